@@ -1,0 +1,3 @@
+from dayflow.cli import main
+
+main()

@@ -1,0 +1,87 @@
+"""Every error Dayflow reports to a user, each with the exit code the CLI gives it.
+
+    DayflowError                      exit 1
+    ├── UsageError                    exit 2   bad option values, bad dates
+    ├── RunNotFound                   exit 3   unknown run id or prefix
+    │   └── AmbiguousRunId            exit 3   a prefix that names several runs
+    ├── NothingToResume               exit 3   no unfinished run to continue
+    ├── StoreError                    exit 4   not a Dayflow database, corrupt, newer schema
+    ├── SourceError                   exit 4   a malformed or missing inbox / calendar file
+    ├── RunBusy                       exit 5   another live process drives the run
+    ├── LeaseLost                     exit 5   our claim on the run was taken over
+    ├── ModelError                    exit 6   the model API failed (after retries)
+    │   └── ConfigError               exit 6   a Claude model asked for with no key, etc.
+    ├── RunStopped                    exit 7   a guard (max steps, budget) stopped the run
+    └── SimulatedCrash                exit 70  the --crash-after test hook fired
+
+Errors never carry a traceback to the user: `cli.py` prints `str(err)` on one line.
+"""
+
+from __future__ import annotations
+
+
+class DayflowError(Exception):
+    exit_code = 1
+
+
+class UsageError(DayflowError):
+    exit_code = 2
+
+
+class RunNotFound(DayflowError):
+    exit_code = 3
+
+
+class AmbiguousRunId(RunNotFound):
+    pass
+
+
+class NothingToResume(DayflowError):
+    exit_code = 3
+
+
+class StoreError(DayflowError):
+    exit_code = 4
+
+
+class SourceError(DayflowError):
+    exit_code = 4
+
+
+class RunBusy(DayflowError):
+    exit_code = 5
+
+
+class LeaseLost(DayflowError):
+    exit_code = 5
+
+
+class ModelError(DayflowError):
+    """A model call failed. `retryable` says whether trying later may succeed."""
+
+    exit_code = 6
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        request_id: str | None = None,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.request_id = request_id
+        self.retryable = retryable
+
+
+class ConfigError(ModelError):
+    pass
+
+
+class RunStopped(DayflowError):
+    exit_code = 7
+
+
+class SimulatedCrash(DayflowError):
+    exit_code = 70

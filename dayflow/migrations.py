@@ -1,0 +1,166 @@
+"""The ordered, append-only list of named schema migrations.
+
+Each migration runs in the same transaction as the row that records it, so a kill during an
+upgrade leaves either the old schema or the new one, never half of it. Never edit or reorder an
+entry that has shipped: add a new one at the end.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from dayflow.db import transaction
+from dayflow.errors import StoreError
+
+# PRAGMA application_id marks a file as Dayflow's ("DAYF").
+APPLICATION_ID = 0x44415946
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_initial",
+        """
+        CREATE TABLE runs (
+            id                     TEXT PRIMARY KEY,
+            status                 TEXT NOT NULL
+                CHECK (status IN ('running','interrupted','done','failed','stopped')),
+            model                  TEXT NOT NULL,
+            brief_date             TEXT NOT NULL,
+            created_at             TEXT NOT NULL,
+            updated_at             TEXT NOT NULL,
+            finished_at            TEXT,
+            system                 TEXT NOT NULL,
+            tools_json             TEXT NOT NULL,
+            user_msg_json          TEXT NOT NULL,
+            max_tokens             INTEGER NOT NULL,
+            max_steps              INTEGER NOT NULL,
+            budget                 INTEGER,
+            task_cap               INTEGER NOT NULL,
+            settings_json          TEXT NOT NULL DEFAULT '{}',
+            input_tokens           INTEGER NOT NULL DEFAULT 0,
+            output_tokens          INTEGER NOT NULL DEFAULT 0,
+            cache_creation_tokens  INTEGER NOT NULL DEFAULT 0,
+            cache_read_tokens      INTEGER NOT NULL DEFAULT 0,
+            estimated              INTEGER NOT NULL DEFAULT 0,
+            final_text             TEXT,
+            reason                 TEXT,
+            request_id             TEXT,
+            owner_pid              INTEGER,
+            owner_host             TEXT,
+            owner_started          TEXT,
+            lease_token            TEXT,
+            lease_expires_at       TEXT,
+            version                INTEGER NOT NULL DEFAULT 0,
+            parent_run_id          TEXT REFERENCES runs(id),
+            forked_at_step         INTEGER
+        );
+        CREATE INDEX runs_created ON runs(created_at);
+        CREATE INDEX runs_status ON runs(status, created_at);
+
+        CREATE TABLE steps (
+            run_id                 TEXT NOT NULL REFERENCES runs(id),
+            n                      INTEGER NOT NULL CHECK (n >= 1),
+            state                  TEXT NOT NULL
+                CHECK (state IN ('pending','complete','discarded')),
+            stop_reason            TEXT NOT NULL,
+            assistant_json         TEXT NOT NULL,
+            tool_results_json      TEXT,
+            input_tokens           INTEGER NOT NULL,
+            output_tokens          INTEGER NOT NULL,
+            cache_creation_tokens  INTEGER NOT NULL DEFAULT 0,
+            cache_read_tokens      INTEGER NOT NULL DEFAULT 0,
+            request_id             TEXT,
+            duration_ms            INTEGER,
+            pid                    INTEGER,
+            created_at             TEXT NOT NULL,
+            completed_at           TEXT,
+            PRIMARY KEY (run_id, n)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE tool_effects (
+            run_id                 TEXT NOT NULL REFERENCES runs(id),
+            tool_use_id            TEXT NOT NULL,
+            step_n                 INTEGER NOT NULL,
+            tool_name              TEXT NOT NULL,
+            idempotency_key        TEXT,
+            content                TEXT NOT NULL,
+            is_error               INTEGER NOT NULL DEFAULT 0,
+            created_at             TEXT NOT NULL,
+            PRIMARY KEY (run_id, tool_use_id),
+            FOREIGN KEY (run_id, step_n) REFERENCES steps(run_id, n)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE tasks (
+            id                     TEXT PRIMARY KEY,
+            title                  TEXT NOT NULL,
+            due                    TEXT,
+            status                 TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open','done')),
+            source_id              TEXT,
+            notes                  TEXT,
+            idempotency_key        TEXT NOT NULL UNIQUE,
+            run_id                 TEXT REFERENCES runs(id),
+            created_at             TEXT NOT NULL,
+            done_at                TEXT
+        );
+        CREATE INDEX tasks_status ON tasks(status, due);
+
+        CREATE TABLE events (
+            run_id                 TEXT NOT NULL REFERENCES runs(id),
+            seq                    INTEGER NOT NULL,
+            kind                   TEXT NOT NULL,
+            detail_json            TEXT NOT NULL DEFAULT '{}',
+            pid                    INTEGER,
+            host                   TEXT,
+            at                     TEXT NOT NULL,
+            PRIMARY KEY (run_id, seq)
+        ) WITHOUT ROWID;
+        """,
+    ),
+]
+
+
+def _applied(conn: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY rowid")]
+
+
+def migrate(conn: sqlite3.Connection, path: str) -> None:
+    """Bring the schema up to date, or refuse a file that is not (or no longer) ours."""
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: not a Dayflow database ({exc})") from None
+    if app_id not in (0, APPLICATION_ID) or (tables and "schema_migrations" not in tables):
+        raise StoreError(f"{path}: not a Dayflow database (use --db to pick another file)")
+    known = [name for name, _ in MIGRATIONS]
+    if "schema_migrations" in tables:
+        applied = _applied(conn)
+        unknown = [n for n in applied if n not in known]
+        if unknown:
+            raise StoreError(
+                f"{path}: written by a newer Dayflow (schema {unknown[-1]}); upgrade dayflow"
+            )
+        if applied == known:
+            return
+    for name, sql in MIGRATIONS:
+        with transaction(conn):
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                "name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)"
+            )
+            if conn.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (name,)).fetchone():
+                continue
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            for statement in _statements(sql):
+                conn.execute(statement)
+            conn.execute("INSERT INTO schema_migrations (name) VALUES (?)", (name,))
+
+
+def schema_version(conn: sqlite3.Connection) -> str | None:
+    """The name of the newest applied migration."""
+    rows = _applied(conn)
+    return rows[-1] if rows else None
+
+
+def _statements(sql: str) -> list[str]:
+    # executescript() would COMMIT our transaction; run the statements one by one instead.
+    return [s.strip() for s in sql.split(";") if s.strip()]

@@ -1,0 +1,192 @@
+"""Plain, frozen value objects shared by every layer. No I/O here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+JSON = Any
+Message = dict[str, Any]  # {"role": "user"|"assistant", "content": str | list[block dict]}
+Block = dict[str, Any]  # one content block as plain JSON, exactly as on the wire
+
+# Stored run statuses. "interrupted" is also *derived*: a run stored as "running" whose
+# driving process is gone is shown (and treated) as interrupted.
+RUNNING = "running"
+INTERRUPTED = "interrupted"
+DONE = "done"
+FAILED = "failed"
+STOPPED = "stopped"
+RUN_STATUSES = (RUNNING, INTERRUPTED, DONE, FAILED, STOPPED)
+
+# Step states: a step is written "pending" the moment the model's response arrives (before any
+# tool runs) and "complete" once its tool results are assembled. "discarded" marks a turn that
+# was cut short (max_tokens) and is kept for the record but not sent again.
+PENDING = "pending"
+COMPLETE = "complete"
+DISCARDED = "discarded"
+
+# The named points of a step where the crash-test hook (DAYFLOW_KILL_AT) can SIGKILL the process.
+KILL_POINTS = ("before_pending", "after_pending", "between_tools", "after_tools", "after_complete")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage of one model call, with the cache parts kept apart."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    @property
+    def total_input(self) -> int:
+        """Every input token of the call: uncached + cache writes + cache reads."""
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    @property
+    def total(self) -> int:
+        return self.total_input + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """Everything one Messages API call carries. `messages` are plain JSON dicts."""
+
+    model: str
+    system: str
+    tools: list[dict[str, Any]]
+    messages: list[Message]
+    max_tokens: int
+
+
+@dataclass(frozen=True)
+class ModelResponse:
+    """One assistant turn as plain JSON, exactly the fields the API sent back."""
+
+    content: list[Block]
+    stop_reason: str
+    usage: Usage
+    model: str
+    request_id: str | None = None
+    stop_details: dict[str, Any] | None = None
+    estimated: bool = False  # True when the token counts are estimates (offline model)
+
+
+@dataclass(frozen=True)
+class Run:
+    id: str
+    status: str  # effective status (interrupted when the owner is gone)
+    stored_status: str
+    model: str
+    brief_date: str
+    created_at: str
+    updated_at: str
+    finished_at: str | None
+    system: str
+    tools: list[dict[str, Any]]
+    user_msg: Message
+    max_tokens: int
+    max_steps: int
+    budget: int | None
+    task_cap: int
+    steps: int
+    usage: Usage
+    model_calls: int
+    final_text: str | None
+    reason: str | None
+    request_id: str | None
+    estimated: bool
+    owner_pid: int | None
+    owner_host: str | None
+    lease_expires_at: str | None
+    version: int
+    settings: dict[str, Any] = field(default_factory=dict)
+    parent_run_id: str | None = None
+    forked_at_step: int | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status == DONE
+
+    @property
+    def resumable(self) -> bool:
+        return self.status in (INTERRUPTED, FAILED, STOPPED)
+
+
+@dataclass(frozen=True)
+class Step:
+    run_id: str
+    n: int
+    state: str
+    stop_reason: str
+    assistant: list[Block]
+    tool_results: list[Block] | None
+    usage: Usage
+    request_id: str | None
+    duration_ms: int | None
+    pid: int | None
+    created_at: str
+    completed_at: str | None
+
+    def tool_uses(self) -> list[Block]:
+        return [b for b in self.assistant if b.get("type") == "tool_use"]
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    title: str
+    due: str | None
+    status: str  # "open" | "done"
+    source_id: str | None
+    notes: str | None
+    idempotency_key: str
+    run_id: str | None
+    created_at: str
+    done_at: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The task as the tools and `--json` show it."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "due": self.due,
+            "status": self.status,
+            "source_id": self.source_id,
+            "notes": self.notes,
+            "idempotency_key": self.idempotency_key,
+            "run_id": self.run_id,
+            "created_at": self.created_at,
+        }
+
+
+@dataclass(frozen=True)
+class ToolEffect:
+    """The saved outcome of one executed tool call: what went back to the model."""
+
+    run_id: str
+    tool_use_id: str
+    step_n: int
+    tool_name: str
+    content: str
+    is_error: bool
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Event:
+    run_id: str
+    seq: int
+    kind: str
+    detail: dict[str, Any]
+    pid: int | None
+    host: str | None
+    at: str

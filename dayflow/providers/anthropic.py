@@ -1,0 +1,257 @@
+"""The Claude provider: the only module that imports the `anthropic` SDK.
+
+`anthropic` is imported inside `AnthropicClient.__init__` (it costs seconds to import), so
+importing this module is cheap, but the CLI still imports it only on the path that calls the API.
+
+Retries. The SDK's own retry loop honours `retry-after` with no upper bound (a `retry-after:
+3600` sleeps an hour) and hides the attempt count. So the SDK is built with `max_retries=0` and
+this module runs a small loop of its own: it retries what the SDK would (connection errors,
+timeouts, 408, 409, 429, 5xx and 529, or whatever `x-should-retry` says), backs off 0.5 s
+doubling to 8 s, honours `retry-after-ms` / `retry-after` up to `max_retry_wait` and, when the
+server asks for longer than that, stops at once with a retryable `ModelError` (the run can be
+resumed later) instead of making a person wait. That is simpler and easier to test than wrapping
+the SDK's transport (the sleep is injected), and it lets the error say how many attempts it took.
+The SDK sends no idempotency key, so each retried POST may be billed: keep `max_retries` small.
+
+Prompt caching. Markers are added to a copy of the request, never to the caller's
+`ModelRequest` (the store keeps unmarked turns, and what it keeps is what the next call sends):
+one on the system prompt (sent as a single text block), which caches the tools and the system
+together since the prefix order is tools, system, messages (on the last tool instead when there
+is no system prompt), and one on the last cacheable block of the last message, which moves
+forward with the conversation. At most 4 breakpoints are ever sent.
+
+Content blocks come back through `block.to_dict(mode="json")`: exactly the fields the API sent,
+which it accepts back verbatim; a bare `model_dump()` adds null fields that the API rejects.
+"""
+
+from __future__ import annotations
+
+import copy
+import email.utils
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from dayflow.errors import ModelError
+from dayflow.models import Message, ModelRequest, ModelResponse, Usage
+
+EPHEMERAL = {"type": "ephemeral"}
+MAX_CACHE_BREAKPOINTS = 4
+INITIAL_BACKOFF = 0.5
+MAX_BACKOFF = 8.0
+_UNCACHEABLE = {"thinking", "redacted_thinking"}  # the API rejects cache_control on these
+_T = TypeVar("_T")
+
+
+class AnthropicClient:
+    """A `ModelClient` backed by the Anthropic Messages API."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        max_retries: int = 2,
+        timeout: float = 120.0,
+        max_retry_wait: float = 20.0,
+        http_client: Any = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        import anthropic
+
+        self._anthropic = anthropic
+        self._sdk = anthropic.Anthropic(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,  # retries are ours: see the module docstring
+            timeout=timeout,
+            http_client=http_client,
+        )
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self.max_retry_wait = max_retry_wait
+        self._sleep = sleep
+
+    def create(self, request: ModelRequest) -> ModelResponse:
+        """Make one Messages API call (retrying transient failures); raises ModelError."""
+        params = build_params(request)
+        message = self._with_retries(lambda: self._sdk.messages.create(**params))
+        usage = message.usage
+        details = getattr(message, "stop_details", None)
+        return ModelResponse(
+            content=[block.to_dict(mode="json") for block in message.content],
+            stop_reason=message.stop_reason or "",
+            usage=Usage(
+                input_tokens=usage.input_tokens or 0,
+                output_tokens=usage.output_tokens or 0,
+                cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
+                cache_read_input_tokens=usage.cache_read_input_tokens or 0,
+            ),
+            model=message.model,
+            request_id=message._request_id,
+            stop_details=details.to_dict(mode="json") if details is not None else None,
+        )
+
+    def count_tokens(self, request: ModelRequest) -> int | None:
+        """The input tokens `request` would cost, or None if the API cannot say (one attempt)."""
+        kwargs: dict[str, Any] = {"model": request.model, "messages": request.messages}
+        if request.system:
+            kwargs["system"] = request.system
+        if request.tools:
+            kwargs["tools"] = request.tools
+        try:
+            return int(self._sdk.messages.count_tokens(**kwargs).input_tokens)
+        except Exception:  # an estimate is optional: any failure means "unknown"
+            return None
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._sdk.close()
+
+    def __enter__(self) -> AnthropicClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _with_retries(self, call: Callable[[], _T]) -> _T:
+        sdk = self._anthropic
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return call()
+            except sdk.APIStatusError as err:
+                headers = err.response.headers
+                retryable = _is_retryable(err.status_code, headers.get("x-should-retry"))
+                failure = _status_message(err)
+                wait = _retry_after(headers)
+                status, request_id = err.status_code, err.request_id
+            except sdk.APIConnectionError as err:
+                retryable, wait, status, request_id = True, None, None, None
+                if isinstance(err, sdk.APITimeoutError):
+                    failure = f"Anthropic API timed out (no answer in {self.timeout:g}s)"
+                else:
+                    failure = f"Anthropic API connection error: {_cause(err)}"
+            except ValueError as err:  # e.g. "Streaming is required ..." for a huge max_tokens
+                raise ModelError(f"Anthropic API request not sent: {err}") from err
+            except sdk.AnthropicError as err:
+                raise ModelError(f"Anthropic API error: {err}") from err
+            suffix = f" after {attempt} attempt{'s' if attempt > 1 else ''}"
+            if not retryable:
+                raise ModelError(
+                    failure + (suffix if attempt > 1 else ""),
+                    status=status,
+                    request_id=request_id,
+                    retryable=False,
+                ) from None
+            if attempt > self.max_retries:
+                raise ModelError(
+                    failure + suffix, status=status, request_id=request_id, retryable=True
+                ) from None
+            if wait is not None and wait > self.max_retry_wait:
+                raise ModelError(
+                    f"{failure}{suffix}; the server asked to wait {wait:g}s "
+                    f"(over the {self.max_retry_wait:g}s cap), try again later",
+                    status=status,
+                    request_id=request_id,
+                    retryable=True,
+                ) from None
+            backoff = min(INITIAL_BACKOFF * 2 ** (attempt - 1), MAX_BACKOFF)
+            self._sleep(min(wait if wait and wait > 0 else backoff, self.max_retry_wait))
+
+
+def make_client(api_key: str, base_url: str | None, **kw: Any) -> AnthropicClient:
+    """Build an `AnthropicClient`; `kw` are its keyword options."""
+    return AnthropicClient(api_key=api_key, base_url=base_url, **kw)
+
+
+def build_params(request: ModelRequest) -> dict[str, Any]:
+    """The `messages.create` keyword arguments for `request`, cache markers added on copies."""
+    tools = list(request.tools)
+    messages = list(request.messages)
+    budget = MAX_CACHE_BREAKPOINTS - _count_markers([tools, messages])
+    params: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens}
+    if request.system:
+        if budget > 0:
+            params["system"] = [
+                {"type": "text", "text": request.system, "cache_control": EPHEMERAL}
+            ]
+            budget -= 1
+        else:
+            params["system"] = request.system
+    elif tools and budget > 0 and "cache_control" not in tools[-1]:
+        tools[-1] = {**copy.deepcopy(tools[-1]), "cache_control": dict(EPHEMERAL)}
+        budget -= 1
+    if tools:
+        params["tools"] = tools
+    if messages and budget > 0:
+        messages[-1] = _mark_last_block(messages[-1])
+    params["messages"] = messages
+    return params
+
+
+def _mark_last_block(message: Message) -> Message:
+    """A deep copy of `message` whose last cacheable block carries a cache marker."""
+    marked = copy.deepcopy(message)
+    content = marked["content"]
+    if isinstance(content, str):
+        if not content:
+            return marked  # the API rejects cache_control on an empty text block
+        marked["content"] = content = [{"type": "text", "text": content}]
+    for block in reversed(content):
+        if block.get("type") in _UNCACHEABLE or (block.get("type") == "text" and not block["text"]):
+            continue
+        if "cache_control" not in block:
+            block["cache_control"] = dict(EPHEMERAL)
+        break
+    return marked
+
+
+def _count_markers(value: Any) -> int:
+    if isinstance(value, dict):
+        return ("cache_control" in value) + sum(_count_markers(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_count_markers(v) for v in value)
+    return 0
+
+
+def _is_retryable(status: int, should_retry: str | None) -> bool:
+    if should_retry in ("true", "false"):
+        return should_retry == "true"
+    return status in (408, 409, 429) or status >= 500
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds the server asked us to wait (`retry-after-ms`, then `retry-after`), if any."""
+    try:
+        return float(headers["retry-after-ms"]) / 1000
+    except (KeyError, TypeError, ValueError):
+        pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        date = email.utils.parsedate_tz(value)
+        return None if date is None else max(0.0, email.utils.mktime_tz(date) - time.time())
+
+
+def _status_message(err: Any) -> str:
+    kind = err.type or "error"
+    detail = err.api_message or err.response.reason_phrase or "no message"
+    text = f"Anthropic API {err.status_code} {kind}: {detail}"
+    if err.request_id:
+        text += f" (request {err.request_id})"
+    if err.status_code == 401:
+        text += "; check ANTHROPIC_API_KEY"
+    return text
+
+
+def _cause(err: BaseException) -> str:
+    """The innermost reason behind an SDK connection error ("Connection error." says little)."""
+    inner: BaseException = err
+    while inner.__cause__ is not None:
+        inner = inner.__cause__
+    return str(inner) or type(inner).__name__

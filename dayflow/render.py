@@ -1,0 +1,233 @@
+"""Pure functions that turn Dayflow's values into Rich renderables or plain strings. No printing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.markdown import Markdown
+from rich.table import Table
+from rich.text import Text
+
+from dayflow.models import Event, Run, Step, Task, ToolEffect, Usage
+
+STATUS_STYLE = {
+    "running": "cyan",
+    "interrupted": "yellow",
+    "done": "green",
+    "failed": "red",
+    "stopped": "magenta",
+}
+
+
+def short_args(args: Any, width: int = 60) -> str:
+    """A tool call's arguments as the step trace shows them: the repr, cut to one short line."""
+    if not isinstance(args, dict):
+        return repr(args)[:width]
+    text = repr(args)
+    if len(text) <= width:
+        return text
+    first_key = next(iter(args), None)
+    if first_key is None:
+        return "{}"
+    head = f"{{{first_key!r}: {args[first_key]!r}"
+    if len(head) > width:
+        head = head[: width - 4] + "…'"
+    return head + ", ...}"
+
+
+def tool_call_line(name: str, args: Any, *, reused: bool = False, error: bool = False) -> str:
+    suffix = "  (saved result reused)" if reused else "  (error)" if error else ""
+    return f"    -> {name}({short_args(args)}){suffix}"
+
+
+def tokens(usage: Usage) -> str:
+    return f"{usage.total_input}/{usage.output_tokens}"
+
+
+def runs_table(runs: list[Run]) -> Table:
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for col in ("run", "status", "date", "started", "steps", "tokens in/out", "model", "note"):
+        table.add_column(col, no_wrap=col != "note", justify="right" if col == "steps" else "left")
+    for r in runs:
+        note = r.reason or ""
+        if r.parent_run_id:
+            note = f"fork of {r.parent_run_id}@{r.forked_at_step}" + (f"; {note}" if note else "")
+        table.add_row(
+            r.id,
+            Text(r.status, style=STATUS_STYLE.get(r.status, "")),
+            r.brief_date,
+            r.created_at.replace("+00:00", "Z"),
+            str(r.steps),
+            tokens(r.usage) + ("*" if r.estimated else ""),
+            r.model,
+            note,
+        )
+    return table
+
+
+def run_json(r: Run) -> dict[str, Any]:
+    return {
+        "id": r.id,
+        "status": r.status,
+        "brief_date": r.brief_date,
+        "model": r.model,
+        "created_at": r.created_at,
+        "finished_at": r.finished_at,
+        "steps": r.steps,
+        "usage": {
+            "input_tokens": r.usage.input_tokens,
+            "output_tokens": r.usage.output_tokens,
+            "cache_creation_input_tokens": r.usage.cache_creation_input_tokens,
+            "cache_read_input_tokens": r.usage.cache_read_input_tokens,
+            "total_input": r.usage.total_input,
+        },
+        "tokens_estimated": r.estimated,
+        "reason": r.reason,
+        "request_id": r.request_id,
+        "owner_pid": r.owner_pid if r.status == "running" else None,
+        "parent_run_id": r.parent_run_id,
+        "forked_at_step": r.forked_at_step,
+    }
+
+
+def tasks_table(tasks: list[Task]) -> Table:
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for col in ("id", "status", "due", "title", "key", "run"):
+        table.add_column(col, no_wrap=col not in ("title",))
+    for t in tasks:
+        table.add_row(t.id, t.status, t.due or "-", t.title, t.idempotency_key, t.run_id or "-")
+    return table
+
+
+def brief(text: str) -> Markdown:
+    return Markdown(text)
+
+
+def run_header(r: Run) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column()
+    rows: list[tuple[str, RenderableType]] = [
+        ("run", r.id),
+        ("status", Text(r.status, style=STATUS_STYLE.get(r.status, ""))),
+        ("model", r.model),
+        ("brief date", r.brief_date),
+        ("started", r.created_at),
+        ("finished", r.finished_at or "-"),
+        ("steps", str(r.steps)),
+        ("tokens", _usage_line(r.usage, r.estimated)),
+    ]
+    if r.reason:
+        rows.append(("reason", r.reason))
+    if r.request_id:
+        rows.append(("request id", r.request_id))
+    if r.parent_run_id:
+        rows.append(("forked from", f"{r.parent_run_id} at step {r.forked_at_step}"))
+    for key, value in rows:
+        table.add_row(key, value)
+    return table
+
+
+def _usage_line(u: Usage, estimated: bool) -> str:
+    line = f"{u.total_input} in / {u.output_tokens} out"
+    parts = []
+    if u.cache_read_input_tokens:
+        parts.append(f"{u.cache_read_input_tokens} cache read")
+    if u.cache_creation_input_tokens:
+        parts.append(f"{u.cache_creation_input_tokens} cache write")
+    if parts:
+        line += f" ({', '.join(parts)})"
+    return line + (" (estimated)" if estimated else "")
+
+
+def steps_table(steps: list[Step], effects: list[ToolEffect]) -> Table:
+    errors = {e.tool_use_id: e.is_error for e in effects}
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for col in ("step", "state", "stop", "tools", "tokens in/out", "ms", "pid"):
+        table.add_column(col, no_wrap=col != "tools")
+    for s in steps:
+        calls = []
+        for use in s.tool_uses():
+            mark = "?" if use["id"] not in errors else ("error" if errors[use["id"]] else "ok")
+            calls.append(f"{use.get('name')}({short_args(use.get('input'), 40)}) {mark}")
+        table.add_row(
+            str(s.n),
+            s.state,
+            s.stop_reason,
+            "\n".join(calls) or "-",
+            tokens(s.usage),
+            "-" if s.duration_ms is None else str(s.duration_ms),
+            "-" if s.pid is None else str(s.pid),
+        )
+    return table
+
+
+def events_table(events: list[Event]) -> Table:
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for col in ("#", "at", "pid", "event", "detail"):
+        table.add_column(col, no_wrap=col != "detail")
+    last_pid = None
+    for e in events:
+        # A restart boundary: another process took over, or the run was resumed.
+        if last_pid is not None and (e.pid != last_pid or e.kind == "run_resumed"):
+            table.add_row("", "", "", Text("── new process ──", style="dim"), "")
+        last_pid = e.pid
+        detail = ", ".join(f"{k}={v}" for k, v in e.detail.items() if v is not None)
+        table.add_row(str(e.seq), e.at, str(e.pid), e.kind, detail)
+    return table
+
+
+def show(r: Run, steps: list[Step], effects: list[ToolEffect], events: list[Event]) -> Group:
+    parts: list[RenderableType] = [run_header(r), Text(""), Text("Steps", style="bold underline")]
+    parts += [steps_table(steps, effects), Text(""), Text("Events", style="bold underline")]
+    parts.append(events_table(events))
+    if r.final_text:
+        parts += [Text(""), Text("Brief", style="bold underline"), brief(r.final_text)]
+    return Group(*parts)
+
+
+def show_json(
+    r: Run, steps: list[Step], effects: list[ToolEffect], events: list[Event]
+) -> dict[str, Any]:
+    return {
+        "run": run_json(r),
+        "brief": r.final_text,
+        "steps": [
+            {
+                "n": s.n,
+                "state": s.state,
+                "stop_reason": s.stop_reason,
+                "assistant": s.assistant,
+                "tool_results": s.tool_results,
+                "usage": {
+                    "input_tokens": s.usage.input_tokens,
+                    "output_tokens": s.usage.output_tokens,
+                    "cache_creation_input_tokens": s.usage.cache_creation_input_tokens,
+                    "cache_read_input_tokens": s.usage.cache_read_input_tokens,
+                },
+                "request_id": s.request_id,
+                "duration_ms": s.duration_ms,
+                "pid": s.pid,
+                "created_at": s.created_at,
+                "completed_at": s.completed_at,
+            }
+            for s in steps
+        ],
+        "events": [
+            {
+                "seq": e.seq,
+                "kind": e.kind,
+                "detail": e.detail,
+                "pid": e.pid,
+                "host": e.host,
+                "at": e.at,
+            }
+            for e in events
+        ],
+    }
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)

@@ -1,0 +1,292 @@
+"""Inbox and calendar readers behind two small protocols.
+
+Dayflow reads mail and events from JSON files. Two shapes are accepted:
+
+    inbox.json                                  calendar.json
+    {                                           {
+      "anchor_date": "2026-11-05",  (optional)    "anchor_date": "2026-11-05",  (optional)
+      "messages": [                               "events": [
+        {                                           {
+          "id": "m01",                                "id": "e01",
+          "from": "Sam Okafor <sam@x.example>",       "title": "Weekly staff sync",
+          "subject": "Partnership one-pager",         "start": "2026-11-05T13:00:00+00:00",
+          "received_at": "2026-11-04T16:12:00+00:00", "end": "2026-11-05T13:30:00+00:00",
+          "snippet": "Could you send me ...",         "location": "Room 4",     (optional)
+          "body": "Hi Alex, ...",                     "attendees": ["Dana"]     (optional)
+          "unread": true,                           }
+          "thread_id": "th-1"                     ]
+        }                                       }
+      ]
+    }
+
+Required message fields: `id`, `from`, `subject`, `received_at`. `snippet` defaults to the start of
+`body`, `body` to the snippet, `unread` to false, `thread_id` to null. Required event fields: `id`,
+`title`, `start`, `end`. Timestamps are ISO-8601 and must carry a UTC offset (a naive time could be
+any zone). A bare list of messages / events is accepted as well.
+
+Why `anchor_date`: the bundled sample data would go stale the day after it was written. A file that
+names its anchor date has every timestamp moved by whole days, `brief_date - anchor_date`, keeping
+wall-clock times and offsets, so the sample is always "current". A file without an anchor (a user's
+own export) is taken as is.
+
+Every problem with a file is raised as one `SourceError` line naming the file, never as a raw
+KeyError or ValueError.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Protocol
+
+from dayflow.errors import SourceError
+
+SNIPPET_CHARS = 200
+
+
+class InboxSource(Protocol):
+    """Where messages come from."""
+
+    def messages(self) -> list[dict[str, Any]]:
+        """All messages, newest first, as fresh copies."""
+        ...
+
+
+class CalendarSource(Protocol):
+    """Where events come from."""
+
+    def events(self) -> list[dict[str, Any]]:
+        """All events, by start time, as fresh copies."""
+        ...
+
+
+def to_timezone(iso: str, tz: dt.tzinfo) -> str:
+    """Render an aware ISO-8601 timestamp in `tz`, as ISO-8601 with offset."""
+    return _parse_aware(iso).astimezone(tz).isoformat()
+
+
+def local_date(iso: str, tz: dt.tzinfo) -> dt.date:
+    """The calendar date an aware ISO-8601 timestamp falls on in `tz`."""
+    return _parse_aware(iso).astimezone(tz).date()
+
+
+def _parse_aware(iso: str) -> dt.datetime:
+    try:
+        value = dt.datetime.fromisoformat(iso)
+    except (TypeError, ValueError):
+        raise SourceError(f"not an ISO-8601 timestamp: {iso!r}") from None
+    if value.tzinfo is None:
+        raise SourceError(f"timestamp has no UTC offset: {iso!r}")
+    return value
+
+
+class _JsonFile:
+    """Shared loading, anchoring and validation; subclasses name the list and check one item."""
+
+    _list_key = ""
+    _item_word = ""
+    _bundled = ""
+
+    def __init__(self, path: Path | None, brief_date: dt.date) -> None:
+        self._path = path
+        self._brief_date = brief_date
+        self._items: list[dict[str, Any]] | None = None
+
+    @property
+    def label(self) -> str:
+        """How errors name this file."""
+        return self._bundled if self._path is None else str(self._path)
+
+    def _load(self) -> list[dict[str, Any]]:
+        # Parsed once, then handed out as deep copies so callers may mutate what they get.
+        if self._items is None:
+            self._items = self._parse(self._read_text())
+        return copy.deepcopy(self._items)
+
+    def _read_text(self) -> str:
+        try:
+            if self._path is None:
+                return files("dayflow.fixtures").joinpath(self._bundled).read_text(encoding="utf-8")
+            return self._path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise self._error("file not found") from None
+        except IsADirectoryError:
+            raise self._error("is a directory, not a file") from None
+        except UnicodeDecodeError:
+            raise self._error("is not UTF-8 text") from None
+        except OSError as err:
+            raise self._error(f"cannot be read ({err.strerror or err})") from None
+
+    def _parse(self, text: str) -> list[dict[str, Any]]:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise self._error(
+                f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}"
+            ) from None
+        shift = dt.timedelta(0)
+        if isinstance(data, dict):
+            if "anchor_date" in data:
+                shift = self._brief_date - self._anchor(data["anchor_date"])
+            raw = data.get(self._list_key)
+            if raw is None:
+                raise self._error(f"has no '{self._list_key}' list")
+        else:
+            raw = data
+        if not isinstance(raw, list):
+            raise self._error(f"'{self._list_key}' must be a list, not {_kind(raw)}")
+        items = [self._item(n, item, shift) for n, item in enumerate(raw, start=1)]
+        seen: set[str] = set()
+        for n, item in enumerate(items, start=1):
+            if item["id"] in seen:
+                raise self._error(f"{self._item_word} {n} repeats the id {item['id']!r}")
+            seen.add(item["id"])
+        return items
+
+    def _anchor(self, value: object) -> dt.date:
+        if not isinstance(value, str):
+            raise self._error(f"'anchor_date' must be a YYYY-MM-DD string, not {_kind(value)}")
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            raise self._error(f"'anchor_date' is not a YYYY-MM-DD date: {value!r}") from None
+
+    def _item(self, n: int, item: object, shift: dt.timedelta) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _error(self, problem: str) -> SourceError:
+        return SourceError(f"{self.label}: {problem}")
+
+    def _field(
+        self, n: int, item: dict[str, Any], name: str, kind: type, *, required: bool = True
+    ) -> Any:
+        """One field of item n, type-checked; None when optional and absent (or null)."""
+        value = item.get(name)
+        if value is None:
+            if required:
+                raise self._error(f"{self._item_word} {n} has no '{name}'")
+            return None
+        # bool is a subclass of int; no field here wants one in place of the other.
+        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            raise self._error(
+                f"{self._item_word} {n} '{name}' must be {_kind_name(kind)}, not {_kind(value)}"
+            )
+        # An empty subject is a real thing in mail; an empty id would break task keys.
+        if name == "id" and not value.strip():
+            raise self._error(f"{self._item_word} {n} has an empty '{name}'")
+        return value
+
+    def _time(self, n: int, item: dict[str, Any], name: str, shift: dt.timedelta) -> dt.datetime:
+        raw = self._field(n, item, name, str)
+        try:
+            value = dt.datetime.fromisoformat(raw)
+        except ValueError:
+            raise self._error(
+                f"{self._item_word} {n} '{name}' is not an ISO-8601 timestamp: {raw!r}"
+            ) from None
+        if value.tzinfo is None:
+            raise self._error(f"{self._item_word} {n} '{name}' has no UTC offset: {raw!r}")
+        # Adding a timedelta to an aware datetime keeps its wall-clock time and offset: exactly
+        # "the same time of day, N days later", with no detour through UTC that could move the date.
+        return value + shift
+
+    def _check_object(self, n: int, item: object) -> dict[str, Any]:
+        if not isinstance(item, dict):
+            raise self._error(f"{self._item_word} {n} must be an object, not {_kind(item)}")
+        return item
+
+
+class JsonInbox(_JsonFile):
+    """Messages from a JSON file; `path=None` reads the bundled sample inbox."""
+
+    _list_key = "messages"
+    _item_word = "message"
+    _bundled = "inbox.json"
+
+    def messages(self) -> list[dict[str, Any]]:
+        """All messages, newest first, as fresh copies."""
+        return self._load()
+
+    def _parse(self, text: str) -> list[dict[str, Any]]:
+        items = super()._parse(text)
+        items.sort(key=lambda m: m["id"])
+        # Newest first; the id breaks ties so the order never depends on the file's order.
+        items.sort(key=lambda m: dt.datetime.fromisoformat(m["received_at"]), reverse=True)
+        return items
+
+    def _item(self, n: int, item: object, shift: dt.timedelta) -> dict[str, Any]:
+        obj = self._check_object(n, item)
+        snippet = self._field(n, obj, "snippet", str, required=False)
+        body = self._field(n, obj, "body", str, required=False)
+        return {
+            "id": self._field(n, obj, "id", str),
+            "from": self._field(n, obj, "from", str),
+            "subject": self._field(n, obj, "subject", str),
+            "received_at": self._time(n, obj, "received_at", shift).isoformat(),
+            "snippet": _snippet(body or "") if snippet is None else snippet,
+            "body": (snippet or "") if body is None else body,
+            "unread": bool(self._field(n, obj, "unread", bool, required=False)),
+            "thread_id": self._field(n, obj, "thread_id", str, required=False),
+        }
+
+
+class JsonCalendar(_JsonFile):
+    """Events from a JSON file; `path=None` reads the bundled sample calendar."""
+
+    _list_key = "events"
+    _item_word = "event"
+    _bundled = "calendar.json"
+
+    def events(self) -> list[dict[str, Any]]:
+        """All events, by start time, as fresh copies."""
+        return self._load()
+
+    def _parse(self, text: str) -> list[dict[str, Any]]:
+        items = super()._parse(text)
+        items.sort(key=lambda e: e["id"])
+        items.sort(key=lambda e: dt.datetime.fromisoformat(e["start"]))
+        return items
+
+    def _item(self, n: int, item: object, shift: dt.timedelta) -> dict[str, Any]:
+        obj = self._check_object(n, item)
+        start = self._time(n, obj, "start", shift)
+        end = self._time(n, obj, "end", shift)
+        if end < start:
+            raise self._error(f"event {n} ends before it starts")
+        attendees = self._field(n, obj, "attendees", list, required=False) or []
+        if not all(isinstance(a, str) for a in attendees):
+            raise self._error(f"event {n} 'attendees' must be a list of strings")
+        return {
+            "id": self._field(n, obj, "id", str),
+            "title": self._field(n, obj, "title", str),
+            "start": start.isoformat(),
+            "end": end.isoformat(),
+            "location": self._field(n, obj, "location", str, required=False),
+            "attendees": list(attendees),
+        }
+
+
+def _snippet(body: str) -> str:
+    text = " ".join(body.split())
+    if len(text) <= SNIPPET_CHARS:
+        return text
+    return text[: SNIPPET_CHARS - 3].rsplit(" ", 1)[0] + "..."
+
+
+def _kind(value: object) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _kind_name(kind: type) -> str:
+    return {str: "a string", bool: "a boolean", list: "a list"}.get(kind, kind.__name__)

@@ -1,0 +1,718 @@
+"""The only module that reads and writes rows. Everything it returns is a plain dataclass.
+
+Why the writes look the way they do (each is one short transaction, never open across a model
+or network call):
+
+- `begin_step` commits the model's response (assistant blocks, stop_reason, usage, added to the
+  run's totals) the moment it arrives and before any tool runs: a paid response is never lost.
+- `save_effect` commits one executed tool call's result, together with the local effect itself
+  (creating a task) when there is one: a kill either leaves neither or both, and a resume reuses
+  the saved result instead of running the tool again.
+- `complete_step` commits the step's tool results (or, for the last turn, the brief and the run's
+  end) once they are all assembled.
+
+Every write made by a driver carries its lease token and renews the lease in the same
+transaction; a write whose token no longer owns the run raises `LeaseLost` and changes nothing.
+A run's driver is alive if its lease is unexpired and, on this host, its process still exists.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+from dayflow import db
+from dayflow.clock import Clock, SystemClock, iso
+from dayflow.errors import (
+    AmbiguousRunId,
+    LeaseLost,
+    RunBusy,
+    RunNotFound,
+    StoreError,
+)
+from dayflow.migrations import migrate, schema_version
+from dayflow.models import (
+    COMPLETE,
+    DISCARDED,
+    INTERRUPTED,
+    PENDING,
+    RUNNING,
+    Event,
+    Message,
+    ModelResponse,
+    Run,
+    Step,
+    Task,
+    ToolEffect,
+    Usage,
+)
+
+LEASE_TTL = timedelta(minutes=15)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The process driving a run: pid, host and the process's start time (guards pid reuse)."""
+
+    pid: int
+    host: str
+    started: str | None
+
+    @classmethod
+    def current(cls) -> Owner:
+        pid = os.getpid()
+        return cls(pid, socket.gethostname(), process_start(pid))
+
+
+@dataclass(frozen=True)
+class NewRun:
+    """What a run is started with; stored so a resume sends the same request prefix."""
+
+    model: str
+    brief_date: str
+    system: str
+    tools: list[dict[str, Any]]
+    user_msg: Message
+    max_tokens: int
+    max_steps: int
+    budget: int | None
+    task_cap: int
+    settings: dict[str, Any]
+    parent_run_id: str | None = None
+    forked_at_step: int | None = None
+
+
+def process_start(pid: int) -> str | None:
+    """The kernel's start time of `pid` (clock ticks since boot), or None where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    # Field 22; the command name (field 2) may hold spaces, so split after its closing ')'.
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def process_alive(pid: int, started: str | None) -> bool:
+    """Whether the process `pid` that started at `started` still exists on this host."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    if started is None:
+        return True
+    now = process_start(pid)
+    return now is None or now == started
+
+
+class Store:
+    """Runs, steps, tool effects, tasks and events in one SQLite file."""
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        clock: Clock | None = None,
+        synchronous: str = "NORMAL",
+        owner: Owner | None = None,
+    ) -> None:
+        self.path = str(path)
+        self.clock = clock or SystemClock()
+        self.owner = owner or Owner.current()
+        self.conn = db.connect(path, synchronous=synchronous)
+        try:
+            migrate(self.conn, self.path)
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _now(self) -> str:
+        return iso(self.clock.now())
+
+    def _tx(self) -> Any:
+        return db.transaction(self.conn)
+
+    def schema_version(self) -> str | None:
+        return schema_version(self.conn)
+
+    # ----------------------------------------------------------------------------- runs
+
+    def create_run(self, spec: NewRun) -> tuple[Run, str]:
+        """Insert a new run already claimed by this process; returns it and its lease token."""
+        now = self._now()
+        token = secrets.token_hex(8)
+        with self._tx():
+            run_id = self._new_run_id()
+            self.conn.execute(
+                """INSERT INTO runs (id, status, model, brief_date, created_at, updated_at,
+                   system, tools_json, user_msg_json, max_tokens, max_steps, budget, task_cap,
+                   settings_json, parent_run_id, forked_at_step, owner_pid, owner_host,
+                   owner_started, lease_token, lease_expires_at, version)
+                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)""",
+                (
+                    run_id,
+                    RUNNING,
+                    spec.model,
+                    spec.brief_date,
+                    now,
+                    now,
+                    spec.system,
+                    _dump(spec.tools),
+                    _dump(spec.user_msg),
+                    spec.max_tokens,
+                    spec.max_steps,
+                    spec.budget,
+                    spec.task_cap,
+                    _dump(spec.settings),
+                    spec.parent_run_id,
+                    spec.forked_at_step,
+                    self.owner.pid,
+                    self.owner.host,
+                    self.owner.started,
+                    token,
+                    self._lease_expiry(),
+                ),
+            )
+            self.add_event(run_id, "run_started", {"model": spec.model, "date": spec.brief_date})
+        return self.get_run(run_id), token
+
+    def _new_run_id(self) -> str:
+        while True:
+            run_id = secrets.token_hex(6)
+            if not self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
+                return run_id
+
+    def get_run(self, run_id: str) -> Run:
+        row = self.conn.execute(_RUN_SELECT + " WHERE r.id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise RunNotFound(f"no run {run_id!r}")
+        return self._run(row)
+
+    def find_run(self, prefix: str) -> Run:
+        """The run whose id is `prefix` or starts with it; errors on none or several."""
+        prefix = prefix.strip().lower()
+        if not prefix or not all(c in "0123456789abcdef" for c in prefix):
+            raise RunNotFound(f"{prefix!r} is not a run id (run ids are hex, see `dayflow runs`)")
+        rows = self.conn.execute(
+            "SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
+            (prefix, prefix + "g"),
+        ).fetchall()
+        if not rows:
+            raise RunNotFound(f"no run matches {prefix!r} (see `dayflow runs`)")
+        if len(rows) > 1:
+            ids = ", ".join(r[0] for r in rows[:5])
+            raise AmbiguousRunId(f"{prefix!r} matches several runs ({ids}); give more characters")
+        return self.get_run(rows[0][0])
+
+    def list_runs(
+        self, *, status: str | None = None, since: str | None = None, limit: int | None = 20
+    ) -> list[Run]:
+        """Runs newest first. `status` filters on the effective status."""
+        where, args = [], []  # type: ignore[var-annotated]
+        if since:
+            where.append("r.created_at >= ?")
+            args.append(since)
+        if status in (RUNNING, INTERRUPTED):
+            where.append("r.status IN ('running','interrupted')")
+        elif status:
+            where.append("r.status = ?")
+            args.append(status)
+        sql = _RUN_SELECT + (" WHERE " + " AND ".join(where) if where else "")
+        sql += " ORDER BY r.created_at DESC, r.rowid DESC"
+        if status in (RUNNING, INTERRUPTED):
+            runs = [self._run(r) for r in self.conn.execute(sql, args)]
+            runs = [r for r in runs if r.status == status]
+            return runs[:limit] if limit else runs
+        if limit:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return [self._run(r) for r in self.conn.execute(sql, args)]
+
+    def latest_unfinished(self, brief_date: str | None = None) -> Run | None:
+        """The newest run that is not done and not being driven right now."""
+        sql = _RUN_SELECT + " WHERE r.status != 'done'"
+        args: list[Any] = []
+        if brief_date:
+            sql += " AND r.brief_date = ?"
+            args.append(brief_date)
+        for row in self.conn.execute(sql + " ORDER BY r.created_at DESC, r.rowid DESC", args):
+            run = self._run(row)
+            if run.status != RUNNING:
+                return run
+        return None
+
+    def _run(self, row: sqlite3.Row) -> Run:
+        stored = row["status"]
+        status = stored
+        if stored == RUNNING and not self._owner_alive(row):
+            status = INTERRUPTED
+        return Run(
+            id=row["id"],
+            status=status,
+            stored_status=stored,
+            model=row["model"],
+            brief_date=row["brief_date"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            finished_at=row["finished_at"],
+            system=row["system"],
+            tools=json.loads(row["tools_json"]),
+            user_msg=json.loads(row["user_msg_json"]),
+            max_tokens=row["max_tokens"],
+            max_steps=row["max_steps"],
+            budget=row["budget"],
+            task_cap=row["task_cap"],
+            steps=row["step_count"],
+            usage=Usage(
+                row["input_tokens"],
+                row["output_tokens"],
+                row["cache_creation_tokens"],
+                row["cache_read_tokens"],
+            ),
+            model_calls=row["step_count"],
+            final_text=row["final_text"],
+            reason=row["reason"],
+            request_id=row["request_id"],
+            estimated=bool(row["estimated"]),
+            owner_pid=row["owner_pid"],
+            owner_host=row["owner_host"],
+            lease_expires_at=row["lease_expires_at"],
+            version=row["version"],
+            settings=json.loads(row["settings_json"]),
+            parent_run_id=row["parent_run_id"],
+            forked_at_step=row["forked_at_step"],
+        )
+
+    def _owner_alive(self, row: sqlite3.Row) -> bool:
+        if row["lease_token"] is None or row["lease_expires_at"] is None:
+            return False
+        if row["lease_expires_at"] < self._now():
+            return False
+        if row["owner_host"] == self.owner.host and row["owner_pid"] is not None:
+            return process_alive(row["owner_pid"], row["owner_started"])
+        return True
+
+    # ---------------------------------------------------------------------------- leases
+
+    def claim(self, run_id: str) -> str:
+        """Take the run for this process and return the lease token, or raise RunBusy.
+
+        The check and the take-over happen in one IMMEDIATE transaction, and the UPDATE is
+        conditional on the version read, so of N processes claiming at once exactly one wins.
+        """
+        token = secrets.token_hex(8)
+        with self._tx():
+            row = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise RunNotFound(f"no run {run_id!r}")
+            if row["status"] == RUNNING and self._owner_alive(row):
+                raise RunBusy(
+                    f"run {run_id} is being driven by pid {row['owner_pid']} on host "
+                    f"{row['owner_host']}; wait for it to finish"
+                )
+            previous = row["owner_pid"] if row["status"] == RUNNING else None
+            cur = self.conn.execute(
+                """UPDATE runs SET status = 'running', owner_pid = ?, owner_host = ?,
+                   owner_started = ?, lease_token = ?, lease_expires_at = ?, updated_at = ?,
+                   version = version + 1
+                   WHERE id = ? AND version = ?""",
+                (
+                    self.owner.pid,
+                    self.owner.host,
+                    self.owner.started,
+                    token,
+                    self._lease_expiry(),
+                    self._now(),
+                    run_id,
+                    row["version"],
+                ),
+            )
+            if cur.rowcount != 1:  # pragma: no cover - IMMEDIATE makes this unreachable
+                raise RunBusy(f"run {run_id} was claimed by another process")
+            if previous is not None:
+                self.add_event(run_id, "lease_taken_over", {"from_pid": previous})
+        return token
+
+    def _lease_expiry(self) -> str:
+        return iso(self.clock.now() + LEASE_TTL)
+
+    def _renew(self, run_id: str, token: str) -> None:
+        cur = self.conn.execute(
+            "UPDATE runs SET lease_expires_at = ?, updated_at = ? "
+            "WHERE id = ? AND lease_token = ? AND status = 'running'",
+            (self._lease_expiry(), self._now(), run_id, token),
+        )
+        if cur.rowcount != 1:
+            raise LeaseLost(f"run {run_id} was taken over by another process; stopping here")
+
+    def release(
+        self,
+        run_id: str,
+        token: str,
+        status: str,
+        reason: str | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        """End this process's claim, leaving the run `status` (failed/stopped/interrupted)."""
+        with self._tx():
+            self._renew(run_id, token)
+            self.conn.execute(
+                """UPDATE runs SET status = ?, reason = ?, request_id = ?, lease_token = NULL,
+                   lease_expires_at = NULL, updated_at = ? WHERE id = ?""",
+                (status, reason, request_id, self._now(), run_id),
+            )
+            kind = {"failed": "run_failed", "stopped": "run_stopped"}.get(status, "run_released")
+            self.add_event(run_id, kind, {"reason": reason, "request_id": request_id})
+
+    def update_limits(
+        self, run_id: str, token: str, *, max_steps: int | None, budget: int | None
+    ) -> None:
+        """Raise (or set) a run's guards when it is resumed with new limits."""
+        with self._tx():
+            self._renew(run_id, token)
+            if max_steps is not None:
+                self.conn.execute("UPDATE runs SET max_steps = ? WHERE id = ?", (max_steps, run_id))
+            if budget is not None:
+                self.conn.execute("UPDATE runs SET budget = ? WHERE id = ?", (budget, run_id))
+            self.add_event(run_id, "limits_changed", {"max_steps": max_steps, "budget": budget})
+
+    # ----------------------------------------------------------------------------- steps
+
+    def steps(self, run_id: str) -> list[Step]:
+        rows = self.conn.execute(
+            "SELECT * FROM steps WHERE run_id = ? ORDER BY n", (run_id,)
+        ).fetchall()
+        return [_step(r) for r in rows]
+
+    def iter_step_payloads(self, run_id: str) -> Iterator[tuple[str, str, str | None]]:
+        """(state, assistant JSON, tool results JSON) per step, in order: the rebuild path."""
+        yield from self.conn.execute(
+            "SELECT state, assistant_json, tool_results_json FROM steps "
+            "WHERE run_id = ? ORDER BY n",
+            (run_id,),
+        )
+
+    def begin_step(
+        self, run_id: str, token: str, n: int, response: ModelResponse, duration_ms: int
+    ) -> None:
+        """Commit a model response as pending step `n` and add its usage to the run."""
+        u = response.usage
+        with self._tx():
+            self._renew(run_id, token)
+            self.conn.execute(
+                """INSERT INTO steps (run_id, n, state, stop_reason, assistant_json,
+                   input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,
+                   request_id, duration_ms, pid, created_at)
+                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)""",
+                (
+                    run_id,
+                    n,
+                    PENDING,
+                    response.stop_reason,
+                    _dump(response.content),
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.cache_creation_input_tokens,
+                    u.cache_read_input_tokens,
+                    response.request_id,
+                    duration_ms,
+                    self.owner.pid,
+                    self._now(),
+                ),
+            )
+            self.conn.execute(
+                """UPDATE runs SET input_tokens = input_tokens + ?,
+                   output_tokens = output_tokens + ?,
+                   cache_creation_tokens = cache_creation_tokens + ?,
+                   cache_read_tokens = cache_read_tokens + ?,
+                   estimated = MAX(estimated, ?) WHERE id = ?""",
+                (
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.cache_creation_input_tokens,
+                    u.cache_read_input_tokens,
+                    int(response.estimated),
+                    run_id,
+                ),
+            )
+            self.add_event(
+                run_id,
+                "response_committed",
+                {"step": n, "stop_reason": response.stop_reason, "request_id": response.request_id},
+            )
+
+    def complete_step(
+        self,
+        run_id: str,
+        token: str,
+        n: int,
+        tool_results: list[dict[str, Any]] | None,
+        *,
+        final_text: str | None = None,
+        discard: bool = False,
+    ) -> None:
+        """Mark step `n` complete with its tool results; with `final_text` also finish the run."""
+        with self._tx():
+            self._renew(run_id, token)
+            cur = self.conn.execute(
+                """UPDATE steps SET state = ?, tool_results_json = ?, completed_at = ?
+                   WHERE run_id = ? AND n = ? AND state = 'pending'""",
+                (
+                    DISCARDED if discard else COMPLETE,
+                    None if tool_results is None else _dump(tool_results),
+                    self._now(),
+                    run_id,
+                    n,
+                ),
+            )
+            if cur.rowcount != 1:
+                raise StoreError(f"run {run_id}: step {n} is not pending")
+            self.add_event(run_id, "step_discarded" if discard else "step_committed", {"step": n})
+            if final_text is not None:
+                now = self._now()
+                self.conn.execute(
+                    """UPDATE runs SET status = 'done', final_text = ?, finished_at = ?,
+                       reason = NULL, lease_token = NULL, lease_expires_at = NULL,
+                       updated_at = ? WHERE id = ?""",
+                    (final_text, now, now, run_id),
+                )
+                self.add_event(run_id, "run_finished", {"step": n})
+
+    # ---------------------------------------------------------------------- tool effects
+
+    def get_effect(self, run_id: str, tool_use_id: str) -> ToolEffect | None:
+        row = self.conn.execute(
+            "SELECT * FROM tool_effects WHERE run_id = ? AND tool_use_id = ?",
+            (run_id, tool_use_id),
+        ).fetchone()
+        return None if row is None else _effect(row)
+
+    def save_effect(
+        self,
+        run_id: str,
+        token: str,
+        step_n: int,
+        tool_use_id: str,
+        tool_name: str,
+        produce: Callable[[Store], tuple[str, bool]],
+        idempotency_key: str | None = None,
+    ) -> ToolEffect:
+        """Run `produce` (a local effect, or the return of an already-read result) and save
+        what it returns as the call's result, all in one transaction."""
+        with self._tx():
+            self._renew(run_id, token)
+            content, is_error = produce(self)
+            now = self._now()
+            self.conn.execute(
+                """INSERT INTO tool_effects (run_id, tool_use_id, step_n, tool_name,
+                   idempotency_key, content, is_error, created_at) VALUES (?,?,?,?,?,?,?,?)""",
+                (
+                    run_id,
+                    tool_use_id,
+                    step_n,
+                    tool_name,
+                    idempotency_key,
+                    content,
+                    int(is_error),
+                    now,
+                ),
+            )
+            self.add_event(
+                run_id,
+                "tool_executed",
+                {"step": step_n, "tool": tool_name, "tool_use_id": tool_use_id, "ok": not is_error},
+            )
+        return ToolEffect(run_id, tool_use_id, step_n, tool_name, content, is_error, now)
+
+    def effects(self, run_id: str) -> list[ToolEffect]:
+        rows = self.conn.execute(
+            "SELECT * FROM tool_effects WHERE run_id = ? ORDER BY step_n, created_at", (run_id,)
+        )
+        return [_effect(r) for r in rows]
+
+    # ----------------------------------------------------------------------------- tasks
+
+    def create_task(
+        self,
+        *,
+        title: str,
+        idempotency_key: str,
+        run_id: str | None,
+        due: str | None = None,
+        source_id: str | None = None,
+        notes: str | None = None,
+    ) -> tuple[Task, bool]:
+        """Insert a task unless its idempotency key exists; the UNIQUE constraint decides."""
+        with self._tx():
+            cur = self.conn.execute(
+                """INSERT INTO tasks (id, title, due, source_id, notes, idempotency_key,
+                   run_id, created_at) VALUES (?,?,?,?,?,?,?,?)
+                   ON CONFLICT(idempotency_key) DO NOTHING""",
+                (
+                    "t_" + secrets.token_hex(5),
+                    title,
+                    due,
+                    source_id,
+                    notes,
+                    idempotency_key,
+                    run_id,
+                    self._now(),
+                ),
+            )
+            created = cur.rowcount == 1
+            row = self.conn.execute(
+                "SELECT * FROM tasks WHERE idempotency_key = ?", (idempotency_key,)
+            ).fetchone()
+        return _task(row), created
+
+    def count_tasks_created_by(self, run_id: str) -> int:
+        row = self.conn.execute("SELECT COUNT(*) FROM tasks WHERE run_id = ?", (run_id,))
+        return int(row.fetchone()[0])
+
+    def list_tasks(self, *, include_done: bool = False) -> list[Task]:
+        sql = "SELECT * FROM tasks"
+        if not include_done:
+            sql += " WHERE status = 'open'"
+        sql += " ORDER BY status, due IS NULL, due, created_at, id"
+        return [_task(r) for r in self.conn.execute(sql)]
+
+    def find_task(self, prefix: str) -> Task:
+        rows = self.conn.execute(
+            "SELECT * FROM tasks WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 3",
+            (prefix, _like_prefix(prefix)),
+        ).fetchall()
+        exact = [r for r in rows if r["id"] == prefix]
+        if exact:
+            return _task(exact[0])
+        if not rows:
+            raise RunNotFound(f"no task matches {prefix!r} (see `dayflow tasks --all`)")
+        if len(rows) > 1:
+            raise AmbiguousRunId(f"{prefix!r} matches several tasks; give more characters")
+        return _task(rows[0])
+
+    def mark_task_done(self, task_id: str) -> Task:
+        with self._tx():
+            self.conn.execute(
+                "UPDATE tasks SET status = 'done', done_at = COALESCE(done_at, ?) WHERE id = ?",
+                (self._now(), task_id),
+            )
+        return _task(self.conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone())
+
+    # ---------------------------------------------------------------------------- events
+
+    def add_event(self, run_id: str, kind: str, detail: dict[str, Any] | None = None) -> None:
+        """Append an event to the run's log (inside the caller's transaction when there is one)."""
+        with self._tx():
+            self.conn.execute(
+                """INSERT INTO events (run_id, seq, kind, detail_json, pid, host, at)
+                   SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM events
+                   WHERE run_id = ?""",
+                (
+                    run_id,
+                    kind,
+                    _dump(detail or {}),
+                    self.owner.pid,
+                    self.owner.host,
+                    self._now(),
+                    run_id,
+                ),
+            )
+
+    def events(self, run_id: str) -> list[Event]:
+        rows = self.conn.execute("SELECT * FROM events WHERE run_id = ? ORDER BY seq", (run_id,))
+        return [
+            Event(
+                r["run_id"],
+                r["seq"],
+                r["kind"],
+                json.loads(r["detail_json"]),
+                r["pid"],
+                r["host"],
+                r["at"],
+            )
+            for r in rows
+        ]
+
+
+_RUN_SELECT = (
+    "SELECT r.*, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id) AS step_count FROM runs r"
+)
+
+
+def _dump(value: Any) -> str:
+    # Compact and key-order preserving: the stored text is what goes back on the wire.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _like_prefix(prefix: str) -> str:
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "%"
+
+
+def _step(r: sqlite3.Row) -> Step:
+    return Step(
+        run_id=r["run_id"],
+        n=r["n"],
+        state=r["state"],
+        stop_reason=r["stop_reason"],
+        assistant=json.loads(r["assistant_json"]),
+        tool_results=None if r["tool_results_json"] is None else json.loads(r["tool_results_json"]),
+        usage=Usage(
+            r["input_tokens"],
+            r["output_tokens"],
+            r["cache_creation_tokens"],
+            r["cache_read_tokens"],
+        ),
+        request_id=r["request_id"],
+        duration_ms=r["duration_ms"],
+        pid=r["pid"],
+        created_at=r["created_at"],
+        completed_at=r["completed_at"],
+    )
+
+
+def _effect(r: sqlite3.Row) -> ToolEffect:
+    return ToolEffect(
+        r["run_id"],
+        r["tool_use_id"],
+        r["step_n"],
+        r["tool_name"],
+        r["content"],
+        bool(r["is_error"]),
+        r["created_at"],
+    )
+
+
+def _task(r: sqlite3.Row) -> Task:
+    return Task(
+        id=r["id"],
+        title=r["title"],
+        due=r["due"],
+        status=r["status"],
+        source_id=r["source_id"],
+        notes=r["notes"],
+        idempotency_key=r["idempotency_key"],
+        run_id=r["run_id"],
+        created_at=r["created_at"],
+        done_at=r["done_at"],
+    )

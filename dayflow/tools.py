@@ -1,0 +1,270 @@
+"""The tool registry: each tool's name, JSON schema, handler, and whether it has a local effect.
+
+Reads (`effect=False`) run outside any transaction and their result is saved afterwards; a tool
+with a local effect (`create_task`) runs inside the transaction that saves its result, so the
+task row and the saved result are written together or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from dayflow.sources import CalendarSource, InboxSource
+from dayflow.store import Store
+
+
+class ToolError(Exception):
+    """A failure the model can act on: becomes a tool_result with is_error."""
+
+
+@dataclass
+class ToolEnv:
+    """What handlers may touch. `store` is the one inside the saving transaction for effects."""
+
+    store: Store
+    run_id: str
+    inbox: InboxSource
+    calendar: CalendarSource
+    brief_date: date
+    tz: ZoneInfo
+    task_cap: int
+
+
+Handler = Callable[[dict[str, Any], ToolEnv], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    handler: Handler
+    effect: bool = False
+
+    def definition(self) -> dict[str, Any]:
+        """The tool as the Messages API takes it."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
+
+
+MAX_TOOL_CALLS_PER_TURN = 25
+
+
+def _local(iso_ts: str, tz: ZoneInfo) -> datetime:
+    return datetime.fromisoformat(iso_ts).astimezone(tz)
+
+
+def read_inbox(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
+    messages = env.inbox.messages()
+    if args.get("unread_only"):
+        messages = [m for m in messages if m.get("unread")]
+    out = []
+    for m in messages[: args["limit"]]:
+        out.append(
+            {
+                "id": m["id"],
+                "from": m["from"],
+                "subject": m["subject"],
+                "received_at": _local(m["received_at"], env.tz).isoformat(),
+                "snippet": m.get("snippet", ""),
+                "unread": bool(m.get("unread", False)),
+            }
+        )
+    return {"messages": out}
+
+
+def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
+    first = env.brief_date
+    last = first if args["range"] == "today" else first + timedelta(days=6)
+    out = []
+    for e in env.calendar.events():
+        start = _local(e["start"], env.tz)
+        if not first <= start.date() <= last:
+            continue
+        item = {
+            "id": e["id"],
+            "title": e["title"],
+            "start": start.isoformat(),
+            "end": _local(e["end"], env.tz).isoformat(),
+        }
+        for key in ("location", "attendees"):
+            if e.get(key):
+                item[key] = e[key]
+        out.append(item)
+    out.sort(key=lambda e: e["start"])
+    return {"events": out}
+
+
+def read_tasks(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
+    tasks = env.store.list_tasks(include_done=args["include_done"])
+    keys = ("id", "title", "due", "status", "source_id", "idempotency_key")
+    return {"tasks": [{k: t.to_json()[k] for k in keys} for t in tasks]}
+
+
+def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
+    due = args.get("due")
+    if due is not None:
+        try:
+            date.fromisoformat(due)
+        except ValueError:
+            raise ToolError(f"'due' must be a real date as YYYY-MM-DD, got {due!r}") from None
+    store = env.store
+    key = args["idempotency_key"]
+    exists = store.conn.execute("SELECT 1 FROM tasks WHERE idempotency_key = ?", (key,))
+    if exists.fetchone() is None and store.count_tasks_created_by(env.run_id) >= env.task_cap:
+        raise ToolError(
+            f"task cap reached: this run may create at most {env.task_cap} tasks; "
+            "no task was created"
+        )
+    task, created = store.create_task(
+        title=args["title"],
+        idempotency_key=key,
+        run_id=env.run_id,
+        due=due,
+        source_id=args.get("source_id"),
+        notes=args.get("notes"),
+    )
+    return {"task": task.to_json(), "created": created}
+
+
+def _string(max_length: int, description: str) -> dict[str, Any]:
+    return {"type": "string", "minLength": 1, "maxLength": max_length, "description": description}
+
+
+TOOLS: dict[str, Tool] = {
+    t.name: t
+    for t in (
+        Tool(
+            "read_inbox",
+            "Read the newest messages in the user's inbox: sender, subject, time, a snippet.",
+            {
+                "type": "object",
+                "properties": {
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 50,
+                        "description": "How many messages, newest first (1-50).",
+                    },
+                    "unread_only": {"type": "boolean", "description": "Only unread messages."},
+                },
+                "required": ["limit"],
+                "additionalProperties": False,
+            },
+            read_inbox,
+        ),
+        Tool(
+            "read_calendar",
+            "Read the user's calendar events for today or the 7 days starting today, in the "
+            "user's timezone.",
+            {
+                "type": "object",
+                "properties": {"range": {"type": "string", "enum": ["today", "week"]}},
+                "required": ["range"],
+                "additionalProperties": False,
+            },
+            read_calendar,
+        ),
+        Tool(
+            "read_tasks",
+            "Read the user's task list, including the idempotency key of each task.",
+            {
+                "type": "object",
+                "properties": {
+                    "include_done": {"type": "boolean", "description": "Include done tasks."}
+                },
+                "required": ["include_done"],
+                "additionalProperties": False,
+            },
+            read_tasks,
+        ),
+        Tool(
+            "create_task",
+            "Create a task for something the user must do. Derive idempotency_key from the "
+            "source item (for an email: 'email:<message id>'); the same key again returns the "
+            "existing task with created=false instead of a duplicate.",
+            {
+                "type": "object",
+                "properties": {
+                    "title": _string(200, "Short imperative title."),
+                    "idempotency_key": _string(200, "Stable key, e.g. 'email:m03'."),
+                    "due": {"type": "string", "description": "Due date, YYYY-MM-DD."},
+                    "source_id": _string(200, "The id of the message or event it came from."),
+                    "notes": {"type": "string", "maxLength": 2000, "description": "Context."},
+                },
+                "required": ["title", "idempotency_key"],
+                "additionalProperties": False,
+            },
+            create_task,
+            effect=True,
+        ),
+    )
+}
+
+
+def definitions(tools: dict[str, Tool] | None = None) -> list[dict[str, Any]]:
+    """The tool definitions sent to the model, in a stable order."""
+    return [t.definition() for t in (tools or TOOLS).values()]
+
+
+def validate(schema: dict[str, Any], value: Any, path: str = "input") -> None:
+    """Check `value` against the subset of JSON Schema our tools use; raise ToolError."""
+    kind = schema.get("type")
+    if kind == "object":
+        if not isinstance(value, dict):
+            raise ToolError(f"{path} must be an object")
+        props = schema.get("properties", {})
+        for name in schema.get("required", []):
+            if name not in value:
+                raise ToolError(f"'{name}' is required")
+        if schema.get("additionalProperties") is False:
+            extra = sorted(set(value) - set(props))
+            if extra:
+                raise ToolError(f"unknown argument(s): {', '.join(extra)}")
+        for name, sub in props.items():
+            if name in value:
+                validate(sub, value[name], name)
+        return
+    if kind == "integer" and (not isinstance(value, int) or isinstance(value, bool)):
+        raise ToolError(f"'{path}' must be an integer, got {json.dumps(value)[:40]}")
+    if kind == "boolean" and not isinstance(value, bool):
+        raise ToolError(f"'{path}' must be true or false, got {json.dumps(value)[:40]}")
+    if kind == "string":
+        if not isinstance(value, str):
+            raise ToolError(f"'{path}' must be a string, got {json.dumps(value)[:40]}")
+        if len(value) < schema.get("minLength", 0):
+            raise ToolError(f"'{path}' must not be empty")
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            raise ToolError(f"'{path}' is too long ({len(value)} > {schema['maxLength']} chars)")
+    if "enum" in schema and value not in schema["enum"]:
+        raise ToolError(f"'{path}' must be one of {schema['enum']}, got {json.dumps(value)[:40]}")
+    if "minimum" in schema and value < schema["minimum"]:
+        raise ToolError(f"'{path}' must be at least {schema['minimum']}")
+    if "maximum" in schema and value > schema["maximum"]:
+        raise ToolError(f"'{path}' must be at most {schema['maximum']}")
+
+
+def idempotency_key_of(name: str, args: Any) -> str | None:
+    """The task key a create_task call carries, for the saved-effect record."""
+    if name == "create_task" and isinstance(args, dict):
+        key = args.get("idempotency_key")
+        return key if isinstance(key, str) else None
+    return None
+
+
+def error_text(message: str) -> str:
+    """The content of an is_error tool_result."""
+    return f"Error: {message}"
+
+
+def result_text(result: dict[str, Any]) -> str:
+    """The content of a successful tool_result: compact JSON."""
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dayflow.clock import FixedClock
+from dayflow.store import Store
+
+# Every variable that could point a test at a real key, model or database.
+_SCRUB = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "DAYFLOW_DB", "DAYFLOW_MODEL",
+          "DAYFLOW_TZ", "DAYFLOW_INBOX", "DAYFLOW_CALENDAR", "DAYFLOW_KILL_AT",
+          "DAYFLOW_DURABILITY")  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _no_real_api(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test can reach the real Anthropic API or the user's real database: the key is gone
+    and the base URL points at a closed loopback port."""
+    for name in _SCRUB:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock("2026-11-05T07:30:00+00:00")
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "dayflow.db"
+
+
+@pytest.fixture
+def store(db_path: Path, clock: FixedClock) -> Iterator[Store]:
+    with Store(db_path, clock=clock) as s:
+        yield s
+
+
+def subprocess_env(db: Path, **extra: str) -> dict[str, str]:
+    """An environment for running `python -m dayflow` in a child process of a test."""
+    env = {k: v for k, v in os.environ.items() if k not in _SCRUB}
+    env.update({"DAYFLOW_DB": str(db), "COLUMNS": "200", "NO_COLOR": "1"})
+    env.update(extra)
+    return env

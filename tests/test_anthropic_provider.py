@@ -1,0 +1,570 @@
+"""The Claude provider, driven through the real SDK against the loopback fake API."""
+
+from __future__ import annotations
+
+import copy
+import json
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from dayflow.errors import ModelError
+from dayflow.models import ModelRequest, ModelResponse, Usage
+from dayflow.providers.anthropic import AnthropicClient, build_params, make_client
+from tests.fakeapi import (
+    Drop,
+    FakeAPI,
+    Fault,
+    RecordedRequest,
+    Reply,
+    error,
+    overloaded,
+    rate_limited,
+    reply,
+    responder_from_client,
+    serve_fake_api,
+    text,
+    tool_use,
+    validate_request,
+)
+
+MODEL = "claude-haiku-5-5"
+TOOLS = [
+    {
+        "name": "read_inbox",
+        "description": "Read the inbox.",
+        "input_schema": {"type": "object", "properties": {"limit": {"type": "integer"}}},
+    },
+    {
+        "name": "add_task",
+        "description": "Add a task.",
+        "input_schema": {"type": "object", "properties": {"title": {"type": "string"}}},
+    },
+]
+USAGE = {
+    "input_tokens": 412,
+    "output_tokens": 57,
+    "cache_creation_input_tokens": 0,
+    "cache_read_input_tokens": 0,
+}
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail loudly if anything in these tests tries to reach a host other than 127.0.0.1."""
+    real_connect = socket.socket.connect
+
+    def connect(self: socket.socket, address: Any) -> None:
+        if isinstance(address, tuple) and address[0] not in ("127.0.0.1", "::1", "localhost"):
+            pytest.fail(f"test tried to connect to {address!r}: only loopback is allowed")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeAPI]:
+    yield from serve_fake_api()
+
+
+class Sleeps(list[float]):
+    """An injected `sleep` that records instead of sleeping."""
+
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+@pytest.fixture
+def sleeps() -> Sleeps:
+    return Sleeps()
+
+
+@pytest.fixture
+def client_for(sleeps: Sleeps) -> Iterator[Callable[..., AnthropicClient]]:
+    """Build clients on the fake (api_key "test", short timeouts) and close them afterwards."""
+    made: list[AnthropicClient] = []
+
+    def build(api: FakeAPI, **kw: Any) -> AnthropicClient:
+        kw.setdefault("timeout", 2.0)
+        kw.setdefault("sleep", sleeps)
+        made.append(AnthropicClient(api_key="test", base_url=api.base_url, **kw))
+        return made[-1]
+
+    yield build
+    for client in made:
+        client.close()
+
+
+def request(messages: list[dict[str, Any]] | None = None, **kw: Any) -> ModelRequest:
+    fields: dict[str, Any] = {
+        "model": MODEL,
+        "system": "You write daily briefs.",
+        "tools": copy.deepcopy(TOOLS),
+        "messages": messages or [{"role": "user", "content": "Brief me for today."}],
+        "max_tokens": 1024,
+    }
+    fields.update(kw)
+    return ModelRequest(**fields)
+
+
+def markers(value: Any) -> int:
+    if isinstance(value, dict):
+        return ("cache_control" in value) + sum(markers(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(markers(v) for v in value)
+    return 0
+
+
+# --- success and round trip ---------------------------------------------------------------
+
+
+def test_success_turn_converts_to_exactly_the_dicts_the_server_sent(fake, client_for) -> None:
+    content = [text("Let me check."), tool_use("toolu_01A", "read_inbox", {"limit": 20})]
+    usage = {**USAGE, "cache_creation_input_tokens": None, "cache_read_input_tokens": 7}
+    fake.enqueue(reply(content, "tool_use", usage=usage))
+
+    response = client_for(fake).create(request())
+
+    assert response.content == content
+    assert all(None not in block.values() for block in response.content)
+    assert response.stop_reason == "tool_use"
+    assert response.usage == Usage(412, 57, 0, 7)
+    assert response.model == MODEL
+    assert response.request_id == "req_fake0001"
+    assert response.stop_details is None
+    json.dumps(response.content)  # plain JSON, no SDK objects
+
+
+def test_blocks_sent_back_are_accepted_verbatim(fake, client_for) -> None:
+    """The stored assistant turn is what the next request carries, and the API accepts it."""
+    content = [
+        {"type": "thinking", "thinking": "Inbox first.", "signature": "sig=="},
+        text("Let me check."),
+        tool_use("toolu_01A", "read_inbox", {"limit": 20}),
+    ]
+    fake.enqueue(reply(content, "tool_use"), reply([text("Done.")]))
+    client = client_for(fake)
+    first = request()
+    response = client.create(first)
+    results = {"type": "tool_result", "tool_use_id": "toolu_01A", "content": "[]"}
+    messages = [
+        *first.messages,
+        {"role": "assistant", "content": response.content},
+        {"role": "user", "content": [results]},
+    ]
+
+    final = client.create(request(messages))
+
+    assert final.content == [text("Done.")]
+    assert fake.rejected == []
+    sent = fake.message_requests[1].json
+    assert sent["messages"][1] == {"role": "assistant", "content": content}
+    assert sent["messages"][2]["content"] == [{**results, "cache_control": {"type": "ephemeral"}}]
+
+
+def test_unknown_block_types_survive_the_round_trip(client_for) -> None:
+    future = {"type": "future_block", "payload": {"a": [1, 2]}, "note": "kept"}
+    with FakeAPI([reply([future, text("ok")]), reply([text("fine")])]) as api:
+        api.extra_block_types.add("future_block")
+        client = client_for(api)
+        response = client.create(request())
+        assert response.content == [future, text("ok")]
+        messages = [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": response.content},
+            {"role": "user", "content": "go on"},
+        ]
+        client.create(request(messages))
+        assert api.rejected == []
+        assert api.message_requests[1].json["messages"][1]["content"] == [future, text("ok")]
+
+
+def test_refusal_carries_stop_details(fake, client_for) -> None:
+    details = {"type": "refusal", "category": "cyber", "explanation": "Not that."}
+    fake.enqueue(reply([], "refusal", stop_details=details))
+
+    response = client_for(fake).create(request())
+
+    assert response.stop_reason == "refusal"
+    assert response.stop_details == details
+
+
+# --- prompt caching -------------------------------------------------------------------------
+
+
+def test_cache_markers_are_sent_but_the_request_is_not_mutated(fake, client_for) -> None:
+    fake.enqueue(reply([text("ok")]))
+    req = request()
+    before = copy.deepcopy(req)
+
+    client_for(fake).create(req)
+
+    assert req == before
+    assert all("cache_control" not in tool for tool in req.tools)
+    sent = fake.message_requests[0].json
+    assert sent["system"] == [
+        {"type": "text", "text": "You write daily briefs.", "cache_control": {"type": "ephemeral"}}
+    ]
+    assert sent["tools"] == TOOLS
+    assert sent["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Brief me for today.",
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ],
+        }
+    ]
+    assert not {"temperature", "top_p", "top_k"} & set(sent)
+
+
+def test_without_a_system_prompt_the_last_tool_is_marked() -> None:
+    req = request(system="")
+    params = build_params(req)
+    assert "system" not in params
+    assert params["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in params["tools"][0]
+    assert req.tools == TOOLS
+
+
+def test_marker_skips_thinking_blocks_and_never_exceeds_four() -> None:
+    thinking = {"type": "thinking", "thinking": "hm", "signature": "s"}
+    params = build_params(
+        request(
+            [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": [text("a"), thinking]},
+            ]
+        )
+    )
+    assert params["messages"][-1]["content"] == [
+        {**text("a"), "cache_control": {"type": "ephemeral"}},
+        thinking,
+    ]
+
+    marked = [{**text(str(i)), "cache_control": {"type": "ephemeral"}} for i in range(4)]
+    params = build_params(request([{"role": "user", "content": marked}]))
+    assert markers(params) == 4
+    assert validate_request(params) is None
+
+
+def test_empty_tools_and_system_are_left_out(fake, client_for) -> None:
+    fake.enqueue(reply([text("ok")]))
+    client_for(fake).create(request(system="", tools=[]))
+    sent = fake.message_requests[0].json
+    assert set(sent) == {"model", "max_tokens", "messages"}
+
+
+# --- retries --------------------------------------------------------------------------------
+
+
+def test_429_with_retry_after_recovers_after_sleeping_that_long(fake, client_for, sleeps) -> None:
+    fake.enqueue(rate_limited(retry_after=1.5), reply([text("ok")]))
+
+    response = client_for(fake).create(request())
+
+    assert response.content == [text("ok")]
+    assert sleeps == [1.5]
+    assert len(fake.message_requests) == 2
+
+
+def test_retry_after_ms_is_preferred(fake, client_for, sleeps) -> None:
+    fake.enqueue(Fault(429, "rate_limit_error", "slow", headers={"retry-after-ms": "250"}))
+    fake.enqueue(reply([text("ok")]))
+    client_for(fake).create(request())
+    assert sleeps == [0.25]
+
+
+def test_retry_after_an_hour_never_sleeps_an_hour(fake, client_for, sleeps) -> None:
+    fake.enqueue(rate_limited(retry_after=3600), reply([text("never reached")]))
+
+    with pytest.raises(ModelError) as caught:
+        client_for(fake, max_retry_wait=5.0).create(request())
+
+    assert sleeps == []
+    assert len(fake.message_requests) == 1
+    err = caught.value
+    assert err.retryable and err.status == 429
+    assert "3600s" in str(err) and "5s cap" in str(err)
+
+
+def test_529_three_times_exhausts_retries(fake, client_for, sleeps) -> None:
+    fake.enqueue(overloaded(), overloaded(), overloaded(), reply([text("too late")]))
+
+    with pytest.raises(ModelError) as caught:
+        client_for(fake, max_retries=2).create(request())
+
+    err = caught.value
+    assert str(err) == (
+        "Anthropic API 529 overloaded_error: Overloaded (request req_fake0003) after 3 attempts"
+    )
+    assert err.retryable and err.status == 529 and err.request_id == "req_fake0003"
+    assert len(fake.message_requests) == 3
+    assert sleeps == [0.5, 1.0]
+    assert "\n" not in str(err)
+
+
+def test_500_then_success(fake, client_for, sleeps) -> None:
+    fake.enqueue(error(500, "api_error", "Internal server error"), reply([text("ok")]))
+    assert client_for(fake).create(request()).content == [text("ok")]
+    assert len(fake.message_requests) == 2 and sleeps == [0.5]
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [
+        (400, "invalid_request_error"),
+        (403, "permission_error"),
+        (404, "not_found_error"),
+        (413, "request_too_large"),
+        (422, "invalid_request_error"),
+    ],
+)
+def test_client_errors_are_not_retried(fake, client_for, sleeps, status, kind) -> None:
+    fake.enqueue(error(status, kind, "nope"), reply([text("unused")]))
+
+    with pytest.raises(ModelError) as caught:
+        client_for(fake).create(request())
+
+    assert len(fake.message_requests) == 1 and sleeps == []
+    err = caught.value
+    assert not err.retryable and err.status == status
+    assert str(err) == f"Anthropic API {status} {kind}: nope (request req_fake0001)"
+
+
+def test_401_says_to_check_the_key(client_for) -> None:
+    with FakeAPI([reply([text("unused")])], api_key="the-right-key") as api:
+        with pytest.raises(ModelError) as caught:
+            client_for(api).create(request())
+        assert len(api.requests) == 1
+    err = caught.value
+    assert err.status == 401 and not err.retryable
+    assert "authentication_error" in str(err) and "ANTHROPIC_API_KEY" in str(err)
+
+
+def test_dropped_connection_is_retried(fake, client_for, sleeps) -> None:
+    fake.enqueue(Drop(), reply([text("ok")]))
+    assert client_for(fake).create(request()).content == [text("ok")]
+    assert len(fake.message_requests) == 2 and sleeps == [0.5]
+
+
+def test_dropped_connections_exhaust_into_a_retryable_error(fake, client_for) -> None:
+    fake.enqueue(Drop(), Drop())
+    with pytest.raises(ModelError) as caught:
+        client_for(fake, max_retries=1).create(request())
+    err = caught.value
+    assert err.retryable and err.status is None
+    assert str(err).startswith("Anthropic API connection error: ")
+    assert str(err).endswith(" after 2 attempts")
+
+
+def test_timeout_is_a_retryable_error(fake, client_for) -> None:
+    fake.enqueue(Reply([text("slow")], delay=5.0))
+    with pytest.raises(ModelError) as caught:
+        client_for(fake, timeout=0.2, max_retries=0).create(request())
+    assert caught.value.retryable
+    assert str(caught.value) == "Anthropic API timed out (no answer in 0.2s) after 1 attempt"
+
+
+def test_an_exhausted_script_is_not_retried(fake, client_for, sleeps) -> None:
+    with pytest.raises(ModelError, match="script exhausted"):
+        client_for(fake).create(request())
+    assert len(fake.requests) == 1 and sleeps == []
+    assert fake.rejected == fake.requests
+
+
+def test_sdk_value_error_becomes_model_error(fake, client_for, monkeypatch) -> None:
+    client = client_for(fake)
+
+    def refuse(**kw: Any) -> None:
+        raise ValueError("Streaming is required for operations that may take longer")
+
+    monkeypatch.setattr(client._sdk.messages, "create", refuse)
+    with pytest.raises(ModelError, match="Streaming is required"):
+        client.create(request())
+    assert fake.requests == []
+
+
+# --- count_tokens ---------------------------------------------------------------------------
+
+
+def test_count_tokens(fake, client_for) -> None:
+    fake.count_script.append(1234)
+    assert client_for(fake).count_tokens(request()) == 1234
+    sent = fake.requests[0]
+    assert sent.path == "/v1/messages/count_tokens"
+    assert sent.json["tools"] == TOOLS and "max_tokens" not in sent.json
+
+
+def test_count_tokens_failure_returns_none_without_retrying(fake, client_for, sleeps) -> None:
+    fake.count_script.append(overloaded())
+    assert client_for(fake).count_tokens(request()) is None
+    assert len(fake.requests) == 1 and sleeps == []
+
+
+def test_count_tokens_with_no_server_returns_none(client_for) -> None:
+    with FakeAPI() as api:
+        client = client_for(api)
+    assert client.count_tokens(request()) is None
+
+
+# --- the fake API itself --------------------------------------------------------------------
+
+
+def wire(messages: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    return {"model": MODEL, "max_tokens": 100, "messages": messages, **extra}
+
+
+ASKS = {"role": "assistant", "content": [text("Checking."), tool_use("toolu_1", "read_inbox")]}
+RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "[]"}
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (wire([{"role": "user", "content": "hi"}], temperature=0.2), "temperature"),
+        (wire([{"role": "user", "content": "hi"}], top_k=5), "top_k"),
+        ({"model": MODEL, "messages": [{"role": "user", "content": "hi"}]}, "max_tokens"),
+        ({"max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}, "model"),
+        ({"model": MODEL, "max_tokens": 5}, "messages"),
+        (wire([{"role": "assistant", "content": "hi"}]), "first message"),
+        (wire([{"role": "user", "content": "hi"}, ASKS]), "without `tool_result`"),
+        (
+            wire([{"role": "user", "content": "hi"}, ASKS, {"role": "user", "content": "ok"}]),
+            "toolu_1",
+        ),
+        (
+            wire(
+                [
+                    {"role": "user", "content": "hi"},
+                    ASKS,
+                    {"role": "user", "content": [text("x"), RESULT]},
+                ]
+            ),
+            "without `tool_result`",
+        ),
+        (
+            wire(
+                [
+                    {"role": "user", "content": "hi"},
+                    ASKS,
+                    {"role": "user", "content": [RESULT, RESULT]},
+                ]
+            ),
+            "without `tool_result`",
+        ),
+        (wire([{"role": "user", "content": [RESULT]}]), "unexpected `tool_use_id`"),
+        (
+            wire(
+                [
+                    {"role": "user", "content": "hi"},
+                    ASKS,
+                    {"role": "user", "content": [{**RESULT, "tool_use_id": "toolu_9"}]},
+                ]
+            ),
+            "unexpected `tool_use_id`",
+        ),
+        (wire([{"role": "user", "content": [{"type": "mystery"}]}]), "mystery"),
+        (wire([{"role": "user", "content": [{**text("x"), "citations": None}]}]), "citations"),
+        (
+            wire(
+                [
+                    {
+                        "role": "user",
+                        "content": [
+                            {**text(str(i)), "cache_control": {"type": "ephemeral"}}
+                            for i in range(5)
+                        ],
+                    }
+                ]
+            ),
+            "maximum of 4",
+        ),
+    ],
+)
+def test_validator_rejects_what_the_api_rejects(body: dict[str, Any], expected: str) -> None:
+    problem = validate_request(body)
+    assert problem is not None and expected in problem
+
+
+def test_validator_accepts_a_valid_tool_loop_and_merges_same_role_turns() -> None:
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "user", "content": [text("more")]},
+        ASKS,
+        {"role": "user", "content": [RESULT]},
+        {"role": "user", "content": [text("and then")]},
+    ]
+    assert validate_request(wire(messages)) is None
+
+
+def post(api: FakeAPI, body: Any, headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    req = urllib.request.Request(
+        api.base_url + "/v1/messages", data=json.dumps(body).encode(), headers=headers
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=2) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as err:
+        with err:
+            return err.code, json.loads(err.read())
+
+
+def test_fake_checks_auth_version_and_body_over_http(fake) -> None:
+    good = wire([{"role": "user", "content": "hi"}])
+    version = {"anthropic-version": "2026-10-21", "content-type": "application/json"}
+
+    assert post(fake, good, version)[0] == 401
+    status, body = post(fake, good, {**version, "x-api-key": "k"})
+    assert status == 500  # authenticated and valid: reaches the (empty) script
+    assert post(fake, good, {"x-api-key": "k"})[1]["error"]["type"] == "invalid_request_error"
+    status, body = post(fake, {**good, "temperature": 1}, {**version, "authorization": "Bearer k"})
+    assert status == 400 and body["error"]["type"] == "invalid_request_error"
+    assert [r.status for r in fake.requests] == [401, 500, 400, 400]
+    assert isinstance(fake.requests[0], RecordedRequest)
+    assert fake.requests[3].body == json.dumps({**good, "temperature": 1}).encode()
+
+
+class EchoModel:
+    """A stand-in ModelClient: answers with the last user text."""
+
+    def __init__(self) -> None:
+        self.requests: list[ModelRequest] = []
+
+    def create(self, request: ModelRequest) -> ModelResponse:
+        self.requests.append(request)
+        last = request.messages[-1]["content"]
+        return ModelResponse([text(f"echo: {last}")], "end_turn", Usage(3, 4), "offline")
+
+    def count_tokens(self, request: ModelRequest) -> int | None:
+        return None
+
+
+def test_responder_from_client_plugs_a_model_behind_the_api(client_for) -> None:
+    model = EchoModel()
+    with FakeAPI(responder=responder_from_client(model)) as api:
+        response = client_for(api).create(request())
+    assert response.content == [text("echo: Brief me for today.")]
+    assert response.usage == Usage(3, 4) and response.model == "offline"
+    assert model.requests == [request()]  # cache markers stripped, system back to a string
+
+
+def test_importing_the_module_does_not_import_the_sdk() -> None:
+    code = "import sys, dayflow.providers.anthropic; assert 'anthropic' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=30)
+
+
+def test_make_client_passes_options_through(fake) -> None:
+    with make_client("test", fake.base_url, max_retries=5, max_retry_wait=1.0) as client:
+        assert (client.max_retries, client.max_retry_wait) == (5, 1.0)

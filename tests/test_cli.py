@@ -1,0 +1,281 @@
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from dayflow.cli import Deps, app
+from dayflow.clock import FixedClock
+from dayflow.providers.offline import OfflineModel
+from tests.scripted import ScriptedModel, seed_turns
+from tests.conftest import subprocess_env
+
+runner = CliRunner()
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+class Harness:
+    """Runs CLI commands in-process with a fixed clock, captured consoles and a chosen model."""
+
+    def __init__(self, db: Path, model_fn: Any = None, env: dict[str, str] | None = None) -> None:
+        self.db = db
+        self.models: list[Any] = []
+        self.model_fn = model_fn or (lambda name, settings: OfflineModel())
+        self.env = env if env is not None else {}
+
+    def __call__(self, *args: str) -> Result:
+        out, err = io.StringIO(), io.StringIO()
+
+        def factory(name: str, settings: Any) -> Any:
+            model = self.model_fn(name, settings)
+            self.models.append(model)
+            return model
+
+        deps = Deps(
+            env={"DAYFLOW_DB": str(self.db), **self.env},
+            clock=FixedClock("2026-11-05T07:30:00+00:00"),
+            model_factory=factory,
+            out=Console(file=out, width=200, color_system=None),
+            err=Console(file=err, width=200, color_system=None),
+        )
+        result = runner.invoke(app, list(args), obj=deps)
+        if result.exception and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return Result(result.exit_code, out.getvalue() + result.stdout, err.getvalue())
+
+
+@pytest.fixture
+def cli(db_path: Path) -> Harness:
+    return Harness(db_path)
+
+
+def test_seed_scenario_crash_resume_and_tasks(cli: Harness) -> None:
+    crashed = cli("brief", "-v", "--crash-after", "2")
+    assert crashed.code == 70
+    assert "[step 1] stop=tool_use" in crashed.err
+    assert "    -> read_inbox({'limit': 20})" in crashed.err
+    assert "    -> read_calendar({'range': 'today'})" in crashed.err
+    assert "    -> read_tasks({'include_done': False})" in crashed.err
+    assert "[step 2] stop=tool_use" in crashed.err
+    assert "create_task({'title': 'Send edits on partnership one-pager to Sam', ...})" in crashed.err
+    assert crashed.err.rstrip().endswith("simulated crash after step 2")
+
+    listed = cli("runs")
+    row = listed.out.splitlines()[1].split()
+    run_id = row[0]
+    assert row[1] == "interrupted" and row[4] == "2"
+    tasks_before = json.loads(cli("tasks", "--json").out)
+
+    resumed = cli("resume", "-v")
+    assert resumed.code == 0
+    assert f"[resume {run_id}] replaying 2 committed step(s)" in resumed.err
+    assert "[step 3] stop=end_turn" in resumed.err
+    assert f"[resumed {run_id} · finished at step 3" in resumed.err
+    assert "Today" in resumed.out and "One thing" in resumed.out
+    assert len(cli.models[-1].__dict__) >= 0  # a fresh model object was built for the resume
+
+    row = cli("runs").out.splitlines()[1].split()
+    assert row[:2] == [run_id, "done"] and row[4] == "3"
+    assert json.loads(cli("tasks", "--json").out) == tasks_before
+
+
+def test_tasks_listed_from_another_process_carry_the_same_ids(cli: Harness) -> None:
+    assert cli("brief").code == 0
+    here = json.loads(cli("tasks", "--json").out)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dayflow", "tasks", "--json"],
+        env=subprocess_env(cli.db),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert [t["id"] for t in json.loads(proc.stdout)] == [t["id"] for t in here]
+    assert len(here) >= 2
+
+
+def test_resuming_a_finished_run_prints_its_brief_without_a_model(db_path: Path) -> None:
+    cli = Harness(db_path)
+    first = cli("brief")
+    run_id = json.loads(cli("runs", "--json").out)[0]["id"]
+    never = Harness(db_path, model_fn=lambda *a: pytest.fail("a model was built"))
+    again = never("resume", run_id[:5])
+    assert again.code == 0 and "already done" in again.err
+    assert again.out == first.out
+
+
+def test_brief_with_scripted_model_and_json_output(db_path: Path) -> None:
+    cli = Harness(db_path, model_fn=lambda *a: ScriptedModel(seed_turns()))
+    res = cli("brief", "--json", "--date", "2026-11-05", "--model", "scripted")
+    assert res.code == 0, res.err
+    doc = json.loads(res.out)
+    assert doc["run"]["status"] == "done" and doc["brief"].startswith("## Today")
+    assert doc["run"]["usage"]["input_tokens"] == 1200 + 2758 + 3406
+
+
+def test_offline_notice_is_shown_when_no_key(cli: Harness) -> None:
+    res = cli("brief")
+    assert "No ANTHROPIC_API_KEY set: using the built-in offline model" in res.err
+
+
+def test_runs_filters_and_json(cli: Harness) -> None:
+    cli("brief", "--crash-after", "1")
+    cli("brief")
+    all_runs = json.loads(cli("runs", "--json").out)
+    assert [r["status"] for r in all_runs] == ["done", "interrupted"]
+    only = json.loads(cli("runs", "--json", "--status", "interrupted").out)
+    assert len(only) == 1 and only[0]["status"] == "interrupted"
+    assert len(json.loads(cli("runs", "--json", "--limit", "1").out)) == 1
+    assert json.loads(cli("runs", "--json", "--since", "2999-01-01").out) == []
+    assert "dayflow resume" in cli("runs").err
+
+
+def test_brief_warns_about_an_unfinished_run_of_today_and_can_resume_it(cli: Harness) -> None:
+    cli("brief", "--crash-after", "1")
+    run_id = json.loads(cli("runs", "--json").out)[0]["id"]
+    warned = cli("brief", "--crash-after", "1")
+    assert f"note: run {run_id}" in warned.err
+    latest = json.loads(cli("runs", "--json").out)[0]["id"]
+    res = cli("brief", "--resume-latest")
+    assert res.code == 0 and f"[resume {latest}]" in res.err
+
+
+def test_tasks_done_and_all(cli: Harness) -> None:
+    cli("brief")
+    tasks = json.loads(cli("tasks", "--json").out)
+    res = cli("tasks", "--done", tasks[0]["id"])
+    assert res.code == 0 and "done:" in res.err
+    assert len(json.loads(cli("tasks", "--json").out)) == len(tasks) - 1
+    assert len(json.loads(cli("tasks", "--json", "--all").out)) == len(tasks)
+    assert cli("tasks", "--done", "t_nope").code == 3
+
+
+def test_show_prints_steps_events_and_brief(cli: Harness) -> None:
+    cli("brief", "--crash-after", "2")
+    cli("resume")
+    run_id = json.loads(cli("runs", "--json").out)[0]["id"]
+    res = cli("show", run_id)
+    assert res.code == 0
+    for word in ("run_started", "run_resumed", "tool_executed", "step_committed", "new process",
+                 "read_inbox", "Brief"):  # fmt: skip
+        assert word in res.out
+    doc = json.loads(cli("show", run_id, "--json").out)
+    assert [s["n"] for s in doc["steps"]] == [1, 2, 3]
+    assert doc["run"]["status"] == "done"
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (("resume", "ffff00"), 3, "no run matches"),
+        (("show", "zz"), 3, "not a run id"),
+        (("resume",), 3, "nothing to resume"),
+        (("brief", "--date", "tomorrow"), 2, "not a date"),
+        (("brief", "--tz", "Mars/Olympus"), 2, "unknown timezone"),
+        (("runs", "--status", "weird"), 2, "--status must be one of"),
+        (("brief", "--model", "claude-haiku-5-5"), 6, "needs ANTHROPIC_API_KEY"),
+    ],
+)
+def test_bad_input_gets_one_clear_line_and_a_nonzero_exit(
+    db_path: Path, args: tuple[str, ...], code: int, message: str
+) -> None:
+    cli = Harness(db_path, model_fn=_default_factory)
+    res = cli(*args)
+    assert res.code == code
+    assert message in res.err
+    assert "Traceback" not in res.err + res.out
+    assert len(res.err.strip().splitlines()) == 1
+
+
+def _default_factory(name: str, settings: Any) -> Any:
+    from dayflow.cli import default_model_factory
+
+    return default_model_factory(name, settings)
+
+
+def test_ambiguous_run_prefix(cli: Harness) -> None:
+    cli("brief")
+    cli("brief")
+    conn = sqlite3.connect(cli.db)
+    conn.execute("PRAGMA foreign_keys = OFF")
+    ids = [r[0] for r in conn.execute("SELECT id FROM runs")]
+    for new, old in zip(("abc000000001", "abc000000002"), ids, strict=True):
+        for table in ("runs",):
+            conn.execute(f"UPDATE {table} SET id = ? WHERE id = ?", (new, old))
+    conn.commit()
+    conn.close()
+    res = cli("show", "abc")
+    assert res.code == 3 and "several runs" in res.err
+
+
+def test_malformed_inbox_is_reported_and_nothing_is_written(cli: Harness, tmp_path: Path) -> None:
+    bad = tmp_path / "inbox.json"
+    bad.write_text("{not json")
+    res = cli("brief", "--inbox", str(bad))
+    assert res.code == 4 and "inbox.json" in res.err
+    assert json.loads(cli("runs", "--json").out) == []
+
+
+def test_a_file_that_is_not_a_dayflow_database(tmp_path: Path) -> None:
+    other = tmp_path / "photos.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE photos (id INTEGER)")
+    conn.commit()
+    conn.close()
+    res = Harness(other)("runs")
+    assert res.code == 4 and "not a Dayflow database" in res.err
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"\x00garbage" * 512)
+    res = Harness(garbage)("tasks")
+    assert res.code == 4 and "Traceback" not in res.err
+
+
+def test_resume_of_a_claude_run_without_a_key_changes_nothing(db_path: Path) -> None:
+    scripted = Harness(db_path, model_fn=lambda *a: ScriptedModel(seed_turns()))
+    scripted("brief", "--model", "claude-haiku-5-5", "--crash-after", "1")
+    before = sqlite3.connect(db_path).execute("SELECT * FROM events").fetchall()
+    res = Harness(db_path, model_fn=_default_factory)("resume")
+    assert res.code == 6 and "ANTHROPIC_API_KEY" in res.err
+    assert sqlite3.connect(db_path).execute("SELECT * FROM events").fetchall() == before
+
+
+def test_help_explains_every_command_and_exit_codes() -> None:
+    res = runner.invoke(app, ["--help"])
+    assert res.exit_code == 0
+    for word in ("brief", "runs", "resume", "tasks", "show", "Exit codes"):
+        assert word in res.stdout
+    res = runner.invoke(app, ["brief", "--help"])
+    for flag in ("--crash-after", "--date", "--budget", "--max-steps", "--db", "--model"):
+        assert flag in res.stdout
+
+
+def test_help_runs_and_tasks_do_not_import_the_sdk(db_path: Path) -> None:
+    code = (
+        "import sys; from dayflow.cli import main; sys.argv=['dayflow'] + sys.argv[1:];\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "assert 'anthropic' not in sys.modules, 'anthropic imported'\n"
+    )
+    for args in (["--help"], ["runs"], ["tasks"], ["brief"]):
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *args],
+            env=subprocess_env(db_path),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, (args, proc.stderr)

@@ -1,0 +1,328 @@
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dayflow.errors import DayflowError, SourceError
+from dayflow.sources import (
+    CalendarSource,
+    InboxSource,
+    JsonCalendar,
+    JsonInbox,
+    local_date,
+    to_timezone,
+)
+
+ANCHOR = dt.date(2026, 11, 5)
+UTC = dt.UTC
+TOKYO = dt.timezone(dt.timedelta(hours=9))
+NEW_YORK = dt.timezone(dt.timedelta(hours=-5))
+
+
+def _message(**overrides: Any) -> dict[str, Any]:
+    message = {
+        "id": "x1",
+        "from": "Ada Quill <ada@example.com>",
+        "subject": "Hello",
+        "received_at": "2026-11-04T10:00:00+00:00",
+        "snippet": "Just saying hello.",
+        "body": "Just saying hello. Nothing else.",
+        "unread": True,
+    }
+    message.update(overrides)
+    return {k: v for k, v in message.items() if v is not ...}
+
+
+def _event(**overrides: Any) -> dict[str, Any]:
+    event = {
+        "id": "e1",
+        "title": "Planning",
+        "start": "2026-11-05T10:00:00+00:00",
+        "end": "2026-11-05T11:00:00+00:00",
+    }
+    event.update(overrides)
+    return {k: v for k, v in event.items() if v is not ...}
+
+
+def _write(tmp_path: Path, data: object, name: str = "data.json") -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _start_dates(events: list[dict[str, Any]]) -> list[dt.date]:
+    return [dt.datetime.fromisoformat(e["start"]).date() for e in events]
+
+
+# --- the bundled fixtures -----------------------------------------------------------------------
+
+
+def test_bundled_fixtures_satisfy_the_protocols() -> None:
+    inbox: InboxSource = JsonInbox(None, ANCHOR)
+    calendar: CalendarSource = JsonCalendar(None, ANCHOR)
+    assert len(inbox.messages()) >= 18
+    assert len(calendar.events()) >= 10
+
+
+def test_bundled_inbox_is_unchanged_on_its_anchor_date() -> None:
+    by_id = {m["id"]: m for m in JsonInbox(None, ANCHOR).messages()}
+    assert by_id["m12"]["received_at"] == "2026-11-04T16:12:00+00:00"
+    assert by_id["m12"]["thread_id"] == by_id["m03"]["thread_id"]
+    assert by_id["m12"]["subject"] == "Re: " + by_id["m03"]["subject"]
+
+
+def test_bundled_messages_look_like_a_mail_api() -> None:
+    messages = JsonInbox(None, ANCHOR).messages()
+    for message in messages:
+        assert len(message["snippet"]) <= 200
+        assert len(message["body"]) >= len(message["snippet"]) - 3
+        assert re.search(r"@[\w.-]+\.example(?:\.com)?>$|@example\.com>$", message["from"])
+    days = {dt.datetime.fromisoformat(m["received_at"]).date() for m in messages}
+    assert ANCHOR in days and ANCHOR - dt.timedelta(days=3) in days
+    assert max(days) == ANCHOR
+
+
+def test_bundled_calendar_has_at_least_four_events_on_the_anchor_date() -> None:
+    events = JsonCalendar(None, ANCHOR).events()
+    assert _start_dates(events).count(ANCHOR) >= 4
+    assert max(_start_dates(events)) <= ANCHOR + dt.timedelta(days=6)
+
+
+# --- anchor shifting ----------------------------------------------------------------------------
+
+
+def test_anchor_shift_moves_events_to_brief_date() -> None:
+    brief = dt.date(2027, 3, 2)
+    on_anchor = _start_dates(JsonCalendar(None, ANCHOR).events()).count(ANCHOR)
+    shifted = JsonCalendar(None, brief).events()
+    assert _start_dates(shifted).count(brief) == on_anchor
+    staff_sync = next(e for e in shifted if e["title"] == "Weekly staff sync")
+    assert staff_sync["start"] == "2027-03-02T13:00:00+00:00"
+
+
+def test_anchor_shift_keeps_late_events_on_the_brief_date() -> None:
+    """The 22:30 event on the anchor date must not slide into tomorrow."""
+    brief = dt.date(2026, 11, 20)
+    late = [e for e in JsonCalendar(None, brief).events() if e["start"].endswith("22:30:00+00:00")]
+    assert late and all(e["start"].startswith("2026-11-20") for e in late)
+
+
+def test_anchor_shift_moves_messages_backwards_too() -> None:
+    brief = dt.date(2026, 10, 1)
+    by_id = {m["id"]: m for m in JsonInbox(None, brief).messages()}
+    assert by_id["m12"]["received_at"] == "2026-09-30T16:12:00+00:00"
+
+
+def test_anchor_shift_keeps_wall_clock_time_and_offset(tmp_path: Path) -> None:
+    """A shift never detours through UTC, which could change the local date."""
+    event = _event(start="2026-11-05T23:30:00-08:00", end="2026-11-05T23:59:00-08:00")
+    path = _write(tmp_path, {"anchor_date": "2026-11-05", "events": [event]})
+    [shifted] = JsonCalendar(path, dt.date(2026, 11, 8)).events()
+    assert shifted["start"] == "2026-11-08T23:30:00-08:00"
+    assert shifted["end"] == "2026-11-08T23:59:00-08:00"
+
+
+def test_file_without_anchor_is_taken_as_is(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"messages": [_message(received_at="2025-01-02T03:04:05+01:00")]})
+    [message] = JsonInbox(path, dt.date(2030, 6, 1)).messages()
+    assert message["received_at"] == "2025-01-02T03:04:05+01:00"
+
+
+def test_bare_list_is_accepted_and_never_shifted(tmp_path: Path) -> None:
+    path = _write(tmp_path, [_event()])
+    [event] = JsonCalendar(path, dt.date(2030, 6, 1)).events()
+    assert event["start"] == "2026-11-05T10:00:00+00:00"
+
+
+def test_z_suffix_is_normalised_to_an_offset(tmp_path: Path) -> None:
+    path = _write(tmp_path, [_event(start="2026-11-05T10:00:00Z", end="2026-11-05T10:30:00Z")])
+    [event] = JsonCalendar(path, ANCHOR).events()
+    assert event["start"] == "2026-11-05T10:00:00+00:00"
+
+
+# --- shape, defaults and order ------------------------------------------------------------------
+
+
+def test_optional_message_fields_get_defaults(tmp_path: Path) -> None:
+    long_body = "word " * 100
+    message = _message(snippet=..., body=long_body, unread=..., id="a")
+    only_snippet = _message(id="b", body=..., snippet="short")
+    path = _write(tmp_path, [message, only_snippet])
+    by_id = {m["id"]: m for m in JsonInbox(path, ANCHOR).messages()}
+    assert len(by_id["a"]["snippet"]) <= 200 and by_id["a"]["snippet"].endswith("...")
+    assert by_id["a"]["unread"] is False and by_id["a"]["thread_id"] is None
+    assert by_id["b"]["body"] == "short"
+
+
+def test_optional_event_fields_get_defaults(tmp_path: Path) -> None:
+    [event] = JsonCalendar(_write(tmp_path, [_event()]), ANCHOR).events()
+    assert event["location"] is None and event["attendees"] == []
+
+
+def test_messages_are_sorted_newest_first_by_instant(tmp_path: Path) -> None:
+    """09:00+02:00 is 07:00 UTC: earlier than 08:00+00:00 although its text sorts later."""
+    messages = [
+        _message(id="old", received_at="2026-11-03T08:00:00+00:00"),
+        _message(id="east", received_at="2026-11-04T09:00:00+02:00"),
+        _message(id="utc", received_at="2026-11-04T08:00:00+00:00"),
+    ]
+    path = _write(tmp_path, {"messages": messages})
+    assert [m["id"] for m in JsonInbox(path, ANCHOR).messages()] == ["utc", "east", "old"]
+
+
+def test_bundled_messages_are_sorted_newest_first() -> None:
+    times = [dt.datetime.fromisoformat(m["received_at"]) for m in JsonInbox(None, ANCHOR).messages()]
+    assert times == sorted(times, reverse=True)
+
+
+def test_events_are_sorted_by_start(tmp_path: Path) -> None:
+    events = [
+        _event(id="late", start="2026-11-05T15:00:00+00:00", end="2026-11-05T16:00:00+00:00"),
+        _event(id="early", start="2026-11-05T08:00:00+00:00", end="2026-11-05T09:00:00+00:00"),
+    ]
+    path = _write(tmp_path, {"events": events})
+    assert [e["id"] for e in JsonCalendar(path, ANCHOR).events()] == ["early", "late"]
+    starts = [dt.datetime.fromisoformat(e["start"]) for e in JsonCalendar(None, ANCHOR).events()]
+    assert starts == sorted(starts)
+
+
+def test_callers_get_copies_they_may_mutate() -> None:
+    inbox = JsonInbox(None, ANCHOR)
+    first = inbox.messages()
+    first[0]["subject"] = "changed"
+    first.clear()
+    assert inbox.messages()[0]["subject"] != "changed"
+    calendar = JsonCalendar(None, ANCHOR)
+    calendar.events()[0]["attendees"].append("intruder")
+    assert "intruder" not in calendar.events()[0]["attendees"]
+
+
+# --- validation ---------------------------------------------------------------------------------
+
+
+def _inbox_error(tmp_path: Path, data: object) -> str:
+    path = _write(tmp_path, data, "inbox.json")
+    with pytest.raises(SourceError) as info:
+        JsonInbox(path, ANCHOR).messages()
+    text = str(info.value)
+    assert text.startswith(f"{path}: ") and "\n" not in text
+    return text
+
+
+def _calendar_error(tmp_path: Path, data: object) -> str:
+    path = _write(tmp_path, data, "calendar.json")
+    with pytest.raises(SourceError) as info:
+        JsonCalendar(path, ANCHOR).events()
+    text = str(info.value)
+    assert text.startswith(f"{path}: ") and "\n" not in text
+    return text
+
+
+def test_missing_file_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "nope.json"
+    with pytest.raises(SourceError, match=r"nope\.json: file not found$"):
+        JsonInbox(path, ANCHOR).messages()
+
+
+def test_directory_instead_of_file_is_a_source_error(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="is a directory"):
+        JsonCalendar(tmp_path, ANCHOR).events()
+
+
+def test_non_utf8_file_is_a_source_error(tmp_path: Path) -> None:
+    path = tmp_path / "inbox.json"
+    path.write_bytes(b'{"messages": ["\xff\xfe"]}')
+    with pytest.raises(SourceError, match="not UTF-8"):
+        JsonInbox(path, ANCHOR).messages()
+
+
+def test_invalid_json_reports_line_and_column(tmp_path: Path) -> None:
+    text = _inbox_error(tmp_path, '{"messages": [\n  {"id": "m1",}\n]}')
+    assert "invalid JSON at line 2" in text
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"anchor_date": "2026-11-05"}, "has no 'messages' list"),
+        ({"messages": {"id": "m1"}}, "'messages' must be a list, not an object"),
+        ("42", "'messages' must be a list, not a number"),
+        ({"anchor_date": "Nov 5", "messages": []}, "'anchor_date' is not a YYYY-MM-DD date"),
+        ({"anchor_date": 20261105, "messages": []}, "'anchor_date' must be a YYYY-MM-DD string"),
+        ([_message(), "hello"], "message 2 must be an object, not a string"),
+        ([_message(id=...)], "message 1 has no 'id'"),
+        ([_message(id="  ")], "message 1 has an empty 'id'"),
+        ([_message(id="1"), _message(id="2"), _message(subject=...)], "message 3 has no 'subject'"),
+        ([_message(**{"from": ...})], "message 1 has no 'from'"),
+        ([_message(received_at=...)], "message 1 has no 'received_at'"),
+        ([_message(received_at=None)], "message 1 has no 'received_at'"),
+        ([_message(subject=7)], "message 1 'subject' must be a string, not a number"),
+        ([_message(unread="yes")], "message 1 'unread' must be a boolean, not a string"),
+        ([_message(id=1)], "message 1 'id' must be a string, not a number"),
+        ([_message(snippet=["a"])], "message 1 'snippet' must be a string, not a list"),
+        ([_message(received_at="yesterday")], "'received_at' is not an ISO-8601 timestamp"),
+        ([_message(received_at="2026-11-04T10:00:00")], "'received_at' has no UTC offset"),
+        ([_message(received_at=True)], "'received_at' must be a string, not a boolean"),
+        ([_message(id="a"), _message(id="a")], "message 2 repeats the id 'a'"),
+    ],
+)
+def test_malformed_inbox_raises_one_line_source_error(
+    tmp_path: Path, data: object, problem: str
+) -> None:
+    assert problem in _inbox_error(tmp_path, data)
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"messages": []}, "has no 'events' list"),
+        ([_event(title=...)], "event 1 has no 'title'"),
+        ([_event(start=...)], "event 1 has no 'start'"),
+        ([_event(end=...)], "event 1 has no 'end'"),
+        ([_event(end="2026-11-05T09:00:00+00:00")], "event 1 ends before it starts"),
+        ([_event(start="10am")], "event 1 'start' is not an ISO-8601 timestamp"),
+        ([_event(end="2026-11-05T11:00:00")], "event 1 'end' has no UTC offset"),
+        ([_event(location=4)], "event 1 'location' must be a string, not a number"),
+        ([_event(attendees="Dana")], "event 1 'attendees' must be a list, not a string"),
+        ([_event(attendees=["Dana", 3])], "event 1 'attendees' must be a list of strings"),
+        ([_event(), _event()], "event 2 repeats the id 'e1'"),
+    ],
+)
+def test_malformed_calendar_raises_one_line_source_error(
+    tmp_path: Path, data: object, problem: str
+) -> None:
+    assert problem in _calendar_error(tmp_path, data)
+
+
+def test_source_error_is_a_dayflow_error_with_exit_code_4() -> None:
+    assert issubclass(SourceError, DayflowError) and SourceError.exit_code == 4
+
+
+def test_bundled_file_errors_name_the_bundled_file() -> None:
+    assert JsonInbox(None, ANCHOR).label == "inbox.json"
+    assert JsonCalendar(None, ANCHOR).label == "calendar.json"
+
+
+# --- time helpers -------------------------------------------------------------------------------
+
+
+def test_to_timezone_renders_in_the_users_zone() -> None:
+    assert to_timezone("2026-11-05T22:30:00+00:00", TOKYO) == "2026-11-06T07:30:00+09:00"
+    assert to_timezone("2026-11-05T22:30:00+00:00", NEW_YORK) == "2026-11-05T17:30:00-05:00"
+    assert to_timezone("2026-11-05T22:30:00Z", UTC) == "2026-11-05T22:30:00+00:00"
+
+
+def test_local_date_is_the_date_in_the_users_zone() -> None:
+    assert local_date("2026-11-05T22:30:00+00:00", TOKYO) == dt.date(2026, 11, 6)
+    assert local_date("2026-11-05T22:30:00+00:00", UTC) == dt.date(2026, 11, 5)
+
+
+@pytest.mark.parametrize("bad", ["2026-11-05T22:30:00", "tomorrow", ""])
+def test_to_timezone_rejects_naive_or_malformed_timestamps(bad: str) -> None:
+    with pytest.raises(SourceError):
+        to_timezone(bad, UTC)
