@@ -266,7 +266,8 @@ def brief(
                 inbox=settings.inbox,
                 calendar=settings.calendar,
             )
-            result = start_run(loop, options)
+            with _closing(client):
+                result = start_run(loop, options)
             _print_outcome(deps, result.run, result.text, as_json)
 
 
@@ -308,7 +309,8 @@ def _resume(
         return
     client = deps.model_factory(run.model, settings)
     loop = _loop(deps, store, client, verbose, crash_after, settings)
-    result = resume_run(loop, run, max_steps=max_steps, budget=budget)
+    with _closing(client):
+        result = resume_run(loop, run, max_steps=max_steps, budget=budget)
     _print_outcome(deps, result.run, result.text, as_json)
 
 
@@ -436,6 +438,17 @@ def show(
                 deps.out.print_json(json.dumps(render.show_json(run, steps, effects, events)))
             else:
                 deps.out.print(render.show(run, steps, effects, events))
+
+
+@contextlib.contextmanager
+def _closing(client: ModelClient) -> Iterator[None]:
+    """Close the model client's connections afterwards, where it has any."""
+    try:
+        yield
+    finally:
+        close = getattr(client, "close", None)
+        if callable(close):
+            close()
 
 
 def _parse_date(value: str) -> date:

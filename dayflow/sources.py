@@ -169,13 +169,12 @@ class _JsonFile:
             if required:
                 raise self._error(f"{self._item_word} {n} has no '{name}'")
             return None
-        # bool is a subclass of int; no field here wants one in place of the other.
-        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        if not isinstance(value, kind):
             raise self._error(
                 f"{self._item_word} {n} '{name}' must be {_kind_name(kind)}, not {_kind(value)}"
             )
         # An empty subject is a real thing in mail; an empty id would break task keys.
-        if name == "id" and not value.strip():
+        if name == "id" and isinstance(value, str) and not value.strip():
             raise self._error(f"{self._item_word} {n} has an empty '{name}'")
         return value
 

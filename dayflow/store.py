@@ -18,6 +18,7 @@ A run's driver is alive if its lease is unexpired and, on this host, its process
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -228,7 +229,8 @@ class Store:
         self, *, status: str | None = None, since: str | None = None, limit: int | None = 20
     ) -> list[Run]:
         """Runs newest first. `status` filters on the effective status."""
-        where, args = [], []  # type: ignore[var-annotated]
+        where: list[str] = []
+        args: list[Any] = []
         if since:
             where.append("r.created_at >= ?")
             args.append(since)
@@ -569,7 +571,7 @@ class Store:
                    run_id, created_at) VALUES (?,?,?,?,?,?,?,?)
                    ON CONFLICT(idempotency_key) DO NOTHING""",
                 (
-                    "t_" + secrets.token_hex(5),
+                    task_id(idempotency_key),
                     title,
                     due,
                     source_id,
@@ -657,6 +659,12 @@ class Store:
 _RUN_SELECT = (
     "SELECT r.*, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id) AS step_count FROM runs r"
 )
+
+
+def task_id(idempotency_key: str) -> str:
+    """A task's id, derived from its key: the same key names the same task in any database,
+    so a resumed or replayed run shows the very ids an uncrashed one would."""
+    return "t_" + hashlib.sha256(idempotency_key.encode()).hexdigest()[:12]
 
 
 def _dump(value: Any) -> str:

@@ -132,7 +132,10 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
         source_id=args.get("source_id"),
         notes=args.get("notes"),
     )
-    return {"task": task.to_json(), "created": created}
+    # Only fields that do not depend on when or by which run the task was made, so that a
+    # resumed run sends the model exactly the bytes an uncrashed run would have sent.
+    keys = ("id", "title", "due", "status", "source_id", "notes", "idempotency_key")
+    return {"task": {k: task.to_json()[k] for k in keys}, "created": created}
 
 
 def _string(max_length: int, description: str) -> dict[str, Any]:

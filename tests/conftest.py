@@ -10,9 +10,17 @@ from dayflow.clock import FixedClock
 from dayflow.store import Store
 
 # Every variable that could point a test at a real key, model or database.
-_SCRUB = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "DAYFLOW_DB", "DAYFLOW_MODEL",
-          "DAYFLOW_TZ", "DAYFLOW_INBOX", "DAYFLOW_CALENDAR", "DAYFLOW_KILL_AT",
-          "DAYFLOW_DURABILITY")  # fmt: skip
+_SCRUB = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "DAYFLOW_DB",
+    "DAYFLOW_MODEL",
+    "DAYFLOW_TZ",
+    "DAYFLOW_INBOX",
+    "DAYFLOW_CALENDAR",
+    "DAYFLOW_KILL_AT",
+    "DAYFLOW_DURABILITY",
+)
 
 
 @pytest.fixture(autouse=True)

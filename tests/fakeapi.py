@@ -65,11 +65,26 @@ BLOCK_FIELDS = {
 }
 SAMPLING_FIELDS = ("temperature", "top_p", "top_k")  # gone in API version 2026-10-21
 TOP_LEVEL_FIELDS = {
-    "model", "max_tokens", "messages", "system", "tools", "tool_choice", "metadata",
-    "stop_sequences", "stream", "thinking", "cache_control", "container", "service_tier",
-    "output_config", "diagnostics", "inference_geo", "speed", "mcp_servers",
+    "model",
+    "max_tokens",
+    "messages",
+    "system",
+    "tools",
+    "tool_choice",
+    "metadata",
+    "stop_sequences",
+    "stream",
+    "thinking",
+    "cache_control",
+    "container",
+    "service_tier",
+    "output_config",
+    "diagnostics",
+    "inference_geo",
+    "speed",
+    "mcp_servers",
     "context_management",
-}  # fmt: skip
+}
 MAX_CACHE_BREAKPOINTS = 4
 
 

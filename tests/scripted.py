@@ -18,8 +18,12 @@ def text(t: str) -> dict[str, Any]:
 
 
 def tool_use(name: str, args: Any, use_id: str | None = None) -> dict[str, Any]:
-    return {"type": "tool_use", "id": use_id or f"toolu_s{next(_ids):04d}", "name": name,
-            "input": args}  # fmt: skip
+    return {
+        "type": "tool_use",
+        "id": use_id or f"toolu_s{next(_ids):04d}",
+        "name": name,
+        "input": args,
+    }
 
 
 def turn(
@@ -98,9 +102,9 @@ def seed_turns() -> list[ModelResponse]:
                 },
             ),
             usage=(2758, 535),
-        ),  # fmt: skip
+        ),
         turn(
             text("## Today\n- 13:00 Staff sync\n\n## One thing\n**Send edits to Sam.**"),
             usage=(3406, 582),
-        ),  # fmt: skip
+        ),
     ]

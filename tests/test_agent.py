@@ -161,9 +161,14 @@ def test_saved_effect_is_reused_not_executed_again(store: Store) -> None:
     store.begin_step(run.id, token, 1, turn(create, read), 1)
     # As if killed between the two tool calls: the first effect is saved, the second is not.
     store.save_effect(
-        run.id, token, 1, "toolu_a", "create_task",
-        lambda s: (json.dumps({"task": {"id": "t_x"}, "created": True}), False), "k1",
-    )  # fmt: skip
+        run.id,
+        token,
+        1,
+        "toolu_a",
+        "create_task",
+        lambda s: (json.dumps({"task": {"id": "t_x"}, "created": True}), False),
+        "k1",
+    )
     store.conn.execute("UPDATE runs SET lease_token = NULL WHERE id = ?", (run.id,))
     resume_run(Loop(store, ScriptedModel([turn(text("done"))])), store.get_run(run.id))
     kinds = [(e.kind, e.detail.get("tool")) for e in store.events(run.id)]
@@ -235,8 +240,12 @@ def test_two_hundred_tool_calls_in_one_turn_are_capped(store: Store) -> None:
 
 def test_task_cap_holds_across_turns(store: Store) -> None:
     def spam(start: int) -> Any:
-        return turn(*[tool_use("create_task", {"title": "t", "idempotency_key": f"k{start + i}"})
-                      for i in range(10)])  # fmt: skip
+        return turn(
+            *[
+                tool_use("create_task", {"title": "t", "idempotency_key": f"k{start + i}"})
+                for i in range(10)
+            ]
+        )
 
     model = ScriptedModel([spam(0), spam(10), spam(20), turn(text("brief"))])
     start_run(Loop(store, model), BriefOptions(brief_date=date(2026, 11, 5), task_cap=15))

@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from dayflow.cli import Deps, app
 from dayflow.clock import FixedClock
 from dayflow.providers.offline import OfflineModel
-from tests.scripted import ScriptedModel, seed_turns
 from tests.conftest import subprocess_env
+from tests.scripted import ScriptedModel, seed_turns
 
 runner = CliRunner()
 
@@ -72,7 +72,9 @@ def test_seed_scenario_crash_resume_and_tasks(cli: Harness) -> None:
     assert "    -> read_calendar({'range': 'today'})" in crashed.err
     assert "    -> read_tasks({'include_done': False})" in crashed.err
     assert "[step 2] stop=tool_use" in crashed.err
-    assert "create_task({'title': 'Send edits on partnership one-pager to Sam', ...})" in crashed.err
+    assert (
+        "create_task({'title': 'Send edits on partnership one-pager to Sam', ...})" in crashed.err
+    )
     assert crashed.err.rstrip().endswith("simulated crash after step 2")
 
     listed = cli("runs")
@@ -171,8 +173,15 @@ def test_show_prints_steps_events_and_brief(cli: Harness) -> None:
     run_id = json.loads(cli("runs", "--json").out)[0]["id"]
     res = cli("show", run_id)
     assert res.code == 0
-    for word in ("run_started", "run_resumed", "tool_executed", "step_committed", "new process",
-                 "read_inbox", "Brief"):  # fmt: skip
+    for word in (
+        "run_started",
+        "run_resumed",
+        "tool_executed",
+        "step_committed",
+        "new process",
+        "read_inbox",
+        "Brief",
+    ):
         assert word in res.out
     doc = json.loads(cli("show", run_id, "--json").out)
     assert [s["n"] for s in doc["steps"]] == [1, 2, 3]

@@ -176,7 +176,9 @@ def test_messages_are_sorted_newest_first_by_instant(tmp_path: Path) -> None:
 
 
 def test_bundled_messages_are_sorted_newest_first() -> None:
-    times = [dt.datetime.fromisoformat(m["received_at"]) for m in JsonInbox(None, ANCHOR).messages()]
+    times = [
+        dt.datetime.fromisoformat(m["received_at"]) for m in JsonInbox(None, ANCHOR).messages()
+    ]
     assert times == sorted(times, reverse=True)
 
 

@@ -119,9 +119,7 @@ def test_a_run_whose_process_died_is_interrupted_and_can_be_claimed(
         assert "lease_taken_over" in [e.kind for e in s.events(run.id)]
 
 
-def test_a_run_driven_by_a_live_process_cannot_be_claimed(
-    db_path: Path, clock: FixedClock
-) -> None:
+def test_a_run_driven_by_a_live_process_cannot_be_claimed(db_path: Path, clock: FixedClock) -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         live = Owner(child.pid, Owner.current().host, None)

@@ -33,13 +33,17 @@ MAX_NEW_TASKS = 5  # a brief, not a backlog: the rest still shows under "Needs a
 _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")  # fmt: skip
-_MON = r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"  # noqa: E501
+_MON = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
 _DOW = r"mon|tue(?:s)?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun"
 _DEADLINE = re.compile(
     r"\b(?:by|before|due(?:\s+(?:on|by))?|no later than|until)\s+(?P<when>"
     r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:day|week)|eod|cob|eow|today|tonight|tomorrow"
     r"|\d{4}-\d{2}-\d{2}"
-    rf"|(?:(?:next|this)\s+)?(?:{_DOW})(?:day)?\b\.?(?:,?\s+(?:(?:{_MON})\.?\s+\d{{1,2}}|\d{{1,2}}\s+(?:{_MON})))?"  # noqa: E501
+    rf"|(?:(?:next|this)\s+)?(?:{_DOW})(?:day)?\b\.?"  # a weekday, maybe with its date:
+    rf"(?:,?\s+(?:(?:{_MON})\.?\s+\d{{1,2}}|\d{{1,2}}\s+(?:{_MON})))?"
     rf"|(?:{_MON})\.?\s+\d{{1,2}}\b|\d{{1,2}}\s+(?:{_MON})\b)",
     re.IGNORECASE,
 )
@@ -47,8 +51,12 @@ _REQUEST = re.compile(
     r"\b(?:(?:could|can|would|will)\s+you(?:\s+please)?|(?:i\s+|we\s+)?need\s+you\s+to|please)\s+",
     re.IGNORECASE,
 )
-_ACTION_VERB = re.compile(r"\b(?:sign|approve|confirm|rsvp|submit|return|review|complete|renew)\b",
-                          re.IGNORECASE)  # fmt: skip
+# Only at the start of a sentence or after a colon: "Timesheets: submit yours by Friday" is a
+# request, "the review is due Friday" is not.
+_ACTION_VERB = re.compile(
+    r"(?:^|[:.!?;]\s+|:)\s*(?P<verb>(?:sign|approve|confirm|rsvp|submit|return|complete|renew)\b)",
+    re.IGNORECASE,
+)
 _NOT_A_REQUEST = re.compile(
     r"(?:find|see|note|allow|ignore|disregard|do not|don't|feel free|excuse|forgive|keep in mind"
     r"|be (?:aware|advised)|believe|imagine|let (?:me|us) know if you (?:have|need))\b",
@@ -89,7 +97,9 @@ class OfflineModel:
             content, stop_reason = [{"type": "text", "text": text}], "end_turn"
         out = estimate_tokens(content)
         usage = Usage(input_tokens=self.count_tokens(request), output_tokens=out)
-        return ModelResponse(content, stop_reason, usage, OFFLINE_MODEL, None, None, estimated=True)
+        return ModelResponse(
+            content, stop_reason, usage, model=OFFLINE_MODEL, request_id=None, estimated=True
+        )
 
     def count_tokens(self, request: ModelRequest) -> int:
         """Estimated input tokens of `request` (system, tools and messages)."""
@@ -124,7 +134,8 @@ def _reply(request: ModelRequest) -> tuple[list[Block], str]:
     offered = {t.get("name") for t in request.tools if isinstance(t, dict)}
     last = messages[-1] if messages else {}
     last_is_results = last.get("role") == "user" and bool(_blocks(last, "tool_result"))
-    if not calls and last.get("role") == "user":
+    fresh = last.get("role") == "user" and all(m.get("role") != "assistant" for m in messages)
+    if fresh:
         plan = [(name, args) for name, args in GATHER if name in offered]
         if plan:
             intro = "Let me look at your inbox, calendar and tasks."
@@ -145,6 +156,7 @@ def _with_tools(messages: list[Message], intro: str, plan: list[tuple[str, dict]
     blocks: list[Block] = [{"type": "text", "text": intro}]
     for name, args in plan:
         digest = hashlib.sha256(f"{history}#{len(blocks)}".encode()).hexdigest()
+        # A fresh input dict: a caller mutating the response must not reach GATHER.
         blocks.append({"type": "tool_use", "id": "toolu_off_" + digest[:20], "name": name,
                        "input": dict(args)})  # fmt: skip
     return blocks
@@ -175,7 +187,7 @@ def _calls(messages: list[Message]) -> list[_Call]:
     calls = []
     for message in messages:
         for block in _blocks(message, "tool_use") if message.get("role") == "assistant" else []:
-            args = block.get("input") if isinstance(block.get("input"), dict) else {}
+            args: dict[str, Any] = block["input"] if isinstance(block.get("input"), dict) else {}
             found = results.get(block.get("id"))
             result, error = None, None
             if found is None:
@@ -252,7 +264,7 @@ def _action(message: dict[str, Any]) -> _Action | None:
     match = _DEADLINE.search(snippet) or _DEADLINE.search(subject)
     received = _date_of(message.get("received_at"))
     due = _resolve(match.group("when"), received) if match and received else None
-    deadline = match.group(0) if match else None
+    deadline = match.group(0).rstrip(".") if match else None
     sender = _sender_name(name, local)
     for text in (snippet, subject):
         for req in _REQUEST.finditer(text):
@@ -263,7 +275,7 @@ def _action(message: dict[str, Any]) -> _Action | None:
                     return _Action(message, title, due, deadline)
         verb = _ACTION_VERB.search(text)
         if verb and match:
-            return _Action(message, _title(_clause(text[verb.start() :]), sender)
+            return _Action(message, _title(_clause(text[verb.start("verb") :]), sender)
                            or f"Reply to {sender}: {subject}", due, deadline)  # fmt: skip
     return None
 

@@ -1,0 +1,244 @@
+"""Real processes, real SIGKILLs, the real SDK against the loopback Messages API.
+
+Each child is `python -m dayflow ...` with `DAYFLOW_KILL_AT=POINT:STEP`, which makes the process
+SIGKILL itself at that point of that step: no `finally`, no atexit, nothing flushed. A fresh
+process then resumes the run, and the invariants are checked against an uncrashed baseline.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dayflow.models import KILL_POINTS
+from dayflow.providers.offline import OfflineModel
+from tests.conftest import subprocess_env
+from tests.fakeapi import FakeAPI, Reply, responder_from_client
+
+DATE = "2026-11-05"
+
+
+@dataclass
+class Outcome:
+    code: int
+    out: str
+    err: str
+
+
+def dayflow(db: Path, *args: str, api: FakeAPI | None = None, **env: str) -> Outcome:
+    extra = dict(env)
+    if api is not None:
+        extra.update(ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=api.base_url)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dayflow", *args],
+        env=subprocess_env(db, **extra),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return Outcome(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def api() -> Iterator[FakeAPI]:
+    with FakeAPI(responder=responder_from_client(OfflineModel())) as fake:
+        yield fake
+
+
+def _state(db: Path) -> dict[str, Any]:
+    conn = sqlite3.connect(db)
+    conn.row_factory = sqlite3.Row
+    run = conn.execute("SELECT * FROM runs").fetchone()
+    steps = conn.execute("SELECT * FROM steps ORDER BY n").fetchall()
+    tasks = [dict(r) for r in conn.execute("SELECT id, idempotency_key FROM tasks ORDER BY id")]
+    sums = {
+        col: sum(s[col] for s in steps)
+        for col in ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
+    }
+    state = {
+        "status": run["status"],
+        "final_text": run["final_text"],
+        "totals": {col: run[col] for col in sums},
+        "step_sums": sums,
+        "steps": [(s["n"], s["state"], s["stop_reason"]) for s in steps],
+        "tasks": tasks,
+        "events": [r[0] for r in conn.execute("SELECT kind FROM events ORDER BY seq")],
+    }
+    conn.close()
+    return state
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """An uncrashed run through the same API and model: what every crashed run must end as."""
+    db = tmp_path_factory.mktemp("baseline") / "dayflow.db"
+    with FakeAPI(responder=responder_from_client(OfflineModel())) as fake:
+        res = dayflow(db, "brief", "--date", DATE, api=fake)
+        assert res.code == 0, res.err
+        bodies = [r.body for r in fake.message_requests]
+    state = _state(db)
+    state["bodies"] = bodies
+    state["out"] = res.out
+    return state
+
+
+def test_sigkill_after_step_2_then_resume_in_a_new_process(tmp_path: Path) -> None:
+    """The issue's scenario with a real kill and the offline model: no duplicate task."""
+    db = tmp_path / "dayflow.db"
+    killed = dayflow(db, "brief", "-v", "--date", DATE, DAYFLOW_KILL_AT="after_complete:2")
+    assert killed.code == -signal.SIGKILL
+    assert "[step 2] stop=tool_use" in killed.err
+    runs = json.loads(dayflow(db, "runs", "--json").out)
+    assert [r["status"] for r in runs] == ["interrupted"] and runs[0]["steps"] == 2
+    before = json.loads(dayflow(db, "tasks", "--json").out)
+    resumed = dayflow(db, "resume", "-v")
+    assert resumed.code == 0, resumed.err
+    assert f"[resume {runs[0]['id']}] replaying 2 committed step(s)" in resumed.err
+    assert "[step 3] stop=end_turn" in resumed.err
+    after = json.loads(dayflow(db, "tasks", "--json").out)
+    assert after == before and len({t["idempotency_key"] for t in after}) == len(after)
+    assert json.loads(dayflow(db, "runs", "--json").out)[0]["status"] == "done"
+
+
+# Step 1 runs four reads; step 2 creates the tasks; step 3 writes the brief.
+MATRIX = [(point, step) for point in KILL_POINTS for step in (1, 2)] + [("before_pending", 3)]
+
+
+@pytest.mark.parametrize(("point", "step"), MATRIX, ids=[f"{p}-{s}" for p, s in MATRIX])
+def test_kill_at_every_point_then_resume_ends_as_the_uncrashed_run(
+    tmp_path: Path, api: FakeAPI, baseline: dict[str, Any], point: str, step: int
+) -> None:
+    db = tmp_path / "dayflow.db"
+    killed = dayflow(db, "brief", "--date", DATE, api=api, DAYFLOW_KILL_AT=f"{point}:{step}")
+    assert killed.code == -signal.SIGKILL, killed.err
+    paid_before_kill = len(api.message_requests)
+    resumed = dayflow(db, "resume", api=api)
+    assert resumed.code == 0, resumed.err
+    assert resumed.out == baseline["out"]
+
+    state = _state(db)
+    assert state["status"] == "done"
+    assert state["final_text"] == baseline["final_text"]
+    assert state["tasks"] == baseline["tasks"]  # same tasks, same ids, none twice
+    assert state["totals"] == state["step_sums"]  # totals equal the sum of the step rows
+    assert state["steps"] == baseline["steps"]
+    # Paid calls: the one in flight when killed before its write is paid again; nothing else.
+    repaid = 1 if point == "before_pending" else 0
+    assert len(api.message_requests) == len(baseline["bodies"]) + repaid
+    assert paid_before_kill == step
+    # What the resumed process sent is byte for byte what the uncrashed run sent.
+    sent = [r.body for r in api.message_requests]
+    assert sent[:paid_before_kill] == baseline["bodies"][:step]
+    assert sent[paid_before_kill:] == baseline["bodies"][step - repaid :]
+    # Reads and creates ran exactly once each over both processes.
+    executed = state["events"].count("tool_executed")
+    assert executed == baseline["events"].count("tool_executed")
+
+
+def test_kill_between_two_task_creations_creates_each_task_once(
+    tmp_path: Path, api: FakeAPI, baseline: dict[str, Any]
+) -> None:
+    db = tmp_path / "dayflow.db"
+    killed = dayflow(db, "brief", "--date", DATE, api=api, DAYFLOW_KILL_AT="between_tools:2")
+    assert killed.code == -signal.SIGKILL
+    partial = _state(db)
+    assert len(partial["tasks"]) == 1 and partial["steps"][-1][1] == "pending"
+    assert dayflow(db, "resume", api=api).code == 0
+    state = _state(db)
+    assert state["tasks"] == baseline["tasks"]
+    assert "tool_reused" in state["events"]
+
+
+def test_resume_through_the_sdk_continues_the_exact_conversation(
+    tmp_path: Path, api: FakeAPI, baseline: dict[str, Any]
+) -> None:
+    """The request on resume begins with exactly the messages sent and received before,
+    with the same system prompt, tools and model."""
+    db = tmp_path / "dayflow.db"
+    crashed = dayflow(db, "brief", "--date", DATE, "--crash-after", "2", api=api)
+    assert crashed.code == 70 and "simulated crash after step 2" in crashed.err
+    assert dayflow(db, "resume", api=api).code == 0
+    second, third = (r.json for r in api.message_requests[1:3])
+    assert third["system"] == second["system"] and third["tools"] == second["tools"]
+    assert third["model"] == second["model"] == "claude-haiku-5-5"
+    strip = _strip_cache
+    assert strip(third["messages"][: len(second["messages"])]) == strip(second["messages"])
+    assert api.rejected == []
+    assert api.message_requests[2].body == baseline["bodies"][2]
+
+
+def _strip_cache(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip_cache(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_strip_cache(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_n_processes_resuming_one_run_only_one_drives(tmp_path: Path, n: int) -> None:
+    db = tmp_path / "dayflow.db"
+    offline = responder_from_client(OfflineModel())
+
+    def slow(body: dict[str, Any]) -> Any:
+        item = offline(body)
+        return replace(item, delay=1.5) if isinstance(item, Reply) else item
+
+    with FakeAPI(responder=slow) as fake:
+        assert dayflow(db, "brief", "--date", DATE, "--crash-after", "1", api=fake).code == 70
+        env = subprocess_env(db, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake.base_url)
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "dayflow", "resume"],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(n)
+        ]
+        results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
+    drivers = [r for r in results if r[0] == 0 and "[resume " in r[2]]
+    assert len(drivers) == 1, results
+    for code, _out, err in results:
+        if (code, _out, err) in drivers:
+            continue
+        busy = code == 5 and "is being driven by pid" in err
+        late = code == 0 and "already done" in err  # arrived after the driver finished
+        assert busy or late, (code, err)
+    state = _state(db)
+    assert state["status"] == "done"
+    assert state["events"].count("run_resumed") == 1
+    assert [s[0] for s in state["steps"]] == [1, 2, 3]
+    assert len({t["idempotency_key"] for t in state["tasks"]}) == len(state["tasks"])
+
+
+def test_n_separate_briefs_on_one_file_all_finish(tmp_path: Path) -> None:
+    db = tmp_path / "dayflow.db"
+    dayflow(db, "runs")  # create the file once, as a user's first command would
+    env = subprocess_env(db)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "dayflow", "brief", "--date", DATE],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(8)
+    ]
+    results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
+    assert all(code == 0 for code, _, _ in results), [err for _, _, err in results]
+    runs = json.loads(dayflow(db, "runs", "--json").out)
+    assert len(runs) == 8 and {r["status"] for r in runs} == {"done"}
+    tasks = json.loads(dayflow(db, "tasks", "--json").out)
+    assert len(tasks) == len({t["idempotency_key"] for t in tasks})
