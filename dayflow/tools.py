@@ -81,6 +81,23 @@ def read_inbox(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     return {"messages": out}
 
 
+def read_message(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
+    for m in env.inbox.messages():
+        if m["id"] == args["id"]:
+            return {
+                "message": {
+                    "id": m["id"],
+                    "from": m["from"],
+                    "subject": m["subject"],
+                    "received_at": _local(m["received_at"], env.tz).isoformat(),
+                    "thread_id": m.get("thread_id"),
+                    "unread": bool(m.get("unread", False)),
+                    "body": m.get("body") or m.get("snippet", ""),
+                }
+            }
+    raise ToolError(f"no message with id {args['id']!r}; ids come from read_inbox")
+
+
 def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     first = env.brief_date
     last = first if args["range"] == "today" else first + timedelta(days=6)
@@ -163,6 +180,17 @@ TOOLS: dict[str, Tool] = {
                 "additionalProperties": False,
             },
             read_inbox,
+        ),
+        Tool(
+            "read_message",
+            "Read one message in full (read_inbox gives only a snippet).",
+            {
+                "type": "object",
+                "properties": {"id": _string(100, "The message id from read_inbox.")},
+                "required": ["id"],
+                "additionalProperties": False,
+            },
+            read_message,
         ),
         Tool(
             "read_calendar",
