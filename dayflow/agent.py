@@ -161,7 +161,7 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
             settings={"tz": options.tz, "inbox": options.inbox, "calendar": options.calendar},
         )
     )
-    return _drive(loop, run, token, resumed_from=None)
+    return drive(loop, run, token, resumed_from=None)
 
 
 def resume_run(
@@ -178,7 +178,7 @@ def resume_run(
         run.id, "run_resumed", {"pid": os.getpid(), "steps": run.steps, "tokens": run.usage.total}
     )
     loop.report(Note("resumed", {"run": run}))
-    return _drive(loop, run, token, resumed_from=run.steps)
+    return drive(loop, run, token, resumed_from=run.steps)
 
 
 def rebuild_messages(store: Store, run: Run) -> list[Message]:
@@ -199,7 +199,8 @@ class _Stop(Exception):
         self.status, self.reason, self.request_id = status, reason, request_id
 
 
-def _drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResult:
+def drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResult:
+    """Drive a run this process has claimed (`token`) from its committed steps to its end."""
     store = loop.store
     calls = 0
     try:
