@@ -115,6 +115,22 @@ MIGRATIONS: list[tuple[str, str]] = [
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        "0002_compactions",
+        """
+        CREATE TABLE compactions (
+            run_id                 TEXT NOT NULL REFERENCES runs(id),
+            seq                    INTEGER NOT NULL,
+            before_step            INTEGER NOT NULL,
+            through_step           INTEGER NOT NULL,
+            summary_json           TEXT NOT NULL,
+            tokens_before          INTEGER NOT NULL,
+            tokens_after           INTEGER NOT NULL,
+            created_at             TEXT NOT NULL,
+            PRIMARY KEY (run_id, seq)
+        ) WITHOUT ROWID;
+        """,
+    ),
 ]
 
 

@@ -406,12 +406,15 @@ class Store:
         ).fetchall()
         return [_step(r) for r in rows]
 
-    def iter_step_payloads(self, run_id: str) -> Iterator[tuple[str, str, str | None]]:
-        """(state, assistant JSON, tool results JSON) per step, in order: the rebuild path."""
+    def iter_step_payloads(
+        self, run_id: str, after: int = 0
+    ) -> Iterator[tuple[int, str, str, str | None]]:
+        """(n, state, assistant JSON, tool results JSON) of the steps after step `after`, in
+        order: the rebuild path."""
         yield from self.conn.execute(
-            "SELECT state, assistant_json, tool_results_json FROM steps "
-            "WHERE run_id = ? ORDER BY n",
-            (run_id,),
+            "SELECT n, state, assistant_json, tool_results_json FROM steps "
+            "WHERE run_id = ? AND n > ? ORDER BY n",
+            (run_id, after),
         )
 
     def begin_step(
@@ -499,6 +502,78 @@ class Store:
                     (final_text, now, now, run_id),
                 )
                 self.add_event(run_id, "run_finished", {"step": n})
+
+    # ----------------------------------------------------------------------- compaction
+
+    def add_compaction(
+        self,
+        run_id: str,
+        token: str,
+        *,
+        before_step: int,
+        through_step: int,
+        summary: Message,
+        tokens_before: int,
+        tokens_after: int,
+    ) -> None:
+        """Record that calls from `before_step` on send `summary` in place of steps
+        1..`through_step`. The step rows themselves are never touched."""
+        with self._tx():
+            self._renew(run_id, token)
+            self.conn.execute(
+                """INSERT INTO compactions (run_id, seq, before_step, through_step, summary_json,
+                   tokens_before, tokens_after, created_at)
+                   SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM compactions
+                   WHERE run_id = ?""",
+                (
+                    run_id,
+                    before_step,
+                    through_step,
+                    _dump(summary),
+                    tokens_before,
+                    tokens_after,
+                    self._now(),
+                    run_id,
+                ),
+            )
+            self.add_event(
+                run_id,
+                "compacted",
+                {
+                    "before_step": before_step,
+                    "through_step": through_step,
+                    "tokens_before": tokens_before,
+                    "tokens_after": tokens_after,
+                },
+            )
+
+    def latest_compaction(self, run_id: str) -> tuple[int, Message] | None:
+        """(through_step, summary message) of the run's newest compaction, if any."""
+        row = self.conn.execute(
+            "SELECT through_step, summary_json FROM compactions WHERE run_id = ? "
+            "ORDER BY seq DESC LIMIT 1",
+            (run_id,),
+        ).fetchone()
+        return None if row is None else (row[0], json.loads(row[1]))
+
+    def compactions(self, run_id: str) -> list[dict[str, Any]]:
+        rows = self.conn.execute(
+            "SELECT * FROM compactions WHERE run_id = ? ORDER BY seq", (run_id,)
+        )
+        return [
+            {
+                k: r[k]
+                for k in (
+                    "seq",
+                    "before_step",
+                    "through_step",
+                    "tokens_before",
+                    "tokens_after",
+                    "created_at",
+                )
+            }
+            for r in rows
+        ]
 
     # ---------------------------------------------------------------------- tool effects
 

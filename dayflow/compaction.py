@@ -1,0 +1,161 @@
+"""Compaction: keep long runs cheap without losing what was decided.
+
+Every call re-sends the whole history, so a run's cost grows with the square of its steps. Before
+a call whose estimated input passes a threshold, the loop replaces the old tool exchanges with
+one user turn labelled `Earlier in this run (compacted):` that keeps the *shape* of each
+exchange (which tool, which arguments, ok or which error, how many items, the ids of tasks
+created) and the assistant's own words, and drops the payloads (message bodies, event lists).
+
+Rules, each tested:
+- Below the threshold the list is returned unchanged.
+- The first user message (the job) and the last `keep_last` assistant/user pairs are never
+  touched, so the model's own latest move stays verbatim.
+- Whole exchanges are replaced, so every tool_use still has its tool_result right after it.
+- The summary is a *user* turn, labelled, so the model reads it as context it was given.
+
+Compaction is reversible: the step rows are never rewritten. The loop records which steps a
+compaction replaced and the summary text, so a resume rebuilds exactly the list the last call
+was sent, and `show` still prints the full history. The summariser is deterministic and makes
+no model call: compaction itself costs no tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from dayflow.models import Message
+
+LABEL = "Earlier in this run (compacted):"
+DEFAULT_COMPACT_AT = 12_000
+MAX_NOTE_CHARS = 600
+MAX_IDS_LISTED = 60
+_STEP_NUMBER = re.compile(r"^- step (\d+)", re.MULTILINE)
+
+
+def estimate_tokens(value: Any) -> int:
+    """A rough token count: a quarter of the characters of the compact JSON."""
+    return max(1, len(json.dumps(value, ensure_ascii=False, separators=(",", ":"))) // 4)
+
+
+def summarise_exchange(step: int, assistant: list[dict[str, Any]], results: list[Any]) -> str:
+    """One exchange as summary lines: the assistant's words and each tool call's outcome."""
+    lines: list[str] = []
+    for block in assistant:
+        if block.get("type") == "text" and block.get("text", "").strip():
+            note = " ".join(block["text"].split())
+            if len(note) > MAX_NOTE_CHARS:
+                note = note[: MAX_NOTE_CHARS - 1] + "…"
+            lines.append(f"- step {step}, assistant: {note}")
+    by_id = {r.get("tool_use_id"): r for r in results if isinstance(r, dict)}
+    for block in assistant:
+        if block.get("type") != "tool_use":
+            continue
+        args = json.dumps(block.get("input"), ensure_ascii=False, separators=(", ", ": "))
+        outcome = _outcome(block.get("name", ""), by_id.get(block.get("id")))
+        lines.append(f"- step {step}: {block.get('name')}({args}) -> {outcome}")
+    return "\n".join(lines) if lines else f"- step {step}: (no tool calls)"
+
+
+def _outcome(name: str, result: dict[str, Any] | None) -> str:
+    if result is None:
+        return "no result"
+    content = result.get("content")
+    if isinstance(content, list):
+        content = "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    text = content if isinstance(content, str) else ""
+    if result.get("is_error"):
+        message = " ".join(text.split())
+        return "error: " + (message[:300] + "…" if len(message) > 300 else message)
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        return f"ok, {len(text)} chars"
+    if not isinstance(payload, dict):
+        return "ok"
+    if name == "create_task" and isinstance(payload.get("task"), dict):
+        task = payload["task"]
+        verb = "created" if payload.get("created") else "already existed"
+        return f"ok, task {task.get('id')} {verb}: {json.dumps(task.get('title'))}"
+    for key, value in payload.items():
+        if isinstance(value, list):
+            ids = [str(item["id"]) for item in value if isinstance(item, dict) and "id" in item]
+            listed = ", ".join(ids[:MAX_IDS_LISTED]) + (", …" if len(ids) > MAX_IDS_LISTED else "")
+            return f"ok, {len(value)} {key}" + (f": {listed}" if ids else "")
+        if isinstance(value, dict) and "id" in value:
+            return f"ok, {key} {value['id']} read"
+    return "ok"
+
+
+def summary_message(exchanges: list[tuple[int, list[dict[str, Any]], list[Any]]]) -> Message:
+    """The labelled user turn that stands for `exchanges` (step, assistant, tool results)."""
+    body = "\n".join(summarise_exchange(n, a, r) for n, a, r in exchanges)
+    return {"role": "user", "content": [{"type": "text", "text": f"{LABEL}\n{body}"}]}
+
+
+def pairs(messages: list[Message]) -> list[tuple[Message, Message | None]]:
+    """The assistant turns after the job, each with the user turn that answers it (if any)."""
+    out: list[tuple[Message, Message | None]] = []
+    i = 1
+    while i < len(messages):
+        if messages[i]["role"] != "assistant":
+            i += 1
+            continue
+        nxt = messages[i + 1] if i + 1 < len(messages) else None
+        if nxt is not None and nxt["role"] == "user":
+            out.append((messages[i], nxt))
+            i += 2
+        else:
+            out.append((messages[i], None))
+            i += 1
+    return out
+
+
+def compact(
+    messages: list[Message], *, keep_last: int = 1, threshold_tokens: int = DEFAULT_COMPACT_AT
+) -> list[Message]:
+    """Replace the old exchanges of `messages` by a summary when it is over the threshold.
+
+    `messages` is [job, a1, u1, ..., aN, uN] (a turn may lack its user reply, e.g. pause_turn).
+    An already compacted list (job, summary, ...) is compacted again from its summary on.
+    """
+    if threshold_tokens <= 0 or estimate_tokens(messages) < threshold_tokens:
+        return messages
+    job, rest = messages[0], messages[1:]
+    previous: list[str] = []
+    offset = 0  # steps already summarised by an earlier compaction
+    if rest and rest[0]["role"] == "user" and _is_summary(rest[0]):
+        earlier = _summary_text(rest[0]).removeprefix(LABEL).strip("\n")
+        previous = [earlier]
+        offset = max((int(m) for m in _STEP_NUMBER.findall(earlier)), default=0)
+        rest = rest[1:]
+    exchanges = pairs([job, *rest])
+    if len(exchanges) <= keep_last:
+        return messages
+    old, recent = exchanges[: len(exchanges) - keep_last], exchanges[len(exchanges) - keep_last :]
+    lines = previous + [
+        summarise_exchange(offset + i + 1, a["content"], (u or {}).get("content") or [])
+        for i, (a, u) in enumerate(old)
+    ]
+    summary: Message = {
+        "role": "user",
+        "content": [{"type": "text", "text": LABEL + "\n" + "\n".join(lines)}],
+    }
+    tail: list[Message] = []
+    for a, u in recent:
+        tail.append(a)
+        if u is not None:
+            tail.append(u)
+    return [job, summary, *tail]
+
+
+def _is_summary(message: Message) -> bool:
+    return _summary_text(message).startswith(LABEL)
+
+
+def _summary_text(message: Message) -> str:
+    content = message.get("content")
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        return str(content[0].get("text", ""))
+    return content if isinstance(content, str) else ""

@@ -1,0 +1,238 @@
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dayflow.agent import BriefOptions, Hooks, Loop, rebuild_messages, resume_run, start_run
+from dayflow.compaction import LABEL, compact, estimate_tokens, pairs, summarise_exchange
+from dayflow.errors import SimulatedCrash
+from dayflow.models import Message
+from dayflow.store import Store
+from tests.scripted import ScriptedModel, text, tool_use, turn
+
+JOB: Message = {"role": "user", "content": "Prepare my daily brief for Thursday 2026-11-05."}
+
+
+def _exchange(i: int, payload: str = "x" * 400, error: bool = False) -> list[Message]:
+    use = {"type": "tool_use", "id": f"toolu_{i}", "name": "read_message", "input": {"id": f"m{i}"}}
+    result: dict[str, Any] = {"type": "tool_result", "tool_use_id": f"toolu_{i}"}
+    if error:
+        result |= {"content": "Error: no message with id", "is_error": True}
+    else:
+        result["content"] = json.dumps({"message": {"id": f"m{i}", "body": payload}})
+    return [
+        {"role": "assistant", "content": [{"type": "text", "text": f"Reading m{i}."}, use]},
+        {"role": "user", "content": [result]},
+    ]
+
+
+def _history(n: int, **kw: Any) -> list[Message]:
+    out = [JOB]
+    for i in range(1, n + 1):
+        out += _exchange(i, **kw)
+    return out
+
+
+def test_below_the_threshold_the_list_is_returned_unchanged() -> None:
+    history = _history(3)
+    assert compact(history, threshold_tokens=estimate_tokens(history) + 1) is history
+
+
+def test_zero_threshold_turns_compaction_off() -> None:
+    history = _history(30)
+    assert compact(history, threshold_tokens=0) is history
+
+
+def test_job_and_last_pair_are_untouched_and_the_summary_is_a_labelled_user_turn() -> None:
+    history = _history(10)
+    out = compact(history, keep_last=1, threshold_tokens=100)
+    assert out[0] is history[0]
+    assert out[-2:] == history[-2:]
+    summary = out[1]
+    assert summary["role"] == "user"
+    assert summary["content"][0]["text"].startswith(LABEL)
+    assert len(out) == 4
+    assert estimate_tokens(out) < estimate_tokens(history) / 3
+
+
+def test_summary_keeps_shape_and_drops_payloads() -> None:
+    history = _history(3, payload="SECRET BODY " * 50)
+    history += _exchange(4, error=True) + _exchange(5)
+    text_ = compact(history, threshold_tokens=10)[1]["content"][0]["text"]
+    assert 'read_message({"id": "m1"}) -> ok, message m1 read' in text_
+    assert "- step 4: read_message" in text_ and "error: Error: no message with id" in text_
+    assert "SECRET BODY" not in text_
+    assert "- step 1, assistant: Reading m1." in text_
+
+
+def test_created_task_ids_and_titles_survive() -> None:
+    use = tool_use("create_task", {"title": "Pay rent", "idempotency_key": "email:m9"}, "tu9")
+    result = {
+        "type": "tool_result",
+        "tool_use_id": "tu9",
+        "content": json.dumps({"task": {"id": "t_abc", "title": "Pay rent"}, "created": True}),
+    }
+    line = summarise_exchange(7, [use], [result])
+    assert line == (
+        '- step 7: create_task({"title": "Pay rent", "idempotency_key": "email:m9"})'
+        ' -> ok, task t_abc created: "Pay rent"'
+    )
+
+
+def test_compacting_a_compacted_list_keeps_earlier_lines_and_numbers() -> None:
+    once = compact(_history(5), threshold_tokens=10)
+    grown = once + _exchange(6) + _exchange(7)
+    twice = compact(grown, threshold_tokens=10)
+    body = twice[1]["content"][0]["text"]
+    assert body.count(LABEL) == 1
+    assert [ln.split(":")[0] for ln in body.splitlines() if ": read_message" in ln] == [
+        f"- step {i}" for i in range(1, 7)
+    ]
+
+
+def _valid_for_api(messages: list[Message]) -> bool:
+    """Every tool_use is answered by exactly its tool_results in the next user turn."""
+    if messages[0]["role"] != "user":
+        return False
+    for a, u in pairs(messages):
+        ids = [b["id"] for b in a["content"] if b.get("type") == "tool_use"]
+        if not ids:
+            continue
+        if u is None:
+            return False
+        got = [b.get("tool_use_id") for b in u["content"] if b.get("type") == "tool_result"]
+        if got != ids:
+            return False
+    return True
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> list[Message]:
+    out = [JOB]
+    for i in range(draw(st.integers(0, 25))):
+        k = draw(st.integers(0, 3))
+        uses = [
+            {
+                "type": "tool_use",
+                "id": f"t{i}_{j}",
+                "name": draw(
+                    st.sampled_from(["read_inbox", "read_message", "create_task", "nope"])
+                ),
+                "input": {"id": f"m{j}"},
+            }
+            for j in range(k)
+        ]
+        blocks = [{"type": "text", "text": draw(st.text(max_size=40))}] + uses
+        out.append({"role": "assistant", "content": blocks})
+        if uses:
+            out.append(
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": u["id"],
+                            "content": draw(
+                                st.sampled_from(['{"messages": []}', "Error: bad", "x" * 300])
+                            ),
+                            **({"is_error": True} if draw(st.booleans()) else {}),
+                        }
+                        for u in uses
+                    ],
+                }
+            )
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(histories(), st.integers(0, 3), st.integers(0, 4000))
+def test_compaction_rules_hold_for_any_history(
+    history: list[Message], keep_last: int, threshold: int
+) -> None:
+    out = compact(history, keep_last=keep_last, threshold_tokens=threshold)
+    assert out[0] == history[0]
+    assert _valid_for_api(out)
+    if out is history:
+        return
+    assert out[1]["content"][0]["text"].startswith(LABEL)
+    kept = 2 * keep_last  # the tail is the last keep_last exchanges, verbatim
+    tail = (
+        [m for a, u in pairs(history)[-keep_last:] for m in (a, u) if m is not None]
+        if keep_last
+        else []
+    )
+    assert out[2:] == tail
+    assert len(out[2:]) <= kept
+    # Idempotent in shape: compacting again never breaks pairing either.
+    assert _valid_for_api(compact(out, keep_last=keep_last, threshold_tokens=threshold))
+
+
+# -------------------------------------------------------------------------- in the loop
+
+
+def _reader_turns(n: int) -> list[Any]:
+    """A model that reads a big message per step, creates a task at step 3, errs at step 4."""
+    turns = []
+    for i in range(1, n + 1):
+        blocks = [text(f"Step {i}."), tool_use("read_inbox", {"limit": 50}, f"tu_{i}a")]
+        if i == 3:
+            args = {"title": "Pay rent", "idempotency_key": "k:1"}
+            blocks.append(tool_use("create_task", args, f"tu_{i}b"))
+        if i == 4:
+            blocks.append(tool_use("read_message", {"id": "nope"}, f"tu_{i}b"))
+        turns.append(turn(*blocks))
+    turns.append(turn(text("## Today\nDone.")))
+    return turns
+
+
+OPTS = BriefOptions(brief_date=date(2026, 11, 5), max_steps=30, compact_at=3000)
+
+
+def test_the_loop_compacts_and_the_model_still_sees_job_tasks_and_errors(store: Store) -> None:
+    model = ScriptedModel(_reader_turns(8))
+    result = start_run(Loop(store, model), OPTS)
+    assert result.run.status == "done"
+    compactions = store.compactions(result.run.id)
+    assert compactions, "compaction never fired"
+    last = model.requests[-1].messages
+    assert last[0] == result.run.user_msg
+    summary = last[1]["content"][0]["text"]
+    assert summary.startswith(LABEL)
+    task = store.list_tasks()[0]
+    assert f"task {task.id} created" in summary and "Pay rent" in summary
+    assert "no message with id 'nope'" in summary
+    # Later requests are far smaller than an uncompacted one.
+    assert estimate_tokens(last) < compactions[0]["tokens_before"]
+    # The step rows are untouched: every step keeps its full payloads.
+    assert len(store.steps(result.run.id)) == 9
+    assert all(s.tool_results for s in store.steps(result.run.id)[:8])
+
+
+def test_each_request_equals_the_rebuild_a_resume_would_send(store: Store, tmp_path: Any) -> None:
+    live = ScriptedModel(_reader_turns(8))
+    start_run(Loop(store, live), OPTS)
+    for k in range(1, 9):
+        other = Store(tmp_path / f"k{k}.db")
+        with pytest.raises(SimulatedCrash):
+            start_run(
+                Loop(other, ScriptedModel(_reader_turns(8)), hooks=Hooks(crash_after=k)), OPTS
+            )
+        run = other.list_runs()[0]
+        fresh = ScriptedModel(_reader_turns(8)[k:])
+        resume_run(Loop(other, fresh), run)
+        assert [r.messages for r in fresh.requests] == [r.messages for r in live.requests[k:]]
+        other.close()
+
+
+def test_compaction_off_sends_everything(store: Store) -> None:
+    model = ScriptedModel(_reader_turns(8))
+    opts = BriefOptions(brief_date=date(2026, 11, 5), max_steps=30, compact_at=0)
+    result = start_run(Loop(store, model), opts)
+    assert store.compactions(result.run.id) == []
+    assert rebuild_messages(store, result.run)[:-1] == model.requests[-1].messages
+    assert len(model.requests[-1].messages) == 1 + 2 * 8
