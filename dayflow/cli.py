@@ -21,6 +21,7 @@ from rich.console import Console
 from dayflow import config, render
 from dayflow.agent import BriefOptions, Hooks, Loop, Note, SourceFactory, json_sources
 from dayflow.clock import Clock, SystemClock
+from dayflow.compaction import DEFAULT_COMPACT_AT
 from dayflow.db import DatabaseError
 from dayflow.errors import (
     ConfigError,
@@ -30,6 +31,7 @@ from dayflow.errors import (
     UsageError,
 )
 from dayflow.models import DONE, RUN_STATUSES, Run
+from dayflow.pricing import Prices
 from dayflow.providers import OFFLINE_MODEL, ModelClient
 from dayflow.store import Store
 
@@ -178,9 +180,11 @@ class _Trace:
             )
 
 
-def _print_outcome(deps: Deps, run: Run, text: str | None, as_json: bool) -> None:
+def _print_outcome(
+    deps: Deps, run: Run, text: str | None, as_json: bool, prices: Prices | None = None
+) -> None:
     if as_json:
-        deps.out.print_json(json.dumps({"run": render.run_json(run), "brief": text}))
+        deps.out.print_json(json.dumps({"run": render.run_json(run, prices), "brief": text}))
     elif text is not None:
         deps.out.print(render.brief(text))
     if run.status != DONE:
@@ -211,6 +215,15 @@ def brief(
     budget: BudgetOpt = None,
     task_cap: Annotated[int, typer.Option(min=0, help="Most tasks one run may create.")] = 20,
     max_tokens: Annotated[int, typer.Option(min=1, help="Output tokens per call.")] = 4096,
+    compact_at: Annotated[
+        int,
+        typer.Option(
+            "--compact-at",
+            min=0,
+            metavar="TOKENS",
+            help="Compact old tool exchanges when a call's input passes this (0: never).",
+        ),
+    ] = DEFAULT_COMPACT_AT,
     resume_latest: Annotated[
         bool, typer.Option("--resume-latest", help="Continue today's unfinished run instead.")
     ] = False,
@@ -263,12 +276,13 @@ def brief(
                 budget=budget,
                 task_cap=task_cap,
                 max_tokens=max_tokens,
+                compact_at=compact_at,
                 inbox=settings.inbox,
                 calendar=settings.calendar,
             )
             with _closing(client):
                 result = start_run(loop, options)
-            _print_outcome(deps, result.run, result.text, as_json)
+            _print_outcome(deps, result.run, result.text, as_json, settings.prices)
 
 
 def _loop(
@@ -305,13 +319,13 @@ def _resume(
         deps.err.print(
             f"run {run.id} is already done; showing its brief (no model call)", markup=False
         )
-        _print_outcome(deps, run, run.final_text, as_json)
+        _print_outcome(deps, run, run.final_text, as_json, settings.prices)
         return
     client = deps.model_factory(run.model, settings)
     loop = _loop(deps, store, client, verbose, crash_after, settings)
     with _closing(client):
         result = resume_run(loop, run, max_steps=max_steps, budget=budget)
-    _print_outcome(deps, result.run, result.text, as_json)
+    _print_outcome(deps, result.run, result.text, as_json, settings.prices)
 
 
 @app.command()
@@ -367,12 +381,14 @@ def runs(
         with deps.store(settings) as store:
             found = store.list_runs(status=status, since=since_bound, limit=limit)
             if as_json:
-                deps.out.print_json(json.dumps([render.run_json(r) for r in found]))
+                deps.out.print_json(
+                    json.dumps([render.run_json(r, settings.prices) for r in found])
+                )
                 return
             if not found:
                 deps.err.print("no runs yet: `dayflow brief` starts one", markup=False)
                 return
-            deps.out.print(render.runs_table(found))
+            deps.out.print(render.runs_table(found, settings.prices))
             today = deps.clock.now().date().isoformat()
             for r in found:
                 if r.status != DONE and r.status != "running" and r.brief_date == today:
@@ -435,9 +451,11 @@ def show(
                 store.events(run.id),
             )
             if as_json:
-                deps.out.print_json(json.dumps(render.show_json(run, steps, effects, events)))
+                deps.out.print_json(
+                    json.dumps(render.show_json(run, steps, effects, events, settings.prices))
+                )
             else:
-                deps.out.print(render.show(run, steps, effects, events))
+                deps.out.print(render.show(run, steps, effects, events, settings.prices))
 
 
 @contextlib.contextmanager

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dayflow.errors import UsageError
 from dayflow.models import KILL_POINTS
+from dayflow.pricing import Prices, load_prices
 from dayflow.providers import DEFAULT_CLAUDE_MODEL, OFFLINE_MODEL
 
 
@@ -26,6 +27,7 @@ class Settings:
     calendar: str | None
     durability: str  # NORMAL | FULL
     kill_at: tuple[str, int] | None
+    prices: Prices
 
 
 def default_db_path(env: Mapping[str, str]) -> Path:
@@ -86,6 +88,7 @@ def load(
         calendar=_path_or_none(calendar or env.get("DAYFLOW_CALENDAR")),
         durability=durability,
         kill_at=_kill_at(env.get("DAYFLOW_KILL_AT")),
+        prices=load_prices(env.get("DAYFLOW_PRICES")),
     )
 
 

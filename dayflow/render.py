@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dayflow.models import Event, Run, Step, Task, ToolEffect, Usage
+from dayflow.pricing import PRICES, Prices, estimate_cost, format_cost
 
 STATUS_STYLE = {
     "running": "cyan",
@@ -46,9 +47,10 @@ def tokens(usage: Usage) -> str:
     return f"{usage.total_input}/{usage.output_tokens}"
 
 
-def runs_table(runs: list[Run]) -> Table:
+def runs_table(runs: list[Run], prices: Prices | None = None) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for col in ("run", "status", "date", "started", "steps", "tokens in/out", "model", "note"):
+    cols = ("run", "status", "date", "started", "steps", "tokens in/out", "cost", "model", "note")
+    for col in cols:
         table.add_column(col, no_wrap=col != "note", justify="right" if col == "steps" else "left")
     for r in runs:
         note = r.reason or ""
@@ -61,13 +63,14 @@ def runs_table(runs: list[Run]) -> Table:
             r.created_at.replace("+00:00", "Z"),
             str(r.steps),
             tokens(r.usage) + ("*" if r.estimated else ""),
+            format_cost(estimate_cost(r.model, r.usage, prices or PRICES)),
             r.model,
             note,
         )
     return table
 
 
-def run_json(r: Run) -> dict[str, Any]:
+def run_json(r: Run, prices: Prices | None = None) -> dict[str, Any]:
     return {
         "id": r.id,
         "status": r.status,
@@ -84,6 +87,7 @@ def run_json(r: Run) -> dict[str, Any]:
             "total_input": r.usage.total_input,
         },
         "tokens_estimated": r.estimated,
+        "estimated_cost_usd": estimate_cost(r.model, r.usage, prices or PRICES),
         "reason": r.reason,
         "request_id": r.request_id,
         "owner_pid": r.owner_pid if r.status == "running" else None,
@@ -105,7 +109,7 @@ def brief(text: str) -> Markdown:
     return Markdown(text)
 
 
-def run_header(r: Run) -> Table:
+def run_header(r: Run, prices: Prices | None = None) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column()
@@ -118,6 +122,7 @@ def run_header(r: Run) -> Table:
         ("finished", r.finished_at or "-"),
         ("steps", str(r.steps)),
         ("tokens", _usage_line(r.usage, r.estimated)),
+        ("cost", format_cost(estimate_cost(r.model, r.usage, prices or PRICES)) + " (estimate)"),
     ]
     if r.reason:
         rows.append(("reason", r.reason))
@@ -179,8 +184,18 @@ def events_table(events: list[Event]) -> Table:
     return table
 
 
-def show(r: Run, steps: list[Step], effects: list[ToolEffect], events: list[Event]) -> Group:
-    parts: list[RenderableType] = [run_header(r), Text(""), Text("Steps", style="bold underline")]
+def show(
+    r: Run,
+    steps: list[Step],
+    effects: list[ToolEffect],
+    events: list[Event],
+    prices: Prices | None = None,
+) -> Group:
+    parts: list[RenderableType] = [
+        run_header(r, prices),
+        Text(""),
+        Text("Steps", style="bold underline"),
+    ]
     parts += [steps_table(steps, effects), Text(""), Text("Events", style="bold underline")]
     parts.append(events_table(events))
     if r.final_text:
@@ -189,10 +204,14 @@ def show(r: Run, steps: list[Step], effects: list[ToolEffect], events: list[Even
 
 
 def show_json(
-    r: Run, steps: list[Step], effects: list[ToolEffect], events: list[Event]
+    r: Run,
+    steps: list[Step],
+    effects: list[ToolEffect],
+    events: list[Event],
+    prices: Prices | None = None,
 ) -> dict[str, Any]:
     return {
-        "run": run_json(r),
+        "run": run_json(r, prices),
         "brief": r.final_text,
         "steps": [
             {
