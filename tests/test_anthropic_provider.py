@@ -568,3 +568,20 @@ def test_importing_the_module_does_not_import_the_sdk() -> None:
 def test_make_client_passes_options_through(fake) -> None:
     with make_client("test", fake.base_url, max_retries=5, max_retry_wait=1.0) as client:
         assert (client.max_retries, client.max_retry_wait) == (5, 1.0)
+
+
+def test_the_previous_newest_turn_is_marked_so_the_history_is_read_from_cache() -> None:
+    use = {"type": "tool_use", "id": "tu1", "name": "read_inbox", "input": {"limit": 1}}
+    result = {"type": "tool_result", "tool_use_id": "tu1", "content": "{}"}
+    messages = [
+        {"role": "user", "content": "job"},
+        {"role": "assistant", "content": [use]},
+        {"role": "user", "content": [result]},
+        {"role": "assistant", "content": [dict(use, id="tu2")]},
+        {"role": "user", "content": [dict(result, tool_use_id="tu2")]},
+    ]
+    req = ModelRequest("claude-haiku-5-5", "sys", [], messages, 100)
+    sent = build_params(req)["messages"]
+    marked = [i for i, m in enumerate(sent) if "cache_control" in json.dumps(m)]
+    assert marked == [2, 4]
+    assert req.messages == messages and "cache_control" not in json.dumps(req.messages)

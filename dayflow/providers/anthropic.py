@@ -18,7 +18,9 @@ Prompt caching. Markers are added to a copy of the request, never to the caller'
 one on the system prompt (sent as a single text block), which caches the tools and the system
 together since the prefix order is tools, system, messages (on the last tool instead when there
 is no system prompt), and one on the last cacheable block of the last message, which moves
-forward with the conversation. At most 4 breakpoints are ever sent.
+forward with the conversation, plus one on the turn that was newest in the previous call, so
+the history is read back from the cache at exactly the point it was written. At most 4
+breakpoints are ever sent.
 
 Content blocks come back through `block.to_dict(mode="json")`: exactly the fields the API sent,
 which it accepts back verbatim; a bare `model_dump()` adds null fields that the API rejects.
@@ -187,6 +189,11 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
         params["tools"] = tools
     if messages and budget > 0:
         messages[-1] = _mark_last_block(messages[-1])
+        budget -= 1
+    # The previous call's newest turn (its cache write) is marked too, so this call reads the
+    # history back from the cache at exactly that point, however many blocks came after it.
+    if len(messages) >= 3 and messages[-3]["role"] == "user" and budget > 0:
+        messages[-3] = _mark_last_block(messages[-3])
     params["messages"] = messages
     return params
 
