@@ -242,3 +242,23 @@ def test_n_separate_briefs_on_one_file_all_finish(tmp_path: Path) -> None:
     assert len(runs) == 8 and {r["status"] for r in runs} == {"done"}
     tasks = json.loads(dayflow(db, "tasks", "--json").out)
     assert len(tasks) == len({t["idempotency_key"] for t in tasks})
+
+
+def test_budget_stops_at_the_same_total_across_a_kill_and_a_resume(tmp_path: Path) -> None:
+    budget = "6000"
+    clean_db, crash_db = tmp_path / "clean.db", tmp_path / "crash.db"
+    clean = dayflow(clean_db, "brief", "--date", DATE, "--budget", budget)
+    assert clean.code == 7 and "stopped by --budget 6000" in clean.err
+    killed = dayflow(
+        crash_db, "brief", "--date", DATE, "--budget", budget, DAYFLOW_KILL_AT="after_complete:1"
+    )
+    assert killed.code == -signal.SIGKILL
+    resumed = dayflow(crash_db, "resume")
+    assert resumed.code == 7 and "stopped by --budget 6000" in resumed.err
+    a, b = _state(clean_db), _state(crash_db)
+    assert a["status"] == b["status"] == "stopped"
+    assert a["totals"] == b["totals"] and a["steps"] == b["steps"]
+    assert sum(a["totals"].values()) <= 6000
+    # Raising the budget on resume finishes the run.
+    assert dayflow(crash_db, "resume", "--budget", "100000").code == 0
+    assert _state(crash_db)["status"] == "done"
