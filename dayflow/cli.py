@@ -30,15 +30,16 @@ from dayflow.errors import (
     SimulatedCrash,
     UsageError,
 )
-from dayflow.models import DONE, RUN_STATUSES, Run
+from dayflow.models import DONE, FAILED, RUN_STATUSES, Run
 from dayflow.pricing import Prices
 from dayflow.providers import OFFLINE_MODEL, ModelClient
 from dayflow.store import Store
 
 EXIT_CODES = """\
 Exit codes: 0 ok · 1 error · 2 bad usage · 3 no such run/task · 4 database or input file
-problem · 5 run busy in another process · 6 model/API failure (the run is resumable) · 7 run
-stopped by a guard (resumable) · 70 simulated crash · 130 interrupted."""
+problem · 5 run busy in another process · 6 the model failed: API error after retries or a
+refusal (resumable) · 7 run stopped by a guard or a cut-short answer (resumable) · 70 simulated
+crash · 130 interrupted."""
 
 app = typer.Typer(
     help="Dayflow: a daily-brief agent whose runs outlive their process.\n\n" + EXIT_CODES,
@@ -126,7 +127,11 @@ CrashOpt = Annotated[
         help="Test hook: exit as if crashed right after step N is committed.",
     ),
 ]
-MaxStepsOpt = Annotated[int | None, typer.Option("--max-steps", min=1, help="Most model calls.")]
+DEFAULT_MAX_STEPS = 40
+MaxStepsOpt = Annotated[
+    int | None,
+    typer.Option("--max-steps", min=1, help=f"Most model calls [new runs: {DEFAULT_MAX_STEPS}]."),
+]
 BudgetOpt = Annotated[
     int | None,
     typer.Option(
@@ -189,7 +194,7 @@ def _print_outcome(
         deps.out.print(render.brief(text))
     if run.status != DONE:
         deps.err.print(f"run {run.id} {run.status}: {run.reason}", markup=False, soft_wrap=True)
-        raise typer.Exit(7)
+        raise typer.Exit(6 if run.status == FAILED else 7)
 
 
 @app.command()
@@ -210,6 +215,13 @@ def brief(
     calendar: Annotated[
         Path | None, typer.Option(help="Calendar JSON [env DAYFLOW_CALENDAR].")
     ] = None,
+    sample: Annotated[
+        str,
+        typer.Option(
+            help="Bundled inbox when --inbox is not given: 'standard' (19 messages) or "
+            "'large' (69 long messages: a long run)."
+        ),
+    ] = "standard",
     db: DbOpt = None,
     max_steps: MaxStepsOpt = None,
     budget: BudgetOpt = None,
@@ -272,11 +284,12 @@ def brief(
                 brief_date=day,
                 tz=settings.tz,
                 model=settings.model,
-                max_steps=max_steps or 12,
+                max_steps=max_steps or DEFAULT_MAX_STEPS,
                 budget=budget,
                 task_cap=task_cap,
                 max_tokens=max_tokens,
                 compact_at=compact_at,
+                sample=sample,
                 inbox=settings.inbox,
                 calendar=settings.calendar,
             )
@@ -312,6 +325,7 @@ def _resume(
     crash_after: int | None,
     max_steps: int | None,
     budget: int | None,
+    max_tokens: int | None = None,
 ) -> None:
     from dayflow.agent import resume_run
 
@@ -324,7 +338,12 @@ def _resume(
     client = deps.model_factory(run.model, settings)
     loop = _loop(deps, store, client, verbose, crash_after, settings)
     with _closing(client):
-        result = resume_run(loop, run, max_steps=max_steps, budget=budget)
+        result = resume_run(loop, run, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
+    if result.finished_elsewhere:
+        deps.err.print(
+            f"run {run.id} was finished by another process meanwhile; it is already done",
+            markup=False,
+        )
     _print_outcome(deps, result.run, result.text, as_json, settings.prices)
 
 
@@ -337,6 +356,10 @@ def resume(
     db: DbOpt = None,
     max_steps: MaxStepsOpt = None,
     budget: BudgetOpt = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(min=1, help="Output tokens per call from now on (after a cut answer)."),
+    ] = None,
     verbose: VerboseOpt = False,
     as_json: JsonOpt = False,
     crash_after: CrashOpt = None,
@@ -355,7 +378,18 @@ def resume(
                         "nothing to resume: every run is done (see `dayflow runs`)"
                     )
                 run = found
-            _resume(deps, store, run, settings, verbose, as_json, crash_after, max_steps, budget)
+            _resume(
+                deps,
+                store,
+                run,
+                settings,
+                verbose,
+                as_json,
+                crash_after,
+                max_steps,
+                budget,
+                max_tokens,
+            )
 
 
 @app.command()
@@ -391,7 +425,7 @@ def runs(
             deps.out.print(render.runs_table(found, settings.prices))
             today = deps.clock.now().date().isoformat()
             for r in found:
-                if r.status != DONE and r.status != "running" and r.brief_date == today:
+                if r.resumable and r.brief_date == today and not r.pruned_at and not r.redacted_at:
                     deps.err.print(
                         f"run {r.id} is {r.status}: `dayflow resume {r.id}` continues it",
                         markup=False,
@@ -489,3 +523,6 @@ def main() -> None:
             file=sys.stderr,
         )
         sys.exit(1)
+
+
+from dayflow import cli_history  # noqa: E402,F401  (registers trace/fork/gc/doctor)

@@ -5,6 +5,7 @@
     ├── RunNotFound                   exit 3   unknown run id or prefix
     │   └── AmbiguousRunId            exit 3   a prefix that names several runs
     ├── NothingToResume               exit 3   no unfinished run to continue
+    │   └── RunPruned                 exit 3   a run gc pruned or redacted cannot continue
     ├── StoreError                    exit 4   not a Dayflow database, corrupt, newer schema
     ├── SourceError                   exit 4   a malformed or missing inbox / calendar file
     ├── RunBusy                       exit 5   another live process drives the run
@@ -40,6 +41,10 @@ class NothingToResume(DayflowError):
     exit_code = 3
 
 
+class RunPruned(NothingToResume):
+    """`gc` removed (or redacted) the payloads a resume or a fork would have to send again."""
+
+
 class StoreError(DayflowError):
     exit_code = 4
 
@@ -50,6 +55,10 @@ class SourceError(DayflowError):
 
 class RunBusy(DayflowError):
     exit_code = 5
+
+
+class RunAlreadyDone(RunBusy):
+    """Another process finished the run between our read and our claim."""
 
 
 class LeaseLost(DayflowError):

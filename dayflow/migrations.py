@@ -131,6 +131,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        # gc keeps a tombstone of each pruned run: the runs row stays (status, dates, token
+        # totals), its step rows stay with their payloads blanked, and these say when and how.
+        "0003_history",
+        """
+        ALTER TABLE runs ADD COLUMN pruned_at TEXT;
+        ALTER TABLE runs ADD COLUMN redacted_at TEXT;
+        """,
+    ),
 ]
 
 

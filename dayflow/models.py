@@ -111,6 +111,8 @@ class Run:
     settings: dict[str, Any] = field(default_factory=dict)
     parent_run_id: str | None = None
     forked_at_step: int | None = None
+    pruned_at: str | None = None  # set by `gc`: payloads gone, only the tombstone is left
+    redacted_at: str | None = None  # set by `gc --redact`: read tools' results blanked
 
     @property
     def finished(self) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
@@ -13,6 +13,9 @@ from rich.text import Text
 from dayflow.models import Event, Run, Step, Task, ToolEffect, Usage
 from dayflow.pricing import PRICES, Prices, estimate_cost, format_cost
 
+if TYPE_CHECKING:
+    from dayflow.history import DoctorReport
+
 STATUS_STYLE = {
     "running": "cyan",
     "interrupted": "yellow",
@@ -20,6 +23,12 @@ STATUS_STYLE = {
     "failed": "red",
     "stopped": "magenta",
 }
+
+
+def _add(table: Table, *cells: RenderableType) -> None:
+    """Add a row whose plain-string cells are shown literally: text from emails and tools may
+    hold `[...]`, which Rich would otherwise read as markup and drop."""
+    table.add_row(*(Text(c) if isinstance(c, str) else c for c in cells))
 
 
 def short_args(args: Any, width: int = 60) -> str:
@@ -51,12 +60,17 @@ def runs_table(runs: list[Run], prices: Prices | None = None) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     cols = ("run", "status", "date", "started", "steps", "tokens in/out", "cost", "model", "note")
     for col in cols:
-        table.add_column(col, no_wrap=col != "note", justify="right" if col == "steps" else "left")
+        table.add_column(
+            col, no_wrap=True, overflow="ellipsis", justify="right" if col == "steps" else "left"
+        )
     for r in runs:
         note = r.reason or ""
         if r.parent_run_id:
             note = f"fork of {r.parent_run_id}@{r.forked_at_step}" + (f"; {note}" if note else "")
-        table.add_row(
+        if r.pruned_at or r.redacted_at:
+            note = ("pruned" if r.pruned_at else "redacted") + (f"; {note}" if note else "")
+        _add(
+            table,
             r.id,
             Text(r.status, style=STATUS_STYLE.get(r.status, "")),
             r.brief_date,
@@ -93,6 +107,8 @@ def run_json(r: Run, prices: Prices | None = None) -> dict[str, Any]:
         "owner_pid": r.owner_pid if r.status == "running" else None,
         "parent_run_id": r.parent_run_id,
         "forked_at_step": r.forked_at_step,
+        "pruned_at": r.pruned_at,
+        "redacted_at": r.redacted_at,
     }
 
 
@@ -101,7 +117,7 @@ def tasks_table(tasks: list[Task]) -> Table:
     for col in ("id", "status", "due", "title", "key", "run"):
         table.add_column(col, no_wrap=col not in ("title",))
     for t in tasks:
-        table.add_row(t.id, t.status, t.due or "-", t.title, t.idempotency_key, t.run_id or "-")
+        _add(table, t.id, t.status, t.due or "-", t.title, t.idempotency_key, t.run_id or "-")
     return table
 
 
@@ -130,8 +146,12 @@ def run_header(r: Run, prices: Prices | None = None) -> Table:
         rows.append(("request id", r.request_id))
     if r.parent_run_id:
         rows.append(("forked from", f"{r.parent_run_id} at step {r.forked_at_step}"))
+    if r.pruned_at:
+        rows.append(("pruned", f"{r.pruned_at} by gc: payloads removed, tombstone kept"))
+    if r.redacted_at:
+        rows.append(("redacted", f"{r.redacted_at} by gc --redact: read results blanked"))
     for key, value in rows:
-        table.add_row(key, value)
+        _add(table, key, value)
     return table
 
 
@@ -157,7 +177,8 @@ def steps_table(steps: list[Step], effects: list[ToolEffect]) -> Table:
         for use in s.tool_uses():
             mark = "?" if use["id"] not in errors else ("error" if errors[use["id"]] else "ok")
             calls.append(f"{use.get('name')}({short_args(use.get('input'), 40)}) {mark}")
-        table.add_row(
+        _add(
+            table,
             str(s.n),
             s.state,
             s.stop_reason,
@@ -173,14 +194,17 @@ def events_table(events: list[Event]) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for col in ("#", "at", "pid", "event", "detail"):
         table.add_column(col, no_wrap=col != "detail")
-    last_pid = None
+    last_pid, last_kind = None, None
     for e in events:
-        # A restart boundary: another process took over, or the run was resumed.
-        if last_pid is not None and (e.pid != last_pid or e.kind == "run_resumed"):
-            table.add_row("", "", "", Text("── new process ──", style="dim"), "")
-        last_pid = e.pid
+        # A restart boundary: another process took over, or the run was resumed; a take-over
+        # followed by its resume is one boundary.
+        switched = last_pid is not None and e.pid != last_pid
+        resumed = e.kind == "run_resumed" and last_kind != "lease_taken_over"
+        if last_pid is not None and (switched or resumed):
+            _add(table, "", "", "", Text("── new process ──", style="dim"), "")
+        last_pid, last_kind = e.pid, e.kind
         detail = ", ".join(f"{k}={v}" for k, v in e.detail.items() if v is not None)
-        table.add_row(str(e.seq), e.at, str(e.pid), e.kind, detail)
+        _add(table, str(e.seq), e.at, str(e.pid), e.kind, detail)
     return table
 
 
@@ -250,3 +274,55 @@ def show_json(
 
 def dumps(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+# ---- history: gc, doctor
+
+
+def gc_table(runs: list[Run]) -> Table:
+    """The runs `gc` pruned or redacted (or would, on a dry run)."""
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for col in ("run", "status", "date", "started", "steps", "tokens in/out"):
+        table.add_column(col, no_wrap=True, justify="right" if col == "steps" else "left")
+    for r in runs:
+        _add(
+            table,
+            r.id,
+            Text(r.status, style=STATUS_STYLE.get(r.status, "")),
+            r.brief_date,
+            r.created_at.replace("+00:00", "Z"),
+            str(r.steps),
+            tokens(r.usage) + ("*" if r.estimated else ""),
+        )
+    return table
+
+
+SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+def doctor_report(report: DoctorReport) -> Group:
+    """`doctor`'s findings, each with the command that repairs it."""
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column()
+    _add(head, "database", report.database)
+    _add(head, "schema", report.schema or "-")
+    _add(head, "checked", ", ".join(report.checks))
+    parts: list[RenderableType] = [head, Text("")]
+    if not report.findings:
+        parts.append(Text("no problems found", style="green"))
+        return Group(*parts)
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for col in ("severity", "finding", "what", "repair"):
+        table.add_column(col, no_wrap=col in ("severity", "finding"))
+    for f in report.findings:
+        severity = "fixed" if f.fixed else f.severity
+        _add(
+            table,
+            Text(severity, style="green" if f.fixed else SEVERITY_STYLE.get(f.severity, "")),
+            f.code,
+            f.message,
+            "-" if f.fixed or not f.fix_command else f.fix_command,
+        )
+    parts.append(table)
+    return Group(*parts)

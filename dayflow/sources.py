@@ -45,6 +45,8 @@ from typing import Any, Protocol
 from dayflow.errors import SourceError
 
 SNIPPET_CHARS = 200
+SAMPLES = ("standard", "large")  # the bundled inboxes; the calendar is the same for both
+_SAMPLE_FILES = {"standard": "inbox.json", "large": "inbox_large.json"}
 
 
 class InboxSource(Protocol):
@@ -199,11 +201,21 @@ class _JsonFile:
 
 
 class JsonInbox(_JsonFile):
-    """Messages from a JSON file; `path=None` reads the bundled sample inbox."""
+    """Messages from a JSON file; `path=None` reads the bundled inbox named by `sample`.
+
+    `sample="standard"` is the 19-message inbox whose snippets settle everything; `"large"` is
+    69 messages with long bodies, threads and requests buried in them, for long runs.
+    """
 
     _list_key = "messages"
     _item_word = "message"
-    _bundled = "inbox.json"
+
+    def __init__(self, path: Path | None, brief_date: dt.date, *, sample: str = "standard") -> None:
+        if sample not in _SAMPLE_FILES:
+            choices = ", ".join(SAMPLES)
+            raise SourceError(f"unknown sample inbox {sample!r} (choose one of: {choices})")
+        super().__init__(path, brief_date)
+        self._bundled = _SAMPLE_FILES[sample]
 
     def messages(self) -> list[dict[str, Any]]:
         """All messages, newest first, as fresh copies."""

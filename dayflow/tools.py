@@ -8,6 +8,7 @@ task row and the saved result are written together or not at all.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -56,6 +57,8 @@ class Tool:
 
 
 MAX_TOOL_CALLS_PER_TURN = 25
+CAP_ERROR_PREFIX = "task cap reached"
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _local(iso_ts: str, tz: ZoneInfo) -> datetime:
@@ -130,6 +133,8 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     due = args.get("due")
     if due is not None:
         try:
+            if not _ISO_DATE.fullmatch(due):
+                raise ValueError(due)
             date.fromisoformat(due)
         except ValueError:
             raise ToolError(f"'due' must be a real date as YYYY-MM-DD, got {due!r}") from None
@@ -138,7 +143,7 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     exists = store.conn.execute("SELECT 1 FROM tasks WHERE idempotency_key = ?", (key,))
     if exists.fetchone() is None and store.count_tasks_created_by(env.run_id) >= env.task_cap:
         raise ToolError(
-            f"task cap reached: this run may create at most {env.task_cap} tasks; "
+            f"{CAP_ERROR_PREFIX}: this run may create at most {env.task_cap} tasks; "
             "no task was created"
         )
     task, created = store.create_task(

@@ -12,6 +12,7 @@ import pytest
 
 from dayflow.models import ModelRequest, ModelResponse
 from dayflow.providers.offline import OfflineModel, estimate_tokens
+from dayflow.providers.offline_reading import body_action, thread_key, triage
 from dayflow.sources import JsonCalendar, JsonInbox
 
 BRIEF = dt.date(2026, 11, 5)
@@ -468,6 +469,80 @@ def test_at_most_five_tasks_are_filed_per_run() -> None:
     assert len(_uses(responses[1])) == 5
     needs = _brief(responses[-1]).split("## Needs action")[1].split("##")[0]
     assert needs.count("\n- ") == 8
+
+
+# --- reading full messages (offline_reading) ---------------------------------------------------
+
+_LONG = "There is a lot going on this week, and here is the whole story in some detail. " * 3
+
+
+def _full(body: str, **fields: Any) -> dict[str, Any]:
+    """A message as read_message returns it."""
+    message = {
+        "id": "b1",
+        "from": "Rui Tanaka <rui@example.com>",
+        "subject": "Update",
+        "received_at": "2026-11-04T10:00:00+00:00",
+        "thread_id": None,
+        "unread": True,
+        "body": body,
+    }
+    return message | fields
+
+
+@pytest.mark.parametrize(
+    ("fields", "verdict"),
+    [
+        ({"snippet": "Could you sign the form by Friday? Thanks!"}, "settled"),
+        ({"snippet": _LONG[:150] + "..."}, "open"),  # unread, cut short
+        ({"snippet": _LONG[:150] + "...", "unread": False}, "skip"),  # read, no cue
+        ({"snippet": _LONG[:150] + "...", "unread": False, "subject": "Re: Update"}, "open"),
+        ({"snippet": "Could you review the plan? " + _LONG[:150] + "...", "unread": False}, "open"),
+        ({"snippet": "Could you sign the form by Friday? " + _LONG[:120] + "..."}, "settled"),
+        ({"snippet": "FYI: " + _LONG[:150] + "..."}, "skip"),
+        ({"snippet": _LONG[:150] + "...", "from": "Shop <no-reply@shop.example>"}, "skip"),
+        ({"snippet": "Lovely weather today."}, "skip"),  # the snippet is the whole message
+    ],
+)
+def test_triage_opens_only_messages_whose_snippet_does_not_settle_it(
+    fields: dict[str, Any], verdict: str
+) -> None:
+    action, wanted = triage(_inbox_message("x1", fields.pop("snippet"), **fields))
+    assert {(True, False): "settled", (False, True): "open", (False, False): "skip"}[
+        (action is not None, wanted)
+    ] == verdict
+
+
+def test_body_request_with_its_deadline_in_the_next_paragraph() -> None:
+    ask = "Could you book the room for our offsite?"
+    body = f"Hi Alex,\n\n{_LONG}\n\n{ask}\n\nIt has to be done by Monday."
+    action = body_action(_full(body))
+    assert action is not None and action.title == "Book room for offsite"
+    assert action.due == dt.date(2026, 11, 9) and action.deadline == "by Monday"
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "On Monday, Alex Morgan wrote:\nCould you send me the numbers by Friday?",
+        "> Could you send me the numbers by Friday?\n> Thanks",
+        "---------- Forwarded message ---------\nFrom: Lena\n\nCould you sign it by Friday?",
+        "-----Original Message-----\nCould you sign it by Friday?",
+        "--\nRui Tanaka\nPlease consider the environment before printing.",
+    ],
+)
+def test_quoted_forwarded_and_signature_text_is_not_a_request(tail: str) -> None:
+    assert body_action(_full(f"Hi Alex,\n\n{_LONG}\n\nThanks for everything.\n\n{tail}")) is None
+
+
+def test_a_read_message_from_an_automated_sender_is_not_a_request() -> None:
+    message = _full("Please confirm your appointment by Friday.", **{"from": "no-reply@x.example"})
+    assert body_action(message) is None
+
+
+def test_thread_key_ignores_reply_and_forward_prefixes() -> None:
+    assert thread_key("Re: Fwd: RE:  Lease renewal") == thread_key("lease renewal")
+    assert thread_key("Lease renewal") != thread_key("Lease renewal: parking")
 
 
 # --- usage, tokens, imports ---------------------------------------------------------------------

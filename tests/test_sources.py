@@ -10,6 +10,7 @@ import pytest
 
 from dayflow.errors import DayflowError, SourceError
 from dayflow.sources import (
+    SAMPLES,
     CalendarSource,
     InboxSource,
     JsonCalendar,
@@ -91,6 +92,52 @@ def test_bundled_calendar_has_at_least_four_events_on_the_anchor_date() -> None:
     events = JsonCalendar(None, ANCHOR).events()
     assert _start_dates(events).count(ANCHOR) >= 4
     assert max(_start_dates(events)) <= ANCHOR + dt.timedelta(days=6)
+
+
+# --- the sample inboxes -------------------------------------------------------------------------
+
+
+def test_samples_are_standard_and_large_and_standard_is_the_default() -> None:
+    assert SAMPLES == ("standard", "large")
+    assert (
+        JsonInbox(None, ANCHOR).messages() == JsonInbox(None, ANCHOR, sample="standard").messages()
+    )
+    assert JsonInbox(None, ANCHOR, sample="large").label == "inbox_large.json"
+
+
+def test_unknown_sample_is_a_source_error_listing_the_choices() -> None:
+    with pytest.raises(
+        SourceError, match=r"unknown sample inbox 'huge' \(choose one of: standard, large\)"
+    ):
+        JsonInbox(None, ANCHOR, sample="huge")
+
+
+def test_a_path_wins_over_the_sample(tmp_path: Path) -> None:
+    path = _write(tmp_path, [_message()])
+    assert [m["id"] for m in JsonInbox(path, ANCHOR, sample="large").messages()] == ["x1"]
+
+
+def test_large_sample_is_a_long_inbox_with_threads_and_long_bodies() -> None:
+    messages = JsonInbox(None, ANCHOR, sample="large").messages()
+    assert len(messages) >= 60
+    standard_ids = {m["id"] for m in JsonInbox(None, ANCHOR).messages()}
+    assert not standard_ids & {m["id"] for m in messages}  # task keys never collide
+    threads = [m["thread_id"] for m in messages if m["thread_id"]]
+    assert len(set(threads)) >= 5 and len(threads) - len(set(threads)) >= 6
+    long_bodies = [m for m in messages if m["body"].count("\n\n") >= 3 and len(m["body"]) > 400]
+    assert len(long_bodies) >= 30
+    assert sum("\n> " in m["body"] for m in messages) >= 5  # quoted reply chains
+    for message in messages:
+        assert len(message["snippet"]) <= 200
+        assert re.search(r"@[\w.-]+\.example>$", message["from"])
+    days = {dt.datetime.fromisoformat(m["received_at"]).date() for m in messages}
+    assert max(days) == ANCHOR and min(days) < ANCHOR - dt.timedelta(days=10)
+
+
+def test_large_sample_shifts_with_the_brief_date() -> None:
+    brief = dt.date(2027, 2, 11)
+    newest = JsonInbox(None, brief, sample="large").messages()[0]
+    assert newest["received_at"].startswith("2027-02-11")
 
 
 # --- anchor shifting ----------------------------------------------------------------------------

@@ -185,3 +185,14 @@ def test_latest_unfinished_skips_done_and_live_runs(store: Store) -> None:
     store.release(run.id, token, INTERRUPTED, "test")
     found = store.latest_unfinished()
     assert found is not None and found.id == run.id
+
+
+def test_a_finished_run_cannot_be_claimed_again(store: Store) -> None:
+    from dayflow.errors import RunAlreadyDone
+
+    run, token = store.create_run(_new_run())
+    store.begin_step(run.id, token, 1, turn(text("brief")), 1)
+    store.complete_step(run.id, token, 1, None, final_text="brief")
+    with pytest.raises(RunAlreadyDone):
+        store.claim(run.id)
+    assert store.get_run(run.id).status == "done"

@@ -192,7 +192,15 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
         budget -= 1
     # The previous call's newest turn (its cache write) is marked too, so this call reads the
     # history back from the cache at exactly that point, however many blocks came after it.
-    if len(messages) >= 3 and messages[-3]["role"] == "user" and budget > 0:
+    # (Not the job itself when it is a plain string: marking would turn it into a block, and
+    # the same message must go out in the same form in every request.)
+    previous = messages[-3] if len(messages) >= 3 else None
+    if (
+        previous
+        and previous["role"] == "user"
+        and isinstance(previous["content"], list)
+        and budget > 0
+    ):
         messages[-3] = _mark_last_block(messages[-3])
     params["messages"] = messages
     return params

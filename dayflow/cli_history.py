@@ -1,0 +1,277 @@
+"""The history commands: `trace`, `fork`, `gc`, `doctor`, registered on `dayflow.cli.app`.
+
+Options, wiring and output only; the work is in `dayflow.history` and `dayflow.timeline`.
+`cli.py` imports this module at its end, so the commands exist whenever the app does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from dayflow import history, render
+from dayflow.agent import Note
+from dayflow.cli import (
+    BudgetOpt,
+    CrashOpt,
+    DbOpt,
+    JsonOpt,
+    MaxStepsOpt,
+    VerboseOpt,
+    _closing,
+    _deps,
+    _errors,
+    _loop,
+    _parse_date,
+    _print_outcome,
+    app,
+)
+from dayflow.errors import StoreError, UsageError
+from dayflow.history import TRACE_FORMATS
+from dayflow.timeline import draw_timeline
+
+RunArg = Annotated[str, typer.Argument(help="Run id or a unique prefix.")]
+
+
+@app.command()
+def trace(
+    ctx: typer.Context,
+    run_id: RunArg,
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            metavar="jsonl|csv",
+            help="Export format [default: jsonl; nothing is exported when only --png is given].",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write the export here, not stdout."),
+    ] = None,
+    png: Annotated[
+        Path | None,
+        typer.Option(
+            "--png",
+            metavar="FILE",
+            help="Draw the run's timeline (one lane per process) as a PNG; needs the trace "
+            "extra: pip install 'dayflow[trace]'.",
+        ),
+    ] = None,
+    db: DbOpt = None,
+) -> None:
+    """Export a run's event log (JSON lines or CSV), or draw its timeline as a PNG."""
+    deps = _deps(ctx)
+    with _errors(deps):
+        if fmt is not None and fmt not in TRACE_FORMATS:
+            raise UsageError(f"--format must be one of {', '.join(TRACE_FORMATS)}")
+        settings = deps.settings(db=db)
+        with deps.store(settings) as store:
+            run = store.find_run(run_id)
+            events = store.events(run.id)
+        if png is not None:
+            _writing(png, lambda: draw_timeline(run.id, events, png))
+            deps.err.print(f"wrote the timeline of run {run.id} to {png}", markup=False)
+        if fmt is None and output is None and png is not None:
+            return
+        text = history.export_events(events, fmt or "jsonl")
+        if output is None:
+            deps.out.out(text, end="", highlight=False)
+            return
+        _writing(output, lambda: output.write_text(text, encoding="utf-8"))
+        deps.err.print(f"wrote {len(events)} events of run {run.id} to {output}", markup=False)
+
+
+def _writing(path: Path, write: Callable[[], object]) -> None:
+    try:
+        write()
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+@app.command()
+def fork(
+    ctx: typer.Context,
+    run_id: RunArg,
+    from_step: Annotated[
+        int,
+        typer.Option(
+            "--from-step",
+            min=0,
+            metavar="N",
+            help="Keep the first N committed steps (no model call is spent on them).",
+        ),
+    ],
+    model: Annotated[
+        str | None, typer.Option(help="Model for the new steps [default: the run's model].")
+    ] = None,
+    db: DbOpt = None,
+    max_steps: MaxStepsOpt = None,
+    budget: BudgetOpt = None,
+    verbose: VerboseOpt = False,
+    as_json: JsonOpt = False,
+    crash_after: CrashOpt = None,
+) -> None:
+    """Start a new run from the first N steps of RUN and continue it (maybe with another model).
+
+    The tasks those steps created are not created again; the new run records its parent and
+    the step it forked at (see `dayflow runs` and `dayflow show`)."""
+    deps = _deps(ctx)
+    with _errors(deps):
+        settings = deps.settings(db=db)
+        with deps.store(settings) as store:
+            parent = store.find_run(run_id)
+            # Refuse a bad fork point before a model (and maybe an API key) is needed.
+            history.check_fork_point(parent, store.steps(parent.id), from_step)
+            chosen = model or parent.model
+            client = deps.model_factory(chosen, settings)
+            loop = _loop(deps, store, client, verbose, crash_after, settings)
+            trace_note = loop.report
+
+            def report(note: Note) -> None:
+                if note.kind == "forked":
+                    deps.err.print(
+                        f"[fork {note.data['run'].id}] of run {parent.id} at step {from_step}: "
+                        f"{from_step} step(s) copied (no model call), continuing with {chosen}",
+                        markup=False,
+                    )
+                else:
+                    trace_note(note)
+
+            loop.report = report
+            with _closing(client):
+                result = history.fork_run(
+                    loop, parent, from_step, model=chosen, max_steps=max_steps, budget=budget
+                )
+            _print_outcome(deps, result.run, result.text, as_json, settings.prices)
+
+
+@app.command()
+def gc(
+    ctx: typer.Context,
+    before: Annotated[
+        str | None,
+        typer.Option(metavar="YYYY-MM-DD", help="Only runs started before this day."),
+    ] = None,
+    keep: Annotated[
+        int | None,
+        typer.Option(min=0, metavar="N", help="Always keep the N newest runs intact."),
+    ] = None,
+    redact: Annotated[
+        bool,
+        typer.Option(
+            "--redact",
+            help="Keep the steps but blank what the read tools returned (inbox, messages, "
+            "calendar). A redacted run can be shown, not resumed or forked.",
+        ),
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Say what would go; change nothing.")
+    ] = False,
+    include_interrupted: Annotated[
+        bool,
+        typer.Option(
+            "--include-interrupted",
+            help="Also prune interrupted runs (never one a live process drives).",
+        ),
+    ] = False,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Prune old finished runs to tombstones and reclaim the space (VACUUM).
+
+    A tombstone keeps the run's id, dates, status, token totals, step count and brief; the step
+    payloads and event details go. Tasks and their idempotency keys are never deleted, so no
+    later run re-creates a task a pruned run created. A pruned run cannot be resumed or forked.
+    """
+    deps = _deps(ctx)
+    with _errors(deps):
+        day = _parse_date(before) if before else None
+        settings = deps.settings(db=db)
+        with deps.store(settings) as store:
+            report = history.collect_garbage(
+                store,
+                before=day,
+                keep=keep,
+                redact=redact,
+                dry_run=dry_run,
+                unfinished=include_interrupted,
+            )
+        if as_json:
+            doc = {
+                "action": report.action,
+                "dry_run": report.dry_run,
+                "runs": [render.run_json(r, settings.prices) for r in report.runs],
+                "bytes_before": report.bytes_before,
+                "bytes_after": report.bytes_after,
+            }
+            deps.out.print_json(json.dumps(doc))
+            return
+        verb = {"prune": "pruned", "redact": "redacted"}[report.action]
+        if not report.runs:
+            deps.err.print(f"nothing to {report.action}", markup=False)
+            return
+        deps.out.print(render.gc_table(report.runs))
+        if report.dry_run:
+            deps.err.print(
+                f"dry run: would {report.action} {len(report.runs)} run(s); nothing changed",
+                markup=False,
+            )
+        else:
+            deps.err.print(
+                f"{verb} {len(report.runs)} run(s); database {_size(report.bytes_before)} -> "
+                f"{_size(report.bytes_after)}",
+                markup=False,
+            )
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024:.1f} KiB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MiB"
+
+
+@app.command()
+def doctor(
+    ctx: typer.Context,
+    fix: Annotated[
+        bool,
+        typer.Option(
+            "--fix",
+            help="Repair what is safe: release leases of dead processes, chmod 600 the files.",
+        ),
+    ] = False,
+    recompute_totals: Annotated[
+        str | None,
+        typer.Option(
+            "--recompute-totals",
+            metavar="RUN",
+            help="Set RUN's token totals to the sum of its steps (the old ones are logged).",
+        ),
+    ] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check the database: integrity, schema, run totals, tool results, leases, permissions.
+
+    Each finding comes with the command that repairs it. Exit 0 when healthy, 4 when problems
+    remain."""
+    deps = _deps(ctx)
+    with _errors(deps):
+        settings = deps.settings(db=db)
+        with deps.store(settings) as store:
+            first = [history.recompute_totals(store, recompute_totals)] if recompute_totals else []
+            report = history.diagnose(store, fix=fix)
+        report = replace(report, findings=first + report.findings)
+        if as_json:
+            deps.out.print_json(json.dumps(report.to_json()))
+        else:
+            deps.out.print(render.doctor_report(report))
+        problems = report.problems
+        if problems:
+            fixable = sum(f.fixable for f in problems)
+            hint = f"; `dayflow doctor --fix` repairs {fixable} of them" if fixable else ""
+            raise StoreError(f"{len(problems)} problem(s) remain{hint}")

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from dayflow import render
+from dayflow.models import Event, Task
+
+
+def _text(renderable: object) -> str:
+    out = io.StringIO()
+    Console(file=out, width=160, color_system=None).print(renderable)
+    return out.getvalue()
+
+
+def test_bracketed_text_from_emails_is_shown_literally() -> None:
+    task = Task("t_1", "[urgent] Pay [bold]rent[/bold]", None, "open", None, None, "k", None, "t")
+    assert "[urgent] Pay [bold]rent[/bold]" in _text(render.tasks_table([task]))
+
+
+def test_long_tool_arguments_are_cut_to_the_first_key() -> None:
+    args = {"title": "Send edits on partnership one-pager to Sam", "idempotency_key": "email:m12"}
+    line = render.tool_call_line("create_task", args)
+    assert (
+        line == "    -> create_task({'title': 'Send edits on partnership one-pager to Sam', ...})"
+    )
+    assert render.tool_call_line("read_inbox", {"limit": 20}) == "    -> read_inbox({'limit': 20})"
+
+
+def _event(seq: int, kind: str, pid: int) -> Event:
+    return Event("r", seq, kind, {}, pid, "host", "2026-11-05T07:30:00+00:00")
+
+
+def test_a_take_over_and_its_resume_are_one_restart_boundary() -> None:
+    events = [
+        _event(1, "run_started", 10),
+        _event(2, "step_committed", 10),
+        _event(3, "lease_taken_over", 20),
+        _event(4, "run_resumed", 20),
+        _event(5, "run_resumed", 20),  # resumed again in the same process (tests do this)
+    ]
+    assert _text(render.events_table(events)).count("new process") == 2
