@@ -28,9 +28,10 @@ from typing import Any
 from dayflow.models import Message
 
 LABEL = "Earlier in this run (compacted):"
-DEFAULT_COMPACT_AT = 12_000
+DEFAULT_COMPACT_AT = 6_000
 MAX_NOTE_CHARS = 600
 MAX_IDS_LISTED = 60
+MAX_LABEL_CHARS = 60
 _STEP_NUMBER = re.compile(r"^- step (\d+)", re.MULTILINE)
 
 
@@ -80,12 +81,25 @@ def _outcome(name: str, result: dict[str, Any] | None) -> str:
         return f"ok, task {task.get('id')} {verb}: {json.dumps(task.get('title'))}"
     for key, value in payload.items():
         if isinstance(value, list):
-            ids = [str(item["id"]) for item in value if isinstance(item, dict) and "id" in item]
-            listed = ", ".join(ids[:MAX_IDS_LISTED]) + (", …" if len(ids) > MAX_IDS_LISTED else "")
-            return f"ok, {len(value)} {key}" + (f": {listed}" if ids else "")
+            items = [_item_label(item) for item in value if isinstance(item, dict) and "id" in item]
+            more = len(items) > MAX_IDS_LISTED
+            listed = "; ".join(items[:MAX_IDS_LISTED]) + ("; …" if more else "")
+            return f"ok, {len(value)} {key}" + (f": {listed}" if items else "")
         if isinstance(value, dict) and "id" in value:
             return f"ok, {key} {value['id']} read"
     return "ok"
+
+
+def _item_label(item: dict[str, Any]) -> str:
+    """An item of a listing as its id and a short label (subject, or time and title): cheap,
+    and what a brief still needs once the payload is gone."""
+    label = str(item.get("subject") or item.get("title") or "")
+    if len(label) > MAX_LABEL_CHARS:
+        label = label[: MAX_LABEL_CHARS - 1] + "…"
+    start = item.get("start")
+    if isinstance(start, str) and len(start) >= 16:
+        label = f"{start[:10]} {start[11:16]} {label}"
+    return f"{item['id']} {json.dumps(label, ensure_ascii=False)}" if label else str(item["id"])
 
 
 def summary_message(exchanges: list[tuple[int, list[dict[str, Any]], list[Any]]]) -> Message:

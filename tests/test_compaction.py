@@ -236,3 +236,16 @@ def test_compaction_off_sends_everything(store: Store) -> None:
     assert store.compactions(result.run.id) == []
     assert rebuild_messages(store, result.run)[:-1] == model.requests[-1].messages
     assert len(model.requests[-1].messages) == 1 + 2 * 8
+
+
+def test_listings_keep_ids_with_subjects_and_event_times() -> None:
+    inbox = {"messages": [{"id": "m1", "subject": "Sign the lease", "from": "x"}]}
+    events = {"events": [{"id": "e1", "title": "Standup", "start": "2026-11-05T09:30:00+00:00"}]}
+    results = [
+        {"type": "tool_result", "tool_use_id": "a", "content": json.dumps(inbox)},
+        {"type": "tool_result", "tool_use_id": "b", "content": json.dumps(events)},
+    ]
+    uses = [tool_use("read_inbox", {"limit": 1}, "a"), tool_use("read_calendar", {}, "b")]
+    lines = summarise_exchange(1, uses, results).splitlines()
+    assert lines[0].endswith('-> ok, 1 messages: m1 "Sign the lease"')
+    assert lines[1].endswith('-> ok, 1 events: e1 "2026-11-05 09:30 Standup"')

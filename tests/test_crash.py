@@ -262,3 +262,27 @@ def test_budget_stops_at_the_same_total_across_a_kill_and_a_resume(tmp_path: Pat
     # Raising the budget on resume finishes the run.
     assert dayflow(crash_db, "resume", "--budget", "100000").code == 0
     assert _state(crash_db)["status"] == "done"
+
+
+def test_long_run_killed_after_a_compaction_resends_the_same_bytes(tmp_path: Path) -> None:
+    """SIGKILL the large-inbox run at a step after its first compaction; on resume every
+    request equals, byte for byte, the request the uncrashed run sent at that step."""
+    args = ("brief", "--date", DATE, "--sample", "large")
+    clean_db, crash_db = tmp_path / "clean.db", tmp_path / "crash.db"
+    with FakeAPI(responder=responder_from_client(OfflineModel())) as fake:
+        assert dayflow(clean_db, *args, api=fake).code == 0
+        clean = [r.body for r in fake.message_requests]
+    conn = sqlite3.connect(clean_db)
+    first = conn.execute("SELECT MIN(before_step) FROM compactions").fetchone()[0]
+    conn.close()
+    assert first is not None and len(clean) >= 30
+    kill_step = first + 1
+    with FakeAPI(responder=responder_from_client(OfflineModel())) as fake:
+        killed = dayflow(crash_db, *args, api=fake, DAYFLOW_KILL_AT=f"after_complete:{kill_step}")
+        assert killed.code == -signal.SIGKILL
+        assert dayflow(crash_db, "resume", api=fake).code == 0
+        sent = [r.body for r in fake.message_requests]
+    assert sent[:kill_step] == clean[:kill_step]
+    assert sent[kill_step:] == clean[kill_step:]  # the first resumed request included
+    assert _state(crash_db)["final_text"] == _state(clean_db)["final_text"]
+    assert _state(crash_db)["tasks"] == _state(clean_db)["tasks"]
