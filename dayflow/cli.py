@@ -486,7 +486,16 @@ def show(
             )
             if as_json:
                 deps.out.print_json(
-                    json.dumps(render.show_json(run, steps, effects, events, settings.prices))
+                    json.dumps(
+                        render.show_json(
+                            run,
+                            steps,
+                            effects,
+                            events,
+                            settings.prices,
+                            compactions=store.compactions(run.id),
+                        )
+                    )
                 )
             else:
                 deps.out.print(render.show(run, steps, effects, events, settings.prices))

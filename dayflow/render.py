@@ -233,10 +233,12 @@ def show_json(
     effects: list[ToolEffect],
     events: list[Event],
     prices: Prices | None = None,
+    compactions: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     return {
         "run": run_json(r, prices),
         "brief": r.final_text,
+        "compactions": compactions or [],
         "steps": [
             {
                 "n": s.n,

@@ -288,3 +288,14 @@ def test_help_runs_and_tasks_do_not_import_the_sdk(db_path: Path) -> None:
             timeout=60,
         )
         assert proc.returncode == 0, (args, proc.stderr)
+
+
+def test_show_json_lists_the_compactions_of_a_long_run(cli: Harness) -> None:
+    assert cli("brief", "--sample", "large", "--compact-at", "6000").code == 0
+    run_id = json.loads(cli("runs", "--json").out)[0]["id"]
+    doc = json.loads(cli("show", run_id, "--json").out)
+    assert doc["compactions"], "the large sample compacts at 6000 tokens"
+    first = doc["compactions"][0]
+    assert first["tokens_after"] < first["tokens_before"]
+    assert len(doc["steps"]) >= 30  # every step keeps its full payloads
+    assert "compacted" in cli("show", run_id).out
