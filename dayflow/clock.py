@@ -31,5 +31,6 @@ class FixedClock:
 
 
 def iso(dt: datetime) -> str:
-    """Aware UTC ISO-8601 with seconds, as stored in the database."""
-    return dt.astimezone(UTC).isoformat(timespec="seconds")
+    """Aware UTC ISO-8601 with milliseconds, as stored in the database (a step's events are
+    often within one second of each other; `trace` puts them on a real time axis)."""
+    return dt.astimezone(UTC).isoformat(timespec="milliseconds")

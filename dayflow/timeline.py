@@ -3,9 +3,9 @@
 matplotlib is an optional extra (`pip install 'dayflow[trace]'`), imported only when a picture
 is asked for, and drawn with the Agg canvas directly (no pyplot, no global backend state).
 
-Events are stored to the second, and a fast process logs dozens in one second; to keep them
-apart, the events of one second are spread evenly across it in their log order. The order on
-the axis is therefore always the order of the log. A restart boundary (another process takes
+Events are stored to the millisecond (to the second by databases written before that); events
+that share a timestamp are spread evenly across its resolution in their log order, so the order
+on the axis is always the order of the log. A restart boundary (another process takes
 the run over, or `run_resumed`) is a dashed vertical line.
 """
 
@@ -57,16 +57,18 @@ OTHER = Style("other event", "+", "#7f7f7f")
 
 
 def spread_times(events: list[Event]) -> list[float]:
-    """Seconds since the first event, the events of one second spread across it in order."""
+    """Seconds since the first event; events sharing a timestamp are spread across its
+    resolution (a millisecond, or a second for older rows) in log order."""
     if not events:
         return []
-    per_second = Counter(e.at for e in events)
+    per_stamp = Counter(e.at for e in events)
     start = datetime.fromisoformat(events[0].at)
     seen: Counter[str] = Counter()
     xs = []
     for e in events:
         base = (datetime.fromisoformat(e.at) - start).total_seconds()
-        xs.append(base + (seen[e.at] + 0.5) / per_second[e.at])
+        resolution = 0.001 if "." in e.at else 1.0
+        xs.append(base + resolution * (seen[e.at] + 0.5) / per_stamp[e.at])
         seen[e.at] += 1
     return xs
 
@@ -140,7 +142,7 @@ def draw_timeline(run_id: str, events: list[Event], path: Path) -> None:
         [f"pid {pid}" + (f"\n{host}" if len(hosts) > 1 else "") for pid, host in lanes],
     )
     ax.set_ylim(len(lanes) - 0.5, -0.6)
-    ax.set_xlabel("seconds since the run started (events within one second spread in log order)")
+    ax.set_xlabel("seconds since the run started")
     processes = "process" if len(lanes) == 1 else "processes"
     ax.set_title(f"run {run_id}: {len(events)} events, {len(lanes)} {processes}")
     ax.grid(axis="x", alpha=0.3)
