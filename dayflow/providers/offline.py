@@ -43,31 +43,33 @@ two that read again what was compacted away before it was needed (the calendar b
 the inbox listing and task list, together, if they went before the plan was written). Text taken
 from mail (titles, names) appears only inside the JSON of an entry, which the parser consumes
 whole, so a message cannot forge an entry.
+
+This module decides each turn; `offline_history` reads the conversation (tool calls, results and
+entries), `offline_brief` writes the brief and `offline_reading` holds the mail heuristics.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
-import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from dayflow.models import Block, Message, ModelRequest, ModelResponse, Usage
 from dayflow.providers import OFFLINE_MODEL
-from dayflow.providers.offline_reading import (
-    DAYS,
-    MONTHS,
-    Action,
-    body_action,
-    date_of,
-    parse_time,
-    snippet_action,
-    thread_key,
-    triage,
-    who,
+from dayflow.providers.offline_brief import _action_order, _actions, _brief
+from dayflow.providers.offline_history import COMPACTED as COMPACTED  # re-exported
+from dayflow.providers.offline_history import (
+    _blocks,
+    _Call,
+    _calls,
+    _is_summary,
+    _latest_list,
+    _Memory,
+    _named,
+    _remember,
 )
+from dayflow.providers.offline_reading import Action, body_action, thread_key, triage, who
 
 GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
     ("read_inbox", {"limit": 20}),
@@ -79,12 +81,8 @@ MAX_NEW_TASKS = 5  # a brief, not a backlog: the rest still shows under "Needs a
 MAX_RUN_TASKS = 10  # tasks found while reading are filed as found, up to this many per run
 FULL_LISTING = 50  # read_inbox's largest page
 READS_PER_TURN = 3  # one thread at a time, at most this many of its messages
-COMPACTED = "Earlier in this run (compacted):"
 NOTED = "Noted: "
 _PLAN_CHARS = 400  # a plan entry's JSON stays well under a summariser's line limit
-_ENTRY = re.compile(r"Noted: (plan|have|request|no request) ")
-_TOOL_LINE = re.compile(r"^\s*-\s*step\s+\d+\s*:\s*(?P<name>[A-Za-z_][\w.-]*)\(")
-_CREATED = re.compile(r"\btask (?P<id>\S+) (?P<verb>created|already existed)\b")
 
 
 def estimate_tokens(obj: object) -> int:
@@ -115,44 +113,6 @@ class OfflineModel:
         return estimate_tokens(
             {"system": request.system, "tools": request.tools, "messages": request.messages}
         )
-
-
-@dataclass(frozen=True)
-class _Call:
-    name: str
-    input: dict[str, Any]
-    result: Any  # the parsed JSON result, or None
-    error: str | None  # why there is no usable result, if so
-
-
-@dataclass(frozen=True)
-class _Created:
-    """One create_task call as the brief reports it."""
-
-    key: Any
-    title: str
-    task_id: str | None
-    existing: bool
-    error: str | None
-
-
-@dataclass
-class _Memory:
-    """What the run knows beyond the visible payloads: its own `Noted:` entries and its creates."""
-
-    compacted: bool = False
-    plan: list[list[str]] | None = None  # None until a plan entry is seen
-    have: set[str] = field(default_factory=set)
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    done: set[str] = field(default_factory=set)  # ids with a request or no-request entry
-    creates: list[_Created] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class _Need:
-    title: str
-    who: str
-    due: dt.date | None
 
 
 def _reply(request: ModelRequest) -> tuple[list[Block], str]:
@@ -327,164 +287,6 @@ def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-# --- reading the history ---------------------------------------------------------------------
-
-
-def _blocks(message: Message, kind: str) -> list[dict[str, Any]]:
-    content = message.get("content")
-    blocks = content if isinstance(content, list) else []
-    return [b for b in blocks if isinstance(b, dict) and b.get("type") == kind]
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
-    return ""
-
-
-def _calls(messages: list[Message]) -> list[_Call]:
-    results = {}
-    for message in messages:
-        if message.get("role") == "user":
-            results.update({b.get("tool_use_id"): b for b in _blocks(message, "tool_result")})
-    calls = []
-    for message in messages:
-        for block in _blocks(message, "tool_use") if message.get("role") == "assistant" else []:
-            args: dict[str, Any] = block["input"] if isinstance(block.get("input"), dict) else {}
-            found = results.get(block.get("id"))
-            result, error = None, None
-            if found is None:
-                error = "no result came back"
-            elif found.get("is_error"):
-                error = _text_of(found.get("content")).strip() or "unknown error"
-            else:
-                try:
-                    result = json.loads(_text_of(found.get("content")))
-                except ValueError:
-                    error = "the result was not valid JSON"
-            calls.append(_Call(str(block.get("name")), args, result, error))
-    return calls
-
-
-def _named(calls: list[_Call], name: str, **args: Any) -> list[_Call]:
-    return [
-        c for c in calls if c.name == name and all(c.input.get(k) == v for k, v in args.items())
-    ]
-
-
-def _latest_list(calls: list[_Call], name: str, key: str, **args: Any) -> tuple[list, str | None]:
-    """The list under `key` from the latest such call, or an error; ([], None) if never called."""
-    found = _named(calls, name, **args)
-    if not found:
-        return [], None
-    call = found[-1]
-    if call.error:
-        return [], call.error
-    items = call.result.get(key) if isinstance(call.result, dict) else None
-    if not isinstance(items, list):
-        return [], f"the result has no '{key}' list"
-    return [i for i in items if isinstance(i, dict)], None
-
-
-def _prompt(messages: list[Message]) -> tuple[dt.date | None, str | None]:
-    first = next((m for m in messages if m.get("role") == "user"), {})
-    text = _text_of(first.get("content"))
-    day = re.search(r"\b\d{4}-\d{2}-\d{2}\b", text)
-    zone = re.search(r"timezone is ([\w/+\-]+)", text)
-    return date_of(day.group(0) if day else None), zone.group(1) if zone else None
-
-
-def _is_summary(message: Message) -> bool:
-    return message.get("role") == "user" and any(
-        t.lstrip().startswith(COMPACTED) for t in _texts(message)
-    )
-
-
-def _texts(message: Message) -> list[str]:
-    content = message.get("content")
-    if isinstance(content, str):
-        return [content]
-    return [str(b.get("text", "")) for b in _blocks(message, "text")]
-
-
-def _remember(messages: list[Message], calls: list[_Call]) -> _Memory:
-    """The `Noted:` entries and create_task calls of the run, from its text and any summary."""
-    memory = _Memory()
-    for message in messages:
-        if message.get("role") == "assistant":
-            for text in _texts(message):
-                _read_entries(text, memory)
-        elif _is_summary(message):
-            memory.compacted = True
-            for text in _texts(message):
-                for line in text.splitlines():
-                    tool = _TOOL_LINE.match(line)
-                    if tool is None:
-                        _read_entries(line, memory)
-                    elif tool.group("name") == "create_task":
-                        _summarised_create(line[tool.end() :], memory)
-    memory.creates += _visible_creates(calls)
-    return memory
-
-
-def _visible_creates(calls: list[_Call]) -> list[_Created]:
-    out = []
-    for call in _named(calls, "create_task"):
-        task = call.result.get("task") if isinstance(call.result, dict) else None
-        task_id = task.get("id") if isinstance(task, dict) else None
-        existing = isinstance(call.result, dict) and call.result.get("created") is False
-        title = str(call.input.get("title", "(untitled)"))
-        out.append(
-            _Created(call.input.get("idempotency_key"), title, task_id, existing, call.error)
-        )
-    return out
-
-
-def _read_entries(text: str, memory: _Memory) -> None:
-    at = 0
-    while (found := _ENTRY.search(text, at)) is not None:
-        try:
-            value, end = json.JSONDecoder().raw_decode(text, found.end())
-        except ValueError:
-            at = found.end()
-            continue
-        at = end
-        kind = found.group(1)
-        if kind == "plan" and isinstance(value, list):
-            memory.plan = (memory.plan or []) + [
-                [str(i) for i in g] for g in value if isinstance(g, list)
-            ]
-        elif kind == "have" and isinstance(value, list):
-            memory.have |= {str(k) for k in value}
-        elif kind == "request" and isinstance(value, dict) and "id" in value:
-            memory.requests.append(value)
-            memory.done.add(str(value["id"]))
-        elif kind == "no request" and isinstance(value, list):
-            memory.done |= {str(i) for i in value}
-
-
-def _summarised_create(rest: str, memory: _Memory) -> None:
-    """One `create_task({...}) -> outcome` summary line, from just after the `(`."""
-    try:
-        args, end = json.JSONDecoder().raw_decode(rest)
-    except ValueError:
-        args, end = {}, 0
-    args = args if isinstance(args, dict) else {}
-    outcome = rest[end:].partition("->")[2].strip()
-    created = _CREATED.search(outcome)
-    error = None
-    if outcome.startswith("error"):
-        error = outcome.removeprefix("error").lstrip(": ").strip() or "unknown error"
-    elif outcome.startswith("no result"):
-        error = "no result came back"
-    title = str(args.get("title", "(untitled)"))
-    existing = bool(created and created.group("verb") == "already existed")
-    task_id = created.group("id") if created else None
-    memory.creates.append(_Created(args.get("idempotency_key"), title, task_id, existing, error))
-
-
 # --- deciding what needs action ----------------------------------------------------------------
 
 
@@ -501,16 +303,6 @@ def _pending(calls: list[_Call]) -> list[Action]:
     return [a for a in _actions(inbox) if a.key not in covered][:MAX_NEW_TASKS]
 
 
-def _actions(inbox: list[dict[str, Any]]) -> list[Action]:
-    found = [a for a in map(snippet_action, inbox) if a is not None]
-    found.sort(key=_action_order)
-    return found
-
-
-def _action_order(action: Action) -> tuple[dt.date, str, str]:
-    return action.due or dt.date.max, _sort_time(action.message.get("received_at")), action.key
-
-
 def _task_input(action: Action) -> dict[str, Any]:
     message = action.message
     notes = f'{who(message)} asked in "{message.get("subject", "")}"'
@@ -519,135 +311,3 @@ def _task_input(action: Action) -> dict[str, Any]:
     if action.due:
         args["due"] = action.due.isoformat()
     return args | {"source_id": str(message.get("id")), "notes": notes}
-
-
-# --- writing the brief ---------------------------------------------------------------------------
-
-
-def _brief(messages: list[Message], calls: list[_Call], memory: _Memory | None = None) -> str:
-    today, zone = _prompt(messages)
-    head = "# Daily brief"
-    if today:
-        head += f": {DAYS[today.weekday()]} {today.day} {MONTHS[today.month - 1]} {today.year}"
-    lines = [head, f"_Times in {zone}._" if zone else "", "", "## Today"]
-    today_events, today_error = _latest_list(calls, "read_calendar", "events", range="today")
-    week_events, week_error = _latest_list(calls, "read_calendar", "events", range="week")
-    if today_error:
-        lines.append(f"- _Could not read today's calendar: {today_error}_")
-    if (today_error or not _named(calls, "read_calendar", range="today")) and today:
-        # No usable "today" result (failed, never asked, compacted away): the week still has it.
-        today_events = [e for e in week_events if date_of(e.get("start")) == today]
-    if not _named(calls, "read_calendar"):
-        lines.append("- _The calendar was not read._")
-    for event in sorted(today_events, key=lambda e: _sort_time(e.get("start"))):
-        where = f" ({event['location']})" if event.get("location") else ""
-        times = f"{_hm(event.get('start'))}–{_hm(event.get('end'))}"
-        lines.append(f"- {times} {event.get('title', '(untitled)')}{where}")
-    if not today_events and not today_error and _named(calls, "read_calendar"):
-        lines.append("- Nothing on the calendar today.")
-
-    if memory is not None and memory.plan is not None:  # the reading flow remembers its finds
-        inbox_error, inbox_read, creates = None, True, memory.creates
-        found = list(enumerate(memory.requests))
-        found.sort(key=lambda p: (date_of(p[1].get("due")) or dt.date.max, p[0]))
-        needs = [
-            _Need(str(r.get("title")), str(r.get("from")), date_of(r.get("due"))) for _, r in found
-        ]
-    else:
-        inbox, inbox_error = _latest_list(calls, "read_inbox", "messages")
-        inbox_read, creates = bool(_named(calls, "read_inbox")), _visible_creates(calls)
-        needs = [_Need(a.title, who(a.message), a.due) for a in _actions(inbox)]
-    lines += ["", "## Needs action"]
-    if inbox_error:
-        lines.append(f"- _Could not read the inbox: {inbox_error}_")
-    elif not inbox_read:
-        lines.append("- _The inbox was not read._")
-    for need in needs:
-        lines.append(f"- {need.title} (from {need.who}, {_due_text(need.due, today)})")
-    if not needs and not inbox_error and inbox_read:
-        lines.append("- Nothing in the inbox needs you right now.")
-
-    _, tasks_error = _latest_list(calls, "read_tasks", "tasks")
-    lines += ["", "## Tasks created"]
-    lines += _task_lines(creates, tasks_error, bool(needs), inbox_error or not inbox_read)
-    lines += ["", "## This week"]
-    if week_error:
-        lines.append(f"- _Could not read this week's calendar: {week_error}_")
-    lines += _week_lines(week_events, today)
-    lines += ["", "## One thing", _one_thing(needs, today_events, today)]
-    return "\n".join(lines).replace("\n\n\n", "\n\n").strip() + "\n"
-
-
-def _task_lines(
-    creates: list[_Created], tasks_error: str | None, has_needs: bool, no_inbox: bool | str
-) -> list[str]:
-    lines = []
-    if tasks_error:
-        lines.append(f"- _Could not read your existing tasks: {tasks_error}_")
-    for c in creates:
-        ref = f" (`{c.task_id}`)" if c.task_id else ""
-        if c.error:
-            lines.append(f'- Could not create "{c.title}": {c.error}')
-        elif c.existing:
-            lines.append(f"- {c.title}: already on your list{ref}")
-        else:
-            lines.append(f"- {c.title}{ref}")
-    if not creates:
-        if no_inbox:
-            lines.append("- None: without the inbox there was nothing to file.")
-        elif has_needs:
-            lines.append("- None new: everything that needs action is already on your task list.")
-        else:
-            lines.append("- None: nothing in the inbox called for a task.")
-    return lines
-
-
-def _week_lines(events: list[dict], today: dt.date | None) -> list[str]:
-    days: dict[dt.date, list[str]] = {}
-    for event in sorted(events, key=lambda e: _sort_time(e.get("start"))):
-        day = date_of(event.get("start"))
-        if day is not None and (today is None or day > today):
-            days.setdefault(day, []).append(f"{_hm(event.get('start'))} {event.get('title')}")
-    lines = []
-    for day, items in sorted(days.items())[:6]:
-        more = f" (+{len(items) - 3} more)" if len(items) > 3 else ""
-        lines.append(f"- {_short_date(day)}: {', '.join(items[:3])}{more}")
-    return lines or ["- Nothing else on the calendar."]
-
-
-def _one_thing(needs: list[_Need], events: list[dict], today: dt.date | None) -> str:
-    if needs:
-        first = needs[0]  # already ordered by due date, then by when it arrived
-        due = f", {_due_text(first.due, today)}" if first.due else ""
-        return f"**{first.title}{due}.**"
-    if events:
-        first_event = min(events, key=lambda e: _sort_time(e.get("start")))
-        return f"**Be ready for {first_event.get('title')} at {_hm(first_event.get('start'))}.**"
-    return "**Nothing urgent: a clear day to get ahead.**"
-
-
-def _due_text(due: dt.date | None, today: dt.date | None) -> str:
-    if due is None:
-        return "no deadline given"
-    if today is not None and due == today:
-        return "due today"
-    if today is not None and due == today + dt.timedelta(days=1):
-        return "due tomorrow"
-    if today is not None and due < today:
-        return f"overdue since {_short_date(due)}"
-    return f"due {_short_date(due)}"
-
-
-def _sort_time(iso: object) -> str:
-    # Times arrive already in the reader's zone, so their wall-clock text orders them.
-    value = parse_time(iso)
-    return value.replace(tzinfo=None).isoformat() if value else "~"
-
-
-def _hm(iso: object) -> str:
-    value = parse_time(iso)
-    return f"{value.hour:02d}:{value.minute:02d}" if value else "?"
-
-
-def _short_date(day: dt.date) -> str:
-    return f"{DAYS[day.weekday()][:3]} {day.day} {MONTHS[day.month - 1][:3]}"

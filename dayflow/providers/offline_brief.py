@@ -1,0 +1,175 @@
+"""Writing the offline model's brief from what the run read and noted. `_actions` gives the
+"Needs action" order, which is also the order the plain flow files its tasks in.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from dayflow.models import Message
+from dayflow.providers.offline_history import (
+    _Call,
+    _Created,
+    _latest_list,
+    _Memory,
+    _named,
+    _prompt,
+    _visible_creates,
+)
+from dayflow.providers.offline_reading import (
+    DAYS,
+    MONTHS,
+    Action,
+    date_of,
+    parse_time,
+    snippet_action,
+    who,
+)
+
+
+@dataclass(frozen=True)
+class _Need:
+    title: str
+    who: str
+    due: dt.date | None
+
+
+def _actions(inbox: list[dict[str, Any]]) -> list[Action]:
+    found = [a for a in map(snippet_action, inbox) if a is not None]
+    found.sort(key=_action_order)
+    return found
+
+
+def _action_order(action: Action) -> tuple[dt.date, str, str]:
+    return action.due or dt.date.max, _sort_time(action.message.get("received_at")), action.key
+
+
+def _brief(messages: list[Message], calls: list[_Call], memory: _Memory | None = None) -> str:
+    today, zone = _prompt(messages)
+    head = "# Daily brief"
+    if today:
+        head += f": {DAYS[today.weekday()]} {today.day} {MONTHS[today.month - 1]} {today.year}"
+    lines = [head, f"_Times in {zone}._" if zone else "", "", "## Today"]
+    today_events, today_error = _latest_list(calls, "read_calendar", "events", range="today")
+    week_events, week_error = _latest_list(calls, "read_calendar", "events", range="week")
+    if today_error:
+        lines.append(f"- _Could not read today's calendar: {today_error}_")
+    if (today_error or not _named(calls, "read_calendar", range="today")) and today:
+        # No usable "today" result (failed, never asked, compacted away): the week still has it.
+        today_events = [e for e in week_events if date_of(e.get("start")) == today]
+    if not _named(calls, "read_calendar"):
+        lines.append("- _The calendar was not read._")
+    for event in sorted(today_events, key=lambda e: _sort_time(e.get("start"))):
+        where = f" ({event['location']})" if event.get("location") else ""
+        times = f"{_hm(event.get('start'))}–{_hm(event.get('end'))}"
+        lines.append(f"- {times} {event.get('title', '(untitled)')}{where}")
+    if not today_events and not today_error and _named(calls, "read_calendar"):
+        lines.append("- Nothing on the calendar today.")
+
+    if memory is not None and memory.plan is not None:  # the reading flow remembers its finds
+        inbox_error, inbox_read, creates = None, True, memory.creates
+        found = list(enumerate(memory.requests))
+        found.sort(key=lambda p: (date_of(p[1].get("due")) or dt.date.max, p[0]))
+        needs = [
+            _Need(str(r.get("title")), str(r.get("from")), date_of(r.get("due"))) for _, r in found
+        ]
+    else:
+        inbox, inbox_error = _latest_list(calls, "read_inbox", "messages")
+        inbox_read, creates = bool(_named(calls, "read_inbox")), _visible_creates(calls)
+        needs = [_Need(a.title, who(a.message), a.due) for a in _actions(inbox)]
+    lines += ["", "## Needs action"]
+    if inbox_error:
+        lines.append(f"- _Could not read the inbox: {inbox_error}_")
+    elif not inbox_read:
+        lines.append("- _The inbox was not read._")
+    for need in needs:
+        lines.append(f"- {need.title} (from {need.who}, {_due_text(need.due, today)})")
+    if not needs and not inbox_error and inbox_read:
+        lines.append("- Nothing in the inbox needs you right now.")
+
+    _, tasks_error = _latest_list(calls, "read_tasks", "tasks")
+    lines += ["", "## Tasks created"]
+    lines += _task_lines(creates, tasks_error, bool(needs), inbox_error or not inbox_read)
+    lines += ["", "## This week"]
+    if week_error:
+        lines.append(f"- _Could not read this week's calendar: {week_error}_")
+    lines += _week_lines(week_events, today)
+    lines += ["", "## One thing", _one_thing(needs, today_events, today)]
+    return "\n".join(lines).replace("\n\n\n", "\n\n").strip() + "\n"
+
+
+def _task_lines(
+    creates: list[_Created], tasks_error: str | None, has_needs: bool, no_inbox: bool | str
+) -> list[str]:
+    lines = []
+    if tasks_error:
+        lines.append(f"- _Could not read your existing tasks: {tasks_error}_")
+    for c in creates:
+        ref = f" (`{c.task_id}`)" if c.task_id else ""
+        if c.error:
+            lines.append(f'- Could not create "{c.title}": {c.error}')
+        elif c.existing:
+            lines.append(f"- {c.title}: already on your list{ref}")
+        else:
+            lines.append(f"- {c.title}{ref}")
+    if not creates:
+        if no_inbox:
+            lines.append("- None: without the inbox there was nothing to file.")
+        elif has_needs:
+            lines.append("- None new: everything that needs action is already on your task list.")
+        else:
+            lines.append("- None: nothing in the inbox called for a task.")
+    return lines
+
+
+def _week_lines(events: list[dict], today: dt.date | None) -> list[str]:
+    days: dict[dt.date, list[str]] = {}
+    for event in sorted(events, key=lambda e: _sort_time(e.get("start"))):
+        day = date_of(event.get("start"))
+        if day is not None and (today is None or day > today):
+            days.setdefault(day, []).append(f"{_hm(event.get('start'))} {event.get('title')}")
+    lines = []
+    for day, items in sorted(days.items())[:6]:
+        more = f" (+{len(items) - 3} more)" if len(items) > 3 else ""
+        lines.append(f"- {_short_date(day)}: {', '.join(items[:3])}{more}")
+    return lines or ["- Nothing else on the calendar."]
+
+
+def _one_thing(needs: list[_Need], events: list[dict], today: dt.date | None) -> str:
+    if needs:
+        first = needs[0]  # already ordered by due date, then by when it arrived
+        due = f", {_due_text(first.due, today)}" if first.due else ""
+        return f"**{first.title}{due}.**"
+    if events:
+        first_event = min(events, key=lambda e: _sort_time(e.get("start")))
+        return f"**Be ready for {first_event.get('title')} at {_hm(first_event.get('start'))}.**"
+    return "**Nothing urgent: a clear day to get ahead.**"
+
+
+def _due_text(due: dt.date | None, today: dt.date | None) -> str:
+    if due is None:
+        return "no deadline given"
+    if today is not None and due == today:
+        return "due today"
+    if today is not None and due == today + dt.timedelta(days=1):
+        return "due tomorrow"
+    if today is not None and due < today:
+        return f"overdue since {_short_date(due)}"
+    return f"due {_short_date(due)}"
+
+
+def _sort_time(iso: object) -> str:
+    # Times arrive already in the reader's zone, so their wall-clock text orders them.
+    value = parse_time(iso)
+    return value.replace(tzinfo=None).isoformat() if value else "~"
+
+
+def _hm(iso: object) -> str:
+    value = parse_time(iso)
+    return f"{value.hour:02d}:{value.minute:02d}" if value else "?"
+
+
+def _short_date(day: dt.date) -> str:
+    return f"{DAYS[day.weekday()][:3]} {day.day} {MONTHS[day.month - 1][:3]}"

@@ -1,0 +1,206 @@
+"""Reading the offline model's conversation: its tool calls with their results, and the
+`Noted:` entries and create_task calls it finds in its own text or in a compacted summary
+(the protocol is described in `dayflow.providers.offline`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from dayflow.models import Message
+from dayflow.providers.offline_reading import date_of
+
+COMPACTED = "Earlier in this run (compacted):"
+_ENTRY = re.compile(r"Noted: (plan|have|request|no request) ")
+_TOOL_LINE = re.compile(r"^\s*-\s*step\s+\d+\s*:\s*(?P<name>[A-Za-z_][\w.-]*)\(")
+_CREATED = re.compile(r"\btask (?P<id>\S+) (?P<verb>created|already existed)\b")
+
+
+@dataclass(frozen=True)
+class _Call:
+    name: str
+    input: dict[str, Any]
+    result: Any  # the parsed JSON result, or None
+    error: str | None  # why there is no usable result, if so
+
+
+@dataclass(frozen=True)
+class _Created:
+    """One create_task call as the brief reports it."""
+
+    key: Any
+    title: str
+    task_id: str | None
+    existing: bool
+    error: str | None
+
+
+@dataclass
+class _Memory:
+    """What the run knows beyond the visible payloads: its own `Noted:` entries and its creates."""
+
+    compacted: bool = False
+    plan: list[list[str]] | None = None  # None until a plan entry is seen
+    have: set[str] = field(default_factory=set)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    done: set[str] = field(default_factory=set)  # ids with a request or no-request entry
+    creates: list[_Created] = field(default_factory=list)
+
+
+def _blocks(message: Message, kind: str) -> list[dict[str, Any]]:
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    return [b for b in blocks if isinstance(b, dict) and b.get("type") == kind]
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return ""
+
+
+def _calls(messages: list[Message]) -> list[_Call]:
+    results = {}
+    for message in messages:
+        if message.get("role") == "user":
+            results.update({b.get("tool_use_id"): b for b in _blocks(message, "tool_result")})
+    calls = []
+    for message in messages:
+        for block in _blocks(message, "tool_use") if message.get("role") == "assistant" else []:
+            args: dict[str, Any] = block["input"] if isinstance(block.get("input"), dict) else {}
+            found = results.get(block.get("id"))
+            result, error = None, None
+            if found is None:
+                error = "no result came back"
+            elif found.get("is_error"):
+                error = _text_of(found.get("content")).strip() or "unknown error"
+            else:
+                try:
+                    result = json.loads(_text_of(found.get("content")))
+                except ValueError:
+                    error = "the result was not valid JSON"
+            calls.append(_Call(str(block.get("name")), args, result, error))
+    return calls
+
+
+def _named(calls: list[_Call], name: str, **args: Any) -> list[_Call]:
+    return [
+        c for c in calls if c.name == name and all(c.input.get(k) == v for k, v in args.items())
+    ]
+
+
+def _latest_list(calls: list[_Call], name: str, key: str, **args: Any) -> tuple[list, str | None]:
+    """The list under `key` from the latest such call, or an error; ([], None) if never called."""
+    found = _named(calls, name, **args)
+    if not found:
+        return [], None
+    call = found[-1]
+    if call.error:
+        return [], call.error
+    items = call.result.get(key) if isinstance(call.result, dict) else None
+    if not isinstance(items, list):
+        return [], f"the result has no '{key}' list"
+    return [i for i in items if isinstance(i, dict)], None
+
+
+def _prompt(messages: list[Message]) -> tuple[dt.date | None, str | None]:
+    first = next((m for m in messages if m.get("role") == "user"), {})
+    text = _text_of(first.get("content"))
+    day = re.search(r"\b\d{4}-\d{2}-\d{2}\b", text)
+    zone = re.search(r"timezone is ([\w/+\-]+)", text)
+    return date_of(day.group(0) if day else None), zone.group(1) if zone else None
+
+
+def _is_summary(message: Message) -> bool:
+    return message.get("role") == "user" and any(
+        t.lstrip().startswith(COMPACTED) for t in _texts(message)
+    )
+
+
+def _texts(message: Message) -> list[str]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [content]
+    return [str(b.get("text", "")) for b in _blocks(message, "text")]
+
+
+def _remember(messages: list[Message], calls: list[_Call]) -> _Memory:
+    """The `Noted:` entries and create_task calls of the run, from its text and any summary."""
+    memory = _Memory()
+    for message in messages:
+        if message.get("role") == "assistant":
+            for text in _texts(message):
+                _read_entries(text, memory)
+        elif _is_summary(message):
+            memory.compacted = True
+            for text in _texts(message):
+                for line in text.splitlines():
+                    tool = _TOOL_LINE.match(line)
+                    if tool is None:
+                        _read_entries(line, memory)
+                    elif tool.group("name") == "create_task":
+                        _summarised_create(line[tool.end() :], memory)
+    memory.creates += _visible_creates(calls)
+    return memory
+
+
+def _visible_creates(calls: list[_Call]) -> list[_Created]:
+    out = []
+    for call in _named(calls, "create_task"):
+        task = call.result.get("task") if isinstance(call.result, dict) else None
+        task_id = task.get("id") if isinstance(task, dict) else None
+        existing = isinstance(call.result, dict) and call.result.get("created") is False
+        title = str(call.input.get("title", "(untitled)"))
+        out.append(
+            _Created(call.input.get("idempotency_key"), title, task_id, existing, call.error)
+        )
+    return out
+
+
+def _read_entries(text: str, memory: _Memory) -> None:
+    at = 0
+    while (found := _ENTRY.search(text, at)) is not None:
+        try:
+            value, end = json.JSONDecoder().raw_decode(text, found.end())
+        except ValueError:
+            at = found.end()
+            continue
+        at = end
+        kind = found.group(1)
+        if kind == "plan" and isinstance(value, list):
+            memory.plan = (memory.plan or []) + [
+                [str(i) for i in g] for g in value if isinstance(g, list)
+            ]
+        elif kind == "have" and isinstance(value, list):
+            memory.have |= {str(k) for k in value}
+        elif kind == "request" and isinstance(value, dict) and "id" in value:
+            memory.requests.append(value)
+            memory.done.add(str(value["id"]))
+        elif kind == "no request" and isinstance(value, list):
+            memory.done |= {str(i) for i in value}
+
+
+def _summarised_create(rest: str, memory: _Memory) -> None:
+    """One `create_task({...}) -> outcome` summary line, from just after the `(`."""
+    try:
+        args, end = json.JSONDecoder().raw_decode(rest)
+    except ValueError:
+        args, end = {}, 0
+    args = args if isinstance(args, dict) else {}
+    outcome = rest[end:].partition("->")[2].strip()
+    created = _CREATED.search(outcome)
+    error = None
+    if outcome.startswith("error"):
+        error = outcome.removeprefix("error").lstrip(": ").strip() or "unknown error"
+    elif outcome.startswith("no result"):
+        error = "no result came back"
+    title = str(args.get("title", "(untitled)"))
+    existing = bool(created and created.group("verb") == "already existed")
+    task_id = created.group("id") if created else None
+    memory.creates.append(_Created(args.get("idempotency_key"), title, task_id, existing, error))

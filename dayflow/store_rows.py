@@ -1,0 +1,114 @@
+"""How rows become the plain dataclasses the store returns, and how values are stored."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from dayflow.models import Run, Step, Task, ToolEffect, Usage
+
+_RUN_SELECT = (
+    "SELECT r.*, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id) AS step_count FROM runs r"
+)
+
+
+def _dump(value: Any) -> str:
+    # Compact and key-order preserving: the stored text is what goes back on the wire.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _like_prefix(prefix: str) -> str:
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "%"
+
+
+def _run_row(row: sqlite3.Row, status: str) -> Run:
+    """The run in `row` (selected with `_RUN_SELECT`), showing `status` as its status."""
+    return Run(
+        id=row["id"],
+        status=status,
+        stored_status=row["status"],
+        model=row["model"],
+        brief_date=row["brief_date"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        finished_at=row["finished_at"],
+        system=row["system"],
+        tools=json.loads(row["tools_json"]),
+        user_msg=json.loads(row["user_msg_json"]),
+        max_tokens=row["max_tokens"],
+        max_steps=row["max_steps"],
+        budget=row["budget"],
+        task_cap=row["task_cap"],
+        steps=row["step_count"],
+        usage=Usage(
+            row["input_tokens"],
+            row["output_tokens"],
+            row["cache_creation_tokens"],
+            row["cache_read_tokens"],
+        ),
+        model_calls=row["step_count"],
+        final_text=row["final_text"],
+        reason=row["reason"],
+        request_id=row["request_id"],
+        estimated=bool(row["estimated"]),
+        owner_pid=row["owner_pid"],
+        owner_host=row["owner_host"],
+        lease_expires_at=row["lease_expires_at"],
+        version=row["version"],
+        settings=json.loads(row["settings_json"]),
+        parent_run_id=row["parent_run_id"],
+        forked_at_step=row["forked_at_step"],
+        pruned_at=row["pruned_at"],
+        redacted_at=row["redacted_at"],
+    )
+
+
+def _step(r: sqlite3.Row) -> Step:
+    return Step(
+        run_id=r["run_id"],
+        n=r["n"],
+        state=r["state"],
+        stop_reason=r["stop_reason"],
+        assistant=json.loads(r["assistant_json"]),
+        tool_results=None if r["tool_results_json"] is None else json.loads(r["tool_results_json"]),
+        usage=Usage(
+            r["input_tokens"],
+            r["output_tokens"],
+            r["cache_creation_tokens"],
+            r["cache_read_tokens"],
+        ),
+        request_id=r["request_id"],
+        duration_ms=r["duration_ms"],
+        pid=r["pid"],
+        created_at=r["created_at"],
+        completed_at=r["completed_at"],
+    )
+
+
+def _effect(r: sqlite3.Row) -> ToolEffect:
+    return ToolEffect(
+        r["run_id"],
+        r["tool_use_id"],
+        r["step_n"],
+        r["tool_name"],
+        r["content"],
+        bool(r["is_error"]),
+        r["created_at"],
+    )
+
+
+def _task(r: sqlite3.Row) -> Task:
+    return Task(
+        id=r["id"],
+        title=r["title"],
+        due=r["due"],
+        status=r["status"],
+        source_id=r["source_id"],
+        notes=r["notes"],
+        idempotency_key=r["idempotency_key"],
+        run_id=r["run_id"],
+        created_at=r["created_at"],
+        done_at=r["done_at"],
+    )
