@@ -242,11 +242,10 @@ def drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResu
     calls = 0
     try:
         messages = rebuild_messages(store, run)
-        steps = store.steps(run.id)
-        n = steps[-1].n if steps else 0
+        last = store.last_step(run.id)
+        n = last.n if last else 0
         text: str | None = None
-        if steps and steps[-1].state == PENDING:
-            last = steps[-1]
+        if last is not None and last.state == PENDING:
             details = _stop_details_of(store, run.id, last.n)
             text = _settle(
                 loop,

@@ -9,10 +9,13 @@ or network call):
   (creating a task) when there is one: a kill either leaves neither or both, and a resume reuses
   the saved result instead of running the tool again.
 - `complete_step` commits the step's tool results (or, for the last turn, the brief and the run's
-  end) once they are all assembled.
+  end) once they are all assembled. From then on the results live in the step row only: a
+  successful effect keeps its name, key and ok flag, its content blanked in the same
+  transaction (each result is stored once); an error keeps its (short) message.
 
-Every write made by a driver carries its lease token and renews the lease in the same
-transaction; a write whose token no longer owns the run raises `LeaseLost` and changes nothing.
+Every write made by a driver carries its lease token, checked in the same transaction (and
+the lease renewed by the writes of the step itself); a write whose token no longer owns the run
+raises `LeaseLost` and changes nothing.
 A run's driver is alive if its lease is unexpired and, on this host, its process still exists.
 
 `Store` is built in layers, one concept a module: `store_runs` (the runs table, leases and the
@@ -27,7 +30,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from dayflow.errors import AmbiguousRunId, RunNotFound, StoreError
+from dayflow.errors import AmbiguousRunId, LeaseLost, RunNotFound, StoreError
 from dayflow.models import (
     COMPLETE,
     DISCARDED,
@@ -82,6 +85,13 @@ class Store(HistoryMixin):
         ).fetchall()
         return [_step(r) for r in rows]
 
+    def last_step(self, run_id: str) -> Step | None:
+        """The run's newest step (one seek, whatever the length of the run)."""
+        row = self.conn.execute(
+            "SELECT * FROM steps WHERE run_id = ? ORDER BY n DESC LIMIT 1", (run_id,)
+        ).fetchone()
+        return None if row is None else _step(row)
+
     def iter_step_payloads(
         self, run_id: str, after: int = 0
     ) -> Iterator[tuple[int, str, str, str | None]]:
@@ -98,8 +108,30 @@ class Store(HistoryMixin):
     ) -> None:
         """Commit a model response as pending step `n` and add its usage to the run."""
         u = response.usage
+        now = self._now()
         with self._tx():
-            self._renew(run_id, token)
+            # The totals and the lease renewal in one UPDATE, fenced by the token.
+            cur = self.conn.execute(
+                """UPDATE runs SET input_tokens = input_tokens + ?,
+                   output_tokens = output_tokens + ?,
+                   cache_creation_tokens = cache_creation_tokens + ?,
+                   cache_read_tokens = cache_read_tokens + ?,
+                   estimated = MAX(estimated, ?), lease_expires_at = ?, updated_at = ?
+                   WHERE id = ? AND lease_token = ? AND status = 'running'""",
+                (
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.cache_creation_input_tokens,
+                    u.cache_read_input_tokens,
+                    int(response.estimated),
+                    self._lease_expiry(),
+                    now,
+                    run_id,
+                    token,
+                ),
+            )
+            if cur.rowcount != 1:
+                raise LeaseLost(f"run {run_id} was taken over by another process; stopping here")
             self.conn.execute(
                 """INSERT INTO steps (run_id, n, state, stop_reason, assistant_json,
                    input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,
@@ -118,22 +150,7 @@ class Store(HistoryMixin):
                     response.request_id,
                     duration_ms,
                     self.owner.pid,
-                    self._now(),
-                ),
-            )
-            self.conn.execute(
-                """UPDATE runs SET input_tokens = input_tokens + ?,
-                   output_tokens = output_tokens + ?,
-                   cache_creation_tokens = cache_creation_tokens + ?,
-                   cache_read_tokens = cache_read_tokens + ?,
-                   estimated = MAX(estimated, ?) WHERE id = ?""",
-                (
-                    u.input_tokens,
-                    u.output_tokens,
-                    u.cache_creation_input_tokens,
-                    u.cache_read_input_tokens,
-                    int(response.estimated),
-                    run_id,
+                    now,
                 ),
             )
             self.add_event(
@@ -175,6 +192,14 @@ class Store(HistoryMixin):
             )
             if cur.rowcount != 1:
                 raise StoreError(f"run {run_id}: step {n} is not pending")
+            if tool_results:
+                # The results now live in the step row, byte for byte; the saved effects were
+                # only needed until here (to resume a pending step), so keep each result once.
+                self.conn.execute(
+                    "UPDATE tool_effects SET content = '' "
+                    "WHERE run_id = ? AND step_n = ? AND is_error = 0",
+                    (run_id, n),
+                )
             self.add_event(run_id, "step_discarded" if discard else "step_committed", {"step": n})
             if final_text is not None:
                 now = self._now()
@@ -280,7 +305,7 @@ class Store(HistoryMixin):
         """Run `produce` (a local effect, or the return of an already-read result) and save
         what it returns as the call's result, all in one transaction."""
         with self._tx():
-            self._renew(run_id, token)
+            self._fence(run_id, token)
             content, is_error = produce(self)
             now = self._now()
             self.conn.execute(

@@ -8,8 +8,10 @@ from typing import Any
 
 from dayflow.models import Run, Step, Task, ToolEffect, Usage
 
+# Steps are numbered 1..n without gaps, so MAX(n) (one seek on the primary key) is the count.
 _RUN_SELECT = (
-    "SELECT r.*, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id) AS step_count FROM runs r"
+    "SELECT r.*, COALESCE((SELECT MAX(n) FROM steps s WHERE s.run_id = r.id), 0) AS step_count"
+    " FROM runs r"
 )
 
 

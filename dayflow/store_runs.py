@@ -293,6 +293,15 @@ class RunStore:
     def _lease_expiry(self) -> str:
         return iso(self.clock.now() + LEASE_TTL)
 
+    def _fence(self, run_id: str, token: str) -> None:
+        """Raise LeaseLost unless `token` still owns the run (a read: no row is rewritten)."""
+        row = self.conn.execute(
+            "SELECT 1 FROM runs WHERE id = ? AND lease_token = ? AND status = 'running'",
+            (run_id, token),
+        ).fetchone()
+        if row is None:
+            raise LeaseLost(f"run {run_id} was taken over by another process; stopping here")
+
     def _renew(self, run_id: str, token: str) -> None:
         cur = self.conn.execute(
             "UPDATE runs SET lease_expires_at = ?, updated_at = ? "
@@ -342,22 +351,26 @@ class RunStore:
     # ---------------------------------------------------------------------------- events
 
     def add_event(self, run_id: str, kind: str, detail: dict[str, Any] | None = None) -> None:
-        """Append an event to the run's log (inside the caller's transaction when there is one)."""
-        with self._tx():
-            self.conn.execute(
-                """INSERT INTO events (run_id, seq, kind, detail_json, pid, host, at)
-                   SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM events
-                   WHERE run_id = ?""",
-                (
-                    run_id,
-                    kind,
-                    _dump(detail or {}),
-                    self.owner.pid,
-                    self.owner.host,
-                    self._now(),
-                    run_id,
-                ),
-            )
+        """Append an event to the run's log (inside the caller's transaction when there is one:
+        a single INSERT needs no savepoint of its own)."""
+        if not self.conn.in_transaction:
+            with self._tx():
+                self.add_event(run_id, kind, detail)
+            return
+        self.conn.execute(
+            """INSERT INTO events (run_id, seq, kind, detail_json, pid, host, at)
+               SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM events
+               WHERE run_id = ?""",
+            (
+                run_id,
+                kind,
+                _dump(detail or {}),
+                self.owner.pid,
+                self.owner.host,
+                self._now(),
+                run_id,
+            ),
+        )
 
     def events(self, run_id: str) -> list[Event]:
         rows = self.conn.execute("SELECT * FROM events WHERE run_id = ? ORDER BY seq", (run_id,))

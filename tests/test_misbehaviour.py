@@ -102,8 +102,9 @@ def assert_no_garbage(db: Path, run_id: str, task_cap: int) -> None:
     assert {(e["step_n"], e["tool_use_id"]): e["tool_name"] for e in effects} == uses
     assert len(effects) == len(uses)
     # Each step's stored tool results answer its tool_use blocks one for one, in order, and are
-    # exactly the saved effects.
+    # the saved effects: an error keeps its text there, a success is kept once, in the step row.
     saved = {e["tool_use_id"]: (e["content"], bool(e["is_error"])) for e in effects}
+    step_results: dict[str, dict[str, Any]] = {}
     for s in steps:
         ids = [b["id"] for b in json.loads(s["assistant_json"]) if b["type"] == "tool_use"]
         if s["stop_reason"] != "tool_use":
@@ -112,12 +113,14 @@ def assert_no_garbage(db: Path, run_id: str, task_cap: int) -> None:
         results = json.loads(s["tool_results_json"])
         assert [r["tool_use_id"] for r in results] == ids
         for r in results:
-            assert (r["content"], r.get("is_error", False)) == saved[r["tool_use_id"]]
+            step_results[r["tool_use_id"]] = r
+            error = r.get("is_error", False)
+            assert saved[r["tool_use_id"]] == ((r["content"], True) if error else ("", False))
     # Tasks: only this run's, within the cap, each one a successful create_task result.
     tasks = rows(db, "SELECT * FROM tasks WHERE run_id = ?", run_id)
     assert len(tasks) <= task_cap
     created = {
-        json.loads(e["content"])["task"]["id"]
+        json.loads(step_results[e["tool_use_id"]]["content"])["task"]["id"]
         for e in effects
         if e["tool_name"] == "create_task" and not e["is_error"]
     }
