@@ -13,13 +13,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from dayflow import config, render
-from dayflow.agent import BriefOptions, Hooks, Loop, Note, SourceFactory, json_sources
 from dayflow.clock import Clock, SystemClock
 from dayflow.compaction import DEFAULT_COMPACT_AT
 from dayflow.db import DatabaseError
@@ -40,6 +39,9 @@ Exit codes: 0 ok · 1 error · 2 bad usage · 3 no such run/task · 4 database o
 problem · 5 run busy in another process · 6 the model failed: API error after retries or a
 refusal (resumable) · 7 run stopped by a guard or a cut-short answer (resumable) · 70 simulated
 crash · 130 interrupted."""
+
+if TYPE_CHECKING:  # the agent is imported only by the commands that run one (it is slow)
+    from dayflow.agent import Loop, Note, SourceFactory
 
 app = typer.Typer(
     help="Dayflow: a daily-brief agent whose runs outlive their process.\n\n" + EXIT_CODES,
@@ -75,7 +77,7 @@ class Deps:
     env: Mapping[str, str] | None = None
     clock: Clock = field(default_factory=SystemClock)
     model_factory: ModelFactory = default_model_factory
-    sources: SourceFactory = json_sources
+    sources: SourceFactory | None = None  # None: the JSON files named in a run's settings
     out: Console = field(default_factory=lambda: Console(highlight=False))
     err: Console = field(default_factory=lambda: Console(stderr=True, highlight=False))
 
@@ -278,7 +280,7 @@ def brief(
                     markup=False,
                 )
             loop = _loop(deps, store, client, verbose, crash_after, settings)
-            from dayflow.agent import start_run
+            from dayflow.agent import BriefOptions, start_run
 
             options = BriefOptions(
                 brief_date=day,
@@ -306,11 +308,13 @@ def _loop(
     crash_after: int | None,
     settings: config.Settings,
 ) -> Loop:
+    from dayflow.agent import Hooks, Loop, json_sources
+
     return Loop(
         store=store,
         client=client,
         report=_Trace(deps.err, verbose),
-        sources=deps.sources,
+        sources=deps.sources or json_sources,
         hooks=Hooks(crash_after=crash_after, kill_at=settings.kill_at),
     )
 

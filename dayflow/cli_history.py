@@ -10,12 +10,11 @@ import json
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from dayflow import history, render
-from dayflow.agent import Note
+from dayflow import render
 from dayflow.cli import (
     BudgetOpt,
     CrashOpt,
@@ -32,8 +31,9 @@ from dayflow.cli import (
     app,
 )
 from dayflow.errors import StoreError, UsageError
-from dayflow.history import TRACE_FORMATS
-from dayflow.timeline import draw_timeline
+
+if TYPE_CHECKING:
+    from dayflow.agent import Note
 
 RunArg = Annotated[str, typer.Argument(help="Run id or a unique prefix.")]
 
@@ -66,16 +66,18 @@ def trace(
     db: DbOpt = None,
 ) -> None:
     """Export a run's event log (JSON lines or CSV), or draw its timeline as a PNG."""
+    from dayflow import history  # imported here: it pulls in the agent
+
     deps = _deps(ctx)
     with _errors(deps):
-        if fmt is not None and fmt not in TRACE_FORMATS:
-            raise UsageError(f"--format must be one of {', '.join(TRACE_FORMATS)}")
+        if fmt is not None and fmt not in history.TRACE_FORMATS:
+            raise UsageError(f"--format must be one of {', '.join(history.TRACE_FORMATS)}")
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
             run = store.find_run(run_id)
             events = store.events(run.id)
         if png is not None:
-            _writing(png, lambda: draw_timeline(run.id, events, png))
+            _writing(png, lambda: _draw(run.id, events, png))
             deps.err.print(f"wrote the timeline of run {run.id} to {png}", markup=False)
         if fmt is None and output is None and png is not None:
             return
@@ -121,6 +123,8 @@ def fork(
 
     The tasks those steps created are not created again; the new run records its parent and
     the step it forked at (see `dayflow runs` and `dayflow show`)."""
+    from dayflow import history  # imported here: it pulls in the agent
+
     deps = _deps(ctx)
     with _errors(deps):
         settings = deps.settings(db=db)
@@ -189,6 +193,8 @@ def gc(
     payloads and event details go. Tasks and their idempotency keys are never deleted, so no
     later run re-creates a task a pruned run created. A pruned run cannot be resumed or forked.
     """
+    from dayflow import history  # imported here: it pulls in the agent
+
     deps = _deps(ctx)
     with _errors(deps):
         day = _parse_date(before) if before else None
@@ -259,6 +265,8 @@ def doctor(
 
     Each finding comes with the command that repairs it. Exit 0 when healthy, 4 when problems
     remain."""
+    from dayflow import history  # imported here: it pulls in the agent
+
     deps = _deps(ctx)
     with _errors(deps):
         settings = deps.settings(db=db)
@@ -275,3 +283,9 @@ def doctor(
             fixable = sum(f.fixable for f in problems)
             hint = f"; `dayflow doctor --fix` repairs {fixable} of them" if fixable else ""
             raise StoreError(f"{len(problems)} problem(s) remain{hint}")
+
+
+def _draw(run_id: str, events: list, png: Path) -> None:  # type: ignore[type-arg]
+    from dayflow.timeline import draw_timeline
+
+    draw_timeline(run_id, events, png)

@@ -6,7 +6,6 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
-from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
@@ -14,6 +13,8 @@ from dayflow.models import Event, Run, Step, Task, ToolEffect, Usage
 from dayflow.pricing import PRICES, Prices, estimate_cost, format_cost
 
 if TYPE_CHECKING:
+    from rich.markdown import Markdown
+
     from dayflow.history import DoctorReport
 
 STATUS_STYLE = {
@@ -122,6 +123,9 @@ def tasks_table(tasks: list[Task]) -> Table:
 
 
 def brief(text: str) -> Markdown:
+    """The brief as Markdown (rich.markdown, with its parser, is imported only here)."""
+    from rich.markdown import Markdown
+
     return Markdown(text)
 
 
