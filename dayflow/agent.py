@@ -333,17 +333,18 @@ def _maybe_compact(
         return messages
     store = loop.store
     latest = store.latest_compaction(run.id)
-    done_through = latest[0] if latest else 0
-    complete = [s for s in store.steps(run.id) if s.state == COMPLETE]
-    fresh = [s for s in complete if s.n > done_through]
+    done_through, previous = latest if latest else (0, None)
+    # Only the steps since the last compaction are read and summarised: the cost of a
+    # compaction does not grow with the length of the run.
+    fresh = [s for s in store.steps(run.id, after=done_through) if s.state == COMPLETE]
     if len(fresh) <= KEEP_LAST:
         return messages  # nothing old enough to replace: the last pair is never touched
     through = fresh[-KEEP_LAST - 1].n
     summary = summary_message(
-        [(s.n, s.assistant, s.tool_results or []) for s in complete if s.n <= through]
+        [(s.n, s.assistant, s.tool_results or []) for s in fresh if s.n <= through], previous
     )
     preview: list[Message] = [run.user_msg, summary]
-    for step in (s for s in complete if s.n > through):
+    for step in (s for s in fresh if s.n > through):
         preview.append({"role": "assistant", "content": step.assistant})
         if step.tool_results is not None:
             preview.append({"role": "user", "content": step.tool_results})

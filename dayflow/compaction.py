@@ -102,9 +102,17 @@ def _item_label(item: dict[str, Any]) -> str:
     return f"{item['id']} {json.dumps(label, ensure_ascii=False)}" if label else str(item["id"])
 
 
-def summary_message(exchanges: list[tuple[int, list[dict[str, Any]], list[Any]]]) -> Message:
-    """The labelled user turn that stands for `exchanges` (step, assistant, tool results)."""
-    body = "\n".join(summarise_exchange(n, a, r) for n, a, r in exchanges)
+def summary_message(
+    exchanges: list[tuple[int, list[dict[str, Any]], list[Any]]], previous: Message | None = None
+) -> Message:
+    """The labelled user turn that stands for `exchanges` (step, assistant, tool results),
+    after the exchanges an earlier summary `previous` stood for: summarising only the new
+    steps gives the same text as summarising all of them again, at a cost that does not grow
+    with the run."""
+    lines = [summarise_exchange(n, a, r) for n, a, r in exchanges]
+    if previous is not None:
+        lines.insert(0, _summary_text(previous).removeprefix(LABEL).strip("\n"))
+    body = "\n".join(lines)
     return {"role": "user", "content": [{"type": "text", "text": f"{LABEL}\n{body}"}]}
 
 

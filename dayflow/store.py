@@ -79,9 +79,10 @@ class Store(HistoryMixin):
 
     # ----------------------------------------------------------------------------- steps
 
-    def steps(self, run_id: str) -> list[Step]:
+    def steps(self, run_id: str, *, after: int = 0) -> list[Step]:
+        """The run's steps in order (only those after step `after`, when given)."""
         rows = self.conn.execute(
-            "SELECT * FROM steps WHERE run_id = ? ORDER BY n", (run_id,)
+            "SELECT * FROM steps WHERE run_id = ? AND n > ? ORDER BY n", (run_id, after)
         ).fetchall()
         return [_step(r) for r in rows]
 

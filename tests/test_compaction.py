@@ -249,3 +249,15 @@ def test_listings_keep_ids_with_subjects_and_event_times() -> None:
     lines = summarise_exchange(1, uses, results).splitlines()
     assert lines[0].endswith('-> ok, 1 messages: m1 "Sign the lease"')
     assert lines[1].endswith('-> ok, 1 events: e1 "2026-11-05 09:30 Standup"')
+
+
+def test_extending_a_summary_gives_the_text_of_summarising_everything_again() -> None:
+    history = _history(6)
+    exchanges = [
+        (i + 1, a["content"], (u or {}).get("content") or [])
+        for i, (a, u) in enumerate(pairs(history))
+    ]
+    from dayflow.compaction import summary_message
+
+    whole = summary_message(exchanges)
+    assert summary_message(exchanges[3:], summary_message(exchanges[:3])) == whole
