@@ -91,7 +91,11 @@ def reading(verdicts: dict[str, Any], data: dict[str, Any]) -> list[str]:
                 "is two (the response, then the results), so about 2× the floor with FULL: save "
                 "the results of read-only tools with `complete_step` rather than one transaction "
                 "each, keeping a transaction of its own only for a call with a local effect "
-                "(`create_task`), and keep the lease renewal and the events inside those two."
+                "(`create_task`), and keep the lease renewal and the events inside those two. "
+                "Dayflow does not, on purpose: each read's result is durable the moment it "
+                "returns, so a kill between two tool calls never runs a finished read again "
+                "(issue 3, tested by SIGKILL at `between_tools`); a step costs about a "
+                "millisecond against model calls of seconds."
                 if tx > 2.2
                 else f"fewer statements per step ({st:.0f} against the floor's 3): fold the "
                 "lease check, the token totals and the events into the step's own writes."

@@ -245,12 +245,12 @@ def _compacting(data: dict[str, Any]) -> list[str]:
         "",
         f"With compaction on, the per-step median at N=200 is {_cell(grow)} the one at N=40"
         + (
-            ": not flat. When this benchmark was written (5c68d69, cProfile), each "
-            "compaction (here most steps, since one 20 KB result is 5,000 tokens) reloaded and "
-            "parsed every step row (`_maybe_compact` → `store.steps`) and "
-            "re-summarised every compacted step from step 1 (`summary_message`), so each cost "
-            "O(N). A summary extended by the newly compacted steps only, read with "
-            "`iter_step_payloads(run_id, after)`, would make it O(new steps)."
+            ": not flat. A compaction now reads and summarises only the steps since the last "
+            "one, but the summary keeps a line for every compacted exchange (that is how the "
+            "decisions survive), so it grows with the run: each compaction stores it again and "
+            "each call estimates and sends it, a few bytes more per step. Summarising old "
+            "summary lines in turn (a bounded, hierarchical summary) would make it flat, at "
+            "the price of detail about early steps."
             if grow.median > 1.2
             else "."
         ),
