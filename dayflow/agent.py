@@ -511,7 +511,7 @@ def _run_tools(
             content, is_error = saved.content, saved.is_error
             loop.report(Note("tool", {"name": name, "input": args, "reused": True}))
         else:
-            content, is_error = _execute(store, run, token, n, env, i, name, args, use_id)
+            content, is_error = toolbox.execute(store, run.id, token, n, env, i, name, args, use_id)
             loop.report(
                 Note("tool", {"name": name, "input": args, "reused": False, "error": is_error})
             )
@@ -522,54 +522,6 @@ def _run_tools(
             block["is_error"] = True
         results.append(block)
     return results
-
-
-def _execute(
-    store: Store,
-    run: Run,
-    token: str,
-    n: int,
-    env: toolbox.ToolEnv,
-    index: int,
-    name: str,
-    args: Any,
-    use_id: str,
-) -> tuple[str, bool]:
-    """Run one tool call and save its result; every failure becomes an is_error result."""
-    key = toolbox.idempotency_key_of(name, args)
-    tool = toolbox.TOOLS.get(name)
-    problem: str | None = None
-    if index >= toolbox.MAX_TOOL_CALLS_PER_TURN:
-        problem = (
-            f"too many tool calls in one turn (limit {toolbox.MAX_TOOL_CALLS_PER_TURN}); "
-            "this call was not executed"
-        )
-    elif tool is None:
-        problem = f"unknown tool {name!r}; available tools: {', '.join(toolbox.TOOLS)}"
-    else:
-        try:
-            toolbox.validate(tool.input_schema, args)
-        except toolbox.ToolError as exc:
-            problem = f"invalid arguments for {name}: {exc}"
-    if problem is not None or tool is None:
-        text = toolbox.error_text(problem or "unknown tool")
-        effect = store.save_effect(run.id, token, n, use_id, name, lambda s: (text, True), key)
-        return effect.content, effect.is_error
-
-    def call(s: Store) -> tuple[str, bool]:
-        try:
-            return toolbox.result_text(tool.handler(args, replace(env, store=s))), False
-        except toolbox.ToolError as exc:
-            return toolbox.error_text(str(exc)), True
-        except Exception as exc:  # a tool bug must not end the run: tell the model instead
-            return toolbox.error_text(f"{name} failed: {type(exc).__name__}: {exc}"), True
-
-    if tool.effect:
-        effect = store.save_effect(run.id, token, n, use_id, name, call, key)
-    else:
-        outcome = call(store)  # a read: run it outside any transaction, then save it
-        effect = store.save_effect(run.id, token, n, use_id, name, lambda s: outcome, key)
-    return effect.content, effect.is_error
 
 
 def totals_from_steps(store: Store, run: Run) -> Usage:

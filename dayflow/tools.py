@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -304,3 +304,52 @@ def error_text(message: str) -> str:
 def result_text(result: dict[str, Any]) -> str:
     """The content of a successful tool_result: compact JSON."""
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
+def execute(
+    store: Store,
+    run_id: str,
+    token: str,
+    n: int,
+    env: ToolEnv,
+    index: int,
+    name: str,
+    args: Any,
+    use_id: str,
+) -> tuple[str, bool]:
+    """Run one tool call of step `n` and save its result (a local effect in the same
+    transaction, a read after it returns); every failure becomes an is_error result."""
+    key = idempotency_key_of(name, args)
+    tool = TOOLS.get(name)
+    problem: str | None = None
+    if index >= MAX_TOOL_CALLS_PER_TURN:
+        problem = (
+            f"too many tool calls in one turn (limit {MAX_TOOL_CALLS_PER_TURN}); "
+            "this call was not executed"
+        )
+    elif tool is None:
+        problem = f"unknown tool {name!r}; available tools: {', '.join(TOOLS)}"
+    else:
+        try:
+            validate(tool.input_schema, args)
+        except ToolError as exc:
+            problem = f"invalid arguments for {name}: {exc}"
+    if problem is not None or tool is None:
+        text = error_text(problem or "unknown tool")
+        effect = store.save_effect(run_id, token, n, use_id, name, lambda s: (text, True), key)
+        return effect.content, effect.is_error
+
+    def call(s: Store) -> tuple[str, bool]:
+        try:
+            return result_text(tool.handler(args, replace(env, store=s))), False
+        except ToolError as exc:
+            return error_text(str(exc)), True
+        except Exception as exc:  # a tool bug must not end the run: tell the model instead
+            return error_text(f"{name} failed: {type(exc).__name__}: {exc}"), True
+
+    if tool.effect:
+        effect = store.save_effect(run_id, token, n, use_id, name, call, key)
+    else:
+        outcome = call(store)  # a read: run it outside any transaction, then save it
+        effect = store.save_effect(run_id, token, n, use_id, name, lambda s: outcome, key)
+    return effect.content, effect.is_error
