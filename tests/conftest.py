@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,10 +27,19 @@ _SCRUB = (
 
 @pytest.fixture(autouse=True)
 def _no_real_api(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test can reach the real Anthropic API or the user's real database: the key is gone
-    and the base URL points at a closed loopback port."""
+    """No test can reach the real Anthropic API or the user's real database: the key is gone,
+    the base URL points at a closed loopback port, and any connection to a host other than
+    loopback fails the test at once."""
     for name in _SCRUB:
         monkeypatch.delenv(name, raising=False)
+    real_connect = socket.socket.connect
+
+    def loopback_only(self: socket.socket, address: Any) -> None:
+        if isinstance(address, tuple) and address[0] not in ("127.0.0.1", "::1", "localhost"):
+            pytest.fail(f"test tried to connect to {address!r}: only loopback is allowed")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", loopback_only)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

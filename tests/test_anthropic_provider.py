@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import socket
 import subprocess
 import sys
 import urllib.error
@@ -56,16 +55,8 @@ USAGE = {
 
 
 @pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fail loudly if anything in these tests tries to reach a host other than 127.0.0.1."""
-    real_connect = socket.socket.connect
-
-    def connect(self: socket.socket, address: Any) -> None:
-        if isinstance(address, tuple) and address[0] not in ("127.0.0.1", "::1", "localhost"):
-            pytest.fail(f"test tried to connect to {address!r}: only loopback is allowed")
-        return real_connect(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
+def _no_anthropic_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests pass their key and base URL explicitly (conftest also allows loopback only)."""
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
 

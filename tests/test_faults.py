@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import json
-import socket
 import sqlite3
 import time
 from collections import deque
@@ -49,19 +48,6 @@ DATE = "2026-11-05"
 MODEL = "claude-haiku-5-5"
 BRIEF = ("brief", "--date", DATE, "--model", MODEL)
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fail loudly if anything here tries to reach a host other than the loopback fake."""
-    real_connect = socket.socket.connect
-
-    def connect(self: socket.socket, address: Any) -> None:
-        if isinstance(address, tuple) and address[0] not in ("127.0.0.1", "::1", "localhost"):
-            pytest.fail(f"test tried to connect to {address!r}: only loopback is allowed")
-        return real_connect(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
 
 
 # --- the pieces -------------------------------------------------------------------------------
