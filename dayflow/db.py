@@ -33,7 +33,7 @@ def connect(path: Path | str, *, synchronous: str = "NORMAL") -> sqlite3.Connect
     target = str(path)
     if target != ":memory:":
         p = Path(target)
-        p.parent.mkdir(parents=True, exist_ok=True)
+        p.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not p.exists():
             # Create the file readable by its owner only: it holds inbox contents.
             fd = os.open(p, os.O_CREAT | os.O_WRONLY, 0o600)

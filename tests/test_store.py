@@ -26,10 +26,14 @@ def _schema(path: Path) -> list[tuple[str, str]]:
     return rows
 
 
-def test_blank_database_gets_every_migration_and_owner_only_permissions(db_path: Path) -> None:
+def test_blank_database_gets_every_migration_and_owner_only_permissions(tmp_path: Path) -> None:
+    db_path = tmp_path / "new-dir" / "dayflow.db"
     with Store(db_path) as s:
         assert s.schema_version() == MIGRATIONS[-1][0]
-    assert stat.S_IMODE(db_path.stat().st_mode) == 0o600
+        s.add_event(s.create_run(_new_run())[0].id, "x")  # the WAL and its index exist now
+        for f in (db_path, Path(f"{db_path}-wal"), Path(f"{db_path}-shm")):
+            assert stat.S_IMODE(f.stat().st_mode) == 0o600, f
+    assert stat.S_IMODE(db_path.parent.stat().st_mode) == 0o700
 
 
 def test_reopening_is_idempotent_and_keeps_the_schema(db_path: Path) -> None:
