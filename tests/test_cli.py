@@ -1,36 +1,26 @@
 from __future__ import annotations
 
-import io
 import json
 import sqlite3
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
-from dayflow.cli import Deps, app
-from dayflow.clock import FixedClock
+from dayflow.cli import app
 from dayflow.providers.offline import OfflineModel
 from tests.conftest import subprocess_env
+from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, seed_turns
 
 runner = CliRunner()
 
 
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-
 class Harness:
-    """Runs CLI commands in-process with a fixed clock, captured consoles and a chosen model."""
+    """Runs CLI commands in-process with a fixed clock and the model `model_fn` builds."""
 
     def __init__(self, db: Path, model_fn: Any = None, env: dict[str, str] | None = None) -> None:
         self.db = db
@@ -39,24 +29,12 @@ class Harness:
         self.env = env if env is not None else {}
 
     def __call__(self, *args: str) -> Result:
-        out, err = io.StringIO(), io.StringIO()
-
         def factory(name: str, settings: Any) -> Any:
             model = self.model_fn(name, settings)
             self.models.append(model)
             return model
 
-        deps = Deps(
-            env={"DAYFLOW_DB": str(self.db), **self.env},
-            clock=FixedClock("2026-11-05T07:30:00+00:00"),
-            model_factory=factory,
-            out=Console(file=out, width=200, color_system=None),
-            err=Console(file=err, width=200, color_system=None),
-        )
-        result = runner.invoke(app, list(args), obj=deps)
-        if result.exception and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        return Result(result.exit_code, out.getvalue() + result.stdout, err.getvalue())
+        return invoke(self.db, factory, *args, env=self.env)
 
 
 @pytest.fixture

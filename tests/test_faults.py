@@ -13,22 +13,16 @@ step 3 writes the brief.
 
 from __future__ import annotations
 
-import io
 import json
 import sqlite3
 import time
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
-from typer.testing import CliRunner
 
-from dayflow.cli import Deps, app
-from dayflow.clock import FixedClock
 from dayflow.providers.anthropic import make_client
 from dayflow.providers.offline import OfflineModel
 from tests.fakeapi import (
@@ -43,11 +37,11 @@ from tests.fakeapi import (
     responder_from_client,
     text,
 )
+from tests.harness import Result, invoke
 
 DATE = "2026-11-05"
 MODEL = "claude-haiku-5-5"
 BRIEF = ("brief", "--date", DATE, "--model", MODEL)
-runner = CliRunner()
 
 
 # --- the pieces -------------------------------------------------------------------------------
@@ -76,13 +70,6 @@ class FaultsAt:
         return self.offline(body)
 
 
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-
 class Cli:
     """Runs CLI commands in-process; the model is the real `AnthropicClient` on `fake`."""
 
@@ -91,23 +78,11 @@ class Cli:
         self.sleeps = Sleeps()
 
     def __call__(self, *args: str) -> Result:
-        out, err = io.StringIO(), io.StringIO()
-
         def factory(name: str, settings: Any) -> Any:
             assert name == MODEL
             return make_client("test", self.fake.base_url, sleep=self.sleeps, **self.client_kw)
 
-        deps = Deps(
-            env={"DAYFLOW_DB": str(self.db)},
-            clock=FixedClock(f"{DATE}T07:30:00+00:00"),
-            model_factory=factory,
-            out=Console(file=out, width=200, color_system=None),
-            err=Console(file=err, width=200, color_system=None),
-        )
-        result = runner.invoke(app, list(args), obj=deps)
-        if result.exception and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        return Result(result.exit_code, out.getvalue() + result.stdout, err.getvalue())
+        return invoke(self.db, factory, *args)
 
     def runs(self) -> list[dict[str, Any]]:
         res = self("runs", "--json")

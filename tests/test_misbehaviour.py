@@ -11,34 +11,21 @@ through `dayflow brief`, and the stored rows are what is checked.)
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
-from typer.testing import CliRunner
 
-from dayflow.cli import Deps, app
-from dayflow.clock import FixedClock
 from dayflow.models import ModelRequest, ModelResponse
 from dayflow.providers.offline import estimate_tokens
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN
+from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, text, tool_use, turn
 
 DATE = "2026-11-05"
-runner = CliRunner()
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
 
 
 class Cli:
@@ -48,18 +35,7 @@ class Cli:
         self.db, self.model = db, model
 
     def __call__(self, *args: str) -> Result:
-        out, err = io.StringIO(), io.StringIO()
-        deps = Deps(
-            env={"DAYFLOW_DB": str(self.db)},
-            clock=FixedClock(f"{DATE}T07:30:00+00:00"),
-            model_factory=lambda name, settings: self.model,
-            out=Console(file=out, width=200, color_system=None),
-            err=Console(file=err, width=200, color_system=None),
-        )
-        result = runner.invoke(app, list(args), obj=deps)
-        if result.exception and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        return Result(result.exit_code, out.getvalue() + result.stdout, err.getvalue())
+        return invoke(self.db, lambda name, settings: self.model, *args)
 
     def run(self) -> dict[str, Any]:
         res = self("runs", "--json")

@@ -1,0 +1,46 @@
+"""Running the CLI in-process for tests: a fixed clock, captured consoles, a chosen model."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from typer.testing import CliRunner
+
+from dayflow.cli import Deps, app
+from dayflow.clock import FixedClock
+
+runner = CliRunner()
+CLOCK_START = "2026-11-05T07:30:00+00:00"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+def invoke(
+    db: Path,
+    model_factory: Callable[[str, Any], Any],
+    *args: str,
+    env: dict[str, str] | None = None,
+) -> Result:
+    """Run `dayflow ARGS` against `db`; an exception other than an exit is re-raised."""
+    out, err = io.StringIO(), io.StringIO()
+    deps = Deps(
+        env={"DAYFLOW_DB": str(db), **(env or {})},
+        clock=FixedClock(CLOCK_START),
+        model_factory=model_factory,
+        out=Console(file=out, width=200, color_system=None),
+        err=Console(file=err, width=200, color_system=None),
+    )
+    result = runner.invoke(app, list(args), obj=deps)
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Result(result.exit_code, out.getvalue() + result.stdout, err.getvalue())
