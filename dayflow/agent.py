@@ -88,9 +88,10 @@ def json_sources(settings: dict[str, Any], brief_date: date) -> tuple[InboxSourc
     """The inbox and calendar files named in a run's settings (bundled ones when unset)."""
     inbox, calendar = settings.get("inbox"), settings.get("calendar")
     sample = settings.get("sample") or "standard"
+    tz = ZoneInfo(settings.get("tz") or "UTC")
     return (
-        JsonInbox(None if inbox is None else Path(inbox), brief_date, sample=sample),
-        JsonCalendar(None if calendar is None else Path(calendar), brief_date),
+        JsonInbox(None if inbox is None else Path(inbox), brief_date, sample=sample, tz=tz),
+        JsonCalendar(None if calendar is None else Path(calendar), brief_date, tz=tz),
     )
 
 
@@ -156,7 +157,12 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
         ) from None
     # Fail on unreadable sources before anything is written.
     inbox, calendar = loop.sources(
-        {"inbox": options.inbox, "calendar": options.calendar, "sample": options.sample},
+        {
+            "inbox": options.inbox,
+            "calendar": options.calendar,
+            "sample": options.sample,
+            "tz": options.tz,
+        },
         options.brief_date,
     )
     inbox.messages()

@@ -26,8 +26,9 @@ any zone). A bare list of messages / events is accepted as well.
 
 Why `anchor_date`: the bundled sample data would go stale the day after it was written. A file that
 names its anchor date has every timestamp moved by whole days, `brief_date - anchor_date`, keeping
-wall-clock times and offsets, so the sample is always "current". A file without an anchor (a user's
-own export) is taken as is.
+wall-clock times, so the sample is always "current"; given the user's timezone (`tz=`), those
+wall-clock times are read in that zone, so the sample's 09:30 standup is at 09:30 for everyone.
+A file without an anchor (a user's own export) is taken as is.
 
 Every problem with a file is raised as one `SourceError` line naming the file, never as a raw
 KeyError or ValueError.
@@ -92,9 +93,13 @@ class _JsonFile:
     _item_word = ""
     _bundled = ""
 
-    def __init__(self, path: Path | None, brief_date: dt.date) -> None:
+    def __init__(
+        self, path: Path | None, brief_date: dt.date, *, tz: dt.tzinfo | None = None
+    ) -> None:
         self._path = path
         self._brief_date = brief_date
+        self._local_tz = tz
+        self._anchored = False
         self._items: list[dict[str, Any]] | None = None
 
     @property
@@ -133,6 +138,7 @@ class _JsonFile:
         if isinstance(data, dict):
             if "anchor_date" in data:
                 shift = self._brief_date - self._anchor(data["anchor_date"])
+                self._anchored = True
             raw = data.get(self._list_key)
             if raw is None:
                 raise self._error(f"has no '{self._list_key}' list")
@@ -192,7 +198,12 @@ class _JsonFile:
             raise self._error(f"{self._item_word} {n} '{name}' has no UTC offset: {raw!r}")
         # Adding a timedelta to an aware datetime keeps its wall-clock time and offset: exactly
         # "the same time of day, N days later", with no detour through UTC that could move the date.
-        return value + shift
+        value = value + shift
+        if self._anchored and self._local_tz is not None:
+            # Sample data keeps its wall-clock times in the user's zone: a 09:30 standup is at
+            # 09:30 wherever the brief is read. A user's own export (no anchor) is taken as is.
+            value = value.replace(tzinfo=self._local_tz)
+        return value
 
     def _check_object(self, n: int, item: object) -> dict[str, Any]:
         if not isinstance(item, dict):
@@ -210,11 +221,18 @@ class JsonInbox(_JsonFile):
     _list_key = "messages"
     _item_word = "message"
 
-    def __init__(self, path: Path | None, brief_date: dt.date, *, sample: str = "standard") -> None:
+    def __init__(
+        self,
+        path: Path | None,
+        brief_date: dt.date,
+        *,
+        sample: str = "standard",
+        tz: dt.tzinfo | None = None,
+    ) -> None:
         if sample not in _SAMPLE_FILES:
             choices = ", ".join(SAMPLES)
             raise SourceError(f"unknown sample inbox {sample!r} (choose one of: {choices})")
-        super().__init__(path, brief_date)
+        super().__init__(path, brief_date, tz=tz)
         self._bundled = _SAMPLE_FILES[sample]
 
     def messages(self) -> list[dict[str, Any]]:

@@ -375,3 +375,25 @@ def test_local_date_is_the_date_in_the_users_zone() -> None:
 def test_to_timezone_rejects_naive_or_malformed_timestamps(bad: str) -> None:
     with pytest.raises(SourceError):
         to_timezone(bad, UTC)
+
+
+def test_sample_times_keep_their_wall_clock_in_the_users_zone(tmp_path: Path) -> None:
+    from zoneinfo import ZoneInfo
+
+    berlin = ZoneInfo("Europe/Berlin")
+    events = JsonCalendar(None, dt.date(2026, 11, 5), tz=berlin).events()
+    standup = next(e for e in events if e["title"] == "Team standup")
+    start = dt.datetime.fromisoformat(standup["start"])
+    assert (start.date(), start.strftime("%H:%M"), start.utcoffset()) == (
+        dt.date(2026, 11, 5),
+        "09:30",
+        dt.timedelta(hours=1),
+    )
+    # A user's own export (no anchor) is taken as is, whatever the zone.
+    own = tmp_path / "cal.json"
+    own.write_text(
+        '{"events": [{"id": "e1", "title": "Call", "start": "2026-11-05T09:30:00+00:00",'
+        ' "end": "2026-11-05T10:00:00+00:00"}]}'
+    )
+    (event,) = JsonCalendar(own, dt.date(2026, 11, 5), tz=berlin).events()
+    assert event["start"] == "2026-11-05T09:30:00+00:00"
