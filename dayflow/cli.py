@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
+from zoneinfo import ZoneInfo
 
 import typer
 from rich.console import Console
@@ -249,7 +250,7 @@ def brief(
     deps = _deps(ctx)
     with _errors(deps):
         settings = deps.settings(db=db, model=model, tz=tz, inbox=inbox, calendar=calendar)
-        day = _parse_date(brief_date) if brief_date else deps.clock.now().date()
+        day = _parse_date(brief_date) if brief_date else _today(deps, settings)
         with deps.store(settings) as store:
             unfinished = store.latest_unfinished(day.isoformat())
             if resume_latest and unfinished is not None:
@@ -427,7 +428,7 @@ def runs(
                 deps.err.print("no runs yet: `dayflow brief` starts one", markup=False)
                 return
             deps.out.print(render.runs_table(found, settings.prices))
-            today = deps.clock.now().date().isoformat()
+            today = _today(deps, settings).isoformat()
             for r in found:
                 if r.resumable and r.brief_date == today and not r.pruned_at and not r.redacted_at:
                     deps.err.print(
@@ -514,6 +515,11 @@ def _closing(client: ModelClient) -> Iterator[None]:
         close = getattr(client, "close", None)
         if callable(close):
             close()
+
+
+def _today(deps: Deps, settings: config.Settings) -> date:
+    """Today in the user's timezone (not UTC's: a brief at 00:30 in Tokyo is for that day)."""
+    return deps.clock.now().astimezone(ZoneInfo(settings.tz)).date()
 
 
 def _parse_date(value: str) -> date:

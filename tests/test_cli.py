@@ -277,3 +277,13 @@ def test_show_json_lists_the_compactions_of_a_long_run(cli: Harness) -> None:
     assert first["tokens_after"] < first["tokens_before"]
     assert len(doc["steps"]) >= 30  # every step keeps its full payloads
     assert "compacted" in cli("show", run_id).out
+
+
+def test_today_is_the_users_day_not_utcs(db_path: Path) -> None:
+    """The harness clock says 2026-11-05 07:30 UTC: already the 5th in Tokyo, still the 4th
+    in Los Angeles."""
+    cli = Harness(db_path)
+    assert cli("brief", "--tz", "America/Los_Angeles").code == 0
+    assert cli("brief", "--tz", "Asia/Tokyo").code == 0
+    dates = [r["brief_date"] for r in json.loads(cli("runs", "--json").out)]
+    assert dates == ["2026-11-05", "2026-11-04"]
