@@ -55,6 +55,24 @@ app = typer.Typer(
 ModelFactory = Callable[[str, config.Settings], ModelClient]
 
 
+def _version(value: bool) -> None:
+    if value:
+        from dayflow import __version__
+
+        typer.echo(f"dayflow {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Dayflow: a daily-brief agent whose runs outlive their process."""
+
+
 def default_model_factory(model: str, settings: config.Settings) -> ModelClient:
     """The offline model, or Claude through the SDK (imported only here, only when needed)."""
     if model == OFFLINE_MODEL:

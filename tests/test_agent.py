@@ -334,3 +334,20 @@ def test_live_requests_are_not_mutated_by_later_steps(store: Store) -> None:
     start_run(Loop(store, model), OPTIONS)
     first = copy.deepcopy(model.requests[0].messages)
     assert len(first) == 1 and first[0]["role"] == "user"
+
+
+def test_ctrl_c_leaves_the_run_interrupted_and_resumable(store: Store) -> None:
+    turns = seed_turns()
+
+    def impatient(request: ModelRequest) -> Any:
+        if len(model.requests) == 2:
+            raise KeyboardInterrupt
+        return turns[len(model.requests) - 1]
+
+    model = ScriptedModel(fn=impatient)
+    with pytest.raises(KeyboardInterrupt):
+        start_run(Loop(store, model), OPTIONS)
+    run = store.list_runs()[0]
+    assert run.status == INTERRUPTED and run.reason == "interrupted (Ctrl-C)" and run.steps == 1
+    done = resume_run(Loop(store, ScriptedModel(seed_turns()[1:])), run)
+    assert done.run.status == DONE and done.run.steps == 3

@@ -241,6 +241,11 @@ def test_resume_of_a_claude_run_without_a_key_changes_nothing(db_path: Path) -> 
     assert sqlite3.connect(db_path).execute("SELECT * FROM events").fetchall() == before
 
 
+def test_version() -> None:
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0 and res.stdout.startswith("dayflow ")
+
+
 def test_help_explains_every_command_and_exit_codes() -> None:
     res = runner.invoke(app, ["--help"])
     assert res.exit_code == 0
