@@ -59,8 +59,7 @@ def tokens(usage: Usage) -> str:
 
 def runs_table(runs: list[Run], prices: Prices | None = None) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    cols = ("run", "status", "date", "started", "steps", "tokens in/out", "cost", "model", "note")
-    for col in cols:
+    for col in (*_RUN_COLUMNS, "cost", "model", "note"):
         table.add_column(
             col, no_wrap=True, overflow="ellipsis", justify="right" if col == "steps" else "left"
         )
@@ -72,17 +71,27 @@ def runs_table(runs: list[Run], prices: Prices | None = None) -> Table:
             note = ("pruned" if r.pruned_at else "redacted") + (f"; {note}" if note else "")
         _add(
             table,
-            r.id,
-            Text(r.status, style=STATUS_STYLE.get(r.status, "")),
-            r.brief_date,
-            r.created_at.replace("+00:00", "Z"),
-            str(r.steps),
-            tokens(r.usage) + ("*" if r.estimated else ""),
+            *_run_cells(r),
             format_cost(estimate_cost(r.model, r.usage, prices or PRICES)),
             r.model,
             note,
         )
     return table
+
+
+_RUN_COLUMNS = ("run", "status", "date", "started", "steps", "tokens in/out")
+
+
+def _run_cells(r: Run) -> list[RenderableType]:
+    """The cells of `_RUN_COLUMNS` for one run, shared by `runs` and `gc`."""
+    return [
+        r.id,
+        Text(r.status, style=STATUS_STYLE.get(r.status, "")),
+        r.brief_date,
+        r.created_at.replace("+00:00", "Z"),
+        str(r.steps),
+        tokens(r.usage) + ("*" if r.estimated else ""),
+    ]
 
 
 def run_json(r: Run, prices: Prices | None = None) -> dict[str, Any]:
@@ -288,18 +297,10 @@ def dumps(value: Any) -> str:
 def gc_table(runs: list[Run]) -> Table:
     """The runs `gc` pruned or redacted (or would, on a dry run)."""
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for col in ("run", "status", "date", "started", "steps", "tokens in/out"):
+    for col in _RUN_COLUMNS:
         table.add_column(col, no_wrap=True, justify="right" if col == "steps" else "left")
     for r in runs:
-        _add(
-            table,
-            r.id,
-            Text(r.status, style=STATUS_STYLE.get(r.status, "")),
-            r.brief_date,
-            r.created_at.replace("+00:00", "Z"),
-            str(r.steps),
-            tokens(r.usage) + ("*" if r.estimated else ""),
-        )
+        _add(table, *_run_cells(r))
     return table
 
 
