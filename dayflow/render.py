@@ -59,10 +59,15 @@ def tokens(usage: Usage) -> str:
 
 def runs_table(runs: list[Run], prices: Prices | None = None) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for col in (*_RUN_COLUMNS, "cost", "model", "note"):
+    for col in (*_RUN_COLUMNS, "cost", "model"):
+        # The facts never shrink (a cut run id or status is useless); the note takes what is left.
         table.add_column(
-            col, no_wrap=True, overflow="ellipsis", justify="right" if col == "steps" else "left"
+            col,
+            no_wrap=True,
+            min_width=_RUN_WIDTHS.get(col),
+            justify="right" if col == "steps" else "left",
         )
+    table.add_column("note", no_wrap=True, overflow="ellipsis", ratio=1)
     for r in runs:
         note = r.reason or ""
         if r.parent_run_id:
@@ -80,6 +85,12 @@ def runs_table(runs: list[Run], prices: Prices | None = None) -> Table:
 
 
 _RUN_COLUMNS = ("run", "status", "date", "started", "steps", "tokens in/out")
+_RUN_WIDTHS = {"run": 12, "status": 11, "date": 10, "started": 17, "steps": 5, "tokens in/out": 13}
+
+
+def _minute(stamp: str) -> str:
+    """A stored UTC timestamp to the minute, for tables: 2026-11-05 07:30Z."""
+    return stamp[:10] + " " + stamp[11:16] + "Z"
 
 
 def _run_cells(r: Run) -> list[RenderableType]:
@@ -88,7 +99,7 @@ def _run_cells(r: Run) -> list[RenderableType]:
         r.id,
         Text(r.status, style=STATUS_STYLE.get(r.status, "")),
         r.brief_date,
-        r.created_at.replace("+00:00", "Z"),
+        _minute(r.created_at),
         str(r.steps),
         tokens(r.usage) + ("*" if r.estimated else ""),
     ]

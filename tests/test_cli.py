@@ -58,7 +58,7 @@ def test_seed_scenario_crash_resume_and_tasks(cli: Harness) -> None:
     listed = cli("runs")
     row = listed.out.splitlines()[1].split()
     run_id = row[0]
-    assert row[1] == "interrupted" and row[4] == "2"
+    assert row[1] == "interrupted" and row[5] == "2"
     tasks_before = json.loads(cli("tasks", "--json").out)
 
     resumed = cli("resume", "-v")
@@ -70,7 +70,7 @@ def test_seed_scenario_crash_resume_and_tasks(cli: Harness) -> None:
     assert len(cli.models[-1].__dict__) >= 0  # a fresh model object was built for the resume
 
     row = cli("runs").out.splitlines()[1].split()
-    assert row[:2] == [run_id, "done"] and row[4] == "3"
+    assert row[:2] == [run_id, "done"] and row[5] == "3"
     assert json.loads(cli("tasks", "--json").out) == tasks_before
 
 
