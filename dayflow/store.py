@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any
 
 from dayflow.errors import AmbiguousRunId, LeaseLost, RunNotFound, StoreError
 from dayflow.models import (
@@ -64,8 +64,6 @@ __all__ = [
     "process_start",
     "task_id",
 ]
-
-T = TypeVar("T")
 
 
 class Store(HistoryMixin):
