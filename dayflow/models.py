@@ -47,6 +47,15 @@ class Usage:
     def total(self) -> int:
         return self.total_input + self.output_tokens
 
+    def to_json(self) -> dict[str, int]:
+        """The four parts under the Messages API's names."""
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_creation_input_tokens": self.cache_creation_input_tokens,
+            "cache_read_input_tokens": self.cache_read_input_tokens,
+        }
+
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.input_tokens + other.input_tokens,

@@ -254,15 +254,6 @@ class HistoryMixin(RunStore):
                     ),
                 )
                 self.add_event(
-                    run_id, "totals_recomputed", {"old": _usage_dict(old), "new": _usage_dict(new)}
+                    run_id, "totals_recomputed", {"old": old.to_json(), "new": new.to_json()}
                 )
         return old, new
-
-
-def _usage_dict(u: Usage) -> dict[str, int]:
-    return {
-        "input_tokens": u.input_tokens,
-        "output_tokens": u.output_tokens,
-        "cache_creation_input_tokens": u.cache_creation_input_tokens,
-        "cache_read_input_tokens": u.cache_read_input_tokens,
-    }

@@ -44,12 +44,7 @@ def _run_row(row: sqlite3.Row, status: str) -> Run:
         budget=row["budget"],
         task_cap=row["task_cap"],
         steps=row["step_count"],
-        usage=Usage(
-            row["input_tokens"],
-            row["output_tokens"],
-            row["cache_creation_tokens"],
-            row["cache_read_tokens"],
-        ),
+        usage=_usage(row),
         model_calls=row["step_count"],
         final_text=row["final_text"],
         reason=row["reason"],
@@ -67,6 +62,16 @@ def _run_row(row: sqlite3.Row, status: str) -> Run:
     )
 
 
+def _usage(row: sqlite3.Row) -> Usage:
+    """A run's totals or a step's usage: both rows name the four parts alike."""
+    return Usage(
+        row["input_tokens"],
+        row["output_tokens"],
+        row["cache_creation_tokens"],
+        row["cache_read_tokens"],
+    )
+
+
 def _step(r: sqlite3.Row) -> Step:
     return Step(
         run_id=r["run_id"],
@@ -75,12 +80,7 @@ def _step(r: sqlite3.Row) -> Step:
         stop_reason=r["stop_reason"],
         assistant=json.loads(r["assistant_json"]),
         tool_results=None if r["tool_results_json"] is None else json.loads(r["tool_results_json"]),
-        usage=Usage(
-            r["input_tokens"],
-            r["output_tokens"],
-            r["cache_creation_tokens"],
-            r["cache_read_tokens"],
-        ),
+        usage=_usage(r),
         request_id=r["request_id"],
         duration_ms=r["duration_ms"],
         pid=r["pid"],

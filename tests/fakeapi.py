@@ -631,7 +631,7 @@ def responder_from_client(client: Any) -> Responder:
     from dayflow.models import ModelRequest
 
     def respond(body: dict[str, Any]) -> Item:
-        clean = _strip_cache_control(body)
+        clean = strip_cache_control(body)
         last = body["messages"][-1] if body.get("messages") else {}
         if _is_marked_string(last.get("content")):
             # The provider turned a string into a text block to mark it: undo that too.
@@ -674,11 +674,12 @@ def _is_marked_string(content: Any) -> bool:
     )
 
 
-def _strip_cache_control(value: Any) -> Any:
+def strip_cache_control(value: Any) -> Any:
+    """`value` without cache markers (the provider adds them on the wire, never in the rows)."""
     if isinstance(value, dict):
-        return {k: _strip_cache_control(v) for k, v in value.items() if k != "cache_control"}
+        return {k: strip_cache_control(v) for k, v in value.items() if k != "cache_control"}
     if isinstance(value, list):
-        return [_strip_cache_control(v) for v in value]
+        return [strip_cache_control(v) for v in value]
     return value
 
 

@@ -22,7 +22,7 @@ import pytest
 from dayflow.models import KILL_POINTS
 from dayflow.providers.offline import OfflineModel
 from tests.conftest import subprocess_env
-from tests.fakeapi import FakeAPI, Reply, responder_from_client
+from tests.fakeapi import FakeAPI, Reply, responder_from_client, strip_cache_control
 
 DATE = "2026-11-05"
 
@@ -170,18 +170,10 @@ def test_resume_through_the_sdk_continues_the_exact_conversation(
     second, third = (r.json for r in api.message_requests[1:3])
     assert third["system"] == second["system"] and third["tools"] == second["tools"]
     assert third["model"] == second["model"] == "claude-haiku-5-5"
-    strip = _strip_cache
+    strip = strip_cache_control
     assert strip(third["messages"][: len(second["messages"])]) == strip(second["messages"])
     assert api.rejected == []
     assert api.message_requests[2].body == baseline["bodies"][2]
-
-
-def _strip_cache(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip_cache(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [_strip_cache(v) for v in value]
-    return value
 
 
 @pytest.mark.parametrize("n", [2, 4, 8])

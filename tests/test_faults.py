@@ -35,6 +35,7 @@ from tests.fakeapi import (
     rate_limited,
     reply,
     responder_from_client,
+    strip_cache_control,
     text,
 )
 from tests.harness import Result, invoke
@@ -450,7 +451,7 @@ def test_pause_turn_is_sent_back_unchanged_with_no_new_user_turn(tmp_path: Path)
     first, second = sent
     assert [m["role"] for m in second["messages"]] == ["user", "assistant"]
     assert second["messages"][0]["content"] == first["messages"][0]["content"][0]["text"]
-    assert _strip_cache(second["messages"][1]) == {"role": "assistant", "content": paused}
+    assert strip_cache_control(second["messages"][1]) == {"role": "assistant", "content": paused}
     assert second["system"] == first["system"] and second["tools"] == first["tools"]
     now = state(cli.db)
     assert now["status"] == "done" and now["final_text"] == brief
@@ -465,12 +466,3 @@ def test_an_empty_end_turn_is_not_stored_as_a_finished_brief(tmp_path: Path) -> 
         cli(*BRIEF)
     now = state(cli.db)
     assert not (now["status"] == "done" and not now["final_text"])
-
-
-def _strip_cache(value: Any) -> Any:
-    """`value` without cache markers (the provider adds them on the wire, never in the rows)."""
-    if isinstance(value, dict):
-        return {k: _strip_cache(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [_strip_cache(v) for v in value]
-    return value
