@@ -41,29 +41,13 @@ import datetime as dt
 import json
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from dayflow.errors import SourceError
 
 SNIPPET_CHARS = 200
 SAMPLES = ("standard", "large")  # the bundled inboxes; the calendar is the same for both
 _SAMPLE_FILES = {"standard": "inbox.json", "large": "inbox_large.json"}
-
-
-class InboxSource(Protocol):
-    """Where messages come from."""
-
-    def messages(self) -> list[dict[str, Any]]:
-        """All messages, newest first, as fresh copies."""
-        ...
-
-
-class CalendarSource(Protocol):
-    """Where events come from."""
-
-    def events(self) -> list[dict[str, Any]]:
-        """All events, by start time, as fresh copies."""
-        ...
 
 
 def to_timezone(iso: str, tz: dt.tzinfo) -> str:
