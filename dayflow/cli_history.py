@@ -1,7 +1,6 @@
-"""The history commands: `trace`, `fork`, `gc`, `doctor`, registered on `dayflow.cli.app`.
+"""The history commands: `trace`, `fork`, `gc`, `doctor` (added to the app by `cli.py`).
 
 Options, wiring and output only; the work is in `dayflow.history` and `dayflow.timeline`.
-`cli.py` imports this module at its end, so the commands exist whenever the app does.
 """
 
 from __future__ import annotations
@@ -15,30 +14,30 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from dayflow import render
-from dayflow.cli import (
+from dayflow.cli_base import (
     BudgetOpt,
     CrashOpt,
     DbOpt,
     JsonOpt,
     MaxStepsOpt,
+    RunArg,
     VerboseOpt,
-    _closing,
-    _deps,
-    _errors,
-    _loop,
-    _parse_date,
-    _print_outcome,
-    app,
+    closing,
+    get_deps,
+    handle_errors,
+    make_loop,
+    parse_date,
+    print_outcome,
 )
 from dayflow.errors import StoreError, UsageError
 
 if TYPE_CHECKING:
     from dayflow.agent import Note
 
-RunArg = Annotated[str, typer.Argument(help="Run id or a unique prefix.")]
+commands = typer.Typer()
 
 
-@app.command()
+@commands.command()
 def trace(
     ctx: typer.Context,
     run_id: RunArg,
@@ -68,8 +67,8 @@ def trace(
     """Export a run's event log (JSON lines or CSV), or draw its timeline as a PNG."""
     from dayflow import history  # imported here: it pulls in the agent
 
-    deps = _deps(ctx)
-    with _errors(deps):
+    deps = get_deps(ctx)
+    with handle_errors(deps):
         if fmt is not None and fmt not in history.TRACE_FORMATS:
             raise UsageError(f"--format must be one of {', '.join(history.TRACE_FORMATS)}")
         settings = deps.settings(db=db)
@@ -96,7 +95,7 @@ def _writing(path: Path, write: Callable[[], object]) -> None:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-@app.command()
+@commands.command()
 def fork(
     ctx: typer.Context,
     run_id: RunArg,
@@ -125,8 +124,8 @@ def fork(
     the step it forked at (see `dayflow runs` and `dayflow show`)."""
     from dayflow import history  # imported here: it pulls in the agent
 
-    deps = _deps(ctx)
-    with _errors(deps):
+    deps = get_deps(ctx)
+    with handle_errors(deps):
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
             parent = store.find_run(run_id)
@@ -134,7 +133,7 @@ def fork(
             history.check_fork_point(parent, store.steps(parent.id), from_step)
             chosen = model or parent.model
             client = deps.model_factory(chosen, settings)
-            loop = _loop(deps, store, client, verbose, crash_after, settings)
+            loop = make_loop(deps, store, client, verbose, crash_after, settings)
             trace_note = loop.report
 
             def report(note: Note) -> None:
@@ -148,14 +147,14 @@ def fork(
                     trace_note(note)
 
             loop.report = report
-            with _closing(client):
+            with closing(client):
                 result = history.fork_run(
                     loop, parent, from_step, model=chosen, max_steps=max_steps, budget=budget
                 )
-            _print_outcome(deps, result.run, result.text, as_json, settings.prices)
+            print_outcome(deps, result.run, result.text, as_json, settings.prices)
 
 
-@app.command()
+@commands.command()
 def gc(
     ctx: typer.Context,
     before: Annotated[
@@ -195,9 +194,9 @@ def gc(
     """
     from dayflow import history  # imported here: it pulls in the agent
 
-    deps = _deps(ctx)
-    with _errors(deps):
-        day = _parse_date(before) if before else None
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        day = parse_date(before) if before else None
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
             report = history.collect_garbage(
@@ -240,7 +239,7 @@ def _size(n: int) -> str:
     return f"{n / 1024:.1f} KiB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MiB"
 
 
-@app.command()
+@commands.command()
 def doctor(
     ctx: typer.Context,
     fix: Annotated[
@@ -267,8 +266,8 @@ def doctor(
     remain."""
     from dayflow import history  # imported here: it pulls in the agent
 
-    deps = _deps(ctx)
-    with _errors(deps):
+    deps = get_deps(ctx)
+    with handle_errors(deps):
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
             first = [history.recompute_totals(store, recompute_totals)] if recompute_totals else []

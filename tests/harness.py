@@ -11,7 +11,8 @@ from typing import Any
 from rich.console import Console
 from typer.testing import CliRunner
 
-from dayflow.cli import Deps, app
+from dayflow.cli import app
+from dayflow.cli_base import Deps
 from dayflow.clock import FixedClock
 
 runner = CliRunner()

@@ -190,7 +190,7 @@ def test_bad_input_gets_one_clear_line_and_a_nonzero_exit(
 
 
 def _default_factory(name: str, settings: Any) -> Any:
-    from dayflow.cli import default_model_factory
+    from dayflow.cli_base import default_model_factory
 
     return default_model_factory(name, settings)
 
@@ -292,3 +292,22 @@ def test_today_is_the_users_day_not_utcs(db_path: Path) -> None:
     assert cli("brief", "--tz", "Asia/Tokyo").code == 0
     dates = [r["brief_date"] for r in json.loads(cli("runs", "--json").out)]
     assert dates == ["2026-11-05", "2026-11-04"]
+
+
+def test_command_modules_import_the_shared_base_never_cli_py() -> None:
+    """No import cycle: `cli.py` imports the command modules, none of them imports `cli.py`
+    (they share `cli_base.py`), and the help lists the commands they register."""
+    import ast
+
+    package = Path(__file__).resolve().parents[1] / "dayflow"
+    modules = sorted(package.glob("cli_*.py"))
+    assert any(m.name == "cli_history.py" for m in modules)
+    for module in modules:
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)} | {
+            a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names
+        }
+        assert "dayflow.cli" not in imported, f"{module.name} imports dayflow.cli"
+    res = runner.invoke(app, ["--help"])
+    for word in ("trace", "fork", "gc", "doctor"):
+        assert word in res.stdout

@@ -1,0 +1,238 @@
+"""What every `cli_*.py` command module shares: the `Deps` bundle, the one error -> exit code
+mapping, the common options and parsers, and the helpers that drive a run and print its outcome.
+
+A command module defines `commands = typer.Typer()` and decorates its commands with
+`@commands.command()`; `cli.py` imports it and adds it with `app.add_typer(module.commands)`
+(a nameless group: its commands sit at the top level). Command modules import from here, never
+from `cli.py`, so there is no import cycle.
+
+Keep this module cheap to import: it is on the path of `--help`, `runs` and `tasks`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+
+from dayflow import config, render
+from dayflow.clock import Clock, SystemClock
+from dayflow.db import DatabaseError
+from dayflow.errors import ConfigError, DayflowError, SimulatedCrash, UsageError
+from dayflow.models import DONE, FAILED, Run
+from dayflow.pricing import Prices
+from dayflow.providers import OFFLINE_MODEL, ModelClient
+from dayflow.store import Store
+
+if TYPE_CHECKING:  # the agent is imported only by the commands that run one (it is slow)
+    from dayflow.agent import Loop, Note, SourceFactory
+
+EXIT_CODES = """\
+Exit codes: 0 ok · 1 error · 2 bad usage · 3 no such run/task · 4 database or input file
+problem · 5 run busy in another process · 6 the model failed: API error after retries or a
+refusal (resumable) · 7 run stopped by a guard or a cut-short answer (resumable) · 70 simulated
+crash · 130 interrupted."""
+
+ModelFactory = Callable[[str, config.Settings], ModelClient]
+
+
+def default_model_factory(model: str, settings: config.Settings) -> ModelClient:
+    """The offline model, or Claude through the SDK (imported only here, only when needed)."""
+    if model == OFFLINE_MODEL:
+        from dayflow.providers.offline import OfflineModel
+
+        return OfflineModel()
+    if not settings.api_key:
+        raise ConfigError(
+            f"model {model!r} needs ANTHROPIC_API_KEY (set it in the environment or .env), "
+            "or use --model offline"
+        )
+    from dayflow.providers.anthropic import make_client
+
+    return make_client(settings.api_key, settings.base_url)
+
+
+@dataclass
+class Deps:
+    """What commands are built from; tests replace any part."""
+
+    env: Mapping[str, str] | None = None
+    clock: Clock = field(default_factory=SystemClock)
+    model_factory: ModelFactory = default_model_factory
+    sources: SourceFactory | None = None  # None: the JSON files named in a run's settings
+    out: Console = field(default_factory=lambda: Console(highlight=False))
+    err: Console = field(default_factory=lambda: Console(stderr=True, highlight=False))
+
+    def settings(self, **flags: Any) -> config.Settings:
+        env = self.env if self.env is not None else config.environment()
+        return config.load(env, **flags)
+
+    def store(self, settings: config.Settings) -> Store:
+        return Store(settings.db_path, clock=self.clock, synchronous=settings.durability)
+
+
+def get_deps(ctx: typer.Context) -> Deps:
+    """The bundle a test passed with `obj=`, or the real one."""
+    if not isinstance(ctx.obj, Deps):
+        ctx.obj = Deps()
+    return ctx.obj
+
+
+@contextlib.contextmanager
+def handle_errors(deps: Deps) -> Iterator[None]:
+    """Turn every expected failure into one line on stderr and an exit code."""
+    try:
+        yield
+    except SimulatedCrash as exc:
+        deps.err.print(str(exc), markup=False)
+        raise typer.Exit(exc.exit_code) from None
+    except DayflowError as exc:
+        deps.err.print(f"error: {exc}", markup=False, soft_wrap=True)
+        raise typer.Exit(exc.exit_code) from None
+    except DatabaseError as exc:
+        deps.err.print(f"error: database problem: {exc}", markup=False)
+        raise typer.Exit(4) from None
+    except KeyboardInterrupt:
+        deps.err.print("interrupted; `dayflow resume` continues the run", markup=False)
+        raise typer.Exit(130) from None
+
+
+# Options shared by several commands.
+DbOpt = Annotated[
+    Path | None,
+    typer.Option("--db", help="SQLite file [env DAYFLOW_DB; default: the user data directory]."),
+]
+VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Print each step and tool call.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+CrashOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--crash-after",
+        metavar="N",
+        min=1,
+        help="Test hook: exit as if crashed right after step N is committed.",
+    ),
+]
+DEFAULT_MAX_STEPS = 40
+MaxStepsOpt = Annotated[
+    int | None,
+    typer.Option("--max-steps", min=1, help=f"Most model calls [new runs: {DEFAULT_MAX_STEPS}]."),
+]
+BudgetOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--budget",
+        min=1,
+        metavar="TOKENS",
+        help="Most tokens (input + output) over the whole run, resumes included.",
+    ),
+]
+RunArg = Annotated[str, typer.Argument(help="Run id or a unique prefix.")]
+
+
+def parse_date(value: str) -> date:
+    """A YYYY-MM-DD option value, or a usage error naming it."""
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"{value!r} is not a date (use YYYY-MM-DD)") from None
+
+
+def today(deps: Deps, settings: config.Settings) -> date:
+    """Today in the user's timezone (not UTC's: a brief at 00:30 in Tokyo is for that day)."""
+    from zoneinfo import ZoneInfo
+
+    return deps.clock.now().astimezone(ZoneInfo(settings.tz)).date()
+
+
+class Trace:
+    """Shows the loop's notes on stderr: a spinner while the model works, and with -v the
+    step trace."""
+
+    def __init__(self, console: Console, verbose: bool) -> None:
+        self.console, self.verbose = console, verbose
+        self.status: Any = None
+
+    def __call__(self, note: Note) -> None:
+        d = note.data
+        if note.kind == "calling" and self.console.is_terminal:
+            self.status = self.console.status(f"step {d['step']}: waiting for the model…")
+            self.status.start()
+        elif note.kind == "called" and self.status is not None:
+            self.status.stop()
+            self.status = None
+        elif note.kind == "resumed":
+            run: Run = d["run"]
+            self.console.print(
+                f"[resume {run.id}] replaying {run.steps} committed step(s), "
+                f"{run.usage.total_input} in / {run.usage.output_tokens} out already spent",
+                markup=False,
+            )
+        elif note.kind == "step" and self.verbose:
+            extra = "  (committed before the crash; finishing it)" if d.get("recovered") else ""
+            self.console.print(f"[step {d['step']}] stop={d['stop_reason']}{extra}", markup=False)
+        elif note.kind == "tool" and self.verbose:
+            line = render.tool_call_line(
+                d["name"], d["input"], reused=d["reused"], error=d.get("error", False)
+            )
+            self.console.print(line, markup=False, soft_wrap=True)
+        elif note.kind == "finished":
+            run = d["run"]
+            word = "resumed" if d["resumed"] else "run"
+            est = " (estimated)" if run.estimated else ""
+            self.console.print(
+                f"[{word} {run.id} · finished at step {run.steps} · {run.usage.total_input} in"
+                f" / {run.usage.output_tokens} out total{est}]",
+                markup=False,
+            )
+
+
+def make_loop(
+    deps: Deps,
+    store: Store,
+    client: ModelClient,
+    verbose: bool,
+    crash_after: int | None,
+    settings: config.Settings,
+) -> Loop:
+    """The agent loop wired to this process's store, model, sources and stderr trace."""
+    from dayflow.agent import Hooks, Loop, json_sources
+
+    return Loop(
+        store=store,
+        client=client,
+        report=Trace(deps.err, verbose),
+        sources=deps.sources or json_sources,
+        hooks=Hooks(crash_after=crash_after, kill_at=settings.kill_at),
+    )
+
+
+def print_outcome(
+    deps: Deps, run: Run, text: str | None, as_json: bool, prices: Prices | None = None
+) -> None:
+    """The brief (or the JSON document) on stdout; a run that did not finish exits 6 or 7."""
+    if as_json:
+        deps.out.print_json(json.dumps({"run": render.run_json(run, prices), "brief": text}))
+    elif text is not None:
+        deps.out.print(render.brief(text))
+    if run.status != DONE:
+        deps.err.print(f"run {run.id} {run.status}: {run.reason}", markup=False, soft_wrap=True)
+        raise typer.Exit(6 if run.status == FAILED else 7)
+
+
+@contextlib.contextmanager
+def closing(client: ModelClient) -> Iterator[None]:
+    """Close the model client's connections afterwards, where it has any."""
+    try:
+        yield
+    finally:
+        close = getattr(client, "close", None)
+        if callable(close):
+            close()
