@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from dayflow import cli_history, render
+from dayflow import cli_history, cli_tasks, render
 from dayflow.cli_base import (
     DEFAULT_MAX_STEPS,
     EXIT_CODES,
@@ -290,7 +290,6 @@ def runs(
                 deps.err.print("* token counts of the offline model are estimates", markup=False)
 
 
-@app.command()
 def tasks(
     ctx: typer.Context,
     db: DbOpt = None,
@@ -300,7 +299,10 @@ def tasks(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List the tasks the agent created (open ones unless --all), or mark one done."""
+    """List the tasks the agent created (open ones unless --all), or mark one done;
+    `tasks export` and `tasks sync` keep them in your notes."""
+    if ctx.invoked_subcommand:
+        return
     deps = get_deps(ctx)
     with handle_errors(deps):
         settings = deps.settings(db=db)
@@ -373,3 +375,4 @@ def main() -> None:
 
 # Command modules: one import above and one line here each.
 app.add_typer(cli_history.commands)
+app.add_typer(cli_tasks.group(tasks))  # `tasks` lists; its subcommands export and sync

@@ -8,6 +8,7 @@
     │   └── RunPruned                 exit 3   a run gc pruned or redacted cannot continue
     ├── StoreError                    exit 4   not a Dayflow database, corrupt, newer schema
     ├── SourceError                   exit 4   a malformed or missing inbox / calendar file
+    ├── FileProblem                   exit 4   a file to write cannot be, or one to read is not ours
     ├── RunBusy                       exit 5   another live process drives the run
     ├── LeaseLost                     exit 5   our claim on the run was taken over
     ├── ModelError                    exit 6   the model API failed (after retries)
@@ -50,6 +51,13 @@ class StoreError(DayflowError):
 
 
 class SourceError(DayflowError):
+    exit_code = 4
+
+
+class FileProblem(DayflowError):
+    """A file Dayflow was asked to write cannot be written, or one it was asked to read
+    back (`tasks sync`) is unreadable or not Dayflow's."""
+
     exit_code = 4
 
 

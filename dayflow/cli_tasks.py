@@ -1,0 +1,160 @@
+"""`dayflow tasks export` and `dayflow tasks sync`: the task list in the files people keep.
+
+Options, wiring and output only; the formats are in `dayflow.taskfiles`. `dayflow tasks`
+itself (list, `--done`) is the group's own callback, passed in by `cli.py` (`group`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo
+
+import typer
+from rich.console import Console
+
+from dayflow import files, taskfiles
+from dayflow.cli_base import DbOpt, get_deps, handle_errors
+from dayflow.errors import FileProblem, RunNotFound, UsageError
+from dayflow.models import Task
+
+tasks_app = typer.Typer(
+    name="tasks", no_args_is_help=False, add_completion=False, rich_markup_mode=None
+)
+
+
+def group(list_tasks: Callable[..., Any]) -> typer.Typer:
+    """The `tasks` group: `list_tasks` runs for a bare `dayflow tasks` (and must return at
+    once when `ctx.invoked_subcommand` is set), `export` and `sync` are its subcommands."""
+    tasks_app.callback(invoke_without_command=True)(list_tasks)
+    return tasks_app
+
+
+@tasks_app.command("export")
+def export(
+    ctx: typer.Context,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="markdown|todo.txt|ics|json",
+            help="markdown (an Obsidian Tasks checklist with due dates), todo.txt, ics "
+            "(iCalendar VTODO) or json.",
+        ),
+    ] = "markdown",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write here (replaced atomically)."),
+    ] = None,
+    show_all: Annotated[bool, typer.Option("--all", help="Include done tasks (ticked).")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Write the task list as Markdown, todo.txt, iCalendar or JSON (stdout unless -o).
+
+    Each task carries its id, derived from its idempotency key, so the same task has the same
+    id in every export; exporting twice with nothing changed gives identical bytes."""
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        if fmt not in taskfiles.FORMATS:
+            raise UsageError(f"--format must be one of {', '.join(taskfiles.FORMATS)}")
+        if output is not None and not str(output).strip():
+            raise UsageError("--output needs a file name")
+        settings = deps.settings(db=db)
+        with deps.store(settings) as store:
+            found = store.list_tasks(include_done=show_all)
+        text = taskfiles.export(found, fmt, ZoneInfo(settings.tz))
+        if output is None:
+            deps.out.file.write(text)
+            deps.out.file.flush()
+            return
+        files.write_atomic(output, text.encode("utf-8"))
+        deps.err.print(f"wrote {len(found)} task(s) to {output} ({fmt})", markup=False)
+
+
+@tasks_app.command("sync")
+def sync(
+    ctx: typer.Context,
+    file: Annotated[
+        Path, typer.Argument(metavar="FILE", help="A Markdown or todo.txt file Dayflow exported.")
+    ],
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Say what would be marked done; change nothing.")
+    ] = False,
+    db: DbOpt = None,
+) -> None:
+    """Mark done the tasks ticked in a Markdown or todo.txt file `tasks export` wrote.
+
+    Only lines carrying a Dayflow task id are read; the rest of the file is yours and is never
+    touched (sync does not write the file). Unticking a task Dayflow has done does not reopen
+    it."""
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        text = files.read_text(file, "task file")
+        reading = taskfiles.read_back(text)
+        if reading.fmt is None:
+            raise FileProblem(
+                f"{file} is not a task list Dayflow exported (no line carries a Dayflow task "
+                "id; `dayflow tasks export --format markdown|todo.txt` writes one); "
+                "nothing changed"
+            )
+        settings = deps.settings(db=db)
+        with deps.store(settings) as store:
+            known: dict[str, Task] = {}
+            unknown: list[str] = []
+            for tick in reading.ticks:
+                if tick.task_id in known or tick.task_id in unknown:
+                    continue
+                try:
+                    known[tick.task_id] = store.find_task(tick.task_id)
+                except RunNotFound:
+                    unknown.append(tick.task_id)
+            if not known:
+                raise FileProblem(
+                    f"{file} names {len(unknown)} task(s), none of them in {settings.db_path} "
+                    "(exported from another database?); nothing changed"
+                )
+            ticked = {t.task_id for t in reading.ticks if t.done and t.task_id in known}
+            to_mark = [known[i] for i in known if i in ticked and known[i].status != "done"]
+            stale = [t for i, t in known.items() if i not in ticked and t.status == "done"]
+            for task in to_mark:
+                if not dry_run:
+                    store.mark_task_done(task.id)
+                verb = "would mark done" if dry_run else "done"
+                deps.err.print(f"{verb}: {task.id} {task.title}", markup=False, soft_wrap=True)
+        _sync_summary(deps.err, file, reading, known, to_mark, stale, unknown, dry_run)
+
+
+def _sync_summary(
+    err: Console,
+    file: Path,
+    reading: taskfiles.Reading,
+    known: dict[str, Task],
+    marked: list[Task],
+    stale: list[Task],
+    unknown: list[str],
+    dry_run: bool,
+) -> None:
+    verb = "would mark" if dry_run else "marked"
+    still_open = sum(1 for t in known.values() if t.status != "done") - len(marked)
+    err.print(
+        f"sync {file} ({reading.fmt}): {verb} {len(marked)} done, {still_open} still open",
+        markup=False,
+        soft_wrap=True,
+    )
+    if stale:
+        err.print(
+            f"{len(stale)} task(s) done in Dayflow are unticked in the file (a sync never "
+            "reopens a task); export again to refresh the file",
+            markup=False,
+            soft_wrap=True,
+        )
+    if unknown:
+        err.print(
+            f"{len(unknown)} task id(s) in the file are not in this database: left alone",
+            markup=False,
+        )
+    if reading.ambiguous:
+        lines = ", ".join(str(n) for n in reading.ambiguous[:10])
+        err.print(f"ignored line(s) {lines}: more than one Dayflow task id on a line", markup=False)

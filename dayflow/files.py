@@ -1,0 +1,66 @@
+"""Writing and reading the user's own files (exports, delivered briefs, synced lists).
+
+A write goes to a temporary file beside the target and is renamed over it: a kill at any
+moment leaves the old file or the new one, never half of one. An existing file keeps its mode;
+a new one is readable by its owner only, like the database (what it holds came from the inbox).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from dayflow.errors import FileProblem
+
+MAX_READ_BYTES = 8 * 1024 * 1024  # a task list bigger than this is not one Dayflow wrote
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` in one rename; FileProblem (one line, exit 4) if it cannot."""
+    target = Path(path).expanduser()
+    try:
+        if target.is_dir():
+            raise FileProblem(f"cannot write {target}: it is a directory")
+        parent = target.parent
+        mode = None
+        with contextlib.suppress(FileNotFoundError):
+            mode = stat.S_IMODE(target.stat().st_mode)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            if mode is not None:
+                os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except FileProblem:
+        raise
+    except OSError as exc:
+        raise FileProblem(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
+def read_text(path: Path, what: str = "file") -> str:
+    """The UTF-8 text of `path` (a BOM is dropped); FileProblem naming it when it cannot be
+    read, is not UTF-8 or is implausibly large."""
+    target = Path(path).expanduser()
+    try:
+        with open(target, "rb") as fh:
+            data = fh.read(MAX_READ_BYTES + 1)
+    except OSError as exc:
+        raise FileProblem(f"cannot read {what} {target}: {exc.strerror or exc}") from None
+    if len(data) > MAX_READ_BYTES:
+        raise FileProblem(f"{what} {target} is larger than {MAX_READ_BYTES // 2**20} MB")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FileProblem(
+            f"{what} {target} is not UTF-8 text (byte {exc.start}); nothing changed"
+        ) from None
