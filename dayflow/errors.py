@@ -8,6 +8,7 @@
     │   └── RunPruned                 exit 3   a run gc pruned or redacted cannot continue
     ├── StoreError                    exit 4   not a Dayflow database, corrupt, newer schema
     ├── SourceError                   exit 4   a malformed or missing inbox / calendar file
+    │   └── SourceUnreadable          exit 4   a configured source could not be read now, by name
     ├── FileProblem                   exit 4   a file to write cannot be, or one to read is not ours
     ├── RunBusy                       exit 5   another live process drives the run
     ├── LeaseLost                     exit 5   our claim on the run was taken over
@@ -52,6 +53,20 @@ class StoreError(DayflowError):
 
 class SourceError(DayflowError):
     exit_code = 4
+
+
+class SourceUnreadable(SourceError):
+    """One named source could not be read: unreachable, timed out, refused, malformed.
+
+    `source` is the configured name and `reason` one line that never contains a secret (no
+    password, no secret URL path: hosts only). The read tools turn it into an `is_error` result
+    for that source while the other sources still answer.
+    """
+
+    def __init__(self, source: str, reason: str) -> None:
+        super().__init__(f"source {source!r} could not be read: {reason}")
+        self.source = source
+        self.reason = reason
 
 
 class FileProblem(DayflowError):

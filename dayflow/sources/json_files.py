@@ -253,8 +253,10 @@ class JsonCalendar(_JsonFile):
     _item_word = "event"
     _bundled = "calendar.json"
 
-    def events(self) -> list[dict[str, Any]]:
-        """All events, by start time, as fresh copies."""
+    def events(
+        self, first: dt.date | None = None, last: dt.date | None = None
+    ) -> list[dict[str, Any]]:
+        """All events, by start time, as fresh copies (a JSON file is small: no range needed)."""
         return self._load()
 
     def _parse(self, text: str) -> list[dict[str, Any]]:
