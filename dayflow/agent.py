@@ -23,7 +23,7 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -166,7 +166,7 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
         options.brief_date,
     )
     inbox.messages()
-    calendar.events()
+    calendar.events(options.brief_date, options.brief_date + timedelta(days=6))
     run, token = loop.store.create_run(
         NewRun(
             model=options.model,

@@ -15,6 +15,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from dayflow.errors import SourceError
 from dayflow.sources import CalendarSource, InboxSource
 from dayflow.store import Store
 
@@ -101,26 +102,89 @@ def read_message(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     raise ToolError(f"no message with id {args['id']!r}; ids come from read_inbox")
 
 
+MAX_EVENTS = 100  # per read_calendar result; the rest is counted in "more"
+MAX_RANGE_DAYS = 62
+_TEXT_CAPS = {"title": 200, "location": 200, "description": 500}
+MAX_ATTENDEES = 20
+
+
+def calendar_range(args: dict[str, Any], today: date) -> tuple[date, date]:
+    """The first and last day (inclusive) a read_calendar call asks for."""
+    if "range" in args and ("start" in args or "end" in args):
+        raise ToolError("give either 'range' or 'start'/'end', not both")
+    if "range" in args:
+        return today, today if args["range"] == "today" else today + timedelta(days=6)
+    if "start" not in args:
+        raise ToolError("give 'range' (today or week) or a 'start' date (and optionally 'end')")
+    first = _date_arg(args, "start")
+    last = _date_arg(args, "end") if "end" in args else first
+    if last < first:
+        raise ToolError(f"'end' ({last}) is before 'start' ({first})")
+    if (last - first).days + 1 > MAX_RANGE_DAYS:
+        raise ToolError(f"a range may span at most {MAX_RANGE_DAYS} days")
+    return first, last
+
+
+def _date_arg(args: dict[str, Any], name: str) -> date:
+    value = args[name]
+    try:
+        if not _ISO_DATE.fullmatch(value):
+            raise ValueError(value)
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ToolError(f"'{name}' must be a real date as YYYY-MM-DD, got {value!r}") from None
+
+
 def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
-    first = env.brief_date
-    last = first if args["range"] == "today" else first + timedelta(days=6)
-    out = []
-    for e in env.calendar.events():
-        start = _local(e["start"], env.tz)
-        if not first <= start.date() <= last:
-            continue
-        item = {
-            "id": e["id"],
-            "title": e["title"],
-            "start": start.isoformat(),
-            "end": _local(e["end"], env.tz).isoformat(),
-        }
-        for key in ("location", "attendees"):
-            if e.get(key):
-                item[key] = e[key]
-        out.append(item)
-    out.sort(key=lambda e: e["start"])
-    return {"events": out}
+    first, last = calendar_range(args, env.brief_date)
+    lo = datetime.combine(first, datetime.min.time(), env.tz)
+    hi = datetime.combine(last + timedelta(days=1), datetime.min.time(), env.tz)
+    try:
+        events = env.calendar.events(first, last)
+    except SourceError as err:
+        raise ToolError(str(err)) from None
+    found = []
+    for e in events:
+        if e.get("all_day"):
+            start_day, end_day = date.fromisoformat(e["start"]), date.fromisoformat(e["end"])
+            if not (start_day <= last and end_day > first):
+                continue
+            when = {"start": e["start"], "end": e["end"], "all_day": True}
+            order = datetime.combine(start_day, datetime.min.time(), env.tz)
+        else:
+            start, end = _local(e["start"], env.tz), _local(e["end"], env.tz)
+            if not (lo <= start < hi if start == end else start < hi and end > lo):
+                continue
+            when = {"start": start.isoformat(), "end": end.isoformat()}
+            order = start
+        found.append((order, e["id"], _calendar_item(e, when)))
+    found.sort(key=lambda f: (f[0], f[1]))
+    out: dict[str, Any] = {"events": [item for _, _, item in found[:MAX_EVENTS]]}
+    if len(found) > MAX_EVENTS:
+        out["more"] = len(found) - MAX_EVENTS
+    return out
+
+
+def _calendar_item(e: dict[str, Any], when: dict[str, Any]) -> dict[str, Any]:
+    item: dict[str, Any] = {"id": e["id"], "title": _cap(e["title"], _TEXT_CAPS["title"])}
+    item.update(when)
+    if e.get("status") and e["status"] != "confirmed":
+        item["status"] = e["status"]
+    if e.get("source"):
+        item["source"] = e["source"]
+    for key in ("location", "description"):
+        if e.get(key):
+            item[key] = _cap(e[key], _TEXT_CAPS[key])
+    attendees = e.get("attendees") or []
+    if attendees:
+        item["attendees"] = [_cap(a, 100) for a in attendees[:MAX_ATTENDEES]]
+        if len(attendees) > MAX_ATTENDEES:
+            item["attendees"].append(f"and {len(attendees) - MAX_ATTENDEES} more")
+    return item
+
+
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def read_tasks(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
@@ -199,12 +263,17 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "read_calendar",
-            "Read the user's calendar events for today or the 7 days starting today, in the "
-            "user's timezone.",
+            "Read the user's calendar events in the user's timezone: 'range' today or week (the "
+            "7 days starting today), or the days 'start' to 'end' (inclusive). An all-day event "
+            "has all_day true and dates, its end exclusive. A cancelled event has status "
+            "'cancelled' and takes no time.",
             {
                 "type": "object",
-                "properties": {"range": {"type": "string", "enum": ["today", "week"]}},
-                "required": ["range"],
+                "properties": {
+                    "range": {"type": "string", "enum": ["today", "week"]},
+                    "start": {"type": "string", "description": "First day, YYYY-MM-DD."},
+                    "end": {"type": "string", "description": "Last day, YYYY-MM-DD (inclusive)."},
+                },
                 "additionalProperties": False,
             },
             read_calendar,

@@ -261,6 +261,8 @@ def test_help_runs_and_tasks_do_not_import_the_sdk(db_path: Path) -> None:
         "import sys; from dayflow.cli import main; sys.argv=['dayflow'] + sys.argv[1:];\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "assert 'anthropic' not in sys.modules, 'anthropic imported'\n"
+        "for lib in ('icalendar', 'recurring_ical_events', 'x_wr_timezone', 'urllib.request'):\n"
+        "    assert lib not in sys.modules, lib + ' imported'\n"
     )
     for args in (["--help"], ["runs"], ["tasks"], ["brief"]):
         proc = subprocess.run(

@@ -132,7 +132,7 @@ READS: list[tuple[str, Any, str | None]] = [
     ("read_inbox", {"limit": "twenty"}, "'limit' must be an integer"),
     ("read_inbox", {"limit": True}, "'limit' must be an integer"),
     ("read_inbox", {"limit": 10_000}, "'limit' must be at most 50"),
-    ("read_calendar", {}, "'range' is required"),
+    ("read_calendar", {}, "give 'range' (today or week) or a 'start' date"),
     ("read_calendar", {"range": "month"}, "'range' must be one of"),
     ("read_tasks", {"include_done": "yes"}, "'include_done' must be true or false"),
     ("read_message", {"id": ""}, "'id' must not be empty"),

@@ -63,8 +63,13 @@ def _brief(messages: list[Message], calls: list[_Call], memory: _Memory | None =
         lines.append("- _The calendar was not read._")
     for event in sorted(today_events, key=lambda e: _sort_time(e.get("start"))):
         where = f" ({event['location']})" if event.get("location") else ""
-        times = f"{_hm(event.get('start'))}–{_hm(event.get('end'))}"
-        lines.append(f"- {times} {event.get('title', '(untitled)')}{where}")
+        times = (
+            "All day"
+            if event.get("all_day")
+            else f"{_hm(event.get('start'))}–{_hm(event.get('end'))}"
+        )
+        gone = " (cancelled)" if event.get("status") == "cancelled" else ""
+        lines.append(f"- {times} {event.get('title', '(untitled)')}{where}{gone}")
     if not today_events and not today_error and _named(calls, "read_calendar"):
         lines.append("- Nothing on the calendar today.")
 
