@@ -166,7 +166,7 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
         options.brief_date,
     )
     inbox.messages()
-    calendar.events(options.brief_date, options.brief_date + timedelta(days=6))
+    calendar.events(first=options.brief_date, last=options.brief_date + timedelta(days=6))
     run, token = loop.store.create_run(
         NewRun(
             model=options.model,

@@ -140,7 +140,7 @@ def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     lo = datetime.combine(first, datetime.min.time(), env.tz)
     hi = datetime.combine(last + timedelta(days=1), datetime.min.time(), env.tz)
     try:
-        events = env.calendar.events(first, last)
+        events = env.calendar.events(first=first, last=last)
     except SourceError as err:
         raise ToolError(str(err)) from None
     found = []

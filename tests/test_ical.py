@@ -7,6 +7,7 @@ ends 2026-10-25, US on 2026-11-01), not produced by the code under test.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -48,7 +49,7 @@ def test_rrule_exdate_rdate_moved_and_cancelled_occurrences() -> None:
     assert events[2]["attendees"] == ["Dr. Ana Ruiz", "me@example.org"]
     assert all(e["source"] == "home" and e["all_day"] is False for e in events)
     ids = [e["id"] for e in events]
-    assert len(set(ids)) == len(ids) and all(i.startswith("home:") for i in ids)
+    assert len(set(ids)) == len(ids) and all(re.fullmatch(r"[0-9a-f]{12}", i) for i in ids)
 
 
 def test_an_occurrence_keeps_its_id_when_moved_and_a_one_off_when_edited(tmp_path: Path) -> None:
@@ -220,3 +221,19 @@ def test_making_a_source_reads_nothing(tmp_path: Path) -> None:
     """resume builds sources for every step: only `events()` may touch the file or network."""
     IcsCalendar("home", path=tmp_path / "not-yet.ics", tz=ZoneInfo("UTC"))
     IcsCalendar("home", url="http://127.0.0.1:9/never.ics", tz=ZoneInfo("UTC"))
+
+
+def test_without_a_range_a_source_reads_the_week_from_its_today() -> None:
+    calendar = IcsCalendar(
+        "home", path=FIXTURES / "recurrence.ics", tz=ZoneInfo("UTC"), today=D("2026-11-04")
+    )
+    assert [e["start"][:10] for e in calendar.events()] == [
+        "2026-11-04",
+        "2026-11-05",
+        "2026-11-06",
+        "2026-11-07",
+        "2026-11-09",
+        "2026-11-10",
+    ]
+    with pytest.raises(ValueError, match="needs a range"):
+        IcsCalendar("home", path=FIXTURES / "recurrence.ics", tz=ZoneInfo("UTC")).events()

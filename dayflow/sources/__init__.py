@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Protocol
 
+from dayflow.sources.caldav import CalDavCalendar
 from dayflow.sources.ics import IcsCalendar
 from dayflow.sources.json_files import (
     SAMPLES,
@@ -21,6 +22,7 @@ from dayflow.sources.json_files import (
 )
 
 __all__ = [
+    "CalDavCalendar",
     "SAMPLES",
     "SNIPPET_CHARS",
     "CalendarSource",
@@ -44,7 +46,7 @@ class InboxSource(Protocol):
 class CalendarSource(Protocol):
     """Where events come from."""
 
-    def events(self, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
+    def events(self, *, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
         """The events overlapping the user's dates first..last (inclusive), by start time, as
         fresh copies; a source may return more (the caller filters). Raises SourceError."""
         ...

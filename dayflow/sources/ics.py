@@ -16,7 +16,10 @@ from dayflow.sources import http
 
 
 class IcsCalendar:
-    """Events from one .ics file (`path`) or feed (`url`), expanded and shown in `tz`."""
+    """Events from one .ics file (`path`) or feed (`url`), expanded and shown in `tz`.
+
+    `timeout` is in seconds; `cache_dir` holds feed copies (default: `http.cache_dir()`);
+    `today` is the day a range-less `events()` starts from (the brief's date)."""
 
     def __init__(
         self,
@@ -27,6 +30,7 @@ class IcsCalendar:
         url: str | None = None,
         timeout: float = http.DEFAULT_TIMEOUT,
         cache_dir: Path | None = None,
+        today: dt.date | None = None,
     ) -> None:
         if (path is None) == (url is None):
             raise SourceError(f"calendar {name!r}: give exactly one of 'path' or 'url'")
@@ -44,6 +48,7 @@ class IcsCalendar:
             raise SourceError(f"calendar {name!r}: 'timeout' must be a positive number of seconds")
         self._timeout = float(timeout)
         self._cache = http.cache_dir() if cache_dir is None else cache_dir
+        self._today = today
         self._data: bytes | None = None
 
     @property
@@ -51,10 +56,14 @@ class IcsCalendar:
         """The file path, or the feed's scheme and host only (a feed URL may be a secret)."""
         return str(self._path) if self._path is not None else http.redact(self._url or "")
 
-    def events(self, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
-        """The events overlapping the local dates first..last (inclusive), by start time."""
+    def events(
+        self, first: dt.date | None = None, last: dt.date | None = None
+    ) -> list[dict[str, Any]]:
+        """The events overlapping the local dates first..last (inclusive), by start time;
+        without a range, the 7 days from `today`."""
         from dayflow.sources.ical import parse_events
 
+        first, last = default_range(first, last, self._today)
         return parse_events(self._read(), source=self.name, tz=self._tz, first=first, last=last)
 
     def _read(self) -> bytes:
@@ -78,3 +87,14 @@ class IcsCalendar:
         except OSError as err:
             reason = err.strerror or str(err)
             raise SourceUnreadable(self.name, f"cannot read {self._path} ({reason})") from None
+
+
+def default_range(
+    first: dt.date | None, last: dt.date | None, today: dt.date | None
+) -> tuple[dt.date, dt.date]:
+    """The range asked for, or the week from `today` when none was (as `sources check` does)."""
+    if first is None:
+        if today is None:
+            raise ValueError("events() needs a range, or a source made with today=")
+        first = today
+    return first, (first + dt.timedelta(days=6)) if last is None else last

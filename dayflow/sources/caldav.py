@@ -1,0 +1,248 @@
+"""A CalDAV calendar (Nextcloud, Fastmail, iCloud, Radicale...), read with two WebDAV verbs.
+
+Why plain HTTP and not the `caldav` library: reading events needs PROPFIND (find the calendars)
+and one REPORT calendar-query per calendar (the events in a time range), a few dozen lines over
+urllib and ElementTree. The `caldav` package (3.x) would bring lxml, niquests, dnspython, PyYAML
+and two more packages for the same requests, and its write API is exactly what Dayflow must
+never call. Parsing and recurrence expansion are the same as for .ics feeds (`ical`).
+
+Read-only by construction: the only methods this module sends are PROPFIND and REPORT, so
+Dayflow never creates, changes or deletes an event (tested against Radicale's storage).
+
+Discovery from `url`, as the RFCs and real servers allow:
+1. PROPFIND the URL itself: a calendar collection is read as is; otherwise follow its
+   `calendar-home-set`, or its `current-user-principal` and then that one's home set; a server
+   that names neither is taken to have the calendars right under the URL.
+2. PROPFIND the home (Depth 1): every calendar collection that holds events, filtered by
+   `calendars = [...]` (display name or the last part of its path).
+3. REPORT calendar-query with a time range on each; the server returns whole objects (a
+   recurring series with its overrides), which `ical` expands for the exact range.
+
+The password is asked for (`password()`) when the first request is made, never at construction,
+and never kept in an error message.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urljoin, urlsplit
+
+from dayflow.errors import SourceError, SourceUnreadable
+from dayflow.sources import http
+from dayflow.sources.ics import default_range
+
+_DAV = "{DAV:}"
+_CAL = "{urn:ietf:params:xml:ns:caldav}"
+_PROPFIND_SELF = b"""<?xml version="1.0" encoding="utf-8"?>
+<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+  <d:prop><d:resourcetype/><d:displayname/><d:current-user-principal/>
+    <c:calendar-home-set/></d:prop>
+</d:propfind>"""
+_PROPFIND_HOME = b"""<?xml version="1.0" encoding="utf-8"?>
+<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+  <d:prop><d:resourcetype/><d:displayname/><c:supported-calendar-component-set/></d:prop>
+</d:propfind>"""
+_REPORT = """<?xml version="1.0" encoding="utf-8"?>
+<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+  <d:prop><d:getetag/><c:calendar-data/></d:prop>
+  <c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT">
+    <c:time-range start="{start}" end="{end}"/>
+  </c:comp-filter></c:comp-filter></c:filter>
+</c:calendar-query>"""
+_XML = {"Content-Type": "application/xml; charset=utf-8"}
+
+
+@dataclass(frozen=True)
+class _Collection:
+    url: str
+    name: str  # the display name, else the last part of the path
+
+
+class CalDavCalendar:
+    """Events from the calendars of one CalDAV account, shown in `tz`.
+
+    `password` is a function that returns the password (from `password_command` or
+    `password_env`), called once, on the first request. `calendars` picks calendars by display
+    name or path segment; empty means every calendar that holds events."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        url: str,
+        user: str,
+        password: Callable[[], str],
+        tz: dt.tzinfo,
+        calendars: tuple[str, ...] | list[str] = (),
+        timeout: float = http.DEFAULT_TIMEOUT,
+        today: dt.date | None = None,
+    ) -> None:
+        real = http.http_url(url)
+        if real is None:
+            raise SourceError(f"calendar {name!r}: 'url' must be an http:// or https:// address")
+        if not timeout > 0:
+            raise SourceError(f"calendar {name!r}: 'timeout' must be a positive number of seconds")
+        self.name = name
+        self._url = real if real.endswith("/") else real + "/"
+        self._user = user
+        self._password = password
+        self._secret: str | None = None
+        self._tz = tz
+        self._wanted = tuple(calendars)
+        self._timeout = float(timeout)
+        self._today = today
+        self._collections: list[_Collection] | None = None
+        self._read: dict[tuple[dt.date, dt.date], list[dict[str, Any]]] = {}
+
+    @property
+    def where(self) -> str:
+        """The server's scheme and host (the path may name the user)."""
+        return http.redact(self._url)
+
+    def events(
+        self, first: dt.date | None = None, last: dt.date | None = None
+    ) -> list[dict[str, Any]]:
+        """The events overlapping the local dates first..last (inclusive), by start time;
+        without a range, the 7 days from `today`."""
+        from dayflow.sources.ical import parse_events, sort_key
+
+        first, last = default_range(first, last, self._today)
+        if (first, last) in self._read:
+            return [dict(e) for e in self._read[(first, last)]]
+        # The server compares in UTC; a day more on each side covers every zone, and `ical`
+        # keeps exactly the events of the user's days.
+        start = (first - dt.timedelta(days=1)).strftime("%Y%m%dT000000Z")
+        end = (last + dt.timedelta(days=2)).strftime("%Y%m%dT000000Z")
+        found: list[dict[str, Any]] = []
+        for collection in self._calendars():
+            body = _REPORT.format(start=start, end=end).encode("utf-8")
+            tree = self._dav("REPORT", collection.url, body, depth="1")
+            texts = [
+                el.text
+                for el in tree.iter(f"{_CAL}calendar-data")
+                if el.text and "BEGIN:VCALENDAR" in el.text
+            ]
+            if not texts:
+                continue
+            for event in parse_events(
+                "\r\n".join(texts), source=self.name, tz=self._tz, first=first, last=last
+            ):
+                event["calendar"] = collection.name
+                found.append(event)
+        found.sort(key=lambda e: (sort_key(e, self._tz), e["id"]))
+        self._read[(first, last)] = found
+        return [dict(e) for e in found]
+
+    def _calendars(self) -> list[_Collection]:
+        if self._collections is not None:
+            return self._collections
+        me = self._propfind(self._url, _PROPFIND_SELF, depth="0")
+        props = me.get(_path(self._url)) or (next(iter(me.values())) if me else {})
+        if _is_calendar(props):
+            found = [_Collection(self._url, _label(props, self._url))]
+        else:
+            home = props.get("home")
+            if home is None and props.get("principal"):
+                principal = urljoin(self._url, props["principal"])
+                there = self._propfind(principal, _PROPFIND_SELF, depth="0")
+                home = next((p.get("home") for p in there.values() if p.get("home")), None)
+            home_url = urljoin(self._url, home) if home else self._url
+            listing = self._propfind(home_url, _PROPFIND_HOME, depth="1")
+            found = [
+                _Collection(urljoin(home_url, href), _label(p, href))
+                for href, p in sorted(listing.items())
+                if _is_calendar(p) and p.get("components") in (None, True)
+            ]
+        if self._wanted:
+            by_name = {c.name: c for c in found}
+            by_name.update({_last(c.url): c for c in found})
+            missing = [w for w in self._wanted if w not in by_name]
+            if missing:
+                have = ", ".join(sorted({c.name for c in found})) or "none"
+                raise SourceUnreadable(
+                    self.name,
+                    f"no calendar named {', '.join(map(repr, missing))} on {self.where} "
+                    f"(found: {have})",
+                )
+            found = list({by_name[w].url: by_name[w] for w in self._wanted}.values())
+        self._collections = found
+        return found
+
+    def _propfind(self, url: str, body: bytes, *, depth: str) -> dict[str, dict[str, Any]]:
+        tree = self._dav("PROPFIND", url, body, depth=depth)
+        out: dict[str, dict[str, Any]] = {}
+        for response in tree.iter(f"{_DAV}response"):
+            href = response.findtext(f"{_DAV}href")
+            if not href:
+                continue
+            props: dict[str, Any] = {}
+            for propstat in response.iter(f"{_DAV}propstat"):
+                if " 200 " not in f" {propstat.findtext(f'{_DAV}status') or ''} ":
+                    continue
+                for prop in propstat.iter(f"{_DAV}prop"):
+                    _read_props(prop, props)
+            out[_path(urljoin(url, href.strip()))] = props
+        return out
+
+    def _dav(self, method: str, url: str, body: bytes, *, depth: str) -> Any:
+        from xml.etree import ElementTree
+
+        if self._secret is None:
+            try:
+                self._secret = self._password()
+            except SourceError:
+                raise
+            except Exception as err:
+                raise SourceUnreadable(self.name, f"cannot get the password ({err})") from None
+        resp = http.request(
+            method,
+            url,
+            source=self.name,
+            timeout=self._timeout,
+            headers={**_XML, "Depth": depth},
+            body=body,
+            auth=(self._user, self._secret),
+            ok=(207,),
+        )
+        try:
+            # The standard parser resolves no external entities; expat refuses entity bombs.
+            return ElementTree.fromstring(resp.body)
+        except ElementTree.ParseError:
+            raise SourceUnreadable(
+                self.name, f"{http.redact(url)} did not answer with WebDAV XML (is it CalDAV?)"
+            ) from None
+
+
+def _read_props(prop: Any, props: dict[str, Any]) -> None:
+    for child in prop:
+        if child.tag == f"{_DAV}resourcetype":
+            props["calendar"] = child.find(f"{_CAL}calendar") is not None
+        elif child.tag == f"{_DAV}displayname" and (child.text or "").strip():
+            props["displayname"] = child.text.strip()
+        elif child.tag == f"{_DAV}current-user-principal":
+            props["principal"] = (child.findtext(f"{_DAV}href") or "").strip() or None
+        elif child.tag == f"{_CAL}calendar-home-set":
+            props["home"] = (child.findtext(f"{_DAV}href") or "").strip() or None
+        elif child.tag == f"{_CAL}supported-calendar-component-set":
+            names = {c.get("name", "").upper() for c in child.iter(f"{_CAL}comp")}
+            props["components"] = "VEVENT" in names if names else None
+
+
+def _is_calendar(props: dict[str, Any]) -> bool:
+    return bool(props.get("calendar"))
+
+
+def _label(props: dict[str, Any], href: str) -> str:
+    return str(props.get("displayname") or _last(href))
+
+
+def _last(url: str) -> str:
+    return unquote(urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1])
+
+
+def _path(url: str) -> str:
+    path = unquote(urlsplit(url).path)
+    return path if path.endswith("/") else path + "/"
