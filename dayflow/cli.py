@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from dayflow import cli_history, cli_tasks, render
+from dayflow import cli_history, cli_schedule, cli_tasks, render
 from dayflow.cli_base import (
     DEFAULT_MAX_STEPS,
     EXIT_CODES,
@@ -376,3 +376,4 @@ def main() -> None:
 # Command modules: one import above and one line here each.
 app.add_typer(cli_history.commands)
 app.add_typer(cli_tasks.group(tasks))  # `tasks` lists; its subcommands export and sync
+app.add_typer(cli_schedule.commands)

@@ -1,0 +1,212 @@
+"""`dayflow schedule install|status|remove`: today's brief every morning without typing.
+
+Options, wiring and output only; the units, the crontab block and the plist are made in
+`dayflow.schedule`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from dayflow import schedule
+from dayflow.cli_base import DbOpt, Deps, get_deps, handle_errors, today
+
+commands = typer.Typer(
+    name="schedule",
+    help="Run `dayflow brief --ensure-today` every morning: a systemd user timer, a crontab "
+    "entry or a launchd agent.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+BackendOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--backend",
+        metavar="systemd|cron|launchd",
+        help="Use this scheduler [default: launchd on macOS, else systemd where a user session "
+        "exists, else cron].",
+    ),
+]
+
+
+def _environment(deps: Deps) -> Mapping[str, str]:
+    return deps.env if deps.env is not None else os.environ
+
+
+def _system(deps: Deps) -> schedule.System:
+    return schedule.System(_environment(deps), sys.platform)
+
+
+def installed_dayflow() -> list[str]:
+    """The absolute command of this very Dayflow: the console script beside the interpreter
+    (a virtualenv's bin/), else the one on PATH, else `python -m dayflow`."""
+    beside = Path(sys.executable).parent / "dayflow"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside.absolute())]
+    import shutil
+
+    found = shutil.which("dayflow")
+    if found:
+        return [str(Path(found).absolute())]
+    return [str(Path(sys.executable).absolute()), "-m", "dayflow"]
+
+
+@commands.command()
+def install(
+    ctx: typer.Context,
+    at: Annotated[
+        str, typer.Option("--at", metavar="HH:MM", help="Time of day (24-hour, local time).")
+    ],
+    weekdays: Annotated[bool, typer.Option("--weekdays", help="Monday to Friday only.")] = False,
+    deliver: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--deliver",
+            metavar="SINK",
+            help="Passed to `brief` (repeatable): file:PATH, smtp, notify, stdout.",
+        ),
+    ] = None,
+    backend: BackendOpt = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print what would be installed; change nothing.")
+    ] = False,
+    db: DbOpt = None,
+) -> None:
+    """Install (or replace) the daily schedule of `dayflow brief --ensure-today`.
+
+    The job runs this Dayflow by absolute path with the database, timezone and DAYFLOW_*
+    settings in effect now. With systemd a brief missed while the machine slept runs at wake
+    (Persistent=true); launchd does the same; cron does not."""
+    deps = get_deps(ctx)
+    with _schedule_errors(deps):
+        hour, minute = schedule.parse_at(at)
+        settings = deps.settings(db=db)
+        system = _system(deps)
+        env = _environment(deps)
+        pinned = {k: env[k] for k in schedule.PINNED if env.get(k)}
+        pinned["DAYFLOW_DB"] = str(Path(settings.db_path).absolute())
+        pinned["DAYFLOW_TZ"] = settings.tz
+        argv = [*installed_dayflow(), "brief", "--ensure-today"]
+        for sink in deliver or []:
+            argv += ["--deliver", sink]
+        job = schedule.Job(
+            hour=hour,
+            minute=minute,
+            weekdays=weekdays,
+            argv=tuple(argv),
+            env=tuple(sorted(pinned.items())),
+            log=system.state_dir / "schedule.log",
+        )
+        chosen = schedule.choose_backend(system, job, backend)
+        if dry_run:
+            _print_plan(deps, system, job, chosen)
+            return
+        done = schedule.install(system, job, chosen)
+        deps.err.print(
+            f"installed: {done.backend} ({done.where}), {job.when}: "
+            f"{' '.join(shlex.quote(a) for a in job.argv)}",
+            markup=False,
+            soft_wrap=True,
+        )
+        if done.backend != "systemd":
+            deps.err.print(f"its output goes to {job.log}", markup=False, soft_wrap=True)
+        if done.backend == "cron":
+            deps.err.print(
+                "note: cron does not run a brief missed while the machine was off or asleep; "
+                "the first `dayflow brief` of the day writes it",
+                markup=False,
+                soft_wrap=True,
+            )
+
+
+def _print_plan(deps: Deps, system: schedule.System, job: schedule.Job, backend: str) -> None:
+    write = deps.out.file.write
+    if backend == "systemd":
+        service, timer = schedule.systemd_units(job)
+        write(f"# {system.systemd_dir / (schedule.UNIT + '.service')}\n{service}\n")
+        write(f"# {system.systemd_dir / (schedule.UNIT + '.timer')}\n{timer}\n")
+        write(
+            f"# then: systemctl --user daemon-reload && systemctl --user enable --now "
+            f"{schedule.UNIT}.timer\n"
+        )
+    elif backend == "cron":
+        write("# added to your crontab:\n" + schedule.cron_block(job))
+    else:
+        write(f"# {system.launchd_plist}\n")
+        write(schedule.launchd_plist(job).decode())
+        write(f"# then: launchctl bootstrap gui/{system.uid} {system.launchd_plist}\n")
+
+
+@commands.command()
+def status(ctx: typer.Context, db: DbOpt = None) -> None:
+    """Show the installed schedule, what the scheduler says of its last run, and today's
+    brief."""
+    deps = get_deps(ctx)
+    with _schedule_errors(deps):
+        system = _system(deps)
+        found = schedule.find(system)
+        if not found:
+            deps.err.print(
+                "no schedule installed: `dayflow schedule install --at 07:30` makes one",
+                markup=False,
+            )
+        log = system.state_dir / "schedule.log"
+        for item in found:
+            deps.out.print(
+                f"{item.backend}: {item.where}: {item.detail}", markup=False, soft_wrap=True
+            )
+            if item.backend == "systemd":
+                nxt = schedule.next_run(system)
+                if nxt:
+                    deps.out.print(f"  next run: {nxt}", markup=False, soft_wrap=True)
+            last = schedule.last_outcome(system, item.backend, log)
+            if last:
+                deps.out.print(f"  last run: {last}", markup=False, soft_wrap=True)
+        settings = deps.settings(db=db)
+        if not Path(settings.db_path).exists():
+            return
+        day = today(deps, settings)
+        with deps.store(settings) as store:
+            from dayflow import briefday
+
+            latest = briefday.latest_for(store, day, deps.clock.now())
+        if latest is None:
+            deps.out.print(f"today's brief ({day}): none yet", markup=False)
+        else:
+            deps.out.print(f"today's brief ({day}): run {latest.id} {latest.status}", markup=False)
+
+
+@commands.command()
+def remove(ctx: typer.Context) -> None:
+    """Disable and delete Dayflow's schedule (the rest of your crontab is kept)."""
+    deps = get_deps(ctx)
+    with _schedule_errors(deps):
+        removed = schedule.remove(_system(deps))
+        if not removed:
+            deps.err.print("no schedule installed; nothing to remove", markup=False)
+        for item in removed:
+            deps.err.print(f"removed: {item.backend} ({item.where})", markup=False, soft_wrap=True)
+
+
+@contextlib.contextmanager
+def _schedule_errors(deps: Deps) -> Iterator[None]:
+    """handle_errors, plus: a schedule that could not be installed prints what to run by hand
+    on stdout before its one error line."""
+    with handle_errors(deps):
+        try:
+            yield
+        except schedule.ScheduleError as exc:
+            if exc.by_hand:
+                deps.out.file.write(exc.by_hand)
+                deps.out.file.flush()
+            raise

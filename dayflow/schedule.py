@@ -1,0 +1,517 @@
+"""Running `dayflow brief --ensure-today` every morning without typing it: a systemd user timer
+where a systemd user session exists, a crontab entry otherwise, a launchd agent on macOS.
+
+Why it looks the way it does:
+
+- What runs is the installed `dayflow` by absolute path, with the database, timezone and the
+  other `DAYFLOW_*` settings in effect at install time pinned in the unit (a timer's
+  environment is not the user's shell). The API key is never written into a unit: it comes
+  from where Dayflow always reads it.
+- `--ensure-today` makes the job safe to run twice (a missed run caught up at wake by
+  `Persistent=true` or launchd, and the user typing `dayflow brief` at the same moment): one
+  process drives today's brief, any other waits for it or prints it.
+- Every change goes through the system's own tools (`systemctl --user`, `crontab`,
+  `launchctl`), found on PATH, so tests put recording fakes there and never touch the
+  machine. The crontab entry sits between marker lines; the rest of the crontab is kept.
+- When nothing can be installed, the error says what to run by hand (`by_hand`).
+"""
+
+from __future__ import annotations
+
+import os
+import plistlib
+import re
+import shlex
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from dayflow.errors import DayflowError, UsageError
+
+BACKENDS = ("systemd", "cron", "launchd")
+UNIT = "dayflow-brief"
+LAUNCHD_LABEL = "dev.dayflow.brief"
+CRON_BEGIN = "# BEGIN dayflow schedule (written by `dayflow schedule install`; do not edit)"
+CRON_END = "# END dayflow schedule"
+# The settings a scheduled run keeps from the moment it was installed.
+PINNED = (
+    "DAYFLOW_DB",
+    "DAYFLOW_TZ",
+    "DAYFLOW_MODEL",
+    "DAYFLOW_CONFIG",
+    "DAYFLOW_INBOX",
+    "DAYFLOW_CALENDAR",
+    "DAYFLOW_DURABILITY",
+    "DAYFLOW_PRICES",
+    "DAYFLOW_TIMEOUT",
+)
+_TIMEOUT_S = 30
+
+
+class ScheduleError(DayflowError):
+    """A schedule could not be installed, read or removed. `by_hand` holds what to run
+    instead, which the CLI prints on stdout."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, by_hand: str | None = None) -> None:
+        super().__init__(message)
+        self.by_hand = by_hand
+
+
+@dataclass(frozen=True)
+class Job:
+    """What the schedule runs, and when (the machine's local time)."""
+
+    hour: int
+    minute: int
+    weekdays: bool
+    argv: tuple[str, ...]  # absolute path of dayflow first
+    env: tuple[tuple[str, str], ...]
+    log: Path  # where cron and launchd append the job's output (systemd has the journal)
+
+    @property
+    def when(self) -> str:
+        days = "Monday to Friday" if self.weekdays else "every day"
+        return f"{days} at {self.hour:02d}:{self.minute:02d}"
+
+
+def parse_at(value: str) -> tuple[int, int]:
+    """`HH:MM` (24-hour) as (hour, minute); a usage error otherwise."""
+    m = re.fullmatch(r"\s*(\d{1,2}):(\d{2})\s*", value or "")
+    if m is None or int(m.group(1)) > 23 or int(m.group(2)) > 59:
+        raise UsageError(f"--at {value!r} is not a time of day (use HH:MM, 24-hour, e.g. 07:30)")
+    return int(m.group(1)), int(m.group(2))
+
+
+@dataclass(frozen=True)
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+class System:
+    """The machine as the schedule sees it: its environment (PATH, HOME, XDG dirs), platform
+    and the system tools it calls. Tests build one over a directory of fake tools."""
+
+    def __init__(self, env: Mapping[str, str], platform: str, uid: int | None = None) -> None:
+        self.env = dict(env)
+        self.platform = platform
+        self.uid = os.getuid() if uid is None else uid
+
+    def which(self, name: str) -> str | None:
+        return shutil.which(name, path=self.env.get("PATH") or os.defpath)
+
+    def run(self, argv: Sequence[str], stdin: str | None = None) -> Result:
+        """Run a system tool; a missing or hanging tool is a Result, never an exception."""
+        exe = self.which(argv[0])
+        if exe is None:
+            return Result(127, "", f"{argv[0]}: command not found")
+        try:
+            proc = subprocess.run(
+                [exe, *argv[1:]],
+                input=stdin,
+                capture_output=True,
+                text=True,
+                env=self.env,
+                timeout=_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return Result(126, "", f"{argv[0]}: {exc}")
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    @property
+    def home(self) -> Path:
+        return Path(self.env.get("HOME") or Path.home())
+
+    def _xdg(self, var: str, default: str) -> Path:
+        value = self.env.get(var) or ""
+        return Path(value) if value and Path(value).is_absolute() else self.home / default
+
+    @property
+    def systemd_dir(self) -> Path:
+        return self._xdg("XDG_CONFIG_HOME", ".config") / "systemd" / "user"
+
+    @property
+    def state_dir(self) -> Path:
+        return self._xdg("XDG_STATE_HOME", ".local/state") / "dayflow"
+
+    @property
+    def launchd_plist(self) -> Path:
+        return self.home / "Library" / "LaunchAgents" / f"{LAUNCHD_LABEL}.plist"
+
+    def systemd_user_session(self) -> tuple[bool, str]:
+        """Whether a systemd user manager answers, and if not why."""
+        if self.which("systemctl") is None:
+            return False, "no systemctl"
+        r = self.run(["systemctl", "--user", "show-environment"])
+        if r.code == 0:
+            return True, ""
+        return False, f"no systemd user session ({_first_line(r.err) or f'exit {r.code}'})"
+
+
+# ----------------------------------------------------------------------------- generation
+
+
+def systemd_units(job: Job) -> tuple[str, str]:
+    """The service and timer unit files."""
+    env = "".join(f"Environment={_sd_quote(f'{k}={v}', exec_line=False)}\n" for k, v in job.env)
+    service = (
+        "# Written by `dayflow schedule install`; `dayflow schedule remove` deletes it.\n"
+        "[Unit]\n"
+        "Description=Dayflow: today's brief\n"
+        "\n"
+        "[Service]\n"
+        "Type=oneshot\n"
+        f"{env}"
+        f"ExecStart={' '.join(_sd_quote(a) for a in job.argv)}\n"
+    )
+    days = "Mon..Fri " if job.weekdays else ""
+    timer = (
+        "# Written by `dayflow schedule install`; `dayflow schedule remove` deletes it.\n"
+        "[Unit]\n"
+        f"Description=Dayflow: today's brief, {job.when}\n"
+        "\n"
+        "[Timer]\n"
+        f"OnCalendar={days}*-*-* {job.hour:02d}:{job.minute:02d}:00\n"
+        "Persistent=true\n"
+        f"Unit={UNIT}.service\n"
+        "\n"
+        "[Install]\n"
+        "WantedBy=timers.target\n"
+    )
+    return service, timer
+
+
+def _sd_quote(arg: str, *, exec_line: bool = True) -> str:
+    """One word of ExecStart= (or one Environment= assignment), quoted for systemd: specifiers
+    (and on ExecStart=, variables) taken literally."""
+    if "\n" in arg or "\r" in arg:
+        raise UsageError(f"cannot schedule a path or setting holding a line break: {arg!r}")
+    arg = arg.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+    if exec_line:
+        arg = arg.replace("$", "$$")
+    return f'"{arg}"'
+
+
+def cron_block(job: Job) -> str:
+    """The crontab lines (between the markers) that run the job."""
+    for value in (*job.argv, *(v for _, v in job.env), str(job.log)):
+        if "\n" in value or "\r" in value:
+            raise UsageError(f"cannot schedule a path or setting holding a line break: {value!r}")
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in job.env)
+    command = " ".join(shlex.quote(a) for a in job.argv)
+    line = f"{env} {command} >> {shlex.quote(str(job.log))} 2>&1".strip()
+    # In a crontab an unescaped % ends the command (the rest becomes its stdin).
+    line = line.replace("%", "\\%")
+    days = "1-5" if job.weekdays else "*"
+    return f"{CRON_BEGIN}\n{job.minute} {job.hour} * * {days} {line}\n{CRON_END}\n"
+
+
+def without_cron_block(crontab: str) -> str:
+    """The crontab with Dayflow's block (if any) taken out, everything else as it was."""
+    out, inside = [], False
+    for line in crontab.splitlines(keepends=True):
+        if line.rstrip("\n") == CRON_BEGIN:
+            inside = True
+            continue
+        if inside and line.rstrip("\n") == CRON_END:
+            inside = False
+            continue
+        if not inside:
+            out.append(line)
+    text = "".join(out)
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+def launchd_plist(job: Job) -> bytes:
+    """The launch agent's property list."""
+    if job.weekdays:
+        when: object = [{"Weekday": d, "Hour": job.hour, "Minute": job.minute} for d in range(1, 6)]
+    else:
+        when = {"Hour": job.hour, "Minute": job.minute}
+    return plistlib.dumps(
+        {
+            "Label": LAUNCHD_LABEL,
+            "ProgramArguments": list(job.argv),
+            "EnvironmentVariables": dict(job.env),
+            "StartCalendarInterval": when,
+            "StandardOutPath": str(job.log),
+            "StandardErrorPath": str(job.log),
+            "RunAtLoad": False,
+        },
+        sort_keys=True,
+    )
+
+
+def by_hand(job: Job) -> str:
+    """What to do when Dayflow cannot install the schedule itself."""
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in job.env)
+    command = " ".join(shlex.quote(a) for a in job.argv)
+    return (
+        f"To get today's brief {job.when}, run this at that time (any scheduler will do):\n\n"
+        f"    {env} {command}\n\n"
+        "or add these lines to your crontab (`crontab -e`):\n\n"
+        + "".join(f"    {line}\n" for line in cron_block(job).splitlines())
+    )
+
+
+# ----------------------------------------------------------------------------- operations
+
+
+@dataclass(frozen=True)
+class Installed:
+    """A schedule found on the machine."""
+
+    backend: str
+    where: str  # the unit file, plist or "crontab"
+    detail: str  # its schedule line as written
+
+
+def choose_backend(system: System, job: Job, forced: str | None = None) -> str:
+    """launchd on macOS; systemd where a user session answers; cron where `crontab` exists."""
+    if forced is not None:
+        if forced not in BACKENDS:
+            raise UsageError(f"--backend must be one of {', '.join(BACKENDS)}")
+        return forced
+    if system.platform == "darwin":
+        return "launchd"
+    ok, why = system.systemd_user_session()
+    if ok:
+        return "systemd"
+    if system.which("crontab") is not None:
+        return "cron"
+    raise ScheduleError(
+        f"cannot install a schedule here: {why} and no `crontab` command; "
+        "what to run by hand is printed on stdout",
+        by_hand(job),
+    )
+
+
+def install(system: System, job: Job, backend: str) -> Installed:
+    """Write and enable the schedule with `backend`, replacing one Dayflow installed before
+    (with this scheduler or another: there is only ever one)."""
+    remove(system, keep=backend)
+    if backend == "systemd":
+        return _install_systemd(system, job)
+    if backend == "cron":
+        return _install_cron(system, job)
+    return _install_launchd(system, job)
+
+
+def _install_systemd(system: System, job: Job) -> Installed:
+    service, timer = systemd_units(job)
+    unit_dir = system.systemd_dir
+    _write(unit_dir / f"{UNIT}.service", service.encode(), job)
+    _write(unit_dir / f"{UNIT}.timer", timer.encode(), job)
+    for argv in (
+        ["systemctl", "--user", "daemon-reload"],
+        ["systemctl", "--user", "enable", "--now", f"{UNIT}.timer"],
+    ):
+        r = system.run(argv)
+        if r.code != 0:
+            raise ScheduleError(
+                f"wrote {unit_dir}/{UNIT}.{{service,timer}} but `{' '.join(argv)}` failed "
+                f"({_first_line(r.err) or f'exit {r.code}'}); run `systemctl --user "
+                f"daemon-reload && systemctl --user enable --now {UNIT}.timer` by hand",
+                by_hand(job),
+            )
+    return Installed("systemd", str(unit_dir / f"{UNIT}.timer"), _oncalendar(timer))
+
+
+def _install_cron(system: System, job: Job) -> Installed:
+    current = _read_crontab(system, job)
+    block = cron_block(job)
+    _mkdir(job.log.parent, job)
+    r = system.run(["crontab", "-"], stdin=without_cron_block(current) + block)
+    if r.code != 0:
+        raise ScheduleError(
+            f"`crontab -` failed ({_first_line(r.err) or f'exit {r.code}'}); "
+            "add the lines printed on stdout with `crontab -e`",
+            by_hand(job),
+        )
+    return Installed("cron", "crontab", block.splitlines()[1])
+
+
+def _install_launchd(system: System, job: Job) -> Installed:
+    plist = system.launchd_plist
+    _write(plist, launchd_plist(job), job)
+    _mkdir(job.log.parent, job)
+    domain = f"gui/{system.uid}"
+    system.run(["launchctl", "bootout", f"{domain}/{LAUNCHD_LABEL}"])  # absent the first time
+    r = system.run(["launchctl", "bootstrap", domain, str(plist)])
+    if r.code != 0:
+        raise ScheduleError(
+            f"wrote {plist} but `launchctl bootstrap {domain} {plist}` failed "
+            f"({_first_line(r.err) or f'exit {r.code}'}); run it by hand",
+            by_hand(job),
+        )
+    return Installed("launchd", str(plist), job.when)
+
+
+def find(system: System) -> list[Installed]:
+    """Every Dayflow schedule on this machine (normally one)."""
+    found: list[Installed] = []
+    timer = system.systemd_dir / f"{UNIT}.timer"
+    if timer.is_file():
+        found.append(Installed("systemd", str(timer), _oncalendar(_read(timer))))
+    if system.launchd_plist.is_file():
+        found.append(Installed("launchd", str(system.launchd_plist), _launchd_when(system)))
+    if system.which("crontab") is not None:
+        r = system.run(["crontab", "-l"])
+        if r.code == 0 and CRON_BEGIN in r.out.splitlines():
+            lines = r.out.splitlines()
+            i = lines.index(CRON_BEGIN)
+            found.append(Installed("cron", "crontab", lines[i + 1] if i + 1 < len(lines) else ""))
+    return found
+
+
+def remove(system: System, keep: str | None = None) -> list[Installed]:
+    """Disable and delete every Dayflow schedule (but one made with `keep`); returns what was
+    removed."""
+    found = [item for item in find(system) if item.backend != keep]
+    for item in found:
+        if item.backend == "systemd":
+            system.run(["systemctl", "--user", "disable", "--now", f"{UNIT}.timer"])
+            for suffix in ("timer", "service"):
+                _unlink(system.systemd_dir / f"{UNIT}.{suffix}")
+            system.run(["systemctl", "--user", "daemon-reload"])
+        elif item.backend == "launchd":
+            system.run(["launchctl", "bootout", f"gui/{system.uid}/{LAUNCHD_LABEL}"])
+            _unlink(system.launchd_plist)
+        else:
+            r = system.run(["crontab", "-l"])
+            if r.code == 0:
+                rest = without_cron_block(r.out)
+                w = system.run(["crontab", "-"], stdin=rest)
+                if w.code != 0:
+                    raise ScheduleError(
+                        f"`crontab -` failed ({_first_line(w.err) or f'exit {w.code}'}); "
+                        f"remove the lines between {CRON_BEGIN!r} and {CRON_END!r} with "
+                        "`crontab -e`"
+                    )
+    return found
+
+
+def last_outcome(system: System, backend: str, log: Path) -> str | None:
+    """What the scheduler says about the job's last run, where it says anything."""
+    if backend == "systemd":
+        r = system.run(
+            [
+                "systemctl",
+                "--user",
+                "show",
+                f"{UNIT}.service",
+                "--property=Result,ExecMainStatus,ExecMainExitTimestamp",
+            ]
+        )
+        if r.code != 0:
+            return None
+        props = dict(line.split("=", 1) for line in r.out.splitlines() if "=" in line)
+        if not props.get("ExecMainExitTimestamp"):
+            return "not run yet"
+        return (
+            f"{props.get('Result', '?')} (exit status {props.get('ExecMainStatus', '?')}) at "
+            f"{props['ExecMainExitTimestamp']}; `journalctl --user -u {UNIT}.service` has "
+            "its output"
+        )
+    try:
+        with open(log, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - 4096))
+            tail = fh.read().decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return "not run yet (no log)"
+    return f"last line of {log}: {tail[-1]}" if tail else f"{log} is empty"
+
+
+def next_run(system: System) -> str | None:
+    """When systemd will next start the timer (None where it cannot say)."""
+    r = system.run(
+        ["systemctl", "--user", "show", f"{UNIT}.timer", "--property=NextElapseUSecRealtime"]
+    )
+    if r.code != 0:
+        return None
+    value = r.out.strip().partition("=")[2]
+    return value or None
+
+
+# --------------------------------------------------------------------------------- helpers
+
+
+def _write(path: Path, data: bytes, job: Job) -> None:
+    from dayflow import files
+
+    _mkdir(path.parent, job)
+    try:
+        files.write_atomic(path, data)
+    except DayflowError as exc:
+        raise ScheduleError(
+            f"{exc}; what to run by hand is printed on stdout", by_hand(job)
+        ) from None
+
+
+def _mkdir(path: Path, job: Job) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ScheduleError(
+            f"cannot create {path}: {exc.strerror or exc}; what to run by hand is printed on "
+            "stdout",
+            by_hand(job),
+        ) from None
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise ScheduleError(f"cannot remove {path}: {exc.strerror or exc}") from None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _read_crontab(system: System, job: Job) -> str:
+    r = system.run(["crontab", "-l"])
+    if r.code == 0:
+        return r.out
+    if "no crontab" in r.err.lower():
+        return ""
+    raise ScheduleError(
+        f"`crontab -l` failed ({_first_line(r.err) or f'exit {r.code}'}); add the lines "
+        "printed on stdout with `crontab -e`",
+        by_hand(job),
+    )
+
+
+def _oncalendar(timer: str) -> str:
+    for line in timer.splitlines():
+        if line.startswith("OnCalendar="):
+            return line
+    return "(no OnCalendar= line)"
+
+
+def _launchd_when(system: System) -> str:
+    try:
+        data = plistlib.loads(system.launchd_plist.read_bytes())
+    except Exception:  # a file we cannot read back is still ours to report and remove
+        return "(unreadable plist)"
+    when = data.get("StartCalendarInterval")
+    first = when[0] if isinstance(when, list) and when else when
+    if not isinstance(first, dict):
+        return "(no StartCalendarInterval)"
+    days = "Monday to Friday" if isinstance(when, list) else "every day"
+    return f"{days} at {first.get('Hour', 0):02d}:{first.get('Minute', 0):02d}"
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
