@@ -23,7 +23,7 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -108,6 +108,10 @@ class BriefOptions:
     calendar: str | None = None
     sample: str = "standard"
     compact_at: int = DEFAULT_COMPACT_AT
+    # An update of today's brief: only messages received after `since` (aware ISO), the run
+    # `update_of` having covered the rest.
+    since: str | None = None
+    update_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,16 @@ class Loop:
     hooks: Hooks = field(default_factory=Hooks)
 
 
-def user_message(brief_date: date, tz: str) -> Message:
+def user_message(brief_date: date, tz: str, since: str | None = None) -> Message:
+    if since is not None:
+        at = datetime.fromisoformat(since).astimezone(ZoneInfo(tz))
+        return {
+            "role": "user",
+            "content": f"Prepare an update of my daily brief for {brief_date:%A} "
+            f"{brief_date.isoformat()}: my earlier brief today covered the inbox up to "
+            f"{at:%H:%M}, and the inbox now holds only what arrived since. "
+            f"My timezone is {tz}.",
+        }
     return {
         "role": "user",
         "content": f"Prepare my daily brief for {brief_date:%A} {brief_date.isoformat()}. "
@@ -173,7 +186,7 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
             brief_date=options.brief_date.isoformat(),
             system=SYSTEM_PROMPT,
             tools=toolbox.definitions(),
-            user_msg=user_message(options.brief_date, options.tz),
+            user_msg=user_message(options.brief_date, options.tz, options.since),
             max_tokens=options.max_tokens,
             max_steps=options.max_steps,
             budget=options.budget,
@@ -184,10 +197,21 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
                 "calendar": options.calendar,
                 "sample": options.sample,
                 "compact_at": options.compact_at,
+                **(
+                    {"since": options.since, "update_of": options.update_of}
+                    if options.since
+                    else {}
+                ),
             },
         )
     )
     return drive(loop, run, token, resumed_from=None)
+
+
+def _update_settings(options: BriefOptions) -> dict[str, Any]:
+    if options.since is None:
+        return {}
+    return {"since": options.since, "update_of": options.update_of}
 
 
 def resume_run(

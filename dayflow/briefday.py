@@ -1,22 +1,40 @@
-"""Today's brief: which run is it, and what a second `dayflow brief` on the same day does.
+"""Today's brief: which run it is, one writer of it at a time, and what a second
+`dayflow brief` on the same day does.
 
-A day has at most one brief that counts ("today's"): the newest run whose brief date is that
-day. `brief --ensure-today` finishes or prints it; a plain `brief` on a day whose brief is
-done writes an update covering what arrived since (the default, `--since-last`) or a full new
-brief (`--new`).
+A day's brief is the newest run whose brief date is that day. `brief --ensure-today` (what a
+schedule runs) starts it, resumes it, or prints it when it is done, with no model call. A plain
+`brief` on a day whose brief is done says so and writes an *update* covering only the messages
+that arrived since that brief started (`--since-last`, the default), or a full new brief
+(`--new`).
+
+Two processes deciding at the same moment (the timer and the user) must not both start a
+brief. Each holds the day's lock while it decides and drives: a POSIX record lock on one byte
+(the day's ordinal) of a lock file beside the database. The kernel releases it when the
+process exits, kill -9 included, so a waiter then finds the run interrupted and resumes it. A
+run's own lease still decides who may write the run (a plain `dayflow resume` takes no day
+lock).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
+import time
+from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
-from typing import Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 from dayflow.clock import iso
+from dayflow.errors import RunBusy, StoreError
 from dayflow.models import Run
 
-# A run for a day is created on that day or the day before in some timezone: look back far
-# enough for any timezone without reading the whole history.
+# A run for a day is created within a day or so of it in any timezone: look back far enough
+# without reading the whole history.
 _LOOKBACK = timedelta(days=3)
+WAIT_LIMIT_S = 30 * 60  # a waiter gives up (exit 5) after this long
+_POLL_S = 0.2
 
 
 class _Runs(Protocol):
@@ -31,3 +49,95 @@ def latest_for(store: _Runs, day: date, now: datetime) -> Run | None:
         if run.brief_date == day.isoformat() and not run.pruned_at:
             return run
     return None
+
+
+def lock_path(db_path: Path | str) -> Path:
+    """The lock file beside the database (the database's directory exists by now)."""
+    return Path(str(db_path) + ".lock")
+
+
+@contextlib.contextmanager
+def day_lock(
+    db_path: Path | str,
+    day: date,
+    on_wait: Callable[[], None],
+    limit_s: float = WAIT_LIMIT_S,
+) -> Iterator[None]:
+    """Hold the lock of `day`'s brief; if another process holds it, call `on_wait` once and
+    wait for it (RunBusy after `limit_s`)."""
+    path = lock_path(db_path)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise StoreError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+    try:
+        offset = day.toordinal()
+        waited = False
+        deadline = time.monotonic() + limit_s
+        while True:
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, offset)
+                break
+            except OSError:
+                if not waited:
+                    on_wait()
+                    waited = True
+                if time.monotonic() > deadline:
+                    raise RunBusy(
+                        f"another dayflow is still writing the brief for {day} after "
+                        f"{limit_s:.0f} s; `dayflow runs` shows it"
+                    ) from None
+                time.sleep(_POLL_S)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def wait_while_driven(get: Callable[[], Run], limit_s: float = WAIT_LIMIT_S) -> Run:
+    """Poll a run driven by a live process (one that holds no day lock, e.g. `resume`) until
+    it is not running any more."""
+    deadline = time.monotonic() + limit_s
+    run = get()
+    while run.status == "running":
+        if time.monotonic() > deadline:
+            raise RunBusy(
+                f"run {run.id} is being driven by pid {run.owner_pid} on host {run.owner_host}"
+            )
+        time.sleep(_POLL_S)
+        run = get()
+    return run
+
+
+class ArrivedSince:
+    """An inbox showing only the messages received after `since` (an update's inbox)."""
+
+    def __init__(self, inner: Any, since: str) -> None:
+        self._inner = inner
+        self._since = datetime.fromisoformat(since)
+
+    def messages(self) -> list[dict[str, Any]]:
+        return [m for m in self._inner.messages() if self._after(m.get("received_at"))]
+
+    def _after(self, value: object) -> bool:
+        try:
+            return datetime.fromisoformat(str(value)) > self._since
+        except (TypeError, ValueError):
+            return True  # a time we cannot read: show it rather than hide it
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def since_sources(base: Callable[[Any, date], tuple[Any, Any]]) -> Callable[..., tuple[Any, Any]]:
+    """The source factory `base`, its inbox narrowed to what arrived since for an update run."""
+
+    def factory(settings: Any, day: date) -> tuple[Any, Any]:
+        inbox, calendar = base(settings, day)
+        since = (
+            settings.get("since")
+            if isinstance(settings, dict)
+            else getattr(settings, "since", None)
+        )
+        return (ArrivedSince(inbox, since) if since else inbox), calendar
+
+    return factory

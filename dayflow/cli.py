@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 import os
 import sys
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from dayflow import cli_history, cli_schedule, cli_tasks, render
+from dayflow import briefday, cli_history, cli_schedule, cli_tasks, render
 from dayflow.cli_base import (
     DEFAULT_MAX_STEPS,
     EXIT_CODES,
@@ -34,7 +35,7 @@ from dayflow.cli_base import (
 )
 from dayflow.compaction import DEFAULT_COMPACT_AT
 from dayflow.errors import NothingToResume, UsageError
-from dayflow.models import DONE, RUN_STATUSES, Run
+from dayflow.models import DONE, RUN_STATUSES, RUNNING, Run
 from dayflow.store import Store
 
 if TYPE_CHECKING:
@@ -111,16 +112,72 @@ def brief(
     resume_latest: Annotated[
         bool, typer.Option("--resume-latest", help="Continue today's unfinished run instead.")
     ] = False,
+    ensure_today: Annotated[
+        bool,
+        typer.Option(
+            "--ensure-today",
+            help="Make sure the day has its brief: start it, resume it if unfinished, or print "
+            "it if done (no model call). Safe to run from a timer and by hand at once.",
+        ),
+    ] = False,
+    since_last: Annotated[
+        bool,
+        typer.Option(
+            "--since-last",
+            help="[default when the day's brief is done] Write an update covering only the "
+            "messages that arrived since that brief.",
+        ),
+    ] = False,
+    new: Annotated[
+        bool, typer.Option("--new", help="Write a full new brief even if the day has one.")
+    ] = False,
     verbose: VerboseOpt = False,
     as_json: JsonOpt = False,
     crash_after: CrashOpt = None,
 ) -> None:
-    """Read the inbox, calendar and tasks, create the tasks found, and print the brief."""
+    """Read the inbox, calendar and tasks, create the tasks found, and print the brief.
+
+    When the day already has a finished brief, a plain `brief` says so (its run id) and writes
+    an update covering only what arrived since (--since-last); --new writes a full one,
+    --ensure-today prints the one there is."""
     deps = get_deps(ctx)
     with handle_errors(deps):
+        chosen = [
+            flag
+            for flag, on in (
+                ("--ensure-today", ensure_today),
+                ("--since-last", since_last),
+                ("--new", new),
+                ("--resume-latest", resume_latest),
+            )
+            if on
+        ]
+        if len(chosen) > 1:
+            raise UsageError(f"{' and '.join(chosen)} cannot be used together")
         settings = deps.settings(db=db, model=model, tz=tz, inbox=inbox, calendar=calendar)
         day = parse_date(brief_date) if brief_date else today(deps, settings)
-        with deps.store(settings) as store:
+        with (
+            deps.store(settings) as store,
+            briefday.day_lock(settings.db_path, day, lambda: _say_waiting(deps, store, day)),
+        ):
+            current = briefday.latest_for(store, day, deps.clock.now())
+            if current is not None and current.status == RUNNING:
+                driven = current.id
+                current = briefday.wait_while_driven(lambda: store.get_run(driven))
+            if ensure_today and current is not None:
+                if current.status != DONE:
+                    deps.err.print(
+                        f"the brief for {day} is run {current.id}, {current.status}: resuming it",
+                        markup=False,
+                        soft_wrap=True,
+                    )
+                _resume(deps, store, current, settings, verbose, as_json, crash_after, None, None)
+                return
+            update_of = None
+            if current is not None and current.status == DONE and not resume_latest:
+                update_of = _second_brief_notice(deps, current, day, settings.tz, new)
+            elif since_last:
+                deps.err.print(f"no finished brief for {day} yet: writing a full one", markup=False)
             unfinished = store.latest_unfinished(day.isoformat())
             if resume_latest and unfinished is not None:
                 _resume(
@@ -164,10 +221,40 @@ def brief(
                 sample=sample,
                 inbox=settings.inbox,
                 calendar=settings.calendar,
+                since=None if update_of is None else update_of.created_at,
+                update_of=None if update_of is None else update_of.id,
             )
             with closing(client):
                 result = start_run(loop, options)
             print_outcome(deps, result.run, result.text, as_json, settings.prices)
+
+
+def _say_waiting(deps: Deps, store: Store, day: date) -> None:
+    current = briefday.latest_for(store, day, deps.clock.now())
+    who = "" if current is None else f" (run {current.id}, pid {current.owner_pid})"
+    deps.err.print(
+        f"another dayflow is writing the brief for {day}{who}; waiting for it",
+        markup=False,
+        soft_wrap=True,
+    )
+
+
+def _second_brief_notice(deps: Deps, done: Run, day: date, tz: str, new: bool) -> Run | None:
+    """Say that the day has its brief; return it when the new run is an update of it."""
+    from zoneinfo import ZoneInfo
+
+    at = datetime.fromisoformat(done.finished_at or done.created_at).astimezone(ZoneInfo(tz))
+    head = f"the brief for {day} exists: run {done.id}, done at {at:%H:%M}"
+    if new:
+        deps.err.print(f"{head}; writing a full new one (--new)", markup=False, soft_wrap=True)
+        return None
+    deps.err.print(
+        f"{head}; writing an update with only what arrived since (--since-last; --new writes "
+        f"a full brief, --ensure-today or `dayflow show {done.id}` shows that one)",
+        markup=False,
+        soft_wrap=True,
+    )
+    return done
 
 
 def _resume(

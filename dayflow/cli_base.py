@@ -204,12 +204,13 @@ def make_loop(
 ) -> Loop:
     """The agent loop wired to this process's store, model, sources and stderr trace."""
     from dayflow.agent import Hooks, Loop, json_sources
+    from dayflow.briefday import since_sources
 
     return Loop(
         store=store,
         client=client,
         report=Trace(deps.err, verbose),
-        sources=deps.sources or json_sources,
+        sources=since_sources(deps.sources or json_sources),
         hooks=Hooks(crash_after=crash_after, kill_at=settings.kill_at),
     )
 

@@ -1,0 +1,221 @@
+"""Today's brief exactly once: `brief --ensure-today`, and what a second plain `brief` does."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dayflow.providers.offline import OfflineModel
+from tests.conftest import subprocess_env
+from tests.fakeapi import FakeAPI, Reply, responder_from_client
+from tests.harness import Result, invoke
+
+DATE = "2026-11-05"
+
+
+class Counting:
+    """Builds offline models and counts how many were asked for (a model call needs one)."""
+
+    def __init__(self) -> None:
+        self.built = 0
+
+    def __call__(self, name: str, settings: Any) -> OfflineModel:
+        self.built += 1
+        return OfflineModel()
+
+
+def run(db: Path, models: Counting, *args: str, env: dict[str, str] | None = None) -> Result:
+    return invoke(db, models, *args, env=env)
+
+
+def runs(db: Path) -> list[dict[str, Any]]:
+    return json.loads(invoke(db, Counting(), "runs", "--json").out)
+
+
+def test_ensure_today_starts_the_brief_then_prints_it_with_no_model_call(db_path: Path) -> None:
+    models = Counting()
+    first = run(db_path, models, "brief", "--ensure-today")
+    assert first.code == 0 and "One thing" in first.out
+    assert models.built == 1
+    again = run(db_path, models, "brief", "--ensure-today")
+    assert again.code == 0
+    assert models.built == 1  # no model built, so no call made
+    (only,) = runs(db_path)
+    assert f"run {only['id']} is already done; showing its brief (no model call)" in again.err
+    assert again.out == first.out
+
+
+def test_ensure_today_resumes_todays_unfinished_brief(db_path: Path) -> None:
+    models = Counting()
+    crashed = run(db_path, models, "brief", "--crash-after", "1")
+    assert crashed.code == 70
+    (interrupted,) = runs(db_path)
+    result = run(db_path, models, "brief", "--ensure-today")
+    assert result.code == 0
+    assert (
+        f"the brief for {DATE} is run {interrupted['id']}, interrupted: resuming it" in result.err
+    )
+    assert f"[resume {interrupted['id']}] replaying 1 committed step(s)" in result.err
+    (done,) = runs(db_path)
+    assert done["id"] == interrupted["id"] and done["status"] == "done"
+
+
+def test_ensure_today_ignores_other_days(db_path: Path) -> None:
+    models = Counting()
+    assert run(db_path, models, "brief", "--date", "2026-11-04").code == 0
+    assert run(db_path, models, "brief", "--ensure-today").code == 0
+    assert sorted(r["brief_date"] for r in runs(db_path)) == ["2026-11-04", DATE]
+
+
+def test_a_second_plain_brief_says_so_and_writes_an_update_of_what_arrived_since(
+    db_path: Path, tmp_path: Path
+) -> None:
+    inbox = tmp_path / "inbox.json"
+    old = {
+        "id": "m1",
+        "from": "Sam <sam@example.org>",
+        "subject": "Please send the edits today",
+        "received_at": "2026-11-05T06:00:00+00:00",
+        "snippet": "Could you send me your edits today?",
+        "unread": True,
+    }
+    inbox.write_text(json.dumps({"messages": [old]}))
+    models = Counting()
+    env = {"DAYFLOW_INBOX": str(inbox)}
+    first = run(db_path, models, "brief", env=env)
+    assert first.code == 0
+    (done,) = runs(db_path)
+    late = old | {
+        "id": "m2",
+        "subject": "Please sign the NDA",
+        "received_at": "2026-11-05T07:45:00+00:00",  # after the first brief (07:30)
+        "snippet": "Please sign the NDA today.",
+    }
+    inbox.write_text(json.dumps({"messages": [late, old]}))
+    second = run(db_path, models, "brief", env=env)
+    assert second.code == 0
+    assert (
+        f"the brief for {DATE} exists: run {done['id']}, done at 07:30; writing an update with "
+        "only what arrived since (--since-last" in second.err
+    )
+    newest = runs(db_path)[0]
+    assert newest["id"] != done["id"]
+    shown = json.loads(invoke(db_path, models, "show", newest["id"], "--json").out)
+    first_step = shown["steps"][0]
+    calls = {b["id"]: b["name"] for b in first_step["assistant"] if b["type"] == "tool_use"}
+    (inbox_result,) = [
+        json.loads(r["content"])
+        for r in first_step["tool_results"]
+        if calls[r["tool_use_id"]] == "read_inbox"
+    ]
+    assert [m["id"] for m in inbox_result["messages"]] == ["m2"]
+
+
+def test_new_writes_a_full_brief_and_says_the_day_had_one(db_path: Path) -> None:
+    models = Counting()
+    assert run(db_path, models, "brief").code == 0
+    (done,) = runs(db_path)
+    result = run(db_path, models, "brief", "--new")
+    assert result.code == 0
+    assert f"run {done['id']}, done at 07:30; writing a full new one (--new)" in result.err
+    assert len(runs(db_path)) == 2
+
+
+def test_since_last_with_no_finished_brief_writes_a_full_one(db_path: Path) -> None:
+    result = run(db_path, Counting(), "brief", "--since-last")
+    assert result.code == 0 and f"no finished brief for {DATE} yet" in result.err
+
+
+@pytest.mark.parametrize(
+    "flags", [("--ensure-today", "--new"), ("--since-last", "--new"), ("--new", "--resume-latest")]
+)
+def test_brief_modes_cannot_be_combined(db_path: Path, flags: tuple[str, ...]) -> None:
+    result = run(db_path, Counting(), "brief", *flags)
+    assert result.code == 2 and "cannot be used together" in result.err
+
+
+def _spawn(db: Path, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "dayflow", "brief", "--ensure-today", "--date", DATE, *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2, 4])
+def test_concurrent_ensure_today_processes_write_one_brief(tmp_path: Path, n: int) -> None:
+    """The timer and the user at the same moment: one drives, the others wait and print it."""
+    db = tmp_path / "dayflow.db"
+    offline = responder_from_client(OfflineModel())
+
+    def slow(body: dict[str, Any]) -> Any:
+        item = offline(body)
+        return replace(item, delay=0.8) if isinstance(item, Reply) else item
+
+    with FakeAPI(responder=slow) as fake:
+        env = subprocess_env(db, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake.base_url)
+        procs = [_spawn(db, env) for _ in range(n)]
+        results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
+        calls = len(fake.message_requests)
+    assert all(code == 0 for code, _, _ in results), results
+    briefs = {out for _, out, _ in results}
+    assert len(briefs) == 1 and "One thing" in next(iter(briefs))
+    waited = [err for _, _, err in results if "waiting for it" in err]
+    assert len(waited) == n - 1
+    (only,) = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "dayflow", "runs", "--json"],
+            env=subprocess_env(db),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert only["status"] == "done"
+    assert calls == only["steps"]  # every model call belongs to the one run
+
+
+@pytest.mark.slow
+def test_a_waiter_takes_over_when_the_driver_is_killed(tmp_path: Path) -> None:
+    db = tmp_path / "dayflow.db"
+    offline = responder_from_client(OfflineModel())
+
+    def slow(body: dict[str, Any]) -> Any:
+        item = offline(body)
+        return replace(item, delay=1.0) if isinstance(item, Reply) else item
+
+    with FakeAPI(responder=slow) as fake:
+        env = subprocess_env(db, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake.base_url)
+        driver = _spawn(db, env)
+        while len(fake.message_requests) < 1:  # the driver holds the lock and is calling
+            time.sleep(0.05)
+        waiter = _spawn(db, env)
+        assert waiter.stderr is not None
+        assert "waiting for it" in waiter.stderr.readline()
+        driver.send_signal(signal.SIGKILL)
+        driver.communicate(timeout=30)
+        code = waiter.wait(timeout=120)
+        out, err = waiter.communicate()
+    assert code == 0, err
+    assert "resuming it" in err and "One thing" in out
+    (only,) = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "dayflow", "runs", "--json"],
+            env=subprocess_env(db),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert only["status"] == "done"
