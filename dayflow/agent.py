@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from dayflow import delivery as delivery_
 from dayflow import tools as toolbox
 from dayflow.compaction import DEFAULT_COMPACT_AT, estimate_tokens, summary_message
 from dayflow.errors import LeaseLost, ModelError, RunAlreadyDone, SimulatedCrash, UsageError
@@ -112,6 +113,7 @@ class BriefOptions:
     # `update_of` having covered the rest.
     since: str | None = None
     update_of: str | None = None
+    deliver: tuple[str, ...] = ()  # sinks the brief is delivered to (dayflow.delivery)
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,8 @@ class Loop:
     report: Reporter = lambda note: None
     sources: SourceFactory = json_sources
     hooks: Hooks = field(default_factory=Hooks)
+    # How the brief is delivered to the sinks a run names (read only when it names some).
+    delivery: Callable[[], delivery_.Settings] = delivery_.Settings
 
 
 def user_message(brief_date: date, tz: str, since: str | None = None) -> Message:
@@ -197,11 +201,7 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
                 "calendar": options.calendar,
                 "sample": options.sample,
                 "compact_at": options.compact_at,
-                **(
-                    {"since": options.since, "update_of": options.update_of}
-                    if options.since
-                    else {}
-                ),
+                **_update_settings(options),
             },
         )
     )
@@ -209,9 +209,13 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
 
 
 def _update_settings(options: BriefOptions) -> dict[str, Any]:
-    if options.since is None:
-        return {}
-    return {"since": options.since, "update_of": options.update_of}
+    """What only some runs store: an update's `since`, the sinks of a delivered brief."""
+    extra: dict[str, Any] = {}
+    if options.since is not None:
+        extra |= {"since": options.since, "update_of": options.update_of}
+    if options.deliver:
+        extra["deliver"] = list(options.deliver)
+    return extra
 
 
 def resume_run(
@@ -261,9 +265,12 @@ def rebuild_messages(store: Store, run: Run) -> list[Message]:
 
 
 class _Stop(Exception):
-    def __init__(self, status: str, reason: str, request_id: str | None = None) -> None:
+    def __init__(
+        self, status: str, reason: str, request_id: str | None = None, text: str | None = None
+    ) -> None:
         super().__init__(reason)
         self.status, self.reason, self.request_id = status, reason, request_id
+        self.text = text  # a brief that was written but not delivered everywhere
 
 
 def drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResult:
@@ -323,7 +330,7 @@ def drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResu
             )
     except _Stop as stop:
         store.release(run.id, token, stop.status, stop.reason, stop.request_id)
-        return RunResult(store.get_run(run.id), None, calls, resumed_from)
+        return RunResult(store.get_run(run.id), stop.text, calls, resumed_from)
     except ModelError as exc:
         store.release(run.id, token, FAILED, str(exc), exc.request_id)
         raise
@@ -462,7 +469,11 @@ def _settle(
                 f"the model ended step {n} without writing the brief; "
                 f"`dayflow resume {run.id}` asks again",
             )
-        store.complete_step(run.id, token, n, None, final_text=text, note=_cap_note(store, run))
+        note = _cap_note(store, run)
+        sinks = list(run.settings.get("deliver") or [])
+        if sinks:
+            note = _join(note, _deliver(loop, run, token, n, text, sinks))
+        store.complete_step(run.id, token, n, None, final_text=text, note=note)
         return text
     if stop_reason in ("max_tokens", "model_context_window_exceeded"):
         store.complete_step(run.id, token, n, None, discard=True)
@@ -478,6 +489,54 @@ def _settle(
     if stop_reason == "refusal":
         raise _Stop(FAILED, f"the model declined at step {n}: {_refusal(assistant, stop_details)}")
     raise _Stop(FAILED, f"unexpected stop_reason {stop_reason!r} at step {n}")
+
+
+def _deliver(loop: Loop, run: Run, token: str, n: int, text: str, sinks: list[str]) -> str | None:
+    """Deliver the brief of final step `n` to each sink not yet delivered to (see
+    dayflow.delivery); a failed sink stops the run resumably. Returns a note on uncertain
+    deliveries, if any."""
+    report = delivery_.deliver_all(
+        sinks,
+        delivery_.Brief(run.id, run.brief_date, text),
+        _StepEffects(loop.store, run.id, token, n),
+        loop.delivery(),
+        kill=lambda point: _kill_point(loop, point, n),
+    )
+    for line in report.delivered:
+        loop.report(Note("delivered", {"line": line}))
+    if report.failed:
+        raise _Stop(
+            FAILED,
+            f"delivery failed: {'; '.join(report.failed)}; the brief is written, and "
+            f"`dayflow resume {run.id}` delivers it",
+            text=text,
+        )
+    return "; ".join(report.uncertain) or None
+
+
+class _StepEffects:
+    """The saved effects of one step of a run, as dayflow.delivery reads and writes them."""
+
+    def __init__(self, store: Store, run_id: str, token: str, n: int) -> None:
+        self.store, self.run_id, self.token, self.n = store, run_id, token, n
+
+    def get(self, key: str) -> tuple[str, bool] | None:
+        saved = self.store.get_effect(self.run_id, key)
+        return None if saved is None else (saved.content, saved.is_error)
+
+    def save(self, key: str, content: str, is_error: bool = False) -> None:
+        self.store.save_effect(
+            self.run_id,
+            self.token,
+            self.n,
+            key,
+            delivery_.EFFECT_NAME,
+            lambda _s: (content, is_error),
+        )
+
+
+def _join(*notes: str | None) -> str | None:
+    return "; ".join(n for n in notes if n) or None
 
 
 def _refusal(assistant: list[dict[str, Any]], details: dict[str, Any] | None) -> str:

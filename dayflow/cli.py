@@ -131,6 +131,16 @@ def brief(
     new: Annotated[
         bool, typer.Option("--new", help="Write a full new brief even if the day has one.")
     ] = False,
+    deliver: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--deliver",
+            metavar="SINK",
+            help="Also deliver the brief (repeatable; added to the config file's `deliver`): "
+            "file:PATH ({date} becomes the day), smtp (the config's [smtp]), notify, stdout. "
+            "With any sink, stdout gets the brief only if `stdout` is one.",
+        ),
+    ] = None,
     verbose: VerboseOpt = False,
     as_json: JsonOpt = False,
     crash_after: CrashOpt = None,
@@ -156,6 +166,7 @@ def brief(
             raise UsageError(f"{' and '.join(chosen)} cannot be used together")
         settings = deps.settings(db=db, model=model, tz=tz, inbox=inbox, calendar=calendar)
         day = parse_date(brief_date) if brief_date else today(deps, settings)
+        sinks = _sinks(deps, deliver or [])
         with (
             deps.store(settings) as store,
             briefday.day_lock(settings.db_path, day, lambda: _say_waiting(deps, store, day)),
@@ -223,10 +234,28 @@ def brief(
                 calendar=settings.calendar,
                 since=None if update_of is None else update_of.created_at,
                 update_of=None if update_of is None else update_of.id,
+                deliver=tuple(sinks),
             )
             with closing(client):
                 result = start_run(loop, options)
-            print_outcome(deps, result.run, result.text, as_json, settings.prices)
+            # With sinks, stdout is one of them; a brief not delivered is printed anyway.
+            printed = not sinks or "stdout" in sinks or as_json or result.run.status != DONE
+            shown = result.text if printed else None
+            print_outcome(deps, result.run, shown, as_json, settings.prices)
+
+
+def _sinks(deps: Deps, flags: list[str]) -> list[str]:
+    """The config file's sinks, then the --deliver ones, each once; checked before a run."""
+    from dayflow import delivery
+
+    env = deps.env if deps.env is not None else os.environ
+    configured, how = delivery.load(env, deps.clock)
+    sinks: list[str] = []
+    for sink in [*configured, *(delivery.parse_sink(f) for f in flags)]:
+        if sink not in sinks:
+            sinks.append(sink)
+    delivery.check(sinks, how)
+    return sinks
 
 
 def _say_waiting(deps: Deps, store: Store, day: date) -> None:

@@ -183,6 +183,8 @@ class Trace:
                 d["name"], d["input"], reused=d["reused"], error=d.get("error", False)
             )
             self.console.print(line, markup=False, soft_wrap=True)
+        elif note.kind == "delivered":
+            self.console.print(f"delivered: {d['line']}", markup=False, soft_wrap=True)
         elif note.kind == "finished":
             run = d["run"]
             word = "resumed" if d["resumed"] else "run"
@@ -192,6 +194,16 @@ class Trace:
                 f" / {run.usage.output_tokens} out total{est}]",
                 markup=False,
             )
+
+
+def delivery_settings(deps: Deps) -> Any:
+    """How this process delivers briefs: the config file's [smtp] table, the environment."""
+    import os
+
+    from dayflow import delivery
+
+    env = deps.env if deps.env is not None else os.environ
+    return delivery.load(env, deps.clock)[1]
 
 
 def make_loop(
@@ -211,6 +223,7 @@ def make_loop(
         client=client,
         report=Trace(deps.err, verbose),
         sources=since_sources(deps.sources or json_sources),
+        delivery=lambda: delivery_settings(deps),
         hooks=Hooks(crash_after=crash_after, kill_at=settings.kill_at),
     )
 

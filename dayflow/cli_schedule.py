@@ -97,8 +97,10 @@ def install(
         pinned["DAYFLOW_DB"] = str(Path(settings.db_path).absolute())
         pinned["DAYFLOW_TZ"] = settings.tz
         argv = [*installed_dayflow(), "brief", "--ensure-today"]
+        from dayflow.delivery import parse_sink
+
         for sink in deliver or []:
-            argv += ["--deliver", sink]
+            argv += ["--deliver", parse_sink(sink)]
         job = schedule.Job(
             hour=hour,
             minute=minute,

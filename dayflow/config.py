@@ -10,7 +10,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dayflow.errors import UsageError
-from dayflow.models import KILL_POINTS
+from dayflow.models import DELIVERY_KILL_POINTS, KILL_POINTS
 from dayflow.pricing import Prices, load_prices
 from dayflow.providers import DEFAULT_CLAUDE_MODEL, OFFLINE_MODEL
 
@@ -106,8 +106,9 @@ def _kill_at(value: str | None) -> tuple[str, int] | None:
     if not value:
         return None
     point, _, step = value.partition(":")
-    if point not in KILL_POINTS or not step.isdigit():
+    points = KILL_POINTS + DELIVERY_KILL_POINTS
+    if point not in points or not step.isdigit():
         raise UsageError(
-            f"DAYFLOW_KILL_AT must be POINT:STEP with POINT one of {', '.join(KILL_POINTS)}"
+            f"DAYFLOW_KILL_AT must be POINT:STEP with POINT one of {', '.join(points)}"
         )
     return point, int(step)

@@ -27,6 +27,10 @@ DISCARDED = "discarded"
 
 # The named points of a step where the crash-test hook (DAYFLOW_KILL_AT) can SIGKILL the process.
 KILL_POINTS = ("before_pending", "after_pending", "between_tools", "after_tools", "after_complete")
+# ...and of a delivery (made during the final step, see dayflow.delivery): after the SMTP intent
+# is saved, after the `sending` mark (before the message is committed), after a sink is
+# delivered but before that is saved.
+DELIVERY_KILL_POINTS = ("before_send", "while_sending", "after_send")
 
 
 @dataclass(frozen=True)

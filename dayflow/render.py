@@ -226,6 +226,13 @@ def events_table(events: list[Event]) -> Table:
     return table
 
 
+def deliveries(effects: list[ToolEffect]) -> list[dict[str, Any]]:
+    """The run's saved deliveries (dayflow.delivery): sink, ok (False: uncertain), detail."""
+    from dayflow.delivery import describe
+
+    return describe(effects)
+
+
 def show(
     r: Run,
     steps: list[Step],
@@ -238,8 +245,15 @@ def show(
         Text(""),
         Text("Steps", style="bold underline"),
     ]
-    parts += [steps_table(steps, effects), Text(""), Text("Events", style="bold underline")]
-    parts.append(events_table(events))
+    parts += [steps_table(steps, effects), Text("")]
+    delivered = deliveries(effects)
+    if delivered:
+        parts.append(Text("Delivered", style="bold underline"))
+        for d in delivered:
+            mark = "ok" if d["ok"] else "??"
+            parts.append(Text(f" {mark}  {d['sink']}: {d['detail']}", overflow="fold"))
+        parts.append(Text(""))
+    parts += [Text("Events", style="bold underline"), events_table(events)]
     if r.final_text:
         parts += [Text(""), Text("Brief", style="bold underline"), brief(r.final_text)]
     return Group(*parts)
@@ -257,6 +271,7 @@ def show_json(
         "run": run_json(r, prices),
         "brief": r.final_text,
         "compactions": compactions or [],
+        "deliveries": deliveries(effects),
         "steps": [
             {
                 "n": s.n,

@@ -1,0 +1,468 @@
+"""Delivering a finished brief where the user reads: a Markdown file (a note in a vault), mail
+to themselves over SMTP, a desktop notification, stdout.
+
+Each delivery is a saved effect of the run's final step, keyed `deliver:<sink>`, made while the
+driver still holds the run's lease and before the run is marked done. So a kill during delivery
+leaves a pending final step, and `dayflow resume` finishes it: every sink with a saved outcome
+is skipped, the rest are delivered. A failed delivery (an unreachable SMTP server) leaves the
+run `failed` with the sink and host named, and `resume` tries that sink again.
+
+What "never twice" means, per sink:
+
+- `file:PATH` and `stdout` are idempotent: writing the same bytes to the same file again (the
+  write is an atomic rename) or printing the brief again is harmless, so they are simply
+  redone when no outcome was saved.
+- `smtp` cannot make sending and recording one transaction. So: (1) an intent is saved with the
+  Message-ID chosen for this (run, sink) before connecting; (2) the envelope and the body go to
+  the server, but not the final `.` that makes it accept the message; (3) a `sending` mark is
+  saved; (4) the `.` is sent and the server's 250 read; (5) the outcome is saved. A kill before
+  (3) means the server never accepted anything: resume sends again, with the same Message-ID.
+  A kill after (3) and before (5), one network round trip, means the server may have accepted
+  it: resume does **not** send again; it records the delivery as *uncertain*, naming the
+  Message-ID to look for, and says so in `show` and the run's note. Dayflow never sends a
+  brief twice; in that one window it may, instead, not know whether it sent it once.
+- `notify` is the same with no intent step: a `sending` mark, then the notification, then the
+  outcome; a kill in between is reported as uncertain, never shown twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from dayflow.clock import Clock, SystemClock
+from dayflow.errors import DayflowError, UsageError
+
+SINK_KINDS = ("file", "smtp", "notify", "stdout")
+KEY_PREFIX = "deliver:"
+EFFECT_NAME = "deliver"
+SECURITY_MODES = ("tls", "starttls", "plain")
+
+
+class DeliveryFailed(DayflowError):
+    """One sink could not be delivered to (the message names the sink and where)."""
+
+    exit_code = 6
+
+
+def parse_sink(value: str, base: Path | None = None) -> str:
+    """A sink as the user wrote it, checked: `file:PATH`, `smtp`, `notify` or `stdout`. A
+    file's path is made absolute (against `base`, else the current directory) now, so a
+    resume or a timer elsewhere writes the same file."""
+    text = (value or "").strip()
+    kind, sep, rest = text.partition(":")
+    if kind == "file" and sep and rest.strip():
+        path = Path(rest.strip()).expanduser()
+        if not path.is_absolute():
+            path = (base or Path.cwd()) / path
+        return f"file:{path}"
+    if text in ("smtp", "notify", "stdout"):
+        return text
+    raise UsageError(f"--deliver {value!r}: use file:PATH (with {{date}}), smtp, notify or stdout")
+
+
+def file_target(sink: str, brief_date: str) -> Path:
+    """Where `file:PATH` writes for the brief of `brief_date` (`{date}` becomes it)."""
+    return Path(sink.partition(":")[2].replace("{date}", brief_date)).expanduser()
+
+
+@dataclass(frozen=True)
+class SmtpConfig:
+    """The `[smtp]` table of the config file. Holds where the password comes from, never the
+    password itself."""
+
+    host: str
+    port: int
+    security: str
+    user: str | None
+    sender: str
+    to: tuple[str, ...]
+    password_command: str | None = None
+    password_env: str | None = None
+    timeout: float = 30.0
+
+    @property
+    def where(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def smtp_config(table: object, path: Path) -> SmtpConfig:
+    """Validate an `[smtp]` table; a UsageError names the file and the key."""
+    if not isinstance(table, dict):
+        raise UsageError(f"{path}: [smtp] must be a table")
+    known = {"host", "port", "security", "user", "from", "to", "password_command"}
+    known |= {"password_env", "timeout"}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise UsageError(f"{path}: [smtp] has unknown key(s) {', '.join(unknown)}")
+    host = table.get("host")
+    if not isinstance(host, str) or not host.strip():
+        raise UsageError(f"{path}: [smtp] needs host")
+    security = table.get("security", "starttls")
+    if security not in SECURITY_MODES:
+        raise UsageError(f"{path}: [smtp] security must be one of {', '.join(SECURITY_MODES)}")
+    default_port = {"tls": 465, "starttls": 587, "plain": 25}[security]
+    port = table.get("port", default_port)
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+        raise UsageError(f"{path}: [smtp] port must be a number from 1 to 65535")
+    user = table.get("user")
+    to = table.get("to", user)
+    recipients = (to,) if isinstance(to, str) else tuple(to) if isinstance(to, list) else ()
+    if not recipients or not all(isinstance(r, str) and "@" in r for r in recipients):
+        raise UsageError(f"{path}: [smtp] needs `to` (or `user`) as an address")
+    sender = table.get("from", user or recipients[0])
+    if not isinstance(sender, str) or "@" not in sender:
+        raise UsageError(f"{path}: [smtp] `from` must be an address")
+    timeout = table.get("timeout", 30)
+    if not isinstance(timeout, int | float) or isinstance(timeout, bool) or not 0 < timeout <= 600:
+        raise UsageError(f"{path}: [smtp] timeout must be seconds, from 1 to 600")
+    for key in ("password_command", "password_env"):
+        if key in table and not isinstance(table[key], str):
+            raise UsageError(f"{path}: [smtp] {key} must be a string")
+    return SmtpConfig(
+        host=host.strip(),
+        port=port,
+        security=security,
+        user=user if isinstance(user, str) else None,
+        sender=sender,
+        to=recipients,
+        password_command=table.get("password_command"),
+        password_env=table.get("password_env"),
+        timeout=float(timeout),
+    )
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How deliveries are made: the config file's [smtp] table, the environment (PATH, the
+    password's variable), the platform and the clock (the mail's Date)."""
+
+    smtp: SmtpConfig | None = None
+    env: Mapping[str, str] | None = None
+    platform: str = sys.platform
+    clock: Clock = field(default_factory=SystemClock)
+
+
+def config_file(env: Mapping[str, str]) -> Path:
+    """The config file: DAYFLOW_CONFIG, else $XDG_CONFIG_HOME/dayflow/config.toml."""
+    named = env.get("DAYFLOW_CONFIG")
+    if named:
+        return Path(named).expanduser()
+    xdg = env.get("XDG_CONFIG_HOME") or ""
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "dayflow" / "config.toml"
+    return Path(env.get("HOME") or Path.home()) / ".config" / "dayflow" / "config.toml"
+
+
+def load(env: Mapping[str, str], clock: Clock | None = None) -> tuple[list[str], Settings]:
+    """The config file's `deliver = [...]` sinks and its `[smtp]` table (none when absent)."""
+    import tomllib
+
+    path = config_file(env)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return [], Settings(env=env, clock=clock or SystemClock())
+    except OSError as exc:
+        raise UsageError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"{path}: not a valid TOML config file ({exc})") from None
+    sinks = data.get("deliver", [])
+    if not isinstance(sinks, list) or not all(isinstance(s, str) for s in sinks):
+        raise UsageError(
+            f'{path}: deliver must be a list of sinks, e.g. ["file:~/notes/{{date}}.md"]'
+        )
+    smtp = smtp_config(data["smtp"], path) if "smtp" in data else None
+    return [parse_sink(s, path.parent) for s in sinks], Settings(
+        smtp=smtp, env=env, clock=clock or SystemClock()
+    )
+
+
+def check(sinks: list[str], settings: Settings) -> None:
+    """Refuse, before a run starts, sinks that cannot work (smtp with no [smtp] table)."""
+    if "smtp" in sinks and settings.smtp is None:
+        raise UsageError(
+            f"--deliver smtp needs an [smtp] table (host, user, password_command or "
+            f"password_env) in {config_file(settings.env or {})}"
+        )
+
+
+# --------------------------------------------------------------------------------- the log
+
+
+class EffectLog(Protocol):
+    """The saved effects of the run's final step, as the store keeps them."""
+
+    def get(self, key: str) -> tuple[str, bool] | None: ...
+
+    def save(self, key: str, content: str, is_error: bool = False) -> None: ...
+
+
+@dataclass(frozen=True)
+class Brief:
+    run_id: str
+    brief_date: str
+    text: str
+
+
+@dataclass
+class Report:
+    """What one pass over the sinks did."""
+
+    delivered: list[str]
+    uncertain: list[str]
+    failed: list[str]
+
+
+def deliver_all(
+    sinks: list[str],
+    brief: Brief,
+    log: EffectLog,
+    settings: Settings,
+    kill: Callable[[str], None] = lambda point: None,
+) -> Report:
+    """Deliver `brief` to each sink that has no saved outcome yet; see the module docstring
+    for what a kill at each point leaves."""
+    report = Report([], [], [])
+    for sink in sinks:
+        key = KEY_PREFIX + sink
+        if log.get(key) is not None:
+            continue
+        try:
+            if sink == "stdout":
+                detail = "printed on stdout"
+            elif sink.startswith("file:"):
+                detail = _to_file(sink, brief)
+            else:
+                sending = log.get(key + "#sending")
+                if sending is not None:
+                    note = _uncertain(sink, log)
+                    log.save(key, note, is_error=True)
+                    report.uncertain.append(note)
+                    continue
+                if sink == "smtp":
+                    detail = _to_smtp(brief, log, key, settings, kill)
+                else:
+                    detail = _to_notify(brief, log, key, settings, kill)
+        except DeliveryFailed as exc:
+            report.failed.append(str(exc))
+            continue
+        kill("after_send")
+        log.save(key, detail)
+        report.delivered.append(f"{sink}: {detail}")
+    return report
+
+
+def _uncertain(sink: str, log: EffectLog) -> str:
+    intent = log.get(KEY_PREFIX + sink + "#intent")
+    msgid = json.loads(intent[0]).get("message_id") if intent else None
+    what = f" (look for Message-ID {msgid})" if msgid else ""
+    return (
+        f"uncertain: a process was killed while {sink} was being delivered; it may have "
+        f"arrived{what}, and is not sent again"
+    )
+
+
+def _to_file(sink: str, brief: Brief) -> str:
+    from dayflow import files
+
+    target = file_target(sink, brief.brief_date)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        files.write_atomic(target, (brief.text.rstrip("\n") + "\n").encode("utf-8"))
+    except (OSError, DayflowError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+        raise DeliveryFailed(f"file {target}: {reason}") from None
+    return f"wrote {target}"
+
+
+def message_id(brief: Brief, host: str) -> str:
+    """The Message-ID of a run's brief mail: chosen once, the same on every retry."""
+    domain = re.sub(r"[^A-Za-z0-9.-]", "", host) or "dayflow.invalid"
+    return f"<dayflow.{brief.run_id}.{brief.brief_date}@{domain}>"
+
+
+def _to_smtp(
+    brief: Brief, log: EffectLog, key: str, settings: Settings, kill: Callable[[str], None]
+) -> str:
+    cfg = settings.smtp
+    if cfg is None:
+        raise DeliveryFailed("smtp: no [smtp] table in the config file")
+    intent = log.get(key + "#intent")
+    if intent is None:
+        msgid = message_id(brief, cfg.sender.rpartition("@")[2])
+        log.save(key + "#intent", json.dumps({"message_id": msgid, "to": list(cfg.to)}))
+    else:
+        msgid = json.loads(intent[0])["message_id"]
+    kill("before_send")
+    data = _mail_bytes(brief, cfg, msgid, settings.clock.now())
+    password = _password(cfg, settings.env or os.environ)
+
+    def commit() -> None:
+        log.save(key + "#sending", json.dumps({"message_id": msgid}))
+        kill("while_sending")
+
+    reply = send_mail(cfg, password, data, commit)
+    return f"mailed to {', '.join(cfg.to)} via {cfg.where}, Message-ID {msgid} ({reply})"
+
+
+def _mail_bytes(brief: Brief, cfg: SmtpConfig, msgid: str, now: datetime) -> bytes:
+    from email.message import EmailMessage
+    from email.policy import SMTP
+    from email.utils import format_datetime
+
+    day = date.fromisoformat(brief.brief_date)
+    msg = EmailMessage(policy=SMTP)
+    msg["From"] = cfg.sender
+    msg["To"] = ", ".join(cfg.to)
+    msg["Subject"] = f"Dayflow: your brief for {day:%A} {day.day} {day:%B %Y}"
+    msg["Date"] = format_datetime(now)
+    msg["Message-ID"] = msgid
+    msg["X-Dayflow-Run"] = brief.run_id
+    msg.set_content(brief.text.rstrip("\n") + "\n", subtype="plain", cte="quoted-printable")
+    return msg.as_bytes()
+
+
+def _password(cfg: SmtpConfig, env: Mapping[str, str]) -> str | None:
+    """The SMTP password, fetched now from its source (never stored)."""
+    if cfg.password_env:
+        value = env.get(cfg.password_env)
+        if not value:
+            raise DeliveryFailed(f"smtp to {cfg.where}: ${cfg.password_env} is not set")
+        return value
+    if cfg.password_command:
+        try:
+            proc = subprocess.run(
+                shlex.split(cfg.password_command),
+                capture_output=True,
+                text=True,
+                timeout=cfg.timeout,
+                check=False,
+            )
+        except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+            raise DeliveryFailed(f"smtp to {cfg.where}: password_command failed: {exc}") from None
+        if proc.returncode != 0 or not proc.stdout.strip():
+            raise DeliveryFailed(
+                f"smtp to {cfg.where}: password_command exited {proc.returncode} with no password"
+            )
+        return proc.stdout.splitlines()[0]
+    return None
+
+
+def send_mail(
+    cfg: SmtpConfig, password: str | None, data: bytes, commit: Callable[[], None]
+) -> str:
+    """Send one message, calling `commit` after the body and before the final `.` (the point
+    from which the server may have accepted it). Returns the server's reply."""
+    import smtplib
+    import ssl
+
+    try:
+        context = ssl.create_default_context()
+        server: smtplib.SMTP
+        if cfg.security == "tls":
+            server = smtplib.SMTP_SSL(cfg.host, cfg.port, timeout=cfg.timeout, context=context)
+        else:
+            server = smtplib.SMTP(cfg.host, cfg.port, timeout=cfg.timeout)
+        with server:
+            server.ehlo()
+            if cfg.security == "starttls":
+                server.starttls(context=context)
+                server.ehlo()
+            if cfg.user and password is not None:
+                server.login(cfg.user, password)
+            code, resp = server.mail(cfg.sender)
+            if code != 250:
+                raise smtplib.SMTPSenderRefused(code, resp, cfg.sender)
+            for rcpt in cfg.to:
+                code, resp = server.rcpt(rcpt)
+                if code not in (250, 251):
+                    raise smtplib.SMTPRecipientsRefused({rcpt: (code, resp)})
+            code, resp = server.docmd("DATA")
+            if code != 354:
+                raise smtplib.SMTPDataError(code, resp)
+            body = re.sub(rb"(?m)^\.", b"..", data)
+            if not body.endswith(b"\r\n"):
+                body += b"\r\n"
+            server.send(body)
+            commit()
+            server.send(b".\r\n")
+            code, resp = server.getreply()
+            if code != 250:
+                raise smtplib.SMTPDataError(code, resp)
+            return f"{code} {resp.decode('utf-8', 'replace')}"
+    except (OSError, smtplib.SMTPException) as exc:
+        raise DeliveryFailed(f"smtp to {cfg.where}: {_describe(exc)}") from None
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return " ".join(text.split())[:300]
+
+
+def _to_notify(
+    brief: Brief, log: EffectLog, key: str, settings: Settings, kill: Callable[[str], None]
+) -> str:
+    title = f"Dayflow: brief for {brief.brief_date}"
+    body = one_thing(brief.text) or "Your daily brief is ready."
+    if settings.platform == "darwin":
+        script = f"display notification {_applescript(body)} with title {_applescript(title)}"
+        argv = ["osascript", "-e", script]
+    else:
+        argv = ["notify-send", "--app-name=Dayflow", title, body]
+    import shutil
+
+    path = (settings.env or os.environ).get("PATH")
+    exe = shutil.which(argv[0], path=path)
+    if exe is None:
+        raise DeliveryFailed(f"notify: `{argv[0]}` is not installed")
+    log.save(key + "#sending", json.dumps({"argv": argv[:1]}))
+    kill("while_sending")
+    try:
+        proc = subprocess.run(
+            [exe, *argv[1:]], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise DeliveryFailed(f"notify: {argv[0]} failed: {exc}") from None
+    if proc.returncode != 0:
+        raise DeliveryFailed(
+            f"notify: {argv[0]} exited {proc.returncode}: {_describe(Exception(proc.stderr))}"
+        )
+    return f"shown with {argv[0]}"
+
+
+def one_thing(text: str) -> str | None:
+    """The brief's "One thing" line, for a notification."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.lstrip("#").strip().lower() == "one thing":
+            for rest in lines[i + 1 :]:
+                if rest.strip():
+                    return rest.strip().strip("*").strip()[:200]
+    return None
+
+
+def _applescript(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def describe(effects: list[Any]) -> list[dict[str, Any]]:
+    """The deliveries among a run's saved effects, for `show`: sink, ok, what happened."""
+    out = []
+    for e in effects:
+        key = e.tool_use_id
+        if not key.startswith(KEY_PREFIX) or "#" in key:
+            continue
+        out.append({"sink": key[len(KEY_PREFIX) :], "ok": not e.is_error, "detail": e.content})
+    return out

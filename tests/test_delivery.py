@@ -1,0 +1,292 @@
+"""Delivering the brief: files, mail over SMTP (a real server on 127.0.0.1 counting messages),
+notifications; each a saved effect of the final step, never sent twice across kills."""
+
+from __future__ import annotations
+
+import json
+import socket
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from email import message_from_bytes
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dayflow import delivery
+from dayflow.errors import UsageError
+from dayflow.providers.offline import OfflineModel
+from tests.conftest import subprocess_env
+from tests.harness import Result, invoke
+
+DATE = "2026-11-05"
+
+
+class Inbox:
+    """An aiosmtpd handler keeping every message it accepted."""
+
+    def __init__(self) -> None:
+        self.messages: list[bytes] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+        self.messages.append(envelope.original_content or envelope.content)
+        return "250 Message accepted for delivery"
+
+    def message_ids(self) -> list[str]:
+        return [str(message_from_bytes(m)["Message-ID"]) for m in self.messages]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class SmtpServer:
+    def __init__(self, port: int) -> None:
+        from aiosmtpd.controller import Controller
+
+        self.inbox = Inbox()
+        self.port = port
+        self.controller = Controller(self.inbox, hostname="127.0.0.1", port=port)
+
+    def __enter__(self) -> SmtpServer:
+        self.controller.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.controller.stop()
+
+
+@pytest.fixture
+def port() -> int:
+    return free_port()
+
+
+@pytest.fixture
+def smtp(port: int) -> Iterator[SmtpServer]:
+    with SmtpServer(port) as server:
+        yield server
+
+
+def config(tmp_path: Path, port: int, extra: str = "") -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f'{extra}\n[smtp]\nhost = "127.0.0.1"\nport = {port}\nsecurity = "plain"\n'
+        'to = "alex@example.org"\nfrom = "dayflow@example.org"\n'
+    )
+    return path
+
+
+def run(db: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    return invoke(db, lambda n, s: OfflineModel(), *args, env=env)
+
+
+def runs(db: Path) -> list[dict[str, Any]]:
+    return json.loads(run(db, "runs", "--json").out)
+
+
+def shown(db: Path, run_id: str) -> dict[str, Any]:
+    return json.loads(run(db, "show", run_id, "--json").out)
+
+
+def test_file_sink_writes_the_markdown_brief_at_the_dated_path(
+    db_path: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "vault" / "daily"
+    result = run(db_path, "brief", "--deliver", f"file:{target}/{{date}}.md")
+    assert result.code == 0, result.err
+    note = target / f"{DATE}.md"
+    text = note.read_text()
+    assert text.startswith("# Daily brief") and "## One thing" in text
+    assert result.out == ""  # stdout is a sink like any other once sinks are named
+    assert f"delivered: file:{target}/{{date}}.md: wrote {note}" in result.err
+    (done,) = runs(db_path)
+    assert shown(db_path, done["id"])["deliveries"] == [
+        {"sink": f"file:{target}/{{date}}.md", "ok": True, "detail": f"wrote {note}"}
+    ]
+    assert "Delivered" in run(db_path, "show", done["id"]).out
+
+
+def test_stdout_sink_keeps_the_brief_on_stdout(db_path: Path, tmp_path: Path) -> None:
+    result = run(db_path, "brief", "--deliver", "stdout", "--deliver", f"file:{tmp_path}/b.md")
+    assert result.code == 0 and "One thing" in result.out
+    assert (tmp_path / "b.md").exists()
+
+
+def test_smtp_sends_one_mail_to_yourself_with_a_chosen_message_id(
+    db_path: Path, tmp_path: Path, smtp: SmtpServer
+) -> None:
+    env = {"DAYFLOW_CONFIG": str(config(tmp_path, smtp.port))}
+    result = run(db_path, "brief", "--deliver", "smtp", env=env)
+    assert result.code == 0, result.err
+    (done,) = runs(db_path)
+    assert len(smtp.inbox.messages) == 1
+    mail = message_from_bytes(smtp.inbox.messages[0])
+    assert mail["To"] == "alex@example.org" and mail["From"] == "dayflow@example.org"
+    assert mail["Message-ID"] == f"<dayflow.{done['id']}.{DATE}@example.org>"
+    assert "One thing" in mail.get_payload(decode=True).decode()
+    (d,) = shown(db_path, done["id"])["deliveries"]
+    assert d["sink"] == "smtp" and d["ok"] and f"127.0.0.1:{smtp.port}" in d["detail"]
+
+
+def test_an_unreachable_smtp_server_fails_the_delivery_resumably_naming_the_host(
+    db_path: Path, tmp_path: Path, port: int
+) -> None:
+    env = {"DAYFLOW_CONFIG": str(config(tmp_path, port))}
+    result = run(
+        db_path, "brief", "--deliver", "smtp", "--deliver", f"file:{tmp_path}/b.md", env=env
+    )
+    assert result.code == 6
+    assert f"delivery failed: smtp to 127.0.0.1:{port}" in result.err
+    assert "One thing" in result.out  # not delivered, so printed
+    (failed,) = runs(db_path)
+    assert failed["status"] == "failed" and f"`dayflow resume {failed['id']}`" in failed["reason"]
+    written = (tmp_path / "b.md").stat().st_mtime_ns
+    with SmtpServer(port) as server:
+        resumed = run(db_path, "resume", env=env)
+        assert resumed.code == 0, resumed.err
+        assert len(server.inbox.messages) == 1
+        again = run(db_path, "resume", failed["id"], env=env)
+        assert again.code == 0 and len(server.inbox.messages) == 1
+    assert (tmp_path / "b.md").stat().st_mtime_ns == written  # delivered once, not redone
+    (done,) = runs(db_path)
+    assert done["status"] == "done"
+    assert sorted(d["sink"] for d in shown(db_path, done["id"])["deliveries"]) == [
+        f"file:{tmp_path}/b.md",
+        "smtp",
+    ]
+
+
+def test_sinks_come_from_the_config_file_too(db_path: Path, tmp_path: Path) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'deliver = ["file:{tmp_path}/notes/{{date}}.md"]\n')
+    assert run(db_path, "brief", env={"DAYFLOW_CONFIG": str(cfg)}).code == 0
+    assert (tmp_path / "notes" / f"{DATE}.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("sink", "message"),
+    [
+        ("smtp", "--deliver smtp needs an [smtp] table"),
+        ("mailto:me", "use file:PATH"),
+        ("file:", "use file:PATH"),
+        ("", "use file:PATH"),
+    ],
+)
+def test_a_sink_that_cannot_work_is_refused_before_the_run(
+    db_path: Path, sink: str, message: str
+) -> None:
+    result = run(db_path, "brief", "--deliver", sink)
+    assert result.code == 2 and message in result.err
+    assert not db_path.exists() or runs(db_path) == []
+
+
+def test_an_unwritable_file_sink_fails_resumably(db_path: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    result = run(db_path, "brief", "--deliver", f"file:{blocker}/b.md")
+    assert result.code == 6 and f"delivery failed: file {blocker}/b.md" in result.err
+    blocker.unlink()
+    blocker.mkdir()
+    assert run(db_path, "resume").code == 0
+    assert (blocker / "b.md").exists()
+
+
+def test_notify_shows_the_one_thing_once(db_path: Path, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "notified.jsonl"
+    fake = bin_dir / "notify-send"
+    fake.write_text(
+        f"#!{sys.executable}\nimport json, sys\n"
+        f"open({str(log)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    env = {"PATH": str(bin_dir)}
+    assert run(db_path, "brief", "--deliver", "notify", env=env).code == 0
+    (call,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert call[:2] == ["--app-name=Dayflow", f"Dayflow: brief for {DATE}"]
+    assert "Send edits on partnership one-pager to Sam" in call[2]
+
+
+def test_smtp_config_problems_name_the_key(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    for table, message in (
+        ({"port": 25}, "needs host"),
+        ({"host": "h", "security": "ssl"}, "security must be one of"),
+        ({"host": "h", "port": 70000, "to": "a@b"}, "port must be"),
+        ({"host": "h"}, "needs `to`"),
+        ({"host": "h", "to": "a@b", "password": "x"}, r"unknown key\(s\) password"),
+    ):
+        with pytest.raises(UsageError, match=message):
+            delivery.smtp_config(table, path)
+
+
+def test_the_password_comes_from_its_source_and_is_never_stored(
+    db_path: Path, tmp_path: Path, smtp: SmtpServer
+) -> None:
+    cfg = config(tmp_path, smtp.port)
+    cfg.write_text(cfg.read_text() + 'user = "alex"\npassword_env = "SMTP_SECRET"\n')
+    env = {"DAYFLOW_CONFIG": str(cfg)}
+    missing = run(db_path, "brief", "--deliver", "smtp", env=env)
+    assert missing.code == 6 and "$SMTP_SECRET is not set" in missing.err
+    assert b"hunter2" not in db_path.read_bytes()
+
+
+# ----------------------------------------------------------------- real kills, real server
+
+
+def _brief(db: Path, cfg: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dayflow", *args],
+        env=subprocess_env(db, DAYFLOW_CONFIG=str(cfg), **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _final_step(tmp_path: Path) -> int:
+    """The step at which the offline model writes the brief of a fresh database."""
+    probe = tmp_path / "probe.db"
+    assert run(probe, "brief", "--date", DATE).code == 0
+    return int(runs(probe)[0]["steps"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("point", "after_kill", "after_resume", "ok"),
+    [
+        ("before_send", 0, 1, True),  # intent saved, nothing sent: resume sends it
+        ("after_send", 1, 1, False),  # accepted, not recorded: uncertain, never sent again
+        ("while_sending", 0, 0, False),  # body sent, `.` not: uncertain, reported, not resent
+    ],
+)
+def test_sigkill_during_smtp_delivery_never_sends_twice(
+    tmp_path: Path, smtp: SmtpServer, point: str, after_kill: int, after_resume: int, ok: bool
+) -> None:
+    db = tmp_path / "dayflow.db"
+    cfg = config(tmp_path, smtp.port)
+    n = _final_step(tmp_path)
+    killed = _brief(
+        db, cfg, "brief", "--date", DATE, "--deliver", "smtp", DAYFLOW_KILL_AT=f"{point}:{n}"
+    )
+    assert killed.returncode == -9, killed.stderr
+    assert len(smtp.inbox.messages) == after_kill
+    resumed = _brief(db, cfg, "resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(smtp.inbox.messages) == after_resume
+    (done,) = runs(db)
+    assert done["status"] == "done"
+    (d,) = shown(db, done["id"])["deliveries"]
+    assert d["ok"] is ok
+    msgid = f"<dayflow.{done['id']}.{DATE}@example.org>"
+    assert smtp.inbox.message_ids() == [msgid] * after_resume
+    if not ok:
+        assert msgid in d["detail"] and "not sent again" in d["detail"]
+        assert "uncertain" in done["reason"]
+    again = _brief(db, cfg, "resume", done["id"])
+    assert again.returncode == 0 and len(smtp.inbox.messages) == after_resume
