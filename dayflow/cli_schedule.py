@@ -161,6 +161,7 @@ def status(ctx: typer.Context, db: DbOpt = None) -> None:
             deps.err.print(
                 "no schedule installed: `dayflow schedule install --at 07:30` makes one",
                 markup=False,
+                soft_wrap=True,
             )
         log = system.state_dir / "schedule.log"
         for item in found:
@@ -183,9 +184,13 @@ def status(ctx: typer.Context, db: DbOpt = None) -> None:
 
             latest = briefday.latest_for(store, day, deps.clock.now())
         if latest is None:
-            deps.out.print(f"today's brief ({day}): none yet", markup=False)
+            deps.out.print(f"today's brief ({day}): none yet", markup=False, soft_wrap=True)
         else:
-            deps.out.print(f"today's brief ({day}): run {latest.id} {latest.status}", markup=False)
+            deps.out.print(
+                f"today's brief ({day}): run {latest.id} {latest.status}",
+                markup=False,
+                soft_wrap=True,
+            )
 
 
 @commands.command()
@@ -195,7 +200,7 @@ def remove(ctx: typer.Context) -> None:
     with _schedule_errors(deps):
         removed = schedule.remove(_system(deps))
         if not removed:
-            deps.err.print("no schedule installed; nothing to remove", markup=False)
+            deps.err.print("no schedule installed; nothing to remove", markup=False, soft_wrap=True)
         for item in removed:
             deps.err.print(f"removed: {item.backend} ({item.where})", markup=False, soft_wrap=True)
 

@@ -70,7 +70,9 @@ def export(
             deps.out.file.flush()
             return
         files.write_atomic(output, text.encode("utf-8"))
-        deps.err.print(f"wrote {len(found)} task(s) to {output} ({fmt})", markup=False)
+        deps.err.print(
+            f"wrote {len(found)} task(s) to {output} ({fmt})", markup=False, soft_wrap=True
+        )
 
 
 @tasks_app.command("sync")
@@ -154,7 +156,12 @@ def _sync_summary(
         err.print(
             f"{len(unknown)} task id(s) in the file are not in this database: left alone",
             markup=False,
+            soft_wrap=True,
         )
     if reading.ambiguous:
         lines = ", ".join(str(n) for n in reading.ambiguous[:10])
-        err.print(f"ignored line(s) {lines}: more than one Dayflow task id on a line", markup=False)
+        err.print(
+            f"ignored line(s) {lines}: more than one Dayflow task id on a line",
+            markup=False,
+            soft_wrap=True,
+        )
