@@ -5,9 +5,9 @@ Tests pass their own `Deps` through `CliRunner.invoke(app, args, obj=deps)`.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
+from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -18,23 +18,34 @@ from dayflow import briefday, cli_history, cli_schedule, cli_tasks, render
 from dayflow.cli_base import (
     DEFAULT_MAX_STEPS,
     EXIT_CODES,
+    MAX_COUNT,
+    MAX_TOKENS,
+    BriefJsonOpt,
     BudgetOpt,
     CrashOpt,
     DbOpt,
     Deps,
+    FormatOpt,
     JsonOpt,
     MaxStepsOpt,
+    RunArg,
     VerboseOpt,
+    brief_format,
     closing,
     get_deps,
     handle_errors,
+    key_notice,
     make_loop,
+    not_empty,
     parse_date,
+    print_json,
     print_outcome,
+    print_table,
     today,
+    zone,
 )
 from dayflow.compaction import DEFAULT_COMPACT_AT
-from dayflow.errors import NothingToResume, UsageError
+from dayflow.errors import ConfigError, NothingToResume, RunBusy, UsageError
 from dayflow.models import DONE, RUN_STATUSES, RUNNING, Run
 from dayflow.store import Store
 
@@ -74,19 +85,28 @@ def _main(
 def brief(
     ctx: typer.Context,
     brief_date: Annotated[
-        str | None, typer.Option("--date", metavar="YYYY-MM-DD", help="Day of the brief.")
+        str | None,
+        typer.Option("--date", metavar="YYYY-MM-DD", callback=not_empty, help="Day of the brief."),
     ] = None,
-    tz: Annotated[str | None, typer.Option(help="IANA timezone [env DAYFLOW_TZ; UTC].")] = None,
+    tz: Annotated[
+        str | None,
+        typer.Option(callback=not_empty, help="IANA timezone [env DAYFLOW_TZ; UTC]."),
+    ] = None,
     model: Annotated[
         str | None,
         typer.Option(
+            callback=not_empty,
             help="'offline' or a Claude model [env DAYFLOW_MODEL; offline without a "
-            "key, else claude-haiku-5-5]."
+            "key, else claude-haiku-5-5].",
         ),
     ] = None,
-    inbox: Annotated[Path | None, typer.Option(help="Inbox JSON [env DAYFLOW_INBOX].")] = None,
+    inbox: Annotated[
+        Path | None,
+        typer.Option(help="Inbox JSON ('-': standard input) [env DAYFLOW_INBOX]."),
+    ] = None,
     calendar: Annotated[
-        Path | None, typer.Option(help="Calendar JSON [env DAYFLOW_CALENDAR].")
+        Path | None,
+        typer.Option(help="Calendar JSON ('-': standard input) [env DAYFLOW_CALENDAR]."),
     ] = None,
     sample: Annotated[
         str,
@@ -98,13 +118,18 @@ def brief(
     db: DbOpt = None,
     max_steps: MaxStepsOpt = None,
     budget: BudgetOpt = None,
-    task_cap: Annotated[int, typer.Option(min=0, help="Most tasks one run may create.")] = 20,
-    max_tokens: Annotated[int, typer.Option(min=1, help="Output tokens per call.")] = 4096,
+    task_cap: Annotated[
+        int, typer.Option(min=0, max=MAX_COUNT, help="Most tasks one run may create.")
+    ] = 20,
+    max_tokens: Annotated[
+        int, typer.Option(min=1, max=MAX_TOKENS, help="Output tokens per call.")
+    ] = 4096,
     compact_at: Annotated[
         int,
         typer.Option(
             "--compact-at",
             min=0,
+            max=MAX_TOKENS,
             metavar="TOKENS",
             help="Compact old tool exchanges when a call's input passes this (0: never).",
         ),
@@ -142,7 +167,8 @@ def brief(
         ),
     ] = None,
     verbose: VerboseOpt = False,
-    as_json: JsonOpt = False,
+    as_json: BriefJsonOpt = False,
+    fmt: FormatOpt = None,
     crash_after: CrashOpt = None,
 ) -> None:
     """Read the inbox, calendar and tasks, create the tasks found, and print the brief.
@@ -164,11 +190,16 @@ def brief(
         ]
         if len(chosen) > 1:
             raise UsageError(f"{' and '.join(chosen)} cannot be used together")
+        out_format = brief_format(deps, fmt, as_json)
+        from dayflow.sources import SAMPLES
+
+        if sample not in SAMPLES:
+            raise UsageError(f"--sample must be one of {', '.join(SAMPLES)}, not {sample!r}")
         settings = deps.settings(db=db, model=model, tz=tz, inbox=inbox, calendar=calendar)
-        day = parse_date(brief_date) if brief_date else today(deps, settings)
+        day = parse_date(brief_date) if brief_date is not None else today(deps, settings)
         sinks = _sinks(deps, deliver or [])
         with (
-            deps.store(settings) as store,
+            deps.store(settings, create=True) as store,
             briefday.day_lock(settings.db_path, day, lambda: _say_waiting(deps, store, day)),
         ):
             current = briefday.latest_for(store, day, deps.clock.now())
@@ -182,7 +213,9 @@ def brief(
                         markup=False,
                         soft_wrap=True,
                     )
-                _resume(deps, store, current, settings, verbose, as_json, crash_after, None, None)
+                _resume(
+                    deps, store, current, settings, verbose, out_format, crash_after, None, None
+                )
                 return
             update_of = None
             if current is not None and current.status == DONE and not resume_latest:
@@ -191,16 +224,27 @@ def brief(
                 deps.err.print(f"no finished brief for {day} yet: writing a full one", markup=False)
             unfinished = store.latest_unfinished(day.isoformat())
             if resume_latest and unfinished is not None:
+                ignored = [
+                    "--" + name.replace("_", "-")
+                    for name in ("model", "inbox", "calendar", "sample", "task_cap", "compact_at")
+                    if _given(ctx, name)
+                ]
+                if ignored:
+                    deps.notice(
+                        f"note: {', '.join(ignored)} do not apply to a resumed run: run "
+                        f"{unfinished.id} keeps the settings it started with"
+                    )
                 _resume(
                     deps,
                     store,
                     unfinished,
                     settings,
                     verbose,
-                    as_json,
+                    out_format,
                     crash_after,
                     max_steps,
                     budget,
+                    max_tokens if _given(ctx, "max_tokens") else None,
                 )
                 return
             if unfinished is not None:
@@ -210,13 +254,17 @@ def brief(
                     markup=False,
                     soft_wrap=True,
                 )
+            settings = _kept_inputs(deps, settings)
             client = deps.model_factory(settings.model, settings)
             if settings.model_was_defaulted_offline:
-                deps.err.print(
+                hint = ""
+                if Path(".env").is_file() and "DAYFLOW_DOTENV" not in (deps.env or os.environ):
+                    hint = " ./.env is not read: DAYFLOW_DOTENV=./.env reads it."
+                deps.notice(
                     "No ANTHROPIC_API_KEY set: using the built-in offline model "
-                    "(token counts are estimates).",
-                    markup=False,
+                    f"(token counts are estimates).{hint}"
                 )
+            key_notice(deps, settings, settings.model)
             loop = make_loop(deps, store, client, verbose, crash_after, settings)
             from dayflow.agent import BriefOptions, start_run
 
@@ -239,9 +287,11 @@ def brief(
             with closing(client):
                 result = start_run(loop, options)
             # With sinks, stdout is one of them; a brief not delivered is printed anyway.
-            printed = not sinks or "stdout" in sinks or as_json or result.run.status != DONE
+            printed = (
+                not sinks or "stdout" in sinks or out_format == "json" or result.run.status != DONE
+            )
             shown = result.text if printed else None
-            print_outcome(deps, result.run, shown, as_json, settings.prices)
+            print_outcome(deps, result.run, shown, out_format, settings.prices)
 
 
 def _sinks(deps: Deps, flags: list[str]) -> list[str]:
@@ -256,6 +306,51 @@ def _sinks(deps: Deps, flags: list[str]) -> list[str]:
             sinks.append(sink)
     delivery.check(sinks, how)
     return sinks
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether option `name` was given on the command line (not defaulted)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
+
+
+def _kept_inputs(deps: Deps, settings: config.Settings) -> config.Settings:
+    """An inbox or calendar read from standard input or a pipe (`-`, /dev/stdin, `<(...)`)
+    is kept in a private file beside the database, so a resume (in another process) reads the
+    very same input again."""
+    import hashlib
+    import stat
+
+    kept: dict[str, str] = {}
+    for name in ("inbox", "calendar"):
+        value = getattr(settings, name)
+        if value is None:
+            continue
+        try:
+            regular = value != "-" and stat.S_ISREG(os.stat(value).st_mode)
+        except OSError:
+            continue  # missing: the source reports it, naming the file
+        if regular:
+            continue
+        if value == "-" and "-" in kept.values():
+            raise UsageError("--inbox and --calendar cannot both read standard input")
+        try:
+            data = sys.stdin.buffer.read() if value == "-" else Path(value).read_bytes()
+        except OSError as exc:
+            raise UsageError(f"--{name}: cannot read {value}: {exc.strerror or exc}") from None
+        folder = settings.db_path.parent / "inputs"
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = folder / f"{name}-{hashlib.sha256(data).hexdigest()[:16]}.json"
+        tmp = path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        where = "standard input" if value == "-" else value
+        deps.notice(f"read the {name} from {where}; kept as {path} for `dayflow resume`")
+        kept[name] = str(path)
+    inbox, calendar = kept.get("inbox", settings.inbox), kept.get("calendar", settings.calendar)
+    return replace(settings, inbox=inbox, calendar=calendar)
 
 
 def _say_waiting(deps: Deps, store: Store, day: date) -> None:
@@ -292,7 +387,7 @@ def _resume(
     run: Run,
     settings: config.Settings,
     verbose: bool,
-    as_json: bool,
+    out_format: str,
     crash_after: int | None,
     max_steps: int | None,
     budget: int | None,
@@ -304,9 +399,23 @@ def _resume(
         deps.err.print(
             f"run {run.id} is already done; showing its brief (no model call)", markup=False
         )
-        print_outcome(deps, run, run.final_text, as_json, settings.prices)
+        print_outcome(deps, run, run.final_text, out_format, settings.prices)
         return
-    client = deps.model_factory(run.model, settings)
+    if run.status == RUNNING:
+        # Say who drives it before anything else (a missing key is not the problem here).
+        raise RunBusy(
+            f"run {run.id} is being driven by pid {run.owner_pid} on host {run.owner_host}; "
+            "wait for it to finish"
+        )
+    key_notice(deps, settings, run.model)
+    try:
+        client = deps.model_factory(run.model, settings)
+    except ConfigError as exc:
+        raise ConfigError(
+            f"run {run.id} uses the model {run.model!r}: {exc}".replace(
+                ", or use --model offline", "; a resumed run keeps its model"
+            )
+        ) from None
     loop = make_loop(deps, store, client, verbose, crash_after, settings)
     with closing(client):
         result = resume_run(loop, run, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
@@ -315,38 +424,50 @@ def _resume(
             f"run {run.id} was finished by another process meanwhile; it is already done",
             markup=False,
         )
-    print_outcome(deps, result.run, result.text, as_json, settings.prices)
+    print_outcome(deps, result.run, result.text, out_format, settings.prices)
 
 
 @app.command()
 def resume(
     ctx: typer.Context,
     run_id: Annotated[
-        str | None, typer.Argument(help="Run id or a unique prefix [default: newest unfinished].")
+        str | None,
+        typer.Argument(
+            help="Run id or a unique prefix [default: newest unfinished].", callback=not_empty
+        ),
     ] = None,
     db: DbOpt = None,
     max_steps: MaxStepsOpt = None,
     budget: BudgetOpt = None,
     max_tokens: Annotated[
         int | None,
-        typer.Option(min=1, help="Output tokens per call from now on (after a cut answer)."),
+        typer.Option(
+            min=1,
+            max=MAX_TOKENS,
+            help="Output tokens per call from now on (after a cut answer).",
+        ),
     ] = None,
     verbose: VerboseOpt = False,
-    as_json: JsonOpt = False,
+    as_json: BriefJsonOpt = False,
+    fmt: FormatOpt = None,
     crash_after: CrashOpt = None,
 ) -> None:
     """Continue an interrupted, failed or stopped run from its last committed step."""
     deps = get_deps(ctx)
     with handle_errors(deps):
+        out_format = brief_format(deps, fmt, as_json)
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
-            if run_id:
+            if run_id is not None:
                 run = store.find_run(run_id)
             else:
                 found = store.latest_unfinished()
                 if found is None:
+                    if not store.list_runs(limit=1):
+                        raise NothingToResume("nothing to resume: no runs yet (`dayflow brief`)")
                     raise NothingToResume(
-                        "nothing to resume: every run is done (see `dayflow runs`)"
+                        "nothing to resume: every run is done or driven by a live process "
+                        "(see `dayflow runs`)"
                     )
                 run = found
             _resume(
@@ -355,7 +476,7 @@ def resume(
                 run,
                 settings,
                 verbose,
-                as_json,
+                out_format,
                 crash_after,
                 max_steps,
                 budget,
@@ -368,12 +489,21 @@ def runs(
     ctx: typer.Context,
     db: DbOpt = None,
     status: Annotated[
-        str | None, typer.Option(help=f"Only runs with this status ({', '.join(RUN_STATUSES)}).")
+        str | None,
+        typer.Option(
+            callback=not_empty,
+            help=f"Only runs with this status ({', '.join(RUN_STATUSES)}).",
+        ),
     ] = None,
     since: Annotated[
-        str | None, typer.Option(metavar="YYYY-MM-DD", help="Only runs started on or after.")
+        str | None,
+        typer.Option(
+            metavar="YYYY-MM-DD", callback=not_empty, help="Only runs started on or after."
+        ),
     ] = None,
-    limit: Annotated[int, typer.Option(min=1, help="How many runs, newest first.")] = 20,
+    limit: Annotated[
+        int, typer.Option(min=1, max=MAX_COUNT, help="How many runs, newest first.")
+    ] = 20,
     as_json: JsonOpt = False,
 ) -> None:
     """List runs, newest first."""
@@ -381,29 +511,28 @@ def runs(
     with handle_errors(deps):
         if status is not None and status not in RUN_STATUSES:
             raise UsageError(f"--status must be one of {', '.join(RUN_STATUSES)}")
-        since_bound = parse_date(since).isoformat() if since else None
+        since_bound = parse_date(since, "--since").isoformat() if since is not None else None
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
             found = store.list_runs(status=status, since=since_bound, limit=limit)
             if as_json:
-                deps.out.print_json(
-                    json.dumps([render.run_json(r, settings.prices) for r in found])
-                )
+                print_json(deps, [render.run_json(r, settings.prices) for r in found])
                 return
             if not found:
-                deps.err.print("no runs yet: `dayflow brief` starts one", markup=False)
+                filtered = status is not None or since is not None
+                if filtered and store.list_runs(limit=1):
+                    deps.notice("no runs match (`dayflow runs` without filters lists them all)")
+                else:
+                    deps.notice("no runs yet: `dayflow brief` starts one")
                 return
-            deps.out.print(render.runs_table(found, settings.prices))
+            print_table(deps, render.runs_table, found, settings.prices, zone(settings))
             day = today(deps, settings).isoformat()
             for r in found:
                 if r.resumable and r.brief_date == day and not r.pruned_at and not r.redacted_at:
-                    deps.err.print(
-                        f"run {r.id} is {r.status}: `dayflow resume {r.id}` continues it",
-                        markup=False,
-                    )
+                    deps.notice(f"run {r.id} is {r.status}: `dayflow resume {r.id}` continues it")
                     break
             if any(r.estimated for r in found):
-                deps.err.print("* token counts of the offline model are estimates", markup=False)
+                deps.notice("* token counts of the offline model are estimates")
 
 
 def tasks(
@@ -411,7 +540,8 @@ def tasks(
     db: DbOpt = None,
     show_all: Annotated[bool, typer.Option("--all", help="Include done tasks.")] = False,
     done: Annotated[
-        str | None, typer.Option("--done", metavar="TASK_ID", help="Mark a task done.")
+        str | None,
+        typer.Option("--done", metavar="TASK_ID", callback=not_empty, help="Mark a task done."),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -423,26 +553,27 @@ def tasks(
     with handle_errors(deps):
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
-            if done:
+            if done is not None:
                 task = store.mark_task_done(store.find_task(done).id)
-                deps.err.print(f"done: {task.id} {task.title}", markup=False)
+                if as_json:
+                    print_json(deps, task.to_json() | {"done_at": task.done_at})
+                else:
+                    deps.notice(f"done: {task.id} {render.plain(task.title)}")
                 return
             found = store.list_tasks(include_done=show_all)
             if as_json:
-                deps.out.print_json(
-                    json.dumps([t.to_json() | {"done_at": t.done_at} for t in found])
-                )
+                print_json(deps, [t.to_json() | {"done_at": t.done_at} for t in found])
                 return
             if not found:
-                deps.err.print("no open tasks" if not show_all else "no tasks", markup=False)
+                deps.notice("no open tasks" if not show_all else "no tasks")
                 return
-            deps.out.print(render.tasks_table(found))
+            print_table(deps, render.tasks_table, found)
 
 
 @app.command()
 def show(
     ctx: typer.Context,
-    run_id: Annotated[str, typer.Argument(help="Run id or a unique prefix.")],
+    run_id: RunArg,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -458,20 +589,21 @@ def show(
                 store.events(run.id),
             )
             if as_json:
-                deps.out.print_json(
-                    json.dumps(
-                        render.show_json(
-                            run,
-                            steps,
-                            effects,
-                            events,
-                            settings.prices,
-                            compactions=store.compactions(run.id),
-                        )
-                    )
+                print_json(
+                    deps,
+                    render.show_json(
+                        run,
+                        steps,
+                        effects,
+                        events,
+                        settings.prices,
+                        compactions=store.compactions(run.id),
+                    ),
                 )
             else:
-                deps.out.print(render.show(run, steps, effects, events, settings.prices))
+                deps.out.print(
+                    render.show(run, steps, effects, events, settings.prices, zone(settings))
+                )
 
 
 def main() -> None:

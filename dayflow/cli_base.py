@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -68,14 +69,25 @@ class Deps:
     model_factory: ModelFactory = default_model_factory
     sources: SourceFactory | None = None  # None: the JSON files named in a run's settings
     out: Console = field(default_factory=lambda: Console(highlight=False))
-    err: Console = field(default_factory=lambda: Console(stderr=True, highlight=False))
+    # Notices are whole lines: never hard-wrapped at 80 columns when stderr is a pipe or a log.
+    err: Console = field(
+        default_factory=lambda: Console(stderr=True, highlight=False, soft_wrap=True)
+    )
 
     def settings(self, **flags: Any) -> config.Settings:
-        env = self.env if self.env is not None else config.environment()
+        env = self.env if self.env is not None else config.environment(notice=self.notice)
         return config.load(env, **flags)
 
-    def store(self, settings: config.Settings) -> Store:
+    def store(self, settings: config.Settings, *, create: bool = False) -> Store:
+        """The store at the configured path. Only commands that start runs pass `create`:
+        the others never create a database (a typo in --db is an error, not an empty file)."""
+        if not create:
+            config.require_existing_db(settings.db_path)
         return Store(settings.db_path, clock=self.clock, synchronous=settings.durability)
+
+    def notice(self, text: str) -> None:
+        """One line on stderr."""
+        self.err.print(text, markup=False, soft_wrap=True)
 
 
 def get_deps(ctx: typer.Context) -> Deps:
@@ -104,6 +116,19 @@ def handle_errors(deps: Deps) -> Iterator[None]:
         raise typer.Exit(130) from None
 
 
+# The largest values the integer options take: far beyond any real use, well inside SQLite's
+# 64-bit integers (a bigger one is a usage error, exit 2, not an overflow deep in the store).
+MAX_COUNT = 1_000_000_000
+MAX_TOKENS = 1_000_000_000_000
+
+
+def not_empty(value: Any) -> Any:
+    """Option callback: an empty string is a mistake (an unset shell variable), not a default."""
+    if isinstance(value, str) and not value.strip():
+        raise typer.BadParameter("must not be empty")
+    return value
+
+
 # Options shared by several commands.
 DbOpt = Annotated[
     Path | None,
@@ -111,38 +136,66 @@ DbOpt = Annotated[
 ]
 VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Print each step and tool call.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+BRIEF_FORMATS = ("markdown", "rich", "json")
+FormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        metavar="markdown|rich|json",
+        callback=not_empty,
+        help="How to print the brief [default: rendered on a terminal, the Markdown itself "
+        "when stdout is a file or a pipe].",
+    ),
+]
+BriefJsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print the run and its brief as JSON (--format json).")
+]
 CrashOpt = Annotated[
     int | None,
     typer.Option(
         "--crash-after",
         metavar="N",
         min=1,
+        max=MAX_COUNT,
         help="Test hook: exit as if crashed right after step N is committed.",
     ),
 ]
 DEFAULT_MAX_STEPS = 40
 MaxStepsOpt = Annotated[
     int | None,
-    typer.Option("--max-steps", min=1, help=f"Most model calls [new runs: {DEFAULT_MAX_STEPS}]."),
+    typer.Option(
+        "--max-steps",
+        min=1,
+        max=MAX_COUNT,
+        help=f"Most model calls [new runs: {DEFAULT_MAX_STEPS}].",
+    ),
 ]
 BudgetOpt = Annotated[
     int | None,
     typer.Option(
         "--budget",
         min=1,
+        max=MAX_TOKENS,
         metavar="TOKENS",
         help="Most tokens (input + output) over the whole run, resumes included.",
     ),
 ]
-RunArg = Annotated[str, typer.Argument(help="Run id or a unique prefix.")]
+RunArg = Annotated[str, typer.Argument(help="Run id or a unique prefix.", callback=not_empty)]
+
+# Dates a brief can be for: every date, week and timestamp computed from them stays inside
+# what `datetime` can hold in any timezone.
+FIRST_DATE, LAST_DATE = date(1900, 1, 1), date(9998, 12, 31)
 
 
-def parse_date(value: str) -> date:
-    """A YYYY-MM-DD option value, or a usage error naming it."""
+def parse_date(value: str, option: str = "--date") -> date:
+    """A YYYY-MM-DD option value inside the supported range, or a usage error naming it."""
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value.strip())
     except ValueError:
-        raise UsageError(f"{value!r} is not a date (use YYYY-MM-DD)") from None
+        raise UsageError(f"{option}: {value!r} is not a date (use YYYY-MM-DD)") from None
+    if not FIRST_DATE <= day <= LAST_DATE:
+        raise UsageError(f"{option}: {day} is out of range ({FIRST_DATE} to {LAST_DATE})")
+    return day
 
 
 def today(deps: Deps, settings: config.Settings) -> date:
@@ -206,6 +259,12 @@ def delivery_settings(deps: Deps) -> Any:
     return delivery.load(env, deps.clock)[1]
 
 
+def key_notice(deps: Deps, settings: config.Settings, model: str) -> None:
+    """Say which `.env` file supplied the API key, when one did and the model will use it."""
+    if model != OFFLINE_MODEL and settings.api_key and settings.api_key_file:
+        deps.notice(f"using ANTHROPIC_API_KEY from {settings.api_key_file}")
+
+
 def make_loop(
     deps: Deps,
     store: Store,
@@ -228,14 +287,65 @@ def make_loop(
     )
 
 
-def print_outcome(
-    deps: Deps, run: Run, text: str | None, as_json: bool, prices: Prices | None = None
-) -> None:
-    """The brief (or the JSON document) on stdout; a run that did not finish exits 6 or 7."""
+def brief_format(deps: Deps, fmt: str | None, as_json: bool) -> str:
+    """markdown, rich or json: --json wins; by default rendered only on a terminal."""
     if as_json:
-        deps.out.print_json(json.dumps({"run": render.run_json(run, prices), "brief": text}))
-    elif text is not None:
+        if fmt not in (None, "json"):
+            raise UsageError(f"--json and --format {fmt} contradict each other")
+        return "json"
+    if fmt is None:
+        return "rich" if deps.out.is_terminal else "markdown"
+    if fmt not in BRIEF_FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(BRIEF_FORMATS)}")
+    return fmt
+
+
+def print_json(deps: Deps, doc: Any) -> None:
+    """Strict JSON on stdout: never NaN or Infinity (whatever a price table held), and the
+    characters a terminal would obey (bidi overrides) as `\\uXXXX` escapes."""
+    text = json.dumps(_finite(doc), allow_nan=False, indent=2, ensure_ascii=False)
+    deps.out.file.write(render.plain(text) + "\n")
+    deps.out.file.flush()
+
+
+def print_table(deps: Deps, build: Callable[..., Any], *args: Any) -> None:
+    """A table on stdout: fitted to a terminal's width, whole (no width limit) in a pipe."""
+    width = deps.out.width if deps.out.is_terminal else None
+    deps.out.print(build(*args, width=width), width=width or 100_000, crop=False)
+
+
+def zone(settings: config.Settings) -> tzinfo:
+    """The user's timezone (DAYFLOW_TZ, --tz, $TZ or UTC): every time shown is in it."""
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(settings.tz)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def print_outcome(
+    deps: Deps, run: Run, text: str | None, fmt: str, prices: Prices | None = None
+) -> None:
+    """The brief (or the JSON document) on stdout; a run that did not finish exits 6 or 7.
+    `fmt` is one of BRIEF_FORMATS (see `brief_format`)."""
+    if fmt == "json":
+        print_json(deps, {"run": render.run_json(run, prices), "brief": text})
+    elif text is not None and fmt == "rich":
         deps.out.print(render.brief(text))
+    elif text is not None:
+        # The Markdown itself, byte for byte: `dayflow brief > brief.md` is a Markdown file.
+        # (bidi overrides and control characters from mail escaped, as everywhere).
+        text = render.plain(text)
+        deps.out.file.write(text if text.endswith("\n") else text + "\n")
+        deps.out.file.flush()
     if run.status != DONE:
         deps.err.print(f"run {run.id} {run.status}: {run.reason}", markup=False, soft_wrap=True)
         raise typer.Exit(6 if run.status == FAILED else 7)

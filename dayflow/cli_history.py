@@ -5,7 +5,6 @@ Options, wiring and output only; the work is in `dayflow.history` and `dayflow.t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -15,19 +14,27 @@ import typer
 
 from dayflow import render
 from dayflow.cli_base import (
+    MAX_COUNT,
+    BriefJsonOpt,
     BudgetOpt,
     CrashOpt,
     DbOpt,
+    FormatOpt,
     JsonOpt,
     MaxStepsOpt,
     RunArg,
     VerboseOpt,
+    brief_format,
     closing,
     get_deps,
     handle_errors,
+    key_notice,
     make_loop,
+    not_empty,
     parse_date,
+    print_json,
     print_outcome,
+    zone,
 )
 from dayflow.errors import StoreError, UsageError
 
@@ -46,6 +53,7 @@ def trace(
         typer.Option(
             "--format",
             metavar="jsonl|csv",
+            callback=not_empty,
             help="Export format [default: jsonl; nothing is exported when only --png is given].",
         ),
     ] = None,
@@ -58,8 +66,8 @@ def trace(
         typer.Option(
             "--png",
             metavar="FILE",
-            help="Draw the run's timeline (one lane per process) as a PNG; needs the trace "
-            "extra: pip install 'dayflow[trace]'.",
+            help="Draw the run's timeline (one lane per process) as a PNG; needs matplotlib: "
+            "pip install 'dayflow[trace]' (from a clone: pip install -e '.[trace]').",
         ),
     ] = None,
     db: DbOpt = None,
@@ -104,18 +112,23 @@ def fork(
         typer.Option(
             "--from-step",
             min=0,
+            max=MAX_COUNT,
             metavar="N",
             help="Keep the first N committed steps (no model call is spent on them).",
         ),
     ],
     model: Annotated[
-        str | None, typer.Option(help="Model for the new steps [default: the run's model].")
+        str | None,
+        typer.Option(
+            callback=not_empty, help="Model for the new steps [default: the run's model]."
+        ),
     ] = None,
     db: DbOpt = None,
     max_steps: MaxStepsOpt = None,
     budget: BudgetOpt = None,
     verbose: VerboseOpt = False,
-    as_json: JsonOpt = False,
+    as_json: BriefJsonOpt = False,
+    fmt: FormatOpt = None,
     crash_after: CrashOpt = None,
 ) -> None:
     """Start a new run from the first N steps of RUN and continue it (maybe with another model).
@@ -126,12 +139,14 @@ def fork(
 
     deps = get_deps(ctx)
     with handle_errors(deps):
+        out_format = brief_format(deps, fmt, as_json)
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
             parent = store.find_run(run_id)
             # Refuse a bad fork point before a model (and maybe an API key) is needed.
             history.check_fork_point(parent, store.steps(parent.id), from_step)
             chosen = model or parent.model
+            key_notice(deps, settings, chosen)
             client = deps.model_factory(chosen, settings)
             loop = make_loop(deps, store, client, verbose, crash_after, settings)
             trace_note = loop.report
@@ -151,7 +166,7 @@ def fork(
                 result = history.fork_run(
                     loop, parent, from_step, model=chosen, max_steps=max_steps, budget=budget
                 )
-            print_outcome(deps, result.run, result.text, as_json, settings.prices)
+            print_outcome(deps, result.run, result.text, out_format, settings.prices)
 
 
 @commands.command()
@@ -159,11 +174,15 @@ def gc(
     ctx: typer.Context,
     before: Annotated[
         str | None,
-        typer.Option(metavar="YYYY-MM-DD", help="Only runs started before this day."),
+        typer.Option(
+            metavar="YYYY-MM-DD", callback=not_empty, help="Only runs started before this day."
+        ),
     ] = None,
     keep: Annotated[
         int | None,
-        typer.Option(min=0, metavar="N", help="Always keep the N newest runs intact."),
+        typer.Option(
+            min=0, max=MAX_COUNT, metavar="N", help="Always keep the N newest runs intact."
+        ),
     ] = None,
     redact: Annotated[
         bool,
@@ -196,7 +215,7 @@ def gc(
 
     deps = get_deps(ctx)
     with handle_errors(deps):
-        day = parse_date(before) if before else None
+        day = parse_date(before, "--before") if before is not None else None
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
             report = history.collect_garbage(
@@ -215,13 +234,13 @@ def gc(
                 "bytes_before": report.bytes_before,
                 "bytes_after": report.bytes_after,
             }
-            deps.out.print_json(json.dumps(doc))
+            print_json(deps, doc)
             return
         verb = {"prune": "pruned", "redact": "redacted"}[report.action]
         if not report.runs:
             deps.err.print(f"nothing to {report.action}", markup=False)
             return
-        deps.out.print(render.gc_table(report.runs))
+        deps.out.print(render.gc_table(report.runs, zone(settings)))
         if report.dry_run:
             deps.err.print(
                 f"dry run: would {report.action} {len(report.runs)} run(s); nothing changed",
@@ -246,7 +265,8 @@ def doctor(
         bool,
         typer.Option(
             "--fix",
-            help="Repair what is safe: release leases of dead processes, chmod 600 the files.",
+            help="Repair what is safe: release leases of dead processes, take away other "
+            "users' access to the files (chmod go-rwx).",
         ),
     ] = False,
     recompute_totals: Annotated[
@@ -254,6 +274,7 @@ def doctor(
         typer.Option(
             "--recompute-totals",
             metavar="RUN",
+            callback=not_empty,
             help="Set RUN's token totals to the sum of its steps (the old ones are logged).",
         ),
     ] = None,
@@ -274,7 +295,7 @@ def doctor(
             report = history.diagnose(store, fix=fix)
         report = replace(report, findings=first + report.findings)
         if as_json:
-            deps.out.print_json(json.dumps(report.to_json()))
+            print_json(deps, report.to_json())
         else:
             deps.out.print(render.doctor_report(report))
         problems = report.problems

@@ -1,15 +1,21 @@
-"""One frozen settings object, from flags, the environment and a `.env` file (in that order)."""
+"""One frozen settings object, from flags, the environment and `.env` files (in that order).
+
+Which `.env`: `$XDG_CONFIG_HOME/dayflow/.env` (`~/.config/dayflow/.env`), and the file named by
+DAYFLOW_DOTENV (`DAYFLOW_DOTENV=./.env` to read the one in the current directory). Never a `.env`
+that merely happens to be in the current directory: a project's key must not silently switch
+Dayflow to the paid API and send it the inbox.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from dayflow.errors import UsageError
+from dayflow.errors import StoreError, UsageError
 from dayflow.models import DELIVERY_KILL_POINTS, KILL_POINTS
 from dayflow.pricing import Prices, load_prices
 from dayflow.providers import DEFAULT_CLAUDE_MODEL, OFFLINE_MODEL
@@ -28,6 +34,13 @@ class Settings:
     durability: str  # NORMAL | FULL
     kill_at: tuple[str, int] | None
     prices: Prices
+    api_key_file: str | None = None  # the .env file that supplied ANTHROPIC_API_KEY, if one did
+
+
+def _xdg(env: Mapping[str, str], name: str, fallback: Path) -> Path:
+    """An XDG base directory; a relative one is ignored, as the XDG spec says."""
+    value = env.get(name) or ""
+    return Path(value) if value and Path(value).is_absolute() else fallback
 
 
 def default_db_path(env: Mapping[str, str]) -> Path:
@@ -38,20 +51,83 @@ def default_db_path(env: Mapping[str, str]) -> Path:
     elif sys.platform == "win32":
         base = Path(env.get("LOCALAPPDATA") or home / "AppData" / "Local")
     else:
-        base = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
+        base = _xdg(env, "XDG_DATA_HOME", home / ".local" / "share")
     return base / "dayflow" / "dayflow.db"
 
 
-def environment(cwd: Path | None = None) -> dict[str, str]:
-    """The process environment over the values of `./.env` (the environment wins)."""
-    from dotenv import dotenv_values
+def config_dir(env: Mapping[str, str]) -> Path:
+    """Dayflow's configuration directory: `$XDG_CONFIG_HOME/dayflow` (`~/.config/dayflow`)."""
+    home = Path(env.get("HOME") or Path.home())
+    return _xdg(env, "XDG_CONFIG_HOME", home / ".config") / "dayflow"
 
-    merged: dict[str, str] = {}
-    env_file = (cwd or Path.cwd()) / ".env"
-    if env_file.is_file():
-        merged.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
+
+class Environment(dict[str, str]):
+    """The merged environment, remembering which `.env` file supplied which variable."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.files: dict[str, str] = {}
+
+
+def environment(
+    cwd: Path | None = None, *, notice: Callable[[str], None] | None = None
+) -> Environment:
+    """The process environment over the values of Dayflow's `.env` files (the environment wins).
+
+    `cwd` resolves a relative DAYFLOW_DOTENV. A file that cannot be read or is not UTF-8 is
+    skipped with one line through `notice`, naming it; so is each line that does not parse."""
+    say = notice or (lambda text: print(text, file=sys.stderr))
+    merged = Environment()
+    files = [config_dir(os.environ) / ".env"]
+    named = os.environ.get("DAYFLOW_DOTENV")
+    if named:
+        chosen = Path(named).expanduser()
+        files.append(chosen if chosen.is_absolute() else (cwd or Path.cwd()) / chosen)
+    for env_file in files:
+        for key, value in _read_dotenv(env_file, explicit=env_file != files[0], say=say).items():
+            merged[key] = value
+            merged.files[key] = str(env_file)
     merged.update(os.environ)
+    for key in os.environ:
+        merged.files.pop(key, None)
     return merged
+
+
+def _read_dotenv(path: Path, *, explicit: bool, say: Callable[[str], None]) -> dict[str, str]:
+    import io
+
+    from dotenv.parser import parse_stream
+
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        if explicit:
+            say(f"warning: DAYFLOW_DOTENV names {path}, which does not exist; not read")
+        return {}
+    except UnicodeDecodeError:
+        say(f"warning: {path} is not UTF-8 text; skipped")
+        return {}
+    except OSError as exc:
+        say(f"warning: cannot read {path} ({exc.strerror or exc}); skipped")
+        return {}
+    values: dict[str, str] = {}
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.error:
+            say(f"warning: {path} line {binding.original.line}: not KEY=value; line ignored")
+        elif binding.key is not None and binding.value is not None:
+            values[binding.key] = binding.value
+    return values
+
+
+def require_existing_db(path: Path) -> None:
+    """Refuse a database path that does not exist: only commands that start runs create one."""
+    if str(path).startswith(("postgresql://", "postgres://")) or str(path) == ":memory:":
+        return
+    if not path.exists():
+        raise StoreError(
+            f"no Dayflow database at {path} (`dayflow brief` creates it; --db or DAYFLOW_DB "
+            "names another)"
+        )
 
 
 def load(
@@ -89,16 +165,30 @@ def load(
         durability=durability,
         kill_at=_kill_at(env.get("DAYFLOW_KILL_AT")),
         prices=load_prices(env.get("DAYFLOW_PRICES")),
+        api_key_file=getattr(env, "files", {}).get("ANTHROPIC_API_KEY") if api_key else None,
     )
 
 
 def _path_or_none(value: Path | str | None) -> str | None:
-    return None if not value else str(Path(value).expanduser().resolve())
+    """An absolute path; "-" (standard input) as is. Symlinks are not resolved: /dev/stdin and
+    /dev/fd/N would turn into names that exist nowhere."""
+    if not value:
+        return None
+    if str(value) == "-":
+        return "-"
+    return os.path.abspath(Path(value).expanduser())
 
 
 def _tz_from_env(env: Mapping[str, str]) -> str | None:
+    """$TZ when it is an IANA name this machine knows; anything else falls back to UTC."""
     tz = env.get("TZ", "").lstrip(":")
-    return tz if "/" in tz or tz == "UTC" else None
+    if not ("/" in tz or tz == "UTC"):
+        return None
+    try:
+        ZoneInfo(tz)
+    except (ValueError, ZoneInfoNotFoundError):
+        return None
+    return tz
 
 
 def _kill_at(value: str | None) -> tuple[str, int] | None:

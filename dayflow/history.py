@@ -336,15 +336,16 @@ def _permissions(db: str, fix: bool) -> list[Finding]:
             continue
         fixed = False
         if fix:
-            os.chmod(path, 0o600)
+            # Only take other users' access away: a file its owner made read-only stays so.
+            os.chmod(path, mode & ~0o077)
             fixed = True
         found.append(
             Finding(
                 "permissions",
                 WARNING,
                 f"{path} can be read by other users (mode {mode:o}) and holds inbox contents"
-                + ("; now 600" if fixed else ""),
-                f"chmod 600 {path}",
+                + (f"; now {mode & ~0o077:o}" if fixed else ""),
+                f"chmod go-rwx {path}",
                 fixable=True,
                 fixed=fixed,
             )

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from dayflow.db import transaction
+from dayflow.db import APPLICATION_ID, transaction
 from dayflow.errors import StoreError
 
-# PRAGMA application_id marks a file as Dayflow's ("DAYF").
-APPLICATION_ID = 0x44415946
+__all__ = ["APPLICATION_ID", "MIGRATIONS", "migrate", "schema_version"]
 
 MIGRATIONS: list[tuple[str, str]] = [
     (

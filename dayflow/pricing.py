@@ -8,6 +8,7 @@ DAYFLOW_PRICES, a JSON object `{"model": [input, output], ...}` or the path of a
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -42,28 +43,55 @@ def estimate_cost(
     return dollars / 1_000_000
 
 
+MAX_PRICE = 1_000_000.0  # dollars per million tokens: far above any real price
+
+
 def load_prices(value: str | None) -> Prices:
-    """The built-in table updated with DAYFLOW_PRICES (JSON text or a file path)."""
+    """The built-in table updated with DAYFLOW_PRICES (JSON text or a file path). Prices must
+    be finite, non-negative numbers: NaN or Infinity would make `--json` output invalid."""
     table = dict(PRICES)
-    if not value:
+    if not value or not value.strip():
         return table
-    text = value
-    if not value.lstrip().startswith("{"):
+    text, where = value, "DAYFLOW_PRICES"
+    if value.lstrip()[:1] not in ("{", "[", '"') and not _looks_like_json(value):
+        where = f"DAYFLOW_PRICES file {value}"
         try:
-            text = Path(value).expanduser().read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"DAYFLOW_PRICES: cannot read {value}: {exc.strerror}") from None
+            text = Path(value).expanduser().read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            why = getattr(exc, "strerror", None) or "not UTF-8 text"
+            raise UsageError(f"DAYFLOW_PRICES: cannot read the file {value}: {why}") from None
+    shape = 'a JSON object like {"model": [input, output]} in dollars per million tokens'
     try:
-        extra = json.loads(text)
-        for model, pair in extra.items():
-            per_in, per_out = (float(x) for x in pair)
-            table[str(model)] = (per_in, per_out)
-    except (ValueError, TypeError, AttributeError):
-        raise UsageError(
-            'DAYFLOW_PRICES must be a JSON object like {"model": [input, output]} '
-            "in dollars per million tokens"
-        ) from None
+        extra = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise UsageError(f"{where} must be {shape}: it is not valid JSON") from None
+    if not isinstance(extra, dict):
+        raise UsageError(f"{where} must be {shape}, not {type(extra).__name__}")
+    for model, pair in extra.items():
+        if not isinstance(pair, list) or len(pair) != 2 or not all(_is_price(x) for x in pair):
+            raise UsageError(
+                f"{where}: the price of {model!r} must be [input, output], two numbers from 0 "
+                f"to {MAX_PRICE:,.0f} (dollars per million tokens), not {json.dumps(pair)}"
+            )
+        table[str(model)] = (float(pair[0]), float(pair[1]))
     return table
+
+
+def _looks_like_json(value: str) -> bool:
+    return value.strip()[:1].isdigit() or value.strip() in ("true", "false", "null")
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a price")
+
+
+def _is_price(x: object) -> bool:
+    return (
+        isinstance(x, int | float)
+        and not isinstance(x, bool)
+        and math.isfinite(x)
+        and 0 <= x <= MAX_PRICE
+    )
 
 
 def format_cost(dollars: float | None) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
@@ -26,26 +28,58 @@ STATUS_STYLE = {
 }
 
 
+# Characters that reorder or hide text on a terminal (bidi overrides and isolates, zero-width
+# marks) and control characters: text from mail shows them as visible escapes instead.
+_UNSAFE = {
+    cp: f"\\u{cp:04x}"
+    for cp in (
+        *range(0x09),
+        *range(0x0B, 0x20),
+        *range(0x7F, 0xA0),
+        0x061C,
+        0x200B,
+        0x200E,
+        0x200F,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+        0xFEFF,
+    )
+}
+
+
+def plain(text: str) -> str:
+    """`text` safe to print on a terminal: bidi controls and control characters escaped."""
+    return text.translate(_UNSAFE)
+
+
 def _add(table: Table, *cells: RenderableType) -> None:
     """Add a row whose plain-string cells are shown literally: text from emails and tools may
-    hold `[...]`, which Rich would otherwise read as markup and drop."""
-    table.add_row(*(Text(c) if isinstance(c, str) else c for c in cells))
+    hold `[...]`, which Rich would otherwise read as markup and drop, and bidi controls, which
+    a terminal would obey."""
+    table.add_row(*(Text(plain(c)) if isinstance(c, str) else c for c in cells))
 
 
 def short_args(args: Any, width: int = 60) -> str:
-    """A tool call's arguments as the step trace shows them: the repr, cut to one short line."""
-    if not isinstance(args, dict):
-        return repr(args)[:width]
+    """A tool call's arguments as the step trace shows them: the repr, cut to one short line
+    (a cut string keeps its quotes: `'Send edits on…'`)."""
     text = repr(args)
     if len(text) <= width:
-        return text
-    first_key = next(iter(args), None)
-    if first_key is None:
-        return "{}"
-    head = f"{{{first_key!r}: {args[first_key]!r}"
-    if len(head) > width:
-        head = head[: width - 4] + "…'"
-    return head + ", ...}"
+        return plain(text)
+    if not isinstance(args, dict):
+        return plain(text[: width - 1] + "…")
+    first_key = next(iter(args))
+    head, tail = f"{{{first_key!r}: ", ", ...}" if len(args) > 1 else "}"
+    room = max(width - len(head) - len(tail), 8)
+    value = args[first_key]
+    shown = repr(value)
+    if len(shown) > room and isinstance(value, str):
+        cut = value[: room - 3]
+        while cut and len(repr(cut + "…")) > room:
+            cut = cut[:-1]
+        shown = repr(cut + "…")
+    elif len(shown) > room:
+        shown = shown[: room - 1] + "…"
+    return plain(head + shown + tail)
 
 
 def tool_call_line(name: str, args: Any, *, reused: bool = False, error: bool = False) -> str:
@@ -57,49 +91,133 @@ def tokens(usage: Usage) -> str:
     return f"{usage.total_input}/{usage.output_tokens}"
 
 
-def runs_table(runs: list[Run], prices: Prices | None = None) -> Table:
+@dataclass(frozen=True)
+class _Col:
+    name: str
+    keep: int  # the higher, the later it is dropped on a narrow terminal
+    flexible: bool = False  # takes the width left over, wrapping (never cut)
+    right: bool = False
+
+
+_FLEX_MIN = 20  # the narrowest a flexible column (a reason, a title) gets before others go
+
+
+def _fitted(cols: list[_Col], rows: list[list[RenderableType]], width: int | None) -> Table:
+    """A table that fits `width` (None: no limit, e.g. a pipe). Columns go from the lowest
+    `keep` up until the rest fits; every fact kept is shown whole (flexible columns wrap), and a
+    caption names what was left out."""
+
+    def natural(i: int) -> int:
+        cells = [r[i] for r in rows]
+        return max([len(cols[i].name)] + [len(c.plain if isinstance(c, Text) else str(c))
+                                          for c in cells])  # fmt: skip
+
+    shown = list(range(len(cols)))
+
+    def need(indexes: list[int]) -> int:
+        sizes = [min(natural(i), _FLEX_MIN) if cols[i].flexible else natural(i) for i in indexes]
+        return sum(sizes) + 2 * (len(indexes) - 1)
+
+    if width is not None:
+        for i in sorted(shown, key=lambda i: cols[i].keep):
+            if need(shown) <= width or len(shown) == 1:
+                break
+            if not cols[i].flexible:
+                shown.remove(i)
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for col in (*_RUN_COLUMNS, "cost", "model"):
-        # The facts never shrink (a cut run id or status is useless); the note takes what is left.
+    for i in shown:
+        col = cols[i]
         table.add_column(
-            col,
-            no_wrap=True,
-            min_width=_RUN_WIDTHS.get(col),
-            justify="right" if col == "steps" else "left",
+            col.name,
+            no_wrap=not col.flexible,
+            overflow="fold",
+            min_width=min(natural(i), _FLEX_MIN) if col.flexible else natural(i),
+            justify="right" if col.right else "left",
+            ratio=1 if col.flexible else None,
         )
-    table.add_column("note", no_wrap=True, overflow="ellipsis", ratio=1)
+    for row in rows:
+        _add(table, *(row[i] for i in shown))
+    hidden = [cols[i].name for i in range(len(cols)) if i not in shown]
+    if hidden:
+        table.caption = (
+            f"not shown at {width} columns: {', '.join(hidden)} "
+            "(a wider terminal, a pipe or --json shows them)"
+        )
+        table.caption_justify = "left"
+        table.caption_style = "dim"
+    return table
+
+
+_RUN_COLS = [
+    _Col("run", 100),
+    _Col("status", 90),
+    _Col("date", 70),
+    _Col("started", 10),
+    _Col("steps", 30, right=True),
+    _Col("tokens in/out", 40),
+    _Col("cost", 60),
+    _Col("model", 50),
+    _Col("note", 80, flexible=True),
+]
+
+
+def runs_table(
+    runs: list[Run],
+    prices: Prices | None = None,
+    tz: dt.tzinfo | None = None,
+    *,
+    width: int | None = None,
+) -> Table:
+    """The runs listing. The facts a user came for (id, status, the reason) are the last to
+    go on a narrow terminal; what goes is named in the caption."""
+    rows: list[list[RenderableType]] = []
     for r in runs:
         note = r.reason or ""
         if r.parent_run_id:
             note = f"fork of {r.parent_run_id}@{r.forked_at_step}" + (f"; {note}" if note else "")
         if r.pruned_at or r.redacted_at:
             note = ("pruned" if r.pruned_at else "redacted") + (f"; {note}" if note else "")
-        _add(
-            table,
-            *_run_cells(r),
-            format_cost(estimate_cost(r.model, r.usage, prices or PRICES)),
-            r.model,
-            note,
+        rows.append(
+            [
+                *_run_cells(r, tz),
+                format_cost(estimate_cost(r.model, r.usage, prices or PRICES)),
+                r.model,
+                note,
+            ]
         )
-    return table
+    return _fitted(_RUN_COLS, rows, width)
 
 
 _RUN_COLUMNS = ("run", "status", "date", "started", "steps", "tokens in/out")
-_RUN_WIDTHS = {"run": 12, "status": 11, "date": 10, "started": 17, "steps": 5, "tokens in/out": 13}
 
 
-def _minute(stamp: str) -> str:
-    """A stored UTC timestamp to the minute, for tables: 2026-11-05 07:30Z."""
-    return stamp[:10] + " " + stamp[11:16] + "Z"
+def local_time(stamp: str | None, tz: dt.tzinfo | None = None, *, seconds: bool = False) -> str:
+    """A stored UTC timestamp in the user's zone (DAYFLOW_TZ), to the minute by default:
+    `2026-11-05 07:30Z` in UTC, `2026-11-05 08:30+01:00` elsewhere."""
+    if not stamp:
+        return "-"
+    try:
+        when = dt.datetime.fromisoformat(stamp)
+        if tz is not None and when.tzinfo is not None:
+            when = when.astimezone(tz)
+    except (ValueError, OverflowError):
+        return stamp
+    text = when.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+    offset = when.utcoffset()
+    if offset is None:
+        return text
+    if not offset:
+        return text + "Z"
+    return text + when.isoformat()[-6:]
 
 
-def _run_cells(r: Run) -> list[RenderableType]:
+def _run_cells(r: Run, tz: dt.tzinfo | None = None) -> list[RenderableType]:
     """The cells of `_RUN_COLUMNS` for one run, shared by `runs` and `gc`."""
     return [
         r.id,
         Text(r.status, style=STATUS_STYLE.get(r.status, "")),
         r.brief_date,
-        _minute(r.created_at),
+        local_time(r.created_at, tz),
         str(r.steps),
         tokens(r.usage) + ("*" if r.estimated else ""),
     ]
@@ -127,23 +245,32 @@ def run_json(r: Run, prices: Prices | None = None) -> dict[str, Any]:
     }
 
 
-def tasks_table(tasks: list[Task]) -> Table:
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for col in ("id", "status", "due", "title", "key", "run"):
-        table.add_column(col, no_wrap=col not in ("title",))
-    for t in tasks:
-        _add(table, t.id, t.status, t.due or "-", t.title, t.idempotency_key, t.run_id or "-")
-    return table
+_TASK_COLS = [
+    _Col("id", 100),
+    _Col("status", 90),
+    _Col("due", 80),
+    _Col("title", 95, flexible=True),
+    _Col("key", 50),
+    _Col("run", 40),
+]
+
+
+def tasks_table(tasks: list[Task], *, width: int | None = None) -> Table:
+    """The task list; on a narrow terminal the title wraps and the key and run go first."""
+    rows: list[list[RenderableType]] = [
+        [t.id, t.status, t.due or "-", t.title, t.idempotency_key, t.run_id or "-"] for t in tasks
+    ]
+    return _fitted(_TASK_COLS, rows, width)
 
 
 def brief(text: str) -> Markdown:
     """The brief as Markdown (rich.markdown, with its parser, is imported only here)."""
     from rich.markdown import Markdown
 
-    return Markdown(text)
+    return Markdown(plain(text))
 
 
-def run_header(r: Run, prices: Prices | None = None) -> Table:
+def run_header(r: Run, prices: Prices | None = None, tz: dt.tzinfo | None = None) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column()
@@ -152,8 +279,8 @@ def run_header(r: Run, prices: Prices | None = None) -> Table:
         ("status", Text(r.status, style=STATUS_STYLE.get(r.status, ""))),
         ("model", r.model),
         ("brief date", r.brief_date),
-        ("started", r.created_at),
-        ("finished", r.finished_at or "-"),
+        ("started", local_time(r.created_at, tz, seconds=True)),
+        ("finished", local_time(r.finished_at, tz, seconds=True)),
         ("steps", str(r.steps)),
         ("tokens", _usage_line(r.usage, r.estimated)),
         ("cost", format_cost(estimate_cost(r.model, r.usage, prices or PRICES)) + " (estimate)"),
@@ -165,9 +292,13 @@ def run_header(r: Run, prices: Prices | None = None) -> Table:
     if r.parent_run_id:
         rows.append(("forked from", f"{r.parent_run_id} at step {r.forked_at_step}"))
     if r.pruned_at:
-        rows.append(("pruned", f"{r.pruned_at} by gc: payloads removed, tombstone kept"))
+        rows.append(
+            ("pruned", f"{local_time(r.pruned_at, tz)} by gc: payloads removed, tombstone kept")
+        )
     if r.redacted_at:
-        rows.append(("redacted", f"{r.redacted_at} by gc --redact: read results blanked"))
+        rows.append(
+            ("redacted", f"{local_time(r.redacted_at, tz)} by gc --redact: read results blanked")
+        )
     for key, value in rows:
         _add(table, key, value)
     return table
@@ -208,7 +339,7 @@ def steps_table(steps: list[Step], effects: list[ToolEffect]) -> Table:
     return table
 
 
-def events_table(events: list[Event]) -> Table:
+def events_table(events: list[Event], tz: dt.tzinfo | None = None) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for col in ("#", "at", "pid", "event", "detail"):
         table.add_column(col, no_wrap=col != "detail")
@@ -222,7 +353,7 @@ def events_table(events: list[Event]) -> Table:
             _add(table, "", "", "", Text("── new process ──", style="dim"), "")
         last_pid, last_kind = e.pid, e.kind
         detail = ", ".join(f"{k}={v}" for k, v in e.detail.items() if v is not None)
-        _add(table, str(e.seq), e.at, str(e.pid), e.kind, detail)
+        _add(table, str(e.seq), local_time(e.at, tz, seconds=True), str(e.pid), e.kind, detail)
     return table
 
 
@@ -239,9 +370,10 @@ def show(
     effects: list[ToolEffect],
     events: list[Event],
     prices: Prices | None = None,
+    tz: dt.tzinfo | None = None,
 ) -> Group:
     parts: list[RenderableType] = [
-        run_header(r, prices),
+        run_header(r, prices, tz),
         Text(""),
         Text("Steps", style="bold underline"),
     ]
@@ -253,7 +385,7 @@ def show(
             mark = "ok" if d["ok"] else "??"
             parts.append(Text(f" {mark}  {d['sink']}: {d['detail']}", overflow="fold"))
         parts.append(Text(""))
-    parts += [Text("Events", style="bold underline"), events_table(events)]
+    parts += [Text("Events", style="bold underline"), events_table(events, tz)]
     if r.final_text:
         parts += [Text(""), Text("Brief", style="bold underline"), brief(r.final_text)]
     return Group(*parts)
@@ -309,13 +441,13 @@ def dumps(value: Any) -> str:
 # ---- history: gc, doctor
 
 
-def gc_table(runs: list[Run]) -> Table:
+def gc_table(runs: list[Run], tz: dt.tzinfo | None = None) -> Table:
     """The runs `gc` pruned or redacted (or would, on a dry run)."""
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for col in _RUN_COLUMNS:
         table.add_column(col, no_wrap=True, justify="right" if col == "steps" else "left")
     for r in runs:
-        _add(table, *_run_cells(r))
+        _add(table, *_run_cells(r, tz))
     return table
 
 

@@ -391,7 +391,7 @@ class Store(HistoryMixin):
 
     def find_task(self, prefix: str) -> Task:
         rows = self.conn.execute(
-            "SELECT * FROM tasks WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 3",
+            "SELECT * FROM tasks WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 6",
             (prefix, _like_prefix(prefix)),
         ).fetchall()
         exact = [r for r in rows if r["id"] == prefix]
@@ -400,7 +400,8 @@ class Store(HistoryMixin):
         if not rows:
             raise RunNotFound(f"no task matches {prefix!r} (see `dayflow tasks --all`)")
         if len(rows) > 1:
-            raise AmbiguousRunId(f"{prefix!r} matches several tasks; give more characters")
+            ids = ", ".join(r["id"] for r in rows[:5]) + (", ..." if len(rows) > 5 else "")
+            raise AmbiguousRunId(f"{prefix!r} matches several tasks ({ids}); give more characters")
         return _task(rows[0])
 
     def mark_task_done(self, task_id: str) -> Task:

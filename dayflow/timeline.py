@@ -20,7 +20,10 @@ from typing import Any
 from dayflow.errors import UsageError
 from dayflow.models import Event
 
-MISSING = "matplotlib is not installed: pip install 'dayflow[trace]'"
+MISSING = (
+    "matplotlib is not installed: pip install 'dayflow[trace]' "
+    "(from a clone of the repository: pip install -e '.[trace]')"
+)
 
 
 class MissingExtra(UsageError):

@@ -27,21 +27,31 @@ class Result:
 
 
 def invoke(
-    db: Path,
+    db: Path | None,
     model_factory: Callable[[str, Any], Any],
     *args: str,
     env: dict[str, str] | None = None,
+    terminal_width: int | None = None,
+    stdin: str | bytes | None = None,
 ) -> Result:
-    """Run `dayflow ARGS` against `db`; an exception other than an exit is re-raised."""
+    """Run `dayflow ARGS` against `db` (None: no DAYFLOW_DB, the environment decides); an
+    exception other than an exit is re-raised. `terminal_width` makes stdout a terminal of
+    that width (else it is a file, as in a pipe); `stdin` is what standard input holds."""
     out, err = io.StringIO(), io.StringIO()
     deps = Deps(
-        env={"DAYFLOW_DB": str(db), **(env or {})},
+        env=({} if db is None else {"DAYFLOW_DB": str(db)}) | (env or {}),
         clock=FixedClock(CLOCK_START),
         model_factory=model_factory,
-        out=Console(file=out, width=200, color_system=None),
+        out=Console(file=out, width=200, color_system=None)
+        if terminal_width is None
+        else Console(file=out, width=terminal_width, force_terminal=True, color_system=None),
         err=Console(file=err, width=200, color_system=None),
     )
-    result = runner.invoke(app, list(args), obj=deps)
+    result = runner.invoke(app, list(args), obj=deps, input=stdin)
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
-    return Result(result.exit_code, out.getvalue() + result.stdout, err.getvalue())
+    try:
+        usage = result.stderr  # Click's own usage errors (exit 2)
+    except ValueError:
+        usage = ""
+    return Result(result.exit_code, out.getvalue() + result.stdout, err.getvalue() + usage)

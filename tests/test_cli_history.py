@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from dayflow.models import ModelRequest, ModelResponse
+from dayflow.store import Store
 from tests.scripted import ScriptedModel, seed_turns
 from tests.test_cli import Harness, _default_factory
 from tests.test_crash import dayflow
@@ -47,6 +48,7 @@ def _assert_one_clear_line(res: Any, code: int, message: str) -> None:
 
 @pytest.fixture
 def cli(db_path: Path) -> Harness:
+    Store(db_path).close()  # an empty Dayflow database (the read-only commands create none)
     return Harness(db_path)
 
 
@@ -220,7 +222,7 @@ def test_doctor_reports_each_problem_with_its_repair_and_fixes_the_safe_ones(
     res = cli("doctor")
     assert res.code == 4
     assert "totals_mismatch" in res.out and f"dayflow doctor --recompute-totals {run_id}" in res.out
-    assert "permissions" in res.out and f"chmod 600 {cli.db}" in res.out
+    assert "permissions" in res.out and f"chmod go-rwx {cli.db}" in res.out
     assert "problem(s) remain; `dayflow doctor --fix` repairs" in res.err
     doc = json.loads(cli("doctor", "--json").out)
     codes = {f["code"]: f for f in doc["findings"]}
@@ -294,6 +296,7 @@ def test_trace_png_without_matplotlib_says_how_to_get_it(
     cli, run_id = seeded
     res = cli("trace", run_id, "--png", str(tmp_path / "t.png"))
     _assert_one_clear_line(res, 2, "matplotlib is not installed: pip install 'dayflow[trace]'")
+    assert "pip install -e '.[trace]'" in res.err  # the form that works from a clone
     assert not (tmp_path / "t.png").exists() and res.out == ""
 
 

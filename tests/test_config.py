@@ -28,12 +28,47 @@ def test_a_key_makes_claude_the_default_and_flags_beat_the_environment(tmp_path:
 def test_dotenv_fills_in_what_the_environment_does_not_set(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / ".env").write_text("DAYFLOW_MODEL=claude-sonnet-5-5\nDAYFLOW_TZ=Asia/Tokyo\n")
+    """Dayflow's own .env (in its config directory) fills gaps; the environment wins."""
+    folder = tmp_path / "config" / "dayflow"
+    folder.mkdir(parents=True)
+    (folder / ".env").write_text("DAYFLOW_MODEL=claude-sonnet-5-5\nDAYFLOW_TZ=Asia/Tokyo\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("DAYFLOW_TZ", "UTC")
     env = config.environment(tmp_path)
     assert env["DAYFLOW_MODEL"] == "claude-sonnet-5-5"
     assert env["DAYFLOW_TZ"] == "UTC"  # the process environment wins
     assert os.environ.get("DAYFLOW_MODEL") is None  # .env never leaks into os.environ
+
+
+def test_a_dotenv_in_the_current_directory_is_read_only_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".env").write_text("ANTHROPIC_API_KEY=sk-from-a-project\n")
+    monkeypatch.delenv("DAYFLOW_DOTENV", raising=False)
+    env = config.environment(tmp_path)
+    assert "ANTHROPIC_API_KEY" not in env
+    monkeypatch.setenv("DAYFLOW_DOTENV", "./.env")
+    env = config.environment(tmp_path)
+    assert env["ANTHROPIC_API_KEY"] == "sk-from-a-project"
+    settings = config.load(env)
+    assert settings.api_key_file == str(tmp_path / ".env")
+
+
+def test_a_dotenv_that_is_not_utf8_or_does_not_parse_is_named_and_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = tmp_path / "bad.env"
+    bad.write_bytes(b"\xff\xfeDAYFLOW_MODEL=x\n")
+    monkeypatch.setenv("DAYFLOW_DOTENV", str(bad))
+    said: list[str] = []
+    env = config.environment(tmp_path, notice=said.append)
+    assert "DAYFLOW_MODEL" not in env
+    assert said == [f"warning: {bad} is not UTF-8 text; skipped"]
+    bad.write_text("DAYFLOW_MODEL=offline\nthis is not an assignment\n")
+    said.clear()
+    env = config.environment(tmp_path, notice=said.append)
+    assert env["DAYFLOW_MODEL"] == "offline"
+    assert said == [f"warning: {bad} line 2: not KEY=value; line ignored"]
 
 
 @pytest.mark.parametrize(

@@ -367,7 +367,7 @@ def test_a_stale_lease_is_released_by_fix(db_path: Path, clock: FixedClock) -> N
 def test_loose_file_permissions_are_fixed(store: Store, db_path: Path) -> None:
     os.chmod(db_path, 0o644)
     [finding] = [f for f in diagnose(store).findings if f.message.startswith(f"{db_path} ")]
-    assert finding.code == "permissions" and finding.fix_command == f"chmod 600 {db_path}"
+    assert finding.code == "permissions" and finding.fix_command == f"chmod go-rwx {db_path}"
     assert diagnose(store, fix=True).healthy
     assert stat.S_IMODE(db_path.stat().st_mode) == 0o600
 

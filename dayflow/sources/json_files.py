@@ -101,7 +101,8 @@ class _JsonFile:
         try:
             if self._path is None:
                 return files("dayflow.fixtures").joinpath(self._bundled).read_text(encoding="utf-8")
-            return self._path.read_text(encoding="utf-8")
+            # utf-8-sig: a file saved with a byte-order mark (Windows editors) is still UTF-8.
+            return self._path.read_bytes().decode("utf-8-sig")
         except FileNotFoundError:
             raise self._error("file not found") from None
         except IsADirectoryError:
@@ -113,11 +114,15 @@ class _JsonFile:
 
     def _parse(self, text: str) -> list[dict[str, Any]]:
         try:
-            data = json.loads(text)
+            # A number too long for int() becomes a float (inf): the field check then names
+            # the field, instead of the parser failing with no field to name.
+            data = json.loads(text, parse_int=_int)
         except json.JSONDecodeError as err:
             raise self._error(
                 f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}"
             ) from None
+        except RecursionError:
+            raise self._error("invalid JSON: nested too deeply") from None
         shift = dt.timedelta(0)
         if isinstance(data, dict):
             if "anchor_date" in data:
@@ -165,6 +170,12 @@ class _JsonFile:
             raise self._error(
                 f"{self._item_word} {n} '{name}' must be {_kind_name(kind)}, not {_kind(value)}"
             )
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and not _encodable(text):
+                raise self._error(
+                    f"{self._item_word} {n} '{name}' holds an invalid character (a lone "
+                    "surrogate such as \\ud800, which is not Unicode text)"
+                )
         # An empty subject is a real thing in mail; an empty id would break task keys.
         if name == "id" and isinstance(value, str) and not value.strip():
             raise self._error(f"{self._item_word} {n} has an empty '{name}'")
@@ -180,13 +191,18 @@ class _JsonFile:
             ) from None
         if value.tzinfo is None:
             raise self._error(f"{self._item_word} {n} '{name}' has no UTC offset: {raw!r}")
-        # Adding a timedelta to an aware datetime keeps its wall-clock time and offset: exactly
-        # "the same time of day, N days later", with no detour through UTC that could move the date.
-        value = value + shift
-        if self._anchored and self._local_tz is not None:
-            # Sample data keeps its wall-clock times in the user's zone: a 09:30 standup is at
-            # 09:30 wherever the brief is read. A user's own export (no anchor) is taken as is.
-            value = value.replace(tzinfo=self._local_tz)
+        try:
+            # Adding a timedelta to an aware datetime keeps its wall-clock time and offset:
+            # "the same time of day, N days later", with no detour through UTC.
+            value = value + shift
+            if self._anchored and self._local_tz is not None:
+                # Sample data keeps its wall-clock times in the user's zone: a 09:30 standup is
+                # at 09:30 wherever the brief is read. A user's own export is taken as is.
+                value = value.replace(tzinfo=self._local_tz)
+            # Every time is shown in some zone later: it must stay representable in all of them.
+            value.astimezone(dt.UTC) + dt.timedelta(days=2) - dt.timedelta(days=4)
+        except OverflowError:
+            raise self._error(f"{self._item_word} {n} '{name}' is out of range: {raw!r}") from None
         return value
 
     def _check_object(self, n: int, item: object) -> dict[str, Any]:
@@ -282,6 +298,21 @@ class JsonCalendar(_JsonFile):
             "location": self._field(n, obj, "location", str, required=False),
             "attendees": list(attendees),
         }
+
+
+def _int(digits: str) -> int | float:
+    try:
+        return int(digits)
+    except ValueError:  # more digits than int() accepts (sys.get_int_max_str_digits)
+        return float("inf")
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _snippet(body: str) -> str:
