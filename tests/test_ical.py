@@ -237,3 +237,23 @@ def test_without_a_range_a_source_reads_the_week_from_its_today() -> None:
     ]
     with pytest.raises(ValueError, match="needs a range"):
         IcsCalendar("home", path=FIXTURES / "recurrence.ics", tz=ZoneInfo("UTC")).events()
+
+
+def test_a_runaway_rule_is_skipped_and_the_rest_is_read(tmp_path: Path) -> None:
+    """FREQ=SECONDLY would make 600,000 occurrences in a week: that series is left out."""
+    text = (FIXTURES / "noend.ics").read_text()
+    path = tmp_path / "runaway.ics"
+    path.write_text(text.replace("DURATION:PT45M", "DURATION:PT45M\nRRULE:FREQ=SECONDLY"))
+    calendar = IcsCalendar("home", path=path, tz=ZoneInfo("UTC"))
+    assert _when(calendar.events(D("2026-11-05"), D("2026-11-11"))) == [
+        ("Parcel arrives", "2026-11-05T16:00:00+00:00", "2026-11-05T16:00:00+00:00")
+    ]
+    # An hourly rule is a real (if busy) one: kept.
+    path.write_text(text.replace("DURATION:PT45M", "DURATION:PT45M\nRRULE:FREQ=HOURLY;COUNT=3"))
+    again = IcsCalendar("home", path=path, tz=ZoneInfo("UTC"))
+    assert [e["start"][11:16] for e in again.events(D("2026-11-05"), D("2026-11-05"))] == [
+        "14:00",
+        "15:00",
+        "16:00",
+        "16:00",
+    ]

@@ -34,6 +34,7 @@ from dayflow.errors import SourceUnreadable
 
 _STATUSES = {"CONFIRMED": "confirmed", "TENTATIVE": "tentative", "CANCELLED": "cancelled"}
 MAX_ATTENDEES = 50
+MAX_OCCURRENCES = 5000  # per series and range: far above a real week, far below a runaway rule
 
 
 def parse_events(
@@ -100,8 +101,8 @@ def _expand(calendar: Any, first: dt.date, last: dt.date) -> list[Any]:
     # afterwards, whatever zone the library compared them in.
     lo, hi = first - dt.timedelta(days=1), last + dt.timedelta(days=2)
     for event in list(calendar.subcomponents):
-        if event.name == "VEVENT" and not _has_start(event):
-            calendar.subcomponents.remove(event)  # nothing to place on a calendar
+        if event.name == "VEVENT" and (not _has_start(event) or _runaway(event, lo, hi)):
+            calendar.subcomponents.remove(event)  # nothing to place, or far too much
     try:
         return list(recurring_ical_events.of(calendar, skip_bad_series=True).between(lo, hi))
     except Exception:
@@ -121,6 +122,29 @@ def _expand(calendar: Any, first: dt.date, last: dt.date) -> list[Any]:
         except Exception:
             continue
     return out
+
+
+_SECONDS = {"SECONDLY": 1, "MINUTELY": 60, "HOURLY": 3600}
+
+
+def _runaway(event: Any, lo: dt.date, hi: dt.date) -> bool:
+    """A rule that would make more than MAX_OCCURRENCES in the range, or step through millions
+    before it (FREQ=SECONDLY since 2001, say): skipped, or one feed would cost minutes."""
+    rule = event.get("RRULE")
+    if rule is None:
+        return False
+    try:
+        step = _SECONDS.get(str(rule.get("FREQ", [""])[0]).upper())
+        if step is None:
+            return False
+        step *= max(1, int(rule.get("INTERVAL", [1])[0]))
+        start = event["DTSTART"].dt
+        start_day = start.date() if isinstance(start, dt.datetime) else start
+        window = (hi - max(lo, start_day)).total_seconds()
+        before = max(0.0, (lo - start_day).total_seconds())
+        return window / step > MAX_OCCURRENCES or before / step > 5_000_000
+    except Exception:
+        return False
 
 
 def _has_start(event: Any) -> bool:
