@@ -333,7 +333,13 @@ def drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResu
         return RunResult(store.get_run(run.id), stop.text, calls, resumed_from)
     except ModelError as exc:
         store.release(run.id, token, FAILED, str(exc), exc.request_id)
-        raise
+        # Name the run and the way on: the error reaches the user as one line.
+        raise type(exc)(
+            f"run {run.id} failed: {exc}; `dayflow resume {run.id}` continues it",
+            status=exc.status,
+            request_id=exc.request_id,
+            retryable=exc.retryable,
+        ) from None
     except SimulatedCrash as crash:
         store.release(run.id, token, INTERRUPTED, str(crash))
         raise

@@ -29,6 +29,7 @@ from dayflow.cli_base import (
     JsonOpt,
     MaxStepsOpt,
     RunArg,
+    TimeoutOpt,
     VerboseOpt,
     brief_format,
     closing,
@@ -166,6 +167,7 @@ def brief(
             "With any sink, stdout gets the brief only if `stdout` is one.",
         ),
     ] = None,
+    timeout: TimeoutOpt = None,
     verbose: VerboseOpt = False,
     as_json: BriefJsonOpt = False,
     fmt: FormatOpt = None,
@@ -195,7 +197,9 @@ def brief(
 
         if sample not in SAMPLES:
             raise UsageError(f"--sample must be one of {', '.join(SAMPLES)}, not {sample!r}")
-        settings = deps.settings(db=db, model=model, tz=tz, inbox=inbox, calendar=calendar)
+        settings = deps.settings(
+            db=db, model=model, tz=tz, inbox=inbox, calendar=calendar, timeout=timeout
+        )
         day = parse_date(brief_date) if brief_date is not None else today(deps, settings)
         sinks = _sinks(deps, deliver or [])
         with (
@@ -447,6 +451,7 @@ def resume(
             help="Output tokens per call from now on (after a cut answer).",
         ),
     ] = None,
+    timeout: TimeoutOpt = None,
     verbose: VerboseOpt = False,
     as_json: BriefJsonOpt = False,
     fmt: FormatOpt = None,
@@ -456,7 +461,7 @@ def resume(
     deps = get_deps(ctx)
     with handle_errors(deps):
         out_format = brief_format(deps, fmt, as_json)
-        settings = deps.settings(db=db)
+        settings = deps.settings(db=db, timeout=timeout)
         with deps.store(settings) as store:
             if run_id is not None:
                 run = store.find_run(run_id)

@@ -57,7 +57,7 @@ def default_model_factory(model: str, settings: config.Settings) -> ModelClient:
         )
     from dayflow.providers.anthropic import make_client
 
-    return make_client(settings.api_key, settings.base_url)
+    return make_client(settings.api_key, settings.base_url, timeout=settings.timeout)
 
 
 @dataclass
@@ -180,6 +180,17 @@ BudgetOpt = Annotated[
         help="Most tokens (input + output) over the whole run, resumes included.",
     ),
 ]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        min=1,
+        max=3600,
+        metavar="SECONDS",
+        help="How long one API request may take before it is retried (twice, each retry "
+        "said on stderr) [env DAYFLOW_TIMEOUT; 120].",
+    ),
+]
 RunArg = Annotated[str, typer.Argument(help="Run id or a unique prefix.", callback=not_empty)]
 
 # Dates a brief can be for: every date, week and timestamp computed from them stays inside
@@ -277,6 +288,8 @@ def make_loop(
     from dayflow.agent import Hooks, Loop, json_sources
     from dayflow.briefday import since_sources
 
+    if hasattr(client, "on_retry"):
+        client.on_retry = lambda text: deps.notice(f"note: {text}")
     return Loop(
         store=store,
         client=client,

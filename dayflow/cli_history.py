@@ -23,6 +23,7 @@ from dayflow.cli_base import (
     JsonOpt,
     MaxStepsOpt,
     RunArg,
+    TimeoutOpt,
     VerboseOpt,
     brief_format,
     closing,
@@ -127,6 +128,7 @@ def fork(
     max_steps: MaxStepsOpt = None,
     budget: BudgetOpt = None,
     verbose: VerboseOpt = False,
+    timeout: TimeoutOpt = None,
     as_json: BriefJsonOpt = False,
     fmt: FormatOpt = None,
     crash_after: CrashOpt = None,
@@ -140,7 +142,7 @@ def fork(
     deps = get_deps(ctx)
     with handle_errors(deps):
         out_format = brief_format(deps, fmt, as_json)
-        settings = deps.settings(db=db)
+        settings = deps.settings(db=db, timeout=timeout)
         with deps.store(settings) as store:
             parent = store.find_run(run_id)
             # Refuse a bad fork point before a model (and maybe an API key) is needed.

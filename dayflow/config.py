@@ -8,6 +8,7 @@ Dayflow to the paid API and send it the inbox.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -35,6 +36,7 @@ class Settings:
     kill_at: tuple[str, int] | None
     prices: Prices
     api_key_file: str | None = None  # the .env file that supplied ANTHROPIC_API_KEY, if one did
+    timeout: float = 120.0  # seconds one API request may take (DAYFLOW_TIMEOUT, --timeout)
 
 
 def _xdg(env: Mapping[str, str], name: str, fallback: Path) -> Path:
@@ -138,6 +140,7 @@ def load(
     tz: str | None = None,
     inbox: Path | None = None,
     calendar: Path | None = None,
+    timeout: float | None = None,
 ) -> Settings:
     """Resolve every setting; flags beat the environment, which beats the defaults."""
     api_key = env.get("ANTHROPIC_API_KEY") or None
@@ -166,7 +169,24 @@ def load(
         kill_at=_kill_at(env.get("DAYFLOW_KILL_AT")),
         prices=load_prices(env.get("DAYFLOW_PRICES")),
         api_key_file=getattr(env, "files", {}).get("ANTHROPIC_API_KEY") if api_key else None,
+        timeout=_timeout(timeout if timeout is not None else env.get("DAYFLOW_TIMEOUT")),
     )
+
+
+MAX_TIMEOUT = 3600.0
+
+
+def _timeout(value: float | str | None) -> float:
+    """Seconds one API request may take: a number from 1 to 3600 (default 120)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return 120.0
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (1 <= seconds <= MAX_TIMEOUT):
+        raise UsageError(f"DAYFLOW_TIMEOUT / --timeout must be 1 to 3600 seconds, not {value!r}")
+    return seconds
 
 
 def _path_or_none(value: Path | str | None) -> str | None:

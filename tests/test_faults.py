@@ -14,6 +14,7 @@ step 3 writes the brief.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections import deque
@@ -123,10 +124,16 @@ def bodies(fake: FakeAPI, *, ok: bool | None = None) -> list[bytes]:
 
 
 def one_line(err: str) -> str:
-    lines = err.strip().splitlines()
+    """The one error line (retry notices aside), without the run id and resume command every
+    model failure is wrapped in (checked here)."""
+    lines = [line for line in err.strip().splitlines() if not line.startswith("note: ")]
     assert len(lines) == 1, err
     assert "Traceback" not in err
-    return lines[0]
+    named = re.fullmatch(
+        r"error: run ([0-9a-f]{12}) failed: (.*); `dayflow resume \1` continues it", lines[0]
+    )
+    assert named, lines[0]
+    return "error: " + named.group(2)
 
 
 @pytest.fixture
@@ -231,6 +238,13 @@ def test_529_three_times_fails_the_run_and_resume_finishes_it_without_repaying(
     )
     assert res.out == ""
     assert cli.sleeps == [0.5, 1.0]
+    notes = [line for line in res.err.splitlines() if line.startswith("note: ")]
+    assert notes == [
+        "note: Anthropic API 529 overloaded_error: Overloaded (request req_fake0003); "
+        "retrying in 0.5s (attempt 2 of 3)",
+        "note: Anthropic API 529 overloaded_error: Overloaded (request req_fake0004); "
+        "retrying in 1s (attempt 3 of 3)",
+    ]
     assert len(fake.message_requests) == 2 + 3
     (run,) = cli.runs()
     assert run["status"] == "failed" and run["steps"] == 2

@@ -507,3 +507,34 @@ def test_a_read_only_database_or_directory_is_named_with_the_fix(tmp_path: Path)
         one_line(run(locked / "x.db", "brief"), 4, str(locked), "cannot create")
     finally:
         os.chmod(locked, 0o755)
+
+
+@pytest.mark.slow  # a loopback API server and real timeouts
+def test_a_hung_api_times_out_as_configured_and_each_retry_is_said(db_path: Path) -> None:
+    """--timeout (and DAYFLOW_TIMEOUT) bound each request; every retry prints a notice, and
+    the failure names the run and the command that continues it."""
+    from dayflow.cli_base import default_model_factory
+    from tests.fakeapi import FakeAPI, Reply, text
+
+    with FakeAPI([Reply([text("late")], delay=30) for _ in range(3)]) as api:
+        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": api.base_url}
+        res = run(
+            db_path,
+            "brief",
+            "--model",
+            "claude-haiku-5-5",
+            "--timeout",
+            "1",
+            env=env,
+            model=default_model_factory,
+        )
+        assert len(api.message_requests) == 3
+    assert res.code == 6, res.err
+    notes = [line for line in res.err.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 2 and all("timed out (no answer in 1s)" in n for n in notes)
+    assert "attempt 2 of 3" in notes[0] and "attempt 3 of 3" in notes[1]
+    run_id = json.loads(run(db_path, "runs", "--json").out)[0]["id"]
+    assert f"error: run {run_id} failed" in res.err and f"dayflow resume {run_id}" in res.err
+    bad = run(db_path, "runs", env={"DAYFLOW_TIMEOUT": "never"})
+    one_line(bad, 2, "DAYFLOW_TIMEOUT")
+    assert run(db_path, "brief", "--timeout", "0").code == 2

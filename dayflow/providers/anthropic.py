@@ -58,6 +58,7 @@ class AnthropicClient:
         max_retry_wait: float = 20.0,
         http_client: Any = None,
         sleep: Callable[[float], None] = time.sleep,
+        on_retry: Callable[[str], None] | None = None,
     ) -> None:
         import anthropic
 
@@ -73,6 +74,9 @@ class AnthropicClient:
         self.timeout = timeout
         self.max_retry_wait = max_retry_wait
         self._sleep = sleep
+        # Told before each retry (the CLI prints it on stderr): a hung or failing API is
+        # never a silent wait.
+        self.on_retry = on_retry
 
     def create(self, request: ModelRequest) -> ModelResponse:
         """Make one Messages API call (retrying transient failures); raises ModelError."""
@@ -160,7 +164,13 @@ class AnthropicClient:
                     retryable=True,
                 ) from None
             backoff = min(INITIAL_BACKOFF * 2 ** (attempt - 1), MAX_BACKOFF)
-            self._sleep(min(wait if wait and wait > 0 else backoff, self.max_retry_wait))
+            pause = min(wait if wait and wait > 0 else backoff, self.max_retry_wait)
+            if self.on_retry is not None:
+                self.on_retry(
+                    f"{failure}; retrying in {pause:g}s "
+                    f"(attempt {attempt + 1} of {self.max_retries + 1})"
+                )
+            self._sleep(pause)
 
 
 def make_client(api_key: str, base_url: str | None, **kw: Any) -> AnthropicClient:
