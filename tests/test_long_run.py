@@ -1,5 +1,5 @@
 """Long runs: the offline model works through the large sample inbox one thread per turn, the
-same way with or without compaction (see the protocol in dayflow/providers/offline.py)."""
+same way with or without compaction (see the protocol in dayflow/providers/offline/_model.py)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ import pytest
 
 from dayflow import tools as toolbox
 from dayflow.agent import BriefOptions, Loop, start_run
+from dayflow.compaction import LABEL as COMPACTED
 from dayflow.models import DONE, ModelRequest, ModelResponse
-from dayflow.providers.offline import COMPACTED, OfflineModel
+from dayflow.providers.offline import OfflineModel
 from dayflow.sources import CalendarSource, InboxSource, JsonCalendar, JsonInbox
 from dayflow.store import Store
 

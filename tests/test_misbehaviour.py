@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from dayflow.models import ModelRequest, ModelResponse
-from dayflow.providers.offline import estimate_tokens
+from dayflow.providers.offline._model import estimate_tokens
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN
 from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, text, tool_use, turn

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from dayflow.models import ModelRequest, ModelResponse
-from dayflow.providers.offline import OfflineModel, estimate_tokens
-from dayflow.providers.offline_reading import body_action, thread_key, triage
+from dayflow.providers.offline import OfflineModel
+from dayflow.providers.offline._model import estimate_tokens
+from dayflow.providers.offline._reading import body_action, thread_key, triage
 from dayflow.sources import JsonCalendar, JsonInbox
 
 BRIEF = dt.date(2026, 11, 5)
@@ -471,7 +472,7 @@ def test_at_most_five_tasks_are_filed_per_run() -> None:
     assert needs.count("\n- ") == 8
 
 
-# --- reading full messages (offline_reading) ---------------------------------------------------
+# --- reading full messages (offline._reading) ---------------------------------------------------
 
 _LONG = "There is a lot going on this week, and here is the whole story in some detail. " * 3
 

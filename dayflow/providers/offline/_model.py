@@ -9,7 +9,7 @@ The plan is fixed: gather (inbox, calendar today and week, open tasks), then fil
 message that asks something of the reader and is not yet covered, then write the brief. When the
 snippets settle everything (the bundled standard inbox) that is three turns.
 
-When `read_message` is offered and snippets are not enough (see `offline_reading.triage`), it
+When `read_message` is offered and snippets are not enough (see `_reading.triage`), it
 works through the inbox instead: re-list it with `limit` 50 if the first page came back full,
 write a reading plan, open the planned messages one thread (1-3 messages) per turn, file a task
 for each request as it is found (batched with the next read), re-read the calendar if its
@@ -44,8 +44,8 @@ the inbox listing and task list, together, if they went before the plan was writ
 from mail (titles, names) appears only inside the JSON of an entry, which the parser consumes
 whole, so a message cannot forge an entry.
 
-This module decides each turn; `offline_history` reads the conversation (tool calls, results and
-entries), `offline_brief` writes the brief and `offline_reading` holds the mail heuristics.
+This module decides each turn; `_conversation` reads the conversation (tool calls, results and
+entries), `_brief` writes the brief and `_reading` holds the mail heuristics.
 """
 
 from __future__ import annotations
@@ -57,9 +57,9 @@ from typing import Any
 
 from dayflow.models import Block, Message, ModelRequest, ModelResponse, Usage
 from dayflow.providers import OFFLINE_MODEL
-from dayflow.providers.offline_brief import _action_order, _actions, _brief
-from dayflow.providers.offline_history import COMPACTED as COMPACTED  # re-exported
-from dayflow.providers.offline_history import (
+from dayflow.providers.offline._brief import _action_order, _actions, _brief
+from dayflow.providers.offline._conversation import COMPACTED as COMPACTED  # re-exported
+from dayflow.providers.offline._conversation import (
     _blocks,
     _Call,
     _calls,
@@ -69,7 +69,7 @@ from dayflow.providers.offline_history import (
     _named,
     _remember,
 )
-from dayflow.providers.offline_reading import Action, body_action, thread_key, triage, who
+from dayflow.providers.offline._reading import Action, body_action, thread_key, triage, who
 
 GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
     ("read_inbox", {"limit": 20}),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dayflow.models import Message
-from dayflow.providers.offline_history import (
+from dayflow.providers.offline._conversation import (
     _Call,
     _Created,
     _latest_list,
@@ -18,7 +18,7 @@ from dayflow.providers.offline_history import (
     _prompt,
     _visible_creates,
 )
-from dayflow.providers.offline_reading import (
+from dayflow.providers.offline._reading import (
     DAYS,
     MONTHS,
     Action,

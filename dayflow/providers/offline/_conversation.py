@@ -1,6 +1,6 @@
 """Reading the offline model's conversation: its tool calls with their results, and the
 `Noted:` entries and create_task calls it finds in its own text or in a compacted summary
-(the protocol is described in `dayflow.providers.offline`).
+(the protocol is described in `_model.py`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dayflow.models import Message
-from dayflow.providers.offline_reading import date_of
+from dayflow.providers.offline._reading import date_of
 
 COMPACTED = "Earlier in this run (compacted):"
 _ENTRY = re.compile(r"Noted: (plan|have|request|no request) ")
