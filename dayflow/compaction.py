@@ -147,7 +147,7 @@ def compact(
     job, rest = messages[0], messages[1:]
     previous: list[str] = []
     offset = 0  # steps already summarised by an earlier compaction
-    if rest and rest[0]["role"] == "user" and _is_summary(rest[0]):
+    if rest and rest[0]["role"] == "user" and is_summary(rest[0]):
         earlier = _summary_text(rest[0]).removeprefix(LABEL).strip("\n")
         previous = [earlier]
         offset = max((int(m) for m in _STEP_NUMBER.findall(earlier)), default=0)
@@ -172,8 +172,10 @@ def compact(
     return [job, summary, *tail]
 
 
-def _is_summary(message: Message) -> bool:
-    return _summary_text(message).startswith(LABEL)
+def is_summary(message: Message) -> bool:
+    """Whether `message` is a compaction summary (the user turn that starts with `LABEL`).
+    The offline model recognises its summaries with this, never by parsing the wording."""
+    return message.get("role") == "user" and _summary_text(message).startswith(LABEL)
 
 
 def _summary_text(message: Message) -> str:

@@ -2,7 +2,7 @@
 
 One public name, `OfflineModel` (a `ModelClient`). How it decides each turn is described in
 `_model.py`; `_conversation.py` reads the conversation (tool calls, results and its own
-`Noted:` entries), `_brief.py` writes the brief and `_reading.py` holds the mail heuristics.
+`Noted:` entries), `write_brief.py` writes the brief and `_reading.py` holds the mail heuristics.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Writing the offline model's brief from what the run read and noted. `_actions` gives the
+"""Writing the offline model's brief from what the run read and noted. `snippet_actions` gives the
 "Needs action" order, which is also the order the plain flow files its tasks in.
 """
 
@@ -10,13 +10,13 @@ from typing import Any
 
 from dayflow.models import Message
 from dayflow.providers.offline._conversation import (
-    _Call,
-    _Created,
-    _latest_list,
-    _Memory,
-    _named,
-    _prompt,
-    _visible_creates,
+    Call,
+    Created,
+    Memory,
+    latest_list,
+    named,
+    prompt_facts,
+    visible_creates,
 )
 from dayflow.providers.offline._reading import (
     DAYS,
@@ -36,30 +36,30 @@ class _Need:
     due: dt.date | None
 
 
-def _actions(inbox: list[dict[str, Any]]) -> list[Action]:
+def snippet_actions(inbox: list[dict[str, Any]]) -> list[Action]:
     found = [a for a in map(snippet_action, inbox) if a is not None]
-    found.sort(key=_action_order)
+    found.sort(key=action_order)
     return found
 
 
-def _action_order(action: Action) -> tuple[dt.date, str, str]:
+def action_order(action: Action) -> tuple[dt.date, str, str]:
     return action.due or dt.date.max, _sort_time(action.message.get("received_at")), action.key
 
 
-def _brief(messages: list[Message], calls: list[_Call], memory: _Memory | None = None) -> str:
-    today, zone = _prompt(messages)
+def write_brief(messages: list[Message], calls: list[Call], memory: Memory | None = None) -> str:
+    today, zone = prompt_facts(messages)
     head = "# Daily brief"
     if today:
         head += f": {DAYS[today.weekday()]} {today.day} {MONTHS[today.month - 1]} {today.year}"
     lines = [head, f"_Times in {zone}._" if zone else "", "", "## Today"]
-    today_events, today_error = _latest_list(calls, "read_calendar", "events", range="today")
-    week_events, week_error = _latest_list(calls, "read_calendar", "events", range="week")
+    today_events, today_error = latest_list(calls, "read_calendar", "events", range="today")
+    week_events, week_error = latest_list(calls, "read_calendar", "events", range="week")
     if today_error:
         lines.append(f"- _Could not read today's calendar: {today_error}_")
-    if (today_error or not _named(calls, "read_calendar", range="today")) and today:
+    if (today_error or not named(calls, "read_calendar", range="today")) and today:
         # No usable "today" result (failed, never asked, compacted away): the week still has it.
         today_events = [e for e in week_events if date_of(e.get("start")) == today]
-    if not _named(calls, "read_calendar"):
+    if not named(calls, "read_calendar"):
         lines.append("- _The calendar was not read._")
     for event in sorted(today_events, key=lambda e: _sort_time(e.get("start"))):
         where = f" ({event['location']})" if event.get("location") else ""
@@ -70,7 +70,7 @@ def _brief(messages: list[Message], calls: list[_Call], memory: _Memory | None =
         )
         gone = " (cancelled)" if event.get("status") == "cancelled" else ""
         lines.append(f"- {times} {event.get('title', '(untitled)')}{where}{gone}")
-    if not today_events and not today_error and _named(calls, "read_calendar"):
+    if not today_events and not today_error and named(calls, "read_calendar"):
         lines.append("- Nothing on the calendar today.")
 
     if memory is not None and memory.plan is not None:  # the reading flow remembers its finds
@@ -81,9 +81,9 @@ def _brief(messages: list[Message], calls: list[_Call], memory: _Memory | None =
             _Need(str(r.get("title")), str(r.get("from")), date_of(r.get("due"))) for _, r in found
         ]
     else:
-        inbox, inbox_error = _latest_list(calls, "read_inbox", "messages")
-        inbox_read, creates = bool(_named(calls, "read_inbox")), _visible_creates(calls)
-        needs = [_Need(a.title, who(a.message), a.due) for a in _actions(inbox)]
+        inbox, inbox_error = latest_list(calls, "read_inbox", "messages")
+        inbox_read, creates = bool(named(calls, "read_inbox")), visible_creates(calls)
+        needs = [_Need(a.title, who(a.message), a.due) for a in snippet_actions(inbox)]
     lines += ["", "## Needs action"]
     if inbox_error:
         lines.append(f"- _Could not read the inbox: {inbox_error}_")
@@ -94,7 +94,7 @@ def _brief(messages: list[Message], calls: list[_Call], memory: _Memory | None =
     if not needs and not inbox_error and inbox_read:
         lines.append("- Nothing in the inbox needs you right now.")
 
-    _, tasks_error = _latest_list(calls, "read_tasks", "tasks")
+    _, tasks_error = latest_list(calls, "read_tasks", "tasks")
     lines += ["", "## Tasks created"]
     lines += _task_lines(creates, tasks_error, bool(needs), inbox_error or not inbox_read)
     lines += ["", "## This week"]
@@ -106,7 +106,7 @@ def _brief(messages: list[Message], calls: list[_Call], memory: _Memory | None =
 
 
 def _task_lines(
-    creates: list[_Created], tasks_error: str | None, has_needs: bool, no_inbox: bool | str
+    creates: list[Created], tasks_error: str | None, has_needs: bool, no_inbox: bool | str
 ) -> list[str]:
     lines = []
     if tasks_error:

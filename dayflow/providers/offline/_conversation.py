@@ -11,17 +11,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from dayflow.compaction import is_summary
 from dayflow.models import Message
 from dayflow.providers.offline._reading import date_of
 
-COMPACTED = "Earlier in this run (compacted):"
 _ENTRY = re.compile(r"Noted: (plan|have|request|no request) ")
 _TOOL_LINE = re.compile(r"^\s*-\s*step\s+\d+\s*:\s*(?P<name>[A-Za-z_][\w.-]*)\(")
 _CREATED = re.compile(r"\btask (?P<id>\S+) (?P<verb>created|already existed)\b")
 
 
 @dataclass(frozen=True)
-class _Call:
+class Call:
     name: str
     input: dict[str, Any]
     result: Any  # the parsed JSON result, or None
@@ -29,7 +29,7 @@ class _Call:
 
 
 @dataclass(frozen=True)
-class _Created:
+class Created:
     """One create_task call as the brief reports it."""
 
     key: Any
@@ -40,7 +40,7 @@ class _Created:
 
 
 @dataclass
-class _Memory:
+class Memory:
     """What the run knows beyond the visible payloads: its own `Noted:` entries and its creates."""
 
     compacted: bool = False
@@ -48,10 +48,10 @@ class _Memory:
     have: set[str] = field(default_factory=set)
     requests: list[dict[str, Any]] = field(default_factory=list)
     done: set[str] = field(default_factory=set)  # ids with a request or no-request entry
-    creates: list[_Created] = field(default_factory=list)
+    creates: list[Created] = field(default_factory=list)
 
 
-def _blocks(message: Message, kind: str) -> list[dict[str, Any]]:
+def blocks_of(message: Message, kind: str) -> list[dict[str, Any]]:
     content = message.get("content")
     blocks = content if isinstance(content, list) else []
     return [b for b in blocks if isinstance(b, dict) and b.get("type") == kind]
@@ -65,14 +65,14 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-def _calls(messages: list[Message]) -> list[_Call]:
+def tool_calls(messages: list[Message]) -> list[Call]:
     results = {}
     for message in messages:
         if message.get("role") == "user":
-            results.update({b.get("tool_use_id"): b for b in _blocks(message, "tool_result")})
+            results.update({b.get("tool_use_id"): b for b in blocks_of(message, "tool_result")})
     calls = []
     for message in messages:
-        for block in _blocks(message, "tool_use") if message.get("role") == "assistant" else []:
+        for block in blocks_of(message, "tool_use") if message.get("role") == "assistant" else []:
             args: dict[str, Any] = block["input"] if isinstance(block.get("input"), dict) else {}
             found = results.get(block.get("id"))
             result, error = None, None
@@ -85,19 +85,19 @@ def _calls(messages: list[Message]) -> list[_Call]:
                     result = json.loads(_text_of(found.get("content")))
                 except ValueError:
                     error = "the result was not valid JSON"
-            calls.append(_Call(str(block.get("name")), args, result, error))
+            calls.append(Call(str(block.get("name")), args, result, error))
     return calls
 
 
-def _named(calls: list[_Call], name: str, **args: Any) -> list[_Call]:
+def named(calls: list[Call], name: str, **args: Any) -> list[Call]:
     return [
         c for c in calls if c.name == name and all(c.input.get(k) == v for k, v in args.items())
     ]
 
 
-def _latest_list(calls: list[_Call], name: str, key: str, **args: Any) -> tuple[list, str | None]:
+def latest_list(calls: list[Call], name: str, key: str, **args: Any) -> tuple[list, str | None]:
     """The list under `key` from the latest such call, or an error; ([], None) if never called."""
-    found = _named(calls, name, **args)
+    found = named(calls, name, **args)
     if not found:
         return [], None
     call = found[-1]
@@ -109,7 +109,7 @@ def _latest_list(calls: list[_Call], name: str, key: str, **args: Any) -> tuple[
     return [i for i in items if isinstance(i, dict)], None
 
 
-def _prompt(messages: list[Message]) -> tuple[dt.date | None, str | None]:
+def prompt_facts(messages: list[Message]) -> tuple[dt.date | None, str | None]:
     first = next((m for m in messages if m.get("role") == "user"), {})
     text = _text_of(first.get("content"))
     day = re.search(r"\b\d{4}-\d{2}-\d{2}\b", text)
@@ -117,27 +117,21 @@ def _prompt(messages: list[Message]) -> tuple[dt.date | None, str | None]:
     return date_of(day.group(0) if day else None), zone.group(1) if zone else None
 
 
-def _is_summary(message: Message) -> bool:
-    return message.get("role") == "user" and any(
-        t.lstrip().startswith(COMPACTED) for t in _texts(message)
-    )
-
-
 def _texts(message: Message) -> list[str]:
     content = message.get("content")
     if isinstance(content, str):
         return [content]
-    return [str(b.get("text", "")) for b in _blocks(message, "text")]
+    return [str(b.get("text", "")) for b in blocks_of(message, "text")]
 
 
-def _remember(messages: list[Message], calls: list[_Call]) -> _Memory:
+def remember(messages: list[Message], calls: list[Call]) -> Memory:
     """The `Noted:` entries and create_task calls of the run, from its text and any summary."""
-    memory = _Memory()
+    memory = Memory()
     for message in messages:
         if message.get("role") == "assistant":
             for text in _texts(message):
                 _read_entries(text, memory)
-        elif _is_summary(message):
+        elif is_summary(message):
             memory.compacted = True
             for text in _texts(message):
                 for line in text.splitlines():
@@ -146,24 +140,22 @@ def _remember(messages: list[Message], calls: list[_Call]) -> _Memory:
                         _read_entries(line, memory)
                     elif tool.group("name") == "create_task":
                         _summarised_create(line[tool.end() :], memory)
-    memory.creates += _visible_creates(calls)
+    memory.creates += visible_creates(calls)
     return memory
 
 
-def _visible_creates(calls: list[_Call]) -> list[_Created]:
+def visible_creates(calls: list[Call]) -> list[Created]:
     out = []
-    for call in _named(calls, "create_task"):
+    for call in named(calls, "create_task"):
         task = call.result.get("task") if isinstance(call.result, dict) else None
         task_id = task.get("id") if isinstance(task, dict) else None
         existing = isinstance(call.result, dict) and call.result.get("created") is False
         title = str(call.input.get("title", "(untitled)"))
-        out.append(
-            _Created(call.input.get("idempotency_key"), title, task_id, existing, call.error)
-        )
+        out.append(Created(call.input.get("idempotency_key"), title, task_id, existing, call.error))
     return out
 
 
-def _read_entries(text: str, memory: _Memory) -> None:
+def _read_entries(text: str, memory: Memory) -> None:
     at = 0
     while (found := _ENTRY.search(text, at)) is not None:
         try:
@@ -186,7 +178,7 @@ def _read_entries(text: str, memory: _Memory) -> None:
             memory.done |= {str(i) for i in value}
 
 
-def _summarised_create(rest: str, memory: _Memory) -> None:
+def _summarised_create(rest: str, memory: Memory) -> None:
     """One `create_task({...}) -> outcome` summary line, from just after the `(`."""
     try:
         args, end = json.JSONDecoder().raw_decode(rest)
@@ -203,4 +195,4 @@ def _summarised_create(rest: str, memory: _Memory) -> None:
     title = str(args.get("title", "(untitled)"))
     existing = bool(created and created.group("verb") == "already existed")
     task_id = created.group("id") if created else None
-    memory.creates.append(_Created(args.get("idempotency_key"), title, task_id, existing, error))
+    memory.creates.append(Created(args.get("idempotency_key"), title, task_id, existing, error))

@@ -45,7 +45,7 @@ from mail (titles, names) appears only inside the JSON of an entry, which the pa
 whole, so a message cannot forge an entry.
 
 This module decides each turn; `_conversation` reads the conversation (tool calls, results and
-entries), `_brief` writes the brief and `_reading` holds the mail heuristics.
+entries), `write_brief` writes the brief and `_reading` holds the mail heuristics.
 """
 
 from __future__ import annotations
@@ -55,19 +55,18 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from dayflow.compaction import is_summary
 from dayflow.models import Block, Message, ModelRequest, ModelResponse, Usage
 from dayflow.providers import OFFLINE_MODEL
-from dayflow.providers.offline._brief import _action_order, _actions, _brief
-from dayflow.providers.offline._conversation import COMPACTED as COMPACTED  # re-exported
+from dayflow.providers.offline._brief import action_order, snippet_actions, write_brief
 from dayflow.providers.offline._conversation import (
-    _blocks,
-    _Call,
-    _calls,
-    _is_summary,
-    _latest_list,
-    _Memory,
-    _named,
-    _remember,
+    Call,
+    Memory,
+    blocks_of,
+    latest_list,
+    named,
+    remember,
+    tool_calls,
 )
 from dayflow.providers.offline._reading import Action, body_action, thread_key, triage, who
 
@@ -117,11 +116,11 @@ class OfflineModel:
 
 def _reply(request: ModelRequest) -> tuple[list[Block], str]:
     messages = [m for m in request.messages if isinstance(m, dict)]
-    calls = _calls(messages)
-    memory = _remember(messages, calls)
+    calls = tool_calls(messages)
+    memory = remember(messages, calls)
     offered = {t.get("name") for t in request.tools if isinstance(t, dict)}
     last = messages[-1] if messages else {}
-    last_is_results = last.get("role") == "user" and bool(_blocks(last, "tool_result"))
+    last_is_results = last.get("role") == "user" and bool(blocks_of(last, "tool_result"))
     fresh = last.get("role") == "user" and all(m.get("role") != "assistant" for m in messages)
     if fresh and not memory.compacted:
         plan = [(name, args) for name, args in GATHER if name in offered]
@@ -129,11 +128,11 @@ def _reply(request: ModelRequest) -> tuple[list[Block], str]:
             intro = "Let me look at your inbox, calendar and tasks."
             return _with_tools(messages, [intro], plan), "tool_use"
     if "read_message" in offered or memory.plan is not None:
-        can_act = last.get("role") == "user" and (last_is_results or _is_summary(last))
+        can_act = last.get("role") == "user" and (last_is_results or is_summary(last))
         reading = _reading_turn(messages, calls, memory, offered, can_act)
         if reading is not None:
             return reading
-    if last_is_results and "create_task" in offered and not _named(calls, "create_task"):
+    if last_is_results and "create_task" in offered and not named(calls, "create_task"):
         pending = _pending(calls)
         if pending:
             n = len(pending)
@@ -141,7 +140,7 @@ def _reply(request: ModelRequest) -> tuple[list[Block], str]:
             intro = f"{needs} something from you; adding them as tasks."
             plan = [("create_task", _task_input(a)) for a in pending]
             return _with_tools(messages, [intro], plan), "tool_use"
-    return [{"type": "text", "text": _brief(messages, calls)}], "end_turn"
+    return [{"type": "text", "text": write_brief(messages, calls)}], "end_turn"
 
 
 def _with_tools(
@@ -161,18 +160,18 @@ def _with_tools(
 
 
 def _reading_turn(
-    messages: list[Message], calls: list[_Call], memory: _Memory, offered: set, can_act: bool
+    messages: list[Message], calls: list[Call], memory: Memory, offered: set, can_act: bool
 ) -> tuple[list[Block], str] | None:
     """The next turn when messages are opened one thread at a time; None for the plain flow."""
     if memory.plan is None:
         return _planning_turn(messages, calls, memory, offered) if can_act else None
     if not can_act:
-        return [{"type": "text", "text": _brief(messages, calls, memory)}], "end_turn"
+        return [{"type": "text", "text": write_brief(messages, calls, memory)}], "end_turn"
     done = set(memory.done)
     filed = {c.key for c in memory.creates} | memory.have
     room = MAX_RUN_TASKS - len(memory.creates)
     notes, found, quiet, uses = [], [], [], []
-    for call in _named(calls, "read_message"):
+    for call in named(calls, "read_message"):
         mid = str(call.input.get("id"))
         if mid in done:
             continue
@@ -200,27 +199,27 @@ def _reading_turn(
         uses += [("read_message", {"id": i}) for i in group]
         said.append(f"Opening {_and(group)}.")
     else:
-        missing = [r for r in ("today", "week") if not _named(calls, "read_calendar", range=r)]
+        missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
         if missing and "read_calendar" in offered:
             uses += [("read_calendar", {"range": r}) for r in missing]
             said.append("Reading the calendar again for the brief.")
     if not uses:
         requests = memory.requests + [_request_entry(a) for a in found]
         final = replace(memory, requests=requests, done=done)
-        return [{"type": "text", "text": _brief(messages, calls, final)}], "end_turn"
+        return [{"type": "text", "text": write_brief(messages, calls, final)}], "end_turn"
     return _with_tools(messages, [" ".join(said), *notes], uses), "tool_use"
 
 
 def _planning_turn(
-    messages: list[Message], calls: list[_Call], memory: _Memory, offered: set
+    messages: list[Message], calls: list[Call], memory: Memory, offered: set
 ) -> tuple[list[Block], str] | None:
-    listed = _named(calls, "read_inbox")
-    inbox, error = _latest_list(calls, "read_inbox", "messages")
+    listed = named(calls, "read_inbox")
+    inbox, error = latest_list(calls, "read_inbox", "messages")
     limit = listed[-1].input.get("limit") if listed else None
     if error or not (listed or memory.compacted):
         return None
     relist = [("read_inbox", {"limit": FULL_LISTING})]
-    tasks_seen = bool(_named(calls, "read_tasks")) or "read_tasks" not in offered
+    tasks_seen = bool(named(calls, "read_tasks")) or "read_tasks" not in offered
     if memory.compacted and not (listed and tasks_seen):
         # The listing or the task list was compacted away before the plan was written: read
         # both again, in one turn, so that the plan sees them together.
@@ -248,7 +247,7 @@ def _planning_turn(
             groups.append([mid])
     if not groups:
         return None
-    settled.sort(key=_action_order)
+    settled.sort(key=action_order)
     have = sorted(_covered(calls))
     pending = [a for a in settled if a.key not in have][:MAX_NEW_TASKS]
     count = sum(map(len, groups))
@@ -290,17 +289,17 @@ def _dumps(value: object) -> str:
 # --- deciding what needs action ----------------------------------------------------------------
 
 
-def _covered(calls: list[_Call]) -> set[str]:
-    tasks, _ = _latest_list(calls, "read_tasks", "tasks")
+def _covered(calls: list[Call]) -> set[str]:
+    tasks, _ = latest_list(calls, "read_tasks", "tasks")
     return {str(t.get("idempotency_key")) for t in tasks if t.get("idempotency_key")} | {
         f"email:{t['source_id']}" for t in tasks if t.get("source_id")
     }
 
 
-def _pending(calls: list[_Call]) -> list[Action]:
-    inbox, _ = _latest_list(calls, "read_inbox", "messages")
+def _pending(calls: list[Call]) -> list[Action]:
+    inbox, _ = latest_list(calls, "read_inbox", "messages")
     covered = _covered(calls)
-    return [a for a in _actions(inbox) if a.key not in covered][:MAX_NEW_TASKS]
+    return [a for a in snippet_actions(inbox) if a.key not in covered][:MAX_NEW_TASKS]
 
 
 def _task_input(action: Action) -> dict[str, Any]:
