@@ -1,7 +1,7 @@
 """`dayflow schedule install|status|remove`: today's brief every morning without typing.
 
 Options, wiring and output only; the units, the crontab block and the plist are made in
-`dayflow.schedule`.
+`dayflow.schedule_units` and installed by `dayflow.schedule`.
 """
 
 from __future__ import annotations
