@@ -20,14 +20,23 @@ MAX_READ_BYTES = 8 * 1024 * 1024  # a task list bigger than this is not one Dayf
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace `path` with `data` in one rename; FileProblem (one line, exit 4) if it cannot."""
-    target = Path(path).expanduser()
+    shown = Path(path).expanduser()
     try:
-        if target.is_dir():
-            raise FileProblem(f"cannot write {target}: it is a directory")
+        try:
+            st: os.stat_result | None = os.stat(shown)
+        except FileNotFoundError:
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise FileProblem(f"cannot write {shown}: it is a directory")
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            # /dev/stdout, a FIFO, a terminal: a stream to write into, never to replace.
+            with open(shown, "wb") as stream:
+                stream.write(data)
+            return
+        mode = None if st is None else stat.S_IMODE(st.st_mode)
+        # A symlink (a note linked into a vault) keeps pointing where it did: write its target.
+        target = Path(os.path.realpath(shown))
         parent = target.parent
-        mode = None
-        with contextlib.suppress(FileNotFoundError):
-            mode = stat.S_IMODE(target.stat().st_mode)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -44,7 +53,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     except FileProblem:
         raise
     except OSError as exc:
-        raise FileProblem(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise FileProblem(f"cannot write {shown}: {exc.strerror or exc}") from None
 
 
 def read_text(path: Path, what: str = "file") -> str:

@@ -193,3 +193,34 @@ def test_plain_tasks_still_lists_and_marks_done(db: Path) -> None:
     listed = run(db, "tasks")
     assert listed.code == 0 and "Send edits to Sam" in listed.out
     assert run(db, "tasks", "nonsense").code == 2
+
+
+def test_an_export_through_a_symlink_writes_its_target_and_keeps_the_link(
+    db: Path, tmp_path: Path
+) -> None:
+    real = tmp_path / "vault" / "tasks.md"
+    real.parent.mkdir()
+    real.write_text("old")
+    link = tmp_path / "linked.md"
+    link.symlink_to(real)
+    assert run(db, "tasks", "export", "-o", str(link)).code == 0
+    assert link.is_symlink() and "Send edits to Sam" in real.read_text()
+
+
+def test_an_export_into_a_fifo_writes_into_it_and_never_replaces_it(
+    db: Path, tmp_path: Path
+) -> None:
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    result = run(db, "tasks", "export", "--format", "todo.txt", "-o", str(fifo))
+    reader.join(timeout=30)
+    assert result.code == 0
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert b"dayflow:t_" in got[0]
