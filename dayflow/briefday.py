@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
@@ -51,9 +53,20 @@ def latest_for(store: _Runs, day: date, now: datetime) -> Run | None:
     return None
 
 
-def lock_path(db_path: Path | str) -> Path:
-    """The lock file beside the database (the database's directory exists by now)."""
-    return Path(str(db_path) + ".lock")
+def lock_path(db_path: Path | str, state_dir: Path | None = None) -> Path:
+    """The lock file beside a SQLite database (its directory exists by now); for a database
+    named by URL (PostgreSQL), a file named by the URL's hash in the state directory. The lock
+    is a per-machine one: two machines sharing one PostgreSQL database are kept to one driver
+    per run by the run's lease, not to one brief per day."""
+    target = str(db_path)
+    if re.match(r"^[a-z][a-z0-9+.-]*:/", target, re.IGNORECASE):
+        xdg = os.environ.get("XDG_STATE_HOME") or ""
+        home_state = Path.home() / ".local" / "state"
+        base = state_dir or (Path(xdg) if Path(xdg).is_absolute() else home_state) / "dayflow"
+        base.mkdir(parents=True, exist_ok=True, mode=0o700)
+        digest = hashlib.sha256(target.encode()).hexdigest()[:16]
+        return base / f"day-{digest}.lock"
+    return Path(target + ".lock")
 
 
 @contextlib.contextmanager

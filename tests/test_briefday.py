@@ -222,3 +222,15 @@ def test_a_waiter_takes_over_when_the_driver_is_killed(tmp_path: Path) -> None:
         ).stdout
     )
     assert only["status"] == "done"
+
+
+def test_the_day_lock_of_a_database_named_by_url_lives_in_the_state_directory(
+    tmp_path: Path,
+) -> None:
+    from dayflow.briefday import lock_path
+
+    url = "postgresql://alex@127.0.0.1:5432/dayflow"
+    first = lock_path(url, tmp_path / "state")
+    assert first.parent == tmp_path / "state" and first == lock_path(url, tmp_path / "state")
+    assert "alex" not in first.name
+    assert lock_path(tmp_path / "x.db") == tmp_path / "x.db.lock"
