@@ -164,3 +164,22 @@ def test_ics_lines_never_pass_75_octets_and_unfold_to_one_line_per_property(
     assert all(len(line.encode()) <= 75 for line in text.split("\r\n"))
     unfolded = text.replace("\r\n ", "").split("\r\n")[:-1]
     assert sum(1 for line in unfolded if line.startswith("SUMMARY:")) == len(tasks)
+
+
+def test_an_rfc5545_parser_reads_the_ics_export_back_field_for_field() -> None:
+    import icalendar
+
+    title = "Reply to Sam; budget, timeline\\n and 📅 " + "é" * 40
+    tasks = [
+        make("email:m1", title, notes="line one\nline two"),
+        make("email:m2", "Paid", None, status="done", done_at="2026-11-06T08:00:00.000+00:00"),
+    ]
+    cal = icalendar.Calendar.from_ical(taskfiles.ics(tasks))
+    todos = [c for c in cal.walk() if c.name == "VTODO"]
+    assert [str(t["UID"]) for t in todos] == [f"{t.id}@dayflow" for t in tasks]
+    assert str(todos[0]["SUMMARY"]) == title
+    assert str(todos[0]["DESCRIPTION"]) == "line one\nline two"
+    assert todos[0]["DUE"].dt.isoformat() == "2026-11-06"
+    assert str(todos[0]["STATUS"]) == "NEEDS-ACTION"
+    assert str(todos[1]["STATUS"]) == "COMPLETED"
+    assert todos[1]["COMPLETED"].dt.isoformat() == "2026-11-06T08:00:00+00:00"
