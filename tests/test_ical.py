@@ -49,7 +49,7 @@ def test_rrule_exdate_rdate_moved_and_cancelled_occurrences() -> None:
     assert events[2]["attendees"] == ["Dr. Ana Ruiz", "me@example.org"]
     assert all(e["source"] == "home" and e["all_day"] is False for e in events)
     ids = [e["id"] for e in events]
-    assert len(set(ids)) == len(ids) and all(re.fullmatch(r"[0-9a-f]{12}", i) for i in ids)
+    assert len(set(ids)) == len(ids) and all(re.fullmatch(r"home:[0-9a-f]{12}", i) for i in ids)
 
 
 def test_an_occurrence_keeps_its_id_when_moved_and_a_one_off_when_edited(tmp_path: Path) -> None:

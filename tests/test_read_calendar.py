@@ -68,7 +68,8 @@ def test_start_and_end_read_an_explicit_range_of_days(store: Store) -> None:
         ("Team standup", "2026-11-06T09:30:00+01:00"),
     ]
     moved, cancelled = result["events"]
-    assert moved["source"] == "family" and moved["id"] != cancelled["id"]
+    assert moved["source"] == "family" and moved["id"].startswith("family:")
+    assert moved["id"] != cancelled["id"]
     assert "status" not in moved and cancelled["status"] == "cancelled"
 
 

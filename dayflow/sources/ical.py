@@ -19,18 +19,17 @@ looks like to Dayflow:
 - No DTEND: DURATION when given, else a zero-length event (RFC 5545 3.6.1).
 - Every time is returned as ISO-8601 with its offset in the user's timezone.
 
-Identity: an event's `id` is a short hash of its UID and RECURRENCE-ID (the merged calendar puts
-the source's name in front: `home:3fa2...`); a one-off event hashes its UID alone, so editing its
-time does not make it a new event.
+Identity: an event's `id` is `<source>:<short hash of UID and RECURRENCE-ID>` (`home:3fa2...`); a
+one-off event hashes its UID alone, so editing its time does not make it a new event.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from typing import Any
 
 from dayflow.errors import SourceUnreadable
+from dayflow.sources.identity import item_id
 
 _STATUSES = {"CONFIRMED": "confirmed", "TENTATIVE": "tentative", "CANCELLED": "cancelled"}
 MAX_ATTENDEES = 50
@@ -198,7 +197,7 @@ def _event(
     recurrence = ""
     if uid in recurring and component.get("RECURRENCE-ID") is not None:
         recurrence = _recurrence_key(component["RECURRENCE-ID"].dt)
-    event: dict[str, Any] = {"id": _stable_id(uid, recurrence), "source": source}
+    event: dict[str, Any] = {"id": item_id(source, f"{uid}\n{recurrence}"), "source": source}
     event["title"] = title
     if isinstance(start, dt.datetime):
         start = _aware(start, tz)
@@ -220,11 +219,6 @@ def _event(
     if description:
         event["description"] = description
     return event
-
-
-def _stable_id(uid: str, recurrence_id: str) -> str:
-    # The same digest as identity.event_stable_id: UID plus the RECURRENCE-ID in UTC.
-    return hashlib.sha256(f"uid:{uid.strip()}\n{recurrence_id}".encode()).hexdigest()[:12]
 
 
 def _aware(value: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
