@@ -24,10 +24,9 @@ from time import perf_counter_ns
 
 from bench.persist import MODEL, disk_bytes, new_run
 from bench.workload import payload
-from dayflow import db
 from dayflow.clock import FixedClock
 from dayflow.models import ModelResponse, Usage
-from dayflow.store import Store
+from dayflow.store import Store, open_store
 
 OPEN_TASKS = 12
 START = datetime(2000, 1, 1, 7, 30, tzinfo=UTC)
@@ -36,7 +35,7 @@ START = datetime(2000, 1, 1, 7, 30, tzinfo=UTC)
 def _template(store: Store) -> str:
     """One finished run, made through the store API."""
     rng = random.Random(7)
-    run, token = store.create_run(new_run(2))
+    run, lease = store.create_run(new_run(2))
     uses = [
         {"type": "tool_use", "id": f"toolu_h{i}", "name": "read_message", "input": {"id": f"m{i}"}}
         for i in range(3)
@@ -44,19 +43,17 @@ def _template(store: Store) -> str:
     first = ModelResponse(
         [{"type": "text", "text": "Reading."}, *uses], "tool_use", Usage(900, 80), MODEL
     )
-    store.begin_step(run.id, token, 1, first, 900)
+    store.begin_step(lease, 1, first, 900)
     results = []
     for use in uses:
         content = payload(rng, use["input"]["id"], 600)
-        store.save_effect(
-            run.id, token, 1, use["id"], use["name"], lambda _s, c=content: (c, False)
-        )
+        store.save_effect(lease, 1, use["id"], use["name"], lambda c=content: (c, False))
         results.append({"type": "tool_result", "tool_use_id": use["id"], "content": content})
-    store.complete_step(run.id, token, 1, results)
+    store.complete_step(lease, 1, results)
     brief = "## Today\n- 13:00 Staff sync\n\n## One thing\n**Send edits to Sam.**"
     last = ModelResponse([{"type": "text", "text": brief}], "end_turn", Usage(2400, 300), MODEL)
-    store.begin_step(run.id, token, 2, last, 1200)
-    store.complete_step(run.id, token, 2, None, final_text=brief)
+    store.begin_step(lease, 2, last, 1200)
+    store.complete_step(lease, 2, None, final_text=brief)
     return run.id
 
 
@@ -78,9 +75,9 @@ def _clone(conn: sqlite3.Connection, table: str, key: str, template: str, rows: 
 
 def build_history(path: Path, runs: int) -> None:
     """A database holding `runs` finished runs and their tasks."""
-    with Store(path, clock=FixedClock(START)) as store:
+    with open_store(path, clock=FixedClock(START)) as store:
         template = _template(store)
-        with db.transaction(store.conn):
+        with store.db.transaction():
             for i in range(2 * runs):
                 store.create_task(
                     title=f"Follow up on thread {i}",
@@ -89,7 +86,7 @@ def build_history(path: Path, runs: int) -> None:
                     due=(START + timedelta(days=i // 2 + 3)).date().isoformat(),
                     source_id=f"h{i:06d}",
                 )
-        conn = store.conn
+        conn = store.db.conn  # the SQLite connection: the clone below is SQLite SQL
         new = []
         for i in range(1, runs):
             at = (START + timedelta(days=i)).isoformat(timespec="seconds")
@@ -102,7 +99,7 @@ def build_history(path: Path, runs: int) -> None:
                     "brief_date": at[:10],
                 }
             )
-        with db.transaction(conn):
+        with store.db.transaction():
             _clone(conn, "runs", "id", template, new)
             for table in ("steps", "tool_effects", "events"):
                 _clone(conn, table, "run_id", template, [{"run_id": r["id"]} for r in new])
@@ -237,15 +234,15 @@ def startup_split(big: Path, tmp: Path, repeats: int = 7) -> dict[str, tuple[int
 def list_runs_query(path: Path) -> tuple[int, list[str]]:
     """In process: ns of `Store.list_runs(limit=20)` (median of 9) and the plan of the SQL it
     ran (captured with a trace callback, so it is the store's own query)."""
-    with Store(path) as store:
+    with open_store(path) as store:
         times = []
         for _ in range(9):
             t0 = perf_counter_ns()
             store.list_runs(limit=20)
             times.append(perf_counter_ns() - t0)
         statements: list[str] = []
-        store.conn.set_trace_callback(statements.append)
+        store.db.conn.set_trace_callback(statements.append)
         store.list_runs(limit=20)
-        store.conn.set_trace_callback(None)
-        plan = store.conn.execute("EXPLAIN QUERY PLAN " + statements[-1]).fetchall()
+        store.db.conn.set_trace_callback(None)
+        plan = store.db.execute("EXPLAIN QUERY PLAN " + statements[-1]).fetchall()
     return sorted(times)[4], [str(row[-1]) for row in plan]

@@ -16,7 +16,7 @@ from typing import Any
 from dayflow.agent import BriefOptions, Loop, start_run
 from dayflow.compaction import DEFAULT_COMPACT_AT
 from dayflow.providers.offline import OfflineModel
-from dayflow.store import Store
+from dayflow.store import open_store
 
 SETTINGS = (0, DEFAULT_COMPACT_AT)  # off, and the default threshold
 
@@ -25,7 +25,7 @@ def measure(tmp: Path) -> dict[int, dict[str, Any]]:
     """{compact_at: steps, total input tokens, compactions, task keys, brief sections}."""
     out = {}
     for compact_at in SETTINGS:
-        with Store(tmp / f"long-{compact_at}.db") as store:
+        with open_store(tmp / f"long-{compact_at}.db") as store:
             options = BriefOptions(
                 brief_date=date(2026, 11, 5),
                 sample="large",

@@ -48,8 +48,8 @@ from bench.workload import USER_MSG, Step, dumps, payload
 from dayflow import tools as toolbox
 from dayflow.agent import SYSTEM_PROMPT, BriefOptions, Loop, start_run
 from dayflow.compaction import DEFAULT_COMPACT_AT
-from dayflow.models import ModelRequest, ModelResponse, Usage
-from dayflow.store import NewRun, Store
+from dayflow.models import ModelRequest, ModelResponse, RunSettings, Usage
+from dayflow.store import Lease, NewRun, Store, open_store
 
 MODEL = "claude-haiku-5-5"
 
@@ -120,7 +120,7 @@ def new_run(steps: int) -> NewRun:
         budget=None,
         task_cap=20,
         # Compaction off: a resume of this run sends (and so rebuilds) its whole history.
-        settings={"tz": "UTC", "inbox": None, "calendar": None, "compact_at": 0},
+        settings=RunSettings(compact_at=0),
     )
 
 
@@ -129,25 +129,23 @@ def response(step: Step) -> ModelResponse:
     return ModelResponse(step.assistant, "tool_use", usage, MODEL, f"req_{step.n:05d}")
 
 
-def store_step(store: Store, run_id: str, token: str, step: Step, resp: ModelResponse) -> None:
+def store_step(store: Store, lease: Lease, step: Step, resp: ModelResponse) -> None:
     """Write one step as the loop does: begin, one saved effect per call, complete."""
-    store.begin_step(run_id, token, step.n, resp, 0)
+    store.begin_step(lease, step.n, resp, 0)
     for use, result in zip(step.assistant[1:], step.results, strict=True):
         content = result["content"]
-        store.save_effect(
-            run_id, token, step.n, use["id"], use["name"], lambda _s, c=content: (c, False)
-        )
-    store.complete_step(run_id, token, step.n, step.results)
+        store.save_effect(lease, step.n, use["id"], use["name"], lambda c=content: (c, False))
+    store.complete_step(lease, step.n, step.results)
 
 
 def dayflow_store(path: Path, workload: tuple[Step, ...], synchronous: str) -> Steps:
-    with Store(path, synchronous=synchronous) as store:
-        run, token = store.create_run(new_run(len(workload)))
+    with open_store(path, durability=synchronous) as store:
+        run, lease = store.create_run(new_run(len(workload)))
         before = disk_bytes(path)
         for step in workload:
             resp = response(step)  # the provider's work, not the store's
             t0 = perf_counter_ns()
-            store_step(store, run.id, token, step, resp)
+            store_step(store, lease, step, resp)
             yield perf_counter_ns() - t0
     return disk_bytes(path) - before
 
@@ -174,7 +172,7 @@ class _Calendar:
 _SOURCES = (_Inbox(), _Calendar())
 
 
-def loop_sources(settings: dict[str, Any], day: date) -> tuple[_Inbox, _Calendar]:
+def loop_sources(settings: RunSettings, day: date) -> tuple[_Inbox, _Calendar]:
     return _SOURCES
 
 
@@ -230,7 +228,7 @@ def dayflow_loop(
 
     def drive() -> None:
         try:
-            with Store(path, synchronous=synchronous) as store:
+            with open_store(path, durability=synchronous) as store:
                 options = BriefOptions(
                     date(2026, 11, 5),
                     model=MODEL,
@@ -428,17 +426,17 @@ def sql_per_step(workload: tuple[Step, ...], tmp: Path) -> dict[str, tuple[float
 
     out = {}
     statements: list[str] = []
-    with Store(tmp / "count-store.db") as store:
-        run, token = store.create_run(new_run(len(workload)))
-        store.conn.set_trace_callback(statements.append)
+    with open_store(tmp / "count-store.db") as store:
+        run, lease = store.create_run(new_run(len(workload)))
+        store.db.conn.set_trace_callback(statements.append)
         for step in workload:
-            store_step(store, run.id, token, step, response(step))
+            store_step(store, lease, step, response(step))
     out["dayflow_store"] = per_step(statements)
     final = ModelResponse([{"type": "text", "text": "## Today\nNothing."}], "end_turn", Usage(), "")
     loop_statements: list[str] = []
     model = _Marking([response(step) for step in workload] + [final], loop_statements)
-    with Store(tmp / "count-loop.db") as store:
-        store.conn.set_trace_callback(loop_statements.append)
+    with open_store(tmp / "count-loop.db") as store:
+        store.db.conn.set_trace_callback(loop_statements.append)
         options = BriefOptions(date(2026, 11, 5), model=MODEL, max_steps=len(workload) + 1)
         start_run(Loop(store, model, sources=loop_sources), replace(options, compact_at=0))
     out["dayflow_loop"] = per_step(loop_statements[model.marks[0] : model.marks[-1]])

@@ -35,7 +35,7 @@ from bench.persist import MODEL, disk_bytes, new_run, response, store_step
 from bench.workload import USER_MSG, Step
 from dayflow.agent import Loop, rebuild_messages, resume_run
 from dayflow.models import ModelRequest, ModelResponse, Usage
-from dayflow.store import Store
+from dayflow.store import open_store
 
 REPLY_USAGE = {"input_tokens": 11, "output_tokens": 7}
 
@@ -98,11 +98,11 @@ class FakeMessages:
 
 def build_interrupted(path: Path, workload: tuple[Step, ...]) -> tuple[str, list[dict[str, Any]]]:
     """Store `workload` as an interrupted run; return its id and the messages it holds."""
-    with Store(path) as store:
-        run, token = store.create_run(new_run(len(workload)))
+    with open_store(path) as store:
+        run, lease = store.create_run(new_run(len(workload)))
         for step in workload:
-            store_step(store, run.id, token, step, response(step))
-        store.release(run.id, token, "interrupted", "bench")
+            store_step(store, lease, step, response(step))
+        store.release(lease, "interrupted", "bench")
     disk_bytes(path)  # fold the WAL in, so a copy of the main file is the whole database
     expected = [USER_MSG]
     for step in workload:
@@ -146,7 +146,7 @@ def resume_in_process(pristine: Path, run_id: str, tmp: Path) -> int:
     shutil.copyfile(pristine, db)
     model = FirstCall()
     t0 = perf_counter_ns()
-    with Store(db) as store:
+    with open_store(db) as store:
         run = store.find_run(run_id)
         result = resume_run(Loop(store, model), run, max_steps=run.steps + 1)
     assert model.at is not None and result.calls == 1 and result.run.status == "done"
@@ -161,7 +161,7 @@ def measure_rebuild(
     """Per round, in a shuffled order: the rebuild, its floor, the whole in-process resume up
     to its first model call, and `Store.get_run` on this run and on a one-step run (`one`)."""
     out = []
-    with Store(path) as store, Store(one[0]) as small:
+    with open_store(path) as store, open_store(one[0]) as small:
         raw = sqlite3.connect(path)
         run = store.get_run(run_id)
         assert rebuild_messages(store, run) == expected, "the rebuild differs from what was stored"
@@ -199,7 +199,7 @@ def measure_cli(
 ) -> list[dict[str, int]]:
     """Per round: ns from spawn to the first request of `dayflow resume`, and the baselines."""
     dayflow = str(Path(sys.executable).with_name("dayflow"))
-    with Store(pristine) as store:
+    with open_store(pristine) as store:
         before = store.get_run(run_id)
     out = []
     with FakeMessages() as api:
@@ -235,7 +235,7 @@ def measure_cli(
                 assert len(api.arrivals) == calls + 1, "resume made more than one model call"
                 times["resume"] = api.arrivals[-1] - t0
                 assert _strip_markers(api.bodies[-1]["messages"]) == expected
-                with Store(db) as store:
+                with open_store(db) as store:
                     after = store.get_run(run_id)
                 new = Usage(REPLY_USAGE["input_tokens"], REPLY_USAGE["output_tokens"])
                 assert after.status == "done" and after.steps == before.steps + 1

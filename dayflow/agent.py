@@ -17,7 +17,6 @@ the rows, so the request it sends is the one the uncrashed run would have sent.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
@@ -30,10 +29,14 @@ from zoneinfo import ZoneInfo
 
 from dayflow import delivery as delivery_
 from dayflow import tools as toolbox
-from dayflow.compaction import DEFAULT_COMPACT_AT, estimate_tokens, summary_message
+from dayflow.compaction import estimate_tokens, summary_message
 from dayflow.errors import LeaseLost, ModelError, RunAlreadyDone, SimulatedCrash, UsageError
 from dayflow.models import (
     COMPLETE,
+    DEFAULT_COMPACT_AT,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TASK_CAP,
     DISCARDED,
     DONE,
     FAILED,
@@ -43,11 +46,12 @@ from dayflow.models import (
     Message,
     ModelRequest,
     Run,
+    RunSettings,
     Usage,
 )
 from dayflow.providers import ModelClient
 from dayflow.sources import CalendarSource, InboxSource, JsonCalendar, JsonInbox
-from dayflow.store import NewRun, Store
+from dayflow.store import Lease, NewRun, RunLog, Store
 
 SYSTEM_PROMPT = """\
 You are Dayflow, a careful assistant that prepares a person's daily brief.
@@ -82,14 +86,13 @@ class Note:
 
 
 Reporter = Callable[[Note], None]
-SourceFactory = Callable[[dict[str, Any], date], tuple[InboxSource, CalendarSource]]
+SourceFactory = Callable[[RunSettings, date], tuple[InboxSource, CalendarSource]]
 
 
-def json_sources(settings: dict[str, Any], brief_date: date) -> tuple[InboxSource, CalendarSource]:
+def json_sources(settings: RunSettings, brief_date: date) -> tuple[InboxSource, CalendarSource]:
     """The inbox and calendar files named in a run's settings (bundled ones when unset)."""
-    inbox, calendar = settings.get("inbox"), settings.get("calendar")
-    sample = settings.get("sample") or "standard"
-    tz = ZoneInfo(settings.get("tz") or "UTC")
+    inbox, calendar, sample = settings.inbox, settings.calendar, settings.sample
+    tz = ZoneInfo(settings.tz)
     return (
         JsonInbox(None if inbox is None else Path(inbox), brief_date, sample=sample, tz=tz),
         JsonCalendar(None if calendar is None else Path(calendar), brief_date, tz=tz),
@@ -101,10 +104,10 @@ class BriefOptions:
     brief_date: date
     tz: str = "UTC"
     model: str = "offline"
-    max_steps: int = 40
+    max_steps: int = DEFAULT_MAX_STEPS
     budget: int | None = None
-    task_cap: int = 20
-    max_tokens: int = 4096
+    task_cap: int = DEFAULT_TASK_CAP
+    max_tokens: int = DEFAULT_MAX_TOKENS
     inbox: str | None = None
     calendar: str | None = None
     sample: str = "standard"
@@ -114,6 +117,19 @@ class BriefOptions:
     since: str | None = None
     update_of: str | None = None
     deliver: tuple[str, ...] = ()  # sinks the brief is delivered to (dayflow.delivery)
+
+    @property
+    def settings(self) -> RunSettings:
+        return RunSettings(
+            tz=self.tz,
+            inbox=self.inbox,
+            calendar=self.calendar,
+            sample=self.sample,
+            compact_at=self.compact_at,
+            since=self.since,
+            update_of=self.update_of,
+            deliver=self.deliver,
+        )
 
 
 @dataclass(frozen=True)
@@ -173,18 +189,10 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
             f"unknown timezone {options.tz!r} (use an IANA name such as UTC)"
         ) from None
     # Fail on unreadable sources before anything is written.
-    inbox, calendar = loop.sources(
-        {
-            "inbox": options.inbox,
-            "calendar": options.calendar,
-            "sample": options.sample,
-            "tz": options.tz,
-        },
-        options.brief_date,
-    )
+    inbox, calendar = loop.sources(options.settings, options.brief_date)
     inbox.messages()
     calendar.events(first=options.brief_date, last=options.brief_date + timedelta(days=6))
-    run, token = loop.store.create_run(
+    run, lease = loop.store.create_run(
         NewRun(
             model=options.model,
             brief_date=options.brief_date.isoformat(),
@@ -195,27 +203,10 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
             max_steps=options.max_steps,
             budget=options.budget,
             task_cap=options.task_cap,
-            settings={
-                "tz": options.tz,
-                "inbox": options.inbox,
-                "calendar": options.calendar,
-                "sample": options.sample,
-                "compact_at": options.compact_at,
-                **_update_settings(options),
-            },
+            settings=options.settings,
         )
     )
-    return drive(loop, run, token, resumed_from=None)
-
-
-def _update_settings(options: BriefOptions) -> dict[str, Any]:
-    """What only some runs store: an update's `since`, the sinks of a delivered brief."""
-    extra: dict[str, Any] = {}
-    if options.since is not None:
-        extra |= {"since": options.since, "update_of": options.update_of}
-    if options.deliver:
-        extra["deliver"] = list(options.deliver)
-    return extra
+    return drive(loop, run, lease, resumed_from=None)
 
 
 def resume_run(
@@ -230,23 +221,21 @@ def resume_run(
     if run.status == DONE:
         return RunResult(run, run.final_text, calls=0, resumed_from=run.steps)
     try:
-        token = loop.store.claim(run.id)
+        lease = loop.store.claim(run.id)
     except RunAlreadyDone:  # finished by another process since we looked
         done = loop.store.get_run(run.id)
         return RunResult(done, done.final_text, 0, done.steps, finished_elsewhere=True)
     if max_steps is not None or budget is not None or max_tokens is not None:
-        loop.store.update_limits(
-            run.id, token, max_steps=max_steps, budget=budget, max_tokens=max_tokens
-        )
+        loop.store.update_limits(lease, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
     run = loop.store.get_run(run.id)
     loop.store.add_event(
         run.id, "run_resumed", {"pid": os.getpid(), "steps": run.steps, "tokens": run.usage.total}
     )
     loop.report(Note("resumed", {"run": run}))
-    return drive(loop, run, token, resumed_from=run.steps)
+    return drive(loop, run, lease, resumed_from=run.steps)
 
 
-def rebuild_messages(store: Store, run: Run) -> list[Message]:
+def rebuild_messages(store: RunLog, run: Run) -> list[Message]:
     """The exact messages list the next call sends: the job, the newest compaction's summary
     (if any) in place of the steps it replaced, then the committed (non-pending) steps."""
     messages: list[Message] = [run.user_msg]
@@ -255,12 +244,12 @@ def rebuild_messages(store: Store, run: Run) -> list[Message]:
     if latest is not None:
         after, summary = latest
         messages.append(summary)
-    for _n, state, assistant, results in store.iter_step_payloads(run.id, after):
-        if state in (PENDING, DISCARDED):
+    for step in store.steps(run.id, after=after):
+        if step.state in (PENDING, DISCARDED):
             continue
-        messages.append({"role": "assistant", "content": json.loads(assistant)})
-        if results is not None:
-            messages.append({"role": "user", "content": json.loads(results)})
+        messages.append({"role": "assistant", "content": step.assistant})
+        if step.tool_results is not None:
+            messages.append({"role": "user", "content": step.tool_results})
     return messages
 
 
@@ -273,8 +262,8 @@ class _Stop(Exception):
         self.text = text  # a brief that was written but not delivered everywhere
 
 
-def drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResult:
-    """Drive a run this process has claimed (`token`) from its committed steps to its end."""
+def drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunResult:
+    """Drive a run this process has claimed (`lease`) from its committed steps to its end."""
     store = loop.store
     calls = 0
     try:
@@ -283,17 +272,16 @@ def drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResu
         n = last.n if last else 0
         text: str | None = None
         if last is not None and last.state == PENDING:
-            details = _stop_details_of(store, run.id, last.n)
             text = _settle(
                 loop,
                 run,
-                token,
+                lease,
                 last.n,
                 last.assistant,
                 last.stop_reason,
                 messages,
                 recovered=True,
-                stop_details=details,
+                stop_details=last.stop_details,
             )
         while text is None:
             run = store.get_run(run.id)
@@ -303,7 +291,7 @@ def drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResu
                     f"stopped by --max-steps {run.max_steps} after step {n}; "
                     f"continue with `dayflow resume {run.id} --max-steps {n + 5}`",
                 )
-            messages = _maybe_compact(loop, run, token, n, messages)
+            messages = _maybe_compact(loop, run, lease, n, messages)
             request = ModelRequest(run.model, run.system, run.tools, messages, run.max_tokens)
             if run.budget is not None:
                 request = _within_budget(loop, run, request)
@@ -316,12 +304,12 @@ def drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResu
             calls += 1
             n += 1
             _kill_point(loop, "before_pending", n)
-            store.begin_step(run.id, token, n, response, int((time.monotonic() - started) * 1000))
+            store.begin_step(lease, n, response, int((time.monotonic() - started) * 1000))
             _kill_point(loop, "after_pending", n)
             text = _settle(
                 loop,
                 run,
-                token,
+                lease,
                 n,
                 response.content,
                 response.stop_reason,
@@ -329,10 +317,10 @@ def drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResu
                 stop_details=response.stop_details,
             )
     except _Stop as stop:
-        store.release(run.id, token, stop.status, stop.reason, stop.request_id)
+        store.release(lease, stop.status, stop.reason, stop.request_id)
         return RunResult(store.get_run(run.id), stop.text, calls, resumed_from)
     except ModelError as exc:
-        store.release(run.id, token, FAILED, str(exc), exc.request_id)
+        store.release(lease, FAILED, str(exc), exc.request_id)
         # Name the run and the way on: the error reaches the user as one line.
         raise type(exc)(
             f"run {run.id} failed: {exc}; `dayflow resume {run.id}` continues it",
@@ -341,7 +329,7 @@ def drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResu
             retryable=exc.retryable,
         ) from None
     except SimulatedCrash as crash:
-        store.release(run.id, token, INTERRUPTED, str(crash))
+        store.release(lease, INTERRUPTED, str(crash))
         raise
     except LeaseLost:
         raise
@@ -349,7 +337,7 @@ def drive(loop: Loop, run: Run, token: str, resumed_from: int | None) -> RunResu
         # Ctrl-C or a bug: leave the run resumable and say why, then let the error through.
         status = INTERRUPTED if isinstance(exc, KeyboardInterrupt) else FAILED
         try:
-            store.release(run.id, token, status, _describe(exc))
+            store.release(lease, status, _describe(exc))
         except Exception:  # pragma: no cover - the original error matters more
             pass
         raise
@@ -365,10 +353,10 @@ def _describe(exc: BaseException) -> str:
 
 
 def _maybe_compact(
-    loop: Loop, run: Run, token: str, n: int, messages: list[Message]
+    loop: Loop, run: Run, lease: Lease, n: int, messages: list[Message]
 ) -> list[Message]:
     """Compact before call `n + 1` when its estimated input passes the run's threshold."""
-    threshold = int(run.settings.get("compact_at", DEFAULT_COMPACT_AT) or 0)
+    threshold = run.settings.compact_at
     if threshold <= 0:
         return messages
     before = estimate_tokens([run.system, run.tools, messages])
@@ -393,8 +381,7 @@ def _maybe_compact(
             preview.append({"role": "user", "content": step.tool_results})
     after = estimate_tokens([run.system, run.tools, preview])
     store.add_compaction(
-        run.id,
-        token,
+        lease,
         before_step=n + 1,
         through_step=through,
         summary=summary,
@@ -433,7 +420,7 @@ def _within_budget(loop: Loop, run: Run, request: ModelRequest) -> ModelRequest:
 def _settle(
     loop: Loop,
     run: Run,
-    token: str,
+    lease: Lease,
     n: int,
     assistant: list[dict[str, Any]],
     stop_reason: str,
@@ -452,16 +439,16 @@ def _settle(
         )
     )
     if stop_reason == "tool_use" and uses:
-        results = _run_tools(loop, run, token, n, uses)
+        results = _run_tools(loop, run, lease, n, uses)
         _kill_point(loop, "after_tools", n)
-        store.complete_step(run.id, token, n, results)
+        store.complete_step(lease, n, results)
         messages.append({"role": "assistant", "content": assistant})
         messages.append({"role": "user", "content": results})
         _after_step(loop, n)
         return None
     if stop_reason == "pause_turn":
         # The API paused a long turn: send it back unchanged, with no new user turn.
-        store.complete_step(run.id, token, n, None)
+        store.complete_step(lease, n, None)
         messages.append({"role": "assistant", "content": assistant})
         _after_step(loop, n)
         return None
@@ -469,20 +456,20 @@ def _settle(
         text = "\n\n".join(b["text"] for b in assistant if b.get("type") == "text").strip()
         if not text:
             # An empty turn is not a brief: keep it for the record, never send it again.
-            store.complete_step(run.id, token, n, None, discard=True)
+            store.complete_step(lease, n, None, discard=True)
             raise _Stop(
                 STOPPED,
                 f"the model ended step {n} without writing the brief; "
                 f"`dayflow resume {run.id}` asks again",
             )
         note = _cap_note(store, run)
-        sinks = list(run.settings.get("deliver") or [])
+        sinks = list(run.settings.deliver)
         if sinks:
-            note = _join(note, _deliver(loop, run, token, n, text, sinks))
-        store.complete_step(run.id, token, n, None, final_text=text, note=note)
+            note = _join(note, _deliver(loop, run, lease, n, text, sinks))
+        store.complete_step(lease, n, None, final_text=text, note=note)
         return text
     if stop_reason in ("max_tokens", "model_context_window_exceeded"):
-        store.complete_step(run.id, token, n, None, discard=True)
+        store.complete_step(lease, n, None, discard=True)
         raise _Stop(
             STOPPED,
             f"the model's turn at step {n} was cut short ({stop_reason}); it is kept but "
@@ -491,20 +478,20 @@ def _settle(
         )
     # A refusal (or anything unknown) is kept for the record but never sent back: resuming
     # asks the model again from the turn before it.
-    store.complete_step(run.id, token, n, None, discard=True)
+    store.complete_step(lease, n, None, discard=True)
     if stop_reason == "refusal":
         raise _Stop(FAILED, f"the model declined at step {n}: {_refusal(assistant, stop_details)}")
     raise _Stop(FAILED, f"unexpected stop_reason {stop_reason!r} at step {n}")
 
 
-def _deliver(loop: Loop, run: Run, token: str, n: int, text: str, sinks: list[str]) -> str | None:
+def _deliver(loop: Loop, run: Run, lease: Lease, n: int, text: str, sinks: list[str]) -> str | None:
     """Deliver the brief of final step `n` to each sink not yet delivered to (see
     dayflow.delivery); a failed sink stops the run resumably. Returns a note on uncertain
     deliveries, if any."""
     report = delivery_.deliver_all(
         sinks,
         delivery_.Brief(run.id, run.brief_date, text),
-        _StepEffects(loop.store, run.id, token, n),
+        _StepEffects(loop.store, lease, n),
         loop.delivery(),
         kill=lambda point: _kill_point(loop, point, n),
     )
@@ -523,21 +510,16 @@ def _deliver(loop: Loop, run: Run, token: str, n: int, text: str, sinks: list[st
 class _StepEffects:
     """The saved effects of one step of a run, as dayflow.delivery reads and writes them."""
 
-    def __init__(self, store: Store, run_id: str, token: str, n: int) -> None:
-        self.store, self.run_id, self.token, self.n = store, run_id, token, n
+    def __init__(self, store: RunLog, lease: Lease, n: int) -> None:
+        self.store, self.lease, self.n = store, lease, n
 
     def get(self, key: str) -> tuple[str, bool] | None:
-        saved = self.store.get_effect(self.run_id, key)
+        saved = self.store.get_effect(self.lease.run_id, key)
         return None if saved is None else (saved.content, saved.is_error)
 
     def save(self, key: str, content: str, is_error: bool = False) -> None:
         self.store.save_effect(
-            self.run_id,
-            self.token,
-            self.n,
-            key,
-            delivery_.EFFECT_NAME,
-            lambda _s: (content, is_error),
+            self.lease, self.n, key, delivery_.EFFECT_NAME, lambda: (content, is_error)
         )
 
 
@@ -555,16 +537,7 @@ def _refusal(assistant: list[dict[str, Any]], details: dict[str, Any] | None) ->
     return ": ".join(parts) or "no explanation given"
 
 
-def _stop_details_of(store: Store, run_id: str, n: int) -> dict[str, Any] | None:
-    """The stop_details recorded with step `n`'s response (kept in its event)."""
-    for event in store.events(run_id):
-        if event.kind == "response_committed" and event.detail.get("step") == n:
-            details = event.detail.get("stop_details")
-            return details if isinstance(details, dict) else None
-    return None
-
-
-def _cap_note(store: Store, run: Run) -> str | None:
+def _cap_note(store: RunLog, run: Run) -> str | None:
     """Say so when the run hit its task cap, so `runs` shows it."""
     refused = store.count_errors(run.id, "create_task", toolbox.CAP_ERROR_PREFIX)
     if not refused:
@@ -584,17 +557,17 @@ def _kill_point(loop: Loop, point: str, n: int) -> None:
 
 
 def _run_tools(
-    loop: Loop, run: Run, token: str, n: int, uses: list[dict[str, Any]]
+    loop: Loop, run: Run, lease: Lease, n: int, uses: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     store = loop.store
     inbox, calendar = loop.sources(run.settings, date.fromisoformat(run.brief_date))
     env = toolbox.ToolEnv(
-        store=store,
+        tasks=store,
         run_id=run.id,
         inbox=inbox,
         calendar=calendar,
         brief_date=date.fromisoformat(run.brief_date),
-        tz=ZoneInfo(run.settings.get("tz") or "UTC"),
+        tz=ZoneInfo(run.settings.tz),
         task_cap=run.task_cap,
     )
     results: list[dict[str, Any]] = []
@@ -606,7 +579,7 @@ def _run_tools(
             content, is_error = saved.content, saved.is_error
             loop.report(Note("tool", {"name": name, "input": args, "reused": True}))
         else:
-            content, is_error = toolbox.execute(store, run.id, token, n, env, i, name, args, use_id)
+            content, is_error = toolbox.execute(store, lease, n, env, i, name, args, use_id)
             loop.report(
                 Note("tool", {"name": name, "input": args, "reused": False, "error": is_error})
             )
@@ -619,7 +592,7 @@ def _run_tools(
     return results
 
 
-def totals_from_steps(store: Store, run: Run) -> Usage:
+def totals_from_steps(store: RunLog, run: Run) -> Usage:
     """The sum of the usage of every step row (the run's totals must equal it)."""
     total = Usage()
     for step in store.steps(run.id):

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from dayflow.clock import iso
 from dayflow.errors import RunBusy, StoreError
-from dayflow.models import Run
+from dayflow.models import Run, RunSettings
 
 # A run for a day is created within a day or so of it in any timezone: look back far enough
 # without reading the whole history.
@@ -144,13 +144,9 @@ class ArrivedSince:
 def since_sources(base: Callable[[Any, date], tuple[Any, Any]]) -> Callable[..., tuple[Any, Any]]:
     """The source factory `base`, its inbox narrowed to what arrived since for an update run."""
 
-    def factory(settings: Any, day: date) -> tuple[Any, Any]:
+    def factory(settings: RunSettings, day: date) -> tuple[Any, Any]:
         inbox, calendar = base(settings, day)
-        since = (
-            settings.get("since")
-            if isinstance(settings, dict)
-            else getattr(settings, "since", None)
-        )
+        since = settings.since
         return (ArrivedSince(inbox, since) if since else inbox), calendar
 
     return factory

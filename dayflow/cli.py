@@ -16,7 +16,6 @@ import typer
 
 from dayflow import briefday, cli_history, cli_schedule, cli_tasks, render
 from dayflow.cli_base import (
-    DEFAULT_MAX_STEPS,
     EXIT_CODES,
     MAX_COUNT,
     MAX_TOKENS,
@@ -45,9 +44,17 @@ from dayflow.cli_base import (
     today,
     zone,
 )
-from dayflow.compaction import DEFAULT_COMPACT_AT
 from dayflow.errors import ConfigError, NothingToResume, RunBusy, UsageError
-from dayflow.models import DONE, RUN_STATUSES, RUNNING, Run
+from dayflow.models import (
+    DEFAULT_COMPACT_AT,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TASK_CAP,
+    DONE,
+    RUN_STATUSES,
+    RUNNING,
+    Run,
+)
 from dayflow.store import Store
 
 if TYPE_CHECKING:
@@ -121,10 +128,10 @@ def brief(
     budget: BudgetOpt = None,
     task_cap: Annotated[
         int, typer.Option(min=0, max=MAX_COUNT, help="Most tasks one run may create.")
-    ] = 20,
+    ] = DEFAULT_TASK_CAP,
     max_tokens: Annotated[
         int, typer.Option(min=1, max=MAX_TOKENS, help="Output tokens per call.")
-    ] = 4096,
+    ] = DEFAULT_MAX_TOKENS,
     compact_at: Annotated[
         int,
         typer.Option(

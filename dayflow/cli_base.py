@@ -25,12 +25,11 @@ from rich.console import Console
 
 from dayflow import config, render
 from dayflow.clock import Clock, SystemClock
-from dayflow.db import DatabaseError
 from dayflow.errors import ConfigError, DayflowError, SimulatedCrash, UsageError
-from dayflow.models import DONE, FAILED, Run
+from dayflow.models import DEFAULT_MAX_STEPS, DONE, FAILED, Run
 from dayflow.pricing import Prices
 from dayflow.providers import OFFLINE_MODEL, ModelClient
-from dayflow.store import Store
+from dayflow.store import DatabaseError, Store, is_postgres_target, open_store
 
 if TYPE_CHECKING:  # the agent is imported only by the commands that run one (it is slow)
     from dayflow.agent import Loop, Note, SourceFactory
@@ -81,9 +80,9 @@ class Deps:
     def store(self, settings: config.Settings, *, create: bool = False) -> Store:
         """The store at the configured path. Only commands that start runs pass `create`:
         the others never create a database (a typo in --db is an error, not an empty file)."""
-        if not create:
+        if not create and not is_postgres_target(settings.db_path):
             config.require_existing_db(settings.db_path)
-        return Store(settings.db_path, clock=self.clock, synchronous=settings.durability)
+        return open_store(settings.db_path, clock=self.clock, durability=settings.durability)
 
     def notice(self, text: str) -> None:
         """One line on stderr."""
@@ -160,7 +159,6 @@ CrashOpt = Annotated[
         help="Test hook: exit as if crashed right after step N is committed.",
     ),
 ]
-DEFAULT_MAX_STEPS = 40
 MaxStepsOpt = Annotated[
     int | None,
     typer.Option(

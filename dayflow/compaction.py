@@ -25,10 +25,9 @@ import json
 import re
 from typing import Any
 
-from dayflow.models import Message
+from dayflow.models import DEFAULT_COMPACT_AT, Message
 
 LABEL = "Earlier in this run (compacted):"
-DEFAULT_COMPACT_AT = 6_000
 MAX_NOTE_CHARS = 600
 MAX_IDS_LISTED = 60
 MAX_LABEL_CHARS = 60

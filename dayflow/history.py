@@ -20,7 +20,7 @@ gc
     runs are chosen, unless `unfinished` is asked for; a run a live process drives never is.
     `--redact` keeps everything but the results of the read tools (inbox, messages, calendar).
     Either way the run can no longer be resumed or forked (the next request would not be the
-    bytes the model saw), which `Store.claim` and `create_fork` refuse with a clear error. The
+    bytes the model saw), which the store's `claim` and `create_fork` refuse with a clear error. The
     file is VACUUMed afterwards, which also drops the freed pages that still held the text.
 
 doctor
@@ -31,7 +31,10 @@ doctor
     never silently recomputed; `recompute_totals` does it for one named run and keeps the old
     numbers in the run's event log. A step whose tool_use ids lack results can not be sent to
     the API again; the repair is a fork from the step before it. A corrupt file needs a backup
-    or SQLite's `.recover`, which is not ours to run.
+    or the engine's own recovery (SQLite's `.recover`), which is not ours to run.
+
+Everything engine-specific here (size on disk, VACUUM, integrity checks, file permissions)
+is asked of the store's `Upkeep`, so gc and doctor work the same on every backend.
 """
 
 from __future__ import annotations
@@ -39,20 +42,16 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 from dayflow.agent import Loop, Note, RunResult, drive
 from dayflow.errors import RunPruned, UsageError
-from dayflow.migrations import MIGRATIONS
 from dayflow.models import COMPLETE, DISCARDED, DONE, FAILED, PENDING, RUNNING, STOPPED, Event, Run
 from dayflow.models import Step as StepRow
-from dayflow.store import Store, not_continuable
+from dayflow.store import Archive, not_continuable
 
 READ_TOOLS = frozenset({"read_inbox", "read_message", "read_calendar"})
 FINISHED = (DONE, FAILED, STOPPED)
@@ -109,11 +108,11 @@ def fork_run(
     on them) and drive it to its end with `model` (the parent's by default)."""
     store = loop.store
     check_fork_point(parent, store.steps(parent.id), from_step)
-    run, token = store.create_fork(
+    run, lease = store.create_fork(
         parent.id, from_step, model=model or parent.model, max_steps=max_steps, budget=budget
     )
     loop.report(Note("forked", {"run": run, "parent": parent.id, "step": from_step}))
-    return drive(loop, run, token, resumed_from=None)
+    return drive(loop, run, lease, resumed_from=None)
 
 
 # -------------------------------------------------------------------------------------- gc
@@ -129,7 +128,7 @@ class GcReport:
 
 
 def gc_candidates(
-    store: Store,
+    store: Archive,
     *,
     before: date | None,
     keep: int | None,
@@ -153,7 +152,7 @@ def gc_candidates(
 
 
 def collect_garbage(
-    store: Store,
+    store: Archive,
     *,
     before: date | None = None,
     keep: int | None = None,
@@ -164,7 +163,7 @@ def collect_garbage(
     """Prune (or redact) the chosen runs, one transaction each, then VACUUM the file."""
     chosen = gc_candidates(store, before=before, keep=keep, redact=redact, unfinished=unfinished)
     action = "redact" if redact else "prune"
-    size = database_size(store.path)
+    size = store.upkeep.size_bytes()
     if dry_run or not chosen:
         return GcReport(action, chosen, dry_run, size, size)
     note = {"before": before.isoformat() if before else None, "keep": keep}
@@ -177,17 +176,8 @@ def collect_garbage(
         if changed:
             done.append(store.get_run(run.id))
     if done:
-        store.vacuum()
-    return GcReport(action, done, dry_run, size, database_size(store.path))
-
-
-def database_size(path: str | Path) -> int:
-    """Bytes on disk of the database and its WAL."""
-    total = 0
-    for p in (Path(path), Path(f"{path}-wal")):
-        if p.exists():
-            total += p.stat().st_size
-    return total
+        store.upkeep.reclaim()
+    return GcReport(action, done, dry_run, size, store.upkeep.size_bytes())
 
 
 # ---------------------------------------------------------------------------------- doctor
@@ -249,20 +239,15 @@ CHECKS = (
 )
 
 
-def diagnose(store: Store, *, fix: bool = False) -> DoctorReport:
+def diagnose(store: Archive, *, fix: bool = False) -> DoctorReport:
     """Check the database; with `fix`, repair what is safe to repair (see the module doc)."""
-    db = store.path
+    upkeep = store.upkeep
     findings: list[Finding] = []
-    for problem in store.integrity_problems()[:20]:
+    for problem in upkeep.integrity_problems()[:20]:
         findings.append(
-            Finding(
-                "integrity",
-                ERROR,
-                f"SQLite integrity check: {problem}",
-                f"sqlite3 {db} .recover > recovered.sql (or restore a backup)",
-            )
+            Finding("integrity", ERROR, f"integrity check: {problem}", upkeep.recovery_hint())
         )
-    schema, latest = store.schema_version(), MIGRATIONS[-1][0]
+    schema, latest = upkeep.schema_version(), upkeep.latest_schema()
     if schema != latest:
         findings.append(
             Finding("schema", ERROR, f"schema is {schema}, expected {latest}", "upgrade dayflow")
@@ -296,11 +281,21 @@ def diagnose(store: Store, *, fix: bool = False) -> DoctorReport:
                 fixed=fixed,
             )
         )
-    findings += _permissions(db, fix)
-    return DoctorReport(db, schema, list(CHECKS), findings)
+    for exposed in upkeep.exposure(fix=fix):
+        findings.append(
+            Finding(
+                "permissions",
+                WARNING,
+                exposed.message,
+                exposed.fix_command,
+                fixable=True,
+                fixed=exposed.fixed,
+            )
+        )
+    return DoctorReport(upkeep.location, schema, list(CHECKS), findings)
 
 
-def _unanswered_tool_uses(store: Store) -> list[Finding]:
+def _unanswered_tool_uses(store: Archive) -> list[Finding]:
     found = []
     for run in store.list_runs(limit=None):
         if run.pruned_at:
@@ -323,37 +318,7 @@ def _unanswered_tool_uses(store: Store) -> list[Finding]:
     return found
 
 
-def _permissions(db: str, fix: bool) -> list[Finding]:
-    found: list[Finding] = []
-    if db == ":memory:":
-        return found
-    for path in (Path(db), Path(f"{db}-wal"), Path(f"{db}-shm")):
-        try:
-            mode = stat.S_IMODE(path.stat().st_mode)
-        except FileNotFoundError:
-            continue
-        if not mode & 0o077:
-            continue
-        fixed = False
-        if fix:
-            # Only take other users' access away: a file its owner made read-only stays so.
-            os.chmod(path, mode & ~0o077)
-            fixed = True
-        found.append(
-            Finding(
-                "permissions",
-                WARNING,
-                f"{path} can be read by other users (mode {mode:o}) and holds inbox contents"
-                + (f"; now {mode & ~0o077:o}" if fixed else ""),
-                f"chmod go-rwx {path}",
-                fixable=True,
-                fixed=fixed,
-            )
-        )
-    return found
-
-
-def recompute_totals(store: Store, run_id: str) -> Finding:
+def recompute_totals(store: Archive, run_id: str) -> Finding:
     """Set one run's totals to the sum of its steps, keeping the old ones in its event log."""
     run = store.find_run(run_id)
     old, new = store.recompute_totals(run.id)

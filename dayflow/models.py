@@ -25,6 +25,13 @@ PENDING = "pending"
 COMPLETE = "complete"
 DISCARDED = "discarded"
 
+# A new run's limits unless the user gives others (`brief`'s flags, `BriefOptions`).
+DEFAULT_MAX_STEPS = 40
+DEFAULT_TASK_CAP = 20
+DEFAULT_MAX_TOKENS = 4096
+# Compact old tool exchanges before a call whose estimated input passes this many tokens.
+DEFAULT_COMPACT_AT = 6_000
+
 # The named points of a step where the crash-test hook (DAYFLOW_KILL_AT) can SIGKILL the process.
 KILL_POINTS = ("before_pending", "after_pending", "between_tools", "after_tools", "after_complete")
 # ...and of a delivery (made during the final step, see dayflow.delivery): after the SMTP intent
@@ -94,6 +101,55 @@ class ModelResponse:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """How a run reads its world, stored with it so a resume (on any host, any day) reads the
+    same sources the same way. The one place for their defaults."""
+
+    tz: str = "UTC"
+    inbox: str | None = None  # None: the bundled sample
+    calendar: str | None = None
+    sample: str = "standard"  # which bundled inbox when `inbox` is None
+    compact_at: int = DEFAULT_COMPACT_AT  # 0: never compact
+    # An update of the day's brief: only messages received after `since` (aware ISO), the run
+    # `update_of` having covered the rest.
+    since: str | None = None
+    update_of: str | None = None
+    deliver: tuple[str, ...] = ()  # sinks the brief is delivered to (dayflow.delivery)
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "tz": self.tz,
+            "inbox": self.inbox,
+            "calendar": self.calendar,
+            "sample": self.sample,
+            "compact_at": self.compact_at,
+        }
+        if self.since is not None:
+            doc |= {"since": self.since, "update_of": self.update_of}
+        if self.deliver:
+            doc["deliver"] = list(self.deliver)
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Any) -> RunSettings:
+        """The settings stored with a run; keys an older Dayflow did not write take their
+        defaults, keys a newer one wrote are ignored."""
+        if not isinstance(doc, dict):
+            return cls()
+        compact_at = doc.get("compact_at", DEFAULT_COMPACT_AT)
+        return cls(
+            tz=doc.get("tz") or "UTC",
+            inbox=doc.get("inbox"),
+            calendar=doc.get("calendar"),
+            sample=doc.get("sample") or "standard",
+            compact_at=int(compact_at or 0),
+            since=doc.get("since"),
+            update_of=doc.get("update_of"),
+            deliver=tuple(doc.get("deliver") or ()),
+        )
+
+
+@dataclass(frozen=True)
 class Run:
     id: str
     status: str  # effective status (interrupted when the owner is gone)
@@ -121,7 +177,7 @@ class Run:
     owner_host: str | None
     lease_expires_at: str | None
     version: int
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: RunSettings = field(default_factory=RunSettings)
     parent_run_id: str | None = None
     forked_at_step: int | None = None
     pruned_at: str | None = None  # set by `gc`: payloads gone, only the tombstone is left
@@ -150,6 +206,7 @@ class Step:
     pid: int | None
     created_at: str
     completed_at: str | None
+    stop_details: dict[str, Any] | None = None  # e.g. a refusal's category and explanation
 
     def tool_uses(self) -> list[Block]:
         return [b for b in self.assistant if b.get("type") == "tool_use"]

@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from dayflow.errors import SourceError
 from dayflow.sources import CalendarSource, InboxSource
-from dayflow.store import Store
+from dayflow.store import Lease, RunLog, TaskBook
 
 
 class ToolError(Exception):
@@ -26,9 +26,10 @@ class ToolError(Exception):
 
 @dataclass
 class ToolEnv:
-    """What handlers may touch. `store` is the one inside the saving transaction for effects."""
+    """What handlers may touch. A handler with a local effect runs inside the transaction that
+    saves its result, so its writes through `tasks` commit together with that result."""
 
-    store: Store
+    tasks: TaskBook
     run_id: str
     inbox: InboxSource
     calendar: CalendarSource
@@ -188,7 +189,7 @@ def _cap(text: str, limit: int) -> str:
 
 
 def read_tasks(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
-    tasks = env.store.list_tasks(include_done=args["include_done"])
+    tasks = env.tasks.list_tasks(include_done=args["include_done"])
     keys = ("id", "title", "due", "status", "source_id", "idempotency_key")
     return {"tasks": [{k: t.to_json()[k] for k in keys} for t in tasks]}
 
@@ -202,15 +203,14 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
             date.fromisoformat(due)
         except ValueError:
             raise ToolError(f"'due' must be a real date as YYYY-MM-DD, got {due!r}") from None
-    store = env.store
+    book = env.tasks
     key = args["idempotency_key"]
-    exists = store.conn.execute("SELECT 1 FROM tasks WHERE idempotency_key = ?", (key,))
-    if exists.fetchone() is None and store.count_tasks_created_by(env.run_id) >= env.task_cap:
+    if not book.task_exists(key) and book.count_tasks_created_by(env.run_id) >= env.task_cap:
         raise ToolError(
             f"{CAP_ERROR_PREFIX}: this run may create at most {env.task_cap} tasks; "
             "no task was created"
         )
-    task, created = store.create_task(
+    task, created = book.create_task(
         title=args["title"],
         idempotency_key=key,
         run_id=env.run_id,
@@ -376,9 +376,8 @@ def result_text(result: dict[str, Any]) -> str:
 
 
 def execute(
-    store: Store,
-    run_id: str,
-    token: str,
+    store: RunLog,
+    lease: Lease,
     n: int,
     env: ToolEnv,
     index: int,
@@ -405,20 +404,20 @@ def execute(
             problem = f"invalid arguments for {name}: {exc}"
     if problem is not None or tool is None:
         text = error_text(problem or "unknown tool")
-        effect = store.save_effect(run_id, token, n, use_id, name, lambda s: (text, True), key)
+        effect = store.save_effect(lease, n, use_id, name, lambda: (text, True), key)
         return effect.content, effect.is_error
 
-    def call(s: Store) -> tuple[str, bool]:
+    def call() -> tuple[str, bool]:
         try:
-            return result_text(tool.handler(args, replace(env, store=s))), False
+            return result_text(tool.handler(args, env)), False
         except ToolError as exc:
             return error_text(str(exc)), True
         except Exception as exc:  # a tool bug must not end the run: tell the model instead
             return error_text(f"{name} failed: {type(exc).__name__}: {exc}"), True
 
     if tool.effect:
-        effect = store.save_effect(run_id, token, n, use_id, name, call, key)
+        effect = store.save_effect(lease, n, use_id, name, call, key)
     else:
-        outcome = call(store)  # a read: run it outside any transaction, then save it
-        effect = store.save_effect(run_id, token, n, use_id, name, lambda s: outcome, key)
+        outcome = call()  # a read: run it outside any transaction, then save it
+        effect = store.save_effect(lease, n, use_id, name, lambda: outcome, key)
     return effect.content, effect.is_error

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from dayflow.clock import FixedClock
-from dayflow.store import Store
+from dayflow.store import Store, open_store
 
 # Every variable that could point a test at a real key, model or database.
 _SCRUB = (
@@ -59,7 +59,7 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def store(db_path: Path, clock: FixedClock) -> Iterator[Store]:
-    with Store(db_path, clock=clock) as s:
+    with open_store(db_path, clock=clock) as s:
         yield s
 
 

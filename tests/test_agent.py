@@ -18,8 +18,8 @@ from dayflow.agent import (
     totals_from_steps,
 )
 from dayflow.errors import ModelError, SimulatedCrash
-from dayflow.models import DONE, FAILED, INTERRUPTED, STOPPED, ModelRequest, Usage
-from dayflow.store import Store
+from dayflow.models import DONE, FAILED, INTERRUPTED, STOPPED, ModelRequest, RunSettings, Usage
+from dayflow.store import Store, open_store
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN, definitions
 from tests.scripted import ScriptedModel, seed_turns, text, tool_use, turn
 
@@ -58,7 +58,7 @@ def test_resume_sends_exactly_the_messages_the_live_run_built(store: Store, tmp_
     live = ScriptedModel(seed_turns())
     start_run(Loop(store, live), OPTIONS)
 
-    other = Store(tmp_path / "other.db")
+    other = open_store(tmp_path / "other.db")
     crashed = ScriptedModel(seed_turns())
     with pytest.raises(SimulatedCrash):
         start_run(Loop(other, crashed, hooks=Hooks(crash_after=2)), OPTIONS)
@@ -124,9 +124,9 @@ def test_reads_are_not_rerun_and_tasks_exist_once_after_resume(store: Store) -> 
 def test_pending_step_is_finished_on_resume_without_calling_the_model(store: Store) -> None:
     """A response committed before its tools ran is not paid for again."""
     model = ScriptedModel(seed_turns())
-    run, token = store.create_run(_new_run())
-    store.begin_step(run.id, token, 1, model.turns[0], 5)
-    store.conn.execute("UPDATE runs SET lease_token = NULL WHERE id = ?", (run.id,))
+    run, lease = store.create_run(_new_run())
+    store.begin_step(lease, 1, model.turns[0], 5)
+    store.db.execute("UPDATE runs SET lease_token = NULL WHERE id = ?", (run.id,))
     fresh = ScriptedModel(seed_turns()[1:])
     result = resume_run(Loop(store, fresh), store.get_run(run.id))
     assert fresh.calls == 2  # steps 2 and 3 only
@@ -150,26 +150,25 @@ def _new_run() -> Any:
         max_steps=12,
         budget=None,
         task_cap=20,
-        settings={"tz": "UTC"},
+        settings=RunSettings(tz="UTC"),
     )
 
 
 def test_saved_effect_is_reused_not_executed_again(store: Store) -> None:
-    run, token = store.create_run(_new_run())
+    run, lease = store.create_run(_new_run())
     create = tool_use("create_task", {"title": "A", "idempotency_key": "k1"}, "toolu_a")
     read = tool_use("read_tasks", {"include_done": True}, "toolu_b")
-    store.begin_step(run.id, token, 1, turn(create, read), 1)
+    store.begin_step(lease, 1, turn(create, read), 1)
     # As if killed between the two tool calls: the first effect is saved, the second is not.
     store.save_effect(
-        run.id,
-        token,
+        lease,
         1,
         "toolu_a",
         "create_task",
-        lambda s: (json.dumps({"task": {"id": "t_x"}, "created": True}), False),
+        lambda: (json.dumps({"task": {"id": "t_x"}, "created": True}), False),
         "k1",
     )
-    store.conn.execute("UPDATE runs SET lease_token = NULL WHERE id = ?", (run.id,))
+    store.db.execute("UPDATE runs SET lease_token = NULL WHERE id = ?", (run.id,))
     resume_run(Loop(store, ScriptedModel([turn(text("done"))])), store.get_run(run.id))
     kinds = [(e.kind, e.detail.get("tool")) for e in store.events(run.id)]
     assert ("tool_reused", "create_task") in kinds
@@ -321,7 +320,7 @@ def test_pause_turn_is_sent_back_unchanged_without_a_user_turn(store: Store) -> 
 
 def test_stored_request_prefix_is_used_on_resume_even_after_an_upgrade(store: Store) -> None:
     _, run_id = _crash_after_two(store)
-    store.conn.execute(
+    store.db.execute(
         "UPDATE runs SET system = 'old prompt', tools_json = '[]' WHERE id = ?", (run_id,)
     )
     fresh = ScriptedModel(seed_turns()[2:])

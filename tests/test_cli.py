@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from dayflow.cli import app
 from dayflow.providers.offline import OfflineModel
-from dayflow.store import Store
+from dayflow.store import open_store
 from tests.conftest import subprocess_env
 from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, seed_turns
@@ -182,7 +182,7 @@ def test_show_prints_steps_events_and_brief(cli: Harness) -> None:
 def test_bad_input_gets_one_clear_line_and_a_nonzero_exit(
     db_path: Path, args: tuple[str, ...], code: int, message: str
 ) -> None:
-    Store(db_path).close()  # an empty Dayflow database: the commands that only read need one
+    open_store(db_path).close()  # an empty Dayflow database: the commands that only read need one
     cli = Harness(db_path, model_fn=_default_factory)
     res = cli(*args)
     assert res.code == code

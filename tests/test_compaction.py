@@ -12,7 +12,7 @@ from dayflow.agent import BriefOptions, Hooks, Loop, rebuild_messages, resume_ru
 from dayflow.compaction import LABEL, compact, estimate_tokens, pairs, summarise_exchange
 from dayflow.errors import SimulatedCrash
 from dayflow.models import Message
-from dayflow.store import Store
+from dayflow.store import Store, open_store
 from tests.scripted import ScriptedModel, text, tool_use, turn
 
 JOB: Message = {"role": "user", "content": "Prepare my daily brief for Thursday 2026-11-05."}
@@ -217,7 +217,7 @@ def test_each_request_equals_the_rebuild_a_resume_would_send(store: Store, tmp_p
     live = ScriptedModel(_reader_turns(8))
     start_run(Loop(store, live), OPTS)
     for k in range(1, 9):
-        other = Store(tmp_path / f"k{k}.db")
+        other = open_store(tmp_path / f"k{k}.db")
         with pytest.raises(SimulatedCrash):
             start_run(
                 Loop(other, ScriptedModel(_reader_turns(8)), hooks=Hooks(crash_after=k)), OPTS

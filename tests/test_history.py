@@ -20,7 +20,6 @@ from dayflow.history import (
     READ_TOOLS,
     check_fork_point,
     collect_garbage,
-    database_size,
     diagnose,
     export_events,
     fork_run,
@@ -28,7 +27,8 @@ from dayflow.history import (
     recompute_totals,
 )
 from dayflow.models import DONE, INTERRUPTED, STOPPED, Event, Run, Usage
-from dayflow.store import PRUNED_MARK, REDACTED_MARK, Owner, Store
+from dayflow.store import PRUNED_MARK, REDACTED_MARK, Owner, Store, open_store
+from dayflow.store.sqlite import database_size
 from dayflow.timeline import restart_indexes, spread_times
 from tests.scripted import ScriptedModel, seed_turns, text, tool_use, turn
 from tests.test_agent import OPTIONS, _new_run
@@ -147,8 +147,8 @@ def test_fork_refuses_a_point_it_cannot_continue_from(store: Store, n: int, mess
 
 
 def test_fork_refuses_pending_and_discarded_steps(store: Store) -> None:
-    run, token = store.create_run(_new_run())
-    store.begin_step(run.id, token, 1, seed_turns()[0], 5)
+    run, lease = store.create_run(_new_run())
+    store.begin_step(lease, 1, seed_turns()[0], 5)
     with pytest.raises(UsageError, match="step 1 of run .* is pending"):
         check_fork_point(store.get_run(run.id), store.steps(run.id), 1)
     cut = start_run(Loop(store, ScriptedModel([turn(text("## To"), stop="max_tokens")])), OPTIONS)
@@ -179,20 +179,20 @@ def _size_on_disk(path: Path) -> int:
 def test_gc_then_replaying_the_same_turns_recreates_no_task_and_the_file_shrinks(
     db_path: Path, clock: FixedClock
 ) -> None:
-    with Store(db_path, clock=clock) as store:
+    with open_store(db_path, clock=clock) as store:
         runs = [_seed_run(store)[0] for _ in range(4)]
         tasks = _task_rows(store)
         assert {t[2] for t in tasks} == {runs[0].id}
     before = _size_on_disk(db_path)
 
-    with Store(db_path, clock=clock) as store:
+    with open_store(db_path, clock=clock) as store:
         report = collect_garbage(store, before=TOMORROW)
         assert [r.id for r in report.runs] == [r.id for r in reversed(runs)]
         assert report.bytes_after < report.bytes_before
     after = _size_on_disk(db_path)
     assert after < before * 0.8, (before, after)
 
-    with Store(db_path, clock=clock) as store:
+    with open_store(db_path, clock=clock) as store:
         replay = ScriptedModel(seed_turns())
         again = start_run(Loop(store, replay), OPTIONS).run
         assert again.status == DONE
@@ -232,7 +232,7 @@ def test_a_pruned_run_keeps_its_tombstone_and_cannot_continue(store: Store) -> N
     assert all(e.detail == {} for e in events[:-1])
     assert events[-1].kind == "run_pruned"
     assert _task_rows(store) == tasks
-    keys = store.conn.execute(
+    keys = store.db.execute(
         "SELECT idempotency_key FROM tool_effects WHERE run_id = ? AND idempotency_key IS NOT NULL",
         (run.id,),
     )
@@ -313,14 +313,16 @@ def test_a_stopped_run_that_was_redacted_cannot_be_resumed(store: Store) -> None
 def test_a_fresh_database_is_healthy(store: Store) -> None:
     _seed_run(store)
     report = diagnose(store)
-    assert report.healthy and report.findings == [] and report.schema == store.schema_version()
+    assert (
+        report.healthy and report.findings == [] and report.schema == store.upkeep.schema_version()
+    )
 
 
 def test_totals_that_disagree_are_reported_not_fixed_and_recomputed_on_request(
     store: Store,
 ) -> None:
     run, _ = _seed_run(store)
-    store.conn.execute("UPDATE runs SET input_tokens = input_tokens + 5 WHERE id = ?", (run.id,))
+    store.db.execute("UPDATE runs SET input_tokens = input_tokens + 5 WHERE id = ?", (run.id,))
     report = diagnose(store, fix=True)
     [finding] = report.findings
     assert finding.code == "totals_mismatch" and not finding.fixed and not report.healthy
@@ -339,7 +341,7 @@ def test_a_tool_use_without_its_result_is_reported_with_the_fork_that_repairs_it
     store: Store,
 ) -> None:
     run, _ = _seed_run(store)
-    store.conn.execute(
+    store.db.execute(
         "UPDATE steps SET tool_results_json = '[]' WHERE run_id = ? AND n = 2", (run.id,)
     )
     [finding] = diagnose(store).findings
@@ -350,9 +352,9 @@ def test_a_tool_use_without_its_result_is_reported_with_the_fork_that_repairs_it
 
 def test_a_stale_lease_is_released_by_fix(db_path: Path, clock: FixedClock) -> None:
     gone = Owner(pid=_dead_pid(), host=socket.gethostname(), started=None)
-    with Store(db_path, clock=clock, owner=gone) as dead:
+    with open_store(db_path, clock=clock, owner=gone) as dead:
         run, _ = dead.create_run(_new_run())
-    with Store(db_path, clock=clock) as store:
+    with open_store(db_path, clock=clock) as store:
         assert store.get_run(run.id).stored_status == "running"
         [finding] = diagnose(store).findings
         assert finding.code == "stale_lease" and finding.fixable and not finding.fixed
@@ -373,11 +375,11 @@ def test_loose_file_permissions_are_fixed(store: Store, db_path: Path) -> None:
 
 
 def test_a_broken_reference_is_an_integrity_finding(store: Store) -> None:
-    store.conn.execute("PRAGMA foreign_keys = OFF")
-    store.conn.execute(
+    store.db.execute("PRAGMA foreign_keys = OFF")
+    store.db.execute(
         "INSERT INTO events (run_id, seq, kind, detail_json, at) VALUES ('nope', 1, 'x', '{}', '')"
     )
-    store.conn.execute("PRAGMA foreign_keys = ON")
+    store.db.execute("PRAGMA foreign_keys = ON")
     [finding] = diagnose(store).findings
     assert finding.code == "integrity" and "events row" in finding.message
     assert ".recover" in (finding.fix_command or "")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from dayflow.providers.offline import OfflineModel
-from dayflow.store import Store
+from dayflow.store import open_store
 from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, seed_turns
 
@@ -69,7 +69,7 @@ def _message(subject: str = '"Hello"', unread: str = "true") -> str:
     ],
 )
 def test_a_date_out_of_range_is_a_usage_error(db_path: Path, args: tuple[str, ...]) -> None:
-    Store(db_path).close()
+    open_store(db_path).close()
     one_line(run(db_path, *args), 2, "out of range", "1900-01-01", "9998-12-31")
     assert runs_in(db_path) == []
 
@@ -132,7 +132,7 @@ def test_a_lone_surrogate_is_refused_at_validation_and_nothing_is_written(
 def test_a_huge_number_is_a_range_error_not_an_overflow(
     db_path: Path, args: tuple[str, ...]
 ) -> None:
-    Store(db_path).close()
+    open_store(db_path).close()
     res = run(db_path, *args, "99999999999999999999")
     assert res.code == 2, res.err
     assert "not in the range" in res.out + res.err
@@ -277,7 +277,7 @@ def test_tasks_done_with_json_prints_the_task(db_path: Path) -> None:
     ],
 )
 def test_bad_prices_are_refused(db_path: Path, prices: str) -> None:
-    Store(db_path).close()
+    open_store(db_path).close()
     res = run(db_path, "runs", "--json", env={"DAYFLOW_PRICES": prices})
     one_line(res, 2, "DAYFLOW_PRICES")
     assert "No such file" not in res.err
@@ -362,7 +362,7 @@ def test_resume_of_a_run_driven_elsewhere_says_so_before_asking_for_a_key(db_pat
     scripted = lambda *a: ScriptedModel(seed_turns())  # noqa: E731
     run(db_path, "brief", "--model", "claude-haiku-5-5", "--crash-after", "1", model=scripted)
     run_id = json.loads(run(db_path, "runs", "--json").out)[0]["id"]
-    with Store(db_path) as store:
+    with open_store(db_path) as store:
         store.claim(run_id)  # this (live) process now drives it
         from dayflow.cli_base import default_model_factory
 
@@ -371,7 +371,7 @@ def test_resume_of_a_run_driven_elsewhere_says_so_before_asking_for_a_key(db_pat
 
 
 def test_nothing_to_resume_and_no_matching_runs_say_what_is_true(db_path: Path) -> None:
-    Store(db_path).close()
+    open_store(db_path).close()
     one_line(run(db_path, "resume"), 3, "no runs yet")
     assert run(db_path, "brief").code == 0
     one_line(run(db_path, "resume"), 3, "every run is done")
@@ -441,7 +441,7 @@ def test_a_pipe_as_inbox_is_kept_so_a_resume_reads_it_again(db_path: Path, tmp_p
 def test_an_empty_value_is_refused_not_taken_as_the_default(
     db_path: Path, args: tuple[str, ...]
 ) -> None:
-    Store(db_path).close()
+    open_store(db_path).close()
     res = run(db_path, *args)
     assert res.code == 2, (res.code, res.err, res.out)
     assert "must not be empty" in res.out + res.err

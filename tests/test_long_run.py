@@ -16,10 +16,10 @@ import pytest
 from dayflow import tools as toolbox
 from dayflow.agent import BriefOptions, Loop, start_run
 from dayflow.compaction import LABEL as COMPACTED
-from dayflow.models import DONE, ModelRequest, ModelResponse
+from dayflow.models import DONE, ModelRequest, ModelResponse, RunSettings
 from dayflow.providers.offline import OfflineModel
 from dayflow.sources import CalendarSource, InboxSource, JsonCalendar, JsonInbox
-from dayflow.store import Store
+from dayflow.store import Store, open_store
 
 BRIEF = dt.date(2026, 11, 5)
 # (idempotency key, title, due) in the order they are filed.
@@ -40,7 +40,7 @@ LARGE_TASKS = [
 HEADINGS = ["## Today", "## Needs action", "## Tasks created", "## This week", "## One thing"]
 
 
-def _large(settings: dict[str, Any], day: dt.date) -> tuple[InboxSource, CalendarSource]:
+def _large(settings: RunSettings, day: dt.date) -> tuple[InboxSource, CalendarSource]:
     return JsonInbox(None, day, sample="large"), JsonCalendar(None, day)
 
 
@@ -72,7 +72,7 @@ class FakeTools:
         inbox: InboxSource | None = None,
     ) -> None:
         self.env = toolbox.ToolEnv(
-            store=None,  # type: ignore[arg-type]  # the read handlers never touch it
+            tasks=None,  # type: ignore[arg-type]  # the read handlers never touch it
             run_id="r",
             inbox=inbox or JsonInbox(None, day, sample=sample),
             calendar=JsonCalendar(None, day),
@@ -226,7 +226,7 @@ def _brief(responses: list[ModelResponse]) -> str:
 
 
 def _real_run(tmp_path: Path, name: str) -> tuple[Recording, Store, Any]:
-    store = Store(tmp_path / f"{name}.db")
+    store = open_store(tmp_path / f"{name}.db")
     model = Recording()
     options = BriefOptions(brief_date=BRIEF, max_steps=80)
     result = start_run(Loop(store, model, sources=_large), options)

@@ -1,18 +1,20 @@
 from __future__ import annotations
 
+import re
 import sqlite3
 import stat
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from dayflow.clock import FixedClock
 from dayflow.errors import LeaseLost, RunBusy, RunNotFound, StoreError
-from dayflow.migrations import MIGRATIONS
-from dayflow.models import INTERRUPTED, RUNNING
-from dayflow.store import Owner, Store
+from dayflow.models import INTERRUPTED, RUNNING, RunSettings
+from dayflow.store import Lease, Owner, Store, open_store
+from dayflow.store.sqlite_schema import MIGRATIONS
 from tests.scripted import text, turn
 from tests.test_agent import _new_run
 
@@ -28,8 +30,8 @@ def _schema(path: Path) -> list[tuple[str, str]]:
 
 def test_blank_database_gets_every_migration_and_owner_only_permissions(tmp_path: Path) -> None:
     db_path = tmp_path / "new-dir" / "dayflow.db"
-    with Store(db_path) as s:
-        assert s.schema_version() == MIGRATIONS[-1][0]
+    with open_store(db_path) as s:
+        assert s.upkeep.schema_version() == MIGRATIONS[-1][0]
         s.add_event(s.create_run(_new_run())[0].id, "x")  # the WAL and its index exist now
         for f in (db_path, Path(f"{db_path}-wal"), Path(f"{db_path}-shm")):
             assert stat.S_IMODE(f.stat().st_mode) == 0o600, f
@@ -37,9 +39,9 @@ def test_blank_database_gets_every_migration_and_owner_only_permissions(tmp_path
 
 
 def test_reopening_is_idempotent_and_keeps_the_schema(db_path: Path) -> None:
-    Store(db_path).close()
+    open_store(db_path).close()
     first = _schema(db_path)
-    Store(db_path).close()
+    open_store(db_path).close()
     assert _schema(db_path) == first
 
 
@@ -47,7 +49,7 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     bad = tmp_path / "notes.db"
     bad.write_bytes(b"this is not sqlite at all" * 100)
     with pytest.raises(StoreError, match="not a"):
-        Store(bad)
+        open_store(bad)
 
 
 def test_another_applications_database_is_refused_untouched(tmp_path: Path) -> None:
@@ -58,23 +60,23 @@ def test_another_applications_database_is_refused_untouched(tmp_path: Path) -> N
     conn.close()
     before = _schema(other)
     with pytest.raises(StoreError, match="not a Dayflow database"):
-        Store(other)
+        open_store(other)
     assert _schema(other) == before
 
 
 def test_a_database_from_a_newer_dayflow_is_refused(db_path: Path) -> None:
-    Store(db_path).close()
+    open_store(db_path).close()
     conn = sqlite3.connect(db_path)
     conn.execute("INSERT INTO schema_migrations (name) VALUES ('9999_future')")
     conn.commit()
     conn.close()
     with pytest.raises(StoreError, match="newer Dayflow"):
-        Store(db_path)
+        open_store(db_path)
 
 
 def test_wal_and_foreign_keys_are_on(store: Store) -> None:
-    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
 def test_unique_idempotency_key_is_enforced_by_the_database(store: Store) -> None:
@@ -83,7 +85,7 @@ def test_unique_idempotency_key_is_enforced_by_the_database(store: Store) -> Non
     b, created_b = store.create_task(title="B", idempotency_key="email:m1", run_id=run.id)
     assert (created_a, created_b) == (True, False) and a.id == b.id and b.title == "A"
     with pytest.raises(sqlite3.IntegrityError):
-        store.conn.execute(
+        store.db.execute(
             "INSERT INTO tasks (id, title, idempotency_key, created_at) VALUES ('x','x',?,'t')",
             ("email:m1",),
         )
@@ -101,9 +103,9 @@ def test_run_ids_resolve_by_unique_prefix(store: Store) -> None:
 def test_ambiguous_prefix_is_an_error(store: Store) -> None:
     a, _ = store.create_run(_new_run())
     b, _ = store.create_run(_new_run())
-    store.conn.execute("PRAGMA foreign_keys = OFF")  # rename the runs to share a prefix
+    store.db.execute("PRAGMA foreign_keys = OFF")  # rename the runs to share a prefix
     for old, new in ((a.id, "abc111111111"), (b.id, "abc222222222")):
-        store.conn.execute("UPDATE runs SET id = ? WHERE id = ?", (new, old))
+        store.db.execute("UPDATE runs SET id = ? WHERE id = ?", (new, old))
     with pytest.raises(RunNotFound, match="several runs"):
         store.find_run("abc")
 
@@ -114,9 +116,9 @@ def test_a_run_whose_process_died_is_interrupted_and_can_be_claimed(
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
     dead = Owner(child.pid, Owner.current().host, None)
-    with Store(db_path, clock=clock, owner=dead) as ghost:
+    with open_store(db_path, clock=clock, owner=dead) as ghost:
         run, _ = ghost.create_run(_new_run())
-    with Store(db_path, clock=clock) as s:
+    with open_store(db_path, clock=clock) as s:
         assert s.get_run(run.id).status == INTERRUPTED
         s.claim(run.id)
         assert s.get_run(run.id).status == RUNNING
@@ -127,9 +129,9 @@ def test_a_run_driven_by_a_live_process_cannot_be_claimed(db_path: Path, clock: 
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         live = Owner(child.pid, Owner.current().host, None)
-        with Store(db_path, clock=clock, owner=live) as other:
+        with open_store(db_path, clock=clock, owner=live) as other:
             run, _ = other.create_run(_new_run())
-        with Store(db_path, clock=clock) as s, pytest.raises(RunBusy) as err:
+        with open_store(db_path, clock=clock) as s, pytest.raises(RunBusy) as err:
             s.claim(run.id)
         assert f"is being driven by pid {child.pid} on host" in str(err.value)
     finally:
@@ -141,9 +143,9 @@ def test_an_expired_lease_on_another_host_can_be_taken_over(
     db_path: Path, clock: FixedClock
 ) -> None:
     remote = Owner(12345, "some-other-host", None)
-    with Store(db_path, clock=clock, owner=remote) as other:
+    with open_store(db_path, clock=clock, owner=remote) as other:
         run, _ = other.create_run(_new_run())
-    with Store(db_path, clock=clock) as s:
+    with open_store(db_path, clock=clock) as s:
         with pytest.raises(RunBusy, match="some-other-host"):
             s.claim(run.id)
         clock.advance(16 * 60)
@@ -152,28 +154,28 @@ def test_an_expired_lease_on_another_host_can_be_taken_over(
 
 
 def test_a_writer_whose_lease_was_taken_changes_nothing(store: Store) -> None:
-    run, token = store.create_run(_new_run())
-    store.conn.execute("UPDATE runs SET lease_token = 'someone-else' WHERE id = ?", (run.id,))
+    run, lease = store.create_run(_new_run())
+    store.db.execute("UPDATE runs SET lease_token = 'someone-else' WHERE id = ?", (run.id,))
     with pytest.raises(LeaseLost):
-        store.begin_step(run.id, token, 1, turn(text("x")), 1)
+        store.begin_step(lease, 1, turn(text("x")), 1)
     assert store.steps(run.id) == []
     assert store.get_run(run.id).usage.total == 0
 
 
 def test_step_and_run_totals_are_written_in_one_transaction(store: Store) -> None:
-    run, token = store.create_run(_new_run())
-    store.begin_step(run.id, token, 1, turn(text("a"), usage=(10, 2), cache=(3, 4)), 1)
-    store.complete_step(run.id, token, 1, None)
-    store.begin_step(run.id, token, 2, turn(text("b"), usage=(20, 5)), 1)
+    run, lease = store.create_run(_new_run())
+    store.begin_step(lease, 1, turn(text("a"), usage=(10, 2), cache=(3, 4)), 1)
+    store.complete_step(lease, 1, None)
+    store.begin_step(lease, 2, turn(text("b"), usage=(20, 5)), 1)
     again = store.get_run(run.id)
     assert again.usage.total_input == 10 + 3 + 4 + 20 and again.usage.output_tokens == 7
     with pytest.raises(sqlite3.IntegrityError):
-        store.begin_step(run.id, token, 2, turn(text("dup")), 1)
+        store.begin_step(lease, 2, turn(text("dup")), 1)
     assert store.get_run(run.id).usage == again.usage  # the failed write added nothing
 
 
 def test_events_are_numbered_in_order_per_run(store: Store) -> None:
-    run, token = store.create_run(_new_run())
+    run, lease = store.create_run(_new_run())
     store.add_event(run.id, "a")
     store.add_event(run.id, "b")
     assert [(e.seq, e.kind) for e in store.events(run.id)] == [
@@ -184,9 +186,9 @@ def test_events_are_numbered_in_order_per_run(store: Store) -> None:
 
 
 def test_latest_unfinished_skips_done_and_live_runs(store: Store) -> None:
-    run, token = store.create_run(_new_run())
+    run, lease = store.create_run(_new_run())
     assert store.latest_unfinished() is None  # driven by this live process
-    store.release(run.id, token, INTERRUPTED, "test")
+    store.release(lease, INTERRUPTED, "test")
     found = store.latest_unfinished()
     assert found is not None and found.id == run.id
 
@@ -194,9 +196,121 @@ def test_latest_unfinished_skips_done_and_live_runs(store: Store) -> None:
 def test_a_finished_run_cannot_be_claimed_again(store: Store) -> None:
     from dayflow.errors import RunAlreadyDone
 
-    run, token = store.create_run(_new_run())
-    store.begin_step(run.id, token, 1, turn(text("brief")), 1)
-    store.complete_step(run.id, token, 1, None, final_text="brief")
+    run, lease = store.create_run(_new_run())
+    store.begin_step(lease, 1, turn(text("brief")), 1)
+    store.complete_step(lease, 1, None, final_text="brief")
     with pytest.raises(RunAlreadyDone):
         store.claim(run.id)
     assert store.get_run(run.id).status == "done"
+
+
+# ------------------------------------------------------------------------------ the face
+
+
+def test_a_postgresql_target_without_its_backend_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the PostgreSQL backend cannot be imported, a postgresql:// target is refused with
+    a StoreError (exit 4) naming it, and nothing is created on disk, even from the CLI, whose
+    path option folds the URL's double slash."""
+    from dayflow.store import is_postgres_target
+    from tests.harness import invoke
+
+    monkeypatch.setitem(sys.modules, "dayflow.store.postgres", None)  # import fails
+    with pytest.raises(StoreError, match="PostgreSQL support is not available"):
+        open_store("postgresql://postgres@127.0.0.1:5432/test")
+    assert is_postgres_target(Path("postgresql://u@h/db")) and not is_postgres_target("pg.db")
+    res = invoke(tmp_path / "unused.db", lambda *a: None, "runs", "--db", "postgresql://h/db")
+    assert res.code == 4 and "PostgreSQL support is not available" in res.err
+    assert res.err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_shared_sql_translates_to_the_format_paramstyle_outside_quotes() -> None:
+    from dayflow.store.sql import qmark_to_format
+
+    sql = "SELECT '?', x FROM t WHERE a = ? AND b LIKE ? ESCAPE '\\' AND c = '%'"
+    assert qmark_to_format(sql) == (
+        "SELECT '?', x FROM t WHERE a = %s AND b LIKE %s ESCAPE '\\' AND c = '%%'"
+    )
+
+
+def test_no_module_outside_the_store_package_speaks_sql() -> None:
+    """The store's face is the only way to the rows: no statement text, no connection."""
+    root = Path(__file__).resolve().parents[1] / "dayflow"
+    sql = re.compile(
+        r"\b(conn|db|cur|cursor)\.execute\(|\.conn\b"
+        r"|\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b"
+    )
+    offenders = [
+        f"{path.relative_to(root)}:{n}"
+        for path in sorted(root.rglob("*.py"))
+        if "store" not in path.relative_to(root).parts[:1]
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if sql.search(line)
+    ]
+    assert offenders == []
+
+
+def test_a_step_comes_back_with_its_stop_details_decoded(store: Store) -> None:
+    run, lease = store.create_run(_new_run())
+    details = {"type": "refusal", "category": "cyber", "explanation": "no"}
+    refusal = replace(turn(text("I can't")), stop_reason="refusal", stop_details=details)
+    store.begin_step(lease, 1, refusal, 1)
+    step = store.last_step(run.id)
+    assert step is not None and step.stop_details == details
+    assert step.assistant == [{"type": "text", "text": "I can't"}]
+
+
+def test_an_upgraded_database_finds_stop_details_its_events_kept(db_path: Path) -> None:
+    """Before 0004 a step's stop_details lived only in its response event: the migration
+    copies them to the step, so a pending refusal resumed after an upgrade still explains."""
+    details = {"type": "refusal", "category": "cyber", "explanation": "no"}
+    with open_store(db_path) as s:
+        run, lease = s.create_run(_new_run())
+        refusal = replace(turn(text("no")), stop_reason="refusal", stop_details=details)
+        s.begin_step(lease, 1, refusal, 1)
+        s.begin_step(lease, 2, turn(text("plain")), 1)
+    conn = sqlite3.connect(db_path)  # back to the schema before 0004
+    conn.execute("ALTER TABLE steps DROP COLUMN stop_details_json")
+    conn.execute("DELETE FROM schema_migrations WHERE name = '0004_step_stop_details'")
+    conn.commit()
+    conn.close()
+    with open_store(db_path) as s:
+        assert [step.stop_details for step in s.steps(run.id)] == [details, None]
+        assert s.upkeep.schema_version() == MIGRATIONS[-1][0]
+
+
+def test_run_settings_round_trip_and_old_rows_take_the_defaults(store: Store) -> None:
+    settings = RunSettings(tz="Asia/Tokyo", inbox="/x/inbox.json", sample="large", compact_at=0)
+    assert RunSettings.from_json(settings.to_json()) == settings
+    old = RunSettings.from_json({"tz": None, "inbox": None, "newer_key": 1})
+    assert old == RunSettings()
+    run, _ = store.create_run(replace(_new_run(), settings=settings))
+    assert store.get_run(run.id).settings == settings
+
+
+def test_every_write_of_a_driver_is_fenced_by_its_lease(store: Store) -> None:
+    run, lease = store.create_run(_new_run())
+    store.begin_step(lease, 1, turn(text("x")), 1)
+    stale = Lease(run.id, "not-the-token")
+    writes = [
+        lambda: store.complete_step(stale, 1, None),
+        lambda: store.save_effect(stale, 1, "k", "create_task", lambda: ("{}", False)),
+        lambda: store.update_limits(stale, max_steps=99),
+        lambda: store.release(stale, INTERRUPTED),
+        lambda: store.add_compaction(
+            stale,
+            before_step=2,
+            through_step=1,
+            summary={"role": "user", "content": "s"},
+            tokens_before=2,
+            tokens_after=1,
+        ),
+    ]
+    for write in writes:
+        with pytest.raises(LeaseLost):
+            write()
+    assert store.get_run(run.id).max_steps == _new_run().max_steps
+    assert store.effects(run.id) == [] and store.latest_compaction(run.id) is None
+    assert [s.state for s in store.steps(run.id)] == ["pending"]

@@ -1,4 +1,4 @@
-"""The ordered, append-only list of named schema migrations.
+"""SQLite's schema: the ordered, append-only list of named migrations.
 
 Each migration runs in the same transaction as the row that records it, so a kill during an
 upgrade leaves either the old schema or the new one, never half of it. Never edit or reorder an
@@ -8,11 +8,15 @@ entry that has shipped: add a new one at the end.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
-from dayflow.db import APPLICATION_ID, transaction
 from dayflow.errors import StoreError
 
 __all__ = ["APPLICATION_ID", "MIGRATIONS", "migrate", "schema_version"]
+
+# PRAGMA application_id marks a file as Dayflow's ("DAYF").
+APPLICATION_ID = 0x44415946
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -139,6 +143,21 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE runs ADD COLUMN redacted_at TEXT;
         """,
     ),
+    (
+        # A step keeps its response's stop_details (a refusal's category and explanation)
+        # beside the response itself; older steps had them only in their response event.
+        "0004_step_stop_details",
+        """
+        ALTER TABLE steps ADD COLUMN stop_details_json TEXT;
+        UPDATE steps SET stop_details_json = (
+            SELECT json_extract(e.detail_json, '$.stop_details') FROM events e
+            WHERE e.run_id = steps.run_id AND e.kind = 'response_committed'
+            AND json_extract(e.detail_json, '$.step') = steps.n
+            AND json_type(e.detail_json, '$.stop_details') = 'object'
+            ORDER BY e.seq DESC LIMIT 1
+        );
+        """,
+    ),
 ]
 
 
@@ -146,7 +165,11 @@ def _applied(conn: sqlite3.Connection) -> list[str]:
     return [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY rowid")]
 
 
-def migrate(conn: sqlite3.Connection, path: str) -> None:
+def migrate(
+    conn: sqlite3.Connection,
+    path: str,
+    transaction: Callable[[], AbstractContextManager[None]],
+) -> None:
     """Bring the schema up to date, or refuse a file that is not (or no longer) ours."""
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -166,7 +189,7 @@ def migrate(conn: sqlite3.Connection, path: str) -> None:
         if applied == known:
             return
     for name, sql in MIGRATIONS:
-        with transaction(conn):
+        with transaction():
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
                 "name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)"

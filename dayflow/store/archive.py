@@ -1,23 +1,25 @@
-"""Fork, gc and doctor: the store's writes that act on a run's history rather than drive it."""
+"""Fork, gc and doctor: the writes that act on a run's history rather than drive it."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Collection
 from typing import Any
 
 from dayflow.errors import RunPruned, StoreError
 from dayflow.models import DONE, FAILED, INTERRUPTED, RUNNING, STOPPED, Run, Usage
-from dayflow.store_rows import _RUN_SELECT, _dump
-from dayflow.store_runs import NewRun, RunStore, not_continuable
+from dayflow.store.context import StoreContext
+from dayflow.store.events import EventLog
+from dayflow.store.leases import Leases
+from dayflow.store.rows import RUN_SELECT, dump
+from dayflow.store.runs import Runs
+from dayflow.store.sql import Row, one, scalar
+from dayflow.store.values import PRUNED_MARK, REDACTED_MARK, Lease, NewRun, not_continuable
 
-PRUNED_MARK = "(pruned by gc)"
-REDACTED_MARK = "[redacted]"
 
-
-class HistoryMixin(RunStore):
-    """Fork, gc (prune, redact, vacuum) and doctor (checks and repairs) for `Store`."""
+class History:
+    def __init__(self, ctx: StoreContext, runs: Runs, leases: Leases, events: EventLog) -> None:
+        self._ctx, self._runs, self._leases, self._events = ctx, runs, leases, events
 
     def create_fork(
         self,
@@ -27,22 +29,24 @@ class HistoryMixin(RunStore):
         model: str,
         max_steps: int | None = None,
         budget: int | None = None,
-    ) -> tuple[Run, str]:
+    ) -> tuple[Run, Lease]:
         """Create a run claimed by this process whose history is the parent's first
         `from_step` steps, with their saved tool effects and the compactions made before them,
         all in one transaction. The copies count 0 tokens: the fork did not pay for them, so
         its totals still equal the sum of its steps and its budget counts only its own calls."""
-        with self._tx():
-            parent = self.get_run(parent_id)
+        db = self._ctx.db
+        with db.transaction():
+            parent = self._runs.get(parent_id)
             if from_step and (parent.pruned_at or parent.redacted_at):
                 raise RunPruned(not_continuable(parent.id, parent.pruned_at, parent.redacted_at))
-            copied = self.conn.execute(
+            copied = scalar(
+                db,
                 "SELECT COUNT(*) FROM steps WHERE run_id = ? AND n <= ? AND state != 'pending'",
                 (parent.id, from_step),
-            ).fetchone()[0]
+            )
             if copied != from_step:
                 raise StoreError(f"run {parent.id} has no committed step {from_step}")
-            run, token = self.create_run(
+            run, lease = self._runs.create(
                 NewRun(
                     model=model,
                     brief_date=parent.brief_date,
@@ -59,16 +63,17 @@ class HistoryMixin(RunStore):
                 )
             )
             args = (run.id, parent.id, from_step)
-            self.conn.execute(
+            db.execute(
                 """INSERT INTO steps (run_id, n, state, stop_reason, assistant_json,
-                   tool_results_json, input_tokens, output_tokens, cache_creation_tokens,
-                   cache_read_tokens, request_id, duration_ms, pid, created_at, completed_at)
-                   SELECT ?, n, state, stop_reason, assistant_json, tool_results_json, 0, 0, 0, 0,
-                   request_id, NULL, NULL, created_at, completed_at
-                   FROM steps WHERE run_id = ? AND n <= ?""",
+                   tool_results_json, stop_details_json, input_tokens, output_tokens,
+                   cache_creation_tokens, cache_read_tokens, request_id, duration_ms, pid,
+                   created_at, completed_at)
+                   SELECT ?, n, state, stop_reason, assistant_json, tool_results_json,
+                   stop_details_json, 0, 0, 0, 0, request_id, NULL, NULL, created_at,
+                   completed_at FROM steps WHERE run_id = ? AND n <= ?""",
                 args,
             )
-            self.conn.execute(
+            db.execute(
                 """INSERT INTO tool_effects (run_id, tool_use_id, step_n, tool_name,
                    idempotency_key, content, is_error, created_at)
                    SELECT ?, tool_use_id, step_n, tool_name, idempotency_key, content, is_error,
@@ -76,7 +81,7 @@ class HistoryMixin(RunStore):
                 args,
             )
             # Only compactions made before a call the fork keeps: the fork decides its own next.
-            self.conn.execute(
+            db.execute(
                 """INSERT INTO compactions (run_id, seq, before_step, through_step, summary_json,
                    tokens_before, tokens_after, created_at)
                    SELECT ?, seq, before_step, through_step, summary_json, tokens_before,
@@ -84,11 +89,11 @@ class HistoryMixin(RunStore):
                    WHERE run_id = ? AND before_step <= ?""",
                 args,
             )
-            self.add_event(
+            self._events.add(
                 run.id, "run_forked", {"parent": parent.id, "step": from_step, "model": model}
             )
-            self.add_event(parent.id, "run_forked", {"fork": run.id, "step": from_step})
-        return self.get_run(run.id), token
+            self._events.add(parent.id, "run_forked", {"fork": run.id, "step": from_step})
+        return self._runs.get(run.id), lease
 
     def prune_run(self, run_id: str, *, unfinished: bool = False, note: Any = None) -> bool:
         """Blank a finished run's payloads and keep its tombstone: the runs row (status, dates,
@@ -97,11 +102,12 @@ class HistoryMixin(RunStore):
         the events without their details. Tasks and idempotency keys are never touched.
         Returns False, changing nothing, when the run no longer qualifies (pruned already, or
         being driven; or unfinished and `unfinished` is not set)."""
-        with self._tx():
+        db = self._ctx.db
+        with db.transaction():
             row = self._prunable(run_id, unfinished)
             if row is None or row["pruned_at"]:
                 return False
-            for n, assistant in self.conn.execute(
+            for n, assistant in db.execute(
                 "SELECT n, assistant_json FROM steps WHERE run_id = ?", (run_id,)
             ).fetchall():
                 skeleton: list[dict[str, Any]] = [
@@ -114,19 +120,19 @@ class HistoryMixin(RunStore):
                     for b in json.loads(assistant)
                     if isinstance(b, dict) and b.get("type") == "tool_use"
                 ]
-                self.conn.execute(
-                    "UPDATE steps SET assistant_json = ?, tool_results_json = NULL "
-                    "WHERE run_id = ? AND n = ?",
-                    (_dump(skeleton), run_id, n),
+                db.execute(
+                    "UPDATE steps SET assistant_json = ?, tool_results_json = NULL, "
+                    "stop_details_json = NULL WHERE run_id = ? AND n = ?",
+                    (dump(skeleton), run_id, n),
                 )
-            self.conn.execute("UPDATE tool_effects SET content = '' WHERE run_id = ?", (run_id,))
-            self.conn.execute("UPDATE events SET detail_json = '{}' WHERE run_id = ?", (run_id,))
-            self.conn.execute(
+            db.execute("UPDATE tool_effects SET content = '' WHERE run_id = ?", (run_id,))
+            db.execute("UPDATE events SET detail_json = '{}' WHERE run_id = ?", (run_id,))
+            db.execute(
                 "UPDATE compactions SET summary_json = ? WHERE run_id = ?",
-                (_dump({"role": "user", "content": PRUNED_MARK}), run_id),
+                (dump({"role": "user", "content": PRUNED_MARK}), run_id),
             )
             self._tombstone(row, "pruned_at")
-            self.add_event(run_id, "run_pruned", {"gc": note})
+            self._events.add(run_id, "run_pruned", {"gc": note})
         return True
 
     def redact_run(
@@ -135,11 +141,12 @@ class HistoryMixin(RunStore):
         """Replace the content of every result of `tools` (in the step rows and the saved
         effects) with REDACTED_MARK, keeping everything else. False when the run does not
         qualify (pruned or redacted already, being driven, or unfinished)."""
-        with self._tx():
+        db = self._ctx.db
+        with db.transaction():
             row = self._prunable(run_id, unfinished)
             if row is None or row["pruned_at"] or row["redacted_at"]:
                 return False
-            for n, assistant, results in self.conn.execute(
+            for n, assistant, results in db.execute(
                 "SELECT n, assistant_json, tool_results_json FROM steps "
                 "WHERE run_id = ? AND tool_results_json IS NOT NULL",
                 (run_id,),
@@ -153,53 +160,40 @@ class HistoryMixin(RunStore):
                 for block in blocks:
                     if isinstance(block, dict) and names.get(block.get("tool_use_id")) in tools:
                         block["content"] = REDACTED_MARK
-                self.conn.execute(
+                db.execute(
                     "UPDATE steps SET tool_results_json = ? WHERE run_id = ? AND n = ?",
-                    (_dump(blocks), run_id, n),
+                    (dump(blocks), run_id, n),
                 )
             marks = ",".join("?" * len(tools))
-            self.conn.execute(
+            db.execute(
                 f"UPDATE tool_effects SET content = ? WHERE run_id = ? AND tool_name IN ({marks})",
                 (REDACTED_MARK, run_id, *tools),
             )
             self._tombstone(row, "redacted_at")
-            self.add_event(run_id, "run_redacted", {"gc": note, "tools": sorted(tools)})
+            self._events.add(run_id, "run_redacted", {"gc": note, "tools": sorted(tools)})
         return True
 
-    def _prunable(self, run_id: str, unfinished: bool) -> sqlite3.Row | None:
-        row = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
-        if row is None or (row["status"] == RUNNING and self._owner_alive(row)):
+    def _prunable(self, run_id: str, unfinished: bool) -> Row | None:
+        db = self._ctx.db
+        row = one(db, "SELECT * FROM runs WHERE id = ?" + db.dialect.lock_row, (run_id,))
+        if row is None or (row["status"] == RUNNING and self._leases.owner_alive(row)):
             return None
         if row["status"] not in (DONE, FAILED, STOPPED) and not unfinished:
             return None
         return row
 
-    def _tombstone(self, row: sqlite3.Row, column: str) -> None:
+    def _tombstone(self, row: Row, column: str) -> None:
         # A run whose driver is gone is left 'interrupted' with no lease: nothing may claim it.
         status = INTERRUPTED if row["status"] == RUNNING else row["status"]
-        self.conn.execute(
+        self._ctx.db.execute(
             f"UPDATE runs SET {column} = ?, status = ?, lease_token = NULL, "
             "lease_expires_at = NULL WHERE id = ?",
-            (self._now(), status, row["id"]),
+            (self._ctx.now(), status, row["id"]),
         )
-
-    def vacuum(self) -> None:
-        """Rewrite the file without its free pages and fold the WAL back into it (no
-        transaction may be open: VACUUM cannot run inside one)."""
-        self.conn.execute("VACUUM")
-        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-    def integrity_problems(self) -> list[str]:
-        """What SQLite's integrity and foreign-key checks report; empty when both pass."""
-        found = [str(r[0]) for r in self.conn.execute("PRAGMA integrity_check")]
-        problems = [] if found == ["ok"] else found
-        for r in self.conn.execute("PRAGMA foreign_key_check"):
-            problems.append(f"{r[0]} row {r[1]} points at a missing {r[2]} row")
-        return problems
 
     def totals_mismatches(self) -> list[tuple[str, Usage, Usage]]:
         """(run id, the run's totals, the sum of its step rows) wherever the two differ."""
-        rows = self.conn.execute(
+        rows = self._ctx.db.execute(
             """SELECT r.id, r.input_tokens, r.output_tokens, r.cache_creation_tokens,
                r.cache_read_tokens, COALESCE(SUM(s.input_tokens), 0),
                COALESCE(SUM(s.output_tokens), 0), COALESCE(SUM(s.cache_creation_tokens), 0),
@@ -209,7 +203,8 @@ class HistoryMixin(RunStore):
         )
         out = []
         for r in rows:
-            totals, sums = Usage(*r[1:5]), Usage(*r[5:9])
+            totals = Usage(*(int(v) for v in tuple(r)[1:5]))
+            sums = Usage(*(int(v) for v in tuple(r)[5:9]))
             if totals != sums:
                 out.append((r[0], totals, sums))
         return out
@@ -217,32 +212,36 @@ class HistoryMixin(RunStore):
     def stale_leases(self) -> list[Run]:
         """Runs stored as running whose driving process is gone (lease expired, or the
         process no longer exists on this host)."""
-        rows = self.conn.execute(_RUN_SELECT + " WHERE r.status = 'running'").fetchall()
-        return [self._run(r) for r in rows if not self._owner_alive(r)]
+        rows = self._ctx.db.execute(RUN_SELECT + " WHERE r.status = 'running'").fetchall()
+        return [self._leases.run(r) for r in rows if not self._leases.owner_alive(r)]
 
     def release_stale(self, run_id: str) -> bool:
         """Mark a run whose driver is gone 'interrupted' and drop its lease; False (and no
         change) if a live process drives it by now."""
-        with self._tx():
-            row = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
-            if row is None or row["status"] != RUNNING or self._owner_alive(row):
+        db = self._ctx.db
+        with db.transaction():
+            row = one(db, "SELECT * FROM runs WHERE id = ?" + db.dialect.lock_row, (run_id,))
+            if row is None or row["status"] != RUNNING or self._leases.owner_alive(row):
                 return False
-            self.conn.execute(
+            db.execute(
                 "UPDATE runs SET status = 'interrupted', lease_token = NULL, "
                 "lease_expires_at = NULL, updated_at = ? WHERE id = ?",
-                (self._now(), run_id),
+                (self._ctx.now(), run_id),
             )
-            self.add_event(run_id, "lease_released", {"from_pid": row["owner_pid"], "by": "doctor"})
+            self._events.add(
+                run_id, "lease_released", {"from_pid": row["owner_pid"], "by": "doctor"}
+            )
         return True
 
     def recompute_totals(self, run_id: str) -> tuple[Usage, Usage]:
         """Set a run's totals to the sum of its steps; the old totals go into the event log
         (`totals_recomputed`) so the evidence of the disagreement is kept."""
-        with self._tx():
+        db = self._ctx.db
+        with db.transaction():
             found = [m for m in self.totals_mismatches() if m[0] == run_id]
             old, new = (found[0][1], found[0][2]) if found else (Usage(), Usage())
             if found:
-                self.conn.execute(
+                db.execute(
                     """UPDATE runs SET input_tokens = ?, output_tokens = ?,
                        cache_creation_tokens = ?, cache_read_tokens = ? WHERE id = ?""",
                     (
@@ -253,7 +252,7 @@ class HistoryMixin(RunStore):
                         run_id,
                     ),
                 )
-                self.add_event(
+                self._events.add(
                     run_id, "totals_recomputed", {"old": old.to_json(), "new": new.to_json()}
                 )
         return old, new

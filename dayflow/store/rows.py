@@ -3,30 +3,31 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
-from dayflow.models import Run, Step, Task, ToolEffect, Usage
+from dayflow.models import Run, RunSettings, Step, Task, ToolEffect, Usage
+from dayflow.store.sql import Row
 
 # Steps are numbered 1..n without gaps, so MAX(n) (one seek on the primary key) is the count.
-_RUN_SELECT = (
+RUN_SELECT = (
     "SELECT r.*, COALESCE((SELECT MAX(n) FROM steps s WHERE s.run_id = r.id), 0) AS step_count"
     " FROM runs r"
 )
 
 
-def _dump(value: Any) -> str:
-    # Compact and key-order preserving: the stored text is what goes back on the wire.
+def dump(value: Any) -> str:
+    """Compact and key-order preserving: the stored text is what goes back on the wire."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _like_prefix(prefix: str) -> str:
+def like_prefix(prefix: str) -> str:
+    """A LIKE pattern (with ESCAPE '\\') matching strings that start with `prefix`."""
     escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return escaped + "%"
 
 
-def _run_row(row: sqlite3.Row, status: str) -> Run:
-    """The run in `row` (selected with `_RUN_SELECT`), showing `status` as its status."""
+def run_row(row: Row, status: str) -> Run:
+    """The run in `row` (selected with `RUN_SELECT`), showing `status` as its status."""
     return Run(
         id=row["id"],
         status=status,
@@ -44,7 +45,7 @@ def _run_row(row: sqlite3.Row, status: str) -> Run:
         budget=row["budget"],
         task_cap=row["task_cap"],
         steps=row["step_count"],
-        usage=_usage(row),
+        usage=usage(row),
         model_calls=row["step_count"],
         final_text=row["final_text"],
         reason=row["reason"],
@@ -54,7 +55,7 @@ def _run_row(row: sqlite3.Row, status: str) -> Run:
         owner_host=row["owner_host"],
         lease_expires_at=row["lease_expires_at"],
         version=row["version"],
-        settings=json.loads(row["settings_json"]),
+        settings=RunSettings.from_json(json.loads(row["settings_json"])),
         parent_run_id=row["parent_run_id"],
         forked_at_step=row["forked_at_step"],
         pruned_at=row["pruned_at"],
@@ -62,7 +63,7 @@ def _run_row(row: sqlite3.Row, status: str) -> Run:
     )
 
 
-def _usage(row: sqlite3.Row) -> Usage:
+def usage(row: Row) -> Usage:
     """A run's totals or a step's usage: both rows name the four parts alike."""
     return Usage(
         row["input_tokens"],
@@ -72,7 +73,8 @@ def _usage(row: sqlite3.Row) -> Usage:
     )
 
 
-def _step(r: sqlite3.Row) -> Step:
+def step_row(r: Row) -> Step:
+    details = r["stop_details_json"]
     return Step(
         run_id=r["run_id"],
         n=r["n"],
@@ -80,16 +82,17 @@ def _step(r: sqlite3.Row) -> Step:
         stop_reason=r["stop_reason"],
         assistant=json.loads(r["assistant_json"]),
         tool_results=None if r["tool_results_json"] is None else json.loads(r["tool_results_json"]),
-        usage=_usage(r),
+        usage=usage(r),
         request_id=r["request_id"],
         duration_ms=r["duration_ms"],
         pid=r["pid"],
         created_at=r["created_at"],
         completed_at=r["completed_at"],
+        stop_details=None if details is None else json.loads(details),
     )
 
 
-def _effect(r: sqlite3.Row) -> ToolEffect:
+def effect_row(r: Row) -> ToolEffect:
     return ToolEffect(
         r["run_id"],
         r["tool_use_id"],
@@ -101,7 +104,7 @@ def _effect(r: sqlite3.Row) -> ToolEffect:
     )
 
 
-def _task(r: sqlite3.Row) -> Task:
+def task_row(r: Row) -> Task:
     return Task(
         id=r["id"],
         title=r["title"],

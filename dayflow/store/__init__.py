@@ -1,0 +1,95 @@
+"""The store: the only package that reads and writes rows. Everything it returns is a plain
+dataclass (`dayflow.models`) or one of the values below.
+
+    store = open_store(target)          # a path: SQLite; postgresql://...: PostgreSQL
+
+Its face is a few protocols (`face.py`), one per kind of caller: `RunLog` for the loop,
+`TaskBook` for the tools and `dayflow tasks`, `Archive` for the history commands, `Upkeep` for
+what only one engine can do. Inside, one composition (`composed.SqlStore`) of small parts, each
+owning one concept, runs one set of shared SQL (`sql.py` says how it stays portable) over a
+`Database` from the backend module the target picks.
+
+Adding a backend: a module (e.g. `postgres.py`) with `open_backend(target, *, durability) ->
+(Database, Upkeep)`, its schema and its `Dialect`; `open_store` below picks it by the target.
+Nothing above the store changes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from dayflow.clock import Clock, SystemClock
+from dayflow.errors import StoreError
+from dayflow.store.composed import SqlStore
+from dayflow.store.face import Archive, RunLog, Store, TaskBook, Upkeep
+from dayflow.store.sqlite import DatabaseError
+from dayflow.store.values import (
+    LEASE_TTL,
+    PRUNED_MARK,
+    REDACTED_MARK,
+    Lease,
+    NewRun,
+    Owner,
+    UpkeepFinding,
+    not_continuable,
+    process_alive,
+    process_start,
+    task_id,
+)
+
+__all__ = [
+    "LEASE_TTL",
+    "PRUNED_MARK",
+    "REDACTED_MARK",
+    "Archive",
+    "DatabaseError",
+    "Lease",
+    "NewRun",
+    "Owner",
+    "RunLog",
+    "Store",
+    "TaskBook",
+    "Upkeep",
+    "UpkeepFinding",
+    "is_postgres_target",
+    "not_continuable",
+    "open_store",
+    "process_alive",
+    "process_start",
+    "task_id",
+]
+
+# "postgresql:/" too: a URL that went through pathlib.Path lost one of its slashes.
+_POSTGRES = re.compile(r"^postgres(?:ql)?:/", re.IGNORECASE)
+
+
+def is_postgres_target(target: str | Path) -> bool:
+    """Whether `target` names a PostgreSQL database rather than a SQLite file."""
+    return bool(_POSTGRES.match(str(target)))
+
+
+def open_store(
+    target: str | Path,
+    *,
+    clock: Clock | None = None,
+    owner: Owner | None = None,
+    durability: str = "NORMAL",
+) -> Store:
+    """Open the store at `target` (a SQLite file path, created owner-only if missing, or a
+    `postgresql://` URL), its schema brought up to date."""
+    if is_postgres_target(target):
+        url = re.sub(r"^(postgres(?:ql)?):/+", r"\1://", str(target), flags=re.IGNORECASE)
+        try:
+            from dayflow.store import postgres  # type: ignore[attr-defined,unused-ignore]
+        except ImportError as exc:
+            raise StoreError(
+                "PostgreSQL support is not available in this Dayflow "
+                f"({exc}); use a SQLite file path for --db / DAYFLOW_DB"
+            ) from None
+        db, upkeep = postgres.open_backend(url, durability=durability)
+    else:
+        from dayflow.store import sqlite
+
+        db, upkeep = sqlite.open_backend(Path(target).expanduser(), durability=durability)
+    return SqlStore(db, upkeep, clock=clock or SystemClock(), owner=owner or Owner.current())

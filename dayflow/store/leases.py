@@ -1,0 +1,131 @@
+"""Leases: which process drives a run, and the one check every driver's write makes.
+
+A run's driver is alive if its lease is unexpired and, on this host, its process still exists.
+Every write a driver makes goes through `Leases.hold` in the same transaction: one UPDATE that
+both checks that the lease's token still owns the run and renews it (on PostgreSQL the UPDATE
+also locks the run row to the end of the transaction, so a takeover waits for the write in
+flight). A write whose token no longer owns the run raises `LeaseLost` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from dayflow.errors import LeaseLost, RunAlreadyDone, RunBusy, RunNotFound, RunPruned
+from dayflow.models import DONE, INTERRUPTED, RUNNING, Run
+from dayflow.store.context import StoreContext
+from dayflow.store.events import EventLog
+from dayflow.store.rows import run_row
+from dayflow.store.sql import Row, one
+from dayflow.store.values import Lease, not_continuable, process_alive
+
+
+class Leases:
+    def __init__(self, ctx: StoreContext, events: EventLog) -> None:
+        self._ctx, self._events = ctx, events
+
+    def hold(
+        self,
+        lease: Lease,
+        assignments: str = "",
+        args: Sequence[Any] = (),
+        *,
+        renew: bool = True,
+    ) -> None:
+        """Raise LeaseLost unless `lease` still owns its run, renewing it (unless not `renew`);
+        `assignments` ("col = ?, ", fixed text) are made by the same UPDATE. Call inside a
+        write transaction."""
+        ctx = self._ctx
+        renewal = "lease_expires_at = ?, " if renew else ""
+        cur = ctx.db.execute(
+            f"UPDATE runs SET {assignments}{renewal}updated_at = ? "
+            "WHERE id = ? AND lease_token = ? AND status = 'running'",
+            (*args, *([ctx.lease_expiry()] if renew else []), ctx.now(), lease.run_id, lease.token),
+        )
+        if cur.rowcount != 1:
+            raise LeaseLost(f"run {lease.run_id} was taken over by another process; stopping here")
+
+    def claim(self, run_id: str) -> Lease:
+        """Take the run for this process, or raise RunBusy (or why it cannot be driven).
+
+        The check and the take-over happen in one write transaction, and the UPDATE is
+        conditional on the version read, so of N processes claiming at once exactly one wins.
+        """
+        ctx = self._ctx
+        token = secrets.token_hex(8)
+        with ctx.db.transaction():
+            locked = "SELECT * FROM runs WHERE id = ?" + ctx.db.dialect.lock_row
+            row = one(ctx.db, locked, (run_id,))
+            if row is None:
+                raise RunNotFound(f"no run {run_id!r}")
+            if row["status"] == DONE:
+                raise RunAlreadyDone(f"run {run_id} is already done")
+            if row["status"] == RUNNING and self.owner_alive(row):
+                raise RunBusy(
+                    f"run {run_id} is being driven by pid {row['owner_pid']} on host "
+                    f"{row['owner_host']}; wait for it to finish"
+                )
+            if row["pruned_at"] or row["redacted_at"]:
+                raise RunPruned(not_continuable(run_id, row["pruned_at"], row["redacted_at"]))
+            previous = row["owner_pid"] if row["status"] == RUNNING else None
+            owner = ctx.owner
+            cur = ctx.db.execute(
+                """UPDATE runs SET status = 'running', owner_pid = ?, owner_host = ?,
+                   owner_started = ?, lease_token = ?, lease_expires_at = ?, updated_at = ?,
+                   version = version + 1
+                   WHERE id = ? AND version = ?""",
+                (
+                    owner.pid,
+                    owner.host,
+                    owner.started,
+                    token,
+                    ctx.lease_expiry(),
+                    ctx.now(),
+                    run_id,
+                    row["version"],
+                ),
+            )
+            if cur.rowcount != 1:  # pragma: no cover - the write lock makes this unreachable
+                raise RunBusy(f"run {run_id} was claimed by another process")
+            if previous is not None:
+                self._events.add(run_id, "lease_taken_over", {"from_pid": previous})
+        return Lease(run_id, token)
+
+    def release(
+        self,
+        lease: Lease,
+        status: str,
+        reason: str | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        """End this process's claim, leaving the run `status` (failed/stopped/interrupted)."""
+        with self._ctx.db.transaction():
+            self.hold(
+                lease,
+                "status = ?, reason = ?, request_id = ?, lease_token = NULL, "
+                "lease_expires_at = NULL, ",
+                (status, reason, request_id),
+                renew=False,
+            )
+            kind = {"failed": "run_failed", "stopped": "run_stopped"}.get(status, "run_released")
+            self._events.add(lease.run_id, kind, {"reason": reason, "request_id": request_id})
+
+    def owner_alive(self, row: Row) -> bool:
+        """Whether the process named in a runs row still drives it."""
+        if row["lease_token"] is None or row["lease_expires_at"] is None:
+            return False
+        if row["lease_expires_at"] < self._ctx.now():
+            return False
+        if row["owner_host"] == self._ctx.owner.host and row["owner_pid"] is not None:
+            return process_alive(row["owner_pid"], row["owner_started"])
+        return True
+
+    def run(self, row: Row) -> Run:
+        """The run in a `RUN_SELECT` row, shown `interrupted` when stored running with its
+        driver gone."""
+        status = row["status"]
+        if status == RUNNING and not self.owner_alive(row):
+            status = INTERRUPTED
+        return run_row(row, status)

@@ -1,0 +1,147 @@
+"""The runs table: creating, finding and listing runs, and changing a driven run's limits."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from dayflow.errors import AmbiguousRunId, RunNotFound
+from dayflow.models import INTERRUPTED, RUNNING, Run
+from dayflow.store.context import StoreContext
+from dayflow.store.events import EventLog
+from dayflow.store.leases import Leases
+from dayflow.store.rows import RUN_SELECT, dump
+from dayflow.store.sql import one
+from dayflow.store.values import Lease, NewRun
+
+
+class Runs:
+    def __init__(self, ctx: StoreContext, leases: Leases, events: EventLog) -> None:
+        self._ctx, self._leases, self._events = ctx, leases, events
+
+    def create(self, spec: NewRun) -> tuple[Run, Lease]:
+        """Insert a new run already claimed by this process."""
+        ctx = self._ctx
+        now = ctx.now()
+        token = secrets.token_hex(8)
+        with ctx.db.transaction():
+            run_id = self._new_id()
+            ctx.db.execute(
+                """INSERT INTO runs (id, status, model, brief_date, created_at, updated_at,
+                   system, tools_json, user_msg_json, max_tokens, max_steps, budget, task_cap,
+                   settings_json, parent_run_id, forked_at_step, owner_pid, owner_host,
+                   owner_started, lease_token, lease_expires_at, version)
+                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)""",
+                (
+                    run_id,
+                    RUNNING,
+                    spec.model,
+                    spec.brief_date,
+                    now,
+                    now,
+                    spec.system,
+                    dump(spec.tools),
+                    dump(spec.user_msg),
+                    spec.max_tokens,
+                    spec.max_steps,
+                    spec.budget,
+                    spec.task_cap,
+                    dump(spec.settings.to_json()),
+                    spec.parent_run_id,
+                    spec.forked_at_step,
+                    ctx.owner.pid,
+                    ctx.owner.host,
+                    ctx.owner.started,
+                    token,
+                    ctx.lease_expiry(),
+                ),
+            )
+            self._events.add(run_id, "run_started", {"model": spec.model, "date": spec.brief_date})
+        return self.get(run_id), Lease(run_id, token)
+
+    def _new_id(self) -> str:
+        while True:
+            run_id = secrets.token_hex(6)
+            if one(self._ctx.db, "SELECT 1 FROM runs WHERE id = ?", (run_id,)) is None:
+                return run_id
+
+    def get(self, run_id: str) -> Run:
+        row = one(self._ctx.db, RUN_SELECT + " WHERE r.id = ?", (run_id,))
+        if row is None:
+            raise RunNotFound(f"no run {run_id!r}")
+        return self._leases.run(row)
+
+    def find(self, prefix: str) -> Run:
+        """The run whose id is `prefix` or starts with it; errors on none or several."""
+        prefix = prefix.strip().lower()
+        if not prefix or not all(c in "0123456789abcdef" for c in prefix):
+            raise RunNotFound(f"{prefix!r} is not a run id (run ids are hex, see `dayflow runs`)")
+        rows = self._ctx.db.execute(
+            "SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
+            (prefix, prefix + "g"),
+        ).fetchall()
+        if not rows:
+            raise RunNotFound(f"no run matches {prefix!r} (see `dayflow runs`)")
+        if len(rows) > 1:
+            ids = ", ".join(r[0] for r in rows[:5])
+            raise AmbiguousRunId(f"{prefix!r} matches several runs ({ids}); give more characters")
+        return self.get(rows[0][0])
+
+    def list(
+        self, *, status: str | None = None, since: str | None = None, limit: int | None = 20
+    ) -> list[Run]:
+        """Runs newest first. `status` filters on the effective status."""
+        where: list[str] = []
+        args: list[Any] = []
+        if since:
+            where.append("r.created_at >= ?")
+            args.append(since)
+        if status in (RUNNING, INTERRUPTED):
+            where.append("r.status IN ('running','interrupted')")
+        elif status:
+            where.append("r.status = ?")
+            args.append(status)
+        sql = RUN_SELECT + (" WHERE " + " AND ".join(where) if where else "")
+        sql += self._newest_first()
+        db = self._ctx.db
+        if status in (RUNNING, INTERRUPTED):
+            runs = [self._leases.run(r) for r in db.execute(sql, args)]
+            runs = [r for r in runs if r.status == status]
+            return runs[:limit] if limit else runs
+        if limit:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return [self._leases.run(r) for r in db.execute(sql, args)]
+
+    def _newest_first(self) -> str:
+        return f" ORDER BY r.created_at DESC, r.{self._ctx.db.dialect.insertion_order} DESC"
+
+    def latest_unfinished(self, brief_date: str | None = None) -> Run | None:
+        """The newest run that is not done and not being driven right now."""
+        sql = RUN_SELECT + " WHERE r.status != 'done' AND r.pruned_at IS NULL"
+        sql += " AND r.redacted_at IS NULL"
+        args: list[Any] = []
+        if brief_date:
+            sql += " AND r.brief_date = ?"
+            args.append(brief_date)
+        for row in self._ctx.db.execute(sql + self._newest_first(), args):
+            run = self._leases.run(row)
+            if run.status != RUNNING:
+                return run
+        return None
+
+    def update_limits(
+        self,
+        lease: Lease,
+        *,
+        max_steps: int | None = None,
+        budget: int | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        """Raise (or set) a run's guards when it is resumed with new limits."""
+        changes = {"max_steps": max_steps, "budget": budget, "max_tokens": max_tokens}
+        # Column names come from the fixed dict above; the values are parameters.
+        given = {k: v for k, v in changes.items() if v is not None}
+        with self._ctx.db.transaction():
+            self._leases.hold(lease, "".join(f"{k} = ?, " for k in given), list(given.values()))
+            self._events.add(lease.run_id, "limits_changed", changes)

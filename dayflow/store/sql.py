@@ -1,0 +1,99 @@
+"""What the store's shared SQL runs on: a `Database` (one connection of some backend) and the
+few facts of its `Dialect`.
+
+The shared statements (runs, leases, steps, effects, tasks, events, history: every one that
+means the same on both engines) are written once, in qmark style (`?` placeholders), in the
+portable subset SQLite and PostgreSQL share: `ON CONFLICT ... DO NOTHING`, `COALESCE`,
+`LIKE ... ESCAPE '\\'`, `INSERT ... SELECT`, no `MAX(a, b)` scalar, no `rowid`. A backend whose
+driver wants another style (psycopg's `%s`) translates once per statement text with
+`qmark_to_format`, cached. Only what truly differs is asked of the `Dialect` (the few
+fragments below); everything else that is engine-specific (connecting, the schema, VACUUM,
+integrity checks, file permissions) lives in the backend's own module behind `Upkeep`.
+
+A backend plugs in by adding one module that builds a `Database` and an `Upkeep` and is chosen
+by `open_store` from the target (see `dayflow/store/__init__.py`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+# A result row: both `row["column"]` and `row[0]` must work (sqlite3.Row does; a psycopg
+# backend uses a row factory that gives the same).
+Row = Any
+
+
+class Cursor(Protocol):
+    @property
+    def rowcount(self) -> int: ...
+
+    def fetchone(self) -> Row | None: ...
+
+    def fetchall(self) -> list[Row]: ...
+
+    def __iter__(self) -> Iterator[Row]: ...
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The fragments of SQL that differ between engines."""
+
+    name: str
+    # Appended to the SELECT that checks a run's lease without writing it, so the row stays
+    # locked to the end of the transaction ("" where the whole database is locked anyway).
+    lock_row: str = ""
+    # The column that orders runs created in the same millisecond by insertion.
+    insertion_order: str = "rowid"
+
+
+class Database(Protocol):
+    """One connection: statements in qmark style, and one `transaction()` that nests (a
+    savepoint inside an open transaction) and rolls back on any exception, Ctrl-C included."""
+
+    dialect: Dialect
+    statements: int  # counters for the benchmarks: statements run, transactions begun
+    transactions: int
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor: ...
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+    @property
+    def in_transaction(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+@functools.lru_cache(maxsize=512)
+def qmark_to_format(sql: str) -> str:
+    """`?` placeholders as `%s` (and a literal `%` as `%%`), outside quoted strings."""
+    out: list[str] = []
+    quote: str | None = None
+    for ch in sql:
+        if quote is not None:
+            if ch == quote:
+                quote = None
+            out.append("%%" if ch == "%" else ch)
+        elif ch in ("'", '"'):
+            quote = ch
+            out.append(ch)
+        elif ch == "?":
+            out.append("%s")
+        elif ch == "%":
+            out.append("%%")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def one(db: Database, sql: str, args: Sequence[Any] = ()) -> Row | None:
+    return db.execute(sql, args).fetchone()
+
+
+def scalar(db: Database, sql: str, args: Sequence[Any] = ()) -> Any:
+    row = db.execute(sql, args).fetchone()
+    return None if row is None else row[0]

@@ -1,0 +1,279 @@
+"""Steps, their saved tool effects and the run's compactions: what the loop writes as it goes.
+
+Why the writes look the way they do (each is one short transaction, never open across a model
+or network call):
+
+- `begin` commits the model's response (assistant blocks, stop_reason, stop_details, usage,
+  added to the run's totals) the moment it arrives and before any tool runs: a paid response
+  is never lost.
+- `save_effect` commits one executed tool call's result, together with the local effect itself
+  (creating a task) when there is one: a kill either leaves neither or both, and a resume reuses
+  the saved result instead of running the tool again.
+- `complete` commits the step's tool results (or, for the last turn, the brief and the run's
+  end) once they are all assembled. From then on the results live in the step row only: a
+  successful effect keeps its name, key and ok flag, its content blanked in the same
+  transaction (each result is stored once); an error keeps its (short) message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from dayflow.errors import StoreError
+from dayflow.models import COMPLETE, DISCARDED, PENDING, Message, ModelResponse, Step, ToolEffect
+from dayflow.store.context import StoreContext
+from dayflow.store.events import EventLog
+from dayflow.store.leases import Leases
+from dayflow.store.rows import dump, effect_row, like_prefix, step_row
+from dayflow.store.sql import one
+from dayflow.store.values import Lease
+
+
+class Steps:
+    def __init__(self, ctx: StoreContext, leases: Leases, events: EventLog) -> None:
+        self._ctx, self._leases, self._events = ctx, leases, events
+
+    # ----------------------------------------------------------------------------- steps
+
+    def of(self, run_id: str, *, after: int = 0) -> list[Step]:
+        """The run's steps in order (only those after step `after`, when given)."""
+        rows = self._ctx.db.execute(
+            "SELECT * FROM steps WHERE run_id = ? AND n > ? ORDER BY n", (run_id, after)
+        ).fetchall()
+        return [step_row(r) for r in rows]
+
+    def last(self, run_id: str) -> Step | None:
+        """The run's newest step (one seek, whatever the length of the run)."""
+        row = one(
+            self._ctx.db, "SELECT * FROM steps WHERE run_id = ? ORDER BY n DESC LIMIT 1", (run_id,)
+        )
+        return None if row is None else step_row(row)
+
+    def begin(self, lease: Lease, n: int, response: ModelResponse, duration_ms: int) -> None:
+        """Commit a model response as pending step `n` and add its usage to the run."""
+        u = response.usage
+        ctx = self._ctx
+        run_id = lease.run_id
+        with ctx.db.transaction():
+            # The totals and the lease renewal in one UPDATE, fenced by the token.
+            self._leases.hold(
+                lease,
+                """input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+                   cache_creation_tokens = cache_creation_tokens + ?,
+                   cache_read_tokens = cache_read_tokens + ?,
+                   estimated = CASE WHEN ? = 1 THEN 1 ELSE estimated END, """,
+                (
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.cache_creation_input_tokens,
+                    u.cache_read_input_tokens,
+                    int(response.estimated),
+                ),
+            )
+            ctx.db.execute(
+                """INSERT INTO steps (run_id, n, state, stop_reason, assistant_json,
+                   stop_details_json, input_tokens, output_tokens, cache_creation_tokens,
+                   cache_read_tokens, request_id, duration_ms, pid, created_at)
+                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
+                (
+                    run_id,
+                    n,
+                    PENDING,
+                    response.stop_reason,
+                    dump(response.content),
+                    None if response.stop_details is None else dump(response.stop_details),
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.cache_creation_input_tokens,
+                    u.cache_read_input_tokens,
+                    response.request_id,
+                    duration_ms,
+                    ctx.owner.pid,
+                    ctx.now(),
+                ),
+            )
+            self._events.add(
+                run_id,
+                "response_committed",
+                {
+                    "step": n,
+                    "stop_reason": response.stop_reason,
+                    "request_id": response.request_id,
+                    **({"stop_details": response.stop_details} if response.stop_details else {}),
+                },
+            )
+
+    def complete(
+        self,
+        lease: Lease,
+        n: int,
+        tool_results: list[dict[str, Any]] | None,
+        *,
+        final_text: str | None = None,
+        discard: bool = False,
+        note: str | None = None,
+    ) -> None:
+        """Mark step `n` complete with its tool results; with `final_text` also finish the run
+        (`note` is kept as the run's reason: something a finished run should still say)."""
+        ctx = self._ctx
+        run_id = lease.run_id
+        with ctx.db.transaction():
+            if final_text is None:
+                self._leases.hold(lease)
+            else:
+                now = ctx.now()
+                self._leases.hold(
+                    lease,
+                    "status = 'done', final_text = ?, finished_at = ?, reason = ?, "
+                    "lease_token = NULL, lease_expires_at = NULL, ",
+                    (final_text, now, note),
+                    renew=False,
+                )
+            cur = ctx.db.execute(
+                """UPDATE steps SET state = ?, tool_results_json = ?, completed_at = ?
+                   WHERE run_id = ? AND n = ? AND state = 'pending'""",
+                (
+                    DISCARDED if discard else COMPLETE,
+                    None if tool_results is None else dump(tool_results),
+                    ctx.now(),
+                    run_id,
+                    n,
+                ),
+            )
+            if cur.rowcount != 1:
+                raise StoreError(f"run {run_id}: step {n} is not pending")
+            if tool_results:
+                # The results now live in the step row, byte for byte; the saved effects were
+                # only needed until here (to resume a pending step), so keep each result once.
+                ctx.db.execute(
+                    "UPDATE tool_effects SET content = '' "
+                    "WHERE run_id = ? AND step_n = ? AND is_error = 0",
+                    (run_id, n),
+                )
+            self._events.add(run_id, "step_discarded" if discard else "step_committed", {"step": n})
+            if final_text is not None:
+                self._events.add(run_id, "run_finished", {"step": n})
+
+    # ----------------------------------------------------------------------- compaction
+
+    def add_compaction(
+        self,
+        lease: Lease,
+        *,
+        before_step: int,
+        through_step: int,
+        summary: Message,
+        tokens_before: int,
+        tokens_after: int,
+    ) -> None:
+        """Record that calls from `before_step` on send `summary` in place of steps
+        1..`through_step`. The step rows themselves are never touched."""
+        ctx = self._ctx
+        run_id = lease.run_id
+        with ctx.db.transaction():
+            self._leases.hold(lease)
+            ctx.db.execute(
+                """INSERT INTO compactions (run_id, seq, before_step, through_step, summary_json,
+                   tokens_before, tokens_after, created_at)
+                   SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM compactions
+                   WHERE run_id = ?""",
+                (
+                    run_id,
+                    before_step,
+                    through_step,
+                    dump(summary),
+                    tokens_before,
+                    tokens_after,
+                    ctx.now(),
+                    run_id,
+                ),
+            )
+            self._events.add(
+                run_id,
+                "compacted",
+                {
+                    "before_step": before_step,
+                    "through_step": through_step,
+                    "tokens_before": tokens_before,
+                    "tokens_after": tokens_after,
+                },
+            )
+
+    def latest_compaction(self, run_id: str) -> tuple[int, Message] | None:
+        """(through_step, summary message) of the run's newest compaction, if any."""
+        row = one(
+            self._ctx.db,
+            "SELECT through_step, summary_json FROM compactions WHERE run_id = ? "
+            "ORDER BY seq DESC LIMIT 1",
+            (run_id,),
+        )
+        return None if row is None else (row[0], json.loads(row[1]))
+
+    def compactions(self, run_id: str) -> list[dict[str, Any]]:
+        rows = self._ctx.db.execute(
+            "SELECT seq, before_step, through_step, tokens_before, tokens_after, created_at "
+            "FROM compactions WHERE run_id = ? ORDER BY seq",
+            (run_id,),
+        )
+        keys = ("seq", "before_step", "through_step", "tokens_before", "tokens_after")
+        return [{k: r[k] for k in (*keys, "created_at")} for r in rows]
+
+    # ---------------------------------------------------------------------- tool effects
+
+    def get_effect(self, run_id: str, key: str) -> ToolEffect | None:
+        """The saved effect of the call (or other effect) `key` of the run, if any."""
+        row = one(
+            self._ctx.db,
+            "SELECT * FROM tool_effects WHERE run_id = ? AND tool_use_id = ?",
+            (run_id, key),
+        )
+        return None if row is None else effect_row(row)
+
+    def save_effect(
+        self,
+        lease: Lease,
+        step_n: int,
+        key: str,
+        name: str,
+        produce: Callable[[], tuple[str, bool]],
+        idempotency_key: str | None = None,
+    ) -> ToolEffect:
+        """Run `produce` (a local effect, which writes through this same store, or the return of
+        an already-read result) and save what it returns as the outcome of effect `key` (a
+        tool_use id, or any key unique within the run), all in one transaction: a kill leaves
+        the local write and its saved outcome both or neither."""
+        ctx = self._ctx
+        run_id = lease.run_id
+        with ctx.db.transaction():
+            self._leases.hold(lease)
+            content, is_error = produce()
+            now = ctx.now()
+            ctx.db.execute(
+                """INSERT INTO tool_effects (run_id, tool_use_id, step_n, tool_name,
+                   idempotency_key, content, is_error, created_at) VALUES (?,?,?,?,?,?,?,?)""",
+                (run_id, key, step_n, name, idempotency_key, content, int(is_error), now),
+            )
+            self._events.add(
+                run_id,
+                "tool_executed",
+                {"step": step_n, "tool": name, "tool_use_id": key, "ok": not is_error},
+            )
+        return ToolEffect(run_id, key, step_n, name, content, is_error, now)
+
+    def count_errors(self, run_id: str, tool_name: str, prefix: str) -> int:
+        """How many of the run's `tool_name` calls failed with a message starting `prefix`."""
+        row = one(
+            self._ctx.db,
+            "SELECT COUNT(*) FROM tool_effects WHERE run_id = ? AND tool_name = ? "
+            "AND is_error = 1 AND content LIKE ? ESCAPE '\\'",
+            (run_id, tool_name, "Error: " + like_prefix(prefix)),
+        )
+        return 0 if row is None else int(row[0])
+
+    def effects(self, run_id: str) -> list[ToolEffect]:
+        rows = self._ctx.db.execute(
+            "SELECT * FROM tool_effects WHERE run_id = ? ORDER BY step_n, created_at", (run_id,)
+        )
+        return [effect_row(r) for r in rows]

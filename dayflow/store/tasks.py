@@ -1,0 +1,87 @@
+"""The task book: tasks the agent created, each once per idempotency key."""
+
+from __future__ import annotations
+
+from dayflow.errors import AmbiguousRunId, RunNotFound
+from dayflow.models import Task
+from dayflow.store.context import StoreContext
+from dayflow.store.rows import like_prefix, task_row
+from dayflow.store.sql import one, scalar
+from dayflow.store.values import task_id
+
+
+class Tasks:
+    def __init__(self, ctx: StoreContext) -> None:
+        self._ctx = ctx
+
+    def create(
+        self,
+        *,
+        title: str,
+        idempotency_key: str,
+        run_id: str | None,
+        due: str | None = None,
+        source_id: str | None = None,
+        notes: str | None = None,
+    ) -> tuple[Task, bool]:
+        """Insert a task unless its idempotency key exists; the UNIQUE constraint decides.
+        Returns the task and whether this call created it."""
+        db = self._ctx.db
+        with db.transaction():
+            cur = db.execute(
+                """INSERT INTO tasks (id, title, due, source_id, notes, idempotency_key,
+                   run_id, created_at) VALUES (?,?,?,?,?,?,?,?)
+                   ON CONFLICT (idempotency_key) DO NOTHING""",
+                (
+                    task_id(idempotency_key),
+                    title,
+                    due,
+                    source_id,
+                    notes,
+                    idempotency_key,
+                    run_id,
+                    self._ctx.now(),
+                ),
+            )
+            created = cur.rowcount == 1
+            row = one(db, "SELECT * FROM tasks WHERE idempotency_key = ?", (idempotency_key,))
+        return task_row(row), created
+
+    def exists(self, idempotency_key: str) -> bool:
+        sql = "SELECT 1 FROM tasks WHERE idempotency_key = ?"
+        return one(self._ctx.db, sql, (idempotency_key,)) is not None
+
+    def count_created_by(self, run_id: str) -> int:
+        return int(scalar(self._ctx.db, "SELECT COUNT(*) FROM tasks WHERE run_id = ?", (run_id,)))
+
+    def list(self, *, include_done: bool = False) -> list[Task]:
+        sql = "SELECT * FROM tasks"
+        if not include_done:
+            sql += " WHERE status = 'open'"
+        # "due IS NULL" sorts undated tasks last on both engines (false before true).
+        sql += " ORDER BY status, due IS NULL, due, created_at, id"
+        return [task_row(r) for r in self._ctx.db.execute(sql)]
+
+    def find(self, prefix: str) -> Task:
+        rows = self._ctx.db.execute(
+            "SELECT * FROM tasks WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 6",
+            (prefix, like_prefix(prefix)),
+        ).fetchall()
+        exact = [r for r in rows if r["id"] == prefix]
+        if exact:
+            return task_row(exact[0])
+        if not rows:
+            raise RunNotFound(f"no task matches {prefix!r} (see `dayflow tasks --all`)")
+        if len(rows) > 1:
+            ids = ", ".join(r["id"] for r in rows[:5]) + (", ..." if len(rows) > 5 else "")
+            raise AmbiguousRunId(f"{prefix!r} matches several tasks ({ids}); give more characters")
+        return task_row(rows[0])
+
+    def mark_done(self, task_id: str) -> Task:
+        db = self._ctx.db
+        with db.transaction():
+            db.execute(
+                "UPDATE tasks SET status = 'done', done_at = COALESCE(done_at, ?) WHERE id = ?",
+                (self._ctx.now(), task_id),
+            )
+        return task_row(one(db, "SELECT * FROM tasks WHERE id = ?", (task_id,)))

@@ -1,0 +1,107 @@
+"""The plain values the store's face takes and returns besides the models: leases, owners, the
+spec of a new run, and the marks gc leaves."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from dayflow.models import Message, RunSettings
+
+LEASE_TTL = timedelta(minutes=15)
+PRUNED_MARK = "(pruned by gc)"
+REDACTED_MARK = "[redacted]"
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A process's claim on a run: every write a driver makes carries it, and the store refuses
+    (LeaseLost) a write whose token no longer owns the run."""
+
+    run_id: str
+    token: str
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The process driving a run: pid, host and the process's start time (guards pid reuse)."""
+
+    pid: int
+    host: str
+    started: str | None
+
+    @classmethod
+    def current(cls) -> Owner:
+        pid = os.getpid()
+        return cls(pid, socket.gethostname(), process_start(pid))
+
+
+@dataclass(frozen=True)
+class NewRun:
+    """What a run is started with; stored so a resume sends the same request prefix."""
+
+    model: str
+    brief_date: str
+    system: str
+    tools: list[dict[str, Any]]
+    user_msg: Message
+    max_tokens: int
+    max_steps: int
+    budget: int | None
+    task_cap: int
+    settings: RunSettings
+    parent_run_id: str | None = None
+    forked_at_step: int | None = None
+
+
+def process_start(pid: int) -> str | None:
+    """The kernel's start time of `pid` (clock ticks since boot), or None where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    # Field 22; the command name (field 2) may hold spaces, so split after its closing ')'.
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def process_alive(pid: int, started: str | None) -> bool:
+    """Whether the process `pid` that started at `started` still exists on this host."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    if started is None:
+        return True
+    now = process_start(pid)
+    return now is None or now == started
+
+
+def not_continuable(run_id: str, pruned_at: str | None, redacted_at: str | None) -> str:
+    """Why a run that gc pruned or redacted cannot be resumed or forked, in one line."""
+    if pruned_at:
+        what = f"was pruned by `dayflow gc` at {pruned_at}: its steps are gone"
+    else:
+        what = f"was redacted by `dayflow gc --redact` at {redacted_at}: its reads are blanked"
+    return f"run {run_id} {what}, so it can be shown but not resumed or forked"
+
+
+def task_id(idempotency_key: str) -> str:
+    """A task's id, derived from its key: the same key names the same task in any database,
+    so a resumed or replayed run shows the very ids an uncrashed one would."""
+    return "t_" + hashlib.sha256(idempotency_key.encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class UpkeepFinding:
+    """Something a backend's own check found, with the command that repairs it."""
+
+    message: str
+    fix_command: str
+    fixed: bool = False
