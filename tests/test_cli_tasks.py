@@ -11,7 +11,7 @@ import pytest
 
 from dayflow.clock import FixedClock
 from dayflow.providers.offline import OfflineModel
-from dayflow.store import Store
+from dayflow.store import open_store
 from tests.conftest import subprocess_env
 from tests.harness import Result, invoke
 
@@ -22,7 +22,7 @@ def run(db: Path, *args: str) -> Result:
 
 @pytest.fixture
 def db(db_path: Path) -> Path:
-    with Store(db_path, clock=FixedClock()) as store:
+    with open_store(db_path, clock=FixedClock()) as store:
         store.create_task(
             title="Send edits to Sam", idempotency_key="email:m12", run_id=None, due="2026-11-05"
         )
@@ -150,7 +150,7 @@ def test_a_file_that_is_not_dayflows_says_so_and_changes_nothing(db: Path, tmp_p
 
 def test_a_file_from_another_database_changes_nothing(db: Path, tmp_path: Path) -> None:
     other = tmp_path / "other.db"
-    with Store(other, clock=FixedClock()) as store:
+    with open_store(other, clock=FixedClock()) as store:
         store.create_task(title="Elsewhere", idempotency_key="email:zz", run_id=None)
     file = tmp_path / "t.md"
     run(other, "tasks", "export", "-o", str(file))
