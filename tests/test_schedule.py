@@ -18,7 +18,7 @@ import pytest
 from dayflow import schedule
 from dayflow.clock import FixedClock
 from dayflow.providers.offline import OfflineModel
-from dayflow.store import Store
+from dayflow.store import open_store
 from tests.harness import Result, invoke
 
 FAKE = """#!{python}
@@ -224,7 +224,7 @@ def test_status_shows_the_timer_its_last_run_and_todays_brief(
     assert "next run: Fri 2026-11-06 07:30:00 UTC" in none_yet.out
     assert "last run: success (exit status 0)" in none_yet.out
     assert machine(db_path, "brief").code == 0
-    with Store(db_path, clock=FixedClock()) as store:
+    with open_store(db_path, clock=FixedClock()) as store:
         run = store.list_runs(limit=1)[0]
     status = machine(db_path, "schedule", "status")
     assert f"today's brief (2026-11-05): run {run.id} done" in status.out
