@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from dayflow.models import ModelRequest, ModelResponse
-from dayflow.store import Store
+from dayflow.store import open_store
 from tests.scripted import ScriptedModel, seed_turns
 from tests.test_cli import Harness, _default_factory
 from tests.test_crash import dayflow
@@ -48,7 +48,7 @@ def _assert_one_clear_line(res: Any, code: int, message: str) -> None:
 
 @pytest.fixture
 def cli(db_path: Path) -> Harness:
-    Store(db_path).close()  # an empty Dayflow database (the read-only commands create none)
+    open_store(db_path).close()  # an empty Dayflow database (the read-only commands create none)
     return Harness(db_path)
 
 
