@@ -538,3 +538,84 @@ def test_a_hung_api_times_out_as_configured_and_each_retry_is_said(db_path: Path
     bad = run(db_path, "runs", env={"DAYFLOW_TIMEOUT": "never"})
     one_line(bad, 2, "DAYFLOW_TIMEOUT")
     assert run(db_path, "brief", "--timeout", "0").code == 2
+
+
+# --- the offline model (W8-W10, W21) ---------------------------------------------------------
+
+
+def _steps(db: Path) -> int:
+    return int(json.loads(run(db, "runs", "--json").out)[0]["steps"])
+
+
+def test_the_offline_model_truncates_what_it_sends_and_never_repeats_a_failing_call(
+    db_path: Path, tmp_path: Path
+) -> None:
+    """A 10,800-character subject once made create_task fail on `notes` and the model repeat
+    the call until --max-steps; bare "today" / "tomorrow" were "no deadline given"."""
+    inbox = tmp_path / "long.json"
+    messages = [
+        {
+            "id": "m1",
+            "from": "Sam <sam@x.example>",
+            "subject": "Please sign the NDA today " + "x" * 10_800,
+            "received_at": "2026-11-05T08:00:00+00:00",
+            "snippet": "Please sign the NDA today",
+            "unread": True,
+        },
+        {
+            "id": "m2",
+            "from": "Vendor <vendor@x.example>",
+            "subject": "Call",
+            "received_at": "2026-11-05T07:00:00+00:00",
+            "snippet": "Could you call the vendor tomorrow?",
+            "unread": True,
+        },
+    ]
+    inbox.write_text(json.dumps({"messages": messages}))
+    res = run(db_path, "brief", "--inbox", str(inbox), "--date", "2026-11-05")
+    assert res.code == 0, res.err
+    assert _steps(db_path) <= 6
+    tasks = {t["source_id"]: t for t in json.loads(run(db_path, "tasks", "--json").out)}
+    assert tasks["m1"]["due"] == "2026-11-05" and tasks["m2"]["due"] == "2026-11-06"
+    assert len(tasks["m1"]["notes"]) <= 2000 and len(tasks["m1"]["title"]) <= 200
+    assert "no deadline given" not in res.out and "Could not create" not in res.out
+    assert "Team standup" in res.out  # the calendar, compacted away, was read again
+
+
+def test_the_offline_model_stops_filing_at_the_task_cap_and_says_how_many_were_left(
+    db_path: Path, tmp_path: Path
+) -> None:
+    inbox = tmp_path / "many.json"
+    messages = [
+        {
+            "id": f"r{n:02}",
+            "from": "Rui <rui@x.example>",
+            "subject": "Quick one",
+            "received_at": "2026-11-05T08:00:00+00:00",
+            "snippet": f"Could you check item {n} for me?",
+            "body": "y" * 20_000,
+            "unread": True,
+        }
+        for n in range(30)
+    ]
+    inbox.write_text(json.dumps({"messages": messages}))
+    res = run(db_path, "brief", "--inbox", str(inbox), "--date", "2026-11-05", "--task-cap", "3")
+    assert res.code == 0, res.err
+    assert len(json.loads(run(db_path, "tasks", "--json").out)) == 3
+    assert "27 more not filed" in res.out and "Could not create" not in res.out
+    assert _steps(db_path) <= 8
+    res = run(tmp_path / "uncapped.db", "brief", "--inbox", str(inbox), "--date", "2026-11-05")
+    assert res.code == 0 and "10 more not filed" in res.out  # the default cap is 20
+
+
+def test_the_offline_model_honours_max_tokens_so_the_cut_turn_path_runs_offline(
+    db_path: Path,
+) -> None:
+    res = run(db_path, "brief", "--max-tokens", "50")
+    assert res.code == 7, res.err
+    assert "max_tokens" in res.err
+    stopped = json.loads(run(db_path, "runs", "--json").out)[0]
+    assert stopped["status"] == "stopped" and stopped["usage"]["output_tokens"] <= 50
+    res = run(db_path, "resume", "--max-tokens", "4096")
+    assert res.code == 0, res.err
+    assert res.out.startswith("# Daily brief")

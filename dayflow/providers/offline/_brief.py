@@ -27,6 +27,7 @@ from dayflow.providers.offline._reading import (
     snippet_action,
     who,
 )
+from dayflow.tools import CAP_ERROR_PREFIX
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,14 @@ def write_brief(messages: list[Message], calls: list[Call], memory: Memory | Non
     _, tasks_error = latest_list(calls, "read_tasks", "tasks")
     lines += ["", "## Tasks created"]
     lines += _task_lines(creates, tasks_error, bool(needs), inbox_error or not inbox_read)
+    if any(c.error and CAP_ERROR_PREFIX in c.error for c in creates):
+        tried = [c.title.rstrip("…") for c in creates if not c.error]
+        left = [n for n in needs if not any(n.title.startswith(t) for t in tried)]
+        if left:
+            lines.append(
+                f"- {len(left)} more not filed: this run reached its task cap (`--task-cap`); "
+                "they are listed under Needs action."
+            )
     lines += ["", "## This week"]
     if week_error:
         lines.append(f"- _Could not read this week's calendar: {week_error}_")
@@ -113,6 +122,8 @@ def _task_lines(
         lines.append(f"- _Could not read your existing tasks: {tasks_error}_")
     for c in creates:
         ref = f" (`{c.task_id}`)" if c.task_id else ""
+        if c.error and CAP_ERROR_PREFIX in c.error:
+            continue  # counted in the "more not filed" line instead
         if c.error:
             lines.append(f'- Could not create "{c.title}": {c.error}')
         elif c.existing:

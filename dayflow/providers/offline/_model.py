@@ -44,6 +44,13 @@ the inbox listing and task list, together, if they went before the plan was writ
 from mail (titles, names) appears only inside the JSON of an entry, which the parser consumes
 whole, so a message cannot forge an entry.
 
+What it sends is fitted to the tool schemas it is offered (a subject of any length becomes a
+title and notes within their limits), it never makes again a create_task call that failed (the
+same call would fail the same way; the compacted summary remembers the failure too), it files
+every request up to the run's task cap and no more once the cap is reached (the brief says how
+many were left), at most 25 calls a turn, and a turn longer than the request's `max_tokens` is
+cut there with stop_reason `max_tokens`, as the API would.
+
 This module decides each turn; `_conversation` reads the conversation (tool calls, results and
 entries), `write_brief` writes the brief and `_reading` holds the mail heuristics.
 """
@@ -69,6 +76,7 @@ from dayflow.providers.offline._conversation import (
     tool_calls,
 )
 from dayflow.providers.offline._reading import Action, body_action, thread_key, triage, who
+from dayflow.tools import CAP_ERROR_PREFIX, MAX_TOOL_CALLS_PER_TURN
 
 GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
     ("read_inbox", {"limit": 20}),
@@ -76,8 +84,6 @@ GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
     ("read_calendar", {"range": "week"}),
     ("read_tasks", {"include_done": False}),
 )
-MAX_NEW_TASKS = 5  # a brief, not a backlog: the rest still shows under "Needs action"
-MAX_RUN_TASKS = 10  # tasks found while reading are filed as found, up to this many per run
 FULL_LISTING = 50  # read_inbox's largest page
 READS_PER_TURN = 3  # one thread at a time, at most this many of its messages
 NOTED = "Noted: "
@@ -97,10 +103,13 @@ class OfflineModel:
         """Answer one turn of the daily-brief conversation; never raises."""
         try:
             content, stop_reason = _reply(request)
+            content = [_fitted(block, request.tools) for block in content]
         except Exception as exc:  # the contract is "always answer", so say what broke instead
             problem = f"offline model error: {type(exc).__name__}"
             text = f"I could not put the brief together ({problem})."
             content, stop_reason = [{"type": "text", "text": text}], "end_turn"
+        if estimate_tokens(content) > request.max_tokens:
+            content, stop_reason = _cut(content, request.max_tokens), "max_tokens"
         out = estimate_tokens(content)
         usage = Usage(input_tokens=self.count_tokens(request), output_tokens=out)
         return ModelResponse(
@@ -112,6 +121,39 @@ class OfflineModel:
         return estimate_tokens(
             {"system": request.system, "tools": request.tools, "messages": request.messages}
         )
+
+
+def _fitted(block: Block, tools: list[dict[str, Any]]) -> Block:
+    """A tool_use block whose string arguments fit the lengths the tool's schema allows: text
+    from mail can be any length, and a call the tool refuses would only be refused again."""
+    if block.get("type") != "tool_use" or not isinstance(block.get("input"), dict):
+        return block
+    schema: Any = next(
+        (t.get("input_schema") for t in tools if t.get("name") == block.get("name")), {}
+    )
+    props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    args = dict(block["input"])
+    for name, value in args.items():
+        limit = props.get(name, {}).get("maxLength") if isinstance(props.get(name), dict) else None
+        if isinstance(value, str) and isinstance(limit, int) and len(value) > limit:
+            args[name] = value[: limit - 1] + "…" if name in ("title", "notes") else value[:limit]
+    return {**block, "input": args}
+
+
+def _cut(content: list[Block], max_tokens: int) -> list[Block]:
+    """What fits in `max_tokens` (as the API would cut a turn): whole blocks while they fit,
+    then the start of a text block; a tool call is never sent half-made."""
+    kept: list[Block] = []
+    for block in content:
+        if estimate_tokens([*kept, block]) <= max_tokens:
+            kept.append(block)
+            continue
+        if block.get("type") == "text":
+            room = max_tokens * 4 - len(json.dumps(kept, separators=(",", ":"))) - 40
+            if room > 0:
+                kept.append({"type": "text", "text": str(block.get("text", ""))[:room]})
+        break
+    return kept
 
 
 def _reply(request: ModelRequest) -> tuple[list[Block], str]:
@@ -132,14 +174,21 @@ def _reply(request: ModelRequest) -> tuple[list[Block], str]:
         reading = _reading_turn(messages, calls, memory, offered, can_act)
         if reading is not None:
             return reading
-    if last_is_results and "create_task" in offered and not named(calls, "create_task"):
-        pending = _pending(calls)
+    if last_is_results and "create_task" in offered:
+        pending = _pending(calls, memory)[:MAX_TOOL_CALLS_PER_TURN]  # the rest next turn
         if pending:
             n = len(pending)
             needs = "1 message needs" if n == 1 else f"{n} messages need"
             intro = f"{needs} something from you; adding them as tasks."
             plan = [("create_task", _task_input(a)) for a in pending]
             return _with_tools(messages, [intro], plan), "tool_use"
+    missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
+    if memory.compacted and missing and last_is_results and "read_calendar" in offered:
+        # The calendar was compacted away (a long inbox): read it again for the brief.
+        uses = [("read_calendar", {"range": r}) for r in missing]
+        return _with_tools(
+            messages, ["Reading the calendar again for the brief."], uses
+        ), "tool_use"
     return [{"type": "text", "text": write_brief(messages, calls)}], "end_turn"
 
 
@@ -169,7 +218,7 @@ def _reading_turn(
         return [{"type": "text", "text": write_brief(messages, calls, memory)}], "end_turn"
     done = set(memory.done)
     filed = {c.key for c in memory.creates} | memory.have
-    room = MAX_RUN_TASKS - len(memory.creates)
+    capped = _capped(memory)
     notes, found, quiet, uses = [], [], [], []
     for call in named(calls, "read_message"):
         mid = str(call.input.get("id"))
@@ -183,9 +232,8 @@ def _reading_turn(
             continue
         found.append(action)
         notes.append(NOTED + "request " + _dumps(_request_entry(action)))
-        if action.key not in filed and room > 0 and "create_task" in offered:
+        if action.key not in filed and not capped and "create_task" in offered:
             filed.add(action.key)
-            room -= 1
             uses.append(("create_task", _task_input(action)))
     if quiet:
         notes.append(NOTED + "no request " + _dumps(quiet))
@@ -245,11 +293,12 @@ def _planning_turn(
         else:
             thread_of[key] = len(groups)
             groups.append([mid])
-    if not groups:
-        return None
     settled.sort(key=action_order)
     have = sorted(_covered(calls))
-    pending = [a for a in settled if a.key not in have][:MAX_NEW_TASKS]
+    tried = {c.key for c in memory.creates}
+    pending = [] if _capped(memory) else [a for a in settled if a.key not in {*have, *tried}]
+    if not groups:
+        return _settled_turn(messages, calls, memory, offered, settled, have, pending)
     count = sum(map(len, groups))
     texts = [
         f"{count} messages may need you and their snippets do not settle it; I will open them "
@@ -258,8 +307,37 @@ def _planning_turn(
     texts += [NOTED + "have " + _dumps(have)] if have else []
     texts += [NOTED + "request " + _dumps(_request_entry(a)) for a in settled]
     texts += [NOTED + "plan " + _dumps(chunk) for chunk in _chunks(groups)]
+    pending = pending[: MAX_TOOL_CALLS_PER_TURN - len(groups[0])]  # the rest as reading goes
     uses = [("create_task", _task_input(a)) for a in pending] if "create_task" in offered else []
     uses += [("read_message", {"id": i}) for i in groups[0]]
+    return _with_tools(messages, texts, uses), "tool_use"
+
+
+def _settled_turn(
+    messages: list[Message],
+    calls: list[Call],
+    memory: Memory,
+    offered: set,
+    settled: list[Action],
+    have: list[str],
+    pending: list[Action],
+) -> tuple[list[Block], str] | None:
+    """Nothing to open. Without compaction the plain flow goes on (None). After one, what the
+    listing settled is noted (with an empty plan) so that later turns never need the listing
+    again: a long inbox compacted away each turn would otherwise be re-read forever."""
+    if not memory.compacted:
+        return None
+    pending = pending[: MAX_TOOL_CALLS_PER_TURN - 2]  # the rest in the plain flow's turns
+    uses = [("create_task", _task_input(a)) for a in pending] if "create_task" in offered else []
+    missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
+    if "read_calendar" in offered:
+        uses += [("read_calendar", {"range": r}) for r in missing]
+    if not uses:
+        return None
+    texts = ["Nothing more to open; filing what the inbox settles."]
+    texts += [NOTED + "have " + _dumps(have)] if have else []
+    texts += [NOTED + "request " + _dumps(_request_entry(a)) for a in settled]
+    texts += [NOTED + "plan []"]
     return _with_tools(messages, texts, uses), "tool_use"
 
 
@@ -296,10 +374,19 @@ def _covered(calls: list[Call]) -> set[str]:
     }
 
 
-def _pending(calls: list[Call]) -> list[Action]:
+def _pending(calls: list[Call], memory: Memory) -> list[Action]:
+    """The requests still to file: not on the list, never tried (a call that failed is not
+    made again: what it would send is the same), none at all once the task cap was hit."""
+    if _capped(memory):
+        return []
     inbox, _ = latest_list(calls, "read_inbox", "messages")
-    covered = _covered(calls)
-    return [a for a in snippet_actions(inbox) if a.key not in covered][:MAX_NEW_TASKS]
+    skip = _covered(calls) | {c.key for c in memory.creates}
+    return [a for a in snippet_actions(inbox) if a.key not in skip]
+
+
+def _capped(memory: Memory) -> bool:
+    """Whether a create_task of this run hit the run's task cap."""
+    return any(c.error and CAP_ERROR_PREFIX in c.error for c in memory.creates)
 
 
 def _task_input(action: Action) -> dict[str, Any]:

@@ -39,6 +39,15 @@ _DEADLINE = re.compile(
     rf"|(?:{_MON})\.?\s+\d{{1,2}}\b|\d{{1,2}}\s+(?:{_MON})\b)",
     re.IGNORECASE,
 )
+# "Please sign the NDA today", "call the vendor tomorrow": a bare relative day, when no
+# "by ..." / "due ..." phrase says more.
+_BARE_DAY = re.compile(r"\b(?P<when>today|tonight|tomorrow)\b", re.IGNORECASE)
+
+
+def _deadline(text: str) -> re.Match[str] | None:
+    return _DEADLINE.search(text) or _BARE_DAY.search(text)
+
+
 _REQUEST = re.compile(
     r"\b(?:(?:could|can|would|will)\s+you(?:\s+please)?|(?:i\s+|we\s+)?need\s+you\s+to|please)\s+",
     re.IGNORECASE,
@@ -105,7 +114,7 @@ def snippet_action(message: dict[str, Any]) -> Action | None:
     subject, snippet = str(message.get("subject", "")), str(message.get("snippet", ""))
     if _FYI.search(subject) or _FYI.search(snippet):
         return None
-    match = _DEADLINE.search(snippet) or _DEADLINE.search(subject)
+    match = _deadline(snippet) or _deadline(subject)
     sender = _sender_name(name, local)
     for text in (snippet, subject):
         title = _request_in(text, sender, bool(match), f"Reply to {sender}: {subject}")
@@ -137,13 +146,13 @@ def body_action(message: dict[str, Any]) -> Action | None:
     paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", _own_words(message))]
     paragraphs = [p for p in paragraphs if p]
     for n, paragraph in enumerate(paragraphs):
-        match = _DEADLINE.search(paragraph)
+        match = _deadline(paragraph)
         if match is None and n + 1 < len(paragraphs):
-            match = _DEADLINE.search(paragraphs[n + 1])
+            match = _deadline(paragraphs[n + 1])
         title = _request_in(paragraph, sender, bool(match), f"Reply to {sender}: {subject}")
         if title:
             return _action(message, title, match)
-    match = _DEADLINE.search(subject)
+    match = _deadline(subject)
     title = _request_in(subject, sender, bool(match), f"Reply to {sender}: {subject}")
     return _action(message, title, match) if title else None
 
