@@ -182,6 +182,16 @@ def test_webcal_is_https_and_urls_are_shown_without_path_or_password() -> None:
     assert http_url("WEBCALS://example.org/a.ics?x=1#f") == "https://example.org/a.ics?x=1"
     assert http_url("http://127.0.0.1:8080/a") == "http://127.0.0.1:8080/a"
     assert http_url("mailto:me@example.org") is None
+    assert http_url("http://127.0.0.1:9/ümlaut and space.ics") == (
+        "http://127.0.0.1:9/%C3%BCmlaut%20and%20space.ics"
+    )
+    assert (
+        http_url("http://127.0.0.1:9/x\r\nHost: evil")
+        == "http://127.0.0.1:9/xHost:%20evil"  # CR, LF dropped
+    )
+    assert http_url("https://example.org/a%40b.ics") == "https://example.org/a%40b.ics"
+    for bad in ("http://127.0.0.1:99999/x.ics", "http://[::1:9/x", "https://bücher.example/x"):
+        assert http_url(bad) is None
     assert redact("https://me:pw@example.org:8443" + SECRET) == "https://example.org:8443/…"
     assert redact("https://example.org") == "https://example.org/"
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from dayflow import __version__
 from dayflow.errors import SourceUnreadable
@@ -39,19 +39,29 @@ _SCHEMES = {"http": "http", "https": "https", "webcal": "https", "webcals": "htt
 
 def http_url(url: str) -> str | None:
     """The http(s) URL to fetch for `url` (webcal:// is https://), or None if not a web URL."""
-    parts = urlsplit(url.strip())
-    scheme = _SCHEMES.get(parts.scheme.lower())
-    if scheme is None or not parts.hostname:
+    try:
+        parts = urlsplit(url.strip())
+        scheme = _SCHEMES.get(parts.scheme.lower())
+        if scheme is None or not parts.hostname or not parts.hostname.isascii():
+            return None
+        parts.port  # noqa: B018 (raises ValueError for a port out of range)
+    except ValueError:
         return None
-    return urlunsplit((scheme, parts.netloc, parts.path, parts.query, ""))
+    # Spaces, non-ASCII and control characters are percent-encoded; what is encoded stays so.
+    path = quote(parts.path, safe="/%:@!$&'()*+,;=~-._")
+    query = quote(parts.query, safe="/%:@!$&'()*+,;=~-._?")
+    return urlunsplit((scheme, parts.netloc, path, query, ""))
 
 
 def redact(url: str) -> str:
     """How a URL may be shown: scheme and host only (the path and any user:password dropped)."""
-    parts = urlsplit(url)
-    host = parts.hostname or "?"
-    if parts.port:
-        host = f"{host}:{parts.port}"
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or "?"
+        if parts.port:
+            host = f"{host}:{parts.port}"
+    except ValueError:
+        return "(an invalid address)"
     return (
         f"{parts.scheme}://{host}/…" if parts.path not in ("", "/") else f"{parts.scheme}://{host}/"
     )
@@ -119,6 +129,8 @@ def request(
         raise SourceUnreadable(source, f"cannot reach {where} ({_reason(err.reason)})") from None
     except (http.client.HTTPException, OSError) as err:
         raise SourceUnreadable(source, f"cannot read from {where} ({_reason(err)})") from None
+    except ValueError:  # InvalidURL and friends quote the URL: never show it
+        raise SourceUnreadable(source, f"{where} is not a valid address") from None
     if status not in ok:
         raise SourceUnreadable(source, f"{where} answered HTTP {status}")
     return Response(status, got, data)
