@@ -331,14 +331,26 @@ def last_outcome(system: System, backend: str, log: Path) -> str | None:
 
 
 def next_run(system: System) -> str | None:
-    """When systemd will next start the timer (None where it cannot say)."""
+    """When systemd will next start the timer, or why it will not (None where it cannot say)."""
     r = system.run(
-        ["systemctl", "--user", "show", f"{UNIT}.timer", "--property=NextElapseUSecRealtime"]
+        [
+            "systemctl",
+            "--user",
+            "show",
+            f"{UNIT}.timer",
+            "--property=NextElapseUSecRealtime,ActiveState,UnitFileState",
+        ]
     )
     if r.code != 0:
         return None
-    value = r.out.strip().partition("=")[2]
-    return value or None
+    props = dict(line.split("=", 1) for line in r.out.splitlines() if "=" in line)
+    active, enabled = props.get("ActiveState"), props.get("UnitFileState")
+    if active and active != "active":
+        return (
+            f"none: the timer is {active} ({enabled or '?'}); "
+            f"`systemctl --user enable --now {UNIT}.timer` starts it"
+        )
+    return props.get("NextElapseUSecRealtime") or None
 
 
 # --------------------------------------------------------------------------------- helpers

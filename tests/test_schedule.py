@@ -46,9 +46,11 @@ if name == "systemctl":
         print("HOME=/home/tester")
     elif "show" in args and any(a.endswith(".timer") for a in args):
         print("NextElapseUSecRealtime=Fri 2026-11-06 07:30:00 UTC")
+        print("ActiveState=" + os.environ.get("FAKE_TIMER_STATE", "active"))
+        print("UnitFileState=enabled")
     elif "show" in args:
-        print("Result=success")
-        print("ExecMainStatus=0")
+        print("Result=" + os.environ.get("FAKE_RESULT", "success"))
+        print("ExecMainStatus=" + os.environ.get("FAKE_STATUS", "0"))
         print("ExecMainExitTimestamp=Thu 2026-11-05 07:30:04 UTC")
     elif os.environ.get("FAKE_ENABLE_FAILS") and "enable" in args:
         sys.stderr.write("Failed to enable unit: Access denied\\n")
@@ -258,3 +260,33 @@ def test_dry_run_prints_the_units_and_changes_nothing(machine: Machine, db_path:
     assert "Persistent=true" in result.out and "ExecStart=" in result.out
     assert not machine.unit_dir.exists()
     assert ["systemctl", "--user", "daemon-reload"] not in machine.calls()
+
+
+def test_status_says_when_the_last_run_failed_or_the_timer_is_stopped(
+    machine: Machine, db_path: Path
+) -> None:
+    assert machine(db_path, "schedule", "install", "--at", "07:30").code == 0
+    status = machine(
+        db_path,
+        "schedule",
+        "status",
+        FAKE_RESULT="exit-code",
+        FAKE_STATUS="6",
+        FAKE_TIMER_STATE="inactive",
+    )
+    assert status.code == 0
+    assert "last run: exit-code (exit status 6)" in status.out
+    assert "journalctl --user -u dayflow-brief.service" in status.out
+    assert "next run: none: the timer is inactive (enabled)" in status.out
+    assert "systemctl --user enable --now dayflow-brief.timer" in status.out
+
+
+def test_cron_status_shows_the_last_line_of_the_jobs_log(machine: Machine, db_path: Path) -> None:
+    assert machine(db_path, "schedule", "install", "--at", "07:30", FAKE_NO_SESSION="1").code == 0
+    none_yet = machine(db_path, "schedule", "status", FAKE_NO_SESSION="1")
+    assert "cron: crontab: 30 7 * * * " in none_yet.out
+    assert "last run: not run yet (no log)" in none_yet.out
+    log = machine.home / ".local" / "state" / "dayflow" / "schedule.log"
+    log.write_text("...\nerror: delivery failed: smtp to smtp.example.org:587: timed out\n")
+    status = machine(db_path, "schedule", "status", FAKE_NO_SESSION="1")
+    assert f"last run: last line of {log}: error: delivery failed: smtp to" in status.out
