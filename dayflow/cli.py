@@ -224,6 +224,16 @@ def brief(
                         markup=False,
                         soft_wrap=True,
                     )
+                missed = [k for k in sinks if k not in current.settings.deliver]
+                if missed:
+                    # A run delivers to the sinks it was started with, and no others.
+                    deps.err.print(
+                        f"note: run {current.id} was started without delivering to "
+                        f"{', '.join(missed)}, so it is not delivered there; "
+                        f"`dayflow brief --new --deliver ...` writes one that is",
+                        markup=False,
+                        soft_wrap=True,
+                    )
                 _resume(
                     deps, store, current, settings, verbose, out_format, crash_after, None, None
                 )

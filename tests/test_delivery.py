@@ -290,3 +290,16 @@ def test_sigkill_during_smtp_delivery_never_sends_twice(
         assert "uncertain" in done["reason"]
     again = _brief(db, cfg, "resume", done["id"])
     assert again.returncode == 0 and len(smtp.inbox.messages) == after_resume
+
+
+def test_ensure_today_says_when_the_days_brief_was_not_delivered_to_a_new_sink(
+    db_path: Path, tmp_path: Path
+) -> None:
+    assert run(db_path, "brief").code == 0
+    (done,) = runs(db_path)
+    again = run(db_path, "brief", "--ensure-today", "--deliver", f"file:{tmp_path}/b.md")
+    assert again.code == 0
+    assert f"note: run {done['id']} was started without delivering to file:{tmp_path}/b.md" in (
+        again.err
+    )
+    assert not (tmp_path / "b.md").exists()
