@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from dayflow import briefday, cli_history, cli_schedule, cli_tasks, render
+from dayflow import cli_history, cli_schedule, cli_tasks, render
 from dayflow.cli_base import (
     EXIT_CODES,
     MAX_COUNT,
@@ -185,6 +185,8 @@ def brief(
     When the day already has a finished brief, a plain `brief` says so (its run id) and writes
     an update covering only what arrived since (--since-last); --new writes a full one,
     --ensure-today prints the one there is."""
+    from dayflow import briefday
+
     deps = get_deps(ctx)
     with handle_errors(deps):
         chosen = [
@@ -375,6 +377,8 @@ def _kept_inputs(deps: Deps, settings: config.Settings) -> config.Settings:
 
 
 def _say_waiting(deps: Deps, store: Store, day: date) -> None:
+    from dayflow import briefday
+
     current = briefday.latest_for(store, day, deps.clock.now())
     who = "" if current is None else f" (run {current.id}, pid {current.owner_pid})"
     deps.err.print(

@@ -12,12 +12,14 @@ import shlex
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from dayflow import schedule
 from dayflow.cli_base import DbOpt, Deps, get_deps, handle_errors, today
+
+if TYPE_CHECKING:  # imported by the commands themselves: `--help` stays fast
+    from dayflow import schedule
 
 commands = typer.Typer(
     name="schedule",
@@ -44,6 +46,8 @@ def _environment(deps: Deps) -> Mapping[str, str]:
 
 
 def _system(deps: Deps) -> schedule.System:
+    from dayflow import schedule
+
     return schedule.System(_environment(deps), sys.platform)
 
 
@@ -87,6 +91,8 @@ def install(
     The job runs this Dayflow by absolute path with the database, timezone and DAYFLOW_*
     settings in effect now. With systemd a brief missed while the machine slept runs at wake
     (Persistent=true); launchd does the same; cron does not."""
+    from dayflow import schedule
+
     deps = get_deps(ctx)
     with _schedule_errors(deps):
         hour, minute = schedule.parse_at(at)
@@ -132,6 +138,8 @@ def install(
 
 
 def _print_plan(deps: Deps, system: schedule.System, job: schedule.Job, backend: str) -> None:
+    from dayflow import schedule
+
     write = deps.out.file.write
     if backend == "systemd":
         service, timer = schedule.systemd_units(job)
@@ -153,6 +161,8 @@ def _print_plan(deps: Deps, system: schedule.System, job: schedule.Job, backend:
 def status(ctx: typer.Context, db: DbOpt = None) -> None:
     """Show the installed schedule, what the scheduler says of its last run, and today's
     brief."""
+    from dayflow import schedule
+
     deps = get_deps(ctx)
     with _schedule_errors(deps):
         system = _system(deps)
@@ -196,6 +206,8 @@ def status(ctx: typer.Context, db: DbOpt = None) -> None:
 @commands.command()
 def remove(ctx: typer.Context) -> None:
     """Disable and delete Dayflow's schedule (the rest of your crontab is kept)."""
+    from dayflow import schedule
+
     deps = get_deps(ctx)
     with _schedule_errors(deps):
         removed = schedule.remove(_system(deps))
@@ -209,10 +221,12 @@ def remove(ctx: typer.Context) -> None:
 def _schedule_errors(deps: Deps) -> Iterator[None]:
     """handle_errors, plus: a schedule that could not be installed prints what to run by hand
     on stdout before its one error line."""
+    from dayflow.schedule import ScheduleError
+
     with handle_errors(deps):
         try:
             yield
-        except schedule.ScheduleError as exc:
+        except ScheduleError as exc:
             if exc.by_hand:
                 deps.out.file.write(exc.by_hand)
                 deps.out.file.flush()

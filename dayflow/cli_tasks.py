@@ -8,16 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 from zoneinfo import ZoneInfo
 
 import typer
 from rich.console import Console
 
-from dayflow import files, taskfiles
 from dayflow.cli_base import DbOpt, get_deps, handle_errors
 from dayflow.errors import FileProblem, RunNotFound, UsageError
 from dayflow.models import Task
+
+if TYPE_CHECKING:  # imported by the commands themselves: `dayflow tasks` stays fast
+    from dayflow import taskfiles
 
 tasks_app = typer.Typer(
     name="tasks", no_args_is_help=False, add_completion=False, rich_markup_mode=None
@@ -55,6 +57,8 @@ def export(
 
     Each task carries its id, derived from its idempotency key, so the same task has the same
     id in every export; exporting twice with nothing changed gives identical bytes."""
+    from dayflow import files, taskfiles
+
     deps = get_deps(ctx)
     with handle_errors(deps):
         if fmt not in taskfiles.FORMATS:
@@ -91,6 +95,8 @@ def sync(
     Only lines carrying a Dayflow task id are read; the rest of the file is yours and is never
     touched (sync does not write the file). Unticking a task Dayflow has done does not reopen
     it."""
+    from dayflow import files, taskfiles
+
     deps = get_deps(ctx)
     with handle_errors(deps):
         text = files.read_text(file, "task file")
