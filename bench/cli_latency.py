@@ -47,9 +47,9 @@ def _template(store: Store) -> str:
     results = []
     for use in uses:
         content = payload(rng, use["input"]["id"], 600)
-        store.save_effect(lease, 1, use["id"], use["name"], lambda c=content: (c, False))
         results.append({"type": "tool_result", "tool_use_id": use["id"], "content": content})
-    store.complete_step(lease, 1, results)
+    events = [("tool_executed", {"step": 1, "tool": u["name"], "ok": True}) for u in uses]
+    store.complete_step(lease, 1, results, events=events, effects=False)
     brief = "## Today\n- 13:00 Staff sync\n\n## One thing\n**Send edits to Sam.**"
     last = ModelResponse([{"type": "text", "text": brief}], "end_turn", Usage(2400, 300), MODEL)
     store.begin_step(lease, 2, last, 1200)

@@ -10,13 +10,14 @@ N=1000 one) share the same stretch of time on this noisy machine.
 - `floor`: the least any durable store can do: serialise the step (assistant blocks and tool
   results) and INSERT it as one row in one `BEGIN IMMEDIATE … COMMIT` transaction.
 - `dayflow_store`: Dayflow's store calls for a step, with the workload's payloads:
-  `begin_step` (pending step + the run's token totals), one `save_effect` per tool call, and
-  `complete_step` (the tool results), each its own transaction, as in the loop.
+  `begin_step` (pending step + the run's token totals) and `complete_step` (the tool results,
+  the calls' events, the lease renewal), two transactions, as in the loop for read-only calls
+  (a call with a local effect, `create_task`, would add one `save_effect` transaction).
 - `dayflow_loop`: Dayflow's real loop (`start_run`, in a thread) against a zero-latency model
   whose turns are the workload's assistant turns and which hands out one turn per step; its
   `read_message` tool reads an in-memory inbox of three messages sized like the payload
   classes. A step is the time from one model call's return to the next call: both writes, the
-  tool calls and their `save_effect`s, the lease check and the next request. Compaction off.
+  tool calls, the lease checks and the next request. Compaction off.
 - `dayflow_loop_compacting`: the same with compaction at its default threshold, as `dayflow
   brief` runs; not a persistence figure (compaction is model-context work), shown apart.
 - `langgraph`: `SqliteSaver.put` once per step of a checkpoint whose `messages` channel holds
@@ -130,12 +131,15 @@ def response(step: Step) -> ModelResponse:
 
 
 def store_step(store: Store, lease: Lease, step: Step, resp: ModelResponse) -> None:
-    """Write one step as the loop does: begin, one saved effect per call, complete."""
+    """Write one step as the loop does: begin (the response, written ahead), then complete
+    (the reads' results, their events, the lease renewal); the workload's calls are reads,
+    which save no effect of their own."""
     store.begin_step(lease, step.n, resp, 0)
-    for use, result in zip(step.assistant[1:], step.results, strict=True):
-        content = result["content"]
-        store.save_effect(lease, step.n, use["id"], use["name"], lambda c=content: (c, False))
-    store.complete_step(lease, step.n, step.results)
+    events = [
+        ("tool_executed", {"step": step.n, "tool": use["name"], "ok": True})
+        for use in step.assistant[1:]
+    ]
+    store.complete_step(lease, step.n, step.results, events=events, effects=False)
 
 
 def dayflow_store(path: Path, workload: tuple[Step, ...], synchronous: str) -> Steps:
@@ -165,7 +169,7 @@ class _Inbox:
 
 
 class _Calendar:
-    def events(self) -> list[dict[str, Any]]:
+    def events(self, first: Any = None, last: Any = None) -> list[dict[str, Any]]:
         return []
 
 

@@ -6,13 +6,18 @@ The order of writes is the product. For each step:
 2. `begin_step`: commit the response as a *pending* step and add its usage to the run, before
    any tool runs. From here on the response is paid for and never lost;
 3. for each tool_use block: if a result is saved for its id, reuse it (`tool_reused`); else run
-   the tool and save its result (`tool_executed`), the local effect in the same transaction;
-4. `complete_step`: commit the tool results (or, on the last turn, the brief and the run's end).
+   the tool. A call with a local effect (`create_task`) commits its result together with the
+   effect, in a transaction of its own; a read keeps its result in memory;
+4. `complete_step`: commit the tool results (or, on the last turn, the brief and the run's end)
+   with the step's events and the lease renewal, in one transaction.
 
-A kill anywhere leaves a state the next process continues from: before 2, the one in-flight
-call is re-paid; after 2, resume finishes the pending step from saved effects without calling
-the model; after 4, resume makes the next call. Resume rebuilds the exact messages list from
-the rows, so the request it sends is the one the uncrashed run would have sent.
+So a step is two transactions plus one per local effect. A kill anywhere leaves a state the
+next process continues from: before 2, the one in-flight call is re-paid; after 2, resume
+finishes the pending step without calling the model, reusing every saved effect (no task twice)
+and running again the reads whose results were lost with the process (they had not been sent
+to the model, so the conversation does not change); after 4, resume makes the next call.
+Resume rebuilds the exact messages list from the rows, so the request it sends is the one the
+uncrashed run would have sent.
 """
 
 from __future__ import annotations
@@ -439,9 +444,9 @@ def _settle(
         )
     )
     if stop_reason == "tool_use" and uses:
-        results = _run_tools(loop, run, lease, n, uses)
+        results, events, effects = _run_tools(loop, run, lease, n, uses, recovered)
         _kill_point(loop, "after_tools", n)
-        store.complete_step(lease, n, results)
+        store.complete_step(lease, n, results, events=events, effects=effects)
         messages.append({"role": "assistant", "content": assistant})
         messages.append({"role": "user", "content": results})
         _after_step(loop, n)
@@ -557,8 +562,10 @@ def _kill_point(loop: Loop, point: str, n: int) -> None:
 
 
 def _run_tools(
-    loop: Loop, run: Run, lease: Lease, n: int, uses: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
+    loop: Loop, run: Run, lease: Lease, n: int, uses: list[dict[str, Any]], recovered: bool
+) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]], bool]:
+    """The tool_result blocks of step `n`, the events its calls leave for `complete_step`, and
+    whether any call saved an effect. Only a step being recovered can have saved effects."""
     store = loop.store
     inbox, calendar = loop.sources(run.settings, date.fromisoformat(run.brief_date))
     env = toolbox.ToolEnv(
@@ -570,16 +577,24 @@ def _run_tools(
         tz=ZoneInfo(run.settings.tz),
         task_cap=run.task_cap,
     )
+    saved = store.effects_of_step(run.id, n) if recovered else {}
+    effects = bool(saved)
     results: list[dict[str, Any]] = []
+    events: list[tuple[str, dict[str, Any]]] = []
     for i, use in enumerate(uses):
         name, args, use_id = use.get("name", ""), use.get("input"), use["id"]
-        saved = store.get_effect(run.id, use_id)
-        if saved is not None:
-            store.add_event(run.id, "tool_reused", {"step": n, "tool": name, "tool_use_id": use_id})
-            content, is_error = saved.content, saved.is_error
+        found = saved.get(use_id)
+        if found is not None:
+            events.append(("tool_reused", {"step": n, "tool": name, "key": use_id}))
+            content, is_error = found.content, found.is_error
             loop.report(Note("tool", {"name": name, "input": args, "reused": True}))
         else:
-            content, is_error = toolbox.execute(store, lease, n, env, i, name, args, use_id)
+            out = toolbox.execute(store, lease, n, env, i, name, args, use_id)
+            content, is_error = out.content, out.is_error
+            if out.saved:
+                effects = True
+            else:
+                events.append(("tool_executed", {"step": n, "tool": name, "ok": not is_error}))
             loop.report(
                 Note("tool", {"name": name, "input": args, "reused": False, "error": is_error})
             )
@@ -589,7 +604,7 @@ def _run_tools(
         if is_error:
             block["is_error"] = True
         results.append(block)
-    return results
+    return results, events, effects
 
 
 def totals_from_steps(store: RunLog, run: Run) -> Usage:

@@ -317,11 +317,15 @@ def _usage_line(u: Usage, estimated: bool) -> str:
 
 
 def steps_table(steps: list[Step], effects: list[ToolEffect]) -> Table:
-    errors = {e.tool_use_id: e.is_error for e in effects}
+    # ok/error of each call: from the step's results once committed, else its saved effect.
+    saved = {e.tool_use_id: e.is_error for e in effects}
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for col in ("step", "state", "stop", "tools", "tokens in/out", "ms", "pid"):
         table.add_column(col, no_wrap=col != "tools")
     for s in steps:
+        errors = saved | {
+            r.get("tool_use_id"): bool(r.get("is_error")) for r in s.tool_results or []
+        }
         calls = []
         for use in s.tool_uses():
             mark = "?" if use["id"] not in errors else ("error" if errors[use["id"]] else "ok")

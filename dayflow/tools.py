@@ -1,8 +1,9 @@
 """The tool registry: each tool's name, JSON schema, handler, and whether it has a local effect.
 
-Reads (`effect=False`) run outside any transaction and their result is saved afterwards; a tool
-with a local effect (`create_task`) runs inside the transaction that saves its result, so the
-task row and the saved result are written together or not at all.
+Reads (`effect=False`) run outside any transaction and save nothing: their result is committed
+with the step (`complete_step`). A tool with a local effect (`create_task`) runs inside the
+transaction that saves its result, so the task row and the saved result are written together or
+not at all, and a resume reuses that result instead of running it again.
 """
 
 from __future__ import annotations
@@ -375,6 +376,16 @@ def result_text(result: dict[str, Any]) -> str:
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """A call's tool_result content, whether it is an error, and whether it was saved (with
+    its `tool_executed` event) as an effect already."""
+
+    content: str
+    is_error: bool
+    saved: bool
+
+
 def execute(
     store: RunLog,
     lease: Lease,
@@ -384,9 +395,10 @@ def execute(
     name: str,
     args: Any,
     use_id: str,
-) -> tuple[str, bool]:
-    """Run one tool call of step `n` and save its result (a local effect in the same
-    transaction, a read after it returns); every failure becomes an is_error result."""
+) -> Outcome:
+    """Run one tool call of step `n`; every failure becomes an is_error result. A call with a
+    local effect is run inside the transaction that saves its result (and logs it); any other
+    call (a read, or one refused before it ran) only returns its result, for the step."""
     key = idempotency_key_of(name, args)
     tool = TOOLS.get(name)
     problem: str | None = None
@@ -403,9 +415,7 @@ def execute(
         except ToolError as exc:
             problem = f"invalid arguments for {name}: {exc}"
     if problem is not None or tool is None:
-        text = error_text(problem or "unknown tool")
-        effect = store.save_effect(lease, n, use_id, name, lambda: (text, True), key)
-        return effect.content, effect.is_error
+        return Outcome(error_text(problem or "unknown tool"), True, saved=False)
 
     def call() -> tuple[str, bool]:
         try:
@@ -417,7 +427,6 @@ def execute(
 
     if tool.effect:
         effect = store.save_effect(lease, n, use_id, name, call, key)
-    else:
-        outcome = call()  # a read: run it outside any transaction, then save it
-        effect = store.save_effect(lease, n, use_id, name, lambda: outcome, key)
-    return effect.content, effect.is_error
+        return Outcome(effect.content, effect.is_error, saved=True)
+    content, is_error = call()  # a read: outside any transaction, committed with the step
+    return Outcome(content, is_error, saved=False)

@@ -350,3 +350,24 @@ def test_ctrl_c_leaves_the_run_interrupted_and_resumable(store: Store) -> None:
     assert run.status == INTERRUPTED and run.reason == "interrupted (Ctrl-C)" and run.steps == 1
     done = resume_run(Loop(store, ScriptedModel(seed_turns()[1:])), run)
     assert done.run.status == DONE and done.run.steps == 3
+
+
+def test_a_step_is_two_transactions_plus_one_per_local_effect(store: Store) -> None:
+    """Step 1 makes four reads, step 2 creates two tasks, step 3 writes the brief: the reads
+    are committed with their step, each task with its own saved result."""
+    model = ScriptedModel(seed_turns())
+    seen: list[int] = []
+
+    class Counting:
+        def create(self, request: ModelRequest) -> Any:
+            seen.append(store.db.transactions)
+            return model.create(request)
+
+        def count_tokens(self, request: ModelRequest) -> int | None:
+            return None
+
+    result = start_run(Loop(store, Counting()), OPTIONS)  # type: ignore[arg-type]
+    seen.append(store.db.transactions)
+    steps = store.steps(result.run.id)
+    assert result.run.status == DONE and [len(s.tool_uses()) for s in steps] == [4, 2, 0]
+    assert [b - a for a, b in zip(seen, seen[1:], strict=False)] == [2, 2 + 2, 2]

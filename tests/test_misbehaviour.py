@@ -21,7 +21,7 @@ import pytest
 
 from dayflow.models import ModelRequest, ModelResponse
 from dayflow.providers.offline._model import estimate_tokens
-from dayflow.tools import MAX_TOOL_CALLS_PER_TURN
+from dayflow.tools import MAX_TOOL_CALLS_PER_TURN, TOOLS
 from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, text, tool_use, turn
 
@@ -67,19 +67,23 @@ def assert_no_garbage(db: Path, run_id: str, task_cap: int) -> None:
     # The run's totals are the sum of its steps' usage.
     for col in ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens"):
         assert run[col] == sum(s[col] for s in steps), col
-    # Tool effects: one per tool_use of a step, none without its step and tool_use block.
+    # Tool effects: one per call of a tool with a local effect that ran (reads are committed
+    # with their step, not saved apart), none without its step and tool_use block.
     uses = {
         (s["n"], b["id"]): b["name"]
         for s in steps
         for b in json.loads(s["assistant_json"])
         if b["type"] == "tool_use"
     }
+    effect_tools = {t.name for t in TOOLS.values() if t.effect}
     effects = rows(db, "SELECT * FROM tool_effects WHERE run_id = ?", run_id)
-    assert {(e["step_n"], e["tool_use_id"]): e["tool_name"] for e in effects} == uses
-    assert len(effects) == len(uses)
-    # Each step's stored tool results answer its tool_use blocks one for one, in order, and are
-    # the saved effects: an error keeps its text there, a success is kept once, in the step row.
+    assert all(uses.get((e["step_n"], e["tool_use_id"])) == e["tool_name"] for e in effects)
+    assert {e["tool_name"] for e in effects} <= effect_tools
+    assert len({(e["step_n"], e["tool_use_id"]) for e in effects}) == len(effects)
+    # Each step's stored tool results answer its tool_use blocks one for one, in order; a saved
+    # effect keeps an error's text, a success is kept once, in the step row.
     saved = {e["tool_use_id"]: (e["content"], bool(e["is_error"])) for e in effects}
+    names = {use_id: name for (_n, use_id), name in uses.items()}
     step_results: dict[str, dict[str, Any]] = {}
     for s in steps:
         ids = [b["id"] for b in json.loads(s["assistant_json"]) if b["type"] == "tool_use"]
@@ -91,7 +95,10 @@ def assert_no_garbage(db: Path, run_id: str, task_cap: int) -> None:
         for r in results:
             step_results[r["tool_use_id"]] = r
             error = r.get("is_error", False)
-            assert saved[r["tool_use_id"]] == ((r["content"], True) if error else ("", False))
+            if not error and names[r["tool_use_id"]] in effect_tools:
+                assert r["tool_use_id"] in saved  # a task made has its saved result
+            if r["tool_use_id"] in saved:
+                assert saved[r["tool_use_id"]] == ((r["content"], True) if error else ("", False))
     # Tasks: only this run's, within the cap, each one a successful create_task result.
     tasks = rows(db, "SELECT * FROM tasks WHERE run_id = ?", run_id)
     assert len(tasks) <= task_cap

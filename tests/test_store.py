@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import stat
@@ -271,7 +272,11 @@ def test_an_upgraded_database_finds_stop_details_its_events_kept(db_path: Path) 
         refusal = replace(turn(text("no")), stop_reason="refusal", stop_details=details)
         s.begin_step(lease, 1, refusal, 1)
         s.begin_step(lease, 2, turn(text("plain")), 1)
-    conn = sqlite3.connect(db_path)  # back to the schema before 0004
+    conn = sqlite3.connect(db_path)  # back to the schema (and the events) before 0004
+    old = json.dumps({"step": 1, "stop_reason": "refusal", "stop_details": details})
+    conn.execute(
+        "UPDATE events SET detail_json = ? WHERE kind = 'response_committed' AND seq = 2", (old,)
+    )
     conn.execute("ALTER TABLE steps DROP COLUMN stop_details_json")
     conn.execute("DELETE FROM schema_migrations WHERE name = '0004_step_stop_details'")
     conn.commit()

@@ -98,7 +98,8 @@ class History:
     def prune_run(self, run_id: str, *, unfinished: bool = False, note: Any = None) -> bool:
         """Blank a finished run's payloads and keep its tombstone: the runs row (status, dates,
         totals, brief), one row per step (state, stop reason, usage, timing, and each tool_use's
-        id and name, its input replaced by PRUNED_MARK), the tool effects without their content,
+        id and name, its input replaced by PRUNED_MARK), one effect per call without its content
+        (name, ok or error, a task's idempotency key),
         the events without their details. Tasks and idempotency keys are never touched.
         Returns False, changing nothing, when the run no longer qualifies (pruned already, or
         being driven; or unfinished and `unfinished` is not set)."""
@@ -107,8 +108,10 @@ class History:
             row = self._prunable(run_id, unfinished)
             if row is None or row["pruned_at"]:
                 return False
-            for n, assistant in db.execute(
-                "SELECT n, assistant_json FROM steps WHERE run_id = ?", (run_id,)
+            for n, assistant, results, completed_at in db.execute(
+                "SELECT n, assistant_json, tool_results_json, completed_at FROM steps "
+                "WHERE run_id = ?",
+                (run_id,),
             ).fetchall():
                 skeleton: list[dict[str, Any]] = [
                     {
@@ -120,6 +123,23 @@ class History:
                     for b in json.loads(assistant)
                     if isinstance(b, dict) and b.get("type") == "tool_use"
                 ]
+                # A read's ok/error lived only in the results: keep it as a contentless effect.
+                names = {u["id"]: u["name"] for u in skeleton}
+                for block in json.loads(results) if results else []:
+                    if isinstance(block, dict) and block.get("tool_use_id") in names:
+                        db.execute(
+                            """INSERT INTO tool_effects (run_id, tool_use_id, step_n, tool_name,
+                               content, is_error, created_at) VALUES (?,?,?,?,'',?,?)
+                               ON CONFLICT (run_id, tool_use_id) DO NOTHING""",
+                            (
+                                run_id,
+                                block["tool_use_id"],
+                                n,
+                                names[block["tool_use_id"]] or "",
+                                int(bool(block.get("is_error"))),
+                                completed_at or self._ctx.now(),
+                            ),
+                        )
                 db.execute(
                     "UPDATE steps SET assistant_json = ?, tool_results_json = NULL, "
                     "stop_details_json = NULL WHERE run_id = ? AND n = ?",

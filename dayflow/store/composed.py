@@ -8,7 +8,7 @@ names to the part that owns them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from dayflow.clock import Clock
@@ -117,13 +117,25 @@ class SqlStore:
         n: int,
         tool_results: list[dict[str, Any]] | None,
         *,
+        events: Sequence[tuple[str, dict[str, Any]]] = (),
+        effects: bool = True,
         final_text: str | None = None,
         discard: bool = False,
         note: str | None = None,
     ) -> None:
         self._steps.complete(
-            lease, n, tool_results, final_text=final_text, discard=discard, note=note
+            lease,
+            n,
+            tool_results,
+            events=events,
+            effects=effects,
+            final_text=final_text,
+            discard=discard,
+            note=note,
         )
+
+    def effects_of_step(self, run_id: str, n: int) -> dict[str, ToolEffect]:
+        return self._steps.effects_of_step(run_id, n)
 
     def get_effect(self, run_id: str, key: str) -> ToolEffect | None:
         return self._steps.get_effect(run_id, key)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from dayflow.models import Event
@@ -28,6 +29,22 @@ class EventLog:
                SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM events
                WHERE run_id = ?""",
             (run_id, kind, dump(detail or {}), owner.pid, owner.host, self._ctx.now(), run_id),
+        )
+
+    def add_many(self, run_id: str, items: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Append several events in order with one statement (inside the caller's write
+        transaction): a step's events cost one round trip, however many calls it made."""
+        if not items:
+            return
+        owner = self._ctx.owner
+        rows = ", ".join(f"({i}, ?, ?)" for i in range(1, len(items) + 1))
+        args: list[Any] = [v for kind, detail in items for v in (kind, dump(detail))]
+        self._ctx.db.execute(
+            f"""WITH k(i, kind, detail) AS (VALUES {rows})
+               INSERT INTO events (run_id, seq, kind, detail_json, pid, host, at)
+               SELECT ?, (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?) + k.i,
+               k.kind, k.detail, ?, ?, ? FROM k""",
+            (*args, run_id, run_id, owner.pid, owner.host, self._ctx.now()),
         )
 
     def of(self, run_id: str) -> list[Event]:

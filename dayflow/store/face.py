@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, Protocol
 
 from dayflow.models import Event, Message, ModelResponse, Run, Step, Task, ToolEffect, Usage
@@ -57,10 +57,14 @@ class RunLog(Protocol):
         n: int,
         tool_results: list[dict[str, Any]] | None,
         *,
+        events: Sequence[tuple[str, dict[str, Any]]] = (),
+        effects: bool = True,
         final_text: str | None = None,
         discard: bool = False,
         note: str | None = None,
     ) -> None: ...
+
+    def effects_of_step(self, run_id: str, n: int) -> dict[str, ToolEffect]: ...
 
     def get_effect(self, run_id: str, key: str) -> ToolEffect | None: ...
 

@@ -1,24 +1,27 @@
-"""Steps, their saved tool effects and the run's compactions: what the loop writes as it goes.
+"""Steps, their saved effects and the run's compactions: what the loop writes as it goes.
 
-Why the writes look the way they do (each is one short transaction, never open across a model
-or network call):
+A step is two transactions, plus one per call with a local effect; each is short and never
+open across a model or network call, and each checks and renews the driver's lease:
 
 - `begin` commits the model's response (assistant blocks, stop_reason, stop_details, usage,
   added to the run's totals) the moment it arrives and before any tool runs: a paid response
   is never lost.
-- `save_effect` commits one executed tool call's result, together with the local effect itself
-  (creating a task) when there is one: a kill either leaves neither or both, and a resume reuses
-  the saved result instead of running the tool again.
+- `save_effect` commits the result of one call that changes something outside the step
+  (`create_task`, a delivery), together with that change: a kill leaves both or neither, and a
+  resume reuses the saved result instead of doing it again. Read-only calls save nothing: their
+  results wait in memory for `complete`, so a kill before it runs such a read again on resume
+  (its result had not been sent to the model yet, so nothing the model saw changes).
 - `complete` commits the step's tool results (or, for the last turn, the brief and the run's
-  end) once they are all assembled. From then on the results live in the step row only: a
-  successful effect keeps its name, key and ok flag, its content blanked in the same
-  transaction (each result is stored once); an error keeps its (short) message.
+  end), the events of the calls made (one statement), and the lease renewal, together. From
+  then on the results live in the step row only: a saved effect keeps its name, key and ok
+  flag, its content blanked in the same transaction (each result is stored once); an error
+  keeps its (short) message.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from dayflow.errors import StoreError
@@ -94,16 +97,8 @@ class Steps:
                     ctx.now(),
                 ),
             )
-            self._events.add(
-                run_id,
-                "response_committed",
-                {
-                    "step": n,
-                    "stop_reason": response.stop_reason,
-                    "request_id": response.request_id,
-                    **({"stop_details": response.stop_details} if response.stop_details else {}),
-                },
-            )
+            # The stop reason, request id and stop_details are in the step row.
+            self._events.add(run_id, "response_committed", {"step": n})
 
     def complete(
         self,
@@ -111,12 +106,16 @@ class Steps:
         n: int,
         tool_results: list[dict[str, Any]] | None,
         *,
+        events: Sequence[tuple[str, dict[str, Any]]] = (),
+        effects: bool = True,
         final_text: str | None = None,
         discard: bool = False,
         note: str | None = None,
     ) -> None:
-        """Mark step `n` complete with its tool results; with `final_text` also finish the run
-        (`note` is kept as the run's reason: something a finished run should still say)."""
+        """Mark step `n` complete with its tool results, logging `events` (the calls made)
+        before its own; with `final_text` also finish the run (`note` is kept as the run's
+        reason: something a finished run should still say). `effects`: whether any call of the
+        step saved an effect (its content, now in the step row, is blanked)."""
         ctx = self._ctx
         run_id = lease.run_id
         with ctx.db.transaction():
@@ -144,7 +143,7 @@ class Steps:
             )
             if cur.rowcount != 1:
                 raise StoreError(f"run {run_id}: step {n} is not pending")
-            if tool_results:
+            if tool_results and effects:
                 # The results now live in the step row, byte for byte; the saved effects were
                 # only needed until here (to resume a pending step), so keep each result once.
                 ctx.db.execute(
@@ -152,9 +151,10 @@ class Steps:
                     "WHERE run_id = ? AND step_n = ? AND is_error = 0",
                     (run_id, n),
                 )
-            self._events.add(run_id, "step_discarded" if discard else "step_committed", {"step": n})
+            done = [("step_discarded" if discard else "step_committed", {"step": n})]
             if final_text is not None:
-                self._events.add(run_id, "run_finished", {"step": n})
+                done.append(("run_finished", {"step": n}))
+            self._events.add_many(run_id, [*events, *done])
 
     # ----------------------------------------------------------------------- compaction
 
@@ -222,6 +222,13 @@ class Steps:
 
     # ---------------------------------------------------------------------- tool effects
 
+    def effects_of_step(self, run_id: str, n: int) -> dict[str, ToolEffect]:
+        """The saved effects of step `n` by key: what a resume of a pending step reuses."""
+        rows = self._ctx.db.execute(
+            "SELECT * FROM tool_effects WHERE run_id = ? AND step_n = ?", (run_id, n)
+        )
+        return {r["tool_use_id"]: effect_row(r) for r in rows}
+
     def get_effect(self, run_id: str, key: str) -> ToolEffect | None:
         """The saved effect of the call (or other effect) `key` of the run, if any."""
         row = one(
@@ -258,7 +265,7 @@ class Steps:
             self._events.add(
                 run_id,
                 "tool_executed",
-                {"step": step_n, "tool": name, "tool_use_id": key, "ok": not is_error},
+                {"step": step_n, "tool": name, "key": key, "ok": not is_error},
             )
         return ToolEffect(run_id, key, step_n, name, content, is_error, now)
 
