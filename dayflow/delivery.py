@@ -89,6 +89,7 @@ class SmtpConfig:
     password_command: str | None = None
     password_env: str | None = None
     timeout: float = 30.0
+    cafile: str | None = None  # a CA bundle to trust instead of the system's (self-hosted)
 
     @property
     def where(self) -> str:
@@ -100,7 +101,7 @@ def smtp_config(table: object, path: Path) -> SmtpConfig:
     if not isinstance(table, dict):
         raise UsageError(f"{path}: [smtp] must be a table")
     known = {"host", "port", "security", "user", "from", "to", "password_command"}
-    known |= {"password_env", "timeout"}
+    known |= {"password_env", "timeout", "cafile"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise UsageError(f"{path}: [smtp] has unknown key(s) {', '.join(unknown)}")
@@ -125,9 +126,13 @@ def smtp_config(table: object, path: Path) -> SmtpConfig:
     timeout = table.get("timeout", 30)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or not 0 < timeout <= 600:
         raise UsageError(f"{path}: [smtp] timeout must be seconds, from 1 to 600")
-    for key in ("password_command", "password_env"):
+    for key in ("password_command", "password_env", "cafile"):
         if key in table and not isinstance(table[key], str):
             raise UsageError(f"{path}: [smtp] {key} must be a string")
+    cafile = None
+    if "cafile" in table:
+        ca = Path(table["cafile"]).expanduser()
+        cafile = str(ca if ca.is_absolute() else path.parent / ca)
     return SmtpConfig(
         host=host.strip(),
         port=port,
@@ -138,6 +143,7 @@ def smtp_config(table: object, path: Path) -> SmtpConfig:
         password_command=table.get("password_command"),
         password_env=table.get("password_env"),
         timeout=float(timeout),
+        cafile=cafile,
     )
 
 
@@ -369,7 +375,7 @@ def send_mail(
     import ssl
 
     try:
-        context = ssl.create_default_context()
+        context = ssl.create_default_context(cafile=cfg.cafile)
         server: smtplib.SMTP
         if cfg.security == "tls":
             server = smtplib.SMTP_SSL(cfg.host, cfg.port, timeout=cfg.timeout, context=context)

@@ -45,12 +45,12 @@ def free_port() -> int:
 
 
 class SmtpServer:
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, **tls: Any) -> None:
         from aiosmtpd.controller import Controller
 
         self.inbox = Inbox()
         self.port = port
-        self.controller = Controller(self.inbox, hostname="127.0.0.1", port=port)
+        self.controller = Controller(self.inbox, hostname="127.0.0.1", port=port, **tls)
 
     def __enter__(self) -> SmtpServer:
         self.controller.start()
@@ -303,3 +303,84 @@ def test_ensure_today_says_when_the_days_brief_was_not_delivered_to_a_new_sink(
         again.err
     )
     assert not (tmp_path / "b.md").exists()
+
+
+# ------------------------------------------------------------------------------------- TLS
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (the server's; the client trusts it by cafile)."""
+    import shutil
+
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed: cannot make a certificate for the TLS server")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+def _server_context(cert: Path, key: Path) -> Any:
+    import ssl
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return context
+
+
+@pytest.mark.parametrize("security", ["starttls", "tls"])
+def test_smtp_over_tls_trusts_the_servers_certificate_through_cafile(
+    db_path: Path, tmp_path: Path, port: int, certificate: tuple[Path, Path], security: str
+) -> None:
+    cert, key = certificate
+    context = _server_context(cert, key)
+    tls = (
+        {"tls_context": context, "require_starttls": True}
+        if security == "starttls"
+        else {"ssl_context": context}
+    )
+    cfg = config(tmp_path, port)
+    cfg.write_text(
+        cfg.read_text().replace('security = "plain"', f'security = "{security}"')
+        + 'cafile = "cert.pem"\n'
+    )
+    with SmtpServer(port, **tls) as server:
+        result = run(db_path, "brief", "--deliver", "smtp", env={"DAYFLOW_CONFIG": str(cfg)})
+        assert result.code == 0, result.err
+        assert len(server.inbox.messages) == 1
+
+
+def test_an_untrusted_certificate_fails_the_delivery_naming_the_host(
+    db_path: Path, tmp_path: Path, port: int, certificate: tuple[Path, Path]
+) -> None:
+    context = _server_context(*certificate)
+    cfg = config(tmp_path, port)
+    cfg.write_text(cfg.read_text().replace('security = "plain"', 'security = "starttls"'))
+    with SmtpServer(port, tls_context=context, require_starttls=True) as server:
+        result = run(db_path, "brief", "--deliver", "smtp", env={"DAYFLOW_CONFIG": str(cfg)})
+        assert result.code == 6
+        assert f"delivery failed: smtp to 127.0.0.1:{port}" in result.err
+        assert "CERTIFICATE_VERIFY_FAILED" in result.err
+        assert server.inbox.messages == []
