@@ -246,3 +246,31 @@ def list_runs_query(path: Path) -> tuple[int, list[str]]:
         store.db.conn.set_trace_callback(None)
         plan = store.db.execute("EXPLAIN QUERY PLAN " + statements[-1]).fetchall()
     return sorted(times)[4], [str(row[-1]) for row in plan]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m bench.cli_latency [ROUNDS]`: only the start-up figures of issue 13, each
+    command's median ratio to `python -c "import typer, rich"` over interleaved rounds."""
+    import shutil
+    import tempfile
+
+    rounds = int((argv or sys.argv[1:] or ["15"])[0])
+    tmp = Path(tempfile.mkdtemp(prefix="dayflow-cli-"))
+    try:
+        big, small = tmp / "history.db", tmp / "history-small.db"
+        build_history(big, 10_000)
+        build_history(small, 10)
+        times = measure(big, small, rounds, tmp)
+        for name in ("help", "runs", "tasks", "runs_small", "tasks_small", "typer_app"):
+            ratio = statistics.median(t[name] / t["typer_rich"] for t in times)
+            ms = statistics.median(t[name] for t in times) / 1e6
+            print(f"{name:12} {ms:7.1f} ms  {ratio:.2f}x")
+        base = statistics.median(t["typer_rich"] for t in times) / 1e6
+        print(f"{'typer_rich':12} {base:7.1f} ms  1.00x  ({rounds} interleaved rounds)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

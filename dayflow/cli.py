@@ -3,7 +3,8 @@
 Tests pass their own `Deps` through `CliRunner.invoke(app, args, obj=deps)`.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: Typer would compile and eval every option's
+# annotation string at start-up (issue 13). Names imported only for type checking are quoted.
 
 import os
 import sys
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from dayflow import cli_history, cli_schedule, cli_tasks, render
+from dayflow import cli_history, cli_schedule, cli_tasks
 from dayflow.cli_base import (
     EXIT_CODES,
     MAX_COUNT,
@@ -55,10 +56,10 @@ from dayflow.models import (
     RUNNING,
     Run,
 )
-from dayflow.store import Store
 
 if TYPE_CHECKING:
     from dayflow import config
+    from dayflow.store import Store
 
 __all__ = ["Deps", "app", "main"]
 
@@ -337,7 +338,7 @@ def _given(ctx: typer.Context, name: str) -> bool:
     return source is not None and source.name == "COMMANDLINE"
 
 
-def _kept_inputs(deps: Deps, settings: config.Settings) -> config.Settings:
+def _kept_inputs(deps: Deps, settings: "config.Settings") -> "config.Settings":
     """An inbox or calendar read from standard input or a pipe (`-`, /dev/stdin, `<(...)`)
     is kept in a private file beside the database, so a resume (in another process) reads the
     very same input again."""
@@ -376,7 +377,7 @@ def _kept_inputs(deps: Deps, settings: config.Settings) -> config.Settings:
     return replace(settings, inbox=inbox, calendar=calendar)
 
 
-def _say_waiting(deps: Deps, store: Store, day: date) -> None:
+def _say_waiting(deps: Deps, store: "Store", day: date) -> None:
     from dayflow import briefday
 
     current = briefday.latest_for(store, day, deps.clock.now())
@@ -408,9 +409,9 @@ def _second_brief_notice(deps: Deps, done: Run, day: date, tz: str, new: bool) -
 
 def _resume(
     deps: Deps,
-    store: Store,
+    store: "Store",
     run: Run,
-    settings: config.Settings,
+    settings: "config.Settings",
     verbose: bool,
     out_format: str,
     crash_after: int | None,
@@ -533,6 +534,8 @@ def runs(
     as_json: JsonOpt = False,
 ) -> None:
     """List runs, newest first."""
+    from dayflow import listing
+
     deps = get_deps(ctx)
     with handle_errors(deps):
         if status is not None and status not in RUN_STATUSES:
@@ -542,7 +545,7 @@ def runs(
         with deps.store(settings) as store:
             found = store.list_runs(status=status, since=since_bound, limit=limit)
             if as_json:
-                print_json(deps, [render.run_json(r, settings.prices) for r in found])
+                print_json(deps, [listing.run_json(r, settings.prices) for r in found])
                 return
             if not found:
                 filtered = status is not None or since is not None
@@ -551,7 +554,7 @@ def runs(
                 else:
                     deps.notice("no runs yet: `dayflow brief` starts one")
                 return
-            print_table(deps, render.runs_table, found, settings.prices, zone(settings))
+            print_table(deps, listing.runs_table, found, settings.prices, zone(settings))
             day = today(deps, settings).isoformat()
             for r in found:
                 if r.resumable and r.brief_date == day and not r.pruned_at and not r.redacted_at:
@@ -575,6 +578,8 @@ def tasks(
     `tasks export` and `tasks sync` keep them in your notes."""
     if ctx.invoked_subcommand:
         return
+    from dayflow import listing
+
     deps = get_deps(ctx)
     with handle_errors(deps):
         settings = deps.settings(db=db)
@@ -584,7 +589,7 @@ def tasks(
                 if as_json:
                     print_json(deps, task.to_json() | {"done_at": task.done_at})
                 else:
-                    deps.notice(f"done: {task.id} {render.plain(task.title)}")
+                    deps.notice(f"done: {task.id} {listing.plain(task.title)}")
                 return
             found = store.list_tasks(include_done=show_all)
             if as_json:
@@ -593,7 +598,7 @@ def tasks(
             if not found:
                 deps.notice("no open tasks" if not show_all else "no tasks")
                 return
-            print_table(deps, render.tasks_table, found)
+            print_table(deps, listing.tasks_table, found)
 
 
 @app.command()
@@ -604,6 +609,8 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     """Show one run: its header, steps, event log and brief."""
+    from dayflow import render
+
     deps = get_deps(ctx)
     with handle_errors(deps):
         settings = deps.settings(db=db)
@@ -632,10 +639,39 @@ def show(
                 )
 
 
+def app_for(args: list[str]) -> typer.Typer:
+    """`app` with only the command `args` name. Before it parses anything, Typer builds every
+    command it has, inspecting each signature: for `dayflow runs` that cost more than the rest
+    of the command (issue 13). No command, `--help` or an unknown name get the whole app."""
+    import copy
+
+    from typer.main import get_command_name
+
+    name = next((a for a in args if not a.startswith("-")), None)
+    if name is None or "--help" in args[: args.index(name)]:
+        return app
+    lean = copy.copy(app)
+    lean.registered_commands, lean.registered_groups = [], []
+    for command in app.registered_commands:
+        if name == (command.name or get_command_name(command.callback.__name__)):  # type: ignore[union-attr]
+            lean.registered_commands = [command]
+    for group in app.registered_groups:
+        if group.name == name or (group.typer_instance and group.typer_instance.info.name == name):
+            lean.registered_groups = [group]
+        elif group.name is None and group.typer_instance and not group.typer_instance.info.name:
+            for command in group.typer_instance.registered_commands:
+                cmd_name = command.name or get_command_name(command.callback.__name__)  # type: ignore[union-attr]
+                if cmd_name == name:
+                    lean.registered_commands = [command]
+    if not lean.registered_commands and not lean.registered_groups:
+        return app
+    return lean
+
+
 def main() -> None:
     """Console-script entry point: no tracebacks for users unless DAYFLOW_DEBUG is set."""
     try:
-        app()
+        app_for(sys.argv[1:])()
     except Exception as exc:  # a bug: say so in one line, keep the detail for DAYFLOW_DEBUG
         if os.environ.get("DAYFLOW_DEBUG"):
             raise

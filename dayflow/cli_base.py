@@ -6,7 +6,10 @@ A command module defines `commands = typer.Typer()` and decorates its commands w
 (a nameless group: its commands sit at the top level). Command modules import from here, never
 from `cli.py`, so there is no import cycle.
 
-Keep this module cheap to import: it is on the path of `--help`, `runs` and `tasks`.
+Keep this module cheap to import: it is on the path of `--help`, `runs` and `tasks`, and the
+command modules import it at start-up. What only some commands use (the store, the settings,
+Rich's renderables, the providers) is imported inside the functions that use it;
+`tests/test_startup.py` keeps the import list honest.
 """
 
 from __future__ import annotations
@@ -14,25 +17,30 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import date, tzinfo
+from datetime import UTC, date, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
-from rich.console import Console
 
-from dayflow import config, render
 from dayflow.clock import Clock, SystemClock
 from dayflow.errors import ConfigError, DayflowError, SimulatedCrash, UsageError
-from dayflow.models import DEFAULT_MAX_STEPS, DONE, FAILED, Run
-from dayflow.pricing import Prices
-from dayflow.providers import OFFLINE_MODEL, ModelClient
-from dayflow.store import DatabaseError, Store, is_postgres_target, open_store
+from dayflow.models import DEFAULT_MAX_STEPS
 
-if TYPE_CHECKING:  # the agent is imported only by the commands that run one (it is slow)
+if TYPE_CHECKING:  # imported where used: see the module docstring
+    from rich.console import Console
+
+    from dayflow import config
     from dayflow.agent import Loop, Note, SourceFactory
+    from dayflow.models import Run
+    from dayflow.pricing import Prices
+    from dayflow.providers import ModelClient
+    from dayflow.store import Store
+
+    ModelFactory = Callable[[str, config.Settings], ModelClient]
 
 EXIT_CODES = """\
 Exit codes: 0 ok · 1 error · 2 bad usage · 3 no such run/task · 4 database or input file
@@ -40,11 +48,11 @@ problem · 5 run busy in another process · 6 the model failed: API error after 
 refusal (resumable) · 7 run stopped by a guard or a cut-short answer (resumable) · 70 simulated
 crash · 130 interrupted."""
 
-ModelFactory = Callable[[str, config.Settings], ModelClient]
-
 
 def default_model_factory(model: str, settings: config.Settings) -> ModelClient:
     """The offline model, or Claude through the SDK (imported only here, only when needed)."""
+    from dayflow.providers import OFFLINE_MODEL
+
     if model == OFFLINE_MODEL:
         from dayflow.providers.offline import OfflineModel
 
@@ -67,26 +75,88 @@ class Deps:
     clock: Clock = field(default_factory=SystemClock)
     model_factory: ModelFactory = default_model_factory
     sources: SourceFactory | None = None  # None: the JSON files named in a run's settings
-    out: Console = field(default_factory=lambda: Console(highlight=False))
+    out: Console = field(default_factory=lambda: _console(highlight=False))
     # Notices are whole lines: never hard-wrapped at 80 columns when stderr is a pipe or a log.
     err: Console = field(
-        default_factory=lambda: Console(stderr=True, highlight=False, soft_wrap=True)
+        default_factory=lambda: _console(stderr=True, highlight=False, soft_wrap=True)
     )
 
     def settings(self, **flags: Any) -> config.Settings:
+        from dayflow import config
+
         env = self.env if self.env is not None else config.environment(notice=self.notice)
         return config.load(env, **flags)
 
     def store(self, settings: config.Settings, *, create: bool = False) -> Store:
         """The store at the configured path. Only commands that start runs pass `create`:
         the others never create a database (a typo in --db is an error, not an empty file)."""
+        from dayflow import config
+        from dayflow.store import is_postgres_target, open_store
+
         if not create and not is_postgres_target(settings.db_path):
             config.require_existing_db(settings.db_path)
         return open_store(settings.db_path, clock=self.clock, durability=settings.durability)
 
     def notice(self, text: str) -> None:
-        """One line on stderr."""
-        self.err.print(text, markup=False, soft_wrap=True)
+        """One line on stderr (written as is: no Rich needed for a line of text)."""
+        self.err.file.write(text + "\n")
+        self.err.file.flush()
+
+
+class _LazyConsole:
+    """A Rich `Console` made on first real use. Until then it answers what plain-text output
+    needs (`file`, `is_terminal`, `width`, `color_system`) without importing rich.console,
+    which costs more than the rest of `dayflow runs`."""
+
+    def __init__(self, *, stderr: bool = False, **kw: Any) -> None:
+        self._kw = {"stderr": stderr, **kw}
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    def _real(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._kw)
+        return self._console
+
+    @property
+    def file(self) -> Any:
+        if self._console is not None:
+            return self._console.file
+        return sys.stderr if self._stderr else sys.stdout
+
+    @property
+    def is_terminal(self) -> bool:
+        if self._console is not None:
+            return self._console.is_terminal
+        isatty = getattr(self.file, "isatty", None)
+        return bool(isatty and isatty())
+
+    @property
+    def width(self) -> int:
+        if self._console is not None:
+            return self._console.width
+        import os
+        import shutil
+
+        columns = os.environ.get("COLUMNS", "")
+        return int(columns) if columns.isdigit() else shutil.get_terminal_size().columns
+
+    @property
+    def color_system(self) -> str | None:
+        if self._console is not None:
+            return self._console.color_system
+        import os
+
+        return None if os.environ.get("NO_COLOR") or not self.is_terminal else "standard"
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real(), name)
+
+
+def _console(**kw: Any) -> Console:
+    return cast("Console", _LazyConsole(**kw))
 
 
 def get_deps(ctx: typer.Context) -> Deps:
@@ -107,12 +177,20 @@ def handle_errors(deps: Deps) -> Iterator[None]:
     except DayflowError as exc:
         deps.err.print(f"error: {exc}", markup=False, soft_wrap=True)
         raise typer.Exit(exc.exit_code) from None
-    except DatabaseError as exc:
+    except Exception as exc:
+        if not _is_database_error(exc):
+            raise
         deps.err.print(f"error: database problem: {exc}", markup=False)
         raise typer.Exit(4) from None
     except KeyboardInterrupt:
         deps.err.print("interrupted; `dayflow resume` continues the run", markup=False)
         raise typer.Exit(130) from None
+
+
+def _is_database_error(exc: Exception) -> bool:
+    # A database error can only come from a store, so the store module is loaded by then.
+    store = sys.modules.get("dayflow.store")
+    return store is not None and isinstance(exc, store.DatabaseError)
 
 
 # The largest values the integer options take: far beyond any real use, well inside SQLite's
@@ -209,9 +287,7 @@ def parse_date(value: str, option: str = "--date") -> date:
 
 def today(deps: Deps, settings: config.Settings) -> date:
     """Today in the user's timezone (not UTC's: a brief at 00:30 in Tokyo is for that day)."""
-    from zoneinfo import ZoneInfo
-
-    return deps.clock.now().astimezone(ZoneInfo(settings.tz)).date()
+    return deps.clock.now().astimezone(zone(settings)).date()
 
 
 class Trace:
@@ -241,6 +317,8 @@ class Trace:
             extra = "  (committed before the crash; finishing it)" if d.get("recovered") else ""
             self.console.print(f"[step {d['step']}] stop={d['stop_reason']}{extra}", markup=False)
         elif note.kind == "tool" and self.verbose:
+            from dayflow import render
+
             line = render.tool_call_line(
                 d["name"], d["input"], reused=d["reused"], error=d.get("error", False)
             )
@@ -270,6 +348,8 @@ def delivery_settings(deps: Deps) -> Any:
 
 def key_notice(deps: Deps, settings: config.Settings, model: str) -> None:
     """Say which `.env` file supplied the API key, when one did and the model will use it."""
+    from dayflow.providers import OFFLINE_MODEL
+
     if model != OFFLINE_MODEL and settings.api_key and settings.api_key_file:
         deps.notice(f"using ANTHROPIC_API_KEY from {settings.api_key_file}")
 
@@ -314,19 +394,27 @@ def brief_format(deps: Deps, fmt: str | None, as_json: bool) -> str:
 def print_json(deps: Deps, doc: Any) -> None:
     """Strict JSON on stdout: never NaN or Infinity (whatever a price table held), and the
     characters a terminal would obey (bidi overrides) as `\\uXXXX` escapes."""
+    from dayflow.listing import plain
+
     text = json.dumps(_finite(doc), allow_nan=False, indent=2, ensure_ascii=False)
-    deps.out.file.write(render.plain(text) + "\n")
+    deps.out.file.write(plain(text) + "\n")
     deps.out.file.flush()
 
 
-def print_table(deps: Deps, build: Callable[..., Any], *args: Any) -> None:
-    """A table on stdout: fitted to a terminal's width, whole (no width limit) in a pipe."""
-    width = deps.out.width if deps.out.is_terminal else None
-    deps.out.print(build(*args, width=width), width=width or 100_000, crop=False)
+def print_table(deps: Deps, build: Callable[..., str], *args: Any) -> None:
+    """A plain-text listing (`dayflow.listing`) on stdout: fitted to a terminal's width (in
+    colour unless NO_COLOR), whole in a pipe."""
+    terminal = deps.out.is_terminal
+    colour = terminal and deps.out.color_system is not None
+    text = build(*args, width=deps.out.width if terminal else None, colour=colour)
+    deps.out.file.write(text)
+    deps.out.file.flush()
 
 
 def zone(settings: config.Settings) -> tzinfo:
     """The user's timezone (DAYFLOW_TZ, --tz, $TZ or UTC): every time shown is in it."""
+    if settings.tz == "UTC":
+        return UTC  # no zoneinfo import on the common path
     from zoneinfo import ZoneInfo
 
     return ZoneInfo(settings.tz)
@@ -347,14 +435,19 @@ def print_outcome(
 ) -> None:
     """The brief (or the JSON document) on stdout; a run that did not finish exits 6 or 7.
     `fmt` is one of BRIEF_FORMATS (see `brief_format`)."""
+    from dayflow import listing
+    from dayflow.models import DONE, FAILED
+
     if fmt == "json":
-        print_json(deps, {"run": render.run_json(run, prices), "brief": text})
+        print_json(deps, {"run": listing.run_json(run, prices), "brief": text})
     elif text is not None and fmt == "rich":
+        from dayflow import render
+
         deps.out.print(render.brief(text))
     elif text is not None:
         # The Markdown itself, byte for byte: `dayflow brief > brief.md` is a Markdown file.
         # (bidi overrides and control characters from mail escaped, as everywhere).
-        text = render.plain(text)
+        text = listing.plain(text)
         deps.out.file.write(text if text.endswith("\n") else text + "\n")
         deps.out.file.flush()
     if run.status != DONE:

@@ -3,7 +3,8 @@
 Options, wiring and output only; the work is in `dayflow.history` and `dayflow.timeline`.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: Typer would compile and eval every option's
+# annotation string at start-up (issue 13). Names imported only for type checking are quoted.
 
 from collections.abc import Callable
 from dataclasses import replace
@@ -12,7 +13,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from dayflow import render
 from dayflow.cli_base import (
     MAX_COUNT,
     BriefJsonOpt,
@@ -35,6 +35,7 @@ from dayflow.cli_base import (
     parse_date,
     print_json,
     print_outcome,
+    print_table,
     zone,
 )
 from dayflow.errors import StoreError, UsageError
@@ -153,7 +154,7 @@ def fork(
             loop = make_loop(deps, store, client, verbose, crash_after, settings)
             trace_note = loop.report
 
-            def report(note: Note) -> None:
+            def report(note: "Note") -> None:
                 if note.kind == "forked":
                     deps.err.print(
                         f"[fork {note.data['run'].id}] of run {parent.id} at step {from_step}: "
@@ -213,7 +214,7 @@ def gc(
     payloads and event details go. Tasks and their idempotency keys are never deleted, so no
     later run re-creates a task a pruned run created. A pruned run cannot be resumed or forked.
     """
-    from dayflow import history  # imported here: it pulls in the agent
+    from dayflow import history, listing  # history is imported here: it pulls in the agent
 
     deps = get_deps(ctx)
     with handle_errors(deps):
@@ -232,7 +233,7 @@ def gc(
             doc = {
                 "action": report.action,
                 "dry_run": report.dry_run,
-                "runs": [render.run_json(r, settings.prices) for r in report.runs],
+                "runs": [listing.run_json(r, settings.prices) for r in report.runs],
                 "bytes_before": report.bytes_before,
                 "bytes_after": report.bytes_after,
             }
@@ -242,7 +243,7 @@ def gc(
         if not report.runs:
             deps.err.print(f"nothing to {report.action}", markup=False)
             return
-        deps.out.print(render.gc_table(report.runs, zone(settings)))
+        print_table(deps, listing.gc_table, report.runs, zone(settings))
         if report.dry_run:
             deps.err.print(
                 f"dry run: would {report.action} {len(report.runs)} run(s); nothing changed",
@@ -287,7 +288,10 @@ def doctor(
 
     Each finding comes with the command that repairs it. Exit 0 when healthy, 4 when problems
     remain."""
-    from dayflow import history  # imported here: it pulls in the agent
+    from dayflow import (
+        history,  # imported here: it pulls in the agent
+        render,
+    )
 
     deps = get_deps(ctx)
     with handle_errors(deps):

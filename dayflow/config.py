@@ -14,7 +14,6 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dayflow.errors import StoreError, UsageError
 from dayflow.models import DELIVERY_KILL_POINTS, KILL_POINTS
@@ -96,10 +95,6 @@ def environment(
 
 
 def _read_dotenv(path: Path, *, explicit: bool, say: Callable[[str], None]) -> dict[str, str]:
-    import io
-
-    from dotenv.parser import parse_stream
-
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:
@@ -112,6 +107,10 @@ def _read_dotenv(path: Path, *, explicit: bool, say: Callable[[str], None]) -> d
     except OSError as exc:
         say(f"warning: cannot read {path} ({exc.strerror or exc}); skipped")
         return {}
+    import io
+
+    from dotenv.parser import parse_stream  # only when there is a file to parse
+
     values: dict[str, str] = {}
     for binding in parse_stream(io.StringIO(text)):
         if binding.error:
@@ -152,10 +151,13 @@ def load(
     if durability not in ("NORMAL", "FULL"):
         raise UsageError("DAYFLOW_DURABILITY must be 'normal' or 'full'")
     zone = tz or env.get("DAYFLOW_TZ") or _tz_from_env(env) or "UTC"
-    try:
-        ZoneInfo(zone)
-    except (ValueError, ZoneInfoNotFoundError):
-        raise UsageError(f"unknown timezone {zone!r} (use an IANA name such as UTC)") from None
+    if zone != "UTC":  # (no zoneinfo import on the common path)
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(zone)
+        except (ValueError, ZoneInfoNotFoundError):
+            raise UsageError(f"unknown timezone {zone!r} (use an IANA name such as UTC)") from None
     return Settings(
         db_path=Path(db or env.get("DAYFLOW_DB") or default_db_path(env)).expanduser(),
         api_key=api_key,
@@ -204,6 +206,8 @@ def _tz_from_env(env: Mapping[str, str]) -> str | None:
     tz = env.get("TZ", "").lstrip(":")
     if not ("/" in tz or tz == "UTC"):
         return None
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
     try:
         ZoneInfo(tz)
     except (ValueError, ZoneInfoNotFoundError):

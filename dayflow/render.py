@@ -1,18 +1,24 @@
-"""Pure functions that turn Dayflow's values into Rich renderables or plain strings. No printing."""
+"""Pure functions that turn Dayflow's values into Rich renderables or plain strings. No printing.
+
+The listings of `runs`, `tasks` and `gc` are plain text, in `dayflow.listing` (no Rich: those
+commands start fast).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from dayflow.models import Event, Run, Step, Task, ToolEffect, Usage
+from dayflow.listing import local_time, plain, run_json, tokens
+from dayflow.models import Event, Run, Step, ToolEffect, Usage
 from dayflow.pricing import PRICES, Prices, estimate_cost, format_cost
+
+__all__ = ["brief", "doctor_report", "plain", "run_json", "show", "show_json", "tool_call_line"]
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown
@@ -26,30 +32,6 @@ STATUS_STYLE = {
     "failed": "red",
     "stopped": "magenta",
 }
-
-
-# Characters that reorder or hide text on a terminal (bidi overrides and isolates, zero-width
-# marks) and control characters: text from mail shows them as visible escapes instead.
-_UNSAFE = {
-    cp: f"\\u{cp:04x}"
-    for cp in (
-        *range(0x09),
-        *range(0x0B, 0x20),
-        *range(0x7F, 0xA0),
-        0x061C,
-        0x200B,
-        0x200E,
-        0x200F,
-        *range(0x202A, 0x202F),
-        *range(0x2066, 0x206A),
-        0xFEFF,
-    )
-}
-
-
-def plain(text: str) -> str:
-    """`text` safe to print on a terminal: bidi controls and control characters escaped."""
-    return text.translate(_UNSAFE)
 
 
 def _add(table: Table, *cells: RenderableType) -> None:
@@ -85,182 +67,6 @@ def short_args(args: Any, width: int = 60) -> str:
 def tool_call_line(name: str, args: Any, *, reused: bool = False, error: bool = False) -> str:
     suffix = "  (saved result reused)" if reused else "  (error)" if error else ""
     return f"    -> {name}({short_args(args)}){suffix}"
-
-
-def tokens(usage: Usage) -> str:
-    return f"{usage.total_input}/{usage.output_tokens}"
-
-
-@dataclass(frozen=True)
-class _Col:
-    name: str
-    keep: int  # the higher, the later it is dropped on a narrow terminal
-    flexible: bool = False  # takes the width left over, wrapping (never cut)
-    right: bool = False
-
-
-_FLEX_MIN = 20  # the narrowest a flexible column (a reason, a title) gets before others go
-
-
-def _fitted(cols: list[_Col], rows: list[list[RenderableType]], width: int | None) -> Table:
-    """A table that fits `width` (None: no limit, e.g. a pipe). Columns go from the lowest
-    `keep` up until the rest fits; every fact kept is shown whole (flexible columns wrap), and a
-    caption names what was left out."""
-
-    def natural(i: int) -> int:
-        cells = [r[i] for r in rows]
-        return max([len(cols[i].name)] + [len(c.plain if isinstance(c, Text) else str(c))
-                                          for c in cells])  # fmt: skip
-
-    shown = list(range(len(cols)))
-
-    def need(indexes: list[int]) -> int:
-        sizes = [min(natural(i), _FLEX_MIN) if cols[i].flexible else natural(i) for i in indexes]
-        return sum(sizes) + 2 * (len(indexes) - 1)
-
-    if width is not None:
-        for i in sorted(shown, key=lambda i: cols[i].keep):
-            if need(shown) <= width or len(shown) == 1:
-                break
-            if not cols[i].flexible:
-                shown.remove(i)
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for i in shown:
-        col = cols[i]
-        table.add_column(
-            col.name,
-            no_wrap=not col.flexible,
-            overflow="fold",
-            min_width=min(natural(i), _FLEX_MIN) if col.flexible else natural(i),
-            justify="right" if col.right else "left",
-            ratio=1 if col.flexible else None,
-        )
-    for row in rows:
-        _add(table, *(row[i] for i in shown))
-    hidden = [cols[i].name for i in range(len(cols)) if i not in shown]
-    if hidden:
-        table.caption = (
-            f"not shown at {width} columns: {', '.join(hidden)} "
-            "(a wider terminal, a pipe or --json shows them)"
-        )
-        table.caption_justify = "left"
-        table.caption_style = "dim"
-    return table
-
-
-_RUN_COLS = [
-    _Col("run", 100),
-    _Col("status", 90),
-    _Col("date", 70),
-    _Col("started", 10),
-    _Col("steps", 30, right=True),
-    _Col("tokens in/out", 40),
-    _Col("cost", 60),
-    _Col("model", 50),
-    _Col("note", 80, flexible=True),
-]
-
-
-def runs_table(
-    runs: list[Run],
-    prices: Prices | None = None,
-    tz: dt.tzinfo | None = None,
-    *,
-    width: int | None = None,
-) -> Table:
-    """The runs listing. The facts a user came for (id, status, the reason) are the last to
-    go on a narrow terminal; what goes is named in the caption."""
-    rows: list[list[RenderableType]] = []
-    for r in runs:
-        note = r.reason or ""
-        if r.parent_run_id:
-            note = f"fork of {r.parent_run_id}@{r.forked_at_step}" + (f"; {note}" if note else "")
-        if r.pruned_at or r.redacted_at:
-            note = ("pruned" if r.pruned_at else "redacted") + (f"; {note}" if note else "")
-        rows.append(
-            [
-                *_run_cells(r, tz),
-                format_cost(estimate_cost(r.model, r.usage, prices or PRICES)),
-                r.model,
-                note,
-            ]
-        )
-    return _fitted(_RUN_COLS, rows, width)
-
-
-_RUN_COLUMNS = ("run", "status", "date", "started", "steps", "tokens in/out")
-
-
-def local_time(stamp: str | None, tz: dt.tzinfo | None = None, *, seconds: bool = False) -> str:
-    """A stored UTC timestamp in the user's zone (DAYFLOW_TZ), to the minute by default:
-    `2026-11-05 07:30Z` in UTC, `2026-11-05 08:30+01:00` elsewhere."""
-    if not stamp:
-        return "-"
-    try:
-        when = dt.datetime.fromisoformat(stamp)
-        if tz is not None and when.tzinfo is not None:
-            when = when.astimezone(tz)
-    except (ValueError, OverflowError):
-        return stamp
-    text = when.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
-    offset = when.utcoffset()
-    if offset is None:
-        return text
-    if not offset:
-        return text + "Z"
-    return text + when.isoformat()[-6:]
-
-
-def _run_cells(r: Run, tz: dt.tzinfo | None = None) -> list[RenderableType]:
-    """The cells of `_RUN_COLUMNS` for one run, shared by `runs` and `gc`."""
-    return [
-        r.id,
-        Text(r.status, style=STATUS_STYLE.get(r.status, "")),
-        r.brief_date,
-        local_time(r.created_at, tz),
-        str(r.steps),
-        tokens(r.usage) + ("*" if r.estimated else ""),
-    ]
-
-
-def run_json(r: Run, prices: Prices | None = None) -> dict[str, Any]:
-    return {
-        "id": r.id,
-        "status": r.status,
-        "brief_date": r.brief_date,
-        "model": r.model,
-        "created_at": r.created_at,
-        "finished_at": r.finished_at,
-        "steps": r.steps,
-        "usage": r.usage.to_json() | {"total_input": r.usage.total_input},
-        "tokens_estimated": r.estimated,
-        "estimated_cost_usd": estimate_cost(r.model, r.usage, prices or PRICES),
-        "reason": r.reason,
-        "request_id": r.request_id,
-        "owner_pid": r.owner_pid if r.status == "running" else None,
-        "parent_run_id": r.parent_run_id,
-        "forked_at_step": r.forked_at_step,
-        "pruned_at": r.pruned_at,
-        "redacted_at": r.redacted_at,
-    }
-
-
-_TASK_COLS = [
-    _Col("id", 100),
-    _Col("status", 90),
-    _Col("due", 80),
-    _Col("title", 95, flexible=True),
-    _Col("key", 50),
-    _Col("run", 40),
-]
-
-
-def tasks_table(tasks: list[Task], *, width: int | None = None) -> Table:
-    """The task list; on a narrow terminal the title wraps and the key and run go first."""
-    rows: list[list[RenderableType]] = [
-        [t.id, t.status, t.due or "-", t.title, t.idempotency_key, t.run_id or "-"] for t in tasks
-    ]
-    return _fitted(_TASK_COLS, rows, width)
 
 
 def brief(text: str) -> Markdown:
@@ -443,16 +249,6 @@ def dumps(value: Any) -> str:
 
 
 # ---- history: gc, doctor
-
-
-def gc_table(runs: list[Run], tz: dt.tzinfo | None = None) -> Table:
-    """The runs `gc` pruned or redacted (or would, on a dry run)."""
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for col in _RUN_COLUMNS:
-        table.add_column(col, no_wrap=True, justify="right" if col == "steps" else "left")
-    for r in runs:
-        _add(table, *_run_cells(r, tz))
-    return table
 
 
 SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "cyan"}

@@ -4,7 +4,7 @@ import io
 
 from rich.console import Console
 
-from dayflow import render
+from dayflow import listing, render
 from dayflow.models import Event, Task
 
 
@@ -16,7 +16,7 @@ def _text(renderable: object) -> str:
 
 def test_bracketed_text_from_emails_is_shown_literally() -> None:
     task = Task("t_1", "[urgent] Pay [bold]rent[/bold]", None, "open", None, None, "k", None, "t")
-    assert "[urgent] Pay [bold]rent[/bold]" in _text(render.tasks_table([task]))
+    assert "[urgent] Pay [bold]rent[/bold]" in listing.tasks_table([task])
 
 
 def test_long_tool_arguments_are_cut_to_the_first_key() -> None:

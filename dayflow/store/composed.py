@@ -9,11 +9,10 @@ names to the part that owns them.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dayflow.clock import Clock
 from dayflow.models import Event, Message, ModelResponse, Run, Step, Task, ToolEffect, Usage
-from dayflow.store.archive import History
 from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
 from dayflow.store.face import Upkeep
@@ -23,6 +22,9 @@ from dayflow.store.sql import Database
 from dayflow.store.steps import Steps
 from dayflow.store.tasks import Tasks
 from dayflow.store.values import Lease, NewRun, Owner
+
+if TYPE_CHECKING:
+    from dayflow.store.archive import History
 
 
 class SqlStore:
@@ -34,7 +36,16 @@ class SqlStore:
         self._runs = Runs(ctx, self._leases, self._events)
         self._steps = Steps(ctx, self._leases, self._events)
         self._tasks = Tasks(ctx)
-        self._history = History(ctx, self._runs, self._leases, self._events)
+        self._archive: Any = None  # History, made on first use (see `_history`)
+
+    @property
+    def _history(self) -> History:
+        """fork, gc and doctor: imported on first use, off the start-up path of `runs`."""
+        if self._archive is None:
+            from dayflow.store.archive import History
+
+            self._archive = History(self._ctx, self._runs, self._leases, self._events)
+        return self._archive  # type: ignore[no-any-return]
 
     @property
     def db(self) -> Database:

@@ -9,7 +9,6 @@ flight). A write whose token no longer owns the run raises `LeaseLost` and chang
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,6 +53,8 @@ class Leases:
         conditional on the version read, so of N processes claiming at once exactly one wins.
         """
         ctx = self._ctx
+        import secrets  # here: start-up time of `runs`
+
         token = secrets.token_hex(8)
         with ctx.db.transaction():
             locked = "SELECT * FROM runs WHERE id = ?" + ctx.db.dialect.lock_row

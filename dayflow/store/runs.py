@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 from dayflow.errors import AmbiguousRunId, RunNotFound
@@ -23,6 +22,8 @@ class Runs:
         """Insert a new run already claimed by this process."""
         ctx = self._ctx
         now = ctx.now()
+        import secrets  # here: start-up time of `runs`
+
         token = secrets.token_hex(8)
         with ctx.db.transaction():
             run_id = self._new_id()
@@ -61,6 +62,8 @@ class Runs:
 
     def _new_id(self) -> str:
         while True:
+            import secrets  # here: start-up time of `runs`
+
             run_id = secrets.token_hex(6)
             if one(self._ctx.db, "SELECT 1 FROM runs WHERE id = ?", (run_id,)) is None:
                 return run_id

@@ -3,9 +3,7 @@ spec of a new run, and the marks gc leaves."""
 
 from __future__ import annotations
 
-import hashlib
 import os
-import socket
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -37,7 +35,7 @@ class Owner:
     @classmethod
     def current(cls) -> Owner:
         pid = os.getpid()
-        return cls(pid, socket.gethostname(), process_start(pid))
+        return cls(pid, _hostname(), process_start(pid))
 
 
 @dataclass(frozen=True)
@@ -95,6 +93,8 @@ def not_continuable(run_id: str, pruned_at: str | None, redacted_at: str | None)
 def task_id(idempotency_key: str) -> str:
     """A task's id, derived from its key: the same key names the same task in any database,
     so a resumed or replayed run shows the very ids an uncrashed one would."""
+    import hashlib  # here, not at the top: `runs` and `tasks` never need it (start-up time)
+
     return "t_" + hashlib.sha256(idempotency_key.encode()).hexdigest()[:12]
 
 
@@ -105,3 +105,12 @@ class UpkeepFinding:
     message: str
     fix_command: str
     fixed: bool = False
+
+
+def _hostname() -> str:
+    """This machine's name (the `socket` module costs start-up time `runs` does not have)."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()

@@ -1,0 +1,269 @@
+"""The listings `runs`, `tasks` and `gc` print, as plain text: no Rich, so that the commands
+people run most start fast (issue 13: within 1.5x of `python -c "import typer, rich"`).
+
+Tables fit a terminal's width: columns go from the least needed up until the rest fits, every
+fact kept is shown whole (the flexible column, a reason or a title, wraps), and a caption names
+what was left out. With no width (a pipe, a file) nothing is left out. Text from mail is shown
+with `plain()`: bidi overrides and control characters become visible escapes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import textwrap
+import unicodedata
+from typing import Any
+
+from dayflow.models import Run, Task, Usage
+from dayflow.pricing import PRICES, Prices, estimate_cost, format_cost
+
+# ANSI colours of a run's status, on a colour terminal only.
+STATUS_COLOURS = {"running": 36, "interrupted": 33, "done": 32, "failed": 31, "stopped": 35}
+
+# Characters that reorder or hide text on a terminal (bidi overrides and isolates, zero-width
+# marks) and control characters: text from mail shows them as visible escapes instead.
+_UNSAFE = {
+    cp: f"\\u{cp:04x}"
+    for cp in (
+        *range(0x09),
+        *range(0x0B, 0x20),
+        *range(0x7F, 0xA0),
+        0x061C,
+        0x200B,
+        0x200E,
+        0x200F,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+        0xFEFF,
+    )
+}
+
+
+def plain(text: str) -> str:
+    """`text` safe to print on a terminal: bidi controls and control characters escaped."""
+    return text.translate(_UNSAFE)
+
+
+def tokens(usage: Usage) -> str:
+    return f"{usage.total_input}/{usage.output_tokens}"
+
+
+def local_time(stamp: str | None, tz: dt.tzinfo | None = None, *, seconds: bool = False) -> str:
+    """A stored UTC timestamp in the user's zone (DAYFLOW_TZ), to the minute by default:
+    `2026-11-05 07:30Z` in UTC, `2026-11-05 08:30+01:00` elsewhere."""
+    if not stamp:
+        return "-"
+    try:
+        when = dt.datetime.fromisoformat(stamp)
+        if tz is not None and when.tzinfo is not None:
+            when = when.astimezone(tz)
+    except (ValueError, OverflowError):
+        return stamp
+    text = when.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+    offset = when.utcoffset()
+    if offset is None:
+        return text
+    if not offset:
+        return text + "Z"
+    return text + when.isoformat()[-6:]
+
+
+def run_json(r: Run, prices: Prices | None = None) -> dict[str, Any]:
+    return {
+        "id": r.id,
+        "status": r.status,
+        "brief_date": r.brief_date,
+        "model": r.model,
+        "created_at": r.created_at,
+        "finished_at": r.finished_at,
+        "steps": r.steps,
+        "usage": r.usage.to_json() | {"total_input": r.usage.total_input},
+        "tokens_estimated": r.estimated,
+        "estimated_cost_usd": estimate_cost(r.model, r.usage, prices or PRICES),
+        "reason": r.reason,
+        "request_id": r.request_id,
+        "owner_pid": r.owner_pid if r.status == "running" else None,
+        "parent_run_id": r.parent_run_id,
+        "forked_at_step": r.forked_at_step,
+        "pruned_at": r.pruned_at,
+        "redacted_at": r.redacted_at,
+    }
+
+
+# --- tables ---------------------------------------------------------------------------------
+
+
+class _Col:
+    """A column: `keep` orders what goes first on a narrow terminal (lowest first); a
+    `flexible` one takes the width left over and wraps, never cut. (A plain class: a
+    dataclass costs start-up time.)"""
+
+    def __init__(self, name: str, keep: int, *, flexible: bool = False, right: bool = False):
+        self.name, self.keep, self.flexible, self.right = name, keep, flexible, right
+
+
+_FLEX_MIN = 20  # the narrowest a flexible column (a reason, a title) gets before others go
+_GAP = "  "
+
+
+def _cells(text: str) -> int:
+    """Terminal cells `text` takes: wide East Asian characters two, combining marks none."""
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        for c in text
+    )
+
+
+def _pad(text: str, width: int, right: bool) -> str:
+    room = " " * max(width - _cells(text), 0)
+    return room + text if right else text + room
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    out: list[str] = []
+    for line in textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]:
+        while _cells(line) > width:  # wide characters: cut by cells, not characters
+            cut = len(line)
+            while cut > 1 and _cells(line[:cut]) > width:
+                cut -= 1
+            out.append(line[:cut])
+            line = line[cut:]
+        out.append(line)
+    return out
+
+
+def table(
+    cols: list[_Col],
+    rows: list[list[str]],
+    width: int | None,
+    *,
+    colour: bool = False,
+    status_col: str | None = None,
+) -> str:
+    """The rows as a text table that fits `width` (None: no limit); see the module docstring."""
+    rows = [[plain(c) for c in row] for row in rows]
+    natural = [max([_cells(c.name)] + [_cells(r[i]) for r in rows]) for i, c in enumerate(cols)]
+
+    def least(i: int) -> int:
+        return min(natural[i], _FLEX_MIN) if cols[i].flexible else natural[i]
+
+    shown = list(range(len(cols)))
+    if width is not None:
+        for i in sorted(range(len(cols)), key=lambda i: cols[i].keep):
+            if sum(least(j) for j in shown) + len(_GAP) * (len(shown) - 1) <= width:
+                break
+            if not cols[i].flexible and len(shown) > 1:
+                shown.remove(i)
+    widths = {i: natural[i] for i in shown}
+    if width is not None:
+        fixed = sum(natural[i] for i in shown if not cols[i].flexible)
+        left = width - fixed - len(_GAP) * (len(shown) - 1)
+        for i in shown:
+            if cols[i].flexible:
+                widths[i] = max(min(natural[i], left), least(i), 1)
+    last = shown[-1]
+
+    def line(cells: list[str], bold: bool = False, status: str | None = None) -> str:
+        parts = []
+        for i, text in zip(shown, cells, strict=True):
+            tail = i == last and not cols[i].right
+            padded = text if tail else _pad(text, widths[i], cols[i].right)
+            if colour and cols[i].name == status_col and status in STATUS_COLOURS:
+                padded = f"\x1b[{STATUS_COLOURS[status]}m{padded}\x1b[0m"
+            parts.append(padded)
+        text = _GAP.join(parts).rstrip()
+        return f"\x1b[1m{text}\x1b[0m" if bold and colour else text
+
+    out = [line([cols[i].name for i in shown], bold=True)]
+    status_at = next((k for k, c in enumerate(cols) if c.name == status_col), None)
+    for row in rows:
+        wrapped = {i: _wrap(row[i], widths[i]) if cols[i].flexible else [row[i]] for i in shown}
+        height = max(len(v) for v in wrapped.values())
+        status = row[status_at] if status_at is not None else None
+        for k in range(height):
+            cells = [wrapped[i][k] if k < len(wrapped[i]) else "" for i in shown]
+            out.append(line(cells, status=status if k == 0 else None))
+    hidden = [c.name for i, c in enumerate(cols) if i not in shown]
+    if hidden:
+        caption = (
+            f"not shown at {width} columns: {', '.join(hidden)} "
+            "(a wider terminal, a pipe or --json shows them)"
+        )
+        out += textwrap.wrap(caption, width or len(caption))
+    return "\n".join(out) + "\n"
+
+
+_RUN_COLS = [
+    _Col("run", 100),
+    _Col("status", 90),
+    _Col("date", 70),
+    _Col("started", 10),
+    _Col("steps", 30, right=True),
+    _Col("tokens in/out", 40),
+    _Col("cost", 60),
+    _Col("model", 50),
+    _Col("note", 80, flexible=True),
+]
+
+
+def _run_cells(r: Run, tz: dt.tzinfo | None) -> list[str]:
+    return [
+        r.id,
+        r.status,
+        r.brief_date,
+        local_time(r.created_at, tz),
+        str(r.steps),
+        tokens(r.usage) + ("*" if r.estimated else ""),
+    ]
+
+
+def runs_table(
+    runs: list[Run],
+    prices: Prices | None = None,
+    tz: dt.tzinfo | None = None,
+    *,
+    width: int | None = None,
+    colour: bool = False,
+) -> str:
+    """The runs listing. The facts a user came for (id, status, the reason) are the last to
+    go on a narrow terminal; what goes is named in the caption."""
+    rows: list[list[str]] = []
+    for r in runs:
+        note = r.reason or ""
+        if r.parent_run_id:
+            note = f"fork of {r.parent_run_id}@{r.forked_at_step}" + (f"; {note}" if note else "")
+        if r.pruned_at or r.redacted_at:
+            note = ("pruned" if r.pruned_at else "redacted") + (f"; {note}" if note else "")
+        cost = format_cost(estimate_cost(r.model, r.usage, prices or PRICES))
+        rows.append([*_run_cells(r, tz), cost, r.model, note])
+    return table(_RUN_COLS, rows, width, colour=colour, status_col="status")
+
+
+def gc_table(
+    runs: list[Run],
+    tz: dt.tzinfo | None = None,
+    *,
+    width: int | None = None,
+    colour: bool = False,
+) -> str:
+    """The runs `gc` pruned or redacted (or would, on a dry run)."""
+    rows = [_run_cells(r, tz) for r in runs]
+    return table(_RUN_COLS[:6], rows, width, colour=colour, status_col="status")
+
+
+_TASK_COLS = [
+    _Col("id", 100),
+    _Col("status", 90),
+    _Col("due", 80),
+    _Col("title", 95, flexible=True),
+    _Col("key", 50),
+    _Col("run", 40),
+]
+
+
+def tasks_table(tasks: list[Task], *, width: int | None = None, colour: bool = False) -> str:
+    """The task list; on a narrow terminal the title wraps and the key and run go first."""
+    rows = [
+        [t.id, t.status, t.due or "-", t.title, t.idempotency_key, t.run_id or "-"] for t in tasks
+    ]
+    return table(_TASK_COLS, rows, width, colour=colour)

@@ -1,0 +1,96 @@
+"""Issue 13: `dayflow --help`, `runs` and `tasks` start within 1.5x of `python -c "import
+typer, rich"` (measured in bench/, never here). What keeps them there is what they do not
+import: checked in a fresh process, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dayflow.providers.offline import OfflineModel
+from tests.conftest import subprocess_env
+from tests.harness import invoke
+
+# Modules none of the three commands may load: the SDK, the source and PostgreSQL libraries,
+# Rich's renderers (the listings are plain text), and the parts of Dayflow that only running,
+# scheduling, exporting or repairing need.
+FORBIDDEN = (
+    "anthropic",
+    "httpx",
+    "icalendar",
+    "recurring_ical_events",
+    "caldav",
+    "psycopg",
+    "imaplib",
+    "email.parser",
+    "email.message",
+    "html.parser",
+    "matplotlib",
+    "dotenv",
+    "rich.console",
+    "rich.table",
+    "rich.markdown",
+    "rich.syntax",
+    "socket",
+    "ssl",
+    "hashlib",
+    "zoneinfo",
+    "dayflow.agent",
+    "dayflow.tools",
+    "dayflow.sources",
+    "dayflow.render",
+    "dayflow.history",
+    "dayflow.briefday",
+    "dayflow.schedule",
+    "dayflow.taskfiles",
+    "dayflow.delivery",
+    "dayflow.store.archive",
+    "dayflow.providers.offline",
+)
+# --help builds no store and reads no settings.
+FORBIDDEN_FOR_HELP = ("sqlite3", "dayflow.store", "dayflow.config", "dayflow.listing")
+
+PROBE = """import sys
+from dayflow.cli import main
+sys.argv = ["dayflow", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+print(sorted(sys.modules), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def _loaded(args: list[str], db: Path) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        env=subprocess_env(db),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return set(json.loads(proc.stderr.strip().splitlines()[-1].replace("'", '"')))
+
+
+def _hits(loaded: set[str], forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in loaded if any(m == f or m.startswith(f + ".") for f in forbidden))
+
+
+@pytest.mark.slow  # spawns processes
+@pytest.mark.parametrize("args", [["--help"], ["runs"], ["tasks"], ["runs", "--help"]])
+def test_the_start_up_paths_import_only_what_they_print(db_path: Path, args: list[str]) -> None:
+    assert invoke(db_path, lambda *a: OfflineModel(), "brief").code == 0  # a real history
+    loaded = _loaded(args, db_path)
+    assert _hits(loaded, FORBIDDEN) == []
+    if args[0] == "--help":
+        assert _hits(loaded, FORBIDDEN_FOR_HELP) == []
+    else:
+        assert "dayflow.store" in loaded or args[-1] == "--help"  # the probe saw a real run
