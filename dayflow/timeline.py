@@ -88,6 +88,23 @@ def restart_indexes(events: list[Event]) -> list[int]:
     return found
 
 
+LABEL_GAP = 0.035  # labels closer than this share of the time axis would overprint
+
+
+def label_levels(points: list[tuple[float, int]], gap: float) -> list[int]:
+    """A text level (0, 1, 2, then 0 again) per (x, lane) point, so that labels closer than
+    `gap` on one lane stack instead of overprinting (a resumed run's replayed steps and its
+    restart line land close together)."""
+    levels: list[int] = []
+    last: dict[int, tuple[float, int]] = {}
+    for x, lane in points:
+        previous = last.get(lane)
+        level = (previous[1] + 1) % 3 if previous and x - previous[0] < gap else 0
+        levels.append(level)
+        last[lane] = (x, level)
+    return levels
+
+
 def _is_restart(events: list[Event], i: int) -> bool:
     return any(e.kind == "run_resumed" for e in events[i : i + 2])
 
@@ -113,27 +130,35 @@ def draw_timeline(run_id: str, events: list[Event], path: Path) -> None:
         own = [x for x, e in zip(xs, events, strict=True) if (e.pid, e.host) == (pid, host)]
         ax.hlines(lane, min(own), max(own), color="#cccccc", linewidth=6, zorder=1)
     used: dict[str, Style] = {}
+    gap = LABEL_GAP * (max(xs) - min(xs) or 1.0)
+    steps = [
+        (x, e) for x, e in zip(xs, events, strict=True)
+        if e.kind == "step_committed" and "step" in e.detail
+    ]  # fmt: skip
+    step_levels = {id(e): level for (_, e), level in zip(steps, label_levels(
+        [(x, lanes[(e.pid, e.host)]) for x, e in steps], gap), strict=True)}  # fmt: skip
     for x, e in zip(xs, events, strict=True):
         style = STYLES.get(e.kind, OTHER)
         used.setdefault(style.label, style)
         y = lanes[(e.pid, e.host)]
         ax.scatter([x], [y], zorder=3, **_marker(style))
-        if e.kind == "step_committed" and "step" in e.detail:
+        if id(e) in step_levels:
             ax.annotate(
                 f"step {e.detail['step']}",
                 (x, y),
-                xytext=(0, 11),
+                xytext=(0, 11 + 10 * step_levels[id(e)]),
                 textcoords="offset points",
                 ha="center",
                 fontsize=8,
             )
-    for i in restart_indexes(events):
-        boundary = (xs[i - 1] + xs[i]) / 2
+    boundaries = [(i, (xs[i - 1] + xs[i]) / 2) for i in restart_indexes(events)]
+    levels = label_levels([(b, 0) for _, b in boundaries], gap * 3)
+    for (i, boundary), level in zip(boundaries, levels, strict=True):
         ax.axvline(boundary, color="#444444", linestyle="--", linewidth=1.2, zorder=2)
         ax.annotate(
             "restart" if _is_restart(events, i) else "new process",
             (boundary, -0.6),
-            xytext=(3, -3),
+            xytext=(3, -3 - 10 * level),
             textcoords="offset points",
             fontsize=8,
             va="top",

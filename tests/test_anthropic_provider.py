@@ -33,6 +33,8 @@ from tests.fakeapi import (
     validate_request,
 )
 
+pytestmark = pytest.mark.slow  # a loopback Messages API server
+
 MODEL = "claude-haiku-5-5"
 TOOLS = [
     {

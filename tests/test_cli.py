@@ -75,6 +75,7 @@ def test_seed_scenario_crash_resume_and_tasks(cli: Harness) -> None:
     assert json.loads(cli("tasks", "--json").out) == tasks_before
 
 
+@pytest.mark.slow  # spawns a process
 def test_tasks_listed_from_another_process_carry_the_same_ids(cli: Harness) -> None:
     assert cli("brief").code == 0
     here = json.loads(cli("tasks", "--json").out)
@@ -258,6 +259,7 @@ def test_help_explains_every_command_and_exit_codes() -> None:
         assert flag in res.stdout
 
 
+@pytest.mark.slow  # spawns a process
 def test_help_runs_and_tasks_do_not_import_the_sdk(db_path: Path) -> None:
     code = (
         "import sys; from dayflow.cli import main; sys.argv=['dayflow'] + sys.argv[1:];\n"

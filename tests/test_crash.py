@@ -24,6 +24,8 @@ from dayflow.providers.offline import OfflineModel
 from tests.conftest import subprocess_env
 from tests.fakeapi import FakeAPI, Reply, responder_from_client, strip_cache_control
 
+pytestmark = pytest.mark.slow  # real processes killed with SIGKILL
+
 DATE = "2026-11-05"
 
 

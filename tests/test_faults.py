@@ -41,6 +41,8 @@ from tests.fakeapi import (
 )
 from tests.harness import Result, invoke
 
+pytestmark = pytest.mark.slow  # a loopback Messages API server
+
 DATE = "2026-11-05"
 MODEL = "claude-haiku-5-5"
 BRIEF = ("brief", "--date", DATE, "--model", MODEL)

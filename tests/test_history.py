@@ -29,7 +29,7 @@ from dayflow.history import (
 from dayflow.models import DONE, INTERRUPTED, STOPPED, Event, Run, Usage
 from dayflow.store import PRUNED_MARK, REDACTED_MARK, Owner, Store, open_store
 from dayflow.store.sqlite import database_size
-from dayflow.timeline import restart_indexes, spread_times
+from dayflow.timeline import label_levels, restart_indexes, spread_times
 from tests.scripted import ScriptedModel, seed_turns, text, tool_use, turn
 from tests.test_agent import OPTIONS, _new_run
 
@@ -454,3 +454,12 @@ def test_a_take_over_then_resume_is_one_restart_not_two() -> None:
     same_process.append(event(3, "run_resumed", 10))
     assert restart_indexes(same_process) == [2]
     assert spread_times(same_process) == [1 / 6, 3 / 6, 5 / 6]
+
+
+def test_timeline_labels_that_would_overprint_are_stacked() -> None:
+    """A resumed run's steps land close together on the time axis: their labels stack
+    instead of printing over each other; far apart, or on another lane, they stay level."""
+    close = [(0.0, 0), (0.01, 0), (0.02, 0), (0.03, 0)]
+    assert label_levels(close, gap=0.05) == [0, 1, 2, 0]
+    assert label_levels([(0.0, 0), (1.0, 0)], gap=0.05) == [0, 0]
+    assert label_levels([(0.0, 0), (0.01, 1)], gap=0.05) == [0, 0]

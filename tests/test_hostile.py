@@ -619,3 +619,38 @@ def test_the_offline_model_honours_max_tokens_so_the_cut_turn_path_runs_offline(
     res = run(db_path, "resume", "--max-tokens", "4096")
     assert res.code == 0, res.err
     assert res.out.startswith("# Daily brief")
+
+
+def test_a_cut_tool_argument_keeps_its_quotes_balanced() -> None:
+    from dayflow.render import short_args
+
+    args = {"title": "Approve Dana's expense report for the Denver offsite", "key": "email:m07"}
+    shown = short_args(args, 40)
+    assert shown.startswith("{'title': \"Approve Dana") and shown.endswith('…", ...}')
+    assert eval(shown.replace(", ...}", "}"))["title"].startswith("Approve Dana's")  # noqa: S307
+
+
+def test_brief_json_help_does_not_speak_of_a_table(db_path: Path) -> None:
+    res = run(db_path, "brief", "--help")
+    assert "instead of a table" not in res.out and "--format" in res.out
+
+
+@pytest.mark.slow  # spawns a process
+def test_notices_on_a_piped_stderr_are_never_hard_wrapped(db_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import subprocess_env
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "dayflow", "brief", "--db", str(db_path)],
+        env=subprocess_env(db_path, COLUMNS="40"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "No ANTHROPIC_API_KEY set: using the built-in offline model (token counts are "
+        "estimates)." in proc.stderr.splitlines()
+    )

@@ -231,6 +231,7 @@ def test_tool_use_ids_are_prefixed_and_unique_within_a_run() -> None:
     assert all(i.startswith("toolu_off_") and len(i) == len("toolu_off_") + 20 for i in ids)
 
 
+@pytest.mark.slow  # spawns a process
 def test_a_new_process_gives_the_same_answer() -> None:
     """A resumed run in a new process (another hash seed) must see the same ids."""
     _, messages = _drive(FakeTools())
@@ -569,6 +570,7 @@ def test_estimate_tokens_is_a_quarter_of_the_compact_json() -> None:
     assert estimate_tokens({"when": dt.date(2026, 11, 5)}) > 0  # never raises on odd values
 
 
+@pytest.mark.slow  # spawns a process
 def test_importing_the_offline_model_does_not_import_anthropic() -> None:
     code = "import sys, dayflow.providers.offline; print('anthropic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -123,6 +123,7 @@ def test_systemd_timer_is_persistent_and_runs_this_dayflow_by_absolute_path(
     assert "installed: systemd" in result.err
 
 
+@pytest.mark.slow  # spawns a process
 def test_generated_units_pass_systemd_analyze_verify(machine: Machine, tmp_path: Path) -> None:
     analyze = shutil.which("systemd-analyze")
     if analyze is None:

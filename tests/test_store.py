@@ -111,6 +111,7 @@ def test_ambiguous_prefix_is_an_error(store: Store) -> None:
         store.find_run("abc")
 
 
+@pytest.mark.slow  # spawns a process
 def test_a_run_whose_process_died_is_interrupted_and_can_be_claimed(
     db_path: Path, clock: FixedClock
 ) -> None:
@@ -126,6 +127,7 @@ def test_a_run_whose_process_died_is_interrupted_and_can_be_claimed(
         assert "lease_taken_over" in [e.kind for e in s.events(run.id)]
 
 
+@pytest.mark.slow  # spawns a process
 def test_a_run_driven_by_a_live_process_cannot_be_claimed(db_path: Path, clock: FixedClock) -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
