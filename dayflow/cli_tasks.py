@@ -9,16 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
-from zoneinfo import ZoneInfo
 
 import typer
-from rich.console import Console
 
 from dayflow.cli_base import DbOpt, get_deps, handle_errors
 from dayflow.errors import FileProblem, RunNotFound, UsageError
 from dayflow.models import Task
 
 if TYPE_CHECKING:  # imported by the commands themselves: `dayflow tasks` stays fast
+    from rich.console import Console
+
     from dayflow import taskfiles
 
 tasks_app = typer.Typer(
@@ -68,6 +68,8 @@ def export(
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
             found = store.list_tasks(include_done=show_all)
+        from zoneinfo import ZoneInfo
+
         text = taskfiles.export(found, fmt, ZoneInfo(settings.tz))
         if output is None:
             deps.out.file.write(text)
