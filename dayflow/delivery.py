@@ -9,9 +9,10 @@ run `failed` with the sink and host named, and `resume` tries that sink again.
 
 What "never twice" means, per sink:
 
-- `file:PATH` and `stdout` are idempotent: writing the same bytes to the same file again (the
-  write is an atomic rename) or printing the brief again is harmless, so they are simply
-  redone when no outcome was saved.
+- `file:PATH` and `stdout` are idempotent, so they are simply redone when no outcome was
+  saved. A file holds each run's brief in its own section between two comment lines: a redone
+  delivery replaces that section with the same bytes (an atomic rename), and a later brief of
+  the day (an update) is added below; the user's own lines in the note are never touched.
 - `smtp` cannot make sending and recording one transaction. So: (1) an intent is saved with the
   Message-ID chosen for this (run, sink) before connecting; (2) the envelope and the body go to
   the server, but not the final `.` that makes it accept the message; (3) a `sending` mark is
@@ -286,11 +287,43 @@ def _to_file(sink: str, brief: Brief) -> str:
     target = file_target(sink, brief.brief_date)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        files.write_atomic(target, (brief.text.rstrip("\n") + "\n").encode("utf-8"))
+        try:
+            existing = files.read_text(target, "file")
+        except DayflowError:
+            if target.exists():
+                raise
+            existing = ""
+        merged, verb = with_section(existing, brief.run_id, brief.text)
+        if merged != existing:
+            files.write_atomic(target, merged.encode("utf-8"))
     except (OSError, DayflowError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else str(exc)
         raise DeliveryFailed(f"file {target}: {reason}") from None
-    return f"wrote {target}"
+    return f"{verb} {target}"
+
+
+def section_marks(run_id: str) -> tuple[str, str]:
+    """The comment lines around one run's brief in a note (hidden by Markdown renderers)."""
+    return f"<!-- dayflow brief {run_id} -->", f"<!-- end of dayflow brief {run_id} -->"
+
+
+def with_section(existing: str, run_id: str, text: str) -> tuple[str, str]:
+    """The note with run `run_id`'s brief in it: its section replaced where it already is
+    (a redone delivery gives the same bytes), else appended. Everything else in the note, the
+    user's own lines and other runs' briefs (the morning's, before an update), is kept."""
+    start, end = section_marks(run_id)
+    section = f"{start}\n{text.rstrip()}\n{end}\n"
+    i = existing.find(start)
+    j = existing.find(end, i) if i >= 0 else -1
+    if i >= 0 and j >= 0:
+        after = j + len(end)
+        if existing[after : after + 1] == "\n":
+            after += 1
+        return existing[:i] + section + existing[after:], "updated its section in"
+    if not existing:
+        return section, "wrote"
+    sep = "" if existing.endswith("\n\n") else "\n" if existing.endswith("\n") else "\n\n"
+    return existing + sep + section, "added to"
 
 
 def message_id(brief: Brief, host: str) -> str:

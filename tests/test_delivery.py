@@ -100,10 +100,12 @@ def test_file_sink_writes_the_markdown_brief_at_the_dated_path(
     assert result.code == 0, result.err
     note = target / f"{DATE}.md"
     text = note.read_text()
-    assert text.startswith("# Daily brief") and "## One thing" in text
+    (done,) = runs(db_path)
+    start, end = delivery.section_marks(done["id"])
+    assert text.startswith(f"{start}\n# Daily brief") and text.endswith(f"\n{end}\n")
+    assert "## One thing" in text
     assert result.out == ""  # stdout is a sink like any other once sinks are named
     assert f"delivered: file:{target}/{{date}}.md: wrote {note}" in result.err
-    (done,) = runs(db_path)
     assert shown(db_path, done["id"])["deliveries"] == [
         {"sink": f"file:{target}/{{date}}.md", "ok": True, "detail": f"wrote {note}"}
     ]
@@ -384,3 +386,32 @@ def test_an_untrusted_certificate_fails_the_delivery_naming_the_host(
         assert f"delivery failed: smtp to 127.0.0.1:{port}" in result.err
         assert "CERTIFICATE_VERIFY_FAILED" in result.err
         assert server.inbox.messages == []
+
+
+def test_a_note_keeps_the_users_lines_and_a_later_brief_is_added_below(
+    db_path: Path, tmp_path: Path
+) -> None:
+    note = tmp_path / f"{DATE}.md"
+    note.write_text("# Thursday\nmy own notes\n")
+    sink = f"file:{tmp_path}/{{date}}.md"
+    assert run(db_path, "brief", "--deliver", sink).code == 0
+    morning = note.read_text()
+    assert morning.startswith("# Thursday\nmy own notes\n\n<!-- dayflow brief ")
+    update = run(db_path, "brief", "--deliver", sink)  # the second brief: an update
+    assert update.code == 0 and "added to" in update.err
+    first, second = runs(db_path)[::-1]
+    text = note.read_text()
+    assert text.startswith(morning)  # the morning's brief and the user's lines untouched
+    assert text.index(delivery.section_marks(first["id"])[0]) < text.index(
+        delivery.section_marks(second["id"])[0]
+    )
+
+
+def test_a_redone_file_delivery_gives_the_same_bytes() -> None:
+    once, verb = delivery.with_section("mine\n", "abc", "# Brief\n\nbody\n")
+    assert verb == "added to"
+    twice, verb = delivery.with_section(once, "abc", "# Brief\n\nbody\n")
+    assert twice == once and verb == "updated its section in"
+    other, _ = delivery.with_section(once + "later line\n", "abc", "# New\n")
+    start, end = delivery.section_marks("abc")
+    assert other == f"mine\n\n{start}\n# New\n{end}\nlater line\n"
