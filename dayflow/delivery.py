@@ -313,8 +313,10 @@ def with_section(existing: str, run_id: str, text: str) -> tuple[str, str]:
     user's own lines and other runs' briefs (the morning's, before an update), is kept."""
     start, end = section_marks(run_id)
     section = f"{start}\n{text.rstrip()}\n{end}\n"
-    i = existing.find(start)
-    j = existing.find(end, i) if i >= 0 else -1
+    # The end mark and the nearest start mark before it: a start whose end the user deleted
+    # never makes a replacement swallow the lines after it.
+    j = existing.find(end)
+    i = existing.rfind(start, 0, j) if j >= 0 else -1
     if i >= 0 and j >= 0:
         after = j + len(end)
         if existing[after : after + 1] == "\n":

@@ -415,3 +415,12 @@ def test_a_redone_file_delivery_gives_the_same_bytes() -> None:
     other, _ = delivery.with_section(once + "later line\n", "abc", "# New\n")
     start, end = delivery.section_marks("abc")
     assert other == f"mine\n\n{start}\n# New\n{end}\nlater line\n"
+
+
+def test_a_section_whose_end_mark_the_user_deleted_never_swallows_their_lines() -> None:
+    start, end = delivery.section_marks("abc")
+    broken = f"{start}\nold brief\nmy notes after it\n"
+    once, _ = delivery.with_section(broken, "abc", "new brief")
+    assert once.startswith(broken)
+    twice, _ = delivery.with_section(once, "abc", "new brief")
+    assert twice == once
