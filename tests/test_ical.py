@@ -257,3 +257,11 @@ def test_a_runaway_rule_is_skipped_and_the_rest_is_read(tmp_path: Path) -> None:
         "16:00",
         "16:00",
     ]
+
+
+def test_a_file_over_the_size_limit_is_refused_without_reading_it_all(tmp_path: Path) -> None:
+    path = tmp_path / "huge.ics"
+    with path.open("wb") as f:
+        f.truncate(60 * 1024 * 1024)  # sparse: costs no disk
+    with pytest.raises(SourceUnreadable, match=r"huge.ics is larger than 50 MB; refused"):
+        IcsCalendar("home", path=path, tz=ZoneInfo("UTC")).events(D("2026-11-05"), D("2026-11-05"))

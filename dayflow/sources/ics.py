@@ -79,7 +79,14 @@ class IcsCalendar:
     def _read_file(self) -> bytes:
         assert self._path is not None
         try:
-            return self._path.read_bytes()
+            with self._path.open("rb") as f:
+                data = f.read(http.MAX_BYTES + 1)
+            if len(data) > http.MAX_BYTES:
+                raise SourceUnreadable(
+                    self.name,
+                    f"{self._path} is larger than {http.MAX_BYTES // (1024 * 1024)} MB; refused",
+                )
+            return data
         except FileNotFoundError:
             raise SourceUnreadable(self.name, f"file not found: {self._path}") from None
         except IsADirectoryError:
