@@ -11,7 +11,7 @@ import sys
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -656,16 +656,39 @@ def app_for(args: list[str]) -> typer.Typer:
         if name == (command.name or get_command_name(command.callback.__name__)):  # type: ignore[union-attr]
             lean.registered_commands = [command]
     for group in app.registered_groups:
-        if group.name == name or (group.typer_instance and group.typer_instance.info.name == name):
-            lean.registered_groups = [group]
-        elif group.name is None and group.typer_instance and not group.typer_instance.info.name:
-            for command in group.typer_instance.registered_commands:
+        inner = group.typer_instance
+        # Typer leaves unset names as placeholders, not None: a nameless group's commands sit
+        # at the top level.
+        group_name = next(
+            (n for n in (group.name, inner and inner.info.name) if isinstance(n, str)), None
+        )
+        if group_name == name:
+            lean.registered_groups = [_without_unasked(group, args[args.index(name) + 1 :])]
+        elif group_name is None and inner is not None:
+            for command in inner.registered_commands:
                 cmd_name = command.name or get_command_name(command.callback.__name__)  # type: ignore[union-attr]
                 if cmd_name == name:
                     lean.registered_commands = [command]
     if not lean.registered_commands and not lean.registered_groups:
         return app
     return lean
+
+
+def _without_unasked(group: Any, rest: list[str]) -> Any:
+    """A command group (`tasks`) without its subcommands when none of them is asked for: a
+    bare `dayflow tasks` runs only the group's own callback."""
+    import copy
+
+    from typer.main import get_command_name
+
+    inner = group.typer_instance
+    names = {c.name or get_command_name(c.callback.__name__) for c in inner.registered_commands}
+    if "--help" in rest or any(a in names for a in rest):
+        return group
+    slim, bare = copy.copy(group), copy.copy(inner)
+    bare.registered_commands = []
+    slim.typer_instance = bare
+    return slim
 
 
 def main() -> None:

@@ -19,7 +19,6 @@ import json
 import math
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, date, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
@@ -67,19 +66,26 @@ def default_model_factory(model: str, settings: config.Settings) -> ModelClient:
     return make_client(settings.api_key, settings.base_url, timeout=settings.timeout)
 
 
-@dataclass
 class Deps:
-    """What commands are built from; tests replace any part."""
+    """What commands are built from; tests replace any part. (A plain class, not a
+    dataclass: each dataclass costs start-up time, and this one is made by every command.)"""
 
-    env: Mapping[str, str] | None = None
-    clock: Clock = field(default_factory=SystemClock)
-    model_factory: ModelFactory = default_model_factory
-    sources: SourceFactory | None = None  # None: the JSON files named in a run's settings
-    out: Console = field(default_factory=lambda: _console(highlight=False))
-    # Notices are whole lines: never hard-wrapped at 80 columns when stderr is a pipe or a log.
-    err: Console = field(
-        default_factory=lambda: _console(stderr=True, highlight=False, soft_wrap=True)
-    )
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        clock: Clock | None = None,
+        model_factory: ModelFactory = default_model_factory,
+        sources: SourceFactory | None = None,  # None: the JSON files named in a run's settings
+        out: Console | None = None,
+        err: Console | None = None,
+    ) -> None:
+        self.env = env
+        self.clock: Clock = clock or SystemClock()
+        self.model_factory = model_factory
+        self.sources = sources
+        self.out: Console = out or _console(highlight=False)
+        # Notices are whole lines: never hard-wrapped at 80 columns when stderr is a pipe.
+        self.err: Console = err or _console(stderr=True, highlight=False, soft_wrap=True)
 
     def settings(self, **flags: Any) -> config.Settings:
         from dayflow import config

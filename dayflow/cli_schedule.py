@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -122,7 +121,7 @@ def install(
         done = schedule.install(system, job, chosen)
         deps.err.print(
             f"installed: {done.backend} ({done.where}), {job.when}: "
-            f"{' '.join(shlex.quote(a) for a in job.argv)}",
+            f"{' '.join(_quote(a) for a in job.argv)}",
             markup=False,
             soft_wrap=True,
         )
@@ -231,3 +230,9 @@ def _schedule_errors(deps: Deps) -> Iterator[None]:
                 deps.out.file.write(exc.by_hand)
                 deps.out.file.flush()
             raise
+
+
+def _quote(arg: str) -> str:
+    import shlex  # here: off the start-up path of every other command
+
+    return shlex.quote(arg)

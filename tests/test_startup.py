@@ -4,12 +4,15 @@ import: checked in a fresh process, as a user runs them."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from rich.console import Console
 
 from dayflow.providers.offline import OfflineModel
 from tests.conftest import subprocess_env
@@ -94,3 +97,44 @@ def test_the_start_up_paths_import_only_what_they_print(db_path: Path, args: lis
         assert _hits(loaded, FORBIDDEN_FOR_HELP) == []
     else:
         assert "dayflow.store" in loaded or args[-1] == "--help"  # the probe saw a real run
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["runs"],
+        ["runs", "--json"],
+        ["tasks"],
+        ["tasks", "--all", "--json"],
+        ["tasks", "export", "--format", "json"],
+        ["tasks", "--help"],
+        ["show", "zz"],
+        ["gc", "--keep", "1", "--dry-run"],
+        ["runs", "--help"],
+        ["--version"],
+        ["nonsense"],
+    ],
+)
+def test_the_lean_app_main_builds_answers_as_the_whole_app(db_path: Path, args: list[str]) -> None:
+    """`main()` builds only the command asked for (`app_for`): the same output and exit code
+    as the whole app, for commands, groups, their subcommands, help and mistakes."""
+    from typer.testing import CliRunner
+
+    from dayflow.cli import app, app_for
+    from dayflow.cli_base import Deps
+    from dayflow.clock import FixedClock
+
+    assert invoke(db_path, lambda *a: OfflineModel(), "brief").code == 0
+
+    def run(which: Any) -> tuple[int, str]:
+        deps = Deps(env={"DAYFLOW_DB": str(db_path)}, clock=FixedClock("2026-11-05T07:30:00+00:00"))
+        out = io.StringIO()
+        deps.out = Console(file=out, width=200, color_system=None)
+        deps.err = Console(file=out, width=200, color_system=None)
+        res = CliRunner().invoke(which, args, obj=deps)
+        return res.exit_code, out.getvalue() + res.output
+
+    lean = app_for(args)
+    if args[0] in ("runs", "tasks", "show", "gc"):
+        assert lean is not app
+    assert run(lean) == run(app)
