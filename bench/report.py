@@ -43,6 +43,9 @@ NAMES = {
 Rounds = Sequence[dict[tuple[str, int], Any]]
 
 
+STORAGE_TARGET = 1.15  # issue 13 (issue 6 asked 1.2)
+
+
 def environment(tmp: Path) -> dict[str, str]:
     """Where and on what the figures were taken."""
     cpu = "unknown"
@@ -184,8 +187,9 @@ def _persistence(data: dict[str, Any], sync: str, verdicts: dict[str, Any]) -> l
     v = verdicts.setdefault(sync, {})
     v["floor_store"] = (_ok(store_floor, 2.5), store_floor)
     v["floor_loop"] = (_ok(loop_floor, 2.5), loop_floor)
-    v["lg_store"] = (_ok(store_lg[1:2], 0.2), store_lg)
-    v["lg_loop"] = (_ok(loop_lg[1:2], 0.2), loop_lg)
+    # Issue 13: the store path at most half of LangGraph's per-step cost at N=40.
+    v["lg_store"] = (_ok(store_lg[1:2], 0.5), store_lg)
+    v["lg_loop"] = (_ok(loop_lg[1:2], 0.5), loop_lg)
     v["lg_floor"] = floor_lg
     v["ss_store"] = (_ok(store_ss, 1.5), store_ss)
     v["ss_loop"] = (_ok(loop_ss, 1.5), loop_ss)
@@ -205,8 +209,8 @@ def _persistence(data: dict[str, Any], sync: str, verdicts: dict[str, Any]) -> l
     out += [f"Same-round ratios, `synchronous={sync}`:", ""]
     out += _table(["ratio", "N=3", "N=40", "N=1000", "target", "verdict"], rows)
     rows = [
-        line("store path ÷ LangGraph", store_lg, "≤ 0.2× at N=40", "lg_store"),
-        line("loop ÷ LangGraph", loop_lg, "≤ 0.2× at N=40", "lg_loop"),
+        line("store path ÷ LangGraph", store_lg, "≤ 0.5× at N=40", "lg_store"),
+        line("loop ÷ LangGraph", loop_lg, "≤ 0.5× at N=40", "lg_loop"),
         line("floor ÷ LangGraph", floor_lg, "(what any store could reach)", None),
     ]
     out += [""]
@@ -401,7 +405,7 @@ def _storage(data: dict[str, Any], verdicts: dict[str, Any]) -> list[str]:
         times_raw = summarize([r[(name, n)].bytes_added / n / raw(n) for r in rounds])
         rows.append([f"{NAMES[name]}, N={n}", per.amount(), times_raw.ratio()])
         if name == "dayflow_store":
-            verdicts["storage"] = (times_raw.median <= 1.2, times_raw)
+            verdicts["storage"] = (times_raw.median <= STORAGE_TARGET, times_raw)
         if name == "floor":
             verdicts["storage_floor"] = times_raw
     total = sum(size for _, size in data["breakdown"])
@@ -423,7 +427,8 @@ def _storage(data: dict[str, Any], verdicts: dict[str, Any]) -> list[str]:
         "",
         *_table(["store", "bytes on disk per step", "÷ raw JSON"], rows),
         "",
-        f"Target: Dayflow at most 1.2× the raw size: {verdict(verdicts['storage'][0])}. "
+        f"Target: Dayflow at most {STORAGE_TARGET}× the raw size: "
+        f"{verdict(verdicts['storage'][0])}. "
         "SQLiteSession stores Responses items (a few bytes more per call than the Anthropic "
         "blocks). LangGraph's bytes per step grow with N (each checkpoint holds the whole "
         "history).",
