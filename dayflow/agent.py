@@ -42,7 +42,6 @@ from dayflow.models import (
     DEFAULT_MAX_STEPS,
     DEFAULT_MAX_TOKENS,
     DEFAULT_TASK_CAP,
-    DISCARDED,
     DONE,
     FAILED,
     INTERRUPTED,
@@ -249,13 +248,7 @@ def rebuild_messages(store: RunLog, run: Run) -> list[Message]:
     if latest is not None:
         after, summary = latest
         messages.append(summary)
-    for step in store.steps(run.id, after=after):
-        if step.state in (PENDING, DISCARDED):
-            continue
-        messages.append({"role": "assistant", "content": step.assistant})
-        if step.tool_results is not None:
-            messages.append({"role": "user", "content": step.tool_results})
-    return messages
+    return messages + store.conversation(run.id, after=after)
 
 
 class _Stop(Exception):

@@ -119,6 +119,9 @@ class SqlStore:
     def last_step(self, run_id: str) -> Step | None:
         return self._steps.last(run_id)
 
+    def conversation(self, run_id: str, *, after: int = 0) -> list[Message]:
+        return self._steps.conversation(run_id, after=after)
+
     def begin_step(self, lease: Lease, n: int, response: ModelResponse, duration_ms: int) -> None:
         self._steps.begin(lease, n, response, duration_ms)
 

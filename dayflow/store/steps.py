@@ -47,6 +47,23 @@ class Steps:
         ).fetchall()
         return [step_row(r) for r in rows]
 
+    def conversation(self, run_id: str, *, after: int = 0) -> list[Message]:
+        """The messages the run's steps after step `after` contribute to the next request,
+        decoded: each committed step's assistant turn and, when it has them, its tool results
+        as the user turn. Pending and discarded steps send nothing. (Only the two payload
+        columns are read: this is the resume path.)"""
+        rows = self._ctx.db.execute(
+            "SELECT assistant_json, tool_results_json FROM steps "
+            "WHERE run_id = ? AND n > ? AND state = 'complete' ORDER BY n",
+            (run_id, after),
+        )
+        messages: list[Message] = []
+        for assistant, results in rows:
+            messages.append({"role": "assistant", "content": json.loads(assistant)})
+            if results is not None:
+                messages.append({"role": "user", "content": json.loads(results)})
+        return messages
+
     def last(self, run_id: str) -> Step | None:
         """The run's newest step (one seek, whatever the length of the run)."""
         row = one(
