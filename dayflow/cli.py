@@ -356,7 +356,7 @@ def _kept_inputs(deps: Deps, settings: "config.Settings") -> "config.Settings":
             continue  # missing: the source reports it, naming the file
         if regular:
             continue
-        if value == "-" and "-" in kept.values():
+        if value == "-" and settings.inbox == settings.calendar == "-":
             raise UsageError("--inbox and --calendar cannot both read standard input")
         try:
             data = sys.stdin.buffer.read() if value == "-" else Path(value).read_bytes()

@@ -206,9 +206,15 @@ MAX_TOKENS = 1_000_000_000_000
 
 
 def not_empty(value: Any) -> Any:
-    """Option callback: an empty string is a mistake (an unset shell variable), not a default."""
+    """Option callback: an empty string is a mistake (an unset shell variable), not a default;
+    bytes that are not UTF-8 (they reach Python as lone surrogates) are not text either."""
     if isinstance(value, str) and not value.strip():
         raise typer.BadParameter("must not be empty")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise typer.BadParameter("must be UTF-8 text") from None
     return value
 
 

@@ -654,3 +654,28 @@ def test_notices_on_a_piped_stderr_are_never_hard_wrapped(db_path: Path) -> None
         "No ANTHROPIC_API_KEY set: using the built-in offline model (token counts are "
         "estimates)." in proc.stderr.splitlines()
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("tasks", "--done", "t_\udcff"),
+        ("show", "ab\udcff"),
+        ("runs", "--status", "\udcff"),
+        ("brief", "--model", "claude-\udcff"),
+    ],
+)
+def test_an_argument_that_is_not_utf8_is_a_usage_error(
+    db_path: Path, args: tuple[str, ...]
+) -> None:
+    """Bytes that are not UTF-8 reach Python as lone surrogates; SQLite cannot store them."""
+    open_store(db_path).close()
+    res = run(db_path, *args)
+    assert res.code == 2, (res.code, res.err)
+    assert "must be UTF-8 text" in res.err
+    assert runs_in(db_path) == []
+
+
+def test_inbox_and_calendar_cannot_both_read_standard_input(db_path: Path) -> None:
+    res = run(db_path, "brief", "--inbox", "-", "--calendar", "-", stdin=_message())
+    one_line(res, 2, "cannot both read standard input")
