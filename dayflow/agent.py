@@ -291,14 +291,16 @@ def drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunRe
                 )
             messages = _maybe_compact(loop, run, lease, n, messages)
             request = ModelRequest(run.model, run.system, run.tools, messages, run.max_tokens)
-            if run.budget is not None:
-                request = _within_budget(loop, run, request)
-            loop.report(Note("calling", {"step": n + 1}))
-            started = time.monotonic()
-            try:
-                response = loop.client.create(request)
-            finally:
-                loop.report(Note("called", {"step": n + 1}))
+            # The network calls may outlast a short lease (PostgreSQL's): keep it alive.
+            with store.keep_alive(lease):
+                if run.budget is not None:
+                    request = _within_budget(loop, run, request)
+                loop.report(Note("calling", {"step": n + 1}))
+                started = time.monotonic()
+                try:
+                    response = loop.client.create(request)
+                finally:
+                    loop.report(Note("called", {"step": n + 1}))
             calls += 1
             n += 1
             _kill_point(loop, "before_pending", n)

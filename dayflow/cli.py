@@ -212,9 +212,10 @@ def brief(
         )
         day = parse_date(brief_date) if brief_date is not None else today(deps, settings)
         sinks = _sinks(deps, deliver or [])
+        settings.local_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # for the day's lock
         with (
             deps.store(settings, create=True) as store,
-            briefday.day_lock(settings.db_path, day, lambda: _say_waiting(deps, store, day)),
+            briefday.day_lock(settings.local_db, day, lambda: _say_waiting(deps, store, day)),
         ):
             current = briefday.latest_for(store, day, deps.clock.now())
             if current is not None and current.status == RUNNING:
@@ -362,7 +363,7 @@ def _kept_inputs(deps: Deps, settings: "config.Settings") -> "config.Settings":
             data = sys.stdin.buffer.read() if value == "-" else Path(value).read_bytes()
         except OSError as exc:
             raise UsageError(f"--{name}: cannot read {value}: {exc.strerror or exc}") from None
-        folder = settings.db_path.parent / "inputs"
+        folder = settings.local_dir / "inputs"
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = folder / f"{name}-{hashlib.sha256(data).hexdigest()[:16]}.json"
         tmp = path.with_suffix(".tmp")

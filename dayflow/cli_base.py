@@ -97,9 +97,9 @@ class Deps:
         """The store at the configured path. Only commands that start runs pass `create`:
         the others never create a database (a typo in --db is an error, not an empty file)."""
         from dayflow import config
-        from dayflow.store import is_postgres_target, open_store
+        from dayflow.store import open_store
 
-        if not create and not is_postgres_target(settings.db_path):
+        if not create and isinstance(settings.db_path, Path):
             config.require_existing_db(settings.db_path)
         return open_store(settings.db_path, clock=self.clock, durability=settings.durability)
 
@@ -220,8 +220,12 @@ def not_empty(value: Any) -> Any:
 
 # Options shared by several commands.
 DbOpt = Annotated[
-    Path | None,
-    typer.Option("--db", help="SQLite file [env DAYFLOW_DB; default: the user data directory]."),
+    str | None,  # not a Path: it would fold a postgresql:// URL's double slash
+    typer.Option(
+        "--db",
+        help="SQLite file or postgresql:// URL [env DAYFLOW_DB; default: a file in the user "
+        "data directory].",
+    ),
 ]
 VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Print each step and tool call.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]

@@ -8,6 +8,7 @@ Dayflow to the paid API and send it the inbox.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import sys
@@ -23,7 +24,7 @@ from dayflow.providers import DEFAULT_CLAUDE_MODEL, OFFLINE_MODEL
 
 @dataclass(frozen=True)
 class Settings:
-    db_path: Path
+    db_path: Path | str  # a SQLite file, or a postgresql:// URL kept as written
     api_key: str | None
     base_url: str | None
     model: str
@@ -36,6 +37,18 @@ class Settings:
     prices: Prices
     api_key_file: str | None = None  # the .env file that supplied ANTHROPIC_API_KEY, if one did
     timeout: float = 120.0  # seconds one API request may take (DAYFLOW_TIMEOUT, --timeout)
+    # Where this machine keeps Dayflow's own files (kept stdin inputs, the day's lock): beside
+    # the SQLite file, or the user data directory when the history is on a server.
+    local_dir: Path = Path(".")
+
+    @property
+    def local_db(self) -> Path:
+        """A path standing for the database on this machine, for the files kept beside it: the
+        SQLite file, or one named after the server's URL in `local_dir`."""
+        if isinstance(self.db_path, Path):
+            return self.db_path
+        digest = hashlib.sha256(self.db_path.encode()).hexdigest()[:12]
+        return self.local_dir / f"postgresql-{digest}.db"
 
 
 def _xdg(env: Mapping[str, str], name: str, fallback: Path) -> Path:
@@ -134,7 +147,7 @@ def require_existing_db(path: Path) -> None:
 def load(
     env: Mapping[str, str],
     *,
-    db: Path | None = None,
+    db: Path | str | None = None,
     model: str | None = None,
     tz: str | None = None,
     inbox: Path | None = None,
@@ -158,8 +171,10 @@ def load(
             ZoneInfo(zone)
         except (ValueError, ZoneInfoNotFoundError):
             raise UsageError(f"unknown timezone {zone!r} (use an IANA name such as UTC)") from None
+    target = _db_target(db or env.get("DAYFLOW_DB")) or default_db_path(env)
     return Settings(
-        db_path=Path(db or env.get("DAYFLOW_DB") or default_db_path(env)).expanduser(),
+        db_path=target,
+        local_dir=target.parent if isinstance(target, Path) else default_db_path(env).parent,
         api_key=api_key,
         base_url=env.get("ANTHROPIC_BASE_URL") or None,
         model=chosen,
@@ -189,6 +204,15 @@ def _timeout(value: float | str | None) -> float:
     if not (1 <= seconds <= MAX_TIMEOUT):
         raise UsageError(f"DAYFLOW_TIMEOUT / --timeout must be 1 to 3600 seconds, not {value!r}")
     return seconds
+
+
+def _db_target(value: Path | str | None) -> Path | str | None:
+    """A postgresql:// URL as given (a Path would fold its `//`), else the file's path."""
+    if not value:
+        return None
+    if str(value).lower().startswith(("postgresql:", "postgres:")):
+        return str(value)
+    return Path(value).expanduser()
 
 
 def _path_or_none(value: Path | str | None) -> str | None:

@@ -83,6 +83,7 @@ def run_json(r: Run, prices: Prices | None = None) -> dict[str, Any]:
         "reason": r.reason,
         "request_id": r.request_id,
         "owner_pid": r.owner_pid if r.status == "running" else None,
+        "host": r.host,
         "parent_run_id": r.parent_run_id,
         "forked_at_step": r.forked_at_step,
         "pruned_at": r.pruned_at,
@@ -204,6 +205,7 @@ _RUN_COLS = [
     _Col("model", 50),
     _Col("note", 80, flexible=True),
 ]
+_HOST_COL = _Col("host", 65)  # only for runs from more than one machine (a shared database)
 
 
 def _run_cells(r: Run, tz: dt.tzinfo | None) -> list[str]:
@@ -226,7 +228,10 @@ def runs_table(
     colour: bool = False,
 ) -> str:
     """The runs listing. The facts a user came for (id, status, the reason) are the last to
-    go on a narrow terminal; what goes is named in the caption."""
+    go on a narrow terminal; what goes is named in the caption. Runs from more than one
+    machine (a shared PostgreSQL history) get a host column."""
+    hosts = len({r.host for r in runs if r.host}) > 1
+    cols = [*_RUN_COLS[:-1], _HOST_COL, _RUN_COLS[-1]] if hosts else _RUN_COLS
     rows: list[list[str]] = []
     for r in runs:
         note = r.reason or ""
@@ -235,8 +240,8 @@ def runs_table(
         if r.pruned_at or r.redacted_at:
             note = ("pruned" if r.pruned_at else "redacted") + (f"; {note}" if note else "")
         cost = format_cost(estimate_cost(r.model, r.usage, prices or PRICES))
-        rows.append([*_run_cells(r, tz), cost, r.model, note])
-    return table(_RUN_COLS, rows, width, colour=colour, status_col="status")
+        rows.append([*_run_cells(r, tz), cost, r.model, *([r.host or "-"] if hosts else []), note])
+    return table(cols, rows, width, colour=colour, status_col="status")
 
 
 def gc_table(

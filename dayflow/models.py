@@ -182,6 +182,7 @@ class Run:
     forked_at_step: int | None = None
     pruned_at: str | None = None  # set by `gc`: payloads gone, only the tombstone is left
     redacted_at: str | None = None  # set by `gc --redact`: read tools' results blanked
+    host: str | None = None  # the host of its newest step (or of its first driver)
 
     @property
     def finished(self) -> bool:
@@ -207,6 +208,7 @@ class Step:
     created_at: str
     completed_at: str | None
     stop_details: dict[str, Any] | None = None  # e.g. a refusal's category and explanation
+    host: str | None = None  # the machine whose process wrote the step
 
     def tool_uses(self) -> list[Block]:
         return [b for b in self.assistant if b.get("type") == "tool_use"]

@@ -126,7 +126,7 @@ def steps_table(steps: list[Step], effects: list[ToolEffect]) -> Table:
     # ok/error of each call: from the step's results once committed, else its saved effect.
     saved = {e.tool_use_id: e.is_error for e in effects}
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for col in ("step", "state", "stop", "tools", "tokens in/out", "ms", "pid"):
+    for col in ("step", "state", "stop", "tools", "tokens in/out", "ms", "pid", "host"):
         table.add_column(col, no_wrap=col != "tools")
     for s in steps:
         errors = saved | {
@@ -145,6 +145,7 @@ def steps_table(steps: list[Step], effects: list[ToolEffect]) -> Table:
             tokens(s.usage),
             "-" if s.duration_ms is None else str(s.duration_ms),
             "-" if s.pid is None else str(s.pid),
+            s.host or "-",
         )
     return table
 
@@ -225,6 +226,7 @@ def show_json(
                 "request_id": s.request_id,
                 "duration_ms": s.duration_ms,
                 "pid": s.pid,
+                "host": s.host,
                 "created_at": s.created_at,
                 "completed_at": s.completed_at,
             }

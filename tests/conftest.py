@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import socket
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
 
@@ -22,6 +26,16 @@ _SCRUB = (
     "DAYFLOW_CALENDAR",
     "DAYFLOW_KILL_AT",
     "DAYFLOW_DURABILITY",
+    "DAYFLOW_HOST",
+    "DAYFLOW_PG_PGBOUNCER",
+)
+
+# The PostgreSQL half of the suite runs against this server (CI sets it, see .ci/run); unset, it
+# is skipped with one line; set and unreachable, it fails.
+PG_ENV = "DAYFLOW_TEST_PG"
+PG_HOWTO = (
+    "PostgreSQL tests left out: run them with "
+    "DAYFLOW_TEST_PG=postgresql://postgres@127.0.0.1:5432/test python -m pytest"
 )
 
 
@@ -52,18 +66,166 @@ def clock() -> FixedClock:
     return FixedClock("2026-11-05T07:30:00+00:00")
 
 
+def _pg_url() -> str:
+    return os.environ.get(PG_ENV, "").strip()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without DAYFLOW_TEST_PG, leave out every PostgreSQL test (the `postgresql` half of
+    `store_target` and the tests marked `postgres`); the summary says so in one line."""
+    if _pg_url():
+        return
+    keep, drop = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        on_pg = callspec is not None and callspec.params.get("store_target") == "postgresql"
+        (drop if on_pg or item.get_closest_marker("postgres") else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+        config.stash[_PG_LEFT_OUT] = len(drop)
+
+
+_PG_LEFT_OUT = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    left_out = config.stash.get(_PG_LEFT_OUT, 0)
+    if left_out:
+        terminalreporter.write_line(f"{left_out} {PG_HOWTO}")
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """An admin connection to the test server named by DAYFLOW_TEST_PG."""
+    url = _pg_url()
+    if not url:
+        pytest.skip(PG_HOWTO)
+    import psycopg
+
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=5)
+    except psycopg.Error as exc:
+        pytest.fail(f"{PG_ENV}={url}: cannot reach the PostgreSQL server: {exc}")
+    conn.execute("SET lock_timeout = '20s'")
+    conn.url = url  # type: ignore[attr-defined]
+    yield conn
+    conn.close()
+
+
+def pg_schema_url(url: str, schema: str) -> str:
+    """`url` with its connections' search_path (and application_name) set to `schema`."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k not in ("options", "application_name")]
+    query += [("options", f"-csearch_path={schema}"), ("application_name", schema)]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+@contextlib.contextmanager
+def pg_schema(admin: Any) -> Iterator[str]:
+    """A fresh schema with a random name on the test server, as a store URL; dropped after
+    (other test sessions share the server), with any connection still using it."""
+    schema = "dayflow_t_" + secrets.token_hex(6)
+    admin.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield pg_schema_url(admin.url, schema)
+    finally:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = %s AND pid <> pg_backend_pid()",
+            (schema,),
+        )
+        admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path | str]:
+    """Where a test's store lives: a SQLite file, then a fresh PostgreSQL schema (the one
+    fixture parameter that runs the suite against both backends)."""
+    if request.param == "sqlite":
+        yield tmp_path / "dayflow.db"
+        return
+    with pg_schema(request.getfixturevalue("pg_server")) as url:
+        yield url
+
+
 @pytest.fixture
-def db_path(tmp_path: Path) -> Path:
+def db_path(store_target: Path | str) -> Path | str:
+    """The store target under its old name: a Path for SQLite, a URL for PostgreSQL."""
+    return store_target
+
+
+@pytest.fixture
+def sqlite_path(tmp_path: Path) -> Path:
+    """A SQLite file, for the tests of what only SQLite has (file modes, PRAGMAs, WAL)."""
     return tmp_path / "dayflow.db"
 
 
 @pytest.fixture
-def store(db_path: Path, clock: FixedClock) -> Iterator[Store]:
-    with open_store(db_path, clock=clock) as s:
+def store(store_target: Path | str, clock: FixedClock) -> Iterator[Store]:
+    with open_store(store_target, clock=clock) as s:
         yield s
 
 
-def subprocess_env(db: Path, **extra: str) -> dict[str, str]:
+def is_pg(target: Path | str) -> bool:
+    return isinstance(target, str) and target.startswith("postgresql://")
+
+
+class Db:
+    """Raw SQL on a test's store, whichever the backend (qmark placeholders, the subset both
+    engines share). Autocommit on both."""
+
+    def __init__(self, target: Path | str) -> None:
+        if is_pg(target):
+            from dayflow.store.postgres import PgDatabase
+
+            self.conn: Any = PgDatabase(str(target))
+        else:
+            self.conn = sqlite3.connect(target, isolation_level=None)
+            self.conn.row_factory = sqlite3.Row
+
+    def __enter__(self) -> Db:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.conn.close()
+
+    def rows(self, sql: str, *args: Any) -> list[Any]:
+        return list(self.conn.execute(sql, args).fetchall())
+
+    def one(self, sql: str, *args: Any) -> Any:
+        return self.conn.execute(sql, args).fetchone()
+
+    def run(self, sql: str, *args: Any) -> int:
+        return int(self.conn.execute(sql, args).rowcount)
+
+
+def integrity_error(target: Path | str) -> type[Exception]:
+    """What a constraint violation raises on `target`'s backend."""
+    if is_pg(target):
+        from dayflow.store.postgres import IntegrityError
+
+        return IntegrityError
+    return sqlite3.IntegrityError
+
+
+def expire_leases(target: Path | str, clock: FixedClock) -> None:
+    """Make every lease on `target` expired: SQLite's leases run on the injected clock,
+    PostgreSQL's on the server's (so the test moves the expiry itself)."""
+    if is_pg(target):
+        with Db(target) as db:
+            db.run("UPDATE runs SET lease_expires_at = '2000-01-01T00:00:00.000+00:00'")
+    else:
+        clock.advance(16 * 60)
+
+
+def db_rows(target: Path | str, sql: str, *args: Any) -> list[Any]:
+    """The rows of one query on the store at `target`."""
+    with Db(target) as db:
+        return db.rows(sql, *args)
+
+
+def subprocess_env(db: Path | str, **extra: str) -> dict[str, str]:
     """An environment for running `python -m dayflow` in a child process of a test."""
     env = {k: v for k, v in os.environ.items() if k not in _SCRUB}
     env.update({"DAYFLOW_DB": str(db), "COLUMNS": "200", "NO_COLOR": "1"})

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from dayflow.cli import app
 from dayflow.providers.offline import OfflineModel
 from dayflow.store import open_store
-from tests.conftest import subprocess_env
+from tests.conftest import Db, db_rows, is_pg, subprocess_env
 from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, seed_turns
 
@@ -201,14 +201,16 @@ def _default_factory(name: str, settings: Any) -> Any:
 def test_ambiguous_run_prefix(cli: Harness) -> None:
     cli("brief")
     cli("brief")
-    conn = sqlite3.connect(cli.db)
-    conn.execute("PRAGMA foreign_keys = OFF")
-    ids = [r[0] for r in conn.execute("SELECT id FROM runs")]
-    for new, old in zip(("abc000000001", "abc000000002"), ids, strict=True):
-        for table in ("runs",):
-            conn.execute(f"UPDATE {table} SET id = ? WHERE id = ?", (new, old))
-    conn.commit()
-    conn.close()
+    with Db(cli.db) as db:
+        # Rename the runs to share a prefix, with foreign keys off.
+        db.run(
+            "SET session_replication_role = replica"
+            if is_pg(cli.db)
+            else "PRAGMA foreign_keys = OFF"
+        )
+        ids = [r[0] for r in db.rows("SELECT id FROM runs")]
+        for new, old in zip(("abc000000001", "abc000000002"), ids, strict=True):
+            db.run("UPDATE runs SET id = ? WHERE id = ?", new, old)
     res = cli("show", "abc")
     assert res.code == 3 and "several runs" in res.err
 
@@ -238,10 +240,10 @@ def test_a_file_that_is_not_a_dayflow_database(tmp_path: Path) -> None:
 def test_resume_of_a_claude_run_without_a_key_changes_nothing(db_path: Path) -> None:
     scripted = Harness(db_path, model_fn=lambda *a: ScriptedModel(seed_turns()))
     scripted("brief", "--model", "claude-haiku-5-5", "--crash-after", "1")
-    before = sqlite3.connect(db_path).execute("SELECT * FROM events").fetchall()
+    before = db_rows(db_path, "SELECT * FROM events ORDER BY run_id, seq")
     res = Harness(db_path, model_fn=_default_factory)("resume")
     assert res.code == 6 and "ANTHROPIC_API_KEY" in res.err
-    assert sqlite3.connect(db_path).execute("SELECT * FROM events").fetchall() == before
+    assert db_rows(db_path, "SELECT * FROM events ORDER BY run_id, seq") == before
 
 
 def test_version() -> None:

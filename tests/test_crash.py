@@ -21,7 +21,7 @@ import pytest
 
 from dayflow.models import KILL_POINTS
 from dayflow.providers.offline import OfflineModel
-from tests.conftest import subprocess_env
+from tests.conftest import Db, subprocess_env
 from tests.fakeapi import FakeAPI, Reply, responder_from_client, strip_cache_control
 
 pytestmark = pytest.mark.slow  # real processes killed with SIGKILL
@@ -36,7 +36,7 @@ class Outcome:
     err: str
 
 
-def dayflow(db: Path, *args: str, api: FakeAPI | None = None, **env: str) -> Outcome:
+def dayflow(db: Path | str, *args: str, api: FakeAPI | None = None, **env: str) -> Outcome:
     extra = dict(env)
     if api is not None:
         extra.update(ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=api.base_url)
@@ -56,12 +56,14 @@ def api() -> Iterator[FakeAPI]:
         yield fake
 
 
-def _state(db: Path) -> dict[str, Any]:
-    conn = sqlite3.connect(db)
-    conn.row_factory = sqlite3.Row
-    run = conn.execute("SELECT * FROM runs").fetchone()
-    steps = conn.execute("SELECT * FROM steps ORDER BY n").fetchall()
-    tasks = [dict(r) for r in conn.execute("SELECT id, idempotency_key FROM tasks ORDER BY id")]
+def _state(db: Path | str) -> dict[str, Any]:
+    conn = Db(db)
+    run = conn.one("SELECT * FROM runs")
+    steps = conn.rows("SELECT * FROM steps ORDER BY n")
+    tasks = [
+        {"id": r[0], "idempotency_key": r[1]}
+        for r in conn.rows("SELECT id, idempotency_key FROM tasks ORDER BY id")
+    ]
     sums = {
         col: sum(s[col] for s in steps)
         for col in ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
@@ -73,9 +75,9 @@ def _state(db: Path) -> dict[str, Any]:
         "step_sums": sums,
         "steps": [(s["n"], s["state"], s["stop_reason"]) for s in steps],
         "tasks": tasks,
-        "events": [r[0] for r in conn.execute("SELECT kind FROM events ORDER BY seq")],
+        "events": [r[0] for r in conn.rows("SELECT kind FROM events ORDER BY seq")],
     }
-    conn.close()
+    conn.conn.close()
     return state
 
 
@@ -93,9 +95,9 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return state
 
 
-def test_sigkill_after_step_2_then_resume_in_a_new_process(tmp_path: Path) -> None:
+def test_sigkill_after_step_2_then_resume_in_a_new_process(store_target: Path) -> None:
     """The issue's scenario with a real kill and the offline model: no duplicate task."""
-    db = tmp_path / "dayflow.db"
+    db = store_target
     killed = dayflow(db, "brief", "-v", "--date", DATE, DAYFLOW_KILL_AT="after_complete:2")
     assert killed.code == -signal.SIGKILL
     assert "[step 2] stop=tool_use" in killed.err
@@ -117,9 +119,9 @@ MATRIX = [(point, step) for point in KILL_POINTS for step in (1, 2)] + [("before
 
 @pytest.mark.parametrize(("point", "step"), MATRIX, ids=[f"{p}-{s}" for p, s in MATRIX])
 def test_kill_at_every_point_then_resume_ends_as_the_uncrashed_run(
-    tmp_path: Path, api: FakeAPI, baseline: dict[str, Any], point: str, step: int
+    store_target: Path, api: FakeAPI, baseline: dict[str, Any], point: str, step: int
 ) -> None:
-    db = tmp_path / "dayflow.db"
+    db = store_target
     killed = dayflow(db, "brief", "--date", DATE, api=api, DAYFLOW_KILL_AT=f"{point}:{step}")
     assert killed.code == -signal.SIGKILL, killed.err
     paid_before_kill = len(api.message_requests)
@@ -148,9 +150,9 @@ def test_kill_at_every_point_then_resume_ends_as_the_uncrashed_run(
 
 
 def test_kill_between_two_task_creations_creates_each_task_once(
-    tmp_path: Path, api: FakeAPI, baseline: dict[str, Any]
+    store_target: Path, api: FakeAPI, baseline: dict[str, Any]
 ) -> None:
-    db = tmp_path / "dayflow.db"
+    db = store_target
     killed = dayflow(db, "brief", "--date", DATE, api=api, DAYFLOW_KILL_AT="between_tools:2")
     assert killed.code == -signal.SIGKILL
     partial = _state(db)
@@ -162,11 +164,11 @@ def test_kill_between_two_task_creations_creates_each_task_once(
 
 
 def test_resume_through_the_sdk_continues_the_exact_conversation(
-    tmp_path: Path, api: FakeAPI, baseline: dict[str, Any]
+    store_target: Path, api: FakeAPI, baseline: dict[str, Any]
 ) -> None:
     """The request on resume begins with exactly the messages sent and received before,
     with the same system prompt, tools and model."""
-    db = tmp_path / "dayflow.db"
+    db = store_target
     crashed = dayflow(db, "brief", "--date", DATE, "--crash-after", "2", api=api)
     assert crashed.code == 70 and "simulated crash after step 2" in crashed.err
     assert dayflow(db, "resume", api=api).code == 0
@@ -180,8 +182,8 @@ def test_resume_through_the_sdk_continues_the_exact_conversation(
 
 
 @pytest.mark.parametrize("n", [2, 4, 8])
-def test_n_processes_resuming_one_run_only_one_drives(tmp_path: Path, n: int) -> None:
-    db = tmp_path / "dayflow.db"
+def test_n_processes_resuming_one_run_only_one_drives(store_target: Path, n: int) -> None:
+    db = store_target
     offline = responder_from_client(OfflineModel())
 
     def slow(body: dict[str, Any]) -> Any:
@@ -217,8 +219,8 @@ def test_n_processes_resuming_one_run_only_one_drives(tmp_path: Path, n: int) ->
     assert len({t["idempotency_key"] for t in state["tasks"]}) == len(state["tasks"])
 
 
-def test_n_separate_briefs_on_one_file_all_finish(tmp_path: Path) -> None:
-    db = tmp_path / "dayflow.db"
+def test_n_separate_briefs_on_one_store_all_finish(store_target: Path) -> None:
+    db = store_target
     dayflow(db, "runs")  # create the file once, as a user's first command would
     env = subprocess_env(db)
     procs = [
@@ -239,9 +241,11 @@ def test_n_separate_briefs_on_one_file_all_finish(tmp_path: Path) -> None:
     assert len(tasks) == len({t["idempotency_key"] for t in tasks})
 
 
-def test_budget_stops_at_the_same_total_across_a_kill_and_a_resume(tmp_path: Path) -> None:
+def test_budget_stops_at_the_same_total_across_a_kill_and_a_resume(
+    tmp_path: Path, store_target: Path
+) -> None:
     budget = "6000"
-    clean_db, crash_db = tmp_path / "clean.db", tmp_path / "crash.db"
+    clean_db, crash_db = tmp_path / "clean.db", store_target
     clean = dayflow(clean_db, "brief", "--date", DATE, "--budget", budget)
     assert clean.code == 7 and "stopped by --budget 6000" in clean.err
     killed = dayflow(
@@ -259,11 +263,13 @@ def test_budget_stops_at_the_same_total_across_a_kill_and_a_resume(tmp_path: Pat
     assert _state(crash_db)["status"] == "done"
 
 
-def test_long_run_killed_after_a_compaction_resends_the_same_bytes(tmp_path: Path) -> None:
+def test_long_run_killed_after_a_compaction_resends_the_same_bytes(
+    tmp_path: Path, store_target: Path
+) -> None:
     """SIGKILL the large-inbox run at a step after its first compaction; on resume every
     request equals, byte for byte, the request the uncrashed run sent at that step."""
     args = ("brief", "--date", DATE, "--sample", "large")
-    clean_db, crash_db = tmp_path / "clean.db", tmp_path / "crash.db"
+    clean_db, crash_db = tmp_path / "clean.db", store_target
     with FakeAPI(responder=responder_from_client(OfflineModel())) as fake:
         assert dayflow(clean_db, *args, api=fake).code == 0
         clean = [r.body for r in fake.message_requests]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ import pytest
 
 from dayflow.providers.anthropic import make_client
 from dayflow.providers.offline import OfflineModel
+from tests.conftest import Db
 from tests.fakeapi import (
     Drop,
     FakeAPI,
@@ -94,13 +94,12 @@ class Cli:
         return json.loads(res.out)  # type: ignore[no-any-return]
 
 
-def state(db: Path) -> dict[str, Any]:
-    """The rows that matter, read straight from the file."""
-    conn = sqlite3.connect(db)
-    conn.row_factory = sqlite3.Row
+def state(db: Path | str) -> dict[str, Any]:
+    """The rows that matter, read straight from the store."""
+    conn = Db(db)
     try:
-        (run,) = conn.execute("SELECT * FROM runs").fetchall()
-        steps = conn.execute("SELECT * FROM steps ORDER BY n").fetchall()
+        (run,) = conn.rows("SELECT * FROM runs")
+        steps = conn.rows("SELECT * FROM steps ORDER BY n")
         cols = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
         return {
             "status": run["status"],
@@ -112,12 +111,12 @@ def state(db: Path) -> dict[str, Any]:
             "steps": [(s["n"], s["state"], s["stop_reason"]) for s in steps],
             "tasks": [
                 (r["id"], r["idempotency_key"], r["title"])
-                for r in conn.execute("SELECT * FROM tasks ORDER BY id")
+                for r in conn.rows("SELECT * FROM tasks ORDER BY id")
             ],
-            "events": [r["kind"] for r in conn.execute("SELECT kind FROM events ORDER BY seq")],
+            "events": [r["kind"] for r in conn.rows("SELECT kind FROM events ORDER BY seq")],
         }
     finally:
-        conn.close()
+        conn.conn.close()
 
 
 def bodies(fake: FakeAPI, *, ok: bool | None = None) -> list[bytes]:
@@ -196,11 +195,11 @@ RECOVERABLE = {
 @pytest.mark.parametrize("step", [1, 2])
 @pytest.mark.parametrize("name", list(RECOVERABLE))
 def test_transient_faults_recover_within_the_retries_like_a_clean_run(
-    tmp_path: Path, fake: FakeAPI, clean: dict[str, Any], name: str, step: int
+    store_target: Path, fake: FakeAPI, clean: dict[str, Any], name: str, step: int
 ) -> None:
     faults, expected_sleeps = RECOVERABLE[name]
     serve(fake, {step: list(faults)})
-    cli = Cli(tmp_path / "dayflow.db", fake)
+    cli = Cli(store_target, fake)
 
     res = cli(*BRIEF)
 
@@ -222,12 +221,12 @@ def test_transient_faults_recover_within_the_retries_like_a_clean_run(
 
 
 def test_529_three_times_fails_the_run_and_resume_finishes_it_without_repaying(
-    tmp_path: Path, fake: FakeAPI, clean: dict[str, Any]
+    store_target: Path, fake: FakeAPI, clean: dict[str, Any]
 ) -> None:
     """Steps 1 and 2 (the reads and the tasks) are committed; step 3 is overloaded on every
     attempt (max_retries=2: three attempts). The run fails resumable; resume makes one call."""
     serve(fake, {3: [overloaded(), overloaded(), overloaded()]})
-    cli = Cli(tmp_path / "dayflow.db", fake)
+    cli = Cli(store_target, fake)
 
     res = cli(*BRIEF)
 
@@ -273,10 +272,10 @@ def test_529_three_times_fails_the_run_and_resume_finishes_it_without_repaying(
 
 
 def test_retry_after_an_hour_is_not_slept_and_the_run_fails_resumable(
-    tmp_path: Path, fake: FakeAPI, clean: dict[str, Any]
+    store_target: Path, fake: FakeAPI, clean: dict[str, Any]
 ) -> None:
     serve(fake, {2: [rate_limited(retry_after=3600)]})
-    cli = Cli(tmp_path / "dayflow.db", fake)
+    cli = Cli(store_target, fake)
 
     started = time.monotonic()
     res = cli(*BRIEF)
@@ -300,11 +299,11 @@ def test_retry_after_an_hour_is_not_slept_and_the_run_fails_resumable(
 
 
 def test_a_response_slower_than_the_timeout_is_retried(
-    tmp_path: Path, fake: FakeAPI, clean: dict[str, Any]
+    store_target: Path, fake: FakeAPI, clean: dict[str, Any]
 ) -> None:
     slow = Reply([text("too late")], delay=30)  # cut short when the fake closes
     serve(fake, {2: [slow]})
-    cli = Cli(tmp_path / "dayflow.db", fake, timeout=1.0)
+    cli = Cli(store_target, fake, timeout=1.0)
 
     res = cli(*BRIEF)
 
@@ -315,10 +314,10 @@ def test_a_response_slower_than_the_timeout_is_retried(
 
 
 def test_a_timeout_on_every_attempt_fails_the_run_with_a_clear_line(
-    tmp_path: Path, fake: FakeAPI
+    store_target: Path, fake: FakeAPI
 ) -> None:
     serve(fake, {1: [Reply([text("late")], delay=30) for _ in range(2)]})
-    cli = Cli(tmp_path / "dayflow.db", fake, timeout=0.5, max_retries=1)
+    cli = Cli(store_target, fake, timeout=0.5, max_retries=1)
 
     res = cli(*BRIEF)
 
@@ -341,11 +340,11 @@ NOT_RETRIED = {
 
 @pytest.mark.parametrize("status", list(NOT_RETRIED))
 def test_client_errors_are_not_retried_and_named_in_one_line(
-    tmp_path: Path, fake: FakeAPI, status: int
+    store_target: Path, fake: FakeAPI, status: int
 ) -> None:
     kind, message, hint = NOT_RETRIED[status]
     fake.enqueue(error(status, kind, message))  # no x-should-retry: the status alone decides
-    cli = Cli(tmp_path / "dayflow.db", fake)
+    cli = Cli(store_target, fake)
 
     res = cli(*BRIEF)
 
@@ -362,9 +361,9 @@ def test_client_errors_are_not_retried_and_named_in_one_line(
     assert state(cli.db)["events"] == ["run_started", "run_failed"]
 
 
-def test_a_wrong_key_is_rejected_once_and_the_line_names_the_variable(tmp_path: Path) -> None:
+def test_a_wrong_key_is_rejected_once_and_the_line_names_the_variable(store_target: Path) -> None:
     with FakeAPI(responder=FaultsAt(), api_key="sk-the-right-one") as api:
-        cli = Cli(tmp_path / "dayflow.db", api)
+        cli = Cli(store_target, api)
         res = cli(*BRIEF)
         assert len(api.message_requests) == 1
     assert res.code == 6
@@ -381,10 +380,10 @@ def _cut(step: int, item: Reply) -> FaultsAt:
 
 
 def test_max_tokens_stops_the_run_without_a_brief_and_resume_finishes_it(
-    tmp_path: Path, fake: FakeAPI, clean: dict[str, Any]
+    store_target: Path, fake: FakeAPI, clean: dict[str, Any]
 ) -> None:
     fake.responder = _cut(3, reply([text("## Today\n- 09:")], "max_tokens"))
-    cli = Cli(tmp_path / "dayflow.db", fake)
+    cli = Cli(store_target, fake)
 
     res = cli(*BRIEF)
 
@@ -412,9 +411,9 @@ def test_max_tokens_stops_the_run_without_a_brief_and_resume_finishes_it(
 REFUSAL = {"type": "refusal", "category": "cyber", "explanation": "Not something I can help with."}
 
 
-def test_refusal_fails_the_run_and_is_never_the_brief(tmp_path: Path, fake: FakeAPI) -> None:
+def test_refusal_fails_the_run_and_is_never_the_brief(store_target: Path, fake: FakeAPI) -> None:
     fake.responder = _cut(2, reply([text("I can't help with that.")], "refusal"))
-    cli = Cli(tmp_path / "dayflow.db", fake)
+    cli = Cli(store_target, fake)
 
     res = cli(*BRIEF)
 
@@ -425,9 +424,9 @@ def test_refusal_fails_the_run_and_is_never_the_brief(tmp_path: Path, fake: Fake
     assert state(cli.db)["final_text"] is None
 
 
-def test_refusal_reason_carries_the_stop_details(tmp_path: Path, fake: FakeAPI) -> None:
+def test_refusal_reason_carries_the_stop_details(store_target: Path, fake: FakeAPI) -> None:
     fake.responder = _cut(2, reply([], "refusal", stop_details=REFUSAL))
-    cli = Cli(tmp_path / "dayflow.db", fake)
+    cli = Cli(store_target, fake)
 
     assert cli(*BRIEF).code == 6
 
@@ -437,10 +436,10 @@ def test_refusal_reason_carries_the_stop_details(tmp_path: Path, fake: FakeAPI) 
 
 
 def test_resume_after_a_refusal_does_not_send_the_refused_turn_back(
-    tmp_path: Path, fake: FakeAPI, clean: dict[str, Any]
+    store_target: Path, fake: FakeAPI, clean: dict[str, Any]
 ) -> None:
     fake.responder = _cut(2, reply([], "refusal", stop_details=REFUSAL))
-    cli = Cli(tmp_path / "dayflow.db", fake)
+    cli = Cli(store_target, fake)
     assert cli(*BRIEF).code == 6
     refused = len(fake.message_requests)
 
@@ -454,12 +453,12 @@ def test_resume_after_a_refusal_does_not_send_the_refused_turn_back(
     assert all(m["content"] != [] for m in after[0]["messages"])
 
 
-def test_pause_turn_is_sent_back_unchanged_with_no_new_user_turn(tmp_path: Path) -> None:
+def test_pause_turn_is_sent_back_unchanged_with_no_new_user_turn(store_target: Path) -> None:
     paused = [text("Still reading the inbox…")]
     brief = "## Today\n- nothing\n\n## One thing\n**Rest.**"
     script = [reply(paused, "pause_turn"), reply([text(brief)])]
     with FakeAPI(script) as api:
-        cli = Cli(tmp_path / "dayflow.db", api)
+        cli = Cli(store_target, api)
         res = cli(*BRIEF)
         sent = [r.json for r in api.message_requests]
     assert res.code == 0, res.err
@@ -474,11 +473,11 @@ def test_pause_turn_is_sent_back_unchanged_with_no_new_user_turn(tmp_path: Path)
     assert now["steps"] == [(1, "complete", "pause_turn"), (2, "complete", "end_turn")]
 
 
-def test_an_empty_end_turn_is_not_stored_as_a_finished_brief(tmp_path: Path) -> None:
+def test_an_empty_end_turn_is_not_stored_as_a_finished_brief(store_target: Path) -> None:
     """The API documents empty end_turn responses (right after tool results): they are not a
     brief. The run must not end `done` with an empty brief."""
     with FakeAPI(responder=FaultsAt({2: [reply([], "end_turn")]})) as api:
-        cli = Cli(tmp_path / "dayflow.db", api)
+        cli = Cli(store_target, api)
         cli(*BRIEF)
     now = state(cli.db)
     assert not (now["status"] == "done" and not now["final_text"])

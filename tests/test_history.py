@@ -28,8 +28,8 @@ from dayflow.history import (
 )
 from dayflow.models import DONE, INTERRUPTED, STOPPED, Event, Run, Usage
 from dayflow.store import PRUNED_MARK, REDACTED_MARK, Owner, Store, open_store
-from dayflow.store.sqlite import database_size
 from dayflow.timeline import label_levels, restart_indexes, spread_times
+from tests.conftest import is_pg
 from tests.scripted import ScriptedModel, seed_turns, text, tool_use, turn
 from tests.test_agent import OPTIONS, _new_run
 
@@ -168,12 +168,14 @@ def test_fork_from_step_0_starts_over_with_the_same_job(store: Store) -> None:
 # -------------------------------------------------------------------------------------- gc
 
 
-def _size_on_disk(path: Path) -> int:
-    """The file's size with every committed page folded into it (the WAL checkpointed)."""
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
-    return database_size(path)
+def _size_on_disk(target: Path | str) -> int:
+    """The history's size with every committed page folded into it (the WAL checkpointed)."""
+    if not is_pg(target):
+        conn = sqlite3.connect(target)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
+    with open_store(target) as s:
+        return s.upkeep.size_bytes()
 
 
 def test_gc_then_replaying_the_same_turns_recreates_no_task_and_the_file_shrinks(
@@ -366,7 +368,8 @@ def test_a_stale_lease_is_released_by_fix(db_path: Path, clock: FixedClock) -> N
         assert diagnose(store).findings == []
 
 
-def test_loose_file_permissions_are_fixed(store: Store, db_path: Path) -> None:
+def test_loose_file_permissions_are_fixed(sqlite_path: Path) -> None:
+    store, db_path = open_store(sqlite_path), sqlite_path
     os.chmod(db_path, 0o644)
     [finding] = [f for f in diagnose(store).findings if f.message.startswith(f"{db_path} ")]
     assert finding.code == "permissions" and finding.fix_command == f"chmod go-rwx {db_path}"
@@ -374,7 +377,9 @@ def test_loose_file_permissions_are_fixed(store: Store, db_path: Path) -> None:
     assert stat.S_IMODE(db_path.stat().st_mode) == 0o600
 
 
-def test_a_broken_reference_is_an_integrity_finding(store: Store) -> None:
+def test_a_broken_reference_is_an_integrity_finding(sqlite_path: Path) -> None:
+    """SQLite only: PostgreSQL enforces foreign keys whatever a session asks."""
+    store = open_store(sqlite_path)
     store.db.execute("PRAGMA foreign_keys = OFF")
     store.db.execute(
         "INSERT INTO events (run_id, seq, kind, detail_json, at) VALUES ('nope', 1, 'x', '{}', '')"

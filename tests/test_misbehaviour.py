@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import pytest
 from dayflow.models import ModelRequest, ModelResponse
 from dayflow.providers.offline._model import estimate_tokens
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN, TOOLS
+from tests.conftest import db_rows
 from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, text, tool_use, turn
 
@@ -47,13 +47,8 @@ class Cli:
 # --- the database holds no garbage -----------------------------------------------------------
 
 
-def rows(db: Path, sql: str, *args: Any) -> list[sqlite3.Row]:
-    conn = sqlite3.connect(db)
-    conn.row_factory = sqlite3.Row
-    try:
-        return conn.execute(sql, args).fetchall()
-    finally:
-        conn.close()
+def rows(db: Path | str, sql: str, *args: Any) -> list[Any]:
+    return db_rows(db, sql, *args)
 
 
 def assert_no_garbage(db: Path, run_id: str, task_cap: int) -> None:
@@ -194,11 +189,11 @@ LATER: list[tuple[str, Any, str | None]] = [
 TURNS = [READS, CREATES, flood(), LATER]
 
 
-def test_every_kind_of_bad_call_in_one_run_leaves_a_clean_database(tmp_path: Path) -> None:
+def test_every_kind_of_bad_call_in_one_run_leaves_a_clean_database(store_target: Path) -> None:
     blocks = [[tool_use(name, args) for name, args, _ in calls] for calls in TURNS]
     brief = "## Today\n- 13:00 Staff sync\n\n## One thing\n**Send edits to Sam.**"
     model = ScriptedModel([*(turn(*b) for b in blocks), turn(text(brief))])
-    cli = Cli(tmp_path / "dayflow.db", model)
+    cli = Cli(store_target, model)
 
     res = cli("brief", "--date", DATE, "--model", "scripted", "--max-steps", "6")
 
@@ -257,11 +252,11 @@ def test_every_kind_of_bad_call_in_one_run_leaves_a_clean_database(tmp_path: Pat
 
 @pytest.mark.parametrize("due", ["20261106", "2026-W45-5"])
 def test_a_due_date_not_written_yyyy_mm_dd_is_refused_or_normalised(
-    tmp_path: Path, due: str
+    store_target: Path, due: str
 ) -> None:
     call = tool_use("create_task", {"title": "Pay", "idempotency_key": "k", "due": due})
     model = ScriptedModel([turn(call), turn(text("## Today\nok"))])
-    cli = Cli(tmp_path / "dayflow.db", model)
+    cli = Cli(store_target, model)
     assert cli("brief", "--date", DATE, "--model", "scripted").code == 0
     stored = [t["due"] for t in rows(cli.db, "SELECT due FROM tasks")]
     # Either the call was refused (no row) or the date was stored the one way the schema names.
@@ -353,14 +348,16 @@ class Obedient(ScriptedModel):
         return turn(*blocks, usage=(self.size(request), out))
 
 
-def brief_with(tmp_path: Path, obedient: Obedient, *flags: str) -> tuple[Cli, Result]:
-    cli = Cli(tmp_path / "dayflow.db", obedient)
+def brief_with(
+    tmp_path: Path, obedient: Obedient, *flags: str, db: Path | str | None = None
+) -> tuple[Cli, Result]:
+    cli = Cli(db or tmp_path / "dayflow.db", obedient)
     inbox = write_inbox(tmp_path)
     res = cli("brief", "--date", DATE, "--model", "scripted", "--inbox", str(inbox), *flags)
     return cli, res
 
 
-def injected_tasks(db: Path) -> list[sqlite3.Row]:
+def injected_tasks(db: Path | str) -> list[Any]:
     return rows(db, "SELECT * FROM tasks WHERE idempotency_key LIKE 'inj:%'")
 
 
@@ -415,10 +412,10 @@ def _total(run: dict[str, Any]) -> int:
     return int(run["usage"]["total_input"] + run["usage"]["output_tokens"])
 
 
-def test_injection_is_capped_by_the_task_cap(tmp_path: Path) -> None:
+def test_injection_is_capped_by_the_task_cap(tmp_path: Path, store_target: Path) -> None:
     obedient = Obedient(relentless=False)
 
-    cli, res = brief_with(tmp_path, obedient, "--task-cap", "7")
+    cli, res = brief_with(tmp_path, obedient, "--task-cap", "7", db=store_target)
 
     assert res.code == 0, res.err
     run = cli.run()

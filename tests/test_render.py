@@ -41,3 +41,21 @@ def test_a_take_over_and_its_resume_are_one_restart_boundary() -> None:
         _event(5, "run_resumed", 20),  # resumed again in the same process (tests do this)
     ]
     assert _text(render.events_table(events)).count("new process") == 2
+
+
+def test_runs_from_several_hosts_get_a_host_column_and_one_hosts_runs_none(
+    tmp_path: object,
+) -> None:
+    from dataclasses import replace
+    from pathlib import Path
+
+    from dayflow.store import open_store
+    from tests.test_agent import _new_run
+
+    with open_store(Path(str(tmp_path)) / "d.db") as s:
+        run = s.create_run(_new_run())[0]
+    one = [replace(run, host="laptop"), replace(run, id="b" * 12, host="laptop")]
+    two = [replace(run, host="laptop"), replace(run, id="b" * 12, host="desktop")]
+    assert "host" not in _text(render.runs_table(one)).splitlines()[0]
+    table = _text(render.runs_table(two))
+    assert "host" in table.splitlines()[0] and "laptop" in table and "desktop" in table

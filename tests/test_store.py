@@ -16,17 +16,21 @@ from dayflow.errors import LeaseLost, RunBusy, RunNotFound, StoreError
 from dayflow.models import INTERRUPTED, RUNNING, RunSettings
 from dayflow.store import Lease, Owner, Store, open_store
 from dayflow.store.sqlite_schema import MIGRATIONS
+from tests.conftest import Db, db_rows, expire_leases, integrity_error, is_pg
 from tests.scripted import text, turn
 from tests.test_agent import _new_run
 
 
-def _schema(path: Path) -> list[tuple[str, str]]:
-    conn = sqlite3.connect(path)
-    rows = conn.execute(
-        "SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name"
-    ).fetchall()
-    conn.close()
-    return rows
+def _schema(target: Path | str) -> list[tuple[str, ...]]:
+    if is_pg(target):
+        sql = (
+            "SELECT table_name, column_name, data_type, column_default "
+            "FROM information_schema.columns WHERE table_schema = current_schema() "
+            "ORDER BY table_name, column_name"
+        )
+    else:
+        sql = "SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name"
+    return [tuple(r) for r in db_rows(target, sql)]
 
 
 def test_blank_database_gets_every_migration_and_owner_only_permissions(tmp_path: Path) -> None:
@@ -42,6 +46,7 @@ def test_blank_database_gets_every_migration_and_owner_only_permissions(tmp_path
 def test_reopening_is_idempotent_and_keeps_the_schema(db_path: Path) -> None:
     open_store(db_path).close()
     first = _schema(db_path)
+    assert any(r[0] == "runs" for r in first)
     open_store(db_path).close()
     assert _schema(db_path) == first
 
@@ -67,17 +72,16 @@ def test_another_applications_database_is_refused_untouched(tmp_path: Path) -> N
 
 def test_a_database_from_a_newer_dayflow_is_refused(db_path: Path) -> None:
     open_store(db_path).close()
-    conn = sqlite3.connect(db_path)
-    conn.execute("INSERT INTO schema_migrations (name) VALUES ('9999_future')")
-    conn.commit()
-    conn.close()
+    with Db(db_path) as db:
+        db.run("INSERT INTO schema_migrations (name) VALUES ('9999_future')")
     with pytest.raises(StoreError, match="newer Dayflow"):
         open_store(db_path)
 
 
-def test_wal_and_foreign_keys_are_on(store: Store) -> None:
-    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+def test_wal_and_foreign_keys_are_on(sqlite_path: Path) -> None:
+    with open_store(sqlite_path) as store:
+        assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert store.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
 def test_unique_idempotency_key_is_enforced_by_the_database(store: Store) -> None:
@@ -85,7 +89,7 @@ def test_unique_idempotency_key_is_enforced_by_the_database(store: Store) -> Non
     a, created_a = store.create_task(title="A", idempotency_key="email:m1", run_id=run.id)
     b, created_b = store.create_task(title="B", idempotency_key="email:m1", run_id=run.id)
     assert (created_a, created_b) == (True, False) and a.id == b.id and b.title == "A"
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(integrity_error(store.upkeep.location)):
         store.db.execute(
             "INSERT INTO tasks (id, title, idempotency_key, created_at) VALUES ('x','x',?,'t')",
             ("email:m1",),
@@ -104,7 +108,11 @@ def test_run_ids_resolve_by_unique_prefix(store: Store) -> None:
 def test_ambiguous_prefix_is_an_error(store: Store) -> None:
     a, _ = store.create_run(_new_run())
     b, _ = store.create_run(_new_run())
-    store.db.execute("PRAGMA foreign_keys = OFF")  # rename the runs to share a prefix
+    # Rename the runs to share a prefix, with foreign keys off.
+    if is_pg(store.upkeep.location):
+        store.db.execute("SET session_replication_role = replica")
+    else:
+        store.db.execute("PRAGMA foreign_keys = OFF")
     for old, new in ((a.id, "abc111111111"), (b.id, "abc222222222")):
         store.db.execute("UPDATE runs SET id = ? WHERE id = ?", (new, old))
     with pytest.raises(RunNotFound, match="several runs"):
@@ -151,7 +159,7 @@ def test_an_expired_lease_on_another_host_can_be_taken_over(
     with open_store(db_path, clock=clock) as s:
         with pytest.raises(RunBusy, match="some-other-host"):
             s.claim(run.id)
-        clock.advance(16 * 60)
+        expire_leases(db_path, clock)
         assert s.get_run(run.id).status == INTERRUPTED
         s.claim(run.id)
 
@@ -172,7 +180,7 @@ def test_step_and_run_totals_are_written_in_one_transaction(store: Store) -> Non
     store.begin_step(lease, 2, turn(text("b"), usage=(20, 5)), 1)
     again = store.get_run(run.id)
     assert again.usage.total_input == 10 + 3 + 4 + 20 and again.usage.output_tokens == 7
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(integrity_error(store.upkeep.location)):
         store.begin_step(lease, 2, turn(text("dup")), 1)
     assert store.get_run(run.id).usage == again.usage  # the failed write added nothing
 
@@ -220,11 +228,11 @@ def test_a_postgresql_target_without_its_backend_is_one_clear_error(
     from tests.harness import invoke
 
     monkeypatch.setitem(sys.modules, "dayflow.store.postgres", None)  # import fails
-    with pytest.raises(StoreError, match="PostgreSQL support is not available"):
+    with pytest.raises(StoreError, match="PostgreSQL needs the psycopg driver"):
         open_store("postgresql://postgres@127.0.0.1:5432/test")
     assert is_postgres_target(Path("postgresql://u@h/db")) and not is_postgres_target("pg.db")
     res = invoke(tmp_path / "unused.db", lambda *a: None, "runs", "--db", "postgresql://h/db")
-    assert res.code == 4 and "PostgreSQL support is not available" in res.err
+    assert res.code == 4 and "pip install 'dayflow[postgres]'" in res.err
     assert res.err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
@@ -274,18 +282,18 @@ def test_an_upgraded_database_finds_stop_details_its_events_kept(db_path: Path) 
         refusal = replace(turn(text("no")), stop_reason="refusal", stop_details=details)
         s.begin_step(lease, 1, refusal, 1)
         s.begin_step(lease, 2, turn(text("plain")), 1)
-    conn = sqlite3.connect(db_path)  # back to the schema (and the events) before 0004
     old = json.dumps({"step": 1, "stop_reason": "refusal", "stop_details": details})
-    conn.execute(
-        "UPDATE events SET detail_json = ? WHERE kind = 'response_committed' AND seq = 2", (old,)
-    )
-    conn.execute("ALTER TABLE steps DROP COLUMN stop_details_json")
-    conn.execute("DELETE FROM schema_migrations WHERE name = '0004_step_stop_details'")
-    conn.commit()
-    conn.close()
+    with Db(db_path) as db:  # back to the schema (and the events) before 0004
+        db.run(
+            "UPDATE events SET detail_json = ? WHERE kind = 'response_committed' AND seq = 2", old
+        )
+        db.run("ALTER TABLE steps DROP COLUMN stop_details_json")
+        db.run("ALTER TABLE steps DROP COLUMN host")
+        db.run("DELETE FROM schema_migrations WHERE name >= '0004'")
     with open_store(db_path) as s:
         assert [step.stop_details for step in s.steps(run.id)] == [details, None]
-        assert s.upkeep.schema_version() == MIGRATIONS[-1][0]
+        assert [step.host for step in s.steps(run.id)] == [s.owner.host] * 2  # from the events
+        assert s.upkeep.schema_version() == s.upkeep.latest_schema()
 
 
 def test_run_settings_round_trip_and_old_rows_take_the_defaults(store: Store) -> None:
@@ -321,3 +329,18 @@ def test_every_write_of_a_driver_is_fenced_by_its_lease(store: Store) -> None:
     assert store.get_run(run.id).max_steps == _new_run().max_steps
     assert store.effects(run.id) == [] and store.latest_compaction(run.id) is None
     assert [s.state for s in store.steps(run.id)] == ["pending"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["postgresql:///db?host=/nonexistent", "postgres:", "POSTGRESQL://127.0.0.1:1/x"],
+)
+def test_a_postgresql_url_reaches_the_backend_as_written(tmp_path: Path, url: str) -> None:
+    """However odd the URL, the CLI hands it to the PostgreSQL backend unfolded (a Path would
+    turn `postgresql:///db` into `postgresql:/db`), fails in one line, and writes no file."""
+    from tests.harness import invoke
+
+    res = invoke(tmp_path / "unused.db", lambda *a: None, "runs", "--db", url)
+    assert res.code == 4 and res.err.count("\n") == 1, res.err
+    assert res.err.startswith(f"error: {url.split('?')[0]}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -16,6 +16,7 @@ Nothing above the store changes.
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from dayflow.clock import Clock, SystemClock
 from dayflow.errors import StoreError
 from dayflow.store.composed import SqlStore
 from dayflow.store.face import Archive, RunLog, Store, TaskBook, Upkeep
+from dayflow.store.sql import Database
 from dayflow.store.sqlite import DatabaseError
 from dayflow.store.values import (
     LEASE_TTL,
@@ -60,8 +62,8 @@ __all__ = [
     "task_id",
 ]
 
-# "postgresql:/" too: a URL that went through pathlib.Path lost one of its slashes.
-_POSTGRES = re.compile(r"^postgres(?:ql)?:/", re.IGNORECASE)
+# Any "postgres:" or "postgresql:" target is a URL (also one whose "//" pathlib folded to "/").
+_POSTGRES = re.compile(r"^postgres(?:ql)?:", re.IGNORECASE)
 
 
 def is_postgres_target(target: str | Path) -> bool:
@@ -79,14 +81,17 @@ def open_store(
     """Open the store at `target` (a SQLite file path, created owner-only if missing, or a
     `postgresql://` URL), its schema brought up to date."""
     if is_postgres_target(target):
-        url = re.sub(r"^(postgres(?:ql)?):/+", r"\1://", str(target), flags=re.IGNORECASE)
+        # One slash only where pathlib folded two; "postgresql:///db" (a local socket) stays.
+        url = re.sub(r"^(postgres(?:ql)?):/(?!/)", r"\1://", str(target), flags=re.IGNORECASE)
         try:
-            from dayflow.store import postgres  # type: ignore[attr-defined,unused-ignore]
+            postgres = importlib.import_module("dayflow.store.postgres")
         except ImportError as exc:
             raise StoreError(
-                "PostgreSQL support is not available in this Dayflow "
-                f"({exc}); use a SQLite file path for --db / DAYFLOW_DB"
+                f"PostgreSQL needs the psycopg driver ({exc}): "
+                "pip install 'dayflow[postgres]', or use a SQLite file path for --db / DAYFLOW_DB"
             ) from None
+        db: Database
+        upkeep: Upkeep
         db, upkeep = postgres.open_backend(url, durability=durability)
     else:
         from dayflow.store import sqlite

@@ -36,6 +36,8 @@ class History:
         its totals still equal the sum of its steps and its budget counts only its own calls."""
         db = self._ctx.db
         with db.transaction():
+            # Lock the parent row: its event log gets a `run_forked` below.
+            db.execute("SELECT 1 FROM runs WHERE id = ?" + db.dialect.lock_row, (parent_id,))
             parent = self._runs.get(parent_id)
             if from_step and (parent.pruned_at or parent.redacted_at):
                 raise RunPruned(not_continuable(parent.id, parent.pruned_at, parent.redacted_at))

@@ -9,6 +9,7 @@ names to the part that owns them.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from dayflow.clock import Clock
@@ -104,6 +105,9 @@ class SqlStore:
         self, lease: Lease, status: str, reason: str | None = None, request_id: str | None = None
     ) -> None:
         self._leases.release(lease, status, reason, request_id)
+
+    def keep_alive(self, lease: Lease) -> AbstractContextManager[None]:
+        return self._leases.keep_alive(lease)
 
     def add_event(self, run_id: str, kind: str, detail: dict[str, Any] | None = None) -> None:
         self._events.add(run_id, kind, detail)

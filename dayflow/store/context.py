@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from dayflow.clock import Clock, iso
 from dayflow.store.sql import Database
-from dayflow.store.values import LEASE_TTL, Owner
+from dayflow.store.values import Owner
 
 
 @dataclass(frozen=True)
@@ -18,5 +18,9 @@ class StoreContext:
     def now(self) -> str:
         return iso(self.clock.now())
 
+    def lease_now(self) -> str:
+        """Now on the clock leases run on: the server's for a server, else the store's."""
+        return iso((self.db.server_clock or self.clock).now())
+
     def lease_expiry(self) -> str:
-        return iso(self.clock.now() + LEASE_TTL)
+        return iso((self.db.server_clock or self.clock).now() + self.db.dialect.lease_ttl)

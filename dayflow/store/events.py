@@ -21,6 +21,10 @@ class EventLog:
         db = self._ctx.db
         if not db.in_transaction:
             with db.transaction():
+                # MAX(seq) + 1 below is safe under concurrent writers because each writer of a
+                # run's events holds the run row locked: this lock, a lease check (an UPDATE of
+                # the row) or the lock a claim, gc or fork takes.
+                db.execute("SELECT 1 FROM runs WHERE id = ?" + db.dialect.lock_row, (run_id,))
                 self.add(run_id, kind, detail)
             return
         owner = self._ctx.owner

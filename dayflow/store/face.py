@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from dayflow.models import Event, Message, ModelResponse, Run, Step, Task, ToolEffect, Usage
@@ -40,6 +41,11 @@ class RunLog(Protocol):
     ) -> None: ...
 
     def add_event(self, run_id: str, kind: str, detail: dict[str, Any] | None = None) -> None: ...
+
+    def keep_alive(self, lease: Lease) -> AbstractContextManager[None]:
+        """Keep the lease from expiring during the block (a model call), where leases are
+        short; never a transaction across it."""
+        ...
 
     def get_run(self, run_id: str) -> Run: ...
 

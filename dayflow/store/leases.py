@@ -9,15 +9,17 @@ flight). A write whose token no longer owns the run raises `LeaseLost` and chang
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from dayflow.errors import LeaseLost, RunAlreadyDone, RunBusy, RunNotFound, RunPruned
+from dayflow.errors import LeaseLost, RunAlreadyDone, RunBusy, RunNotFound, RunPruned, StoreError
 from dayflow.models import DONE, INTERRUPTED, RUNNING, Run
 from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
 from dayflow.store.rows import run_row
-from dayflow.store.sql import Row, one
+from dayflow.store.sql import Database, Row, one
 from dayflow.store.values import Lease, not_continuable, process_alive
 
 
@@ -113,11 +115,57 @@ class Leases:
             kind = {"failed": "run_failed", "stopped": "run_stopped"}.get(status, "run_released")
             self._events.add(lease.run_id, kind, {"reason": reason, "request_id": request_id})
 
+    @contextlib.contextmanager
+    def keep_alive(self, lease: Lease) -> Iterator[None]:
+        """Keep `lease` from expiring while the block runs (a model call, which may take
+        minutes), where the backend's leases are short: a thread renews it every third of the
+        TTL through a connection of its own, one autocommit UPDATE each time, so no transaction
+        is ever held across the call. When the process dies, so do the renewals, and the run is
+        free one TTL later. A renewal that finds the lease taken stops; the driver's next write
+        then raises LeaseLost."""
+        db = self._ctx.db
+        opener: Callable[[], Database] | None = getattr(db, "sibling", None)
+        if not db.dialect.heartbeat or opener is None:
+            yield
+            return
+        stop = threading.Event()
+        interval = db.dialect.lease_ttl.total_seconds() / 3
+        ctx = self._ctx
+
+        def beat() -> None:
+            other: Database | None = None
+            try:
+                while not stop.wait(interval):
+                    try:
+                        other = other or opener()
+                        cur = other.execute(
+                            "UPDATE runs SET lease_expires_at = ? "
+                            "WHERE id = ? AND lease_token = ? AND status = 'running'",
+                            (ctx.lease_expiry(), lease.run_id, lease.token),
+                        )
+                    except StoreError:
+                        other = None  # the server is away: try again next beat
+                        continue
+                    if cur.rowcount != 1:
+                        return
+            finally:
+                if other is not None:
+                    with contextlib.suppress(StoreError):
+                        other.close()
+
+        thread = threading.Thread(target=beat, name=f"lease-{lease.run_id}", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
     def owner_alive(self, row: Row) -> bool:
         """Whether the process named in a runs row still drives it."""
         if row["lease_token"] is None or row["lease_expires_at"] is None:
             return False
-        if row["lease_expires_at"] < self._ctx.now():
+        if row["lease_expires_at"] < self._ctx.lease_now():
             return False
         if row["owner_host"] == self._ctx.owner.host and row["owner_pid"] is not None:
             return process_alive(row["owner_pid"], row["owner_started"])

@@ -10,7 +10,8 @@ from dayflow.store.sql import Row
 
 # Steps are numbered 1..n without gaps, so MAX(n) (one seek on the primary key) is the count.
 RUN_SELECT = (
-    "SELECT r.*, COALESCE((SELECT MAX(n) FROM steps s WHERE s.run_id = r.id), 0) AS step_count"
+    "SELECT r.*, COALESCE((SELECT MAX(n) FROM steps s WHERE s.run_id = r.id), 0) AS step_count,"
+    " (SELECT s.host FROM steps s WHERE s.run_id = r.id ORDER BY s.n DESC LIMIT 1) AS last_host"
     " FROM runs r"
 )
 
@@ -60,6 +61,7 @@ def run_row(row: Row, status: str) -> Run:
         forked_at_step=row["forked_at_step"],
         pruned_at=row["pruned_at"],
         redacted_at=row["redacted_at"],
+        host=row["last_host"] or row["owner_host"],
     )
 
 
@@ -89,6 +91,7 @@ def step_row(r: Row) -> Step:
         created_at=r["created_at"],
         completed_at=r["completed_at"],
         stop_details=None if details is None else json.loads(details),
+        host=r["host"],
     )
 
 

@@ -20,7 +20,11 @@ import functools
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Protocol
+
+from dayflow.clock import Clock
+from dayflow.store.values import LEASE_TTL
 
 # A result row: both `row["column"]` and `row[0]` must work (sqlite3.Row does; a psycopg
 # backend uses a row factory that gives the same).
@@ -48,6 +52,12 @@ class Dialect:
     lock_row: str = ""
     # The column that orders runs created in the same millisecond by insertion.
     insertion_order: str = "rowid"
+    # How long a lease lasts unless a write renews it. A SQLite file is one machine's: a dead
+    # driver is also noticed by its pid, so the lease can be long. A server's drivers may be on
+    # other hosts (no pid to check): a short lease, renewed by a heartbeat while a model call
+    # is in flight (`heartbeat`), frees a dead host's run within a minute.
+    lease_ttl: timedelta = LEASE_TTL
+    heartbeat: bool = False
 
 
 class Database(Protocol):
@@ -57,6 +67,11 @@ class Database(Protocol):
     dialect: Dialect
     statements: int  # counters for the benchmarks: statements run, transactions begun
     transactions: int
+
+    @property
+    def server_clock(self) -> Clock | None:
+        """The clock leases are computed on when it is not the store's (a server's)."""
+        ...
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor: ...
 

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from dayflow.clock import Clock
 from dayflow.errors import StoreError
 from dayflow.store.sql import Cursor, Dialect
 from dayflow.store.sqlite_schema import APPLICATION_ID, MIGRATIONS, migrate, schema_version
@@ -118,6 +119,7 @@ class SqliteDatabase:
     """One SQLite connection behind the store's `Database` face."""
 
     dialect = SQLITE
+    server_clock: Clock | None = None  # leases run on the store's clock: one machine's file
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn

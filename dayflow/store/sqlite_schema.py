@@ -158,6 +158,20 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # Which host wrote each step (a database shared by several machines); older steps
+        # take the host their response event recorded.
+        "0005_step_host",
+        """
+        ALTER TABLE steps ADD COLUMN host TEXT;
+        UPDATE steps SET host = (
+            SELECT e.host FROM events e
+            WHERE e.run_id = steps.run_id AND e.kind = 'response_committed'
+            AND json_extract(e.detail_json, '$.step') = steps.n
+            ORDER BY e.seq DESC LIMIT 1
+        );
+        """,
+    ),
 ]
 
 

@@ -95,8 +95,8 @@ class Steps:
             ctx.db.execute(
                 """INSERT INTO steps (run_id, n, state, stop_reason, assistant_json,
                    stop_details_json, input_tokens, output_tokens, cache_creation_tokens,
-                   cache_read_tokens, request_id, duration_ms, pid, created_at)
-                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
+                   cache_read_tokens, request_id, duration_ms, pid, host, created_at)
+                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
                 (
                     run_id,
                     n,
@@ -111,6 +111,7 @@ class Steps:
                     response.request_id,
                     duration_ms,
                     ctx.owner.pid,
+                    ctx.owner.host,
                     ctx.now(),
                 ),
             )

@@ -34,8 +34,11 @@ class Owner:
 
     @classmethod
     def current(cls) -> Owner:
+        """This process; its host is DAYFLOW_HOST when set (the name a machine goes by in a
+        shared database), else the host name."""
         pid = os.getpid()
-        return cls(pid, _hostname(), process_start(pid))
+        host = os.environ.get("DAYFLOW_HOST", "").strip() or _hostname()
+        return cls(pid, host, process_start(pid))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,387 @@
+"""The PostgreSQL backend: the one module that imports psycopg (3), and only when a
+`postgresql://` target is opened (`pip install 'dayflow[postgres]'`).
+
+It runs the store's shared SQL (qmark style, see `sql.py`) and isolates what differs:
+
+- rows answer `row["name"]` and `row[0]` and unpack like tuples, as `sqlite3.Row` does;
+  `SUM()` of a BIGINT (NUMERIC here) comes back as an int, as on SQLite;
+- transactions: autocommit connection, `BEGIN` at the outermost level (READ COMMITTED),
+  savepoints inside, rollback on any exception, Ctrl-C included. READ COMMITTED is why every
+  write transaction checks the lease with an UPDATE of the run row or a `SELECT ... FOR UPDATE`
+  (`Dialect.lock_row`): the row stays locked to COMMIT, so a take-over waits for the write in
+  flight and then sees it, and a write whose lease was taken meanwhile re-checks the new row
+  and changes nothing;
+- text: PostgreSQL `text` cannot hold NUL (U+0000). Every string goes in through
+  `encode_text`: one with no NUL that does not start with `NUL_MARK` (U+FDD0, a Unicode
+  noncharacter) is stored byte for byte; any other as `NUL_MARK` and its JSON string literal
+  (ASCII, no NUL), which `decode_text` turns back into the very same string. Step and result
+  JSON never holds a raw NUL (JSON spells it `\\u0000`), so payloads are always stored verbatim
+  as `text`, never `jsonb` (which would reorder keys and break byte-exact replay); a tool's raw
+  result in `tool_effects.content` is where a NUL can arrive, and it round-trips exactly;
+- time: leases are computed on the server's clock. At connect (and every reconnect) the
+  connection reads `clock_timestamp()`; `ServerClock` is that reading plus the local
+  *monotonic* time elapsed since, so two hosts whose wall clocks disagree (or jump) still agree
+  on when a lease expires, without a round trip per write;
+- a dropped connection (server restart, `pg_terminate_backend`, a pooler recycling it) is
+  reopened before the next `BEGIN` or read outside a transaction. Inside a transaction it is a
+  `ConnectionLost` (exit 4): the server rolled that transaction back, so nothing half-written
+  remains and `dayflow resume` continues;
+- no session state is relied on (no session advisory locks, no temp tables, no SET), so the
+  store works behind PgBouncer in transaction mode; the URL option `dayflow_pgbouncer=1` (or
+  DAYFLOW_PG_PGBOUNCER=1) also turns off server-side prepared statements
+  (`prepare_threshold=None`), which such a pooler cannot keep.
+
+URL options Dayflow reads (removed before connecting): `dayflow_pgbouncer=1`,
+`dayflow_lease_ttl=SECONDS` (default 30). The schema is the connection's `search_path`
+(libpq's `options=-csearch_path%3Dname` picks one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import psycopg
+from psycopg import pq
+
+from dayflow.errors import StoreError, UsageError
+from dayflow.store import postgres_schema
+from dayflow.store.sql import Cursor, Dialect, qmark_to_format
+from dayflow.store.values import UpkeepFinding
+
+NUL_MARK = "\ufdd0"
+DEFAULT_LEASE_TTL = timedelta(seconds=30)
+POSTGRES = Dialect(
+    "postgresql",
+    lock_row=" FOR UPDATE",
+    insertion_order="rowid",
+    lease_ttl=DEFAULT_LEASE_TTL,
+    heartbeat=True,
+)
+TABLES = ("runs", "steps", "tool_effects", "tasks", "events", "compactions")
+_OPTIONS = ("dayflow_pgbouncer", "dayflow_lease_ttl")
+_savepoints = itertools.count(1)
+
+
+class DatabaseError(StoreError):
+    """The server refused a statement (the message is the server's first line)."""
+
+
+class IntegrityError(DatabaseError):
+    """A constraint (unique, foreign key, check) refused a write."""
+
+
+class ConnectionLost(DatabaseError):
+    """The server dropped the connection inside a transaction, which it rolled back."""
+
+
+def encode_text(value: str) -> str:
+    """A string PostgreSQL `text` can hold, from which `decode_text` gives `value` back."""
+    if "\x00" in value or value.startswith(NUL_MARK):
+        return NUL_MARK + json.dumps(value)
+    return value
+
+
+def decode_text(value: str) -> str:
+    """The inverse of `encode_text`."""
+    return json.loads(value[1:]) if value.startswith(NUL_MARK) else value
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")))
+
+
+class PgRow:
+    """One result row: by column name or position, and iterable like a tuple."""
+
+    __slots__ = ("_names", "_values")
+
+    def __init__(self, names: dict[str, int], values: list[Any]) -> None:
+        self._names = names
+        self._values = values
+
+    def __getitem__(self, key: int | str) -> Any:
+        if isinstance(key, str):
+            return self._values[self._names[key]]
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PgRow | tuple | list):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._values))
+
+    def __repr__(self) -> str:
+        return f"PgRow{tuple(self._values)!r}"
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+
+def _value(v: Any) -> Any:
+    if isinstance(v, str):
+        return decode_text(v) if v.startswith(NUL_MARK) else v
+    if isinstance(v, Decimal):  # SUM of a BIGINT is NUMERIC; SQLite's is an integer
+        return int(v) if v == v.to_integral_value() else float(v)
+    return v
+
+
+def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], Any]:
+    desc = cursor.description
+    if desc is None:
+        return tuple
+    names = {c.name: i for i, c in enumerate(desc)}
+    return lambda values: PgRow(names, [_value(v) for v in values])
+
+
+def _param(value: Any) -> Any:
+    return encode_text(value) if isinstance(value, str) else value
+
+
+class ServerClock:
+    """The server's clock as read at connect, advanced by the local monotonic clock."""
+
+    def __init__(self, server_now: datetime) -> None:
+        self._base = server_now
+        self._mono = time.monotonic()
+
+    def now(self) -> datetime:
+        return self._base + timedelta(seconds=time.monotonic() - self._mono)
+
+
+class PgDatabase:
+    """One psycopg connection behind the store's `Database` face (see the module docstring)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.location = redact(url)
+        self._conninfo, self._pgbouncer, ttl = _split_options(url)
+        self.dialect = POSTGRES if ttl is None else _with_ttl(ttl)
+        self.statements = 0
+        self.transactions = 0
+        self.round_trips = 0  # statements plus BEGIN/COMMIT/SAVEPOINT: what a network pays
+        self.clock: ServerClock
+        self._conn = self._open()
+
+    def _open(self) -> psycopg.Connection[Any]:
+        try:
+            conn = psycopg.connect(self._conninfo, autocommit=True, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.location}: cannot connect ({_first_line(exc)})") from None
+        if self._pgbouncer:
+            conn.prepare_threshold = None
+        server_now = conn.execute("SELECT clock_timestamp()").fetchone()
+        self.clock = ServerClock(server_now[0].astimezone(UTC) if server_now else datetime.now(UTC))
+        conn.row_factory = _row_factory  # type: ignore[assignment]
+        return conn
+
+    @property
+    def server_clock(self) -> ServerClock:
+        return self.clock
+
+    def _reopen(self) -> None:
+        with contextlib.suppress(psycopg.Error):
+            self._conn.close()
+        self._conn = self._open()
+
+    def sibling(self) -> PgDatabase:
+        """Another connection to the same database (the lease heartbeat's own)."""
+        return PgDatabase(self.url)
+
+    @property
+    def backend_pid(self) -> int:
+        """The server process serving this connection (what `pg_terminate_backend` takes)."""
+        return int(self._conn.info.backend_pid)
+
+    @property
+    def prepare_threshold(self) -> int | None:
+        return self._conn.prepare_threshold
+
+    @property
+    def in_transaction(self) -> bool:
+        # A dropped connection has no transaction: the server rolled it back.
+        if self._conn.closed:
+            return False
+        return self._conn.info.transaction_status != pq.TransactionStatus.IDLE
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor:
+        """Run one statement; a read outside a transaction survives a dropped connection."""
+        self.statements += 1
+        self.round_trips += 1
+        query = qmark_to_format(sql) if args else sql
+        params = [_param(a) for a in args] if args else None
+        outside = not self.in_transaction
+        if outside and self._conn.closed:
+            self._reopen()  # dropped earlier; nothing of this statement was sent
+        try:
+            try:
+                return self._conn.execute(query, params)  # type: ignore[arg-type,return-value]
+            except psycopg.OperationalError:
+                if not (outside and self._conn.closed):
+                    raise
+                self._reopen()
+                return self._conn.execute(query, params)  # type: ignore[arg-type,return-value]
+        except psycopg.Error as exc:
+            raise _wrap(exc, self._conn.closed) from exc
+
+    def _raw(self, sql: str) -> None:
+        self.round_trips += 1
+        try:
+            self._conn.execute(sql)  # type: ignore[arg-type]
+        except psycopg.Error as exc:
+            raise _wrap(exc, self._conn.closed) from exc
+
+    def _begin(self) -> None:
+        self.round_trips += 1
+        if self._conn.closed:
+            self._reopen()
+        try:
+            self._conn.execute("BEGIN")
+        except psycopg.OperationalError:
+            if not self._conn.closed:
+                raise
+            self._reopen()  # nothing was sent yet: a fresh connection is safe
+            self._raw("BEGIN")
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Run the block atomically: BEGIN at the outermost level, a savepoint inside."""
+        if self.in_transaction:
+            name = f"sp_{next(_savepoints)}"
+            self._raw(f"SAVEPOINT {name}")
+            try:
+                yield
+            except BaseException:
+                if not self._conn.closed:
+                    self._raw(f"ROLLBACK TO SAVEPOINT {name}")
+                    self._raw(f"RELEASE SAVEPOINT {name}")
+                raise
+            self._raw(f"RELEASE SAVEPOINT {name}")
+            return
+        self.transactions += 1
+        self._begin()
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(psycopg.Error):
+                self._conn.execute("ROLLBACK")
+            raise
+        self._raw("COMMIT")
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+class PgUpkeep:
+    """What only PostgreSQL needs: the tables' size, VACUUM, nothing for files."""
+
+    def __init__(self, db: PgDatabase) -> None:
+        self._db = db
+        self.location = db.location
+
+    def schema_version(self) -> str | None:
+        return postgres_schema.schema_version(self._db)
+
+    def latest_schema(self) -> str:
+        return postgres_schema.MIGRATIONS[-1][0]
+
+    def size_bytes(self) -> int:
+        """Bytes of Dayflow's tables, with their indexes and TOAST."""
+        marks = ",".join("?" * len(TABLES))
+        row = self._db.execute(
+            "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+            "WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' "
+            f"AND c.relname IN ({marks})",
+            TABLES,
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def reclaim(self) -> None:
+        """Rewrite Dayflow's tables (only them: the database may hold others) without the
+        space pruned payloads left. VACUUM FULL locks each table while it is rewritten."""
+        self._db.execute("VACUUM (FULL, ANALYZE) " + ", ".join(TABLES))
+
+    def integrity_problems(self) -> list[str]:
+        """The server enforces every foreign key and check itself, whatever a session asks;
+        there is no file to check from here."""
+        return []
+
+    def recovery_hint(self) -> str:
+        return "restore the database from a backup (pg_dump / pg_restore)"
+
+    def exposure(self, *, fix: bool) -> list[UpkeepFinding]:
+        """Who may read the data is the server's roles' business, not a file mode's."""
+        return []
+
+
+def open_backend(url: str, *, durability: str = "NORMAL") -> tuple[PgDatabase, PgUpkeep]:
+    """The PostgreSQL database at `url` as the store's `Database` and `Upkeep`, its schema
+    brought up to date. Durability is the server's (`synchronous_commit`), not a setting here."""
+    db = PgDatabase(url)
+    try:
+        postgres_schema.migrate(db, db.location)
+    except BaseException:
+        db.close()
+        raise
+    return db, PgUpkeep(db)
+
+
+def _with_ttl(seconds: float) -> Dialect:
+    from dataclasses import replace
+
+    return replace(POSTGRES, lease_ttl=timedelta(seconds=seconds))
+
+
+def _split_options(url: str) -> tuple[str, bool, float | None]:
+    base, _, raw_query = url.partition("?")
+    query = parse_qsl(raw_query, keep_blank_values=True)
+    ours = {k: v for k, v in query if k in _OPTIONS}
+    rest = [(k, v) for k, v in query if k not in _OPTIONS]
+    flag = ours.get("dayflow_pgbouncer", os.environ.get("DAYFLOW_PG_PGBOUNCER", ""))
+    pgbouncer = flag.strip().lower() in ("1", "true", "yes", "on")
+    ttl: float | None = None
+    if "dayflow_lease_ttl" in ours:
+        try:
+            ttl = float(ours["dayflow_lease_ttl"])
+        except ValueError:
+            ttl = -1.0
+        if not 1 <= ttl <= 3600:
+            raise UsageError("dayflow_lease_ttl must be a number of seconds from 1 to 3600")
+    # Rebuilt by hand: urlunsplit would drop the "//" of "postgresql:///db" (a local socket).
+    return base + ("?" + urlencode(rest) if rest else ""), pgbouncer, ttl
+
+
+def _wrap(exc: psycopg.Error, closed: bool) -> DatabaseError:
+    if closed:
+        return ConnectionLost(
+            f"lost the connection to the database server ({_first_line(exc)}); "
+            "`dayflow resume` continues the run"
+        )
+    if isinstance(exc, psycopg.IntegrityError):
+        return IntegrityError(f"database constraint: {_first_line(exc)}")
+    return DatabaseError(f"database problem: {_first_line(exc)}")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

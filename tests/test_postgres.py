@@ -1,0 +1,491 @@
+"""What only the PostgreSQL backend has to get right: text that cannot hold NUL, payloads kept
+byte for byte, migrations racing, the lease fence under READ COMMITTED, a dropped connection,
+server-clock leases and PgBouncer's transaction mode. Every test gets a fresh schema."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dayflow.clock import FixedClock
+from dayflow.errors import LeaseLost, RunBusy
+from dayflow.models import ModelRequest, ModelResponse
+from dayflow.store import Store, open_store
+from dayflow.store.postgres import (
+    NUL_MARK,
+    ConnectionLost,
+    PgDatabase,
+    decode_text,
+    encode_text,
+)
+from dayflow.store.rows import dump
+from tests.conftest import Db, db_rows, pg_schema
+from tests.harness import invoke
+from tests.scripted import ScriptedModel, seed_turns, text, tool_use, turn
+from tests.test_agent import _new_run
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def url(pg_server: Any) -> Iterator[str]:
+    with pg_schema(pg_server) as u:
+        yield u
+
+
+@pytest.fixture
+def pg(url: str, clock: FixedClock) -> Iterator[Store]:
+    with open_store(url, clock=clock) as s:
+        yield s
+
+
+def _wait_until(check: Callable[[], bool], what: str) -> None:
+    """Poll a condition on the server (not a timed assert: the bound only stops a hang)."""
+    for _ in range(2000):
+        if check():
+            return
+        threading.Event().wait(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+def _waiting_on_a_lock(admin: Any, backend_pid: int) -> bool:
+    row = admin.execute(
+        "SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (backend_pid,)
+    ).fetchone()
+    return row is not None and row[0] == "Lock"
+
+
+# ---------------------------------------------------------------------------- text and bytes
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["plain", "", "a\x00b", "\x00", NUL_MARK, NUL_MARK + "x\x00", '"\\u0000"', "\ud7ff\U0001f600"],
+)
+def test_every_string_round_trips_through_the_text_encoding(value: str) -> None:
+    stored = encode_text(value)
+    assert "\x00" not in stored and decode_text(stored) == value
+    if "\x00" not in value and not value.startswith(NUL_MARK):
+        assert stored == value  # everything else is stored byte for byte
+
+
+def test_a_nul_in_a_tool_result_and_a_task_round_trips_exactly(pg: Store, url: str) -> None:
+    run, lease = pg.create_run(_new_run())
+    pg.begin_step(lease, 1, turn(tool_use("read_inbox", {}, "toolu_n")), 1)
+    content = 'from: a\x00b <x@y>\n\u0000 and "\\u0000"'
+    pg.save_effect(lease, 1, "toolu_n", "read_inbox", lambda: (content, False))
+    assert pg.get_effect(run.id, "toolu_n").content == content  # type: ignore[union-attr]
+    task, _ = pg.create_task(title="pay\x00rent", idempotency_key="k\x00", run_id=run.id)
+    assert pg.find_task(task.id).title == "pay\x00rent"
+    assert pg.list_tasks()[0].idempotency_key == "k\x00"
+    result = [{"type": "tool_result", "tool_use_id": "toolu_n", "content": content}]
+    pg.complete_step(lease, 1, result)
+    assert pg.steps(run.id)[0].tool_results == result
+    # In the step row the NUL is JSON's six characters, stored verbatim.
+    (raw,) = db_rows(url, "SELECT tool_results_json FROM steps")[0]
+    assert raw == dump(result) and "\\u0000" in raw
+
+
+def test_payloads_are_text_stored_byte_for_byte_with_their_key_order(pg: Store, url: str) -> None:
+    run, lease = pg.create_run(_new_run())
+    blocks = [
+        {"type": "tool_use", "id": "toolu_z", "name": "read_inbox", "input": {"z": 1, "a": [2]}},
+        {"type": "text", "text": "é ✓ 😀 \\n"},
+    ]
+    pg.begin_step(lease, 1, turn(*blocks), 1)
+    (raw,) = db_rows(url, "SELECT assistant_json FROM steps")[0]
+    assert raw == dump(blocks) and raw.index('"z"') < raw.index('"a"')
+    types = {
+        r[0]: r[1]
+        for r in db_rows(
+            url,
+            "SELECT column_name, data_type FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND column_name LIKE '%json'",
+        )
+    }
+    assert types and set(types.values()) == {"text"}
+
+
+# ------------------------------------------------------------------------------- migrations
+
+
+def test_two_processes_migrating_a_blank_schema_at_once_queue_on_the_lock(
+    url: str, pg_server: Any
+) -> None:
+    """A third session holds the migration lock; both openers block on it (seen in
+    pg_stat_activity), then both succeed and every migration is recorded once."""
+    from dayflow.store.postgres_schema import MIGRATION_LOCK, MIGRATIONS
+
+    holder = PgDatabase(url)
+    holder_tx = holder.transaction()
+    holder_tx.__enter__()
+    holder.execute("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
+    errors: list[BaseException] = []
+
+    def opener() -> None:
+        try:
+            open_store(url).close()
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=opener) for _ in range(2)]
+    for t in threads:
+        t.start()
+
+    def both_waiting() -> bool:
+        rows = pg_server.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'advisory' "
+            "AND application_name = %s",
+            (url.rsplit("application_name=", 1)[1],),
+        ).fetchone()
+        return rows[0] == 2
+
+    _wait_until(both_waiting, "both openers waiting on the migration lock")
+    holder_tx.__exit__(None, None, None)
+    holder.close()
+    for t in threads:
+        t.join()
+    assert errors == []
+    names = [r[0] for r in db_rows(url, "SELECT name FROM schema_migrations ORDER BY rowid")]
+    assert names == [name for name, _ in MIGRATIONS]
+
+
+def test_a_schema_holding_other_tables_is_refused_untouched(url: str) -> None:
+    with Db(url) as db:
+        db.run("CREATE TABLE photos (id INTEGER)")
+    with pytest.raises(Exception, match="not Dayflow's"):
+        open_store(url)
+    tables = db_rows(
+        url,
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()",
+    )
+    assert [t[0] for t in tables] == ["photos"]
+
+
+# ------------------------------------------------------------------------------------ leases
+
+
+def test_a_write_in_flight_when_the_run_is_taken_over_changes_nothing(
+    pg: Store, url: str, pg_server: Any
+) -> None:
+    """The fence race, deterministic: B's take-over holds the run row (uncommitted) while A's
+    save_effect runs; A's lease check waits on the row lock, and once B commits it sees B's
+    token and raises LeaseLost: A's effect never lands after the take-over (under READ
+    COMMITTED a check that did not lock the row would have let it)."""
+    run, lease = pg.create_run(_new_run())
+    pg.begin_step(lease, 1, turn(tool_use("create_task", {"title": "x"}, "toolu_f")), 1)
+    thief = PgDatabase(url)
+    with thief.transaction():
+        thief.execute(
+            "UPDATE runs SET lease_token = 'B', owner_host = 'host-b', version = version + 1 "
+            "WHERE id = ?",
+            (run.id,),
+        )
+        outcome: list[BaseException | None] = []
+        produced: list[bool] = []
+
+        def write() -> None:
+            try:
+                pg.save_effect(
+                    lease,
+                    1,
+                    "toolu_f",
+                    "create_task",
+                    lambda: (produced.append(True), ("done", False))[1],  # type: ignore[func-returns-value]
+                )
+                outcome.append(None)
+            except BaseException as exc:
+                outcome.append(exc)
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        _wait_until(
+            lambda: _waiting_on_a_lock(pg_server, pg.db.backend_pid),  # type: ignore[attr-defined]
+            "A's lease check waiting on B's row lock",
+        )
+    writer.join()
+    thief.close()
+    assert len(outcome) == 1 and isinstance(outcome[0], LeaseLost)
+    assert produced == [] and pg.effects(run.id) == []
+    assert "tool_executed" not in [e.kind for e in pg.events(run.id)]
+
+
+def test_a_claim_waits_for_the_write_in_flight_and_then_sees_its_renewal(
+    pg: Store, url: str, pg_server: Any
+) -> None:
+    """A's save_effect holds the run row (inside `produce`) with its lease expired; B's claim
+    locks the row with SELECT ... FOR UPDATE, so it waits, then reads the lease A's write
+    renewed, and is refused."""
+    run, lease = pg.create_run(_new_run())
+    pg.begin_step(lease, 1, turn(tool_use("create_task", {"title": "x"}, "toolu_c")), 1)
+    with Db(url) as db:
+        db.run("UPDATE runs SET lease_expires_at = '2000-01-01T00:00:00.000+00:00'")
+    other = open_store(url, owner=_owner("host-b"))
+    inside, go = threading.Event(), threading.Event()
+    claimed: list[BaseException | None] = []
+
+    def produce() -> tuple[str, bool]:
+        inside.set()
+        go.wait()
+        return "done", False
+
+    def claim() -> None:
+        try:
+            other.claim(run.id)
+            claimed.append(None)
+        except BaseException as exc:
+            claimed.append(exc)
+
+    writer = threading.Thread(
+        target=pg.save_effect, args=(lease, 1, "toolu_c", "create_task", produce)
+    )
+    writer.start()
+    inside.wait()
+    claimer = threading.Thread(target=claim)
+    claimer.start()
+    _wait_until(
+        lambda: _waiting_on_a_lock(pg_server, other.db.backend_pid),  # type: ignore[attr-defined]
+        "B's claim waiting on the row A's write holds",
+    )
+    go.set()
+    writer.join()
+    claimer.join()
+    other.close()
+    assert len(claimed) == 1 and isinstance(claimed[0], RunBusy)
+    assert "host" in str(claimed[0]) and [e.content for e in pg.effects(run.id)] == ["done"]
+
+
+def test_events_from_concurrent_writers_are_numbered_without_gaps(url: str) -> None:
+    with open_store(url) as s:
+        run, _ = s.create_run(_new_run())
+    errors: list[BaseException] = []
+
+    def writer(k: int) -> None:
+        try:
+            with open_store(url) as s:
+                for i in range(15):
+                    s.add_event(run.id, f"w{k}", {"i": i})
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    seqs = [r[0] for r in db_rows(url, "SELECT seq FROM events ORDER BY seq")]
+    assert seqs == list(range(1, 1 + 1 + 4 * 15))
+
+
+def test_leases_run_on_the_servers_clock_not_the_hosts(url: str) -> None:
+    """A host whose clock is 25 days behind still writes a lease that ends one TTL after the
+    server's now, and sees a lease the server considers expired as expired."""
+    wrong = FixedClock("2026-11-05T07:30:00+00:00")
+    with open_store(url, clock=wrong) as s:
+        run, _ = s.create_run(_new_run())
+        expires, server_now = db_rows(url, "SELECT lease_expires_at, clock_timestamp() FROM runs")[
+            0
+        ]
+        expiry = datetime.fromisoformat(expires)
+        assert server_now - timedelta(seconds=5) < expiry - timedelta(seconds=30) < server_now
+        assert s.get_run(run.id).status == "running"
+        past = (
+            (server_now - timedelta(seconds=1)).astimezone(UTC).isoformat(timespec="milliseconds")
+        )
+        with Db(url) as db:
+            db.run("UPDATE runs SET lease_expires_at = ?, owner_host = 'elsewhere'", past)
+        assert s.get_run(run.id).status == "interrupted"
+
+
+def test_the_heartbeat_keeps_a_short_lease_alive_through_a_long_model_call(url: str) -> None:
+    """With a 1-second lease, a model call that outlasts several TTLs keeps the run: another
+    host cannot claim it during the call, and the step commits after it."""
+    short = url + "&dayflow_lease_ttl=1"
+    with open_store(short) as s:
+        run, lease = s.create_run(_new_run())
+        other = open_store(short, owner=_owner("host-b"))
+        refused: list[BaseException] = []
+        with s.keep_alive(lease):
+            for _ in range(3):  # three TTLs, each past the previous renewal
+                before = db_rows(url, "SELECT lease_expires_at FROM runs")[0][0]
+                _wait_until(
+                    lambda b=before: db_rows(url, "SELECT lease_expires_at FROM runs")[0][0] > b,
+                    "a renewal",
+                )
+                try:
+                    other.claim(run.id)
+                except RunBusy as exc:
+                    refused.append(exc)
+        other.close()
+        s.begin_step(lease, 1, turn(text("ok")), 1)
+    assert len(refused) == 3
+
+
+# ------------------------------------------------------------------- a connection that drops
+
+
+def test_a_connection_dropped_inside_a_transaction_fails_that_write_and_the_next_reconnects(
+    pg: Store, url: str, pg_server: Any
+) -> None:
+    run, lease = pg.create_run(_new_run())
+    db = pg.db
+    with pytest.raises(ConnectionLost), db.transaction():
+        db.execute("UPDATE runs SET reason = 'half' WHERE id = ?", (run.id,))
+        pg_server.execute("SELECT pg_terminate_backend(%s)", (db.backend_pid,))  # type: ignore[attr-defined]
+        db.execute("UPDATE runs SET reason = 'written' WHERE id = ?", (run.id,))
+    assert pg.get_run(run.id).reason is None  # the server rolled the transaction back
+    pg.begin_step(lease, 1, turn(text("after")), 1)  # a fresh connection, same lease
+    assert [s.n for s in pg.steps(run.id)] == [1]
+
+
+def test_a_run_survives_the_server_dropping_its_connection_between_steps(
+    url: str, pg_server: Any
+) -> None:
+    """pg_terminate_backend of every connection of the run while its second model call is in
+    flight: the next transaction reconnects, the run finishes, no step lost, no task twice."""
+    turns = seed_turns()
+    schema = url.rsplit("application_name=", 1)[1]
+    calls = 0
+
+    def model(request: ModelRequest) -> ModelResponse:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            killed = pg_server.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE application_name = %s AND pid <> pg_backend_pid()",
+                (schema,),
+            ).fetchone()[0]
+            assert killed >= 1
+        return turns.pop(0)
+
+    res = invoke(
+        url, lambda name, settings: ScriptedModel(fn=model), "brief", "--model", "scripted"
+    )
+    assert res.code == 0, res.err
+    (status, steps, tasks) = db_rows(
+        url,
+        "SELECT status, (SELECT COUNT(*) FROM steps), (SELECT COUNT(*) FROM tasks) FROM runs",
+    )[0]
+    assert (status, steps, tasks) == ("done", 3, 2)
+
+
+# -------------------------------------------------------------------------------- PgBouncer
+
+
+def test_pgbouncer_mode_prepares_no_statement_on_the_server(url: str) -> None:
+    """Behind PgBouncer in transaction mode a prepared statement may be gone on the next
+    transaction's server connection: with `dayflow_pgbouncer=1` psycopg prepares none."""
+    sql = "SELECT id FROM runs WHERE id = ?"
+    open_store(url).close()
+    plain = PgDatabase(url)
+    bouncer = PgDatabase(url + "&dayflow_pgbouncer=1")
+    for db in (plain, bouncer):
+        for _ in range(8):
+            db.execute(sql, ("x",))
+    prepared = "SELECT count(*) FROM pg_prepared_statements"
+    assert plain.execute(prepared).fetchone()[0] >= 1  # psycopg prepares after 5 runs
+    assert bouncer.prepare_threshold is None
+    assert bouncer.execute(prepared).fetchone()[0] == 0
+    plain.close()
+    bouncer.close()
+
+
+def test_a_bad_lease_ttl_option_is_one_clear_error(url: str) -> None:
+    with pytest.raises(Exception, match="dayflow_lease_ttl must be"):
+        open_store(url + "&dayflow_lease_ttl=0")
+
+
+def test_an_unreachable_server_is_one_line_naming_it_without_the_password(tmp_path: Path) -> None:
+    res = invoke(
+        tmp_path / "unused.db",
+        lambda *a: None,
+        "runs",
+        "--db",
+        "postgresql://someone:s3cret@127.0.0.1:1/nodb",
+    )
+    assert res.code == 4 and res.err.count("\n") == 1
+    assert "cannot connect" in res.err and "s3cret" not in res.err and "***" in res.err
+
+
+def _owner(host: str) -> Any:
+    from dayflow.store import Owner
+
+    return Owner(99999, host, None)
+
+
+# --------------------------------------------------------------------------- two hosts, one DB
+
+
+@pytest.mark.slow
+def test_two_hosts_share_one_database_and_a_dead_hosts_run_is_taken_over(url: str) -> None:
+    """Host A's brief commits step 1 and is in its second model call (its 2-second lease kept
+    alive by the heartbeat); host B's resume exits 5 naming A's host and pid. A is SIGKILLed;
+    once the lease has expired on the server's clock, B's resume finishes the run. `show`
+    names the host of each step."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    from dataclasses import replace
+
+    from dayflow.providers.offline import OfflineModel
+    from tests.conftest import subprocess_env
+    from tests.fakeapi import FakeAPI, Reply, responder_from_client
+    from tests.test_crash import dayflow
+
+    short = url + "&dayflow_lease_ttl=2"
+    offline = responder_from_client(OfflineModel())
+    calls = 0
+
+    def second_call_hangs(body: dict[str, Any]) -> Any:
+        nonlocal calls
+        calls += 1
+        item = offline(body)
+        return replace(item, delay=60) if calls == 2 and isinstance(item, Reply) else item
+
+    with FakeAPI(responder=second_call_hangs) as api:
+        keys = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": api.base_url}
+        a = subprocess.Popen(
+            [sys.executable, "-m", "dayflow", "brief", "--date", "2026-11-05"],
+            env=subprocess_env(short, DAYFLOW_HOST="host-a", **keys),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            _wait_until(lambda: len(api.message_requests) >= 2, "A in its second model call")
+            first = db_rows(url, "SELECT lease_expires_at FROM runs")[0][0]
+            _wait_until(
+                lambda: db_rows(url, "SELECT lease_expires_at FROM runs")[0][0] > first,
+                "A's heartbeat renewing the lease",
+            )
+            (run_id,) = db_rows(url, "SELECT id FROM runs")[0]
+            busy = dayflow(short, "resume", run_id, api=api, DAYFLOW_HOST="host-b")
+            assert busy.code == 5, busy.err
+            assert f"is being driven by pid {a.pid} on host host-a" in busy.err
+        finally:
+            a.send_signal(signal.SIGKILL)
+            a.wait()
+
+        def expired() -> bool:
+            expires, now = db_rows(url, "SELECT lease_expires_at, clock_timestamp() FROM runs")[0]
+            return datetime.fromisoformat(expires) < now
+
+        _wait_until(expired, "A's lease expiring on the server's clock")
+        taken = dayflow(short, "resume", run_id, api=api, DAYFLOW_HOST="host-b")
+        assert taken.code == 0, taken.err
+        (run,) = json.loads(dayflow(short, "runs", "--json").out)
+        assert run["status"] == "done" and run["host"] == "host-b"
+        shown = json.loads(dayflow(short, "show", run["id"], "--json").out)
+        hosts = [s["host"] for s in shown["steps"]]
+        assert hosts[0] == "host-a" and set(hosts[1:]) == {"host-b"} and len(hosts) == 3
+        table = dayflow(short, "show", run["id"]).out
+        assert "host-a" in table and "host-b" in table
+        kinds = [e["kind"] for e in shown["events"]]
+        assert "lease_taken_over" in kinds
