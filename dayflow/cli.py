@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from dayflow import cli_history, cli_schedule, cli_tasks
+from dayflow import cli_history, cli_migrate, cli_schedule, cli_tasks
 from dayflow.cli_base import (
     EXIT_CODES,
     MAX_COUNT,
@@ -709,5 +709,6 @@ def main() -> None:
 
 # Command modules: one import above and one line here each.
 app.add_typer(cli_history.commands)
+app.add_typer(cli_migrate.commands)
 app.add_typer(cli_tasks.group(tasks))  # `tasks` lists; its subcommands export and sync
 app.add_typer(cli_schedule.commands)
