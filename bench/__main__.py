@@ -78,6 +78,13 @@ def main(argv: list[str] | None = None) -> int:
         help="where the databases go (default: the system temp dir); it must be a real disk "
         "for the FULL figures to mean anything",
     )
+    parser.add_argument(
+        "--pg",
+        metavar="URL",
+        default=os.environ.get("DAYFLOW_BENCH_PG"),
+        help="also measure the PostgreSQL backend on this server (bench/postgres.py), each "
+        "contender in a fresh schema [env DAYFLOW_BENCH_PG]",
+    )
     args = parser.parse_args(argv)
     if args.out is None:
         quick = Path(tempfile.gettempdir()) / "dayflow-bench-quick.md"
@@ -137,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     data["load_after"] = os.getloadavg()
     args.out.write_text(report.render(data), encoding="utf-8")
     _say(f"wrote {args.out} in {data['elapsed']:.0f} s")
+    if args.pg:
+        from bench import postgres
+
+        _say("PostgreSQL per-step cost")
+        postgres.main([args.pg, "--out", str(args.out), *(["--quick"] if args.quick else [])])
     return 0
 
 
