@@ -45,7 +45,7 @@ from dayflow.cli_base import (
     today,
     zone,
 )
-from dayflow.errors import ConfigError, NothingToResume, RunBusy, UsageError
+from dayflow.errors import ConfigError, NothingToResume, RunBusy, StoreError, UsageError
 from dayflow.models import (
     DEFAULT_COMPACT_AT,
     DEFAULT_MAX_STEPS,
@@ -212,7 +212,8 @@ def brief(
         )
         day = parse_date(brief_date) if brief_date is not None else today(deps, settings)
         sinks = _sinks(deps, deliver or [])
-        settings.local_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # for the day's lock
+        if not isinstance(settings.db_path, Path):  # a server: the day's lock lives here
+            _local_dir(settings.local_dir)
         with (
             deps.store(settings, create=True) as store,
             briefday.day_lock(settings.local_db, day, lambda: _say_waiting(deps, store, day)),
@@ -690,6 +691,13 @@ def _without_unasked(group: Any, rest: list[str]) -> Any:
     bare.registered_commands = []
     slim.typer_instance = bare
     return slim
+
+
+def _local_dir(path: Path) -> None:
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create {path}: {exc.strerror or exc}") from None
 
 
 def main() -> None:

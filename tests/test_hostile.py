@@ -13,6 +13,7 @@ import pytest
 
 from dayflow.providers.offline import OfflineModel
 from dayflow.store import open_store
+from tests.conftest import db_rows, is_pg
 from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, seed_turns
 
@@ -34,10 +35,19 @@ def one_line(res: Result, code: int, *words: str) -> None:
     assert len(lines) == 1, res.err
 
 
-def runs_in(db: Path) -> list[Any]:
+def runs_in(db: Path | str) -> list[Any]:
+    if is_pg(db):
+        return db_rows(db, "SELECT id FROM runs") if open_store_exists(db) else []
+    assert isinstance(db, Path)
     if not db.exists():
         return []
     return sqlite3.connect(db).execute("SELECT id FROM runs").fetchall()
+
+
+def open_store_exists(db: Path | str) -> bool:
+    """Whether the PostgreSQL schema has Dayflow's tables yet."""
+    tables = "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema()"
+    return bool(db_rows(db, tables + " AND table_name = 'runs'"))
 
 
 def _inbox(tmp_path: Path, body: str, name: str = "inbox.json") -> Path:
@@ -319,7 +329,7 @@ def test_dayflow_tz_changes_the_times_runs_and_show_print(db_path: Path) -> None
 def test_a_piped_brief_is_the_markdown_itself(db_path: Path) -> None:
     res = run(db_path, "brief")
     assert res.code == 0
-    text = sqlite3.connect(db_path).execute("SELECT final_text FROM runs").fetchone()[0]
+    text = db_rows(db_path, "SELECT final_text FROM runs")[0][0]
     assert res.out == text + ("" if text.endswith("\n") else "\n")
     assert res.out.startswith("# Daily brief")
     rich = run(db_path, "brief", "--format", "rich").out
@@ -469,10 +479,11 @@ def test_tasks_done_with_an_ambiguous_prefix_lists_the_candidates(db_path: Path)
     one_line(res, 3, "several tasks", *ids[:3])
 
 
-def test_doctor_fix_only_takes_away_other_users_access(db_path: Path) -> None:
+def test_doctor_fix_only_takes_away_other_users_access(sqlite_path: Path) -> None:
     import os
     import stat
 
+    db_path = sqlite_path  # a file's mode: SQLite only
     assert run(db_path, "brief").code == 0
     os.chmod(db_path, 0o444)  # the user made it read-only (and readable by all)
     try:

@@ -56,6 +56,8 @@ def test_runs_from_several_hosts_get_a_host_column_and_one_hosts_runs_none(
         run = s.create_run(_new_run())[0]
     one = [replace(run, host="laptop"), replace(run, id="b" * 12, host="laptop")]
     two = [replace(run, host="laptop"), replace(run, id="b" * 12, host="desktop")]
-    assert "host" not in _text(render.runs_table(one)).splitlines()[0]
-    table = _text(render.runs_table(two))
+    from dayflow import listing
+
+    assert "host" not in listing.runs_table(one).splitlines()[0]
+    table = listing.runs_table(two)
     assert "host" in table.splitlines()[0] and "laptop" in table and "desktop" in table

@@ -94,6 +94,13 @@ class Machine:
 
 
 @pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """SQLite only: a schedule pins the database file's absolute path and `status` looks at the
+    file (a PostgreSQL URL is not pinned correctly yet)."""
+    return tmp_path / "dayflow.db"
+
+
+@pytest.fixture
 def machine(tmp_path: Path) -> Machine:
     return Machine(tmp_path / "machine", ("systemctl", "crontab", "launchctl"))
 
