@@ -8,7 +8,6 @@ Dayflow to the paid API and send it the inbox.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import sys
@@ -47,6 +46,8 @@ class Settings:
         SQLite file, or one named after the server's URL in `local_dir`."""
         if isinstance(self.db_path, Path):
             return self.db_path
+        import hashlib  # here: start-up time of `runs` and `tasks`
+
         digest = hashlib.sha256(self.db_path.encode()).hexdigest()[:12]
         return self.local_dir / f"postgresql-{digest}.db"
 

@@ -89,7 +89,9 @@ def _hits(loaded: set[str], forbidden: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.slow  # spawns processes
 @pytest.mark.parametrize("args", [["--help"], ["runs"], ["tasks"], ["runs", "--help"]])
-def test_the_start_up_paths_import_only_what_they_print(db_path: Path, args: list[str]) -> None:
+def test_the_start_up_paths_import_only_what_they_print(sqlite_path: Path, args: list[str]) -> None:
+    """On the default SQLite history (a postgresql:// one needs psycopg, by design)."""
+    db_path = sqlite_path
     assert invoke(db_path, lambda *a: OfflineModel(), "brief").code == 0  # a real history
     loaded = _loaded(args, db_path)
     assert _hits(loaded, FORBIDDEN) == []
