@@ -99,7 +99,8 @@ def install(
         system = _system(deps)
         env = _environment(deps)
         pinned = {k: env[k] for k in schedule.PINNED if env.get(k)}
-        pinned["DAYFLOW_DB"] = str(Path(settings.db_path).absolute())
+        db_path = settings.db_path  # a postgresql:// URL is pinned as written
+        pinned["DAYFLOW_DB"] = str(db_path.absolute() if isinstance(db_path, Path) else db_path)
         pinned["DAYFLOW_TZ"] = settings.tz
         argv = [*installed_dayflow(), "brief", "--ensure-today"]
         from dayflow.delivery import parse_sink
@@ -185,7 +186,7 @@ def status(ctx: typer.Context, db: DbOpt = None) -> None:
             if last:
                 deps.out.print(f"  last run: {last}", markup=False, soft_wrap=True)
         settings = deps.settings(db=db)
-        if not Path(settings.db_path).exists():
+        if isinstance(settings.db_path, Path) and not settings.db_path.exists():
             return
         day = today(deps, settings)
         with deps.store(settings) as store:

@@ -298,3 +298,11 @@ def test_cron_status_shows_the_last_line_of_the_jobs_log(machine: Machine, db_pa
     log.write_text("...\nerror: delivery failed: smtp to smtp.example.org:587: timed out\n")
     status = machine(db_path, "schedule", "status", FAKE_NO_SESSION="1")
     assert f"last run: last line of {log}: error: delivery failed: smtp to" in status.out
+
+
+def test_a_postgresql_history_is_pinned_as_its_url(machine: Machine) -> None:
+    """A schedule for a history on a server pins the URL as written (a Path would fold it)."""
+    url = "postgresql://me@127.0.0.1:1/dayflow?application_name=home"
+    result = machine(url, "schedule", "install", "--at", "07:30", "--dry-run")  # type: ignore[arg-type]
+    assert result.code == 0, result.err
+    assert f"DAYFLOW_DB={url}" in result.out.replace("'", "")
