@@ -4,6 +4,7 @@ Usage, from the repository root:
 
     pip install -e '.[bench]' && python -m bench    # the full run: about 6 minutes here
     python -m bench --quick                         # a round or two of each, into the temp dir
+    python -m bench --part mail                     # only the mail sources (about a minute)
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import cli_latency, compaction_tokens, persist, report, resume
+from bench import cli_latency, compaction_tokens, mail, persist, report, resume
 from bench.workload import steps
 
 SIZES = (3, 40, 1000)
@@ -85,7 +86,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also measure the PostgreSQL backend on this server (bench/postgres.py), each "
         "contender in a fresh schema [env DAYFLOW_BENCH_PG]",
     )
+    parser.add_argument(
+        "--part", choices=("all", "mail"), default="all", help="run only one part (printed)"
+    )
     args = parser.parse_args(argv)
+    if args.part == "mail":
+        return mail.main(["--quick"] if args.quick else [])
     if args.out is None:
         quick = Path(tempfile.gettempdir()) / "dayflow-bench-quick.md"
         args.out = quick if args.quick else Path(__file__).with_name("RESULTS.md")
@@ -138,11 +144,13 @@ def main(argv: list[str] | None = None) -> int:
             HISTORY_RUNS: cli_latency.list_runs_query(big),
             10: cli_latency.list_runs_query(small),
         }
+        _say("mail sources: a page of 50 from 100 and 10,000 messages")
+        data["mail"] = mail.measure(tmp / "mail", 3 if args.quick else 15)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     data["elapsed"] = time.monotonic() - started
     data["load_after"] = os.getloadavg()
-    args.out.write_text(report.render(data), encoding="utf-8")
+    args.out.write_text(report.render(data) + mail.render(data["mail"]), encoding="utf-8")
     _say(f"wrote {args.out} in {data['elapsed']:.0f} s")
     if args.pg:
         from bench import postgres

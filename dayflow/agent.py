@@ -25,17 +25,23 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
-from pathlib import Path
+from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from dayflow import delivery as delivery_
 from dayflow import tools as toolbox
 from dayflow.compaction import estimate_tokens, summary_message
-from dayflow.errors import LeaseLost, ModelError, RunAlreadyDone, SimulatedCrash, UsageError
+from dayflow.errors import (
+    LeaseLost,
+    ModelError,
+    RunAlreadyDone,
+    SimulatedCrash,
+    SourceUnavailable,
+    UsageError,
+)
 from dayflow.models import (
     COMPLETE,
     DEFAULT_COMPACT_AT,
@@ -54,7 +60,8 @@ from dayflow.models import (
     Usage,
 )
 from dayflow.providers import ModelClient
-from dayflow.sources import CalendarSource, InboxSource, JsonCalendar, JsonInbox
+from dayflow.sources import CalendarSource, InboxSource
+from dayflow.sources.factory import build_sources, precheck
 from dayflow.store import Lease, NewRun, RunLog, Store
 
 SYSTEM_PROMPT = """\
@@ -64,8 +71,9 @@ Work in this order:
 1. Read the inbox, today's calendar, this week's calendar and the open tasks.
 2. For each message that asks the user to do something, create one task with a short
    imperative title, the due date (YYYY-MM-DD) when the message gives one, source_id set to the
-   message id, and idempotency_key set to "email:<message id>". Skip messages already covered by
-   an existing task (same idempotency key). Never create a task for newsletters or FYIs.
+   message id, and idempotency_key set to the message's `key` from read_inbox. Skip messages
+   already covered by an open task (same idempotency key). Never create a task for newsletters
+   or FYIs. If a source is listed as unavailable, say in the brief which one could not be read.
 3. Write the brief in Markdown with these sections: "## Today" (today's events in time order),
    "## Needs action" (what needs doing and by when), "## Tasks created", "## This week",
    "## One thing" (the single thing to do first, in bold).
@@ -94,13 +102,18 @@ SourceFactory = Callable[[RunSettings, date], tuple[InboxSource, CalendarSource]
 
 
 def json_sources(settings: RunSettings, brief_date: date) -> tuple[InboxSource, CalendarSource]:
-    """The inbox and calendar files named in a run's settings (bundled ones when unset)."""
-    inbox, calendar, sample = settings.inbox, settings.calendar, settings.sample
-    tz = ZoneInfo(settings.tz)
-    return (
-        JsonInbox(None if inbox is None else Path(inbox), brief_date, sample=sample, tz=tz),
-        JsonCalendar(None if calendar is None else Path(calendar), brief_date, tz=tz),
-    )
+    """The run's sources from its settings (the config's entries, the JSON files, or the
+    bundled sample), with passwords from the process environment."""
+    return build_sources(settings, brief_date)
+
+
+def source_factory(env: Mapping[str, str]) -> SourceFactory:
+    """A SourceFactory whose password_env lookups use `env` (the CLI's, `.env` included)."""
+
+    def factory(settings: RunSettings, brief_date: date) -> tuple[InboxSource, CalendarSource]:
+        return build_sources(settings, brief_date, env=env)
+
+    return factory
 
 
 @dataclass(frozen=True)
@@ -121,6 +134,9 @@ class BriefOptions:
     since: str | None = None
     update_of: str | None = None
     deliver: tuple[str, ...] = ()  # sinks the brief is delivered to (dayflow.delivery)
+    sources: dict[str, Any] | None = None  # the config's path and entry names
+    mail_since: str | None = None  # read_inbox's default window (ISO), None: all mail
+    strict_sources: bool = False
 
     @property
     def settings(self) -> RunSettings:
@@ -133,6 +149,9 @@ class BriefOptions:
             since=self.since,
             update_of=self.update_of,
             deliver=self.deliver,
+            sources=self.sources,
+            mail_since=self.mail_since,
+            strict_sources=self.strict_sources,
         )
 
 
@@ -165,6 +184,9 @@ class Loop:
     hooks: Hooks = field(default_factory=Hooks)
     # How the brief is delivered to the sinks a run names (read only when it names some).
     delivery: Callable[[], delivery_.Settings] = delivery_.Settings
+    # The sources opened by this process, per run: a Maildir or an IMAP connection is opened
+    # once, and a message listed in step 1 is found again in step 5 without a search.
+    opened: dict[str, tuple[InboxSource, CalendarSource]] = field(default_factory=dict)
 
 
 def user_message(brief_date: date, tz: str, since: str | None = None) -> Message:
@@ -192,10 +214,8 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
         raise UsageError(
             f"unknown timezone {options.tz!r} (use an IANA name such as UTC)"
         ) from None
-    # Fail on unreadable sources before anything is written.
-    inbox, calendar = loop.sources(options.settings, options.brief_date)
-    inbox.messages()
-    calendar.events(first=options.brief_date, last=options.brief_date + timedelta(days=6))
+    # Fail on unreadable local sources before anything is written (no network here).
+    precheck(*loop.sources(options.settings, options.brief_date), options.brief_date)
     run, lease = loop.store.create_run(
         NewRun(
             model=options.model,
@@ -262,6 +282,13 @@ class _Stop(Exception):
 
 def drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunResult:
     """Drive a run this process has claimed (`lease`) from its committed steps to its end."""
+    try:
+        return _drive(loop, run, lease, resumed_from)
+    finally:
+        _close_sources(loop, run.id)
+
+
+def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunResult:
     store = loop.store
     calls = 0
     try:
@@ -328,6 +355,12 @@ def drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunRe
             request_id=exc.request_id,
             retryable=exc.retryable,
         ) from None
+    except SourceUnavailable as exc:
+        # A read the run needs failed (a file gone before a resume, or --strict-sources): the
+        # run fails, resumable, and nothing is saved for that call, so resume reads again.
+        reason = f"{exc}; `dayflow resume {run.id}` reads it again"
+        store.release(lease, FAILED, reason)
+        raise SourceUnavailable(reason) from None
     except SimulatedCrash as crash:
         store.release(lease, INTERRUPTED, str(crash))
         raise
@@ -344,6 +377,17 @@ def drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunRe
     final = store.get_run(run.id)
     loop.report(Note("finished", {"run": final, "resumed": resumed_from is not None}))
     return RunResult(final, text, calls, resumed_from)
+
+
+def _close_sources(loop: Loop, run_id: str) -> None:
+    """Log out of the sources this process opened for the run (IMAP connections)."""
+    for source in loop.opened.pop(run_id, ()):
+        close = getattr(source, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # a connection that is gone already: nothing to close
+                pass
 
 
 def _describe(exc: BaseException) -> str:
@@ -562,7 +606,9 @@ def _run_tools(
     """The tool_result blocks of step `n`, the events its calls leave for `complete_step`, and
     whether any call saved an effect. Only a step being recovered can have saved effects."""
     store = loop.store
-    inbox, calendar = loop.sources(run.settings, date.fromisoformat(run.brief_date))
+    if run.id not in loop.opened:
+        loop.opened[run.id] = loop.sources(run.settings, date.fromisoformat(run.brief_date))
+    inbox, calendar = loop.opened[run.id]
     env = toolbox.ToolEnv(
         tasks=store,
         run_id=run.id,

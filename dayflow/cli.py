@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from dayflow import cli_history, cli_migrate, cli_schedule, cli_tasks
+from dayflow import cli_history, cli_migrate, cli_schedule, cli_sources, cli_tasks
 from dayflow.cli_base import (
     EXIT_CODES,
     MAX_COUNT,
@@ -176,6 +176,13 @@ def brief(
         ),
     ] = None,
     timeout: TimeoutOpt = None,
+    config_file: cli_sources.ConfigOpt = None,
+    strict_sources: Annotated[
+        bool,
+        typer.Option(
+            "--strict-sources", help="Fail the run (resumably) when any source cannot be read."
+        ),
+    ] = False,
     verbose: VerboseOpt = False,
     as_json: BriefJsonOpt = False,
     fmt: FormatOpt = None,
@@ -291,6 +298,16 @@ def brief(
                     f"(token counts are estimates).{hint}"
                 )
             key_notice(deps, settings, settings.model)
+            finished = store.list_runs(status=DONE, limit=1)
+            picked = cli_sources.brief_sources(
+                deps,
+                config_file=config_file,
+                inbox=settings.inbox,
+                calendar=settings.calendar,
+                db_path=settings.db_path,
+                last_finished=finished[0].created_at if finished else None,
+                strict=strict_sources,
+            )
             loop = make_loop(deps, store, client, verbose, crash_after, settings)
             from dayflow.agent import BriefOptions, start_run
 
@@ -309,9 +326,12 @@ def brief(
                 since=None if update_of is None else update_of.created_at,
                 update_of=None if update_of is None else update_of.id,
                 deliver=tuple(sinks),
+                **picked.options,
             )
             with closing(client):
                 result = start_run(loop, options)
+            if picked.notice:  # said once the run exists: a refused input gets one line only
+                deps.notice(picked.notice)
             # With sinks, stdout is one of them; a brief not delivered is printed anyway.
             printed = (
                 not sinks or "stdout" in sinks or out_format == "json" or result.run.status != DONE
@@ -574,6 +594,12 @@ def tasks(
         str | None,
         typer.Option("--done", metavar="TASK_ID", callback=not_empty, help="Mark a task done."),
     ] = None,
+    clear_sample: Annotated[
+        bool,
+        typer.Option(
+            "--clear-sample", help="Delete the tasks the bundled sample filed ('sample:' keys)."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """List the tasks the agent created (open ones unless --all), or mark one done;
@@ -586,6 +612,14 @@ def tasks(
     with handle_errors(deps):
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
+            if clear_sample:
+                from dayflow.sources.identity import SAMPLE_SOURCE
+
+                gone = store.delete_tasks_with_key_prefix(SAMPLE_SOURCE + ":")
+                deps.err.print(
+                    f"deleted {gone} sample task(s) from {settings.db_path}", markup=False
+                )
+                return
             if done is not None:
                 task = store.mark_task_done(store.find_task(done).id)
                 if as_json:
@@ -720,3 +754,4 @@ app.add_typer(cli_history.commands)
 app.add_typer(cli_migrate.commands)
 app.add_typer(cli_tasks.group(tasks))  # `tasks` lists; its subcommands export and sync
 app.add_typer(cli_schedule.commands)
+app.add_typer(cli_sources.commands)

@@ -379,16 +379,17 @@ def make_loop(
     settings: config.Settings,
 ) -> Loop:
     """The agent loop wired to this process's store, model, sources and stderr trace."""
-    from dayflow.agent import Hooks, Loop, json_sources
+    from dayflow.agent import Hooks, Loop, source_factory
     from dayflow.briefday import since_sources
 
     if hasattr(client, "on_retry"):
         client.on_retry = lambda text: deps.notice(f"note: {text}")
+    env = deps.env if deps.env is not None else config.environment()
     return Loop(
         store=store,
         client=client,
         report=Trace(deps.err, verbose),
-        sources=since_sources(deps.sources or json_sources),
+        sources=since_sources(deps.sources or source_factory(env)),
         delivery=lambda: delivery_settings(deps),
         hooks=Hooks(crash_after=crash_after, kill_at=settings.kill_at),
     )

@@ -8,7 +8,11 @@
     │   └── RunPruned                 exit 3   a run gc pruned or redacted cannot continue
     ├── StoreError                    exit 4   not a Dayflow database, corrupt, newer schema
     ├── SourceError                   exit 4   a malformed or missing inbox / calendar file
-    │   └── SourceUnreadable          exit 4   a configured source could not be read now, by name
+    │   ├── SourceUnreadable          exit 4   a configured source could not be read now, by name
+    │   ├── ConfigFileError           exit 4   the sources config file is missing or invalid
+    │   └── SourceUnavailable         exit 4   a source could not be read during a run: the
+    │                                          run is failed, resumable (a file gone before a
+    │                                          resume, or any failure with --strict-sources)
     ├── FileProblem                   exit 4   a file to write cannot be, or one to read is not ours
     ├── RunBusy                       exit 5   another live process drives the run
     ├── LeaseLost                     exit 5   our claim on the run was taken over
@@ -74,6 +78,14 @@ class FileProblem(DayflowError):
     back (`tasks sync`) is unreadable or not Dayflow's."""
 
     exit_code = 4
+
+
+class ConfigFileError(SourceError):
+    pass
+
+
+class SourceUnavailable(SourceError):
+    """A read the run needs failed; the run is marked failed and `resume` retries the read."""
 
 
 class RunBusy(DayflowError):

@@ -115,6 +115,12 @@ class RunSettings:
     since: str | None = None
     update_of: str | None = None
     deliver: tuple[str, ...] = ()  # sinks the brief is delivered to (dayflow.delivery)
+    # Which sources of the config file the run reads: {"config": path, "inbox": [names],
+    # "calendar": [names]} (never a secret: a resume reads the config again). None: the JSON
+    # files or the bundled sample.
+    sources: dict[str, Any] | None = None
+    mail_since: str | None = None  # read_inbox's default window (aware ISO); None: all mail
+    strict_sources: bool = False  # any source failure fails the run (resumably)
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -128,6 +134,12 @@ class RunSettings:
             doc |= {"since": self.since, "update_of": self.update_of}
         if self.deliver:
             doc["deliver"] = list(self.deliver)
+        if self.sources is not None:
+            doc["sources"] = self.sources
+        if self.mail_since is not None:
+            doc["mail_since"] = self.mail_since
+        if self.strict_sources:
+            doc["strict_sources"] = True
         return doc
 
     @classmethod
@@ -146,6 +158,9 @@ class RunSettings:
             since=doc.get("since"),
             update_of=doc.get("update_of"),
             deliver=tuple(doc.get("deliver") or ()),
+            sources=doc.get("sources") if isinstance(doc.get("sources"), dict) else None,
+            mail_since=doc.get("mail_since"),
+            strict_sources=bool(doc.get("strict_sources")),
         )
 
 

@@ -16,8 +16,9 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from dayflow.errors import SourceError
+from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.sources import CalendarSource, InboxSource
+from dayflow.sources.mail import CursorError, PathMissing, legacy_inbox
 from dayflow.store import Lease, RunLog, TaskBook
 
 
@@ -60,6 +61,7 @@ class Tool:
 
 
 MAX_TOOL_CALLS_PER_TURN = 25
+MAX_RESULT_CHARS = 60_000  # no tool result is larger (about 15k tokens)
 CAP_ERROR_PREFIX = "task cap reached"
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -69,39 +71,58 @@ def _local(iso_ts: str, tz: ZoneInfo) -> datetime:
 
 
 def read_inbox(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
-    messages = env.inbox.messages()
-    if args.get("unread_only"):
-        messages = [m for m in messages if m.get("unread")]
-    out = []
-    for m in messages[: args["limit"]]:
-        out.append(
-            {
-                "id": m["id"],
-                "from": m["from"],
-                "subject": m["subject"],
-                "received_at": _local(m["received_at"], env.tz).isoformat(),
-                "snippet": m.get("snippet", ""),
-                "unread": bool(m.get("unread", False)),
-            }
+    inbox = legacy_inbox(env.inbox)
+    raw_since = args.get("since")
+    since = _since(raw_since, env.tz) if isinstance(raw_since, str) else None
+    try:
+        page = inbox.listing(
+            limit=args["limit"],
+            since=since,
+            source=args.get("source"),
+            cursor=args.get("cursor"),
+            unread_only=bool(args.get("unread_only")),
         )
-    return {"messages": out}
+    except CursorError as exc:
+        raise ToolError(str(exc)) from None
+    except SourceUnavailable:
+        raise
+    except PathMissing as exc:
+        raise SourceUnavailable(str(exc)) from None
+    except SourceError as exc:
+        raise ToolError(f"could not read mail: {exc}") from None
+    out: dict[str, Any] = {"messages": [m.listing_json(env.tz) for m in page.items]}
+    if page.next_cursor is not None:
+        out["next_cursor"] = page.next_cursor
+    if page.since is not None:
+        out["since"] = page.since.astimezone(env.tz).isoformat()
+    if page.failures:
+        out["unavailable"] = [{"source": n, "reason": why} for n, why in page.failures]
+    return out
+
+
+def _since(value: str, tz: ZoneInfo) -> datetime:
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise ToolError(
+            f"'since' must be an ISO date or date-time (2026-11-04T18:00), got {value[:40]!r}"
+        ) from None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=tz)
 
 
 def read_message(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
-    for m in env.inbox.messages():
-        if m["id"] == args["id"]:
-            return {
-                "message": {
-                    "id": m["id"],
-                    "from": m["from"],
-                    "subject": m["subject"],
-                    "received_at": _local(m["received_at"], env.tz).isoformat(),
-                    "thread_id": m.get("thread_id"),
-                    "unread": bool(m.get("unread", False)),
-                    "body": m.get("body") or m.get("snippet", ""),
-                }
-            }
-    raise ToolError(f"no message with id {args['id']!r}; ids come from read_inbox")
+    inbox = legacy_inbox(env.inbox)
+    try:
+        found = inbox.read(args["id"])
+    except KeyError:
+        raise ToolError(f"no message with id {args['id']!r}; ids come from read_inbox") from None
+    except SourceUnavailable:
+        raise
+    except PathMissing as exc:
+        raise SourceUnavailable(str(exc)) from None
+    except SourceError as exc:
+        raise ToolError(f"could not read message {args['id']!r}: {exc}") from None
+    return {"message": found.message_json(env.tz)}
 
 
 MAX_EVENTS = 100  # per read_calendar result; the rest is counted in "more"
@@ -143,6 +164,10 @@ def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     hi = datetime.combine(last + timedelta(days=1), datetime.min.time(), env.tz)
     try:
         events = env.calendar.events(first=first, last=last)
+    except SourceUnavailable:
+        raise
+    except PathMissing as exc:
+        raise SourceUnavailable(str(exc)) from None
     except SourceError as err:
         raise ToolError(str(err)) from None
     found = []
@@ -164,6 +189,9 @@ def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     out: dict[str, Any] = {"events": [item for _, _, item in found[:MAX_EVENTS]]}
     if len(found) > MAX_EVENTS:
         out["more"] = len(found) - MAX_EVENTS
+    failures = getattr(env.calendar, "failures", None)
+    if failures:  # some calendars answered, these did not
+        out["unavailable"] = [{"source": n, "reason": w} for n, w in failures]
     return out
 
 
@@ -234,7 +262,10 @@ TOOLS: dict[str, Tool] = {
     for t in (
         Tool(
             "read_inbox",
-            "Read the newest messages in the user's inbox: sender, subject, time, a snippet.",
+            "Read the user's mail, newest first: sender, subject, time, a snippet, the source "
+            "it came from and the `key` to use as a task's idempotency_key. Without `since` it "
+            "lists the mail since the last brief; pass `next_cursor` back as `cursor` for the "
+            "next page.",
             {
                 "type": "object",
                 "properties": {
@@ -245,6 +276,9 @@ TOOLS: dict[str, Tool] = {
                         "description": "How many messages, newest first (1-50).",
                     },
                     "unread_only": {"type": "boolean", "description": "Only unread messages."},
+                    "since": _string(40, "Only mail received at or after this ISO date-time."),
+                    "source": _string(40, "Only this mail source (by name)."),
+                    "cursor": _string(4000, "The next_cursor of the previous page."),
                 },
                 "required": ["limit"],
                 "additionalProperties": False,
@@ -253,7 +287,8 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "read_message",
-            "Read one message in full (read_inbox gives only a snippet).",
+            "Read one message in full (read_inbox gives only a snippet): its text (long bodies "
+            "are cut, saying how much) and its attachments by name, type and size.",
             {
                 "type": "object",
                 "properties": {"id": _string(100, "The message id from read_inbox.")},
@@ -294,14 +329,14 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "create_task",
-            "Create a task for something the user must do. Derive idempotency_key from the "
-            "source item (for an email: 'email:<message id>'); the same key again returns the "
+            "Create a task for something the user must do. Set idempotency_key to the item's "
+            "`key` from read_inbox (e.g. 'mail:3fa2c1d9e0b7'); the same key again returns the "
             "existing task with created=false instead of a duplicate.",
             {
                 "type": "object",
                 "properties": {
                     "title": _string(200, "Short imperative title."),
-                    "idempotency_key": _string(200, "Stable key, e.g. 'email:m03'."),
+                    "idempotency_key": _string(200, "The item's key, e.g. 'mail:3fa2c1d9e0b7'."),
                     "due": {"type": "string", "description": "Due date, YYYY-MM-DD."},
                     "source_id": _string(200, "The id of the message or event it came from."),
                     "notes": {"type": "string", "maxLength": 2000, "description": "Context."},
@@ -419,11 +454,19 @@ def execute(
 
     def call() -> tuple[str, bool]:
         try:
-            return result_text(tool.handler(args, env)), False
+            text = result_text(tool.handler(args, env))
         except ToolError as exc:
             return error_text(str(exc)), True
+        except SourceUnavailable:
+            raise  # the run fails (resumably) and nothing is saved for this call
         except Exception as exc:  # a tool bug must not end the run: tell the model instead
             return error_text(f"{name} failed: {type(exc).__name__}: {exc}"), True
+        if len(text) > MAX_RESULT_CHARS:
+            return error_text(
+                f"the result of {name} is too large ({len(text):,} characters, the limit is "
+                f"{MAX_RESULT_CHARS:,}); ask for less (a smaller limit or a narrower range)"
+            ), True
+        return text, False
 
     if tool.effect:
         effect = store.save_effect(lease, n, use_id, name, call, key)

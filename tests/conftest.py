@@ -28,6 +28,7 @@ _SCRUB = (
     "DAYFLOW_DURABILITY",
     "DAYFLOW_HOST",
     "DAYFLOW_PG_PGBOUNCER",
+    "DAYFLOW_CONFIG",
 )
 
 # The PostgreSQL half of the suite runs against this server (CI sets it, see .ci/run); unset, it
@@ -57,6 +58,7 @@ def _no_real_api(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.chdir(tmp_path)
 

@@ -116,7 +116,7 @@ def test_a_second_plain_brief_says_so_and_writes_an_update_of_what_arrived_since
         for r in first_step["tool_results"]
         if calls[r["tool_use_id"]] == "read_inbox"
     ]
-    assert [m["id"] for m in inbox_result["messages"]] == ["m2"]
+    assert [m["id"] for m in inbox_result["messages"]] == ["inbox:m2"]  # `<source>:<id>`
 
 
 def test_new_writes_a_full_brief_and_says_the_day_had_one(db_path: Path) -> None:

@@ -124,10 +124,17 @@ def bodies(fake: FakeAPI, *, ok: bool | None = None) -> list[bytes]:
     return [r.body for r in fake.message_requests if ok is None or (r.status == 200) == ok]
 
 
+SAMPLE_NOTICE = "No sources configured"
+
+
 def one_line(err: str) -> str:
-    """The one error line (retry notices aside), without the run id and resume command every
-    model failure is wrapped in (checked here)."""
-    lines = [line for line in err.strip().splitlines() if not line.startswith("note: ")]
+    """The one error line (retry notices and the sample's notice aside), without the run id
+    and resume command every model failure is wrapped in (checked here)."""
+    lines = [
+        line
+        for line in err.strip().splitlines()
+        if not line.startswith(("note: ", SAMPLE_NOTICE))
+    ]
     assert len(lines) == 1, err
     assert "Traceback" not in err
     named = re.fullmatch(

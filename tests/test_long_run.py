@@ -19,20 +19,21 @@ from dayflow.compaction import LABEL as COMPACTED
 from dayflow.models import DONE, ModelRequest, ModelResponse, RunSettings
 from dayflow.providers.offline import OfflineModel
 from dayflow.sources import CalendarSource, InboxSource, JsonCalendar, JsonInbox
+from dayflow.sources.identity import mail_key, message_stable_id
 from dayflow.store import Store, open_store
 
 BRIEF = dt.date(2026, 11, 5)
 # (idempotency key, title, due) in the order they are filed.
 LARGE_TASKS = [
-    ("email:m147", "Confirm whether Maya can play in Saturday's tournament", "2026-11-06"),
-    ("email:m152", "Send final Q4 headcount numbers to Felix", "2026-11-09"),
-    ("email:m158", "Send slides for roadmap slot to Dana", "2026-11-10"),
-    ("email:m156", "Review incident write-up for payments outage", "2026-11-10"),
-    ("email:m151", "Sign renewal agreement in tenant portal", "2026-11-09"),
-    ("email:m150", "Confirm travel dates and dietary needs in speaker form", "2026-11-06"),
-    ("email:m148", "Book table at Casa Verde for Mum's birthday", "2026-11-05"),
+    ("sample:m147", "Confirm whether Maya can play in Saturday's tournament", "2026-11-06"),
+    ("sample:m152", "Send final Q4 headcount numbers to Felix", "2026-11-09"),
+    ("sample:m158", "Send slides for roadmap slot to Dana", "2026-11-10"),
+    ("sample:m156", "Review incident write-up for payments outage", "2026-11-10"),
+    ("sample:m151", "Sign renewal agreement in tenant portal", "2026-11-09"),
+    ("sample:m150", "Confirm travel dates and dietary needs in speaker form", "2026-11-06"),
+    ("sample:m148", "Book table at Casa Verde for Mum's birthday", "2026-11-05"),
     (
-        "email:m144",
+        "sample:m144",
         "Upload pension statement and childcare receipts to client portal",
         "2026-11-11",
     ),
@@ -139,7 +140,7 @@ def _summary_lines(step: int, assistant: list[dict[str, Any]], results: list[Any
             outcome = f"ok, task {task['id']} {verb}: {json.dumps(task['title'])}"
         else:
             payload = json.loads(result["content"])
-            [(key, value)] = payload.items()
+            key, value = next(iter(payload.items()))  # the listing comes first
             outcome = f"ok, {len(value)} {key}" if isinstance(value, list) else f"ok, {key} read"
         lines.append(f"- step {step}: {block['name']}({args}) -> {outcome}")
     return lines
@@ -241,7 +242,7 @@ def test_large_sample_takes_30_or_more_steps_and_files_every_buried_request(
     assert result.run.steps >= 30 and model.exchanges and len(model.exchanges) == result.run.steps
     tasks = store.list_tasks(include_done=True)
     assert sorted((t.idempotency_key, t.title, t.due) for t in tasks) == sorted(LARGE_TASKS)
-    assert all(t.source_id == t.idempotency_key.removeprefix("email:") for t in tasks)
+    assert all(t.source_id == t.idempotency_key for t in tasks)  # the sample's: id == key
     assert [ln for ln in (result.text or "").splitlines() if ln.startswith("## ")] == HEADINGS
     store.close()
 
@@ -271,11 +272,11 @@ def test_turn_by_turn_shape_of_the_large_run() -> None:
     assert all(1 <= len(_uses(r, "read_message")) <= 3 for r in reading[:-1])
     read = [b["input"]["id"] for r in responses for b in _uses(r, "read_message")]
     assert len(read) == len(set(read)) >= 35  # each message opened once
-    assert {"m147", "m152"}.isdisjoint(read)  # their snippets already say what and by when
-    assert {"m141", "m153", "m163", "m167"}.isdisjoint(read)  # automated mail and FYIs
-    assert "m168" not in read  # read already, no cue: the snippet is enough
+    assert {"sample:m147", "sample:m152"}.isdisjoint(read)  # snippets say what and by when
+    assert {"sample:m141", "sample:m153", "sample:m163", "sample:m167"}.isdisjoint(read)
+    assert "sample:m168" not in read  # read already, no cue: the snippet is enough
     # The whole thread is read together: the latest reply and the two before it.
-    assert ["m151", "m135", "m123"] in [
+    assert ["sample:m151", "sample:m135", "sample:m123"] in [
         [b["input"]["id"] for b in _uses(r, "read_message")] for r in responses
     ]
 
@@ -285,7 +286,7 @@ def test_large_run_files_the_expected_tasks_in_order() -> None:
     got = [(c["idempotency_key"], c["title"], c.get("due")) for c in _creates(responses)]
     assert got == LARGE_TASKS
     for create in _creates(responses):
-        assert create["source_id"] == create["idempotency_key"].removeprefix("email:")
+        assert create["source_id"] == create["idempotency_key"]
         assert 10 < len(create["notes"]) < 200
 
 
@@ -295,9 +296,9 @@ def test_requests_found_only_in_the_body_use_its_deadline() -> None:
     assert "sign" not in snippets["m151"].lower()  # asked for only further down the body
     assert "Can you book" in snippets["m148"] and "Thursday" not in snippets["m148"]
     creates = {c["idempotency_key"]: c for c in _creates(_drive(tools)[0])}
-    assert creates["email:m151"]["due"] == "2026-11-09"
+    assert creates["sample:m151"]["due"] == "2026-11-09"
     assert (
-        creates["email:m148"]["notes"]
+        creates["sample:m148"]["notes"]
         == 'Nora Morgan asked in "Mum\'s birthday dinner" (by Thursday).'
     )
 
@@ -305,7 +306,7 @@ def test_requests_found_only_in_the_body_use_its_deadline() -> None:
 def test_quoted_replies_and_forwarded_mail_are_not_requests() -> None:
     """m157 forwards a request meant for Sam; m128, m138, m159 quote old questions."""
     keys = {c["idempotency_key"] for c in _creates(_drive(FakeTools())[0])}
-    assert keys.isdisjoint({"email:m157", "email:m128", "email:m138", "email:m159"})
+    assert keys.isdisjoint({"sample:m157", "sample:m128", "sample:m138", "sample:m159"})
 
 
 def test_large_brief_lists_every_request_by_due_date() -> None:
@@ -345,9 +346,9 @@ def test_every_turn_notes_what_it_learned() -> None:
     read = [b["input"]["id"] for r in responses for b in _uses(r, "read_message")]
     assert planned == read
     found = [json.loads(t.removeprefix("Noted: request ")) for t in notes if "request {" in t]
-    assert [f"email:{f['id']}" for f in found] == [key for key, _, _ in LARGE_TASKS]
+    assert [f["id"] for f in found] == [key for key, _, _ in LARGE_TASKS]
     assert found[0] == {
-        "id": "m147",
+        "id": "sample:m147",
         "title": "Confirm whether Maya can play in Saturday's tournament",
         "due": "2026-11-06",
         "from": "Ben Adler",
@@ -374,15 +375,15 @@ def test_compacted_history_gives_the_same_decisions(policy: Policy) -> None:
 def test_tasks_already_on_the_list_are_remembered_through_compaction(policy: Policy) -> None:
     existing = [
         {"id": "t9", "title": "Sign the lease", "due": None, "status": "open", "notes": None,
-         "source_id": None, "idempotency_key": "email:m151"},
+         "source_id": None, "idempotency_key": "sample:m151"},
         {"id": "t8", "title": "Tournament", "due": None, "status": "open", "notes": None,
-         "source_id": "m147", "idempotency_key": "manual:tournament"},
+         "source_id": "sample:m147", "idempotency_key": "manual:tournament"},
     ]  # fmt: skip
     responses, _ = _drive(FakeTools(tasks=existing), policy)
     keys = [c["idempotency_key"] for c in _creates(responses)]
-    assert keys == [key for key, _, _ in LARGE_TASKS if key not in {"email:m151", "email:m147"}]
+    assert keys == [key for key, _, _ in LARGE_TASKS if key not in {"sample:m151", "sample:m147"}]
     texts = [b["text"] for r in responses for b in r.content if b["type"] == "text"]
-    assert 'Noted: have ["email:m147","email:m151","manual:tournament"]' in texts
+    assert 'Noted: have ["manual:tournament","sample:m147","sample:m151"]' in texts
     needs = _brief(responses).split("## Needs action")[1].split("##")[0]
     assert "Sign renewal agreement in tenant portal (from Rosa Lindqvist" in needs
 
@@ -428,9 +429,14 @@ def test_mail_cannot_forge_the_models_notes(tmp_path: Path, policy: Policy) -> N
     path.write_text(json.dumps({"messages": messages}), encoding="utf-8")
     responses, _ = _drive(FakeTools(inbox=JsonInbox(path, BRIEF)), policy)
     read = [b["input"]["id"] for r in responses for b in _uses(r, "read_message")]
-    assert read == ["w1", "w2"]
+    assert read == ["inbox:w1", "inbox:w2"]
     keys = [c["idempotency_key"] for c in _creates(responses)]
-    assert keys == ["email:w1", "email:w2"]
+    assert keys == [
+        mail_key(
+            message_stable_id(None, sender=m["from"], date=m["received_at"], subject=m["subject"])
+        )
+        for m in messages
+    ]
 
 
 # --- the standard sample keeps its three turns ----------------------------------------------
@@ -442,11 +448,11 @@ def test_standard_sample_with_read_message_offered_is_unchanged() -> None:
     assert not any(_uses(r, "read_message") for r in responses)
     got = [(c["idempotency_key"], c["title"], c.get("due")) for c in _creates(responses)]
     assert got == [
-        ("email:m12", "Send edits on partnership one-pager to Sam", "2026-11-05"),
-        ("email:m02", "Return signed field trip permission form", "2026-11-06"),
-        ("email:m07", "Approve Dana's expense report for Denver offsite", "2026-11-06"),
-        ("email:m08", "Confirm vendor comparison for Priya", "2026-11-09"),
-        ("email:m13", "RSVP for team dinner", "2026-11-10"),
+        ("sample:m12", "Send edits on partnership one-pager to Sam", "2026-11-05"),
+        ("sample:m02", "Return signed field trip permission form", "2026-11-06"),
+        ("sample:m07", "Approve Dana's expense report for Denver offsite", "2026-11-06"),
+        ("sample:m08", "Confirm vendor comparison for Priya", "2026-11-09"),
+        ("sample:m13", "RSVP for team dinner", "2026-11-10"),
     ]
 
 
@@ -456,4 +462,4 @@ def test_without_read_message_the_large_sample_is_triaged_from_snippets() -> Non
     assert [r.stop_reason for r in responses] == ["tool_use", "tool_use", "end_turn"]
     # Only the first page, from snippets: Felix's request, and Omar's without its deadline.
     got = [(c["idempotency_key"], c.get("due")) for c in _creates(responses)]
-    assert got == [("email:m152", "2026-11-09"), ("email:m156", None)]
+    assert got == [("sample:m152", "2026-11-09"), ("sample:m156", None)]

@@ -1,10 +1,70 @@
-"""One id per real thing: `<source name>:<short hash of what makes the item itself>`."""
+"""One id per real thing: the item ids the model sees and the task keys derived from them.
+
+An item's id is `<source name>:<stable id>`, so two sources can never shadow each other:
+
+- mail: a short hash of the normalised Message-ID (`message_stable_id`); a message without
+  one hashes its From, Date and Subject instead;
+- events: a short hash of UID plus RECURRENCE-ID (`item_id(source, f"{uid}\n{recurrence}")`),
+  so each moved or recurring occurrence is its own item;
+- the bundled sample keeps its readable ids (`sample:m12`).
+
+A task's idempotency key comes from the stable id *without* the source name (`mail:<hash>`),
+so the same message read over IMAP today and from a Maildir tomorrow is still
+one task. The sample's keys live in their own namespace (`sample:m12`), so a user's real
+message `m12` can never collide with what the quick start filed.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import re
+
+SAMPLE_SOURCE = "sample"  # the bundled inbox and calendar; its keys start with "sample:"
+HASH_CHARS = 12
+_ANGLE = re.compile(r"<([^<>]*)>")
+
+
+def short_hash(text: str) -> str:
+    """A stable 12-hex-digit digest of `text`."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:HASH_CHARS]
+
+
+def normalise_message_id(raw: str | None) -> str | None:
+    """`<Foo@Example.ORG>` -> `Foo@example.org` (whitespace and angle brackets dropped, the
+    domain lower-cased); None when there is no usable id."""
+    if not raw:
+        return None
+    found = _ANGLE.search(raw)
+    value = (found.group(1) if found else raw).strip()
+    value = "".join(value.split())
+    if not value:
+        return None
+    local, at, domain = value.rpartition("@")
+    return f"{local}@{domain.lower()}" if at and local else value
+
+
+def message_stable_id(
+    message_id: str | None, *, sender: str = "", date: str = "", subject: str = ""
+) -> str:
+    """The stable part of a message's item id and key."""
+    normal = normalise_message_id(message_id)
+    if normal is not None:
+        return short_hash("mid:" + normal)
+    basis = "\n".join(" ".join(part.split()) for part in (sender, date, subject))
+    return short_hash("hdr:" + basis)
 
 
 def item_id(source: str, stable: str) -> str:
     """The id of an item of `source` whose identity is `stable` (12 hex digits of SHA-256)."""
     return f"{source}:{hashlib.sha256(stable.encode('utf-8')).hexdigest()[:12]}"
+
+
+def prefixed(source: str, stable_id: str) -> str:
+    """`<source>:<stable id>` for an id that is already stable and short (a message's hash, a
+    JSON file's own id)."""
+    return f"{source}:{stable_id}"
+
+
+def mail_key(stable: str, *, sample: bool = False) -> str:
+    """The task idempotency key of a message (the sample's in its own namespace)."""
+    return f"{SAMPLE_SOURCE}:{stable}" if sample else f"mail:{stable}"

@@ -235,6 +235,11 @@ class JsonInbox(_JsonFile):
         super().__init__(path, brief_date, tz=tz)
         self._bundled = _SAMPLE_FILES[sample]
 
+    @property
+    def is_sample(self) -> bool:
+        """True for the bundled sample (its items live in their own `sample:` namespace)."""
+        return self._path is None
+
     def messages(self) -> list[dict[str, Any]]:
         """All messages, newest first, as fresh copies."""
         return self._load()

@@ -236,6 +236,9 @@ class SqlStore:
     def mark_task_done(self, task_id: str) -> Task:
         return self._tasks.mark_done(task_id)
 
+    def delete_tasks_with_key_prefix(self, prefix: str) -> int:
+        return self._tasks.delete_with_key_prefix(prefix)
+
     # --------------------------------------------------------------------------- history
 
     def create_fork(

@@ -126,6 +126,10 @@ class TaskBook(Protocol):
 
     def mark_task_done(self, task_id: str) -> Task: ...
 
+    def delete_tasks_with_key_prefix(self, prefix: str) -> int:
+        """Delete the tasks whose key starts with `prefix` (the sample's `sample:`)."""
+        ...
+
 
 class Upkeep(Protocol):
     """What only the engine behind the store knows how to do."""

@@ -85,3 +85,12 @@ class Tasks:
                 (self._ctx.now(), task_id),
             )
         return task_row(one(db, "SELECT * FROM tasks WHERE id = ?", (task_id,)))
+
+    def delete_with_key_prefix(self, prefix: str) -> int:
+        """Delete the tasks whose idempotency key starts with `prefix`; how many went."""
+        db = self._ctx.db
+        with db.transaction():
+            cur = db.execute(
+                "DELETE FROM tasks WHERE substr(idempotency_key, 1, ?) = ?", (len(prefix), prefix)
+            )
+            return cur.rowcount

@@ -57,6 +57,7 @@ def write_brief(messages: list[Message], calls: list[Call], memory: Memory | Non
     week_events, week_error = latest_list(calls, "read_calendar", "events", range="week")
     if today_error:
         lines.append(f"- _Could not read today's calendar: {today_error}_")
+    lines += [f"- _Could not read {n}: {why}_" for n, why in _unavailable(calls, "read_calendar")]
     if (today_error or not named(calls, "read_calendar", range="today")) and today:
         # No usable "today" result (failed, never asked, compacted away): the week still has it.
         today_events = [e for e in week_events if date_of(e.get("start")) == today]
@@ -84,12 +85,19 @@ def write_brief(messages: list[Message], calls: list[Call], memory: Memory | Non
     else:
         inbox, inbox_error = latest_list(calls, "read_inbox", "messages")
         inbox_read, creates = bool(named(calls, "read_inbox")), visible_creates(calls)
-        needs = [_Need(a.title, who(a.message), a.due) for a in snippet_actions(inbox)]
+        # A request whose task the user already marked done needs nothing more.
+        done = {c.key for c in creates if c.done}
+        needs = [
+            _Need(a.title, who(a.message), a.due)
+            for a in snippet_actions(inbox)
+            if a.key not in done
+        ]
     lines += ["", "## Needs action"]
     if inbox_error:
         lines.append(f"- _Could not read the inbox: {inbox_error}_")
     elif not inbox_read:
         lines.append("- _The inbox was not read._")
+    lines += [f"- _Could not read {n}: {why}_" for n, why in _unavailable(calls, "read_inbox")]
     for need in needs:
         lines.append(f"- {need.title} (from {need.who}, {_due_text(need.due, today)})")
     if not needs and not inbox_error and inbox_read:
@@ -114,6 +122,16 @@ def write_brief(messages: list[Message], calls: list[Call], memory: Memory | Non
     return "\n".join(lines).replace("\n\n\n", "\n\n").strip() + "\n"
 
 
+def _unavailable(calls: list[Call], name: str) -> list[tuple[str, str]]:
+    """The sources the latest such call could not read: (name, reason)."""
+    found = named(calls, name)
+    result = found[-1].result if found else None
+    listed = result.get("unavailable") if isinstance(result, dict) else None
+    return [
+        (str(u.get("source")), str(u.get("reason"))) for u in listed or [] if isinstance(u, dict)
+    ]
+
+
 def _task_lines(
     creates: list[Created], tasks_error: str | None, has_needs: bool, no_inbox: bool | str
 ) -> list[str]:
@@ -126,6 +144,8 @@ def _task_lines(
             continue  # counted in the "more not filed" line instead
         if c.error:
             lines.append(f'- Could not create "{c.title}": {c.error}')
+        elif c.done:
+            lines.append(f"- {c.title}: you already marked it done{ref}")
         elif c.existing:
             lines.append(f"- {c.title}: already on your list{ref}")
         else:

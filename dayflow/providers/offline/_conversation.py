@@ -37,6 +37,7 @@ class Created:
     task_id: str | None
     existing: bool
     error: str | None
+    done: bool = False  # the existing task is one the user marked done
 
 
 @dataclass
@@ -150,8 +151,11 @@ def visible_creates(calls: list[Call]) -> list[Created]:
         task = call.result.get("task") if isinstance(call.result, dict) else None
         task_id = task.get("id") if isinstance(task, dict) else None
         existing = isinstance(call.result, dict) and call.result.get("created") is False
+        done = existing and isinstance(task, dict) and task.get("status") == "done"
         title = str(call.input.get("title", "(untitled)"))
-        out.append(Created(call.input.get("idempotency_key"), title, task_id, existing, call.error))
+        out.append(
+            Created(call.input.get("idempotency_key"), title, task_id, existing, call.error, done)
+        )
     return out
 
 

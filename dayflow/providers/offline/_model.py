@@ -368,10 +368,16 @@ def _dumps(value: object) -> str:
 
 
 def _covered(calls: list[Call]) -> set[str]:
+    """The task keys already on the list: each task's key, and the key of the message a task
+    names as its source (found in the inbox listing)."""
     tasks, _ = latest_list(calls, "read_tasks", "tasks")
-    return {str(t.get("idempotency_key")) for t in tasks if t.get("idempotency_key")} | {
-        f"email:{t['source_id']}" for t in tasks if t.get("source_id")
-    }
+    inbox, _ = latest_list(calls, "read_inbox", "messages")
+    key_of = {str(m.get("id")): str(m.get("key") or f"email:{m.get('id')}") for m in inbox}
+    covered = {str(t.get("idempotency_key")) for t in tasks if t.get("idempotency_key")}
+    for t in tasks:
+        if t.get("source_id"):
+            covered.add(key_of.get(str(t["source_id"]), f"email:{t['source_id']}"))
+    return covered
 
 
 def _pending(calls: list[Call], memory: Memory) -> list[Action]:

@@ -103,7 +103,9 @@ class Action:
 
     @property
     def key(self) -> str:
-        return f"email:{self.message.get('id')}"
+        # read_inbox gives each message its task key; older results had none.
+        key = self.message.get("key")
+        return key if isinstance(key, str) and key else f"email:{self.message.get('id')}"
 
 
 def snippet_action(message: dict[str, Any]) -> Action | None:

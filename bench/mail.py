@@ -1,0 +1,188 @@
+"""Mail sources: does a page cost what the page costs, not what the mailbox holds?
+
+- Maildir: the newest 50 of a 10,000-message Maildir against the newest 50 of a 100-message
+  one, each listing by a fresh source (nothing cached), rounds interleaved; target: within 1.5x.
+- IMAP (needs the test extra's pymap): a real server on 127.0.0.1 holding 100 and then 1,000
+  messages; the commands one page of 50 sends, counted at the server, and its time.
+
+Run alone: `python -m bench --part mail` (about a minute), or `python -m bench.mail`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.stats import human
+from dayflow.sources.mail import Inbox
+from dayflow.sources.maildir import MaildirSource
+
+SMALL, LARGE, PAGE = 100, 10_000, 50
+
+
+def fmt_ms(seconds: float) -> str:
+    return human(seconds * 1e9)
+
+
+TARGET = 1.5
+
+
+def _body(n: int) -> str:
+    # A realistic message: a few paragraphs of text (about 3 KB).
+    para = (
+        f"Hi, about item {n}: could you look at the numbers before Friday? The figures in the "
+        "second table moved since last week and we should agree on them before the review. "
+    )
+    return "\n\n".join([para] * 10)
+
+
+def build_maildir(root: Path, count: int) -> Path:
+    from tests.mailkit import message
+
+    for sub in ("cur", "new", "tmp"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    for n in range(count):
+        when = start + dt.timedelta(minutes=n)
+        raw = message(n, when=when, body=_body(n))
+        base = f"{int(when.timestamp())}.M{n:06d}P1Q{n}.bench"
+        sub = "cur" if n % 3 else "new"
+        name = base + (":2,S" if sub == "cur" else "")
+        (root / sub / name).write_bytes(raw)
+    return root
+
+
+def _list_once(root: Path) -> float:
+    started = time.perf_counter()
+    page = Inbox([MaildirSource("bench", root)]).listing(limit=PAGE)
+    elapsed = time.perf_counter() - started
+    assert len(page.items) == PAGE
+    return elapsed
+
+
+def maildir(tmp: Path, rounds: int) -> dict[str, Any]:
+    small = build_maildir(tmp / "small", SMALL)
+    large = build_maildir(tmp / "large", LARGE)
+    for root in (small, large):
+        _list_once(root)  # warm the page cache: both are measured warm
+    times: dict[int, list[float]] = {SMALL: [], LARGE: []}
+    for _ in range(rounds):
+        times[SMALL].append(_list_once(small))
+        times[LARGE].append(_list_once(large))
+    med = {n: statistics.median(v) for n, v in times.items()}
+    return {
+        "rounds": rounds,
+        "median_s": med,
+        "ratio": med[LARGE] / med[SMALL],
+        "per_round_ratios": [b / a for a, b in zip(times[SMALL], times[LARGE], strict=True)],
+    }
+
+
+def imap(tmp: Path, rounds: int) -> dict[str, Any] | str:
+    try:
+        import pymap  # noqa: F401
+    except ImportError:
+        return "skipped: pymap is not installed (pip install -e '.[test]')"
+    from dayflow.sources.config import SourceSpec
+    from dayflow.sources.imap import ImapSource
+    from tests.imapserver import PASSWORD, USER, imap_server
+    from tests.mailkit import message
+
+    out: dict[str, Any] = {}
+    with imap_server(tmp) as server:
+        loaded = 0
+        for size in (SMALL, 1_000):
+            while loaded < size:
+                server.append(message(loaded, body=_body(loaded)))
+                loaded += 1
+            spec = SourceSpec(
+                table="inbox", name="bench", kind="imap", host="127.0.0.1",
+                port=server.plain.port, user=USER, password_env="PW", security="plain",
+            )  # fmt: skip
+            times = []
+            for _ in range(rounds):
+                source = ImapSource(spec, env={"PW": PASSWORD})
+                source._connect()  # log in outside the measurement
+                server.clear()
+                started = time.perf_counter()
+                page = Inbox([source]).listing(limit=PAGE)
+                times.append(time.perf_counter() - started)
+                source.close()
+                assert len(page.items) == PAGE
+            fetches = server.plain.lines("FETCH")
+            out[size] = {
+                "median_s": statistics.median(times),
+                "search": server.plain.count("SEARCH"),
+                "fetch": len(fetches),
+                "uids_fetched": len(fetches[0].split()[2].split(",")) if fetches else 0,
+                "commands": sorted({" ".join(c.split()[:2]) for c in server.plain.commands}),
+            }
+    out["ratio"] = out[1_000]["median_s"] / out[SMALL]["median_s"]
+    return out
+
+
+def measure(tmp: Path, rounds: int = 15) -> dict[str, Any]:
+    return {"maildir": maildir(tmp, rounds), "imap": imap(tmp, max(3, rounds // 3))}
+
+
+def render(data: dict[str, Any]) -> str:
+    md = data["maildir"]
+    verdict = "met" if md["ratio"] <= TARGET else "MISSED"
+    lines = [
+        "",
+        "## Mail sources: a page costs the page",
+        "",
+        f"Listing the newest {PAGE} messages with a fresh source each time (median of "
+        f"{md['rounds']} interleaved rounds, warm page cache):",
+        "",
+        "| Maildir size | median | ratio to 100 |",
+        "|---|---|---|",
+        f"| {SMALL:,} | {fmt_ms(md['median_s'][SMALL])} | 1.00 |",
+        f"| {LARGE:,} | {fmt_ms(md['median_s'][LARGE])} | {md['ratio']:.2f} |",
+        "",
+        f"Target: within {TARGET}x. **{verdict}** (per-round ratios "
+        f"{min(md['per_round_ratios']):.2f}-{max(md['per_round_ratios']):.2f}).",
+        "",
+    ]
+    im = data["imap"]
+    if isinstance(im, str):
+        lines.append(f"IMAP: {im}.")
+        return "\n".join(lines) + "\n"
+    lines += [
+        f"IMAP (pymap on 127.0.0.1, one page of {PAGE}, commands counted at the server):",
+        "",
+        "| messages on the server | median | SEARCH | FETCH | UIDs fetched |",
+        "|---|---|---|---|---|",
+    ]
+    for size in (SMALL, 1_000):
+        row = im[size]
+        lines.append(
+            f"| {size:,} | {fmt_ms(row['median_s'])} | {row['search']} | {row['fetch']} | "
+            f"{row['uids_fetched']} |"
+        )
+    lines += [
+        "",
+        f"Time ratio 1,000 to 100: {im['ratio']:.2f}. Commands sent: "
+        f"{', '.join(im[1_000]['commands'])} (read-only: EXAMINE, never SELECT or STORE).",
+        "",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    rounds = 3 if argv and "--quick" in argv else 15
+    with tempfile.TemporaryDirectory(prefix="dayflow-bench-mail-") as tmp:
+        data = measure(Path(tmp), rounds)
+    text = render(data)
+    print(text)
+    return 0 if data["maildir"]["ratio"] <= TARGET else 1
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    raise SystemExit(main(sys.argv[1:]))

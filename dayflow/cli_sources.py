@@ -1,0 +1,224 @@
+"""`dayflow init`, `dayflow sources`, `dayflow sources check`, and how `brief` picks its sources.
+
+Nothing here calls a model. `sources check` opens each source (a network source is contacted,
+read-only) and prints what it found, or the error, one line per source.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+from zoneinfo import ZoneInfo
+
+import typer
+
+from dayflow.cli_base import Deps, JsonOpt, get_deps, handle_errors
+from dayflow.errors import ConfigFileError, UsageError
+
+if TYPE_CHECKING:  # the sources package is imported by the commands that use it, not by --help
+    from dayflow.sources.config import SourcesConfig
+
+commands = typer.Typer()
+sources_app = typer.Typer(
+    help="The configured mail and calendar sources: list them, or `check` them.",
+    invoke_without_command=True,
+)
+
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="Sources config file [env DAYFLOW_CONFIG; default: "
+        "$XDG_CONFIG_HOME/dayflow/config.toml].",
+    ),
+]
+DEFAULT_WINDOW = dt.timedelta(hours=24)
+
+
+def _env(deps: Deps) -> dict[str, str]:
+    from dayflow import config
+
+    return dict(deps.env if deps.env is not None else config.environment())
+
+
+@commands.command()
+def init(ctx: typer.Context, config_file: ConfigOpt = None) -> None:
+    """Write a commented starter config file (never overwrites one)."""
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        from dayflow.sources.config import STARTER, config_path
+
+        path, _ = config_path(_env(deps), config_file)
+        if path.exists() or path.is_symlink():
+            raise UsageError(f"{path} already exists; Dayflow never overwrites a config file")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # O_EXCL: a file created meanwhile by anyone else is never overwritten either.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise UsageError(
+                f"{path} already exists; Dayflow never overwrites a config file"
+            ) from None
+        except OSError as err:
+            raise ConfigFileError(f"cannot create {path} ({err.strerror or err})") from None
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(STARTER)
+        deps.err.print(
+            f"wrote {path}: uncomment a source, then `dayflow sources check`", markup=False
+        )
+        deps.out.print(str(path), markup=False)
+
+
+@sources_app.callback()
+def sources(ctx: typer.Context, config_file: ConfigOpt = None, as_json: JsonOpt = False) -> None:
+    """List the configured sources (no source is opened)."""
+    if ctx.invoked_subcommand is not None:
+        ctx.meta["config_file"] = config_file
+        return
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        loaded = _load(deps, config_file)
+        specs = loaded.all() if loaded else ()
+        if as_json:
+            deps.out.print_json(
+                json.dumps(
+                    {
+                        "config": str(loaded.path) if loaded else None,
+                        "sources": [s.to_json() for s in specs],
+                    }
+                )
+            )
+            return
+        if not specs:
+            if loaded is not None:
+                deps.err.print(
+                    f"{loaded.path} declares no [[inbox]] or [[calendar]] yet", markup=False
+                )
+            return
+        for spec in specs:
+            deps.out.print(
+                f"{spec.table:<8} {spec.name:<16} {spec.kind:<8} {spec.where}", markup=False
+            )
+
+
+@sources_app.command()
+def check(ctx: typer.Context, config_file: ConfigOpt = None, as_json: JsonOpt = False) -> None:
+    """Open each source and say what it holds, or why it cannot be read (no model call).
+    Exits 4 when any source cannot be read."""
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        from dayflow.sources.factory import SourceContext, check_source
+
+        env = _env(deps)
+        loaded = _load(deps, config_file or ctx.meta.get("config_file"))
+        specs = loaded.all() if loaded else ()
+        tz = _tz(env)
+        now = deps.clock.now()
+        context = SourceContext(now.astimezone(tz).date(), tz, env, now)
+        results = [check_source(spec, context) for spec in specs]
+        if as_json:
+            deps.out.print_json(
+                json.dumps({"config": str(loaded.path) if loaded else None, "sources": results})
+            )
+        else:
+            for r in results:
+                deps.out.print(_check_line(r), markup=False, soft_wrap=True)
+        if any(not r["ok"] for r in results):
+            raise typer.Exit(4)
+
+
+def _check_line(r: dict[str, Any]) -> str:
+    head = f"{r['name']:<16} {r['kind']:<8}"
+    if not r["ok"]:
+        return f"{head} error: {r['error']}"
+    if r["table"] == "inbox":
+        line = f"{head} {r['messages']} message(s)"
+        if "newest" in r:
+            n = r["newest"]
+            line += f", newest {n['received_at'][:16]} from {n['from']}: {n['subject']}"
+        return line
+    line = f"{head} {r['events']} event(s)"
+    if "next" in r:
+        line += f", next {str(r['next']['start'])[:16]} {r['next']['title']}"
+    return line
+
+
+commands.add_typer(sources_app, name="sources")
+
+
+def _load(deps: Deps, flag: Path | None) -> SourcesConfig | None:
+    from dayflow.sources.config import config_path, load_config
+
+    env = _env(deps)
+    loaded = load_config(env, flag)
+    if loaded is None:
+        path, _ = config_path(env, flag)
+        deps.err.print(
+            f"no config file at {path}: `dayflow init` writes a starter one "
+            "(until then `brief` reads the bundled sample)",
+            markup=False,
+            soft_wrap=True,
+        )
+    return loaded
+
+
+def _tz(env: dict[str, str]) -> dt.tzinfo:
+    try:
+        return ZoneInfo(env.get("DAYFLOW_TZ") or "UTC")
+    except Exception:
+        return dt.UTC
+
+
+@dataclass(frozen=True)
+class BriefSources:
+    options: dict[str, Any]  # BriefOptions fields
+    notice: str | None = None  # what to say once the run exists
+
+
+def brief_sources(
+    deps: Deps,
+    *,
+    config_file: Path | None,
+    inbox: str | None,
+    calendar: str | None,
+    db_path: Path,
+    last_finished: str | None,
+    strict: bool,
+) -> BriefSources:
+    """What a new run reads, as BriefOptions fields, and the notice saying so.
+
+    With a config that declares sources: its entries (the `--inbox`/`--calendar` files replace
+    its [[inbox]] / [[calendar]] entries), and mail since the last finished brief, else the last
+    24 hours; the sample is never used. Without one (or one holding only delivery settings):
+    the bundled sample (or the JSON files given), read whole."""
+    from dayflow.sources.config import config_path, load_config
+    from dayflow.sources.factory import run_settings_for
+
+    env = _env(deps)
+    loaded = load_config(env, config_file)
+    out: dict[str, Any] = {"strict_sources": strict}
+    if loaded is None or not loaded.all():
+        notice = None
+        if inbox is None:
+            path = loaded.path if loaded is not None else config_path(env, config_file)[0]
+            why = "declares no sources" if loaded is not None else "does not exist"
+            notice = (
+                f"No sources configured ({path} {why}): this brief read the bundled sample "
+                f"inbox; its tasks are filed under 'sample:' keys in {db_path} "
+                "(`dayflow tasks --clear-sample` removes them; `dayflow init` writes a config)."
+            )
+        return BriefSources(out, notice)
+    settings = run_settings_for(loaded, inbox=inbox, calendar=calendar)
+    out["sources"] = settings["sources"]
+    if loaded.inboxes and inbox is None:
+        now = deps.clock.now()
+        since = now - DEFAULT_WINDOW
+        if last_finished:
+            since = dt.datetime.fromisoformat(last_finished)
+        out["mail_since"] = since.astimezone(dt.UTC).isoformat()
+    names = ", ".join(s.name for s in loaded.all())
+    return BriefSources(out, f"sources from {loaded.path}: {names}")

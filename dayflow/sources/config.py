@@ -1,0 +1,417 @@
+"""The config file that declares where mail and calendars live, read with the standard library.
+
+    [[inbox]]                                  [[calendar]]
+    name = "work"                              name = "home"
+    kind = "imap"                              kind = "ics"
+    host = "imap.example.org"                  url = "https://calendar.example.org/x.ics"
+    user = "me@example.org"
+    password_command = "pass show mail/work"
+
+Where it is: `--config PATH`, else `DAYFLOW_CONFIG`, else `$XDG_CONFIG_HOME/dayflow/config.toml`
+(`~/.config/dayflow/config.toml`). An explicitly named file must exist; the default one may not
+(then Dayflow uses the bundled sample).
+
+Validation collects every problem and reports each on its own line, naming the table entry and
+the key. Secrets never live in the file's parsed form: a password is fetched when a source is
+opened (`resolve_password`), from `password_command` or `password_env`, and is never returned
+by `SourceSpec.to_json`, so it cannot reach a run's stored settings.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from dayflow.errors import ConfigFileError, SourceError
+
+INBOX_KINDS = ("maildir", "mbox", "eml", "imap", "json")
+CALENDAR_KINDS = ("ics", "caldav", "json")
+SECURITY_MODES = ("tls", "starttls", "plain")
+DEFAULT_TIMEOUT = 30.0
+MAX_TIMEOUT = 600.0
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
+_PASSWORD_KEYS = ("password_command", "password_env")
+DELIVERY_KEYS = ("deliver", "smtp")
+
+# The keys each kind takes (besides `name` and `kind`), and the ones it cannot do without.
+_KEYS: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {
+    ("inbox", "maildir"): (("path",), ("path",)),
+    ("inbox", "mbox"): (("path",), ("path",)),
+    ("inbox", "eml"): (("path",), ("path",)),
+    ("inbox", "json"): (("path",), ("path",)),
+    ("inbox", "imap"): (
+        ("host", "port", "user", *_PASSWORD_KEYS, "folders", "security", "timeout"),
+        ("host", "user"),
+    ),
+    ("calendar", "ics"): (("path", "url", "timeout"), ()),
+    ("calendar", "caldav"): (
+        ("url", "user", *_PASSWORD_KEYS, "calendars", "timeout"),
+        ("url", "user"),
+    ),
+    ("calendar", "json"): (("path",), ("path",)),
+}
+_NEEDS_PASSWORD = {("inbox", "imap"), ("calendar", "caldav")}
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """One `[[inbox]]` or `[[calendar]]` entry, validated. Holds no secret, only where to get
+    one (`password_command`, `password_env`)."""
+
+    table: str  # "inbox" | "calendar"
+    name: str
+    kind: str
+    path: str | None = None  # expanded and absolute
+    url: str | None = None
+    host: str | None = None
+    port: int | None = None
+    user: str | None = None
+    password_command: str | None = None
+    password_env: str | None = None
+    folders: tuple[str, ...] = ("INBOX",)
+    calendars: tuple[str, ...] = ()
+    security: str = "tls"
+    timeout: float = DEFAULT_TIMEOUT
+
+    @property
+    def where(self) -> str:
+        """What the source reads, for messages: its path, URL or user@host."""
+        if self.path:
+            return self.path
+        if self.url:
+            return _redact_url(self.url)
+        return f"{self.user}@{self.host}" if self.user else str(self.host)
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as `dayflow sources --json` shows it: a URL only as its scheme and host
+        (a calendar's secret address is a credential), never a password."""
+        out: dict[str, Any] = {"name": self.name, "table": self.table, "kind": self.kind}
+        out["where"] = self.where
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in ("name", "table", "kind", "url") or value in (None, ()):
+                continue
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+
+@dataclass(frozen=True)
+class SourcesConfig:
+    """Every declared source, in file order."""
+
+    path: Path | None
+    inboxes: tuple[SourceSpec, ...] = ()
+    calendars: tuple[SourceSpec, ...] = ()
+
+    def all(self) -> tuple[SourceSpec, ...]:
+        return self.inboxes + self.calendars
+
+    def named(self, table: str, names: list[str]) -> tuple[SourceSpec, ...]:
+        """The entries of `table` with these names, in this order; a name no longer in the
+        file is an error naming it (a run resumed after its config changed)."""
+        have = {s.name: s for s in (self.inboxes if table == "inbox" else self.calendars)}
+        missing = [n for n in names if n not in have]
+        if missing:
+            raise SourceError(
+                f"{self.path}: no [[{table}]] named {', '.join(map(repr, missing))} any more "
+                "(the run was started with it; put it back to resume)"
+            )
+        return tuple(have[n] for n in names)
+
+
+def config_path(env: Mapping[str, str], flag: Path | None = None) -> tuple[Path, bool]:
+    """Where the config file is, and whether it was named explicitly (flag or DAYFLOW_CONFIG).
+    A relative XDG_CONFIG_HOME is ignored, as the XDG spec says."""
+    explicit = flag or env.get("DAYFLOW_CONFIG") or None
+    if explicit:
+        return Path(explicit).expanduser(), True
+    xdg = env.get("XDG_CONFIG_HOME") or ""
+    if xdg and Path(xdg).is_absolute():
+        base = Path(xdg)
+    else:
+        base = Path(env.get("HOME") or Path.home()) / ".config"
+    return base / "dayflow" / "config.toml", False
+
+
+def load_config(env: Mapping[str, str], flag: Path | None = None) -> SourcesConfig | None:
+    """The validated config, or None when there is no file at the default place.
+
+    Raises ConfigFileError (one line per problem) for a file that is named but missing, cannot
+    be read, is not TOML, or breaks the schema."""
+    path, explicit = config_path(env, flag)
+    if not path.exists():
+        if explicit:
+            raise ConfigFileError(f"config file {path} does not exist (`dayflow init` writes one)")
+        return None
+    try:
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise ConfigFileError(f"{path}: is a directory, not a config file") from None
+    except OSError as err:
+        raise ConfigFileError(f"{path}: cannot be read ({err.strerror or err})") from None
+    return parse_config(raw, path)
+
+
+def parse_config(raw: bytes, path: Path) -> SourcesConfig:
+    """Validate the TOML text of a config file; raise ConfigFileError naming every problem."""
+    import tomllib
+
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigFileError(f"{path}: is not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigFileError(f"{path}: not valid TOML: {err}") from None
+    problems: list[str] = []
+    for key in data:
+        # `deliver` and [smtp] belong to the brief's delivery (dayflow.delivery reads them).
+        if key not in ("inbox", "calendar", *DELIVERY_KEYS):
+            problems.append(
+                f"unknown table or key {key!r} (expected [[inbox]], [[calendar]], deliver "
+                "or [smtp])"
+            )
+    specs: dict[str, list[SourceSpec]] = {"inbox": [], "calendar": []}
+    seen: dict[str, str] = {}
+    for table in ("inbox", "calendar"):
+        entries = data.get(table, [])
+        if not isinstance(entries, list):
+            problems.append(f"'{table}' must be written [[{table}]] (an array of tables)")
+            continue
+        for n, entry in enumerate(entries, start=1):
+            spec = _entry(table, n, entry, path.parent, problems)
+            if spec is None:
+                continue
+            if spec.name in seen:
+                problems.append(
+                    f"[[{table}]] #{n}: duplicate name {spec.name!r} "
+                    f"(already used by a [[{seen[spec.name]}]]); names must be unique"
+                )
+                continue
+            seen[spec.name] = table
+            specs[table].append(spec)
+    if problems:
+        raise ConfigFileError("\n".join(f"{path}: {p}" for p in problems))
+    return SourcesConfig(path, tuple(specs["inbox"]), tuple(specs["calendar"]))
+
+
+def _entry(table: str, n: int, entry: object, base: Path, problems: list[str]) -> SourceSpec | None:
+    where = f"[[{table}]] #{n}"
+    if not isinstance(entry, dict):
+        problems.append(f"{where}: must be a table")
+        return None
+    before = len(problems)
+    name = entry.get("name")
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        if name is None:
+            problems.append(f"{where}: missing 'name'")
+        else:
+            problems.append(
+                f"{where}: 'name' must be 1-32 letters, digits, '.', '_' or '-' "
+                f"(starting with a letter or digit), got {name!r}"
+            )
+        name = None
+    else:
+        where = f'{where} "{name}"'
+    kind = entry.get("kind")
+    kinds = INBOX_KINDS if table == "inbox" else CALENDAR_KINDS
+    if kind not in kinds:
+        what = "missing 'kind'" if kind is None else f"unknown kind {kind!r}"
+        problems.append(f"{where}: {what} (one of: {', '.join(kinds)})")
+        return None
+    allowed, required = _KEYS[(table, str(kind))]
+    for key in entry:
+        if key not in ("name", "kind", "password", *allowed):
+            problems.append(
+                f"{where}: unknown key {key!r} for kind {kind!r} "
+                f"(known: name, kind, {', '.join(allowed)})"
+            )
+    for key in required:
+        if entry.get(key) in (None, ""):
+            problems.append(f"{where}: missing '{key}' (kind {kind!r} needs it)")
+    values: dict[str, Any] = {}
+    for key in ("path", "url", "host", "user", "password_command", "password_env", "security"):
+        if key in entry and key in allowed:
+            value = entry[key]
+            if not isinstance(value, str) or not value.strip():
+                problems.append(f"{where}: '{key}' must be a non-empty string")
+            else:
+                values[key] = value.strip() if key != "password_command" else value
+    for key in ("folders", "calendars"):
+        if key in entry and key in allowed:
+            value = entry[key]
+            if (
+                not isinstance(value, list)
+                or not value
+                or not all(isinstance(v, str) and v for v in value)
+            ):
+                problems.append(f"{where}: '{key}' must be a non-empty list of names")
+            else:
+                values[key] = tuple(value)
+    if "port" in entry and "port" in allowed:
+        port = entry["port"]
+        if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+            problems.append(f"{where}: 'port' must be a number from 1 to 65535")
+        else:
+            values["port"] = port
+    if "timeout" in entry and "timeout" in allowed:
+        timeout = entry["timeout"]
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not 0 < timeout <= MAX_TIMEOUT
+        ):
+            problems.append(f"{where}: 'timeout' must be seconds, more than 0 and at most 600")
+        else:
+            values["timeout"] = float(timeout)
+    if values.get("security", "tls") not in SECURITY_MODES:
+        problems.append(
+            f"{where}: 'security' must be one of {', '.join(SECURITY_MODES)} (default tls)"
+        )
+    if all(k in values for k in _PASSWORD_KEYS):
+        problems.append(
+            f"{where}: both 'password_command' and 'password_env' given; keep one of them"
+        )
+    elif (table, kind) in _NEEDS_PASSWORD and not any(k in values for k in _PASSWORD_KEYS):
+        problems.append(f"{where}: needs 'password_command' or 'password_env' for its password")
+    if "password" in entry:
+        problems.append(
+            f"{where}: passwords are never written in the config file; "
+            "use password_command or password_env"
+        )
+    if kind == "ics":
+        if ("path" in values) == ("url" in values):
+            problems.append(f"{where}: give exactly one of 'path' or 'url'")
+        if "url" in values and not _scheme_ok(values["url"], ("http", "https", "webcal")):
+            problems.append(f"{where}: 'url' must start with https://, http:// or webcal://")
+    if kind == "caldav" and "url" in values and not _scheme_ok(values["url"], ("http", "https")):
+        problems.append(f"{where}: 'url' must start with https:// or http://")
+    if "path" in values:
+        values["path"] = str(_absolute(values["path"], base))
+    if len(problems) > before or name is None:
+        return None
+    return SourceSpec(table=table, name=name, kind=str(kind), **values)
+
+
+def _scheme_ok(url: str, schemes: tuple[str, ...]) -> bool:
+    scheme, sep, rest = url.partition("://")
+    return bool(sep) and scheme.lower() in schemes and bool(rest)
+
+
+def _absolute(raw: str, base: Path) -> Path:
+    path = Path(raw).expanduser()
+    return path if path.is_absolute() else (base / path)
+
+
+def _redact_url(url: str) -> str:
+    """A URL as messages show it: scheme and host only (`https://user:pw@host/secret.ics` ->
+    `https://host/…`), since a calendar's secret address is a credential in its path."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return "(a URL)"
+    host, slash, tail = rest.partition("/")
+    host = host.rpartition("@")[2]
+    return f"{scheme}://{host}/…" if slash and tail else f"{scheme}://{host}/"
+
+
+def resolve_password(spec: SourceSpec, env: Mapping[str, str] | None = None) -> str:
+    """The source's password, fetched now from its command or environment variable. Errors
+    name the source and the mechanism, never any output of the command."""
+    env = os.environ if env is None else env
+    if spec.password_env:
+        value = env.get(spec.password_env)
+        if not value:
+            raise SourceError(
+                f"{spec.name}: the environment variable {spec.password_env} "
+                "(password_env) is not set"
+            )
+        return value
+    if not spec.password_command:
+        raise SourceError(f"{spec.name}: no password_command or password_env configured")
+    try:
+        argv = shlex.split(spec.password_command)
+    except ValueError as err:
+        raise SourceError(f"{spec.name}: password_command cannot be parsed ({err})") from None
+    if not argv:
+        raise SourceError(f"{spec.name}: password_command is empty")
+    try:
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            timeout=spec.timeout,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise SourceError(f"{spec.name}: password_command {argv[0]!r} was not found") from None
+    except subprocess.TimeoutExpired:
+        raise SourceError(
+            f"{spec.name}: password_command did not finish in {spec.timeout:g} s"
+        ) from None
+    except OSError as err:
+        raise SourceError(
+            f"{spec.name}: password_command could not run ({err.strerror or type(err).__name__})"
+        ) from None
+    if done.returncode != 0:
+        raise SourceError(f"{spec.name}: password_command exited with status {done.returncode}")
+    line = done.stdout.decode("utf-8", "replace").splitlines()
+    if not line or not line[0]:
+        raise SourceError(f"{spec.name}: password_command printed no password")
+    return line[0]
+
+
+STARTER = """\
+# Dayflow's sources: where your mail and calendars are. Uncomment and edit what you use.
+# Dayflow only reads: it never sends mail, never marks a message read, never changes a
+# mailbox or a calendar. Passwords are never written here: give a command that prints one
+# (password_command) or the name of an environment variable that holds it (password_env).
+# `dayflow sources check` opens each source and says what it found (no model call).
+
+# A local Maildir, e.g. the one mbsync (isync) or offlineimap keeps in sync:
+# [[inbox]]
+# name = "personal"
+# kind = "maildir"              # maildir | mbox | eml | imap | json
+# path = "~/Mail/personal/INBOX"
+
+# Gmail over IMAP with an app password (Google account > Security > App passwords):
+# [[inbox]]
+# name = "gmail"
+# kind = "imap"
+# host = "imap.gmail.com"
+# user = "you@gmail.com"
+# password_command = "pass show mail/gmail-app-password"
+# folders = ["INBOX"]
+# security = "tls"              # tls (port 993, the default) | starttls (143) | plain
+# timeout = 30                  # seconds
+
+# Fastmail over IMAP with an app password:
+# [[inbox]]
+# name = "fastmail"
+# kind = "imap"
+# host = "imap.fastmail.com"
+# user = "you@fastmail.com"
+# password_env = "FASTMAIL_APP_PASSWORD"
+
+# A calendar from an iCalendar file or a secret address (Google Calendar: Settings >
+# your calendar > "Secret address in iCal format"):
+# [[calendar]]
+# name = "home"
+# kind = "ics"                  # ics | caldav | json
+# url = "https://calendar.google.com/calendar/ical/.../basic.ics"   # or path = "~/cal/home.ics"
+
+# A CalDAV calendar (Nextcloud, Fastmail, Radicale...):
+# [[calendar]]
+# name = "work"
+# kind = "caldav"
+# url = "https://cloud.example.org/remote.php/dav"
+# user = "you"
+# password_command = "pass show nextcloud"
+# calendars = ["Personal"]     # optional: all calendars when left out
+"""

@@ -1,0 +1,319 @@
+"""Building the run's inbox and calendar from its settings: the config file's sources, or the
+JSON files / bundled sample when there is no config.
+
+A run stores *which* sources it reads (the config path and the entry names), never how to log in
+to them: a resume re-reads the config and fetches passwords again, so no secret or secret URL
+ever reaches the database. Readers are looked up by kind in `MAIL_READERS` / `CALENDAR_READERS`;
+a new kind is one entry there (a function `(spec, ctx) -> source`).
+
+Calendar readers return events whose `id` is already `<source>:<hash>` with a `source` field
+(`identity.item_id(source, uid + RECURRENCE-ID)`, as `ical` does); a reader that gives its own
+ids (the JSON files: `e01`) gets them prefixed with the source's name by the merged `Calendar`,
+so ids never collide across calendars.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from dayflow.errors import SourceError
+from dayflow.models import RunSettings
+from dayflow.sources.config import SourcesConfig, SourceSpec, load_config
+from dayflow.sources.identity import SAMPLE_SOURCE, prefixed
+from dayflow.sources.json_files import JsonCalendar, JsonInbox
+from dayflow.sources.mail import DictMail, Inbox, MailSource, PathMissing
+
+
+@dataclass(frozen=True)
+class SourceContext:
+    """What a reader may need besides its entry: the day and zone of the brief, the
+    environment (for password_env), and the clock's now."""
+
+    brief_date: dt.date
+    tz: dt.tzinfo = dt.UTC
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    now: dt.datetime | None = None
+
+
+MailReader = Callable[[SourceSpec, SourceContext], MailSource]
+CalendarReader = Callable[[SourceSpec, SourceContext], Any]
+
+
+def _maildir(spec: SourceSpec, ctx: SourceContext) -> MailSource:
+    from dayflow.sources.maildir import MaildirSource
+
+    return MaildirSource(spec.name, str(spec.path))
+
+
+def _mbox(spec: SourceSpec, ctx: SourceContext) -> MailSource:
+    from dayflow.sources.mailfiles import MboxSource
+
+    return MboxSource(spec.name, str(spec.path))
+
+
+def _eml(spec: SourceSpec, ctx: SourceContext) -> MailSource:
+    from dayflow.sources.mailfiles import EmlFolderSource
+
+    return EmlFolderSource(spec.name, str(spec.path))
+
+
+def _json_mail(spec: SourceSpec, ctx: SourceContext) -> MailSource:
+    inner = JsonInbox(Path(str(spec.path)), ctx.brief_date, tz=ctx.tz)
+    return DictMail(spec.name, _Checked(spec, inner), where=str(spec.path))
+
+
+def _imap(spec: SourceSpec, ctx: SourceContext) -> MailSource:
+    from dayflow.sources.imap import ImapSource
+
+    return ImapSource(spec, env=ctx.env)
+
+
+def _json_calendar(spec: SourceSpec, ctx: SourceContext) -> Any:
+    return _Checked(spec, JsonCalendar(Path(str(spec.path)), ctx.brief_date, tz=ctx.tz))
+
+
+def _ics(spec: SourceSpec, ctx: SourceContext) -> Any:
+    from dayflow.sources.ics import IcsCalendar
+
+    reader = IcsCalendar(spec.name, tz=ctx.tz, path=spec.path, url=spec.url, timeout=spec.timeout)
+    return _Checked(spec, reader) if spec.path else reader
+
+
+MAIL_READERS: dict[str, MailReader] = {
+    "maildir": _maildir,
+    "mbox": _mbox,
+    "eml": _eml,
+    "json": _json_mail,
+    "imap": _imap,
+}
+
+
+def _caldav(spec: SourceSpec, ctx: SourceContext) -> Any:
+    from dayflow.sources.caldav import CalDavCalendar
+    from dayflow.sources.config import resolve_password
+
+    return CalDavCalendar(
+        spec.name,
+        url=str(spec.url),
+        user=str(spec.user),
+        password=lambda: resolve_password(spec, ctx.env),  # fetched only when the server asks
+        tz=ctx.tz,
+        calendars=spec.calendars,
+        timeout=spec.timeout,
+        today=ctx.brief_date,
+    )
+
+
+CALENDAR_READERS: dict[str, CalendarReader] = {
+    "json": _json_calendar,
+    "ics": _ics,
+    "caldav": _caldav,
+}
+
+
+class _Checked:
+    """A JSON reader whose missing file is PathMissing (so a resume fails, naming it)."""
+
+    def __init__(self, spec: SourceSpec, inner: Any) -> None:
+        self.spec, self.inner = spec, inner
+
+    def _guard(self) -> None:
+        if self.spec.path and not Path(self.spec.path).exists():
+            raise PathMissing(self.spec.name, self.spec.path)
+
+    def messages(self) -> list[dict[str, Any]]:
+        self._guard()
+        return list(self.inner.messages())
+
+    def events(self, *, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
+        self._guard()
+        return list(self.inner.events(first=first, last=last))
+
+
+class Calendar:
+    """Several calendars as one, by start time. A calendar that fails is listed in `failures`
+    while the others answer; all failing is a SourceError; with `strict`, any failure is
+    SourceUnavailable (the run fails, resumably)."""
+
+    def __init__(self, sources: list[tuple[str, Any]], *, strict: bool = False) -> None:
+        self.sources = sources
+        self.strict = strict
+        self.failures: list[tuple[str, str]] = []
+
+    def events(self, *, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
+        from dayflow.errors import SourceUnavailable
+
+        out: list[dict[str, Any]] = []
+        self.failures = []
+        ok = 0
+        for name, source in self.sources:
+            try:
+                got = source.events(first=first, last=last)
+            except PathMissing:
+                raise
+            except SourceError as exc:
+                if self.strict:
+                    raise SourceUnavailable(f"{exc} (--strict-sources)") from None
+                self.failures.append((name, str(exc)))
+                continue
+            ok += 1
+            for event in got:
+                event = dict(event)
+                if not event.get("source"):
+                    event["id"] = prefixed(name, str(event["id"]))
+                    event["source"] = name
+                out.append(event)
+        if self.failures and not ok:
+            raise SourceError("; ".join(why for _, why in self.failures))
+        out.sort(key=lambda e: (str(e.get("start")), e["id"]))
+        return out
+
+
+class _Legacy:
+    """The sample's or a --calendar file's events under a source name."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def events(self, *, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
+        return list(self.inner.events(first=first, last=last))
+
+
+def run_settings_for(
+    config: SourcesConfig | None,
+    *,
+    inbox: str | None,
+    calendar: str | None,
+) -> dict[str, Any]:
+    """What a new run stores about its sources: the config's path and entry names (never a
+    secret or a URL); nothing when it reads the JSON files or the sample."""
+    if config is None:
+        return {}
+    return {
+        "sources": {
+            "config": str(config.path),
+            "inbox": [] if inbox else [s.name for s in config.inboxes],
+            "calendar": [] if calendar else [s.name for s in config.calendars],
+        }
+    }
+
+
+def build_sources(
+    settings: RunSettings | Mapping[str, Any],
+    brief_date: dt.date,
+    *,
+    env: Mapping[str, str] | None = None,
+    now: dt.datetime | None = None,
+) -> tuple[Inbox, Calendar]:
+    """The inbox and calendar a run reads, from its stored settings."""
+    if not isinstance(settings, RunSettings):
+        settings = RunSettings.from_json(dict(settings))
+    tz = ZoneInfo(settings.tz or "UTC")
+    ctx = SourceContext(brief_date, tz, dict(os.environ) if env is None else env, now)
+    strict = settings.strict_sources
+    since = settings.mail_since
+    default_since = dt.datetime.fromisoformat(since) if since else None
+    declared = settings.sources
+    inbox_path, calendar_path = settings.inbox, settings.calendar
+    mail: list[MailSource] = []
+    cals: list[tuple[str, Any]] = []
+    if declared:
+        config = _reload(declared["config"], env)
+        for spec in config.named("inbox", list(declared.get("inbox") or [])):
+            mail.append(MAIL_READERS[spec.kind](spec, ctx))
+        for spec in config.named("calendar", list(declared.get("calendar") or [])):
+            cals.append((spec.name, open_calendar(spec, ctx)))
+    if inbox_path or not declared:
+        sample = settings.sample or "standard"
+        inner = JsonInbox(
+            None if inbox_path is None else Path(inbox_path), brief_date, sample=sample, tz=tz
+        )
+        if inbox_path is None:
+            mail.append(DictMail(SAMPLE_SOURCE, inner, sample=True, where="the bundled sample"))
+        else:
+            spec = SourceSpec("inbox", "inbox", "json", path=inbox_path)
+            mail.append(DictMail("inbox", _Checked(spec, inner), where=inbox_path))
+    if calendar_path or not declared:
+        inner_cal = JsonCalendar(
+            None if calendar_path is None else Path(calendar_path), brief_date, tz=tz
+        )
+        if calendar_path is None:
+            cals.append((SAMPLE_SOURCE, _Legacy(inner_cal)))
+        else:
+            spec = SourceSpec("calendar", "calendar", "json", path=calendar_path)
+            cals.append(("calendar", _Checked(spec, inner_cal)))
+    return Inbox(mail, default_since=default_since, strict=strict), Calendar(cals, strict=strict)
+
+
+def open_calendar(spec: SourceSpec, ctx: SourceContext) -> Any:
+    """The reader for one [[calendar]] entry."""
+    reader = CALENDAR_READERS.get(spec.kind)
+    if reader is None:
+        raise SourceError(
+            f"{spec.name}: calendar kind {spec.kind!r} is not available in this version "
+            f"(available: {', '.join(sorted(CALENDAR_READERS))})"
+        )
+    return reader(spec, ctx)
+
+
+def _reload(path: str, env: Mapping[str, str] | None) -> SourcesConfig:
+    if not Path(path).exists():
+        raise PathMissing("config", path, "config file")
+    config = load_config(dict(env or {}), Path(path))
+    assert config is not None
+    return config
+
+
+def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
+    """Open one source and say what it holds (no model call): how many messages or events,
+    the newest message or next event, or the error."""
+    out: dict[str, Any] = {"name": spec.name, "table": spec.table, "kind": spec.kind}
+    out["where"] = spec.where
+    try:
+        if spec.table == "inbox":
+            source = MAIL_READERS[spec.kind](spec, ctx)
+            count, newest = source.status()
+            out["messages"] = count
+            if newest is not None:
+                out["newest"] = {
+                    "from": newest.sender,
+                    "subject": newest.subject,
+                    "received_at": newest.received_at.astimezone(ctx.tz).isoformat(),
+                }
+        else:
+            events = open_calendar(spec, ctx).events(
+                first=ctx.brief_date, last=ctx.brief_date + dt.timedelta(days=30)
+            )
+            out["events"] = len(events)
+            upcoming = [e for e in events if str(e.get("start", "")) >= ctx.brief_date.isoformat()]
+            if upcoming:
+                first = upcoming[0]
+                out["next"] = {"title": first.get("title"), "start": first.get("start")}
+        out["ok"] = True
+    except SourceError as exc:
+        out["ok"] = False
+        out["error"] = str(exc)
+    return out
+
+
+def precheck(inbox: Any, calendar: Any, day: dt.date) -> None:
+    """Fail now (SourceError) on a local source that cannot be read, before a run is written;
+    network sources are not contacted here."""
+    from dayflow.sources.mail import legacy_inbox
+
+    for source in legacy_inbox(inbox).sources:
+        check = getattr(source, "precheck", None)
+        if callable(check):
+            check()
+    if isinstance(calendar, Calendar):
+        for _, source in calendar.sources:
+            if isinstance(source, _Checked | _Legacy):
+                source.events(first=day, last=day)
+    else:
+        calendar.events(first=day, last=day)

@@ -1,0 +1,349 @@
+"""An IMAP mailbox over the standard library's imaplib, strictly read-only.
+
+- Transport: implicit TLS by default (port 993), `security = "starttls"` (143, and refused if
+  the server does not offer it: never a silent fall back to plain), `"plain"` only when asked.
+  Certificates are verified with the system's trust store (`SSL_CERT_FILE` is honoured).
+- Never changes a mailbox: folders are opened with EXAMINE (read-only), and every body is
+  fetched with BODY.PEEK, which does not set \\Seen. Nothing is ever stored, expunged or moved.
+- The page costs what the page costs: `UID SEARCH` runs on the server (SINCE the window's day,
+  UNSEEN when asked, below the cursor's UID), and one `UID FETCH` per folder asks for the
+  headers, INTERNALDATE, FLAGS and the first `SNIPPET_BYTES` of text of the page's UIDs only.
+- `received_at` is the server's INTERNALDATE.
+
+Errors are one SourceError line naming the source and what failed (never the password).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import imaplib
+import json
+import re
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dayflow.errors import SourceError
+from dayflow.sources.config import SourceSpec, resolve_password
+from dayflow.sources.identity import mail_key
+from dayflow.sources.mail import MailItem
+from dayflow.sources.mime import parse_message
+
+SNIPPET_BYTES = 2048  # of the text, after the headers, for a listing's snippet
+READ_BYTES = 8 * 1024 * 1024  # read_message fetches at most this much of one message
+SCAN_BATCH = 200  # headers fetched per command when looking for a message not listed yet
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_UID = re.compile(rb"UID (\d+)")
+_FLAGS = re.compile(rb"FLAGS \(([^)]*)\)")
+_DATE = re.compile(rb'INTERNALDATE "([^"]+)"')
+
+
+class ImapSource:
+    def __init__(
+        self,
+        spec: SourceSpec,
+        *,
+        env: Mapping[str, str] | None = None,
+        password: str | None = None,
+    ) -> None:
+        self.name = spec.name
+        self.spec = spec
+        self._env = env
+        self._password = password
+        self._conn: imaplib.IMAP4 | None = None
+        self._selected: str | None = None
+        self._located: dict[str, tuple[str, int]] = {}
+
+    @property
+    def where(self) -> str:
+        return self.spec.where
+
+    # --- the connection ------------------------------------------------------------------
+
+    def _fail(self, what: str) -> SourceError:
+        return SourceError(f"{self.name}: {what}")
+
+    def _connect(self) -> imaplib.IMAP4:
+        if self._conn is not None:
+            return self._conn
+        spec = self.spec
+        host = str(spec.host)
+        mode = spec.security
+        port = spec.port or (993 if mode == "tls" else 143)
+        # The password first: a failing password_command never leaves a connection open.
+        password = self._password if self._password is not None else None
+        if password is None:
+            password = resolve_password(spec, self._env)
+        context = ssl.create_default_context()
+        try:
+            if mode == "tls":
+                conn: imaplib.IMAP4 = imaplib.IMAP4_SSL(
+                    host, port, ssl_context=context, timeout=spec.timeout
+                )
+            else:
+                conn = imaplib.IMAP4(host, port, timeout=spec.timeout)
+                if mode == "starttls":
+                    if "STARTTLS" not in conn.capabilities:
+                        conn.shutdown()
+                        raise self._fail(
+                            f"{host}:{port} does not offer STARTTLS; Dayflow will not log in "
+                            'without TLS unless the config says security = "plain"'
+                        )
+                    conn.starttls(ssl_context=context)
+        except SourceError:
+            raise
+        except TimeoutError:
+            raise self._fail(
+                f"no answer from {host}:{port} within {spec.timeout:g} s (timeout)"
+            ) from None
+        except ssl.SSLError as err:
+            raise self._fail(f"TLS with {host}:{port} failed ({err.reason or err})") from None
+        except (OSError, imaplib.IMAP4.error) as err:
+            reason = getattr(err, "strerror", None) or str(err) or type(err).__name__
+            raise self._fail(f"cannot connect to {host}:{port} ({reason})") from None
+        try:
+            conn.login(str(spec.user), password)
+        except imaplib.IMAP4.error:
+            conn.shutdown()
+            raise self._fail(f"login as {spec.user} failed (wrong user or password?)") from None
+        except (OSError, TimeoutError) as err:
+            raise self._fail(f"connection lost during login ({err})") from None
+        self._conn = conn
+        return conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.logout()
+            except Exception:
+                pass
+            self._conn = None
+            self._selected = None
+
+    def _cmd(self, *args: Any) -> list[Any]:
+        """One UID command (or EXAMINE) with its errors turned into SourceError lines."""
+        conn = self._connect()
+        try:
+            if args[0] == "EXAMINE":
+                typ, data = conn.select(_quote(args[1]), readonly=True)
+            else:
+                typ, data = conn.uid(*args)
+        except TimeoutError:
+            self._conn = None
+            raise self._fail(
+                f"the server stopped answering ({self.spec.timeout:g} s timeout)"
+            ) from None
+        except imaplib.IMAP4.abort as err:
+            self._conn = None
+            raise self._fail(f"the connection was lost ({err})") from None
+        except (imaplib.IMAP4.error, OSError) as err:
+            raise self._fail(f"{args[0]} failed ({err})") from None
+        if typ != "OK":
+            detail = data[0].decode("utf-8", "replace") if data and data[0] else typ
+            raise self._fail(f"{args[0]} {args[1] if len(args) > 1 else ''} failed: {detail}")
+        return list(data)
+
+    def _examine(self, folder: str) -> int:
+        if self._selected == folder:
+            return -1
+        data = self._cmd("EXAMINE", folder)
+        self._selected = folder
+        try:
+            return int(data[0])
+        except (TypeError, ValueError, IndexError):
+            return 0
+
+    # --- listing -----------------------------------------------------------------------------
+
+    def _search(
+        self, folder: str, since: dt.datetime | None, below: int | None, unread: bool
+    ) -> list[int]:
+        self._examine(folder)
+        criteria: list[str] = []
+        if since is not None:
+            day = since.astimezone(dt.UTC).date() - dt.timedelta(days=1)  # server zones differ
+            criteria += ["SINCE", f"{day.day:02d}-{_MONTHS[day.month - 1]}-{day.year}"]
+        if unread:
+            criteria.append("UNSEEN")
+        if below is not None:
+            if below <= 1:
+                return []
+            criteria += ["UID", f"1:{below - 1}"]
+        data = self._cmd("SEARCH", *(criteria or ["ALL"]))
+        found = b" ".join(d for d in data if isinstance(d, bytes)).split()
+        uids = sorted({int(u) for u in found if u.isdigit()}, reverse=True)
+        if below is not None:
+            uids = [u for u in uids if u < below]  # "1:N" includes the highest UID when N < it
+        return uids
+
+    def _fetch_heads(self, folder: str, uids: list[int]) -> list[tuple[int, MailItem]]:
+        if not uids:
+            return []
+        self._examine(folder)
+        wanted = f"(UID FLAGS INTERNALDATE BODY.PEEK[HEADER] BODY.PEEK[TEXT]<0.{SNIPPET_BYTES}>)"
+        data = self._cmd("FETCH", ",".join(map(str, uids)), wanted)
+        out = []
+        for uid, flags, internal, parts in _responses(data):
+            if uid is None:
+                continue
+            raw = parts.get("HEADER", b"") + parts.get("TEXT", b"")
+            item = self._item(folder, uid, flags, internal, raw)
+            out.append((uid, item))
+        return out
+
+    def _item(
+        self, folder: str, uid: int, flags: bytes, internal: dt.datetime | None, raw: bytes
+    ) -> MailItem:
+        fallback = internal or dt.datetime.now(dt.UTC)
+        parsed = parse_message(raw, fallback_time=fallback)
+        self._located[parsed.stable_id] = (folder, uid)
+        return MailItem(
+            source=self.name,
+            stable_id=parsed.stable_id,
+            key=mail_key(parsed.stable_id),
+            sender=parsed.sender,
+            subject=parsed.subject,
+            received_at=internal or parsed.received_at,
+            snippet=parsed.snippet,
+            unread=b"\\Seen" not in flags.split(),
+            thread_id=parsed.thread_id,
+            position="",
+            body=parsed.body,
+            attachments=parsed.attachments,
+        )
+
+    def page(
+        self, *, since: dt.datetime | None, after: str | None, limit: int, unread_only: bool
+    ) -> list[MailItem]:
+        state: dict[str, int] = json.loads(after) if after else {}
+        heads: list[list[MailItem]] = []
+        for folder in self.spec.folders:
+            below = state.get(folder)
+            uids = self._search(folder, since, below, unread_only)[:limit]
+            fetched = dict(self._fetch_heads(folder, uids))
+            pairs = [(u, fetched[u]) for u in uids if u in fetched]
+            if since is not None:
+                pairs = [(u, i) for u, i in pairs if i.received_at >= since]
+            heads.append([_with_uid(i, u) for u, i in pairs])
+        # Merge the folders by arrival, each folder's UIDs taken in order, so the position after
+        # an item (the lowest UID taken per folder) never skips one.
+        out: list[MailItem] = []
+        taken = [0] * len(heads)
+        position = dict(state)
+        while len(out) < limit:
+            best = None
+            for i, items in enumerate(heads):
+                if taken[i] < len(items) and (
+                    best is None
+                    or items[taken[i]].received_at > heads[best][taken[best]].received_at
+                ):
+                    best = i
+            if best is None:
+                break
+            item = heads[best][taken[best]]
+            taken[best] += 1
+            folder = self.spec.folders[best]
+            position[folder] = int(item.position)
+            out.append(_at(item, json.dumps(position, sort_keys=True)))
+        return out
+
+    # --- one message ------------------------------------------------------------------------
+
+    def read(self, stable_id: str) -> MailItem | None:
+        where = self._located.get(stable_id) or self._find(stable_id)
+        if where is None:
+            return None
+        folder, uid = where
+        self._examine(folder)
+        data = self._cmd("FETCH", str(uid), f"(UID FLAGS INTERNALDATE BODY.PEEK[]<0.{READ_BYTES}>)")
+        for got_uid, flags, internal, parts in _responses(data):
+            if got_uid == uid:
+                item = self._item(folder, uid, flags, internal, parts.get("", b""))
+                return item if item.stable_id == stable_id else None
+        return None
+
+    def _find(self, stable_id: str) -> tuple[str, int] | None:
+        """A message this process has not listed (a resumed run): headers, newest first."""
+        for folder in self.spec.folders:
+            uids = self._search(folder, None, None, False)
+            for start in range(0, len(uids), SCAN_BATCH):
+                self._fetch_heads(folder, uids[start : start + SCAN_BATCH])
+                if stable_id in self._located:
+                    return self._located[stable_id]
+        return None
+
+    def status(self) -> tuple[int, MailItem | None]:
+        total = 0
+        newest: MailItem | None = None
+        for folder in self.spec.folders:
+            self._selected = None
+            total += max(0, self._examine(folder))
+            uids = self._search(folder, None, None, False)[:1]
+            for _, item in self._fetch_heads(folder, uids):
+                if newest is None or item.received_at > newest.received_at:
+                    newest = item
+        return total, newest
+
+
+def _with_uid(item: MailItem, uid: int) -> MailItem:
+    return _at(item, str(uid))
+
+
+def _at(item: MailItem, position: str) -> MailItem:
+    from dataclasses import replace
+
+    return replace(item, position=position)
+
+
+def _quote(folder: str) -> str:
+    return '"' + folder.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@dataclass
+class _Fetched:
+    meta: bytes = b""
+    parts: dict[str, bytes] = field(default_factory=dict)
+
+
+def _responses(
+    data: list[Any],
+) -> list[tuple[int | None, bytes, dt.datetime | None, dict[str, bytes]]]:
+    """imaplib's FETCH answer as (uid, flags, internaldate, {section: bytes}) per message.
+
+    imaplib gives a flat list: a tuple (prefix, literal) per literal, and bytes for the rest;
+    a message's data items may be split over several of these."""
+    found: list[_Fetched] = []
+    current: _Fetched | None = None
+    for piece in data:
+        if isinstance(piece, tuple):
+            prefix, literal = bytes(piece[0]), bytes(piece[1])
+            if re.match(rb"^\d+ \(", prefix):
+                current = _Fetched()
+                found.append(current)
+            if current is None:
+                continue
+            current.meta += prefix
+            section = re.search(rb"BODY\[([A-Z.]*)\](?:<\d+>)? \{\d+\}$", prefix)
+            if section is not None:
+                current.parts[section.group(1).decode()] = literal
+        elif isinstance(piece, bytes):
+            if re.match(rb"^\d+ \(", piece):
+                current = _Fetched()
+                found.append(current)
+            if current is not None:
+                current.meta += piece
+    result = []
+    for entry in found:
+        uid = _UID.search(entry.meta)
+        flags = _FLAGS.search(entry.meta)
+        date = _DATE.search(entry.meta)
+        internal = None
+        if date is not None:
+            try:
+                internal = dt.datetime.strptime(date.group(1).decode(), "%d-%b-%Y %H:%M:%S %z")
+            except ValueError:
+                internal = None
+        uid_value = int(uid.group(1)) if uid else None
+        result.append((uid_value, flags.group(1) if flags else b"", internal, entry.parts))
+    return result

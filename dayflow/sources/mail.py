@@ -1,0 +1,411 @@
+"""Several mailboxes as one inbox: the `MailSource` protocol, the merged `Inbox` view with its
+window and cursor, and the adapter for sources that only know `messages()` (the JSON files).
+
+Each source lists its own messages newest first in its own cheap order (a Maildir by delivery
+time from the file names, IMAP by UID) and says where an item sits in that order (`position`).
+The inbox merges the sources' pages by `received_at` and hands out an opaque cursor that holds
+each source's last position, so a listing of thousands is walked page by page and costs what
+the page costs. A source that fails is reported by name (`Listing.failures`) while the others
+still answer; a local file or folder that is gone raises `PathMissing`, which the tools turn
+into a failed, resumable run (it must never end as a `done` run with a broken brief).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from dayflow.errors import SourceError, SourceUnavailable
+from dayflow.sources.identity import (
+    SAMPLE_SOURCE,
+    mail_key,
+    message_stable_id,
+    prefixed,
+)
+from dayflow.sources.mime import HEADER_CHARS, Attachment, clean_line, snippet
+
+BODY_CHARS = 20_000  # read_message's cap on one body
+
+
+class PathMissing(SourceError):
+    """A local file or folder a source reads is gone."""
+
+    def __init__(self, source: str, path: str, what: str = "file") -> None:
+        super().__init__(f"{source}: {what} {path} is gone (moved or deleted?)")
+        self.source, self.path = source, path
+
+
+@dataclass(frozen=True)
+class MailItem:
+    """One message of one source; `body` and `attachments` are filled by `read` only."""
+
+    source: str
+    stable_id: str
+    key: str
+    sender: str
+    subject: str
+    received_at: dt.datetime  # aware
+    snippet: str
+    unread: bool
+    thread_id: str | None
+    position: str  # where it sits in its source's order (for cursors)
+    body: str | None = None
+    attachments: tuple[Attachment, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return prefixed(self.source, self.stable_id)
+
+    def listing_json(self, tz: dt.tzinfo) -> dict[str, Any]:
+        """The message as read_inbox lists it."""
+        return {
+            "id": self.id,
+            "source": self.source,
+            "key": self.key,
+            "from": clean_line(self.sender, HEADER_CHARS),
+            "subject": clean_line(self.subject, HEADER_CHARS),
+            "received_at": self.received_at.astimezone(tz).isoformat(),
+            "snippet": clean_line(self.snippet, 2 * 200),
+            "unread": self.unread,
+        }
+
+    def message_json(self, tz: dt.tzinfo, cap: int = BODY_CHARS) -> dict[str, Any]:
+        """The message as read_message returns it: the body cut at `cap` characters with a
+        marker saying how much was cut, and the attachments by name, type and size."""
+        body = self.body if self.body is not None else self.snippet
+        if len(body) > cap:
+            cut = len(body) - cap
+            body = body[:cap] + f"\n[… {cut:,} more characters not shown]"
+        return {
+            **self.listing_json(tz),
+            "thread_id": self.thread_id,
+            "body": body,
+            "attachments": [a.to_json() for a in self.attachments],
+        }
+
+
+class MailSource(Protocol):
+    """One mailbox. Errors are SourceError lines naming the source (PathMissing for a local
+    path that is gone)."""
+
+    name: str
+
+    @property
+    def where(self) -> str: ...
+
+    def page(
+        self, *, since: dt.datetime | None, after: str | None, limit: int, unread_only: bool
+    ) -> list[MailItem]:
+        """Up to `limit` messages newest first, received at or after `since`, strictly after
+        position `after` (None: from the newest)."""
+        ...
+
+    def read(self, stable_id: str) -> MailItem | None:
+        """One message with its body and attachments, or None when it is not there."""
+        ...
+
+    def status(self) -> tuple[int, MailItem | None]:
+        """How many messages there are, and the newest (for `sources check`)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Listing:
+    items: list[MailItem]
+    next_cursor: str | None
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (source, reason)
+    since: dt.datetime | None = None
+
+
+class CursorError(ValueError):
+    pass
+
+
+class Inbox:
+    """Several mail sources as one, newest first. `default_since` is the run's window (None:
+    everything); `strict` turns any source failure into SourceUnavailable."""
+
+    def __init__(
+        self,
+        sources: list[MailSource],
+        *,
+        default_since: dt.datetime | None = None,
+        strict: bool = False,
+    ) -> None:
+        self.sources = sources
+        self.default_since = default_since
+        self.strict = strict
+        # An update run sees only mail received after the brief it updates, whatever it asks.
+        self.floor: dt.datetime | None = None
+
+    def only_after(self, when: dt.datetime) -> Inbox:
+        """This inbox narrowed to mail received strictly after `when` (an update's inbox)."""
+        self.floor = when + dt.timedelta(microseconds=1)
+        return self
+
+    def listing(
+        self,
+        *,
+        limit: int,
+        since: dt.datetime | None = None,
+        source: str | None = None,
+        cursor: str | None = None,
+        unread_only: bool = False,
+    ) -> Listing:
+        """One page of the merged inbox; raises SourceError when every source asked failed
+        (or, strict, when any did), PathMissing when a local source is gone."""
+        positions: dict[str, str | None]
+        if cursor is not None:
+            state = _decode_cursor(cursor)
+            since = _from_iso(state.get("since"))
+            source, unread_only = state.get("source"), bool(state.get("unread"))
+            positions = dict(state.get("pos") or {})
+        else:
+            if since is None:
+                since = self.default_since
+            positions = {}
+        if self.floor is not None and (since is None or since < self.floor):
+            since = self.floor
+        chosen = [s for s in self.sources if source is None or s.name == source]
+        if source is not None and not chosen:
+            names = ", ".join(s.name for s in self.sources)
+            raise SourceError(f"no mail source named {source!r} (sources: {names})")
+        heads: list[tuple[MailSource, list[MailItem]]] = []
+        failures: list[tuple[str, str]] = []
+        for src in chosen:
+            if src.name in positions and positions[src.name] is None:
+                continue  # this source was walked to its end
+            try:
+                got = src.page(
+                    since=since,
+                    after=positions.get(src.name),
+                    limit=limit,
+                    unread_only=unread_only,
+                )
+            except PathMissing:
+                raise
+            except SourceError as exc:
+                if self.strict:
+                    raise SourceUnavailable(f"{exc} (--strict-sources)") from None
+                failures.append((src.name, _reason(src.name, str(exc))))
+                continue
+            heads.append((src, got))
+        if failures and not heads:
+            raise SourceError("; ".join(f"{name}: {why}" for name, why in failures))
+        # A k-way merge that takes from each source a prefix of its own order, so a cursor of
+        # one position per source never skips an item, whatever order a source keeps.
+        merged: list[MailItem] = []
+        taken = [0] * len(heads)
+        while len(merged) < limit:
+            best: int | None = None
+            for i, (_src, got) in enumerate(heads):
+                if taken[i] < len(got) and (
+                    best is None or _newer(got[taken[i]], heads[best][1][taken[best]])
+                ):
+                    best = i
+            if best is None:
+                break
+            merged.append(heads[best][1][taken[best]])
+            taken[best] += 1
+        more = False
+        for i, (src, got) in enumerate(heads):
+            if taken[i]:
+                positions[src.name] = got[taken[i] - 1].position
+            if taken[i] == len(got) and len(got) < limit:
+                positions[src.name] = None  # walked to its end
+            else:
+                more = True
+        next_cursor = None
+        if more:
+            next_cursor = _encode_cursor(
+                {
+                    "since": since.isoformat() if since else None,
+                    "source": source,
+                    "unread": unread_only,
+                    "pos": positions,
+                }
+            )
+        return Listing(merged, next_cursor, failures, since)
+
+    def read(self, wanted: str) -> MailItem:
+        """The message with item id `wanted` (`<source>:<stable id>`); KeyError when none."""
+        name, sep, stable = wanted.partition(":")
+        if not sep and len(self.sources) == 1:
+            # A run started before ids carried their source (an older database resumed).
+            name, stable = self.sources[0].name, wanted
+        for src in self.sources:
+            if src.name == name:
+                found = src.read(stable)
+                if found is not None:
+                    return found
+                break
+        raise KeyError(wanted)
+
+    def close(self) -> None:
+        """Close the sources that hold a connection (IMAP)."""
+        for src in self.sources:
+            close = getattr(src, "close", None)
+            if callable(close):
+                close()
+
+    def messages(self) -> list[dict[str, Any]]:
+        """Every message of every source as plain dicts, newest first (the old protocol)."""
+        out: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            page = self.listing(limit=200, cursor=cursor)
+            out += [_as_dict(i) for i in page.items]
+            if page.next_cursor is None:
+                return out
+            cursor = page.next_cursor
+
+
+def _newer(a: MailItem, b: MailItem) -> bool:
+    return (a.received_at, b.id) > (b.received_at, a.id)
+
+
+def _as_dict(item: MailItem) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "source": item.source,
+        "key": item.key,
+        "from": item.sender,
+        "subject": item.subject,
+        "received_at": item.received_at.isoformat(),
+        "snippet": item.snippet,
+        "body": item.body if item.body is not None else item.snippet,
+        "unread": item.unread,
+        "thread_id": item.thread_id,
+    }
+
+
+def _reason(name: str, message: str) -> str:
+    prefix = f"{name}: "
+    return message[len(prefix) :] if message.startswith(prefix) else message
+
+
+def _encode_cursor(state: dict[str, Any]) -> str:
+    raw = json.dumps(state, separators=(",", ":"), sort_keys=True).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> dict[str, Any]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        state = json.loads(raw)
+        if not isinstance(state, dict) or not isinstance(state.get("pos", {}), dict):
+            raise ValueError(cursor)
+        _from_iso(state.get("since"))
+        return state
+    except (ValueError, TypeError):
+        raise CursorError("'cursor' is not one that read_inbox returned") from None
+
+
+def _from_iso(value: object) -> dt.datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(value)
+    parsed = dt.datetime.fromisoformat(value)
+    if parsed.tzinfo is None:
+        raise ValueError(value)
+    return parsed
+
+
+# --- sources that only have messages() (the JSON files, tests' fakes) ---------------------------
+
+
+class DictMail:
+    """A MailSource over any object with `messages()` returning Dayflow's message dicts (the
+    JSON reader). The file's own ids stay readable in the item id (`<name>:<id>`); the key is
+    `sample:<id>` for the bundled sample, else hashed from a `message_id` field or from sender,
+    time and subject, so two files reusing an id never share a task."""
+
+    def __init__(
+        self, name: str, inner: Any, *, sample: bool = False, where: str = "(messages)"
+    ) -> None:
+        self.name = name
+        self._inner = inner
+        self._sample = sample
+        self._where = where
+        self._items: list[MailItem] | None = None
+
+    @property
+    def where(self) -> str:
+        return self._where
+
+    def precheck(self) -> None:
+        self._all()
+
+    def _all(self) -> list[MailItem]:
+        if self._items is None:
+            items = []
+            for n, m in enumerate(self._inner.messages()):
+                stable = str(m["id"])
+                if self._sample:
+                    key = mail_key(stable, sample=True)
+                else:
+                    key = mail_key(
+                        message_stable_id(
+                            m.get("message_id"),
+                            sender=str(m.get("from", "")),
+                            date=str(m.get("received_at", "")),
+                            subject=str(m.get("subject", "")),
+                        )
+                    )
+                received = dt.datetime.fromisoformat(m["received_at"])
+                body = m.get("body") or m.get("snippet") or ""
+                items.append(
+                    MailItem(
+                        source=self.name,
+                        stable_id=stable,
+                        key=key,
+                        sender=str(m.get("from", "")),
+                        subject=str(m.get("subject", "")),
+                        received_at=received,
+                        snippet=m.get("snippet") or snippet(body),
+                        unread=bool(m.get("unread", False)),
+                        thread_id=m.get("thread_id"),
+                        position=f"{n:08d}",
+                        body=body,
+                    )
+                )
+            self._items = items
+        return self._items
+
+    def page(
+        self, *, since: dt.datetime | None, after: str | None, limit: int, unread_only: bool
+    ) -> list[MailItem]:
+        out = []
+        for item in self._all():
+            if after is not None and item.position <= after:
+                continue
+            if since is not None and item.received_at < since:
+                continue
+            if unread_only and not item.unread:
+                continue
+            out.append(replace(item, body=None))
+            if len(out) >= limit:
+                break
+        return out
+
+    def read(self, stable_id: str) -> MailItem | None:
+        return next((i for i in self._all() if i.stable_id == stable_id), None)
+
+    def status(self) -> tuple[int, MailItem | None]:
+        items = self._all()
+        return len(items), (max(items, key=lambda i: i.received_at) if items else None)
+
+
+def legacy_inbox(inner: Any) -> Inbox:
+    """An Inbox over an old-style source (`messages()` only): the bundled sample keeps its own
+    namespace, anything else is named "inbox"."""
+    if isinstance(inner, Inbox):
+        return inner
+    sample = getattr(inner, "is_sample", False) is True
+    name = SAMPLE_SOURCE if sample else "inbox"
+    where = str(getattr(inner, "label", "(messages)"))
+    return Inbox([DictMail(name, inner, sample=sample, where=where)])

@@ -1,0 +1,77 @@
+"""Building real mailboxes for tests and benchmarks: Maildir, mbox and .eml folders."""
+
+from __future__ import annotations
+
+import datetime as dt
+from email.utils import format_datetime
+from pathlib import Path
+
+BASE = dt.datetime(2026, 11, 4, 8, 0, tzinfo=dt.UTC)
+
+
+def message(
+    n: int,
+    *,
+    subject: str | None = None,
+    sender: str | None = None,
+    body: str | None = None,
+    when: dt.datetime | None = None,
+    message_id: str | None = "auto",
+    extra: str = "",
+) -> bytes:
+    """A plain RFC 5322 message, number `n` (its Message-ID and times derive from n)."""
+    when = when or BASE + dt.timedelta(minutes=n)
+    mid = f"<msg{n}@example.org>" if message_id == "auto" else message_id
+    lines = [
+        f"From: {sender or f'Sender {n} <s{n}@example.org>'}",
+        "To: me@example.org",
+        f"Subject: {subject or f'Message number {n}'}",
+        f"Date: {format_datetime(when)}",
+    ]
+    if mid:
+        lines.append(f"Message-ID: {mid}")
+    if extra:
+        lines.append(extra.rstrip("\n"))
+    lines += ["MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8", ""]
+    lines.append(body or f"Hi, could you send me report {n} by Friday?")
+    return ("\r\n".join(lines) + "\r\n").encode()
+
+
+def write_maildir(
+    root: Path,
+    count: int,
+    *,
+    seen: set[int] | None = None,
+    start: dt.datetime = BASE,
+    body_bytes: int = 0,
+) -> Path:
+    """A Maildir of `count` messages delivered one minute apart (0 oldest); those in `seen` sit
+    in cur/ with the S flag, the rest in new/."""
+    for sub in ("cur", "new", "tmp"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    seen = seen or set()
+    for n in range(count):
+        when = start + dt.timedelta(minutes=n)
+        filler = ("lorem ipsum dolor sit amet " * (body_bytes // 27 + 1))[:body_bytes]
+        raw = message(n, when=when, body=f"Message {n}. {filler}" if body_bytes else None)
+        base = f"{int(when.timestamp())}.M{n:06d}P1Q{n}.host"
+        if n in seen:
+            (root / "cur" / f"{base}:2,S").write_bytes(raw)
+        else:
+            (root / "new" / base).write_bytes(raw)
+    return root
+
+
+def write_mbox(path: Path, messages: list[bytes], *, read: set[int] | None = None) -> Path:
+    """An mbox file; messages whose index is in `read` carry `Status: RO`."""
+    read = read or set()
+    out = []
+    for i, raw in enumerate(messages):
+        text = raw.replace(b"\r\n", b"\n")
+        head, _, body = text.partition(b"\n\n")
+        if i in read:
+            head += b"\nStatus: RO"
+        body = b"\n".join(b">" + ln if ln.startswith(b"From ") else ln for ln in body.split(b"\n"))
+        out.append(b"From sender@example.org Wed Nov  4 08:00:00 2026\n" + head + b"\n\n" + body)
+    path.write_bytes(b"\n".join(out) + b"\n")
+    return path

@@ -1,0 +1,230 @@
+"""IMAP against a real server on 127.0.0.1 (pymap): read-only (flags checked at the server),
+the page fetched and nothing more (commands counted at the server), TLS, failures as one line,
+no secret anywhere, and a kill -9 right after an IMAP read with no second listing on resume."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dayflow.errors import SourceError
+from dayflow.sources.config import SourceSpec
+from dayflow.sources.imap import ImapSource
+from dayflow.sources.mail import Inbox
+from tests.conftest import subprocess_env
+from tests.imapserver import PASSWORD, USER, ImapServer, Proxy, free_port, imap_server
+from tests.mailkit import message
+from tests.test_mail_sources import env_for, read_inbox
+
+pytestmark = pytest.mark.slow
+READ_ONLY = {"CAPABILITY", "LOGIN", "EXAMINE", "UID SEARCH", "UID FETCH", "LOGOUT", "NOOP"}
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ImapServer]:
+    with imap_server(tmp_path) as s:
+        yield s
+
+
+def spec(port: int, security: str = "plain", **extra: Any) -> SourceSpec:
+    values: dict[str, Any] = {"password_env": "IMAP_PW", "timeout": 10.0, **extra}
+    return SourceSpec(
+        table="inbox",
+        name="work",
+        kind="imap",
+        host="127.0.0.1",
+        port=port,
+        user=USER,
+        security=security,
+        **values,
+    )
+
+
+ENV = {"IMAP_PW": PASSWORD}
+NOW = time.time()
+
+
+def load(server: ImapServer, count: int, *, seen: set[int] = frozenset()) -> None:  # type: ignore[assignment]
+    for n in range(count):
+        when = dt.datetime.fromtimestamp(NOW - (count - n) * 60, dt.UTC)
+        server.append(message(n, when=when), seen=n in seen, when=when.timestamp())
+
+
+def test_listing_is_newest_first_with_unread_from_flags_and_no_flag_ever_changes(
+    server: ImapServer, request: pytest.FixtureRequest
+) -> None:
+    load(server, 5, seen={1, 3})
+    before = server.flags()
+    inbox = Inbox([ImapSource(spec(server.plain.port), env=ENV)])
+    request.addfinalizer(inbox.close)
+    listed = read_inbox(inbox)["messages"]
+    assert [m["subject"] for m in listed] == [f"Message number {n}" for n in (4, 3, 2, 1, 0)]
+    assert [m["unread"] for m in listed] == [True, False, True, False, True]
+    assert all(m["id"].startswith("work:") and m["key"].startswith("mail:") for m in listed)
+    for m in listed:
+        from dayflow import tools as toolbox
+
+        body = toolbox.read_message({"id": m["id"]}, env_for(inbox))["message"]["body"]
+        assert "could you send me report" in body
+    assert server.flags() == before  # nothing was marked \Seen, nothing changed
+    verbs = {
+        " ".join(c.split()[:2]) if c.startswith("UID") else c.split()[0]
+        for c in server.plain.commands
+    }
+    assert verbs <= READ_ONLY, verbs
+    assert all("BODY[" not in c for c in server.plain.lines("FETCH"))  # always BODY.PEEK
+
+
+def test_a_page_searches_on_the_server_and_fetches_the_page_only(
+    server: ImapServer, request: pytest.FixtureRequest
+) -> None:
+    load(server, 120)
+    inbox = Inbox([ImapSource(spec(server.plain.port), env=ENV)])
+    request.addfinalizer(inbox.close)
+    server.clear()
+    first = read_inbox(inbox, limit=20)
+    assert len(first["messages"]) == 20
+    assert server.plain.count("SEARCH") == 1 and server.plain.count("FETCH") == 1
+    [fetch] = server.plain.lines("FETCH")
+    assert len(fetch.split()[2].split(",")) == 20  # the page's UIDs, not the mailbox
+    second = read_inbox(inbox, limit=20, cursor=first["next_cursor"])
+    assert server.plain.count("FETCH") == 2
+    assert not {m["id"] for m in first["messages"]} & {m["id"] for m in second["messages"]}
+    [_, search] = server.plain.lines("SEARCH")
+    assert " UID 1:" in search  # the cursor is a UID bound the server applies
+    since = dt.datetime.fromtimestamp(NOW - 30 * 60 - 1, dt.UTC).isoformat()
+    windowed = read_inbox(inbox, limit=50, since=since)
+    assert len(windowed["messages"]) == 30
+    assert "SINCE" in server.plain.lines("SEARCH")[-1]
+
+
+def test_implicit_tls_verifies_the_certificate(
+    server: ImapServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    load(server, 2)
+    untrusted = ImapSource(spec(server.implicit_tls.port, "tls"), env=ENV)
+    with pytest.raises(SourceError, match="work: TLS with 127.0.0.1:.* failed"):
+        untrusted.page(since=None, after=None, limit=5, unread_only=False)
+    monkeypatch.setenv("SSL_CERT_FILE", str(server.cert))
+    trusted = ImapSource(spec(server.implicit_tls.port, "tls"), env=ENV)
+    assert len(trusted.page(since=None, after=None, limit=5, unread_only=False)) == 2
+    trusted.close()
+    assert server.implicit_tls.count("LOGIN") == 1
+
+
+def test_starttls_is_never_skipped_when_the_server_does_not_offer_it(server: ImapServer) -> None:
+    source = ImapSource(spec(server.plain.port, "starttls"), env=ENV)
+    with pytest.raises(SourceError, match="does not offer STARTTLS; Dayflow will not log in"):
+        source.status()
+    assert server.plain.count("LOGIN") == 0
+
+
+def test_each_failure_is_one_line_naming_the_source(server: ImapServer, tmp_path: Path) -> None:
+    hang = Proxy(server.port, hang=True).start()
+    closed = free_port()
+    cases = {
+        "wrong password": (
+            spec(server.plain.port),
+            {"IMAP_PW": "not-it"},
+            "login as demouser failed",
+        ),
+        "refused": (spec(closed), ENV, f"cannot connect to 127.0.0.1:{closed}"),
+        "timeout": (spec(hang.port, timeout=1.0), ENV, "within 1 s (timeout)"),
+        "no password": (spec(server.plain.port), {}, "IMAP_PW (password_env) is not set"),
+        "bad command": (
+            spec(server.plain.port, password_env=None, password_command="false"),
+            ENV,
+            "password_command exited with status 1",
+        ),
+    }
+    for what, (s, env, expected) in cases.items():
+        with pytest.raises(SourceError) as caught:
+            ImapSource(s, env=env).status()
+        line = str(caught.value)
+        assert line.startswith("work: ") and expected in line and "\n" not in line, what
+        assert "not-it" not in line and PASSWORD not in line
+    hang.stop()
+
+
+def _config(tmp_path: Path, port: int) -> Path:
+    pw = tmp_path / "pw"
+    pw.write_text(PASSWORD + "\n")
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(
+        '[[inbox]]\nname = "work"\nkind = "imap"\nhost = "127.0.0.1"\n'
+        f'port = {port}\nuser = "{USER}"\nsecurity = "plain"\n'
+        f'password_command = "cat {pw}"\ntimeout = 10\n'
+    )
+    return cfg
+
+
+def _dayflow(db: Path, cfg: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full = subprocess_env(db, DAYFLOW_CONFIG=str(cfg), **env)
+    return subprocess.run(
+        [sys.executable, "-m", "dayflow", *args],
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+def test_no_secret_reaches_the_database_or_any_output(server: ImapServer, tmp_path: Path) -> None:
+    load(server, 4)
+    cfg = _config(tmp_path, server.plain.port)
+    db = tmp_path / "d.db"
+    outputs = [_dayflow(db, cfg, "brief", "-v")]
+    assert outputs[0].returncode == 0, outputs[0].stderr
+    run_id = json.loads(_dayflow(db, cfg, "runs", "--json").stdout)[0]["id"]
+    for args in (
+        ["runs", "--json"],
+        ["show", run_id],
+        ["show", run_id, "--json"],
+        ["trace", run_id],
+        ["tasks", "--json"],
+        ["sources", "--json"],
+        ["sources", "check", "--json"],
+        ["sources", "check"],
+    ):
+        outputs.append(_dayflow(db, cfg, *args))
+    cfg_bad = tmp_path / "bad.toml"
+    cfg_bad.write_text(cfg.read_text().replace(f"cat {tmp_path / 'pw'}", "false"))
+    outputs.append(_dayflow(tmp_path / "other.db", cfg_bad, "brief"))
+    for out in outputs:
+        assert PASSWORD not in out.stdout and PASSWORD not in out.stderr
+    stored = b"".join(p.read_bytes() for p in tmp_path.glob("*.db*"))
+    assert stored and PASSWORD.encode() not in stored
+    assert any("work" in o.stdout for o in outputs)
+
+
+def test_kill_right_after_the_imap_read_then_resume_lists_nothing_twice(
+    server: ImapServer, tmp_path: Path
+) -> None:
+    load(server, 5)  # the offline model files at most 5 tasks per brief
+    cfg = _config(tmp_path, server.plain.port)
+    clean = _dayflow(tmp_path / "clean.db", cfg, "brief")
+    assert clean.returncode == 0, clean.stderr
+    clean_tasks = json.loads(_dayflow(tmp_path / "clean.db", cfg, "tasks", "--json").stdout)
+    server.clear()
+    db = tmp_path / "d.db"
+    killed = _dayflow(db, cfg, "brief", DAYFLOW_KILL_AT="after_tools:1")
+    assert killed.returncode == -9
+    assert server.plain.count("SEARCH") == 1 and server.plain.count("FETCH") == 1
+    server.clear()
+    resumed = _dayflow(db, cfg, "resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert server.plain.count("SEARCH") == 0 and server.plain.count("FETCH") == 0
+    assert server.plain.count("LOGIN") == 0  # the saved read answered: no connection at all
+    tasks = json.loads(_dayflow(db, cfg, "tasks", "--json").stdout)
+    keys = [t["idempotency_key"] for t in tasks]
+    assert len(keys) == len(set(keys)) == len(clean_tasks) == 5
+    assert sorted(keys) == sorted(t["idempotency_key"] for t in clean_tasks)

@@ -1,0 +1,207 @@
+"""Sources through the CLI: a config's Maildir in a brief, the mail window, a failed source
+named in the brief, --strict-sources, a file gone before a resume (W6), done tasks (W7), and the
+sample's own key namespace with `tasks --clear-sample`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from dayflow.providers.offline import OfflineModel
+from tests.conftest import subprocess_env
+from tests.harness import invoke
+from tests.mailkit import message, write_maildir
+
+OFFLINE = lambda model, settings: OfflineModel()  # noqa: E731
+DAY = "2026-11-05"  # the harness clock is 2026-11-05T07:30Z
+NEW = dt.datetime(2026, 11, 5, 6, 0, tzinfo=dt.UTC)
+
+
+def config(tmp_path: Path, body: str) -> dict[str, str]:
+    path = tmp_path / "config.toml"
+    path.write_text(body)
+    return {"DAYFLOW_CONFIG": str(path)}
+
+
+def tasks(db: Path) -> list[dict]:
+    res = invoke(db, OFFLINE, "tasks", "--all", "--json")
+    return json.loads(res.out) if res.out.strip() else []
+
+
+def runs(db: Path) -> list[dict]:
+    return json.loads(invoke(db, OFFLINE, "runs", "--json").out or "[]")
+
+
+def test_a_configured_maildir_feeds_the_brief_within_the_window(tmp_path: Path) -> None:
+    md = write_maildir(tmp_path / "Mail", 3, start=NEW)
+    old = message(99, subject="Ancient request", when=NEW - dt.timedelta(days=3))
+    (md / "cur" / f"{int((NEW - dt.timedelta(days=3)).timestamp())}.M1P1Q9.host:2,").write_bytes(
+        old
+    )
+    env = config(tmp_path, f'[[inbox]]\nname = "home"\nkind = "maildir"\npath = "{md}"\n')
+    db = tmp_path / "d.db"
+    res = invoke(db, OFFLINE, "brief", "--date", DAY, env=env)
+    assert res.code == 0, res.err
+    assert "sources from" in res.err and "No sources configured" not in res.err
+    filed = tasks(db)
+    assert len(filed) == 3  # the 3-day-old message is outside the 24-hour window
+    assert all(t["idempotency_key"].startswith("mail:") for t in filed)
+    assert all(t["source_id"].startswith("home:") for t in filed)
+    assert "Ancient request" not in res.out
+
+
+def test_a_failing_source_is_named_in_the_brief_and_strict_fails_the_run_resumably(
+    tmp_path: Path,
+) -> None:
+    md = write_maildir(tmp_path / "Mail", 2, start=NEW)
+    bad = tmp_path / "old.mbox"
+    bad.write_bytes(b"not an mbox at all\n")
+    env = config(
+        tmp_path,
+        f'[[inbox]]\nname = "home"\nkind = "maildir"\npath = "{md}"\n'
+        f'[[inbox]]\nname = "old"\nkind = "mbox"\npath = "{bad}"\n',
+    )
+    db = tmp_path / "d.db"
+    lenient = invoke(db, OFFLINE, "brief", "--date", DAY, env=env)
+    assert lenient.code == 0
+    assert "Could not read old:" in lenient.out and "not an mbox file" in lenient.out
+    assert len(tasks(db)) == 2  # the other source still answered
+
+    strict_db = tmp_path / "strict.db"
+    strict = invoke(strict_db, OFFLINE, "brief", "--date", DAY, "--strict-sources", env=env)
+    assert strict.code == 4
+    error = [x for x in strict.err.splitlines() if x.startswith("error:")]
+    assert len(error) == 1 and "old:" in error[0] and "--strict-sources" in error[0]
+    [run] = runs(strict_db)
+    assert run["status"] == "failed" and "dayflow resume" in run["reason"]
+    bad.write_bytes(
+        message(5, when=NEW).replace(b"From:", b"From x@y Thu Nov  5 06:00:00 2026\nFrom:", 1)
+    )
+    resumed = invoke(strict_db, OFFLINE, "resume", env=env)
+    assert resumed.code == 0, resumed.err
+    assert runs(strict_db)[0]["status"] == "done"
+    keys = [t["idempotency_key"] for t in tasks(strict_db)]
+    assert len(keys) == len(set(keys)) == 3
+
+
+def test_resume_reuses_saved_reads_when_the_inbox_file_is_gone(tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox.json"
+    inbox.write_text(
+        json.dumps(
+            {
+                "messages": [
+                    {
+                        "id": "a1",
+                        "from": "Sam <sam@x.example>",
+                        "subject": "Edits",
+                        "received_at": "2026-11-04T16:00:00+00:00",
+                        "snippet": "Could you send me your edits by Friday?",
+                    }
+                ]
+            }
+        )
+    )
+    db = tmp_path / "d.db"
+    first = invoke(db, OFFLINE, "brief", "--date", DAY, "--inbox", str(inbox), "--crash-after", "1")
+    assert first.code == 70
+    inbox.unlink()
+    resumed = invoke(db, OFFLINE, "resume")
+    assert resumed.code == 0, resumed.err  # step 1's reads are saved: nothing to read again
+    assert "Could not read" not in resumed.out
+    assert [t["title"] for t in tasks(db)] == ["Send edits to Sam"]
+
+
+@pytest.mark.slow
+def test_a_file_gone_before_a_resume_that_must_read_it_fails_resumably_naming_it(
+    tmp_path: Path,
+) -> None:
+    """W6: killed right after step 1's response is committed (its reads not yet run), the
+    inbox file deleted: resume must not end `done` with a broken brief."""
+    import subprocess
+    import sys
+
+    inbox = tmp_path / "inbox.json"
+    inbox.write_text(
+        json.dumps(
+            {
+                "messages": [
+                    {
+                        "id": "a1",
+                        "from": "Sam <sam@x.example>",
+                        "subject": "Edits",
+                        "received_at": "2026-11-04T16:00:00+00:00",
+                        "snippet": "Could you send me your edits by Friday?",
+                    }
+                ]
+            }
+        )
+    )
+    saved = inbox.read_bytes()
+    db = tmp_path / "d.db"
+    env = subprocess_env(db, DAYFLOW_KILL_AT="after_pending:1")
+    cmd = [sys.executable, "-m", "dayflow", "brief", "--date", DAY, "--inbox", str(inbox)]
+    killed = subprocess.run(cmd, env=env, capture_output=True, timeout=120, check=False)
+    assert killed.returncode == -9
+    inbox.unlink()
+    env.pop("DAYFLOW_KILL_AT")
+    resume = [sys.executable, "-m", "dayflow", "resume"]
+    failed = subprocess.run(resume, env=env, capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 4
+    [line] = [x for x in failed.stderr.splitlines() if x.startswith("error:")]
+    assert str(inbox) in line and "is gone" in line and "dayflow resume" in line
+    [run] = runs(db)
+    assert run["status"] == "failed" and str(inbox) in run["reason"]
+    inbox.write_bytes(saved)
+    done = subprocess.run(resume, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [t["title"] for t in tasks(db)] == ["Send edits to Sam"]
+    assert "Could not read" not in done.stdout
+
+
+def test_a_task_marked_done_is_not_already_on_the_list_nor_the_one_thing(tmp_path: Path) -> None:
+    """W7."""
+    db = tmp_path / "d.db"
+    assert invoke(db, OFFLINE, "brief", "--date", DAY).code == 0
+    first = tasks(db)[0]
+    assert invoke(db, OFFLINE, "tasks", "--done", first["id"]).code == 0
+    again = invoke(db, OFFLINE, "brief", "--date", DAY, "--new")
+    assert again.code == 0
+    text = again.out
+    one_thing = text.split("One thing", 1)[1]
+    assert first["title"] not in one_thing
+    assert f"{first['title']}: already on your list" not in text
+    assert f"{first['title']}: you already marked it done" in text
+    needs = text.split("Needs action", 1)[1].split("Tasks created", 1)[0]
+    assert first["title"] not in needs
+
+
+def test_sample_tasks_have_their_own_keys_and_can_be_cleared(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    assert invoke(db, OFFLINE, "brief", "--date", DAY).code == 0
+    inbox = tmp_path / "inbox.json"
+    inbox.write_text(
+        json.dumps(
+            {
+                "messages": [
+                    {
+                        "id": "m12",  # the same id as a sample message: no collision any more
+                        "from": "Lee <lee@x.example>",
+                        "subject": "Permit",
+                        "received_at": "2026-11-04T16:00:00+00:00",
+                        "snippet": "Could you sign the permit form by Friday?",
+                    }
+                ]
+            }
+        )
+    )
+    assert invoke(db, OFFLINE, "brief", "--date", DAY, "--inbox", str(inbox), "--new").code == 0
+    before = tasks(db)
+    mine = [t for t in before if not t["idempotency_key"].startswith("sample:")]
+    assert len(mine) == 1 and mine[0]["idempotency_key"].startswith("mail:")
+    cleared = invoke(db, OFFLINE, "tasks", "--clear-sample")
+    assert cleared.code == 0
+    assert cleared.err.strip() == f"deleted {len(before) - 1} sample task(s) from {db}"
+    assert tasks(db) == mine

@@ -1,0 +1,296 @@
+"""The sources config file: where it is, its schema and one line per problem; `init`,
+`sources` and `sources check` through the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dayflow.errors import ConfigFileError
+from dayflow.providers.offline import OfflineModel
+from dayflow.sources.config import STARTER, config_path, load_config, parse_config
+from tests.harness import invoke
+from tests.mailkit import write_maildir
+
+OFFLINE = lambda model, settings: OfflineModel()  # noqa: E731
+
+FULL = """
+[[inbox]]
+name = "work"
+kind = "imap"
+host = "imap.example.org"
+user = "me@example.org"
+password_command = "pass show mail/work"
+folders = ["INBOX", "Later"]
+security = "starttls"
+port = 143
+timeout = 12.5
+
+[[inbox]]
+name = "home"
+kind = "maildir"
+path = "mail/home"
+
+[[inbox]]
+name = "old"
+kind = "mbox"
+path = "~/old.mbox"
+
+[[calendar]]
+name = "cal"
+kind = "ics"
+url = "https://calendar.example.org/secret-token/basic.ics"
+
+[[calendar]]
+name = "nc"
+kind = "caldav"
+url = "https://cloud.example.org/remote.php/dav"
+user = "me"
+password_env = "NC_PASSWORD"
+calendars = ["Personal"]
+"""
+
+
+def parse(text: str, path: Path = Path("/cfg/config.toml")) -> object:
+    return parse_config(text.encode(), path)
+
+
+def problems(text: str) -> list[str]:
+    with pytest.raises(ConfigFileError) as caught:
+        parse(text)
+    return str(caught.value).splitlines()
+
+
+def test_the_issue_shape_parses_with_paths_made_absolute_next_to_the_file() -> None:
+    config = parse(FULL)
+    work, home, old = config.inboxes  # type: ignore[attr-defined]
+    assert (work.kind, work.host, work.folders, work.security) == (
+        "imap",
+        "imap.example.org",
+        ("INBOX", "Later"),
+        "starttls",
+    )
+    assert (work.port, work.timeout) == (143, 12.5)
+    assert home.path == "/cfg/mail/home"
+    assert old.path == str(Path("~/old.mbox").expanduser())
+    cal, nc = config.calendars  # type: ignore[attr-defined]
+    assert cal.kind == "ics" and nc.calendars == ("Personal",)
+
+
+def test_a_calendar_secret_address_is_shown_only_as_scheme_and_host() -> None:
+    cal = parse(FULL).calendars[0]  # type: ignore[attr-defined]
+    assert cal.where == "https://calendar.example.org/…"
+    assert "secret-token" not in json.dumps(cal.to_json())
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('[[inbox]]\nname = "a"\nkind = "pop3"\n', "unknown kind 'pop3'"),
+        ('[[inbox]]\nname = "a"\nkind = "maildir"\n', "missing 'path'"),
+        ('[[inbox]]\nkind = "maildir"\npath = "x"\n', "missing 'name'"),
+        ('[[inbox]]\nname = "a:b"\nkind = "maildir"\npath = "x"\n', "'name' must be"),
+        ('[[inbox]]\nname = "a"\nkind = "maildir"\npath = "x"\nhots = "y"\n', "unknown key 'hots'"),
+        (
+            '[[inbox]]\nname = "a"\nkind = "imap"\nhost = "h"\nuser = "u"\n'
+            'password_command = "c"\npassword_env = "E"\n',
+            "both 'password_command' and 'password_env'",
+        ),
+        (
+            '[[inbox]]\nname = "a"\nkind = "imap"\nhost = "h"\nuser = "u"\n',
+            "needs 'password_command' or 'password_env'",
+        ),
+        (
+            '[[inbox]]\nname = "a"\nkind = "imap"\nhost = "h"\nuser = "u"\npassword = "hunter2"\n'
+            'password_env = "E"\n',
+            "passwords are never written in the config file",
+        ),
+        (
+            '[[inbox]]\nname = "a"\nkind = "imap"\nhost = "h"\nuser = "u"\npassword_env = "E"\n'
+            "port = 99999\n",
+            "'port' must be a number from 1 to 65535",
+        ),
+        (
+            '[[inbox]]\nname = "a"\nkind = "imap"\nhost = "h"\nuser = "u"\npassword_env = "E"\n'
+            "timeout = 0\n",
+            "'timeout' must be seconds",
+        ),
+        (
+            '[[inbox]]\nname = "a"\nkind = "imap"\nhost = "h"\nuser = "u"\npassword_env = "E"\n'
+            'security = "none"\n',
+            "'security' must be one of tls, starttls, plain",
+        ),
+        ('[[calendar]]\nname = "c"\nkind = "ics"\n', "exactly one of 'path' or 'url'"),
+        ('[[calendar]]\nname = "c"\nkind = "ics"\nurl = "ftp://x/y"\n', "'url' must start"),
+        ('[[inbox]]\nname = "a"\nkind = "maildir"\npath = "x"\nfolders = []\n', "unknown key"),
+        ('[inbox]\nname = "a"\n', "must be written [[inbox]]"),
+        ('[[inboxes]]\nname = "a"\n', "unknown table or key 'inboxes'"),
+        (
+            '[[inbox]]\nname = "a"\nkind = "maildir"\npath = "x"\n'
+            '[[calendar]]\nname = "a"\nkind = "json"\npath = "y"\n',
+            "duplicate name 'a'",
+        ),
+    ],
+)
+def test_each_problem_is_one_line_naming_the_file_the_entry_and_the_key(
+    text: str, expected: str
+) -> None:
+    lines = problems(text)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("/cfg/config.toml: ")
+    assert expected in lines[0]
+
+
+def test_every_problem_of_a_file_is_reported_at_once_one_per_line() -> None:
+    text = (
+        '[[inbox]]\nname = "a"\nkind = "pop3"\n'
+        '[[inbox]]\nname = "b"\nkind = "maildir"\n'
+        '[[calendar]]\nname = "c"\nkind = "ics"\npath = "p"\nurl = "https://x/y"\n'
+    )
+    lines = problems(text)
+    assert len(lines) == 3
+    assert ["pop3" in lines[0], "missing 'path'" in lines[1], "exactly one" in lines[2]] == [
+        True,
+        True,
+        True,
+    ]
+
+
+def test_toml_syntax_errors_and_non_utf8_files_are_one_line() -> None:
+    [line] = problems("[[inbox]\nname = ")
+    assert "not valid TOML" in line
+    with pytest.raises(ConfigFileError, match="not UTF-8"):
+        parse_config(b"\xff\xfe[[inbox]]", Path("/cfg/config.toml"))
+
+
+def test_the_config_is_found_by_flag_then_env_then_xdg_and_a_relative_xdg_is_ignored(
+    tmp_path: Path,
+) -> None:
+    env = {"HOME": "/home/u", "XDG_CONFIG_HOME": "/x"}
+    assert config_path(env) == (Path("/x/dayflow/config.toml"), False)
+    assert config_path({**env, "XDG_CONFIG_HOME": "rel"})[0] == Path(
+        "/home/u/.config/dayflow/config.toml"
+    )
+    assert config_path({**env, "DAYFLOW_CONFIG": "/e.toml"}) == (Path("/e.toml"), True)
+    assert config_path({**env, "DAYFLOW_CONFIG": "/e.toml"}, Path("/f.toml"))[0] == Path("/f.toml")
+    assert load_config({"XDG_CONFIG_HOME": str(tmp_path)}) is None
+    with pytest.raises(ConfigFileError, match="does not exist"):
+        load_config({"DAYFLOW_CONFIG": str(tmp_path / "nope.toml")})
+
+
+def test_the_delivery_settings_share_the_file() -> None:
+    config = parse('deliver = ["stdout"]\n[smtp]\nhost = "h"\n' + FULL)
+    assert [s.name for s in config.inboxes] == ["work", "home", "old"]  # type: ignore[attr-defined]
+
+
+def test_the_starter_config_is_valid_and_declares_nothing_until_edited() -> None:
+    config = parse(STARTER)
+    assert config.inboxes == () and config.calendars == ()  # type: ignore[attr-defined]
+    uncommented = "\n".join(
+        line[2:] if line.startswith("# ") and "=" in line or line.startswith("# [[") else line
+        for line in STARTER.splitlines()
+    )
+    assert "[[inbox]]" in uncommented
+
+
+# --- through the CLI -------------------------------------------------------------------------
+
+
+def test_init_writes_a_starter_and_never_overwrites_one(tmp_path: Path) -> None:
+    cfg = tmp_path / "conf" / "config.toml"
+    env = {"DAYFLOW_CONFIG": str(cfg)}
+    first = invoke(tmp_path / "d.db", OFFLINE, "init", env=env)
+    assert first.code == 0 and cfg.read_text() == STARTER
+    assert (cfg.stat().st_mode & 0o777) == 0o600
+    cfg.write_text("# mine\n")
+    second = invoke(tmp_path / "d.db", OFFLINE, "init", env=env)
+    assert second.code == 2
+    assert second.err.strip() == (
+        f"error: {cfg} already exists; Dayflow never overwrites a config file"
+    )
+    assert cfg.read_text() == "# mine\n"
+
+
+def test_sources_lists_and_check_opens_each_source_without_a_model(tmp_path: Path) -> None:
+    write_maildir(tmp_path / "Mail", count=3)
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(
+        '[[inbox]]\nname = "home"\nkind = "maildir"\npath = "Mail"\n'
+        '[[inbox]]\nname = "gone"\nkind = "mbox"\npath = "nothing-here.mbox"\n'
+    )
+    env = {"DAYFLOW_CONFIG": str(cfg)}
+
+    def no_model(model: str, settings: object) -> object:
+        raise AssertionError("sources commands never build a model")
+
+    listed = invoke(tmp_path / "d.db", no_model, "sources", env=env)
+    assert listed.code == 0
+    assert [line.split()[:3] for line in listed.out.splitlines()] == [
+        ["inbox", "home", "maildir"],
+        ["inbox", "gone", "mbox"],
+    ]
+    as_json = json.loads(invoke(tmp_path / "d.db", no_model, "sources", "--json", env=env).out)
+    assert [s["name"] for s in as_json["sources"]] == ["home", "gone"]
+
+    checked = invoke(tmp_path / "d.db", no_model, "sources", "check", env=env)
+    assert checked.code == 4
+    home, gone = checked.out.splitlines()
+    assert home.split()[:4] == ["home", "maildir", "3", "message(s),"]
+    assert "newest" in home
+    assert gone.startswith("gone") and "error:" in gone and "nothing-here.mbox is gone" in gone
+    report = json.loads(
+        invoke(tmp_path / "d.db", no_model, "sources", "check", "--json", env=env).out
+    )
+    assert [(s["name"], s["ok"]) for s in report["sources"]] == [("home", True), ("gone", False)]
+    assert report["sources"][0]["messages"] == 3
+    assert not (tmp_path / "d.db").exists()  # nothing opened the database
+
+
+def test_a_broken_config_stops_brief_with_one_line_per_problem_and_nothing_written(
+    tmp_path: Path,
+) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[[inbox]]\nname = "a"\nkind = "pop3"\n[[inbox]]\nname = "b"\nkind = "mbox"\n')
+    res = invoke(tmp_path / "d.db", OFFLINE, "brief", "--config", str(cfg))
+    assert res.code == 4
+    lines = res.err.strip().splitlines()
+    assert ["pop3" in lines[-2], "missing 'path'" in lines[-1]] == [True, True]
+    runs = invoke(tmp_path / "d.db", OFFLINE, "runs", "--json")
+    assert json.loads(runs.out or "[]") == []
+
+
+def test_without_a_config_brief_reads_the_sample_and_names_the_database(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    res = invoke(db, OFFLINE, "brief", "--date", "2026-11-05")
+    assert res.code == 0
+    notice = next(x for x in res.err.splitlines() if x.startswith("No sources configured"))
+    assert str(db) in notice and "--clear-sample" in notice
+    keys = [t["idempotency_key"] for t in json.loads(invoke(db, OFFLINE, "tasks", "--json").out)]
+    assert keys and all(k.startswith("sample:") for k in keys)
+
+
+def test_help_runs_and_tasks_import_no_mail_or_config_reader(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import subprocess_env
+
+    code = (
+        "import sys; from dayflow.cli import main; sys.argv=['dayflow'] + sys.argv[1:];\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "for lib in ('imaplib', 'mailbox', 'tomllib', 'dayflow.sources.mime',\n"
+        "            'dayflow.sources.imap', 'dayflow.sources.config'):\n"
+        "    assert lib not in sys.modules, lib + ' imported'\n"
+    )
+    for args in (["--help"], ["runs"], ["tasks"]):
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *args],
+            env=subprocess_env(tmp_path / "d.db"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 0, (args, proc.stderr)
