@@ -131,9 +131,7 @@ def one_line(err: str) -> str:
     """The one error line (retry notices and the sample's notice aside), without the run id
     and resume command every model failure is wrapped in (checked here)."""
     lines = [
-        line
-        for line in err.strip().splitlines()
-        if not line.startswith(("note: ", SAMPLE_NOTICE))
+        line for line in err.strip().splitlines() if not line.startswith(("note: ", SAMPLE_NOTICE))
     ]
     assert len(lines) == 1, err
     assert "Traceback" not in err
