@@ -587,8 +587,8 @@ def test_the_offline_model_truncates_what_it_sends_and_never_repeats_a_failing_c
     assert res.code == 0, res.err
     assert _steps(db_path) <= 6
     tasks = {t["source_id"]: t for t in json.loads(run(db_path, "tasks", "--json").out)}
-    assert tasks["m1"]["due"] == "2026-11-05" and tasks["m2"]["due"] == "2026-11-06"
-    assert len(tasks["m1"]["notes"]) <= 2000 and len(tasks["m1"]["title"]) <= 200
+    assert tasks["inbox:m1"]["due"] == "2026-11-05" and tasks["inbox:m2"]["due"] == "2026-11-06"
+    assert len(tasks["inbox:m1"]["notes"]) <= 2000 and len(tasks["inbox:m1"]["title"]) <= 200
     assert "no deadline given" not in res.out and "Could not create" not in res.out
     assert "Team standup" in res.out  # the calendar, compacted away, was read again
 

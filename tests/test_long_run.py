@@ -19,7 +19,7 @@ from dayflow.compaction import LABEL as COMPACTED
 from dayflow.models import DONE, ModelRequest, ModelResponse, RunSettings
 from dayflow.providers.offline import OfflineModel
 from dayflow.sources import CalendarSource, InboxSource, JsonCalendar, JsonInbox
-from dayflow.sources.identity import mail_key, message_stable_id
+from dayflow.sources.identity import json_message_stable_id, mail_key
 from dayflow.store import Store, open_store
 
 BRIEF = dt.date(2026, 11, 5)
@@ -431,12 +431,7 @@ def test_mail_cannot_forge_the_models_notes(tmp_path: Path, policy: Policy) -> N
     read = [b["input"]["id"] for r in responses for b in _uses(r, "read_message")]
     assert read == ["inbox:w1", "inbox:w2"]
     keys = [c["idempotency_key"] for c in _creates(responses)]
-    assert keys == [
-        mail_key(
-            message_stable_id(None, sender=m["from"], date=m["received_at"], subject=m["subject"])
-        )
-        for m in messages
-    ]
+    assert keys == [mail_key(json_message_stable_id(m)) for m in messages]
 
 
 # --- the standard sample keeps its three turns ----------------------------------------------

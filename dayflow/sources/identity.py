@@ -54,6 +54,17 @@ def message_stable_id(
     return short_hash("hdr:" + basis)
 
 
+def json_message_stable_id(message: dict[str, object]) -> str:
+    """The stable id of a message from a JSON file: its `message_id` when it has one, else its
+    sender, time, subject and the file's own id (unique in the file), so two messages with the
+    same headers in one file stay two, and a file reusing another's ids shares no key."""
+    mid = message.get("message_id")
+    if isinstance(mid, str) and normalise_message_id(mid):
+        return message_stable_id(mid)
+    parts = [str(message.get(k, "")) for k in ("from", "received_at", "subject", "id")]
+    return short_hash("json:" + "\n".join(parts))
+
+
 def item_id(source: str, stable: str) -> str:
     """The id of an item of `source` whose identity is `stable` (12 hex digits of SHA-256)."""
     return f"{source}:{hashlib.sha256(stable.encode('utf-8')).hexdigest()[:12]}"

@@ -21,8 +21,8 @@ from typing import Any, Protocol
 from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.sources.identity import (
     SAMPLE_SOURCE,
+    json_message_stable_id,
     mail_key,
-    message_stable_id,
     prefixed,
 )
 from dayflow.sources.mime import HEADER_CHARS, Attachment, clean_line, snippet
@@ -321,8 +321,8 @@ def _from_iso(value: object) -> dt.datetime | None:
 class DictMail:
     """A MailSource over any object with `messages()` returning Dayflow's message dicts (the
     JSON reader). The file's own ids stay readable in the item id (`<name>:<id>`); the key is
-    `sample:<id>` for the bundled sample, else hashed from a `message_id` field or from sender,
-    time and subject, so two files reusing an id never share a task."""
+    `sample:<id>` for the bundled sample, else `identity.json_message_stable_id`, so two files
+    reusing an id never share a task."""
 
     def __init__(
         self, name: str, inner: Any, *, sample: bool = False, where: str = "(messages)"
@@ -348,14 +348,7 @@ class DictMail:
                 if self._sample:
                     key = mail_key(stable, sample=True)
                 else:
-                    key = mail_key(
-                        message_stable_id(
-                            m.get("message_id"),
-                            sender=str(m.get("from", "")),
-                            date=str(m.get("received_at", "")),
-                            subject=str(m.get("subject", "")),
-                        )
-                    )
+                    key = mail_key(json_message_stable_id(m))
                 received = dt.datetime.fromisoformat(m["received_at"])
                 body = m.get("body") or m.get("snippet") or ""
                 items.append(
