@@ -384,6 +384,8 @@ def make_loop(
 
     if hasattr(client, "on_retry"):
         client.on_retry = lambda text: deps.notice(f"note: {text}")
+    from dayflow import config
+
     env = deps.env if deps.env is not None else config.environment()
     return Loop(
         store=store,

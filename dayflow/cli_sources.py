@@ -12,7 +12,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
-from zoneinfo import ZoneInfo
 
 import typer
 
@@ -167,6 +166,8 @@ def _load(deps: Deps, flag: Path | None) -> SourcesConfig | None:
 
 
 def _tz(env: dict[str, str]) -> dt.tzinfo:
+    from zoneinfo import ZoneInfo
+
     try:
         return ZoneInfo(env.get("DAYFLOW_TZ") or "UTC")
     except Exception:

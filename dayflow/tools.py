@@ -471,5 +471,19 @@ def execute(
     if tool.effect:
         effect = store.save_effect(lease, n, use_id, name, call, key)
         return Outcome(effect.content, effect.is_error, saved=True)
-    content, is_error = call()  # a read: outside any transaction, committed with the step
-    return Outcome(content, is_error, saved=False)
+    content, is_error = call()  # a read: outside any transaction
+    if reads_network(name, env):
+        # A read from a mail or calendar server is saved the moment it returns, so a resume
+        # never asks the server again for a step that already read it (issue 9).
+        effect = store.save_effect(lease, n, use_id, name, lambda: (content, is_error), key)
+        return Outcome(effect.content, effect.is_error, saved=True)
+    return Outcome(content, is_error, saved=False)  # committed with the step
+
+
+def reads_network(name: str, env: ToolEnv) -> bool:
+    """Whether tool `name` reads a server (IMAP, CalDAV, a calendar URL) in this run."""
+    if name in ("read_inbox", "read_message"):
+        return bool(getattr(env.inbox, "remote", False))
+    if name == "read_calendar":
+        return bool(getattr(env.calendar, "remote", False))
+    return False

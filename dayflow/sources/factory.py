@@ -141,9 +141,12 @@ class Calendar:
     while the others answer; all failing is a SourceError; with `strict`, any failure is
     SourceUnavailable (the run fails, resumably)."""
 
-    def __init__(self, sources: list[tuple[str, Any]], *, strict: bool = False) -> None:
+    def __init__(
+        self, sources: list[tuple[str, Any]], *, strict: bool = False, remote: bool = False
+    ) -> None:
         self.sources = sources
         self.strict = strict
+        self.remote = remote  # a calendar is a server (CalDAV, a URL): reads saved at once
         self.failures: list[tuple[str, str]] = []
 
     def events(self, *, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
@@ -223,12 +226,14 @@ def build_sources(
     inbox_path, calendar_path = settings.inbox, settings.calendar
     mail: list[MailSource] = []
     cals: list[tuple[str, Any]] = []
+    remote = False
     if declared:
         config = _reload(declared["config"], env)
         for spec in config.named("inbox", list(declared.get("inbox") or [])):
             mail.append(MAIL_READERS[spec.kind](spec, ctx))
         for spec in config.named("calendar", list(declared.get("calendar") or [])):
             cals.append((spec.name, open_calendar(spec, ctx)))
+            remote = remote or spec.kind == "caldav" or bool(spec.url)
     if inbox_path or not declared:
         sample = settings.sample or "standard"
         inner = JsonInbox(
@@ -248,7 +253,8 @@ def build_sources(
         else:
             spec = SourceSpec("calendar", "calendar", "json", path=calendar_path)
             cals.append(("calendar", _Checked(spec, inner_cal)))
-    return Inbox(mail, default_since=default_since, strict=strict), Calendar(cals, strict=strict)
+    calendar = Calendar(cals, strict=strict, remote=remote)
+    return Inbox(mail, default_since=default_since, strict=strict), calendar
 
 
 def open_calendar(spec: SourceSpec, ctx: SourceContext) -> Any:

@@ -40,6 +40,8 @@ _DATE = re.compile(rb'INTERNALDATE "([^"]+)"')
 
 
 class ImapSource:
+    remote = True  # a server: what it answered is saved the moment it answers
+
     def __init__(
         self,
         spec: SourceSpec,

@@ -141,6 +141,11 @@ class Inbox:
         # An update run sees only mail received after the brief it updates, whatever it asks.
         self.floor: dt.datetime | None = None
 
+    @property
+    def remote(self) -> bool:
+        """Whether a source is a server (its reads are saved as they return)."""
+        return any(getattr(s, "remote", False) for s in self.sources)
+
     def only_after(self, when: dt.datetime) -> Inbox:
         """This inbox narrowed to mail received strictly after `when` (an update's inbox)."""
         self.floor = when + dt.timedelta(microseconds=1)
