@@ -304,7 +304,7 @@ def brief(
                 config_file=config_file,
                 inbox=settings.inbox,
                 calendar=settings.calendar,
-                db_path=settings.db_path,
+                db_path=store.upkeep.location,
                 last_finished=finished[0].created_at if finished else None,
                 strict=strict_sources,
             )

@@ -186,7 +186,7 @@ def brief_sources(
     config_file: Path | None,
     inbox: str | None,
     calendar: str | None,
-    db_path: Path,
+    db_path: str,
     last_finished: str | None,
     strict: bool,
 ) -> BriefSources:
