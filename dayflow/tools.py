@@ -187,11 +187,27 @@ def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
         found.append((order, e["id"], _calendar_item(e, when)))
     found.sort(key=lambda f: (f[0], f[1]))
     out: dict[str, Any] = {"events": [item for _, _, item in found[:MAX_EVENTS]]}
-    if len(found) > MAX_EVENTS:
-        out["more"] = len(found) - MAX_EVENTS
     failures = getattr(env.calendar, "failures", None)
     if failures:  # some calendars answered, these did not
         out["unavailable"] = [{"source": n, "reason": w} for n, w in failures]
+    return _fit_events(out, len(found))
+
+
+def _fit_events(out: dict[str, Any], total: int) -> dict[str, Any]:
+    """The result under MAX_RESULT_CHARS: descriptions go first, then the latest events (counted
+    in "more"), so a busy week is shortened instead of refused as too large."""
+    limit = MAX_RESULT_CHARS - 200
+
+    def size() -> int:
+        return len(result_text({**out, "more": total}))
+
+    if size() > limit:
+        out["events"] = [{k: v for k, v in e.items() if k != "description"} for e in out["events"]]
+        out["note"] = "descriptions left out to fit; ask for fewer days to see them"
+    while out["events"] and size() > limit:
+        out["events"].pop()
+    if len(out["events"]) < total:
+        out["more"] = total - len(out["events"])
     return out
 
 

@@ -142,12 +142,34 @@ def test_the_result_is_capped(store: Store) -> None:
     ]
     result, is_error = _call(_env(store, FakeCalendar(many)), {"range": "today"})
     assert not is_error
-    assert len(result["events"]) == tools.MAX_EVENTS and result["more"] == 5000 - tools.MAX_EVENTS
-    first = result["events"][0]
+    # Everything fits the limit on any tool result: descriptions dropped, then the latest events.
+    assert len(tools.result_text(result)) <= tools.MAX_RESULT_CHARS
+    shown = result["events"]
+    assert 0 < len(shown) < tools.MAX_EVENTS and result["more"] == 5000 - len(shown)
+    assert [e["id"] for e in shown] == [f"big:{i:04d}" for i in range(len(shown))]
+    assert "description" not in shown[0] and "ask for fewer days" in result["note"]
+    first = shown[0]
     assert len(first["title"]) == 200 and first["title"].endswith("…")
-    assert len(first["description"]) == 500 and len(first["location"]) == 200
+    assert len(first["location"]) == 200
     assert first["attendees"][-1] == "and 980 more" and len(first["attendees"]) == 21
-    assert len(tools.result_text(result)) < 200_000
+
+
+def test_a_busy_but_plain_week_is_shown_whole_up_to_100_events(store: Store) -> None:
+    start = dt.datetime(2026, 11, 5, 8, tzinfo=dt.UTC)
+    plain = [
+        {
+            "id": f"e:{i:03d}",
+            "title": f"Meeting {i}",
+            "start": (start + dt.timedelta(minutes=i)).isoformat(),
+            "end": (start + dt.timedelta(minutes=i + 30)).isoformat(),
+            "description": "Agenda: " + "x" * 100,
+        }
+        for i in range(150)
+    ]
+    result, _ = _call(_env(store, FakeCalendar(plain)), {"range": "today"})
+    assert len(result["events"]) == tools.MAX_EVENTS and result["more"] == 50
+    assert all(e["description"].startswith("Agenda") for e in result["events"])
+    assert "note" not in result
 
 
 def test_the_bundled_json_calendar_reads_as_before(store: Store) -> None:
