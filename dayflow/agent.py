@@ -137,6 +137,7 @@ class BriefOptions:
     sources: dict[str, Any] | None = None  # the config's path and entry names
     mail_since: str | None = None  # read_inbox's default window (ISO), None: all mail
     strict_sources: bool = False
+    config: str | None = None  # the config file it was started with (delivery's [smtp])
 
     @property
     def settings(self) -> RunSettings:
@@ -152,6 +153,7 @@ class BriefOptions:
             sources=self.sources,
             mail_since=self.mail_since,
             strict_sources=self.strict_sources,
+            config=self.config,
         )
 
 

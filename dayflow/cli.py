@@ -218,7 +218,7 @@ def brief(
             db=db, model=model, tz=tz, inbox=inbox, calendar=calendar, timeout=timeout
         )
         day = parse_date(brief_date) if brief_date is not None else today(deps, settings)
-        sinks = _sinks(deps, deliver or [])
+        sinks = _sinks(deps, deliver or [], config_file)
         if not isinstance(settings.db_path, Path):  # a server: the day's lock lives here
             _local_dir(settings.local_dir)
         with (
@@ -308,7 +308,9 @@ def brief(
                 last_finished=finished[0].created_at if finished else None,
                 strict=strict_sources,
             )
-            loop = make_loop(deps, store, client, verbose, crash_after, settings)
+            loop = make_loop(
+                deps, store, client, verbose, crash_after, settings, config_file=config_file
+            )
             from dayflow.agent import BriefOptions, start_run
 
             options = BriefOptions(
@@ -340,12 +342,12 @@ def brief(
             print_outcome(deps, result.run, shown, out_format, settings.prices)
 
 
-def _sinks(deps: Deps, flags: list[str]) -> list[str]:
+def _sinks(deps: Deps, flags: list[str], config_file: Path | None) -> list[str]:
     """The config file's sinks, then the --deliver ones, each once; checked before a run."""
     from dayflow import delivery
 
     env = deps.env if deps.env is not None else os.environ
-    configured, how = delivery.load(env, deps.clock)
+    configured, how = delivery.load(env, deps.clock, config_file)
     sinks: list[str] = []
     for sink in [*configured, *(delivery.parse_sink(f) for f in flags)]:
         if sink not in sinks:
@@ -464,7 +466,16 @@ def _resume(
                 ", or use --model offline", "; a resumed run keeps its model"
             )
         ) from None
-    loop = make_loop(deps, store, client, verbose, crash_after, settings)
+    kept = run.settings.config or (run.settings.sources or {}).get("config")
+    loop = make_loop(
+        deps,
+        store,
+        client,
+        verbose,
+        crash_after,
+        settings,
+        config_file=Path(kept) if isinstance(kept, str) else None,
+    )
     with closing(client):
         result = resume_run(loop, run, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
     if result.finished_elsewhere:

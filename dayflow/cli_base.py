@@ -352,14 +352,15 @@ class Trace:
             )
 
 
-def delivery_settings(deps: Deps) -> Any:
-    """How this process delivers briefs: the config file's [smtp] table, the environment."""
+def delivery_settings(deps: Deps, config_file: Path | None = None) -> Any:
+    """How this process delivers briefs: the config file's [smtp] table (the file the run's
+    sources came from, else the default one), the environment."""
     import os
 
     from dayflow import delivery
 
     env = deps.env if deps.env is not None else os.environ
-    return delivery.load(env, deps.clock)[1]
+    return delivery.load(env, deps.clock, config_file)[1]
 
 
 def key_notice(deps: Deps, settings: config.Settings, model: str) -> None:
@@ -377,6 +378,8 @@ def make_loop(
     verbose: bool,
     crash_after: int | None,
     settings: config.Settings,
+    *,
+    config_file: Path | None = None,
 ) -> Loop:
     """The agent loop wired to this process's store, model, sources and stderr trace."""
     from dayflow.agent import Hooks, Loop, source_factory
@@ -392,7 +395,7 @@ def make_loop(
         client=client,
         report=Trace(deps.err, verbose),
         sources=since_sources(deps.sources or source_factory(env)),
-        delivery=lambda: delivery_settings(deps),
+        delivery=lambda: delivery_settings(deps, config_file),
         hooks=Hooks(crash_after=crash_after, kill_at=settings.kill_at),
     )
 

@@ -202,6 +202,8 @@ def brief_sources(
     env = _env(deps)
     loaded = load_config(env, config_file)
     out: dict[str, Any] = {"strict_sources": strict}
+    if loaded is not None:
+        out["config"] = str(loaded.path)
     if loaded is None or not loaded.all():
         notice = None
         if inbox is None:

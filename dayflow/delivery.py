@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dayflow.clock import Clock, SystemClock
-from dayflow.errors import DayflowError, UsageError
+from dayflow.errors import ConfigFileError, DayflowError, UsageError
 
 SINK_KINDS = ("file", "smtp", "notify", "stdout")
 KEY_PREFIX = "deliver:"
@@ -157,34 +157,36 @@ class Settings:
     env: Mapping[str, str] | None = None
     platform: str = sys.platform
     clock: Clock = field(default_factory=SystemClock)
+    config: Path | None = None  # the config file these came from (named in errors)
 
 
-def config_file(env: Mapping[str, str]) -> Path:
-    """The config file: DAYFLOW_CONFIG, else $XDG_CONFIG_HOME/dayflow/config.toml."""
-    named = env.get("DAYFLOW_CONFIG")
-    if named:
-        return Path(named).expanduser()
-    xdg = env.get("XDG_CONFIG_HOME") or ""
-    if xdg and Path(xdg).is_absolute():
-        return Path(xdg) / "dayflow" / "config.toml"
-    return Path(env.get("HOME") or Path.home()) / ".config" / "dayflow" / "config.toml"
-
-
-def load(env: Mapping[str, str], clock: Clock | None = None) -> tuple[list[str], Settings]:
-    """The config file's `deliver = [...]` sinks and its `[smtp]` table (none when absent)."""
+def load(
+    env: Mapping[str, str], clock: Clock | None = None, flag: Path | None = None
+) -> tuple[list[str], Settings]:
+    """The config file's `deliver = [...]` sinks and its `[smtp]` table (none when absent).
+    The file is the one the sources read (`--config`, DAYFLOW_CONFIG, XDG), and a file that
+    cannot be read or is not TOML fails the same way (ConfigFileError, exit 4)."""
     import tomllib
 
-    path = config_file(env)
+    from dayflow.sources.config import config_path
+
+    path, _ = config_path(env, flag)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return [], Settings(env=env, clock=clock or SystemClock())
+        return [], Settings(env=env, clock=clock or SystemClock(), config=path)
+    except IsADirectoryError:
+        raise ConfigFileError(f"{path}: is a directory, not a config file") from None
     except OSError as exc:
-        raise UsageError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+        raise ConfigFileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"{path}: not a valid TOML config file ({exc})") from None
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigFileError(f"{path}: is not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigFileError(f"{path}: not valid TOML: {exc}") from None
     sinks = data.get("deliver", [])
     if not isinstance(sinks, list) or not all(isinstance(s, str) for s in sinks):
         raise UsageError(
@@ -192,7 +194,7 @@ def load(env: Mapping[str, str], clock: Clock | None = None) -> tuple[list[str],
         )
     smtp = smtp_config(data["smtp"], path) if "smtp" in data else None
     return [parse_sink(s, path.parent) for s in sinks], Settings(
-        smtp=smtp, env=env, clock=clock or SystemClock()
+        smtp=smtp, env=env, clock=clock or SystemClock(), config=path
     )
 
 
@@ -201,7 +203,7 @@ def check(sinks: list[str], settings: Settings) -> None:
     if "smtp" in sinks and settings.smtp is None:
         raise UsageError(
             f"--deliver smtp needs an [smtp] table (host, user, password_command or "
-            f"password_env) in {config_file(settings.env or {})}"
+            f"password_env) in {settings.config or 'the config file'}"
         )
 
 

@@ -121,6 +121,9 @@ class RunSettings:
     sources: dict[str, Any] | None = None
     mail_since: str | None = None  # read_inbox's default window (aware ISO); None: all mail
     strict_sources: bool = False  # any source failure fails the run (resumably)
+    # The config file the run was started with (a path, never its contents): a resume reads
+    # its delivery settings ([smtp]) from the same file, even when no source came from it.
+    config: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -140,6 +143,8 @@ class RunSettings:
             doc["mail_since"] = self.mail_since
         if self.strict_sources:
             doc["strict_sources"] = True
+        if self.config is not None:
+            doc["config"] = self.config
         return doc
 
     @classmethod
@@ -161,6 +166,7 @@ class RunSettings:
             sources=doc.get("sources") if isinstance(doc.get("sources"), dict) else None,
             mail_since=doc.get("mail_since"),
             strict_sources=bool(doc.get("strict_sources")),
+            config=doc.get("config") if isinstance(doc.get("config"), str) else None,
         )
 
 

@@ -431,3 +431,28 @@ def test_a_section_whose_end_mark_the_user_deleted_never_swallows_their_lines() 
     assert once.startswith(broken)
     twice, _ = delivery.with_section(once, "abc", "new brief")
     assert twice == once
+
+
+def test_sinks_and_smtp_come_from_the_file_named_by_config_and_resume_keeps_it(
+    db_path: Path, tmp_path: Path, port: int
+) -> None:
+    """`--config FILE` is the file deliveries read too, and a resumed run reads the [smtp]
+    table of the file its brief was started with (not the default one)."""
+    cfg = config(tmp_path, port, extra=f'deliver = ["smtp", "file:{tmp_path}/n/{{date}}.md"]')
+    result = run(db_path, "brief", "--config", str(cfg))
+    assert result.code == 6 and f"smtp to 127.0.0.1:{port}" in result.err
+    assert (tmp_path / "n" / f"{DATE}.md").exists()
+    with SmtpServer(port) as server:
+        resumed = run(db_path, "resume")
+        assert resumed.code == 0, resumed.err
+        assert len(server.inbox.messages) == 1
+
+
+def test_a_config_file_that_is_not_utf8_is_one_line_and_exit_4(
+    db_path: Path, tmp_path: Path
+) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_bytes(b"\xff\xfe deliver = 1")
+    result = run(db_path, "brief", env={"DAYFLOW_CONFIG": str(cfg)})
+    assert result.code == 4 and result.err.strip().endswith(f"{cfg}: is not UTF-8 text")
+    assert "Traceback" not in result.err
