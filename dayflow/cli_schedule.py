@@ -100,6 +100,8 @@ def install(
         env = _environment(deps)
         pinned = {k: env[k] for k in schedule.PINNED if env.get(k)}
         db_path = settings.db_path  # a postgresql:// URL is pinned as written
+        if isinstance(db_path, str):
+            _refuse_a_password(db_path)
         pinned["DAYFLOW_DB"] = str(db_path.absolute() if isinstance(db_path, Path) else db_path)
         pinned["DAYFLOW_TZ"] = settings.tz
         argv = [*installed_dayflow(), "brief", "--ensure-today"]
@@ -135,6 +137,20 @@ def install(
                 markup=False,
                 soft_wrap=True,
             )
+
+
+def _refuse_a_password(url: str) -> None:
+    """A job's unit, crontab line or plist is plain text: Dayflow never writes a secret there."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    from dayflow.errors import UsageError
+
+    parts = urlsplit(url)
+    if parts.password is not None or any(k == "password" for k, _ in parse_qsl(parts.query)):
+        raise UsageError(
+            "the database URL holds a password, which a scheduled job would keep in plain "
+            "text: put it in ~/.pgpass (or a PGPASSFILE) and give --db / DAYFLOW_DB without it"
+        )
 
 
 def _print_plan(deps: Deps, system: schedule.System, job: schedule.Job, backend: str) -> None:

@@ -306,3 +306,20 @@ def test_a_postgresql_history_is_pinned_as_its_url(machine: Machine) -> None:
     result = machine(url, "schedule", "install", "--at", "07:30", "--dry-run")  # type: ignore[arg-type]
     assert result.code == 0, result.err
     assert f"DAYFLOW_DB={url}" in result.out.replace("'", "")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://me:s3cret-pw@127.0.0.1:1/dayflow",
+        "postgresql://me@127.0.0.1:1/dayflow?password=s3cret-pw",
+    ],
+)
+def test_a_database_url_with_a_password_is_never_written_into_a_job(
+    machine: Machine, url: str
+) -> None:
+    result = machine(url, "schedule", "install", "--at", "07:30")  # type: ignore[arg-type]
+    assert result.code == 2 and "~/.pgpass" in result.err
+    assert "s3cret-pw" not in result.out + result.err
+    assert machine.calls() == []  # no scheduler was even asked
+    assert not machine.unit_dir.exists() and not machine.crontab.exists()
