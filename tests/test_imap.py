@@ -20,7 +20,16 @@ from dayflow.sources.config import SourceSpec
 from dayflow.sources.imap import ImapSource
 from dayflow.sources.mail import Inbox
 from tests.conftest import subprocess_env
-from tests.imapserver import PASSWORD, USER, ImapServer, Proxy, free_port, imap_server
+from tests.imapserver import (
+    PASSWORD,
+    USER,
+    ImapServer,
+    Proxy,
+    free_port,
+    imap_server,
+    make_cert,
+    start_pymap,
+)
 from tests.mailkit import message
 from tests.test_mail_sources import env_for, read_inbox
 
@@ -125,6 +134,36 @@ def test_starttls_is_never_skipped_when_the_server_does_not_offer_it(server: Ima
     with pytest.raises(SourceError, match="does not offer STARTTLS; Dayflow will not log in"):
         source.status()
     assert server.plain.count("LOGIN") == 0
+
+
+def test_starttls_upgrades_and_verifies_the_certificate_before_logging_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that offers STARTTLS (pymap with a certificate): the upgrade happens, the
+    certificate is verified (untrusted: refused, no LOGIN sent in clear), and mail is read."""
+    cert, key = make_cert(tmp_path)
+    port = free_port()
+    proc = start_pymap(port, cert, key)
+    recorder = Proxy(port).start()
+    try:
+        untrusted = ImapSource(spec(recorder.port, "starttls"), env=ENV)
+        with pytest.raises(SourceError, match="work: "):
+            untrusted.status()
+        assert recorder.count("STARTTLS") == 1 and recorder.count("LOGIN") == 0
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+        trusted = ImapSource(spec(recorder.port, "starttls"), env=ENV)
+        count, _ = trusted.status()
+        assert count >= 0
+        trusted.close()
+        assert recorder.count("STARTTLS") == 2
+        # After the upgrade the proxy sees only ciphertext: the password never crossed in clear.
+        assert recorder.count("LOGIN") == 0
+    finally:
+        recorder.stop()
+        proc.kill()
+        proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
 
 
 def test_each_failure_is_one_line_naming_the_source(server: ImapServer, tmp_path: Path) -> None:
