@@ -5,6 +5,7 @@ no secret anywhere, and a kill -9 right after an IMAP read with no second listin
 from __future__ import annotations
 
 import datetime as dt
+import imaplib
 import json
 import subprocess
 import sys
@@ -90,6 +91,36 @@ def test_listing_is_newest_first_with_unread_from_flags_and_no_flag_ever_changes
     }
     assert verbs <= READ_ONLY, verbs
     assert all("BODY[" not in c for c in server.plain.lines("FETCH"))  # always BODY.PEEK
+
+
+def test_several_folders_merge_newest_first_and_page_across_them(
+    server: ImapServer, request: pytest.FixtureRequest
+) -> None:
+    """folders = ["INBOX", "Work"]: one listing of both by arrival, each message once across
+    pages, read-only in both folders."""
+    conn = server.direct()
+    try:
+        assert conn.create("Work")[0] == "OK"
+        for n in range(6):
+            when = NOW - (6 - n) * 60
+            folder = "INBOX" if n % 2 == 0 else "Work"
+            raw = message(n, when=dt.datetime.fromtimestamp(when, dt.UTC))
+            stamp = imaplib.Time2Internaldate(when)
+            assert conn.append(folder, None, stamp, raw)[0] == "OK"
+    finally:
+        conn.logout()
+    inbox = Inbox([ImapSource(spec(server.plain.port, folders=["INBOX", "Work"]), env=ENV)])
+    request.addfinalizer(inbox.close)
+    first = read_inbox(inbox, limit=4)
+    second = read_inbox(inbox, limit=4, cursor=first["next_cursor"])
+    subjects = [m["subject"] for m in first["messages"] + second["messages"]]
+    assert subjects == [f"Message number {n}" for n in (5, 4, 3, 2, 1, 0)]
+    assert len({m["id"] for m in first["messages"] + second["messages"]}) == 6
+    assert {c.split()[1].strip('"') for c in server.plain.commands if c.startswith("EXAMINE")} >= {
+        "INBOX",
+        "Work",
+    }
+    assert not [c for c in server.plain.commands if c.startswith("SELECT")]
 
 
 def test_a_page_searches_on_the_server_and_fetches_the_page_only(
