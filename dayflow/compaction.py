@@ -83,10 +83,25 @@ def _outcome(name: str, result: dict[str, Any] | None) -> str:
             items = [_item_label(item) for item in value if isinstance(item, dict) and "id" in item]
             more = len(items) > MAX_IDS_LISTED
             listed = "; ".join(items[:MAX_IDS_LISTED]) + ("; …" if more else "")
-            return f"ok, {len(value)} {key}" + (f": {listed}" if items else "")
+            return f"ok, {len(value)} {key}" + (f": {listed}" if items else "") + _paging(payload)
         if isinstance(value, dict) and "id" in value:
             return f"ok, {key} {value['id']} read"
     return "ok"
+
+
+def _paging(payload: dict[str, Any]) -> str:
+    """What a listing said beyond its items and a later step still needs: where the next page
+    starts, how many were left out, which sources could not be read."""
+    out = ""
+    if isinstance(payload.get("next_cursor"), str):
+        out += f"; next_cursor={json.dumps(payload['next_cursor'])}"
+    if isinstance(payload.get("more"), int) and payload["more"]:
+        out += f"; {payload['more']} more not listed"
+    failed = payload.get("unavailable")
+    if isinstance(failed, list) and failed:
+        names = [str(f.get("source")) for f in failed if isinstance(f, dict)]
+        out += f"; unavailable: {', '.join(names)}"
+    return out
 
 
 def _item_label(item: dict[str, Any]) -> str:

@@ -261,3 +261,20 @@ def test_extending_a_summary_gives_the_text_of_summarising_everything_again() ->
 
     whole = summary_message(exchanges)
     assert summary_message(exchanges[3:], summary_message(exchanges[:3])) == whole
+
+
+def test_a_summarised_listing_keeps_its_next_cursor_what_was_left_out_and_failed_sources() -> None:
+    """Paging survives compaction: a later step can still ask for the next page, and the brief
+    can still say which source could not be read."""
+    call = {"type": "tool_use", "id": "t1", "name": "read_inbox", "input": {"limit": 2}}
+    payload = {
+        "messages": [{"id": "work:1", "subject": "A"}, {"id": "work:2", "subject": "B"}],
+        "next_cursor": "c:42",
+        "unavailable": [{"source": "home", "reason": "is gone"}],
+    }
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": json.dumps(payload)}
+    text = summarise_exchange(3, [call], [result])
+    assert 'next_cursor="c:42"' in text and "unavailable: home" in text
+    events = {"events": [{"id": "cal:1", "title": "X", "start": "2026-11-05T09:00"}], "more": 7}
+    result["content"] = json.dumps(events)
+    assert "7 more not listed" in summarise_exchange(3, [call], [result])
