@@ -185,7 +185,7 @@ def test_a_local_mailbox_that_is_gone_fails_the_read_resumably_naming_it(tmp_pat
             f.unlink()
         (md / sub).rmdir()
     md.rmdir()
-    with pytest.raises(SourceUnavailable, match=f"home: Maildir {md} is gone"):
+    with pytest.raises(SourceUnavailable, match=f"home: Maildir {md} does not exist"):
         read_inbox(inbox)
 
 

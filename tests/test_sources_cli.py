@@ -151,7 +151,7 @@ def test_a_file_gone_before_a_resume_that_must_read_it_fails_resumably_naming_it
     failed = subprocess.run(resume, env=env, capture_output=True, text=True, timeout=120)
     assert failed.returncode == 4
     [line] = [x for x in failed.stderr.splitlines() if x.startswith("error:")]
-    assert str(inbox) in line and "is gone" in line and "dayflow resume" in line
+    assert str(inbox) in line and "does not exist" in line and "dayflow resume" in line
     [run] = runs(db)
     assert run["status"] == "failed" and str(inbox) in run["reason"]
     inbox.write_bytes(saved)

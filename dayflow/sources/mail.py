@@ -34,7 +34,9 @@ class PathMissing(SourceError):
     """A local file or folder a source reads is gone."""
 
     def __init__(self, source: str, path: str, what: str = "file") -> None:
-        super().__init__(f"{source}: {what} {path} is gone (moved or deleted?)")
+        super().__init__(
+            f"{source}: {what} {path} does not exist (moved, deleted, or mistyped in the config?)"
+        )
         self.source, self.path = source, path
 
 
