@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dayflow.clock import Clock, SystemClock
-from dayflow.errors import ConfigFileError, DayflowError, UsageError
+from dayflow.errors import DayflowError, UsageError
 
 SINK_KINDS = ("file", "smtp", "notify", "stdout")
 KEY_PREFIX = "deliver:"
@@ -166,27 +166,12 @@ def load(
     """The config file's `deliver = [...]` sinks and its `[smtp]` table (none when absent).
     The file is the one the sources read (`--config`, DAYFLOW_CONFIG, XDG), and a file that
     cannot be read or is not TOML fails the same way (ConfigFileError, exit 4)."""
-    import tomllib
-
-    from dayflow.sources.config import config_path
+    from dayflow.sources.config import config_path, read_bytes, read_toml
 
     path, _ = config_path(env, flag)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    if not path.exists():
         return [], Settings(env=env, clock=clock or SystemClock(), config=path)
-    except IsADirectoryError:
-        raise ConfigFileError(f"{path}: is a directory, not a config file") from None
-    except OSError as exc:
-        raise ConfigFileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ConfigFileError(f"{path}: is not UTF-8 text") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigFileError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(read_bytes(path), path)
     sinks = data.get("deliver", [])
     if not isinstance(sinks, list) or not all(isinstance(s, str) for s in sinks):
         raise UsageError(

@@ -149,17 +149,21 @@ def load_config(env: Mapping[str, str], flag: Path | None = None) -> SourcesConf
         if explicit:
             raise ConfigFileError(f"config file {path} does not exist (`dayflow init` writes one)")
         return None
+    return parse_config(read_bytes(path), path)
+
+
+def read_bytes(path: Path) -> bytes:
+    """The config file's bytes; ConfigFileError (one line) when it cannot be read."""
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except IsADirectoryError:
         raise ConfigFileError(f"{path}: is a directory, not a config file") from None
     except OSError as err:
         raise ConfigFileError(f"{path}: cannot be read ({err.strerror or err})") from None
-    return parse_config(raw, path)
 
 
-def parse_config(raw: bytes, path: Path) -> SourcesConfig:
-    """Validate the TOML text of a config file; raise ConfigFileError naming every problem."""
+def read_toml(raw: bytes, path: Path) -> dict[str, Any]:
+    """The config file's TOML document, unvalidated; ConfigFileError when it is not UTF-8 TOML."""
     import tomllib
 
     try:
@@ -167,9 +171,14 @@ def parse_config(raw: bytes, path: Path) -> SourcesConfig:
     except UnicodeDecodeError:
         raise ConfigFileError(f"{path}: is not UTF-8 text") from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigFileError(f"{path}: not valid TOML: {err}") from None
+
+
+def parse_config(raw: bytes, path: Path) -> SourcesConfig:
+    """Validate the TOML text of a config file; raise ConfigFileError naming every problem."""
+    data = read_toml(raw, path)
     problems: list[str] = []
     for key in data:
         # `deliver` and [smtp] belong to the brief's delivery (dayflow.delivery reads them).
