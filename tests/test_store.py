@@ -344,3 +344,29 @@ def test_a_postgresql_url_reaches_the_backend_as_written(tmp_path: Path, url: st
     assert res.code == 4 and res.err.count("\n") == 1, res.err
     assert res.err.startswith(f"error: {url.split('?')[0]}")
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_second_process_opening_a_file_another_is_creating_waits_instead_of_failing(
+    tmp_path: Path,
+) -> None:
+    """Two processes starting at once on a new file: while one holds the write lock on the
+    still rollback-mode file, SQLite refuses the other's switch to WAL at once ("database is
+    locked", no busy wait); opening waits it out instead of failing (seen in CI with two
+    `brief --ensure-today` processes)."""
+    import threading
+
+    from dayflow.store.sqlite import connect
+
+    path = tmp_path / "new.db"
+    creator = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    creator.execute("BEGIN IMMEDIATE")
+    creator.execute("CREATE TABLE scratch (x)")
+    releaser = threading.Timer(0.3, lambda: creator.execute("COMMIT"))
+    releaser.start()
+    try:
+        conn = connect(path)
+    finally:
+        releaser.join()
+        creator.close()
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()

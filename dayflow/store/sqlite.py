@@ -16,6 +16,7 @@ import itertools
 import os
 import sqlite3
 import stat
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -60,13 +61,29 @@ def connect(path: Path | str, *, synchronous: str = "NORMAL") -> sqlite3.Connect
                 raise
         conn.execute("PRAGMA foreign_keys = ON")
         if target != ":memory:":
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = _switch_to_wal(conn)
             if str(mode).lower() != "wal":
                 raise StoreError(f"{target}: could not switch the database to WAL mode")
         conn.execute(f"PRAGMA synchronous = {synchronous}")
     except sqlite3.DatabaseError as exc:
         raise StoreError(_why(target, exc)) from None
     return conn
+
+
+def _switch_to_wal(conn: sqlite3.Connection) -> str:
+    """Put the file in WAL mode, waiting out another process that is creating it right now.
+
+    On a new file (still in rollback mode) the switch needs an exclusive lock, and when another
+    process holds the write lock SQLite answers "database is locked" at once instead of calling
+    the busy handler (it would deadlock): so wait and try again, for up to the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _create(p: Path) -> None:
