@@ -466,16 +466,9 @@ def _resume(
                 ", or use --model offline", "; a resumed run keeps its model"
             )
         ) from None
-    kept = run.settings.config or (run.settings.sources or {}).get("config")
-    loop = make_loop(
-        deps,
-        store,
-        client,
-        verbose,
-        crash_after,
-        settings,
-        config_file=Path(kept) if isinstance(kept, str) else None,
-    )
+    kept = run.settings.config_file
+    config_file = Path(kept) if kept else None
+    loop = make_loop(deps, store, client, verbose, crash_after, settings, config_file=config_file)
     with closing(client):
         result = resume_run(loop, run, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
     if result.finished_elsewhere:

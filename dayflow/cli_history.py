@@ -151,7 +151,11 @@ def fork(
             chosen = model or parent.model
             key_notice(deps, settings, chosen)
             client = deps.model_factory(chosen, settings)
-            loop = make_loop(deps, store, client, verbose, crash_after, settings)
+            kept = parent.settings.config_file
+            config_file = Path(kept) if kept else None
+            loop = make_loop(
+                deps, store, client, verbose, crash_after, settings, config_file=config_file
+            )
             trace_note = loop.report
 
             def report(note: "Note") -> None:

@@ -147,6 +147,13 @@ class RunSettings:
             doc["config"] = self.config
         return doc
 
+    @property
+    def config_file(self) -> str | None:
+        """The config file the run was started with (runs made before `config` was stored
+        name it only among their sources)."""
+        declared = (self.sources or {}).get("config")
+        return self.config or (declared if isinstance(declared, str) else None)
+
     @classmethod
     def from_json(cls, doc: Any) -> RunSettings:
         """The settings stored with a run; keys an older Dayflow did not write take their
