@@ -26,7 +26,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -42,6 +42,7 @@ from dayflow.errors import (
     SourceUnavailable,
     UsageError,
 )
+from dayflow.frozen import replace
 from dayflow.models import (
     COMPLETE,
     DEFAULT_COMPACT_AT,

@@ -8,7 +8,6 @@ Tests pass their own `Deps` through `CliRunner.invoke(app, args, obj=deps)`.
 
 import os
 import sys
-from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -46,6 +45,7 @@ from dayflow.cli_base import (
     zone,
 )
 from dayflow.errors import ConfigError, NothingToResume, RunBusy, StoreError, UsageError
+from dayflow.frozen import replace
 from dayflow.models import (
     DEFAULT_COMPACT_AT,
     DEFAULT_MAX_STEPS,

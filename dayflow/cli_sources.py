@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -17,6 +16,7 @@ import typer
 
 from dayflow.cli_base import Deps, JsonOpt, get_deps, handle_errors
 from dayflow.errors import ConfigFileError, UsageError
+from dayflow.frozen import Frozen, set_field
 
 if TYPE_CHECKING:  # the sources package is imported by the commands that use it, not by --help
     from dayflow.sources.config import SourcesConfig
@@ -174,10 +174,15 @@ def _tz(env: dict[str, str]) -> dt.tzinfo:
         return dt.UTC
 
 
-@dataclass(frozen=True)
-class BriefSources:
+class BriefSources(Frozen):
+    __slots__ = ("options", "notice")
+
     options: dict[str, Any]  # BriefOptions fields
-    notice: str | None = None  # what to say once the run exists
+    notice: str | None  # what to say once the run exists
+
+    def __init__(self, options: dict[str, Any], notice: str | None = None) -> None:
+        set_field(self, "options", options)
+        set_field(self, "notice", notice)
 
 
 def brief_sources(

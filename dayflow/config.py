@@ -12,17 +12,21 @@ import math
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from dayflow.errors import StoreError, UsageError
+from dayflow.frozen import Frozen, set_field
 from dayflow.models import DELIVERY_KILL_POINTS, KILL_POINTS
 from dayflow.pricing import Prices, load_prices
 from dayflow.providers import DEFAULT_CLAUDE_MODEL, OFFLINE_MODEL
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Frozen):
+    __slots__ = tuple(
+        "db_path api_key base_url model model_was_defaulted_offline tz inbox calendar durability"
+        " kill_at prices api_key_file timeout local_dir".split()
+    )
+
     db_path: Path | str  # a SQLite file, or a postgresql:// URL kept as written
     api_key: str | None
     base_url: str | None
@@ -34,11 +38,43 @@ class Settings:
     durability: str  # NORMAL | FULL
     kill_at: tuple[str, int] | None
     prices: Prices
-    api_key_file: str | None = None  # the .env file that supplied ANTHROPIC_API_KEY, if one did
-    timeout: float = 120.0  # seconds one API request may take (DAYFLOW_TIMEOUT, --timeout)
+    api_key_file: str | None  # the .env file that supplied ANTHROPIC_API_KEY, if one did
+    timeout: float  # seconds one API request may take (DAYFLOW_TIMEOUT, --timeout)
     # Where this machine keeps Dayflow's own files (kept stdin inputs, the day's lock): beside
     # the SQLite file, or the user data directory when the history is on a server.
-    local_dir: Path = Path(".")
+    local_dir: Path
+
+    def __init__(
+        self,
+        db_path: Path | str,
+        api_key: str | None,
+        base_url: str | None,
+        model: str,
+        model_was_defaulted_offline: bool,
+        tz: str,
+        inbox: str | None,
+        calendar: str | None,
+        durability: str,
+        kill_at: tuple[str, int] | None,
+        prices: Prices,
+        api_key_file: str | None = None,
+        timeout: float = 120.0,
+        local_dir: Path = Path("."),
+    ) -> None:
+        set_field(self, "db_path", db_path)
+        set_field(self, "api_key", api_key)
+        set_field(self, "base_url", base_url)
+        set_field(self, "model", model)
+        set_field(self, "model_was_defaulted_offline", model_was_defaulted_offline)
+        set_field(self, "tz", tz)
+        set_field(self, "inbox", inbox)
+        set_field(self, "calendar", calendar)
+        set_field(self, "durability", durability)
+        set_field(self, "kill_at", kill_at)
+        set_field(self, "prices", prices)
+        set_field(self, "api_key_file", api_key_file)
+        set_field(self, "timeout", timeout)
+        set_field(self, "local_dir", local_dir)
 
     @property
     def local_db(self) -> Path:

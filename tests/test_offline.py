@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 import os
@@ -245,7 +244,7 @@ def test_a_new_process_gives_the_same_answer() -> None:
     )
     out = subprocess.run(
         [sys.executable, "-c", script],
-        input=json.dumps(dataclasses.asdict(request)),
+        input=json.dumps({name: getattr(request, name) for name in request.__slots__}),
         capture_output=True,
         text=True,
         check=True,

@@ -46,9 +46,9 @@ def test_a_take_over_and_its_resume_are_one_restart_boundary() -> None:
 def test_runs_from_several_hosts_get_a_host_column_and_one_hosts_runs_none(
     tmp_path: object,
 ) -> None:
-    from dataclasses import replace
     from pathlib import Path
 
+    from dayflow.frozen import replace
     from dayflow.store import open_store
     from tests.test_agent import _new_run
 

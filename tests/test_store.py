@@ -6,13 +6,13 @@ import sqlite3
 import stat
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from dayflow.clock import FixedClock
 from dayflow.errors import LeaseLost, RunBusy, RunNotFound, StoreError
+from dayflow.frozen import replace
 from dayflow.models import INTERRUPTED, RUNNING, RunSettings
 from dayflow.store import Lease, Owner, Store, open_store
 from dayflow.store.sqlite_schema import MIGRATIONS
