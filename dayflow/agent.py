@@ -22,6 +22,7 @@ uncrashed run would have sent.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -40,6 +41,7 @@ from dayflow.errors import (
     RunAlreadyDone,
     SimulatedCrash,
     SourceUnavailable,
+    StoreError,
     UsageError,
 )
 from dayflow.frozen import replace
@@ -63,7 +65,7 @@ from dayflow.models import (
 from dayflow.providers import ModelClient
 from dayflow.sources import CalendarSource, InboxSource
 from dayflow.sources.factory import build_sources, precheck
-from dayflow.store import Lease, NewRun, RunLog, Store
+from dayflow.store import DatabaseError, Lease, NewRun, RunLog, Store
 
 SYSTEM_PROMPT = """\
 You are Dayflow, a careful assistant that prepares a person's daily brief.
@@ -286,7 +288,11 @@ class _Stop(Exception):
 def drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunResult:
     """Drive a run this process has claimed (`lease`) from its committed steps to its end."""
     try:
-        return _drive(loop, run, lease, resumed_from)
+        # Where leases are short (PostgreSQL's), a heartbeat keeps this one alive for as long
+        # as this process drives: through model calls and through slow reads (an IMAP server,
+        # a calendar URL) alike. It dies with the process, so a dead driver's run is free.
+        with loop.store.keep_alive(lease):
+            return _drive(loop, run, lease, resumed_from)
     finally:
         _close_sources(loop, run.id)
 
@@ -321,16 +327,14 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
                 )
             messages = _maybe_compact(loop, run, lease, n, messages)
             request = ModelRequest(run.model, run.system, run.tools, messages, run.max_tokens)
-            # The network calls may outlast a short lease (PostgreSQL's): keep it alive.
-            with store.keep_alive(lease):
-                if run.budget is not None:
-                    request = _within_budget(loop, run, request)
-                loop.report(Note("calling", {"step": n + 1}))
-                started = time.monotonic()
-                try:
-                    response = loop.client.create(request)
-                finally:
-                    loop.report(Note("called", {"step": n + 1}))
+            if run.budget is not None:
+                request = _within_budget(loop, run, request)
+            loop.report(Note("calling", {"step": n + 1}))
+            started = time.monotonic()
+            try:
+                response = loop.client.create(request)
+            finally:
+                loop.report(Note("called", {"step": n + 1}))
             calls += 1
             n += 1
             _kill_point(loop, "before_pending", n)
@@ -369,6 +373,15 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
         raise
     except LeaseLost:
         raise
+    except (StoreError, DatabaseError) as exc:
+        # The store refused or could not be reached (a server restarting, a full disk): what
+        # is committed stays; say so if the store still takes it, and name the way on.
+        with contextlib.suppress(Exception):
+            store.release(lease, FAILED, f"database error: {exc}")
+        raise StoreError(
+            f"{exc}; run {run.id} stopped: `dayflow resume {run.id}` continues it once the "
+            "database can be written again"
+        ) from None
     except BaseException as exc:
         # Ctrl-C or a bug: leave the run resumable and say why, then let the error through.
         status = INTERRUPTED if isinstance(exc, KeyboardInterrupt) else FAILED

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -324,6 +324,50 @@ def test_the_heartbeat_keeps_a_short_lease_alive_through_a_long_model_call(url: 
                     refused.append(exc)
         other.close()
         s.begin_step(lease, 1, turn(text("ok")), 1)
+    assert len(refused) == 3
+
+
+def test_the_heartbeat_keeps_the_lease_through_a_slow_source_read(url: str) -> None:
+    """A read tool whose source takes several TTLs (a slow IMAP server) keeps the run too:
+    another host cannot claim it while the read is in flight, and the run finishes."""
+    from dayflow.agent import BriefOptions, Loop, json_sources, start_run
+    from dayflow.providers.offline import OfflineModel
+
+    short = url + "&dayflow_lease_ttl=1"
+    refused: list[BaseException] = []
+
+    class SlowInbox:
+        def __init__(self, inner: Any) -> None:
+            self._inner = inner
+
+        def messages(self) -> list[dict[str, Any]]:
+            runs = db_rows(url, "SELECT id FROM runs")
+            if not runs or refused:  # the precheck before the run, or the read done already
+                return self._inner.messages()
+            (run_id,) = runs[0]
+            with open_store(short, owner=_owner("host-b")) as other:
+                for _ in range(3):  # three TTLs, each past the previous renewal
+                    before = db_rows(url, "SELECT lease_expires_at FROM runs")[0][0]
+                    _wait_until(
+                        lambda b=before: (
+                            db_rows(url, "SELECT lease_expires_at FROM runs")[0][0] > b
+                        ),
+                        "a renewal during the read",
+                    )
+                    try:
+                        other.claim(run_id)
+                    except RunBusy as exc:
+                        refused.append(exc)
+            return self._inner.messages()
+
+    def slow_sources(settings: Any, brief_date: Any) -> Any:
+        inbox, calendar = json_sources(settings, brief_date)
+        return SlowInbox(inbox), calendar
+
+    with open_store(short) as s:
+        loop = Loop(s, OfflineModel(), sources=slow_sources)
+        result = start_run(loop, BriefOptions(brief_date=date(2026, 11, 5)))
+    assert result.run.status == "done" and result.text
     assert len(refused) == 3
 
 

@@ -1,0 +1,49 @@
+"""A store that fails under a running brief (a full disk, a server gone): the run stops with one
+line naming it and the way on, nothing committed is lost, and `resume` finishes it."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dayflow.store.composed import SqlStore
+from tests.conftest import db_rows
+from tests.harness import invoke
+from tests.scripted import ScriptedModel, seed_turns
+
+
+def test_a_store_error_mid_run_names_the_run_and_resume_finishes_it(
+    store_target: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = SqlStore.begin_step
+
+    def disk_full_at_step_2(self: SqlStore, lease: Any, n: int, *args: Any) -> None:
+        if n == 2:
+            raise sqlite3.OperationalError("database or disk is full")
+        real(self, lease, n, *args)
+
+    monkeypatch.setattr(SqlStore, "begin_step", disk_full_at_step_2)
+    turns = seed_turns()
+    model = ScriptedModel(turns=list(turns))
+    res = invoke(store_target, lambda *a: model, "brief", "--model", "scripted")
+    assert res.code == 4, res.err
+    (run_id,) = db_rows(store_target, "SELECT id FROM runs")[0]
+    assert res.err.count("\n") == 1 and "Traceback" not in res.err
+    assert "database or disk is full" in res.err
+    assert f"`dayflow resume {run_id}` continues it" in res.err
+    status, reason = db_rows(store_target, "SELECT status, reason FROM runs")[0]
+    assert status == "failed" and reason == "database error: database or disk is full"
+    assert [r[0] for r in db_rows(store_target, "SELECT n FROM steps ORDER BY n")] == [1]
+
+    monkeypatch.setattr(SqlStore, "begin_step", real)
+    again = ScriptedModel(turns=list(turns[1:]))
+    resumed = invoke(store_target, lambda *a: again, "resume", run_id)
+    assert resumed.code == 0, resumed.err
+    status, steps, tasks = db_rows(
+        store_target,
+        "SELECT status, (SELECT COUNT(*) FROM steps), (SELECT COUNT(*) FROM tasks) FROM runs",
+    )[0]
+    assert (status, steps, tasks) == ("done", 3, 2)
