@@ -83,9 +83,12 @@ class Deps:
         self.clock: Clock = clock or SystemClock()
         self.model_factory = model_factory
         self.sources = sources
-        self.out: Console = out or _console(highlight=False)
+        # Text from mail, calendars and files is printed as is: no emoji codes (":x:" stays).
+        self.out: Console = out or _console(highlight=False, emoji=False)
         # Notices are whole lines: never hard-wrapped at 80 columns when stderr is a pipe.
-        self.err: Console = err or _console(stderr=True, highlight=False, soft_wrap=True)
+        self.err: Console = err or _console(
+            stderr=True, highlight=False, soft_wrap=True, emoji=False
+        )
 
     def settings(self, **flags: Any) -> config.Settings:
         from dayflow import config

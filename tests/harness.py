@@ -42,10 +42,12 @@ def invoke(
         env=({} if db is None else {"DAYFLOW_DB": str(db)}) | (env or {}),
         clock=FixedClock(CLOCK_START),
         model_factory=model_factory,
-        out=Console(file=out, width=200, color_system=None)
+        out=Console(file=out, width=200, color_system=None, emoji=False)
         if terminal_width is None
-        else Console(file=out, width=terminal_width, force_terminal=True, color_system=None),
-        err=Console(file=err, width=200, color_system=None),
+        else Console(
+            file=out, width=terminal_width, force_terminal=True, color_system=None, emoji=False
+        ),
+        err=Console(file=err, width=200, color_system=None, emoji=False),
     )
     result = runner.invoke(app, list(args), obj=deps, input=stdin)
     if result.exception and not isinstance(result.exception, SystemExit):
