@@ -224,3 +224,10 @@ def test_an_export_into_a_fifo_writes_into_it_and_never_replaces_it(
     assert result.code == 0
     assert stat.S_ISFIFO(fifo.stat().st_mode)
     assert b"dayflow:t_" in got[0]
+
+
+def test_a_task_id_prefix_in_capitals_finds_the_task_on_both_backends(db: Path) -> None:
+    (first, *_) = json.loads(run(db, "tasks", "--json").out)
+    done = run(db, "tasks", "--done", first["id"][:6].upper())
+    assert done.code == 0, done.err
+    assert ids(db)[first["title"]] == "done"

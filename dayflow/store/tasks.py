@@ -63,6 +63,9 @@ class Tasks:
         return [task_row(r) for r in self._ctx.db.execute(sql)]
 
     def find(self, prefix: str) -> Task:
+        # Task ids are lowercase; SQLite's LIKE ignores ASCII case and PostgreSQL's does not,
+        # so an id typed in capitals is looked up in lowercase on both.
+        prefix = prefix.strip().lower()
         rows = self._ctx.db.execute(
             "SELECT * FROM tasks WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 6",
             (prefix, like_prefix(prefix)),
