@@ -370,3 +370,28 @@ def test_a_second_process_opening_a_file_another_is_creating_waits_instead_of_fa
         creator.close()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
+
+
+@pytest.mark.slow  # spawns a process
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_process_whose_name_is_not_ascii_is_still_seen_alive() -> None:
+    """The kernel's process name (field 2 of /proc/PID/stat) is any bytes: a driver named
+    `dayflöw` is still recognised, not an error."""
+    from dayflow.store import process_alive, process_start
+
+    code = (
+        "import sys; open('/proc/self/comm', 'w').write('dayflöw'); print(1, flush=True); "
+        "sys.stdin.read()"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline() == b"1\n"
+        assert "dayfl" in Path(f"/proc/{child.pid}/comm").read_text(errors="replace")
+        started = process_start(child.pid)
+        assert started is not None and started.isdigit()
+        assert process_alive(child.pid, started)
+    finally:
+        child.communicate(b"")
+    assert not process_alive(child.pid, started)

@@ -105,12 +105,12 @@ class NewRun(Frozen):
 def process_start(pid: int) -> str | None:
     """The kernel's start time of `pid` (clock ticks since boot), or None where unknown."""
     try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        with open(f"/proc/{pid}/stat", "rb") as fh:  # bytes: the command name may be any
             stat = fh.read()
     except OSError:
         return None
     # Field 22; the command name (field 2) may hold spaces, so split after its closing ')'.
-    return stat.rsplit(")", 1)[1].split()[19]
+    return stat.rsplit(b")", 1)[1].split()[19].decode()
 
 
 def process_alive(pid: int, started: str | None) -> bool:
