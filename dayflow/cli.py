@@ -6,6 +6,7 @@ Tests pass their own `Deps` through `CliRunner.invoke(app, args, obj=deps)`.
 # No `from __future__ import annotations` here: Typer would compile and eval every option's
 # annotation string at start-up (issue 13). Names imported only for type checking are quoted.
 
+import functools
 import os
 import sys
 from datetime import date, datetime
@@ -14,13 +15,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from dayflow import cli_history, cli_migrate, cli_schedule, cli_sources, cli_tasks
 from dayflow.cli_base import (
     EXIT_CODES,
     MAX_COUNT,
     MAX_TOKENS,
     BriefJsonOpt,
     BudgetOpt,
+    ConfigOpt,
     CrashOpt,
     DbOpt,
     Deps,
@@ -61,9 +62,12 @@ if TYPE_CHECKING:
     from dayflow import config
     from dayflow.store import Store
 
+    app: typer.Typer  # the whole app, built on first use: see `__getattr__` at the end
+
 __all__ = ["Deps", "app", "main"]
 
-app = typer.Typer(
+# The commands of this module; `app`, the whole app, adds those of the command modules (below).
+core = typer.Typer(
     help="Dayflow: a daily-brief agent whose runs outlive their process.\n\n" + EXIT_CODES,
     no_args_is_help=True,
     add_completion=False,
@@ -80,7 +84,7 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@core.callback()
 def _main(
     version: Annotated[
         bool,
@@ -90,7 +94,7 @@ def _main(
     """Dayflow: a daily-brief agent whose runs outlive their process."""
 
 
-@app.command()
+@core.command()
 def brief(
     ctx: typer.Context,
     brief_date: Annotated[
@@ -176,7 +180,7 @@ def brief(
         ),
     ] = None,
     timeout: TimeoutOpt = None,
-    config_file: cli_sources.ConfigOpt = None,
+    config_file: ConfigOpt = None,
     strict_sources: Annotated[
         bool,
         typer.Option(
@@ -193,7 +197,7 @@ def brief(
     When the day already has a finished brief, a plain `brief` says so (its run id) and writes
     an update covering only what arrived since (--since-last); --new writes a full one,
     --ensure-today prints the one there is."""
-    from dayflow import briefday
+    from dayflow import briefday, cli_sources
 
     deps = get_deps(ctx)
     with handle_errors(deps):
@@ -479,7 +483,7 @@ def _resume(
     print_outcome(deps, result.run, result.text, out_format, settings.prices)
 
 
-@app.command()
+@core.command()
 def resume(
     ctx: typer.Context,
     run_id: Annotated[
@@ -537,7 +541,7 @@ def resume(
             )
 
 
-@app.command()
+@core.command()
 def runs(
     ctx: typer.Context,
     db: DbOpt = None,
@@ -641,7 +645,7 @@ def tasks(
             print_table(deps, listing.tasks_table, found)
 
 
-@app.command()
+@core.command()
 def show(
     ctx: typer.Context,
     run_id: RunArg,
@@ -682,20 +686,22 @@ def show(
 def app_for(args: list[str]) -> typer.Typer:
     """`app` with only the command `args` name. Before it parses anything, Typer builds every
     command it has, inspecting each signature: for `dayflow runs` that cost more than the rest
-    of the command (issue 13). No command, `--help` or an unknown name get the whole app."""
+    of the command (issue 13), and so did importing every command module. No command, `--help`
+    or an unknown name get the whole app."""
     import copy
 
     from typer.main import get_command_name
 
     name = next((a for a in args if not a.startswith("-")), None)
     if name is None or "--help" in args[: args.index(name)]:
-        return app
-    lean = copy.copy(app)
+        return _whole_app()
+    source = _with_modules([m for m, names in COMMAND_MODULES.items() if name in names])
+    lean = copy.copy(source)
     lean.registered_commands, lean.registered_groups = [], []
-    for command in app.registered_commands:
+    for command in source.registered_commands:
         if name == (command.name or get_command_name(command.callback.__name__)):  # type: ignore[union-attr]
             lean.registered_commands = [command]
-    for group in app.registered_groups:
+    for group in source.registered_groups:
         inner = group.typer_instance
         # Typer leaves unset names as placeholders, not None: a nameless group's commands sit
         # at the top level.
@@ -710,7 +716,7 @@ def app_for(args: list[str]) -> typer.Typer:
                 if cmd_name == name:
                     lean.registered_commands = [command]
     if not lean.registered_commands and not lean.registered_groups:
-        return app
+        return _whole_app()
     return lean
 
 
@@ -753,9 +759,40 @@ def main() -> None:
         sys.exit(1)
 
 
-# Command modules: one import above and one line here each.
-app.add_typer(cli_history.commands)
-app.add_typer(cli_migrate.commands)
-app.add_typer(cli_tasks.group(tasks))  # `tasks` lists; its subcommands export and sync
-app.add_typer(cli_schedule.commands)
-app.add_typer(cli_sources.commands)
+# The command modules and the top-level commands each adds (tests/test_startup.py keeps these
+# lists true). The whole app adds them all, in this order; `main()` imports only the module
+# of the command asked for.
+COMMAND_MODULES = {
+    "cli_history": ("trace", "fork", "gc", "doctor"),
+    "cli_migrate": ("migrate",),
+    "cli_tasks": ("tasks",),
+    "cli_schedule": ("schedule",),
+    "cli_sources": ("init", "sources"),
+}
+
+
+def _with_modules(modules: list[str]) -> typer.Typer:
+    """`core` with the commands of `modules` added (a copy: `core` stays as it is)."""
+    import copy
+    import importlib
+
+    built = copy.copy(core)
+    built.registered_commands = list(core.registered_commands)
+    built.registered_groups = list(core.registered_groups)
+    for name in modules:
+        module = importlib.import_module(f"dayflow.{name}")
+        # `tasks` (above) lists the tasks; the group's subcommands export and sync them.
+        built.add_typer(module.group(tasks) if name == "cli_tasks" else module.commands)
+    return built
+
+
+@functools.cache
+def _whole_app() -> typer.Typer:
+    return _with_modules(list(COMMAND_MODULES))
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """`app`, the whole app, is built on first use (PEP 562): `main()` seldom needs it."""
+    if name == "app":
+        return _whole_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,9 +2,10 @@
 mapping, the common options and parsers, and the helpers that drive a run and print its outcome.
 
 A command module defines `commands = typer.Typer()` and decorates its commands with
-`@commands.command()`; `cli.py` imports it and adds it with `app.add_typer(module.commands)`
-(a nameless group: its commands sit at the top level). Command modules import from here, never
-from `cli.py`, so there is no import cycle.
+`@commands.command()`; `cli.py` lists it in `COMMAND_MODULES` with the names of its commands,
+and adds it with `app.add_typer(module.commands)` (a nameless group: its commands sit at the
+top level) when the whole app or one of its commands is asked for. Command modules import
+from here, never from `cli.py`, so there is no import cycle.
 
 Keep this module cheap to import: it is on the path of `--help`, `runs` and `tasks`, and the
 command modules import it at start-up. What only some commands use (the store, the settings,
@@ -232,6 +233,14 @@ DbOpt = Annotated[
 ]
 VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Print each step and tool call.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="Sources config file [env DAYFLOW_CONFIG; default: "
+        "$XDG_CONFIG_HOME/dayflow/config.toml].",
+    ),
+]
 BRIEF_FORMATS = ("markdown", "rich", "json")
 FormatOpt = Annotated[
     str | None,

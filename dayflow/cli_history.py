@@ -7,7 +7,6 @@ Options, wiring and output only; the work is in `dayflow.history` and `dayflow.t
 # annotation string at start-up (issue 13). Names imported only for type checking are quoted.
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -292,6 +291,8 @@ def doctor(
 
     Each finding comes with the command that repairs it. Exit 0 when healthy, 4 when problems
     remain."""
+    import dataclasses
+
     from dayflow import (
         history,  # imported here: it pulls in the agent
         render,
@@ -303,7 +304,7 @@ def doctor(
         with deps.store(settings) as store:
             first = [history.recompute_totals(store, recompute_totals)] if recompute_totals else []
             report = history.diagnose(store, fix=fix)
-        report = replace(report, findings=first + report.findings)
+        report = dataclasses.replace(report, findings=first + report.findings)
         if as_json:
             print_json(deps, report.to_json())
         else:

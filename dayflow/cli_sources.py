@@ -10,11 +10,11 @@ import datetime as dt
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from dayflow.cli_base import Deps, JsonOpt, get_deps, handle_errors
+from dayflow.cli_base import ConfigOpt, Deps, JsonOpt, get_deps, handle_errors
 from dayflow.errors import ConfigFileError, UsageError
 from dayflow.frozen import Frozen, set_field
 
@@ -27,14 +27,6 @@ sources_app = typer.Typer(
     invoke_without_command=True,
 )
 
-ConfigOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--config",
-        help="Sources config file [env DAYFLOW_CONFIG; default: "
-        "$XDG_CONFIG_HOME/dayflow/config.toml].",
-    ),
-]
 DEFAULT_WINDOW = dt.timedelta(hours=24)
 
 

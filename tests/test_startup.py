@@ -54,8 +54,22 @@ FORBIDDEN = (
     "dayflow.store.archive",
     "dayflow.providers.offline",
 )
-# --help builds no store and reads no settings.
-FORBIDDEN_FOR_HELP = ("sqlite3", "dayflow.store", "dayflow.config", "dayflow.listing")
+# --help builds no store and reads no settings (and, with no dataclass left on its path, does
+# not import dataclasses).
+FORBIDDEN_FOR_HELP = (
+    "sqlite3",
+    "dayflow.store",
+    "dayflow.config",
+    "dayflow.listing",
+    "dataclasses",
+)
+# A command imports only its own command module (`--help` imports them all).
+FORBIDDEN_FOR_COMMANDS = (
+    "dayflow.cli_history",
+    "dayflow.cli_migrate",
+    "dayflow.cli_schedule",
+    "dayflow.cli_sources",
+)
 
 PROBE = """import sys
 from dayflow.cli import main
@@ -98,6 +112,8 @@ def test_the_start_up_paths_import_only_what_they_print(sqlite_path: Path, args:
     if args[0] == "--help":
         assert _hits(loaded, FORBIDDEN_FOR_HELP) == []
     else:
+        assert _hits(loaded, FORBIDDEN_FOR_COMMANDS) == []
+        assert ("dayflow.cli_tasks" in loaded) == (args[0] == "tasks")
         assert "dayflow.store" in loaded or args[-1] == "--help"  # the probe saw a real run
 
 
@@ -115,6 +131,14 @@ def test_the_start_up_paths_import_only_what_they_print(sqlite_path: Path, args:
         ["runs", "--help"],
         ["--version"],
         ["nonsense"],
+        ["trace", "--help"],
+        ["fork", "--help"],
+        ["doctor"],
+        ["migrate", "--help"],
+        ["schedule", "--help"],
+        ["init", "--help"],
+        ["sources", "--help"],
+        ["tasks", "sync", "--help"],
     ],
 )
 def test_the_lean_app_main_builds_answers_as_the_whole_app(db_path: Path, args: list[str]) -> None:
@@ -140,3 +164,20 @@ def test_the_lean_app_main_builds_answers_as_the_whole_app(db_path: Path, args: 
     if args[0] in ("runs", "tasks", "show", "gc"):
         assert lean is not app
     assert run(lean) == run(app)
+
+
+def test_command_modules_names_what_each_module_adds() -> None:
+    """`main()` imports a command module only for the names `COMMAND_MODULES` gives it: each
+    list is exactly what its module adds, and the whole app is `core` and all of them."""
+    from typer.main import get_command
+
+    from dayflow import cli
+
+    def names(app: Any) -> set[str]:
+        return set(get_command(app).commands)  # type: ignore[attr-defined]
+
+    core = names(cli.core)
+    for module, added in cli.COMMAND_MODULES.items():
+        assert names(cli._with_modules([module])) - core == set(added), module
+    every = core.union(*cli.COMMAND_MODULES.values())
+    assert names(cli.app) == every
