@@ -47,8 +47,9 @@ CalendarReader = Callable[[SourceSpec, SourceContext], Any]
 
 def _maildir(spec: SourceSpec, ctx: SourceContext) -> MailSource:
     from dayflow.sources.maildir import MaildirSource
+    from dayflow.sources.maildir_index import cache_dir
 
-    return MaildirSource(spec.name, str(spec.path))
+    return MaildirSource(spec.name, str(spec.path), cache=cache_dir(ctx.env))
 
 
 def _mbox(spec: SourceSpec, ctx: SourceContext) -> MailSource:

@@ -1,10 +1,13 @@
 """A Maildir (new/ and cur/), read without ever changing it.
 
-Listing costs what the page costs: the file names are listed (cheap: no stat, no open), ordered
-by the delivery time at the start of each name, and only the page's messages are opened, each
-read no further than `LIST_BYTES`. Unread state is the Maildir convention: a message in new/,
-or in cur/ without the `S` (Seen) flag. Dayflow never moves a message from new/ to cur/ or
-touches a flag.
+Listing costs what the page costs: the file names are listed (no stat, no open; an unchanged
+Maildir's names are not even read again: `maildir_index` keeps them between listings), ordered
+by the delivery time at the start of each name, compared as plain strings in C, and only the
+page's messages are opened, each read no further than `LIST_BYTES`. Unread state is the
+Maildir convention: a message in new/, or in cur/ without the `S` (Seen) flag, looked up again
+where the message is when it is read (a mail client may have moved it meanwhile). Dayflow never
+moves a message from new/ to cur/ or touches a flag. A message that cannot be read (a FIFO, a
+directory, no permission) is listed as such and never fails the listing.
 
 `received_at` is the message's `Date:` when it is sane, else its delivery time. The window
 (`since`) and the order use the delivery time, which the name gives for free.
@@ -13,13 +16,18 @@ touches a flag.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import heapq
 import os
+import stat
+from collections.abc import Callable
 from pathlib import Path
 
+from dayflow.clock import Clock
 from dayflow.errors import SourceError
-from dayflow.sources.identity import mail_key
+from dayflow.sources.identity import mail_key, short_hash
 from dayflow.sources.mail import MailItem, PathMissing
+from dayflow.sources.maildir_index import Folder, NameIndex
 from dayflow.sources.mime import parse_message
 
 LIST_BYTES = 64 * 1024  # how much of a message a listing reads (headers and the first text)
@@ -27,10 +35,22 @@ READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one mes
 
 
 class MaildirSource:
-    def __init__(self, name: str, path: str | Path) -> None:
+    """`cache` is where the folder names are kept between processes (`maildir_index`; None:
+    in memory only); `clock` and `stat_dir` are the index's (tests)."""
+
+    def __init__(
+        self,
+        name: str,
+        path: str | Path,
+        *,
+        cache: Path | None = None,
+        clock: Clock | None = None,
+        stat_dir: Callable[[Path], os.stat_result] = os.stat,
+    ) -> None:
         self.name = name
         self.path = Path(path)
-        self._located: dict[str, tuple[str, str]] = {}  # stable id -> (subdir, file name)
+        self._index = NameIndex(self.path, cache, clock=clock, stat_dir=stat_dir)
+        self._located: dict[str, tuple[str, str]] = {}  # stable id -> (subdir, stored name)
 
     @property
     def where(self) -> str:
@@ -41,41 +61,38 @@ class MaildirSource:
         if not self.path.exists():
             raise PathMissing(self.name, str(self.path), "Maildir")
 
-    def _listing(self) -> dict[str, list[str]]:
-        """The file names in new/ and cur/."""
+    def _folders(self) -> dict[str, Folder]:
+        """The names in new/ and cur/ (see maildir_index for when they are not read again)."""
         if not self.path.exists():
             raise PathMissing(self.name, str(self.path), "Maildir")
         if not self.path.is_dir():
             raise SourceError(f"{self.name}: {self.path} is not a directory (kind maildir)")
-        found: dict[str, list[str]] = {}
-        for sub in ("new", "cur"):
-            try:
-                found[sub] = os.listdir(self.path / sub)
-            except FileNotFoundError:
-                continue
-            except OSError as err:
-                raise SourceError(
-                    f"{self.name}: cannot list {self.path / sub} ({err.strerror or err})"
-                ) from None
+        try:
+            found = self._index.folders()
+        except OSError as err:
+            where = err.filename or self.path
+            raise SourceError(f"{self.name}: cannot list {where} ({err.strerror or err})") from None
         if not found:
             raise SourceError(f"{self.name}: {self.path} is not a Maildir (no cur/ or new/)")
         return found
 
-    def _names(self) -> list[tuple[str, str, str]]:
-        """(position, subdir, file name) of every message, unordered."""
-        return [
-            (self._position(sub, file), sub, file)
-            for sub, names in self._listing().items()
-            for file in names
-            if file[:1] != "."
-        ]
+    def _everything(self) -> list[tuple[str, str, str]]:
+        """(position, subdir, stored name) of every message, newest first (a walk of all)."""
+        return sorted(
+            (
+                (_position(name) if timed else self._odd_position(sub, name), sub, name)
+                for sub, folder in self._folders().items()
+                for timed, names in ((True, folder.timed), (False, folder.odd))
+                for name in names
+            ),
+            reverse=True,
+        )
 
     @staticmethod
-    def _position(sub: str, file: str) -> str:
-        """The order key of a message: its name up to the flags (which change when mail is
-        read). Names start with the delivery time in seconds (10 digits until 2286), so names
-        sort by delivery; a name that does not start with a digit sorts as the oldest."""
-        base = file.split(":", 1)[0]
+    def _odd_position(sub: str, name: str) -> str:
+        """The position of a name that does not start with a delivery time: sorts as the
+        oldest."""
+        base = _position(name)
         return base if base[:1].isdigit() else "0" + base
 
     def _delivered(self, position: str, sub: str, file: str) -> dt.datetime:
@@ -100,48 +117,51 @@ class MaildirSource:
     ) -> list[MailItem]:
         floor = f"{max(0, int(since.timestamp())):010d}" if since is not None else None
         top: list[tuple[str, str, str]] = []
-        for sub, every in self._listing().items():
-            # The hot path of a listing: every name of the Maildir, compared as plain strings
-            # in C (names start with the delivery time, so they sort by it). A raw name compares
-            # with a cursor position (a name up to its flags) as its position does.
-            names = every
+        for sub, folder in self._folders().items():
+            # The hot path: every name of the folder compared as a plain string, in C. Timed
+            # names sort by delivery time, and a name compares with a cursor's position (a
+            # name up to its flags) as its own position does (':' is kept as '\x00').
+            names = folder.timed
             if floor is not None:
                 names = [n for n in names if n >= floor]
             if after is not None:
                 names = [n for n in names if n < after]
             if unread_only and sub == "cur":
                 names = [n for n in names if _unread(sub, n)]
-            for file in heapq.nlargest(limit, names):
-                if file[:1].isdigit():
-                    top.append((self._position(sub, file), sub, file))
-            # Names that do not start with a delivery time sort above "9" or below "0": look
-            # for them only when the extremes say there are some. They count as the oldest.
-            if every and not (min(every)[:1].isdigit() and max(every)[:1].isdigit()):
-                for n in every:
-                    if n[:1].isdigit() or n[:1] == ".":
-                        continue
-                    position = self._position(sub, n)
-                    if (
-                        (after is None or position < after)
-                        and (floor is None or position >= floor)
-                        and (not unread_only or _unread(sub, n))
-                    ):
-                        top.append((position, sub, n))
+            top += ((_position(n), sub, n) for n in heapq.nlargest(limit, names))
+            for name in folder.odd:  # the few names without a delivery time, one by one
+                position = self._odd_position(sub, name)
+                if (
+                    (after is None or position < after)
+                    and (floor is None or position >= floor)
+                    and (not unread_only or _unread(sub, name))
+                ):
+                    top.append((position, sub, name))
         newest = heapq.nlargest(limit, top)
-        return [self._item(position, sub, file, LIST_BYTES) for position, sub, file in newest]
+        return [self._item(position, sub, name, LIST_BYTES) for position, sub, name in newest]
 
-    def _item(self, position: str, sub: str, file: str, cap: int) -> MailItem:
-        path = self.path / sub / file
+    def _item(self, position: str, sub: str, name: str, cap: int) -> MailItem:
+        file = name.replace("\x00", ":")
         try:
-            with path.open("rb") as fh:
-                raw = fh.read(cap)
-        except FileNotFoundError:
-            # Moved between the listing and now (read by a mail client: new/ -> cur/).
-            raw = self._reopen(file, cap)
+            sub, name, raw = self._raw(sub, name, cap)
         except OSError as err:
-            raise SourceError(f"{self.name}: cannot read {path} ({err.strerror or err})") from None
+            # One message that cannot be read never fails the listing: it is shown as such.
+            stable = short_hash("maildir-file:" + _position(name))
+            why = "it is gone" if isinstance(err, FileNotFoundError) else err.strerror or str(err)
+            return MailItem(
+                source=self.name,
+                stable_id=stable,
+                key=mail_key(stable),
+                sender="(unknown sender)",
+                subject=f"(a message that could not be read: {sub}/{file}: {why})",
+                received_at=self._delivered(position, sub, file),
+                snippet="",
+                unread=_unread(sub, name),
+                thread_id=None,
+                position=position,
+            )
         parsed = parse_message(raw, fallback_time=self._delivered(position, sub, file))
-        self._located[parsed.stable_id] = (sub, file)
+        self._located[parsed.stable_id] = (sub, name)
         return MailItem(
             source=self.name,
             stable_id=parsed.stable_id,
@@ -150,46 +170,70 @@ class MaildirSource:
             subject=parsed.subject,
             received_at=parsed.received_at,
             snippet=parsed.snippet,
-            unread=_unread(sub, file),
+            unread=_unread(sub, name),
             thread_id=parsed.thread_id,
             position=position,
             body=parsed.body,
             attachments=parsed.attachments,
         )
 
-    def _reopen(self, file: str, cap: int) -> bytes:
-        base = file.split(":", 1)[0]
-        for sub in ("cur", "new"):
-            for other in os.listdir(self.path / sub):
-                if other.split(":", 1)[0] == base:
-                    with (self.path / sub / other).open("rb") as fh:
-                        return fh.read(cap)
-        return b""
+    def _raw(self, sub: str, name: str, cap: int) -> tuple[str, str, bytes]:
+        """(subdir, stored name, first `cap` bytes) of a message where it is now: a mail client
+        may have moved it from new/ to cur/ or changed its flags since it was listed."""
+        try:
+            return sub, name, _read_file(self.path / sub / name.replace("\x00", ":"), cap)
+        except FileNotFoundError:
+            base = _position(name)
+            for other_sub, folder in self._index.folders().items():
+                for other in (*folder.odd, *(n for n in folder.timed if n.startswith(base))):
+                    if _position(other) == base:
+                        path = self.path / other_sub / other.replace("\x00", ":")
+                        return other_sub, other, _read_file(path, cap)
+            raise
 
     def read(self, stable_id: str) -> MailItem | None:
         where = self._located.get(stable_id)
         if where is not None:
-            position = self._position(*where)
-            item = self._item(position, where[0], where[1], READ_BYTES)
+            sub, name = where
+            item = self._item(self._any_position(sub, name), sub, name, READ_BYTES)
             if item.stable_id == stable_id:
                 return item
         # Not listed by this process (a resumed run): look, newest first.
-        for position, sub, file in sorted(self._names(), reverse=True):
-            head = self._item(position, sub, file, LIST_BYTES)
+        for position, sub, name in self._everything():
+            head = self._item(position, sub, name, LIST_BYTES)
             if head.stable_id == stable_id:
-                return self._item(position, sub, file, READ_BYTES)
+                return self._item(position, sub, name, READ_BYTES)
         return None
 
+    def _any_position(self, sub: str, name: str) -> str:
+        timed = name[:10].isdigit() and name[10:11] in (".", "\x00", "")
+        return _position(name) if timed else self._odd_position(sub, name)
+
     def status(self) -> tuple[int, MailItem | None]:
-        names = self._names()
-        if not names:
-            return 0, None
-        position, sub, file = max(names)
-        return len(names), self._item(position, sub, file, LIST_BYTES)
+        count = sum(len(folder) for folder in self._folders().values())
+        newest = self.page(since=None, after=None, limit=1, unread_only=False)
+        return count, (newest[0] if newest else None)
 
 
-def _unread(sub: str, file: str) -> bool:
+def _read_file(path: Path, cap: int) -> bytes:
+    """The first `cap` bytes of a regular file. O_NONBLOCK: a FIFO someone left in a Maildir
+    must not hang the listing (it is refused, as a directory or a device is)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return fh.read(cap)
+
+
+def _position(name: str) -> str:
+    """A message's place in the order: its name up to the flags (which change when mail is
+    read). Names start with the delivery time in seconds (10 digits until 2286)."""
+    return name.partition("\x00")[0]
+
+
+def _unread(sub: str, name: str) -> bool:
+    """The Maildir convention: in new/, or in cur/ without the S (Seen) flag."""
     if sub == "new":
         return True
-    _, sep, info = file.partition(":2,")
+    _, sep, info = name.replace(":", "\x00").partition("\x002,")
     return not (sep and "S" in info)
