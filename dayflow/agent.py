@@ -141,6 +141,8 @@ class BriefOptions:
     mail_since: str | None = None  # read_inbox's default window (ISO), None: all mail
     strict_sources: bool = False
     config: str | None = None  # the config file it was started with (delivery's [smtp])
+    # Start it only if the day has no run yet (brief --ensure-today), else DayTaken names it.
+    sole_for_day: bool = False
 
     @property
     def settings(self) -> RunSettings:
@@ -233,7 +235,8 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
             budget=options.budget,
             task_cap=options.task_cap,
             settings=options.settings,
-        )
+        ),
+        sole_for_day=options.sole_for_day,
     )
     return drive(loop, run, lease, resumed_from=None)
 

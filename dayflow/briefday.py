@@ -12,7 +12,9 @@ brief. Each holds the day's lock while it decides and drives: a POSIX record loc
 (the day's ordinal) of a lock file beside the database. The kernel releases it when the
 process exits, kill -9 included, so a waiter then finds the run interrupted and resumes it. A
 run's own lease still decides who may write the run (a plain `dayflow resume` takes no day
-lock).
+lock). Machines sharing one database (PostgreSQL) do not share that file: there the store
+creates the day's run under a lock of its own and refuses a second (`DayTaken`), which the CLI
+turns into printing or resuming the first.
 """
 
 from __future__ import annotations
@@ -31,10 +33,11 @@ from typing import Any, Protocol
 from dayflow.clock import iso
 from dayflow.errors import RunBusy, StoreError
 from dayflow.models import Run, RunSettings
+from dayflow.store.runs import DAY_LOOKBACK_DAYS
 
 # A run for a day is created within a day or so of it in any timezone: look back far enough
-# without reading the whole history.
-_LOOKBACK = timedelta(days=3)
+# without reading the whole history (as far as the store does when it creates the day's run).
+_LOOKBACK = timedelta(days=DAY_LOOKBACK_DAYS)
 WAIT_LIMIT_S = 30 * 60  # a waiter gives up (exit 5) after this long
 _POLL_S = 0.2
 
@@ -56,8 +59,8 @@ def latest_for(store: _Runs, day: date, now: datetime) -> Run | None:
 def lock_path(db_path: Path | str, state_dir: Path | None = None) -> Path:
     """The lock file beside a SQLite database (its directory exists by now); for a database
     named by URL (PostgreSQL), a file named by the URL's hash in the state directory. The lock
-    is a per-machine one: two machines sharing one PostgreSQL database are kept to one driver
-    per run by the run's lease, not to one brief per day."""
+    is a per-machine one: across machines sharing one PostgreSQL database, the store's day
+    lock (`create_run(sole_for_day=True)`) keeps the day to one brief."""
     target = str(db_path)
     if re.match(r"^[a-z][a-z0-9+.-]*:/", target, re.IGNORECASE):
         xdg = os.environ.get("XDG_STATE_HOME") or ""

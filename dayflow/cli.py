@@ -45,7 +45,14 @@ from dayflow.cli_base import (
     today,
     zone,
 )
-from dayflow.errors import ConfigError, NothingToResume, RunBusy, StoreError, UsageError
+from dayflow.errors import (
+    ConfigError,
+    DayTaken,
+    NothingToResume,
+    RunBusy,
+    StoreError,
+    UsageError,
+)
 from dayflow.frozen import replace
 from dayflow.models import (
     DEFAULT_COMPACT_AT,
@@ -234,24 +241,8 @@ def brief(
                 driven = current.id
                 current = briefday.wait_while_driven(lambda: store.get_run(driven))
             if ensure_today and current is not None:
-                if current.status != DONE:
-                    deps.err.print(
-                        f"the brief for {day} is run {current.id}, {current.status}: resuming it",
-                        markup=False,
-                        soft_wrap=True,
-                    )
-                missed = [k for k in sinks if k not in current.settings.deliver]
-                if missed:
-                    # A run delivers to the sinks it was started with, and no others.
-                    deps.err.print(
-                        f"note: run {current.id} was started without delivering to "
-                        f"{', '.join(missed)}, so it is not delivered there; "
-                        f"`dayflow brief --new --deliver ...` writes one that is",
-                        markup=False,
-                        soft_wrap=True,
-                    )
-                _resume(
-                    deps, store, current, settings, verbose, out_format, crash_after, None, None
+                _todays(
+                    deps, store, current, day, sinks, settings, verbose, out_format, crash_after
                 )
                 return
             update_of = None
@@ -332,10 +323,27 @@ def brief(
                 since=None if update_of is None else update_of.created_at,
                 update_of=None if update_of is None else update_of.id,
                 deliver=tuple(sinks),
+                sole_for_day=ensure_today,
                 **picked.options,
             )
             with closing(client):
-                result = start_run(loop, options)
+                try:
+                    result = start_run(loop, options)
+                except DayTaken as taken:
+                    # Another process, on this host or another sharing the database, created
+                    # the day's run after we looked: that one is today's brief.
+                    deps.err.print(
+                        f"another dayflow started the brief for {day} meanwhile (run "
+                        f"{taken.run_id}); waiting for it",
+                        markup=False,
+                        soft_wrap=True,
+                    )
+                    taken_id = taken.run_id
+                    current = briefday.wait_while_driven(lambda: store.get_run(taken_id))
+                    _todays(
+                        deps, store, current, day, sinks, settings, verbose, out_format, crash_after
+                    )
+                    return
             if picked.notice:  # said once the run exists: a refused input gets one line only
                 deps.notice(picked.notice)
             # With sinks, stdout is one of them; a brief not delivered is printed anyway.
@@ -344,6 +352,37 @@ def brief(
             )
             shown = result.text if printed else None
             print_outcome(deps, result.run, shown, out_format, settings.prices)
+
+
+def _todays(
+    deps: Deps,
+    store: "Store",
+    current: Run,
+    day: date,
+    sinks: list[str],
+    settings: "config.Settings",
+    verbose: bool,
+    out_format: str,
+    crash_after: int | None,
+) -> None:
+    """`brief --ensure-today` when the day has its run: resume it, or print it when done."""
+    if current.status != DONE:
+        deps.err.print(
+            f"the brief for {day} is run {current.id}, {current.status}: resuming it",
+            markup=False,
+            soft_wrap=True,
+        )
+    missed = [k for k in sinks if k not in current.settings.deliver]
+    if missed:
+        # A run delivers to the sinks it was started with, and no others.
+        deps.err.print(
+            f"note: run {current.id} was started without delivering to "
+            f"{', '.join(missed)}, so it is not delivered there; "
+            f"`dayflow brief --new --deliver ...` writes one that is",
+            markup=False,
+            soft_wrap=True,
+        )
+    _resume(deps, store, current, settings, verbose, out_format, crash_after, None, None)
 
 
 def _sinks(deps: Deps, flags: list[str], config_file: Path | None) -> list[str]:

@@ -96,6 +96,15 @@ class RunAlreadyDone(RunBusy):
     """Another process finished the run between our read and our claim."""
 
 
+class DayTaken(RunBusy):
+    """`brief --ensure-today` found, at the moment of creating the day's run, that another
+    process (on any host sharing the database) had just created it: `run_id` is that run."""
+
+    def __init__(self, message: str, run_id: str) -> None:
+        super().__init__(message)
+        self.run_id = run_id
+
+
 class LeaseLost(DayflowError):
     exit_code = 5
 

@@ -234,3 +234,109 @@ def test_the_day_lock_of_a_database_named_by_url_lives_in_the_state_directory(
     assert first.parent == tmp_path / "state" and first == lock_path(url, tmp_path / "state")
     assert "alex" not in first.name
     assert lock_path(tmp_path / "x.db") == tmp_path / "x.db.lock"
+
+
+# ------------------------------------------------------- the day's run across hosts (one DB)
+
+
+def test_creating_the_days_run_when_it_has_one_names_that_run(db_path: Path) -> None:
+    """The store decides, in the transaction that would create it, whether the day has its run
+    already: any status counts, a pruned one or one of another day does not."""
+    from dayflow.clock import FixedClock
+    from dayflow.errors import DayTaken
+    from dayflow.frozen import replace as frozen_replace
+    from dayflow.store import open_store
+    from tests.test_agent import _new_run
+
+    with open_store(db_path, clock=FixedClock()) as store:
+        first, _ = store.create_run(_new_run(), sole_for_day=True)
+        with pytest.raises(DayTaken) as taken:
+            store.create_run(_new_run(), sole_for_day=True)
+        assert taken.value.run_id == first.id and first.id in str(taken.value)
+        other_day, _ = store.create_run(
+            frozen_replace(_new_run(), brief_date="2026-11-06"), sole_for_day=True
+        )
+        assert other_day.brief_date == "2026-11-06"
+        plain, _ = store.create_run(_new_run())  # a plain brief (an update) is not refused
+        assert len(store.list_runs(limit=None)) == 3 and plain.id != first.id
+
+
+def test_ensure_today_that_finds_the_days_run_created_after_it_looked_prints_that_one(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two hosts share one database and start the day's brief at the same moment: their day
+    locks are files on different machines, so both look, find nothing, and go to create it.
+    The store refuses the second (as here, where the first is already done) and the second
+    prints the first's brief: one brief, no second model call."""
+    from dayflow import briefday
+
+    models = Counting()
+    first = run(db_path, models, "brief", "--ensure-today")
+    assert first.code == 0 and models.built == 1
+    monkeypatch.setattr(briefday, "latest_for", lambda *a: None)  # looked before it existed
+    second = run(db_path, models, "brief", "--ensure-today")
+    assert second.code == 0, second.err
+    (only,) = runs(db_path)
+    assert f"another dayflow started the brief for {DATE} meanwhile (run {only['id']})" in (
+        second.err
+    )
+    assert second.out == first.out
+    assert models.built == 2  # a client was built, but no call was made with it
+    assert only["steps"] == 3
+
+
+@pytest.mark.postgres
+def test_two_processes_creating_the_days_run_on_postgresql_queue_on_the_days_lock(
+    pg_server: Any,
+) -> None:
+    """Deterministic: a transaction holding the day's lock (another host about to create the
+    run) makes this process's create wait; when that one commits its run, this one is told."""
+    import threading
+
+    from dayflow.clock import FixedClock
+    from dayflow.errors import DayTaken
+    from dayflow.store import open_store
+    from dayflow.store.postgres import POSTGRES, PgDatabase
+    from tests.conftest import pg_schema
+    from tests.test_agent import _new_run
+
+    with pg_schema(pg_server) as url:
+        with open_store(url, clock=FixedClock()) as setup:
+            setup.list_runs()  # the schema exists
+        other = PgDatabase(url)
+        outcome: list[BaseException | str] = []
+
+        def create() -> None:
+            with open_store(url, clock=FixedClock()) as store:
+                try:
+                    run, _ = store.create_run(_new_run(), sole_for_day=True)
+                    outcome.append(run.id)
+                except DayTaken as exc:
+                    outcome.append(exc)
+
+        with other.transaction():
+            other.execute(POSTGRES.day_lock, ("2026-11-05",))
+            thread = threading.Thread(target=create)
+            thread.start()
+            for _ in range(2000):  # until the create waits on a lock (not a timed assert)
+                waiting = pg_server.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                    "AND application_name = %s AND query LIKE %s",
+                    (url.rsplit("application_name=", 1)[1], "%':day:'%"),
+                ).fetchone()[0]
+                if waiting:
+                    break
+                time.sleep(0.01)
+            assert waiting, "the second create never waited for the day's lock"
+            # host A's run for the day, committed while B waits
+            other.execute(
+                "INSERT INTO runs (id, status, model, brief_date, created_at, updated_at, system,"
+                " tools_json, user_msg_json, max_tokens, max_steps, task_cap, settings_json,"
+                " version) VALUES ('aaaaaaaaaaaa', 'done', 'm', '2026-11-05', ?, ?, '', '[]',"
+                " '{}', 1, 1, 1, '{}', 1)",
+                (FixedClock().now().isoformat(), FixedClock().now().isoformat()),
+            )
+        thread.join(timeout=60)
+        other.close()
+        assert len(outcome) == 1 and isinstance(outcome[0], DayTaken), outcome
+        assert outcome[0].run_id == "aaaaaaaaaaaa"

@@ -71,8 +71,8 @@ class SqlStore:
 
     # ------------------------------------------------------------------- runs and leases
 
-    def create_run(self, spec: NewRun) -> tuple[Run, Lease]:
-        return self._runs.create(spec)
+    def create_run(self, spec: NewRun, *, sole_for_day: bool = False) -> tuple[Run, Lease]:
+        return self._runs.create(spec, sole_for_day=sole_for_day)
 
     def get_run(self, run_id: str) -> Run:
         return self._runs.get(run_id)

@@ -65,6 +65,9 @@ POSTGRES = Dialect(
     insertion_order="rowid",
     lease_ttl=DEFAULT_LEASE_TTL,
     heartbeat=True,
+    # Transaction-level (released at COMMIT, so PgBouncer's transaction mode keeps it), keyed
+    # by the schema too: two Dayflow stores in one database do not wait for each other.
+    day_lock="SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':day:' || ?, 0))",
 )
 TABLES = ("runs", "steps", "tool_effects", "tasks", "events", "compactions")
 _OPTIONS = ("dayflow_pgbouncer", "dayflow_lease_ttl")

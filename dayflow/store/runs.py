@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
-from dayflow.errors import AmbiguousRunId, RunNotFound
+from dayflow.clock import iso
+from dayflow.errors import AmbiguousRunId, DayTaken, RunNotFound
 from dayflow.models import INTERRUPTED, RUNNING, Run
 from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
@@ -13,19 +15,28 @@ from dayflow.store.rows import RUN_SELECT, dump
 from dayflow.store.sql import one
 from dayflow.store.values import Lease, NewRun
 
+# A run for a day is created within a day or so of it in any timezone (`briefday.latest_for`
+# looks back as far).
+DAY_LOOKBACK_DAYS = 3
+
 
 class Runs:
     def __init__(self, ctx: StoreContext, leases: Leases, events: EventLog) -> None:
         self._ctx, self._leases, self._events = ctx, leases, events
 
-    def create(self, spec: NewRun) -> tuple[Run, Lease]:
-        """Insert a new run already claimed by this process."""
+    def create(self, spec: NewRun, *, sole_for_day: bool = False) -> tuple[Run, Lease]:
+        """Insert a new run already claimed by this process. With `sole_for_day`, only if no
+        run for its brief date (created in the last few days, not pruned) exists, else raise
+        DayTaken naming it: decided under the day's lock, so of two processes on any hosts
+        creating the day's run at once, one does and the other is told which it is."""
         ctx = self._ctx
         now = ctx.now()
         import secrets  # here: start-up time of `runs`
 
         token = secrets.token_hex(8)
         with ctx.db.transaction():
+            if sole_for_day:
+                self._check_day_free(spec.brief_date)
             run_id = self._new_id()
             ctx.db.execute(
                 """INSERT INTO runs (id, status, model, brief_date, created_at, updated_at,
@@ -59,6 +70,20 @@ class Runs:
             )
             self._events.add(run_id, "run_started", {"model": spec.model, "date": spec.brief_date})
         return self.get(run_id), Lease(run_id, token)
+
+    def _check_day_free(self, brief_date: str) -> None:
+        db = self._ctx.db
+        if db.dialect.day_lock:
+            db.execute(db.dialect.day_lock, (brief_date,))
+        since = iso(self._ctx.clock.now() - timedelta(days=DAY_LOOKBACK_DAYS))
+        row = one(
+            db,
+            "SELECT id, status FROM runs WHERE brief_date = ? AND created_at >= ? "
+            "AND pruned_at IS NULL ORDER BY created_at DESC LIMIT 1",
+            (brief_date, since),
+        )
+        if row is not None:
+            raise DayTaken(f"the brief for {brief_date} is run {row[0]} ({row[1]})", row[0])
 
     def _new_id(self) -> str:
         while True:

@@ -58,6 +58,10 @@ class Dialect:
     # is in flight (`heartbeat`), frees a dead host's run within a minute.
     lease_ttl: timedelta = LEASE_TTL
     heartbeat: bool = False
+    # A statement taking a lock, held to the end of the transaction, on one day's brief (its
+    # argument: the brief date), so two processes creating that day's run queue up. "" where a
+    # write transaction locks the whole database anyway (SQLite's BEGIN IMMEDIATE).
+    day_lock: str = ""
 
 
 class Database(Protocol):
