@@ -8,8 +8,9 @@ The order of writes is the product. For each step:
 3. for each tool_use block: if a result is saved for its id, reuse it (`tool_reused`); else run
    the tool. A call with a local effect (`create_task`) commits its result together with the
    effect, in a transaction of its own; a read keeps its result in memory;
-4. `complete_step`: commit the tool results (or, on the last turn, the brief and the run's end)
-   with the step's events and the lease renewal, in one transaction.
+4. `complete_step`: commit the tool results (or, on the last turn, the brief and the run's end),
+   fenced by the lease, in one transaction. (The response, the reads and the completion need
+   no events of their own: the step row records them, and the run's log shows them from it.)
 
 So a step is two transactions plus one per local effect. A kill anywhere leaves a state the
 next process continues from: before 2, the one in-flight call is re-paid; after 2, resume

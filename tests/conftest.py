@@ -227,6 +227,14 @@ def db_rows(target: Path | str, sql: str, *args: Any) -> list[Any]:
         return db.rows(sql, *args)
 
 
+def log_kinds(target: Path | str) -> list[str]:
+    """The kinds of the events in the log of each run of `target` as the store shows it (the
+    stored events and those its step rows record), runs in the order they were created."""
+    ids = [r[0] for r in db_rows(target, "SELECT id FROM runs ORDER BY created_at, id")]
+    with open_store(target) as s:
+        return [e.kind for run_id in ids for e in s.events(run_id)]
+
+
 def subprocess_env(db: Path | str, **extra: str) -> dict[str, str]:
     """An environment for running `python -m dayflow` in a child process of a test."""
     env = {k: v for k, v in os.environ.items() if k not in _SCRUB}

@@ -25,7 +25,7 @@ import pytest
 
 from dayflow.providers.anthropic import make_client
 from dayflow.providers.offline import OfflineModel
-from tests.conftest import Db
+from tests.conftest import Db, log_kinds
 from tests.fakeapi import (
     Drop,
     FakeAPI,
@@ -95,7 +95,7 @@ class Cli:
 
 
 def state(db: Path | str) -> dict[str, Any]:
-    """The rows that matter, read straight from the store."""
+    """The rows that matter, read straight from the store (the events: the run's log as shown)."""
     conn = Db(db)
     try:
         (run,) = conn.rows("SELECT * FROM runs")
@@ -113,7 +113,7 @@ def state(db: Path | str) -> dict[str, Any]:
                 (r["id"], r["idempotency_key"], r["title"])
                 for r in conn.rows("SELECT * FROM tasks ORDER BY id")
             ],
-            "events": [r["kind"] for r in conn.rows("SELECT kind FROM events ORDER BY seq")],
+            "events": log_kinds(db),
         }
     finally:
         conn.conn.close()

@@ -21,7 +21,7 @@ import pytest
 from dayflow.models import ModelRequest, ModelResponse
 from dayflow.providers.offline._model import estimate_tokens
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN, TOOLS
-from tests.conftest import db_rows
+from tests.conftest import db_rows, log_kinds
 from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, text, tool_use, turn
 
@@ -245,7 +245,7 @@ def test_every_kind_of_bad_call_in_one_run_leaves_a_clean_database(store_target:
     assert_no_garbage(cli.db, run["id"], task_cap=20)
 
     # The stored steps are the run, and every call was recorded exactly once.
-    events = [r["kind"] for r in rows(cli.db, "SELECT kind FROM events ORDER BY seq")]
+    events = log_kinds(cli.db)
     assert events.count("tool_executed") == sum(len(calls) for calls in TURNS)
     assert events.count("step_committed") == 5 and events[-1] == "run_finished"
 

@@ -17,7 +17,7 @@ from dayflow.models import INTERRUPTED, RUNNING, RunSettings
 from dayflow.store import Lease, Owner, Store, open_store
 from dayflow.store.sqlite_schema import MIGRATIONS
 from tests.conftest import Db, db_rows, expire_leases, integrity_error, is_pg
-from tests.scripted import text, turn
+from tests.scripted import text, tool_use, turn
 from tests.test_agent import _new_run
 
 
@@ -284,11 +284,18 @@ def test_an_upgraded_database_finds_stop_details_its_events_kept(db_path: Path) 
         s.begin_step(lease, 2, turn(text("plain")), 1)
     old = json.dumps({"step": 1, "stop_reason": "refusal", "stop_details": details})
     with Db(db_path) as db:  # back to the schema (and the events) before 0004
-        db.run(
-            "UPDATE events SET detail_json = ? WHERE kind = 'response_committed' AND seq = 2", old
-        )
-        db.run("ALTER TABLE steps DROP COLUMN stop_details_json")
-        db.run("ALTER TABLE steps DROP COLUMN host")
+        for n, seq in ((1, 2), (2, 3)):
+            db.run(
+                "INSERT INTO events (run_id, seq, kind, detail_json, pid, host, at) "
+                "VALUES (?, ?, 'response_committed', ?, ?, ?, '2026-11-05T08:00:00.000+00:00')",
+                run.id,
+                seq,
+                old if n == 1 else json.dumps({"step": 2, "stop_reason": "end_turn"}),
+                s.owner.pid,
+                s.owner.host,
+            )
+        for column in ("stop_details_json", "host", "begun_after_seq", "completed_after_seq"):
+            db.run(f"ALTER TABLE steps DROP COLUMN {column}")
         db.run("DELETE FROM schema_migrations WHERE name >= '0004'")
     with open_store(db_path) as s:
         assert [step.stop_details for step in s.steps(run.id)] == [details, None]
@@ -395,3 +402,139 @@ def test_a_process_whose_name_is_not_ascii_is_still_seen_alive() -> None:
     finally:
         child.communicate(b"")
     assert not process_alive(child.pid, started)
+
+
+def _reads_effect_and_brief(store: Store) -> str:
+    """A run as the loop writes it: step 1 two reads (one failing), step 2 a saved effect and
+    a read, step 3 the brief; returns the run id."""
+    run, lease = store.create_run(_new_run())
+    store.begin_step(lease, 1, turn(tool_use("read_inbox", {}, "r1"), tool_use("x", {}, "r2")), 1)
+    reads = [("tool_executed", {"step": 1, "tool": "read_inbox", "ok": True})]
+    reads.append(("tool_executed", {"step": 1, "tool": "x", "ok": False}))
+    results = [
+        {"type": "tool_result", "tool_use_id": "r1", "content": "[]"},
+        {"type": "tool_result", "tool_use_id": "r2", "content": "Error: no", "is_error": True},
+    ]
+    store.complete_step(lease, 1, results, events=reads, effects=False)
+    two = turn(tool_use("create_task", {"title": "t"}, "c1"), tool_use("read_inbox", {}, "r3"))
+    store.begin_step(lease, 2, two, 1)
+    store.save_effect(lease, 2, "c1", "create_task", lambda: ('{"id": 1}', False))
+    results = [
+        {"type": "tool_result", "tool_use_id": "c1", "content": '{"id": 1}'},
+        {"type": "tool_result", "tool_use_id": "r3", "content": "[]"},
+    ]
+    read = [("tool_executed", {"step": 2, "tool": "read_inbox", "ok": True})]
+    store.complete_step(lease, 2, results, events=read)
+    store.begin_step(lease, 3, turn(text("## Today")), 1)
+    store.complete_step(lease, 3, None, final_text="## Today")
+    return run.id
+
+
+def test_a_step_stores_no_event_its_row_records_and_the_log_still_shows_them(
+    store: Store, store_target: Path | str
+) -> None:
+    """The response, the reads and the completion are shown from the step rows, in order and
+    under the process that wrote them; only what no row records is stored as an event."""
+    run_id = _reads_effect_and_brief(store)
+    stored = db_rows(store_target, "SELECT kind FROM events ORDER BY seq")
+    assert [r[0] for r in stored] == ["run_started", "tool_executed", "run_finished"]
+    log = store.events(run_id)
+    assert [(e.seq, e.kind, e.detail) for e in log] == [
+        (1, "run_started", {"model": "scripted", "date": "2026-11-05"}),
+        (2, "response_committed", {"step": 1}),
+        (3, "tool_executed", {"step": 1, "tool": "read_inbox", "ok": True}),
+        (4, "tool_executed", {"step": 1, "tool": "x", "ok": False}),
+        (5, "step_committed", {"step": 1}),
+        (6, "response_committed", {"step": 2}),
+        (7, "tool_executed", {"step": 2, "tool": "create_task", "key": "c1", "ok": True}),
+        (8, "tool_executed", {"step": 2, "tool": "read_inbox", "ok": True}),
+        (9, "step_committed", {"step": 2}),
+        (10, "response_committed", {"step": 3}),
+        (11, "step_committed", {"step": 3}),
+        (12, "run_finished", {"step": 3}),
+    ]
+    assert {(e.pid, e.host) for e in log} == {(store.owner.pid, store.owner.host)}
+
+
+def test_a_log_written_before_0006_shows_each_event_once(
+    store: Store, store_target: Path | str
+) -> None:
+    """Steps written before the step rows recorded their events (no anchors, every event
+    stored) show exactly their stored events: nothing is drawn from the rows a second time."""
+    run_id = _reads_effect_and_brief(store)
+    shown = store.events(run_id)
+    with Db(store_target) as db:  # as an older Dayflow left it
+        db.run("DELETE FROM events WHERE run_id = ?", run_id)
+        for e in shown:
+            db.run(
+                "INSERT INTO events (run_id, seq, kind, detail_json, pid, host, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                run_id,
+                e.seq,
+                e.kind,
+                json.dumps(e.detail),
+                e.pid,
+                e.host,
+                e.at,
+            )
+        db.run("UPDATE steps SET begun_after_seq = NULL, completed_after_seq = NULL")
+    assert store.events(run_id) == shown
+
+
+def test_a_step_completed_by_a_resuming_process_is_shown_under_that_process(
+    db_path: Path | str,
+) -> None:
+    """Process A writes the response and one effect, then dies; B takes the run over and
+    completes the step: the reused result, the read run again and the completion are B's."""
+    a, b = Owner(101, "host-a", None), Owner(202, "host-b", None)
+    clock = FixedClock()
+    with open_store(db_path, clock=clock, owner=a) as s:
+        run, lease = s.create_run(_new_run())
+        two = turn(tool_use("create_task", {"title": "t"}, "c1"), tool_use("read_inbox", {}, "r"))
+        s.begin_step(lease, 1, two, 1)
+        s.save_effect(lease, 1, "c1", "create_task", lambda: ('{"id": 1}', False))
+    expire_leases(db_path, clock)
+    with open_store(db_path, clock=clock, owner=b) as s:
+        lease = s.claim(run.id)
+        s.add_event(run.id, "run_resumed", {"steps": 0})
+        results = [
+            {"type": "tool_result", "tool_use_id": "c1", "content": '{"id": 1}'},
+            {"type": "tool_result", "tool_use_id": "r", "content": "[]"},
+        ]
+        events = [
+            ("tool_reused", {"step": 1, "tool": "create_task", "key": "c1"}),
+            ("tool_executed", {"step": 1, "tool": "read_inbox", "ok": True}),
+        ]
+        s.complete_step(lease, 1, results, events=events)
+        log = [(e.kind, e.pid) for e in s.events(run.id)]
+    assert log == [
+        ("run_started", 101),
+        ("response_committed", 101),
+        ("tool_executed", 101),
+        ("lease_taken_over", 202),
+        ("run_resumed", 202),
+        ("tool_reused", 202),
+        ("tool_executed", 202),
+        ("step_committed", 202),
+    ]
+
+
+def test_a_pruned_run_keeps_its_whole_log_without_details(store: Store) -> None:
+    run_id = _reads_effect_and_brief(store)
+    before = [e.kind for e in store.events(run_id)]
+    assert store.prune_run(run_id)
+    after = store.events(run_id)
+    assert [e.kind for e in after] == [*before, "run_pruned"]
+    assert all(e.detail == {} for e in after[:-1])
+
+
+def test_completing_a_step_that_is_not_pending_changes_nothing(store: Store) -> None:
+    run, lease = store.create_run(_new_run())
+    store.begin_step(lease, 1, turn(text("x")), 1)
+    store.complete_step(lease, 1, None)
+    with pytest.raises(StoreError, match="step 1 is not pending"):
+        store.complete_step(lease, 1, [{"type": "tool_result", "tool_use_id": "a", "content": ""}])
+    with pytest.raises(StoreError, match="step 2 is not pending"):
+        store.complete_step(lease, 2, None)
+    assert [(s.n, s.state, s.tool_results) for s in store.steps(run.id)] == [(1, "complete", None)]
+    assert [e.kind for e in store.events(run.id)].count("step_committed") == 1

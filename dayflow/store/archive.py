@@ -110,6 +110,7 @@ class History:
             row = self._prunable(run_id, unfinished)
             if row is None or row["pruned_at"]:
                 return False
+            self._blank_events(run_id)  # first: the log is drawn from the rows blanked below
             for n, assistant, results, completed_at in db.execute(
                 "SELECT n, assistant_json, tool_results_json, completed_at FROM steps "
                 "WHERE run_id = ?",
@@ -148,7 +149,6 @@ class History:
                     (dump(skeleton), run_id, n),
                 )
             db.execute("UPDATE tool_effects SET content = '' WHERE run_id = ?", (run_id,))
-            db.execute("UPDATE events SET detail_json = '{}' WHERE run_id = ?", (run_id,))
             db.execute(
                 "UPDATE compactions SET summary_json = ? WHERE run_id = ?",
                 (dump({"role": "user", "content": PRUNED_MARK}), run_id),
@@ -156,6 +156,24 @@ class History:
             self._tombstone(row, "pruned_at")
             self._events.add(run_id, "run_pruned", {"gc": note})
         return True
+
+    def _blank_events(self, run_id: str) -> None:
+        """Keep the run's log without its details. The events its step rows recorded would be
+        gone with the payloads (a read's ok/error, which calls were reads), so the whole log is
+        stored as shown, in the same order, before the step rows lose what it was drawn from."""
+        db = self._ctx.db
+        log = self._events.of(run_id)
+        db.execute("DELETE FROM events WHERE run_id = ?", (run_id,))
+        for e in log:
+            db.execute(
+                "INSERT INTO events (run_id, seq, kind, detail_json, pid, host, at) "
+                "VALUES (?, ?, ?, '{}', ?, ?, ?)",
+                (run_id, e.seq, e.kind, e.pid, e.host, e.at),
+            )
+        db.execute(
+            "UPDATE steps SET begun_after_seq = NULL, completed_after_seq = NULL WHERE run_id = ?",
+            (run_id,),
+        )
 
     def redact_run(
         self, run_id: str, tools: Collection[str], *, unfinished: bool = False, note: Any = None

@@ -40,13 +40,34 @@ class Leases:
         write transaction."""
         ctx = self._ctx
         renewal = "lease_expires_at = ?, " if renew else ""
-        cur = ctx.db.execute(
+        ctx.db.execute_one(
             f"UPDATE runs SET {assignments}{renewal}updated_at = ? "
             "WHERE id = ? AND lease_token = ? AND status = 'running'",
             (*args, *([ctx.lease_expiry()] if renew else []), ctx.now(), lease.run_id, lease.token),
+            lost(lease),
         )
-        if cur.rowcount != 1:
-            raise LeaseLost(f"run {lease.run_id} was taken over by another process; stopping here")
+
+    def fence(self, lease: Lease) -> tuple[str, tuple[Any, ...]]:
+        """A condition ("AND EXISTS ...", with its arguments) that a write's WHERE adds to
+        change nothing unless `lease` still owns its run, without renewing it (on PostgreSQL the
+        run row is locked to the end of the transaction, as by `hold`). When the write then
+        matches no row, `check` tells a lost lease from the write's own condition."""
+        lock = self._ctx.db.dialect.lock_row
+        return (
+            " AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND lease_token = ? "
+            f"AND status = 'running'{lock})",
+            (lease.run_id, lease.token),
+        )
+
+    def check(self, lease: Lease) -> None:
+        """Raise LeaseLost unless `lease` still owns its run (a read: nothing is renewed)."""
+        row = one(
+            self._ctx.db,
+            "SELECT 1 FROM runs WHERE id = ? AND lease_token = ? AND status = 'running'",
+            (lease.run_id, lease.token),
+        )
+        if row is None:
+            raise lost(lease)
 
     def claim(self, run_id: str) -> Lease:
         """Take the run for this process, or raise RunBusy (or why it cannot be driven).
@@ -178,3 +199,7 @@ class Leases:
         if status == RUNNING and not self.owner_alive(row):
             status = INTERRUPTED
         return run_row(row, status)
+
+
+def lost(lease: Lease) -> LeaseLost:
+    return LeaseLost(f"run {lease.run_id} was taken over by another process; stopping here")

@@ -52,7 +52,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import psycopg
 from psycopg import pq
 
-from dayflow.errors import StoreError, UsageError
+from dayflow.errors import DayflowError, StoreError, UsageError
 from dayflow.store import postgres_schema
 from dayflow.store.sql import Cursor, Dialect, qmark_to_format
 from dayflow.store.values import UpkeepFinding
@@ -246,6 +246,13 @@ class PgDatabase:
                 return self._conn.execute(query, params)  # type: ignore[arg-type,return-value]
         except psycopg.Error as exc:
             raise _wrap(exc, self._conn.closed) from exc
+
+    def execute_one(self, sql: str, args: Sequence[Any], miss: DayflowError) -> None:
+        if self.execute(sql, args).rowcount != 1:
+            raise miss
+
+    def batch(self) -> contextlib.AbstractContextManager[None]:
+        return self.transaction()
 
     def _raw(self, sql: str) -> None:
         self.round_trips += 1

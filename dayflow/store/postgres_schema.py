@@ -175,6 +175,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "0006_step_log_anchors",
+        """
+        ALTER TABLE steps ADD COLUMN begun_after_seq BIGINT;
+        ALTER TABLE steps ADD COLUMN completed_after_seq BIGINT;
+        """,
+    ),
 ]
 
 

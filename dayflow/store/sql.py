@@ -24,6 +24,7 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from dayflow.clock import Clock
+from dayflow.errors import DayflowError
 from dayflow.store.values import LEASE_TTL
 
 # A result row: both `row["column"]` and `row[0]` must work (sqlite3.Row does; a psycopg
@@ -79,7 +80,19 @@ class Database(Protocol):
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor: ...
 
+    def execute_one(self, sql: str, args: Sequence[Any], miss: DayflowError) -> None:
+        """Run a write (an UPDATE, INSERT or DELETE without RETURNING) that must change exactly
+        one row, else raise `miss` (a LeaseLost or a StoreError: on a server, the server
+        raises it, so no result need be read before COMMIT)."""
+        ...
+
     def transaction(self) -> AbstractContextManager[None]: ...
+
+    def batch(self) -> AbstractContextManager[None]:
+        """A transaction whose statements' results are never read (only `execute` without
+        fetching, and `execute_one`): on a server, BEGIN to COMMIT go as one pipeline, one
+        round trip; elsewhere the same as `transaction()`."""
+        ...
 
     @property
     def in_transaction(self) -> bool: ...

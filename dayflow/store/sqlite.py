@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from dayflow.clock import Clock
-from dayflow.errors import StoreError
+from dayflow.errors import DayflowError, StoreError
 from dayflow.store.sql import Cursor, Dialect
 from dayflow.store.sqlite_schema import APPLICATION_ID, MIGRATIONS, migrate, schema_version
 from dayflow.store.values import UpkeepFinding
@@ -146,6 +146,13 @@ class SqliteDatabase:
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor:
         self.statements += 1
         return self.conn.execute(sql, args)
+
+    def execute_one(self, sql: str, args: Sequence[Any], miss: DayflowError) -> None:
+        if self.execute(sql, args).rowcount != 1:
+            raise miss
+
+    def batch(self) -> contextlib.AbstractContextManager[None]:
+        return self.transaction()  # one file, no network: nothing to pipeline
 
     @property
     def in_transaction(self) -> bool:

@@ -172,6 +172,16 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # The events a step row already records (its response, its reads, its completion) are
+        # no longer stored: the event log shows them from the step row, placed after the stored
+        # event whose seq these hold (NULL: the step's own events are stored, as before 0006).
+        "0006_step_log_anchors",
+        """
+        ALTER TABLE steps ADD COLUMN begun_after_seq INTEGER;
+        ALTER TABLE steps ADD COLUMN completed_after_seq INTEGER;
+        """,
+    ),
 ]
 
 

@@ -1,21 +1,29 @@
 """Steps, their saved effects and the run's compactions: what the loop writes as it goes.
 
-A step is two transactions, plus one per call with a local effect; each is short and never
-open across a model or network call, and each checks and renews the driver's lease:
+A step is two transactions, plus one per call with a local effect; each is short, never
+open across a model or network call, and fenced by the driver's lease (a write whose lease was
+taken over changes nothing and raises LeaseLost):
 
 - `begin` commits the model's response (assistant blocks, stop_reason, stop_details, usage,
-  added to the run's totals) the moment it arrives and before any tool runs: a paid response
-  is never lost.
+  added to the run's totals, the lease renewed by the same UPDATE) the moment it arrives and
+  before any tool runs: a paid response is never lost.
 - `save_effect` commits the result of one call that changes something outside the step
   (`create_task`, a delivery), together with that change: a kill leaves both or neither, and a
   resume reuses the saved result instead of doing it again. Read-only calls save nothing: their
   results wait in memory for `complete`, so a kill before it runs such a read again on resume
   (its result had not been sent to the model yet, so nothing the model saw changes).
 - `complete` commits the step's tool results (or, for the last turn, the brief and the run's
-  end), the events of the calls made (one statement), and the lease renewal, together. From
-  then on the results live in the step row only: a saved effect keeps its name, key and ok
-  flag, its content blanked in the same transaction (each result is stored once); an error
-  keeps its (short) message.
+  end). On SQLite it is one UPDATE of the step whose WHERE carries the lease check (the lease
+  is long there, and `begin` just renewed it); on PostgreSQL, whose lease is short, the lease is
+  renewed too. From then on the results live in the step row only: a saved effect keeps its
+  name, key and ok flag, its content blanked in the same transaction (each result is stored
+  once); an error keeps its (short) message.
+
+What the step row records is not stored again as events: the response (`response_committed`),
+the reads (`tool_executed` without a key) and the completion (`step_committed`,
+`step_discarded`) are shown in the run's log from the row (`events.py`), in the place the
+row's `begun_after_seq` and `completed_after_seq` give them. Effects, reused results, resumes,
+take-overs, compactions and failures are stored as events.
 """
 
 from __future__ import annotations
@@ -32,6 +40,16 @@ from dayflow.store.leases import Leases
 from dayflow.store.rows import dump, effect_row, like_prefix, step_row
 from dayflow.store.sql import one
 from dayflow.store.values import Lease
+
+# The seq of the run's newest stored event (the run is the first argument): where a step's
+# own events, which are not stored, appear in its log.
+LAST_SEQ = "(SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?)"
+
+
+def derivable(kind: str, detail: dict[str, Any]) -> bool:
+    """Whether the event is recorded by the step row itself: a read's `tool_executed` (a call
+    that saved no effect has no key), whose tool_use block and result the row holds."""
+    return kind == "tool_executed" and "key" not in detail
 
 
 class Steps:
@@ -76,7 +94,7 @@ class Steps:
         u = response.usage
         ctx = self._ctx
         run_id = lease.run_id
-        with ctx.db.transaction():
+        with ctx.db.batch():  # on PostgreSQL one round trip: nothing is read before COMMIT
             # The totals and the lease renewal in one UPDATE, fenced by the token.
             self._leases.hold(
                 lease,
@@ -95,8 +113,11 @@ class Steps:
             ctx.db.execute(
                 """INSERT INTO steps (run_id, n, state, stop_reason, assistant_json,
                    stop_details_json, input_tokens, output_tokens, cache_creation_tokens,
-                   cache_read_tokens, request_id, duration_ms, pid, host, created_at)
-                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
+                   cache_read_tokens, request_id, duration_ms, pid, host, created_at,
+                   begun_after_seq)
+                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"""
+                + LAST_SEQ
+                + ")",
                 (
                     run_id,
                     n,
@@ -113,10 +134,11 @@ class Steps:
                     ctx.owner.pid,
                     ctx.owner.host,
                     ctx.now(),
+                    run_id,
                 ),
             )
-            # The stop reason, request id and stop_details are in the step row.
-            self._events.add(run_id, "response_committed", {"step": n})
+            # No event: the step row is the record of the response (the log shows it as
+            # `response_committed`, placed after the event numbered `begun_after_seq`).
 
     def complete(
         self,
@@ -136,43 +158,62 @@ class Steps:
         step saved an effect (its content, now in the step row, is blanked)."""
         ctx = self._ctx
         run_id = lease.run_id
-        with ctx.db.transaction():
-            if final_text is None:
-                self._leases.hold(lease)
-            else:
-                now = ctx.now()
+        db = ctx.db
+        with db.batch():  # on PostgreSQL one round trip: nothing is read before COMMIT
+            fence: tuple[str, tuple[Any, ...]] = ("", ())
+            if final_text is not None:
                 self._leases.hold(
                     lease,
                     "status = 'done', final_text = ?, finished_at = ?, reason = ?, "
                     "lease_token = NULL, lease_expires_at = NULL, ",
-                    (final_text, now, note),
+                    (final_text, ctx.now(), note),
                     renew=False,
                 )
-            cur = ctx.db.execute(
-                """UPDATE steps SET state = ?, tool_results_json = ?, completed_at = ?
-                   WHERE run_id = ? AND n = ? AND state = 'pending'""",
-                (
-                    DISCARDED if discard else COMPLETE,
-                    None if tool_results is None else dump(tool_results),
-                    ctx.now(),
-                    run_id,
-                    n,
-                ),
-            )
-            if cur.rowcount != 1:
-                raise StoreError(f"run {run_id}: step {n} is not pending")
+            elif db.dialect.heartbeat:
+                # A server's lease is short (a heartbeat renews it only during model calls):
+                # each of the step's writes renews it.
+                self._leases.hold(lease)
+            else:
+                # A file's lease is long and `begin` renewed it: the step's own UPDATE is fenced.
+                fence = self._leases.fence(lease)
+            # Only what the step row does not record is stored (a reused result's event); the
+            # reads' `tool_executed` and the step's completion are shown from the row, after
+            # the event numbered `completed_after_seq`, so these go first.
+            kept = [(kind, detail) for kind, detail in events if not derivable(kind, detail)]
+            self._events.add_many(run_id, kept)
+            miss = StoreError(f"run {run_id}: step {n} is not pending")
+            try:
+                db.execute_one(
+                    """UPDATE steps SET state = ?, tool_results_json = ?, completed_at = ?,
+                       completed_after_seq = """
+                    + LAST_SEQ
+                    + " WHERE run_id = ? AND n = ? AND state = 'pending'"
+                    + fence[0],
+                    (
+                        DISCARDED if discard else COMPLETE,
+                        None if tool_results is None else dump(tool_results),
+                        ctx.now(),
+                        run_id,
+                        run_id,
+                        n,
+                        *fence[1],
+                    ),
+                    miss,
+                )
+            except StoreError as exc:
+                if exc is miss and fence[0]:
+                    self._leases.check(lease)  # the fence, or the step's state?
+                raise
             if tool_results and effects:
                 # The results now live in the step row, byte for byte; the saved effects were
                 # only needed until here (to resume a pending step), so keep each result once.
-                ctx.db.execute(
+                db.execute(
                     "UPDATE tool_effects SET content = '' "
                     "WHERE run_id = ? AND step_n = ? AND is_error = 0",
                     (run_id, n),
                 )
-            done = [("step_discarded" if discard else "step_committed", {"step": n})]
             if final_text is not None:
-                done.append(("run_finished", {"step": n}))
-            self._events.add_many(run_id, [*events, *done])
+                self._events.add(run_id, "run_finished", {"step": n})
 
     # ----------------------------------------------------------------------- compaction
 
