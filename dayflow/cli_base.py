@@ -16,7 +16,6 @@ Rich's renderables, the providers) is imported inside the functions that use it;
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -428,6 +427,8 @@ def brief_format(deps: Deps, fmt: str | None, as_json: bool) -> str:
 def print_json(deps: Deps, doc: Any) -> None:
     """Strict JSON on stdout: never NaN or Infinity (whatever a price table held), and the
     characters a terminal would obey (bidi overrides) as `\\uXXXX` escapes."""
+    import json  # here: `--help` and the tables need none
+
     from dayflow.listing import plain
 
     text = json.dumps(_finite(doc), allow_nan=False, indent=2, ensure_ascii=False)

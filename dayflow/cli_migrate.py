@@ -5,7 +5,6 @@ Options, wiring and output only; the copy is `dayflow.store.transfer.copy_histor
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -48,6 +47,8 @@ def migrate(
             report = copy_history(source, dest)
             where = dest.upkeep.location
         if as_json:
+            import json  # here: `--help` needs none
+
             doc = {"to": where, "copied": report.copied, "already_there": report.present}
             deps.out.print_json(json.dumps(doc))
             return

@@ -7,7 +7,6 @@ read-only) and prints what it found, or the error, one line per source.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,6 +74,8 @@ def sources(ctx: typer.Context, config_file: ConfigOpt = None, as_json: JsonOpt 
         loaded = _load(deps, config_file)
         specs = loaded.all() if loaded else ()
         if as_json:
+            import json  # here: `--help` needs none
+
             deps.out.print_json(
                 json.dumps(
                     {
@@ -112,6 +113,8 @@ def check(ctx: typer.Context, config_file: ConfigOpt = None, as_json: JsonOpt = 
         context = SourceContext(now.astimezone(tz).date(), tz, env, now)
         results = [check_source(spec, context) for spec in specs]
         if as_json:
+            import json  # here: `--help` needs none
+
             deps.out.print_json(
                 json.dumps({"config": str(loaded.path) if loaded else None, "sources": results})
             )

@@ -54,14 +54,14 @@ FORBIDDEN = (
     "dayflow.store.archive",
     "dayflow.providers.offline",
 )
-# --help builds no store and reads no settings (and, with no dataclass left on its path, does
-# not import dataclasses).
+# --help builds no store and reads no settings, makes no dataclass and prints no JSON.
 FORBIDDEN_FOR_HELP = (
     "sqlite3",
     "dayflow.store",
     "dayflow.config",
     "dayflow.listing",
     "dataclasses",
+    "json",
 )
 # A command imports only its own command module (`--help` imports them all).
 FORBIDDEN_FOR_COMMANDS = (
