@@ -140,18 +140,29 @@ def _env(tmp: Path) -> dict[str, str]:
     return {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "NO_COLOR": "1", "COLUMNS": "200"}
 
 
-def measure(big: Path, small: Path, rounds: int, tmp: Path) -> list[dict[str, int]]:
-    """ns per command, per round, each round in a shuffled order."""
+def measure(
+    big: Path, small: Path, rounds: int, tmp: Path, cpu: list[dict[str, int]] | None = None
+) -> list[dict[str, int]]:
+    """ns per command (wall clock, spawn to exit), per round, each round in a shuffled order.
+    With `cpu`, also appends each round's CPU time (user + system, ns) per command: less
+    disturbed than the wall clock when other processes compete for the cores."""
     cmds = commands(sys.executable, str(Path(sys.executable).with_name("dayflow")), big, small)
     env = _env(tmp)
     out = []
     for _ in range(rounds):
-        times = {}
+        times, used = {}, {}
         for name in random.sample(list(cmds), len(cmds)):
             t0 = perf_counter_ns()
-            subprocess.run(cmds[name], env=env, cwd=tmp, check=True, stdout=subprocess.DEVNULL)
+            proc = subprocess.Popen(cmds[name], env=env, cwd=tmp, stdout=subprocess.DEVNULL)
+            _, status, usage = os.wait4(proc.pid, 0)
             times[name] = perf_counter_ns() - t0
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            if proc.returncode != 0:
+                raise subprocess.CalledProcessError(proc.returncode, cmds[name])
+            used[name] = int((usage.ru_utime + usage.ru_stime) * 1e9)
         out.append(times)
+        if cpu is not None:
+            cpu.append(used)
     return out
 
 
@@ -248,9 +259,17 @@ def list_runs_query(path: Path) -> tuple[int, list[str]]:
     return sorted(times)[4], [str(row[-1]) for row in plan]
 
 
+def _loadavg() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m bench.cli_latency [ROUNDS]`: only the start-up figures of issue 13, each
-    command's median ratio to `python -c "import typer, rich"` over interleaved rounds."""
+    command's ratio to `python -c "import typer, rich"` in each interleaved round: the median
+    over rounds, its IQR and range, with the load average before and after."""
     import shutil
     import tempfile
 
@@ -260,13 +279,23 @@ def main(argv: list[str] | None = None) -> int:
         big, small = tmp / "history.db", tmp / "history-small.db"
         build_history(big, 10_000)
         build_history(small, 10)
-        times = measure(big, small, rounds, tmp)
-        for name in ("help", "runs", "tasks", "runs_small", "tasks_small", "typer_app"):
-            ratio = statistics.median(t[name] / t["typer_rich"] for t in times)
-            ms = statistics.median(t[name] for t in times) / 1e6
-            print(f"{name:12} {ms:7.1f} ms  {ratio:.2f}x")
-        base = statistics.median(t["typer_rich"] for t in times) / 1e6
-        print(f"{'typer_rich':12} {base:7.1f} ms  1.00x  ({rounds} interleaved rounds)")
+        load_before = _loadavg()
+        cpu: list[dict[str, int]] = []
+        times = measure(big, small, rounds, tmp, cpu)
+        print(f"{rounds} interleaved rounds; load average {load_before} before, {_loadavg()} after")
+        print("ratio to `import typer, rich` in each round: median (IQR, min-max) over rounds")
+        for what, per_round in (("wall clock", times), ("CPU time (user + system)", cpu)):
+            print(f"{what}:")
+            for name in ("help", "runs", "tasks", "runs_small", "tasks_small", "typer_app"):
+                ratios = sorted(t[name] / t["typer_rich"] for t in per_round)
+                q1, _, q3 = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
+                ms = statistics.median(t[name] for t in per_round) / 1e6
+                print(
+                    f"  {name:12} {ms:6.1f} ms  {statistics.median(ratios):.2f}x "
+                    f"(IQR {q1:.2f}-{q3:.2f}, {ratios[0]:.2f}-{ratios[-1]:.2f})"
+                )
+            base = statistics.median(t["typer_rich"] for t in per_round) / 1e6
+            print(f"  {'typer_rich':12} {base:6.1f} ms  1.00x")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
