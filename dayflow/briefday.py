@@ -26,18 +26,20 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterator
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from datetime import time as day_time
 from pathlib import Path
 from typing import Any, Protocol
 
 from dayflow.clock import iso
 from dayflow.errors import RunBusy, StoreError
-from dayflow.models import Run, RunSettings
+from dayflow.models import DONE, Run, RunSettings
 from dayflow.store.runs import DAY_LOOKBACK_DAYS
 
 # A run for a day is created within a day or so of it in any timezone: look back far enough
 # without reading the whole history (as far as the store does when it creates the day's run).
 _LOOKBACK = timedelta(days=DAY_LOOKBACK_DAYS)
+MAIL_WINDOW = timedelta(hours=24)  # a brief's mail when no earlier brief was finished
 WAIT_LIMIT_S = 30 * 60  # a waiter gives up (exit 5) after this long
 _POLL_S = 0.2
 
@@ -54,6 +56,40 @@ def latest_for(store: _Runs, day: date, now: datetime) -> Run | None:
         if run.brief_date == day.isoformat() and not run.pruned_at:
             return run
     return None
+
+
+def brief_moment(day: date, tz: tzinfo, now: datetime) -> datetime:
+    """The moment a brief of `day` is written as of: `now` for today's brief (in `tz`), else the
+    same wall-clock time on `day`: a brief for another day (`brief --date`) reads that day's
+    mail, not today's."""
+    local = now.astimezone(tz)
+    if local.date() == day:
+        return now
+    return datetime.combine(day, local.time(), tzinfo=tz).astimezone(UTC)
+
+
+def mail_since(store: _Runs, day: date, tz: tzinfo, now: datetime) -> datetime:
+    """Where a new full brief's mail window starts (read_inbox's default): where the last
+    finished brief of an earlier day stopped reading (its start, or the end of its day if it
+    was written later), if that is before this brief's moment; else 24 hours before that
+    moment. A finished brief of the same day (`brief --new`) or of a later one is not "the
+    last brief" of this one. The window ends with the brief's day (factory.build_sources)."""
+    at = brief_moment(day, tz, now)
+    # The newest runs first: yesterday's brief is found in the first query on a daily habit.
+    for lookback in (_LOOKBACK, timedelta(days=60), None):
+        since = None if lookback is None else iso(at - lookback)
+        for run in store.list_runs(status=DONE, since=since, limit=None):
+            if run.brief_date >= day.isoformat():
+                continue
+            # What that brief covered: mail up to its start, or to the end of its day when it
+            # was written later (`--date` for a past day).
+            end_of_day = datetime.combine(
+                date.fromisoformat(run.brief_date) + timedelta(days=1), day_time(), tzinfo=tz
+            )
+            covered = min(datetime.fromisoformat(run.created_at), end_of_day)
+            if covered < at:
+                return covered
+    return at - MAIL_WINDOW
 
 
 def lock_path(db_path: Path | str, state_dir: Path | None = None) -> Path:

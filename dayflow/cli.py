@@ -293,14 +293,15 @@ def brief(
                     f"(token counts are estimates).{hint}"
                 )
             key_notice(deps, settings, settings.model)
-            finished = store.list_runs(status=DONE, limit=1)
             picked = cli_sources.brief_sources(
                 deps,
                 config_file=config_file,
                 inbox=settings.inbox,
                 calendar=settings.calendar,
                 db_path=store.upkeep.location,
-                last_finished=finished[0].created_at if finished else None,
+                mail_since=lambda: briefday.mail_since(
+                    store, day, zone(settings), deps.clock.now()
+                ),
                 strict=strict_sources,
             )
             loop = make_loop(

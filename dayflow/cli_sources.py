@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -18,6 +18,8 @@ from dayflow.errors import ConfigFileError, UsageError
 from dayflow.frozen import Frozen, set_field
 
 if TYPE_CHECKING:  # the sources package is imported by the commands that use it, not by --help
+    from collections.abc import Callable
+
     from dayflow.sources.config import SourcesConfig
 
 commands = typer.Typer()
@@ -25,8 +27,6 @@ sources_app = typer.Typer(
     help="The configured mail and calendar sources: list them, or `check` them.",
     invoke_without_command=True,
 )
-
-DEFAULT_WINDOW = dt.timedelta(hours=24)
 
 
 def _env(deps: Deps) -> dict[str, str]:
@@ -98,29 +98,60 @@ def sources(ctx: typer.Context, config_file: ConfigOpt = None, as_json: JsonOpt 
 
 
 @sources_app.command()
-def check(ctx: typer.Context, config_file: ConfigOpt = None, as_json: JsonOpt = False) -> None:
+def check(
+    ctx: typer.Context,
+    config_file: ConfigOpt = None,
+    as_json: JsonOpt = False,
+    brief_date: Annotated[
+        str | None,
+        typer.Option(
+            "--date",
+            metavar="YYYY-MM-DD",
+            help="Check as a brief for this day would read (the calendar from that day, the "
+            "mail window before it) [today].",
+        ),
+    ] = None,
+) -> None:
     """Open each source and say what it holds, or why it cannot be read (no model call).
     Exits 4 when any source cannot be read."""
     deps = get_deps(ctx)
     with handle_errors(deps):
+        from dayflow import briefday
+        from dayflow.cli_base import parse_date
         from dayflow.sources.factory import SourceContext, check_source
 
         env = _env(deps)
-        loaded = _load(deps, config_file or ctx.meta.get("config_file"))
-        specs = loaded.all() if loaded else ()
         tz = _tz(env)
         now = deps.clock.now()
-        context = SourceContext(now.astimezone(tz).date(), tz, env, now)
+        day = parse_date(brief_date) if brief_date is not None else now.astimezone(tz).date()
+        loaded = _load(deps, config_file or ctx.meta.get("config_file"))
+        specs = loaded.all() if loaded else ()
+        at = briefday.brief_moment(day, tz, now)
+        context = SourceContext(day, tz, env, at)
         results = [check_source(spec, context) for spec in specs]
+        # The database is not opened here: after a finished brief, a brief's window starts at
+        # that brief instead (briefday.mail_since).
+        since = (at - briefday.MAIL_WINDOW).astimezone(tz)
         if as_json:
             import json  # here: `--help` needs none
 
-            deps.out.print_json(
-                json.dumps({"config": str(loaded.path) if loaded else None, "sources": results})
-            )
+            doc = {
+                "config": str(loaded.path) if loaded else None,
+                "date": day.isoformat(),
+                "mail_since": since.isoformat(),
+                "sources": results,
+            }
+            deps.out.print_json(json.dumps(doc))
         else:
             for r in results:
                 deps.out.print(_check_line(r), markup=False, soft_wrap=True)
+            if any(s.table == "inbox" for s in specs):
+                deps.err.print(
+                    f"a brief for {day} reads mail since {since.isoformat(timespec='minutes')} "
+                    "(24 hours), or since the last finished brief of an earlier day",
+                    markup=False,
+                    soft_wrap=True,
+                )
         if any(not r["ok"] for r in results):
             raise typer.Exit(4)
 
@@ -187,14 +218,15 @@ def brief_sources(
     inbox: str | None,
     calendar: str | None,
     db_path: str,
-    last_finished: str | None,
+    mail_since: Callable[[], dt.datetime],
     strict: bool,
 ) -> BriefSources:
     """What a new run reads, as BriefOptions fields, and the notice saying so.
 
     With a config that declares sources: its entries (the `--inbox`/`--calendar` files replace
-    its [[inbox]] / [[calendar]] entries), and mail since the last finished brief, else the last
-    24 hours; the sample is never used. Without one (or one holding only delivery settings):
+    its [[inbox]] / [[calendar]] entries), and mail since `mail_since()` (briefday.mail_since:
+    the last finished brief, else 24 hours, relative to the brief's day); the sample is never
+    used. Without one (or one holding only delivery settings):
     the bundled sample (or the JSON files given), read whole."""
     from dayflow.sources.config import config_path, load_config
     from dayflow.sources.factory import run_settings_for
@@ -218,10 +250,6 @@ def brief_sources(
     settings = run_settings_for(loaded, inbox=inbox, calendar=calendar)
     out["sources"] = settings["sources"]
     if loaded.inboxes and inbox is None:
-        now = deps.clock.now()
-        since = now - DEFAULT_WINDOW
-        if last_finished:
-            since = dt.datetime.fromisoformat(last_finished)
-        out["mail_since"] = since.astimezone(dt.UTC).isoformat()
+        out["mail_since"] = mail_since().astimezone(dt.UTC).isoformat()
     names = ", ".join(s.name for s in loaded.all())
     return BriefSources(out, f"sources from {loaded.path}: {names}")

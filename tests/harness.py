@@ -33,6 +33,7 @@ def invoke(
     env: dict[str, str] | None = None,
     terminal_width: int | None = None,
     stdin: str | bytes | None = None,
+    clock: str = CLOCK_START,
 ) -> Result:
     """Run `dayflow ARGS` against `db` (None: no DAYFLOW_DB, the environment decides); an
     exception other than an exit is re-raised. `terminal_width` makes stdout a terminal of
@@ -40,7 +41,7 @@ def invoke(
     out, err = io.StringIO(), io.StringIO()
     deps = Deps(
         env=({} if db is None else {"DAYFLOW_DB": str(db)}) | (env or {}),
-        clock=FixedClock(CLOCK_START),
+        clock=FixedClock(clock),
         model_factory=model_factory,
         out=Console(file=out, width=200, color_system=None, emoji=False)
         if terminal_width is None

@@ -298,3 +298,15 @@ def test_kill_right_after_the_imap_read_then_resume_lists_nothing_twice(
     keys = [t["idempotency_key"] for t in tasks]
     assert len(keys) == len(set(keys)) == len(clean_tasks) == 5
     assert sorted(keys) == sorted(t["idempotency_key"] for t in clean_tasks)
+
+
+def test_an_inbox_until_is_searched_on_the_server_and_later_mail_left_out(
+    server: ImapServer, request: pytest.FixtureRequest
+) -> None:
+    load(server, 12)  # one a minute, the newest a minute ago
+    until = dt.datetime.fromtimestamp(NOW - 5 * 60 + 1, dt.UTC)
+    inbox = Inbox([ImapSource(spec(server.plain.port), env=ENV)], until=until)
+    request.addfinalizer(inbox.close)
+    listed = read_inbox(inbox, limit=50)["messages"]
+    assert [m["subject"] for m in listed] == [f"Message number {n}" for n in range(7, -1, -1)]
+    assert "BEFORE" in server.plain.lines("SEARCH")[-1]

@@ -256,3 +256,35 @@ def test_maildir_names_without_a_delivery_time_count_as_oldest_and_dotfiles_are_
     first = read_inbox(inbox, limit=2)
     rest = read_inbox(inbox, limit=2, cursor=first["next_cursor"])
     assert [m["subject"] for m in first["messages"] + rest["messages"]] == subjects
+
+
+def test_an_inbox_until_leaves_out_later_mail_in_every_kind_of_source(tmp_path: Path) -> None:
+    """A brief for a past day reads no mail from after that day: each source kind applies the
+    window's end, paging included."""
+    md = write_maildir(tmp_path / "md", 10)  # BASE + 0..9 minutes
+    box = write_mbox(
+        tmp_path / "b.mbox",
+        [message(20 + n, when=BASE + dt.timedelta(minutes=n)) for n in range(10)],
+    )
+    eml = tmp_path / "eml"
+    eml.mkdir()
+    for n in range(10):
+        (eml / f"{n}.eml").write_bytes(message(40 + n, when=BASE + dt.timedelta(minutes=n)))
+    until = BASE + dt.timedelta(minutes=6)
+    for source in (
+        MaildirSource("md", md),
+        MboxSource("mbox", box),
+        EmlFolderSource("eml", eml),
+    ):
+        inbox = Inbox([source], until=until)
+        first = read_inbox(inbox, limit=4)
+        rest = read_inbox(inbox, limit=4, cursor=first["next_cursor"])
+        got = [m["received_at"] for m in first["messages"] + rest["messages"]]
+        assert len(got) == 6, source.name
+        assert max(got) == (BASE + dt.timedelta(minutes=5)).isoformat(), source.name
+    sample = Inbox([legacy_inbox(JsonInbox(None, dt.date(2026, 11, 5))).sources[0]])
+    everything = read_inbox(sample)["messages"]
+    cut = dt.datetime.fromisoformat(sorted(m["received_at"] for m in everything)[3])
+    sample.until = cut
+    kept = read_inbox(sample)["messages"]
+    assert len(kept) == 3 and all(dt.datetime.fromisoformat(m["received_at"]) < cut for m in kept)

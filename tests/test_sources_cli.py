@@ -205,3 +205,69 @@ def test_sample_tasks_have_their_own_keys_and_can_be_cleared(tmp_path: Path) -> 
     assert cleared.code == 0
     assert cleared.err.strip() == f"deleted {len(before) - 1} sample task(s) from {db}"
     assert tasks(db) == mine
+
+
+def test_the_mail_window_follows_the_brief_date_not_the_clock(tmp_path: Path) -> None:
+    """`brief --date` for a past day reads that day's window (the 24 hours before its moment,
+    up to the end of that day); the next brief of today starts where that one stopped
+    reading (the end of its day, not the moment it was written); a brief the next morning
+    starts where today's began."""
+    from dayflow.sources.identity import message_stable_id
+
+    md = write_maildir(tmp_path / "Mail", 0)
+    at = {
+        "too-old": dt.datetime(2026, 10, 31, 20, 0, tzinfo=dt.UTC),
+        "eve": dt.datetime(2026, 11, 1, 20, 0, tzinfo=dt.UTC),
+        "on-the-day": dt.datetime(2026, 11, 2, 9, 0, tzinfo=dt.UTC),
+        "two-days-later": dt.datetime(2026, 11, 4, 20, 0, tzinfo=dt.UTC),
+        "early-on-the-5th": dt.datetime(2026, 11, 5, 8, 0, tzinfo=dt.UTC),
+        "noon-on-the-5th": dt.datetime(2026, 11, 5, 12, 0, tzinfo=dt.UTC),
+    }
+
+    def deliver(n: int, name: str) -> None:
+        when = at[name]
+        raw = message(n, subject=f"Please review {name}", when=when, message_id=f"<{name}@x>")
+        (md / "new" / f"{int(when.timestamp())}.M{n}P1Q1.host").write_bytes(raw)
+
+    for n, name in enumerate(list(at)[:-1]):
+        deliver(n, name)
+    env = config(tmp_path, f'[[inbox]]\nname = "home"\nkind = "maildir"\npath = "{md}"\n')
+    db = tmp_path / "d.db"
+
+    def filed() -> set[str]:
+        names = {f"home:{message_stable_id(f'<{name}@x>')}": name for name in at}
+        return {names[t["source_id"]] for t in tasks(db)}
+
+    past = invoke(db, OFFLINE, "brief", "--date", "2026-11-02", env=env, clock=f"{DAY}T07:30Z")
+    assert past.code == 0, past.err
+    assert filed() == {"eve", "on-the-day"}  # not the real clock's last 24 hours
+
+    def windows() -> list[str | None]:
+        from dayflow.store import open_store
+
+        with open_store(db) as store:
+            return [r.settings.mail_since for r in store.list_runs()]
+
+    assert windows() == ["2026-11-01T07:30:00+00:00"]
+
+    today = invoke(db, OFFLINE, "brief", env=env, clock=f"{DAY}T09:00Z")
+    assert today.code == 0, today.err
+    assert filed() == {"eve", "on-the-day", "two-days-later", "early-on-the-5th"}
+
+    deliver(9, "noon-on-the-5th")  # arrives after the 5th's brief
+    tomorrow = invoke(db, OFFLINE, "brief", env=env, clock="2026-11-06T07:30Z")
+    assert tomorrow.code == 0, tomorrow.err
+    assert filed() == set(at) - {"too-old"}
+    assert windows() == [
+        "2026-11-05T09:00:00+00:00",  # where the 5th's brief began
+        "2026-11-03T00:00:00+00:00",  # where the brief for the 2nd stopped reading
+        "2026-11-01T07:30:00+00:00",
+    ]
+
+    check = invoke(db, OFFLINE, "sources", "check", "--date", "2026-11-02", "--json", env=env)
+    report = json.loads(check.out)
+    assert (report["date"], report["mail_since"]) == ("2026-11-02", "2026-11-01T07:30:00+00:00")
+    text = invoke(db, OFFLINE, "sources", "check", "--date", "2026-11-02", env=env)
+    assert "a brief for 2026-11-02 reads mail since 2026-11-01T07:30+00:00" in text.err
+    bad = invoke(db, OFFLINE, "sources", "check", "--date", "2026-13-01", env=env)
+    assert bad.code == 2 and "is not a date" in bad.err

@@ -223,6 +223,10 @@ def build_sources(
     strict = settings.strict_sources
     since = settings.mail_since
     default_since = dt.datetime.fromisoformat(since) if since else None
+    # A brief reads no mail from after its day: one for a past day (`--date`) is that day's.
+    until = None
+    if default_since is not None and brief_date < dt.date.max:
+        until = dt.datetime.combine(brief_date + dt.timedelta(days=1), dt.time(), tzinfo=tz)
     declared = settings.sources
     inbox_path, calendar_path = settings.inbox, settings.calendar
     mail: list[MailSource] = []
@@ -255,7 +259,7 @@ def build_sources(
             spec = SourceSpec("calendar", "calendar", "json", path=calendar_path)
             cals.append(("calendar", _Checked(spec, inner_cal)))
     calendar = Calendar(cals, strict=strict, remote=remote)
-    return Inbox(mail, default_since=default_since, strict=strict), calendar
+    return Inbox(mail, default_since=default_since, until=until, strict=strict), calendar
 
 
 def open_calendar(spec: SourceSpec, ctx: SourceContext) -> Any:

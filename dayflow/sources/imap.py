@@ -159,13 +159,21 @@ class ImapSource:
     # --- listing -----------------------------------------------------------------------------
 
     def _search(
-        self, folder: str, since: dt.datetime | None, below: int | None, unread: bool
+        self,
+        folder: str,
+        since: dt.datetime | None,
+        below: int | None,
+        unread: bool,
+        before: dt.datetime | None = None,
     ) -> list[int]:
         self._examine(folder)
         criteria: list[str] = []
         if since is not None:
             day = since.astimezone(dt.UTC).date() - dt.timedelta(days=1)  # server zones differ
             criteria += ["SINCE", f"{day.day:02d}-{_MONTHS[day.month - 1]}-{day.year}"]
+        if before is not None and before.year < 9999:
+            day = before.astimezone(dt.UTC).date() + dt.timedelta(days=1)  # the same slack
+            criteria += ["BEFORE", f"{day.day:02d}-{_MONTHS[day.month - 1]}-{day.year}"]
         if unread:
             criteria.append("UNSEEN")
         if below is not None:
@@ -216,17 +224,25 @@ class ImapSource:
         )
 
     def page(
-        self, *, since: dt.datetime | None, after: str | None, limit: int, unread_only: bool
+        self,
+        *,
+        since: dt.datetime | None,
+        after: str | None,
+        limit: int,
+        unread_only: bool,
+        before: dt.datetime | None = None,
     ) -> list[MailItem]:
         state: dict[str, int] = json.loads(after) if after else {}
         heads: list[list[MailItem]] = []
         for folder in self.spec.folders:
             below = state.get(folder)
-            uids = self._search(folder, since, below, unread_only)[:limit]
+            uids = self._search(folder, since, below, unread_only, before)[:limit]
             fetched = dict(self._fetch_heads(folder, uids))
             pairs = [(u, fetched[u]) for u in uids if u in fetched]
             if since is not None:
                 pairs = [(u, i) for u, i in pairs if i.received_at >= since]
+            if before is not None:
+                pairs = [(u, i) for u, i in pairs if i.received_at < before]
             heads.append([_with_uid(i, u) for u, i in pairs])
         # Merge the folders by arrival, each folder's UIDs taken in order, so the position after
         # an item (the lowest UID taken per folder) never skips one.

@@ -99,10 +99,16 @@ class MailSource(Protocol):
     def where(self) -> str: ...
 
     def page(
-        self, *, since: dt.datetime | None, after: str | None, limit: int, unread_only: bool
+        self,
+        *,
+        since: dt.datetime | None,
+        after: str | None,
+        limit: int,
+        unread_only: bool,
+        before: dt.datetime | None = None,
     ) -> list[MailItem]:
-        """Up to `limit` messages newest first, received at or after `since`, strictly after
-        position `after` (None: from the newest)."""
+        """Up to `limit` messages newest first, received at or after `since` and before
+        `before`, strictly after position `after` (None: from the newest)."""
         ...
 
     def read(self, stable_id: str) -> MailItem | None:
@@ -128,17 +134,20 @@ class CursorError(ValueError):
 
 class Inbox:
     """Several mail sources as one, newest first. `default_since` is the run's window (None:
-    everything); `strict` turns any source failure into SourceUnavailable."""
+    everything) and `until` its end (a brief for a past day reads no later mail; None: none);
+    `strict` turns any source failure into SourceUnavailable."""
 
     def __init__(
         self,
         sources: list[MailSource],
         *,
         default_since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
         strict: bool = False,
     ) -> None:
         self.sources = sources
         self.default_since = default_since
+        self.until = until
         self.strict = strict
         # An update run sees only mail received after the brief it updates, whatever it asks.
         self.floor: dt.datetime | None = None
@@ -191,6 +200,7 @@ class Inbox:
                     after=positions.get(src.name),
                     limit=limit,
                     unread_only=unread_only,
+                    before=self.until,
                 )
             except PathMissing:
                 raise
@@ -377,13 +387,21 @@ class DictMail:
         return self._items
 
     def page(
-        self, *, since: dt.datetime | None, after: str | None, limit: int, unread_only: bool
+        self,
+        *,
+        since: dt.datetime | None,
+        after: str | None,
+        limit: int,
+        unread_only: bool,
+        before: dt.datetime | None = None,
     ) -> list[MailItem]:
         out = []
         for item in self._all():
             if after is not None and item.position <= after:
                 continue
             if since is not None and item.received_at < since:
+                continue
+            if before is not None and item.received_at >= before:
                 continue
             if unread_only and not item.unread:
                 continue

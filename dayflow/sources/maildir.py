@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import errno
 import heapq
+import math
 import os
 import stat
 from collections.abc import Callable
@@ -113,9 +114,17 @@ class MaildirSource:
             return dt.datetime.fromtimestamp(0, dt.UTC)
 
     def page(
-        self, *, since: dt.datetime | None, after: str | None, limit: int, unread_only: bool
+        self,
+        *,
+        since: dt.datetime | None,
+        after: str | None,
+        limit: int,
+        unread_only: bool,
+        before: dt.datetime | None = None,
     ) -> list[MailItem]:
         floor = f"{max(0, int(since.timestamp())):010d}" if since is not None else None
+        # Delivered before `before`: a name whose second is earlier than its ceiling.
+        ceiling = f"{max(0, math.ceil(before.timestamp())):010d}" if before is not None else None
         top: list[tuple[str, str, str]] = []
         for sub, folder in self._folders().items():
             # The hot path: every name of the folder compared as a plain string, in C. Timed
@@ -126,6 +135,8 @@ class MaildirSource:
                 names = [n for n in names if n >= floor]
             if after is not None:
                 names = [n for n in names if n < after]
+            if ceiling is not None:
+                names = [n for n in names if n < ceiling]
             if unread_only and sub == "cur":
                 names = [n for n in names if _unread(sub, n)]
             top += ((_position(n), sub, n) for n in heapq.nlargest(limit, names))
@@ -134,6 +145,7 @@ class MaildirSource:
                 if (
                     (after is None or position < after)
                     and (floor is None or position >= floor)
+                    and (ceiling is None or position < ceiling)
                     and (not unread_only or _unread(sub, name))
                 ):
                     top.append((position, sub, name))

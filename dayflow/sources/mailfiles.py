@@ -72,11 +72,19 @@ class _ParsedFiles:
         )
 
     def page(
-        self, *, since: dt.datetime | None, after: str | None, limit: int, unread_only: bool
+        self,
+        *,
+        since: dt.datetime | None,
+        after: str | None,
+        limit: int,
+        unread_only: bool,
+        before: dt.datetime | None = None,
     ) -> list[MailItem]:
         out = []
         for item, _ in self._all():
             if after is not None and item.position <= after:
+                continue
+            if before is not None and item.received_at >= before:
                 continue
             if since is not None and item.received_at < since:
                 break  # newest first: everything after this is older still
