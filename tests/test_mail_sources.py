@@ -244,20 +244,6 @@ def test_mbox_status_header_gives_unread_state(tmp_path: Path) -> None:
     assert os.path.getsize(box) == box.stat().st_size
 
 
-def test_maildir_names_without_a_delivery_time_count_as_oldest_and_dotfiles_are_skipped(
-    tmp_path: Path,
-) -> None:
-    md = write_maildir(tmp_path / "md", 3)
-    (md / "cur" / "hand-made-message:2,S").write_bytes(message(50, subject="Odd one"))
-    (md / "new" / ".nfs000123").write_bytes(b"not mail")
-    inbox = Inbox([MaildirSource("home", md)])
-    subjects = [m["subject"] for m in read_inbox(inbox)["messages"]]
-    assert subjects == ["Message number 2", "Message number 1", "Message number 0", "Odd one"]
-    first = read_inbox(inbox, limit=2)
-    rest = read_inbox(inbox, limit=2, cursor=first["next_cursor"])
-    assert [m["subject"] for m in first["messages"] + rest["messages"]] == subjects
-
-
 def test_an_inbox_until_leaves_out_later_mail_in_every_kind_of_source(tmp_path: Path) -> None:
     """A brief for a past day reads no mail from after that day: each source kind applies the
     window's end, paging included."""

@@ -6,6 +6,7 @@ folders (empty, half a Maildir, unreadable files, odd names) never fail a listin
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
 from pathlib import Path
@@ -332,3 +333,65 @@ def test_hostile_maildirs_are_listed_or_named_in_one_line_through_the_cli(tmp_pa
     assert len(unreadable) == (2 if os.geteuid() == 0 else 3)  # root reads a chmod 0 file
     read = [m for m in Inbox([MaildirSource("odd", odd)]).listing(limit=10).items]
     assert sorted(m.subject for m in read) == [f"odd {n}" for n in range(5)]
+
+
+def test_names_without_a_delivery_time_are_ordered_and_dated_by_their_mtime(tmp_path: Path) -> None:
+    """A Maildir mixing real names with `0.msg`, `msg1`, a 9-digit (pre-2001) name and an
+    11-digit one: each odd name sorts among the others by its file's mtime (the 9-digit one by
+    its name) and is dated by its Date: header, else that time, never 1970; paging, `since`
+    and `sources check` agree; dot files are left out."""
+    from dayflow.providers.offline import OfflineModel
+    from tests.harness import invoke
+
+    root = write_maildir(tmp_path / "md", 5)  # BASE + 0..4 minutes, in new/
+    minute = dt.timedelta(minutes=1)
+
+    def odd(sub: str, name: str, mtime: dt.datetime, subject: str, when: Any = None) -> None:
+        raw = message(0, subject=subject, when=when, message_id=f"<{subject}@x>")
+        if when is None:  # no Date: header at all
+            raw = b"".join(ln for ln in raw.splitlines(True) if not ln.startswith(b"Date:"))
+        path = root / sub / name
+        path.write_bytes(raw)
+        os.utime(path, (mtime.timestamp(), mtime.timestamp()))
+
+    odd("new", "0.msg", BASE + 2.5 * minute, "zero dot msg")
+    odd("cur", "msg1:2,S", BASE + 10 * minute, "msg one", when=BASE + 10 * minute)
+    odd("cur", "999999999.M1P1.old:2,S", BASE, "nine digits")
+    odd("new", "17000000001.x", BASE - 24 * 60 * minute, "eleven digits")
+    (root / "new" / ".nfs0001").write_bytes(b"not mail")
+    source = MaildirSource("home", root)
+    order = [
+        "msg one",
+        "Message number 4",
+        "Message number 3",
+        "zero dot msg",
+        "Message number 2",
+        "Message number 1",
+        "Message number 0",
+        "eleven digits",
+        "nine digits",
+    ]
+    items = Inbox([source]).listing(limit=50).items
+    assert [m.subject for m in items] == order
+    dated = {m.subject: m.received_at for m in items}
+    assert dated["zero dot msg"] == BASE + 2 * minute + dt.timedelta(seconds=30)
+    assert dated["msg one"] == BASE + 10 * minute
+    assert min(dated.values()).year >= 2001  # nothing in 1970
+    walked, cursor = [], None
+    while True:
+        page = Inbox([MaildirSource("home", root)]).listing(limit=2, cursor=cursor)
+        walked += [m.subject for m in page.items]
+        if (cursor := page.next_cursor) is None:
+            break
+    assert walked == order
+    since = Inbox([source]).listing(limit=50, since=BASE + 2 * minute).items
+    assert [m.subject for m in since] == order[:5]
+    (tmp_path / "config.toml").write_text(
+        f'[[inbox]]\nname = "home"\nkind = "maildir"\npath = "{root}"\n'
+    )
+    env = {"DAYFLOW_CONFIG": str(tmp_path / "config.toml")}
+    check = invoke(None, lambda m, s: OfflineModel(), "sources", "check", "--json", env=env)
+    [report] = json.loads(check.out)["sources"]
+    assert report["messages"] == 9
+    assert report["newest"]["subject"] == "msg one"
+    assert report["newest"]["received_at"].startswith("2026-11-04T08:10")

@@ -9,7 +9,8 @@ where the message is when it is read (a mail client may have moved it meanwhile)
 moves a message from new/ to cur/ or touches a flag. A message that cannot be read (a FIFO, a
 directory, no permission) is listed as such and never fails the listing.
 
-`received_at` is the message's `Date:` when it is sane, else its delivery time. The window
+`received_at` is the message's `Date:` when it is sane, else its delivery time (for a name that
+does not start with one, the file's mtime: `_odd_position`). The window
 (`since`) and the order use the delivery time, which the name gives for free.
 """
 
@@ -52,6 +53,7 @@ class MaildirSource:
         self.path = Path(path)
         self._index = NameIndex(self.path, cache, clock=clock, stat_dir=stat_dir)
         self._located: dict[str, tuple[str, str]] = {}  # stable id -> (subdir, stored name)
+        self._mtimes: dict[tuple[str, str], int] = {}  # odd names' delivery times (their mtime)
 
     @property
     def where(self) -> str:
@@ -89,29 +91,24 @@ class MaildirSource:
             reverse=True,
         )
 
-    @staticmethod
-    def _odd_position(sub: str, name: str) -> str:
-        """The position of a name that does not start with a delivery time: sorts as the
-        oldest."""
+    def _odd_position(self, sub: str, name: str) -> str:
+        """The position of a name that does not start with a 10-digit delivery time (`0.msg`,
+        `msg1`, what some tools write): a 9-digit one (1973-2001) is padded to sort with the
+        rest; any other takes the file's mtime as its delivery time (one stat per odd name,
+        remembered), so it sorts among the others by when it arrived, and is dated so."""
         base = _position(name)
-        return base if base[:1].isdigit() else "0" + base
-
-    def _delivered(self, position: str, sub: str, file: str) -> dt.datetime:
-        head, _, rest = position.partition(".")
-        micro = 0
-        if rest.startswith("M"):  # 1700000000.M123456P789Q1.host: "M" is microseconds
-            digits = ""
-            for ch in rest[1:7]:
-                if not ch.isdigit():
-                    break
-                digits += ch
-            micro = int(digits or 0)
-        try:
-            if head.isdigit() and len(head) <= 12:
-                return dt.datetime.fromtimestamp(int(head), dt.UTC).replace(microsecond=micro)
-            return dt.datetime.fromtimestamp((self.path / sub / file).stat().st_mtime, dt.UTC)
-        except (OverflowError, ValueError, OSError):
-            return dt.datetime.fromtimestamp(0, dt.UTC)
+        digits = len(base) - len(base.lstrip("0123456789"))
+        if digits == 9 and base[9:10] in (".", ""):
+            return "0" + base
+        mtime = self._mtimes.get((sub, name))
+        if mtime is None:
+            try:
+                mtime = max(0, int(os.stat(self.path / sub / name.replace("\x00", ":")).st_mtime))
+            except (OSError, ValueError, OverflowError):
+                mtime = 0  # gone or unreadable: listed as such, as the oldest
+            self._mtimes[(sub, name)] = mtime
+        # '~' sorts after the letters and digits of real names delivered in the same second.
+        return f"{mtime:010d}.~{base}"
 
     def page(
         self,
@@ -166,13 +163,13 @@ class MaildirSource:
                 key=mail_key(stable),
                 sender="(unknown sender)",
                 subject=f"(a message that could not be read: {sub}/{file}: {why})",
-                received_at=self._delivered(position, sub, file),
+                received_at=_delivered(position),
                 snippet="",
                 unread=_unread(sub, name),
                 thread_id=None,
                 position=position,
             )
-        parsed = parse_message(raw, fallback_time=self._delivered(position, sub, file))
+        parsed = parse_message(raw, fallback_time=_delivered(position))
         self._located[parsed.stable_id] = (sub, name)
         return MailItem(
             source=self.name,
@@ -225,6 +222,21 @@ class MaildirSource:
         count = sum(len(folder) for folder in self._folders().values())
         newest = self.page(since=None, after=None, limit=1, unread_only=False)
         return count, (newest[0] if newest else None)
+
+
+def _delivered(position: str) -> dt.datetime:
+    """The delivery time a position gives: its first 10 digits (seconds; an odd name's are its
+    mtime), and the microseconds of a `1700000000.M123456P789Q1.host` name."""
+    head, _, rest = position.partition(".")
+    micro = 0
+    if rest.startswith("M"):
+        digits = rest[1:7]
+        digits = digits[: len(digits) - len(digits.lstrip("0123456789"))]
+        micro = int(digits or 0)
+    try:
+        return dt.datetime.fromtimestamp(int(head[:10] or 0), dt.UTC).replace(microsecond=micro)
+    except (OverflowError, ValueError, OSError):
+        return dt.datetime.fromtimestamp(0, dt.UTC)
 
 
 def _read_file(path: Path, cap: int) -> bytes:
