@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import textwrap
-import unicodedata
 from typing import Any
 
 from dayflow.models import Run, Task, Usage
@@ -109,6 +108,10 @@ _GAP = "  "
 
 def _cells(text: str) -> int:
     """Terminal cells `text` takes: wide East Asian characters two, combining marks none."""
+    if text.isascii():  # one cell each (the usual case: no unicodedata to import or ask)
+        return len(text)
+    import unicodedata
+
     return sum(
         0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
         for c in text

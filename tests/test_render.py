@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import io
 
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 
 from dayflow import listing, render
@@ -61,3 +63,20 @@ def test_runs_from_several_hosts_get_a_host_column_and_one_hosts_runs_none(
     assert "host" not in listing.runs_table(one).splitlines()[0]
     table = listing.runs_table(two)
     assert "host" in table.splitlines()[0] and "laptop" in table and "desktop" in table
+
+
+@given(st.text())
+def test_listing_cells_count_wide_characters_twice_and_combining_marks_not_at_all(
+    text: str,
+) -> None:
+    """The ASCII shortcut (no unicodedata on the usual path) gives what the full rule gives."""
+    import unicodedata
+
+    full = sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        for c in text
+    )
+    assert listing._cells(text) == full
+    assert listing._cells(text.encode("ascii", "replace").decode()) == len(
+        text.encode("ascii", "replace")
+    )
