@@ -63,7 +63,8 @@ def write_maildir(
 
 
 def write_mbox(path: Path, messages: list[bytes], *, read: set[int] | None = None) -> Path:
-    """An mbox file; messages whose index is in `read` carry `Status: RO`."""
+    """An mbox file; messages whose index is in `read` carry `Status: RO`. Each separator line
+    carries the message's Date: (as a delivery agent writes the arrival time)."""
     read = read or set()
     out = []
     for i, raw in enumerate(messages):
@@ -72,6 +73,17 @@ def write_mbox(path: Path, messages: list[bytes], *, read: set[int] | None = Non
         if i in read:
             head += b"\nStatus: RO"
         body = b"\n".join(b">" + ln if ln.startswith(b"From ") else ln for ln in body.split(b"\n"))
-        out.append(b"From sender@example.org Wed Nov  4 08:00:00 2026\n" + head + b"\n\n" + body)
+        out.append(b"From sender@example.org " + _asctime(head) + b"\n" + head + b"\n\n" + body)
     path.write_bytes(b"\n".join(out) + b"\n")
     return path
+
+
+def _asctime(head: bytes) -> bytes:
+    """The Date: of a message's header block in a separator line's form (asctime, UTC)."""
+    from email.utils import parsedate_to_datetime
+
+    for line in head.split(b"\n"):
+        if line.lower().startswith(b"date:"):
+            when = parsedate_to_datetime(line[5:].strip().decode()).astimezone(dt.UTC)
+            return f"{when:%a %b} {when.day:2d} {when:%H:%M:%S %Y}".encode()
+    return b"Wed Nov  4 08:00:00 2026"

@@ -18,7 +18,8 @@ from dayflow.sources import JsonCalendar, JsonInbox
 from dayflow.sources.identity import mail_key, message_stable_id
 from dayflow.sources.mail import Inbox, legacy_inbox
 from dayflow.sources.maildir import MaildirSource
-from dayflow.sources.mailfiles import EmlFolderSource, MboxSource
+from dayflow.sources.mailfiles import EmlFolderSource
+from dayflow.sources.mbox import MboxSource
 from tests.mailkit import BASE, message, write_maildir, write_mbox
 
 UTC = ZoneInfo("UTC")

@@ -53,7 +53,7 @@ def _maildir(spec: SourceSpec, ctx: SourceContext) -> MailSource:
 
 
 def _mbox(spec: SourceSpec, ctx: SourceContext) -> MailSource:
-    from dayflow.sources.mailfiles import MboxSource
+    from dayflow.sources.mbox import MboxSource
 
     return MboxSource(spec.name, str(spec.path))
 

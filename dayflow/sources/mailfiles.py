@@ -1,16 +1,14 @@
-"""An mbox file and a folder of .eml files, read without changing them.
+"""A folder of .eml files, read without changing it.
 
-Neither format has an index, so both are parsed whole (headers and the start of each body) once
-per process and ordered by `received_at`; the cost grows with the file, which is why a large
-mailbox is better read as a Maildir or over IMAP. Unread state: an mbox message without `R` in
-its `Status:` header is unread; an .eml file carries no state and counts as read.
+The folder has no index and its file names say nothing of when mail arrived, so every file is
+parsed (headers and the start of the body) once per process and ordered by `received_at`; the
+cost grows with the folder, which is why a large mailbox is better read as a Maildir, an mbox
+or over IMAP. An .eml file carries no read state and counts as read.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import mailbox
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -111,73 +109,6 @@ def _at(item: MailItem, position: str) -> MailItem:
     from dataclasses import replace
 
     return replace(item, position=position)
-
-
-class MboxSource(_ParsedFiles):
-    def __init__(self, name: str, path: str | Path) -> None:
-        super().__init__()
-        self.name, self.path = name, Path(path)
-
-    def precheck(self) -> None:
-        """Before a run: the file must exist (a malformed one is reported by the reads)."""
-        if not self.path.exists():
-            raise PathMissing(self.name, str(self.path), "mbox file")
-
-    def _open(self) -> mailbox.mbox:
-        if not self.path.exists():
-            raise PathMissing(self.name, str(self.path), "mbox file")
-        if self.path.is_dir():
-            raise SourceError(f"{self.name}: {self.path} is a directory, not an mbox file")
-        try:
-            with self.path.open("rb") as fh:
-                head = fh.read(5)
-        except OSError as err:
-            raise SourceError(f"{self.name}: cannot read {self.path} ({err.strerror})") from None
-        if head and head != b"From ":
-            raise SourceError(
-                f"{self.name}: {self.path} is not an mbox file (it does not start with 'From ')"
-            )
-        # create=False: a missing file is an error, never a new empty mailbox.
-        return mailbox.mbox(self.path, create=False)
-
-    def _messages(self) -> Iterator[tuple[bytes, dt.datetime, bool, object]]:
-        box = self._open()
-        try:
-            for key in box.iterkeys():
-                try:
-                    raw = box.get_bytes(key)
-                    message = box.get_message(key)
-                    status = (message.get("Status") or "") + (message.get("X-Status") or "")
-                    fallback = _from_line_time(message.get_from()) or self._mtime()
-                except Exception:  # one broken message never fails the listing
-                    continue
-                yield raw, fallback, "R" not in status, key
-        except OSError as err:
-            raise SourceError(f"{self.name}: cannot read {self.path} ({err.strerror})") from None
-        finally:
-            box.close()
-
-    def _raw(self, locator: object) -> bytes:
-        box = self._open()
-        try:
-            return box.get_bytes(str(locator))
-        finally:
-            box.close()
-
-    def _mtime(self) -> dt.datetime:
-        return dt.datetime.fromtimestamp(self.path.stat().st_mtime, dt.UTC)
-
-
-def _from_line_time(line: str) -> dt.datetime | None:
-    # "sender@example.org Mon Nov 30 09:00:00 2026" (asctime, in no stated zone: read as UTC)
-    parts = line.split()
-    if len(parts) < 5:
-        return None
-    try:
-        parsed = time.strptime(" ".join(parts[-5:]), "%a %b %d %H:%M:%S %Y")
-    except ValueError:
-        return None
-    return dt.datetime(*parsed[:6], tzinfo=dt.UTC)
 
 
 class EmlFolderSource(_ParsedFiles):

@@ -1,0 +1,246 @@
+"""An mbox file, read without changing it, at the cost of the page rather than the file.
+
+A listing does not parse the mailbox: it finds the message boundaries (the `From ` separator
+lines, searched in C over a memory map of the file: a few microseconds a message) and parses
+only the page's messages, each read no further than `LIST_BYTES`. The order is the file's,
+newest last (an mbox is appended to as mail arrives, as a Maildir's names are delivery times),
+the cursor a byte offset, and the window (`since`, `before`) uses the delivery time the
+separator line carries (`From sender Wed Nov  4 08:00:00 2026`), else the message's own date.
+The boundaries are kept for as long as the file's size, mtime and inode say it is unchanged.
+
+What is a separator: a line `From <anything> ... hh:mm ... yyyy` at the start of the file or
+after a blank line (RFC 4155; what mutt, Thunderbird, Gmail's export and Python write), or, after
+any line, one in the exact asctime form. So a body line "From the desk of..." never splits a
+message, escaped (`>From `) or not; a message's `>From ` lines are shown unescaped (mboxrd).
+
+Unread state: a message without `R` in its `Status:` / `X-Status:` header is unread.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import mmap
+import os
+import re
+from pathlib import Path
+from typing import BinaryIO
+
+from dayflow.errors import SourceError
+from dayflow.sources.identity import mail_key
+from dayflow.sources.mail import MailItem, PathMissing
+from dayflow.sources.mime import parse_message
+
+LIST_BYTES = 64 * 1024  # how much of a message a listing reads
+READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message
+_MONTHS = {m.encode(): i for i, m in enumerate(calendar.month_abbr) if m}
+_DAYS = b"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)"
+_MONTH = b"(" + b"|".join(_MONTHS) + b")"
+_WHEN = _MONTH + rb" +(\d{1,2}) +(\d{1,2}):(\d{2})(?::(\d{2}))?(?: +[+-]?\w+)? +(\d{4})"
+# After a blank line: "From <sender> " and, somewhere on the line, a time and a year.
+_LOOSE = re.compile(
+    rb"From \S+ (?=[^\r\n]*\b\d{1,2}:\d{2}\b)(?=[^\r\n]*\b(?:19|20|21)\d\d\b)[^\r\n]*\r?\n"
+)
+# After any line: exactly "From <sender> <weekday> <month> <day> <hh:mm:ss> [zone] <year>".
+_STRICT = re.compile(rb"From \S+ +" + _DAYS + rb" +" + _WHEN + rb" *\r?\n")
+_ASCTIME = re.compile(_WHEN)
+_STATUS = re.compile(rb"^(?:X-)?Status:[ \t]*([^\r\n]*)", re.IGNORECASE | re.MULTILINE)
+_ESCAPED = re.compile(rb"^>(>*From )", re.MULTILINE)
+
+Boundary = tuple[int, int, bytes]  # start, end (bytes), the separator line
+
+
+class MboxSource:
+    def __init__(self, name: str, path: str | Path) -> None:
+        self.name, self.path = name, Path(path)
+        self._kept: tuple[tuple[int, int, int], list[Boundary]] | None = None
+        self._located: dict[str, int] = {}  # stable id -> start offset
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
+
+    def precheck(self) -> None:
+        """Before a run: the file must exist (a malformed one is reported by the reads)."""
+        if not self.path.exists():
+            raise PathMissing(self.name, str(self.path), "mbox file")
+
+    def _boundaries(self) -> list[Boundary]:
+        """Every message's (start, end, separator line), in file order."""
+        if not self.path.exists():
+            raise PathMissing(self.name, str(self.path), "mbox file")
+        if self.path.is_dir():
+            raise SourceError(f"{self.name}: {self.path} is a directory, not an mbox file")
+        try:
+            with self.path.open("rb") as fh:
+                st = os.fstat(fh.fileno())
+                stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+                if self._kept is not None and self._kept[0] == stamp:
+                    return self._kept[1]
+                if st.st_size == 0:
+                    found: list[Boundary] = []
+                else:
+                    with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                        if data[:5] != b"From ":
+                            raise SourceError(
+                                f"{self.name}: {self.path} is not an mbox file (it does not "
+                                "start with 'From ')"
+                            )
+                        found = _scan(data)
+        except OSError as err:
+            raise SourceError(
+                f"{self.name}: cannot read {self.path} ({err.strerror or err})"
+            ) from None
+        self._kept = (stamp, found)
+        return found
+
+    def page(
+        self,
+        *,
+        since: dt.datetime | None,
+        after: str | None,
+        limit: int,
+        unread_only: bool,
+        before: dt.datetime | None = None,
+    ) -> list[MailItem]:
+        bounds = self._boundaries()
+        below = int(after) if after is not None and after.isdigit() else None
+        out: list[MailItem] = []
+        with self._open() as fh:
+            for start, end, line in reversed(bounds):
+                if below is not None and start >= below:
+                    continue
+                delivered = _delivered(line)
+                if delivered is not None and not _inside(delivered, since, before):
+                    continue
+                item = self._item(fh, start, end, delivered, LIST_BYTES)
+                if delivered is None and not _inside(item.received_at, since, before):
+                    continue
+                if unread_only and not item.unread:
+                    continue
+                out.append(item)
+                if len(out) >= limit:
+                    break
+        return out
+
+    def _open(self) -> _File:
+        try:
+            return _File(self.path.open("rb"))
+        except FileNotFoundError:
+            raise PathMissing(self.name, str(self.path), "mbox file") from None
+        except OSError as err:
+            raise SourceError(
+                f"{self.name}: cannot read {self.path} ({err.strerror or err})"
+            ) from None
+
+    def _item(
+        self, fh: _File, start: int, end: int, delivered: dt.datetime | None, cap: int
+    ) -> MailItem:
+        raw = fh.read(start, min(end - start, cap))
+        raw = _ESCAPED.sub(rb"\1", raw[raw.find(b"\n") + 1 :])  # past the separator line
+        head = raw.split(b"\n\n", 1)[0].split(b"\r\n\r\n", 1)[0]
+        status = b"".join(m.group(1) for m in _STATUS.finditer(head))
+        # No delivery time on the separator: the file's mtime bounds when it arrived.
+        fallback = delivered or dt.datetime.fromtimestamp(self._mtime(), dt.UTC)
+        parsed = parse_message(raw, fallback_time=fallback)
+        self._located[parsed.stable_id] = start
+        return MailItem(
+            source=self.name,
+            stable_id=parsed.stable_id,
+            key=mail_key(parsed.stable_id),
+            sender=parsed.sender,
+            subject=parsed.subject,
+            received_at=parsed.received_at,
+            snippet=parsed.snippet,
+            unread=b"R" not in status,
+            thread_id=parsed.thread_id,
+            position=f"{start:015d}",
+            body=parsed.body,
+            attachments=parsed.attachments,
+        )
+
+    def _mtime(self) -> float:
+        return self._kept[0][2] / 1e9 if self._kept is not None else 0.0
+
+    def read(self, stable_id: str) -> MailItem | None:
+        bounds = self._boundaries()
+        where = self._located.get(stable_id)
+        with self._open() as fh:
+            if where is not None:
+                for start, end, line in bounds:
+                    if start == where:
+                        item = self._item(fh, start, end, _delivered(line), READ_BYTES)
+                        if item.stable_id == stable_id:
+                            return item
+                        break
+            # Not listed by this process (a resumed run): look, newest first.
+            for start, end, line in reversed(bounds):
+                delivered = _delivered(line)
+                if self._item(fh, start, end, delivered, LIST_BYTES).stable_id == stable_id:
+                    return self._item(fh, start, end, delivered, READ_BYTES)
+        return None
+
+    def status(self) -> tuple[int, MailItem | None]:
+        bounds = self._boundaries()
+        newest = self.page(since=None, after=None, limit=1, unread_only=False)
+        return len(bounds), (newest[0] if newest else None)
+
+
+class _File:
+    """A file read at offsets."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self._fh = fh
+
+    def read(self, offset: int, size: int) -> bytes:
+        return os.pread(self._fh.fileno(), size, offset)
+
+    def __enter__(self) -> _File:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._fh.close()
+
+
+def _scan(data: mmap.mmap) -> list[Boundary]:
+    """The messages of an mbox held in `data` (which starts with "From ")."""
+    first = _LOOSE.match(data, 0)
+    starts: list[tuple[int, bytes]] = [(0, first.group(0) if first else b"")]
+    at = data.find(b"\nFrom ", 0)
+    while at != -1:
+        line = at + 1
+        blank = data[at - 1 : at] == b"\n" or data[max(0, at - 3) : at] == b"\r\n\r"
+        match = (_LOOSE if blank else _STRICT).match(data, line)
+        if match is not None:
+            starts.append((line, match.group(0)))
+        at = data.find(b"\nFrom ", line)
+    ends = [s for s, _ in starts[1:]] + [len(data)]
+    return [(s, e, line) for (s, line), e in zip(starts, ends, strict=True)]
+
+
+def _delivered(line: bytes) -> dt.datetime | None:
+    """The time on a separator line: asctime, in no stated zone (read as UTC), else an RFC 5322
+    date; None when it has neither (the message's own date is used)."""
+    if not line:
+        return None
+    when = _ASCTIME.search(line)
+    if when is None:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            parsed = parsedate_to_datetime(line.split(b" ", 2)[-1].decode("latin-1").strip())
+        except (ValueError, TypeError, IndexError):
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+    month, day, hour, minute, second, year = when.groups()
+    try:
+        stamp = calendar.timegm(
+            (int(year), _MONTHS[month], int(day), int(hour), int(minute), int(second or 0))
+        )
+        return dt.datetime.fromtimestamp(stamp, dt.UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def _inside(when: dt.datetime, since: dt.datetime | None, before: dt.datetime | None) -> bool:
+    return (since is None or when >= since) and (before is None or when < before)
