@@ -14,7 +14,9 @@
 - IMAP (needs the test extra's pymap): a real server on 127.0.0.1 holding 100 and then 1,000
   messages; the commands one page of 50 sends, counted at the server, and its time.
 
-Run alone: `python -m bench --part mail` (about a minute), or `python -m bench.mail`.
+Run alone: `python -m bench --part mail` (about a minute), or `python -m bench.mail`: either
+prints the section and, unless `--quick`, writes it between the mail markers of
+bench/RESULTS.md (the rest of the file is left as it is).
 """
 
 from __future__ import annotations
@@ -214,10 +216,20 @@ def render(data: dict[str, Any]) -> str:
         r = case["per_round_ratios"]
         return f"{min(r):.2f}-{max(r):.2f}"
 
+    when = data.get("when")
     lines = [
+        BEGIN,
         "",
         "## Mail sources: a page costs the page",
         "",
+        *(
+            [
+                f"Measured {when} with `{data['command']}` (dayflow/ at {data['code']}).",
+                "",
+            ]
+            if when
+            else []
+        ),
         f"Listing the newest {PAGE} messages with a fresh source each time (median of "
         f"{md['rounds']} interleaved rounds, warm page cache).{loads} *Warm*: the folder names "
         "kept by an earlier listing are valid (nothing changed in the Maildir since); *cold*: "
@@ -259,7 +271,7 @@ def render(data: dict[str, Any]) -> str:
         ]
     im = data["imap"]
     if isinstance(im, str):
-        lines.append(f"IMAP: {im}.")
+        lines += [f"IMAP: {im}.", "", END]
         return "\n".join(lines) + "\n"
     lines += [
         f"IMAP (pymap on 127.0.0.1, one page of {PAGE}, commands counted at the server):",
@@ -278,16 +290,51 @@ def render(data: dict[str, Any]) -> str:
         f"Time ratio 1,000 to 100: {im['ratio']:.2f}. Commands sent: "
         f"{', '.join(im[1_000]['commands'])} (read-only: EXAMINE, never SELECT or STORE).",
         "",
+        END,
     ]
     return "\n".join(lines) + "\n"
 
 
+BEGIN, END = "<!-- mail: begin -->", "<!-- mail: end -->"
+
+
+def write_section(path: Path, section: str) -> None:
+    """Put `section` between the mail markers in `path`; without them, before the PostgreSQL
+    section (or at the end)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        text = head + section.rstrip("\n") + rest.split(END, 1)[1]
+    elif "<!-- postgres: begin -->" in text:
+        head, rest = text.split("<!-- postgres: begin -->", 1)
+        text = head + section.rstrip("\n") + "\n\n<!-- postgres: begin -->" + rest
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.write_text(text, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
-    rounds = 3 if argv and "--quick" in argv else 15
+    import subprocess
+
+    quick = bool(argv and "--quick" in argv)
     with tempfile.TemporaryDirectory(prefix="dayflow-bench-mail-") as tmp:
-        data = measure(Path(tmp), rounds)
+        data = measure(Path(tmp), 3 if quick else 15)
+    root = Path(__file__).resolve().parent.parent
+    code = subprocess.run(
+        ["git", "-C", str(root), "log", "-1", "--format=%h", "--", "dayflow"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    data |= {
+        "when": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": "python -m bench --part mail" + (" --quick" if quick else ""),
+        "code": code or "?",
+    }
     text = render(data)
     print(text)
+    if not quick:
+        write_section(Path(__file__).with_name("RESULTS.md"), text)
     return 0 if data["maildir"]["warm"]["ratio"] <= TARGET else 1
 
 
