@@ -213,8 +213,12 @@ def render(data: dict[str, Any]) -> str:
     )
 
     def spread(case: dict[str, Any]) -> str:
-        r = case["per_round_ratios"]
-        return f"{min(r):.2f}-{max(r):.2f}"
+        r = sorted(case["per_round_ratios"])
+        q1, q3 = r[len(r) // 4], r[(3 * len(r)) // 4]
+        return (
+            f"median {statistics.median(r):.2f}, IQR {q1:.2f}-{q3:.2f}, "
+            f"range {r[0]:.2f}-{r[-1]:.2f}"
+        )
 
     when = data.get("when")
     lines = [

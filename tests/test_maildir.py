@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dayflow.clock import FixedClock
 from dayflow.sources.mail import Inbox
 from dayflow.sources.maildir import MaildirSource
-from dayflow.sources.maildir_index import SETTLE_NS, cache_dir, split_names
+from dayflow.sources.maildir_index import SETTLE_NS, Folder, cache_dir, split_names
 from tests.mailkit import BASE, message, write_maildir
 
 
@@ -220,6 +222,43 @@ def test_split_names_finds_the_names_without_a_delivery_time() -> None:
     assert odd == ["0.msg", "msg1", "999999999.M1P1.old", "17000000001.too.long"]
     assert split_names([]) == ([], [])
     assert split_names([".hidden"]) == ([], [])
+
+
+_NAME = st.text(alphabet="0123456789.:MPQ\x00ab", min_size=1, max_size=14)
+
+
+@given(
+    names=st.lists(_NAME, max_size=40, unique=True),
+    lowest=st.none() | _NAME,
+    below=st.none() | _NAME,
+    limit=st.integers(0, 45),
+    parity=st.booleans(),
+)
+@settings(max_examples=300, deadline=None)
+def test_a_folders_newest_names_are_those_a_full_sort_gives(
+    names: list[str], lowest: str | None, below: str | None, limit: int, parity: bool
+) -> None:
+    """The binary search and the walk from the end over the kept string agree with filtering
+    and sorting the whole list, for any bounds, limit and filter."""
+    folder = Folder.of((0, 0, 0, 0), list(names), [])
+
+    def keep(name: str) -> bool:
+        return len(name) % 2 == parity
+
+    expected = sorted(
+        (
+            n
+            for n in names
+            if (lowest is None or n >= lowest) and (below is None or n < below) and keep(n)
+        ),
+        reverse=True,
+    )[:limit]
+    assert folder.newest(limit, lowest=lowest, below=below, keep=keep) == expected
+    for name in names:  # a bound equal to a name: `lowest` keeps it, `below` leaves it out
+        assert name in folder.newest(len(names), lowest=name)
+        assert name not in folder.newest(len(names), below=name)
+    assert folder.timed_names() == sorted(names)
+    assert len(folder) == len(names)
 
 
 def test_a_base_that_is_a_prefix_of_another_orders_and_pages_by_position(tmp_path: Path) -> None:

@@ -85,7 +85,7 @@ class MaildirSource:
             (
                 (_position(name) if timed else self._odd_position(sub, name), sub, name)
                 for sub, folder in self._folders().items()
-                for timed, names in ((True, folder.timed), (False, folder.odd))
+                for timed, names in ((True, folder.timed_names()), (False, folder.odd))
                 for name in names
             ),
             reverse=True,
@@ -122,21 +122,16 @@ class MaildirSource:
         floor = f"{max(0, int(since.timestamp())):010d}" if since is not None else None
         # Delivered before `before`: a name whose second is earlier than its ceiling.
         ceiling = f"{max(0, math.ceil(before.timestamp())):010d}" if before is not None else None
+        below = min((b for b in (after, ceiling) if b is not None), default=None)
         top: list[tuple[str, str, str]] = []
         for sub, folder in self._folders().items():
-            # The hot path: every name of the folder compared as a plain string, in C. Timed
-            # names sort by delivery time, and a name compares with a cursor's position (a
-            # name up to its flags) as its own position does (':' is kept as '\x00').
-            names = folder.timed
-            if floor is not None:
-                names = [n for n in names if n >= floor]
-            if after is not None:
-                names = [n for n in names if n < after]
-            if ceiling is not None:
-                names = [n for n in names if n < ceiling]
-            if unread_only and sub == "cur":
-                names = [n for n in names if _unread(sub, n)]
-            top += ((_position(n), sub, n) for n in heapq.nlargest(limit, names))
+            # The hot path: the folder's timed names, kept sorted, searched and read from the
+            # newest down, never all made into strings. They sort by delivery time, and a name
+            # compares with a cursor's position (a name up to its flags) as its own position
+            # does (':' is kept as '\x00').
+            keep = (lambda n: _unread("cur", n)) if unread_only and sub == "cur" else None
+            names = folder.newest(limit, lowest=floor, below=below, keep=keep)
+            top += ((_position(n), sub, n) for n in names)
             for name in folder.odd:  # the few names without a delivery time, one by one
                 position = self._odd_position(sub, name)
                 if (
@@ -194,7 +189,8 @@ class MaildirSource:
         except FileNotFoundError:
             base = _position(name)
             for other_sub, folder in self._index.folders().items():
-                for other in (*folder.odd, *(n for n in folder.timed if n.startswith(base))):
+                timed = (n for n in folder.timed_names() if n.startswith(base))
+                for other in (*folder.odd, *timed):
                     if _position(other) == base:
                         path = self.path / other_sub / other.replace("\x00", ":")
                         return other_sub, other, _read_file(path, cap)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import re
 import tempfile
@@ -43,7 +44,7 @@ from dayflow.clock import Clock, SystemClock
 
 SUBDIRS = ("new", "cur")
 SETTLE_NS = 3_000_000_000  # a folder changed less than 3 s ago is never taken from a copy
-FORMAT = 1
+FORMAT = 3
 # A name starting with a 10-digit delivery time (2001-09-09 to 2286) followed by '.' or the
 # flags: these order by time as plain strings, in C. Everything else is "odd" and handled
 # one by one (its time comes from elsewhere).
@@ -54,15 +55,64 @@ Stamp = tuple[int, int, int, int]  # st_dev, st_ino, st_mtime_ns, st_ctime_ns
 
 @dataclass(frozen=True)
 class Folder:
-    """The message names of one of new/ or cur/ (':' written as '\\x00', dot files left out):
-    `timed` those starting with a 10-digit delivery time, `odd` the rest."""
+    """The message names of one of new/ or cur/ (':' written as '\\x00', dot files left out).
+    Those starting with a 10-digit delivery time are kept sorted in one string, each preceded
+    by '/' (`timed`), so that a page is found by binary search and read from the end without
+    making 10,000 string objects; `odd` are the rest, few, one by one."""
 
     stamp: Stamp
-    timed: list[str]
+    timed: str  # "/name/name/..." sorted ascending ("" when none)
+    count: int  # how many names `timed` holds
     odd: list[str]
 
+    @classmethod
+    def of(cls, stamp: Stamp, timed: list[str], odd: list[str]) -> Folder:
+        timed.sort()
+        return cls(stamp, "/" + "/".join(timed) if timed else "", len(timed), odd)
+
     def __len__(self) -> int:
-        return len(self.timed) + len(self.odd)
+        return self.count + len(self.odd)
+
+    def timed_names(self) -> list[str]:
+        """Every timed name, oldest first (a walk of the whole folder)."""
+        return self.timed[1:].split("/") if self.timed else []
+
+    def newest(
+        self,
+        limit: int,
+        *,
+        lowest: str | None = None,
+        below: str | None = None,
+        keep: Callable[[str], bool] | None = None,
+    ) -> list[str]:
+        """Up to `limit` timed names, greatest first, with `lowest` <= name < `below`, that
+        `keep` accepts."""
+        blob = self.timed
+        start = 0 if lowest is None else self._bound(lowest)
+        end = len(blob) if below is None else self._bound(below)
+        out: list[str] = []
+        while end > start and len(out) < limit:
+            cut = blob.rfind("/", start, end)
+            name = blob[cut + 1 : end]
+            if keep is None or keep(name):
+                out.append(name)
+            end = cut
+        return out
+
+    def _bound(self, x: str) -> int:
+        """Where the first name >= `x` starts (its '/'), or the end: a binary search over the
+        characters, each probe widened to the name it falls in."""
+        blob = self.timed
+        lo, hi = 0, len(blob)  # both at a '/' (or the end): names before lo < x <= names at hi
+        while lo < hi:
+            at = blob.rfind("/", lo, (lo + hi) // 2 + 1)
+            stop = blob.find("/", at + 1)
+            stop = len(blob) if stop == -1 else stop
+            if blob[at + 1 : stop] >= x:
+                hi = at
+            else:
+                lo = stop
+        return lo
 
 
 def split_names(names: list[str]) -> tuple[list[str], list[str]]:
@@ -143,7 +193,7 @@ class NameIndex:
         settled = max(stamp[2], stamp[3]) <= started - SETTLE_NS
         if settled:
             settled = _stamp(self._stat(path)) == stamp  # not changed while it was read
-        return Folder(stamp, timed, odd), settled
+        return Folder.of(stamp, timed, odd), settled
 
     def _from_file(self, sub: str, stamp: Stamp) -> Folder | None:
         if self.cache is None:
@@ -159,44 +209,76 @@ class NameIndex:
         return self.cache / hashlib.sha256(key).hexdigest()[:32]
 
     def _load(self) -> dict[str, Folder]:
-        """The cache file's folders; {} when it is missing, another Maildir's, or damaged."""
+        """The cache file's folders; {} when it is missing, another Maildir's, or damaged.
+        Read through a memory map and decoded folder by folder: no copy of the payload beyond
+        the strings kept (this is most of what a listing of an unchanged Maildir costs)."""
         try:
-            raw = self._path().read_bytes()
-            head, _, payload = raw.partition(b"\n")
-            meta = json.loads(head)
+            with (
+                self._path().open("rb") as fh,
+                mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm,
+            ):
+                with memoryview(mm) as view:
+                    return self._parse(view)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return {}
+
+    def _parse(self, view: memoryview) -> dict[str, Folder]:
+        newline = bytes(view[:4096]).find(b"\n")
+        if newline < 0:
+            return {}
+        meta = json.loads(bytes(view[:newline]))
+        payload = view[newline + 1 :]
+        try:
             if (
                 meta.get("format") != FORMAT
                 or meta.get("root") != os.fsdecode(os.path.abspath(self.root))
                 or meta.get("crc") != zlib.crc32(payload)
             ):
                 return {}
-            names = payload.decode("utf-8", "surrogateescape").split("/") if payload else []
             out: dict[str, Folder] = {}
             at = 0
             for sub, entry in meta["folders"].items():
-                n_timed, n_odd = int(entry["timed"]), int(entry["odd"])
-                timed = names[at : at + n_timed]
-                odd = names[at + n_timed : at + n_timed + n_odd]
-                at += n_timed + n_odd
+                timed_bytes, odd_bytes = int(entry["timed_bytes"]), int(entry["odd_bytes"])
+                timed = str(payload[at : at + timed_bytes], "utf-8", "surrogateescape")
+                odd_text = str(
+                    payload[at + timed_bytes : at + timed_bytes + odd_bytes],
+                    "utf-8",
+                    "surrogateescape",
+                )
+                odd = odd_text[1:].split("/") if odd_text else []
+                if len(odd) != int(entry["odd"]) or timed[:1] not in ("/", ""):
+                    return {}
+                at += timed_bytes + odd_bytes
                 dev, ino, mtime, ctime = (int(x) for x in entry["stamp"])
-                out[sub] = Folder((dev, ino, mtime, ctime), timed, odd)
-            return out if at == len(names) else {}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return {}
+                out[sub] = Folder((dev, ino, mtime, ctime), timed, int(entry["timed"]), odd)
+            return out if at == len(payload) else {}
+        finally:
+            payload.release()
 
     def _save(self) -> None:
         folders = dict(self._memory)
-        parts: list[str] = []
-        for folder in folders.values():
-            parts += folder.timed
-            parts += folder.odd
-        payload = "/".join(parts).encode("utf-8", "surrogateescape")
+        parts: list[bytes] = []
+        sizes: dict[str, tuple[int, int]] = {}
+        for sub, folder in folders.items():
+            timed = folder.timed.encode("utf-8", "surrogateescape")
+            odd = ("/" + "/".join(folder.odd) if folder.odd else "").encode(
+                "utf-8", "surrogateescape"
+            )
+            parts += [timed, odd]
+            sizes[sub] = (len(timed), len(odd))
+        payload = b"".join(parts)
         meta = {
             "format": FORMAT,
             "root": os.fsdecode(os.path.abspath(self.root)),
             "crc": zlib.crc32(payload),
             "folders": {
-                sub: {"stamp": list(f.stamp), "timed": len(f.timed), "odd": len(f.odd)}
+                sub: {
+                    "stamp": list(f.stamp),
+                    "timed": f.count,
+                    "odd": len(f.odd),
+                    "timed_bytes": sizes[sub][0],
+                    "odd_bytes": sizes[sub][1],
+                }
                 for sub, f in folders.items()
             },
         }
