@@ -4,6 +4,7 @@ server-clock leases and PgBouncer's transaction mode. Every test gets a fresh sc
 
 from __future__ import annotations
 
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
@@ -11,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from psycopg import pq
 
 from dayflow.clock import FixedClock
-from dayflow.errors import LeaseLost, RunBusy
+from dayflow.errors import LeaseLost, RunBusy, StoreError
 from dayflow.models import ModelRequest, ModelResponse
-from dayflow.store import Store, open_store
+from dayflow.store import Lease, Store, open_store
 from dayflow.store.postgres import (
     NUL_MARK,
     ConnectionLost,
@@ -215,6 +217,90 @@ def test_a_write_in_flight_when_the_run_is_taken_over_changes_nothing(
     assert "tool_executed" not in [e.kind for e in pg.events(run.id)]
 
 
+def test_a_step_completion_in_flight_when_the_run_is_taken_over_changes_nothing(
+    pg: Store, url: str, pg_server: Any
+) -> None:
+    """The fence race for the pipelined completion: B's take-over holds the run row while A's
+    complete_step (one round trip) runs; A's lease check waits on the lock, then sees B's token
+    and the server raises: LeaseLost, and the step stays pending with no result."""
+    run, lease = pg.create_run(_new_run())
+    pg.begin_step(lease, 1, turn(tool_use("read_inbox", {}, "toolu_r")), 1)
+    thief = PgDatabase(url)
+    with thief.transaction():
+        thief.execute(
+            "UPDATE runs SET lease_token = 'B', owner_host = 'host-b', version = version + 1 "
+            "WHERE id = ?",
+            (run.id,),
+        )
+        outcome: list[BaseException | None] = []
+        results = [{"type": "tool_result", "tool_use_id": "toolu_r", "content": "[]"}]
+
+        def write() -> None:
+            try:
+                pg.complete_step(lease, 1, results, effects=False)
+                outcome.append(None)
+            except BaseException as exc:
+                outcome.append(exc)
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        _wait_until(
+            lambda: _waiting_on_a_lock(pg_server, pg.db.backend_pid),  # type: ignore[attr-defined]
+            "A's completion waiting on B's row lock",
+        )
+    writer.join()
+    thief.close()
+    assert len(outcome) == 1 and isinstance(outcome[0], LeaseLost)
+    assert [(s.state, s.tool_results) for s in pg.steps(run.id)] == [("pending", None)]
+    assert not pg.db.in_transaction  # the failed batch was rolled back
+    assert pg.get_run(run.id).status == "running"
+
+
+def test_a_step_is_two_statements_each_its_own_transaction(pg: Store) -> None:
+    """libpq's protocol trace: begin_step is one statement (the run's totals and lease as a
+    CTE beside the step's INSERT, the lease checked by the server) and complete_step another
+    (the step's UPDATE fenced by the lease), each in autocommit: two waits in all. The last
+    step, which also ends the run, is one pipeline (BEGIN to COMMIT, one wait). A lost lease
+    and a step not pending are raised by the server (SQLSTATEs DF001, DF002) and are the same
+    errors as on SQLite."""
+    run, lease = pg.create_run(_new_run())
+    conn = pg.db._conn  # type: ignore[attr-defined]
+
+    def traced(write: Callable[[], None]) -> list[str]:
+        with tempfile.TemporaryFile("w+") as trace:
+            conn.pgconn.trace(trace.fileno())
+            conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
+            write()
+            conn.pgconn.untrace()
+            trace.seek(0)
+            return [line.split("\t")[2] for line in trace.read().splitlines() if line[:2] == "F\t"]
+
+    results = [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "[]"}]
+    sent = traced(lambda: pg.begin_step(lease, 1, turn(tool_use("read_inbox", {}, "toolu_a")), 1))
+    sent += traced(lambda: pg.complete_step(lease, 1, results, effects=False))
+    assert (sent.count("Bind"), sent.count("Sync"), "Query" in sent) == (2, 2, False)
+    pg.begin_step(lease, 2, turn(text("## Today")), 1)
+    last = traced(lambda: pg.complete_step(lease, 2, None, final_text="## Today"))
+    # BEGIN, the run done, the step, its run_finished event, COMMIT
+    assert (last.count("Bind"), last.count("Sync")) == (5, 1)
+    assert pg.get_run(run.id).status == "done"
+    assert [e.kind for e in pg.events(run.id)][-3:] == [
+        "response_committed",
+        "step_committed",
+        "run_finished",
+    ]
+    other, other_lease = pg.create_run(_new_run())
+    with pytest.raises(LeaseLost):
+        pg.begin_step(Lease(other.id, "stale"), 1, turn(text("x")), 1)
+    pg.begin_step(other_lease, 1, turn(text("x")), 1)
+    with pytest.raises(LeaseLost):
+        pg.complete_step(Lease(other.id, "stale"), 1, None)
+    with pytest.raises(StoreError, match="step 2 is not pending"):
+        pg.complete_step(other_lease, 2, None)
+    assert [(s.n, s.state) for s in pg.steps(other.id)] == [(1, "pending")]
+    assert pg.get_run(other.id).usage.output_tokens == 20
+
+
 def test_a_claim_waits_for_the_write_in_flight_and_then_sees_its_renewal(
     pg: Store, url: str, pg_server: Any
 ) -> None:
@@ -388,6 +474,25 @@ def test_a_connection_dropped_inside_a_transaction_fails_that_write_and_the_next
     assert [s.n for s in pg.steps(run.id)] == [1]
 
 
+def test_a_step_right_after_the_server_dropped_the_idle_connection_is_written_once(
+    pg: Store, pg_server: Any
+) -> None:
+    """The server terminates the idle connection just before each step's first transaction:
+    seen by the poll before the batch (the connection is reopened), or only by the batch's
+    unanswered BEGIN (nothing of it ran: it is sent again on a fresh connection). Either way
+    each step is written once, and the run's totals are the sum of its steps."""
+    run, lease = pg.create_run(_new_run())
+    db = pg.db
+    for n in range(1, 13):
+        pg_server.execute("SELECT pg_terminate_backend(%s)", (db.backend_pid,))  # type: ignore[attr-defined]
+        pg.begin_step(lease, n, turn(tool_use("read_inbox", {}, f"toolu_{n}")), 1)
+        result = {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "[]"}
+        pg.complete_step(lease, n, [result], effects=False)
+    steps = pg.steps(run.id)
+    assert [(s.n, s.state) for s in steps] == [(n, "complete") for n in range(1, 13)]
+    assert pg.get_run(run.id).usage.output_tokens == sum(s.usage.output_tokens for s in steps)
+
+
 def test_a_run_survives_the_server_dropping_its_connection_between_steps(
     url: str, pg_server: Any
 ) -> None:
@@ -439,6 +544,22 @@ def test_pgbouncer_mode_prepares_no_statement_on_the_server(url: str) -> None:
     assert bouncer.execute(prepared).fetchone()[0] == 0
     plain.close()
     bouncer.close()
+
+
+def test_pgbouncer_mode_pipelines_the_steps_without_preparing_them(url: str) -> None:
+    """The pipelined step transactions (and the server-side lease check) work with prepared
+    statements off: eight steps, and the connection has prepared nothing."""
+    with open_store(url + "&dayflow_pgbouncer=1") as store:
+        run, lease = store.create_run(_new_run())
+        for n in range(1, 9):
+            store.begin_step(lease, n, turn(tool_use("read_inbox", {}, f"toolu_{n}")), 1)
+            result = {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "[]"}
+            store.complete_step(lease, n, [result], effects=False)
+        with pytest.raises(LeaseLost):
+            store.begin_step(Lease(run.id, "stale"), 9, turn(text("x")), 1)
+        prepared = "SELECT count(*) FROM pg_prepared_statements"
+        assert store.db.execute(prepared).fetchone()[0] == 0  # type: ignore[attr-defined]
+        assert [s.state for s in store.steps(run.id)] == ["complete"] * 8
 
 
 def test_a_bad_lease_ttl_option_is_one_clear_error(url: str) -> None:

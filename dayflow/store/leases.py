@@ -19,7 +19,7 @@ from dayflow.models import DONE, INTERRUPTED, RUNNING, Run
 from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
 from dayflow.store.rows import run_row
-from dayflow.store.sql import Database, Row, one
+from dayflow.store.sql import Database, Row, Unless, one
 from dayflow.store.values import Lease, not_continuable, process_alive
 
 
@@ -47,27 +47,22 @@ class Leases:
             lost(lease),
         )
 
-    def fence(self, lease: Lease) -> tuple[str, tuple[Any, ...]]:
-        """A condition ("AND EXISTS ...", with its arguments) that a write's WHERE adds to
-        change nothing unless `lease` still owns its run, without renewing it (on PostgreSQL the
-        run row is locked to the end of the transaction, as by `hold`). When the write then
-        matches no row, `check` tells a lost lease from the write's own condition."""
+    def fence(self, lease: Lease) -> tuple[str, tuple[Any, ...], Unless]:
+        """What a write adds to its WHERE ("AND EXISTS ...", with its arguments) to change
+        nothing unless `lease` still owns its run, without renewing it (on PostgreSQL the run
+        row is locked to the end of the transaction, as by `hold`, so a take-over waits for the
+        write); and, for `Database.execute_one`, the check that tells a lost lease from the
+        write's own condition when it changed no row."""
+        # Locked in the explanation too: on PostgreSQL only a locking read sees a take-over
+        # that committed while the write waited for the row (READ COMMITTED re-checks the
+        # rows it locks; a plain read keeps the statement's snapshot).
         lock = self._ctx.db.dialect.lock_row
-        return (
-            " AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND lease_token = ? "
-            f"AND status = 'running'{lock})",
-            (lease.run_id, lease.token),
+        held = (
+            "EXISTS (SELECT 1 FROM runs WHERE id = ? AND lease_token = ? "
+            f"AND status = 'running'{lock})"
         )
-
-    def check(self, lease: Lease) -> None:
-        """Raise LeaseLost unless `lease` still owns its run (a read: nothing is renewed)."""
-        row = one(
-            self._ctx.db,
-            "SELECT 1 FROM runs WHERE id = ? AND lease_token = ? AND status = 'running'",
-            (lease.run_id, lease.token),
-        )
-        if row is None:
-            raise lost(lease)
+        args = (lease.run_id, lease.token)
+        return f" AND {held}", args, (held, args, lost(lease))
 
     def claim(self, run_id: str) -> Lease:
         """Take the run for this process, or raise RunBusy (or why it cannot be driven).

@@ -42,6 +42,7 @@ import contextlib
 import itertools
 import json
 import os
+import select
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -52,9 +53,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import psycopg
 from psycopg import pq
 
-from dayflow.errors import DayflowError, StoreError, UsageError
+from dayflow.errors import DayflowError, LeaseLost, StoreError, UsageError
 from dayflow.store import postgres_schema
-from dayflow.store.sql import Cursor, Dialect, qmark_to_format
+from dayflow.store.sql import Cursor, Dialect, Unless, qmark_to_format
 from dayflow.store.values import UpkeepFinding
 
 NUL_MARK = "\ufdd0"
@@ -72,6 +73,9 @@ POSTGRES = Dialect(
 TABLES = ("runs", "steps", "tool_effects", "tasks", "events", "compactions")
 _OPTIONS = ("dayflow_pgbouncer", "dayflow_lease_ttl")
 _savepoints = itertools.count(1)
+# The SQLSTATEs `dayflow_require` raises (migration 0007): a fenced write found its lease taken
+# over (LeaseLost); another write that must change one row changed none (StoreError).
+LEASE_LOST, NOT_ONE = "DF001", "DF002"
 
 
 class DatabaseError(StoreError):
@@ -183,6 +187,7 @@ class PgDatabase:
         self.statements = 0
         self.transactions = 0
         self.round_trips = 0  # statements plus BEGIN/COMMIT/SAVEPOINT: what a network pays
+        self._batch: list[_Part] | None = None  # inside batch(): what it will send
         self.clock: ServerClock
         self._conn = self._open()
 
@@ -222,6 +227,8 @@ class PgDatabase:
 
     @property
     def in_transaction(self) -> bool:
+        if self._batch is not None:
+            return True
         # A dropped connection has no transaction: the server rolled it back.
         if self._conn.closed:
             return False
@@ -230,6 +237,9 @@ class PgDatabase:
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor:
         """Run one statement; a read outside a transaction survives a dropped connection."""
         self.statements += 1
+        if self._batch is not None:  # sent when the batch ends; it returns nothing to read
+            self._batch.append((sql, tuple(args), None))
+            return _QUEUED
         self.round_trips += 1
         query = qmark_to_format(sql) if args else sql
         params = [_param(a) for a in args] if args else None
@@ -247,12 +257,107 @@ class PgDatabase:
         except psycopg.Error as exc:
             raise _wrap(exc, self._conn.closed) from exc
 
-    def execute_one(self, sql: str, args: Sequence[Any], miss: DayflowError) -> None:
-        if self.execute(sql, args).rowcount != 1:
-            raise miss
+    def execute_one(
+        self, sql: str, args: Sequence[Any], miss: DayflowError, unless: Unless | None = None
+    ) -> None:
+        """The write, and the check that it changed exactly one row, made by the server in the
+        same statement (`_combine`): `dayflow_require` (migration 0007) raises SQLSTATE
+        `LEASE_LOST` or `NOT_ONE` with the error's message, which `_wrap` turns back into a
+        LeaseLost or a StoreError. So nothing is read before COMMIT, and in a `batch` the
+        write goes with the rest."""
+        if self._batch is not None:
+            self.statements += 1
+            self._batch.append((sql, tuple(args), (miss, unless)))
+            return
+        self.execute(*_combine([(sql, tuple(args), (miss, unless))]))
 
-    def batch(self) -> contextlib.AbstractContextManager[None]:
-        return self.transaction()
+    @contextlib.contextmanager
+    def batch(self, *, independent: bool = False) -> Iterator[None]:
+        """A transaction the client waits for once. The block's statements are kept and sent
+        when it ends (it reads no result: every check is the server's, `execute_one`):
+
+        - one statement, or several declared `independent` (none reads what another writes:
+          they may run in any order): one statement, their writes as data-modifying CTEs and
+          their checks in its SELECT, which is a transaction by itself (autocommit). A check
+          that fails rolls all of it back;
+        - otherwise one pipeline, BEGIN, the statements in order and COMMIT: the first error
+          fails the batch, the server skips the rest (COMMIT included) and it is rolled back.
+
+        A connection the server dropped while idle is reopened first (`_ready`). When it turns
+        out to be gone only as the batch is sent (the poll came too early to see it), the batch
+        is sent again, once, on a fresh connection: a pipeline only when its BEGIN went
+        unanswered (nothing of it ran); a single statement always, which is why a batch's
+        writes must fail rather than apply twice (a step's INSERT has its key, its completion
+        requires it pending), should the lost connection have committed them after all."""
+        if self.in_transaction:
+            with self.transaction():
+                yield
+            return
+        self.transactions += 1
+        self.round_trips += 1
+        self._ready()
+        parts: list[_Part] = []
+        self._batch = parts
+        try:
+            yield
+        finally:
+            self._batch = None
+        if len(parts) == 1 or (independent and parts):
+            self._send_one(*_combine(parts))
+        elif parts:
+            self._send_pipeline(parts)
+
+    def _send_one(self, sql: str, args: Sequence[Any]) -> None:
+        """One statement in autocommit: its own transaction, one wait."""
+        query = qmark_to_format(sql) if args else sql
+        params = [_param(a) for a in args] if args else None
+        try:
+            try:
+                self._conn.execute(query, params)  # type: ignore[arg-type]
+            except psycopg.OperationalError:
+                if not self._conn.closed:
+                    raise
+                self._reopen()  # see batch(): sent again, once
+                self.round_trips += 1
+                self._conn.execute(query, params)  # type: ignore[arg-type]
+        except psycopg.Error as exc:
+            raise _wrap(exc, self._conn.closed) from exc
+
+    def _send_pipeline(self, parts: list[_Part], *, again: bool = True) -> None:
+        """BEGIN, the statements in order, COMMIT: one pipeline, one wait."""
+        conn = self._conn
+        begin: Any = None
+        try:
+            with conn.pipeline():
+                begin = conn.execute("BEGIN")
+                for part in parts:
+                    sql, args = _combine([part])
+                    conn.execute(
+                        qmark_to_format(sql) if args else sql,  # type: ignore[arg-type]
+                        [_param(a) for a in args] if args else None,
+                    )
+                conn.execute("COMMIT")
+        except psycopg.Error as exc:
+            _roll_back(conn)
+            unanswered = begin is not None and begin.pgresult is None
+            if again and conn.closed and unanswered and isinstance(exc, psycopg.OperationalError):
+                self._reopen()  # nothing of it ran: see batch()
+                self.round_trips += 1
+                self._send_pipeline(parts, again=False)
+                return
+            raise _wrap(exc, conn.closed) from exc
+
+    def _ready(self) -> None:
+        """Reopen the connection if the server dropped it while it was idle (a restart, a
+        terminated backend). A batch sends its BEGIN with everything else, so a dead
+        connection must be found before it, as `_begin` finds it by its BEGIN: an idle
+        connection has nothing to read unless the server said goodbye (Dayflow LISTENs to
+        nothing), which a zero-timeout poll of its socket sees without a round trip."""
+        if not self._conn.closed:
+            readable, _, _ = select.select([self._conn.fileno()], [], [], 0)
+            if not readable:
+                return
+        self._reopen()
 
     def _raw(self, sql: str) -> None:
         self.round_trips += 1
@@ -381,7 +486,73 @@ def _split_options(url: str) -> tuple[str, bool, float | None]:
     return base + ("?" + urlencode(rest) if rest else ""), pgbouncer, ttl
 
 
-def _wrap(exc: psycopg.Error, closed: bool) -> DatabaseError:
+# A statement a batch keeps: its SQL (qmark), its arguments, and for `execute_one` what it must
+# change (the error when it does not, and its `unless`).
+_Part = tuple[str, tuple[Any, ...], tuple[DayflowError, Unless | None] | None]
+
+
+class _Queued:
+    """What `execute` returns inside a batch: nothing to read (the batch has not been sent)."""
+
+    def _refuse(self, *args: Any) -> Any:
+        raise StoreError("a statement in a batch has no result to read")
+
+    rowcount = property(_refuse)
+    fetchone = fetchall = __iter__ = _refuse
+
+
+_QUEUED: Any = _Queued()
+
+
+def _combine(parts: list[_Part]) -> tuple[str, tuple[Any, ...]]:
+    """One statement for `parts` (writes that do not read each other's): a plain statement
+    stays as it is; otherwise each becomes a data-modifying CTE (run to completion whether read
+    or not) and each check a `dayflow_require` call in the final SELECT. CASE evaluates in
+    order, so an `unless` error is raised only when its write changed no row."""
+    if len(parts) == 1 and parts[0][2] is None:
+        return parts[0][0], parts[0][1]
+    ctes: list[str] = []
+    checks: list[str] = []
+    args: list[Any] = []
+    check_args: list[Any] = []
+    for i, (sql, part_args, check) in enumerate(parts):
+        args += part_args
+        if check is None:
+            ctes.append(f"w{i} AS ({sql})")
+            continue
+        ctes.append(f"w{i} AS ({sql} RETURNING 1)")
+        miss, unless = check
+        count = f"(SELECT count(*) FROM w{i}) = 1"
+        if unless is None:
+            checks.append(f"dayflow_require({count}, ?, ?)")
+            check_args += (_code(miss), str(miss))
+            continue
+        condition, condition_args, error = unless
+        checks.append(
+            f"CASE WHEN {count} THEN NULL WHEN NOT {condition} THEN dayflow_require(false, ?, ?) "
+            "ELSE dayflow_require(false, ?, ?) END"
+        )
+        check_args += (*condition_args, _code(error), str(error), _code(miss), str(miss))
+    select = ", ".join(checks) or "1"
+    return f"WITH {', '.join(ctes)} SELECT {select}", (*args, *check_args)
+
+
+def _code(error: DayflowError) -> str:
+    return LEASE_LOST if isinstance(error, LeaseLost) else NOT_ONE
+
+
+def _roll_back(conn: psycopg.Connection[Any]) -> None:
+    """End a transaction a failed batch left open (or failed), if the connection still can."""
+    if not conn.closed and conn.info.transaction_status != pq.TransactionStatus.IDLE:
+        with contextlib.suppress(psycopg.Error):
+            conn.execute("ROLLBACK")
+
+
+def _wrap(exc: psycopg.Error, closed: bool) -> DayflowError:
+    if exc.sqlstate == LEASE_LOST:
+        return LeaseLost(exc.diag.message_primary or _first_line(exc))
+    if exc.sqlstate == NOT_ONE:
+        return StoreError(exc.diag.message_primary or _first_line(exc))
     if closed:
         return ConnectionLost(
             f"lost the connection to the database server ({_first_line(exc)}); "

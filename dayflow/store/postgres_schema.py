@@ -182,6 +182,28 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE steps ADD COLUMN completed_after_seq BIGINT;
         """,
     ),
+    (
+        # The writes of a step, made for one round trip each:
+        # - a write that must change one row (a lease check, a step's completion) is checked by
+        #   the server, which raises with its own SQLSTATE (postgres.py: LEASE_LOST, NOT_ONE),
+        #   so a step's transaction reads nothing before COMMIT and goes as one pipeline;
+        # - the run row, updated by every step (totals, lease), keeps its large values (system
+        #   prompt, tool definitions, first message: 3 KB inline) out of line, so each UPDATE
+        #   copies a narrow row, not the prompt (rows written before are narrowed by their next
+        #   UPDATE).
+        "0007_step_writes",
+        """
+        CREATE OR REPLACE FUNCTION dayflow_require(ok boolean, code text, message text)
+        RETURNS void LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NOT ok THEN
+                RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message;
+            END IF;
+        END
+        $$;
+        ALTER TABLE runs SET (toast_tuple_target = 128);
+        """,
+    ),
 ]
 
 

@@ -65,6 +65,10 @@ class Dialect:
     day_lock: str = ""
 
 
+# (a boolean SQL expression, its arguments, the error to raise when it is false)
+Unless = tuple[str, Sequence[Any], DayflowError]
+
+
 class Database(Protocol):
     """One connection: statements in qmark style, and one `transaction()` that nests (a
     savepoint inside an open transaction) and rolls back on any exception, Ctrl-C included."""
@@ -80,18 +84,23 @@ class Database(Protocol):
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor: ...
 
-    def execute_one(self, sql: str, args: Sequence[Any], miss: DayflowError) -> None:
+    def execute_one(
+        self, sql: str, args: Sequence[Any], miss: DayflowError, unless: Unless | None = None
+    ) -> None:
         """Run a write (an UPDATE, INSERT or DELETE without RETURNING) that must change exactly
-        one row, else raise `miss` (a LeaseLost or a StoreError: on a server, the server
-        raises it, so no result need be read before COMMIT)."""
+        one row, else raise `miss` (a LeaseLost or a StoreError), or `unless`'s error when its
+        condition is false (a fenced write: the lease was lost, rather than the write's own
+        condition). On a server the server raises them, so no result is read before COMMIT."""
         ...
 
     def transaction(self) -> AbstractContextManager[None]: ...
 
-    def batch(self) -> AbstractContextManager[None]:
+    def batch(self, *, independent: bool = False) -> AbstractContextManager[None]:
         """A transaction whose statements' results are never read (only `execute` without
-        fetching, and `execute_one`): on a server, BEGIN to COMMIT go as one pipeline, one
-        round trip; elsewhere the same as `transaction()`."""
+        fetching, and `execute_one`), its writes each safe to send twice (guarded by a key or a
+        state, so a second sending fails instead of applying again): on a server it costs one
+        round trip, and `independent` statements (none reads what another writes) go as one;
+        elsewhere the same as `transaction()`."""
         ...
 
     @property

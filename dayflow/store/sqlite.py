@@ -23,7 +23,7 @@ from typing import Any
 
 from dayflow.clock import Clock
 from dayflow.errors import DayflowError, StoreError
-from dayflow.store.sql import Cursor, Dialect
+from dayflow.store.sql import Cursor, Dialect, Unless
 from dayflow.store.sqlite_schema import APPLICATION_ID, MIGRATIONS, migrate, schema_version
 from dayflow.store.values import UpkeepFinding
 
@@ -147,12 +147,19 @@ class SqliteDatabase:
         self.statements += 1
         return self.conn.execute(sql, args)
 
-    def execute_one(self, sql: str, args: Sequence[Any], miss: DayflowError) -> None:
-        if self.execute(sql, args).rowcount != 1:
-            raise miss
+    def execute_one(
+        self, sql: str, args: Sequence[Any], miss: DayflowError, unless: Unless | None = None
+    ) -> None:
+        if self.execute(sql, args).rowcount == 1:
+            return
+        if unless is not None:
+            held = self.execute(f"SELECT {unless[0]}", unless[1]).fetchone()
+            if held is None or not held[0]:
+                raise unless[2]
+        raise miss
 
-    def batch(self) -> contextlib.AbstractContextManager[None]:
-        return self.transaction()  # one file, no network: nothing to pipeline
+    def batch(self, *, independent: bool = False) -> contextlib.AbstractContextManager[None]:
+        return self.transaction()  # one file, no network: nothing to save
 
     @property
     def in_transaction(self) -> bool:

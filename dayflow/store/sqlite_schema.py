@@ -182,6 +182,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE steps ADD COLUMN completed_after_seq INTEGER;
         """,
     ),
+    (
+        # PostgreSQL's (a function for server-side checks, narrower run rows); SQLite checks each
+        # write as it runs, in process, so it has nothing to add. Recorded all the same: both
+        # backends keep one list.
+        "0007_step_writes",
+        "",
+    ),
 ]
 
 

@@ -13,11 +13,15 @@ taken over changes nothing and raises LeaseLost):
   results wait in memory for `complete`, so a kill before it runs such a read again on resume
   (its result had not been sent to the model yet, so nothing the model saw changes).
 - `complete` commits the step's tool results (or, for the last turn, the brief and the run's
-  end). On SQLite it is one UPDATE of the step whose WHERE carries the lease check (the lease
-  is long there, and `begin` just renewed it); on PostgreSQL, whose lease is short, the lease is
-  renewed too. From then on the results live in the step row only: a saved effect keeps its
-  name, key and ok flag, its content blanked in the same transaction (each result is stored
-  once); an error keeps its (short) message.
+  end): one UPDATE of the step whose WHERE also checks the lease (`Leases.fence`; on
+  PostgreSQL it locks the run row), since `begin` renewed the lease moments before (SQLite's
+  lasts 15 minutes; PostgreSQL's short one is kept alive by a heartbeat while the run is
+  driven). From then on the results live in the step row only: a saved effect keeps its name,
+  key and ok flag, its content blanked in the same transaction (each result is stored once);
+  an error keeps its (short) message.
+
+Neither transaction reads a result before its COMMIT (each check is `Database.execute_one`), so
+on PostgreSQL each is one round trip, and usually one statement (`Database.batch`).
 
 What the step row records is not stored again as events: the response (`response_committed`),
 the reads (`tool_executed` without a key) and the completion (`step_committed`,
@@ -38,7 +42,7 @@ from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
 from dayflow.store.leases import Leases
 from dayflow.store.rows import dump, effect_row, like_prefix, step_row
-from dayflow.store.sql import one
+from dayflow.store.sql import Unless, one
 from dayflow.store.values import Lease
 
 # The seq of the run's newest stored event (the run is the first argument): where a step's
@@ -94,7 +98,8 @@ class Steps:
         u = response.usage
         ctx = self._ctx
         run_id = lease.run_id
-        with ctx.db.batch():  # on PostgreSQL one round trip: nothing is read before COMMIT
+        # On PostgreSQL one statement: the two writes do not read each other's.
+        with ctx.db.batch(independent=True):
             # The totals and the lease renewal in one UPDATE, fenced by the token.
             self._leases.hold(
                 lease,
@@ -159,8 +164,8 @@ class Steps:
         ctx = self._ctx
         run_id = lease.run_id
         db = ctx.db
-        with db.batch():  # on PostgreSQL one round trip: nothing is read before COMMIT
-            fence: tuple[str, tuple[Any, ...]] = ("", ())
+        with db.batch():  # on PostgreSQL one round trip (one statement, unless it ends the run)
+            fence: tuple[str, tuple[Any, ...], Unless | None] = ("", (), None)
             if final_text is not None:
                 self._leases.hold(
                     lease,
@@ -169,41 +174,34 @@ class Steps:
                     (final_text, ctx.now(), note),
                     renew=False,
                 )
-            elif db.dialect.heartbeat:
-                # A server's lease is short (a heartbeat renews it only during model calls):
-                # each of the step's writes renews it.
-                self._leases.hold(lease)
             else:
-                # A file's lease is long and `begin` renewed it: the step's own UPDATE is fenced.
+                # `begin` renewed the lease moments ago (and on PostgreSQL, whose lease is short,
+                # the heartbeat keeps renewing it while the run is driven): the step's own
+                # UPDATE carries the check, which on PostgreSQL also locks the run row.
                 fence = self._leases.fence(lease)
             # Only what the step row does not record is stored (a reused result's event); the
             # reads' `tool_executed` and the step's completion are shown from the row, after
             # the event numbered `completed_after_seq`, so these go first.
             kept = [(kind, detail) for kind, detail in events if not derivable(kind, detail)]
             self._events.add_many(run_id, kept)
-            miss = StoreError(f"run {run_id}: step {n} is not pending")
-            try:
-                db.execute_one(
-                    """UPDATE steps SET state = ?, tool_results_json = ?, completed_at = ?,
-                       completed_after_seq = """
-                    + LAST_SEQ
-                    + " WHERE run_id = ? AND n = ? AND state = 'pending'"
-                    + fence[0],
-                    (
-                        DISCARDED if discard else COMPLETE,
-                        None if tool_results is None else dump(tool_results),
-                        ctx.now(),
-                        run_id,
-                        run_id,
-                        n,
-                        *fence[1],
-                    ),
-                    miss,
-                )
-            except StoreError as exc:
-                if exc is miss and fence[0]:
-                    self._leases.check(lease)  # the fence, or the step's state?
-                raise
+            db.execute_one(
+                """UPDATE steps SET state = ?, tool_results_json = ?, completed_at = ?,
+                   completed_after_seq = """
+                + LAST_SEQ
+                + " WHERE run_id = ? AND n = ? AND state = 'pending'"
+                + fence[0],
+                (
+                    DISCARDED if discard else COMPLETE,
+                    None if tool_results is None else dump(tool_results),
+                    ctx.now(),
+                    run_id,
+                    run_id,
+                    n,
+                    *fence[1],
+                ),
+                StoreError(f"run {run_id}: step {n} is not pending"),
+                fence[2],
+            )
             if tool_results and effects:
                 # The results now live in the step row, byte for byte; the saved effects were
                 # only needed until here (to resume a pending step), so keep each result once.
