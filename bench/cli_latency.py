@@ -296,6 +296,11 @@ def main(argv: list[str] | None = None) -> int:
                 )
             base = statistics.median(t["typer_rich"] for t in per_round) / 1e6
             print(f"  {'typer_rich':12} {base:6.1f} ms  1.00x")
+            growth = [
+                f"{n} {statistics.median(t[n] / t[n + '_small'] for t in per_round):.2f}x"
+                for n in ("runs", "tasks")
+            ]
+            print(f"  10,000 runs / 10 runs, per round: {', '.join(growth)}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
