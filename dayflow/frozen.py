@@ -41,6 +41,12 @@ class Frozen:
 
     __slots__: ClassVar[tuple[str, ...]] = ()
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Without its own __slots__ a subclass would compare and hash over no field at all.
+        if "__slots__" not in cls.__dict__:
+            raise TypeError(f"{cls.__name__} must list its fields in __slots__")
+        super().__init_subclass__(**kwargs)
+
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)
 

@@ -90,3 +90,11 @@ def test_defaults_are_the_dataclass_defaults_they_were() -> None:
     assert run_params["settings"].default is None  # None gives a fresh RunSettings()
     made, _ = _distinct(Run)
     assert replace(made, settings=None).settings == RunSettings()
+
+
+def test_a_subclass_without_slots_is_refused() -> None:
+    """It would have a __dict__ and compare equal to any other instance (no fields)."""
+    with pytest.raises(TypeError, match="must list its fields in __slots__"):
+
+        class Loose(Frozen):
+            name: str
