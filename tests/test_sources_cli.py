@@ -271,3 +271,12 @@ def test_the_mail_window_follows_the_brief_date_not_the_clock(tmp_path: Path) ->
     assert "a brief for 2026-11-02 reads mail since 2026-11-01T07:30+00:00" in text.err
     bad = invoke(db, OFFLINE, "sources", "check", "--date", "2026-13-01", env=env)
     assert bad.code == 2 and "is not a date" in bad.err
+    # The window's ends stay inside datetime's range at both ends of the dates and the zones.
+    for edge, zone in (("1900-01-01", "Etc/GMT+12"), ("9998-12-31", "Pacific/Kiritimati")):
+        edge_env = env | {"DAYFLOW_TZ": zone}
+        res = invoke(tmp_path / "edge.db", OFFLINE, "brief", "--date", edge, env=edge_env)
+        assert res.code == 0, (edge, res.err)
+        res = invoke(
+            tmp_path / "edge.db", OFFLINE, "sources", "check", "--date", edge, env=edge_env
+        )
+        assert res.code == 0, (edge, res.err)
