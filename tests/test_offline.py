@@ -336,6 +336,20 @@ def test_todays_calendar_error_falls_back_to_the_week() -> None:
     assert "- 13:00–13:30 Weekly staff sync (Room 4)" in brief
 
 
+def test_a_tool_errors_own_prefix_is_not_repeated_in_the_brief() -> None:
+    responses, _ = _drive(FakeTools(errors={"read_calendar:today": "Error: timeout"}))
+    brief = _brief(responses[-1])
+    assert "Could not read today's calendar: timeout_" in brief
+    assert "Error:" not in brief
+
+
+def test_a_week_that_could_not_be_read_is_not_called_empty() -> None:
+    responses, _ = _drive(FakeTools(errors={"read_calendar:week": "Error: timeout"}))
+    brief = _brief(responses[-1])
+    assert "Could not read this week's calendar: timeout_" in brief
+    assert "Nothing else on the calendar" not in brief
+
+
 def test_tasks_error_is_mentioned_and_tasks_still_filed() -> None:
     responses, _ = _drive(FakeTools(errors={"read_tasks": "no such table"}))
     assert len(_uses(responses[1])) == len(FIXTURE_TASKS)

@@ -117,7 +117,8 @@ def write_brief(messages: list[Message], calls: list[Call], memory: Memory | Non
     lines += ["", "## This week"]
     if week_error:
         lines.append(f"- _Could not read this week's calendar: {week_error}_")
-    lines += _week_lines(week_events, today)
+    # "Nothing else on the calendar" only when the calendar said so, not when it failed.
+    lines += _week_lines(week_events, today, empty=[] if week_error else None)
     lines += ["", "## One thing", _one_thing(needs, today_events, today)]
     return "\n".join(lines).replace("\n\n\n", "\n\n").strip() + "\n"
 
@@ -160,7 +161,9 @@ def _task_lines(
     return lines
 
 
-def _week_lines(events: list[dict], today: dt.date | None) -> list[str]:
+def _week_lines(
+    events: list[dict], today: dt.date | None, *, empty: list[str] | None = None
+) -> list[str]:
     days: dict[dt.date, list[str]] = {}
     for event in sorted(events, key=lambda e: _sort_time(e.get("start"))):
         day = date_of(event.get("start"))
@@ -170,7 +173,9 @@ def _week_lines(events: list[dict], today: dt.date | None) -> list[str]:
     for day, items in sorted(days.items())[:6]:
         more = f" (+{len(items) - 3} more)" if len(items) > 3 else ""
         lines.append(f"- {_short_date(day)}: {', '.join(items[:3])}{more}")
-    return lines or ["- Nothing else on the calendar."]
+    if lines:
+        return lines
+    return ["- Nothing else on the calendar."] if empty is None else empty
 
 
 def _one_thing(needs: list[_Need], events: list[dict], today: dt.date | None) -> str:

@@ -80,7 +80,9 @@ def tool_calls(messages: list[Message]) -> list[Call]:
             if found is None:
                 error = "no result came back"
             elif found.get("is_error"):
-                error = _text_of(found.get("content")).strip() or "unknown error"
+                # Dayflow's tools say "Error: why"; the brief says "Could not read X: why".
+                text = _text_of(found.get("content")).strip().removeprefix("Error:").strip()
+                error = text or "unknown error"
             else:
                 try:
                     result = json.loads(_text_of(found.get("content")))
