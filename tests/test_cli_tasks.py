@@ -226,6 +226,12 @@ def test_an_export_into_a_fifo_writes_into_it_and_never_replaces_it(
     assert b"dayflow:t_" in got[0]
 
 
+def test_a_huge_task_id_is_one_short_line_on_both_backends(db: Path) -> None:
+    res = run(db, "tasks", "--done", "t_" + "a" * 100_000)
+    assert res.code == 3 and res.err.count("\n") == 1 and len(res.err) < 200, res.err[:300]
+    assert "no task matches" in res.err
+
+
 def test_a_task_id_prefix_in_capitals_finds_the_task_on_both_backends(db: Path) -> None:
     (first, *_) = json.loads(run(db, "tasks", "--json").out)
     done = run(db, "tasks", "--done", first["id"][:6].upper())

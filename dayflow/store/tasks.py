@@ -9,6 +9,9 @@ from dayflow.store.rows import like_prefix, task_row
 from dayflow.store.sql import one, scalar
 from dayflow.store.values import task_id
 
+# Longer than any task id ("t_" and 12 hex digits; older databases' ids are shorter still).
+MAX_ID_CHARS = 64
+
 
 class Tasks:
     def __init__(self, ctx: StoreContext) -> None:
@@ -66,6 +69,9 @@ class Tasks:
         # Task ids are lowercase; SQLite's LIKE ignores ASCII case and PostgreSQL's does not,
         # so an id typed in capitals is looked up in lowercase on both.
         prefix = prefix.strip().lower()
+        if len(prefix) > MAX_ID_CHARS:  # no id is that long (and SQLite refuses such a LIKE)
+            shown = prefix[:MAX_ID_CHARS] + "..."
+            raise RunNotFound(f"no task matches {shown!r} (see `dayflow tasks --all`)")
         rows = self._ctx.db.execute(
             "SELECT * FROM tasks WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 6",
             (prefix, like_prefix(prefix)),
