@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -280,6 +281,33 @@ class Inbox:
             cursor = page.next_cursor
 
 
+def select_page(
+    items: Iterable[MailItem],
+    *,
+    since: dt.datetime | None,
+    after: str | None,
+    limit: int,
+    unread_only: bool,
+    before: dt.datetime | None,
+) -> list[MailItem]:
+    """`MailSource.page` over items already in order (newest first, positions falling), for a
+    source that holds its messages in memory."""
+    out = []
+    for item in items:
+        if after is not None and item.position <= after:
+            continue
+        if since is not None and item.received_at < since:
+            continue
+        if before is not None and item.received_at >= before:
+            continue
+        if unread_only and not item.unread:
+            continue
+        out.append(item)
+        if len(out) >= limit:
+            break
+    return out
+
+
 def _newer(a: MailItem, b: MailItem) -> bool:
     return (a.received_at, b.id) > (b.received_at, a.id)
 
@@ -395,20 +423,15 @@ class DictMail:
         unread_only: bool,
         before: dt.datetime | None = None,
     ) -> list[MailItem]:
-        out = []
-        for item in self._all():
-            if after is not None and item.position <= after:
-                continue
-            if since is not None and item.received_at < since:
-                continue
-            if before is not None and item.received_at >= before:
-                continue
-            if unread_only and not item.unread:
-                continue
-            out.append(replace(item, body=None))
-            if len(out) >= limit:
-                break
-        return out
+        page = select_page(
+            self._all(),
+            since=since,
+            after=after,
+            limit=limit,
+            unread_only=unread_only,
+            before=before,
+        )
+        return [replace(item, body=None) for item in page]
 
     def read(self, stable_id: str) -> MailItem | None:
         return next((i for i in self._all() if i.stable_id == stable_id), None)

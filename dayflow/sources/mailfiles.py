@@ -14,7 +14,7 @@ from pathlib import Path
 
 from dayflow.errors import SourceError
 from dayflow.sources.identity import mail_key
-from dayflow.sources.mail import MailItem, PathMissing
+from dayflow.sources.mail import MailItem, PathMissing, select_page
 from dayflow.sources.mime import ParsedMail, parse_message
 
 LIST_BYTES = 64 * 1024
@@ -78,20 +78,14 @@ class _ParsedFiles:
         unread_only: bool,
         before: dt.datetime | None = None,
     ) -> list[MailItem]:
-        out = []
-        for item, _ in self._all():
-            if after is not None and item.position <= after:
-                continue
-            if before is not None and item.received_at >= before:
-                continue
-            if since is not None and item.received_at < since:
-                break  # newest first: everything after this is older still
-            if unread_only and not item.unread:
-                continue
-            out.append(item)
-            if len(out) >= limit:
-                break
-        return out
+        return select_page(
+            (item for item, _ in self._all()),
+            since=since,
+            after=after,
+            limit=limit,
+            unread_only=unread_only,
+            before=before,
+        )
 
     def read(self, stable_id: str) -> MailItem | None:
         for item, locator in self._all():
