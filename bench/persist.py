@@ -262,18 +262,14 @@ def dayflow_loop_compacting(path: Path, workload: tuple[Step, ...], synchronous:
     return dayflow_loop(path, workload, synchronous, compact_at=DEFAULT_COMPACT_AT)
 
 
-def langgraph(path: Path, workload: tuple[Step, ...], synchronous: str) -> Steps:
+def langgraph_puts(saver: Any, workload: tuple[Step, ...]) -> Generator[int, None, None]:
+    """One `put` per step of a checkpoint whose `messages` channel holds the whole list (what
+    an `add_messages` channel checkpoints), timed: the same on every LangGraph saver."""
     from langgraph.checkpoint.base import empty_checkpoint
-    from langgraph.checkpoint.sqlite import SqliteSaver
 
-    conn = sqlite3.connect(path, check_same_thread=False)
-    saver = SqliteSaver(conn)
-    saver.setup()  # sets WAL
-    conn.execute(f"PRAGMA synchronous = {synchronous}")
     config: Any = {"configurable": {"thread_id": "bench", "checkpoint_ns": ""}}
     messages: list[dict[str, Any]] = [USER_MSG]
     version = None
-    before = disk_bytes(path)
     for step in workload:
         t0 = perf_counter_ns()
         messages.extend(step.messages())
@@ -285,6 +281,17 @@ def langgraph(path: Path, workload: tuple[Step, ...], synchronous: str) -> Steps
         metadata: Any = {"source": "loop", "step": step.n, "usage": usage}
         config = saver.put(config, checkpoint, metadata, {"messages": version})
         yield perf_counter_ns() - t0
+
+
+def langgraph(path: Path, workload: tuple[Step, ...], synchronous: str) -> Steps:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    conn = sqlite3.connect(path, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    saver.setup()  # sets WAL
+    conn.execute(f"PRAGMA synchronous = {synchronous}")
+    before = disk_bytes(path)
+    yield from langgraph_puts(saver, workload)
     conn.close()
     return disk_bytes(path) - before
 

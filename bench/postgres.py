@@ -38,9 +38,18 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 
-from bench.persist import Key, Result, Steps, lockstep, new_run, response, store_step
+from bench.persist import (
+    Key,
+    Result,
+    Steps,
+    langgraph_puts,
+    lockstep,
+    new_run,
+    response,
+    store_step,
+)
 from bench.stats import Summary, summarize
-from bench.workload import USER_MSG, Step, dumps, steps
+from bench.workload import Step, dumps, steps
 from dayflow.store import open_store
 
 Contender = Callable[[str, tuple[Step, ...]], Steps]
@@ -121,27 +130,13 @@ def pg_dayflow_store(url: str, workload: tuple[Step, ...]) -> Steps:
 
 
 def pg_langgraph(url: str, workload: tuple[Step, ...]) -> Steps:
-    from langgraph.checkpoint.base import empty_checkpoint
     from langgraph.checkpoint.postgres import PostgresSaver
 
     with PostgresSaver.from_conn_string(url) as saver, psycopg.connect(url) as sizer:
         sizer.autocommit = True
         saver.setup()
-        config: Any = {"configurable": {"thread_id": "bench", "checkpoint_ns": ""}}
-        messages: list[dict[str, Any]] = [USER_MSG]
-        version = None
         before = schema_bytes(sizer)
-        for step in workload:
-            t0 = perf_counter_ns()
-            messages.extend(step.messages())
-            version = saver.get_next_version(version, None)
-            checkpoint = empty_checkpoint()
-            checkpoint["channel_values"] = {"messages": messages}
-            checkpoint["channel_versions"] = {"messages": version}
-            usage = {"input_tokens": step.input_tokens, "output_tokens": step.output_tokens}
-            metadata: Any = {"source": "loop", "step": step.n, "usage": usage}
-            config = saver.put(config, checkpoint, metadata, {"messages": version})
-            yield perf_counter_ns() - t0
+        yield from langgraph_puts(saver, workload)
         return schema_bytes(sizer) - before
 
 
