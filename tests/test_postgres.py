@@ -172,6 +172,38 @@ def test_a_schema_holding_other_tables_is_refused_untouched(url: str) -> None:
 # ------------------------------------------------------------------------------------ leases
 
 
+def _race_a_takeover(
+    url: str, admin: Any, pg: Store, run_id: str, write: Callable[[], None]
+) -> list[BaseException | None]:
+    """B takes the run over in a transaction it holds open while A's `write` runs in a thread;
+    once A waits on B's row lock, B commits. What A's write ended with (None: it succeeded)."""
+    thief = PgDatabase(url)
+    outcome: list[BaseException | None] = []
+
+    def attempt() -> None:
+        try:
+            write()
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    with thief.transaction():
+        thief.execute(
+            "UPDATE runs SET lease_token = 'B', owner_host = 'host-b', version = version + 1 "
+            "WHERE id = ?",
+            (run_id,),
+        )
+        writer = threading.Thread(target=attempt)
+        writer.start()
+        _wait_until(
+            lambda: _waiting_on_a_lock(admin, pg.db.backend_pid),  # type: ignore[attr-defined]
+            "A's write waiting on B's row lock",
+        )
+    writer.join()
+    thief.close()
+    return outcome
+
+
 def test_a_write_in_flight_when_the_run_is_taken_over_changes_nothing(
     pg: Store, url: str, pg_server: Any
 ) -> None:
@@ -181,37 +213,20 @@ def test_a_write_in_flight_when_the_run_is_taken_over_changes_nothing(
     COMMITTED a check that did not lock the row would have let it)."""
     run, lease = pg.create_run(_new_run())
     pg.begin_step(lease, 1, turn(tool_use("create_task", {"title": "x"}, "toolu_f")), 1)
-    thief = PgDatabase(url)
-    with thief.transaction():
-        thief.execute(
-            "UPDATE runs SET lease_token = 'B', owner_host = 'host-b', version = version + 1 "
-            "WHERE id = ?",
-            (run.id,),
-        )
-        outcome: list[BaseException | None] = []
-        produced: list[bool] = []
-
-        def write() -> None:
-            try:
-                pg.save_effect(
-                    lease,
-                    1,
-                    "toolu_f",
-                    "create_task",
-                    lambda: (produced.append(True), ("done", False))[1],  # type: ignore[func-returns-value]
-                )
-                outcome.append(None)
-            except BaseException as exc:
-                outcome.append(exc)
-
-        writer = threading.Thread(target=write)
-        writer.start()
-        _wait_until(
-            lambda: _waiting_on_a_lock(pg_server, pg.db.backend_pid),  # type: ignore[attr-defined]
-            "A's lease check waiting on B's row lock",
-        )
-    writer.join()
-    thief.close()
+    produced: list[bool] = []
+    outcome = _race_a_takeover(
+        url,
+        pg_server,
+        pg,
+        run.id,
+        lambda: pg.save_effect(
+            lease,
+            1,
+            "toolu_f",
+            "create_task",
+            lambda: (produced.append(True), ("done", False))[1],  # type: ignore[func-returns-value]
+        ),
+    )
     assert len(outcome) == 1 and isinstance(outcome[0], LeaseLost)
     assert produced == [] and pg.effects(run.id) == []
     assert "tool_executed" not in [e.kind for e in pg.events(run.id)]
@@ -225,31 +240,10 @@ def test_a_step_completion_in_flight_when_the_run_is_taken_over_changes_nothing(
     and the server raises: LeaseLost, and the step stays pending with no result."""
     run, lease = pg.create_run(_new_run())
     pg.begin_step(lease, 1, turn(tool_use("read_inbox", {}, "toolu_r")), 1)
-    thief = PgDatabase(url)
-    with thief.transaction():
-        thief.execute(
-            "UPDATE runs SET lease_token = 'B', owner_host = 'host-b', version = version + 1 "
-            "WHERE id = ?",
-            (run.id,),
-        )
-        outcome: list[BaseException | None] = []
-        results = [{"type": "tool_result", "tool_use_id": "toolu_r", "content": "[]"}]
-
-        def write() -> None:
-            try:
-                pg.complete_step(lease, 1, results, effects=False)
-                outcome.append(None)
-            except BaseException as exc:
-                outcome.append(exc)
-
-        writer = threading.Thread(target=write)
-        writer.start()
-        _wait_until(
-            lambda: _waiting_on_a_lock(pg_server, pg.db.backend_pid),  # type: ignore[attr-defined]
-            "A's completion waiting on B's row lock",
-        )
-    writer.join()
-    thief.close()
+    results = [{"type": "tool_result", "tool_use_id": "toolu_r", "content": "[]"}]
+    outcome = _race_a_takeover(
+        url, pg_server, pg, run.id, lambda: pg.complete_step(lease, 1, results, effects=False)
+    )
     assert len(outcome) == 1 and isinstance(outcome[0], LeaseLost)
     assert [(s.state, s.tool_results) for s in pg.steps(run.id)] == [("pending", None)]
     assert not pg.db.in_transaction  # the failed batch was rolled back
