@@ -176,15 +176,7 @@ def test_concurrent_ensure_today_processes_write_one_brief(tmp_path: Path, n: in
     others = [err for _, _, err in results if err not in drivers]
     # each other process waited for the driver, or came after it and printed the brief
     assert all("waiting for it" in e or "already done; showing its brief" in e for e in others)
-    (only,) = json.loads(
-        subprocess.run(
-            [sys.executable, "-m", "dayflow", "runs", "--json"],
-            env=subprocess_env(db),
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    )
+    (only,) = runs(db)
     assert only["status"] == "done"
     assert calls == only["steps"]  # every model call belongs to the one run
 
@@ -212,15 +204,7 @@ def test_a_waiter_takes_over_when_the_driver_is_killed(tmp_path: Path) -> None:
         out, err = waiter.communicate()
     assert code == 0, err
     assert "resuming it" in err and "One thing" in out
-    (only,) = json.loads(
-        subprocess.run(
-            [sys.executable, "-m", "dayflow", "runs", "--json"],
-            env=subprocess_env(db),
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    )
+    (only,) = runs(db)
     assert only["status"] == "done"
 
 

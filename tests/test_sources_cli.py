@@ -20,6 +20,22 @@ DAY = "2026-11-05"  # the harness clock is 2026-11-05T07:30Z
 NEW = dt.datetime(2026, 11, 5, 6, 0, tzinfo=dt.UTC)
 
 
+# A JSON inbox of one message asking for something (a task to file).
+ONE_REQUEST = json.dumps(
+    {
+        "messages": [
+            {
+                "id": "a1",
+                "from": "Sam <sam@x.example>",
+                "subject": "Edits",
+                "received_at": "2026-11-04T16:00:00+00:00",
+                "snippet": "Could you send me your edits by Friday?",
+            }
+        ]
+    }
+)
+
+
 def config(tmp_path: Path, body: str) -> dict[str, str]:
     path = tmp_path / "config.toml"
     path.write_text(body)
@@ -89,21 +105,7 @@ def test_a_failing_source_is_named_in_the_brief_and_strict_fails_the_run_resumab
 
 def test_resume_reuses_saved_reads_when_the_inbox_file_is_gone(tmp_path: Path) -> None:
     inbox = tmp_path / "inbox.json"
-    inbox.write_text(
-        json.dumps(
-            {
-                "messages": [
-                    {
-                        "id": "a1",
-                        "from": "Sam <sam@x.example>",
-                        "subject": "Edits",
-                        "received_at": "2026-11-04T16:00:00+00:00",
-                        "snippet": "Could you send me your edits by Friday?",
-                    }
-                ]
-            }
-        )
-    )
+    inbox.write_text(ONE_REQUEST)
     db = tmp_path / "d.db"
     first = invoke(db, OFFLINE, "brief", "--date", DAY, "--inbox", str(inbox), "--crash-after", "1")
     assert first.code == 70
@@ -124,21 +126,7 @@ def test_a_file_gone_before_a_resume_that_must_read_it_fails_resumably_naming_it
     import sys
 
     inbox = tmp_path / "inbox.json"
-    inbox.write_text(
-        json.dumps(
-            {
-                "messages": [
-                    {
-                        "id": "a1",
-                        "from": "Sam <sam@x.example>",
-                        "subject": "Edits",
-                        "received_at": "2026-11-04T16:00:00+00:00",
-                        "snippet": "Could you send me your edits by Friday?",
-                    }
-                ]
-            }
-        )
-    )
+    inbox.write_text(ONE_REQUEST)
     saved = inbox.read_bytes()
     db = tmp_path / "d.db"
     env = subprocess_env(db, DAYFLOW_KILL_AT="after_pending:1")
