@@ -79,7 +79,9 @@ def test_a_server_crash_and_restart_during_a_model_call_loses_nothing(
     cluster: Cluster, target: str, baseline: dict[str, Any]
 ) -> None:
     """The server crashes and comes back while the second model call is in flight: the next
-    write reconnects, the run finishes in the same process as if nothing had happened."""
+    write reconnects, the run finishes in the same process as if nothing had happened (the
+    first step's completion, which did not wait for the disk, is written again if the crash
+    lost it)."""
     with FakeAPI(responder=_on_call(2, lambda: cluster.restart("immediate"))) as api:
         res = dayflow(target, "brief", "--date", DATE, api=api)
         assert res.code == 0, res.err
@@ -137,3 +139,36 @@ def test_a_server_crash_between_steps_while_idle_is_invisible_to_the_next_comman
     assert _state(target) == before
     listed = dayflow(target, "runs")
     assert listed.code == 0 and "done" in listed.out, listed.err
+
+
+@pytest.mark.parametrize("durability", ["NORMAL", "FULL"])
+def test_a_server_crash_right_after_a_completion(
+    target: str, cluster: Cluster, durability: str
+) -> None:
+    """The server crashes (no checkpoint, unwritten WAL gone) right after a step's completion.
+    FULL: the completion had reached the disk, and is there after the restart. NORMAL: it may
+    be lost (it did not wait for the disk); either way the same process's next response is
+    kept, the lost completion written again first, so the run goes on with nothing missing."""
+    from dayflow.store import open_store
+    from tests.scripted import text, tool_use, turn
+    from tests.test_agent import _new_run
+
+    result = [{"type": "tool_result", "tool_use_id": "tu_1", "content": "read"}]
+    with open_store(target, durability=durability) as store:
+        run, lease = store.create_run(_new_run())
+        store.begin_step(lease, 1, turn(tool_use("read_message", {"id": "m"}, "tu_1")), 1)
+        store.complete_step(lease, 1, result, effects=False)
+        cluster.restart("immediate")
+        with psycopg.connect(target) as conn:
+            row = conn.execute("SELECT state FROM steps WHERE run_id = %s", (run.id,)).fetchone()
+        lost = row == ("pending",)
+        if durability == "FULL":
+            assert not lost
+        store.begin_step(lease, 2, turn(text("brief")), 1)
+        store.complete_step(lease, 2, None, final_text="brief")
+        steps = store.steps(run.id)
+        assert [(s.n, s.state) for s in steps] == [(1, "complete"), (2, "complete")]
+        assert steps[0].tool_results == result
+        kinds = [e.kind for e in store.events(run.id)]
+        assert kinds.count("step_completion_rewritten") == int(lost)
+    print(f"{durability}: completion {'lost and written again' if lost else 'kept'}")

@@ -648,3 +648,50 @@ def test_two_hosts_share_one_database_and_a_dead_hosts_run_is_taken_over(url: st
         assert "host-a" in table and "host-b" in table
         kinds = [e["kind"] for e in shown["events"]]
         assert "lease_taken_over" in kinds
+
+
+def _commit_waits(url: str, durability: str, clock: FixedClock, monkeypatch: Any) -> list[bool]:
+    """For each write of a three-step run (each step's response and completion, the last one
+    ending the run): whether it asked the server to wait for its disk."""
+    import psycopg
+
+    sent: list[str] = []
+    real = psycopg.Connection.execute
+
+    def spy(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(str(query))
+        return real(self, query, *args, **kwargs)
+
+    waits = []
+    with open_store(url, clock=clock, durability=durability) as store:
+        run, lease = store.create_run(_new_run())
+        monkeypatch.setattr(psycopg.Connection, "execute", spy)
+        read = turn(tool_use("read_message", {"id": "m"}))
+        result = [{"type": "tool_result", "tool_use_id": "x"}]
+        writes: list[Callable[[], None]] = [
+            lambda: store.begin_step(lease, 1, read, 1),
+            # one statement (the reads saved nothing), then a pipeline (an effect was saved)
+            lambda: store.complete_step(lease, 1, result, effects=False),
+            lambda: store.begin_step(lease, 2, read, 1),
+            lambda: store.complete_step(lease, 2, result, effects=True),
+            lambda: store.begin_step(lease, 3, turn(text("brief")), 1),
+            lambda: store.complete_step(lease, 3, None, final_text="brief"),
+        ]
+        for write in writes:
+            sent.clear()
+            write()
+            waits.append(not any("synchronous_commit" in q for q in sent))
+        monkeypatch.undo()
+        assert [s.state for s in store.steps(run.id)] == ["complete"] * 3
+    return waits
+
+
+def test_only_a_completion_that_can_be_redone_skips_the_disk_wait(
+    url: str, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Durability NORMAL: a completion that does not end the run commits without waiting for
+    the server's disk (`synchronous_commit` off for that transaction only); the responses and
+    the run's end wait. FULL: every commit waits."""
+    normal = [True, False, True, False, True, True]
+    assert _commit_waits(url, "NORMAL", clock, monkeypatch) == normal
+    assert _commit_waits(url, "FULL", clock, monkeypatch) == [True] * 6

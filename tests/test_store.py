@@ -281,6 +281,7 @@ def test_an_upgraded_database_finds_stop_details_its_events_kept(db_path: Path) 
         run, lease = s.create_run(_new_run())
         refusal = replace(turn(text("no")), stop_reason="refusal", stop_details=details)
         s.begin_step(lease, 1, refusal, 1)
+        s.complete_step(lease, 1, None, discard=True)
         s.begin_step(lease, 2, turn(text("plain")), 1)
     old = json.dumps({"step": 1, "stop_reason": "refusal", "stop_details": details})
     with Db(db_path) as db:  # back to the schema (and the events) before 0004
@@ -538,3 +539,60 @@ def test_completing_a_step_that_is_not_pending_changes_nothing(store: Store) -> 
         store.complete_step(lease, 2, None)
     assert [(s.n, s.state, s.tool_results) for s in store.steps(run.id)] == [(1, "complete", None)]
     assert [e.kind for e in store.events(run.id)].count("step_committed") == 1
+
+
+def _lose_completion(target: Path | str, run_id: str, n: int) -> None:
+    """What a crash of the database server does to a completion that had not reached its disk
+    (PostgreSQL, durability NORMAL): the step is pending again, its results and events gone."""
+    with Db(target) as db:
+        after = db.one(
+            "SELECT completed_after_seq FROM steps WHERE run_id = ? AND n = ?", run_id, n
+        )[0]
+        db.run("DELETE FROM events WHERE run_id = ? AND seq > ?", run_id, after)
+        db.run(
+            "UPDATE steps SET state = 'pending', tool_results_json = NULL, completed_at = NULL, "
+            "completed_after_seq = NULL WHERE run_id = ? AND n = ?",
+            run_id,
+            n,
+        )
+
+
+def test_a_completion_the_database_lost_is_written_again_by_its_driver(
+    store: Store, store_target: Path | str
+) -> None:
+    """The next step's response finds the step before it pending (the server lost its
+    completion): the driver still holds what it wrote, writes it again with an event saying
+    so, and keeps the paid response; the run reads as if nothing had happened."""
+    run, lease = store.create_run(_new_run())
+    use = tool_use("read_message", {"id": "m1"}, "tu_1")
+    results = [{"type": "tool_result", "tool_use_id": "tu_1", "content": "body\u0000"}]
+    store.begin_step(lease, 1, turn(use), 1)
+    store.complete_step(lease, 1, results, effects=False)
+    _lose_completion(store_target, run.id, 1)
+    assert [s.state for s in store.steps(run.id)] == ["pending"]
+
+    store.begin_step(lease, 2, turn(text("brief")), 1)
+    first, second = store.steps(run.id)
+    assert (first.state, first.tool_results, second.state) == ("complete", results, "pending")
+    rewritten = [e for e in store.events(run.id) if e.kind == "step_completion_rewritten"]
+    assert [e.detail["step"] for e in rewritten] == [1]
+    assert "lost" in rewritten[0].detail["reason"]
+    assert store.get_run(run.id).usage.input_tokens == 200  # both responses, each counted once
+
+
+def test_a_step_never_follows_a_pending_one_written_by_another_process(
+    store_target: Path | str, clock: FixedClock
+) -> None:
+    """A process that did not write the lost completion has nothing to write again: the
+    response is refused with one line naming the step, and nothing of it is stored (the run
+    is then resumed from the pending step)."""
+    with open_store(store_target, clock=clock) as first:
+        run, lease = first.create_run(_new_run())
+        first.begin_step(lease, 1, turn(tool_use("read_message", {"id": "m1"}, "tu_1")), 1)
+        first.complete_step(lease, 1, [{"type": "tool_result", "tool_use_id": "tu_1"}])
+    _lose_completion(store_target, run.id, 1)
+    with open_store(store_target, clock=clock) as other:
+        with pytest.raises(StoreError, match=r"step 1 is not complete in the database"):
+            other.begin_step(lease, 2, turn(text("brief")), 1)
+        assert [s.n for s in other.steps(run.id)] == [1]
+        assert other.get_run(run.id).usage.input_tokens == 100  # the refused usage not added

@@ -34,18 +34,31 @@ class Leases:
         args: Sequence[Any] = (),
         *,
         renew: bool = True,
+        guard: Unless | None = None,
     ) -> None:
         """Raise LeaseLost unless `lease` still owns its run, renewing it (unless not `renew`);
-        `assignments` ("col = ?, ", fixed text) are made by the same UPDATE. Call inside a
-        write transaction."""
+        `assignments` ("col = ?, ", fixed text) are made by the same UPDATE. `guard`: a further
+        condition the write needs (SQL, its arguments, the error when it is false, raised only
+        while the lease holds). Call inside a write transaction."""
         ctx = self._ctx
         renewal = "lease_expires_at = ?, " if renew else ""
-        ctx.db.execute_one(
+        sql = (
             f"UPDATE runs SET {assignments}{renewal}updated_at = ? "
-            "WHERE id = ? AND lease_token = ? AND status = 'running'",
-            (*args, *([ctx.lease_expiry()] if renew else []), ctx.now(), lease.run_id, lease.token),
-            lost(lease),
+            "WHERE id = ? AND lease_token = ? AND status = 'running'"
         )
+        values = (
+            *args,
+            *([ctx.lease_expiry()] if renew else []),
+            ctx.now(),
+            lease.run_id,
+            lease.token,
+        )
+        if guard is None:
+            ctx.db.execute_one(sql, values, lost(lease))
+            return
+        condition, condition_args, error = guard
+        _, _, held = self.fence(lease)
+        ctx.db.execute_one(f"{sql} AND {condition}", (*values, *condition_args), error, held)
 
     def fence(self, lease: Lease) -> tuple[str, tuple[Any, ...], Unless]:
         """What a write adds to its WHERE ("AND EXISTS ...", with its arguments) to change

@@ -179,8 +179,11 @@ class ServerClock:
 class PgDatabase:
     """One psycopg connection behind the store's `Database` face (see the module docstring)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, durability: str = "NORMAL") -> None:
         self.url = url
+        self.durability = durability
+        # Whether a batch may ask not to wait for the server's disk (`batch(flush=False)`).
+        self._lazy = durability != "FULL"
         self.location = redact(url)
         self._conninfo, self._pgbouncer, ttl = _split_options(url)
         self.dialect = POSTGRES if ttl is None else _with_ttl(ttl)
@@ -214,7 +217,7 @@ class PgDatabase:
 
     def sibling(self) -> PgDatabase:
         """Another connection to the same database (the lease heartbeat's own)."""
-        return PgDatabase(self.url)
+        return PgDatabase(self.url, durability=self.durability)
 
     @property
     def backend_pid(self) -> int:
@@ -265,14 +268,18 @@ class PgDatabase:
         `LEASE_LOST` or `NOT_ONE` with the error's message, which `_wrap` turns back into a
         LeaseLost or a StoreError. So nothing is read before COMMIT, and in a `batch` the
         write goes with the rest."""
+        part: _Part = (sql, tuple(args), (miss, unless))
         if self._batch is not None:
             self.statements += 1
-            self._batch.append((sql, tuple(args), (miss, unless)))
+            self._batch.append(part)
             return
-        self.execute(*_combine([(sql, tuple(args), (miss, unless))]))
+        try:
+            self.execute(*_combine([part]))
+        except DayflowError as exc:
+            raise _known(exc, [part]) from exc.__cause__
 
     @contextlib.contextmanager
-    def batch(self, *, independent: bool = False) -> Iterator[None]:
+    def batch(self, *, independent: bool = False, flush: bool = True) -> Iterator[None]:
         """A transaction the client waits for once. The block's statements are kept and sent
         when it ends (it reads no result: every check is the server's, `execute_one`):
 
@@ -288,7 +295,14 @@ class PgDatabase:
         is sent again, once, on a fresh connection: a pipeline only when its BEGIN went
         unanswered (nothing of it ran); a single statement always, which is why a batch's
         writes must fail rather than apply twice (a step's INSERT has its key, its completion
-        requires it pending), should the lost connection have committed them after all."""
+        requires it pending), should the lost connection have committed them after all.
+
+        `flush=False` (honoured unless the durability is FULL): the server acknowledges the
+        COMMIT without waiting for its WAL to reach the disk (`synchronous_commit = off` for
+        this transaction only). The transaction is visible at once, and a crash of this process
+        cannot lose it; a crash of the server within a fraction of a second can, and then only
+        it and what followed it unflushed: any later flushed commit, by any session, flushes it
+        too, since the WAL is written in order."""
         if self.in_transaction:
             with self.transaction():
                 yield
@@ -302,10 +316,14 @@ class PgDatabase:
             yield
         finally:
             self._batch = None
-        if len(parts) == 1 or (independent and parts):
-            self._send_one(*_combine(parts))
-        elif parts:
-            self._send_pipeline(parts)
+        lazy = self._lazy and not flush
+        try:
+            if len(parts) == 1 or (independent and parts):
+                self._send_one(*_combine(parts, lazy=lazy))
+            elif parts:
+                self._send_pipeline(parts, lazy=lazy)
+        except DayflowError as exc:
+            raise _known(exc, parts) from exc.__cause__
 
     def _send_one(self, sql: str, args: Sequence[Any]) -> None:
         """One statement in autocommit: its own transaction, one wait."""
@@ -323,13 +341,15 @@ class PgDatabase:
         except psycopg.Error as exc:
             raise _wrap(exc, self._conn.closed) from exc
 
-    def _send_pipeline(self, parts: list[_Part], *, again: bool = True) -> None:
+    def _send_pipeline(self, parts: list[_Part], *, lazy: bool, again: bool = True) -> None:
         """BEGIN, the statements in order, COMMIT: one pipeline, one wait."""
         conn = self._conn
         begin: Any = None
         try:
             with conn.pipeline():
                 begin = conn.execute("BEGIN")
+                if lazy:
+                    conn.execute("SET LOCAL synchronous_commit = off")
                 for part in parts:
                     sql, args = _combine([part])
                     conn.execute(
@@ -343,7 +363,7 @@ class PgDatabase:
             if again and conn.closed and unanswered and isinstance(exc, psycopg.OperationalError):
                 self._reopen()  # nothing of it ran: see batch()
                 self.round_trips += 1
-                self._send_pipeline(parts, again=False)
+                self._send_pipeline(parts, lazy=lazy, again=False)
                 return
             raise _wrap(exc, conn.closed) from exc
 
@@ -451,8 +471,10 @@ class PgUpkeep:
 
 def open_backend(url: str, *, durability: str = "NORMAL") -> tuple[PgDatabase, PgUpkeep]:
     """The PostgreSQL database at `url` as the store's `Database` and `Upkeep`, its schema
-    brought up to date. Durability is the server's (`synchronous_commit`), not a setting here."""
-    db = PgDatabase(url)
+    brought up to date. `durability`: NORMAL lets a batch that asks for it (`flush=False`)
+    commit without waiting for the server's disk; FULL waits for every commit (and the server's
+    own `synchronous_commit` applies to every other one)."""
+    db = PgDatabase(url, durability=durability)
     try:
         postgres_schema.migrate(db, db.location)
     except BaseException:
@@ -504,12 +526,14 @@ class _Queued:
 _QUEUED: Any = _Queued()
 
 
-def _combine(parts: list[_Part]) -> tuple[str, tuple[Any, ...]]:
+def _combine(parts: list[_Part], *, lazy: bool = False) -> tuple[str, tuple[Any, ...]]:
     """One statement for `parts` (writes that do not read each other's): a plain statement
     stays as it is; otherwise each becomes a data-modifying CTE (run to completion whether read
     or not) and each check a `dayflow_require` call in the final SELECT. CASE evaluates in
-    order, so an `unless` error is raised only when its write changed no row."""
-    if len(parts) == 1 and parts[0][2] is None:
+    order, so an `unless` error is raised only when its write changed no row. `lazy`: the
+    SELECT also sets `synchronous_commit` off for the statement's own transaction (read at its
+    COMMIT, which ends the statement)."""
+    if len(parts) == 1 and parts[0][2] is None and not lazy:
         return parts[0][0], parts[0][1]
     ctes: list[str] = []
     checks: list[str] = []
@@ -533,6 +557,8 @@ def _combine(parts: list[_Part]) -> tuple[str, tuple[Any, ...]]:
             "ELSE dayflow_require(false, ?, ?) END"
         )
         check_args += (*condition_args, _code(error), str(error), _code(miss), str(miss))
+    if lazy:
+        checks.append("set_config('synchronous_commit', 'off', true)")
     select = ", ".join(checks) or "1"
     return f"WITH {', '.join(ctes)} SELECT {select}", (*args, *check_args)
 
@@ -546,6 +572,24 @@ def _roll_back(conn: psycopg.Connection[Any]) -> None:
     if not conn.closed and conn.info.transaction_status != pq.TransactionStatus.IDLE:
         with contextlib.suppress(psycopg.Error):
             conn.execute("ROLLBACK")
+
+
+def _known(exc: DayflowError, parts: list[_Part]) -> DayflowError:
+    """The very error a part asked for (its class kept: `dayflow_require` sends only the SQLSTATE
+    and the message), when `exc` is the server raising it; else `exc`."""
+    for _, _, check in parts:
+        if check is None:
+            continue
+        miss, unless = check
+        for error in (miss, None if unless is None else unless[2]):
+            if error is not None and type(exc) is _base(error) and str(exc) == str(error):
+                return error
+    return exc
+
+
+def _base(error: DayflowError) -> type[DayflowError]:
+    """The class `_wrap` makes of an error a part asked for."""
+    return LeaseLost if isinstance(error, LeaseLost) else StoreError
 
 
 def _wrap(exc: psycopg.Error, closed: bool) -> DayflowError:

@@ -95,12 +95,17 @@ class Database(Protocol):
 
     def transaction(self) -> AbstractContextManager[None]: ...
 
-    def batch(self, *, independent: bool = False) -> AbstractContextManager[None]:
+    def batch(
+        self, *, independent: bool = False, flush: bool = True
+    ) -> AbstractContextManager[None]:
         """A transaction whose statements' results are never read (only `execute` without
         fetching, and `execute_one`), its writes each safe to send twice (guarded by a key or a
         state, so a second sending fails instead of applying again): on a server it costs one
         round trip, and `independent` statements (none reads what another writes) go as one;
-        elsewhere the same as `transaction()`."""
+        elsewhere the same as `transaction()`. `flush=False`: what the batch writes can be
+        redone (a crash of the server, not of this process, may lose it, and the next write
+        that depends on it must check it is there); on a server with durability NORMAL its
+        COMMIT then does not wait for the disk. SQLite's commits follow its `synchronous`."""
         ...
 
     @property

@@ -158,8 +158,11 @@ class SqliteDatabase:
                 raise unless[2]
         raise miss
 
-    def batch(self, *, independent: bool = False) -> contextlib.AbstractContextManager[None]:
-        return self.transaction()  # one file, no network: nothing to save
+    def batch(
+        self, *, independent: bool = False, flush: bool = True
+    ) -> contextlib.AbstractContextManager[None]:
+        # One file, no network: nothing to save; `flush` is the file's `synchronous` setting.
+        return self.transaction()
 
     @property
     def in_transaction(self) -> bool:

@@ -18,7 +18,11 @@ taken over changes nothing and raises LeaseLost):
   lasts 15 minutes; PostgreSQL's short one is kept alive by a heartbeat while the run is
   driven). From then on the results live in the step row only: a saved effect keeps its name,
   key and ok flag, its content blanked in the same transaction (each result is stored once);
-  an error keeps its (short) message.
+  an error keeps its (short) message. Unless it ends the run, it does not wait for a server's
+  disk (`Database.batch(flush=False)`; PostgreSQL with durability NORMAL): a crash of the
+  server, never of this process, can lose it, which costs only redoing it (the reads run
+  again, saved effects are reused), and the next `begin` refuses to follow a step left
+  pending, so no step is ever stored after a completion that was lost.
 
 Neither transaction reads a result before its COMMIT (each check is `Database.execute_one`), so
 on PostgreSQL each is one round trip, and usually one statement (`Database.batch`).
@@ -56,9 +60,16 @@ def derivable(kind: str, detail: dict[str, Any]) -> bool:
     return kind == "tool_executed" and "key" not in detail
 
 
+class _Unsettled(StoreError):
+    """`begin` found the step before it still pending."""
+
+
 class Steps:
     def __init__(self, ctx: StoreContext, leases: Leases, events: EventLog) -> None:
         self._ctx, self._leases, self._events = ctx, leases, events
+        # The newest completion this process wrote without waiting for the disk, by run: what
+        # `begin` writes again should the database have lost it (see `complete`).
+        self._unflushed: dict[str, tuple[Lease, int, dict[str, Any]]] = {}
 
     # ----------------------------------------------------------------------------- steps
 
@@ -94,13 +105,32 @@ class Steps:
         return None if row is None else step_row(row)
 
     def begin(self, lease: Lease, n: int, response: ModelResponse, duration_ms: int) -> None:
-        """Commit a model response as pending step `n` and add its usage to the run."""
+        """Commit a model response as pending step `n` and add its usage to the run.
+
+        Step `n - 1` must be complete: its request was built on it. When a crash of the database
+        server lost that completion (written without waiting for the disk), this process still
+        holds what it wrote: it writes it again, waiting for the disk this time, with an event
+        saying so, then the response; so the run goes on and the paid response is kept. Another
+        process (a resume) finds the step pending and redoes it."""
+        try:
+            self._begin(lease, n, response, duration_ms)
+            return
+        except _Unsettled:
+            kept = self._unflushed.pop(lease.run_id, None)
+            if kept is None or kept[0] != lease or kept[1] != n - 1:
+                raise
+        self.complete(lease, n - 1, **kept[2], rewrite=True)
+        self._begin(lease, n, response, duration_ms)
+
+    def _begin(self, lease: Lease, n: int, response: ModelResponse, duration_ms: int) -> None:
         u = response.usage
         ctx = self._ctx
         run_id = lease.run_id
         # On PostgreSQL one statement: the two writes do not read each other's.
         with ctx.db.batch(independent=True):
-            # The totals and the lease renewal in one UPDATE, fenced by the token.
+            # The totals and the lease renewal in one UPDATE, fenced by the token and by the
+            # step before being complete: its completion may be lost by a server crash
+            # (`complete`), and this step's request was built on it.
             self._leases.hold(
                 lease,
                 """input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
@@ -113,6 +143,16 @@ class Steps:
                     u.cache_creation_input_tokens,
                     u.cache_read_input_tokens,
                     int(response.estimated),
+                ),
+                guard=(
+                    "NOT EXISTS (SELECT 1 FROM steps WHERE run_id = ? AND n = ? "
+                    "AND state = 'pending')",
+                    (run_id, n - 1),
+                    _Unsettled(
+                        f"run {run_id}: step {n - 1} is not complete in the database, so step "
+                        f"{n} cannot follow it (a crash of the database server lost its "
+                        "completion)"
+                    ),
                 ),
             )
             ctx.db.execute(
@@ -156,15 +196,36 @@ class Steps:
         final_text: str | None = None,
         discard: bool = False,
         note: str | None = None,
+        rewrite: bool = False,
     ) -> None:
         """Mark step `n` complete with its tool results, logging `events` (the calls made)
         before its own; with `final_text` also finish the run (`note` is kept as the run's
         reason: something a finished run should still say). `effects`: whether any call of the
-        step saved an effect (its content, now in the step row, is blanked)."""
+        step saved an effect (its content, now in the step row, is blanked). `rewrite`: the
+        database lost this completion, written again by `begin`."""
         ctx = self._ctx
         run_id = lease.run_id
         db = ctx.db
-        with db.batch():  # on PostgreSQL one round trip (one statement, unless it ends the run)
+        events = list(events)
+        if rewrite:
+            events.append(
+                (
+                    "step_completion_rewritten",
+                    {
+                        "step": n,
+                        "reason": "the database server lost this step's completion (a crash "
+                        "before it reached the disk); written again by the process driving "
+                        "the run",
+                    },
+                )
+            )
+        # On PostgreSQL one round trip (one statement, unless it ends the run or saved an
+        # effect). Only the run's end waits for the server's disk: the rest can be redone (the
+        # reads run again, the saved effects are reused), and the next step's `begin` checks
+        # that this completion is there. What was paid for is flushed: the response (`begin`),
+        # each saved effect, and the end of the run with the brief.
+        lazy = final_text is None and not rewrite
+        with db.batch(flush=not lazy):
             fence: tuple[str, tuple[Any, ...], Unless | None] = ("", (), None)
             if final_text is not None:
                 self._leases.hold(
@@ -212,6 +273,10 @@ class Steps:
                 )
             if final_text is not None:
                 self._events.add(run_id, "run_finished", {"step": n})
+        self._unflushed.pop(run_id, None)
+        if lazy:
+            again = {"tool_results": tool_results, "events": events, "effects": effects}
+            self._unflushed[run_id] = (lease, n, again | {"discard": discard})
 
     # ----------------------------------------------------------------------- compaction
 
