@@ -695,3 +695,84 @@ def test_only_a_completion_that_can_be_redone_skips_the_disk_wait(
     normal = [True, False, True, False, True, True]
     assert _commit_waits(url, "NORMAL", clock, monkeypatch) == normal
     assert _commit_waits(url, "FULL", clock, monkeypatch) == [True] * 6
+
+
+def _lose_completion(target: str, run_id: str, n: int) -> None:
+    """What a crash of the database server does to a completion that had not reached its disk
+    (PostgreSQL, durability NORMAL): the step is pending again, its results and events gone."""
+    with Db(target) as db:
+        after = db.one(
+            "SELECT completed_after_seq FROM steps WHERE run_id = ? AND n = ?", run_id, n
+        )[0]
+        db.run("DELETE FROM events WHERE run_id = ? AND seq > ?", run_id, after)
+        db.run(
+            "UPDATE steps SET state = 'pending', tool_results_json = NULL, completed_at = NULL, "
+            "completed_after_seq = NULL WHERE run_id = ? AND n = ?",
+            run_id,
+            n,
+        )
+
+
+def test_a_completion_the_database_lost_is_written_again_by_its_driver(pg: Store, url: str) -> None:
+    """The next step's response finds the step before it pending (the server lost its
+    completion): the driver still holds what it wrote, writes it again with an event saying
+    so, and keeps the paid response; the run reads as if nothing had happened."""
+    store = pg
+    run, lease = store.create_run(_new_run())
+    use = tool_use("read_message", {"id": "m1"}, "tu_1")
+    results = [{"type": "tool_result", "tool_use_id": "tu_1", "content": "body\u0000"}]
+    store.begin_step(lease, 1, turn(use), 1)
+    store.complete_step(lease, 1, results, effects=False)
+    _lose_completion(url, run.id, 1)
+    assert [s.state for s in store.steps(run.id)] == ["pending"]
+
+    store.begin_step(lease, 2, turn(text("brief")), 1)
+    first, second = store.steps(run.id)
+    assert (first.state, first.tool_results, second.state) == ("complete", results, "pending")
+    rewritten = [e for e in store.events(run.id) if e.kind == "step_completion_rewritten"]
+    assert [e.detail["step"] for e in rewritten] == [1]
+    assert "lost" in rewritten[0].detail["reason"]
+    assert store.get_run(run.id).usage.input_tokens == 200  # both responses, each counted once
+
+
+def test_a_step_never_follows_a_pending_one_written_by_another_process(
+    url: str, clock: FixedClock
+) -> None:
+    """A process that did not write the lost completion has nothing to write again: the
+    response is refused with one line naming the step, and nothing of it is stored (the run
+    is then resumed from the pending step)."""
+    with open_store(url, clock=clock) as first:
+        run, lease = first.create_run(_new_run())
+        first.begin_step(lease, 1, turn(tool_use("read_message", {"id": "m1"}, "tu_1")), 1)
+        first.complete_step(lease, 1, [{"type": "tool_result", "tool_use_id": "tu_1"}])
+    _lose_completion(url, run.id, 1)
+    with open_store(url, clock=clock) as other:
+        with pytest.raises(StoreError, match=r"step 1 is not complete in the database"):
+            other.begin_step(lease, 2, turn(text("brief")), 1)
+        assert [s.n for s in other.steps(run.id)] == [1]
+        assert other.get_run(run.id).usage.input_tokens == 100  # the refused usage not added
+
+
+def test_a_steps_writes_are_prepared_whatever_the_size_of_its_numbers(pg: Store) -> None:
+    """psycopg prepares a statement after five uses of the same SQL *and parameter types*; an
+    int goes as int2, int4 or int8 by its size, so token counts that change size from step to
+    step would keep a step's writes unprepared (planned afresh each time). Every int is sent
+    as int8: by the eighth step both writes run as prepared statements (no Parse sent)."""
+    run, lease = pg.create_run(_new_run())
+    conn = pg.db._conn  # type: ignore[attr-defined]
+    read = tool_use("read_inbox", {}, "toolu_a")
+    results = [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "[]"}]
+    sizes = [(100, 20), (40_000, 70_000)]  # int2-sized, then int4-sized counts, alternately
+    for n in range(1, 8):
+        pg.begin_step(lease, n, turn(read, usage=sizes[n % 2]), 1)
+        pg.complete_step(lease, n, results, effects=False)
+    with tempfile.TemporaryFile("w+") as trace:
+        conn.pgconn.trace(trace.fileno())
+        conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
+        pg.begin_step(lease, 8, turn(read, usage=sizes[0]), 1)
+        pg.complete_step(lease, 8, results, effects=False)
+        conn.pgconn.untrace()
+        trace.seek(0)
+        sent = [line.split("\t")[2] for line in trace.read().splitlines() if line[:2] == "F\t"]
+    assert sent.count("Bind") == 2 and "Parse" not in sent, sent
+    assert pg.get_run(run.id).usage.input_tokens == 4 * 100 + 4 * 40_000

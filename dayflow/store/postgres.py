@@ -52,6 +52,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg import pq
+from psycopg.types.numeric import Int8BinaryDumper, Int8Dumper
 
 from dayflow.errors import DayflowError, LeaseLost, StoreError, UsageError
 from dayflow.store import postgres_schema
@@ -183,7 +184,7 @@ class PgDatabase:
         self.url = url
         self.durability = durability
         # Whether a batch may ask not to wait for the server's disk (`batch(flush=False)`).
-        self._lazy = durability != "FULL"
+        self.lazy_commits = durability != "FULL"
         self.location = redact(url)
         self._conninfo, self._pgbouncer, ttl = _split_options(url)
         self.dialect = POSTGRES if ttl is None else _with_ttl(ttl)
@@ -201,6 +202,12 @@ class PgDatabase:
             raise StoreError(f"{self.location}: cannot connect ({_first_line(exc)})") from None
         if self._pgbouncer:
             conn.prepare_threshold = None
+        # Every int as int8 (all of Dayflow's integer columns are BIGINT). psycopg sends an int
+        # as int2, int4 or int8 by its size, and counts a statement's uses towards preparing it
+        # (after five) per SQL text *and* parameter types: a step's token counts and durations
+        # change size from step to step, so its writes would be planned afresh every time.
+        conn.adapters.register_dumper(int, Int8Dumper)
+        conn.adapters.register_dumper(int, Int8BinaryDumper)
         server_now = conn.execute("SELECT clock_timestamp()").fetchone()
         self.clock = ServerClock(server_now[0].astimezone(UTC) if server_now else datetime.now(UTC))
         conn.row_factory = _row_factory  # type: ignore[assignment]
@@ -316,7 +323,7 @@ class PgDatabase:
             yield
         finally:
             self._batch = None
-        lazy = self._lazy and not flush
+        lazy = self.lazy_commits and not flush
         try:
             if len(parts) == 1 or (independent and parts):
                 self._send_one(*_combine(parts, lazy=lazy))

@@ -74,6 +74,9 @@ class Database(Protocol):
     savepoint inside an open transaction) and rolls back on any exception, Ctrl-C included."""
 
     dialect: Dialect
+    # Whether a `batch(flush=False)` can be lost while this process lives on (a server's crash
+    # can; SQLite's commits die with the machine or not at all).
+    lazy_commits: bool
     statements: int  # counters for the benchmarks: statements run, transactions begun
     transactions: int
 

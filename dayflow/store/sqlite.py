@@ -136,6 +136,7 @@ class SqliteDatabase:
     """One SQLite connection behind the store's `Database` face."""
 
     dialect = SQLITE
+    lazy_commits = False
     server_clock: Clock | None = None  # leases run on the store's clock: one machine's file
 
     def __init__(self, conn: sqlite3.Connection) -> None:

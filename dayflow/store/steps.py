@@ -126,11 +126,22 @@ class Steps:
         u = response.usage
         ctx = self._ctx
         run_id = lease.run_id
+        guard: Unless | None = None
+        if ctx.db.lazy_commits:
+            # A server's crash may have lost the completion of the step before (`complete`),
+            # on which this step's request was built: it must be there.
+            guard = (
+                "NOT EXISTS (SELECT 1 FROM steps WHERE run_id = ? AND n = ? AND state = 'pending')",
+                (run_id, n - 1),
+                _Unsettled(
+                    f"run {run_id}: step {n - 1} is not complete in the database, so step {n} "
+                    "cannot follow it (a crash of the database server lost its completion)"
+                ),
+            )
         # On PostgreSQL one statement: the two writes do not read each other's.
         with ctx.db.batch(independent=True):
-            # The totals and the lease renewal in one UPDATE, fenced by the token and by the
-            # step before being complete: its completion may be lost by a server crash
-            # (`complete`), and this step's request was built on it.
+            # The totals and the lease renewal in one UPDATE, fenced by the token (and the
+            # guard).
             self._leases.hold(
                 lease,
                 """input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
@@ -144,16 +155,7 @@ class Steps:
                     u.cache_read_input_tokens,
                     int(response.estimated),
                 ),
-                guard=(
-                    "NOT EXISTS (SELECT 1 FROM steps WHERE run_id = ? AND n = ? "
-                    "AND state = 'pending')",
-                    (run_id, n - 1),
-                    _Unsettled(
-                        f"run {run_id}: step {n - 1} is not complete in the database, so step "
-                        f"{n} cannot follow it (a crash of the database server lost its "
-                        "completion)"
-                    ),
-                ),
+                guard=guard,
             )
             ctx.db.execute(
                 """INSERT INTO steps (run_id, n, state, stop_reason, assistant_json,
@@ -206,8 +208,8 @@ class Steps:
         ctx = self._ctx
         run_id = lease.run_id
         db = ctx.db
-        events = list(events)
         if rewrite:
+            events = list(events)
             events.append(
                 (
                     "step_completion_rewritten",
@@ -274,7 +276,7 @@ class Steps:
             if final_text is not None:
                 self._events.add(run_id, "run_finished", {"step": n})
         self._unflushed.pop(run_id, None)
-        if lazy:
+        if lazy and db.lazy_commits:
             again = {"tool_results": tool_results, "events": events, "effects": effects}
             self._unflushed[run_id] = (lease, n, again | {"discard": discard})
 
