@@ -21,6 +21,7 @@ from dayflow.store import Lease, Store, open_store
 from dayflow.store.postgres import (
     NUL_MARK,
     ConnectionLost,
+    DatabaseError,
     PgDatabase,
     decode_text,
     encode_text,
@@ -776,3 +777,14 @@ def test_a_steps_writes_are_prepared_whatever_the_size_of_its_numbers(pg: Store)
         sent = [line.split("\t")[2] for line in trace.read().splitlines() if line[:2] == "F\t"]
     assert sent.count("Bind") == 2 and "Parse" not in sent, sent
     assert pg.get_run(run.id).usage.input_tokens == 4 * 100 + 4 * 40_000
+
+
+def test_an_int_beyond_int8_is_the_servers_refusal_not_an_overflow(pg: Store) -> None:
+    """Every int is sent as int8; one beyond it (a usage count from a broken API, say) goes as
+    numeric, so the server refuses it as it did before (a DatabaseError: one line, exit 4),
+    instead of psycopg raising OverflowError before sending."""
+    run, lease = pg.create_run(_new_run())
+    with pytest.raises(DatabaseError, match="out of range"):
+        pg.begin_step(lease, 1, turn(text("x"), usage=(2**63, 1)), 1)
+    pg.begin_step(lease, 1, turn(text("x"), usage=(2**63 - 1, 1)), 1)
+    assert pg.get_run(run.id).usage.input_tokens == 2**63 - 1

@@ -162,8 +162,17 @@ def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], Any]:
     return lambda values: PgRow(names, [_value(v) for v in values])
 
 
+_INT8 = range(-(2**63), 2**63)
+
+
 def _param(value: Any) -> Any:
-    return encode_text(value) if isinstance(value, str) else value
+    if isinstance(value, str):
+        return encode_text(value)
+    if type(value) is int and value not in _INT8:
+        # Beyond int8 (which every int is sent as): as numeric, so the server refuses it with
+        # its own error ("bigint out of range") rather than psycopg with an OverflowError.
+        return Decimal(value)
+    return value
 
 
 class ServerClock:
