@@ -578,3 +578,19 @@ def test_the_previous_newest_turn_is_marked_so_the_history_is_read_from_cache() 
     marked = [i for i, m in enumerate(sent) if "cache_control" in json.dumps(m)]
     assert marked == [2, 4]
     assert req.messages == messages and "cache_control" not in json.dumps(req.messages)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("input_tokens", 2**70), ("output_tokens", -1), ("cache_read_input_tokens", 10**13)],
+)
+def test_an_answer_with_an_impossible_token_count_is_refused_in_one_line(
+    fake, client_for, field: str, value: int
+) -> None:
+    """A broken answer (or proxy) claiming more tokens than any store or bill could hold, or
+    fewer than none, is a ModelError naming the field (the run then fails resumably), not an
+    overflow deep in the store."""
+    fake.enqueue(reply([text("x")], "end_turn", usage={**USAGE, field: value}))
+    with pytest.raises(ModelError, match=rf"impossible token count \({field}={value}\)") as err:
+        client_for(fake).create(request())
+    assert err.value.request_id == "req_fake0001" and not err.value.retryable

@@ -41,6 +41,9 @@ EPHEMERAL = {"type": "ephemeral"}
 MAX_CACHE_BREAKPOINTS = 4
 INITIAL_BACKOFF = 0.5
 MAX_BACKOFF = 8.0
+# The most tokens one call can count in any field: far beyond any model's window, well inside
+# the 64-bit integers both stores keep (an answer claiming more, or fewer than 0, is refused).
+USAGE_MAX = 10**12
 _UNCACHEABLE = {"thinking", "redacted_thinking"}  # the API rejects cache_control on these
 _T = TypeVar("_T")
 
@@ -83,16 +86,28 @@ class AnthropicClient:
         params = build_params(request)
         message = self._with_retries(lambda: self._sdk.messages.create(**params))
         usage = message.usage
+        counts = {
+            name: getattr(usage, name) or 0
+            for name in (
+                "input_tokens",
+                "output_tokens",
+                "cache_creation_input_tokens",
+                "cache_read_input_tokens",
+            )
+        }
+        wrong = [f"{k}={v}" for k, v in counts.items() if not 0 <= v <= USAGE_MAX]
+        if wrong:
+            # A broken answer (or a broken proxy): no store can keep, and no bill has, such a
+            # count. Refused like any other bad answer: the run fails resumably, one line.
+            raise ModelError(
+                f"the API answered with an impossible token count ({', '.join(wrong)[:200]})",
+                request_id=message._request_id,
+            )
         details = getattr(message, "stop_details", None)
         return ModelResponse(
             content=[block.to_dict(mode="json") for block in message.content],
             stop_reason=message.stop_reason or "",
-            usage=Usage(
-                input_tokens=usage.input_tokens or 0,
-                output_tokens=usage.output_tokens or 0,
-                cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
-                cache_read_input_tokens=usage.cache_read_input_tokens or 0,
-            ),
+            usage=Usage(**counts),
             model=message.model,
             request_id=message._request_id,
             stop_details=details.to_dict(mode="json") if details is not None else None,
