@@ -26,7 +26,6 @@ from typing import Any
 
 from dayflow.errors import SourceError
 from dayflow.sources.config import SourceSpec, resolve_password
-from dayflow.sources.identity import mail_key
 from dayflow.sources.mail import MailItem
 from dayflow.sources.mime import parse_message
 
@@ -208,20 +207,8 @@ class ImapSource:
         fallback = internal or dt.datetime.now(dt.UTC)
         parsed = parse_message(raw, fallback_time=fallback)
         self._located[parsed.stable_id] = (folder, uid)
-        return MailItem(
-            source=self.name,
-            stable_id=parsed.stable_id,
-            key=mail_key(parsed.stable_id),
-            sender=parsed.sender,
-            subject=parsed.subject,
-            received_at=internal or parsed.received_at,
-            snippet=parsed.snippet,
-            unread=b"\\Seen" not in flags.split(),
-            thread_id=parsed.thread_id,
-            position="",
-            body=parsed.body,
-            attachments=parsed.attachments,
-        )
+        unread = b"\\Seen" not in flags.split()
+        return MailItem.of(self.name, parsed, unread=unread, position="", received_at=internal)
 
     def page(
         self,

@@ -26,7 +26,7 @@ from dayflow.sources.identity import (
     mail_key,
     prefixed,
 )
-from dayflow.sources.mime import HEADER_CHARS, Attachment, clean_line, snippet
+from dayflow.sources.mime import HEADER_CHARS, Attachment, ParsedMail, clean_line, snippet
 
 BODY_CHARS = 20_000  # read_message's cap on one body
 
@@ -57,6 +57,32 @@ class MailItem:
     position: str  # where it sits in its source's order (for cursors)
     body: str | None = None
     attachments: tuple[Attachment, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        source: str,
+        parsed: ParsedMail,
+        *,
+        unread: bool,
+        position: str,
+        received_at: dt.datetime | None = None,
+    ) -> MailItem:
+        """A parsed message of `source` (received when its headers say, unless given)."""
+        return cls(
+            source=source,
+            stable_id=parsed.stable_id,
+            key=mail_key(parsed.stable_id),
+            sender=parsed.sender,
+            subject=parsed.subject,
+            received_at=received_at or parsed.received_at,
+            snippet=parsed.snippet,
+            unread=unread,
+            thread_id=parsed.thread_id,
+            position=position,
+            body=parsed.body,
+            attachments=parsed.attachments,
+        )
 
     @property
     def id(self) -> str:

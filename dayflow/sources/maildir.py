@@ -166,20 +166,7 @@ class MaildirSource:
             )
         parsed = parse_message(raw, fallback_time=_delivered(position))
         self._located[parsed.stable_id] = (sub, name)
-        return MailItem(
-            source=self.name,
-            stable_id=parsed.stable_id,
-            key=mail_key(parsed.stable_id),
-            sender=parsed.sender,
-            subject=parsed.subject,
-            received_at=parsed.received_at,
-            snippet=parsed.snippet,
-            unread=_unread(sub, name),
-            thread_id=parsed.thread_id,
-            position=position,
-            body=parsed.body,
-            attachments=parsed.attachments,
-        )
+        return MailItem.of(self.name, parsed, unread=_unread(sub, name), position=position)
 
     def _raw(self, sub: str, name: str, cap: int) -> tuple[str, str, bytes]:
         """(subdir, stored name, first `cap` bytes) of a message where it is now: a mail client

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from dayflow.errors import SourceError
-from dayflow.sources.identity import mail_key
 from dayflow.sources.mail import MailItem, PathMissing, select_page
 from dayflow.sources.mime import ParsedMail, parse_message
 
@@ -54,20 +53,7 @@ class _ParsedFiles:
         return self._items
 
     def _item(self, mail: ParsedMail, unread: bool, position: str) -> MailItem:
-        return MailItem(
-            source=self.name,
-            stable_id=mail.stable_id,
-            key=mail_key(mail.stable_id),
-            sender=mail.sender,
-            subject=mail.subject,
-            received_at=mail.received_at,
-            snippet=mail.snippet,
-            unread=unread,
-            thread_id=mail.thread_id,
-            position=position,
-            body=mail.body,
-            attachments=mail.attachments,
-        )
+        return MailItem.of(self.name, mail, unread=unread, position=position)
 
     def page(
         self,

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 from dayflow.errors import SourceError
-from dayflow.sources.identity import mail_key
 from dayflow.sources.mail import MailItem, PathMissing
 from dayflow.sources.mime import parse_message
 
@@ -144,20 +143,7 @@ class MboxSource:
         fallback = delivered or dt.datetime.fromtimestamp(self._mtime(), dt.UTC)
         parsed = parse_message(raw, fallback_time=fallback)
         self._located[parsed.stable_id] = start
-        return MailItem(
-            source=self.name,
-            stable_id=parsed.stable_id,
-            key=mail_key(parsed.stable_id),
-            sender=parsed.sender,
-            subject=parsed.subject,
-            received_at=parsed.received_at,
-            snippet=parsed.snippet,
-            unread=b"R" not in status,
-            thread_id=parsed.thread_id,
-            position=f"{start:015d}",
-            body=parsed.body,
-            attachments=parsed.attachments,
-        )
+        return MailItem.of(self.name, parsed, unread=b"R" not in status, position=f"{start:015d}")
 
     def _mtime(self) -> float:
         return self._kept[0][2] / 1e9 if self._kept is not None else 0.0
