@@ -377,11 +377,12 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
         raise
     except LeaseLost:
         raise
-    except (StoreError, DatabaseError) as exc:
+    except StoreError as exc:
         # The store refused or could not be reached (a server restarting, a full disk): what
         # is committed stays; say so if the store still takes it, and name the way on.
+        cause = exc.detail if isinstance(exc, DatabaseError) else str(exc)
         with contextlib.suppress(Exception):
-            store.release(lease, FAILED, f"database error: {exc}")
+            store.release(lease, FAILED, f"database error: {cause}")
         raise StoreError(
             f"{exc}; run {run.id} stopped: `dayflow resume {run.id}` continues it once the "
             "database can be written again"

@@ -186,20 +186,9 @@ def handle_errors(deps: Deps) -> Iterator[None]:
     except DayflowError as exc:
         deps.err.print(f"error: {exc}", markup=False, soft_wrap=True)
         raise typer.Exit(exc.exit_code) from None
-    except Exception as exc:
-        if not _is_database_error(exc):
-            raise
-        deps.err.print(f"error: database problem: {exc}", markup=False)
-        raise typer.Exit(4) from None
     except KeyboardInterrupt:
         deps.err.print("interrupted; `dayflow resume` continues the run", markup=False)
         raise typer.Exit(130) from None
-
-
-def _is_database_error(exc: Exception) -> bool:
-    # A database error can only come from a store, so the store module is loaded by then.
-    store = sys.modules.get("dayflow.store")
-    return store is not None and isinstance(exc, store.DatabaseError)
 
 
 # The largest values the integer options take: far beyond any real use, well inside SQLite's

@@ -202,15 +202,6 @@ class Db:
         return int(self.conn.execute(sql, args).rowcount)
 
 
-def integrity_error(target: Path | str) -> type[Exception]:
-    """What a constraint violation raises on `target`'s backend."""
-    if is_pg(target):
-        from dayflow.store.postgres import IntegrityError
-
-        return IntegrityError
-    return sqlite3.IntegrityError
-
-
 def expire_leases(target: Path | str, clock: FixedClock) -> None:
     """Make every lease on `target` expired: SQLite's leases run on the injected clock,
     PostgreSQL's on the server's (so the test moves the expiry itself)."""

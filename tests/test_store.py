@@ -14,9 +14,18 @@ from dayflow.clock import FixedClock
 from dayflow.errors import LeaseLost, RunBusy, RunNotFound, StoreError
 from dayflow.frozen import replace
 from dayflow.models import INTERRUPTED, RUNNING, RunSettings
-from dayflow.store import Lease, Owner, Store, open_store
+from dayflow.store import (
+    DatabaseError,
+    IntegrityError,
+    Lease,
+    Owner,
+    Store,
+    open_store,
+    postgres_schema,
+    sqlite_schema,
+)
 from dayflow.store.sqlite_schema import MIGRATIONS
-from tests.conftest import Db, db_rows, expire_leases, integrity_error, is_pg
+from tests.conftest import Db, db_rows, expire_leases, is_pg
 from tests.scripted import text, tool_use, turn
 from tests.test_agent import _new_run
 
@@ -89,11 +98,34 @@ def test_unique_idempotency_key_is_enforced_by_the_database(store: Store) -> Non
     a, created_a = store.create_task(title="A", idempotency_key="email:m1", run_id=run.id)
     b, created_b = store.create_task(title="B", idempotency_key="email:m1", run_id=run.id)
     assert (created_a, created_b) == (True, False) and a.id == b.id and b.title == "A"
-    with pytest.raises(integrity_error(store.upkeep.location)):
+    with pytest.raises(IntegrityError):
         store.db.execute(
             "INSERT INTO tasks (id, title, idempotency_key, created_at) VALUES ('x','x',?,'t')",
             ("email:m1",),
         )
+
+
+def test_a_refused_statement_is_the_stores_error_on_either_engine(store: Store) -> None:
+    """The driver's error (sqlite3's or psycopg's) comes out as Dayflow's `DatabaseError`, its
+    first line kept and the driver's exception chained: one line, exit 4, on both engines."""
+    with pytest.raises(DatabaseError, match=r"^database problem: .*no_such_table") as refused:
+        store.db.execute("SELECT * FROM no_such_table")
+    assert not isinstance(refused.value, IntegrityError)
+    assert refused.value.exit_code == 4 and "no_such_table" in refused.value.detail
+    assert refused.value.__cause__ is not None
+    assert type(refused.value.__cause__).__module__.split(".")[0] in ("sqlite3", "psycopg")
+    with pytest.raises(IntegrityError, match="^database constraint: "):
+        store.db.execute("INSERT INTO steps (run_id, n) VALUES ('no such run', 1)")
+
+
+def test_both_engines_list_the_same_migrations_in_the_same_order() -> None:
+    """A migration added to one engine's schema only would leave the other's stores a version
+    behind (and `doctor` reading a schema name the other never records)."""
+    sqlite_names = [name for name, _ in sqlite_schema.MIGRATIONS]
+    postgres_names = [name for name, _ in postgres_schema.MIGRATIONS]
+    assert sqlite_names == postgres_names
+    assert len(set(sqlite_names)) == len(sqlite_names)
+    assert sqlite_names == sorted(sqlite_names)
 
 
 def test_run_ids_resolve_by_unique_prefix(store: Store) -> None:
@@ -180,7 +212,7 @@ def test_step_and_run_totals_are_written_in_one_transaction(store: Store) -> Non
     store.begin_step(lease, 2, turn(text("b"), usage=(20, 5)), 1)
     again = store.get_run(run.id)
     assert again.usage.total_input == 10 + 3 + 4 + 20 and again.usage.output_tokens == 7
-    with pytest.raises(integrity_error(store.upkeep.location)):
+    with pytest.raises(IntegrityError):
         store.begin_step(lease, 2, turn(text("dup")), 1)
     assert store.get_run(run.id).usage == again.usage  # the failed write added nothing
 

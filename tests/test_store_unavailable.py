@@ -3,12 +3,12 @@ line naming it and the way on, nothing committed is lost, and `resume` finishes 
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dayflow.store import DatabaseError
 from dayflow.store.composed import SqlStore
 from tests.conftest import db_rows
 from tests.harness import invoke
@@ -22,7 +22,7 @@ def test_a_store_error_mid_run_names_the_run_and_resume_finishes_it(
 
     def disk_full_at_step_2(self: SqlStore, lease: Any, n: int, *args: Any) -> None:
         if n == 2:
-            raise sqlite3.OperationalError("database or disk is full")
+            raise DatabaseError("database or disk is full")  # as either engine raises it
         real(self, lease, n, *args)
 
     monkeypatch.setattr(SqlStore, "begin_step", disk_full_at_step_2)

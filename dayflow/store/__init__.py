@@ -24,8 +24,7 @@ from dayflow.clock import Clock, SystemClock
 from dayflow.errors import StoreError
 from dayflow.store.composed import SqlStore
 from dayflow.store.face import Archive, RunLog, Store, TaskBook, Upkeep
-from dayflow.store.sql import Database
-from dayflow.store.sqlite import DatabaseError
+from dayflow.store.sql import Database, DatabaseError, IntegrityError
 from dayflow.store.values import (
     LEASE_TTL,
     PRUNED_MARK,
@@ -46,6 +45,7 @@ __all__ = [
     "REDACTED_MARK",
     "Archive",
     "DatabaseError",
+    "IntegrityError",
     "Lease",
     "NewRun",
     "Owner",

@@ -56,7 +56,15 @@ from psycopg.types.numeric import Int8BinaryDumper, Int8Dumper
 
 from dayflow.errors import DayflowError, LeaseLost, StoreError, UsageError
 from dayflow.store import postgres_schema
-from dayflow.store.sql import Cursor, Dialect, Unless, qmark_to_format
+from dayflow.store.sql import (
+    ConnectionLost,
+    Cursor,
+    DatabaseError,
+    Dialect,
+    IntegrityError,
+    Unless,
+    qmark_to_format,
+)
 from dayflow.store.values import UpkeepFinding
 
 NUL_MARK = "\ufdd0"
@@ -77,18 +85,6 @@ _savepoints = itertools.count(1)
 # The SQLSTATEs `dayflow_require` raises (migration 0007): a fenced write found its lease taken
 # over (LeaseLost); another write that must change one row changed none (StoreError).
 LEASE_LOST, NOT_ONE = "DF001", "DF002"
-
-
-class DatabaseError(StoreError):
-    """The server refused a statement (the message is the server's first line)."""
-
-
-class IntegrityError(DatabaseError):
-    """A constraint (unique, foreign key, check) refused a write."""
-
-
-class ConnectionLost(DatabaseError):
-    """The server dropped the connection inside a transaction, which it rolled back."""
 
 
 def encode_text(value: str) -> str:
@@ -614,13 +610,10 @@ def _wrap(exc: psycopg.Error, closed: bool) -> DayflowError:
     if exc.sqlstate == NOT_ONE:
         return StoreError(exc.diag.message_primary or _first_line(exc))
     if closed:
-        return ConnectionLost(
-            f"lost the connection to the database server ({_first_line(exc)}); "
-            "`dayflow resume` continues the run"
-        )
+        return ConnectionLost(_first_line(exc))
     if isinstance(exc, psycopg.IntegrityError):
-        return IntegrityError(f"database constraint: {_first_line(exc)}")
-    return DatabaseError(f"database problem: {_first_line(exc)}")
+        return IntegrityError(_first_line(exc))
+    return DatabaseError(_first_line(exc))
 
 
 def _first_line(exc: BaseException) -> str:

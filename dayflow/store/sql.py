@@ -24,8 +24,39 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from dayflow.clock import Clock
-from dayflow.errors import DayflowError
+from dayflow.errors import DayflowError, StoreError
 from dayflow.store.values import LEASE_TTL
+
+
+class DatabaseError(StoreError):
+    """The engine refused a statement or failed under it (a full disk, a locked file, a server
+    that said no): one line, exit 4. Each backend turns its driver's errors into this family in
+    one place (`sqlite._wrap`, `postgres._wrap`); `detail` is the driver's own first line."""
+
+    what = "database problem"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"{self.what}: {detail}")
+        self.detail = detail
+
+
+class IntegrityError(DatabaseError):
+    """A constraint (unique, foreign key, check) refused a write."""
+
+    what = "database constraint"
+
+
+class ConnectionLost(DatabaseError):
+    """The server dropped the connection inside a transaction, which it rolled back."""
+
+    def __init__(self, detail: str) -> None:
+        StoreError.__init__(
+            self,
+            f"lost the connection to the database server ({detail}); "
+            "`dayflow resume` continues the run",
+        )
+        self.detail = detail
+
 
 # A result row: both `row["column"]` and `row[0]` must work (sqlite3.Row does; a psycopg
 # backend uses a row factory that gives the same).

@@ -23,7 +23,7 @@ from typing import Any
 
 from dayflow.clock import Clock
 from dayflow.errors import DayflowError, StoreError
-from dayflow.store.sql import Cursor, Dialect, Unless
+from dayflow.store.sql import Cursor, DatabaseError, Dialect, IntegrityError, Unless
 from dayflow.store.sqlite_schema import APPLICATION_ID, MIGRATIONS, migrate, schema_version
 from dayflow.store.values import UpkeepFinding
 
@@ -32,9 +32,6 @@ BUSY_TIMEOUT_MS = 30_000
 # transactions but never corrupts the file. "FULL" also survives power loss (fsync per commit).
 SYNCHRONOUS_MODES = ("NORMAL", "FULL")
 SQLITE = Dialect("sqlite", lock_row="", insertion_order="rowid")
-
-# Raised by the driver for a broken or locked file: the CLI reports it as a database problem.
-DatabaseError = sqlite3.DatabaseError
 
 _savepoints = itertools.count(1)
 
@@ -132,6 +129,15 @@ def _why(target: str, exc: sqlite3.DatabaseError) -> str:
     return f"{target}: not a usable SQLite database ({text})"
 
 
+def _wrap(exc: sqlite3.Error) -> DatabaseError:
+    """The driver's error in the store's family, as `postgres._wrap` does psycopg's: the one
+    place a sqlite3 exception becomes a Dayflow one (exit 4, one line)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, sqlite3.IntegrityError):
+        return IntegrityError(text)
+    return DatabaseError(text)
+
+
 class SqliteDatabase:
     """One SQLite connection behind the store's `Database` face."""
 
@@ -146,7 +152,10 @@ class SqliteDatabase:
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor:
         self.statements += 1
-        return self.conn.execute(sql, args)
+        try:
+            return self.conn.execute(sql, args)
+        except sqlite3.Error as exc:
+            raise _wrap(exc) from exc
 
     def execute_one(
         self, sql: str, args: Sequence[Any], miss: DayflowError, unless: Unless | None = None
@@ -176,24 +185,32 @@ class SqliteDatabase:
         conn = self.conn
         if conn.in_transaction:
             name = f"sp_{next(_savepoints)}"
-            conn.execute(f"SAVEPOINT {name}")
+            self._control(f"SAVEPOINT {name}")
             try:
                 yield
             except BaseException:
-                conn.execute(f"ROLLBACK TO {name}")
-                conn.execute(f"RELEASE {name}")
+                self._control(f"ROLLBACK TO {name}")
+                self._control(f"RELEASE {name}")
                 raise
-            conn.execute(f"RELEASE {name}")
+            self._control(f"RELEASE {name}")
             return
         self.transactions += 1
-        conn.execute("BEGIN IMMEDIATE")
+        self._control("BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
+        self._control("COMMIT")
+
+    def _control(self, sql: str) -> None:
+        """A transaction statement (BEGIN waits out the busy timeout; COMMIT may meet a full
+        disk), its failure in the store's error family as every other statement's."""
+        try:
+            self.conn.execute(sql)
+        except sqlite3.Error as exc:
+            raise _wrap(exc) from exc
 
     def close(self) -> None:
         self.conn.close()
@@ -204,6 +221,9 @@ def open_database(path: Path | str, *, synchronous: str = "NORMAL") -> SqliteDat
     db = SqliteDatabase(connect(path, synchronous=synchronous))
     try:
         migrate(db.conn, str(path), db.transaction)
+    except sqlite3.Error as exc:
+        db.close()
+        raise _wrap(exc) from exc
     except BaseException:
         db.close()
         raise
@@ -227,7 +247,10 @@ class SqliteUpkeep:
         self.location = str(path)
 
     def schema_version(self) -> str | None:
-        return schema_version(self._db.conn)
+        try:
+            return schema_version(self._db.conn)
+        except sqlite3.Error as exc:
+            raise _wrap(exc) from exc
 
     def latest_schema(self) -> str:
         return MIGRATIONS[-1][0]
