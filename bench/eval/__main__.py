@@ -1,0 +1,93 @@
+"""`python -m bench.eval [--model offline|claude-...|local:NAME]`: score a brief over the set.
+
+    python -m bench.eval                      # the offline model, in well under a second
+    python -m bench.eval --split tuning       # only the tuning split (never tune on held-out)
+    python -m bench.eval --model claude-haiku-5-5        # needs ANTHROPIC_API_KEY; costs tokens
+    ANTHROPIC_BASE_URL=http://127.0.0.1:8080 python -m bench.eval --model local:qwen3
+
+The table goes to stdout and, unless `--no-write` (or a split is chosen), into bench/RESULTS.md
+between the model's markers, with the date and the commit of `dayflow/`. `--failures` lists the
+ids of the messages missed, falsely flagged or given a wrong due date (of the chosen split).
+Exit status 0, or 2 with one line on stderr when the run cannot be made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.eval import dataset, report, run, score
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.eval", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--model", default="offline", help="offline, claude-..., or local:NAME")
+    parser.add_argument("--split", choices=("all", *dataset.SPLITS), default="all")
+    parser.add_argument("--no-write", action="store_true", help="do not touch bench/RESULTS.md")
+    parser.add_argument("--failures", action="store_true", help="list failing message ids")
+    args = parser.parse_args(argv)
+    evalset = dataset.load()
+    try:
+        client, model = run.client_for(args.model, os.environ)
+        output = run.run(evalset, client, model)
+    except run.EvalError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    labels = evalset.labels
+    if args.split != "all":
+        labels = {k: v for k, v in labels.items() if v.split == args.split}
+    predicted = {k: v for k, v in output.predicted.items() if k in labels}
+    scores = score.score(labels, predicted)
+    checks = score.check_brief(
+        output.brief,
+        output.created_titles,
+        output.today_events,
+        labels,
+        dataset.BRIEF_DATE,
+        scores.overall,
+    )
+    agreement = score.agreement(evalset.labels, evalset.second) if evalset.second else None
+    root = Path(__file__).resolve().parents[2]
+    code = subprocess.run(
+        ["git", "-C", str(root), "log", "-1", "--format=%h", "--", "dayflow", "bench/eval"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    command = "python -m bench.eval" + (f" --model {args.model}" if args.model != "offline" else "")
+    command += f" --split {args.split}" if args.split != "all" else ""
+    run_line = (
+        f"Run: {output.status}{f' ({output.note})' if output.note else ''}, {output.steps} "
+        f"steps, {output.seconds:.2f} s, {output.tokens_in:,} tokens in / {output.tokens_out:,} "
+        f"out{' (estimated)' if model == 'offline' else ''}, {len(output.created_titles)} tasks."
+    )
+    text = report.render(
+        model=model,
+        when=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        code=code or "?",
+        command=command,
+        run_line=run_line,
+        scores=scores,
+        checks=checks,
+        agreement=agreement,
+        unattributed=len(output.unattributed),
+    )
+    print(text)
+    if args.failures:
+        t = scores.overall
+        print("missed:", " ".join(t.misses) or "-")
+        print("false alarms:", " ".join(t.false_alarms) or "-")
+        print("wrong due:", " ".join(t.wrong_dues) or "-")
+    if args.split == "all" and not args.no_write:
+        report.write_section(root / "bench" / "RESULTS.md", model, text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

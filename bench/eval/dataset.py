@@ -1,0 +1,181 @@
+"""The labelled set: messages in Dayflow's inbox shape, each with its label (GUIDE.md).
+
+The set lives in `set/<category>.json`, one file per category, each a list of messages with a
+`label` object beside the inbox fields. `load()` checks every label and splits the two apart:
+what the model sees (`EvalSet.inbox()`) never carries a label, and its ids are opaque (a short
+hash), so nothing in an id says which category a message was written for.
+
+The held-out split is fixed by a hash of each id (about a quarter), so it never depends on the
+order of the files: tuning looks only at the `tuning` split's figures.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent
+SET_DIR = ROOT / "set"
+SECOND_PASS = ROOT / "second_pass.json"
+CALENDAR = ROOT / "calendar.json"
+BRIEF_DATE = dt.date(2026, 11, 2)
+TZ = "America/New_York"
+CATEGORIES = (
+    "deadline",
+    "no_deadline",
+    "relative",
+    "multiple",
+    "urgent",
+    "quoted",
+    "commitment",
+    "invitation",
+    "fyi",
+    "automated",
+    "terse",
+    "german",
+    "french",
+    "spanish",
+)
+NO_ACTION_CATEGORIES = ("fyi", "automated")  # "false tasks per 100" counts these
+INBOX_FIELDS = ("id", "from", "subject", "received_at", "body", "snippet", "unread", "thread_id")
+SPLITS = ("tuning", "held-out")
+
+
+class LabelError(ValueError):
+    """A message or label of the set breaks GUIDE.md's shape."""
+
+
+@dataclass(frozen=True)
+class GoldAction:
+    title: str
+    due: str | None
+    requester: str
+    alt: tuple[str, ...] = ()
+
+    @property
+    def titles(self) -> tuple[str, ...]:
+        """Every title that may match: the title and its renderings (`alt`)."""
+        return (self.title, *self.alt)
+
+
+@dataclass(frozen=True)
+class Label:
+    id: str
+    category: str
+    has_action: bool
+    actions: tuple[GoldAction, ...]
+    quoted: tuple[str, ...] = ()  # requests in the quoted history, which must not be taken
+
+    @property
+    def split(self) -> str:
+        return split_of(self.id)
+
+
+@dataclass
+class EvalSet:
+    messages: list[dict[str, Any]]  # inbox fields only, authored ids
+    labels: dict[str, Label]  # by authored id
+    second: dict[str, Label] = field(default_factory=dict)
+
+    def inbox(self) -> dict[str, Any]:
+        """The inbox file's content: opaque ids, no labels, oldest first."""
+        out = []
+        for message in sorted(self.messages, key=lambda m: (_instant(m["received_at"]), m["id"])):
+            out.append({**message, "id": public_id(message["id"])})
+        return {"messages": out}
+
+    def by_public_id(self) -> dict[str, str]:
+        return {public_id(i): i for i in self.labels}
+
+
+def public_id(authored: str) -> str:
+    """The id the model sees for an authored id: a hash, so the id says nothing."""
+    return "m" + hashlib.sha256(authored.encode()).hexdigest()[:8]
+
+
+def split_of(authored: str) -> str:
+    """`held-out` for about a quarter of the ids, fixed by their hash; else `tuning`."""
+    return (
+        "held-out"
+        if int(hashlib.sha256(b"split:" + authored.encode()).hexdigest(), 16) % 4 == 0
+        else "tuning"
+    )
+
+
+def load(set_dir: Path = SET_DIR, second_pass: Path | None = SECOND_PASS) -> EvalSet:
+    """The set from `set_dir`, every label checked; the second pass when the file exists."""
+    messages: list[dict[str, Any]] = []
+    labels: dict[str, Label] = {}
+    for path in sorted(set_dir.glob("*.json")):
+        items = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(items, list):
+            raise LabelError(f"{path.name}: expected a list of messages")
+        for item in items:
+            label = _label(item, path.name)
+            if label.id in labels:
+                raise LabelError(f"{path.name}: duplicate id {label.id}")
+            labels[label.id] = label
+            messages.append({k: item[k] for k in INBOX_FIELDS if k in item})
+    second: dict[str, Label] = {}
+    if second_pass is not None and second_pass.exists():
+        data = json.loads(second_pass.read_text(encoding="utf-8"))
+        for mid, raw in data["labels"].items():
+            if mid not in labels:
+                raise LabelError(f"second pass: unknown id {mid}")
+            raw = {**raw, "category": labels[mid].category}
+            second[mid] = _parse_label(mid, raw, "second_pass.json", requester_needed=False)
+    return EvalSet(messages, labels, second)
+
+
+def _label(item: Any, where: str) -> Label:
+    if not isinstance(item, dict):
+        raise LabelError(f"{where}: a message must be an object")
+    for key in ("id", "from", "subject", "received_at", "label"):
+        if key not in item:
+            raise LabelError(f"{where}: message {item.get('id', '?')} has no {key!r}")
+    mid = str(item["id"])
+    _instant(item["received_at"], f"{where}: {mid}")
+    return _parse_label(mid, item["label"], where)
+
+
+def _parse_label(mid: str, raw: Any, where: str, *, requester_needed: bool = True) -> Label:
+    if not isinstance(raw, dict):
+        raise LabelError(f"{where}: {mid}: label must be an object")
+    category = raw.get("category")
+    if category not in CATEGORIES:
+        raise LabelError(f"{where}: {mid}: unknown category {category!r}")
+    has_action = raw.get("has_action")
+    if not isinstance(has_action, bool):
+        raise LabelError(f"{where}: {mid}: has_action must be true or false")
+    actions = []
+    for a in raw.get("actions", []):
+        title, due = a.get("title"), a.get("due")
+        if not isinstance(title, str) or not title.strip():
+            raise LabelError(f"{where}: {mid}: an action needs a title")
+        if due is not None:
+            try:
+                dt.date.fromisoformat(due)
+            except (TypeError, ValueError):
+                raise LabelError(f"{where}: {mid}: due {due!r} is not an ISO date") from None
+        requester = a.get("requester", "")
+        if requester_needed and not (isinstance(requester, str) and requester):
+            raise LabelError(f"{where}: {mid}: an action needs a requester")
+        actions.append(GoldAction(title, due, str(requester), tuple(a.get("alt", ()))))
+    if has_action != bool(actions):
+        raise LabelError(f"{where}: {mid}: has_action is {has_action} with {len(actions)} actions")
+    quoted = tuple(raw.get("quoted", ()))
+    return Label(mid, category, has_action, tuple(actions), quoted)
+
+
+def _instant(value: Any, where: str = "received_at") -> dt.datetime:
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise LabelError(f"{where}: {value!r} is not an ISO timestamp") from None
+    if moment.tzinfo is None:
+        raise LabelError(f"{where}: {value!r} has no UTC offset")
+    return moment

@@ -1,0 +1,159 @@
+"""The evaluation's Markdown: one table per model, per category and per split, with counts; the
+checklist on the brief; the labelling agreement; and the reading against issue 23's targets.
+RESULTS.md keeps one section per model between its own markers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench.eval.dataset import CATEGORIES, SPLITS
+from bench.eval.score import Agreement, Check, Scores, Tally
+
+TARGETS = {"f1": 0.85, "category_f1": 0.7, "due": 0.9, "false_per_100": 2.0}
+
+
+def _f(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _row(name: str, t: Tally) -> str:
+    return (
+        f"| {name} | {t.messages} | {t.tp + t.fn} | {t.tp}/{t.fp}/{t.fn} | {_f(t.precision)} | "
+        f"{_f(t.recall)} | **{_f(t.f1)}** | {t.gold_actions}/{t.predicted_actions}/{t.matched} | "
+        f"{_f(t.action_precision)} | {_f(t.action_recall)} | {_f(t.mean_title_f1)} | "
+        f"{_f(t.due_accuracy)} ({t.due_right}/{t.matched}) | {t.false_tasks} |"
+    )
+
+
+HEADER = [
+    "| rows | messages | with action | TP/FP/FN | P | R | F1 | actions gold/pred/matched | "
+    "action P | action R | mean title F1 | due accuracy | false tasks |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+]
+
+
+def table(scores: Scores, categories: Sequence[str] = CATEGORIES) -> list[str]:
+    """The table: a row per category, one per split, and the overall row."""
+    lines = list(HEADER)
+    for name in categories:
+        if name in scores.by_category:
+            lines.append(_row(name, scores.by_category[name]))
+    for split in SPLITS:
+        if split in scores.by_split:
+            lines.append(_row(f"_split: {split}_", scores.by_split[split]))
+    lines.append(_row("**all**", scores.overall))
+    return lines
+
+
+def reading(scores: Scores, checks: Sequence[Check]) -> list[str]:
+    """Each target of issue 23, met or missed, on both splits."""
+    out = []
+    for name, tally in [("all", scores.overall)] + [
+        (s, scores.by_split[s]) for s in SPLITS if s in scores.by_split
+    ]:
+        f1, due, rate = tally.f1, tally.due_accuracy, tally.false_per_100
+        out.append(
+            f"- {name}: detection F1 {_f(f1)} ({_v(f1, TARGETS['f1'])} >= 0.85), due accuracy "
+            f"{_f(due)} ({_v(due, TARGETS['due'])} >= 0.9), false tasks per 100 FYI/automated "
+            f"{_f(rate)} ({_v(rate, TARGETS['false_per_100'], below=True)} <= 2)"
+        )
+    weak = [
+        f"{c} {_f(t.f1)}"
+        for c, t in sorted(scores.by_category.items())
+        if t.f1 is not None and t.f1 < TARGETS["category_f1"]
+    ]
+    out.append(
+        "- every category with a positive message at F1 >= 0.7: "
+        + ("met" if not weak else "**missed** (" + ", ".join(weak) + ")")
+    )
+    one = next((c for c in checks if c.name.startswith("One thing")), None)
+    if one is not None:
+        out.append(
+            "- One thing picks a same-day item: "
+            + ("met" if one.ok else "**missed**")
+            + f" ({one.detail})"
+        )
+    return out
+
+
+def _v(value: float | None, target: float, *, below: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    return "met" if (value <= target if below else value >= target) else "**missed**"
+
+
+def render(
+    *,
+    model: str,
+    when: str,
+    code: str,
+    command: str,
+    run_line: str,
+    scores: Scores,
+    checks: Sequence[Check],
+    agreement: Agreement | None,
+    unattributed: int,
+) -> str:
+    """The section for one model, markers included."""
+    t = scores.overall
+    lines = [
+        begin(model),
+        f"## Evaluation: the brief against the labelled set, model `{model}` (issue 23)",
+        "",
+        f"{when}, code at `{code}`, `{command}`. {run_line}",
+        "",
+        "The set is `bench/eval/` (GUIDE.md, one file per category); one brief is written over "
+        "all of it as one inbox by the real loop, tools and a temporary store, and the tasks "
+        "in the store are scored. TP/FP/FN count messages; actions are paired one-to-one by "
+        "title token F1 >= 0.5; due accuracy is on the pairs (null is its own class); false "
+        "tasks are tasks on messages that ask nothing. F1 is n/a where no message asks "
+        "anything (there, see false tasks).",
+        "",
+        *table(scores),
+        "",
+        f"False tasks per 100 FYI/automated messages: **{_f(t.false_per_100)}** "
+        f"({t.no_action_tasks} tasks on {t.no_action_messages} messages). Tasks naming no "
+        f"message of the set: {unattributed}.",
+        "",
+        "Checklist on the brief:",
+        "",
+        *[
+            f"- [{'x' if c.ok else ' '}] {c.name}: {c.passed}/{c.total}"
+            + (f" ({c.detail})" if c.detail else "")
+            for c in checks
+        ],
+        "",
+    ]
+    if agreement is not None:
+        lines += [
+            f"Labelling agreement (second pass on {agreement.messages} messages, "
+            "`second_pass.json`): Cohen's kappa on has_action "
+            f"**{_f(agreement.kappa)}** (observed agreement {agreement.observed:.2f}); same "
+            f"number of actions {agreement.same_count:.2f}; due dates agree on "
+            f"{_f(agreement.due_agree)} of the {agreement.due_pairs} actions both passes found.",
+            "",
+        ]
+    lines += ["Against issue 23's targets:", "", *reading(scores, checks), "", end(model)]
+    return "\n".join(lines) + "\n"
+
+
+def begin(model: str) -> str:
+    return f"<!-- eval {model}: begin -->"
+
+
+def end(model: str) -> str:
+    return f"<!-- eval {model}: end -->"
+
+
+def write_section(path: Path, model: str, section: str) -> None:
+    """Put `section` between the model's markers in `path` (appended the first time)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    head, tail = begin(model), end(model)
+    if head in text and tail in text:
+        before, rest = text.split(head, 1)
+        text = before + section.rstrip("\n") + rest.split(tail, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.write_text(text, encoding="utf-8")

@@ -1,0 +1,134 @@
+"""Running the real Dayflow loop on the set: the agent, its tools and a temporary store, with the
+chosen model, the set as the inbox and `calendar.json` as the calendar. What is scored is what
+the run left behind: the tasks in the store (mapped back to the message each came from by its
+`source_id`, or else its idempotency key) and the brief it wrote.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from bench.eval.dataset import BRIEF_DATE, CALENDAR, TZ, EvalSet, public_id
+from bench.eval.score import PredictedAction
+from dayflow.agent import BriefOptions, Loop, start_run
+from dayflow.providers import ModelClient
+from dayflow.sources.identity import json_message_stable_id, mail_key
+from dayflow.store import open_store
+
+TASK_CAP = 1000  # the set is one morning of 227 messages: the cap must never be what stops it
+MAX_STEPS = 400
+
+
+class EvalError(Exception):
+    """A run that cannot be made (a model name without its key or server)."""
+
+
+@dataclass
+class RunOutput:
+    model: str
+    status: str
+    note: str | None
+    steps: int
+    seconds: float
+    tokens_in: int
+    tokens_out: int
+    brief: str
+    predicted: dict[str, list[PredictedAction]]  # authored id -> tasks
+    created_titles: list[str]
+    unattributed: list[str] = field(default_factory=list)  # tasks naming no message of the set
+    today_events: list[str] = field(default_factory=list)
+
+
+def client_for(model: str, env: Mapping[str, str]) -> tuple[ModelClient, str]:
+    """The client and the model name the run records: `offline`, `claude-...` (needs
+    ANTHROPIC_API_KEY) or `local:NAME` (a Messages-API server at ANTHROPIC_BASE_URL)."""
+    if model == "offline":
+        from dayflow.providers.offline import OfflineModel
+
+        return OfflineModel(), "offline"
+    from dayflow.providers.anthropic import make_client
+
+    base_url = env.get("ANTHROPIC_BASE_URL") or None
+    if model.startswith("local:"):
+        name = model.removeprefix("local:")
+        if not name or not base_url:
+            raise EvalError("--model local:NAME needs a model name and ANTHROPIC_BASE_URL")
+        return make_client(env.get("ANTHROPIC_API_KEY") or "local", base_url), name
+    if model.startswith("claude-"):
+        key = env.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise EvalError(f"--model {model} needs ANTHROPIC_API_KEY")
+        return make_client(key, base_url), model
+    raise EvalError(f"unknown model {model!r}: use offline, claude-... or local:NAME")
+
+
+def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
+    """One brief over the whole set, in a temporary directory that is removed after."""
+    with tempfile.TemporaryDirectory(prefix="dayflow-eval-") as tmp:
+        inbox = Path(tmp) / "inbox.json"
+        inbox.write_text(json.dumps(evalset.inbox(), ensure_ascii=False), encoding="utf-8")
+        with open_store(Path(tmp) / "eval.db") as store:
+            options = BriefOptions(
+                brief_date=BRIEF_DATE,
+                tz=TZ,
+                model=model,
+                inbox=str(inbox),
+                calendar=str(CALENDAR),
+                task_cap=TASK_CAP,
+                max_steps=MAX_STEPS,
+            )
+            started = time.perf_counter()
+            result = start_run(Loop(store, client), options)
+            seconds = time.perf_counter() - started
+            tasks = store.list_tasks(include_done=True)
+    by_public = evalset.by_public_id()
+    by_key = {
+        mail_key(json_message_stable_id(m)): by_public[m["id"]] for m in evalset.inbox()["messages"]
+    }
+    predicted: dict[str, list[PredictedAction]] = {}
+    unattributed = []
+    for task in tasks:
+        source = (task.source_id or "").rsplit(":", 1)[-1]
+        mid = by_public.get(source) or by_key.get(task.idempotency_key.split("#", 1)[0])
+        if mid is None:
+            unattributed.append(task.title)
+            continue
+        predicted.setdefault(mid, []).append(PredictedAction(task.title, task.due))
+    run_ = result.run
+    return RunOutput(
+        model=model,
+        status=run_.status,
+        note=run_.reason,
+        steps=run_.steps,
+        seconds=seconds,
+        tokens_in=run_.usage.total_input,
+        tokens_out=run_.usage.output_tokens,
+        brief=result.text or "",
+        predicted=predicted,
+        created_titles=[t.title for t in tasks],
+        unattributed=unattributed,
+        today_events=today_events(),
+    )
+
+
+def today_events(path: Path = CALENDAR) -> list[str]:
+    """The titles of the calendar's events that fall on the brief's day, in its timezone."""
+    zone = ZoneInfo(TZ)
+    events = json.loads(path.read_text(encoding="utf-8"))["events"]
+    out = []
+    for event in events:
+        start = dt.datetime.fromisoformat(event["start"]).astimezone(zone)
+        end = dt.datetime.fromisoformat(event["end"]).astimezone(zone)
+        if start.date() <= BRIEF_DATE <= end.date():
+            out.append(event["title"])
+    return out
+
+
+__all__ = ["EvalError", "RunOutput", "client_for", "public_id", "run"]

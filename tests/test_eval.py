@@ -1,0 +1,260 @@
+"""The evaluation set and its scorer (bench/eval, issue 23): the scorer's figures on hand-made
+predictions, the set's shape and labels, and one offline run end to end."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.eval import dataset, report, run, score
+from bench.eval.__main__ import main
+from bench.eval.dataset import GoldAction, Label, LabelError
+from bench.eval.score import PredictedAction as P
+
+
+def _label(mid: str, category: str, *actions: GoldAction, quoted: tuple[str, ...] = ()) -> Label:
+    return Label(mid, category, bool(actions), tuple(actions), quoted)
+
+
+def _gold(title: str, due: str | None = None) -> GoldAction:
+    return GoldAction(title, due, "Someone")
+
+
+# A tiny labelled set: three messages that ask something (one of them twice), two that do not.
+LABELS = {
+    "a": _label("a", "deadline", _gold("Send Q3 headcount numbers to Priya", "2026-11-04")),
+    "b": _label(
+        "b",
+        "multiple",
+        _gold("Book train to Hudson", "2026-10-30"),
+        _gold("Pick offsite dinner spot", None),
+    ),
+    "c": _label("c", "relative", _gold("Renew VPN certificate", "2026-10-29")),
+    "d": _label("d", "fyi"),
+    "e": _label("e", "automated"),
+}
+
+
+def _perfect(labels: dict[str, Label]) -> dict[str, list[P]]:
+    return {k: [P(a.title, a.due) for a in v.actions] for k, v in labels.items() if v.actions}
+
+
+def test_a_perfect_prediction_scores_one_everywhere() -> None:
+    t = score.score(LABELS, _perfect(LABELS)).overall
+    assert (t.precision, t.recall, t.f1) == (1.0, 1.0, 1.0)
+    assert (t.action_precision, t.action_recall, t.mean_title_f1, t.due_accuracy) == (1, 1, 1, 1)
+    assert t.false_per_100 == 0.0 and t.false_tasks == 0
+
+
+def test_a_perfect_prediction_of_the_whole_set_scores_one() -> None:
+    evalset = dataset.load()
+    t = score.score(evalset.labels, _perfect(evalset.labels)).overall
+    assert (t.f1, t.action_recall, t.due_accuracy, t.false_per_100) == (1.0, 1.0, 1.0, 0.0)
+
+
+def test_an_empty_prediction_scores_zero() -> None:
+    t = score.score(LABELS, {}).overall
+    assert (t.precision, t.recall, t.f1) == (0.0, 0.0, 0.0)
+    assert (t.action_precision, t.action_recall) == (0.0, 0.0)
+    assert t.mean_title_f1 is None and t.due_accuracy is None  # nothing matched to judge
+    assert t.false_per_100 == 0.0
+
+
+def test_a_known_mix_gives_the_hand_computed_figures() -> None:
+    predicted = {
+        # right message, title close enough: 3 of its 4 content words in the gold's 5
+        # (send, q3, headcount, numbers, priya), F1 = 2*(3/4*3/5)/(3/4+3/5) = 2/3; due wrong
+        "a": [P("Send headcount numbers to Dana", "2026-11-05")],
+        # one of the two actions, plus a made-up one: 1 match of 2 predicted
+        "b": [P("Book the train to Hudson", "2026-10-30"), P("Water the plants", None)],
+        # "c" missed; "d" (an FYI) gets a false task
+        "d": [P("Read the standup note", None)],
+    }
+    s = score.score(LABELS, predicted)
+    t = s.overall
+    # messages: TP a, b; FP d; FN c
+    assert (t.tp, t.fp, t.fn) == (2, 1, 1)
+    assert t.precision == pytest.approx(2 / 3) and t.recall == pytest.approx(2 / 3)
+    assert t.f1 == pytest.approx(2 * 2 / (2 * 2 + 1 + 1))
+    # actions: gold 4, predicted 4, matched 2 (a with F1 2/3, b's train with F1 1.0)
+    assert (t.gold_actions, t.predicted_actions, t.matched) == (4, 4, 2)
+    assert t.mean_title_f1 == pytest.approx((2 / 3 + 1.0) / 2)
+    assert t.due_accuracy == pytest.approx(1 / 2)
+    # one false task over the two FYI/automated messages
+    assert t.false_tasks == 1 and t.false_per_100 == pytest.approx(50.0)
+    assert t.misses == ["c"] and t.false_alarms == ["d"] and t.wrong_dues == ["a"]
+    assert s.by_category["fyi"].f1 is None  # no positive message: F1 is not defined there
+    assert s.by_category["multiple"].action_recall == pytest.approx(1 / 2)
+
+
+def test_titles_match_on_content_words_one_to_one() -> None:
+    assert score.token_f1("Send the report to Priya", "send report Priya") == 1.0
+    assert score.token_f1("Call Dana", "Email the vendor") == 0.0
+    gold = [_gold("Approve pricing page copy"), _gold("Send final feature list")]
+    # Two predictions of the same action match it once; the better one wins.
+    pairs = score.match([P("Approve page copy", None), P("Approve pricing page copy", None)], gold)
+    assert pairs == [(1, 0, 1.0)]
+
+
+def test_a_non_english_action_matches_its_english_rendering_too() -> None:
+    action = GoldAction(
+        "Marketingbudget für Q1 freigeben", None, "Jonas", ("Approve Q1 marketing budget",)
+    )
+    assert score.title_f1("Approve the Q1 marketing budget", action) == 1.0
+    assert score.title_f1("Marketingbudget Q1 freigeben", action) == 1.0
+
+
+def test_no_deadline_is_wrong_for_a_dated_action_and_right_for_an_undated_one() -> None:
+    labels = {"b": LABELS["b"]}
+    predicted = {"b": [P("Book train to Hudson", None), P("Pick offsite dinner spot", None)]}
+    assert score.score(labels, predicted).overall.due_accuracy == pytest.approx(1 / 2)
+
+
+def test_a_task_from_quoted_history_is_counted_against_the_brief() -> None:
+    labels = {
+        "q": _label("q", "quoted", quoted=("Send intro deck to Sam",)),
+        "r": _label(
+            "r", "quoted", _gold("Confirm grout colour with Luis"), quoted=("Choose tile",)
+        ),
+    }
+    predicted = {"q": [P("Send intro deck to Sam", None)], "r": [P("Confirm grout colour", None)]}
+    t = score.score(labels, predicted).overall
+    checks = score.check_brief("", [], [], labels, dt.date(2026, 11, 2), t)
+    quoted = next(c for c in checks if c.name == "nothing taken from quoted text")
+    assert (quoted.passed, quoted.total) == (1, 2)
+
+
+BRIEF = """# Daily brief: Monday 2 November 2026
+
+## Today
+- 09:30–09:45 Team standup (Room 2)
+
+## Needs action
+- Call Dana about board prep (from Dana Whitfield, due today)
+- Book train to Hudson (from Dana Whitfield, overdue since Fri 30 Oct)
+
+## One thing
+**Call Dana about board prep, due today.**
+"""
+
+
+def test_the_brief_checklist_reads_the_sections() -> None:
+    labels = {
+        "u": _label("u", "urgent", _gold("Call Dana about board prep", "2026-11-02")),
+        "b": _label("b", "multiple", _gold("Book train to Hudson", "2026-10-30")),
+    }
+    checks = score.check_brief(
+        BRIEF,
+        ["Call Dana about board prep", "Book train to Hudson", "Renew VPN certificate"],
+        ["Team standup", "Design critique"],
+        labels,
+        dt.date(2026, 11, 2),
+        score.Tally(),
+    )
+    got = {c.name: (c.passed, c.total) for c in checks}
+    assert got["every created task under Needs action"] == (2, 3)
+    assert got["every event of today under Today"] == (1, 2)
+    assert got["One thing is among the most urgent"] == (1, 1)
+
+
+def test_one_thing_with_a_later_deadline_over_a_same_day_item_fails() -> None:
+    labels = {
+        "u": _label("u", "urgent", _gold("Join checkout incident bridge", "2026-11-02")),
+        "l": _label("l", "deadline", _gold("Book train to Hudson", "2026-11-06")),
+    }
+    brief = BRIEF.replace("Call Dana about board prep, due today", "Book train to Hudson")
+    checks = score.check_brief(brief, [], [], labels, dt.date(2026, 11, 2), score.Tally())
+    assert not next(c for c in checks if c.name.startswith("One thing")).ok
+
+
+def test_cohens_kappa_of_the_two_passes_is_hand_computed() -> None:
+    first = {k: _label(k, "fyi", *([_gold("Do it")] if k in "ab" else [])) for k in "abcd"}
+    second = {k: _label(k, "fyi", *([_gold("Do it")] if k in "ac" else [])) for k in "abcd"}
+    agreed = score.agreement(first, second)
+    # observed 2/4; both passes say yes half the time, so chance is 1/2: kappa 0
+    assert agreed.observed == 0.5 and agreed.kappa == pytest.approx(0.0)
+    assert score.agreement(first, first).kappa == pytest.approx(1.0)
+
+
+def test_the_set_loads_with_every_category_and_valid_labels() -> None:
+    evalset = dataset.load()
+    assert len(evalset.messages) >= 200
+    assert {lab.category for lab in evalset.labels.values()} == set(dataset.CATEGORIES)
+    for lab in evalset.labels.values():
+        assert lab.has_action == bool(lab.actions)
+        for action in lab.actions:
+            assert action.due is None or dt.date.fromisoformat(action.due)
+            assert action.title.strip() and action.requester
+        if lab.category in dataset.NO_ACTION_CATEGORIES:
+            assert not lab.has_action
+    held_out = sum(lab.split == "held-out" for lab in evalset.labels.values())
+    assert 0.15 < held_out / len(evalset.labels) < 0.35
+    assert len(evalset.second) >= 0.18 * len(evalset.labels)
+
+
+def test_the_inbox_the_model_sees_has_no_labels_and_ids_that_say_nothing() -> None:
+    inbox = dataset.load().inbox()["messages"]
+    assert all("label" not in m for m in inbox)
+    assert all(m["id"].startswith("m") and len(m["id"]) == 9 for m in inbox)
+    text = json.dumps(inbox)
+    assert '"category"' not in text and "has_action" not in text
+
+
+def test_a_label_with_a_bad_due_date_is_refused(tmp_path: Path) -> None:
+    bad = {
+        "id": "x1",
+        "from": "A <a@x.example>",
+        "subject": "s",
+        "received_at": "2026-11-02T08:00:00-05:00",
+        "body": "Please do it by Friday.",
+        "label": {
+            "has_action": True,
+            "category": "deadline",
+            "actions": [{"title": "Do it", "due": "Friday", "requester": "A"}],
+        },
+    }
+    (tmp_path / "deadline.json").write_text(json.dumps([bad]), encoding="utf-8")
+    with pytest.raises(LabelError, match="not an ISO date"):
+        dataset.load(tmp_path, None)
+
+
+def test_a_quick_offline_run_produces_a_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--no-write"]) == 0
+    out = capsys.readouterr().out
+    assert report.HEADER[0] in out
+    for category in dataset.CATEGORIES:
+        assert f"| {category} | " in out
+    assert "| **all** | 227 |" in out and "_split: held-out_" in out
+    assert "Cohen's kappa" in out and "- [" in out
+
+
+def test_the_offline_run_maps_every_task_to_a_message_of_the_set() -> None:
+    evalset = dataset.load()
+    client, model = run.client_for("offline", {})
+    output = run.run(evalset, client, model)
+    assert output.status == "done" and output.created_titles
+    assert not output.unattributed
+    assert sum(map(len, output.predicted.values())) == len(output.created_titles)
+
+
+def test_a_claude_model_without_a_key_is_refused_before_any_call() -> None:
+    with pytest.raises(run.EvalError, match="ANTHROPIC_API_KEY"):
+        run.client_for("claude-haiku-5-5", {})
+    with pytest.raises(run.EvalError, match="ANTHROPIC_BASE_URL"):
+        run.client_for("local:qwen", {})
+
+
+def test_results_are_written_between_the_models_markers(tmp_path: Path) -> None:
+    path = tmp_path / "RESULTS.md"
+    path.write_text(
+        "# Results\n\n<!-- mail: begin -->\nmail\n<!-- mail: end -->\n", encoding="utf-8"
+    )
+    first = f"{report.begin('offline')}\nold\n{report.end('offline')}\n"
+    report.write_section(path, "offline", first)
+    report.write_section(path, "offline", first.replace("old", "new"))
+    text = path.read_text(encoding="utf-8")
+    assert text.count(report.begin("offline")) == 1 and "new" in text and "old" not in text
+    assert "<!-- mail: begin -->\nmail" in text
