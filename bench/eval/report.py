@@ -132,7 +132,9 @@ def render(
             "`second_pass.json`): Cohen's kappa on has_action "
             f"**{_f(agreement.kappa)}** (observed agreement {agreement.observed:.2f}); same "
             f"number of actions {agreement.same_count:.2f}; due dates agree on "
-            f"{_f(agreement.due_agree)} of the {agreement.due_pairs} actions both passes found.",
+            f"{_f(agreement.due_agree)} of the {agreement.due_pairs} actions both passes found. "
+            "Both passes are by one labeller, so this is an upper bound on what two people "
+            "would reach.",
             "",
         ]
     lines += ["Against issue 23's targets:", "", *reading(scores, checks), "", end(model)]
