@@ -35,6 +35,7 @@ from zoneinfo import ZoneInfo
 
 from dayflow import delivery as delivery_
 from dayflow import tools as toolbox
+from dayflow import turns
 from dayflow.compaction import estimate_tokens, summary_message
 from dayflow.errors import (
     LeaseLost,
@@ -336,7 +337,8 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
             loop.report(Note("calling", {"step": n + 1}))
             started = time.monotonic()
             try:
-                response = loop.client.create(request)
+                # Read as what it means (a tool turn, a cut-off answer), whoever served it.
+                response = turns.settle(loop.client.create(request), request.max_tokens)
             finally:
                 loop.report(Note("called", {"step": n + 1}))
             calls += 1
@@ -500,7 +502,13 @@ def _settle(
     loop.report(
         Note(
             "step",
-            {"step": n, "stop_reason": stop_reason, "tool_uses": uses, "recovered": recovered},
+            {
+                "step": n,
+                "stop_reason": stop_reason,
+                "tool_uses": uses,
+                "recovered": recovered,
+                "read_as": turns.reinterpreted(stop_details),
+            },
         )
     )
     if stop_reason == "tool_use" and uses:
@@ -526,6 +534,16 @@ def _settle(
                 STOPPED,
                 f"the model ended step {n} without writing the brief; "
                 f"`dayflow resume {run.id}` asks again",
+            )
+        if not _grounded(store, run, n):
+            # A brief written without reading anything is made up, however real it looks.
+            store.complete_step(lease, n, None, discard=True)
+            raise _Stop(
+                STOPPED,
+                f"the model wrote a brief at step {n} without calling a tool to read the "
+                "inbox, calendar or tasks: it is not grounded, so it is kept but not shown; "
+                f"`dayflow resume {run.id}` asks again (`dayflow doctor --model` checks that "
+                "the model can call tools)",
             )
         note = _cap_note(store, run)
         sinks = list(run.settings.deliver)
@@ -600,6 +618,15 @@ def _refusal(assistant: list[dict[str, Any]], details: dict[str, Any] | None) ->
     if text:
         parts.append(text[:200])
     return ": ".join(parts) or "no explanation given"
+
+
+def _grounded(store: RunLog, run: Run, n: int) -> bool:
+    """Whether a step of `run` before `n` called a tool that reads the user's world (its
+    results were sent to the model: the step is complete)."""
+    return any(
+        s.n < n and s.state == COMPLETE and turns.calls_a_read(s.assistant)
+        for s in store.steps(run.id)
+    )
 
 
 def _cap_note(store: RunLog, run: Run) -> str | None:

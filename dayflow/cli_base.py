@@ -331,6 +331,8 @@ class Trace:
             )
         elif note.kind == "step" and self.verbose:
             extra = "  (committed before the crash; finishing it)" if d.get("recovered") else ""
+            if d.get("read_as"):
+                extra = f" ({d['read_as']}){extra}"
             self.console.print(f"[step {d['step']}] stop={d['stop_reason']}{extra}", markup=False)
         elif note.kind == "tool" and self.verbose:
             from dayflow import render

@@ -140,7 +140,7 @@ def steps_table(steps: list[Step], effects: list[ToolEffect]) -> Table:
             table,
             str(s.n),
             s.state,
-            s.stop_reason,
+            _stop(s),
             "\n".join(calls) or "-",
             tokens(s.usage),
             "-" if s.duration_ms is None else str(s.duration_ms),
@@ -148,6 +148,13 @@ def steps_table(steps: list[Step], effects: list[ToolEffect]) -> Table:
             s.host or "-",
         )
     return table
+
+
+def _stop(step: Step) -> str:
+    """The step's stop reason, and what the server said when it was read differently (a local
+    server's tool turn reported as end_turn: see dayflow.turns)."""
+    said = (step.stop_details or {}).get("reported_stop_reason", step.stop_reason)
+    return step.stop_reason if said == step.stop_reason else f"{step.stop_reason} (said {said})"
 
 
 def events_table(events: list[Event], tz: dt.tzinfo | None = None) -> Table:
@@ -229,6 +236,7 @@ def show_json(
                 "host": s.host,
                 "created_at": s.created_at,
                 "completed_at": s.completed_at,
+                "stop_details": s.stop_details,
             }
             for s in steps
         ],

@@ -464,7 +464,7 @@ def execute(
         try:
             validate(tool.input_schema, args)
         except ToolError as exc:
-            problem = f"invalid arguments for {name}: {exc}"
+            problem = f"invalid arguments for {name}: {_no_arguments(args, str(exc))}"
     if problem is not None or tool is None:
         return Outcome(error_text(problem or "unknown tool"), True, saved=False)
 
@@ -472,7 +472,7 @@ def execute(
         try:
             text = result_text(tool.handler(args, env))
         except ToolError as exc:
-            return error_text(str(exc)), True
+            return error_text(_no_arguments(args, str(exc))), True
         except SourceUnavailable:
             raise  # the run fails (resumably) and nothing is saved for this call
         except Exception as exc:  # a tool bug must not end the run: tell the model instead
@@ -494,6 +494,18 @@ def execute(
         effect = store.save_effect(lease, n, use_id, name, lambda: (content, is_error), key)
         return Outcome(effect.content, effect.is_error, saved=True)
     return Outcome(content, is_error, saved=False)  # committed with the step
+
+
+NO_ARGUMENTS = (
+    "the model sent no arguments (a call whose arguments were not valid JSON arrives as {}); "
+    "call it again with its arguments as a JSON object"
+)
+
+
+def _no_arguments(args: Any, problem: str) -> str:
+    """A failed call's error; when its arguments came back empty, it says so first: a local
+    server (llama.cpp) turns arguments that are not valid JSON into `{}`."""
+    return f"{NO_ARGUMENTS}: {problem}" if args == {} else problem
 
 
 def reads_network(name: str, env: ToolEnv) -> bool:

@@ -18,6 +18,14 @@ item can carry a `delay` (seconds) first, cut short when the server closes. A pl
 read as `Reply` fields. `count_tokens` answers from its own queue (`fake.count_script`: ints or
 faults), else with an estimate.
 
+`FakeAPI(local=Local(...))` answers the way a local server (Ollama, llama-server, LiteLLM in
+front of them) does: message and tool ids not in Anthropic's shapes (`chatcmpl-…`, `call_…`:
+a scripted `toolu_…` id is rewritten, deterministically), usage without the cache fields, no
+`request-id` header, no `count_tokens` endpoint (404), `cache_control` accepted and ignored,
+and `GET /v1/models` listing `Local.models`. Its quirks are flags: `tool_turns_end_turn`
+reports a tool turn as `end_turn` (LiteLLM's Ollama path), `blank_text` puts an empty text
+block before the content, `no_usage` leaves usage out. `LOCAL_SHAPED` has the first two.
+
 Requests are checked the way the real API checks them (see `validate_request`); a bad one is
 answered 400 `invalid_request_error`, recorded with its `error`, and consumes no script item.
 Every request is recorded in order, raw body bytes included, so tests can compare bytes.
@@ -25,6 +33,7 @@ Every request is recorded in order, raw body bytes included, so tests can compar
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 import threading
@@ -123,6 +132,19 @@ class Drop:
 
 
 Item = Reply | Fault | Drop
+
+
+@dataclass(frozen=True)
+class Local:
+    """How a local server's answers differ from the real API's (see the module docstring)."""
+
+    tool_turns_end_turn: bool = False
+    blank_text: bool = False
+    no_usage: bool = False  # leave `usage` out of the answer altogether
+    models: tuple[str, ...] = ("qwen3:8b",)  # what GET /v1/models lists; () answers 404
+
+
+LOCAL_SHAPED = Local(tool_turns_end_turn=True, blank_text=True)
 # Answered when the script is empty and there is no responder; not retried by the SDK.
 EXHAUSTED = Fault(
     500, "api_error", "fake API: script exhausted", headers={"x-should-retry": "false"}
@@ -303,6 +325,8 @@ def _validate_messages(messages: Any, extra: set[str]) -> str | None:
                 problem = _validate_block(block, allowed, f"messages.{i}.content.{j}")
                 if problem:
                     return problem
+                if block["type"] == "text" and not block["text"].strip():
+                    return "messages: text content blocks must contain non-whitespace text"
         else:
             return f"messages.{i}.content: Field required"
         if merged and merged[-1][0] == message["role"]:
@@ -383,7 +407,9 @@ class FakeAPI:
         responder: Responder | None = None,
         api_key: str | None = None,
         extra_block_types: Iterable[str] = (),
+        local: Local | None = None,
     ) -> None:
+        self.local = local
         self.script: deque[Any] = deque(script)
         self.count_script: deque[Any] = deque()
         self.responder = responder
@@ -468,6 +494,8 @@ class FakeAPI:
         with self._lock:
             self._served += 1
             n = self._served
+        if self.local is not None:
+            return f"chatcmpl-{n:04d}", ""
         return f"msg_fake{n:04d}", f"req_fake{n:04d}"
 
 
@@ -497,7 +525,21 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
     def do_GET(self) -> None:
-        self._send_json(404, _error_body("not_found_error", f"Not found: {self.path}"), {})
+        self.close_connection = True
+        path = self.path.split("?", 1)[0]
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        record = RecordedRequest("GET", path, headers, b"", None)
+        with self.api._lock:
+            self.api.requests.append(record)
+        local = self.api.local
+        if path == "/v1/models" and local is not None and local.models:
+            record.status = 200
+            data = [{"type": "model", "id": m, "display_name": m} for m in local.models]
+            body = {"data": data, "has_more": False, "first_id": data[0]["id"]}
+            body["last_id"] = data[-1]["id"]
+            return self._send_json(200, body, {})
+        record.status = 404
+        self._send_json(404, _error_body("not_found_error", f"Not found: {path}"), {})
 
     def do_POST(self) -> None:
         self.close_connection = True  # one request per connection: nothing idles at close()
@@ -529,6 +571,11 @@ class _Handler(BaseHTTPRequestHandler):
         if record.path not in ("/v1/messages", "/v1/messages/count_tokens"):
             return self._reject(record, 404, "not_found_error", f"Not found: {record.path}")
         counting = record.path.endswith("/count_tokens")
+        if counting and api.local is not None:  # local servers have no count_tokens
+            record.status = 404
+            return self._send_json(
+                404, _error_body("not_found_error", f"Not found: {record.path}"), {}
+            )
         body = record.json
         problem = validate_request(
             body, count_tokens=counting, extra_block_types=api.extra_block_types
@@ -554,11 +601,14 @@ class _Handler(BaseHTTPRequestHandler):
         wire = _wire_message(
             Reply([text("partial")]) if isinstance(item, Drop) else item, body, msg_id
         )
+        if api.local is not None:
+            wire = _local_shape(wire, api.local)
         if isinstance(item, Drop):
             record.status = -1
             return self._drop(wire, request_id)
         record.status = 200
-        self._send_json(200, wire, {"request-id": request_id, **item.headers})
+        head = {"request-id": request_id} if request_id else {}
+        self._send_json(200, wire, {**head, **item.headers})
 
     def _reject(self, record: RecordedRequest, status: int, kind: str, message: str) -> None:
         record.status, record.error = status, message
@@ -589,6 +639,26 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data[: len(data) // 2])
         self.wfile.flush()
         self.connection.shutdown(socket.SHUT_RDWR)
+
+
+def _local_shape(wire: dict[str, Any], local: Local) -> dict[str, Any]:
+    """`wire` as a local server would send it: its own tool ids, no cache counts, quirks."""
+    content = []
+    for block in wire["content"]:
+        if block.get("type") == "tool_use" and str(block.get("id", "")).startswith("toolu_"):
+            digest = hashlib.sha256(block["id"].encode()).hexdigest()[:16]
+            block = {**block, "id": f"call_{digest}"}
+        content.append(block)
+    if local.blank_text:
+        content.insert(0, text(""))
+    usage = {k: v for k, v in wire["usage"].items() if not k.startswith("cache_")}
+    stop = wire["stop_reason"]
+    if local.tool_turns_end_turn and stop == "tool_use":
+        stop = "end_turn"
+    shaped = {**wire, "content": content, "usage": usage, "stop_reason": stop}
+    if local.no_usage:
+        del shaped["usage"]
+    return shaped
 
 
 def _error_body(kind: str, message: str) -> dict[str, Any]:

@@ -24,6 +24,8 @@ from dayflow.tools import MAX_TOOL_CALLS_PER_TURN, definitions
 from tests.scripted import ScriptedModel, seed_turns, text, tool_use, turn
 
 OPTIONS = BriefOptions(brief_date=date(2026, 11, 5), tz="UTC", model="scripted")
+# A read before the brief: a brief written without one is refused as not grounded.
+READ = tool_use("read_tasks", {"include_done": False})
 
 
 def _crash_after_two(store: Store) -> tuple[ScriptedModel, str]:
@@ -227,10 +229,10 @@ def test_two_hundred_tool_calls_in_one_turn_are_capped(store: Store) -> None:
         tool_use("create_task", {"title": f"T{i}", "idempotency_key": f"spam:{i}"})
         for i in range(200)
     ]
-    model = ScriptedModel([turn(*calls), turn(text("brief"))])
+    model = ScriptedModel([turn(READ), turn(*calls), turn(text("brief"))])
     result = start_run(Loop(store, model), OPTIONS)
     assert result.run.status == DONE
-    results = model.requests[1].messages[-1]["content"]
+    results = model.requests[2].messages[-1]["content"]
     assert len(results) == 200  # one result per tool_use id, as the API requires
     assert [r["tool_use_id"] for r in results] == [c["id"] for c in calls]
     assert sum(1 for r in results if not r.get("is_error")) == OPTIONS.task_cap
@@ -294,12 +296,12 @@ def test_max_tokens_is_not_taken_as_a_finished_brief(store: Store) -> None:
     result = start_run(Loop(store, model), OPTIONS)
     assert result.run.status == STOPPED and result.run.final_text is None
     assert "cut short" in (result.run.reason or "")
-    again = ScriptedModel([turn(text("## Today\nall good"))])
+    again = ScriptedModel([turn(READ), turn(text("## Today\nall good"))])
     done = resume_run(Loop(store, again), result.run)
     assert done.run.status == DONE and done.text == "## Today\nall good"
     # The cut turn is kept for the record but never sent again.
     assert [m["role"] for m in again.requests[0].messages] == ["user"]
-    assert [s.state for s in store.steps(done.run.id)] == ["discarded", "complete"]
+    assert [s.state for s in store.steps(done.run.id)] == ["discarded", "complete", "complete"]
 
 
 def test_refusal_fails_the_run_with_the_reason(store: Store) -> None:
@@ -311,10 +313,10 @@ def test_refusal_fails_the_run_with_the_reason(store: Store) -> None:
 
 def test_pause_turn_is_sent_back_unchanged_without_a_user_turn(store: Store) -> None:
     paused = turn(text("Working on it"), stop="pause_turn")
-    model = ScriptedModel([paused, turn(text("## Today\nok"))])
+    model = ScriptedModel([turn(READ), paused, turn(text("## Today\nok"))])
     result = start_run(Loop(store, model), OPTIONS)
     assert result.run.status == DONE
-    second = model.requests[1].messages
+    second = model.requests[2].messages
     assert second[-1] == {"role": "assistant", "content": paused.content}
 
 
@@ -371,3 +373,17 @@ def test_a_step_is_two_transactions_plus_one_per_local_effect(store: Store) -> N
     steps = store.steps(result.run.id)
     assert result.run.status == DONE and [len(s.tool_uses()) for s in steps] == [4, 2, 0]
     assert [b - a for a, b in zip(seen, seen[1:], strict=False)] == [2, 2 + 2, 2]
+
+
+def test_a_brief_after_only_creating_tasks_is_refused_as_not_grounded(store: Store) -> None:
+    """Calling create_task is not reading: the brief must follow a read of the inbox, the
+    calendar or the tasks, else it is made up (kept, not shown, the run resumable)."""
+    create = tool_use("create_task", {"title": "Pay rent", "idempotency_key": "k:1"})
+    model = ScriptedModel([turn(create), turn(text("## Today\nPay rent"))])
+    result = start_run(Loop(store, model), OPTIONS)
+    assert result.run.status == STOPPED and result.text is None
+    assert "not grounded" in (result.run.reason or "")
+    assert [s.state for s in store.steps(result.run.id)] == ["complete", "discarded"]
+    again = ScriptedModel([turn(READ), turn(text("## Today\nPay rent"))])
+    done = resume_run(Loop(store, again), store.get_run(result.run.id))
+    assert done.run.status == DONE and done.text == "## Today\nPay rent"

@@ -22,7 +22,14 @@ import pytest
 from dayflow.models import KILL_POINTS
 from dayflow.providers.offline import OfflineModel
 from tests.conftest import Db, subprocess_env
-from tests.fakeapi import FakeAPI, Reply, responder_from_client, strip_cache_control
+from tests.fakeapi import (
+    LOCAL_SHAPED,
+    FakeAPI,
+    Local,
+    Reply,
+    responder_from_client,
+    strip_cache_control,
+)
 
 pytestmark = pytest.mark.slow  # real processes killed with SIGKILL
 
@@ -81,11 +88,8 @@ def _state(db: Path | str) -> dict[str, Any]:
     return state
 
 
-@pytest.fixture(scope="module")
-def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """An uncrashed run through the same API and model: what every crashed run must end as."""
-    db = tmp_path_factory.mktemp("baseline") / "dayflow.db"
-    with FakeAPI(responder=responder_from_client(OfflineModel())) as fake:
+def _baseline(db: Path, local: Local | None) -> dict[str, Any]:
+    with FakeAPI(responder=responder_from_client(OfflineModel()), local=local) as fake:
         res = dayflow(db, "brief", "--date", DATE, api=fake)
         assert res.code == 0, res.err
         bodies = [r.body for r in fake.message_requests]
@@ -93,6 +97,19 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     state["bodies"] = bodies
     state["out"] = res.out
     return state
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """An uncrashed run through the same API and model: what every crashed run must end as."""
+    return _baseline(tmp_path_factory.mktemp("baseline") / "dayflow.db", None)
+
+
+@pytest.fixture(scope="module")
+def local_baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The same uncrashed run against a local-shaped server (tool turns said to be end_turn,
+    blank text blocks, call_ ids, no cache counts, no count_tokens)."""
+    return _baseline(tmp_path_factory.mktemp("local-baseline") / "dayflow.db", LOCAL_SHAPED)
 
 
 def test_sigkill_after_step_2_then_resume_in_a_new_process(store_target: Path) -> None:
@@ -121,7 +138,33 @@ MATRIX = [(point, step) for point in KILL_POINTS for step in (1, 2)] + [("before
 def test_kill_at_every_point_then_resume_ends_as_the_uncrashed_run(
     store_target: Path, api: FakeAPI, baseline: dict[str, Any], point: str, step: int
 ) -> None:
-    db = store_target
+    _kill_then_resume(store_target, api, baseline, point, step)
+
+
+# A representative set against a local-shaped server (the whole matrix is slow): a kill with
+# the response committed, one between two task creations, one after the tools, and the
+# final call in flight.
+LOCAL_MATRIX = [("after_pending", 1), ("between_tools", 2), ("after_tools", 2)]
+LOCAL_MATRIX += [("before_pending", 3)]
+
+
+@pytest.mark.parametrize(("point", "step"), LOCAL_MATRIX, ids=[f"{p}-{s}" for p, s in LOCAL_MATRIX])
+def test_kill_then_resume_against_a_local_shaped_server_ends_as_its_uncrashed_run(
+    store_target: Path,
+    local_baseline: dict[str, Any],
+    baseline: dict[str, Any],
+    point: str,
+    step: int,
+) -> None:
+    assert local_baseline["final_text"] == baseline["final_text"]  # the quirks change nothing
+    assert local_baseline["tasks"] == baseline["tasks"]
+    with FakeAPI(responder=responder_from_client(OfflineModel()), local=LOCAL_SHAPED) as fake:
+        _kill_then_resume(store_target, fake, local_baseline, point, step)
+
+
+def _kill_then_resume(
+    db: Path | str, api: FakeAPI, baseline: dict[str, Any], point: str, step: int
+) -> None:
     killed = dayflow(db, "brief", "--date", DATE, api=api, DAYFLOW_KILL_AT=f"{point}:{step}")
     assert killed.code == -signal.SIGKILL, killed.err
     paid_before_kill = len(api.message_requests)

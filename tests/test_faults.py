@@ -38,6 +38,7 @@ from tests.fakeapi import (
     responder_from_client,
     strip_cache_control,
     text,
+    tool_use,
 )
 from tests.harness import Result, invoke
 
@@ -461,21 +462,26 @@ def test_resume_after_a_refusal_does_not_send_the_refused_turn_back(
 def test_pause_turn_is_sent_back_unchanged_with_no_new_user_turn(store_target: Path) -> None:
     paused = [text("Still reading the inbox…")]
     brief = "## Today\n- nothing\n\n## One thing\n**Rest.**"
-    script = [reply(paused, "pause_turn"), reply([text(brief)])]
+    read = reply([tool_use("toolu_r1", "read_tasks", {"include_done": False})], "tool_use")
+    script = [read, reply(paused, "pause_turn"), reply([text(brief)])]
     with FakeAPI(script) as api:
         cli = Cli(store_target, api)
         res = cli(*BRIEF)
         sent = [r.json for r in api.message_requests]
     assert res.code == 0, res.err
-    assert len(sent) == 2
-    first, second = sent
-    assert [m["role"] for m in second["messages"]] == ["user", "assistant"]
-    assert second["messages"][0]["content"] == first["messages"][0]["content"][0]["text"]
-    assert strip_cache_control(second["messages"][1]) == {"role": "assistant", "content": paused}
+    assert len(sent) == 3
+    first, second = sent[1:]
+    assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert strip_cache_control(second["messages"][:3]) == strip_cache_control(first["messages"])
+    assert strip_cache_control(second["messages"][3]) == {"role": "assistant", "content": paused}
     assert second["system"] == first["system"] and second["tools"] == first["tools"]
     now = state(cli.db)
     assert now["status"] == "done" and now["final_text"] == brief
-    assert now["steps"] == [(1, "complete", "pause_turn"), (2, "complete", "end_turn")]
+    assert now["steps"] == [
+        (1, "complete", "tool_use"),
+        (2, "complete", "pause_turn"),
+        (3, "complete", "end_turn"),
+    ]
 
 
 def test_an_empty_end_turn_is_not_stored_as_a_finished_brief(store_target: Path) -> None:

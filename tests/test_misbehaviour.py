@@ -255,7 +255,8 @@ def test_a_due_date_not_written_yyyy_mm_dd_is_refused_or_normalised(
     store_target: Path, due: str
 ) -> None:
     call = tool_use("create_task", {"title": "Pay", "idempotency_key": "k", "due": due})
-    model = ScriptedModel([turn(call), turn(text("## Today\nok"))])
+    read = tool_use("read_inbox", {"limit": 5})
+    model = ScriptedModel([turn(read, call), turn(text("## Today\nok"))])
     cli = Cli(store_target, model)
     assert cli("brief", "--date", DATE, "--model", "scripted").code == 0
     stored = [t["due"] for t in rows(cli.db, "SELECT due FROM tasks")]

@@ -85,9 +85,10 @@ class AnthropicClient:
         """Make one Messages API call (retrying transient failures); raises ModelError."""
         params = build_params(request)
         message = self._with_retries(lambda: self._sdk.messages.create(**params))
-        usage = message.usage
+        # A local server may leave out the cache counts, or usage altogether: 0, not a crash.
+        usage = getattr(message, "usage", None)
         counts = {
-            name: getattr(usage, name) or 0
+            name: getattr(usage, name, None) or 0
             for name in (
                 "input_tokens",
                 "output_tokens",
@@ -105,10 +106,12 @@ class AnthropicClient:
             )
         details = getattr(message, "stop_details", None)
         return ModelResponse(
-            content=[block.to_dict(mode="json") for block in message.content],
-            stop_reason=message.stop_reason or "",
+            content=[
+                block.to_dict(mode="json") for block in getattr(message, "content", None) or []
+            ],
+            stop_reason=getattr(message, "stop_reason", None) or "",
             usage=Usage(**counts),
-            model=message.model,
+            model=getattr(message, "model", None) or request.model,
             request_id=message._request_id,
             stop_details=details.to_dict(mode="json") if details is not None else None,
         )
