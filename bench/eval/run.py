@@ -24,6 +24,9 @@ from dayflow.store import open_store
 
 TASK_CAP = 1000  # the set is one morning of 227 messages: the cap must never be what stops it
 MAX_STEPS = 400
+# A brief over 227 messages lists well over a hundred tasks, twice (Needs action, Tasks created):
+# longer than the default answer, the same allowance for every model.
+MAX_TOKENS = 16_000
 
 
 class EvalError(Exception):
@@ -83,6 +86,7 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
                 calendar=str(CALENDAR),
                 task_cap=TASK_CAP,
                 max_steps=MAX_STEPS,
+                max_tokens=MAX_TOKENS,
             )
             started = time.perf_counter()
             result = start_run(Loop(store, client), options)

@@ -119,8 +119,8 @@ class Tally:
     no_action_messages: int = 0  # FYI/automated messages, for the per-100 rate
     no_action_tasks: int = 0  # tasks on those
     quoted_messages: int = 0
-    quoted_taken: int = 0  # tasks on a message with quoted requests that match none of its own
-    quoted_bad: int = 0  # such messages with at least one of those tasks
+    quoted_taken: int = 0  # tasks matching none of the message's own requests but a quoted one
+    quoted_bad: int = 0  # messages with at least one such task
     misses: list[str] = field(default_factory=list)  # ids, for reading the failures
     false_alarms: list[str] = field(default_factory=list)
     wrong_dues: list[str] = field(default_factory=list)
@@ -217,7 +217,10 @@ def _add(rows: Iterable[Tally], label: Label, tasks: list[PredictedAction]) -> N
             row.no_action_tasks += len(tasks)
         if label.quoted:
             row.quoted_messages += 1
-            taken = len(tasks) - len(own_matched)
+            taken = sum(
+                i not in own_matched and max(token_f1(t.title, q) for q in label.quoted) >= MATCH_F1
+                for i, t in enumerate(tasks)
+            )
             row.quoted_taken += taken
             row.quoted_bad += taken > 0
 
@@ -318,7 +321,7 @@ def check_brief(
             "nothing taken from quoted text",
             quoted.quoted_messages - quoted.quoted_bad,
             quoted.quoted_messages,
-            f"{quoted.quoted_taken} task(s) not from the message's own words",
+            f"{quoted.quoted_taken} task(s) matching a quoted request",
         ),
     ]
 
