@@ -27,6 +27,8 @@ BRIEF = dt.date(2026, 11, 5)
 LARGE_TASKS = [
     ("sample:m147", "Confirm whether Maya can play in Saturday's tournament", "2026-11-06"),
     ("sample:m152", "Send final Q4 headcount numbers to Felix", "2026-11-09"),
+    # A calendar invitation waiting for an answer is a request too (bench/eval/GUIDE.md).
+    ("sample:m116", "RSVP to Lumen pilot weekly check-in", None),
     ("sample:m158", "Send slides for roadmap slot to Dana", "2026-11-10"),
     ("sample:m156", "Review incident write-up for payments outage", "2026-11-10"),
     ("sample:m151", "Sign renewal agreement in tenant portal", "2026-11-09"),
@@ -319,10 +321,12 @@ def test_large_brief_lists_every_request_by_due_date() -> None:
         "- Confirm travel dates and dietary needs in speaker form (from Ines Costa, due tomorrow)",
         "- Send final Q4 headcount numbers to Felix (from Felix Brandt, due Mon 9 Nov)",
         "- Sign renewal agreement in tenant portal (from Rosa Lindqvist, due Mon 9 Nov)",
-        "- Send slides for roadmap slot to Dana (from Dana Whitfield, due Tue 10 Nov)",
+        # the same day: the message that speaks of an outage first
         "- Review incident write-up for payments outage (from Omar Haddad, due Tue 10 Nov)",
+        "- Send slides for roadmap slot to Dana (from Dana Whitfield, due Tue 10 Nov)",
         "- Upload pension statement and childcare receipts to client portal "
         "(from Victor Hale, due Wed 11 Nov)",
+        "- RSVP to Lumen pilot weekly check-in (from Northwind Calendar, no deadline given)",
     ]
     for n, (_, title, _) in enumerate(LARGE_TASKS, start=1):
         assert f"- {title} (`t{n}`)" in brief
@@ -352,6 +356,8 @@ def test_every_turn_notes_what_it_learned() -> None:
         "title": "Confirm whether Maya can play in Saturday's tournament",
         "due": "2026-11-06",
         "from": "Ben Adler",
+        "key": "sample:m147",  # so that a request noted in one turn can be filed in a later one
+        "deadline": "by Friday",
     }
 
 

@@ -2,7 +2,8 @@
 
 One public name, `OfflineModel` (a `ModelClient`). How it decides each turn is described in
 `_model.py`; `_conversation.py` reads the conversation (tool calls, results and its own
-`Noted:` entries), `write_brief.py` writes the brief and `_reading.py` holds the mail heuristics.
+`Noted:` entries), `_brief.py` writes the brief, `_reading.py` decides what to open and reads
+a message, `_requests.py` finds the requests in its sentences and `_dates.py` their deadlines.
 """
 
 from __future__ import annotations

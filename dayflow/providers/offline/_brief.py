@@ -23,8 +23,10 @@ from dayflow.providers.offline._reading import (
     MONTHS,
     Action,
     date_of,
+    is_urgent,
+    listed_actions,
     parse_time,
-    snippet_action,
+    reader_of,
     who,
 )
 from dayflow.tools import CAP_ERROR_PREFIX
@@ -35,10 +37,12 @@ class _Need:
     title: str
     who: str
     due: dt.date | None
+    urgent: bool = False  # the message says so (an outage, "urgent", "ASAP")
 
 
 def snippet_actions(inbox: list[dict[str, Any]]) -> list[Action]:
-    found = [a for a in map(snippet_action, inbox) if a is not None]
+    reader = reader_of(inbox)
+    found = [a for m in inbox for a in listed_actions(m, reader)]
     found.sort(key=action_order)
     return found
 
@@ -77,10 +81,14 @@ def write_brief(messages: list[Message], calls: list[Call], memory: Memory | Non
 
     if memory is not None and memory.plan is not None:  # the reading flow remembers its finds
         inbox_error, inbox_read, creates = None, True, memory.creates
-        found = list(enumerate(memory.requests))
-        found.sort(key=lambda p: (date_of(p[1].get("due")) or dt.date.max, p[0]))
         needs = [
-            _Need(str(r.get("title")), str(r.get("from")), date_of(r.get("due"))) for _, r in found
+            _Need(
+                str(r.get("title")),
+                str(r.get("from")),
+                date_of(r.get("due")),
+                r.get("urgent") is True,
+            )
+            for r in _unique_requests(memory.requests)
         ]
     else:
         inbox, inbox_error = latest_list(calls, "read_inbox", "messages")
@@ -88,10 +96,13 @@ def write_brief(messages: list[Message], calls: list[Call], memory: Memory | Non
         # A request whose task the user already marked done needs nothing more.
         done = {c.key for c in creates if c.done}
         needs = [
-            _Need(a.title, who(a.message), a.due)
+            _Need(a.title, who(a.message), a.due, is_urgent(a.message))
             for a in snippet_actions(inbox)
             if a.key not in done
         ]
+    # What is due today first, then what is overdue, then the rest by date (stable: ties keep
+    # the order above), so that "One thing" is today's most pressing item, not last week's.
+    needs.sort(key=lambda n: (_urgency(n.due, today), not n.urgent))
     lines += ["", "## Needs action"]
     if inbox_error:
         lines.append(f"- _Could not read the inbox: {inbox_error}_")
@@ -121,6 +132,26 @@ def write_brief(messages: list[Message], calls: list[Call], memory: Memory | Non
     lines += _week_lines(week_events, today, empty=[] if week_error else None)
     lines += ["", "## One thing", _one_thing(needs, today_events, today)]
     return "\n".join(lines).replace("\n\n\n", "\n\n").strip() + "\n"
+
+
+def _urgency(due: dt.date | None, today: dt.date | None) -> tuple[int, dt.date]:
+    if due is None:
+        return 3, dt.date.max
+    if today is None or due > today:
+        return 2, due
+    return (0, due) if due == today else (1, due)
+
+
+def _unique_requests(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each noted request once (a note may be written again after a compaction)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for r in requests:
+        mark = (str(r.get("id")), str(r.get("key") or r.get("title")))
+        if mark not in seen:
+            seen.add(mark)
+            out.append(r)
+    return out
 
 
 def _unavailable(calls: list[Call], name: str) -> list[tuple[str, str]]:

@@ -15,7 +15,7 @@ from dayflow.compaction import is_summary
 from dayflow.models import Message
 from dayflow.providers.offline._reading import date_of
 
-_ENTRY = re.compile(r"Noted: (plan|have|request|no request) ")
+_ENTRY = re.compile(r"Noted: (plan|have|request|no request|reader) ")
 _TOOL_LINE = re.compile(r"^\s*-\s*step\s+\d+\s*:\s*(?P<name>[A-Za-z_][\w.-]*)\(")
 _CREATED = re.compile(r"\btask (?P<id>\S+) (?P<verb>created|already existed)\b")
 
@@ -50,6 +50,7 @@ class Memory:
     requests: list[dict[str, Any]] = field(default_factory=list)
     done: set[str] = field(default_factory=set)  # ids with a request or no-request entry
     creates: list[Created] = field(default_factory=list)
+    reader: str | None = None  # the first name the inbox greets: whose own mail it is
 
 
 def blocks_of(message: Message, kind: str) -> list[dict[str, Any]]:
@@ -182,6 +183,8 @@ def _read_entries(text: str, memory: Memory) -> None:
             memory.done.add(str(value["id"]))
         elif kind == "no request" and isinstance(value, list):
             memory.done |= {str(i) for i in value}
+        elif kind == "reader" and isinstance(value, str):
+            memory.reader = value
 
 
 def _summarised_create(rest: str, memory: Memory) -> None:

@@ -9,11 +9,16 @@ The plan is fixed: gather (inbox, calendar today and week, open tasks), then fil
 message that asks something of the reader and is not yet covered, then write the brief. When the
 snippets settle everything (the bundled standard inbox) that is three turns.
 
-When `read_message` is offered and snippets are not enough (see `_reading.triage`), it
+When `read_message` is offered and snippets are not enough (see `_reading.triage_all`), it
 works through the inbox instead: re-list it with `limit` 50 if the first page came back full,
 write a reading plan, open the planned messages one thread (1-3 messages) per turn, file a task
 for each request as it is found (batched with the next read), re-read the calendar if its
 results are no longer in view, then write the brief. On the large sample that is 30+ turns.
+A listing with a `next_cursor` is followed page by page, each page read in the turn right after
+it arrives (so compaction never hides one before it is read): what it settles is noted, what it
+needs opened joins the plan, and that turn files nothing (a page's notes fill a turn); later
+turns file what was noted, at most `FILES_PER_TURN` a turn. A message may ask several things:
+each is a request of its own, its task keyed `<key>#2`, `<key>#3`...
 
 Such a run outlives its early tool results: the loop may compact old exchanges into one user
 turn labelled `Earlier in this run (compacted):`, dropping their payloads. So every decision
@@ -26,7 +31,10 @@ compact JSON:
     Noted: request {"id":"m151","title":"Sign renewal agreement in tenant portal",
                     "due":"2026-11-09","from":"Rosa Lindqvist"}   (on one line)
     Noted: no request ["m150"]                 opened, nothing asked (or it could not be read)
+    Noted: reader "Alex"                       the name the inbox greets: whose own mail is whose
 
+(A request entry also carries its task `key`, and `urgent` and `deadline` when it has them, so
+that it can be filed in a later turn from the note alone.)
 (A long plan is split over several `plan` entries, read in order.) The model finds these entries
 in its visible assistant text blocks and in the compacted summary: anywhere in a summary line
 that is not a tool-call line, so `- step 4, assistant: Opening m151. Noted: ...` works. From the
@@ -75,7 +83,15 @@ from dayflow.providers.offline._conversation import (
     remember,
     tool_calls,
 )
-from dayflow.providers.offline._reading import Action, body_action, thread_key, triage, who
+from dayflow.providers.offline._reading import (
+    Action,
+    body_actions,
+    is_urgent,
+    reader_of,
+    thread_key,
+    triage_all,
+    who,
+)
 from dayflow.tools import CAP_ERROR_PREFIX, MAX_TOOL_CALLS_PER_TURN
 
 GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -86,6 +102,7 @@ GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 FULL_LISTING = 50  # read_inbox's largest page
 READS_PER_TURN = 3  # one thread at a time, at most this many of its messages
+FILES_PER_TURN = 12  # create_task calls in a reading turn: its text stays well under max_tokens
 NOTED = "Noted: "
 _PLAN_CHARS = 400  # a plan entry's JSON stays well under a summariser's line limit
 
@@ -219,43 +236,123 @@ def _reading_turn(
     done = set(memory.done)
     filed = {c.key for c in memory.creates} | memory.have
     capped = _capped(memory)
-    notes, found, quiet, uses = [], [], [], []
+    notes: list[str] = []
+    found: list[Action] = []
+    quiet: list[str] = []
     for call in named(calls, "read_message"):
         mid = str(call.input.get("id"))
         if mid in done:
             continue
         done.add(mid)
         message = call.result.get("message") if isinstance(call.result, dict) else None
-        action = body_action(message) if isinstance(message, dict) else None
-        if action is None:
+        actions = body_actions(message, memory.reader) if isinstance(message, dict) else []
+        if not actions:
             quiet.append(mid)
-            continue
-        found.append(action)
-        notes.append(NOTED + "request " + _dumps(_request_entry(action)))
-        if action.key not in filed and not capped and "create_task" in offered:
-            filed.add(action.key)
-            uses.append(("create_task", _task_input(action)))
+        found += actions
+    notes += [NOTED + "request " + _dumps(_request_entry(a)) for a in found]
     if quiet:
         notes.append(NOTED + "no request " + _dumps(quiet))
     # Titles come from the mail, so they stay inside the JSON of the notes, never in the prose.
     said = (
-        [f"Found a request in {_and([str(a.message.get('id')) for a in found])}."] if found else []
+        [f"Found a request in {_and(sorted({str(a.message.get('id')) for a in found}))}."]
+        if found
+        else []
     )
     said += [f"Nothing asked of you in {_and(quiet)}."] if quiet else []
-    group = next(([i for i in g if i not in done] for g in memory.plan if set(g) - done), [])
+    plan = list(memory.plan)
+    page, more = _new_page(messages)
+    if page is not None:  # a further page of the inbox: what it settles, what to open
+        settled, groups = _triage(page, memory.reader, done | {i for g in plan for i in g})
+        found += settled
+        notes += [NOTED + "request " + _dumps(_request_entry(a)) for a in settled]
+        notes += [NOTED + "plan " + _dumps(chunk) for chunk in _chunks(groups) if chunk]
+        plan += groups
+        said.append(f"Read {len(page)} more messages of the inbox.")
+    group = next(([i for i in g if i not in done] for g in plan if set(g) - done), [])
+    reads: list[tuple[str, dict[str, Any]]] = []
+    if more is not None and "read_inbox" in offered:
+        reads.append(("read_inbox", {"limit": FULL_LISTING, "cursor": more}))
+        said.append("Reading the next page of the inbox.")
     if group and "read_message" in offered:
-        uses += [("read_message", {"id": i}) for i in group]
+        reads += [("read_message", {"id": i}) for i in group]
         said.append(f"Opening {_and(group)}.")
-    else:
+    elif more is None:
         missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
         if missing and "read_calendar" in offered:
-            uses += [("read_calendar", {"range": r}) for r in missing]
+            reads += [("read_calendar", {"range": r}) for r in missing]
             said.append("Reading the calendar again for the brief.")
+    uses: list[tuple[str, dict[str, Any]]] = []
+    if not capped and "create_task" in offered and page is None:  # a page's turn only notes
+        room = min(MAX_TOOL_CALLS_PER_TURN - len(reads), FILES_PER_TURN)
+        for action in found:
+            if action.key not in filed and len(uses) < room:
+                filed.add(action.key)
+                uses.append(("create_task", _task_input(action)))
+        for entry in memory.requests:  # noted earlier, not filed yet (a page's turn only notes)
+            key = entry.get("key")
+            if isinstance(key, str) and key not in filed and len(uses) < room:
+                filed.add(key)
+                uses.append(("create_task", _entry_task(entry)))
+    uses += reads
     if not uses:
         requests = memory.requests + [_request_entry(a) for a in found]
         final = replace(memory, requests=requests, done=done)
         return [{"type": "text", "text": write_brief(messages, calls, final)}], "end_turn"
-    return _with_tools(messages, [" ".join(said), *notes], uses), "tool_use"
+    return _with_tools(messages, [" ".join(said) or "Filing what the inbox asks.", *notes], uses), (
+        "tool_use"
+    )
+
+
+def _new_page(messages: list[Message]) -> tuple[list[dict[str, Any]] | None, str | None]:
+    """The inbox page the last turn read with a cursor (its messages), and where the next one
+    starts; (None, None) when the last turn read no such page."""
+    last_turn = [m for m in messages[-2:] if isinstance(m, dict)]
+    for call in named(tool_calls(last_turn), "read_inbox"):
+        if not isinstance(call.result, dict):
+            continue
+        items = call.result.get("messages")
+        cursor = call.result.get("next_cursor")
+        page = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+        more = cursor if isinstance(cursor, str) else None
+        return (page if call.input.get("cursor") else None), more
+    return None, None
+
+
+def _triage(
+    inbox: list[dict[str, Any]], reader: str | None, seen: set[str]
+) -> tuple[list[Action], list[list[str]]]:
+    """What a page of the inbox settles (in order) and the threads to open (1-3 ids each)."""
+    settled: list[Action] = []
+    groups: list[list[str]] = []
+    thread_of: dict[str, int] = {}
+    for message in inbox:
+        mid = str(message.get("id"))
+        if mid in seen:
+            continue
+        actions, wanted = triage_all(message, reader)
+        settled += actions
+        if not wanted:
+            continue
+        key = thread_key(str(message.get("subject", "")))
+        index = thread_of.get(key)
+        if index is not None and len(groups[index]) < READS_PER_TURN:
+            groups[index].append(mid)
+        else:
+            thread_of[key] = len(groups)
+            groups.append([mid])
+    settled.sort(key=action_order)
+    return settled, groups
+
+
+def _entry_task(entry: dict[str, Any]) -> dict[str, Any]:
+    """The create_task call for a noted request (what a note keeps is enough to file it)."""
+    args: dict[str, Any] = {"title": str(entry.get("title")), "idempotency_key": str(entry["key"])}
+    if entry.get("due"):
+        args["due"] = str(entry["due"])
+    notes = f"{entry.get('from', 'someone')} asked"
+    notes += f' in "{entry["subject"]}"' if entry.get("subject") else ""
+    notes += f" ({entry['deadline']})." if entry.get("deadline") else "."
+    return args | {"source_id": str(entry.get("id")), "notes": notes}
 
 
 def _planning_turn(
@@ -277,40 +374,34 @@ def _planning_turn(
     if isinstance(limit, int) and len(inbox) >= limit and limit < FULL_LISTING:
         # A full first page means there is more.
         return _with_tools(messages, ["Reading more of the inbox."], relist), "tool_use"
-    settled: list[Action] = []
-    groups: list[list[str]] = []
-    thread_of: dict[str, int] = {}
-    for message in inbox:
-        action, wanted = triage(message)
-        if action is not None:
-            settled.append(action)
-        if not wanted:
-            continue
-        key, mid = thread_key(str(message.get("subject", ""))), str(message.get("id"))
-        index = thread_of.get(key)
-        if index is not None and len(groups[index]) < READS_PER_TURN:
-            groups[index].append(mid)
-        else:
-            thread_of[key] = len(groups)
-            groups.append([mid])
-    settled.sort(key=action_order)
+    reader = reader_of(inbox)
+    settled, groups = _triage(inbox, reader, set())
+    result = listed[-1].result if listed else None
+    cursor = result.get("next_cursor") if isinstance(result, dict) else None
+    more = cursor if isinstance(cursor, str) and "read_inbox" in offered else None
     have = sorted(_covered(calls))
     tried = {c.key for c in memory.creates}
     pending = [] if _capped(memory) else [a for a in settled if a.key not in {*have, *tried}]
-    if not groups:
+    if not groups and more is None:
         return _settled_turn(messages, calls, memory, offered, settled, have, pending)
     count = sum(map(len, groups))
+    opening = f" Opening {_and(groups[0])}." if groups else ""
     texts = [
         f"{count} messages may need you and their snippets do not settle it; I will open them "
-        f"one thread at a time. Opening {_and(groups[0])}."
+        f"one thread at a time.{opening}"
     ]
+    texts += ["The inbox has more pages; I will read them as I go."] if more else []
     texts += [NOTED + "have " + _dumps(have)] if have else []
+    texts += [NOTED + "reader " + _dumps(reader)] if reader else []
     texts += [NOTED + "request " + _dumps(_request_entry(a)) for a in settled]
-    texts += [NOTED + "plan " + _dumps(chunk) for chunk in _chunks(groups)]
-    pending = pending[: MAX_TOOL_CALLS_PER_TURN - len(groups[0])]  # the rest as reading goes
+    texts += [NOTED + "plan " + _dumps(chunk) for chunk in _chunks(groups)] if groups else []
+    texts += [NOTED + "plan []"] if not groups else []
+    reads = [("read_inbox", {"limit": FULL_LISTING, "cursor": more})] if more else []
+    reads += [("read_message", {"id": i}) for i in (groups[0] if groups else [])]
+    # The rest as reading goes (a long page's notes alone fill a turn, so it files nothing).
+    pending = [] if more else pending[: MAX_TOOL_CALLS_PER_TURN - len(reads)]
     uses = [("create_task", _task_input(a)) for a in pending] if "create_task" in offered else []
-    uses += [("read_message", {"id": i}) for i in groups[0]]
-    return _with_tools(messages, texts, uses), "tool_use"
+    return _with_tools(messages, texts, uses + reads), "tool_use"
 
 
 def _settled_turn(
@@ -353,7 +444,14 @@ def _chunks(groups: list[list[str]]) -> list[list[list[str]]]:
 def _request_entry(action: Action) -> dict[str, Any]:
     due = action.due.isoformat() if action.due else None
     sender = who(action.message)[:80]
-    return {"id": str(action.message.get("id")), "title": action.title, "due": due, "from": sender}
+    entry: dict[str, Any] = {"id": str(action.message.get("id")), "title": action.title}
+    entry |= {"due": due, "from": sender}
+    entry["key"] = action.key
+    if is_urgent(action.message):
+        entry["urgent"] = True
+    if action.deadline:
+        entry["deadline"] = action.deadline[:60]
+    return entry
 
 
 def _and(ids: list[str]) -> str:

@@ -9,9 +9,13 @@ its request. Three questions are answered here:
   cut short with "..."), or it shows a request *and* its deadline. Otherwise a cut-short message
   is opened when it is unread, when the snippet starts a request whose deadline is not in view,
   or when the subject has a cue (a reply, a question mark, "review", "reminder"...).
-- `body_action`: does the full body ask something? Only the sender's own words count: quoted
-  replies ("> ..."), anything after "On ... wrote:", forwarded or original messages, and the
-  signature are ignored. The deadline is looked for in the request's paragraph, then the next.
+- `body_actions`: what does the full body ask? Only the sender's own words count: quoted
+  replies ("> ..."), anything after "On ... wrote:" (or "Am ... schrieb", "Le ... a écrit"),
+  forwarded or original messages, and the signature are ignored. The sentences are read by
+  `_requests` (several requests a message, four languages, invitations, commitments, terse
+  requests) and their deadlines by `_dates`.
+- `triage_all` / `listed_actions`: the same for a listing's item, whose snippet is read as the
+  body when it is the whole message.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import re
 from dataclasses import dataclass
 from email.utils import parseaddr
 from typing import Any
+
+from dayflow.providers.offline._requests import requests_in
 
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
@@ -86,8 +92,26 @@ _CUE = re.compile(
 _TRUNCATED = ("...", "…")
 # Where the sender's own words end: a quoted reply's header, a forwarded or original message.
 _QUOTE_HEAD = re.compile(
-    r"^(?:on\b.{0,200}\bwrote:$|-{2,}\s*(?:original|forwarded) message\s*-{2,}|from:\s)",
+    r"^(?:on\b.{0,200}\bwrote:$|-{2,}\s*(?:original|forwarded) message\s*-{2,}|from:\s"
+    r"|begin forwarded message:|_{8,}$|am\b.{0,120}\bschrieb.{0,80}:$|le\b.{0,120}\ba écrit\s*:$"
+    r"|el\b.{0,120}\bescribió:$)",
     re.IGNORECASE,
+)
+MAX_PER_MESSAGE = 5
+_URGENT = re.compile(
+    r"\b(?:urgent\w*|asap|outage|is down|are down|failing|emergency|right away|immediately"
+    r"|as soon as (?:possible|you're up)|dringend|urgente|urgence|panne)\b",
+    re.IGNORECASE,
+)
+_INLINE_QUOTE = re.compile(
+    r"\bOn\s[^.?!>]{0,160}\bwrote:|-{2,}\s*(?:original|forwarded) message|begin forwarded message:"
+    r"|\s>\s|_{8,}|\bFrom:\s[^\n]{0,120}\b(?:Sent|Date):",
+    re.IGNORECASE,
+)
+_INVITATION = re.compile(r"^\s*(?:invitation|einladung|invitación|you're invited)\s*:", re.I)
+_GREETING = re.compile(
+    r"^(?:(?i:hi|hello|hey|dear|morning|good morning|hallo|hej|liebe[rs]?|bonjour|salut|hola"
+    r"|estimad[oa]|guten tag)\s+)?([A-Z][a-z]+)\s*[,!:]"
 )
 _REPLY_PREFIX = re.compile(r"^(?:(?:re|fwd?|fw|aw|sv)\s*:\s*)+", re.IGNORECASE)
 
@@ -100,12 +124,15 @@ class Action:
     title: str
     due: dt.date | None
     deadline: str | None
+    index: int = 0  # the message's first request is 0; its second 1, and so on
 
     @property
     def key(self) -> str:
-        # read_inbox gives each message its task key; older results had none.
+        # read_inbox gives each message its task key; older results had none. A message's
+        # second request gets its own key, so that it is a task of its own.
         key = self.message.get("key")
-        return key if isinstance(key, str) and key else f"email:{self.message.get('id')}"
+        base = key if isinstance(key, str) and key else f"email:{self.message.get('id')}"
+        return base if self.index == 0 else f"{base}#{self.index + 1}"
 
 
 def snippet_action(message: dict[str, Any]) -> Action | None:
@@ -125,38 +152,91 @@ def snippet_action(message: dict[str, Any]) -> Action | None:
     return None
 
 
+def listed_actions(message: dict[str, Any], user: str | None = None) -> list[Action]:
+    """The requests a `read_inbox` item shows: all of them when its snippet is the whole
+    message (or it is an invitation), else the one its snippet starts, if any."""
+    name, local = _sender(message)
+    subject, snippet = str(message.get("subject", "")), str(message.get("snippet", ""))
+    whole = not snippet.rstrip().endswith(_TRUNCATED)
+    if _INVITATION.match(subject) or (whole and not _is_automated(local)):
+        return body_actions({**message, "body": snippet}, user)
+    action = snippet_action(message)
+    return [action] if action else []
+
+
 def triage(message: dict[str, Any]) -> tuple[Action | None, bool]:
     """(the request the snippet settles, or None; whether to open the full message)."""
+    actions, wanted = triage_all(message)
+    return (actions[0] if actions else None), wanted
+
+
+def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[Action], bool]:
+    """(the requests the snippet settles; whether to open the full message). A snippet that
+    is the whole message is read as the body; one cut short settles a request only when it
+    shows the request and its deadline, and is opened when it may hold one."""
     action = snippet_action(message)
     name, local = _sender(message)
     subject, snippet = str(message.get("subject", "")), str(message.get("snippet", ""))
+    whole = not snippet.rstrip().endswith(_TRUNCATED)
+    if _INVITATION.match(subject) or (whole and not _is_automated(local)):
+        return body_actions({**message, "body": snippet}, user), False
     if _is_automated(local) or _FYI.search(subject) or _FYI.search(snippet):
-        return None, False
-    if not snippet.rstrip().endswith(_TRUNCATED) or (action and action.due):
-        return action, False
-    wanted = action is not None or message.get("unread") is True or bool(_CUE.search(subject))
-    return None, wanted
+        return [], False
+    if action and action.due:
+        return [action], False
+    hinted = bool(body_actions({**message, "body": snippet.rstrip(". …")}, user))
+    wanted = (
+        action is not None or hinted or message.get("unread") is True or bool(_CUE.search(subject))
+    )
+    return [], wanted
+
+
+def is_urgent(message: dict[str, Any]) -> bool:
+    """Whether a message says it is urgent: an outage, "urgent", "ASAP", "right away"."""
+    text = f"{message.get('subject', '')} {message.get('snippet') or message.get('body') or ''}"
+    return bool(_URGENT.search(text))
+
+
+def reader_of(inbox: list[dict[str, Any]]) -> str | None:
+    """The first name the inbox greets most ("Hi Alex," "Hallo Alex,"): whose inbox it is."""
+    counts: dict[str, int] = {}
+    for message in inbox:
+        found = _GREETING.match(str(message.get("snippet", "")))
+        if found:
+            counts[found.group(1)] = counts.get(found.group(1), 0) + 1
+    if not counts:
+        return None
+    name, n = max(sorted(counts.items()), key=lambda kv: kv[1])
+    return name if n >= 2 else None
+
+
+def body_actions(message: dict[str, Any], user: str | None = None) -> list[Action]:
+    """Every request in a message's body (the sender's own words only), in order; `user` is
+    the reader's first name, so that what the reader promised in their own mail counts."""
+    name, local = _sender(message)
+    subject = str(message.get("subject", ""))
+    sender = _sender_name(name, local)
+    from_user = bool(user) and (name.split() or [""])[0].lower() == str(user).lower()
+    received = date_of(message.get("received_at"))
+    found = requests_in(
+        _own_words(message),
+        subject,
+        sender,
+        received,
+        from_user=from_user,
+        automated=_is_automated(local),
+    )
+    return [
+        Action(message, f.title, f.deadline.due if f.deadline else None,
+               f.deadline.phrase if f.deadline else None, n)
+        for n, f in enumerate(found[:MAX_PER_MESSAGE])
+    ]  # fmt: skip
 
 
 def body_action(message: dict[str, Any]) -> Action | None:
-    """The request in a `read_message` result's body (the sender's own words only), if any."""
-    name, local = _sender(message)
-    subject = str(message.get("subject", ""))
-    if _is_automated(local) or _FYI.search(subject):
-        return None
-    sender = _sender_name(name, local)
-    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", _own_words(message))]
-    paragraphs = [p for p in paragraphs if p]
-    for n, paragraph in enumerate(paragraphs):
-        match = _deadline(paragraph)
-        if match is None and n + 1 < len(paragraphs):
-            match = _deadline(paragraphs[n + 1])
-        title = _request_in(paragraph, sender, bool(match), f"Reply to {sender}: {subject}")
-        if title:
-            return _action(message, title, match)
-    match = _deadline(subject)
-    title = _request_in(subject, sender, bool(match), f"Reply to {sender}: {subject}")
-    return _action(message, title, match) if title else None
+    """The first request in a `read_message` result's body (the sender's own words), if any."""
+    actions = body_actions(message)
+    return actions[0] if actions else None
 
 
 def thread_key(subject: str) -> str:
@@ -260,7 +340,10 @@ def _own_words(message: dict[str, Any]) -> str:
             break
         if not stripped.startswith(">"):
             lines.append(line)
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    # A snippet has its lines run together: a quoted reply's header may sit mid-line there.
+    inline = _INLINE_QUOTE.search(text)
+    return text[: inline.start()] if inline else text
 
 
 def _sender_name(display: str, local: str) -> str:

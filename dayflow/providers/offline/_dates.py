@@ -1,0 +1,266 @@
+"""Deadline phrases in English, German, French and Spanish, and the dates they mean.
+
+Pure functions of a piece of text and the day a message was received (in the reader's zone).
+`find_deadline` looks for a phrase that sets a deadline: a lead word ("by", "before", "due",
+"no later than", "bis", "avant", "d'ici", "antes de", "para"...) followed by a time, or a time
+that is a deadline on its own ("today", "tomorrow", "EOD", "ASAP", "first thing Monday",
+"this Thursday", "within 48 hours", "morgen", "demain", "mañana"...). A bare date or weekday
+without a lead ("the meeting is on Friday") sets no deadline, except in a commitment
+("I'll send it on Friday"), where `lead_on` accepts "on".
+
+`resolve` turns the time into a date, following bench/eval/GUIDE.md: a weekday is the next
+such day after the day received (a week later when sent on that weekday), "next <weekday>"
+is that day of the following week, "end of the week" its Friday, "end of the month" its last
+day, a date without a year the next such date give or take half a year.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+_WEEKDAYS = {
+    0: "monday mon montag lundi lunes",
+    1: "tuesday tues tue dienstag mardi martes",
+    2: "wednesday wed mittwoch mercredi miércoles miercoles",
+    3: "thursday thurs thur thu donnerstag jeudi jueves",
+    4: "friday fri freitag vendredi viernes",
+    5: "saturday sat samstag sonnabend samedi sábado sabado",
+    6: "sunday sun sonntag dimanche domingo",
+}
+WEEKDAY = {name: n for n, names in _WEEKDAYS.items() for name in names.split()}
+_MONTHS = {
+    1: "january jan januar janvier enero",
+    2: "february feb februar février fevrier febrero",
+    3: "march mar märz maerz mars marzo",
+    4: "april apr avril abril",
+    5: "may mai mayo",
+    6: "june jun juni juin junio",
+    7: "july jul juli juillet julio",
+    8: "august aug août aout agosto",
+    9: "september sept sep septembre septiembre",
+    10: "october oct oktober octobre octubre",
+    11: "november nov novembre noviembre",
+    12: "december dec dezember décembre decembre diciembre",
+}
+MONTH = {name: n for n, names in _MONTHS.items() for name in names.split()}
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "a": 1, "zwei": 2, "deux": 2,
+            "dos": 2, "drei": 3, "trois": 3, "tres": 3}  # fmt: skip
+
+
+def _alt(names: object) -> str:
+    return "|".join(sorted(map(re.escape, names), key=len, reverse=True))  # type: ignore[call-overload]
+
+
+_WD = rf"(?:{_alt(WEEKDAY)})"
+_MO = rf"(?:{_alt(MONTH)})"
+_DAYNUM = r"\d{1,2}(?:st|nd|rd|th|er|\.)?"
+_TIME = r"(?:\d{1,2}(?::\d{2})?\s*(?:a\.?m\.?|p\.?m\.?|uhr|h)?|noon|midday|mittag|midi)"
+# One time expression; named groups say which kind it is.
+_WHEN = (
+    r"(?P<when>"
+    r"(?P<iso>\d{4}-\d{2}-\d{2})"
+    rf"|(?P<end>(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(?P<end_next>next\s+)?(?P<end_unit>day|week|month))"
+    r"|(?P<fin>(?:la\s+)?fin\s+(?:de\s+la\s+|du\s+|de\s+)?(?P<fin_next>prochain\w*\s+)?(?P<fin_unit>semaine|mois|mes|journée|día|dia))"
+    r"|(?P<ende>ende\s+(?:des|der|dieses|diesen|nächsten|naechsten)?\s*(?P<ende_unit>monats|woche|tages))"
+    r"|(?P<eod>eod|cob|eow|eom)"
+    rf"|(?P<wdate>(?:(?:next|this|coming)\s+)?{_WD}\b'?s?,?\s+(?:the\s+)?(?:{_DAYNUM}\s*(?:of\s+|de\s+)?{_MO}\b\.?|{_MO}\b\.?\s+{_DAYNUM}|the\s+{_DAYNUM}|\d{{1,2}}/\d{{1,2}}))"
+    rf"|(?P<mdate>{_MO}\b\.?\s+{_DAYNUM}(?!\d)|(?:le\s+|el\s+)?{_DAYNUM}\s*(?:de\s+)?{_MO}\b)"
+    r"|(?P<slash>\d{1,2}/\d{1,2}(?:/\d{2,4})?)"
+    r"|(?P<dotted>\d{1,2}\.\d{1,2}\.(?:\d{2,4})?)"
+    r"|(?P<nth>the\s+\d{1,2}(?:st|nd|rd|th))"
+    r"|(?P<clock>\d{1,2}:\d{2}\s*(?:am|pm|a\.m\.|p\.m\.)?|\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.))"
+    r"|(?P<rel>today|tonight|this\s+(?:morning|afternoon|evening)|tomorrow(?:\s+(?:morning|afternoon|evening|night))?"
+    r"|the\s+day\s+after\s+tomorrow|heute(?:\s+abend)?|morgen(?:\s+früh)?|übermorgen"
+    r"|aujourd'hui|ce\s+soir|demain(?:\s+matin)?|après-demain|hoy|esta\s+tarde|mañana|pasado\s+mañana|noon|midday)"
+    rf"|(?P<wday>(?:(?P<wd_next>next|coming|nächsten|naechsten|próximo|proximo)\s+|this\s+|first\s+thing\s+)?{_WD}\b(?:'s)?(?:\s+(?:prochain|próximo|morning|afternoon|evening|night|eod|cob))?)"
+    r")"
+)
+_LEADS = (
+    r"by|before|due(?:\s+(?:on|by))?|no\s+later\s+than|until|till|latest"
+    r"|bis(?:\s+(?:zum|zur|spätestens|am))?|spätestens(?:\s+(?:am|bis))?|vor(?:\s+dem)?"
+    r"|avant(?:\s+(?:le|la))?|d'ici(?:\s+(?:le|la))?|au\s+plus\s+tard(?:\s+le)?|pour(?:\s+le)?"
+    r"|antes\s+del?|antes\s+de\s+la|para(?:\s+el)?|a\s+más\s+tardar(?:\s+el)?|hasta(?:\s+el)?"
+)
+_SOON = (
+    r"asap|as\s+soon\s+as\s+(?:possible|you(?:'re|\s+are)\s+\w+|you\s+can)|right\s+away|immediately"
+    r"|within\s+the\s+hour|urgently|so\s+schnell\s+wie\s+möglich|sofort|umgehend|dès\s+que\s+possible"
+    r"|au\s+plus\s+vite|lo\s+antes\s+posible|cuanto\s+antes|urgente"
+)
+_TIMED = rf"(?:{_TIME}\s+(?:on\s+|am\s+|le\s+|el\s+)?)?"
+_LEAD_RE = re.compile(rf"\b(?:{_LEADS})\s+(?:the\s+)?{_TIMED}{_WHEN}(?!\w)", re.IGNORECASE)
+_ON_RE = re.compile(rf"\b(?:on|am|le|el)\s+(?:the\s+)?{_WHEN}(?!\w)", re.IGNORECASE)
+_BARE_RE = re.compile(
+    rf"(?<![\w-])(?:{_WHEN}|(?P<soon>{_SOON})|(?P<within>(?:within|in)\s+(?:the\s+next\s+)?(?P<n>\d+|\w+)\s+(?P<unit>hours?|days?)))(?!\w)",
+    re.IGNORECASE,
+)
+# "before our call on Tuesday", "before we start demolition on Monday": the day of the event
+_BEFORE_EVENT_RE = re.compile(
+    rf"\bbefore\s+(?:[\w']+\s+){{1,5}}?(?:on\s+)?(?:the\s+)?{_WHEN}(?!\w)", re.IGNORECASE
+)
+_THEN = re.compile(r"\b(?:by|before|until)\s+then\b", re.IGNORECASE)
+# The bare forms that set a deadline without a lead word (a weekday only with "this"/"first
+# thing", or with a time of day: "Monday EOD", "Thursday morning").
+_BARE_OK = re.compile(
+    r"^(?:today|tonight|this\s+(?:morning|afternoon|evening)|tomorrow|the\s+day\s+after|heute"
+    r"|morgen|übermorgen|aujourd'hui|ce\s+soir|demain|après-demain|hoy|esta\s+tarde|mañana"
+    r"|pasado|noon|midday|eod|cob|eow|eom|this\s+|first\s+thing)",
+    re.IGNORECASE,
+)
+_DAYPART = re.compile(r"\b(?:morning|afternoon|evening|night|eod|cob)\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Deadline:
+    phrase: str  # the words as written
+    due: dt.date | None
+    start: int
+    end: int
+
+
+def find_deadline(
+    text: str, received: dt.date | None, *, lead_on: bool = False, lead_only: bool = False
+) -> Deadline | None:
+    """The first deadline phrase in `text` (a lead word and a time first, then a time that is
+    a deadline on its own unless `lead_only`), with the date it means from `received`."""
+    found = _LEAD_RE.search(text) or _BEFORE_EVENT_RE.search(text)
+    if found is None and lead_on:
+        found = _ON_RE.search(text)
+    if found is None and lead_only:
+        return None
+    if found is None:
+        for bare in _BARE_RE.finditer(text):
+            if bare.group("soon") or bare.group("within"):
+                found = bare
+                break
+            when = bare.group("when")
+            if _BARE_OK.match(when) or _DAYPART.search(when):
+                found = bare
+                break
+    if found is None:
+        return None
+    due = _resolve_match(found, received) if received else None
+    return Deadline(found.group(0), due, found.start(), found.end())
+
+
+def any_date(text: str, received: dt.date | None) -> Deadline | None:
+    """The last date or weekday named anywhere in `text` (what "by then" refers back to)."""
+    last = None
+    for found in _BARE_RE.finditer(text):
+        if found.group("when"):
+            last = found
+    if last is None:
+        return None
+    due = _resolve_match(last, received) if received else None
+    return Deadline(last.group(0), due, last.start(), last.end())
+
+
+def refers_back(text: str) -> re.Match[str] | None:
+    """ "by then" / "before then": the deadline is one named earlier."""
+    return _THEN.search(text)
+
+
+def _resolve_match(found: re.Match[str], received: dt.date) -> dt.date | None:
+    groups = found.groupdict()
+    if groups.get("soon"):
+        return received
+    if groups.get("within"):
+        raw = groups["n"].lower()
+        n = int(raw) if raw.isdigit() else _NUMBERS.get(raw)
+        if n is None:
+            return None
+        days = -(-n // 24) if groups["unit"].lower().startswith("hour") else n
+        return received + dt.timedelta(days=days)
+    return resolve(groups["when"], received)
+
+
+def resolve(when: str, received: dt.date) -> dt.date | None:
+    """The date a time expression ("Friday", "next Tue", "Nov 7", "EOD", "le 6 novembre",
+    "Ende des Monats") means, from the day `received`."""
+    text = " ".join(when.lower().replace(",", " ").split())
+    text = re.sub(r"'s\b", "", text)
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return _date(*map(int, text.split("-")))
+    end = re.search(r"\b(?:end\s+of|fin|ende)\b", text)
+    if end or text in {"eow", "eom"}:
+        if re.search(r"\b(?:day|journée|día|dia|tages)\b", text):
+            return received
+        following = bool(re.search(r"\b(?:next|prochain\w*|nächsten|naechsten)\b", text))
+        if text == "eom" or re.search(r"\b(?:month|mois|mes|monats)\b", text):
+            year, month = received.year, received.month + following
+            if month > 12:
+                year, month = year + 1, 1
+            return _last_day(year, month)
+        friday = received + dt.timedelta(days=(4 - received.weekday()) % 7)
+        return friday + dt.timedelta(days=7 * following)
+    if re.fullmatch(r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?", text):
+        return received  # a time of day: today
+    rel = _relative(text, received)
+    if rel is not None:
+        return rel
+    named = next((MONTH[w.strip(".")] for w in text.split() if w.strip(".") in MONTH), None)
+    number = re.search(r"\b(\d{1,2})(?:st|nd|rd|th|er|\.)?\b", text)
+    if named and number:
+        return _nearest(received, named, int(number.group(1)))
+    slash = re.fullmatch(r"(?:.*\s)?(\d{1,2})/(\d{1,2})(?:/\d{2,4})?", text)
+    if slash:  # US order, month first
+        return _nearest(received, int(slash.group(1)), int(slash.group(2)))
+    dotted = re.fullmatch(r"(\d{1,2})\.(\d{1,2})\.(?:\d{2,4})?", text)
+    if dotted:  # day first
+        return _nearest(received, int(dotted.group(2)), int(dotted.group(1)))
+    day = next((WEEKDAY[w.strip(".")] for w in text.split() if w.strip(".") in WEEKDAY), None)
+    if number and day is None:  # "the 15th": this month's, or next month's once it has passed
+        n = int(number.group(1))
+        year, mon = received.year, received.month + (n < received.day)
+        if mon > 12:
+            year, mon = year + 1, 1
+        return _date(year, mon, n)
+    if day is None:
+        return None
+    if number:  # "Monday the 9th": the date wins
+        n = int(number.group(1))
+        year, mon = received.year, received.month + (n < received.day)
+        if mon > 12:
+            year, mon = year + 1, 1
+        return _date(year, mon, n)
+    if re.search(r"\b(?:next|nächsten|naechsten|prochain|próximo|proximo)\b", text):
+        monday = received - dt.timedelta(days=received.weekday())
+        return monday + dt.timedelta(days=7 + day)
+    ahead = (day - received.weekday()) % 7 or 7
+    return received + dt.timedelta(days=ahead)
+
+
+def _relative(text: str, received: dt.date) -> dt.date | None:
+    if re.match(r"(?:the day after tomorrow|übermorgen|après-demain|pasado mañana)", text):
+        return received + dt.timedelta(days=2)
+    if re.match(r"(?:tomorrow|morgen|demain|mañana)\b", text):
+        return received + dt.timedelta(days=1)
+    if re.match(
+        r"(?:today|tonight|this (?:morning|afternoon|evening)|heute|aujourd'hui|ce soir|hoy"
+        r"|esta tarde|noon|midday|eod|cob)\b",
+        text,
+    ):
+        return received
+    return None
+
+
+def _nearest(received: dt.date, month: int, day: int) -> dt.date | None:
+    # The next such date, give or take: "by Jan 3" sent on Dec 30 means next year's.
+    year = received.year
+    first = _date(year, month, 1)
+    if first is not None and first < received - dt.timedelta(days=183):
+        year += 1
+    return _date(year, month, day)
+
+
+def _date(year: int, month: int, day: int) -> dt.date | None:
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _last_day(year: int, month: int) -> dt.date:
+    nxt = dt.date(year + (month == 12), month % 12 + 1, 1)
+    return nxt - dt.timedelta(days=1)

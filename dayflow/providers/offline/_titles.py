@@ -1,0 +1,225 @@
+"""Turning a request's words into a to-do title: a verb first (in German the infinitive last),
+articles out, "me" as the sender, a pronoun object replaced by the subject, dates and phone
+numbers left out, at most 80 characters. Pure functions of the words, used by `_requests`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dayflow.providers.offline._dates import Deadline
+
+VERBS = frozenset(
+    "accept add answer approve attach block book bring buy call cancel change check choose "
+    "clear complete confirm countersign decide draft drop email fill finalise finalize finish "
+    "fix forward get give help introduce join lend let look mail order pay pick ping pop post "
+    "prepare print proofread read register reimburse remind renew reply reserve respond return "
+    "review rsvp run schedule send set share sign step submit take tell text transfer update "
+    "upload venmo verify write".split()
+)
+INVITE = re.compile(
+    r"^(?:invitation|einladung|invitación|invitacion|you're invited|you are invited)\s*:\s*"
+    r"(?P<event>.+?)(?:\s+@\s.*)?$",
+    re.IGNORECASE,
+)
+_PRONOUN_OBJECT = re.compile(
+    r"^(?:it|them|this|that|these|those|one|yours|mine|es|sie|le|la|les|lo)$", re.IGNORECASE
+)
+_DROP_WORDS = {"just", "also", "quickly", "kindly", "please", "pls", "maybe", "possibly", "still",
+               "bitte", "auch", "mal", "doch", "también", "tambien", "aussi"}  # fmt: skip
+_ARTICLES = set(
+    "the your our a an any some der die das den dem deine deinen ihre ihren einen eine le la les l"
+    " un une el los las tu su".split()
+)
+_SOON_WORDS = (
+    r"as soon as (?:possible|you(?:'re| are) \w+|you can)|right away|immediately|within the hour"
+    r"|so schnell wie möglich|dès que possible|au plus vite|lo antes posible|cuanto antes"
+)
+_DE_PARTICLES = {"ein", "an", "zurück", "ab", "auf", "aus", "mit", "vor", "zu", "weiter", "durch"}
+_DE_PRONOUNS = {"du", "sie", "ihr", "mir", "mich", "uns", "dir", "bitte"}
+
+
+def make_title(clause: str, deadline: Deadline | None, subject: str, sender: str) -> str | None:
+    text = clause
+    if deadline is not None and deadline.phrase in text:
+        text = text.replace(deadline.phrase, " ")
+    text = re.sub(
+        r"\b(?:on|for|am)\s+\w+day\s+\d{1,2}\s+\w+\b|\b(?:by|before)\s+then\b",
+        " ",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"\s+(?:today|tonight|tomorrow|now|right away|asap|in my place)\b", " ", text, flags=re.I
+    )
+    text = re.sub(rf"\s+(?:{_SOON_WORDS})", " ", text, flags=re.I)
+    text = re.sub(r"\s+(?:on|at)\s+[\d+][\d\s().+-]{5,}", " ", text)  # a phone number
+    text = re.sub(
+        r"\s+(?:at|by|before)\s+(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon)(?=\s|$)",
+        " ",
+        text,
+        flags=re.I,
+    )
+    head = text.split()
+    if head and head[0].lower() == "with":  # "someone with admin access restart it"
+        verbs = [i for i, w in enumerate(head) if w.lower() in VERBS]
+        text = " ".join(head[verbs[0] :]) if verbs else text
+    words = [w for w in text.strip(" ,:-").split() if w]
+    while words and words[0].lower().strip(",") in _DROP_WORDS:
+        words.pop(0)
+    while words and words[-1].lower().strip(",.?!") in _DROP_WORDS | {"too", "then", "again"}:
+        words.pop()
+    if not words:
+        return None
+    first = words[0].lower()
+    if first == "tell" and len(words) > 1 and words[1].lower() == "me":
+        return finish("Tell " + sender + " " + " ".join(words[2:]), sender)
+    if first == "rsvp":
+        return "RSVP to " + event(subject)
+    if (
+        first == "let"
+        and len(words) > 2
+        and words[1].lower() == "me"
+        and words[2].lower() == "know"
+    ):
+        return finish("Tell " + sender + " " + " ".join(words[3:]), sender)
+    if _looks_german(words):
+        return _german(words, sender, subject)
+    words = _romance(words, sender)
+    if len(words) > 1 and _PRONOUN_OBJECT.match(words[1].strip(",.")) and len(words) <= 3:
+        return finish(words[0].capitalize() + " " + clean_subject(subject), sender)
+    if len(words) == 1:
+        if first in {"anrufen", "zurückrufen", "kontaktieren"}:  # German: the verb last
+            return f"{sender} {first}"
+        if first in {"call", "ping", "text", "phone", "email", "appeler", "llamar"}:
+            return words[0].capitalize() + " " + sender
+        return words[0].capitalize() + ": " + clean_subject(subject)
+    return finish(" ".join(words), sender)
+
+
+def finish(title: str, sender: str) -> str:
+    """Articles out, me/my as the sender, sign-and-return as one thing, at most 80 chars."""
+    words = title.split()
+    if [w.lower() for w in words[:3]] == ["sign", "and", "return"]:
+        words = ["Return", "signed", *words[3:]]
+    joined = " ".join(words)
+    signed = re.match(
+        r"^sign\s+(?:the\s+)?(.+?)\s+and\s+(?:send|bring|return)\s+it\s+back\b.*$", joined, re.I
+    )
+    if signed:
+        words = ["Return", "signed", *signed.group(1).split()]
+    out: list[str] = []
+    suffix = ""
+    if (
+        len(words) > 1
+        and words[0].lower() in {"send", "forward", "share", "give", "email", "mail", "pass", "get"}
+        and words[1].lower() in {"me", "us"}
+    ):
+        del words[1]
+        suffix = f" to {sender}"
+    for word in words:
+        low = word.lower().strip(",")
+        if low in _ARTICLES and out:
+            continue
+        out.append({"me": sender, "us": sender, "my": f"{sender}'s"}.get(low, word))
+    title = " ".join(w for w in out if w) + suffix
+    title = re.sub(r"\s+([,.?!])", r"\1", title).strip(" ,.;:?!")
+    title = re.sub(r"(?:[,\s]+(?:and|y|und|et|or))+$", "", title, flags=re.I).strip(" ,")
+    if not title:
+        return ""
+    title = title[0].upper() + title[1:]
+    return title if len(title) <= 80 else title[:77].rsplit(" ", 1)[0] + "..."
+
+
+def strip_articles(text: str) -> str:
+    return " ".join(w for w in text.split() if w.lower() not in _ARTICLES)
+
+
+def clean_subject(subject: str) -> str:
+    text = re.sub(r"^(?:(?:re|fwd?|fw|aw|sv|tr)\s*:\s*)+", "", subject.strip(), flags=re.I)
+    text = INVITE.sub(lambda m: m.group("event"), text)
+    return text.rstrip("?!. ") or "this"
+
+
+def event(subject: str) -> str:
+    """What an RSVP is for: the subject without its reply prefix, "RSVP by ..." or the date."""
+    text = clean_subject(subject)
+    text = re.split(r"\s*[:(-]\s*(?=(?:please\s+)?(?:rsvp|reply|respond)\b)", text, flags=re.I)[0]
+    text = re.sub(r"\s+(?:next|this|on)\s+\w+day\b.*$", "", text, flags=re.I)
+    return text.strip(" :-") or "the invitation"
+
+
+def _looks_german(words: list[str]) -> bool:
+    return bool(
+        {w.lower() for w in words} & {"mir", "mich", "dich", "uns", "bitte", "zurück", "ein"}
+    ) or bool(
+        re.search(r"(?:en|ern|eln)$", words[-1])
+        and any(w.lower() in {"das", "die", "den", "der", "deine", "für"} for w in words)
+    )
+
+
+def _german(words: list[str], sender: str, subject: str) -> str:
+    """German word order: the infinitive goes last ("das Budget bis Freitag freigeben")."""
+    low = [w.lower().strip(",.") for w in words]
+    to_sender = "mir" in low or "uns" in low
+    me = "mich" in low
+    kept = [
+        w
+        for w, lw in zip(words, low, strict=True)
+        if lw not in _DE_PRONOUNS and lw not in _ARTICLES
+    ]
+    if not kept:
+        return ""
+    particle = ""
+    if len(kept) > 1 and kept[-1].lower() in _DE_PARTICLES:
+        particle = kept.pop().lower()
+    verb_last = kept[-1].lower().endswith("en") or kept[-1].lower().endswith("ern")
+    if verb_last and (not particle or len(kept) == 1):
+        verb, body = kept[-1], kept[:-1]
+    elif kept[0][0].islower():  # an imperative first: "schick die Liste"
+        stem = kept[0]
+        verb, body = (stem if stem.endswith("en") else stem.rstrip("e") + "en"), kept[1:]
+    else:
+        verb, body = kept[-1], kept[:-1]
+    verb = particle + verb.lower()
+    if me:
+        body = [sender, *body]
+    if not body:
+        body = [clean_subject(subject) + ":"]
+    if to_sender:
+        body = [*body, "an", sender]
+    title = " ".join([*body, verb])
+    return title[0].upper() + title[1:]
+
+
+def _romance(words: list[str], sender: str) -> list[str]:
+    """French and Spanish: "me donner X" / "m'envoyer X" / "mándame X" send X to the sender."""
+    first = words[0]
+    low = first.lower()
+    to_sender = False
+    if low in {"me", "moi"} and len(words) > 1:
+        words, first, low, to_sender = words[1:], words[1], words[1].lower(), True
+    if low.startswith("m'"):
+        first, low, to_sender = first[2:], low[2:], True
+        words = [first, *words[1:]]
+    spanish = re.fullmatch(r"(\w+?)(?:me|melo|mela)$", low)
+    if spanish and (low.endswith(("arme", "erme", "irme")) or re.search(r"[áéí]", low)):
+        base = spanish.group(1)
+        base = base.translate(str.maketrans("áéíóú", "aeiou"))
+        if not base.endswith(("ar", "er", "ir")):
+            base = base + "r"
+        words, low, to_sender = [base, *words[1:]], base, True
+    french = re.fullmatch(r"(\w+)ez-moi", low)
+    if french:
+        words, to_sender = [french.group(1) + "er", *words[1:]], True
+    if to_sender:
+        if len(words) == 1:
+            return [words[0], sender]
+        joiner = (
+            "a"
+            if re.search(r"(?:ar|er|ir)$", words[0].lower())
+            and not re.search(r"(?:er)$", words[0].lower())
+            else "à"
+        )
+        return [*words, joiner, sender]
+    return words
