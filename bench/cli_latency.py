@@ -35,7 +35,7 @@ START = datetime(2000, 1, 1, 7, 30, tzinfo=UTC)
 def _template(store: Store) -> str:
     """One finished run, made through the store API."""
     rng = random.Random(7)
-    run, lease = store.create_run(new_run(2))
+    run, lease = store.runs.create(new_run(2))
     uses = [
         {"type": "tool_use", "id": f"toolu_h{i}", "name": "read_message", "input": {"id": f"m{i}"}}
         for i in range(3)
@@ -43,17 +43,17 @@ def _template(store: Store) -> str:
     first = ModelResponse(
         [{"type": "text", "text": "Reading."}, *uses], "tool_use", Usage(900, 80), MODEL
     )
-    store.begin_step(lease, 1, first, 900)
+    store.steps.begin(lease, 1, first, 900)
     results = []
     for use in uses:
         content = payload(rng, use["input"]["id"], 600)
         results.append({"type": "tool_result", "tool_use_id": use["id"], "content": content})
     events = [("tool_executed", {"step": 1, "tool": u["name"], "ok": True}) for u in uses]
-    store.complete_step(lease, 1, results, events=events, effects=False)
+    store.steps.complete(lease, 1, results, events=events, effects=False)
     brief = "## Today\n- 13:00 Staff sync\n\n## One thing\n**Send edits to Sam.**"
     last = ModelResponse([{"type": "text", "text": brief}], "end_turn", Usage(2400, 300), MODEL)
-    store.begin_step(lease, 2, last, 1200)
-    store.complete_step(lease, 2, None, final_text=brief)
+    store.steps.begin(lease, 2, last, 1200)
+    store.steps.complete(lease, 2, None, final_text=brief)
     return run.id
 
 
@@ -79,7 +79,7 @@ def build_history(path: Path, runs: int) -> None:
         template = _template(store)
         with store.db.transaction():
             for i in range(2 * runs):
-                store.create_task(
+                store.tasks.create(
                     title=f"Follow up on thread {i}",
                     idempotency_key=f"email:h{i:06d}",
                     run_id=template,
@@ -243,17 +243,17 @@ def startup_split(big: Path, tmp: Path, repeats: int = 7) -> dict[str, tuple[int
 
 
 def list_runs_query(path: Path) -> tuple[int, list[str]]:
-    """In process: ns of `Store.list_runs(limit=20)` (median of 9) and the plan of the SQL it
+    """In process: ns of `store.runs.list(limit=20)` (median of 9) and the plan of the SQL it
     ran (captured with a trace callback, so it is the store's own query)."""
     with open_store(path) as store:
         times = []
         for _ in range(9):
             t0 = perf_counter_ns()
-            store.list_runs(limit=20)
+            store.runs.list(limit=20)
             times.append(perf_counter_ns() - t0)
         statements: list[str] = []
         store.db.conn.set_trace_callback(statements.append)
-        store.list_runs(limit=20)
+        store.runs.list(limit=20)
         store.db.conn.set_trace_callback(None)
         plan = store.db.execute("EXPLAIN QUERY PLAN " + statements[-1]).fetchall()
     return sorted(times)[4], [str(row[-1]) for row in plan]

@@ -38,8 +38,8 @@ def measure(tmp: Path) -> dict[int, dict[str, Any]]:
                 "status": run.status,
                 "steps": run.steps,
                 "input_tokens": run.usage.total_input,
-                "compactions": len(store.compactions(run.id)),
-                "tasks": sorted(t.idempotency_key for t in store.list_tasks()),
+                "compactions": len(store.steps.compactions(run.id)),
+                "tasks": sorted(t.idempotency_key for t in store.tasks.list()),
                 "sections": re.findall(r"^## (.+)$", result.text or "", re.MULTILINE),
                 "brief": result.text,
             }

@@ -10,9 +10,9 @@ N=1000 one) share the same stretch of time on this noisy machine.
 - `floor`: the least any durable store can do: serialise the step (assistant blocks and tool
   results) and INSERT it as one row in one `BEGIN IMMEDIATE … COMMIT` transaction.
 - `dayflow_store`: Dayflow's store calls for a step, with the workload's payloads:
-  `begin_step` (pending step + the run's token totals) and `complete_step` (the tool results,
+  `steps.begin` (pending step + the run's token totals) and `steps.complete` (the tool results,
   the calls' events, the lease renewal), two transactions, as in the loop for read-only calls
-  (a call with a local effect, `create_task`, would add one `save_effect` transaction).
+  (a call with a local effect, `create_task`, would add one `steps.save_effect` transaction).
 - `dayflow_loop`: Dayflow's real loop (`start_run`, in a thread) against a zero-latency model
   whose turns are the workload's assistant turns and which hands out one turn per step; its
   `read_message` tool reads an in-memory inbox of three messages sized like the payload
@@ -134,17 +134,17 @@ def store_step(store: Store, lease: Lease, step: Step, resp: ModelResponse) -> N
     """Write one step as the loop does: begin (the response, written ahead), then complete
     (the reads' results, their events, the lease renewal); the workload's calls are reads,
     which save no effect of their own."""
-    store.begin_step(lease, step.n, resp, 0)
+    store.steps.begin(lease, step.n, resp, 0)
     events = [
         ("tool_executed", {"step": step.n, "tool": use["name"], "ok": True})
         for use in step.assistant[1:]
     ]
-    store.complete_step(lease, step.n, step.results, events=events, effects=False)
+    store.steps.complete(lease, step.n, step.results, events=events, effects=False)
 
 
 def dayflow_store(path: Path, workload: tuple[Step, ...], synchronous: str) -> Steps:
     with open_store(path, durability=synchronous) as store:
-        run, lease = store.create_run(new_run(len(workload)))
+        run, lease = store.runs.create(new_run(len(workload)))
         before = disk_bytes(path)
         for step in workload:
             resp = response(step)  # the provider's work, not the store's
@@ -438,7 +438,7 @@ def sql_per_step(workload: tuple[Step, ...], tmp: Path) -> dict[str, tuple[float
     out = {}
     statements: list[str] = []
     with open_store(tmp / "count-store.db") as store:
-        run, lease = store.create_run(new_run(len(workload)))
+        run, lease = store.runs.create(new_run(len(workload)))
         store.db.conn.set_trace_callback(statements.append)
         for step in workload:
             store_step(store, lease, step, response(step))

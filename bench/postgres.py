@@ -5,7 +5,7 @@ contender in a fresh schema of the same server, with the standard workload.
 - `pg_floor`: the least a durable store can do: the step serialised and INSERTed as one row,
   one autocommit statement (one transaction, one round trip).
 - `pg_dayflow_store`: Dayflow's store calls for a step (as `persist.dayflow_store`: begin the
-  step, one `save_effect` per tool call, complete the step), on `postgresql://`.
+  step, one `steps.save_effect` per tool call, complete the step), on `postgresql://`.
 - `pg_langgraph`: `PostgresSaver.put` once per step of a checkpoint whose `messages` channel
   holds the whole message list (as `persist.langgraph` on SQLite). It re-serialises the whole
   history each step (quadratic), so it runs at N=40 and N=200, not 1,000.
@@ -124,7 +124,7 @@ def pg_dayflow_store(url: str, workload: tuple[Step, ...], durability: str = "NO
         open_store(url, durability=durability) as store,
         psycopg.connect(url, autocommit=True) as sizer,
     ):
-        run, lease = store.create_run(new_run(len(workload)))
+        run, lease = store.runs.create(new_run(len(workload)))
         before = schema_bytes(sizer)
         for step in workload:
             resp = response(step)

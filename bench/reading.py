@@ -33,7 +33,7 @@ def _item(n: int, title: str, ok: bool, figures: str, why: str, fix: str) -> str
 
 def reading(verdicts: dict[str, Any], data: dict[str, Any]) -> list[str]:
     """The numbered reading. Each "why" is built from what this run measured (transactions
-    per step, `get_run` against run length, imports, bytes per table), so it stays true of
+    per step, `runs.get` against run length, imports, bytes per table), so it stays true of
     the code measured; a cause seen only in a profile says so."""
     nv, fv = verdicts["NORMAL"], verdicts["FULL"]
 
@@ -96,7 +96,7 @@ def reading(verdicts: dict[str, Any], data: dict[str, Any]) -> list[str]:
             (
                 "fewer transactions per step. The least the write-ahead of the response allows "
                 "is two (the response, then the results), so about 2× the floor with FULL: save "
-                "the results of read-only tools with `complete_step` rather than one transaction "
+                "the results of read-only tools with `steps.complete` rather than one transaction "
                 "each, keeping a transaction of its own only for a call with a local effect "
                 "(`create_task`), and keep the lease renewal and the events inside those two. "
                 "Dayflow does not, on purpose: each read's result is durable the moment it "
@@ -116,13 +116,13 @@ def reading(verdicts: dict[str, Any], data: dict[str, Any]) -> list[str]:
             ok("flat_store") and ok("flat_loop"),
             f"Store path {x(nv['flat_store'])} (NORMAL), {x(fv['flat_store'])} (FULL); "
             f"loop {x(nv['flat_loop'])} (NORMAL), {x(fv['flat_loop'])} (FULL). "
-            f"`Store.get_run`, which the loop calls before every model call, takes "
+            f"`store.runs.get`, which the loop calls before every model call, takes "
             f"{get_run.time()} on the 1000-step run against {get_run_one.time()} on a one-step "
             f"run ({growth.median:.2f}×).",
             "The store path writes nothing that grows with the history and nothing "
             "re-serialises it."
             + (
-                " `get_run` grows with the run: when this benchmark was written its query "
+                " `runs.get` grows with the run: when this benchmark was written its query "
                 "counted the run's step rows (`(SELECT COUNT(*) FROM steps …)`), visiting each."
                 if growth.median > 2
                 else ""

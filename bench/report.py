@@ -286,7 +286,7 @@ def _resume(data: dict[str, Any], verdicts: dict[str, Any]) -> list[str]:
             in_ratio.ratio(),
         ],
         [
-            "`Store.get_run` on this run (the loop calls it before every model call)",
+            "`store.runs.get` on this run (the loop calls it before every model call)",
             t["get_run"].time(),
             f"{growth.ratio()} of a one-step run's",
         ],
@@ -367,7 +367,7 @@ def _cli(data: dict[str, Any], verdicts: dict[str, Any]) -> list[str]:
     ]
     for size, (ns, plan) in sorted(data["list_runs"].items()):
         out.append(
-            f"- In process, `Store.list_runs(limit=20)` on {size:,} runs: {human(ns)}; plan: "
+            f"- In process, `store.runs.list(limit=20)` on {size:,} runs: {human(ns)}; plan: "
             + "; ".join(f"`{p}`" for p in plan)
         )
     out += [""]
@@ -497,8 +497,8 @@ def render(data: dict[str, Any]) -> str:
         "",
         "Contenders (details in `bench/persist.py`): the **floor** serialises the step and "
         "INSERTs it as one row in one `BEGIN IMMEDIATE … COMMIT`; the **store path** makes "
-        "Dayflow's own writes of a step with the workload's payloads (`begin_step`, then "
-        "`complete_step` with the reads' results and events); the **loop** drives `start_run` "
+        "Dayflow's own writes of a step with the workload's payloads (`steps.begin`, then "
+        "`steps.complete` with the reads' results and events); the **loop** drives `start_run` "
         "with a "
         "zero-latency scripted model whose turns are the workload's assistant turns and whose "
         "`read_message` tool reads an in-memory inbox of three messages sized like the payload "

@@ -5,7 +5,7 @@ is sent) and left interrupted. Then, interleaved per round:
 
 - in process: `rebuild_messages` against the raw floor (one SELECT of the step rows on a plain
   connection plus `json.loads`) on the same warm file; the whole resume up to its first model
-  call (open the store, find the run, `resume_run`), on a fresh copy; and `Store.get_run`,
+  call (open the store, find the run, `resume_run`), on a fresh copy; and `store.runs.get`,
   which the loop calls before every model call, on this run and on a one-step run;
 - in a subprocess: `dayflow resume RUN` against a loopback Messages API (this module's
   `FakeMessages`, through the real `anthropic` SDK), timed from just before the process is
@@ -99,10 +99,10 @@ class FakeMessages:
 def build_interrupted(path: Path, workload: tuple[Step, ...]) -> tuple[str, list[dict[str, Any]]]:
     """Store `workload` as an interrupted run; return its id and the messages it holds."""
     with open_store(path) as store:
-        run, lease = store.create_run(new_run(len(workload)))
+        run, lease = store.runs.create(new_run(len(workload)))
         for step in workload:
             store_step(store, lease, step, response(step))
-        store.release(lease, "interrupted", "bench")
+        store.leases.release(lease, "interrupted", "bench")
     disk_bytes(path)  # fold the WAL in, so a copy of the main file is the whole database
     expected = [USER_MSG]
     for step in workload:
@@ -147,7 +147,7 @@ def resume_in_process(pristine: Path, run_id: str, tmp: Path) -> int:
     model = FirstCall()
     t0 = perf_counter_ns()
     with open_store(db) as store:
-        run = store.find_run(run_id)
+        run = store.runs.find(run_id)
         result = resume_run(Loop(store, model), run, max_steps=run.steps + 1)
     assert model.at is not None and result.calls == 1 and result.run.status == "done"
     for suffix in ("", "-wal", "-shm"):
@@ -159,18 +159,18 @@ def measure_rebuild(
     path: Path, run_id: str, expected: list[Any], one: tuple[Path, str], rounds: int, tmp: Path
 ) -> list[dict[str, int]]:
     """Per round, in a shuffled order: the rebuild, its floor, the whole in-process resume up
-    to its first model call, and `Store.get_run` on this run and on a one-step run (`one`)."""
+    to its first model call, and `store.runs.get` on this run and on a one-step run (`one`)."""
     out = []
     with open_store(path) as store, open_store(one[0]) as small:
         raw = sqlite3.connect(path)
-        run = store.get_run(run_id)
+        run = store.runs.get(run_id)
         assert rebuild_messages(store, run) == expected, "the rebuild differs from what was stored"
         assert raw_rebuild(raw, run_id) == expected
         tasks = {
             "dayflow": lambda: rebuild_messages(store, run),
             "floor": lambda: raw_rebuild(raw, run_id),
-            "get_run": lambda: store.get_run(run_id),
-            "get_run_one": lambda: small.get_run(one[1]),
+            "get_run": lambda: store.runs.get(run_id),
+            "get_run_one": lambda: small.runs.get(one[1]),
         }
         for _ in range(rounds):
             times: dict[str, int] = {}
@@ -200,7 +200,7 @@ def measure_cli(
     """Per round: ns from spawn to the first request of `dayflow resume`, and the baselines."""
     dayflow = str(Path(sys.executable).with_name("dayflow"))
     with open_store(pristine) as store:
-        before = store.get_run(run_id)
+        before = store.runs.get(run_id)
     out = []
     with FakeMessages() as api:
         env = {
@@ -236,7 +236,7 @@ def measure_cli(
                 times["resume"] = api.arrivals[-1] - t0
                 assert _strip_markers(api.bodies[-1]["messages"]) == expected
                 with open_store(db) as store:
-                    after = store.get_run(run_id)
+                    after = store.runs.get(run_id)
                 new = Usage(REPLY_USAGE["input_tokens"], REPLY_USAGE["output_tokens"])
                 assert after.status == "done" and after.steps == before.steps + 1
                 assert after.usage == before.usage + new, "tokens were spent on committed steps"

@@ -3,12 +3,12 @@
 The order of writes is the product. For each step:
 
 1. call the model (no transaction open);
-2. `begin_step`: commit the response as a *pending* step and add its usage to the run, before
+2. `steps.begin`: commit the response as a *pending* step and add its usage to the run, before
    any tool runs. From here on the response is paid for and never lost;
 3. for each tool_use block: if a result is saved for its id, reuse it (`tool_reused`); else run
    the tool. A call with a local effect (`create_task`) commits its result together with the
    effect, in a transaction of its own; a read keeps its result in memory;
-4. `complete_step`: commit the tool results (or, on the last turn, the brief and the run's end),
+4. `steps.complete`: commit the tool results (or, on the last turn, the brief and the run's end),
    fenced by the lease, in one transaction. (The response, the reads and the completion need
    no events of their own: the step row records them, and the run's log shows them from it.)
 
@@ -67,7 +67,7 @@ from dayflow.models import (
 from dayflow.providers import ModelClient
 from dayflow.sources import CalendarSource, InboxSource
 from dayflow.sources.factory import build_sources, precheck
-from dayflow.store import DatabaseError, Lease, NewRun, RunLog, Store
+from dayflow.store import DatabaseError, Lease, NewRun, Store
 
 SYSTEM_PROMPT = """\
 You are Dayflow, a careful assistant that prepares a person's daily brief.
@@ -225,7 +225,7 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
         ) from None
     # Fail on unreadable local sources before anything is written (no network here).
     precheck(*loop.sources(options.settings, options.brief_date), options.brief_date)
-    run, lease = loop.store.create_run(
+    run, lease = loop.store.runs.create(
         NewRun(
             model=options.model,
             brief_date=options.brief_date.isoformat(),
@@ -255,30 +255,32 @@ def resume_run(
     if run.status == DONE:
         return RunResult(run, run.final_text, calls=0, resumed_from=run.steps)
     try:
-        lease = loop.store.claim(run.id)
+        lease = loop.store.leases.claim(run.id)
     except RunAlreadyDone:  # finished by another process since we looked
-        done = loop.store.get_run(run.id)
+        done = loop.store.runs.get(run.id)
         return RunResult(done, done.final_text, 0, done.steps, finished_elsewhere=True)
     if max_steps is not None or budget is not None or max_tokens is not None:
-        loop.store.update_limits(lease, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
-    run = loop.store.get_run(run.id)
-    loop.store.add_event(
+        loop.store.runs.update_limits(
+            lease, max_steps=max_steps, budget=budget, max_tokens=max_tokens
+        )
+    run = loop.store.runs.get(run.id)
+    loop.store.events.add(
         run.id, "run_resumed", {"pid": os.getpid(), "steps": run.steps, "tokens": run.usage.total}
     )
     loop.report(Note("resumed", {"run": run}))
     return drive(loop, run, lease, resumed_from=run.steps)
 
 
-def rebuild_messages(store: RunLog, run: Run) -> list[Message]:
+def rebuild_messages(store: Store, run: Run) -> list[Message]:
     """The exact messages list the next call sends: the job, the newest compaction's summary
     (if any) in place of the steps it replaced, then the committed (non-pending) steps."""
     messages: list[Message] = [run.user_msg]
     after = 0
-    latest = store.latest_compaction(run.id)
+    latest = store.steps.latest_compaction(run.id)
     if latest is not None:
         after, summary = latest
         messages.append(summary)
-    return messages + store.conversation(run.id, after=after)
+    return messages + store.steps.conversation(run.id, after=after)
 
 
 class _Stop(Exception):
@@ -296,7 +298,7 @@ def drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunRe
         # Where leases are short (PostgreSQL's), a heartbeat keeps this one alive for as long
         # as this process drives: through model calls and through slow reads (an IMAP server,
         # a calendar URL) alike. It dies with the process, so a dead driver's run is free.
-        with loop.store.keep_alive(lease):
+        with loop.store.leases.keep_alive(lease):
             return _drive(loop, run, lease, resumed_from)
     finally:
         _close_sources(loop, run.id)
@@ -307,7 +309,7 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
     calls = 0
     try:
         messages = rebuild_messages(store, run)
-        last = store.last_step(run.id)
+        last = store.steps.last(run.id)
         n = last.n if last else 0
         text: str | None = None
         if last is not None and last.state == PENDING:
@@ -323,7 +325,7 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
                 stop_details=last.stop_details,
             )
         while text is None:
-            run = store.get_run(run.id)
+            run = store.runs.get(run.id)
             if n >= run.max_steps:
                 raise _Stop(
                     STOPPED,
@@ -344,7 +346,7 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
             calls += 1
             n += 1
             _kill_point(loop, "before_pending", n)
-            store.begin_step(lease, n, response, int((time.monotonic() - started) * 1000))
+            store.steps.begin(lease, n, response, int((time.monotonic() - started) * 1000))
             _kill_point(loop, "after_pending", n)
             text = _settle(
                 loop,
@@ -357,10 +359,10 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
                 stop_details=response.stop_details,
             )
     except _Stop as stop:
-        store.release(lease, stop.status, stop.reason, stop.request_id)
-        return RunResult(store.get_run(run.id), stop.text, calls, resumed_from)
+        store.leases.release(lease, stop.status, stop.reason, stop.request_id)
+        return RunResult(store.runs.get(run.id), stop.text, calls, resumed_from)
     except ModelError as exc:
-        store.release(lease, FAILED, str(exc), exc.request_id)
+        store.leases.release(lease, FAILED, str(exc), exc.request_id)
         # Name the run and the way on: the error reaches the user as one line.
         raise type(exc)(
             f"run {run.id} failed: {exc}; `dayflow resume {run.id}` continues it",
@@ -372,10 +374,10 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
         # A read the run needs failed (a file gone before a resume, or --strict-sources): the
         # run fails, resumable, and nothing is saved for that call, so resume reads again.
         reason = f"{exc}; `dayflow resume {run.id}` reads it again"
-        store.release(lease, FAILED, reason)
+        store.leases.release(lease, FAILED, reason)
         raise SourceUnavailable(reason) from None
     except SimulatedCrash as crash:
-        store.release(lease, INTERRUPTED, str(crash))
+        store.leases.release(lease, INTERRUPTED, str(crash))
         raise
     except LeaseLost:
         raise
@@ -384,7 +386,7 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
         # is committed stays; say so if the store still takes it, and name the way on.
         cause = exc.detail if isinstance(exc, DatabaseError) else str(exc)
         with contextlib.suppress(Exception):
-            store.release(lease, FAILED, f"database error: {cause}")
+            store.leases.release(lease, FAILED, f"database error: {cause}")
         raise StoreError(
             f"{exc}; run {run.id} stopped: `dayflow resume {run.id}` continues it once the "
             "database can be written again"
@@ -393,11 +395,11 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
         # Ctrl-C or a bug: leave the run resumable and say why, then let the error through.
         status = INTERRUPTED if isinstance(exc, KeyboardInterrupt) else FAILED
         try:
-            store.release(lease, status, _describe(exc))
+            store.leases.release(lease, status, _describe(exc))
         except Exception:  # pragma: no cover - the original error matters more
             pass
         raise
-    final = store.get_run(run.id)
+    final = store.runs.get(run.id)
     loop.report(Note("finished", {"run": final, "resumed": resumed_from is not None}))
     return RunResult(final, text, calls, resumed_from)
 
@@ -430,11 +432,11 @@ def _maybe_compact(
     if before < threshold:
         return messages
     store = loop.store
-    latest = store.latest_compaction(run.id)
+    latest = store.steps.latest_compaction(run.id)
     done_through, previous = latest if latest else (0, None)
     # Only the steps since the last compaction are read and summarised: the cost of a
     # compaction does not grow with the length of the run.
-    fresh = [s for s in store.steps(run.id, after=done_through) if s.state == COMPLETE]
+    fresh = [s for s in store.steps.of(run.id, after=done_through) if s.state == COMPLETE]
     if len(fresh) <= KEEP_LAST:
         return messages  # nothing old enough to replace: the last pair is never touched
     through = fresh[-KEEP_LAST - 1].n
@@ -447,7 +449,7 @@ def _maybe_compact(
         if step.tool_results is not None:
             preview.append({"role": "user", "content": step.tool_results})
     after = estimate_tokens([run.system, run.tools, preview])
-    store.add_compaction(
+    store.steps.add_compaction(
         lease,
         before_step=n + 1,
         through_step=through,
@@ -514,14 +516,14 @@ def _settle(
     if stop_reason == "tool_use" and uses:
         results, events, effects = _run_tools(loop, run, lease, n, uses, recovered)
         _kill_point(loop, "after_tools", n)
-        store.complete_step(lease, n, results, events=events, effects=effects)
+        store.steps.complete(lease, n, results, events=events, effects=effects)
         messages.append({"role": "assistant", "content": assistant})
         messages.append({"role": "user", "content": results})
         _after_step(loop, n)
         return None
     if stop_reason == "pause_turn":
         # The API paused a long turn: send it back unchanged, with no new user turn.
-        store.complete_step(lease, n, None)
+        store.steps.complete(lease, n, None)
         messages.append({"role": "assistant", "content": assistant})
         _after_step(loop, n)
         return None
@@ -529,7 +531,7 @@ def _settle(
         text = "\n\n".join(b["text"] for b in assistant if b.get("type") == "text").strip()
         if not text:
             # An empty turn is not a brief: keep it for the record, never send it again.
-            store.complete_step(lease, n, None, discard=True)
+            store.steps.complete(lease, n, None, discard=True)
             raise _Stop(
                 STOPPED,
                 f"the model ended step {n} without writing the brief; "
@@ -537,7 +539,7 @@ def _settle(
             )
         if not _grounded(store, run, n):
             # A brief written without reading anything is made up, however real it looks.
-            store.complete_step(lease, n, None, discard=True)
+            store.steps.complete(lease, n, None, discard=True)
             raise _Stop(
                 STOPPED,
                 f"the model wrote a brief at step {n} without calling a tool to read the "
@@ -549,10 +551,10 @@ def _settle(
         sinks = list(run.settings.deliver)
         if sinks:
             note = _join(note, _deliver(loop, run, lease, n, text, sinks))
-        store.complete_step(lease, n, None, final_text=text, note=note)
+        store.steps.complete(lease, n, None, final_text=text, note=note)
         return text
     if stop_reason in ("max_tokens", "model_context_window_exceeded"):
-        store.complete_step(lease, n, None, discard=True)
+        store.steps.complete(lease, n, None, discard=True)
         raise _Stop(
             STOPPED,
             f"the model's turn at step {n} was cut short ({stop_reason}); it is kept but "
@@ -561,7 +563,7 @@ def _settle(
         )
     # A refusal (or anything unknown) is kept for the record but never sent back: resuming
     # asks the model again from the turn before it.
-    store.complete_step(lease, n, None, discard=True)
+    store.steps.complete(lease, n, None, discard=True)
     if stop_reason == "refusal":
         raise _Stop(FAILED, f"the model declined at step {n}: {_refusal(assistant, stop_details)}")
     raise _Stop(FAILED, f"unexpected stop_reason {stop_reason!r} at step {n}")
@@ -593,15 +595,15 @@ def _deliver(loop: Loop, run: Run, lease: Lease, n: int, text: str, sinks: list[
 class _StepEffects:
     """The saved effects of one step of a run, as dayflow.delivery reads and writes them."""
 
-    def __init__(self, store: RunLog, lease: Lease, n: int) -> None:
+    def __init__(self, store: Store, lease: Lease, n: int) -> None:
         self.store, self.lease, self.n = store, lease, n
 
     def get(self, key: str) -> tuple[str, bool] | None:
-        saved = self.store.get_effect(self.lease.run_id, key)
+        saved = self.store.steps.get_effect(self.lease.run_id, key)
         return None if saved is None else (saved.content, saved.is_error)
 
     def save(self, key: str, content: str, is_error: bool = False) -> None:
-        self.store.save_effect(
+        self.store.steps.save_effect(
             self.lease, self.n, key, delivery_.EFFECT_NAME, lambda: (content, is_error)
         )
 
@@ -620,18 +622,18 @@ def _refusal(assistant: list[dict[str, Any]], details: dict[str, Any] | None) ->
     return ": ".join(parts) or "no explanation given"
 
 
-def _grounded(store: RunLog, run: Run, n: int) -> bool:
+def _grounded(store: Store, run: Run, n: int) -> bool:
     """Whether a step of `run` before `n` called a tool that reads the user's world (its
     results were sent to the model: the step is complete)."""
     return any(
         s.n < n and s.state == COMPLETE and turns.calls_a_read(s.assistant)
-        for s in store.steps(run.id)
+        for s in store.steps.of(run.id)
     )
 
 
-def _cap_note(store: RunLog, run: Run) -> str | None:
+def _cap_note(store: Store, run: Run) -> str | None:
     """Say so when the run hit its task cap, so `runs` shows it."""
-    refused = store.count_errors(run.id, "create_task", toolbox.CAP_ERROR_PREFIX)
+    refused = store.steps.count_errors(run.id, "create_task", toolbox.CAP_ERROR_PREFIX)
     if not refused:
         return None
     return f"task cap {run.task_cap} reached: {refused} create_task call(s) refused"
@@ -651,14 +653,14 @@ def _kill_point(loop: Loop, point: str, n: int) -> None:
 def _run_tools(
     loop: Loop, run: Run, lease: Lease, n: int, uses: list[dict[str, Any]], recovered: bool
 ) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]], bool]:
-    """The tool_result blocks of step `n`, the events its calls leave for `complete_step`, and
+    """The tool_result blocks of step `n`, the events its calls leave for `steps.complete`, and
     whether any call saved an effect. Only a step being recovered can have saved effects."""
     store = loop.store
     if run.id not in loop.opened:
         loop.opened[run.id] = loop.sources(run.settings, date.fromisoformat(run.brief_date))
     inbox, calendar = loop.opened[run.id]
     env = toolbox.ToolEnv(
-        tasks=store,
+        tasks=store.tasks,
         run_id=run.id,
         inbox=inbox,
         calendar=calendar,
@@ -666,7 +668,7 @@ def _run_tools(
         tz=ZoneInfo(run.settings.tz),
         task_cap=run.task_cap,
     )
-    saved = store.effects_of_step(run.id, n) if recovered else {}
+    saved = store.steps.effects_of_step(run.id, n) if recovered else {}
     effects = bool(saved)
     results: list[dict[str, Any]] = []
     events: list[tuple[str, dict[str, Any]]] = []
@@ -696,9 +698,9 @@ def _run_tools(
     return results, events, effects
 
 
-def totals_from_steps(store: RunLog, run: Run) -> Usage:
+def totals_from_steps(store: Store, run: Run) -> Usage:
     """The sum of the usage of every step row (the run's totals must equal it)."""
     total = Usage()
-    for step in store.steps(run.id):
+    for step in store.steps.of(run.id):
         total = total + step.usage
     return total

@@ -29,12 +29,12 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from datetime import time as day_time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from dayflow.clock import iso
 from dayflow.errors import RunBusy, StoreError
 from dayflow.models import DONE, Run, RunSettings
-from dayflow.store.runs import DAY_LOOKBACK_DAYS
+from dayflow.store.runs import DAY_LOOKBACK_DAYS, Runs
 
 # A run for a day is created within a day or so of it in any timezone: look back far enough
 # without reading the whole history (as far as the store does when it creates the day's run).
@@ -44,15 +44,9 @@ WAIT_LIMIT_S = 30 * 60  # a waiter gives up (exit 5) after this long
 _POLL_S = 0.2
 
 
-class _Runs(Protocol):
-    def list_runs(
-        self, *, status: str | None = None, since: str | None = None, limit: int | None = 20
-    ) -> list[Run]: ...
-
-
-def latest_for(store: _Runs, day: date, now: datetime) -> Run | None:
+def latest_for(runs: Runs, day: date, now: datetime) -> Run | None:
     """The newest run (any status) whose brief date is `day`, created in the last few days."""
-    for run in store.list_runs(since=iso(now - _LOOKBACK), limit=None):
+    for run in runs.list(since=iso(now - _LOOKBACK), limit=None):
         if run.brief_date == day.isoformat() and not run.pruned_at:
             return run
     return None
@@ -68,7 +62,7 @@ def brief_moment(day: date, tz: tzinfo, now: datetime) -> datetime:
     return datetime.combine(day, local.time(), tzinfo=tz).astimezone(UTC)
 
 
-def mail_since(store: _Runs, day: date, tz: tzinfo, now: datetime) -> datetime:
+def mail_since(runs: Runs, day: date, tz: tzinfo, now: datetime) -> datetime:
     """Where a new full brief's mail window starts (read_inbox's default): where the last
     finished brief of an earlier day stopped reading (its start, or the end of its day if it
     was written later), if that is before this brief's moment; else 24 hours before that
@@ -78,7 +72,7 @@ def mail_since(store: _Runs, day: date, tz: tzinfo, now: datetime) -> datetime:
     # The newest runs first: yesterday's brief is found in the first query on a daily habit.
     for lookback in (_LOOKBACK, timedelta(days=60), None):
         since = None if lookback is None else iso(at - lookback)
-        for run in store.list_runs(status=DONE, since=since, limit=None):
+        for run in runs.list(status=DONE, since=since, limit=None):
             if run.brief_date >= day.isoformat():
                 continue
             # What that brief covered: mail up to its start, or to the end of its day when it
@@ -96,7 +90,7 @@ def lock_path(db_path: Path | str, state_dir: Path | None = None) -> Path:
     """The lock file beside a SQLite database (its directory exists by now); for a database
     named by URL (PostgreSQL), a file named by the URL's hash in the state directory. The lock
     is a per-machine one: across machines sharing one PostgreSQL database, the store's day
-    lock (`create_run(sole_for_day=True)`) keeps the day to one brief."""
+    lock (`runs.create(sole_for_day=True)`) keeps the day to one brief."""
     target = str(db_path)
     if re.match(r"^[a-z][a-z0-9+.-]*:/", target, re.IGNORECASE):
         xdg = os.environ.get("XDG_STATE_HOME") or ""

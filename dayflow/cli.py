@@ -236,10 +236,10 @@ def brief(
             deps.store(settings, create=True) as store,
             briefday.day_lock(settings.local_db, day, lambda: _say_waiting(deps, store, day)),
         ):
-            current = briefday.latest_for(store, day, deps.clock.now())
+            current = briefday.latest_for(store.runs, day, deps.clock.now())
             if current is not None and current.status == RUNNING:
                 driven = current.id
-                current = briefday.wait_while_driven(lambda: store.get_run(driven))
+                current = briefday.wait_while_driven(lambda: store.runs.get(driven))
             if ensure_today and current is not None:
                 _todays(
                     deps, store, current, day, sinks, settings, verbose, out_format, crash_after
@@ -250,7 +250,7 @@ def brief(
                 update_of = _second_brief_notice(deps, current, day, settings.tz, new)
             elif since_last:
                 deps.err.print(f"no finished brief for {day} yet: writing a full one", markup=False)
-            unfinished = store.latest_unfinished(day.isoformat())
+            unfinished = store.runs.latest_unfinished(day.isoformat())
             if resume_latest and unfinished is not None:
                 ignored = [
                     "--" + name.replace("_", "-")
@@ -300,7 +300,7 @@ def brief(
                 calendar=settings.calendar,
                 db_path=store.upkeep.location,
                 mail_since=lambda: briefday.mail_since(
-                    store, day, zone(settings), deps.clock.now()
+                    store.runs, day, zone(settings), deps.clock.now()
                 ),
                 strict=strict_sources,
             )
@@ -340,7 +340,7 @@ def brief(
                         soft_wrap=True,
                     )
                     taken_id = taken.run_id
-                    current = briefday.wait_while_driven(lambda: store.get_run(taken_id))
+                    current = briefday.wait_while_driven(lambda: store.runs.get(taken_id))
                     _todays(
                         deps, store, current, day, sinks, settings, verbose, out_format, crash_after
                     )
@@ -448,7 +448,7 @@ def _kept_inputs(deps: Deps, settings: "config.Settings") -> "config.Settings":
 def _say_waiting(deps: Deps, store: "Store", day: date) -> None:
     from dayflow import briefday
 
-    current = briefday.latest_for(store, day, deps.clock.now())
+    current = briefday.latest_for(store.runs, day, deps.clock.now())
     who = "" if current is None else f" (run {current.id}, pid {current.owner_pid})"
     deps.err.print(
         f"another dayflow is writing the brief for {day}{who}; waiting for it",
@@ -556,11 +556,11 @@ def resume(
         settings = deps.settings(db=db, timeout=timeout)
         with deps.store(settings) as store:
             if run_id is not None:
-                run = store.find_run(run_id)
+                run = store.runs.find(run_id)
             else:
-                found = store.latest_unfinished()
+                found = store.runs.latest_unfinished()
                 if found is None:
-                    if not store.list_runs(limit=1):
+                    if not store.runs.list(limit=1):
                         raise NothingToResume("nothing to resume: no runs yet (`dayflow brief`)")
                     raise NothingToResume(
                         "nothing to resume: every run is done or driven by a live process "
@@ -613,13 +613,13 @@ def runs(
         since_bound = parse_date(since, "--since").isoformat() if since is not None else None
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
-            found = store.list_runs(status=status, since=since_bound, limit=limit)
+            found = store.runs.list(status=status, since=since_bound, limit=limit)
             if as_json:
                 print_json(deps, [listing.run_json(r, settings.prices) for r in found])
                 return
             if not found:
                 filtered = status is not None or since is not None
-                if filtered and store.list_runs(limit=1):
+                if filtered and store.runs.list(limit=1):
                     deps.notice("no runs match (`dayflow runs` without filters lists them all)")
                 else:
                     deps.notice("no runs yet: `dayflow brief` starts one")
@@ -663,19 +663,19 @@ def tasks(
             if clear_sample:
                 from dayflow.sources.identity import SAMPLE_SOURCE
 
-                gone = store.delete_tasks_with_key_prefix(SAMPLE_SOURCE + ":")
+                gone = store.tasks.delete_with_key_prefix(SAMPLE_SOURCE + ":")
                 deps.err.print(
                     f"deleted {gone} sample task(s) from {settings.db_path}", markup=False
                 )
                 return
             if done is not None:
-                task = store.mark_task_done(store.find_task(done).id)
+                task = store.tasks.mark_done(store.tasks.find(done).id)
                 if as_json:
                     print_json(deps, task.to_json() | {"done_at": task.done_at})
                 else:
                     deps.notice(f"done: {task.id} {listing.plain(task.title)}")
                 return
-            found = store.list_tasks(include_done=show_all)
+            found = store.tasks.list(include_done=show_all)
             if as_json:
                 print_json(deps, [t.to_json() | {"done_at": t.done_at} for t in found])
                 return
@@ -699,11 +699,11 @@ def show(
     with handle_errors(deps):
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
-            run = store.find_run(run_id)
+            run = store.runs.find(run_id)
             steps, effects, events = (
-                store.steps(run.id),
-                store.effects(run.id),
-                store.events(run.id),
+                store.steps.of(run.id),
+                store.steps.effects(run.id),
+                store.events.of(run.id),
             )
             if as_json:
                 print_json(
@@ -714,7 +714,7 @@ def show(
                         effects,
                         events,
                         settings.prices,
-                        compactions=store.compactions(run.id),
+                        compactions=store.steps.compactions(run.id),
                     ),
                 )
             else:

@@ -82,8 +82,8 @@ def trace(
             raise UsageError(f"--format must be one of {', '.join(history.TRACE_FORMATS)}")
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
-            run = store.find_run(run_id)
-            events = store.events(run.id)
+            run = store.runs.find(run_id)
+            events = store.events.of(run.id)
         if png is not None:
             _writing(png, lambda: _draw(run.id, events, png))
             deps.err.print(f"wrote the timeline of run {run.id} to {png}", markup=False)
@@ -144,9 +144,9 @@ def fork(
         out_format = brief_format(deps, fmt, as_json)
         settings = deps.settings(db=db, timeout=timeout)
         with deps.store(settings) as store:
-            parent = store.find_run(run_id)
+            parent = store.runs.find(run_id)
             # Refuse a bad fork point before a model (and maybe an API key) is needed.
-            history.check_fork_point(parent, store.steps(parent.id), from_step)
+            history.check_fork_point(parent, store.steps.of(parent.id), from_step)
             chosen = model or parent.model
             key_notice(deps, settings, chosen)
             client = deps.model_factory(chosen, settings)

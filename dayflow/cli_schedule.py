@@ -208,7 +208,7 @@ def status(ctx: typer.Context, db: DbOpt = None) -> None:
         with deps.store(settings) as store:
             from dayflow import briefday
 
-            latest = briefday.latest_for(store, day, deps.clock.now())
+            latest = briefday.latest_for(store.runs, day, deps.clock.now())
         if latest is None:
             deps.out.print(f"today's brief ({day}): none yet", markup=False, soft_wrap=True)
         else:

@@ -67,7 +67,7 @@ def export(
             raise UsageError("--output needs a file name")
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
-            found = store.list_tasks(include_done=show_all)
+            found = store.tasks.list(include_done=show_all)
         from zoneinfo import ZoneInfo
 
         text = taskfiles.export(found, fmt, ZoneInfo(settings.tz))
@@ -117,7 +117,7 @@ def sync(
                 if tick.task_id in known or tick.task_id in unknown:
                     continue
                 try:
-                    known[tick.task_id] = store.find_task(tick.task_id)
+                    known[tick.task_id] = store.tasks.find(tick.task_id)
                 except RunNotFound:
                     unknown.append(tick.task_id)
             if not known:
@@ -130,7 +130,7 @@ def sync(
             stale = [t for i, t in known.items() if i not in ticked and t.status == "done"]
             for task in to_mark:
                 if not dry_run:
-                    store.mark_task_done(task.id)
+                    store.tasks.mark_done(task.id)
                 verb = "would mark done" if dry_run else "done"
                 deps.err.print(f"{verb}: {task.id} {task.title}", markup=False, soft_wrap=True)
         _sync_summary(deps.err, file, reading, known, to_mark, stale, unknown, dry_run)

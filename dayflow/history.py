@@ -20,8 +20,9 @@ gc
     runs are chosen, unless `unfinished` is asked for; a run a live process drives never is.
     `--redact` keeps everything but the results of the read tools (inbox, messages, calendar).
     Either way the run can no longer be resumed or forked (the next request would not be the
-    bytes the model saw), which the store's `claim` and `create_fork` refuse with a clear error. The
-    file is VACUUMed afterwards, which also drops the freed pages that still held the text.
+    bytes the model saw), which the store's `leases.claim` and `archive.fork` refuse with a clear
+    error. The file is VACUUMed afterwards, which also drops the freed pages that still held the
+    text.
 
 doctor
     Findings, each with the command that repairs it. `--fix` only does what cannot lose
@@ -51,7 +52,7 @@ from dayflow.agent import Loop, Note, RunResult, drive
 from dayflow.errors import RunPruned, UsageError
 from dayflow.models import COMPLETE, DISCARDED, DONE, FAILED, PENDING, RUNNING, STOPPED, Event, Run
 from dayflow.models import Step as StepRow
-from dayflow.store import Archive, not_continuable
+from dayflow.store import Store, not_continuable
 
 READ_TOOLS = frozenset({"read_inbox", "read_message", "read_calendar"})
 FINISHED = (DONE, FAILED, STOPPED)
@@ -107,8 +108,8 @@ def fork_run(
     """Start a run whose history is the parent's first `from_step` steps (no model call spent
     on them) and drive it to its end with `model` (the parent's by default)."""
     store = loop.store
-    check_fork_point(parent, store.steps(parent.id), from_step)
-    run, lease = store.create_fork(
+    check_fork_point(parent, store.steps.of(parent.id), from_step)
+    run, lease = store.archive.fork(
         parent.id, from_step, model=model or parent.model, max_steps=max_steps, budget=budget
     )
     loop.report(Note("forked", {"run": run, "parent": parent.id, "step": from_step}))
@@ -128,7 +129,7 @@ class GcReport:
 
 
 def gc_candidates(
-    store: Archive,
+    store: Store,
     *,
     before: date | None,
     keep: int | None,
@@ -139,7 +140,7 @@ def gc_candidates(
     finished (or, with `unfinished`, interrupted too), never one a live process drives."""
     if before is None and keep is None:
         raise UsageError("say which runs go: --before DATE, --keep N, or both")
-    newest_first = store.list_runs(limit=None)
+    newest_first = store.runs.list(limit=None)
     chosen = []
     for run in newest_first[keep or 0 :]:
         if before is not None and run.created_at >= before.isoformat():
@@ -152,7 +153,7 @@ def gc_candidates(
 
 
 def collect_garbage(
-    store: Archive,
+    store: Store,
     *,
     before: date | None = None,
     keep: int | None = None,
@@ -170,11 +171,11 @@ def collect_garbage(
     done = []
     for run in chosen:
         if redact:
-            changed = store.redact_run(run.id, READ_TOOLS, unfinished=unfinished, note=note)
+            changed = store.archive.redact(run.id, READ_TOOLS, unfinished=unfinished, note=note)
         else:
-            changed = store.prune_run(run.id, unfinished=unfinished, note=note)
+            changed = store.archive.prune(run.id, unfinished=unfinished, note=note)
         if changed:
-            done.append(store.get_run(run.id))
+            done.append(store.runs.get(run.id))
     if done:
         store.upkeep.reclaim()
     return GcReport(action, done, dry_run, size, store.upkeep.size_bytes())
@@ -239,7 +240,7 @@ CHECKS = (
 )
 
 
-def diagnose(store: Archive, *, fix: bool = False) -> DoctorReport:
+def diagnose(store: Store, *, fix: bool = False) -> DoctorReport:
     """Check the database; with `fix`, repair what is safe to repair (see the module doc)."""
     upkeep = store.upkeep
     findings: list[Finding] = []
@@ -252,7 +253,7 @@ def diagnose(store: Archive, *, fix: bool = False) -> DoctorReport:
         findings.append(
             Finding("schema", ERROR, f"schema is {schema}, expected {latest}", "upgrade dayflow")
         )
-    for run_id, totals, sums in store.totals_mismatches():
+    for run_id, totals, sums in store.archive.totals_mismatches():
         findings.append(
             Finding(
                 "totals_mismatch",
@@ -263,8 +264,8 @@ def diagnose(store: Archive, *, fix: bool = False) -> DoctorReport:
             )
         )
     findings += _unanswered_tool_uses(store)
-    for run in store.stale_leases():
-        fixed = fix and store.release_stale(run.id)
+    for run in store.archive.stale_leases():
+        fixed = fix and store.archive.release_stale(run.id)
         message = (
             f"run {run.id} is marked running by pid {run.owner_pid} on {run.owner_host}, "
             "which is gone"
@@ -295,12 +296,12 @@ def diagnose(store: Archive, *, fix: bool = False) -> DoctorReport:
     return DoctorReport(upkeep.location, schema, list(CHECKS), findings)
 
 
-def _unanswered_tool_uses(store: Archive) -> list[Finding]:
+def _unanswered_tool_uses(store: Store) -> list[Finding]:
     found = []
-    for run in store.list_runs(limit=None):
+    for run in store.runs.list(limit=None):
         if run.pruned_at:
             continue
-        for step in store.steps(run.id):
+        for step in store.steps.of(run.id):
             if step.state != COMPLETE or step.stop_reason != "tool_use" or not step.tool_uses():
                 continue
             answered = {r.get("tool_use_id") for r in step.tool_results or []}
@@ -318,10 +319,10 @@ def _unanswered_tool_uses(store: Archive) -> list[Finding]:
     return found
 
 
-def recompute_totals(store: Archive, run_id: str) -> Finding:
+def recompute_totals(store: Store, run_id: str) -> Finding:
     """Set one run's totals to the sum of its steps, keeping the old ones in its event log."""
-    run = store.find_run(run_id)
-    old, new = store.recompute_totals(run.id)
+    run = store.runs.find(run_id)
+    old, new = store.archive.recompute_totals(run.id)
     if old == new:
         message = f"run {run.id}: totals already equal the sum of its steps; nothing changed"
     else:

@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.sources import CalendarSource, InboxSource
 from dayflow.sources.mail import CursorError, PathMissing, legacy_inbox
-from dayflow.store import Lease, RunLog, TaskBook
+from dayflow.store import Lease, Store, Tasks
 
 
 class ToolError(Exception):
@@ -31,7 +31,7 @@ class ToolEnv:
     """What handlers may touch. A handler with a local effect runs inside the transaction that
     saves its result, so its writes through `tasks` commit together with that result."""
 
-    tasks: TaskBook
+    tasks: Tasks
     run_id: str
     inbox: InboxSource
     calendar: CalendarSource
@@ -234,7 +234,7 @@ def _cap(text: str, limit: int) -> str:
 
 
 def read_tasks(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
-    tasks = env.tasks.list_tasks(include_done=args["include_done"])
+    tasks = env.tasks.list(include_done=args["include_done"])
     keys = ("id", "title", "due", "status", "source_id", "idempotency_key")
     return {"tasks": [{k: t.to_json()[k] for k in keys} for t in tasks]}
 
@@ -250,12 +250,12 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
             raise ToolError(f"'due' must be a real date as YYYY-MM-DD, got {due!r}") from None
     book = env.tasks
     key = args["idempotency_key"]
-    if not book.task_exists(key) and book.count_tasks_created_by(env.run_id) >= env.task_cap:
+    if not book.exists(key) and book.count_created_by(env.run_id) >= env.task_cap:
         raise ToolError(
             f"{CAP_ERROR_PREFIX}: this run may create at most {env.task_cap} tasks; "
             "no task was created"
         )
-    task, created = book.create_task(
+    task, created = book.create(
         title=args["title"],
         idempotency_key=key,
         run_id=env.run_id,
@@ -438,7 +438,7 @@ class Outcome:
 
 
 def execute(
-    store: RunLog,
+    store: Store,
     lease: Lease,
     n: int,
     env: ToolEnv,
@@ -485,13 +485,13 @@ def execute(
         return text, False
 
     if tool.effect:
-        effect = store.save_effect(lease, n, use_id, name, call, key)
+        effect = store.steps.save_effect(lease, n, use_id, name, call, key)
         return Outcome(effect.content, effect.is_error, saved=True)
     content, is_error = call()  # a read: outside any transaction
     if reads_network(name, env):
         # A read from a mail or calendar server is saved the moment it returns, so a resume
         # never asks the server again for a step that already read it (issue 9).
-        effect = store.save_effect(lease, n, use_id, name, lambda: (content, is_error), key)
+        effect = store.steps.save_effect(lease, n, use_id, name, lambda: (content, is_error), key)
         return Outcome(effect.content, effect.is_error, saved=True)
     return Outcome(content, is_error, saved=False)  # committed with the step
 

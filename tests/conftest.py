@@ -223,7 +223,7 @@ def log_kinds(target: Path | str) -> list[str]:
     stored events and those its step rows record), runs in the order they were created."""
     ids = [r[0] for r in db_rows(target, "SELECT id FROM runs ORDER BY created_at, id")]
     with open_store(target) as s:
-        return [e.kind for run_id in ids for e in s.events(run_id)]
+        return [e.kind for run_id in ids for e in s.events.of(run_id)]
 
 
 def subprocess_env(db: Path | str, **extra: str) -> dict[str, str]:

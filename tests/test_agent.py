@@ -32,14 +32,14 @@ def _crash_after_two(store: Store) -> tuple[ScriptedModel, str]:
     model = ScriptedModel(seed_turns())
     with pytest.raises(SimulatedCrash, match="simulated crash after step 2"):
         start_run(Loop(store, model, hooks=Hooks(crash_after=2)), OPTIONS)
-    run = store.list_runs()[0]
+    run = store.runs.list()[0]
     return model, run.id
 
 
 def test_crash_after_step_2_never_makes_the_third_call(store: Store) -> None:
     model, run_id = _crash_after_two(store)
     assert model.calls == 2
-    run = store.get_run(run_id)
+    run = store.runs.get(run_id)
     assert run.status == INTERRUPTED and run.steps == 2
     assert run.usage == Usage(1200 + 2758, 180 + 535)
 
@@ -47,7 +47,7 @@ def test_crash_after_step_2_never_makes_the_third_call(store: Store) -> None:
 def test_resume_makes_exactly_one_call_after_crash_at_step_2(store: Store) -> None:
     first, run_id = _crash_after_two(store)
     fresh = ScriptedModel(seed_turns()[2:])
-    result = resume_run(Loop(store, fresh), store.get_run(run_id))
+    result = resume_run(Loop(store, fresh), store.runs.get(run_id))
     assert fresh.calls == 1
     assert result.calls == 1 and result.resumed_from == 2
     assert result.run.status == DONE and result.run.steps == 3
@@ -64,10 +64,10 @@ def test_resume_sends_exactly_the_messages_the_live_run_built(store: Store, tmp_
     crashed = ScriptedModel(seed_turns())
     with pytest.raises(SimulatedCrash):
         start_run(Loop(other, crashed, hooks=Hooks(crash_after=2)), OPTIONS)
-    crashed_id = other.list_runs()[0].id
+    crashed_id = other.runs.list()[0].id
     # Each script has its own tool_use ids and task ids, so compare all but those.
     fresh = ScriptedModel(seed_turns()[2:])
-    resume_run(Loop(other, fresh), other.get_run(crashed_id))
+    resume_run(Loop(other, fresh), other.runs.get(crashed_id))
     resumed_request = fresh.requests[0]
     live_third = live.requests[2]
     assert resumed_request.system == live_third.system == SYSTEM_PROMPT
@@ -110,27 +110,27 @@ def _shape(messages: list[dict[str, Any]]) -> list[Any]:
 def test_resuming_a_finished_run_makes_no_model_call(store: Store) -> None:
     result = start_run(Loop(store, ScriptedModel(seed_turns())), OPTIONS)
     again = ScriptedModel([])
-    second = resume_run(Loop(store, again), store.get_run(result.run.id))
+    second = resume_run(Loop(store, again), store.runs.get(result.run.id))
     assert again.calls == 0 and second.text == result.text
 
 
 def test_reads_are_not_rerun_and_tasks_exist_once_after_resume(store: Store) -> None:
     _, run_id = _crash_after_two(store)
-    resume_run(Loop(store, ScriptedModel(seed_turns()[2:])), store.get_run(run_id))
-    kinds = [e.kind for e in store.events(run_id)]
+    resume_run(Loop(store, ScriptedModel(seed_turns()[2:])), store.runs.get(run_id))
+    kinds = [e.kind for e in store.events.of(run_id)]
     assert kinds.count("tool_executed") == 6  # 4 reads + 2 creates, each exactly once
     assert kinds.count("run_resumed") == 1
-    assert [t.idempotency_key for t in store.list_tasks()] == ["email:m12", "email:m02"]
+    assert [t.idempotency_key for t in store.tasks.list()] == ["email:m12", "email:m02"]
 
 
 def test_pending_step_is_finished_on_resume_without_calling_the_model(store: Store) -> None:
     """A response committed before its tools ran is not paid for again."""
     model = ScriptedModel(seed_turns())
-    run, lease = store.create_run(_new_run())
-    store.begin_step(lease, 1, model.turns[0], 5)
+    run, lease = store.runs.create(_new_run())
+    store.steps.begin(lease, 1, model.turns[0], 5)
     store.db.execute("UPDATE runs SET lease_token = NULL WHERE id = ?", (run.id,))
     fresh = ScriptedModel(seed_turns()[1:])
-    result = resume_run(Loop(store, fresh), store.get_run(run.id))
+    result = resume_run(Loop(store, fresh), store.runs.get(run.id))
     assert fresh.calls == 2  # steps 2 and 3 only
     assert result.run.status == DONE and result.run.steps == 3
     first_request = fresh.requests[0]
@@ -157,12 +157,12 @@ def _new_run() -> Any:
 
 
 def test_saved_effect_is_reused_not_executed_again(store: Store) -> None:
-    run, lease = store.create_run(_new_run())
+    run, lease = store.runs.create(_new_run())
     create = tool_use("create_task", {"title": "A", "idempotency_key": "k1"}, "toolu_a")
     read = tool_use("read_tasks", {"include_done": True}, "toolu_b")
-    store.begin_step(lease, 1, turn(create, read), 1)
+    store.steps.begin(lease, 1, turn(create, read), 1)
     # As if killed between the two tool calls: the first effect is saved, the second is not.
-    store.save_effect(
+    store.steps.save_effect(
         lease,
         1,
         "toolu_a",
@@ -171,11 +171,11 @@ def test_saved_effect_is_reused_not_executed_again(store: Store) -> None:
         "k1",
     )
     store.db.execute("UPDATE runs SET lease_token = NULL WHERE id = ?", (run.id,))
-    resume_run(Loop(store, ScriptedModel([turn(text("done"))])), store.get_run(run.id))
-    kinds = [(e.kind, e.detail.get("tool")) for e in store.events(run.id)]
+    resume_run(Loop(store, ScriptedModel([turn(text("done"))])), store.runs.get(run.id))
+    kinds = [(e.kind, e.detail.get("tool")) for e in store.events.of(run.id)]
     assert ("tool_reused", "create_task") in kinds
     assert ("tool_executed", "read_tasks") in kinds
-    assert store.list_tasks() == []  # the saved result was reused; the tool did not run again
+    assert store.tasks.list() == []  # the saved result was reused; the tool did not run again
 
 
 def test_same_idempotency_key_twice_gives_one_task(store: Store) -> None:
@@ -191,7 +191,7 @@ def test_same_idempotency_key_twice_gives_one_task(store: Store) -> None:
     payloads = [json.loads(r["content"]) for r in results]
     assert [p["created"] for p in payloads] == [True, False]
     assert payloads[0]["task"]["id"] == payloads[1]["task"]["id"]
-    assert len(store.list_tasks()) == 1
+    assert len(store.tasks.list()) == 1
 
 
 def test_bad_tool_calls_get_error_results_and_the_run_goes_on(store: Store) -> None:
@@ -221,7 +221,7 @@ def test_bad_tool_calls_get_error_results_and_the_run_goes_on(store: Store) -> N
     assert "too long" in messages[4]
     assert "YYYY-MM-DD" in messages[5]
     assert "unknown argument(s): extra" in messages[6]
-    assert store.list_tasks() == []
+    assert store.tasks.list() == []
 
 
 def test_two_hundred_tool_calls_in_one_turn_are_capped(store: Store) -> None:
@@ -236,7 +236,7 @@ def test_two_hundred_tool_calls_in_one_turn_are_capped(store: Store) -> None:
     assert len(results) == 200  # one result per tool_use id, as the API requires
     assert [r["tool_use_id"] for r in results] == [c["id"] for c in calls]
     assert sum(1 for r in results if not r.get("is_error")) == OPTIONS.task_cap
-    assert len(store.list_tasks()) == OPTIONS.task_cap <= MAX_TOOL_CALLS_PER_TURN
+    assert len(store.tasks.list()) == OPTIONS.task_cap <= MAX_TOOL_CALLS_PER_TURN
 
 
 def test_task_cap_holds_across_turns(store: Store) -> None:
@@ -250,7 +250,7 @@ def test_task_cap_holds_across_turns(store: Store) -> None:
 
     model = ScriptedModel([spam(0), spam(10), spam(20), turn(text("brief"))])
     start_run(Loop(store, model), BriefOptions(brief_date=date(2026, 11, 5), task_cap=15))
-    assert len(store.list_tasks()) == 15
+    assert len(store.tasks.list()) == 15
 
 
 def test_max_steps_stops_the_run_and_resume_with_more_finishes_it(store: Store) -> None:
@@ -285,7 +285,7 @@ def test_model_error_marks_run_failed_and_resume_continues(store: Store) -> None
     flaky_model = ScriptedModel(fn=flaky)
     with pytest.raises(ModelError):
         start_run(Loop(store, flaky_model), OPTIONS)
-    run = store.list_runs()[0]
+    run = store.runs.list()[0]
     assert run.status == FAILED and run.request_id == "req_9" and run.steps == 1
     result = resume_run(Loop(store, ScriptedModel(seed_turns()[1:])), run)
     assert result.run.status == DONE and result.run.steps == 3
@@ -301,7 +301,7 @@ def test_max_tokens_is_not_taken_as_a_finished_brief(store: Store) -> None:
     assert done.run.status == DONE and done.text == "## Today\nall good"
     # The cut turn is kept for the record but never sent again.
     assert [m["role"] for m in again.requests[0].messages] == ["user"]
-    assert [s.state for s in store.steps(done.run.id)] == ["discarded", "complete", "complete"]
+    assert [s.state for s in store.steps.of(done.run.id)] == ["discarded", "complete", "complete"]
 
 
 def test_refusal_fails_the_run_with_the_reason(store: Store) -> None:
@@ -326,7 +326,7 @@ def test_stored_request_prefix_is_used_on_resume_even_after_an_upgrade(store: St
         "UPDATE runs SET system = 'old prompt', tools_json = '[]' WHERE id = ?", (run_id,)
     )
     fresh = ScriptedModel(seed_turns()[2:])
-    resume_run(Loop(store, fresh), store.get_run(run_id))
+    resume_run(Loop(store, fresh), store.runs.get(run_id))
     assert fresh.requests[0].system == "old prompt" and fresh.requests[0].tools == []
 
 
@@ -348,7 +348,7 @@ def test_ctrl_c_leaves_the_run_interrupted_and_resumable(store: Store) -> None:
     model = ScriptedModel(fn=impatient)
     with pytest.raises(KeyboardInterrupt):
         start_run(Loop(store, model), OPTIONS)
-    run = store.list_runs()[0]
+    run = store.runs.list()[0]
     assert run.status == INTERRUPTED and run.reason == "interrupted (Ctrl-C)" and run.steps == 1
     done = resume_run(Loop(store, ScriptedModel(seed_turns()[1:])), run)
     assert done.run.status == DONE and done.run.steps == 3
@@ -370,7 +370,7 @@ def test_a_step_is_two_transactions_plus_one_per_local_effect(store: Store) -> N
 
     result = start_run(Loop(store, Counting()), OPTIONS)  # type: ignore[arg-type]
     seen.append(store.db.transactions)
-    steps = store.steps(result.run.id)
+    steps = store.steps.of(result.run.id)
     assert result.run.status == DONE and [len(s.tool_uses()) for s in steps] == [4, 2, 0]
     assert [b - a for a, b in zip(seen, seen[1:], strict=False)] == [2, 2 + 2, 2]
 
@@ -383,7 +383,7 @@ def test_a_brief_after_only_creating_tasks_is_refused_as_not_grounded(store: Sto
     result = start_run(Loop(store, model), OPTIONS)
     assert result.run.status == STOPPED and result.text is None
     assert "not grounded" in (result.run.reason or "")
-    assert [s.state for s in store.steps(result.run.id)] == ["complete", "discarded"]
+    assert [s.state for s in store.steps.of(result.run.id)] == ["complete", "discarded"]
     again = ScriptedModel([turn(READ), turn(text("## Today\nPay rent"))])
-    done = resume_run(Loop(store, again), store.get_run(result.run.id))
+    done = resume_run(Loop(store, again), store.runs.get(result.run.id))
     assert done.run.status == DONE and done.text == "## Today\nPay rent"

@@ -233,16 +233,16 @@ def test_creating_the_days_run_when_it_has_one_names_that_run(db_path: Path) -> 
     from tests.test_agent import _new_run
 
     with open_store(db_path, clock=FixedClock()) as store:
-        first, _ = store.create_run(_new_run(), sole_for_day=True)
+        first, _ = store.runs.create(_new_run(), sole_for_day=True)
         with pytest.raises(DayTaken) as taken:
-            store.create_run(_new_run(), sole_for_day=True)
+            store.runs.create(_new_run(), sole_for_day=True)
         assert taken.value.run_id == first.id and first.id in str(taken.value)
-        other_day, _ = store.create_run(
+        other_day, _ = store.runs.create(
             frozen_replace(_new_run(), brief_date="2026-11-06"), sole_for_day=True
         )
         assert other_day.brief_date == "2026-11-06"
-        plain, _ = store.create_run(_new_run())  # a plain brief (an update) is not refused
-        assert len(store.list_runs(limit=None)) == 3 and plain.id != first.id
+        plain, _ = store.runs.create(_new_run())  # a plain brief (an update) is not refused
+        assert len(store.runs.list(limit=None)) == 3 and plain.id != first.id
 
 
 def test_ensure_today_that_finds_the_days_run_created_after_it_looked_prints_that_one(
@@ -286,14 +286,14 @@ def test_two_processes_creating_the_days_run_on_postgresql_queue_on_the_days_loc
 
     with pg_schema(pg_server) as url:
         with open_store(url, clock=FixedClock()) as setup:
-            setup.list_runs()  # the schema exists
+            setup.runs.list()  # the schema exists
         other = PgDatabase(url)
         outcome: list[BaseException | str] = []
 
         def create() -> None:
             with open_store(url, clock=FixedClock()) as store:
                 try:
-                    run, _ = store.create_run(_new_run(), sole_for_day=True)
+                    run, _ = store.runs.create(_new_run(), sole_for_day=True)
                     outcome.append(run.id)
                 except DayTaken as exc:
                     outcome.append(exc)

@@ -23,11 +23,11 @@ def run(db: Path, *args: str) -> Result:
 @pytest.fixture
 def db(db_path: Path) -> Path:
     with open_store(db_path, clock=FixedClock()) as store:
-        store.create_task(
+        store.tasks.create(
             title="Send edits to Sam", idempotency_key="email:m12", run_id=None, due="2026-11-05"
         )
-        store.create_task(title="RSVP for dinner", idempotency_key="email:m13", run_id=None)
-        store.create_task(
+        store.tasks.create(title="RSVP for dinner", idempotency_key="email:m13", run_id=None)
+        store.tasks.create(
             title="Sign the NDA", idempotency_key="email:m20", run_id=None, due="2026-11-09"
         )
     return db_path
@@ -151,7 +151,7 @@ def test_a_file_that_is_not_dayflows_says_so_and_changes_nothing(db: Path, tmp_p
 def test_a_file_from_another_database_changes_nothing(db: Path, tmp_path: Path) -> None:
     other = tmp_path / "other.db"
     with open_store(other, clock=FixedClock()) as store:
-        store.create_task(title="Elsewhere", idempotency_key="email:zz", run_id=None)
+        store.tasks.create(title="Elsewhere", idempotency_key="email:zz", run_id=None)
     file = tmp_path / "t.md"
     run(other, "tasks", "export", "-o", str(file))
     file.write_text(file.read_text().replace("- [ ]", "- [x]"))

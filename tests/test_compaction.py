@@ -197,20 +197,20 @@ def test_the_loop_compacts_and_the_model_still_sees_job_tasks_and_errors(store: 
     model = ScriptedModel(_reader_turns(8))
     result = start_run(Loop(store, model), OPTS)
     assert result.run.status == "done"
-    compactions = store.compactions(result.run.id)
+    compactions = store.steps.compactions(result.run.id)
     assert compactions, "compaction never fired"
     last = model.requests[-1].messages
     assert last[0] == result.run.user_msg
     summary = last[1]["content"][0]["text"]
     assert summary.startswith(LABEL)
-    task = store.list_tasks()[0]
+    task = store.tasks.list()[0]
     assert f"task {task.id} created" in summary and "Pay rent" in summary
     assert "no message with id 'nope'" in summary
     # Later requests are far smaller than an uncompacted one.
     assert estimate_tokens(last) < compactions[0]["tokens_before"]
     # The step rows are untouched: every step keeps its full payloads.
-    assert len(store.steps(result.run.id)) == 9
-    assert all(s.tool_results for s in store.steps(result.run.id)[:8])
+    assert len(store.steps.of(result.run.id)) == 9
+    assert all(s.tool_results for s in store.steps.of(result.run.id)[:8])
 
 
 def test_each_request_equals_the_rebuild_a_resume_would_send(store: Store, tmp_path: Any) -> None:
@@ -222,7 +222,7 @@ def test_each_request_equals_the_rebuild_a_resume_would_send(store: Store, tmp_p
             start_run(
                 Loop(other, ScriptedModel(_reader_turns(8)), hooks=Hooks(crash_after=k)), OPTS
             )
-        run = other.list_runs()[0]
+        run = other.runs.list()[0]
         fresh = ScriptedModel(_reader_turns(8)[k:])
         resume_run(Loop(other, fresh), run)
         assert [r.messages for r in fresh.requests] == [r.messages for r in live.requests[k:]]
@@ -233,7 +233,7 @@ def test_compaction_off_sends_everything(store: Store) -> None:
     model = ScriptedModel(_reader_turns(8))
     opts = BriefOptions(brief_date=date(2026, 11, 5), max_steps=30, compact_at=0)
     result = start_run(Loop(store, model), opts)
-    assert store.compactions(result.run.id) == []
+    assert store.steps.compactions(result.run.id) == []
     assert rebuild_messages(store, result.run)[:-1] == model.requests[-1].messages
     assert len(model.requests[-1].messages) == 1 + 2 * 8
 

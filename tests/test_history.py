@@ -44,7 +44,7 @@ def _seed_run(store: Store) -> tuple[Run, ScriptedModel]:
 
 
 def _task_rows(store: Store) -> list[tuple[str, str, str | None]]:
-    return [(t.id, t.idempotency_key, t.run_id) for t in store.list_tasks(include_done=True)]
+    return [(t.id, t.idempotency_key, t.run_id) for t in store.tasks.list(include_done=True)]
 
 
 # ------------------------------------------------------------------------------------ fork
@@ -56,7 +56,7 @@ def test_fork_at_step_1_makes_exactly_the_calls_after_it_and_duplicates_no_task(
     parent, first = _seed_run(store)
     tasks = _task_rows(store)
     assert len(tasks) == 2
-    parent_steps = store.steps(parent.id)
+    parent_steps = store.steps.of(parent.id)
 
     model = ScriptedModel(seed_turns()[1:])
     result = fork_run(Loop(store, model), parent, 1)
@@ -70,18 +70,18 @@ def test_fork_at_step_1_makes_exactly_the_calls_after_it_and_duplicates_no_task(
     assert fork.status == DONE and fork.steps == 3
     assert (fork.parent_run_id, fork.forked_at_step) == (parent.id, 1)
     assert _task_rows(store) == tasks  # same tasks, still credited to the parent
-    created = json.loads(store.steps(fork.id)[1].tool_results[0]["content"])  # type: ignore[index]
+    created = json.loads(store.steps.of(fork.id)[1].tool_results[0]["content"])  # type: ignore[index]
     assert created["created"] is False
     # Only what the fork paid for is counted, and its totals are the sum of its steps.
     assert fork.usage == Usage(2758 + 3406, 535 + 582)
     assert fork.usage == totals_from_steps(store, fork)
-    assert store.steps(fork.id)[0].usage == Usage()
+    assert store.steps.of(fork.id)[0].usage == Usage()
     # The parent is untouched but for the event that links it to the fork.
-    assert store.steps(parent.id) == parent_steps
-    assert store.get_run(parent.id).usage == parent.usage
-    assert store.events(parent.id)[-1].kind == "run_forked"
-    assert store.events(parent.id)[-1].detail == {"fork": fork.id, "step": 1}
-    forked = [e for e in store.events(fork.id) if e.kind == "run_forked"]
+    assert store.steps.of(parent.id) == parent_steps
+    assert store.runs.get(parent.id).usage == parent.usage
+    assert store.events.of(parent.id)[-1].kind == "run_forked"
+    assert store.events.of(parent.id)[-1].detail == {"fork": fork.id, "step": 1}
+    forked = [e for e in store.events.of(fork.id) if e.kind == "run_forked"]
     assert forked[0].detail == {"parent": parent.id, "step": 1, "model": "scripted"}
     assert diagnose(store).findings == []
 
@@ -92,8 +92,8 @@ def test_fork_copies_the_saved_effects_and_can_use_another_model(store: Store) -
     result = fork_run(Loop(store, model), parent, 2, model="claude-other-1")
     assert model.calls == 1 and model.requests[0].model == "claude-other-1"
     assert result.run.model == "claude-other-1"
-    copied = {(e.tool_use_id, e.tool_name, e.content) for e in store.effects(result.run.id)}
-    original = {(e.tool_use_id, e.tool_name, e.content) for e in store.effects(parent.id)}
+    copied = {(e.tool_use_id, e.tool_name, e.content) for e in store.steps.effects(result.run.id)}
+    original = {(e.tool_use_id, e.tool_name, e.content) for e in store.steps.effects(parent.id)}
     assert copied == original and len(copied) == 2  # the two create_task calls (reads save none)
 
 
@@ -110,16 +110,19 @@ def test_fork_after_a_compaction_sends_what_the_parent_sent(store: Store) -> Non
     options = replace(OPTIONS, compact_at=50)
     first = ScriptedModel(list(reads))
     parent = start_run(Loop(store, first), options).run
-    assert store.compactions(parent.id), "the scenario must compact"
+    assert store.steps.compactions(parent.id), "the scenario must compact"
     model = ScriptedModel(list(reads[3:]))
     fork = fork_run(Loop(store, model), parent, 3).run
     assert model.requests[0].messages == first.requests[3].messages
     assert model.requests[1].messages == first.requests[4].messages
     # One compaction copied (made before call 3), the two later ones made again by the fork.
-    assert [e.kind for e in store.events(fork.id)].count("compacted") == 2
-    same = [{k: v for k, v in c.items() if k != "created_at"} for c in store.compactions(fork.id)]
+    assert [e.kind for e in store.events.of(fork.id)].count("compacted") == 2
+    same = [
+        {k: v for k, v in c.items() if k != "created_at"} for c in store.steps.compactions(fork.id)
+    ]
     assert same == [
-        {k: v for k, v in c.items() if k != "created_at"} for c in store.compactions(parent.id)
+        {k: v for k, v in c.items() if k != "created_at"}
+        for c in store.steps.compactions(parent.id)
     ]
 
 
@@ -143,17 +146,17 @@ def test_fork_refuses_a_point_it_cannot_continue_from(store: Store, n: int, mess
     parent, _ = _seed_run(store)
     with pytest.raises(UsageError, match=message):
         fork_run(Loop(store, ScriptedModel([])), parent, n)
-    assert len(store.list_runs()) == 1
+    assert len(store.runs.list()) == 1
 
 
 def test_fork_refuses_pending_and_discarded_steps(store: Store) -> None:
-    run, lease = store.create_run(_new_run())
-    store.begin_step(lease, 1, seed_turns()[0], 5)
+    run, lease = store.runs.create(_new_run())
+    store.steps.begin(lease, 1, seed_turns()[0], 5)
     with pytest.raises(UsageError, match="step 1 of run .* is pending"):
-        check_fork_point(store.get_run(run.id), store.steps(run.id), 1)
+        check_fork_point(store.runs.get(run.id), store.steps.of(run.id), 1)
     cut = start_run(Loop(store, ScriptedModel([turn(text("## To"), stop="max_tokens")])), OPTIONS)
     with pytest.raises(UsageError, match="was discarded \\(max_tokens\\)"):
-        check_fork_point(cut.run, store.steps(cut.run.id), 1)
+        check_fork_point(cut.run, store.steps.of(cut.run.id), 1)
 
 
 def test_fork_from_step_0_starts_over_with_the_same_job(store: Store) -> None:
@@ -162,7 +165,7 @@ def test_fork_from_step_0_starts_over_with_the_same_job(store: Store) -> None:
     fork = fork_run(Loop(store, model), parent, 0).run
     assert model.calls == 3 and fork.status == DONE and fork.forked_at_step == 0
     assert model.requests[0].messages == first.requests[0].messages
-    assert len(store.list_tasks()) == 2
+    assert len(store.tasks.list()) == 2
 
 
 # -------------------------------------------------------------------------------------- gc
@@ -199,18 +202,18 @@ def test_gc_then_replaying_the_same_turns_recreates_no_task_and_the_file_shrinks
         again = start_run(Loop(store, replay), OPTIONS).run
         assert again.status == DONE
         assert _task_rows(store) == tasks  # not one task re-created
-        results = store.steps(again.id)[1].tool_results or []
+        results = store.steps.of(again.id)[1].tool_results or []
         assert [json.loads(r["content"])["created"] for r in results] == [False, False]
 
 
 def test_a_pruned_run_keeps_its_tombstone_and_cannot_continue(store: Store) -> None:
     parent, _ = _seed_run(store)
-    before_steps = store.steps(parent.id)
+    before_steps = store.steps.of(parent.id)
     tasks = _task_rows(store)
     report = collect_garbage(store, keep=0)
     assert [r.id for r in report.runs] == [parent.id]
 
-    run = store.get_run(parent.id)
+    run = store.runs.get(parent.id)
     assert run.pruned_at is not None and run.status == DONE
     assert (run.steps, run.usage, run.created_at, run.finished_at, run.final_text) == (
         3,
@@ -219,7 +222,7 @@ def test_a_pruned_run_keeps_its_tombstone_and_cannot_continue(store: Store) -> N
         parent.finished_at,
         parent.final_text,
     )
-    steps = store.steps(run.id)
+    steps = store.steps.of(run.id)
     assert [(s.n, s.state, s.stop_reason, s.usage) for s in steps] == [
         (s.n, s.state, s.stop_reason, s.usage) for s in before_steps
     ]
@@ -229,8 +232,8 @@ def test_a_pruned_run_keeps_its_tombstone_and_cannot_continue(store: Store) -> N
     ]
     assert {u["input"] for u in steps[0].tool_uses()} == {PRUNED_MARK}
     assert not any(b.get("type") == "text" for s in steps for b in s.assistant)
-    assert {e.content for e in store.effects(run.id)} == {""}
-    events = store.events(run.id)
+    assert {e.content for e in store.steps.effects(run.id)} == {""}
+    events = store.events.of(run.id)
     assert all(e.detail == {} for e in events[:-1])
     assert events[-1].kind == "run_pruned"
     assert _task_rows(store) == tasks
@@ -248,17 +251,17 @@ def test_a_pruned_run_keeps_its_tombstone_and_cannot_continue(store: Store) -> N
 def test_gc_leaves_unfinished_and_live_runs_alone_unless_asked(store: Store) -> None:
     with pytest.raises(SimulatedCrash):
         start_run(Loop(store, ScriptedModel(seed_turns()), hooks=Hooks(crash_after=1)), OPTIONS)
-    crashed = store.list_runs()[0]
-    live, _ = store.create_run(_new_run())  # driven by this very (live) process
+    crashed = store.runs.list()[0]
+    live, _ = store.runs.create(_new_run())  # driven by this very (live) process
     assert gc_candidates(store, before=TOMORROW, keep=None) == []
     chosen = gc_candidates(store, before=TOMORROW, keep=None, unfinished=True)
     assert [r.id for r in chosen] == [crashed.id]
     collect_garbage(store, before=TOMORROW, unfinished=True)
-    assert store.get_run(crashed.id).pruned_at is not None
-    assert store.get_run(live.id).pruned_at is None
+    assert store.runs.get(crashed.id).pruned_at is not None
+    assert store.runs.get(live.id).pruned_at is None
     with pytest.raises(RunPruned):
-        resume_run(Loop(store, ScriptedModel([])), store.get_run(crashed.id))
-    assert store.latest_unfinished() is None  # a tombstone is nothing to resume
+        resume_run(Loop(store, ScriptedModel([])), store.runs.get(crashed.id))
+    assert store.runs.latest_unfinished() is None  # a tombstone is nothing to resume
 
 
 def test_gc_keep_before_and_dry_run(store: Store, clock: FixedClock) -> None:
@@ -268,7 +271,7 @@ def test_gc_keep_before_and_dry_run(store: Store, clock: FixedClock) -> None:
     newest = _seed_run(store)[0]
     dry = collect_garbage(store, keep=1, dry_run=True)
     assert [r.id for r in dry.runs] == [newer.id, old.id] and dry.dry_run
-    assert all(store.get_run(r.id).pruned_at is None for r in (old, newer, newest))
+    assert all(store.runs.get(r.id).pruned_at is None for r in (old, newer, newest))
     assert [r.id for r in gc_candidates(store, before=TOMORROW, keep=None)] == [old.id]
     assert [r.id for r in gc_candidates(store, before=TOMORROW, keep=2)] == [old.id]
     assert gc_candidates(store, before=date(2026, 11, 5), keep=None) == []
@@ -278,12 +281,12 @@ def test_gc_keep_before_and_dry_run(store: Store, clock: FixedClock) -> None:
 
 def test_redact_blanks_what_the_reads_returned_and_nothing_else(store: Store) -> None:
     parent, _ = _seed_run(store)
-    before = store.steps(parent.id)
+    before = store.steps.of(parent.id)
     report = collect_garbage(store, keep=0, redact=True)
     assert report.action == "redact" and [r.id for r in report.runs] == [parent.id]
-    run = store.get_run(parent.id)
+    run = store.runs.get(parent.id)
     assert run.redacted_at is not None and run.pruned_at is None
-    after = store.steps(parent.id)
+    after = store.steps.of(parent.id)
     assert [s.assistant for s in after] == [s.assistant for s in before]
     names = {u["id"]: u["name"] for s in after for u in s.tool_uses()}
     for old, new in zip(before, after, strict=True):
@@ -292,7 +295,7 @@ def test_redact_blanks_what_the_reads_returned_and_nothing_else(store: Store) ->
                 assert b["content"] == REDACTED_MARK != a["content"]
             else:
                 assert b == a
-    for effect in store.effects(parent.id):
+    for effect in store.steps.effects(parent.id):
         assert (effect.content == REDACTED_MARK) == (effect.tool_name in READ_TOOLS)
     with pytest.raises(RunPruned, match="redacted"):
         fork_run(Loop(store, ScriptedModel([])), run, 1)
@@ -306,7 +309,7 @@ def test_a_stopped_run_that_was_redacted_cannot_be_resumed(store: Store) -> None
     assert result.status == STOPPED
     collect_garbage(store, keep=0, redact=True)
     with pytest.raises(RunPruned, match="redacted by `dayflow gc --redact`"):
-        resume_run(Loop(store, ScriptedModel([])), store.get_run(result.id))
+        resume_run(Loop(store, ScriptedModel([])), store.runs.get(result.id))
 
 
 # ---------------------------------------------------------------------------------- doctor
@@ -331,8 +334,8 @@ def test_totals_that_disagree_are_reported_not_fixed_and_recomputed_on_request(
     assert finding.fix_command == f"dayflow doctor --recompute-totals {run.id}"
     done = recompute_totals(store, run.id[:6])
     assert done.fixed and "old ones" in done.message
-    assert store.get_run(run.id).usage == run.usage
-    event = store.events(run.id)[-1]
+    assert store.runs.get(run.id).usage == run.usage
+    event = store.events.of(run.id)[-1]
     assert event.kind == "totals_recomputed"
     assert event.detail["old"]["input_tokens"] == run.usage.input_tokens + 5
     assert diagnose(store).healthy
@@ -355,16 +358,16 @@ def test_a_tool_use_without_its_result_is_reported_with_the_fork_that_repairs_it
 def test_a_stale_lease_is_released_by_fix(db_path: Path, clock: FixedClock) -> None:
     gone = Owner(pid=_dead_pid(), host=socket.gethostname(), started=None)
     with open_store(db_path, clock=clock, owner=gone) as dead:
-        run, _ = dead.create_run(_new_run())
+        run, _ = dead.runs.create(_new_run())
     with open_store(db_path, clock=clock) as store:
-        assert store.get_run(run.id).stored_status == "running"
+        assert store.runs.get(run.id).stored_status == "running"
         [finding] = diagnose(store).findings
         assert finding.code == "stale_lease" and finding.fixable and not finding.fixed
         fixed = diagnose(store, fix=True)
         assert fixed.healthy and fixed.findings[0].fixed
-        after = store.get_run(run.id)
+        after = store.runs.get(run.id)
         assert after.stored_status == INTERRUPTED == after.status
-        assert store.events(run.id)[-1].kind == "lease_released"
+        assert store.events.of(run.id)[-1].kind == "lease_released"
         assert diagnose(store).findings == []
 
 
@@ -407,7 +410,7 @@ def _dead_pid() -> int:
 
 def test_events_export_as_json_lines_and_csv(store: Store) -> None:
     run, _ = _seed_run(store)
-    events = store.events(run.id)
+    events = store.events.of(run.id)
     lines = export_events(events, "jsonl").splitlines()
     assert [json.loads(line)["seq"] for line in lines] == [e.seq for e in events]
     first = json.loads(lines[0])
@@ -432,10 +435,10 @@ def test_timeline_times_keep_the_log_order_and_find_the_restarts(
 ) -> None:
     with pytest.raises(SimulatedCrash):
         start_run(Loop(store, ScriptedModel(seed_turns()), hooks=Hooks(crash_after=2)), OPTIONS)
-    run = store.list_runs()[0]
+    run = store.runs.list()[0]
     clock.advance(3)
     resume_run(Loop(store, ScriptedModel(seed_turns()[2:])), run)
-    events = store.events(run.id)
+    events = store.events.of(run.id)
     xs = spread_times(events)
     assert xs == sorted(xs) and len(set(xs)) == len(xs)
     resumed = [i for i, e in enumerate(events) if e.kind == "run_resumed"]

@@ -373,7 +373,7 @@ def test_resume_of_a_run_driven_elsewhere_says_so_before_asking_for_a_key(db_pat
     run(db_path, "brief", "--model", "claude-haiku-5-5", "--crash-after", "1", model=scripted)
     run_id = json.loads(run(db_path, "runs", "--json").out)[0]["id"]
     with open_store(db_path) as store:
-        store.claim(run_id)  # this (live) process now drives it
+        store.leases.claim(run_id)  # this (live) process now drives it
         from dayflow.cli_base import default_model_factory
 
         res = run(db_path, "resume", run_id, model=default_model_factory)

@@ -242,7 +242,7 @@ def test_large_sample_takes_30_or_more_steps_and_files_every_buried_request(
     model, store, result = _real_run(tmp_path, "one")
     assert result.run.status == DONE
     assert result.run.steps >= 30 and model.exchanges and len(model.exchanges) == result.run.steps
-    tasks = store.list_tasks(include_done=True)
+    tasks = store.tasks.list(include_done=True)
     assert sorted((t.idempotency_key, t.title, t.due) for t in tasks) == sorted(LARGE_TASKS)
     assert all(t.source_id == t.idempotency_key for t in tasks)  # the sample's: id == key
     assert [ln for ln in (result.text or "").splitlines() if ln.startswith("## ")] == HEADINGS

@@ -88,7 +88,7 @@ def test_migrate_refuses_a_run_being_driven(tmp_path: Path, dest: Path | str) ->
 
     source = tmp_path / "dayflow.db"
     with open_store(source) as s:
-        run, _ = s.create_run(_new_run())  # claimed by this (live) process
+        run, _ = s.runs.create(_new_run())  # claimed by this (live) process
         res = invoke(source, _offline, "migrate", "--to", str(dest))
     assert res.code == 5 and f"run {run.id} is being driven" in res.err
     assert res.err.count("\n") == 1

@@ -204,7 +204,7 @@ def _brief_over(tmp_path: Path, messages: list[dict[str, Any]], day: dt.date) ->
             brief_date=day, tz="America/New_York", inbox=str(path), task_cap=100, max_steps=100
         )
         result = start_run(Loop(store, OfflineModel()), options)
-        return store.list_tasks(), result.text or ""
+        return store.tasks.list(), result.text or ""
 
 
 def test_a_long_inbox_is_read_page_by_page_to_its_oldest_message(tmp_path: Path) -> None:

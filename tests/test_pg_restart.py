@@ -155,20 +155,20 @@ def test_a_server_crash_right_after_a_completion(
 
     result = [{"type": "tool_result", "tool_use_id": "tu_1", "content": "read"}]
     with open_store(target, durability=durability) as store:
-        run, lease = store.create_run(_new_run())
-        store.begin_step(lease, 1, turn(tool_use("read_message", {"id": "m"}, "tu_1")), 1)
-        store.complete_step(lease, 1, result, effects=False)
+        run, lease = store.runs.create(_new_run())
+        store.steps.begin(lease, 1, turn(tool_use("read_message", {"id": "m"}, "tu_1")), 1)
+        store.steps.complete(lease, 1, result, effects=False)
         cluster.restart("immediate")
         with psycopg.connect(target) as conn:
             row = conn.execute("SELECT state FROM steps WHERE run_id = %s", (run.id,)).fetchone()
         lost = row == ("pending",)
         if durability == "FULL":
             assert not lost
-        store.begin_step(lease, 2, turn(text("brief")), 1)
-        store.complete_step(lease, 2, None, final_text="brief")
-        steps = store.steps(run.id)
+        store.steps.begin(lease, 2, turn(text("brief")), 1)
+        store.steps.complete(lease, 2, None, final_text="brief")
+        steps = store.steps.of(run.id)
         assert [(s.n, s.state) for s in steps] == [(1, "complete"), (2, "complete")]
         assert steps[0].tool_results == result
-        kinds = [e.kind for e in store.events(run.id)]
+        kinds = [e.kind for e in store.events.of(run.id)]
         assert kinds.count("step_completion_rewritten") == int(lost)
     print(f"{durability}: completion {'lost and written again' if lost else 'kept'}")

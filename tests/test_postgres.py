@@ -72,29 +72,29 @@ def test_every_string_round_trips_through_the_text_encoding(value: str) -> None:
 
 
 def test_a_nul_in_a_tool_result_and_a_task_round_trips_exactly(pg: Store, url: str) -> None:
-    run, lease = pg.create_run(_new_run())
-    pg.begin_step(lease, 1, turn(tool_use("read_inbox", {}, "toolu_n")), 1)
+    run, lease = pg.runs.create(_new_run())
+    pg.steps.begin(lease, 1, turn(tool_use("read_inbox", {}, "toolu_n")), 1)
     content = 'from: a\x00b <x@y>\n\u0000 and "\\u0000"'
-    pg.save_effect(lease, 1, "toolu_n", "read_inbox", lambda: (content, False))
-    assert pg.get_effect(run.id, "toolu_n").content == content  # type: ignore[union-attr]
-    task, _ = pg.create_task(title="pay\x00rent", idempotency_key="k\x00", run_id=run.id)
-    assert pg.find_task(task.id).title == "pay\x00rent"
-    assert pg.list_tasks()[0].idempotency_key == "k\x00"
+    pg.steps.save_effect(lease, 1, "toolu_n", "read_inbox", lambda: (content, False))
+    assert pg.steps.get_effect(run.id, "toolu_n").content == content  # type: ignore[union-attr]
+    task, _ = pg.tasks.create(title="pay\x00rent", idempotency_key="k\x00", run_id=run.id)
+    assert pg.tasks.find(task.id).title == "pay\x00rent"
+    assert pg.tasks.list()[0].idempotency_key == "k\x00"
     result = [{"type": "tool_result", "tool_use_id": "toolu_n", "content": content}]
-    pg.complete_step(lease, 1, result)
-    assert pg.steps(run.id)[0].tool_results == result
+    pg.steps.complete(lease, 1, result)
+    assert pg.steps.of(run.id)[0].tool_results == result
     # In the step row the NUL is JSON's six characters, stored verbatim.
     (raw,) = db_rows(url, "SELECT tool_results_json FROM steps")[0]
     assert raw == dump(result) and "\\u0000" in raw
 
 
 def test_payloads_are_text_stored_byte_for_byte_with_their_key_order(pg: Store, url: str) -> None:
-    run, lease = pg.create_run(_new_run())
+    run, lease = pg.runs.create(_new_run())
     blocks = [
         {"type": "tool_use", "id": "toolu_z", "name": "read_inbox", "input": {"z": 1, "a": [2]}},
         {"type": "text", "text": "é ✓ 😀 \\n"},
     ]
-    pg.begin_step(lease, 1, turn(*blocks), 1)
+    pg.steps.begin(lease, 1, turn(*blocks), 1)
     (raw,) = db_rows(url, "SELECT assistant_json FROM steps")[0]
     assert raw == dump(blocks) and raw.index('"z"') < raw.index('"a"')
     types = {
@@ -206,15 +206,15 @@ def test_a_write_in_flight_when_the_run_is_taken_over_changes_nothing(
     save_effect runs; A's lease check waits on the row lock, and once B commits it sees B's
     token and raises LeaseLost: A's effect never lands after the take-over (under READ
     COMMITTED a check that did not lock the row would have let it)."""
-    run, lease = pg.create_run(_new_run())
-    pg.begin_step(lease, 1, turn(tool_use("create_task", {"title": "x"}, "toolu_f")), 1)
+    run, lease = pg.runs.create(_new_run())
+    pg.steps.begin(lease, 1, turn(tool_use("create_task", {"title": "x"}, "toolu_f")), 1)
     produced: list[bool] = []
     outcome = _race_a_takeover(
         url,
         pg_server,
         pg,
         run.id,
-        lambda: pg.save_effect(
+        lambda: pg.steps.save_effect(
             lease,
             1,
             "toolu_f",
@@ -223,8 +223,8 @@ def test_a_write_in_flight_when_the_run_is_taken_over_changes_nothing(
         ),
     )
     assert len(outcome) == 1 and isinstance(outcome[0], LeaseLost)
-    assert produced == [] and pg.effects(run.id) == []
-    assert "tool_executed" not in [e.kind for e in pg.events(run.id)]
+    assert produced == [] and pg.steps.effects(run.id) == []
+    assert "tool_executed" not in [e.kind for e in pg.events.of(run.id)]
 
 
 def test_a_step_completion_in_flight_when_the_run_is_taken_over_changes_nothing(
@@ -233,16 +233,16 @@ def test_a_step_completion_in_flight_when_the_run_is_taken_over_changes_nothing(
     """The fence race for the pipelined completion: B's take-over holds the run row while A's
     complete_step (one round trip) runs; A's lease check waits on the lock, then sees B's token
     and the server raises: LeaseLost, and the step stays pending with no result."""
-    run, lease = pg.create_run(_new_run())
-    pg.begin_step(lease, 1, turn(tool_use("read_inbox", {}, "toolu_r")), 1)
+    run, lease = pg.runs.create(_new_run())
+    pg.steps.begin(lease, 1, turn(tool_use("read_inbox", {}, "toolu_r")), 1)
     results = [{"type": "tool_result", "tool_use_id": "toolu_r", "content": "[]"}]
     outcome = _race_a_takeover(
-        url, pg_server, pg, run.id, lambda: pg.complete_step(lease, 1, results, effects=False)
+        url, pg_server, pg, run.id, lambda: pg.steps.complete(lease, 1, results, effects=False)
     )
     assert len(outcome) == 1 and isinstance(outcome[0], LeaseLost)
-    assert [(s.state, s.tool_results) for s in pg.steps(run.id)] == [("pending", None)]
+    assert [(s.state, s.tool_results) for s in pg.steps.of(run.id)] == [("pending", None)]
     assert not pg.db.in_transaction  # the failed batch was rolled back
-    assert pg.get_run(run.id).status == "running"
+    assert pg.runs.get(run.id).status == "running"
 
 
 def test_a_step_is_two_statements_each_its_own_transaction(pg: Store) -> None:
@@ -252,7 +252,7 @@ def test_a_step_is_two_statements_each_its_own_transaction(pg: Store) -> None:
     step, which also ends the run, is one pipeline (BEGIN to COMMIT, one wait). A lost lease
     and a step not pending are raised by the server (SQLSTATEs DF001, DF002) and are the same
     errors as on SQLite."""
-    run, lease = pg.create_run(_new_run())
+    run, lease = pg.runs.create(_new_run())
     conn = pg.db._conn  # type: ignore[attr-defined]
 
     def traced(write: Callable[[], None]) -> list[str]:
@@ -265,29 +265,29 @@ def test_a_step_is_two_statements_each_its_own_transaction(pg: Store) -> None:
             return [line.split("\t")[2] for line in trace.read().splitlines() if line[:2] == "F\t"]
 
     results = [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "[]"}]
-    sent = traced(lambda: pg.begin_step(lease, 1, turn(tool_use("read_inbox", {}, "toolu_a")), 1))
-    sent += traced(lambda: pg.complete_step(lease, 1, results, effects=False))
+    sent = traced(lambda: pg.steps.begin(lease, 1, turn(tool_use("read_inbox", {}, "toolu_a")), 1))
+    sent += traced(lambda: pg.steps.complete(lease, 1, results, effects=False))
     assert (sent.count("Bind"), sent.count("Sync"), "Query" in sent) == (2, 2, False)
-    pg.begin_step(lease, 2, turn(text("## Today")), 1)
-    last = traced(lambda: pg.complete_step(lease, 2, None, final_text="## Today"))
+    pg.steps.begin(lease, 2, turn(text("## Today")), 1)
+    last = traced(lambda: pg.steps.complete(lease, 2, None, final_text="## Today"))
     # BEGIN, the run done, the step, its run_finished event, COMMIT
     assert (last.count("Bind"), last.count("Sync")) == (5, 1)
-    assert pg.get_run(run.id).status == "done"
-    assert [e.kind for e in pg.events(run.id)][-3:] == [
+    assert pg.runs.get(run.id).status == "done"
+    assert [e.kind for e in pg.events.of(run.id)][-3:] == [
         "response_committed",
         "step_committed",
         "run_finished",
     ]
-    other, other_lease = pg.create_run(_new_run())
+    other, other_lease = pg.runs.create(_new_run())
     with pytest.raises(LeaseLost):
-        pg.begin_step(Lease(other.id, "stale"), 1, turn(text("x")), 1)
-    pg.begin_step(other_lease, 1, turn(text("x")), 1)
+        pg.steps.begin(Lease(other.id, "stale"), 1, turn(text("x")), 1)
+    pg.steps.begin(other_lease, 1, turn(text("x")), 1)
     with pytest.raises(LeaseLost):
-        pg.complete_step(Lease(other.id, "stale"), 1, None)
+        pg.steps.complete(Lease(other.id, "stale"), 1, None)
     with pytest.raises(StoreError, match="step 2 is not pending"):
-        pg.complete_step(other_lease, 2, None)
-    assert [(s.n, s.state) for s in pg.steps(other.id)] == [(1, "pending")]
-    assert pg.get_run(other.id).usage.output_tokens == 20
+        pg.steps.complete(other_lease, 2, None)
+    assert [(s.n, s.state) for s in pg.steps.of(other.id)] == [(1, "pending")]
+    assert pg.runs.get(other.id).usage.output_tokens == 20
 
 
 def test_a_claim_waits_for_the_write_in_flight_and_then_sees_its_renewal(
@@ -296,8 +296,8 @@ def test_a_claim_waits_for_the_write_in_flight_and_then_sees_its_renewal(
     """A's save_effect holds the run row (inside `produce`) with its lease expired; B's claim
     locks the row with SELECT ... FOR UPDATE, so it waits, then reads the lease A's write
     renewed, and is refused."""
-    run, lease = pg.create_run(_new_run())
-    pg.begin_step(lease, 1, turn(tool_use("create_task", {"title": "x"}, "toolu_c")), 1)
+    run, lease = pg.runs.create(_new_run())
+    pg.steps.begin(lease, 1, turn(tool_use("create_task", {"title": "x"}, "toolu_c")), 1)
     with Db(url) as db:
         db.run("UPDATE runs SET lease_expires_at = '2000-01-01T00:00:00.000+00:00'")
     other = open_store(url, owner=_owner("host-b"))
@@ -311,13 +311,13 @@ def test_a_claim_waits_for_the_write_in_flight_and_then_sees_its_renewal(
 
     def claim() -> None:
         try:
-            other.claim(run.id)
+            other.leases.claim(run.id)
             claimed.append(None)
         except BaseException as exc:
             claimed.append(exc)
 
     writer = threading.Thread(
-        target=pg.save_effect, args=(lease, 1, "toolu_c", "create_task", produce)
+        target=pg.steps.save_effect, args=(lease, 1, "toolu_c", "create_task", produce)
     )
     writer.start()
     inside.wait()
@@ -332,19 +332,19 @@ def test_a_claim_waits_for_the_write_in_flight_and_then_sees_its_renewal(
     claimer.join()
     other.close()
     assert len(claimed) == 1 and isinstance(claimed[0], RunBusy)
-    assert "host" in str(claimed[0]) and [e.content for e in pg.effects(run.id)] == ["done"]
+    assert "host" in str(claimed[0]) and [e.content for e in pg.steps.effects(run.id)] == ["done"]
 
 
 def test_events_from_concurrent_writers_are_numbered_without_gaps(url: str) -> None:
     with open_store(url) as s:
-        run, _ = s.create_run(_new_run())
+        run, _ = s.runs.create(_new_run())
     errors: list[BaseException] = []
 
     def writer(k: int) -> None:
         try:
             with open_store(url) as s:
                 for i in range(15):
-                    s.add_event(run.id, f"w{k}", {"i": i})
+                    s.events.add(run.id, f"w{k}", {"i": i})
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -363,19 +363,19 @@ def test_leases_run_on_the_servers_clock_not_the_hosts(url: str) -> None:
     server's now, and sees a lease the server considers expired as expired."""
     wrong = FixedClock("2026-11-05T07:30:00+00:00")
     with open_store(url, clock=wrong) as s:
-        run, _ = s.create_run(_new_run())
+        run, _ = s.runs.create(_new_run())
         expires, server_now = db_rows(url, "SELECT lease_expires_at, clock_timestamp() FROM runs")[
             0
         ]
         expiry = datetime.fromisoformat(expires)
         assert server_now - timedelta(seconds=5) < expiry - timedelta(seconds=30) < server_now
-        assert s.get_run(run.id).status == "running"
+        assert s.runs.get(run.id).status == "running"
         past = (
             (server_now - timedelta(seconds=1)).astimezone(UTC).isoformat(timespec="milliseconds")
         )
         with Db(url) as db:
             db.run("UPDATE runs SET lease_expires_at = ?, owner_host = 'elsewhere'", past)
-        assert s.get_run(run.id).status == "interrupted"
+        assert s.runs.get(run.id).status == "interrupted"
 
 
 def test_the_heartbeat_keeps_a_short_lease_alive_through_a_long_model_call(url: str) -> None:
@@ -383,10 +383,10 @@ def test_the_heartbeat_keeps_a_short_lease_alive_through_a_long_model_call(url: 
     host cannot claim it during the call, and the step commits after it."""
     short = url + "&dayflow_lease_ttl=1"
     with open_store(short) as s:
-        run, lease = s.create_run(_new_run())
+        run, lease = s.runs.create(_new_run())
         other = open_store(short, owner=_owner("host-b"))
         refused: list[BaseException] = []
-        with s.keep_alive(lease):
+        with s.leases.keep_alive(lease):
             for _ in range(3):  # three TTLs, each past the previous renewal
                 before = db_rows(url, "SELECT lease_expires_at FROM runs")[0][0]
                 _wait_until(
@@ -394,11 +394,11 @@ def test_the_heartbeat_keeps_a_short_lease_alive_through_a_long_model_call(url: 
                     "a renewal",
                 )
                 try:
-                    other.claim(run.id)
+                    other.leases.claim(run.id)
                 except RunBusy as exc:
                     refused.append(exc)
         other.close()
-        s.begin_step(lease, 1, turn(text("ok")), 1)
+        s.steps.begin(lease, 1, turn(text("ok")), 1)
     assert len(refused) == 3
 
 
@@ -430,7 +430,7 @@ def test_the_heartbeat_keeps_the_lease_through_a_slow_source_read(url: str) -> N
                         "a renewal during the read",
                     )
                     try:
-                        other.claim(run_id)
+                        other.leases.claim(run_id)
                     except RunBusy as exc:
                         refused.append(exc)
             return self._inner.messages()
@@ -452,15 +452,15 @@ def test_the_heartbeat_keeps_the_lease_through_a_slow_source_read(url: str) -> N
 def test_a_connection_dropped_inside_a_transaction_fails_that_write_and_the_next_reconnects(
     pg: Store, url: str, pg_server: Any
 ) -> None:
-    run, lease = pg.create_run(_new_run())
+    run, lease = pg.runs.create(_new_run())
     db = pg.db
     with pytest.raises(ConnectionLost), db.transaction():
         db.execute("UPDATE runs SET reason = 'half' WHERE id = ?", (run.id,))
         pg_server.execute("SELECT pg_terminate_backend(%s)", (db.backend_pid,))  # type: ignore[attr-defined]
         db.execute("UPDATE runs SET reason = 'written' WHERE id = ?", (run.id,))
-    assert pg.get_run(run.id).reason is None  # the server rolled the transaction back
-    pg.begin_step(lease, 1, turn(text("after")), 1)  # a fresh connection, same lease
-    assert [s.n for s in pg.steps(run.id)] == [1]
+    assert pg.runs.get(run.id).reason is None  # the server rolled the transaction back
+    pg.steps.begin(lease, 1, turn(text("after")), 1)  # a fresh connection, same lease
+    assert [s.n for s in pg.steps.of(run.id)] == [1]
 
 
 def test_a_step_right_after_the_server_dropped_the_idle_connection_is_written_once(
@@ -470,16 +470,16 @@ def test_a_step_right_after_the_server_dropped_the_idle_connection_is_written_on
     seen by the poll before the batch (the connection is reopened), or only by the batch's
     unanswered BEGIN (nothing of it ran: it is sent again on a fresh connection). Either way
     each step is written once, and the run's totals are the sum of its steps."""
-    run, lease = pg.create_run(_new_run())
+    run, lease = pg.runs.create(_new_run())
     db = pg.db
     for n in range(1, 13):
         pg_server.execute("SELECT pg_terminate_backend(%s)", (db.backend_pid,))  # type: ignore[attr-defined]
-        pg.begin_step(lease, n, turn(tool_use("read_inbox", {}, f"toolu_{n}")), 1)
+        pg.steps.begin(lease, n, turn(tool_use("read_inbox", {}, f"toolu_{n}")), 1)
         result = {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "[]"}
-        pg.complete_step(lease, n, [result], effects=False)
-    steps = pg.steps(run.id)
+        pg.steps.complete(lease, n, [result], effects=False)
+    steps = pg.steps.of(run.id)
     assert [(s.n, s.state) for s in steps] == [(n, "complete") for n in range(1, 13)]
-    assert pg.get_run(run.id).usage.output_tokens == sum(s.usage.output_tokens for s in steps)
+    assert pg.runs.get(run.id).usage.output_tokens == sum(s.usage.output_tokens for s in steps)
 
 
 def test_a_run_survives_the_server_dropping_its_connection_between_steps(
@@ -539,16 +539,16 @@ def test_pgbouncer_mode_pipelines_the_steps_without_preparing_them(url: str) -> 
     """The pipelined step transactions (and the server-side lease check) work with prepared
     statements off: eight steps, and the connection has prepared nothing."""
     with open_store(url + "&dayflow_pgbouncer=1") as store:
-        run, lease = store.create_run(_new_run())
+        run, lease = store.runs.create(_new_run())
         for n in range(1, 9):
-            store.begin_step(lease, n, turn(tool_use("read_inbox", {}, f"toolu_{n}")), 1)
+            store.steps.begin(lease, n, turn(tool_use("read_inbox", {}, f"toolu_{n}")), 1)
             result = {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "[]"}
-            store.complete_step(lease, n, [result], effects=False)
+            store.steps.complete(lease, n, [result], effects=False)
         with pytest.raises(LeaseLost):
-            store.begin_step(Lease(run.id, "stale"), 9, turn(text("x")), 1)
+            store.steps.begin(Lease(run.id, "stale"), 9, turn(text("x")), 1)
         prepared = "SELECT count(*) FROM pg_prepared_statements"
         assert store.db.execute(prepared).fetchone()[0] == 0  # type: ignore[attr-defined]
-        assert [s.state for s in store.steps(run.id)] == ["complete"] * 8
+        assert [s.state for s in store.steps.of(run.id)] == ["complete"] * 8
 
 
 def test_a_bad_lease_ttl_option_is_one_clear_error(url: str) -> None:
@@ -659,25 +659,25 @@ def _commit_waits(url: str, durability: str, clock: FixedClock, monkeypatch: Any
 
     waits = []
     with open_store(url, clock=clock, durability=durability) as store:
-        run, lease = store.create_run(_new_run())
+        run, lease = store.runs.create(_new_run())
         monkeypatch.setattr(psycopg.Connection, "execute", spy)
         read = turn(tool_use("read_message", {"id": "m"}))
         result = [{"type": "tool_result", "tool_use_id": "x"}]
         writes: list[Callable[[], None]] = [
-            lambda: store.begin_step(lease, 1, read, 1),
+            lambda: store.steps.begin(lease, 1, read, 1),
             # one statement (the reads saved nothing), then a pipeline (an effect was saved)
-            lambda: store.complete_step(lease, 1, result, effects=False),
-            lambda: store.begin_step(lease, 2, read, 1),
-            lambda: store.complete_step(lease, 2, result, effects=True),
-            lambda: store.begin_step(lease, 3, turn(text("brief")), 1),
-            lambda: store.complete_step(lease, 3, None, final_text="brief"),
+            lambda: store.steps.complete(lease, 1, result, effects=False),
+            lambda: store.steps.begin(lease, 2, read, 1),
+            lambda: store.steps.complete(lease, 2, result, effects=True),
+            lambda: store.steps.begin(lease, 3, turn(text("brief")), 1),
+            lambda: store.steps.complete(lease, 3, None, final_text="brief"),
         ]
         for write in writes:
             sent.clear()
             write()
             waits.append(not any("synchronous_commit" in q for q in sent))
         monkeypatch.undo()
-        assert [s.state for s in store.steps(run.id)] == ["complete"] * 3
+        assert [s.state for s in store.steps.of(run.id)] == ["complete"] * 3
     return waits
 
 
@@ -713,21 +713,21 @@ def test_a_completion_the_database_lost_is_written_again_by_its_driver(pg: Store
     completion): the driver still holds what it wrote, writes it again with an event saying
     so, and keeps the paid response; the run reads as if nothing had happened."""
     store = pg
-    run, lease = store.create_run(_new_run())
+    run, lease = store.runs.create(_new_run())
     use = tool_use("read_message", {"id": "m1"}, "tu_1")
     results = [{"type": "tool_result", "tool_use_id": "tu_1", "content": "body\u0000"}]
-    store.begin_step(lease, 1, turn(use), 1)
-    store.complete_step(lease, 1, results, effects=False)
+    store.steps.begin(lease, 1, turn(use), 1)
+    store.steps.complete(lease, 1, results, effects=False)
     _lose_completion(url, run.id, 1)
-    assert [s.state for s in store.steps(run.id)] == ["pending"]
+    assert [s.state for s in store.steps.of(run.id)] == ["pending"]
 
-    store.begin_step(lease, 2, turn(text("brief")), 1)
-    first, second = store.steps(run.id)
+    store.steps.begin(lease, 2, turn(text("brief")), 1)
+    first, second = store.steps.of(run.id)
     assert (first.state, first.tool_results, second.state) == ("complete", results, "pending")
-    rewritten = [e for e in store.events(run.id) if e.kind == "step_completion_rewritten"]
+    rewritten = [e for e in store.events.of(run.id) if e.kind == "step_completion_rewritten"]
     assert [e.detail["step"] for e in rewritten] == [1]
     assert "lost" in rewritten[0].detail["reason"]
-    assert store.get_run(run.id).usage.input_tokens == 200  # both responses, each counted once
+    assert store.runs.get(run.id).usage.input_tokens == 200  # both responses, each counted once
 
 
 def test_a_step_never_follows_a_pending_one_written_by_another_process(
@@ -737,15 +737,15 @@ def test_a_step_never_follows_a_pending_one_written_by_another_process(
     response is refused with one line naming the step, and nothing of it is stored (the run
     is then resumed from the pending step)."""
     with open_store(url, clock=clock) as first:
-        run, lease = first.create_run(_new_run())
-        first.begin_step(lease, 1, turn(tool_use("read_message", {"id": "m1"}, "tu_1")), 1)
-        first.complete_step(lease, 1, [{"type": "tool_result", "tool_use_id": "tu_1"}])
+        run, lease = first.runs.create(_new_run())
+        first.steps.begin(lease, 1, turn(tool_use("read_message", {"id": "m1"}, "tu_1")), 1)
+        first.steps.complete(lease, 1, [{"type": "tool_result", "tool_use_id": "tu_1"}])
     _lose_completion(url, run.id, 1)
     with open_store(url, clock=clock) as other:
         with pytest.raises(StoreError, match=r"step 1 is not complete in the database"):
-            other.begin_step(lease, 2, turn(text("brief")), 1)
-        assert [s.n for s in other.steps(run.id)] == [1]
-        assert other.get_run(run.id).usage.input_tokens == 100  # the refused usage not added
+            other.steps.begin(lease, 2, turn(text("brief")), 1)
+        assert [s.n for s in other.steps.of(run.id)] == [1]
+        assert other.runs.get(run.id).usage.input_tokens == 100  # the refused usage not added
 
 
 def test_a_steps_writes_are_prepared_whatever_the_size_of_its_numbers(pg: Store) -> None:
@@ -753,32 +753,32 @@ def test_a_steps_writes_are_prepared_whatever_the_size_of_its_numbers(pg: Store)
     int goes as int2, int4 or int8 by its size, so token counts that change size from step to
     step would keep a step's writes unprepared (planned afresh each time). Every int is sent
     as int8: by the eighth step both writes run as prepared statements (no Parse sent)."""
-    run, lease = pg.create_run(_new_run())
+    run, lease = pg.runs.create(_new_run())
     conn = pg.db._conn  # type: ignore[attr-defined]
     read = tool_use("read_inbox", {}, "toolu_a")
     results = [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "[]"}]
     sizes = [(100, 20), (40_000, 70_000)]  # int2-sized, then int4-sized counts, alternately
     for n in range(1, 8):
-        pg.begin_step(lease, n, turn(read, usage=sizes[n % 2]), 1)
-        pg.complete_step(lease, n, results, effects=False)
+        pg.steps.begin(lease, n, turn(read, usage=sizes[n % 2]), 1)
+        pg.steps.complete(lease, n, results, effects=False)
     with tempfile.TemporaryFile("w+") as trace:
         conn.pgconn.trace(trace.fileno())
         conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
-        pg.begin_step(lease, 8, turn(read, usage=sizes[0]), 1)
-        pg.complete_step(lease, 8, results, effects=False)
+        pg.steps.begin(lease, 8, turn(read, usage=sizes[0]), 1)
+        pg.steps.complete(lease, 8, results, effects=False)
         conn.pgconn.untrace()
         trace.seek(0)
         sent = [line.split("\t")[2] for line in trace.read().splitlines() if line[:2] == "F\t"]
     assert sent.count("Bind") == 2 and "Parse" not in sent, sent
-    assert pg.get_run(run.id).usage.input_tokens == 4 * 100 + 4 * 40_000
+    assert pg.runs.get(run.id).usage.input_tokens == 4 * 100 + 4 * 40_000
 
 
 def test_an_int_beyond_int8_is_the_servers_refusal_not_an_overflow(pg: Store) -> None:
     """Every int is sent as int8; one beyond it (a usage count from a broken API, say) goes as
     numeric, so the server refuses it as it did before (a DatabaseError: one line, exit 4),
     instead of psycopg raising OverflowError before sending."""
-    run, lease = pg.create_run(_new_run())
+    run, lease = pg.runs.create(_new_run())
     with pytest.raises(DatabaseError, match="out of range"):
-        pg.begin_step(lease, 1, turn(text("x"), usage=(2**63, 1)), 1)
-    pg.begin_step(lease, 1, turn(text("x"), usage=(2**63 - 1, 1)), 1)
-    assert pg.get_run(run.id).usage.input_tokens == 2**63 - 1
+        pg.steps.begin(lease, 1, turn(text("x"), usage=(2**63, 1)), 1)
+    pg.steps.begin(lease, 1, turn(text("x"), usage=(2**63 - 1, 1)), 1)
+    assert pg.runs.get(run.id).usage.input_tokens == 2**63 - 1

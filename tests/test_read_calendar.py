@@ -35,7 +35,7 @@ class FakeCalendar:
 
 def _env(store: Store, calendar: Any, tz: str = "Europe/Berlin") -> tools.ToolEnv:
     return tools.ToolEnv(
-        tasks=store,
+        tasks=store.tasks,
         run_id="r",
         inbox=None,  # type: ignore[arg-type]
         calendar=calendar,

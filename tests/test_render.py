@@ -55,7 +55,7 @@ def test_runs_from_several_hosts_get_a_host_column_and_one_hosts_runs_none(
     from tests.test_agent import _new_run
 
     with open_store(Path(str(tmp_path)) / "d.db") as s:
-        run = s.create_run(_new_run())[0]
+        run = s.runs.create(_new_run())[0]
     one = [replace(run, host="laptop"), replace(run, id="b" * 12, host="laptop")]
     two = [replace(run, host="laptop"), replace(run, id="b" * 12, host="desktop")]
     from dayflow import listing

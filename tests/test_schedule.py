@@ -235,7 +235,7 @@ def test_status_shows_the_timer_its_last_run_and_todays_brief(
     assert "last run: success (exit status 0)" in none_yet.out
     assert machine(db_path, "brief").code == 0
     with open_store(db_path, clock=FixedClock()) as store:
-        run = store.list_runs(limit=1)[0]
+        run = store.runs.list(limit=1)[0]
     status = machine(db_path, "schedule", "status")
     assert f"today's brief (2026-11-05): run {run.id} done" in status.out
 

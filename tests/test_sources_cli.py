@@ -234,7 +234,7 @@ def test_the_mail_window_follows_the_brief_date_not_the_clock(tmp_path: Path) ->
         from dayflow.store import open_store
 
         with open_store(db) as store:
-            return [r.settings.mail_since for r in store.list_runs()]
+            return [r.settings.mail_since for r in store.runs.list()]
 
     assert windows() == ["2026-11-01T07:30:00+00:00"]
 

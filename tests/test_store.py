@@ -46,7 +46,7 @@ def test_blank_database_gets_every_migration_and_owner_only_permissions(tmp_path
     db_path = tmp_path / "new-dir" / "dayflow.db"
     with open_store(db_path) as s:
         assert s.upkeep.schema_version() == MIGRATIONS[-1][0]
-        s.add_event(s.create_run(_new_run())[0].id, "x")  # the WAL and its index exist now
+        s.events.add(s.runs.create(_new_run())[0].id, "x")  # the WAL and its index exist now
         for f in (db_path, Path(f"{db_path}-wal"), Path(f"{db_path}-shm")):
             assert stat.S_IMODE(f.stat().st_mode) == 0o600, f
     assert stat.S_IMODE(db_path.parent.stat().st_mode) == 0o700
@@ -94,9 +94,9 @@ def test_wal_and_foreign_keys_are_on(sqlite_path: Path) -> None:
 
 
 def test_unique_idempotency_key_is_enforced_by_the_database(store: Store) -> None:
-    run, _ = store.create_run(_new_run())
-    a, created_a = store.create_task(title="A", idempotency_key="email:m1", run_id=run.id)
-    b, created_b = store.create_task(title="B", idempotency_key="email:m1", run_id=run.id)
+    run, _ = store.runs.create(_new_run())
+    a, created_a = store.tasks.create(title="A", idempotency_key="email:m1", run_id=run.id)
+    b, created_b = store.tasks.create(title="B", idempotency_key="email:m1", run_id=run.id)
     assert (created_a, created_b) == (True, False) and a.id == b.id and b.title == "A"
     with pytest.raises(IntegrityError):
         store.db.execute(
@@ -129,17 +129,17 @@ def test_both_engines_list_the_same_migrations_in_the_same_order() -> None:
 
 
 def test_run_ids_resolve_by_unique_prefix(store: Store) -> None:
-    run, _ = store.create_run(_new_run())
-    assert store.find_run(run.id[:4]).id == run.id
+    run, _ = store.runs.create(_new_run())
+    assert store.runs.find(run.id[:4]).id == run.id
     with pytest.raises(RunNotFound):
-        store.find_run("ffffffffffff0")
+        store.runs.find("ffffffffffff0")
     with pytest.raises(RunNotFound, match="not a run id"):
-        store.find_run("zz'; DROP TABLE runs; --")
+        store.runs.find("zz'; DROP TABLE runs; --")
 
 
 def test_ambiguous_prefix_is_an_error(store: Store) -> None:
-    a, _ = store.create_run(_new_run())
-    b, _ = store.create_run(_new_run())
+    a, _ = store.runs.create(_new_run())
+    b, _ = store.runs.create(_new_run())
     # Rename the runs to share a prefix, with foreign keys off.
     if is_pg(store.upkeep.location):
         store.db.execute("SET session_replication_role = replica")
@@ -148,7 +148,7 @@ def test_ambiguous_prefix_is_an_error(store: Store) -> None:
     for old, new in ((a.id, "abc111111111"), (b.id, "abc222222222")):
         store.db.execute("UPDATE runs SET id = ? WHERE id = ?", (new, old))
     with pytest.raises(RunNotFound, match="several runs"):
-        store.find_run("abc")
+        store.runs.find("abc")
 
 
 @pytest.mark.slow  # spawns a process
@@ -159,12 +159,12 @@ def test_a_run_whose_process_died_is_interrupted_and_can_be_claimed(
     child.wait()
     dead = Owner(child.pid, Owner.current().host, None)
     with open_store(db_path, clock=clock, owner=dead) as ghost:
-        run, _ = ghost.create_run(_new_run())
+        run, _ = ghost.runs.create(_new_run())
     with open_store(db_path, clock=clock) as s:
-        assert s.get_run(run.id).status == INTERRUPTED
-        s.claim(run.id)
-        assert s.get_run(run.id).status == RUNNING
-        assert "lease_taken_over" in [e.kind for e in s.events(run.id)]
+        assert s.runs.get(run.id).status == INTERRUPTED
+        s.leases.claim(run.id)
+        assert s.runs.get(run.id).status == RUNNING
+        assert "lease_taken_over" in [e.kind for e in s.events.of(run.id)]
 
 
 @pytest.mark.slow  # spawns a process
@@ -173,9 +173,9 @@ def test_a_run_driven_by_a_live_process_cannot_be_claimed(db_path: Path, clock: 
     try:
         live = Owner(child.pid, Owner.current().host, None)
         with open_store(db_path, clock=clock, owner=live) as other:
-            run, _ = other.create_run(_new_run())
+            run, _ = other.runs.create(_new_run())
         with open_store(db_path, clock=clock) as s, pytest.raises(RunBusy) as err:
-            s.claim(run.id)
+            s.leases.claim(run.id)
         assert f"is being driven by pid {child.pid} on host" in str(err.value)
     finally:
         child.kill()
@@ -187,41 +187,41 @@ def test_an_expired_lease_on_another_host_can_be_taken_over(
 ) -> None:
     remote = Owner(12345, "some-other-host", None)
     with open_store(db_path, clock=clock, owner=remote) as other:
-        run, _ = other.create_run(_new_run())
+        run, _ = other.runs.create(_new_run())
     with open_store(db_path, clock=clock) as s:
         with pytest.raises(RunBusy, match="some-other-host"):
-            s.claim(run.id)
+            s.leases.claim(run.id)
         expire_leases(db_path, clock)
-        assert s.get_run(run.id).status == INTERRUPTED
-        s.claim(run.id)
+        assert s.runs.get(run.id).status == INTERRUPTED
+        s.leases.claim(run.id)
 
 
 def test_a_writer_whose_lease_was_taken_changes_nothing(store: Store) -> None:
-    run, lease = store.create_run(_new_run())
+    run, lease = store.runs.create(_new_run())
     store.db.execute("UPDATE runs SET lease_token = 'someone-else' WHERE id = ?", (run.id,))
     with pytest.raises(LeaseLost):
-        store.begin_step(lease, 1, turn(text("x")), 1)
-    assert store.steps(run.id) == []
-    assert store.get_run(run.id).usage.total == 0
+        store.steps.begin(lease, 1, turn(text("x")), 1)
+    assert store.steps.of(run.id) == []
+    assert store.runs.get(run.id).usage.total == 0
 
 
 def test_step_and_run_totals_are_written_in_one_transaction(store: Store) -> None:
-    run, lease = store.create_run(_new_run())
-    store.begin_step(lease, 1, turn(text("a"), usage=(10, 2), cache=(3, 4)), 1)
-    store.complete_step(lease, 1, None)
-    store.begin_step(lease, 2, turn(text("b"), usage=(20, 5)), 1)
-    again = store.get_run(run.id)
+    run, lease = store.runs.create(_new_run())
+    store.steps.begin(lease, 1, turn(text("a"), usage=(10, 2), cache=(3, 4)), 1)
+    store.steps.complete(lease, 1, None)
+    store.steps.begin(lease, 2, turn(text("b"), usage=(20, 5)), 1)
+    again = store.runs.get(run.id)
     assert again.usage.total_input == 10 + 3 + 4 + 20 and again.usage.output_tokens == 7
     with pytest.raises(IntegrityError):
-        store.begin_step(lease, 2, turn(text("dup")), 1)
-    assert store.get_run(run.id).usage == again.usage  # the failed write added nothing
+        store.steps.begin(lease, 2, turn(text("dup")), 1)
+    assert store.runs.get(run.id).usage == again.usage  # the failed write added nothing
 
 
 def test_events_are_numbered_in_order_per_run(store: Store) -> None:
-    run, lease = store.create_run(_new_run())
-    store.add_event(run.id, "a")
-    store.add_event(run.id, "b")
-    assert [(e.seq, e.kind) for e in store.events(run.id)] == [
+    run, lease = store.runs.create(_new_run())
+    store.events.add(run.id, "a")
+    store.events.add(run.id, "b")
+    assert [(e.seq, e.kind) for e in store.events.of(run.id)] == [
         (1, "run_started"),
         (2, "a"),
         (3, "b"),
@@ -229,22 +229,22 @@ def test_events_are_numbered_in_order_per_run(store: Store) -> None:
 
 
 def test_latest_unfinished_skips_done_and_live_runs(store: Store) -> None:
-    run, lease = store.create_run(_new_run())
-    assert store.latest_unfinished() is None  # driven by this live process
-    store.release(lease, INTERRUPTED, "test")
-    found = store.latest_unfinished()
+    run, lease = store.runs.create(_new_run())
+    assert store.runs.latest_unfinished() is None  # driven by this live process
+    store.leases.release(lease, INTERRUPTED, "test")
+    found = store.runs.latest_unfinished()
     assert found is not None and found.id == run.id
 
 
 def test_a_finished_run_cannot_be_claimed_again(store: Store) -> None:
     from dayflow.errors import RunAlreadyDone
 
-    run, lease = store.create_run(_new_run())
-    store.begin_step(lease, 1, turn(text("brief")), 1)
-    store.complete_step(lease, 1, None, final_text="brief")
+    run, lease = store.runs.create(_new_run())
+    store.steps.begin(lease, 1, turn(text("brief")), 1)
+    store.steps.complete(lease, 1, None, final_text="brief")
     with pytest.raises(RunAlreadyDone):
-        store.claim(run.id)
-    assert store.get_run(run.id).status == "done"
+        store.leases.claim(run.id)
+    assert store.runs.get(run.id).status == "done"
 
 
 # ------------------------------------------------------------------------------ the face
@@ -296,11 +296,11 @@ def test_no_module_outside_the_store_package_speaks_sql() -> None:
 
 
 def test_a_step_comes_back_with_its_stop_details_decoded(store: Store) -> None:
-    run, lease = store.create_run(_new_run())
+    run, lease = store.runs.create(_new_run())
     details = {"type": "refusal", "category": "cyber", "explanation": "no"}
     refusal = replace(turn(text("I can't")), stop_reason="refusal", stop_details=details)
-    store.begin_step(lease, 1, refusal, 1)
-    step = store.last_step(run.id)
+    store.steps.begin(lease, 1, refusal, 1)
+    step = store.steps.last(run.id)
     assert step is not None and step.stop_details == details
     assert step.assistant == [{"type": "text", "text": "I can't"}]
 
@@ -310,11 +310,11 @@ def test_an_upgraded_database_finds_stop_details_its_events_kept(db_path: Path) 
     copies them to the step, so a pending refusal resumed after an upgrade still explains."""
     details = {"type": "refusal", "category": "cyber", "explanation": "no"}
     with open_store(db_path) as s:
-        run, lease = s.create_run(_new_run())
+        run, lease = s.runs.create(_new_run())
         refusal = replace(turn(text("no")), stop_reason="refusal", stop_details=details)
-        s.begin_step(lease, 1, refusal, 1)
-        s.complete_step(lease, 1, None, discard=True)
-        s.begin_step(lease, 2, turn(text("plain")), 1)
+        s.steps.begin(lease, 1, refusal, 1)
+        s.steps.complete(lease, 1, None, discard=True)
+        s.steps.begin(lease, 2, turn(text("plain")), 1)
     old = json.dumps({"step": 1, "stop_reason": "refusal", "stop_details": details})
     with Db(db_path) as db:  # back to the schema (and the events) before 0004
         for n, seq in ((1, 2), (2, 3)):
@@ -331,8 +331,8 @@ def test_an_upgraded_database_finds_stop_details_its_events_kept(db_path: Path) 
             db.run(f"ALTER TABLE steps DROP COLUMN {column}")
         db.run("DELETE FROM schema_migrations WHERE name >= '0004'")
     with open_store(db_path) as s:
-        assert [step.stop_details for step in s.steps(run.id)] == [details, None]
-        assert [step.host for step in s.steps(run.id)] == [s.owner.host] * 2  # from the events
+        assert [step.stop_details for step in s.steps.of(run.id)] == [details, None]
+        assert [step.host for step in s.steps.of(run.id)] == [s.owner.host] * 2  # from the events
         assert s.upkeep.schema_version() == s.upkeep.latest_schema()
 
 
@@ -341,20 +341,20 @@ def test_run_settings_round_trip_and_old_rows_take_the_defaults(store: Store) ->
     assert RunSettings.from_json(settings.to_json()) == settings
     old = RunSettings.from_json({"tz": None, "inbox": None, "newer_key": 1})
     assert old == RunSettings()
-    run, _ = store.create_run(replace(_new_run(), settings=settings))
-    assert store.get_run(run.id).settings == settings
+    run, _ = store.runs.create(replace(_new_run(), settings=settings))
+    assert store.runs.get(run.id).settings == settings
 
 
 def test_every_write_of_a_driver_is_fenced_by_its_lease(store: Store) -> None:
-    run, lease = store.create_run(_new_run())
-    store.begin_step(lease, 1, turn(text("x")), 1)
+    run, lease = store.runs.create(_new_run())
+    store.steps.begin(lease, 1, turn(text("x")), 1)
     stale = Lease(run.id, "not-the-token")
     writes = [
-        lambda: store.complete_step(stale, 1, None),
-        lambda: store.save_effect(stale, 1, "k", "create_task", lambda: ("{}", False)),
-        lambda: store.update_limits(stale, max_steps=99),
-        lambda: store.release(stale, INTERRUPTED),
-        lambda: store.add_compaction(
+        lambda: store.steps.complete(stale, 1, None),
+        lambda: store.steps.save_effect(stale, 1, "k", "create_task", lambda: ("{}", False)),
+        lambda: store.runs.update_limits(stale, max_steps=99),
+        lambda: store.leases.release(stale, INTERRUPTED),
+        lambda: store.steps.add_compaction(
             stale,
             before_step=2,
             through_step=1,
@@ -366,9 +366,9 @@ def test_every_write_of_a_driver_is_fenced_by_its_lease(store: Store) -> None:
     for write in writes:
         with pytest.raises(LeaseLost):
             write()
-    assert store.get_run(run.id).max_steps == _new_run().max_steps
-    assert store.effects(run.id) == [] and store.latest_compaction(run.id) is None
-    assert [s.state for s in store.steps(run.id)] == ["pending"]
+    assert store.runs.get(run.id).max_steps == _new_run().max_steps
+    assert store.steps.effects(run.id) == [] and store.steps.latest_compaction(run.id) is None
+    assert [s.state for s in store.steps.of(run.id)] == ["pending"]
 
 
 @pytest.mark.parametrize(
@@ -440,26 +440,26 @@ def test_a_process_whose_name_is_not_ascii_is_still_seen_alive() -> None:
 def _reads_effect_and_brief(store: Store) -> str:
     """A run as the loop writes it: step 1 two reads (one failing), step 2 a saved effect and
     a read, step 3 the brief; returns the run id."""
-    run, lease = store.create_run(_new_run())
-    store.begin_step(lease, 1, turn(tool_use("read_inbox", {}, "r1"), tool_use("x", {}, "r2")), 1)
+    run, lease = store.runs.create(_new_run())
+    store.steps.begin(lease, 1, turn(tool_use("read_inbox", {}, "r1"), tool_use("x", {}, "r2")), 1)
     reads = [("tool_executed", {"step": 1, "tool": "read_inbox", "ok": True})]
     reads.append(("tool_executed", {"step": 1, "tool": "x", "ok": False}))
     results = [
         {"type": "tool_result", "tool_use_id": "r1", "content": "[]"},
         {"type": "tool_result", "tool_use_id": "r2", "content": "Error: no", "is_error": True},
     ]
-    store.complete_step(lease, 1, results, events=reads, effects=False)
+    store.steps.complete(lease, 1, results, events=reads, effects=False)
     two = turn(tool_use("create_task", {"title": "t"}, "c1"), tool_use("read_inbox", {}, "r3"))
-    store.begin_step(lease, 2, two, 1)
-    store.save_effect(lease, 2, "c1", "create_task", lambda: ('{"id": 1}', False))
+    store.steps.begin(lease, 2, two, 1)
+    store.steps.save_effect(lease, 2, "c1", "create_task", lambda: ('{"id": 1}', False))
     results = [
         {"type": "tool_result", "tool_use_id": "c1", "content": '{"id": 1}'},
         {"type": "tool_result", "tool_use_id": "r3", "content": "[]"},
     ]
     read = [("tool_executed", {"step": 2, "tool": "read_inbox", "ok": True})]
-    store.complete_step(lease, 2, results, events=read)
-    store.begin_step(lease, 3, turn(text("## Today")), 1)
-    store.complete_step(lease, 3, None, final_text="## Today")
+    store.steps.complete(lease, 2, results, events=read)
+    store.steps.begin(lease, 3, turn(text("## Today")), 1)
+    store.steps.complete(lease, 3, None, final_text="## Today")
     return run.id
 
 
@@ -471,7 +471,7 @@ def test_a_step_stores_no_event_its_row_records_and_the_log_still_shows_them(
     run_id = _reads_effect_and_brief(store)
     stored = db_rows(store_target, "SELECT kind FROM events ORDER BY seq")
     assert [r[0] for r in stored] == ["run_started", "tool_executed", "run_finished"]
-    log = store.events(run_id)
+    log = store.events.of(run_id)
     assert [(e.seq, e.kind, e.detail) for e in log] == [
         (1, "run_started", {"model": "scripted", "date": "2026-11-05"}),
         (2, "response_committed", {"step": 1}),
@@ -495,7 +495,7 @@ def test_a_log_written_before_0006_shows_each_event_once(
     """Steps written before the step rows recorded their events (no anchors, every event
     stored) show exactly their stored events: nothing is drawn from the rows a second time."""
     run_id = _reads_effect_and_brief(store)
-    shown = store.events(run_id)
+    shown = store.events.of(run_id)
     with Db(store_target) as db:  # as an older Dayflow left it
         db.run("DELETE FROM events WHERE run_id = ?", run_id)
         for e in shown:
@@ -511,7 +511,7 @@ def test_a_log_written_before_0006_shows_each_event_once(
                 e.at,
             )
         db.run("UPDATE steps SET begun_after_seq = NULL, completed_after_seq = NULL")
-    assert store.events(run_id) == shown
+    assert store.events.of(run_id) == shown
 
 
 def test_a_step_completed_by_a_resuming_process_is_shown_under_that_process(
@@ -522,14 +522,14 @@ def test_a_step_completed_by_a_resuming_process_is_shown_under_that_process(
     a, b = Owner(101, "host-a", None), Owner(202, "host-b", None)
     clock = FixedClock()
     with open_store(db_path, clock=clock, owner=a) as s:
-        run, lease = s.create_run(_new_run())
+        run, lease = s.runs.create(_new_run())
         two = turn(tool_use("create_task", {"title": "t"}, "c1"), tool_use("read_inbox", {}, "r"))
-        s.begin_step(lease, 1, two, 1)
-        s.save_effect(lease, 1, "c1", "create_task", lambda: ('{"id": 1}', False))
+        s.steps.begin(lease, 1, two, 1)
+        s.steps.save_effect(lease, 1, "c1", "create_task", lambda: ('{"id": 1}', False))
     expire_leases(db_path, clock)
     with open_store(db_path, clock=clock, owner=b) as s:
-        lease = s.claim(run.id)
-        s.add_event(run.id, "run_resumed", {"steps": 0})
+        lease = s.leases.claim(run.id)
+        s.events.add(run.id, "run_resumed", {"steps": 0})
         results = [
             {"type": "tool_result", "tool_use_id": "c1", "content": '{"id": 1}'},
             {"type": "tool_result", "tool_use_id": "r", "content": "[]"},
@@ -538,8 +538,8 @@ def test_a_step_completed_by_a_resuming_process_is_shown_under_that_process(
             ("tool_reused", {"step": 1, "tool": "create_task", "key": "c1"}),
             ("tool_executed", {"step": 1, "tool": "read_inbox", "ok": True}),
         ]
-        s.complete_step(lease, 1, results, events=events)
-        log = [(e.kind, e.pid) for e in s.events(run.id)]
+        s.steps.complete(lease, 1, results, events=events)
+        log = [(e.kind, e.pid) for e in s.events.of(run.id)]
     assert log == [
         ("run_started", 101),
         ("response_committed", 101),
@@ -554,20 +554,22 @@ def test_a_step_completed_by_a_resuming_process_is_shown_under_that_process(
 
 def test_a_pruned_run_keeps_its_whole_log_without_details(store: Store) -> None:
     run_id = _reads_effect_and_brief(store)
-    before = [e.kind for e in store.events(run_id)]
-    assert store.prune_run(run_id)
-    after = store.events(run_id)
+    before = [e.kind for e in store.events.of(run_id)]
+    assert store.archive.prune(run_id)
+    after = store.events.of(run_id)
     assert [e.kind for e in after] == [*before, "run_pruned"]
     assert all(e.detail == {} for e in after[:-1])
 
 
 def test_completing_a_step_that_is_not_pending_changes_nothing(store: Store) -> None:
-    run, lease = store.create_run(_new_run())
-    store.begin_step(lease, 1, turn(text("x")), 1)
-    store.complete_step(lease, 1, None)
+    run, lease = store.runs.create(_new_run())
+    store.steps.begin(lease, 1, turn(text("x")), 1)
+    store.steps.complete(lease, 1, None)
     with pytest.raises(StoreError, match="step 1 is not pending"):
-        store.complete_step(lease, 1, [{"type": "tool_result", "tool_use_id": "a", "content": ""}])
+        store.steps.complete(lease, 1, [{"type": "tool_result", "tool_use_id": "a", "content": ""}])
     with pytest.raises(StoreError, match="step 2 is not pending"):
-        store.complete_step(lease, 2, None)
-    assert [(s.n, s.state, s.tool_results) for s in store.steps(run.id)] == [(1, "complete", None)]
-    assert [e.kind for e in store.events(run.id)].count("step_committed") == 1
+        store.steps.complete(lease, 2, None)
+    assert [(s.n, s.state, s.tool_results) for s in store.steps.of(run.id)] == [
+        (1, "complete", None)
+    ]
+    assert [e.kind for e in store.events.of(run.id)].count("step_committed") == 1

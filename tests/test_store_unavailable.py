@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from dayflow.store import DatabaseError
-from dayflow.store.composed import SqlStore
+from dayflow.store.steps import Steps
 from tests.conftest import db_rows
 from tests.harness import invoke
 from tests.scripted import ScriptedModel, seed_turns
@@ -18,14 +18,14 @@ from tests.scripted import ScriptedModel, seed_turns
 def test_a_store_error_mid_run_names_the_run_and_resume_finishes_it(
     store_target: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = SqlStore.begin_step
+    real = Steps.begin
 
-    def disk_full_at_step_2(self: SqlStore, lease: Any, n: int, *args: Any) -> None:
+    def disk_full_at_step_2(self: Steps, lease: Any, n: int, *args: Any) -> None:
         if n == 2:
             raise DatabaseError("database or disk is full")  # as either engine raises it
         real(self, lease, n, *args)
 
-    monkeypatch.setattr(SqlStore, "begin_step", disk_full_at_step_2)
+    monkeypatch.setattr(Steps, "begin", disk_full_at_step_2)
     turns = seed_turns()
     model = ScriptedModel(turns=list(turns))
     res = invoke(store_target, lambda *a: model, "brief", "--model", "scripted")
@@ -38,7 +38,7 @@ def test_a_store_error_mid_run_names_the_run_and_resume_finishes_it(
     assert status == "failed" and reason == "database error: database or disk is full"
     assert [r[0] for r in db_rows(store_target, "SELECT n FROM steps ORDER BY n")] == [1]
 
-    monkeypatch.setattr(SqlStore, "begin_step", real)
+    monkeypatch.setattr(Steps, "begin", real)
     again = ScriptedModel(turns=list(turns[1:]))
     resumed = invoke(store_target, lambda *a: again, "resume", run_id)
     assert resumed.code == 0, resumed.err

@@ -91,7 +91,7 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
             started = time.perf_counter()
             result = start_run(Loop(store, client), options)
             seconds = time.perf_counter() - started
-            tasks = store.list_tasks(include_done=True)
+            tasks = store.tasks.list(include_done=True)
     by_public = evalset.by_public_id()
     by_key = {
         mail_key(json_message_stable_id(m)): by_public[m["id"]] for m in evalset.inbox()["messages"]

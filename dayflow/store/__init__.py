@@ -1,13 +1,15 @@
 """The store: the only package that reads and writes rows. Everything it returns is a plain
-dataclass (`dayflow.models`) or one of the values below.
+value (`dayflow.models`) or one of the values below.
 
     store = open_store(target)          # a path: SQLite; postgresql://...: PostgreSQL
+    run, lease = store.runs.create(spec)
+    store.steps.begin(lease, 1, response, duration_ms)
 
-Its face is a few protocols (`face.py`), one per kind of caller: `RunLog` for the loop,
-`TaskBook` for the tools and `dayflow tasks`, `Archive` for the history commands, `Upkeep` for
-what only one engine can do. Inside, one composition (`composed.SqlStore`) of small parts, each
-owning one concept, runs one set of shared SQL (`sql.py` says how it stays portable) over a
-`Database` from the backend module the target picks.
+Its face is its parts (`composed.Store`): `runs`, `leases`, `steps`, `events`, `tasks`,
+`archive` and `upkeep`, each a small object owning one concept, each signature written once.
+They run one set of shared SQL (`sql.py` says how it stays portable) over a `Database` from the
+backend module the target picks; a driver's errors come out of either backend as the same
+`DatabaseError` family (`sql.py`).
 
 Adding a backend: a module (e.g. `postgres.py`) with `open_backend(target, *, durability) ->
 (Database, Upkeep)`, its schema and its `Dialect`; `open_store` below picks it by the target.
@@ -22,9 +24,9 @@ from pathlib import Path
 
 from dayflow.clock import Clock, SystemClock
 from dayflow.errors import StoreError
-from dayflow.store.composed import SqlStore
-from dayflow.store.face import Archive, RunLog, Store, TaskBook, Upkeep
-from dayflow.store.sql import Database, DatabaseError, IntegrityError
+from dayflow.store.composed import Store
+from dayflow.store.sql import Database, DatabaseError, IntegrityError, Upkeep
+from dayflow.store.tasks import Tasks
 from dayflow.store.values import (
     LEASE_TTL,
     PRUNED_MARK,
@@ -43,15 +45,13 @@ __all__ = [
     "LEASE_TTL",
     "PRUNED_MARK",
     "REDACTED_MARK",
-    "Archive",
     "DatabaseError",
     "IntegrityError",
     "Lease",
     "NewRun",
     "Owner",
-    "RunLog",
     "Store",
-    "TaskBook",
+    "Tasks",
     "Upkeep",
     "UpkeepFinding",
     "is_postgres_target",
@@ -97,4 +97,4 @@ def open_store(
         from dayflow.store import sqlite
 
         db, upkeep = sqlite.open_backend(Path(target).expanduser(), durability=durability)
-    return SqlStore(db, upkeep, clock=clock or SystemClock(), owner=owner or Owner.current())
+    return Store(db, upkeep, clock=clock or SystemClock(), owner=owner or Owner.current())

@@ -17,11 +17,13 @@ from dayflow.store.sql import Row, one, scalar
 from dayflow.store.values import PRUNED_MARK, REDACTED_MARK, Lease, NewRun, not_continuable
 
 
-class History:
+class Archive:
+    """Fork, gc and doctor over the runs, leases and events."""
+
     def __init__(self, ctx: StoreContext, runs: Runs, leases: Leases, events: EventLog) -> None:
         self._ctx, self._runs, self._leases, self._events = ctx, runs, leases, events
 
-    def create_fork(
+    def fork(
         self,
         parent_id: str,
         from_step: int,
@@ -97,7 +99,7 @@ class History:
             self._events.add(parent.id, "run_forked", {"fork": run.id, "step": from_step})
         return self._runs.get(run.id), lease
 
-    def prune_run(self, run_id: str, *, unfinished: bool = False, note: Any = None) -> bool:
+    def prune(self, run_id: str, *, unfinished: bool = False, note: Any = None) -> bool:
         """Blank a finished run's payloads and keep its tombstone: the runs row (status, dates,
         totals, brief), one row per step (state, stop reason, usage, timing, and each tool_use's
         id and name, its input replaced by PRUNED_MARK), one effect per call without its content
@@ -175,7 +177,7 @@ class History:
             (run_id,),
         )
 
-    def redact_run(
+    def redact(
         self, run_id: str, tools: Collection[str], *, unfinished: bool = False, note: Any = None
     ) -> bool:
         """Replace the content of every result of `tools` (in the step rows and the saved

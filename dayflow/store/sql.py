@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from dayflow.clock import Clock
 from dayflow.errors import DayflowError, StoreError
-from dayflow.store.values import LEASE_TTL
+from dayflow.store.values import LEASE_TTL, UpkeepFinding
 
 
 class DatabaseError(StoreError):
@@ -146,6 +146,27 @@ class Database(Protocol):
     def in_transaction(self) -> bool: ...
 
     def close(self) -> None: ...
+
+
+class Upkeep(Protocol):
+    """What only the engine behind the store knows how to do (its size, reclaiming space, its
+    own integrity checks, file permissions), so `gc` and `doctor` work on any backend."""
+
+    location: str  # what to show the user: a path, or a URL without its password
+
+    def schema_version(self) -> str | None: ...
+
+    def latest_schema(self) -> str: ...
+
+    def size_bytes(self) -> int: ...
+
+    def reclaim(self) -> None: ...
+
+    def integrity_problems(self) -> list[str]: ...
+
+    def recovery_hint(self) -> str: ...
+
+    def exposure(self, *, fix: bool) -> list[UpkeepFinding]: ...
 
 
 @functools.lru_cache(maxsize=512)

@@ -7,7 +7,7 @@ taken over changes nothing and raises LeaseLost):
 - `begin` commits the model's response (assistant blocks, stop_reason, stop_details, usage,
   added to the run's totals, the lease renewed by the same UPDATE) the moment it arrives and
   before any tool runs: a paid response is never lost.
-- `save_effect` commits the result of one call that changes something outside the step
+- `steps.save_effect` commits the result of one call that changes something outside the step
   (`create_task`, a delivery), together with that change: a kill leaves both or neither, and a
   resume reuses the saved result instead of doing it again. Read-only calls save nothing: their
   results wait in memory for `complete`, so a kill before it runs such a read again on resume

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from dayflow.errors import RunBusy, UsageError
 from dayflow.models import RUNNING
-from dayflow.store.face import Store
+from dayflow.store.composed import Store
 
 # Parents first: a row's foreign keys point only at tables earlier in this list.
 TABLES = ("runs", "steps", "tool_effects", "tasks", "events", "compactions")
@@ -47,7 +47,7 @@ def copy_history(source: Store, dest: Store) -> CopyReport:
     """Copy every row of `source` that `dest` lacks into `dest`, in one transaction."""
     if source.upkeep.location == dest.upkeep.location:
         raise UsageError("the source and the destination are the same store")
-    live = source.list_runs(status=RUNNING, limit=None)
+    live = source.runs.list(status=RUNNING, limit=None)
     if live:
         run = live[0]
         raise RunBusy(
