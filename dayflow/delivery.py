@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
@@ -119,6 +118,13 @@ def smtp_config(table: object, path: Path) -> SmtpConfig:
     user = table.get("user")
     to = table.get("to", user)
     recipients = (to,) if isinstance(to, str) else tuple(to) if isinstance(to, list) else ()
+    from dayflow.sources.wire import WHY, breaks_line
+
+    sent = (("host", host), ("user", user), ("to", recipients), ("from", table.get("from")))
+    for key, value in sent:
+        texts = value if isinstance(value, tuple) else (value,)
+        if any(isinstance(v, str) and breaks_line(v) for v in texts):
+            raise UsageError(f"{path}: [smtp] `{key}` {WHY} (an SMTP command); refused")
     if not recipients or not all(isinstance(r, str) and "@" in r for r in recipients):
         raise UsageError(f"{path}: [smtp] needs `to` (or `user`) as an address")
     sender = table.get("from", user or recipients[0])
@@ -370,21 +376,12 @@ def _password(cfg: SmtpConfig, env: Mapping[str, str]) -> str | None:
             raise DeliveryFailed(f"smtp to {cfg.where}: ${cfg.password_env} is not set")
         return value
     if cfg.password_command:
+        from dayflow.sources.config import PasswordCommandFailed, password_from_command
+
         try:
-            proc = subprocess.run(
-                shlex.split(cfg.password_command),
-                capture_output=True,
-                text=True,
-                timeout=cfg.timeout,
-                check=False,
-            )
-        except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
-            raise DeliveryFailed(f"smtp to {cfg.where}: password_command failed: {exc}") from None
-        if proc.returncode != 0 or not proc.stdout.strip():
-            raise DeliveryFailed(
-                f"smtp to {cfg.where}: password_command exited {proc.returncode} with no password"
-            )
-        return proc.stdout.splitlines()[0]
+            return password_from_command(cfg.password_command, cfg.timeout)
+        except PasswordCommandFailed as exc:
+            raise DeliveryFailed(f"smtp to {cfg.where}: {exc}") from None
     return None
 
 
@@ -396,6 +393,17 @@ def send_mail(
     import smtplib
     import ssl
 
+    from dayflow.sources.wire import breaks_line
+
+    # Checked again where they are sent, whatever validated them: a line break in any of
+    # these would end the SMTP command and start another.
+    sent = [("host", cfg.host), ("user", cfg.user or ""), ("from", cfg.sender)]
+    sent += [("to", r) for r in cfg.to]
+    for key, value in sent:
+        if breaks_line(value):
+            raise DeliveryFailed(f"smtp to {cfg.where}: `{key}` holds a line break; not sent")
+    if password is not None and breaks_line(password):
+        raise DeliveryFailed(f"smtp to {cfg.where}: the password holds a line break; not sent")
     try:
         context = ssl.create_default_context(cafile=cfg.cafile)
         server: smtplib.SMTP
@@ -409,7 +417,7 @@ def send_mail(
                 server.starttls(context=context)
                 server.ehlo()
             if cfg.user and password is not None:
-                server.login(cfg.user, password)
+                _login(server, cfg.user, password)
             code, resp = server.mail(cfg.sender)
             if code != 250:
                 raise smtplib.SMTPSenderRefused(code, resp, cfg.sender)
@@ -431,7 +439,52 @@ def send_mail(
                 raise smtplib.SMTPDataError(code, resp)
             return f"{code} {resp.decode('utf-8', 'replace')}"
     except (OSError, smtplib.SMTPException) as exc:
-        raise DeliveryFailed(f"smtp to {cfg.where}: {_describe(exc)}") from None
+        raise DeliveryFailed(f"smtp to {cfg.where}: {smtp_reason(exc)}") from None
+
+
+def _login(server: Any, user: str, password: str) -> None:
+    """Log in; a user name or password that is not ASCII goes as AUTH PLAIN in UTF-8
+    (RFC 4616), which smtplib's own login cannot send."""
+    import base64
+    import smtplib
+
+    if user.isascii() and password.isascii():
+        server.login(user, password)
+        return
+    mechanisms = (server.esmtp_features.get("auth") or "").upper().split()
+    if "PLAIN" not in mechanisms:
+        raise smtplib.SMTPNotSupportedError(
+            "the server offers no AUTH PLAIN, which a user name or password that is not ASCII needs"
+        )
+    token = base64.b64encode(b"\0" + user.encode() + b"\0" + password.encode()).decode()
+    code, resp = server.docmd("AUTH", "PLAIN " + token)
+    if code != 235:
+        raise smtplib.SMTPAuthenticationError(code, resp)
+
+
+def smtp_reason(exc: BaseException) -> str:
+    """An SMTP failure in one human line: what the server refused and its own words, never a
+    Python repr of the exception's arguments."""
+    import smtplib
+
+    def said(code: int, text: bytes | str) -> str:
+        words = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+        return " ".join(f"{code} {words}".split())[:300]
+
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        parts = [f"{rcpt} ({said(*answer)})" for rcpt, answer in exc.recipients.items()]
+        return "the server refused the recipient " + ", ".join(parts)
+    if isinstance(exc, smtplib.SMTPSenderRefused):
+        return f"the server refused the sender {exc.sender} ({said(exc.smtp_code, exc.smtp_error)})"
+    if isinstance(exc, smtplib.SMTPAuthenticationError):
+        return (
+            f"the server refused the user name or password ({said(exc.smtp_code, exc.smtp_error)})"
+        )
+    if isinstance(exc, smtplib.SMTPDataError):
+        return f"the server refused the message ({said(exc.smtp_code, exc.smtp_error)})"
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return f"the server answered {said(exc.smtp_code, exc.smtp_error)}"
+    return _describe(exc)
 
 
 def _describe(exc: BaseException) -> str:

@@ -456,3 +456,113 @@ def test_a_config_file_that_is_not_utf8_is_one_line_and_exit_4(
     result = run(db_path, "brief", env={"DAYFLOW_CONFIG": str(cfg)})
     assert result.code == 4 and result.err.strip().endswith(f"{cfg}: is not UTF-8 text")
     assert "Traceback" not in result.err
+
+
+# ------------------------------------------------------ what reaches the wire (issue 19)
+
+
+def _cfg(**overrides: Any) -> delivery.SmtpConfig:
+    values: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "port": 25,
+        "security": "plain",
+        "user": None,
+        "sender": "dayflow@example.org",
+        "to": ("alex@example.org",),
+    }
+    return delivery.SmtpConfig(**{**values, **overrides})
+
+
+def test_an_smtp_value_with_a_line_break_is_refused_in_the_config_naming_the_key(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "c.toml"
+    base = {"host": "h", "to": "a@example.org"}
+    for key, value in (
+        ("to", "a@example.org\r\nRCPT TO:<b@example.org>"),
+        ("to", ["a@example.org", "b@example.org\nDATA"]),
+        ("from", "me@example.org\rX"),
+        ("user", "alex\x00"),
+        ("host", "smtp.example.org\nEHLO x"),
+    ):
+        with pytest.raises(UsageError) as caught:
+            delivery.smtp_config({**base, key: value}, path)
+        line = str(caught.value)
+        assert f"`{key}`" in line and "line break or NUL" in line and "\n" not in line
+
+
+def test_a_line_break_that_reaches_the_sender_is_never_sent(smtp: SmtpServer) -> None:
+    """The defensive check where the command is written: whatever built the config."""
+    for cfg in (
+        _cfg(port=smtp.port, to=("alex@example.org>\r\nRCPT TO:<eve@example.org",)),
+        _cfg(port=smtp.port, sender="dayflow@example.org\r\nRSET"),
+        _cfg(port=smtp.port, user="alex\nAUTH x"),
+    ):
+        with pytest.raises(delivery.DeliveryFailed, match="holds a line break; not sent"):
+            delivery.send_mail(cfg, "pw", b"Subject: x\r\n\r\nhi\r\n", lambda: None)
+    with pytest.raises(delivery.DeliveryFailed, match="password holds a line break") as caught:
+        delivery.send_mail(_cfg(port=smtp.port, user="a"), "pw\r\nQUIT", b"x\r\n", lambda: None)
+    assert "pw" not in str(caught.value).split(":", 1)[1].replace("password", "")
+    assert smtp.inbox.messages == []
+
+
+class _Refusing(Inbox):
+    async def handle_RCPT(  # noqa: N802 (aiosmtpd's name)
+        self, server: Any, session: Any, envelope: Any, address: str, options: list[str]
+    ) -> str:
+        return "550 5.1.1 <" + address + ">: no such user here"
+
+
+def test_an_smtp_refusal_is_one_human_line_without_python_reprs(port: int) -> None:
+    """SMTP errors printed `{'a@b': (550, b'...')}`: now what was refused, in the server's
+    words."""
+    from aiosmtpd.controller import Controller
+
+    controller = Controller(_Refusing(), hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        with pytest.raises(delivery.DeliveryFailed) as caught:
+            delivery.send_mail(_cfg(port=port), None, b"Subject: x\r\n\r\nhi\r\n", lambda: None)
+    finally:
+        controller.stop()
+    line = str(caught.value)
+    assert line == (
+        f"smtp to 127.0.0.1:{port}: the server refused the recipient alex@example.org "
+        "(550 5.1.1 <alex@example.org>: no such user here)"
+    )
+
+
+def test_a_password_that_is_not_ascii_logs_in_with_auth_plain_in_utf8(port: int) -> None:
+    """`PW='pässwörd'` was an internal error (smtplib encodes AUTH in ASCII)."""
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.smtp import AuthResult
+
+    seen: list[tuple[bytes, bytes]] = []
+
+    def check(server: Any, session: Any, envelope: Any, mechanism: str, data: Any) -> Any:
+        seen.append((data.login, data.password))
+        return AuthResult(success=data.password == "pässwörd".encode(), handled=False)
+
+    inbox = Inbox()
+    controller = Controller(
+        inbox,
+        hostname="127.0.0.1",
+        port=port,
+        authenticator=check,
+        auth_require_tls=False,
+    )
+    controller.start()
+    try:
+        reply = delivery.send_mail(
+            _cfg(port=port, user="alex"), "pässwörd", b"Subject: x\r\n\r\nhi\r\n", lambda: None
+        )
+        assert reply.startswith("250") and len(inbox.messages) == 1
+        with pytest.raises(delivery.DeliveryFailed) as caught:
+            delivery.send_mail(
+                _cfg(port=port, user="alex"), "pässwort", b"Subject: x\r\n\r\n", lambda: None
+            )
+    finally:
+        controller.stop()
+    assert seen == [(b"alex", "pässwörd".encode()), (b"alex", "pässwort".encode())]
+    line = str(caught.value)
+    assert "refused the user name or password (535" in line and "pässw" not in line

@@ -295,3 +295,120 @@ def test_help_runs_and_tasks_import_no_mail_or_config_reader(tmp_path: Path) -> 
             check=False,
         )
         assert proc.returncode == 0, (args, proc.stderr)
+
+
+IMAP_ENTRY = '[[inbox]]\nname = "a"\nkind = "imap"\npassword_env = "E"\n'
+HOST_USER = 'host = "h"\nuser = "u"\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        (IMAP_ENTRY + HOST_USER + 'folders = ["INBOX\\r\\nA1 DELETE Work"]\n', "folders"),
+        (IMAP_ENTRY + HOST_USER + 'folders = ["INBOX", "X\\nA1 DELETE Y"]\n', "folders"),
+        (IMAP_ENTRY + HOST_USER + 'folders = ["INBOX\\u0000"]\n', "folders"),
+        (IMAP_ENTRY + 'host = "h"\nuser = "me\\r\\nA1 DELETE INBOX"\n', "user"),
+        (IMAP_ENTRY + 'host = "h\\u0000.example.org"\nuser = "u"\n', "host"),
+        ('[[calendar]]\nname = "c"\nkind = "ics"\nurl = "https://h/x\\r\\nX-A: b"\n', "url"),
+        (
+            '[[calendar]]\nname = "c"\nkind = "caldav"\nurl = "https://h/dav"\n'
+            'user = "alex\\nX-A: b"\npassword_env = "E"\n',
+            "user",
+        ),
+    ],
+)
+def test_a_value_that_would_reach_a_protocol_line_with_a_line_break_is_refused(
+    text: str, key: str
+) -> None:
+    """The case that deleted a folder, and its cousins: a CR, LF or NUL in any value that is
+    sent to a server is one problem line naming the entry and the key."""
+    (line,) = problems(text)
+    assert f"'{key}'" in line and "line break or NUL" in line and "refused" in line
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://h:99999/x.ics", "'url' has a port out of range (it must be a number from 1"),
+        ("https://h:0/x.ics", "'url' has a port out of range"),
+        ("https://h:abc/x.ics", "'url' has a port that is not a number"),
+        ("https://:8080/x.ics", "'url' has no host name"),
+    ],
+)
+def test_a_url_that_cannot_be_fetched_says_why(url: str, expected: str) -> None:
+    """A port out of range was called "not an http address"."""
+    for kind, extra in (("ics", ""), ("caldav", 'user = "u"\npassword_env = "E"\n')):
+        (line,) = problems(f'[[calendar]]\nname = "c"\nkind = "{kind}"\nurl = "{url}"\n{extra}')
+        assert expected in line, (kind, line)
+
+
+def _gone(pid: int) -> bool:
+    """Whether process `pid` is dead (gone, or a zombie nobody has reaped yet)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")
+
+
+def test_a_password_command_that_leaves_a_child_holding_the_pipe_answers_and_the_child_dies(
+    tmp_path: Path,
+) -> None:
+    """Read until the command exits, not until EOF: a child it leaves behind (a gpg-agent,
+    say) holding stdout open made it "not finished", and the child was left running."""
+    import time
+
+    from dayflow.sources.config import password_from_command
+
+    pidfile = tmp_path / "child.pid"
+    script = f"echo s3cret; sleep 120 & echo $! > {pidfile}"
+    started = time.monotonic()
+    assert password_from_command(f"sh -c '{script}'", 20) == "s3cret"
+    assert time.monotonic() - started < 15  # generous; the old code waited for the child
+    child = int(pidfile.read_text())
+    deadline = time.monotonic() + 10
+    while not _gone(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(child)
+
+
+def test_a_password_command_that_does_not_finish_is_killed_with_its_children(
+    tmp_path: Path,
+) -> None:
+    import time
+
+    from dayflow.sources.config import PasswordCommandFailed, password_from_command
+
+    pidfile = tmp_path / "child.pid"
+    with pytest.raises(PasswordCommandFailed, match=r"did not finish in 1 s"):
+        password_from_command(f"sh -c 'sleep 120 & echo $! > {pidfile}; wait'", 1)
+    child = int(pidfile.read_text())
+    deadline = time.monotonic() + 10
+    while not _gone(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(child)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("~/bin/no-such-password-tool", "was not found (it runs without a shell"),
+        ("sh -c 'exit 3'", "exited with status 3 (it runs without a shell"),
+        ("true", "printed no password (it runs without a shell"),
+    ],
+)
+def test_a_password_command_that_fails_says_it_runs_without_a_shell(
+    command: str, expected: str
+) -> None:
+    """`~`, `$VAR` and pipes do not work in password_command: the error says so."""
+    from dayflow.sources.config import PasswordCommandFailed, password_from_command
+
+    with pytest.raises(PasswordCommandFailed) as caught:
+        password_from_command(command, 10)
+    assert expected in str(caught.value) and "sh -c" in str(caught.value)
+
+
+def test_a_password_command_prints_a_non_ascii_password_as_utf8() -> None:
+    from dayflow.sources.config import password_from_command
+
+    assert password_from_command("printf 'pässwörd\\r\\nmore'", 10) == "pässwörd"

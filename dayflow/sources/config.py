@@ -19,6 +19,7 @@ by `SourceSpec.to_json`, so it cannot reach a run's stored settings.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from dayflow.errors import ConfigFileError, SourceError
+from dayflow.sources.wire import WHY, breaks_line
 
 INBOX_KINDS = ("maildir", "mbox", "eml", "imap", "json")
 CALENDAR_KINDS = ("ics", "caldav", "json")
@@ -264,6 +266,11 @@ def _entry(table: str, n: int, entry: object, base: Path, problems: list[str]) -
                 problems.append(f"{where}: '{key}' must be a non-empty list of names")
             else:
                 values[key] = tuple(value)
+    for key in ("host", "user"):  # a URL is checked with the rest of it below
+        if key in values and breaks_line(values[key]):
+            problems.append(f"{where}: '{key}' {WHY}; refused")
+    if any(breaks_line(v) for v in values.get("folders", ())):
+        problems.append(f"{where}: a name in 'folders' {WHY} (an IMAP command); refused")
     if "port" in entry and "port" in allowed:
         port = entry["port"]
         if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
@@ -300,8 +307,13 @@ def _entry(table: str, n: int, entry: object, base: Path, problems: list[str]) -
             problems.append(f"{where}: give exactly one of 'path' or 'url'")
         if "url" in values and not _scheme_ok(values["url"], ("http", "https", "webcal")):
             problems.append(f"{where}: 'url' must start with https://, http:// or webcal://")
-    if kind == "caldav" and "url" in values and not _scheme_ok(values["url"], ("http", "https")):
-        problems.append(f"{where}: 'url' must start with https:// or http://")
+        elif "url" in values and (why := url_problem(values["url"])):
+            problems.append(f"{where}: 'url' {why}")
+    if kind == "caldav" and "url" in values:
+        if not _scheme_ok(values["url"], ("http", "https")):
+            problems.append(f"{where}: 'url' must start with https:// or http://")
+        elif why := url_problem(values["url"]):
+            problems.append(f"{where}: 'url' {why}")
     if "path" in values:
         values["path"] = str(_absolute(values["path"], base))
     if len(problems) > before or name is None:
@@ -312,6 +324,34 @@ def _entry(table: str, n: int, entry: object, base: Path, problems: list[str]) -
 def _scheme_ok(url: str, schemes: tuple[str, ...]) -> bool:
     scheme, sep, rest = url.partition("://")
     return bool(sep) and scheme.lower() in schemes and bool(rest)
+
+
+def url_problem(url: str) -> str | None:
+    """Why an http(s) URL cannot be fetched (a port out of range, no host, a line break), in
+    words that finish "'url' ...", or None when it can be. Never quotes the URL (it may be a
+    secret)."""
+    from urllib.parse import urlsplit
+
+    if breaks_line(url):
+        return f"{WHY}; refused"
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname
+    except ValueError:
+        return "is not a valid address"
+    if not host:
+        return "has no host name"
+    if not host.isascii():
+        return "has a host name that is not ASCII (write it in its xn-- form)"
+    try:
+        port = parts.port  # raises ValueError for a port out of range
+    except ValueError as err:
+        if "out of range" not in str(err):
+            return "has a port that is not a number"
+        port = 0
+    if port == 0:
+        return "has a port out of range (it must be a number from 1 to 65535)"
+    return None
 
 
 def _absolute(raw: str, base: Path) -> Path:
@@ -345,35 +385,106 @@ def resolve_password(spec: SourceSpec, env: Mapping[str, str] | None = None) -> 
     if not spec.password_command:
         raise SourceError(f"{spec.name}: no password_command or password_env configured")
     try:
-        argv = shlex.split(spec.password_command)
-    except ValueError as err:
-        raise SourceError(f"{spec.name}: password_command cannot be parsed ({err})") from None
-    if not argv:
-        raise SourceError(f"{spec.name}: password_command is empty")
+        return password_from_command(spec.password_command, spec.timeout)
+    except PasswordCommandFailed as err:
+        raise SourceError(f"{spec.name}: {err}") from None
+
+
+NO_SHELL = "it runs without a shell: ~, $VAR and pipes do not work; write sh -c '...' for them"
+_PASSWORD_OUTPUT = 64 * 1024  # more than any password; a command printing more is cut off
+
+
+class PasswordCommandFailed(SourceError):
+    """`password_command` did not give a password; the message never holds its output."""
+
+
+def password_from_command(command: str, timeout: float) -> str:
+    """The first line a `password_command` prints, in a session of its own.
+
+    It runs without a shell. The answer is read until the command *exits* (not until its
+    output closes: a child it leaves behind, a gpg-agent say, may hold the pipe open for ever),
+    within `timeout` seconds; then its whole process group is killed, so nothing it started
+    stays running. Raises PasswordCommandFailed (one line, no output of the command)."""
+    import selectors
+    import signal
+    import time
+
     try:
-        done = subprocess.run(
+        argv = shlex.split(command)
+    except ValueError as err:
+        raise PasswordCommandFailed(f"password_command cannot be parsed ({err})") from None
+    if not argv:
+        raise PasswordCommandFailed("password_command is empty")
+    try:
+        proc = subprocess.Popen(
             argv,
-            capture_output=True,
-            timeout=spec.timeout,
-            check=False,
             stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group, killed whole below
         )
     except FileNotFoundError:
-        raise SourceError(f"{spec.name}: password_command {argv[0]!r} was not found") from None
-    except subprocess.TimeoutExpired:
-        raise SourceError(
-            f"{spec.name}: password_command did not finish in {spec.timeout:g} s"
+        raise PasswordCommandFailed(
+            f"password_command {argv[0]!r} was not found ({NO_SHELL})"
         ) from None
     except OSError as err:
-        raise SourceError(
-            f"{spec.name}: password_command could not run ({err.strerror or type(err).__name__})"
-        ) from None
-    if done.returncode != 0:
-        raise SourceError(f"{spec.name}: password_command exited with status {done.returncode}")
-    line = done.stdout.decode("utf-8", "replace").splitlines()
-    if not line or not line[0]:
-        raise SourceError(f"{spec.name}: password_command printed no password")
-    return line[0]
+        reason = err.strerror or type(err).__name__
+        raise PasswordCommandFailed(f"password_command could not run ({reason})") from None
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    out = bytearray()
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            open_pipe = True
+            while True:
+                exited = proc.poll() is not None
+                if exited or not open_pipe:
+                    if not exited:
+                        try:
+                            proc.wait(max(0.0, deadline - time.monotonic()))
+                        except subprocess.TimeoutExpired:
+                            break
+                    if open_pipe:
+                        _drain(fd, out)  # what it wrote before exiting
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                if sel.select(min(left, 0.05)):
+                    open_pipe = _drain(fd, out)
+        if proc.poll() is None:
+            raise PasswordCommandFailed(f"password_command did not finish in {timeout:g} s")
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever it left behind
+        proc.stdout.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(1)
+    if proc.returncode != 0:
+        raise PasswordCommandFailed(
+            f"password_command exited with status {proc.returncode} ({NO_SHELL})"
+        )
+    text = bytes(out[:_PASSWORD_OUTPUT]).decode("utf-8", "replace")
+    line = text.split("\n", 1)[0].removesuffix("\r")
+    if not line:
+        raise PasswordCommandFailed(f"password_command printed no password ({NO_SHELL})")
+    return line
+
+
+def _drain(fd: int, out: bytearray) -> bool:
+    """Read what the pipe holds now; False once it is closed."""
+    while len(out) <= _PASSWORD_OUTPUT:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return True
+        if not chunk:
+            return False
+        out += chunk
+    return True
 
 
 STARTER = """\
