@@ -55,11 +55,19 @@ def _wait_for(port: int, proc: subprocess.Popen[bytes] | None = None) -> None:
     raise RuntimeError(f"nothing listening on 127.0.0.1:{port}")
 
 
-def start_pymap(port: int, cert: Path | None = None, key: Path | None = None) -> subprocess.Popen:
+def start_pymap(
+    port: int,
+    cert: Path | None = None,
+    key: Path | None = None,
+    *,
+    user: str = USER,
+    password: str = PASSWORD,
+) -> subprocess.Popen:
     args = [sys.executable, "-c", "from pymap.main import main; main()", "--host", "127.0.0.1",
             "--port", str(port)]  # fmt: skip
     args += ["--cert", str(cert), "--key", str(key)] if cert and key else ["--no-tls"]
-    proc = subprocess.Popen([*args, "dict"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    args += ["dict", "--demo-user", user, "--demo-password", password]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _wait_for(port, proc)
     return proc
 
@@ -74,6 +82,7 @@ class Proxy:
     commands: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     hang: bool = False  # accept, then never answer (a timeout)
+    trickle: float = 0.0  # once a FETCH is sent, answer one byte every `trickle` seconds
 
     def start(self) -> Proxy:
         self._sock = socket.socket()
@@ -120,10 +129,19 @@ class Proxy:
             client.close()
             return
 
+        fetching = threading.Event()
+
         def pump(src: socket.socket, dst: socket.socket, record: bool) -> None:
             buffer = b""
             try:
                 while data := src.recv(65536):
+                    if not record and self.trickle and fetching.is_set():
+                        for i in range(len(data)):
+                            dst.sendall(data[i : i + 1])
+                            time.sleep(self.trickle)
+                        continue
+                    if record and b"FETCH" in data:
+                        fetching.set()
                     dst.sendall(data)
                     if record:
                         buffer += data

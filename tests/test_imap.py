@@ -4,6 +4,7 @@ no secret anywhere, and a kill -9 right after an IMAP read with no second listin
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import imaplib
 import json
@@ -207,7 +208,7 @@ def test_each_failure_is_one_line_naming_the_source(server: ImapServer, tmp_path
             "login as demouser failed",
         ),
         "refused": (spec(closed), ENV, f"cannot connect to 127.0.0.1:{closed}"),
-        "timeout": (spec(hang.port, timeout=1.0), ENV, "within 1 s (timeout)"),
+        "timeout": (spec(hang.port, timeout=1.0), ENV, "within 1 s (timeout"),
         "no password": (spec(server.plain.port), {}, "IMAP_PW (password_env) is not set"),
         "bad command": (
             spec(server.plain.port, password_env=None, password_command="false"),
@@ -310,3 +311,172 @@ def test_an_inbox_until_is_searched_on_the_server_and_later_mail_left_out(
     listed = read_inbox(inbox, limit=50)["messages"]
     assert [m["subject"] for m in listed] == [f"Message number {n}" for n in range(7, -1, -1)]
     assert "BEFORE" in server.plain.lines("SEARCH")[-1]
+
+
+def _folders(server: ImapServer) -> set[str]:
+    conn = server.direct()
+    try:
+        typ, data = conn.list()
+        assert typ == "OK"
+        return {line.decode().rsplit(" ", 1)[-1].strip('"') for line in data if line}
+    finally:
+        conn.logout()
+
+
+def test_a_folder_name_with_a_line_break_never_reaches_the_server(
+    server: ImapServer, request: pytest.FixtureRequest
+) -> None:
+    """The case that deleted a folder: a CR LF in a folder name would end EXAMINE and start
+    a DELETE. Refused before a byte of it is sent; the folder is still there."""
+    conn = server.direct()
+    try:
+        assert conn.create("Work")[0] == "OK"
+    finally:
+        conn.logout()
+    load(server, 2)
+    for hostile in (
+        "INBOX\r\nA1 DELETE Work\r\nA2 NOOP",
+        "INBOX\nA1 DELETE Work",
+        "INBOX\rA1 DELETE Work",
+        "INBOX\x00A1 DELETE Work",
+    ):
+        source = ImapSource(spec(server.plain.port, folders=[hostile]), env=ENV)
+        request.addfinalizer(source.close)
+        with pytest.raises(SourceError, match="line break or NUL; not sent") as caught:
+            source.page(since=None, after=None, limit=5, unread_only=False)
+        assert "\n" not in str(caught.value)
+    assert "Work" in _folders(server)
+    assert not server.plain.count("DELETE") and not server.plain.count("EXAMINE")
+
+
+def test_a_user_name_with_a_line_break_is_never_sent(server: ImapServer) -> None:
+    source = ImapSource(
+        SourceSpec(
+            table="inbox",
+            name="work",
+            kind="imap",
+            host="127.0.0.1",
+            port=server.plain.port,
+            user=f"{USER}\r\nA1 DELETE Work",
+            password_env="IMAP_PW",
+            security="plain",
+        ),
+        env=ENV,
+    )
+    with pytest.raises(SourceError, match="user holds a line break"):
+        source.status()
+    assert server.plain.count("LOGIN") == 0
+    # A password from the environment is a value sent too (and is never shown).
+    evil = {"IMAP_PW": f"{PASSWORD}\r\nA1 DELETE INBOX"}
+    with pytest.raises(SourceError, match="password holds a line break") as caught:
+        ImapSource(spec(server.plain.port), env=evil).status()
+    assert PASSWORD not in str(caught.value)
+    assert server.plain.count("LOGIN") == 0
+
+
+def test_a_folder_with_a_non_ascii_name_is_read_in_modified_utf7(
+    server: ImapServer, request: pytest.FixtureRequest
+) -> None:
+    """`folders = ["Entwürfe"]`, a German Gmail folder, was an internal error: it goes as
+    `Entw&APw-rfe` (RFC 3501 5.1.3), and so do `&` and names in other scripts."""
+    names = {"Entwürfe": "Entw&APw-rfe", "R&D": "R&-D", "日本語": "&ZeVnLIqe-"}
+    conn = server.direct()
+    try:
+        for n, wire in enumerate(names.values()):
+            assert conn.create(wire)[0] == "OK"
+            stamp = imaplib.Time2Internaldate(NOW - 60 * (n + 1))
+            raw = message(n, when=dt.datetime.fromtimestamp(NOW - 60 * (n + 1), dt.UTC))
+            assert conn.append(wire, None, stamp, raw)[0] == "OK"
+    finally:
+        conn.logout()
+    before = server.flags()
+    source = ImapSource(spec(server.plain.port, folders=list(names)), env=ENV)
+    request.addfinalizer(source.close)
+    listed = source.page(since=None, after=None, limit=10, unread_only=False)
+    assert sorted(i.subject for i in listed) == [f"Message number {n}" for n in range(3)]
+    examined = {c.split(" ", 1)[1].strip('"') for c in server.plain.lines("EXAMINE")}
+    assert examined == set(names.values())
+    assert server.flags() == before
+
+
+def test_a_password_that_is_not_ascii_logs_in(tmp_path: Path) -> None:
+    """`PW='pässwörd'` was an internal error (imaplib encodes LOGIN in ASCII): it goes as
+    AUTHENTICATE PLAIN in UTF-8, or as a LOGIN literal where PLAIN is not offered."""
+    from dayflow.sources import imap
+
+    secret = "pässwörd"
+    port = free_port()
+    proc = start_pymap(port, password=secret)
+    recorder = Proxy(port).start()
+    try:
+        source = ImapSource(spec(recorder.port), env={"IMAP_PW": secret})
+        count, _ = source.status()
+        source.close()
+        assert count == 0
+        assert recorder.count("AUTHENTICATE") == 1 and recorder.count("LOGIN") == 0
+        conn = imaplib.IMAP4("127.0.0.1", port, timeout=10)
+        conn.capabilities = tuple(c for c in conn.capabilities if c != "AUTH=PLAIN")
+        imap._login(conn, USER, secret)
+        assert conn.state == "AUTH" and conn.select("INBOX", readonly=True)[0] == "OK"
+        conn.logout()
+        with pytest.raises(SourceError, match="login as demouser failed") as caught:
+            ImapSource(spec(recorder.port), env={"IMAP_PW": "pässwort"}).status()
+        assert "pässw" not in str(caught.value)
+    finally:
+        recorder.stop()
+        proc.kill()
+        proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+def test_the_timeout_is_a_deadline_for_the_whole_exchange_not_each_read(
+    server: ImapServer,
+) -> None:
+    """A server that answers a FETCH one byte every 0.3 s never trips a 2 s per-read timeout;
+    the deadline cuts the whole listing off, names itself, and the next call connects again."""
+    load(server, 3)
+    before = server.flags()
+    slow = Proxy(server.port, trickle=0.3).start()
+    try:
+        source = ImapSource(spec(slow.port, timeout=2.0), env=ENV)
+        started = time.monotonic()
+        with pytest.raises(SourceError) as caught:
+            source.page(since=None, after=None, limit=5, unread_only=False)
+        assert time.monotonic() - started < 60  # generous: the old code ran for many minutes
+        line = str(caught.value)
+        assert line.startswith("work: ") and "within 2 s" in line and "deadline" in line
+        assert source._conn is None  # a connection cut off mid-answer is not reused
+    finally:
+        slow.stop()
+    assert server.flags() == before
+
+
+def test_a_greeting_trickled_a_byte_at_a_time_is_cut_off_at_the_deadline() -> None:
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    stop = threading.Event()
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            client, _ = listener.accept()
+            with client:
+                for byte in b"* OK IMAP4rev1 a greeting that never quite ends" * 10:
+                    if stop.wait(0.3):
+                        return
+                    client.sendall(bytes([byte]))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        source = ImapSource(spec(listener.getsockname()[1], timeout=1.5), env=ENV)
+        with pytest.raises(SourceError, match=r"within 1\.5 s \(timeout, a deadline"):
+            source.status()
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(10)

@@ -9,25 +9,36 @@
   UNSEEN when asked, below the cursor's UID), and one `UID FETCH` per folder asks for the
   headers, INTERNALDATE, FLAGS and the first `SNIPPET_BYTES` of text of the page's UIDs only.
 - `received_at` is the server's INTERNALDATE.
+- Every value sent is checked where it is sent: a CR, LF or NUL in a folder or user name is
+  refused (it would end the command and start another); folder names go in modified UTF-7
+  (`Entwürfe` is `Entw&APw-rfe`); a user name or password that is not ASCII logs in with
+  AUTHENTICATE PLAIN in UTF-8 (or a LOGIN with literals where PLAIN is not offered).
+- `timeout` is a deadline for each whole exchange (a listing, a read, a check: connecting and
+  logging in included), not for each wait on the socket: a server trickling a byte at a time
+  is cut off when it passes (`deadline.Deadline`).
 
 Errors are one SourceError line naming the source and what failed (never the password).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import imaplib
 import json
 import re
+import socket
 import ssl
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from dayflow.errors import SourceError
 from dayflow.sources.config import SourceSpec, resolve_password
+from dayflow.sources.deadline import Deadline
 from dayflow.sources.mail import MailItem
 from dayflow.sources.mime import parse_message
+from dayflow.sources.wire import breaks_line, imap_utf7
 
 SNIPPET_BYTES = 2048  # of the text, after the headers, for a listing's snippet
 READ_BYTES = 8 * 1024 * 1024  # read_message fetches at most this much of one message
@@ -55,6 +66,7 @@ class ImapSource:
         self._conn: imaplib.IMAP4 | None = None
         self._selected: str | None = None
         self._located: dict[str, tuple[str, int]] = {}
+        self._deadline: Deadline | None = None
 
     @property
     def where(self) -> str:
@@ -65,25 +77,82 @@ class ImapSource:
     def _fail(self, what: str) -> SourceError:
         return SourceError(f"{self.name}: {what}")
 
+    @property
+    def _address(self) -> str:
+        return f"{self.spec.host}:{self._port}"
+
+    @property
+    def _port(self) -> int:
+        return self.spec.port or (993 if self.spec.security == "tls" else 143)
+
+    def _late(self) -> SourceError:
+        return self._fail(
+            f"no complete answer from {self._address} within {self.spec.timeout:g} s "
+            "(timeout, a deadline for the whole exchange)"
+        )
+
+    @contextlib.contextmanager
+    def _bounded(self) -> Iterator[None]:
+        """One exchange (a page, a read, a check) within `timeout` seconds in all."""
+        if self._deadline is not None:  # already inside one
+            yield
+            return
+        if self._conn is None and self._password is None:
+            # Before the clock starts: a password_command has its own timeout.
+            self._password = resolve_password(self.spec, self._env)
+        deadline = Deadline(self.spec.timeout)
+        self._deadline = deadline
+        try:
+            with deadline:
+                if self._conn is not None:
+                    deadline.watch(self._conn.sock)
+                try:
+                    yield
+                except (SourceError, OSError, imaplib.IMAP4.error):
+                    if deadline.expired:
+                        raise self._late() from None
+                    raise
+        finally:
+            self._deadline = None
+            if deadline.expired:
+                self._drop()
+
+    def _drop(self) -> None:
+        """Forget a connection that can no longer be trusted (cut off mid-answer)."""
+        if self._conn is not None:
+            with contextlib.suppress(OSError):
+                self._conn.shutdown()
+        self._conn = None
+        self._selected = None
+
+    def _watch(self, sock: socket.socket) -> None:
+        if self._deadline is not None:
+            self._deadline.watch(sock)
+
     def _connect(self) -> imaplib.IMAP4:
         if self._conn is not None:
             return self._conn
         spec = self.spec
         host = str(spec.host)
         mode = spec.security
-        port = spec.port or (993 if mode == "tls" else 143)
+        port = self._port
+        user = str(spec.user)
         # The password first: a failing password_command never leaves a connection open.
         password = self._password if self._password is not None else None
         if password is None:
             password = resolve_password(spec, self._env)
+        for what, value in (("host", host), ("user", user), ("password", password)):
+            if breaks_line(value):
+                raise self._fail(f"the {what} holds a line break or NUL; not sent to the server")
         context = ssl.create_default_context()
+        timeout = self._deadline.remaining() if self._deadline else spec.timeout
         try:
             if mode == "tls":
-                conn: imaplib.IMAP4 = imaplib.IMAP4_SSL(
-                    host, port, ssl_context=context, timeout=spec.timeout
+                conn: imaplib.IMAP4 = _Imap4Tls(
+                    host, port, ssl_context=context, timeout=timeout, watch=self._watch
                 )
             else:
-                conn = imaplib.IMAP4(host, port, timeout=spec.timeout)
+                conn = _Imap4(host, port, timeout=timeout, watch=self._watch)
                 if mode == "starttls":
                     if "STARTTLS" not in conn.capabilities:
                         conn.shutdown()
@@ -95,20 +164,30 @@ class ImapSource:
         except SourceError:
             raise
         except TimeoutError:
+            if self._deadline is not None and self._deadline.expired:
+                raise self._late() from None
             raise self._fail(
                 f"no answer from {host}:{port} within {spec.timeout:g} s (timeout)"
             ) from None
         except ssl.SSLError as err:
             raise self._fail(f"TLS with {host}:{port} failed ({err.reason or err})") from None
         except (OSError, imaplib.IMAP4.error) as err:
+            if self._deadline is not None and self._deadline.expired:
+                raise self._late() from None
             reason = getattr(err, "strerror", None) or str(err) or type(err).__name__
             raise self._fail(f"cannot connect to {host}:{port} ({reason})") from None
         try:
-            conn.login(str(spec.user), password)
+            _login(conn, user, password)
         except imaplib.IMAP4.error:
             conn.shutdown()
+            if self._deadline is not None and self._deadline.expired:
+                raise self._late() from None
             raise self._fail(f"login as {spec.user} failed (wrong user or password?)") from None
         except (OSError, TimeoutError) as err:
+            with contextlib.suppress(OSError):
+                conn.shutdown()
+            if self._deadline is not None and self._deadline.expired:
+                raise self._late() from None
             raise self._fail(f"connection lost during login ({err})") from None
         self._conn = conn
         return conn
@@ -116,7 +195,9 @@ class ImapSource:
     def close(self) -> None:
         if self._conn is not None:
             try:
-                self._conn.logout()
+                with Deadline(min(self.spec.timeout, 5.0)) as deadline:
+                    deadline.watch(self._conn.sock)
+                    self._conn.logout()
             except Exception:
                 pass
             self._conn = None
@@ -124,21 +205,30 @@ class ImapSource:
 
     def _cmd(self, *args: Any) -> list[Any]:
         """One UID command (or EXAMINE) with its errors turned into SourceError lines."""
+        for arg in args:
+            if isinstance(arg, str) and breaks_line(arg):
+                raise self._fail(f"{args[0]}: a value holds a line break or NUL; not sent")
         conn = self._connect()
         try:
             if args[0] == "EXAMINE":
-                typ, data = conn.select(_quote(args[1]), readonly=True)
+                typ, data = conn.select(_mailbox(args[1]), readonly=True)
             else:
                 typ, data = conn.uid(*args)
         except TimeoutError:
-            self._conn = None
+            self._drop()
+            if self._deadline is not None and self._deadline.expired:
+                raise self._late() from None
             raise self._fail(
                 f"the server stopped answering ({self.spec.timeout:g} s timeout)"
             ) from None
         except imaplib.IMAP4.abort as err:
-            self._conn = None
+            self._drop()
+            if self._deadline is not None and self._deadline.expired:
+                raise self._late() from None
             raise self._fail(f"the connection was lost ({err})") from None
         except (imaplib.IMAP4.error, OSError) as err:
+            if self._deadline is not None and self._deadline.expired:
+                raise self._late() from None
             raise self._fail(f"{args[0]} failed ({err})") from None
         if typ != "OK":
             detail = data[0].decode("utf-8", "replace") if data and data[0] else typ
@@ -219,6 +309,17 @@ class ImapSource:
         unread_only: bool,
         before: dt.datetime | None = None,
     ) -> list[MailItem]:
+        with self._bounded():
+            return self._page(since, after, limit, unread_only, before)
+
+    def _page(
+        self,
+        since: dt.datetime | None,
+        after: str | None,
+        limit: int,
+        unread_only: bool,
+        before: dt.datetime | None,
+    ) -> list[MailItem]:
         state: dict[str, int] = json.loads(after) if after else {}
         heads: list[list[MailItem]] = []
         for folder in self.spec.folders:
@@ -256,6 +357,10 @@ class ImapSource:
     # --- one message ------------------------------------------------------------------------
 
     def read(self, stable_id: str) -> MailItem | None:
+        with self._bounded():
+            return self._read(stable_id)
+
+    def _read(self, stable_id: str) -> MailItem | None:
         where = self._located.get(stable_id) or self._find(stable_id)
         if where is None:
             return None
@@ -279,6 +384,10 @@ class ImapSource:
         return None
 
     def status(self) -> tuple[int, MailItem | None]:
+        with self._bounded():
+            return self._status()
+
+    def _status(self) -> tuple[int, MailItem | None]:
         total = 0
         newest: MailItem | None = None
         for folder in self.spec.folders:
@@ -301,8 +410,70 @@ def _at(item: MailItem, position: str) -> MailItem:
     return replace(item, position=position)
 
 
-def _quote(folder: str) -> str:
-    return '"' + folder.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _quote(text: str) -> str:
+    """An IMAP quoted string (the value is known to hold no CR, LF or NUL)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _mailbox(folder: str) -> str:
+    """A folder name as a command carries it: modified UTF-7, quoted."""
+    return _quote(imap_utf7(folder))
+
+
+def _login(conn: imaplib.IMAP4, user: str, password: str) -> None:
+    """LOGIN for ASCII credentials; otherwise AUTHENTICATE PLAIN in UTF-8 (RFC 4616), or a
+    LOGIN whose password is a literal where the server offers no PLAIN. imaplib's own login
+    sends the user name unquoted and can only encode ASCII."""
+    if user.isascii() and password.isascii():
+        conn.login(_quote(user), password)
+        return
+    secret = password.encode("utf-8")
+    if "AUTH=PLAIN" in conn.capabilities:
+        conn.authenticate("PLAIN", lambda _: b"\0" + user.encode("utf-8") + b"\0" + secret)
+        return
+    if not user.isascii():
+        raise imaplib.IMAP4.error("a user name that is not ASCII needs AUTH=PLAIN")
+    conn.literal = secret  # type: ignore[assignment]  # imaplib's own way to send a literal: after the last argument
+    typ, data = conn._simple_command("LOGIN", _quote(user))  # type: ignore[attr-defined]
+    if typ != "OK":
+        raise imaplib.IMAP4.error(data[-1] if data else typ)
+    conn.state = "AUTH"  # what imaplib's login() does after an OK
+
+
+class _Imap4(imaplib.IMAP4):
+    """imaplib's IMAP4, its socket watched by the exchange's deadline from the first byte."""
+
+    def __init__(
+        self, host: str, port: int, *, timeout: float, watch: Callable[[socket.socket], None]
+    ) -> None:
+        self._watch_socket = watch
+        super().__init__(host, port, timeout=timeout)
+
+    def _create_socket(self, timeout: float | None) -> socket.socket:
+        sock: socket.socket = super()._create_socket(timeout)  # type: ignore[misc]
+        self._watch_socket(sock)
+        return sock
+
+
+class _Imap4Tls(imaplib.IMAP4_SSL):
+    """imaplib's IMAP4_SSL, watched from before the TLS handshake."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        ssl_context: ssl.SSLContext,
+        timeout: float,
+        watch: Callable[[socket.socket], None],
+    ) -> None:
+        self._watch_socket = watch
+        super().__init__(host, port, ssl_context=ssl_context, timeout=timeout)
+
+    def _create_socket(self, timeout: float | None) -> socket.socket:
+        sock: socket.socket = imaplib.IMAP4._create_socket(self, timeout)  # type: ignore[attr-defined]
+        self._watch_socket(sock)
+        return self.ssl_context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
 
 
 @dataclass
