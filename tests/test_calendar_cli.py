@@ -127,7 +127,7 @@ def test_a_failing_calendar_is_named_and_the_others_still_answer(
     assert "All day Public holiday" in res.out
     assert f"Could not read gone: source 'gone' could not be read: {feeds.base_url}/… " in res.out
     assert "answered HTTP 404 Not Found" in res.out
-    assert f"no answer from {feeds.base_url}/… within 0.5 s" in res.out
+    assert f"no complete answer from {feeds.base_url}/… within 0.5 s" in res.out
 
     strict = invoke(tmp_path / "s.db", OFFLINE, "brief", "--date", DAY, "--strict-sources", env=env)
     assert strict.code == 4

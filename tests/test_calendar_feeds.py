@@ -145,7 +145,10 @@ def test_404_names_the_source_and_the_host_only(server: FeedServer, tmp_path: Pa
 
 def test_a_hanging_server_times_out(server: FeedServer, tmp_path: Path) -> None:
     err = _failure(_calendar(server.base_url + "/hang.ics", tmp_path, timeout=0.3))
-    assert err.reason == f"no answer from {server.base_url}/… within 0.3 s"
+    assert err.reason == (
+        f"no complete answer from {server.base_url}/… within 0.3 s "
+        "(timeout, a deadline for the whole fetch)"
+    )
     assert [g.path for g in server.requests] == ["/hang.ics"]
 
 

@@ -32,6 +32,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from dayflow.errors import SourceError, SourceUnreadable
 from dayflow.sources import http
+from dayflow.sources.deadline import Deadline
 from dayflow.sources.ics import default_range
 
 _DAV = "{DAV:}"
@@ -82,7 +83,12 @@ class CalDavCalendar:
     ) -> None:
         real = http.http_url(url)
         if real is None:
-            raise SourceError(f"calendar {name!r}: 'url' must be an http:// or https:// address")
+            from dayflow.sources.config import url_problem
+
+            why = url_problem(url) if url.lower().startswith(("http://", "https://")) else None
+            raise SourceError(
+                f"calendar {name!r}: 'url' {why or 'must be an http:// or https:// address'}"
+            )
         if not timeout > 0:
             raise SourceError(f"calendar {name!r}: 'timeout' must be a positive number of seconds")
         self.name = name
@@ -96,6 +102,7 @@ class CalDavCalendar:
         self._today = today
         self._collections: list[_Collection] | None = None
         self._read: dict[tuple[dt.date, dt.date], list[dict[str, Any]]] = {}
+        self._clock: Deadline | None = None
 
     @property
     def where(self) -> str:
@@ -107,11 +114,24 @@ class CalDavCalendar:
     ) -> list[dict[str, Any]]:
         """The events overlapping the local dates first..last (inclusive), by start time;
         without a range, the 7 days from `today`."""
-        from dayflow.sources.ical import parse_events, sort_key
-
         first, last = default_range(first, last, self._today)
         if (first, last) in self._read:
             return [dict(e) for e in self._read[(first, last)]]
+        self._ask_password()  # before the clock starts: a password_command has its own timeout
+        # `timeout` bounds the whole read (discovery and every calendar's REPORT), not each
+        # request: a server trickling its answers is cut off when it passes.
+        with Deadline(self._timeout) as clock:
+            self._clock = clock
+            try:
+                found = self._events(first, last)
+            finally:
+                self._clock = None
+        self._read[(first, last)] = found
+        return [dict(e) for e in found]
+
+    def _events(self, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
+        from dayflow.sources.ical import parse_events, sort_key
+
         # The server compares in UTC; a day more on each side covers every zone, and `ical`
         # keeps exactly the events of the user's days.
         start = (first - dt.timedelta(days=1)).strftime("%Y%m%dT000000Z")
@@ -133,8 +153,7 @@ class CalDavCalendar:
                 event["calendar"] = collection.name
                 found.append(event)
         found.sort(key=lambda e: (sort_key(e, self._tz), e["id"]))
-        self._read[(first, last)] = found
-        return [dict(e) for e in found]
+        return found
 
     def _calendars(self) -> list[_Collection]:
         if self._collections is not None:
@@ -187,9 +206,7 @@ class CalDavCalendar:
             out[_path(urljoin(url, href.strip()))] = props
         return out
 
-    def _dav(self, method: str, url: str, body: bytes, *, depth: str) -> Any:
-        from xml.etree import ElementTree
-
+    def _ask_password(self) -> str:
         if self._secret is None:
             try:
                 self._secret = self._password()
@@ -197,6 +214,12 @@ class CalDavCalendar:
                 raise
             except Exception as err:
                 raise SourceUnreadable(self.name, f"cannot get the password ({err})") from None
+        return self._secret
+
+    def _dav(self, method: str, url: str, body: bytes, *, depth: str) -> Any:
+        from xml.etree import ElementTree
+
+        secret = self._ask_password()
         resp = http.request(
             method,
             url,
@@ -204,8 +227,9 @@ class CalDavCalendar:
             timeout=self._timeout,
             headers={**_XML, "Depth": depth},
             body=body,
-            auth=(self._user, self._secret),
+            auth=(self._user, secret),
             ok=(207,),
+            deadline=self._clock,
         )
         try:
             # The standard parser resolves no external entities; expat refuses entity bombs.

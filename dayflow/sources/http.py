@@ -3,6 +3,17 @@
 The standard library's urllib is enough for a GET and a few WebDAV requests, and keeps the
 start-up paths free of another HTTP stack; it is imported inside the functions that use it.
 
+What one request may cost: `timeout` is a deadline for the whole request (connecting, TLS,
+every redirect, every byte of the answer), not for each wait: a server trickling a byte every
+two seconds is cut off when it passes (`deadline.Deadline`). An answer is at most `MAX_BYTES`,
+before and after a `Content-Encoding: gzip` or `deflate` is undone (a gzip bomb stops there).
+
+Credentials stay with their origin. A user and password in the URL, an Authorization header
+(Basic or a bearer token) go only to the scheme, host and port they were given for: a redirect
+elsewhere is followed without them, and a redirect from https:// to http:// is refused (it would
+send the rest of the exchange, and the URL's secret path, in clear). Every header value and the
+URL are checked for CR, LF and NUL before sending (`wire`).
+
 Secrets: calendar URLs often *are* the secret (Google's "secret address in iCal format"), and
 CalDAV needs a password. Neither ever appears in an error or a cache file name: errors name the
 source and the host only (`redact`), the cache file is named by a hash of the URL.
@@ -18,6 +29,7 @@ file is replaced atomically, so a kill -9 mid-write leaves the old copy or the n
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -26,13 +38,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from dayflow import __version__
 from dayflow.errors import SourceUnreadable
+from dayflow.sources.deadline import Deadline
+from dayflow.sources.wire import breaks_line
 
 DEFAULT_TIMEOUT = 20.0
 MAX_BYTES = 50 * 1024 * 1024  # a feed bigger than this is refused rather than held in memory
+MAX_REDIRECTS = 10
+_REDIRECTS = (301, 302, 303, 307, 308)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 USER_AGENT = f"dayflow/{__version__} (calendar reader)"
 _SCHEMES = {"http": "http", "https": "https", "webcal": "https", "webcals": "https"}
 
@@ -91,10 +108,13 @@ def request(
     body: bytes | None = None,
     auth: tuple[str, str] | None = None,
     ok: tuple[int, ...] = (200,),
+    deadline: Deadline | None = None,
 ) -> Response:
     """One HTTP request; any answer not in `ok`, and any network failure, is a SourceUnreadable.
 
-    The timeout covers connecting and each wait for data."""
+    `timeout` is a deadline for all of it (connecting, redirects, the whole answer), or
+    `deadline` one shared with other requests (a CalDAV discovery). Credentials go only to the
+    origin of `url` (see the module docstring)."""
     import http.client
     import urllib.error
     import urllib.request
@@ -105,45 +125,234 @@ def request(
     if auth is not None:
         token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
         all_headers["Authorization"] = f"Basic {token}"
-    req = urllib.request.Request(url, data=body, headers=all_headers, method=method)
     where = redact(url)
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            status, got = resp.status, {k.lower(): v for k, v in resp.headers.items()}
-            data = _read_capped(resp, source, where)
-    except urllib.error.HTTPError as err:
-        status, got = err.code, {k.lower(): v for k, v in (err.headers or {}).items()}
-        err.close()
-        if status in ok:
-            return Response(status, got, b"")
-        if status == 401:
+    if breaks_line(url):
+        raise SourceUnreadable(source, f"the address of {where} holds a line break; not sent")
+    for name, value in all_headers.items():
+        if breaks_line(name) or breaks_line(value):
+            raise SourceUnreadable(source, f"the {name} header holds a line break; not sent")
+    clock = Deadline(timeout) if deadline is None else deadline
+    limit = clock.seconds
+    opener = _opener(clock, source)
+    req = urllib.request.Request(url, data=body, headers=all_headers, method=method)
+
+    def late() -> SourceUnreadable:
+        return SourceUnreadable(
+            source,
+            f"no complete answer from {where} within {limit:g} s "
+            "(timeout, a deadline for the whole fetch)",
+        )
+
+    with clock if deadline is None else contextlib.nullcontext(clock):
+        try:
+            with opener.open(req, timeout=clock.remaining()) as resp:
+                status, got = resp.status, {k.lower(): v for k, v in resp.headers.items()}
+                data = _read_capped(resp, source, where)
+            if clock.expired:  # the answer may have been cut short, not ended
+                raise late()
+        except SourceUnreadable:
+            raise
+        except urllib.error.HTTPError as err:
+            status, got = err.code, {k.lower(): v for k, v in (err.headers or {}).items()}
+            err.close()
+            if status in ok:
+                return Response(status, got, b"")
+            if status == 401:
+                raise SourceUnreadable(
+                    source, f"{where} refused the user name or password (HTTP 401)"
+                ) from None
+            reason = " ".join(str(err.reason).split())[:200]
+            raise SourceUnreadable(source, f"{where} answered HTTP {status} {reason}") from None
+        except TimeoutError:
+            raise late() from None
+        except urllib.error.URLError as err:
+            if clock.expired or isinstance(err.reason, TimeoutError):
+                raise late() from None
             raise SourceUnreadable(
-                source, f"{where} refused the user name or password (HTTP 401)"
+                source, f"cannot reach {where} ({_reason(err.reason)})"
             ) from None
-        raise SourceUnreadable(source, f"{where} answered HTTP {status} {err.reason}") from None
-    except TimeoutError:
-        raise SourceUnreadable(source, f"no answer from {where} within {timeout:g} s") from None
-    except urllib.error.URLError as err:
-        if isinstance(err.reason, TimeoutError):
-            raise SourceUnreadable(source, f"no answer from {where} within {timeout:g} s") from None
-        raise SourceUnreadable(source, f"cannot reach {where} ({_reason(err.reason)})") from None
-    except (http.client.HTTPException, OSError) as err:
-        raise SourceUnreadable(source, f"cannot read from {where} ({_reason(err)})") from None
-    except ValueError:  # InvalidURL and friends quote the URL: never show it
-        raise SourceUnreadable(source, f"{where} is not a valid address") from None
+        except (http.client.HTTPException, OSError) as err:
+            if clock.expired:
+                raise late() from None
+            raise SourceUnreadable(source, f"cannot read from {where} ({_reason(err)})") from None
+        except ValueError:  # InvalidURL and friends quote the URL: never show it
+            raise SourceUnreadable(source, f"{where} is not a valid address") from None
     if status not in ok:
         raise SourceUnreadable(source, f"{where} answered HTTP {status}")
-    return Response(status, got, data)
+    return Response(status, got, _decoded(data, got.get("content-encoding"), source, where))
+
+
+def origin(url: str) -> tuple[str, str, int | None]:
+    """The scheme, host and port a URL's credentials belong to (RFC 6454's origin)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:
+        port = None
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def _opener(clock: Deadline, source: str) -> Any:
+    """urllib with connections whose sockets `clock` watches from the first byte, and
+    redirects that keep credentials with their origin."""
+    import http.client
+    import socket
+    import ssl
+    import urllib.error
+    import urllib.request
+
+    class Watched(http.client.HTTPConnection):
+        def connect(self) -> None:
+            self.timeout = clock.remaining()
+
+            def create(address: Any, timeout: Any = None, source_address: Any = None) -> Any:
+                sock = socket.create_connection(address, timeout, source_address)
+                clock.watch(sock)  # before TLS and any proxy tunnel
+                return sock
+
+            self._create_connection = create  # type: ignore[method-assign]
+            super().connect()
+
+    class WatchedTls(Watched, http.client.HTTPSConnection):
+        pass
+
+    class Plain(urllib.request.HTTPHandler):
+        def http_open(self, req: Any) -> Any:
+            return self.do_open(Watched, req)
+
+    class Tls(urllib.request.HTTPSHandler):
+        def https_open(self, req: Any) -> Any:
+            return self.do_open(WatchedTls, req, context=ssl.create_default_context())
+
+    class Redirects(urllib.request.HTTPRedirectHandler):
+        max_redirections = MAX_REDIRECTS
+
+        def redirect_request(
+            self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
+        ) -> Any:
+            old, where = req.full_url, redact(req.full_url)
+            new, _ = _without_userinfo(urljoin(old, newurl))  # credentials from a server: no
+            scheme = urlsplit(new).scheme.lower()
+            refused = scheme not in ("http", "https") or (
+                origin(old)[0] == "https" and scheme == "http"
+            )
+            if refused and fp is not None:
+                fp.close()
+            if scheme not in ("http", "https"):
+                raise _refused(
+                    source, f"{where} redirected to an address that is not http(s); refused"
+                )
+            if origin(old)[0] == "https" and scheme == "http":
+                raise _refused(
+                    source,
+                    f"{where} redirected to {redact(new)}, plain http; "
+                    "refused (it would leave TLS)",
+                )
+            method = req.get_method()
+            if method in ("GET", "HEAD") or (code in (301, 302, 303) and method == "POST"):
+                out = super().redirect_request(req, fp, code, msg, headers, new)
+            elif code in (301, 302, 307, 308):  # WebDAV: the same request, body and all
+                kept = {k: v for k, v in req.header_items()}
+                out = urllib.request.Request(
+                    new, data=req.data, headers=kept, method=method, unverifiable=True
+                )
+            else:
+                return None  # urllib then reports the 3xx as the answer
+            if out is not None and origin(old) != origin(new):
+                for name in [k for k in out.headers if k.lower() == "authorization"]:
+                    del out.headers[name]
+                out.unredirected_hdrs.pop("Authorization", None)
+            return out
+
+        def http_error_302(self, req: Any, fp: Any, code: int, msg: str, headers: Any) -> Any:
+            try:
+                return super().http_error_302(req, fp, code, msg, headers)
+            except urllib.error.HTTPError as err:
+                text = str(err.reason)
+                if text.startswith(self.inf_msg):
+                    err.close()
+                    raise _refused(
+                        source,
+                        f"{redact(req.full_url)} redirected more than {MAX_REDIRECTS} times "
+                        "or in a loop; refused",
+                    ) from None
+                if "is not allowed" in text:  # urllib's words quote the new URL: never shown
+                    err.close()
+                    raise _refused(
+                        source,
+                        f"{redact(req.full_url)} redirected to an address that is not "
+                        "http(s); refused",
+                    ) from None
+                raise
+
+        http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+    return urllib.request.build_opener(Plain, Tls, Redirects)
+
+
+def _refused(source: str, reason: str) -> SourceUnreadable:
+    """A redirect refused (raised through urllib's handlers, which let it pass)."""
+    return SourceUnreadable(source, reason)
+
+
+def _decoded(data: bytes, encoding: str | None, source: str, where: str) -> bytes:
+    """The body with its Content-Encoding undone (gzip, deflate), at most MAX_BYTES of it."""
+    import zlib
+
+    name = (encoding or "").strip().lower()
+    if name in ("", "identity"):
+        return data
+    if name in ("gzip", "x-gzip"):
+        modes = [31]
+    elif name == "deflate":
+        modes = [15, -15]  # zlib-wrapped as the RFC says, or raw as some servers send it
+    else:
+        raise SourceUnreadable(
+            source, f"{where} sent its answer in the {name[:40]!r} encoding, which is not read"
+        )
+    for wbits in modes:
+        try:
+            return _inflate(data, wbits, source, where)
+        except zlib.error:
+            continue
+    raise SourceUnreadable(source, f"{where} sent {name} data that does not decompress")
+
+
+def _inflate(data: bytes, wbits: int, source: str, where: str) -> bytes:
+    import zlib
+
+    out = bytearray()
+    pending = data
+    inflater = zlib.decompressobj(wbits)
+    while pending:
+        out += inflater.decompress(pending, MAX_BYTES + 1 - len(out))
+        if len(out) > MAX_BYTES:
+            raise SourceUnreadable(
+                source,
+                f"{where} sent more than {MAX_BYTES // (1024 * 1024)} MB once decompressed; "
+                "refused",
+            )
+        pending = inflater.unconsumed_tail
+        if inflater.eof:
+            pending = inflater.unused_data
+            if wbits != 31 or not pending.startswith(b"\x1f\x8b"):
+                break
+            inflater = zlib.decompressobj(wbits)  # gzip allows several members
+    if not inflater.eof:
+        raise zlib.error("truncated")
+    return bytes(out)
 
 
 def fetch_feed(url: str, *, source: str, timeout: float, cache: Path | None) -> bytes:
     """The body of an iCalendar feed, from the cache when the server says it is unchanged."""
     cached = _load(cache, url) if cache is not None else None
-    headers = {"Accept": "text/calendar, */*;q=0.5"}
+    headers = {"Accept": "text/calendar, */*;q=0.5", "Accept-Encoding": "gzip, deflate"}
     if cached is not None:
-        if cached.etag:
+        # Validators come from the server, through a file: sent only when they fit on a line.
+        if cached.etag and not breaks_line(cached.etag):
             headers["If-None-Match"] = cached.etag
-        if cached.last_modified:
+        if cached.last_modified and not breaks_line(cached.last_modified):
             headers["If-Modified-Since"] = cached.last_modified
     ok = (200, 304) if cached is not None else (200,)
     resp = request("GET", url, source=source, timeout=timeout, headers=headers, ok=ok)
