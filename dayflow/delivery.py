@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
@@ -278,6 +279,13 @@ def _to_file(sink: str, brief: Brief) -> str:
     from dayflow import files
 
     target = file_target(sink, brief.brief_date)
+    try:
+        st = target.stat()
+    except OSError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        # A FIFO would block the brief for ever, a device or socket is no note.
+        raise DeliveryFailed(f"file {target}: it is {files.kind_of(st.st_mode)}, not a note")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         try:

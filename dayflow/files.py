@@ -12,10 +12,54 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 from dayflow.errors import FileProblem
 
 MAX_READ_BYTES = 8 * 1024 * 1024  # a task list bigger than this is not one Dayflow wrote
+
+
+class NotRegular(OSError):
+    """A path that is a FIFO, a device, a socket or a directory where a file was wanted."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(f"it is {kind}, not a regular file")
+        self.kind = kind
+
+
+def kind_of(mode: int) -> str:
+    """What a stat mode is, in words (for "it is a FIFO, not a regular file")."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "something other than a file"
+
+
+def open_regular(path: Path | str) -> BinaryIO:
+    """`path` opened for reading, if it is a regular file (a symlink to one is fine).
+
+    Opening a FIFO for reading waits for a writer, and /dev/zero never ends: so the file is
+    opened without waiting (O_NONBLOCK, which a regular file ignores) and refused with
+    NotRegular unless fstat says it is a regular file. A socket cannot be opened at all; it is
+    recognised by a stat first. Other failures are the OSError open raises."""
+    before = os.stat(path)
+    if stat.S_ISSOCK(before.st_mode) or stat.S_ISDIR(before.st_mode):
+        raise NotRegular(kind_of(before.st_mode))
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(kind_of(st.st_mode))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -61,8 +105,10 @@ def read_text(path: Path, what: str = "file") -> str:
     read, is not UTF-8 or is implausibly large."""
     target = Path(path).expanduser()
     try:
-        with open(target, "rb") as fh:
+        with open_regular(target) as fh:
             data = fh.read(MAX_READ_BYTES + 1)
+    except NotRegular as exc:
+        raise FileProblem(f"cannot read {what} {target}: {exc}") from None
     except OSError as exc:
         raise FileProblem(f"cannot read {what} {target}: {exc.strerror or exc}") from None
     if len(data) > MAX_READ_BYTES:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from dayflow.errors import SourceError
+from dayflow.files import NotRegular, open_regular
 from dayflow.sources.mail import MailItem, PathMissing
 from dayflow.sources.mime import parse_message
 
@@ -71,7 +72,7 @@ class MboxSource:
         if self.path.is_dir():
             raise SourceError(f"{self.name}: {self.path} is a directory, not an mbox file")
         try:
-            with self.path.open("rb") as fh:
+            with open_regular(self.path) as fh:
                 st = os.fstat(fh.fileno())
                 stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
                 if self._kept is not None and self._kept[0] == stamp:
@@ -86,6 +87,8 @@ class MboxSource:
                                 "start with 'From ')"
                             )
                         found = _scan(data)
+        except NotRegular as err:
+            raise SourceError(f"{self.name}: {self.path} is {err.kind}, not an mbox file") from None
         except OSError as err:
             raise SourceError(
                 f"{self.name}: cannot read {self.path} ({err.strerror or err})"
@@ -124,9 +127,11 @@ class MboxSource:
 
     def _open(self) -> _File:
         try:
-            return _File(self.path.open("rb"))
+            return _File(open_regular(self.path))
         except FileNotFoundError:
             raise PathMissing(self.name, str(self.path), "mbox file") from None
+        except NotRegular as err:
+            raise SourceError(f"{self.name}: {self.path} is {err.kind}, not an mbox file") from None
         except OSError as err:
             raise SourceError(
                 f"{self.name}: cannot read {self.path} ({err.strerror or err})"
