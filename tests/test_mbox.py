@@ -159,3 +159,41 @@ def test_hostile_mboxes_through_the_cli_are_one_line_each(tmp_path: Path) -> Non
     assert "3 message(s)" in lines[3]
     report = json.loads(invoke(tmp_path / "d.db", model, "sources", "check", "--json", env=env).out)
     assert [s["ok"] for s in report["sources"]] == [True, True, False, True]
+
+
+def test_separators_without_a_date_split_messages_after_a_blank_line(tmp_path: Path) -> None:
+    """`From p1@ex.example` alone on a line after a blank line merged the following messages
+    into one. Cousins: a sender that is not an address (MAILER-DAEMON), CRLF lines, a dated
+    separator beside dateless ones; prose after a blank line ("From the desk of Sam", a lone
+    "From Dana") and a dateless `From ` line not after a blank line still never split."""
+    body = "Hi,\n\nFrom the desk of Sam: the numbers.\n\nFrom Dana\nwith thanks\n"
+    tricky = message(2, subject="Tricky body", body=body).replace(b"\r\n", b"\n")
+    parts = [
+        b"From p0@ex.example\n" + message(0).replace(b"\r\n", b"\n"),
+        b"From MAILER-DAEMON\n" + message(1).replace(b"\r\n", b"\n"),
+        b"From p2@ex.example\n" + tricky,
+        b"From p3@ex.example Wed Nov  4 08:03:00 2026\n" + message(3).replace(b"\r\n", b"\n"),
+        b"From p4@ex.example\n" + message(4).replace(b"\r\n", b"\n"),
+    ]
+    for eol in (b"\n", b"\r\n"):
+        path = tmp_path / f"dateless{len(eol)}.mbox"
+        path.write_bytes(b"\n".join(parts).replace(b"\n", eol))
+        source = MboxSource("b", path)
+        assert subjects(source) == [
+            "Message number 4",
+            "Message number 3",
+            "Tricky body",
+            "Message number 1",
+            "Message number 0",
+        ]
+        item = next(m for m in Inbox([source]).listing(limit=50).items if "Tricky" in m.subject)
+        got = (Inbox([source]).read(item.id).body or "").replace("\r\n", "\n")
+        assert "From the desk of Sam" in got and "From Dana\nwith thanks" in got
+    glued = tmp_path / "glued.mbox"
+    glued.write_bytes(
+        b"From p0@ex.example\n"
+        + message(0, body="line one\nFrom p9@ex.example\nSubject: not a header\n").replace(
+            b"\r\n", b"\n"
+        )
+    )
+    assert subjects(MboxSource("g", glued)) == ["Message number 0"]

@@ -9,9 +9,12 @@ separator line carries (`From sender Wed Nov  4 08:00:00 2026`), else the messag
 The boundaries are kept for as long as the file's size, mtime and inode say it is unchanged.
 
 What is a separator: a line `From <anything> ... hh:mm ... yyyy` at the start of the file or
-after a blank line (RFC 4155; what mutt, Thunderbird, Gmail's export and Python write), or, after
-any line, one in the exact asctime form. So a body line "From the desk of..." never splits a
-message, escaped (`>From `) or not; a message's `>From ` lines are shown unescaped (mboxrd).
+after a blank line (RFC 4155; what mutt, Thunderbird, Gmail's export and Python write); after a
+blank line, a `From <sender>` line with no date at all (`From p1@ex.example`, as some tools and
+hand-made files write) when a header line (`Name: value`) follows it, as one always does in a
+mailbox and does not in prose; or, after any line, one in the exact asctime form. So a body line
+"From the desk of..." never splits a message, escaped (`>From `) or not; a message's `>From `
+lines are shown unescaped (mboxrd).
 
 Unread state: a message without `R` in its `Status:` / `X-Status:` header is unread.
 """
@@ -43,6 +46,9 @@ _LOOSE = re.compile(
 )
 # After any line: exactly "From <sender> <weekday> <month> <day> <hh:mm:ss> [zone] <year>".
 _STRICT = re.compile(rb"From \S+ +" + _DAYS + rb" +" + _WHEN + rb" *\r?\n")
+# After a blank line, with no date: "From <sender>[ anything]", when a header line comes next.
+_BARE = re.compile(rb"From \S+[^\r\n]*\r?\n")
+_HEADER = re.compile(rb"[!-9;-~]+:")
 _ASCTIME = re.compile(_WHEN)
 _STATUS = re.compile(rb"^(?:X-)?Status:[ \t]*([^\r\n]*)", re.IGNORECASE | re.MULTILINE)
 _ESCAPED = re.compile(rb"^>(>*From )", re.MULTILINE)
@@ -202,6 +208,10 @@ def _scan(data: mmap.mmap) -> list[Boundary]:
         line = at + 1
         blank = data[at - 1 : at] == b"\n" or data[max(0, at - 3) : at] == b"\r\n\r"
         match = (_LOOSE if blank else _STRICT).match(data, line)
+        if match is None and blank:
+            match = _BARE.match(data, line)
+            if match is not None and not _HEADER.match(data, match.end()):
+                match = None
         if match is not None:
             starts.append((line, match.group(0)))
         at = data.find(b"\nFrom ", line)
