@@ -102,16 +102,72 @@ def test_two_sources_merge_newest_first_and_a_walk_sees_each_message_once(tmp_pa
     assert {m["source"] for m in seen} == {"home", "archive"}
 
 
-def test_the_same_message_in_maildir_and_mbox_has_two_ids_and_one_task_key(tmp_path: Path) -> None:
+def test_the_same_message_in_maildir_and_mbox_is_listed_once_with_one_task_key(
+    tmp_path: Path,
+) -> None:
+    """Two copies, two item ids, one key: listed once (the first in the merged order), and
+    either copy can still be read by its id."""
     raw = message(7, subject="Sign the lease")
     md = write_maildir(tmp_path / "md", 0)
     (md / "new" / "1.M1P1Q1.host").write_bytes(raw)
     box = write_mbox(tmp_path / "box.mbox", [raw])
     inbox = Inbox([MaildirSource("imapcopy", md), MboxSource("export", box)])
-    a, b = read_inbox(inbox)["messages"]
-    assert a["id"] != b["id"] and a["key"] == b["key"] == mail_key(
-        message_stable_id("<msg7@example.org>")
+    (listed,) = read_inbox(inbox)["messages"]
+    assert listed["key"] == mail_key(message_stable_id("<msg7@example.org>"))
+    other = "imapcopy" if listed["source"] == "export" else "export"
+    copy = inbox.read(f"{other}:{listed['id'].split(':', 1)[1]}")
+    assert copy.subject == "Sign the lease" and copy.key == listed["key"]
+
+
+def _walk(inbox: Inbox, limit: int) -> list[dict[str, Any]]:
+    seen: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        page = read_inbox(inbox, limit=limit, **({"cursor": cursor} if cursor else {}))
+        seen += page["messages"]
+        cursor = page.get("next_cursor")
+        if cursor is None:
+            return seen
+
+
+def test_a_maildir_configured_twice_lists_each_message_once_across_pages(
+    tmp_path: Path,
+) -> None:
+    """Issue 19.19: each message was listed once per source."""
+    md = write_maildir(tmp_path / "md", 23)
+    inbox = Inbox([MaildirSource("home", md), MaildirSource("again", md)])
+    for limit in (1, 4, 50):
+        walked = _walk(inbox, limit)
+        assert len(walked) == 23 and len({m["key"] for m in walked}) == 23, limit
+        times = [m["received_at"] for m in walked]
+        assert times == sorted(times, reverse=True)
+
+
+def test_copies_that_arrived_at_other_times_are_listed_once_on_any_page(tmp_path: Path) -> None:
+    """IMAP beside its mbsync copy: the copy's delivery time is the sync's, hours later, so
+    the two land on different pages; each message is still listed once per walk, and the
+    messages only one source holds all appear."""
+    md = write_maildir(tmp_path / "md", 12)  # BASE + n minutes
+    synced = [message(n, when=BASE + dt.timedelta(minutes=n)) for n in range(0, 12, 2)]
+    synced += [message(50 + n) for n in range(3)]  # only in the copy
+    box = tmp_path / "copy.mbox"
+    box.write_bytes(
+        b"".join(
+            f"From sync@x Wed Nov  4 {10 + i // 60:02d}:{i % 60:02d}:00 2026\n".encode()
+            + raw.replace(b"\r\n", b"\n")
+            + b"\n"
+            for i, raw in enumerate(synced)
+        )
     )
+    inbox = Inbox([MaildirSource("imap", md), MboxSource("mbsync", box)])
+    for limit in (2, 5, 50):
+        walked = _walk(inbox, limit)
+        keys = [m["key"] for m in walked]
+        assert len(keys) == len(set(keys)) == 15, limit
+    fresh = Inbox([MaildirSource("imap", md), MboxSource("mbsync", box)])
+    first = read_inbox(inbox, limit=5)
+    # A cursor from another process (a resumed run) is still a cursor: it lists on.
+    assert read_inbox(fresh, limit=5, cursor=first["next_cursor"])["messages"]
 
 
 def test_since_limits_the_window_and_the_run_window_is_the_default(tmp_path: Path) -> None:

@@ -5,8 +5,14 @@ Each source lists its own messages newest first in its own cheap order (a Maildi
 time from the file names, IMAP by UID) and says where an item sits in that order (`position`).
 The inbox merges the sources' pages by `received_at` and hands out an opaque cursor that holds
 each source's last position, so a listing of thousands is walked page by page and costs what
-the page costs. A source that fails is reported by name (`Listing.failures`) while the others
-still answer; a local file or folder that is gone raises `PathMissing`, which the tools turn
+the page costs. The same message in two sources (a Maildir configured twice, IMAP beside its
+mbsync copy) is listed once per walk through the pages, the first copy in the merged order: an
+item whose key (`mail:<hash of its Message-ID>`) was listed already is skipped. The keys listed
+are kept by the Inbox for the walk its cursor names, not in the cursor (which the model copies
+back, and which would grow with every page); the walk's name is a hash of its first page, so a
+resumed run sends the same bytes, and a cursor from another process lists on without them.
+A source that fails is reported by name (`Listing.failures`) while the others still answer;
+a local file or folder that is gone raises `PathMissing`, which the tools turn
 into a failed, resumable run (it must never end as a `done` run with a broken brief).
 """
 
@@ -14,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -178,6 +185,8 @@ class Inbox:
         self.strict = strict
         # An update run sees only mail received after the brief it updates, whatever it asks.
         self.floor: dt.datetime | None = None
+        # The keys listed so far in each walk through the pages (the cursor names its walk).
+        self._walks: dict[str, set[str]] = {}
 
     @property
     def remote(self) -> bool:
@@ -206,10 +215,14 @@ class Inbox:
             since = _from_iso(state.get("since"))
             source, unread_only = state.get("source"), bool(state.get("unread"))
             positions = dict(state.get("pos") or {})
+            walk = str(state.get("walk") or "")
         else:
             if since is None:
                 since = self.default_since
             positions = {}
+            walk = ""
+        # A cursor this Inbox did not make (another process's: a resumed run) starts afresh.
+        listed = self._walks.get(walk, set()) if walk else set()
         if self.floor is not None and (since is None or since < self.floor):
             since = self.floor
         chosen = [s for s in self.sources if source is None or s.name == source]
@@ -252,8 +265,12 @@ class Inbox:
                     best = i
             if best is None:
                 break
-            merged.append(heads[best][1][taken[best]])
+            item = heads[best][1][taken[best]]
             taken[best] += 1
+            if item.key in listed:
+                continue  # the same message from another source, listed already
+            listed.add(item.key)
+            merged.append(item)
         more = False
         for i, (src, got) in enumerate(heads):
             if taken[i]:
@@ -262,6 +279,14 @@ class Inbox:
                 positions[src.name] = None  # walked to its end
             else:
                 more = True
+        if not walk:
+            # Named by what the walk is and what its first page holds: the same in every
+            # process (a resumed run's requests are the same bytes), and two walks with one
+            # name list the same messages first, so sharing the keys listed hides nothing.
+            keys = [item.key for item in merged]
+            basis = [since.isoformat() if since else None, source, unread_only, keys]
+            walk = hashlib.sha256(json.dumps(basis).encode()).hexdigest()[:12]
+        self._walks[walk] = listed
         next_cursor = None
         if more:
             next_cursor = _encode_cursor(
@@ -270,6 +295,7 @@ class Inbox:
                     "source": source,
                     "unread": unread_only,
                     "pos": positions,
+                    "walk": walk,
                 }
             )
         return Listing(merged, next_cursor, failures, since)
