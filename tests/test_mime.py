@@ -88,3 +88,37 @@ def test_a_huge_or_binary_message_never_raises() -> None:
     for raw in (b"", b"\xff" * 10_000, b"Content-Type: multipart/mixed; boundary=\n\n--\n" * 500):
         mail = parse_message(raw, fallback_time=FALLBACK)
         assert mail.received_at == FALLBACK
+
+
+@pytest.mark.parametrize(
+    "date",
+    [
+        "Sat, 01 Jan 0000 00:00:00 +0000",  # the case: shown as 2000-01-01
+        "Wed, 04 Nov 0000 08:00:00 +0000",
+        "Wed, 04 Nov 026 08:00:00 +0000",
+        "Wed, 04 Nov 7 08:00:00 +0000",
+        "Wed, 04 Nov 0999 08:00:00 +0000",
+        "Wed, 04 Nov 1200 08:00:00 +0000",  # parses, but before 1980: not sane either
+        "Wed, 31 Feb 2026 08:00:00 +0000",
+        "Wed, 04 Nov 99999 08:00:00 +0000",
+    ],
+)
+def test_an_absurd_date_is_never_shown_as_a_real_one(date: str) -> None:
+    """The Received: date (or the reader's fallback) is used instead."""
+    raw = (
+        "Received: from mx by mx.example.org; Wed, 04 Nov 2026 08:00:05 +0000\r\n"
+        f"Date: {date}\r\nSubject: s\r\nMessage-ID: <d@example.org>\r\n\r\nbody\r\n"
+    ).encode()
+    mail = parse_message(raw, fallback_time=FALLBACK)
+    assert (mail.date_source, mail.received_at.isoformat()) == (
+        "received",
+        "2026-11-04T08:00:05+00:00",
+    )
+    bare = parse_message(raw.split(b"\r\n", 1)[1], fallback_time=FALLBACK)
+    assert (bare.date_source, bare.received_at) == ("fallback", FALLBACK)
+
+
+def test_a_two_digit_year_of_old_mail_is_still_read() -> None:
+    raw = b"Date: Wed, 04 Nov 26 08:00:00 +0000\r\nSubject: s\r\n\r\nbody\r\n"
+    mail = parse_message(raw, fallback_time=FALLBACK)
+    assert (mail.date_source, mail.received_at.year) == ("date", 2026)

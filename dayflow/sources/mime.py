@@ -177,9 +177,19 @@ def _sender(msg: Message) -> str:
     return clean_line(addr or name or raw, HEADER_CHARS)
 
 
+_YEAR = re.compile(r"\b\d{1,2}\s+[A-Za-z]{3,9}\s+(\d+)\b")
+
+
 def parse_date(raw: str) -> dt.datetime | None:
-    """A `Date:`-style value as an aware datetime, or None when it is garbage."""
+    """A `Date:`-style value as an aware datetime, or None when it is garbage.
+
+    The standard parser reads any year below 100 as 19xx or 20xx, which is right for the
+    two-digit years of old mail (`04 Nov 26`) and wrong for `0000`, `026` or `7`: a year of
+    one, three or four digits below 1000 is no date, never 2000-01-01."""
     if not raw:
+        return None
+    year = _YEAR.search(raw)
+    if year is not None and len(year.group(1)) != 2 and int(year.group(1)) < 1000:
         return None
     try:
         value = parsedate_to_datetime(raw)
