@@ -62,6 +62,10 @@ def parse_sink(value: str, base: Path | None = None) -> str:
     text = (value or "").strip()
     kind, sep, rest = text.partition(":")
     if kind == "file" and sep and rest.strip():
+        from dayflow.sources.config import variable_in_path
+
+        if why := variable_in_path(rest):
+            raise UsageError(f"--deliver {value!r}: the path {why}")
         path = Path(rest.strip()).expanduser()
         if not path.is_absolute():
             path = (base or Path.cwd()) / path
@@ -139,6 +143,10 @@ def smtp_config(table: object, path: Path) -> SmtpConfig:
             raise UsageError(f"{path}: [smtp] {key} must be a string")
     cafile = None
     if "cafile" in table:
+        from dayflow.sources.config import variable_in_path
+
+        if why := variable_in_path(table["cafile"]):
+            raise UsageError(f"{path}: [smtp] cafile {why}")
         ca = Path(table["cafile"]).expanduser()
         cafile = str(ca if ca.is_absolute() else path.parent / ca)
     return SmtpConfig(

@@ -412,3 +412,23 @@ def test_a_password_command_prints_a_non_ascii_password_as_utf8() -> None:
     from dayflow.sources.config import password_from_command
 
     assert password_from_command("printf 'pässwörd\\r\\nmore'", 10) == "pässwörd"
+
+
+@pytest.mark.parametrize("written", ["$HOME/Mail/INBOX", "${HOME}/Mail", "~/Mail/$USER"])
+def test_a_variable_in_a_path_is_refused_naming_it_since_only_tilde_is_expanded(
+    written: str,
+) -> None:
+    """`$HOME` in a path was taken literally (a folder named "$HOME" next to the config)."""
+    (line,) = problems(f'[[inbox]]\nname = "a"\nkind = "maildir"\npath = "{written}"\n')
+    assert "'path' holds $" in line and "variables are not expanded in paths" in line
+
+
+def test_a_variable_in_a_file_sink_or_cafile_is_refused_too(tmp_path: Path) -> None:
+    from dayflow import delivery
+    from dayflow.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"the path holds \$HOME, and variables are not"):
+        delivery.parse_sink("file:$HOME/notes/{date}.md")
+    with pytest.raises(UsageError, match=r"cafile holds \$\{XDG\}"):
+        delivery.smtp_config({"host": "h", "to": "a@b", "cafile": "${XDG}/ca.pem"}, tmp_path)
+    assert delivery.parse_sink("file:~/notes/{date}.md").endswith("/notes/{date}.md")

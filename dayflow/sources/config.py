@@ -324,6 +324,8 @@ def _entry(table: str, n: int, entry: object, base: Path, problems: list[str]) -
             problems.append(f"{where}: 'url' must start with https:// or http://")
         elif why := url_problem(values["url"]):
             problems.append(f"{where}: 'url' {why}")
+    if "path" in values and (why := variable_in_path(values["path"])):
+        problems.append(f"{where}: 'path' {why}")
     if "path" in values:
         values["path"] = str(_absolute(values["path"], base))
     if len(problems) > before or name is None:
@@ -362,6 +364,21 @@ def url_problem(url: str) -> str | None:
     if port == 0:
         return "has a port out of range (it must be a number from 1 to 65535)"
     return None
+
+
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def variable_in_path(raw: str) -> str | None:
+    """Why a path with `$HOME` or `${VAR}` in it is refused (only `~` is expanded in paths, as
+    the README says), in words that finish "'path' ..."; None when it has none."""
+    found = _VARIABLE.search(raw)
+    if found is None:
+        return None
+    return (
+        f"holds {found.group(0)}, and variables are not expanded in paths "
+        "(only ~ is: write ~/... for your home directory)"
+    )
 
 
 def _absolute(raw: str, base: Path) -> Path:
