@@ -480,3 +480,25 @@ def test_a_greeting_trickled_a_byte_at_a_time_is_cut_off_at_the_deadline() -> No
         stop.set()
         listener.close()
         thread.join(10)
+
+
+def test_a_page_follows_uids_past_messages_whose_internaldate_is_outside_the_window(
+    server: ImapServer, request: pytest.FixtureRequest
+) -> None:
+    """The two newest UIDs carry an INTERNALDATE of 20 hours ago (appended late, as a sync
+    does): inside SEARCH SINCE's day, outside the window. A page of 2 was those two, filtered
+    to none, and the folder was taken as walked to its end: the 4 messages in the window were
+    never listed."""
+    for n in range(4):
+        when = dt.datetime.fromtimestamp(NOW - (10 - n) * 60, dt.UTC)
+        server.append(message(n, when=when), when=when.timestamp())
+    for n in (4, 5):
+        old = dt.datetime.fromtimestamp(NOW - 20 * 3600, dt.UTC)
+        server.append(message(n, when=old), when=old.timestamp())
+    inbox = Inbox([ImapSource(spec(server.plain.port), env=ENV)])
+    request.addfinalizer(inbox.close)
+    since = dt.datetime.fromtimestamp(NOW - 3600, dt.UTC).isoformat()
+    first = read_inbox(inbox, limit=2, since=since)
+    second = read_inbox(inbox, limit=2, cursor=first["next_cursor"])
+    got = [m["subject"] for m in first["messages"] + second["messages"]]
+    assert got == [f"Message number {n}" for n in (3, 2, 1, 0)]

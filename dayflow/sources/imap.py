@@ -324,14 +324,28 @@ class ImapSource:
         heads: list[list[MailItem]] = []
         for folder in self.spec.folders:
             below = state.get(folder)
-            uids = self._search(folder, since, below, unread_only, before)[:limit]
-            fetched = dict(self._fetch_heads(folder, uids))
-            pairs = [(u, fetched[u]) for u in uids if u in fetched]
-            if since is not None:
-                pairs = [(u, i) for u, i in pairs if i.received_at >= since]
-            if before is not None:
-                pairs = [(u, i) for u, i in pairs if i.received_at < before]
-            heads.append([_with_uid(i, u) for u, i in pairs])
+            uids = self._search(folder, since, below, unread_only, before)
+            # The page follows UIDs; the window is INTERNALDATE, which the server's SEARCH
+            # matches by day only (and a message can be appended with any date). So a batch
+            # whose messages fall outside the window is followed by the next batch, until the
+            # page is full or the UIDs run out: a short page means this folder is done.
+            kept: list[MailItem] = []
+            step = max(1, limit)
+            for start in range(0, len(uids), step):
+                batch = uids[start : start + step]
+                fetched = dict(self._fetch_heads(folder, batch))
+                for uid in batch:
+                    item = fetched.get(uid)
+                    if item is None:
+                        continue
+                    if since is not None and item.received_at < since:
+                        continue
+                    if before is not None and item.received_at >= before:
+                        continue
+                    kept.append(_with_uid(item, uid))
+                if len(kept) >= limit:
+                    break
+            heads.append(kept[:limit])
         # Merge the folders by arrival, each folder's UIDs taken in order, so the position after
         # an item (the lowest UID taken per folder) never skips one.
         out: list[MailItem] = []
