@@ -19,6 +19,7 @@ from dayflow.cli_base import DbOpt, Deps, get_deps, handle_errors, today
 
 if TYPE_CHECKING:  # imported by the commands themselves: `--help` stays fast
     from dayflow import schedule
+    from dayflow.config import Settings
 
 commands = typer.Typer(
     name="schedule",
@@ -98,7 +99,7 @@ def install(
         settings = deps.settings(db=db)
         system = _system(deps)
         env = _environment(deps)
-        pinned = {k: env[k] for k in schedule.PINNED if env.get(k)}
+        pinned = schedule.pinned_settings(env, Path.cwd())
         db_path = settings.db_path  # a postgresql:// URL is pinned as written
         if isinstance(db_path, str):
             _refuse_a_password(db_path)
@@ -117,11 +118,23 @@ def install(
             env=tuple(sorted(pinned.items())),
             log=system.state_dir / "schedule.log",
         )
-        chosen = schedule.choose_backend(system, job, backend)
+        schedule.refuse_unwritable(job)
+        if dry_run and backend is None:
+            try:
+                chosen = schedule.choose_backend(system, job)
+            except schedule.ScheduleError as exc:
+                # Nothing to install with here; the plan is what to run by hand.
+                deps.out.file.write(exc.by_hand or schedule.by_hand(job))
+                deps.err.print(f"dry run: {exc}", markup=False, soft_wrap=True)
+                return
+        else:
+            chosen = schedule.choose_backend(system, job, backend)
         if dry_run:
-            _print_plan(deps, system, job, chosen)
+            _print_plan(deps, system, job, schedule.render(system, job, chosen))
+            _warn_unpinned(deps, settings)
             return
         done = schedule.install(system, job, chosen)
+        _warn_unpinned(deps, settings)
         deps.err.print(
             f"installed: {done.backend} ({done.where}), {job.when}: "
             f"{' '.join(_quote(a) for a in job.argv)}",
@@ -153,24 +166,39 @@ def _refuse_a_password(url: str) -> None:
         )
 
 
-def _print_plan(deps: Deps, system: schedule.System, job: schedule.Job, backend: str) -> None:
+def _print_plan(
+    deps: Deps, system: schedule.System, job: schedule.Job, rendered: schedule.Rendered
+) -> None:
     from dayflow import schedule
 
     write = deps.out.file.write
-    if backend == "systemd":
-        service, timer = schedule.systemd_units(job)
-        write(f"# {system.systemd_dir / (schedule.UNIT + '.service')}\n{service}\n")
-        write(f"# {system.systemd_dir / (schedule.UNIT + '.timer')}\n{timer}\n")
+    for path, text in rendered.files:
+        write(f"# {path}\n{text}\n")
+    if rendered.backend == "systemd":
         write(
             f"# then: systemctl --user daemon-reload && systemctl --user enable --now "
             f"{schedule.UNIT}.timer\n"
         )
-    elif backend == "cron":
-        write("# added to your crontab:\n" + schedule.cron_block(job))
+    elif rendered.backend == "cron":
+        write("# added to your crontab:\n" + rendered.cron)
     else:
-        write(f"# {system.launchd_plist}\n")
-        write(schedule.launchd_plist(job).decode())
         write(f"# then: launchctl bootstrap gui/{system.uid} {system.launchd_plist}\n")
+
+
+def _warn_unpinned(deps: Deps, settings: Settings) -> None:
+    """A key only this shell has is not there at 07:30: say so (the key is never pinned)."""
+    from dayflow.providers import OFFLINE_MODEL
+
+    if settings.api_key and not settings.api_key_file and settings.model != OFFLINE_MODEL:
+        from dayflow.config import config_dir
+
+        deps.err.print(
+            "warning: ANTHROPIC_API_KEY is set in this shell only, and a scheduled run does not "
+            f"see it: put it in {config_dir(_environment(deps)) / '.env'} (or the file "
+            "DAYFLOW_DOTENV names), or the scheduled brief uses the offline model or fails",
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 @commands.command()

@@ -27,16 +27,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dayflow.errors import DayflowError, UsageError
+from dayflow.schedule_render import Rendered, render
 from dayflow.schedule_units import (
     CRON_BEGIN,
     CRON_END,
     LAUNCHD_LABEL,
+    PINNED,
     UNIT,
     Job,
+    ScheduleError,
     by_hand,
     cron_block,
     launchd_plist,
     parse_at,
+    pinned_settings,
+    refuse_unwritable,
     systemd_units,
     without_cron_block,
 )
@@ -50,6 +55,7 @@ __all__ = [
     "UNIT",
     "Installed",
     "Job",
+    "Rendered",
     "ScheduleError",
     "System",
     "by_hand",
@@ -61,36 +67,16 @@ __all__ = [
     "launchd_plist",
     "next_run",
     "parse_at",
+    "pinned_settings",
+    "refuse_unwritable",
     "remove",
+    "render",
     "systemd_units",
     "without_cron_block",
 ]
 
 BACKENDS = ("systemd", "cron", "launchd")
-# The settings a scheduled run keeps from the moment it was installed.
-PINNED = (
-    "DAYFLOW_DB",
-    "DAYFLOW_TZ",
-    "DAYFLOW_MODEL",
-    "DAYFLOW_CONFIG",
-    "DAYFLOW_INBOX",
-    "DAYFLOW_CALENDAR",
-    "DAYFLOW_DURABILITY",
-    "DAYFLOW_PRICES",
-    "DAYFLOW_TIMEOUT",
-)
 _TIMEOUT_S = 30
-
-
-class ScheduleError(DayflowError):
-    """A schedule could not be installed, read or removed. `by_hand` holds what to run
-    instead, which the CLI prints on stdout."""
-
-    exit_code = 1
-
-    def __init__(self, message: str, by_hand: str | None = None) -> None:
-        super().__init__(message)
-        self.by_hand = by_hand
 
 
 @dataclass(frozen=True)
@@ -195,20 +181,23 @@ def choose_backend(system: System, job: Job, forced: str | None = None) -> str:
 
 def install(system: System, job: Job, backend: str) -> Installed:
     """Write and enable the schedule with `backend`, replacing one Dayflow installed before
-    (with this scheduler or another: there is only ever one)."""
+    (with this scheduler or another: there is only ever one). The new schedule is rendered and
+    checked first (`render`): a refused one leaves the old schedule exactly as it was."""
+    rendered = render(system, job, backend)
+    current = _read_crontab(system, job) if backend == "cron" else ""
     remove(system, keep=backend)
     if backend == "systemd":
-        return _install_systemd(system, job)
+        return _install_systemd(system, job, rendered)
     if backend == "cron":
-        return _install_cron(system, job)
-    return _install_launchd(system, job)
+        return _install_cron(system, job, current, rendered.cron)
+    return _install_launchd(system, job, rendered)
 
 
-def _install_systemd(system: System, job: Job) -> Installed:
-    service, timer = systemd_units(job)
+def _install_systemd(system: System, job: Job, rendered: Rendered) -> Installed:
+    for path, text in rendered.files:
+        _write(path, text.encode(), job)
+    _read_back(rendered, job)
     unit_dir = system.systemd_dir
-    _write(unit_dir / f"{UNIT}.service", service.encode(), job)
-    _write(unit_dir / f"{UNIT}.timer", timer.encode(), job)
     for argv in (
         ["systemctl", "--user", "daemon-reload"],
         ["systemctl", "--user", "enable", "--now", f"{UNIT}.timer"],
@@ -221,12 +210,11 @@ def _install_systemd(system: System, job: Job) -> Installed:
                 f"daemon-reload && systemctl --user enable --now {UNIT}.timer` by hand",
                 by_hand(job),
             )
+    timer = rendered.files[1][1]
     return Installed("systemd", str(unit_dir / f"{UNIT}.timer"), _oncalendar(timer))
 
 
-def _install_cron(system: System, job: Job) -> Installed:
-    current = _read_crontab(system, job)
-    block = cron_block(job)
+def _install_cron(system: System, job: Job, current: str, block: str) -> Installed:
     _mkdir(job.log.parent, job)
     r = system.run(["crontab", "-"], stdin=without_cron_block(current) + block)
     if r.code != 0:
@@ -235,12 +223,20 @@ def _install_cron(system: System, job: Job) -> Installed:
             "add the lines printed on stdout with `crontab -e`",
             by_hand(job),
         )
+    back = system.run(["crontab", "-l"])
+    if back.code != 0 or block not in back.out:
+        raise ScheduleError(
+            "`crontab -` succeeded but `crontab -l` does not show Dayflow's lines as written; "
+            "add the lines printed on stdout with `crontab -e`",
+            by_hand(job),
+        )
     return Installed("cron", "crontab", block.splitlines()[1])
 
 
-def _install_launchd(system: System, job: Job) -> Installed:
+def _install_launchd(system: System, job: Job, rendered: Rendered) -> Installed:
     plist = system.launchd_plist
-    _write(plist, launchd_plist(job), job)
+    _write(plist, rendered.files[0][1].encode(), job)
+    _read_back(rendered, job)
     _mkdir(job.log.parent, job)
     domain = f"gui/{system.uid}"
     system.run(["launchctl", "bootout", f"{domain}/{LAUNCHD_LABEL}"])  # absent the first time
@@ -252,6 +248,17 @@ def _install_launchd(system: System, job: Job) -> Installed:
             by_hand(job),
         )
     return Installed("launchd", str(plist), job.when)
+
+
+def _read_back(rendered: Rendered, job: Job) -> None:
+    """Each written file holds exactly what was rendered (and checked)."""
+    for path, text in rendered.files:
+        if _read(path) != text:
+            raise ScheduleError(
+                f"wrote {path} but it does not read back as written; what to run by hand is "
+                "printed on stdout",
+                by_hand(job),
+            )
 
 
 def find(system: System) -> list[Installed]:

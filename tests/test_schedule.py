@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import plistlib
+import shlex
 import shutil
 import stat
 import subprocess
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dayflow import schedule
+from dayflow import schedule, schedule_parse
 from dayflow.clock import FixedClock
 from dayflow.providers.offline import OfflineModel
 from dayflow.store import open_store
@@ -151,6 +152,35 @@ def test_generated_units_pass_systemd_analyze_verify(machine: Machine, tmp_path:
     assert f'"--deliver" "file:{notes}/{{date}}.md"' in service  # absolute: a timer's cwd differs
 
 
+@pytest.mark.slow  # spawns systemd-analyze
+@pytest.mark.parametrize("name", ["plain", "it's", 'a"b', "a\\b", "tab\tx", "a$b", "a${X}b", "50%"])
+def test_a_dayflow_installed_under_a_hostile_path_gives_a_unit_systemd_loads(
+    tmp_path: Path, name: str
+) -> None:
+    """systemd refuses a quote, backslash or tab in an executable's name and never expands $
+    there: such a path runs through /usr/bin/env (systemd 252 says which it loads)."""
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed on this machine")
+    exe = tmp_path / name / "dayflow"
+    exe.parent.mkdir()
+    exe.symlink_to(sys.executable)
+    job = schedule.Job(7, 30, False, (str(exe), "brief"), (("DAYFLOW_DB", f"/{name}.db"),), exe)
+    service, timer = schedule.systemd_units(job)
+    (tmp_path / "dayflow-brief.service").write_text(service)
+    (tmp_path / "dayflow-brief.timer").write_text(timer)
+    proc = subprocess.run(
+        [analyze, "verify", "--man=no", "dayflow-brief.service", "dayflow-brief.timer"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    argv, env = schedule_parse.read_service(service)
+    assert argv[-2:] == [str(exe), "brief"] and env == [("DAYFLOW_DB", f"/{name}.db")]
+
+
 def test_without_a_systemd_user_session_cron_is_used_and_the_rest_of_the_crontab_kept(
     machine: Machine, db_path: Path
 ) -> None:
@@ -174,11 +204,177 @@ def test_without_a_systemd_user_session_cron_is_used_and_the_rest_of_the_crontab
     assert machine.crontab.read_text() == "MAILTO=me\n15 * * * * /usr/bin/backup\n"
 
 
-def test_a_percent_in_a_path_is_escaped_for_cron(machine: Machine, tmp_path: Path) -> None:
-    db = tmp_path / "100%" / "x.db"
-    assert machine(db, "schedule", "install", "--at", "07:30", FAKE_NO_SESSION="1").code == 0
-    line = machine.crontab.read_text().splitlines()[1]
-    assert "100\\%" in line and "100%" not in line.replace("100\\%", "")
+# Paths a user can really have, each hostile to one quoting layer: sh, cron's %, systemd's
+# C escapes, specifiers and $ variables.
+HOSTILE = [
+    "it's",
+    'say "hi"',
+    "back\\slash",
+    "tab\there",
+    "$HOME",
+    "${HOME}",
+    "100%",
+    "a\\%b",
+    "a\\\\%%b",
+    "$(touch pwned)",
+    "`id`;x",
+    "semi;colon & amp",
+    "%h %n",
+]
+
+
+def _cron_runs(line: str) -> str:
+    """What cron hands to sh, as crontab(5) and cronie's do_command say (written here apart
+    from dayflow's own reader): a backslash before % is dropped, a bare % ends the command."""
+    command = line.split(None, 5)[5]
+    out, escaped = [], False
+    for c in command:
+        if escaped:
+            if c == "%":
+                out[-1] = "%"
+            else:
+                out.append(c)
+            escaped = False
+        elif c == "\\":
+            escaped = True
+            out.append(c)
+        elif c == "%":
+            break
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+@pytest.mark.slow  # runs /bin/sh
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_cron_line_runs_exactly_the_hostile_paths_under_sh(tmp_path: Path, name: str) -> None:
+    dump = tmp_path / "dump.py"
+    dump.write_text(
+        "import json, os, sys\n"
+        "json.dump({'argv': sys.argv[1:], 'db': os.environ.get('DAYFLOW_DB')}, "
+        "open(os.environ['DUMP_TO'], 'w'))\n"
+    )
+    out = tmp_path / "out.json"
+    job = schedule.Job(
+        hour=7,
+        minute=30,
+        weekdays=False,
+        argv=(sys.executable, str(dump), f"/x/{name}/y", name),
+        env=(("DAYFLOW_DB", f"/db/{name}.db"), ("DUMP_TO", str(out))),
+        log=tmp_path / f"log {name}",
+    )
+    line = schedule.cron_block(job).splitlines()[1]
+    proc = subprocess.run(
+        ["/bin/sh", "-c", _cron_runs(line)], cwd=tmp_path, capture_output=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text()) == {"argv": [f"/x/{name}/y", name], "db": f"/db/{name}.db"}
+    assert (tmp_path / f"log {name}").exists()
+    assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize("role", ["DAYFLOW_DB", "DAYFLOW_CONFIG", "HOME"])
+@pytest.mark.parametrize("backend", ["systemd", "cron"])
+def test_hostile_paths_as_database_config_and_home_read_back_as_written(
+    machine: Machine, tmp_path: Path, role: str, backend: str
+) -> None:
+    for name in ["".join(HOSTILE)]:  # every hostile piece in one path: one install each
+        odd = tmp_path / name / "x"
+        env = {"HOME": str(odd)} if role == "HOME" else {}
+        db = odd / "dayflow.db" if role == "DAYFLOW_DB" else tmp_path / "dayflow.db"
+        if role == "DAYFLOW_CONFIG":
+            env["DAYFLOW_CONFIG"] = str(odd / "config.toml")
+        args = ["schedule", "install", "--at", "07:30", "--backend", backend]
+        notes = tmp_path / name.replace("$", "") / "notes"  # `--deliver` refuses a $VAR
+        result = machine(db, *args, "--deliver", f"file:{notes}/{{date}}.md", **env)
+        assert result.code == 0, (name, result.err)
+        home = Path(env.get("HOME", machine.home))
+        want_env = {"DAYFLOW_DB": str(db), "DAYFLOW_TZ": "Europe/Berlin"}
+        if role == "DAYFLOW_CONFIG":
+            want_env["DAYFLOW_CONFIG"] = str(odd / "config.toml")
+        if backend == "systemd":
+            unit = (home / ".config/systemd/user/dayflow-brief.service").read_text()
+            argv, pairs = schedule_parse.read_service(unit)
+            assert dict(pairs) == want_env, name
+        else:
+            line = machine.crontab.read_text().splitlines()[1]
+            words = shlex.split(_cron_runs(line))
+            pairs = [w.split("=", 1) for w in words[: len(want_env)]]
+            assert dict(pairs) == want_env, name
+            argv = words[len(want_env) : -3]
+            assert words[-3:] == [">>", str(home / ".local/state/dayflow/schedule.log"), "2>&1"]
+        assert argv[1:] == [
+            "brief",
+            "--ensure-today",
+            "--deliver",
+            f"file:{notes}/{{date}}.md",
+        ]
+
+
+@pytest.mark.parametrize("bad", ["line\nbreak", "carriage\rreturn", "bell\x07", "del\x7f"])
+def test_a_path_no_scheduler_can_hold_is_refused_in_one_line_before_anything(
+    machine: Machine, tmp_path: Path, bad: str
+) -> None:
+    result = machine(tmp_path / bad / "x.db", "schedule", "install", "--at", "07:30")
+    assert result.code == 2
+    assert result.err.count("\n") == 1 and "cannot schedule DAYFLOW_DB" in result.err
+    assert machine.calls() == []  # not even a scheduler asked
+
+
+def test_a_refused_install_leaves_the_old_schedule_byte_identical(
+    machine: Machine, db_path: Path, tmp_path: Path
+) -> None:
+    assert machine(db_path, "schedule", "install", "--at", "07:30").code == 0
+    units = {p.name: p.read_bytes() for p in machine.unit_dir.iterdir()}
+    before = len(machine.calls())
+    refused = machine(
+        tmp_path / "a\nb" / "x.db", "schedule", "install", "--at", "08:00", "--backend", "cron"
+    )
+    assert refused.code == 2
+    assert {p.name: p.read_bytes() for p in machine.unit_dir.iterdir()} == units
+    assert machine.calls()[before:] == []  # nothing disabled, nothing reloaded
+    assert not machine.crontab.exists()
+
+
+def test_a_unit_systemd_analyze_refuses_leaves_the_old_crontab_byte_identical(
+    machine: Machine, db_path: Path
+) -> None:
+    machine.crontab.write_text("MAILTO=me\n")
+    assert machine(db_path, "schedule", "install", "--at", "07:30", "--backend", "cron").code == 0
+    table = machine.crontab.read_bytes()
+    analyze = machine.bin / "systemd-analyze"
+    analyze.write_text(
+        f"#!{sys.executable}\nimport sys\n"
+        "sys.stderr.write(sys.argv[-1] + ':9: Invalid escape sequence\\n')\nsys.exit(1)\n"
+    )
+    analyze.chmod(0o755)
+    refused = machine(db_path, "schedule", "install", "--at", "08:00", "--backend", "systemd")
+    assert refused.code == 1
+    assert "systemd-analyze refuses" in refused.err and "nothing was changed" in refused.err
+    assert "dayflow-brief.timer:9: Invalid escape sequence" in refused.err
+    assert machine.crontab.read_bytes() == table
+    assert not machine.unit_dir.exists()
+
+
+def test_the_readers_follow_the_schedulers_rules() -> None:
+    assert schedule_parse.systemd_exec('"/bin/x" "a\\\\b" "50%%" "$$HOME" \'it"s\' c\\td') == [
+        "/bin/x",
+        "a\\b",
+        "50%",
+        "$HOME",
+        'it"s',
+        "c\td",
+    ]
+    for expanding in ('"/bin/x" "$HOME"', '"/bin/x" "${HOME}"', '"/bin/x" "%h"'):
+        with pytest.raises(ValueError):
+            schedule_parse.systemd_exec(expanding)
+    assert schedule_parse.systemd_environment('"A=$HOME" "B=50%%"') == [
+        ("A", "$HOME"),
+        ("B", "50%"),
+    ]
+    assert schedule_parse.cron_command("0 7 * * * echo '\\'\\%''") == "echo '\\'%''"
+    with pytest.raises(ValueError):  # the old escaping: \\% is a backslash, then a bare %
+        schedule_parse.cron_command("0 7 * * * echo 'a\\\\%b'")
 
 
 def test_launchd_agent_runs_at_the_time_on_weekdays(machine: Machine, db_path: Path) -> None:
@@ -323,3 +519,72 @@ def test_a_database_url_with_a_password_is_never_written_into_a_job(
     assert "s3cret-pw" not in result.out + result.err
     assert machine.calls() == []  # no scheduler was even asked
     assert not machine.unit_dir.exists() and not machine.crontab.exists()
+
+
+def test_dry_run_without_any_scheduler_prints_what_to_run_and_exits_0(
+    tmp_path: Path, db_path: Path
+) -> None:
+    bare = Machine(tmp_path / "bare", ("systemctl",))
+    result = bare(db_path, "schedule", "install", "--at", "07:30", "--dry-run", FAKE_NO_SESSION="1")
+    assert result.code == 0, result.err
+    assert "brief --ensure-today" in result.out and "crontab -e" in result.out
+    assert result.err.startswith("dry run: cannot install a schedule here")
+    assert ["crontab", "-"] not in bare.calls()
+
+
+@pytest.mark.parametrize("backend", ["systemd", "cron", "launchd"])
+def test_dry_run_exits_0_with_each_backend_and_writes_nothing(
+    machine: Machine, db_path: Path, backend: str
+) -> None:
+    result = machine(
+        db_path, "schedule", "install", "--at", "07:30", "--dry-run", "--backend", backend
+    )
+    assert result.code == 0, result.err
+    assert "brief" in result.out and "--ensure-today" in result.out
+    assert not machine.unit_dir.exists() and not machine.crontab.exists()
+    assert not (machine.home / "Library").exists()
+
+
+def test_the_job_pins_the_dotenv_and_endpoint_a_scheduled_run_needs_but_never_the_key(
+    machine: Machine, db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = machine(
+        db_path,
+        "schedule",
+        "install",
+        "--at",
+        "07:30",
+        DAYFLOW_DOTENV="./keys.env",
+        DAYFLOW_CONFIG="conf/config.toml",
+        ANTHROPIC_BASE_URL="https://proxy.example/anthropic",
+        ANTHROPIC_API_KEY="sk-ant-secret-value",
+        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+        DAYFLOW_MODEL="claude-haiku-5-5",
+    )
+    assert result.code == 0, result.err
+    unit = tmp_path / "xdg" / "systemd" / "user" / "dayflow-brief.service"
+    _, env = schedule_parse.read_service(unit.read_text())
+    pinned = dict(env)
+    assert pinned["DAYFLOW_DOTENV"] == str(tmp_path / "keys.env")
+    assert pinned["DAYFLOW_CONFIG"] == str(tmp_path / "conf" / "config.toml")
+    assert pinned["ANTHROPIC_BASE_URL"] == "https://proxy.example/anthropic"
+    assert pinned["XDG_CONFIG_HOME"] == str(tmp_path / "xdg")
+    assert pinned["DAYFLOW_MODEL"] == "claude-haiku-5-5"
+    assert "ANTHROPIC_API_KEY" not in pinned
+    assert "sk-ant-secret-value" not in unit.read_text() + result.out
+    # The key came from this shell, which a timer does not have: said, not pinned.
+    assert "ANTHROPIC_API_KEY is set in this shell only" in result.err
+    assert str(tmp_path / "xdg" / "dayflow" / ".env") in result.err
+
+
+@pytest.mark.parametrize(
+    "url", ["https://me:pw-secret@proxy.example/", "https://proxy.example/?key=pw-secret"]
+)
+def test_an_endpoint_holding_a_secret_is_never_pinned(
+    machine: Machine, db_path: Path, url: str
+) -> None:
+    result = machine(db_path, "schedule", "install", "--at", "07:30", ANTHROPIC_BASE_URL=url)
+    assert result.code == 2 and "ANTHROPIC_BASE_URL holds a password or key" in result.err
+    assert "pw-secret" not in result.out + result.err
+    assert not machine.unit_dir.exists()
