@@ -258,3 +258,24 @@ def test_results_are_written_between_the_models_markers(tmp_path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert text.count(report.begin("offline")) == 1 and "new" in text and "old" not in text
     assert "<!-- mail: begin -->\nmail" in text
+
+
+@pytest.mark.slow
+def test_a_local_model_is_scored_through_the_real_sdk_like_the_offline_one() -> None:
+    """`--model local:NAME` drives the SDK against ANTHROPIC_BASE_URL (here a loopback
+    Messages API answering with the offline model): the same tasks, so the same figures."""
+    from dayflow.providers.offline import OfflineModel
+    from tests.fakeapi import FakeAPI, Local, responder_from_client
+
+    evalset = dataset.load()
+    offline = run.run(evalset, *run.client_for("offline", {}))
+    with FakeAPI(responder=responder_from_client(OfflineModel()), local=Local()) as api:
+        client, model = run.client_for(
+            "local:offline-behind-a-server", {"ANTHROPIC_BASE_URL": api.base_url}
+        )
+        assert model == "offline-behind-a-server"
+        local = run.run(evalset, client, model)
+    assert local.status == "done" and local.predicted == offline.predicted
+    assert score.score(evalset.labels, local.predicted).overall.f1 == pytest.approx(
+        score.score(evalset.labels, offline.predicted).overall.f1
+    )

@@ -105,6 +105,8 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
             unattributed.append(task.title)
             continue
         predicted.setdefault(mid, []).append(PredictedAction(task.title, task.due))
+    for found in predicted.values():  # the store's order of one message's tasks is not fixed
+        found.sort(key=lambda p: (p.title, p.due or ""))
     run_ = result.run
     return RunOutput(
         model=model,
