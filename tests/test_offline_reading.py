@@ -248,3 +248,42 @@ def test_tomorrow_is_read_in_the_readers_zone_across_the_dst_change(tmp_path: Pa
     ]
     tasks, _ = _brief_over(tmp_path, messages, MON)
     assert [(t.title, t.due) for t in tasks] == [("Send slides to Omar", "2026-11-02")]
+
+
+def test_a_page_with_more_requests_than_a_turn_holds_is_read_again_for_the_rest(
+    tmp_path: Path,
+) -> None:
+    """45 messages asking two things each: 90 notes do not fit one answer of 4,096 tokens, so
+    the page is noted in parts, and every request is filed; the run ends done, not cut."""
+    messages = [
+        _message(
+            n,
+            f"2026-11-01T{n % 24:02d}:{n % 60:02d}:00-05:00",
+            f"Two things {n}",
+            f"Could you approve budget line {n} by Friday, and can you send me the invoice {n}?",
+        )
+        for n in range(1, 46)
+    ]
+    tasks, brief = _brief_over(tmp_path, messages, MON)
+    assert len(tasks) == 90 and len({t.idempotency_key for t in tasks}) == 90
+    assert "## One thing" in brief
+
+
+def test_a_brief_too_long_for_one_answer_lists_the_most_pressing_and_counts_the_rest(
+    tmp_path: Path,
+) -> None:
+    messages = [
+        _message(
+            n,
+            f"2026-11-01T{n % 24:02d}:{n % 60:02d}:00-05:00",
+            f"Request {n}",
+            f"Could you review the quarterly vendor contract renewal paperwork number {n}?",
+        )
+        for n in range(1, 100)
+    ]
+    messages.append(_message(100, "2026-11-02T06:00:00-05:00", "Now", "Can you call me today?"))
+    tasks, brief = _brief_over(tmp_path, messages, MON)
+    needs = brief.split("## Needs action")[1].split("##")[0].strip().splitlines()
+    assert len(tasks) == 100
+    assert needs[0].startswith("- Call ") and "due today" in needs[0]
+    assert needs[-1].startswith("- ") and "more, due later or with no deadline" in needs[-1]

@@ -51,7 +51,15 @@ def action_order(action: Action) -> tuple[dt.date, str, str]:
     return action.due or dt.date.max, _sort_time(action.message.get("received_at")), action.key
 
 
-def write_brief(messages: list[Message], calls: list[Call], memory: Memory | None = None) -> str:
+def write_brief(
+    messages: list[Message],
+    calls: list[Call],
+    memory: Memory | None = None,
+    *,
+    limit: int | None = None,
+) -> str:
+    """The brief; with `limit`, at most that many lines under Needs action and Tasks created
+    (the most pressing first), the rest counted, so that a huge morning still fits an answer."""
     today, zone = prompt_facts(messages)
     head = "# Daily brief"
     if today:
@@ -109,14 +117,21 @@ def write_brief(messages: list[Message], calls: list[Call], memory: Memory | Non
     elif not inbox_read:
         lines.append("- _The inbox was not read._")
     lines += [f"- _Could not read {n}: {why}_" for n, why in _unavailable(calls, "read_inbox")]
-    for need in needs:
+    for need in needs[:limit]:
         lines.append(f"- {need.title} (from {need.who}, {_due_text(need.due, today)})")
+    if limit is not None and len(needs) > limit:
+        lines.append(
+            f"- {len(needs) - limit} more, due later or with no deadline: `dayflow tasks` lists "
+            "every task filed."
+        )
     if not needs and not inbox_error and inbox_read:
         lines.append("- Nothing in the inbox needs you right now.")
 
     _, tasks_error = latest_list(calls, "read_tasks", "tasks")
     lines += ["", "## Tasks created"]
-    lines += _task_lines(creates, tasks_error, bool(needs), inbox_error or not inbox_read)
+    lines += _task_lines(creates[:limit], tasks_error, bool(needs), inbox_error or not inbox_read)
+    if limit is not None and len(creates) > limit:
+        lines.append(f"- and {len(creates) - limit} more (`dayflow tasks`)")
     if any(c.error and CAP_ERROR_PREFIX in c.error for c in creates):
         tried = [c.title.rstrip("…") for c in creates if not c.error]
         left = [n for n in needs if not any(n.title.startswith(t) for t in tried)]

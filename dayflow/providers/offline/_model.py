@@ -102,6 +102,7 @@ GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 FULL_LISTING = 50  # read_inbox's largest page
 READS_PER_TURN = 3  # one thread at a time, at most this many of its messages
+NOTES_PER_TURN = 30  # request notes a page's turn writes: with them, it stays under max_tokens
 FILES_PER_TURN = 12  # create_task calls in a reading turn: its text stays well under max_tokens
 NOTED = "Noted: "
 _PLAN_CHARS = 400  # a plan entry's JSON stays well under a summariser's line limit
@@ -120,6 +121,10 @@ class OfflineModel:
         """Answer one turn of the daily-brief conversation; never raises."""
         try:
             content, stop_reason = _reply(request)
+            for limit in (40, 15, 5):  # a brief too long for max_tokens lists the first N
+                if stop_reason != "end_turn" or estimate_tokens(content) <= request.max_tokens:
+                    break
+                content, stop_reason = _reply(request, limit)
             content = [_fitted(block, request.tools) for block in content]
         except Exception as exc:  # the contract is "always answer", so say what broke instead
             problem = f"offline model error: {type(exc).__name__}"
@@ -173,7 +178,7 @@ def _cut(content: list[Block], max_tokens: int) -> list[Block]:
     return kept
 
 
-def _reply(request: ModelRequest) -> tuple[list[Block], str]:
+def _reply(request: ModelRequest, limit: int | None = None) -> tuple[list[Block], str]:
     messages = [m for m in request.messages if isinstance(m, dict)]
     calls = tool_calls(messages)
     memory = remember(messages, calls)
@@ -188,7 +193,7 @@ def _reply(request: ModelRequest) -> tuple[list[Block], str]:
             return _with_tools(messages, [intro], plan), "tool_use"
     if "read_message" in offered or memory.plan is not None:
         can_act = last.get("role") == "user" and (last_is_results or is_summary(last))
-        reading = _reading_turn(messages, calls, memory, offered, can_act)
+        reading = _reading_turn(messages, calls, memory, offered, can_act, limit)
         if reading is not None:
             return reading
     if last_is_results and "create_task" in offered:
@@ -206,7 +211,7 @@ def _reply(request: ModelRequest) -> tuple[list[Block], str]:
         return _with_tools(
             messages, ["Reading the calendar again for the brief."], uses
         ), "tool_use"
-    return [{"type": "text", "text": write_brief(messages, calls)}], "end_turn"
+    return [{"type": "text", "text": write_brief(messages, calls, limit=limit)}], "end_turn"
 
 
 def _with_tools(
@@ -226,13 +231,19 @@ def _with_tools(
 
 
 def _reading_turn(
-    messages: list[Message], calls: list[Call], memory: Memory, offered: set, can_act: bool
+    messages: list[Message],
+    calls: list[Call],
+    memory: Memory,
+    offered: set,
+    can_act: bool,
+    limit: int | None = None,
 ) -> tuple[list[Block], str] | None:
     """The next turn when messages are opened one thread at a time; None for the plain flow."""
     if memory.plan is None:
         return _planning_turn(messages, calls, memory, offered) if can_act else None
     if not can_act:
-        return [{"type": "text", "text": write_brief(messages, calls, memory)}], "end_turn"
+        text = write_brief(messages, calls, memory, limit=limit)
+        return [{"type": "text", "text": text}], "end_turn"
     done = set(memory.done)
     filed = {c.key for c in memory.creates} | memory.have
     capped = _capped(memory)
@@ -260,23 +271,29 @@ def _reading_turn(
     )
     said += [f"Nothing asked of you in {_and(quiet)}."] if quiet else []
     plan = list(memory.plan)
-    page, more = _new_page(messages)
+    page, more, again = _new_page(messages)
     if page is not None:  # a further page of the inbox: what it settles, what to open
-        settled, groups = _triage(page, memory.reader, done | {i for g in plan for i in g})
+        seen = done | {i for g in plan for i in g}
+        settled, groups, complete = _triage(page, memory.reader, seen)
         found += settled
         notes += [NOTED + "request " + _dumps(_request_entry(a)) for a in settled]
         notes += [NOTED + "plan " + _dumps(chunk) for chunk in _chunks(groups) if chunk]
         plan += groups
         said.append(f"Read {len(page)} more messages of the inbox.")
+        if not complete:  # more to note than a turn holds: the same page again, for the rest
+            more = None
     group = next(([i for i in g if i not in done] for g in plan if set(g) - done), [])
     reads: list[tuple[str, dict[str, Any]]] = []
-    if more is not None and "read_inbox" in offered:
+    if page is not None and not complete and "read_inbox" in offered:
+        reads.append(("read_inbox", again))
+        said.append("Reading that page again for the rest of its requests.")
+    elif more is not None and "read_inbox" in offered:
         reads.append(("read_inbox", {"limit": FULL_LISTING, "cursor": more}))
         said.append("Reading the next page of the inbox.")
     if group and "read_message" in offered:
         reads += [("read_message", {"id": i}) for i in group]
         said.append(f"Opening {_and(group)}.")
-    elif more is None:
+    elif more is None and not (page is not None and not complete):
         missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
         if missing and "read_calendar" in offered:
             reads += [("read_calendar", {"range": r}) for r in missing]
@@ -297,15 +314,18 @@ def _reading_turn(
     if not uses:
         requests = memory.requests + [_request_entry(a) for a in found]
         final = replace(memory, requests=requests, done=done)
-        return [{"type": "text", "text": write_brief(messages, calls, final)}], "end_turn"
+        text = write_brief(messages, calls, final, limit=limit)
+        return [{"type": "text", "text": text}], "end_turn"
     return _with_tools(messages, [" ".join(said) or "Filing what the inbox asks.", *notes], uses), (
         "tool_use"
     )
 
 
-def _new_page(messages: list[Message]) -> tuple[list[dict[str, Any]] | None, str | None]:
-    """The inbox page the last turn read with a cursor (its messages), and where the next one
-    starts; (None, None) when the last turn read no such page."""
+def _new_page(
+    messages: list[Message],
+) -> tuple[list[dict[str, Any]] | None, str | None, dict[str, Any]]:
+    """The inbox page the last turn read (its messages), where the next one starts, and the
+    arguments that read it; (None, None, {}) when the last turn read none."""
     last_turn = [m for m in messages[-2:] if isinstance(m, dict)]
     for call in named(tool_calls(last_turn), "read_inbox"):
         if not isinstance(call.result, dict):
@@ -313,15 +333,15 @@ def _new_page(messages: list[Message]) -> tuple[list[dict[str, Any]] | None, str
         items = call.result.get("messages")
         cursor = call.result.get("next_cursor")
         page = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
-        more = cursor if isinstance(cursor, str) else None
-        return (page if call.input.get("cursor") else None), more
-    return None, None
+        return page, (cursor if isinstance(cursor, str) else None), dict(call.input)
+    return None, None, {}
 
 
 def _triage(
     inbox: list[dict[str, Any]], reader: str | None, seen: set[str]
-) -> tuple[list[Action], list[list[str]]]:
-    """What a page of the inbox settles (in order) and the threads to open (1-3 ids each)."""
+) -> tuple[list[Action], list[list[str]], bool]:
+    """What a page of the inbox settles (in order), the threads to open (1-3 ids each), and
+    whether the whole page was read: it stops before the requests pass NOTES_PER_TURN."""
     settled: list[Action] = []
     groups: list[list[str]] = []
     thread_of: dict[str, int] = {}
@@ -330,6 +350,9 @@ def _triage(
         if mid in seen:
             continue
         actions, wanted = triage_all(message, reader)
+        if settled and len(settled) + len(actions) > NOTES_PER_TURN:
+            settled.sort(key=action_order)
+            return settled, groups, False
         settled += actions
         if not wanted:
             continue
@@ -341,7 +364,7 @@ def _triage(
             thread_of[key] = len(groups)
             groups.append([mid])
     settled.sort(key=action_order)
-    return settled, groups
+    return settled, groups, True
 
 
 def _entry_task(entry: dict[str, Any]) -> dict[str, Any]:
@@ -375,14 +398,16 @@ def _planning_turn(
         # A full first page means there is more.
         return _with_tools(messages, ["Reading more of the inbox."], relist), "tool_use"
     reader = reader_of(inbox)
-    settled, groups = _triage(inbox, reader, set())
+    settled, groups, complete = _triage(inbox, reader, set())
     result = listed[-1].result if listed else None
     cursor = result.get("next_cursor") if isinstance(result, dict) else None
     more = cursor if isinstance(cursor, str) and "read_inbox" in offered else None
     have = sorted(_covered(calls))
     tried = {c.key for c in memory.creates}
     pending = [] if _capped(memory) else [a for a in settled if a.key not in {*have, *tried}]
-    if not groups and more is None:
+    if not complete:  # more to note than a turn holds: this listing again, for the rest
+        more = None
+    if not groups and more is None and complete:
         return _settled_turn(messages, calls, memory, offered, settled, have, pending)
     count = sum(map(len, groups))
     opening = f" Opening {_and(groups[0])}." if groups else ""
@@ -397,9 +422,10 @@ def _planning_turn(
     texts += [NOTED + "plan " + _dumps(chunk) for chunk in _chunks(groups)] if groups else []
     texts += [NOTED + "plan []"] if not groups else []
     reads = [("read_inbox", {"limit": FULL_LISTING, "cursor": more})] if more else []
+    reads = reads if complete else [("read_inbox", dict(listed[-1].input))]
     reads += [("read_message", {"id": i}) for i in (groups[0] if groups else [])]
     # The rest as reading goes (a long page's notes alone fill a turn, so it files nothing).
-    pending = [] if more else pending[: MAX_TOOL_CALLS_PER_TURN - len(reads)]
+    pending = [] if more or not complete else pending[: MAX_TOOL_CALLS_PER_TURN - len(reads)]
     uses = [("create_task", _task_input(a)) for a in pending] if "create_task" in offered else []
     return _with_tools(messages, texts, uses + reads), "tool_use"
 
