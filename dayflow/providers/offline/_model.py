@@ -103,6 +103,7 @@ GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
 FULL_LISTING = 50  # read_inbox's largest page
 READS_PER_TURN = 3  # one thread at a time, at most this many of its messages
 NOTES_PER_TURN = 30  # request notes a page's turn writes: with them, it stays under max_tokens
+NEXT_PAGE = 25  # the pages after the first: small, since each is noted whole in one turn
 FILES_PER_TURN = 12  # create_task calls in a reading turn: its text stays well under max_tokens
 NOTED = "Noted: "
 _PLAN_CHARS = 400  # a plan entry's JSON stays well under a summariser's line limit
@@ -274,7 +275,10 @@ def _reading_turn(
     page, more, again = _new_page(messages)
     if page is not None:  # a further page of the inbox: what it settles, what to open
         seen = done | {i for g in plan for i in g}
-        settled, groups, complete = _triage(page, memory.reader, seen)
+        # A page read with a cursor cannot be read again (the inbox lists each message once
+        # in a walk through the pages), so all of it is noted; such pages are kept small.
+        room = None if again.get("cursor") else NOTES_PER_TURN
+        settled, groups, complete = _triage(page, memory.reader, seen, room)
         found += settled
         notes += [NOTED + "request " + _dumps(_request_entry(a)) for a in settled]
         notes += [NOTED + "plan " + _dumps(chunk) for chunk in _chunks(groups) if chunk]
@@ -288,7 +292,7 @@ def _reading_turn(
         reads.append(("read_inbox", again))
         said.append("Reading that page again for the rest of its requests.")
     elif more is not None and "read_inbox" in offered:
-        reads.append(("read_inbox", {"limit": FULL_LISTING, "cursor": more}))
+        reads.append(("read_inbox", {"limit": NEXT_PAGE, "cursor": more}))
         said.append("Reading the next page of the inbox.")
     if group and "read_message" in offered:
         reads += [("read_message", {"id": i}) for i in group]
@@ -299,7 +303,8 @@ def _reading_turn(
             reads += [("read_calendar", {"range": r}) for r in missing]
             said.append("Reading the calendar again for the brief.")
     uses: list[tuple[str, dict[str, Any]]] = []
-    if not capped and "create_task" in offered and page is None:  # a page's turn only notes
+    # A page's turn only notes (its notes fill the answer), unless it is the last thing to do.
+    if not capped and "create_task" in offered and (page is None or not reads):
         room = min(MAX_TOOL_CALLS_PER_TURN - len(reads), FILES_PER_TURN)
         for action in found:
             if action.key not in filed and len(uses) < room:
@@ -338,10 +343,10 @@ def _new_page(
 
 
 def _triage(
-    inbox: list[dict[str, Any]], reader: str | None, seen: set[str]
+    inbox: list[dict[str, Any]], reader: str | None, seen: set[str], room: int | None
 ) -> tuple[list[Action], list[list[str]], bool]:
     """What a page of the inbox settles (in order), the threads to open (1-3 ids each), and
-    whether the whole page was read: it stops before the requests pass NOTES_PER_TURN."""
+    whether the whole page was read: it stops before the requests pass `room`."""
     settled: list[Action] = []
     groups: list[list[str]] = []
     thread_of: dict[str, int] = {}
@@ -350,7 +355,7 @@ def _triage(
         if mid in seen:
             continue
         actions, wanted = triage_all(message, reader)
-        if settled and len(settled) + len(actions) > NOTES_PER_TURN:
+        if room is not None and settled and len(settled) + len(actions) > room:
             settled.sort(key=action_order)
             return settled, groups, False
         settled += actions
@@ -398,7 +403,7 @@ def _planning_turn(
         # A full first page means there is more.
         return _with_tools(messages, ["Reading more of the inbox."], relist), "tool_use"
     reader = reader_of(inbox)
-    settled, groups, complete = _triage(inbox, reader, set())
+    settled, groups, complete = _triage(inbox, reader, set(), NOTES_PER_TURN)
     result = listed[-1].result if listed else None
     cursor = result.get("next_cursor") if isinstance(result, dict) else None
     more = cursor if isinstance(cursor, str) and "read_inbox" in offered else None
@@ -421,7 +426,7 @@ def _planning_turn(
     texts += [NOTED + "request " + _dumps(_request_entry(a)) for a in settled]
     texts += [NOTED + "plan " + _dumps(chunk) for chunk in _chunks(groups)] if groups else []
     texts += [NOTED + "plan []"] if not groups else []
-    reads = [("read_inbox", {"limit": FULL_LISTING, "cursor": more})] if more else []
+    reads = [("read_inbox", {"limit": NEXT_PAGE, "cursor": more})] if more else []
     reads = reads if complete else [("read_inbox", dict(listed[-1].input))]
     reads += [("read_message", {"id": i}) for i in (groups[0] if groups else [])]
     # The rest as reading goes (a long page's notes alone fill a turn, so it files nothing).
