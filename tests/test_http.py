@@ -374,3 +374,13 @@ def test_a_cached_validator_with_a_line_break_is_left_out(tmp_path: Path) -> Non
         (tmp_path / name).write_bytes(json.dumps(meta).encode() + b"\n" + body)
         assert http.fetch_feed(url, source="cal", timeout=10, cache=tmp_path) == CALENDAR
     assert "if-none-match" not in server.seen[0].headers
+
+
+@pytest.mark.parametrize("tail", ["/x\r\nX-Evil: 1", "/x\nHost: elsewhere", "/x\x00y"])
+def test_an_address_with_a_line_break_is_never_sent(tail: str) -> None:
+    """A URL can come from a server too (a CalDAV href joined to the base): checked where it
+    is sent, whatever validated the config."""
+    with Server(lambda seen: ok()) as server:
+        with pytest.raises(SourceUnreadable, match="holds a line break; not sent") as caught:
+            get(server.url(tail))
+    assert server.seen == [] and "Evil" not in str(caught.value)
