@@ -145,6 +145,9 @@ class BriefOptions:
     config: str | None = None  # the config file it was started with (delivery's [smtp])
     # Start it only if the day has no run yet (brief --ensure-today), else DayTaken names it.
     sole_for_day: bool = False
+    provider: str = "anthropic"  # or "local": a server on this machine at `base_url`
+    base_url: str | None = None
+    price: tuple[float, float] | None = None  # fixed at creation (a local run's $0)
 
     @property
     def settings(self) -> RunSettings:
@@ -161,6 +164,9 @@ class BriefOptions:
             mail_since=self.mail_since,
             strict_sources=self.strict_sources,
             config=self.config,
+            provider=self.provider,
+            base_url=self.base_url,
+            price=self.price,
         )
 
 

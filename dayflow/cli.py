@@ -19,6 +19,7 @@ from dayflow.cli_base import (
     EXIT_CODES,
     MAX_COUNT,
     MAX_TOKENS,
+    AllowRemoteOpt,
     BriefJsonOpt,
     BudgetOpt,
     ConfigOpt,
@@ -28,14 +29,18 @@ from dayflow.cli_base import (
     FormatOpt,
     JsonOpt,
     MaxStepsOpt,
+    ProviderOpt,
     RunArg,
     TimeoutOpt,
     VerboseOpt,
     brief_format,
     closing,
+    for_run,
     get_deps,
     handle_errors,
     key_notice,
+    local_check,
+    local_notice,
     make_loop,
     not_empty,
     parse_date,
@@ -116,10 +121,12 @@ def brief(
         str | None,
         typer.Option(
             callback=not_empty,
-            help="'offline' or a Claude model [env DAYFLOW_MODEL; offline without a "
-            "key, else claude-haiku-5-5].",
+            help="'offline', a Claude model, or a local server's model (--provider local: "
+            "e.g. qwen3:8b) [env DAYFLOW_MODEL; offline without a key, else claude-haiku-5-5].",
         ),
     ] = None,
+    provider: ProviderOpt = None,
+    allow_remote: AllowRemoteOpt = False,
     inbox: Annotated[
         Path | None,
         typer.Option(help="Inbox JSON ('-': standard input) [env DAYFLOW_INBOX]."),
@@ -225,9 +232,19 @@ def brief(
 
         if sample not in SAMPLES:
             raise UsageError(f"--sample must be one of {', '.join(SAMPLES)}, not {sample!r}")
-        settings = deps.settings(
-            db=db, model=model, tz=tz, inbox=inbox, calendar=calendar, timeout=timeout
+        settings = deps.model_settings(
+            config_file,
+            db=db,
+            model=model,
+            tz=tz,
+            inbox=inbox,
+            calendar=calendar,
+            timeout=timeout,
+            provider=provider,
+            allow_remote=allow_remote,
         )
+        if not resume_latest and not ensure_today:  # (those may resume a run of its own)
+            local_check(settings, settings.model)  # before the database is even made
         day = parse_date(brief_date) if brief_date is not None else today(deps, settings)
         sinks = _sinks(deps, deliver or [], config_file)
         if not isinstance(settings.db_path, Path):  # a server: the day's lock lives here
@@ -273,6 +290,7 @@ def brief(
                     max_steps,
                     budget,
                     max_tokens if _given(ctx, "max_tokens") else None,
+                    timeout,
                 )
                 return
             if unfinished is not None:
@@ -282,7 +300,9 @@ def brief(
                     markup=False,
                     soft_wrap=True,
                 )
+            local_check(settings, settings.model)
             settings = _kept_inputs(deps, settings)
+            local_notice(deps, settings, settings.model)
             client = deps.model_factory(settings.model, settings)
             if settings.model_was_defaulted_offline:
                 hint = ""
@@ -325,6 +345,9 @@ def brief(
                 update_of=None if update_of is None else update_of.id,
                 deliver=tuple(sinks),
                 sole_for_day=ensure_today,
+                provider=settings.provider,
+                base_url=settings.base_url if settings.local else None,
+                price=(0.0, 0.0) if settings.local else None,  # recorded: never looked up
                 **picked.options,
             )
             with closing(client):
@@ -486,6 +509,7 @@ def _resume(
     max_steps: int | None,
     budget: int | None,
     max_tokens: int | None = None,
+    timeout: float | None = None,
 ) -> None:
     from dayflow.agent import resume_run
 
@@ -501,6 +525,14 @@ def _resume(
             f"run {run.id} is being driven by pid {run.owner_pid} on host {run.owner_host}; "
             "wait for it to finish"
         )
+    # The run's own provider and server, whatever the environment says today; a local run is
+    # refused (exit 2) where its server is not on this machine, unless --allow-remote.
+    settings = for_run(deps, run, settings, timeout)
+    try:
+        local_check(settings, run.model)
+    except UsageError as exc:
+        raise UsageError(f"run {run.id} uses a local model: {exc}") from None
+    local_notice(deps, settings, run.model)
     key_notice(deps, settings, run.model)
     try:
         client = deps.model_factory(run.model, settings)
@@ -544,16 +576,18 @@ def resume(
         ),
     ] = None,
     timeout: TimeoutOpt = None,
+    allow_remote: AllowRemoteOpt = False,
     verbose: VerboseOpt = False,
     as_json: BriefJsonOpt = False,
     fmt: FormatOpt = None,
     crash_after: CrashOpt = None,
 ) -> None:
-    """Continue an interrupted, failed or stopped run from its last committed step."""
+    """Continue an interrupted, failed or stopped run from its last committed step, with the
+    model, provider and server it was started with."""
     deps = get_deps(ctx)
     with handle_errors(deps):
         out_format = brief_format(deps, fmt, as_json)
-        settings = deps.settings(db=db, timeout=timeout)
+        settings = deps.settings(db=db, timeout=timeout, allow_remote=allow_remote)
         with deps.store(settings) as store:
             if run_id is not None:
                 run = store.runs.find(run_id)
@@ -578,6 +612,7 @@ def resume(
                 max_steps,
                 budget,
                 max_tokens,
+                timeout,
             )
 
 

@@ -52,6 +52,11 @@ def default_model_factory(model: str, settings: config.Settings) -> ModelClient:
     """The offline model, or Claude through the SDK (imported only here, only when needed)."""
     from dayflow.providers import OFFLINE_MODEL
 
+    if settings.local:
+        from dayflow.providers import local
+
+        assert settings.base_url is not None  # config.load gives a local model its address
+        return local.make_client(settings.base_url, timeout=settings.timeout)
     if model == OFFLINE_MODEL:
         from dayflow.providers.offline import OfflineModel
 
@@ -95,6 +100,22 @@ class Deps:
 
         env = self.env if self.env is not None else config.environment(notice=self.notice)
         return config.load(env, **flags)
+
+    def model_settings(self, config_file: Path | None = None, **flags: Any) -> config.Settings:
+        """The settings of a command that talks to a model: `settings`, with the config
+        file's `[model]` table under the flags and the environment (only these commands read
+        the file: `runs` and `tasks` never do)."""
+        from dayflow import config
+        from dayflow.sources.config import config_path, read_toml
+
+        env = self.env if self.env is not None else config.environment(notice=self.notice)
+        path, _ = config_path(env, config_file)
+        try:
+            raw = path.read_bytes()
+        except OSError:  # none (a named file that is missing is the sources' to report)
+            return config.load(env, **flags)
+        table = config.model_table(read_toml(raw, path), path)
+        return config.load(env, model_table=table, **flags)
 
     def store(self, settings: config.Settings, *, create: bool = False) -> Store:
         """The store at the configured path. Only commands that start runs pass `create`:
@@ -283,6 +304,26 @@ TimeoutOpt = Annotated[
         "said on stderr) [env DAYFLOW_TIMEOUT; 120].",
     ),
 ]
+ProviderOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--provider",
+        metavar="anthropic|local",
+        callback=not_empty,
+        help="Who serves the model: anthropic (Claude; the offline model without a key) or "
+        "local, a server on this machine speaking the Messages API (Ollama at "
+        "http://127.0.0.1:11434 unless ANTHROPIC_BASE_URL or the config's [model] base_url "
+        "says otherwise; needs --model, no key) [env DAYFLOW_PROVIDER; anthropic].",
+    ),
+]
+AllowRemoteOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-remote",
+        help="Let a local-provider run use a base URL that is not on this machine, or an "
+        "Ollama cloud model: its mail then leaves the machine.",
+    ),
+]
 RunArg = Annotated[str, typer.Argument(help="Run id or a unique prefix.", callback=not_empty)]
 
 # Dates a brief can be for: every date, week and timestamp computed from them stays inside
@@ -317,7 +358,7 @@ class Trace:
     def __call__(self, note: Note) -> None:
         d = note.data
         if note.kind == "calling" and self.console.is_terminal:
-            self.status = self.console.status(f"step {d['step']}: waiting for the model…")
+            self.status = self.console.status(_Waiting(d["step"]))
             self.status.start()
         elif note.kind == "called" and self.status is not None:
             self.status.stop()
@@ -354,6 +395,21 @@ class Trace:
             )
 
 
+class _Waiting:
+    """The spinner's text, with the seconds waited so far (a local model on a CPU may take
+    minutes a step): Rich renders it anew at each refresh."""
+
+    def __init__(self, step: int, clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.step, self._clock = step, clock or time.monotonic
+        self.started = self._clock()
+
+    def __rich__(self) -> str:
+        waited = int(self._clock() - self.started)
+        return f"step {self.step}: waiting for the model… {waited} s"
+
+
 def delivery_settings(deps: Deps, config_file: Path | None = None) -> Any:
     """How this process delivers briefs: the config file's [smtp] table (the file the run's
     sources came from, else the default one), the environment."""
@@ -363,6 +419,44 @@ def delivery_settings(deps: Deps, config_file: Path | None = None) -> Any:
 
     env = deps.env if deps.env is not None else os.environ
     return delivery.load(env, deps.clock, config_file)[1]
+
+
+def local_check(settings: config.Settings, model: str) -> None:
+    """For a local model: refuse (exit 2) what would send mail off this machine, a base URL
+    that is not loopback or a cloud model, unless --allow-remote; and a missing model name."""
+    if settings.local:
+        from dayflow.providers import local
+
+        assert settings.base_url is not None  # config.load gives a local model its address
+        local.check(model, settings.base_url, allow_remote=settings.allow_remote)
+
+
+def local_notice(deps: Deps, settings: config.Settings, model: str) -> None:
+    """Say where a local model's mail goes, on stderr, as the run starts or resumes."""
+    if settings.local:
+        from dayflow.providers import local
+
+        deps.notice(local.where(model, settings.base_url or local.OLLAMA_URL))
+
+
+def for_run(
+    deps: Deps, run: Run, settings: config.Settings, timeout: float | None
+) -> config.Settings:
+    """The settings a resume of `run` uses: its own provider, and a local run's own server
+    (the environment may name another provider, or another address, today)."""
+    from dayflow.providers.local import ANTHROPIC, LOCAL, OLLAMA_URL
+
+    provider = run.settings.provider if run.settings.provider == LOCAL else ANTHROPIC
+    if provider == settings.provider and provider != LOCAL:
+        return settings
+    again = deps.model_settings(
+        db=settings.db_path, timeout=timeout, provider=provider, allow_remote=settings.allow_remote
+    )
+    if provider != LOCAL:
+        return again
+    from dayflow.frozen import replace
+
+    return replace(again, base_url=run.settings.base_url or OLLAMA_URL)
 
 
 def key_notice(deps: Deps, settings: config.Settings, model: str) -> None:

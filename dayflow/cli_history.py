@@ -14,6 +14,7 @@ import typer
 
 from dayflow.cli_base import (
     MAX_COUNT,
+    AllowRemoteOpt,
     BriefJsonOpt,
     BudgetOpt,
     CrashOpt,
@@ -21,6 +22,7 @@ from dayflow.cli_base import (
     FormatOpt,
     JsonOpt,
     MaxStepsOpt,
+    ProviderOpt,
     RunArg,
     TimeoutOpt,
     VerboseOpt,
@@ -29,6 +31,8 @@ from dayflow.cli_base import (
     get_deps,
     handle_errors,
     key_notice,
+    local_check,
+    local_notice,
     make_loop,
     not_empty,
     parse_date,
@@ -40,7 +44,9 @@ from dayflow.cli_base import (
 from dayflow.errors import StoreError, UsageError
 
 if TYPE_CHECKING:
+    from dayflow import config
     from dayflow.agent import Note
+    from dayflow.cli_base import Deps
 
 commands = typer.Typer()
 
@@ -285,12 +291,24 @@ def doctor(
         ),
     ] = None,
     db: DbOpt = None,
+    model: Annotated[
+        bool,
+        typer.Option(
+            "--model",
+            help="Probe the configured model instead (DAYFLOW_MODEL, --provider, the config's "
+            "[model]): one short round trip with a tiny tool; exit 6 when it cannot call tools.",
+        ),
+    ] = False,
+    provider: ProviderOpt = None,
+    allow_remote: AllowRemoteOpt = False,
+    timeout: TimeoutOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Check the database: integrity, schema, run totals, tool results, leases, permissions.
+    """Check the database: integrity, schema, run totals, tool results, leases, permissions;
+    or, with --model, whether the configured model can write a brief.
 
     Each finding comes with the command that repairs it. Exit 0 when healthy, 4 when problems
-    remain."""
+    remain (with --model: 6 when the model cannot be reached or cannot call tools)."""
     import dataclasses
 
     from dayflow import (
@@ -300,6 +318,12 @@ def doctor(
 
     deps = get_deps(ctx)
     with handle_errors(deps):
+        if model:
+            settings = deps.model_settings(
+                db=db, provider=provider, allow_remote=allow_remote, timeout=timeout
+            )
+            _probe(deps, settings, as_json)
+            return
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
             first = [history.recompute_totals(store, recompute_totals)] if recompute_totals else []
@@ -314,6 +338,36 @@ def doctor(
             fixable = sum(f.fixable for f in problems)
             hint = f"; `dayflow doctor --fix` repairs {fixable} of them" if fixable else ""
             raise StoreError(f"{len(problems)} problem(s) remain{hint}")
+
+
+def _probe(deps: "Deps", settings: "config.Settings", as_json: bool) -> None:
+    """`doctor --model`: one round trip with a tiny tool (dayflow.probe), reported."""
+    from dayflow import render
+    from dayflow.errors import ModelError
+    from dayflow.probe import probe
+    from dayflow.providers import OFFLINE_MODEL
+    from dayflow.providers.anthropic import AnthropicClient
+
+    name = settings.model
+    if name == OFFLINE_MODEL and not settings.local:
+        deps.notice(
+            "the configured model is the built-in offline model: it always calls its tools, "
+            "nothing to probe (--provider local --model NAME, or DAYFLOW_MODEL, names another)"
+        )
+        return
+    local_check(settings, name)
+    local_notice(deps, settings, name)
+    client = deps.model_factory(name, settings)
+    with closing(client):
+        listing = client.list_models if isinstance(client, AnthropicClient) else None
+        report = probe(client, name, list_models=listing)
+    if as_json:
+        print_json(deps, {"model": name, "provider": settings.provider} | report.to_json())
+    else:
+        deps.out.file.write(render.probe_report(name, report))
+        deps.out.file.flush()
+    if not report.tools_work:
+        raise ModelError(f"{name} cannot write a brief: {report.advice}")
 
 
 def _draw(run_id: str, events: list, png: Path) -> None:  # type: ignore[type-arg]

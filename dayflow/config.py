@@ -13,18 +13,20 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
-from dayflow.errors import StoreError, UsageError
+from dayflow.errors import ConfigFileError, StoreError, UsageError
 from dayflow.frozen import Frozen, set_field
 from dayflow.models import DELIVERY_KILL_POINTS, KILL_POINTS
 from dayflow.pricing import Prices, load_prices
 from dayflow.providers import DEFAULT_CLAUDE_MODEL, OFFLINE_MODEL
+from dayflow.providers.local import ANTHROPIC, LOCAL, LOCAL_TIMEOUT, OLLAMA_URL, PROVIDERS
 
 
 class Settings(Frozen):
     __slots__ = tuple(
         "db_path api_key base_url model model_was_defaulted_offline tz inbox calendar durability"
-        " kill_at prices api_key_file timeout local_dir".split()
+        " kill_at prices api_key_file timeout local_dir provider allow_remote".split()
     )
 
     db_path: Path | str  # a SQLite file, or a postgresql:// URL kept as written
@@ -43,6 +45,10 @@ class Settings(Frozen):
     # Where this machine keeps Dayflow's own files (kept stdin inputs, the day's lock): beside
     # the SQLite file, or the user data directory when the history is on a server.
     local_dir: Path
+    # Who serves the model: "anthropic" (Claude, or the offline model) or "local" (a server on
+    # this machine at `base_url`; see dayflow.providers.local). `allow_remote`: --allow-remote.
+    provider: str
+    allow_remote: bool
 
     def __init__(
         self,
@@ -60,6 +66,8 @@ class Settings(Frozen):
         api_key_file: str | None = None,
         timeout: float = 120.0,
         local_dir: Path = Path("."),
+        provider: str = "anthropic",
+        allow_remote: bool = False,
     ) -> None:
         set_field(self, "db_path", db_path)
         set_field(self, "api_key", api_key)
@@ -75,6 +83,13 @@ class Settings(Frozen):
         set_field(self, "api_key_file", api_key_file)
         set_field(self, "timeout", timeout)
         set_field(self, "local_dir", local_dir)
+        set_field(self, "provider", provider)
+        set_field(self, "allow_remote", allow_remote)
+
+    @property
+    def local(self) -> bool:
+        """Whether the model is a local server's (--provider local)."""
+        return self.provider == LOCAL
 
     @property
     def local_db(self) -> Path:
@@ -190,12 +205,29 @@ def load(
     inbox: Path | None = None,
     calendar: Path | None = None,
     timeout: float | None = None,
+    provider: str | None = None,
+    allow_remote: bool = False,
+    model_table: Mapping[str, Any] | None = None,
 ) -> Settings:
-    """Resolve every setting; flags beat the environment, which beats the defaults."""
+    """Resolve every setting; flags beat the environment, which beats the config file's
+    `[model]` table (`model_table`, see `model_table`), which beats the defaults."""
+    table = model_table or {}
     api_key = env.get("ANTHROPIC_API_KEY") or None
-    chosen = model or env.get("DAYFLOW_MODEL") or None
-    defaulted = chosen is None and api_key is None
-    if chosen is None:
+    which = provider or env.get("DAYFLOW_PROVIDER") or table.get("provider") or ANTHROPIC
+    if which not in PROVIDERS:
+        raise UsageError(
+            f"--provider / DAYFLOW_PROVIDER must be one of {', '.join(PROVIDERS)}, not {which!r}"
+        )
+    chosen = model or env.get("DAYFLOW_MODEL") or table.get("name") or None
+    base_url = env.get("ANTHROPIC_BASE_URL") or table.get("base_url") or None
+    defaulted = chosen is None and api_key is None and which != LOCAL
+    if which == LOCAL:
+        # No key and no default model: a local run names its model (checked where one is
+        # made: `runs` must work whatever the environment says), at Ollama's address unless
+        # another is given.
+        base_url = base_url or OLLAMA_URL
+        chosen = chosen or ""
+    elif chosen is None:
         chosen = DEFAULT_CLAUDE_MODEL if api_key else OFFLINE_MODEL
     durability = (env.get("DAYFLOW_DURABILITY") or "normal").upper()
     if durability not in ("NORMAL", "FULL"):
@@ -213,7 +245,7 @@ def load(
         db_path=target,
         local_dir=target.parent if isinstance(target, Path) else default_db_path(env).parent,
         api_key=api_key,
-        base_url=env.get("ANTHROPIC_BASE_URL") or None,
+        base_url=base_url,
         model=chosen,
         model_was_defaulted_offline=defaulted,
         tz=zone,
@@ -223,17 +255,63 @@ def load(
         kill_at=_kill_at(env.get("DAYFLOW_KILL_AT")),
         prices=load_prices(env.get("DAYFLOW_PRICES")),
         api_key_file=getattr(env, "files", {}).get("ANTHROPIC_API_KEY") if api_key else None,
-        timeout=_timeout(timeout if timeout is not None else env.get("DAYFLOW_TIMEOUT")),
+        timeout=_timeout(
+            _first(timeout, env.get("DAYFLOW_TIMEOUT"), table.get("timeout")),
+            LOCAL_TIMEOUT if which == LOCAL else DEFAULT_TIMEOUT,
+        ),
+        provider=which,
+        allow_remote=allow_remote,
     )
 
 
+MODEL_KEYS = ("provider", "name", "base_url", "timeout")
+
+
+def model_table(data: Mapping[str, Any] | None, path: Path) -> dict[str, Any]:
+    """The config file's `[model]` table, checked: `provider` (anthropic or local), `name`,
+    `base_url`, `timeout` (seconds); every problem in one ConfigFileError naming the key."""
+    if not data or "model" not in data:
+        return {}
+    table = data["model"]
+    if not isinstance(table, dict):
+        raise ConfigFileError(f"{path}: 'model' must be a table ([model])")
+    problems = [
+        f"[model]: unknown key {k!r} (expected {', '.join(MODEL_KEYS)})"
+        for k in table
+        if k not in MODEL_KEYS
+    ]
+    for key in ("provider", "name", "base_url"):
+        if key in table and (not isinstance(table[key], str) or not table[key].strip()):
+            problems.append(f"[model]: {key!r} must be a non-empty string")
+    if table.get("provider") not in (None, *PROVIDERS):
+        problems.append(
+            f"[model]: provider must be one of {', '.join(PROVIDERS)}, not {table['provider']!r}"
+        )
+    timeout = table.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not 1 <= timeout <= MAX_TIMEOUT
+    ):
+        problems.append(f"[model]: timeout must be 1 to {MAX_TIMEOUT:g} seconds, not {timeout!r}")
+    if problems:
+        raise ConfigFileError(f"{path}: " + "; ".join(problems))
+    return dict(table)
+
+
+def _first(*values: Any) -> Any:
+    return next((v for v in values if v is not None and v != ""), None)
+
+
 MAX_TIMEOUT = 3600.0
+DEFAULT_TIMEOUT = 120.0
 
 
-def _timeout(value: float | str | None) -> float:
-    """Seconds one API request may take: a number from 1 to 3600 (default 120)."""
+def _timeout(value: float | str | None, default: float = DEFAULT_TIMEOUT) -> float:
+    """Seconds one API request may take: a number from 1 to 3600 (default 120; 600 for a
+    local model, which may run on the CPU)."""
     if value is None or (isinstance(value, str) and not value.strip()):
-        return 120.0
+        return default
     try:
         seconds = float(value)
     except ValueError:

@@ -14,7 +14,7 @@ import textwrap
 from typing import Any
 
 from dayflow.models import Run, Task, Usage
-from dayflow.pricing import PRICES, Prices, estimate_cost, format_cost
+from dayflow.pricing import PRICES, Prices, format_cost, run_cost
 
 # ANSI colours of a run's status, on a colour terminal only.
 STATUS_COLOURS = {"running": 36, "interrupted": 33, "done": 32, "failed": 31, "stopped": 35}
@@ -73,12 +73,14 @@ def run_json(r: Run, prices: Prices | None = None) -> dict[str, Any]:
         "status": r.status,
         "brief_date": r.brief_date,
         "model": r.model,
+        "provider": r.settings.provider,
+        "base_url": r.settings.base_url,
         "created_at": r.created_at,
         "finished_at": r.finished_at,
         "steps": r.steps,
         "usage": r.usage.to_json() | {"total_input": r.usage.total_input},
         "tokens_estimated": r.estimated,
-        "estimated_cost_usd": estimate_cost(r.model, r.usage, prices or PRICES),
+        "estimated_cost_usd": run_cost(r, prices or PRICES),
         "reason": r.reason,
         "request_id": r.request_id,
         "owner_pid": r.owner_pid if r.status == "running" else None,
@@ -242,7 +244,7 @@ def runs_table(
             note = f"fork of {r.parent_run_id}@{r.forked_at_step}" + (f"; {note}" if note else "")
         if r.pruned_at or r.redacted_at:
             note = ("pruned" if r.pruned_at else "redacted") + (f"; {note}" if note else "")
-        cost = format_cost(estimate_cost(r.model, r.usage, prices or PRICES))
+        cost = format_cost(run_cost(r, prices or PRICES))
         rows.append([*_run_cells(r, tz), cost, r.model, *([r.host or "-"] if hosts else []), note])
     return table(cols, rows, width, colour=colour, status_col="status")
 

@@ -160,7 +160,7 @@ class RunSettings(Frozen):
 
     __slots__ = tuple(
         "tz inbox calendar sample compact_at since update_of deliver sources mail_since"
-        " strict_sources config".split()
+        " strict_sources config provider base_url price".split()
     )
 
     tz: str
@@ -182,6 +182,13 @@ class RunSettings(Frozen):
     # The config file the run was started with (a path, never its contents): a resume reads
     # its delivery settings ([smtp]) from the same file, even when no source came from it.
     config: str | None
+    # Who serves the model: "anthropic" (the default, and every run made before this was
+    # stored) or "local", a server on this machine at `base_url` (dayflow.providers.local).
+    provider: str
+    base_url: str | None  # a local run's server, kept so a resume talks to the same one
+    # Dollars per million tokens (input, output) fixed when the run was made: a local run's
+    # $0, so `runs` and `show` never look its model up in a price table. None: the table.
+    price: tuple[float, float] | None
 
     def __init__(
         self,
@@ -197,6 +204,9 @@ class RunSettings(Frozen):
         mail_since: str | None = None,
         strict_sources: bool = False,
         config: str | None = None,
+        provider: str = "anthropic",
+        base_url: str | None = None,
+        price: tuple[float, float] | None = None,
     ) -> None:
         set_field(self, "tz", tz)
         set_field(self, "inbox", inbox)
@@ -210,6 +220,9 @@ class RunSettings(Frozen):
         set_field(self, "mail_since", mail_since)
         set_field(self, "strict_sources", strict_sources)
         set_field(self, "config", config)
+        set_field(self, "provider", provider)
+        set_field(self, "base_url", base_url)
+        set_field(self, "price", price)
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -231,6 +244,12 @@ class RunSettings(Frozen):
             doc["strict_sources"] = True
         if self.config is not None:
             doc["config"] = self.config
+        if self.provider != "anthropic":
+            doc["provider"] = self.provider
+        if self.base_url is not None:
+            doc["base_url"] = self.base_url
+        if self.price is not None:
+            doc["price"] = list(self.price)
         return doc
 
     @property
@@ -260,7 +279,19 @@ class RunSettings(Frozen):
             mail_since=doc.get("mail_since"),
             strict_sources=bool(doc.get("strict_sources")),
             config=doc.get("config") if isinstance(doc.get("config"), str) else None,
+            provider=str(doc.get("provider") or "anthropic"),
+            base_url=doc.get("base_url") if isinstance(doc.get("base_url"), str) else None,
+            price=_price(doc.get("price")),
         )
+
+
+def _price(value: Any) -> tuple[float, float] | None:
+    """A stored (input, output) price, or None when there is none (or it is not one)."""
+    if not isinstance(value, list) or len(value) != 2:
+        return None
+    if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in value):
+        return None
+    return float(value[0]), float(value[1])
 
 
 class Run(Frozen):

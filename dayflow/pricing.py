@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from dayflow.errors import UsageError
-from dayflow.models import Usage
+from dayflow.models import Run, Usage
 
 Prices = dict[str, tuple[float, float]]
 
@@ -41,6 +41,15 @@ def estimate_cost(
         + usage.output_tokens * per_out
     )
     return dollars / 1_000_000
+
+
+def run_cost(run: Run, prices: Mapping[str, tuple[float, float]]) -> float | None:
+    """Dollars for `run` so far: at the price recorded when it was made (a local run's $0),
+    else at its model's price in `prices` (None when the model has none)."""
+    price = run.settings.price
+    if price is not None:
+        return estimate_cost(run.model, run.usage, {run.model: price})
+    return estimate_cost(run.model, run.usage, prices)
 
 
 MAX_PRICE = 1_000_000.0  # dollars per million tokens: far above any real price

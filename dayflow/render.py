@@ -16,7 +16,8 @@ from rich.text import Text
 
 from dayflow.listing import local_time, plain, run_json, tokens
 from dayflow.models import Event, Run, Step, ToolEffect, Usage
-from dayflow.pricing import PRICES, Prices, estimate_cost, format_cost
+from dayflow.pricing import PRICES, Prices, format_cost, run_cost
+from dayflow.providers.local import LOCAL, OLLAMA_URL, where
 
 __all__ = ["brief", "doctor_report", "plain", "run_json", "show", "show_json", "tool_call_line"]
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from rich.markdown import Markdown
 
     from dayflow.history import DoctorReport
+    from dayflow.probe import Report as Probe
 
 STATUS_STYLE = {
     "running": "cyan",
@@ -76,6 +78,13 @@ def brief(text: str) -> Markdown:
     return Markdown(plain(text))
 
 
+def _served_by(r: Run) -> list[tuple[str, RenderableType]]:
+    """A local run's server, and whether its mail stayed on this machine."""
+    if r.settings.provider != LOCAL:
+        return []
+    return [("served by", where(r.model, r.settings.base_url or OLLAMA_URL))]
+
+
 def run_header(r: Run, prices: Prices | None = None, tz: dt.tzinfo | None = None) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
@@ -84,12 +93,13 @@ def run_header(r: Run, prices: Prices | None = None, tz: dt.tzinfo | None = None
         ("run", r.id),
         ("status", Text(r.status, style=STATUS_STYLE.get(r.status, ""))),
         ("model", r.model),
+        *_served_by(r),
         ("brief date", r.brief_date),
         ("started", local_time(r.created_at, tz, seconds=True)),
         ("finished", local_time(r.finished_at, tz, seconds=True)),
         ("steps", str(r.steps)),
         ("tokens", _usage_line(r.usage, r.estimated)),
-        ("cost", format_cost(estimate_cost(r.model, r.usage, prices or PRICES)) + " (estimate)"),
+        ("cost", format_cost(run_cost(r, prices or PRICES)) + " (estimate)"),
     ]
     if r.reason:
         rows.append(("reason", r.reason))
@@ -290,3 +300,16 @@ def doctor_report(report: DoctorReport) -> Group:
         )
     parts.append(table)
     return Group(*parts)
+
+
+def probe_report(model: str, report: Probe) -> str:
+    """`doctor --model`'s report as plain lines: one per check, then the calls and seconds."""
+    marks = {True: "ok", False: "FAIL", None: "-"}
+    width = max((len(c.what) for c in report.checks), default=0)
+    lines = [f"{marks[c.ok]:<5} {c.what:<{width}}  {plain(c.detail)}" for c in report.checks]
+    per_call = report.seconds / report.calls if report.calls else 0.0
+    verdict = "can write a brief" if report.tools_work else "cannot write a brief"
+    lines.append(f"{report.calls} call(s), {per_call:.1f} s per call: {model} {verdict}")
+    if report.advice:
+        lines.append(f"what to try: {report.advice}")
+    return "\n".join(lines) + "\n"

@@ -319,3 +319,13 @@ def test_command_modules_import_the_shared_base_never_cli_py() -> None:
     res = runner.invoke(app, ["--help"])
     for word in ("trace", "fork", "gc", "doctor"):
         assert word in res.stdout
+
+
+def test_the_spinner_says_how_long_the_model_has_been_thinking() -> None:
+    """A local model on a CPU may take minutes a step: the wait is shown, in seconds."""
+    from dayflow.cli_base import _Waiting
+
+    ticks = iter([100.0, 100.4, 172.9])
+    waiting = _Waiting(3, clock=lambda: next(ticks))
+    assert waiting.__rich__() == "step 3: waiting for the model… 0 s"
+    assert waiting.__rich__() == "step 3: waiting for the model… 72 s"

@@ -88,3 +88,60 @@ def test_bad_settings_are_one_clear_usage_error(env: dict[str, str], message: st
 
 def test_the_kill_hook_parses_point_and_step() -> None:
     assert config.load({"DAYFLOW_KILL_AT": "between_tools:3"}).kill_at == ("between_tools", 3)
+
+
+# --- a local model (issue 21) -----------------------------------------------------------------
+
+
+def test_a_local_provider_needs_no_key_and_defaults_to_ollama_with_a_long_timeout(
+    tmp_path: Path,
+) -> None:
+    env = {"HOME": str(tmp_path), "ANTHROPIC_API_KEY": "k"}
+    s = config.load(env, provider="local", model="qwen3:8b")
+    assert s.local and s.model == "qwen3:8b" and not s.model_was_defaulted_offline
+    assert s.base_url == "http://127.0.0.1:11434" and s.timeout == 600
+    plain = config.load(env)
+    assert not plain.local and plain.base_url is None and plain.timeout == 120
+
+
+def test_flags_beat_the_environment_which_beats_the_model_table(tmp_path: Path) -> None:
+    table = {"provider": "local", "name": "gpt-oss:20b", "base_url": "http://127.0.0.1:8080"}
+    table["timeout"] = 900
+    env = {"HOME": str(tmp_path)}
+    s = config.load(env, model_table=table)
+    assert (s.provider, s.model, s.base_url, s.timeout) == (
+        "local",
+        "gpt-oss:20b",
+        "http://127.0.0.1:8080",
+        900,
+    )
+    env |= {
+        "DAYFLOW_MODEL": "qwen3:8b",
+        "ANTHROPIC_BASE_URL": "http://[::1]:1",
+        "DAYFLOW_TIMEOUT": "60",
+    }
+    s = config.load(env, model_table=table)
+    assert (s.model, s.base_url, s.timeout) == ("qwen3:8b", "http://[::1]:1", 60)
+    s = config.load(env | {"DAYFLOW_PROVIDER": "anthropic"}, model_table=table, timeout=5)
+    assert s.provider == "anthropic" and s.timeout == 5
+    assert config.load(env, model_table=table, provider="anthropic").provider == "anthropic"
+
+
+def test_an_unknown_provider_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="must be one of anthropic, local"):
+        config.load({"HOME": str(tmp_path), "DAYFLOW_PROVIDER": "openai"})
+
+
+def test_the_model_table_names_every_problem_at_once(tmp_path: Path) -> None:
+    from dayflow.errors import ConfigFileError
+
+    path = tmp_path / "config.toml"
+    bad = {"model": {"provider": "cloud", "name": "", "timeout": 0, "api_key": "x"}}
+    with pytest.raises(ConfigFileError) as err:
+        config.model_table(bad, path)
+    said = str(err.value)
+    assert "unknown key 'api_key'" in said and "'name' must be a non-empty string" in said
+    assert "provider must be one of" in said and "timeout must be 1 to 3600" in said
+    assert config.model_table({"inbox": []}, path) == {}
+    ok = {"model": {"provider": "local", "name": "qwen3:8b", "timeout": 30.5}}
+    assert config.model_table(ok, path) == ok["model"]

@@ -43,9 +43,19 @@ class Outcome:
     err: str
 
 
+LOCAL_MODEL = "qwen3:8b"
+
+
 def dayflow(db: Path | str, *args: str, api: FakeAPI | None = None, **env: str) -> Outcome:
+    """`dayflow ARGS` in a child process. With `api`, the model is served there: Claude with a
+    key, or, when `api` is local-shaped, `brief --provider local` with no key at all, and a
+    resume given nothing (the run keeps its provider, model and server)."""
     extra = dict(env)
-    if api is not None:
+    if api is not None and api.local is not None:
+        if args[0] == "brief":
+            args = (*args, "--provider", "local", "--model", LOCAL_MODEL)
+            extra.update(ANTHROPIC_BASE_URL=api.base_url)
+    elif api is not None:
         extra.update(ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=api.base_url)
     proc = subprocess.run(
         [sys.executable, "-m", "dayflow", *args],
@@ -158,6 +168,7 @@ def test_kill_then_resume_against_a_local_shaped_server_ends_as_its_uncrashed_ru
 ) -> None:
     assert local_baseline["final_text"] == baseline["final_text"]  # the quirks change nothing
     assert local_baseline["tasks"] == baseline["tasks"]
+    assert all(json.loads(b)["model"] == LOCAL_MODEL for b in local_baseline["bodies"])
     with FakeAPI(responder=responder_from_client(OfflineModel()), local=LOCAL_SHAPED) as fake:
         _kill_then_resume(store_target, fake, local_baseline, point, step)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from dayflow.cli_base import default_model_factory
 from dayflow.providers.anthropic import make_client
 from dayflow.providers.offline import OfflineModel
 from tests.conftest import Db
@@ -205,3 +206,131 @@ def test_usage_without_cache_fields_and_no_count_tokens_endpoint(
         row = conn.one("SELECT input_tokens, cache_creation_tokens, cache_read_tokens FROM runs")
     assert row[1] == row[2] == 0
     assert (row[0] > 0) is (not shape.no_usage)
+
+
+# --- the provider: `--provider local` through the real CLI and its default model factory ----
+
+
+def local_cli(db: Path, fake: FakeAPI | None, *args: str, **env: str) -> Result:
+    """`dayflow ARGS` in-process with Dayflow's own model factory; `fake` is the server
+    ANTHROPIC_BASE_URL names (None: no base URL in the environment at all)."""
+    if fake is not None:
+        env = {"ANTHROPIC_BASE_URL": fake.base_url, **env}
+    return invoke(db, default_model_factory, *args, env=env)
+
+
+LOCAL = ("brief", "--date", DATE, "--provider", "local", "--model", MODEL)
+
+
+def test_provider_local_needs_no_key_and_never_sends_the_users_key(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    with FakeAPI(responder=offline(), local=Local()) as fake:
+        res = local_cli(db, fake, *LOCAL, ANTHROPIC_API_KEY="sk-ant-real-key")
+        keys = {r.headers.get("authorization") for r in fake.message_requests}
+        listed = local_cli(db, None, "runs")
+        (run,) = json.loads(local_cli(db, None, "runs", "--json").out)
+        shown = local_cli(db, None, "show", run["id"]).out
+        url = fake.base_url
+    assert res.code == 0, res.err
+    assert keys == {"Bearer local"}  # a placeholder: the Anthropic key stays home
+    said = f"local model {MODEL} at {url}: mail stays on this machine"
+    assert said in res.err and said in shown
+    assert run["provider"] == "local" and run["base_url"] == url
+    assert run["estimated_cost_usd"] == 0 and "$0" in listed.out and "?" not in listed.out
+    assert "$0 (estimate)" in shown
+
+
+def test_the_environment_chooses_a_local_model_too(tmp_path: Path) -> None:
+    with FakeAPI(responder=offline(), local=Local()) as fake:
+        res = local_cli(
+            tmp_path / "d.db",
+            fake,
+            *BRIEF[:3],
+            DAYFLOW_PROVIDER="local",
+            DAYFLOW_MODEL="gpt-oss:20b",
+        )
+        models = {r.json["model"] for r in fake.message_requests}
+    assert res.code == 0, res.err
+    assert models == {"gpt-oss:20b"}
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "said"),
+    [
+        (
+            ("--model", MODEL),
+            {"ANTHROPIC_BASE_URL": "http://192.168.1.20:11434"},
+            "not on this machine",
+        ),
+        (
+            ("--model", MODEL),
+            {"ANTHROPIC_BASE_URL": "http://ollama.example.org"},
+            "not on this machine",
+        ),
+        (("--model", "gpt-oss:120b-cloud"), {}, "runs on Ollama's servers"),
+        ((), {}, "needs a model name"),
+    ],
+    ids=["lan", "name", "cloud", "no-model"],
+)
+def test_what_would_leave_the_machine_is_refused_in_one_line_before_anything_is_written(
+    tmp_path: Path, args: tuple[str, ...], env: dict[str, str], said: str
+) -> None:
+    db = tmp_path / "d.db"
+    res = local_cli(db, None, "brief", "--date", DATE, "--provider", "local", *args, **env)
+    assert res.code == 2 and said in res.err
+    assert res.err.count("\n") == 1 and res.out == ""
+    assert not db.exists()
+
+
+def test_resume_needs_no_flag_and_talks_to_the_runs_own_server(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    with FakeAPI(responder=offline(), local=LOCAL_SHAPED) as fake:
+        crashed = local_cli(db, fake, *LOCAL, "--crash-after", "1")
+        assert crashed.code == 70
+        # Today's environment names another provider and another address: the run keeps its own.
+        resumed = local_cli(
+            db,
+            None,
+            "resume",
+            ANTHROPIC_BASE_URL="http://127.0.0.1:9",
+            DAYFLOW_PROVIDER="anthropic",
+        )
+        served, url = len(fake.message_requests), fake.base_url
+    assert resumed.code == 0, resumed.err
+    assert served == 3 and f"at {url}: mail stays on this machine" in resumed.err
+
+
+def test_resume_refuses_a_local_run_whose_server_is_not_on_this_machine(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    with FakeAPI(responder=offline(), local=Local()) as fake:
+        assert local_cli(db, fake, *LOCAL, "--crash-after", "1").code == 70
+    with Db(db) as conn:
+        doc = json.loads(conn.one("SELECT settings_json FROM runs")[0])
+        doc["base_url"] = "http://10.1.2.3:11434"
+        conn.run("UPDATE runs SET settings_json = ?", json.dumps(doc))
+    res = local_cli(db, None, "resume")
+    assert res.code == 2 and res.err.count("\n") == 1
+    assert (
+        "uses a local model" in res.err
+        and "http://10.1.2.3:11434 is not on this machine" in res.err
+    )
+    assert "--allow-remote" in res.err
+
+
+def test_the_config_files_model_table_chooses_a_local_model(tmp_path: Path) -> None:
+    db, conf = tmp_path / "d.db", tmp_path / "config.toml"
+    fixtures = Path(__file__).parent.parent / "fixtures"
+    with FakeAPI(responder=offline(), local=Local()) as fake:
+        conf.write_text(
+            f'[model]\nprovider = "local"\nname = "{MODEL}"\nbase_url = "{fake.base_url}"\n'
+            "timeout = 900\n\n"
+            f'[[inbox]]\nname = "mail"\nkind = "json"\npath = "{fixtures / "inbox.json"}"\n\n'
+            f'[[calendar]]\nname = "cal"\nkind = "json"\npath = "{fixtures / "calendar.json"}"\n'
+        )
+        res = local_cli(db, None, "brief", "--date", DATE, "--config", str(conf))
+        models = {r.json["model"] for r in fake.message_requests}
+        url = fake.base_url
+    assert res.code == 0, res.err
+    assert models == {MODEL} and f"local model {MODEL} at {url}" in res.err
+    (run,) = json.loads(local_cli(db, None, "runs", "--json").out)
+    assert run["provider"] == "local" and run["estimated_cost_usd"] == 0

@@ -53,6 +53,7 @@ FORBIDDEN = (
     "dayflow.delivery",
     "dayflow.store.archive",
     "dayflow.providers.offline",
+    "dayflow.probe",
 )
 # --help builds no store and reads no settings, makes no dataclass and prints no JSON.
 FORBIDDEN_FOR_HELP = (

@@ -62,6 +62,7 @@ class AnthropicClient:
         http_client: Any = None,
         sleep: Callable[[float], None] = time.sleep,
         on_retry: Callable[[str], None] | None = None,
+        label: str = "Anthropic API",
     ) -> None:
         import anthropic
 
@@ -76,6 +77,7 @@ class AnthropicClient:
         self.max_retries = max_retries
         self.timeout = timeout
         self.max_retry_wait = max_retry_wait
+        self.label = label  # what errors call the server ("local model server at ...")
         self._sleep = sleep
         # Told before each retry (the CLI prints it on stderr): a hung or failing API is
         # never a silent wait.
@@ -128,6 +130,20 @@ class AnthropicClient:
         except Exception:  # an estimate is optional: any failure means "unknown"
             return None
 
+    def list_models(self) -> list[str] | None:
+        """The ids of the models the server serves (`GET /v1/models`), or None where it has no
+        such endpoint (404); one attempt. An unreachable server is a ModelError."""
+        sdk = self._anthropic
+        try:
+            page = self._sdk.models.list(limit=1000)
+            return [str(m.id) for m in page.data]
+        except sdk.NotFoundError:
+            return None
+        except sdk.APIStatusError as err:
+            raise ModelError(_status_message(err, self.label), status=err.status_code) from None
+        except sdk.APIConnectionError as err:
+            raise ModelError(f"{self.label} connection error: {_cause(err)}") from None
+
     def close(self) -> None:
         """Close the HTTP connection pool."""
         self._sdk.close()
@@ -148,19 +164,19 @@ class AnthropicClient:
             except sdk.APIStatusError as err:
                 headers = err.response.headers
                 retryable = _is_retryable(err.status_code, headers.get("x-should-retry"))
-                failure = _status_message(err)
+                failure = _status_message(err, self.label)
                 wait = _retry_after(headers)
                 status, request_id = err.status_code, err.request_id
             except sdk.APIConnectionError as err:
                 retryable, wait, status, request_id = True, None, None, None
                 if isinstance(err, sdk.APITimeoutError):
-                    failure = f"Anthropic API timed out (no answer in {self.timeout:g}s)"
+                    failure = f"{self.label} timed out (no answer in {self.timeout:g}s)"
                 else:
-                    failure = f"Anthropic API connection error: {_cause(err)}"
+                    failure = f"{self.label} connection error: {_cause(err)}"
             except ValueError as err:  # e.g. "Streaming is required ..." for a huge max_tokens
-                raise ModelError(f"Anthropic API request not sent: {err}") from err
+                raise ModelError(f"{self.label} request not sent: {err}") from err
             except sdk.AnthropicError as err:
-                raise ModelError(f"Anthropic API error: {err}") from err
+                raise ModelError(f"{self.label} error: {err}") from err
             suffix = f" after {attempt} attempt{'s' if attempt > 1 else ''}"
             if not retryable:
                 raise ModelError(
@@ -281,13 +297,13 @@ def _retry_after(headers: Any) -> float | None:
         return None if date is None else max(0.0, email.utils.mktime_tz(date) - time.time())
 
 
-def _status_message(err: Any) -> str:
+def _status_message(err: Any, label: str = "Anthropic API") -> str:
     kind = err.type or "error"
     detail = err.api_message or err.response.reason_phrase or "no message"
-    text = f"Anthropic API {err.status_code} {kind}: {detail}"
+    text = f"{label} {err.status_code} {kind}: {detail}"
     if err.request_id:
         text += f" (request {err.request_id})"
-    if err.status_code == 401:
+    if err.status_code == 401 and label == "Anthropic API":
         text += "; check ANTHROPIC_API_KEY"
     return text
 

@@ -193,11 +193,12 @@ def parse_config(raw: bytes, path: Path) -> SourcesConfig:
     data = read_toml(raw, path)
     problems: list[str] = []
     for key in data:
-        # `deliver` and [smtp] belong to the brief's delivery (dayflow.delivery reads them).
-        if key not in ("inbox", "calendar", *DELIVERY_KEYS):
+        # `deliver` and [smtp] belong to the brief's delivery (dayflow.delivery reads them),
+        # [model] to the settings (dayflow.config.model_table).
+        if key not in ("inbox", "calendar", "model", *DELIVERY_KEYS):
             problems.append(
-                f"unknown table or key {key!r} (expected [[inbox]], [[calendar]], deliver "
-                "or [smtp])"
+                f"unknown table or key {key!r} (expected [[inbox]], [[calendar]], deliver, "
+                "[smtp] or [model])"
             )
     specs: dict[str, list[SourceSpec]] = {"inbox": [], "calendar": []}
     seen: dict[str, str] = {}

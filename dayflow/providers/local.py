@@ -1,0 +1,106 @@
+"""A local model: a server on this machine that speaks the Messages API (Ollama 0.14+,
+llama.cpp's `llama-server`, vLLM, LM Studio), reached through the same SDK path as Claude.
+
+What makes it *private* is the address, so this module is the one place that decides whether
+an address is on this machine: a host in 127.0.0.0/8, `::1` or `localhost`. Anything else is
+refused unless the user says `--allow-remote`, and so is a model Ollama runs on its own
+servers (a name whose tag is `cloud` or ends in `-cloud`): either way mail would leave the
+machine, which is what the mode exists to prevent. No SDK import here: `runs`, `show` and
+`--help` describe a local run without paying for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from dayflow.errors import UsageError
+
+if TYPE_CHECKING:
+    from dayflow.providers.anthropic import AnthropicClient
+
+LOCAL = "local"
+ANTHROPIC = "anthropic"
+PROVIDERS = (ANTHROPIC, LOCAL)
+OLLAMA_URL = "http://127.0.0.1:11434"  # Ollama's own default address
+LOCAL_TIMEOUT = 600.0  # seconds a request may take: a CPU model is slow
+PLACEHOLDER_KEY = "local"  # the SDK insists on a key; a local server ignores it
+
+
+def host_of(url: str) -> str | None:
+    """The host a base URL names (lower case, IPv6 without brackets), or None when it is not
+    an http(s) URL with a host."""
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not host:
+        return None
+    return host.lower()
+
+
+def is_loopback(url: str) -> bool:
+    """Whether `url` is an address on this machine: 127.0.0.0/8, ::1 or localhost."""
+    host = host_of(url)
+    if host is None:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    import ipaddress  # here: `runs` and `tasks` import this module, and never need it
+
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name other than localhost: it could resolve anywhere
+
+
+def is_cloud_model(name: str) -> bool:
+    """Whether Ollama runs model `name` on its servers (`gpt-oss:120b-cloud`, `x:cloud`)."""
+    tag = name.strip().lower().rpartition(":")[2]
+    return ":" in name and (tag == "cloud" or tag.endswith("-cloud"))
+
+
+def check(model: str | None, base_url: str, *, allow_remote: bool) -> None:
+    """Refuse (UsageError, exit 2) what would send mail off this machine: a base URL that is
+    not loopback, a cloud model; and a local run without a model name."""
+    if not model:
+        raise UsageError(
+            "--provider local needs a model name: --model NAME, DAYFLOW_MODEL or `name` in "
+            "the config's [model] table (e.g. qwen3:8b; `ollama list` shows yours)"
+        )
+    if host_of(base_url) is None:
+        raise UsageError(f"the local model's base URL {base_url!r} is not an http(s) URL")
+    if allow_remote:
+        return
+    if not is_loopback(base_url):
+        raise UsageError(
+            f"the local model's base URL {base_url} is not on this machine (host "
+            f"{host_of(base_url)}): mail would leave it; --allow-remote sends it there anyway"
+        )
+    if is_cloud_model(model):
+        raise UsageError(
+            f"model {model} runs on Ollama's servers, not this machine: mail would leave it; "
+            "pick a local model (`ollama list`), or --allow-remote to send it anyway"
+        )
+
+
+def where(model: str, base_url: str) -> str:
+    """What the brief's header and `show` say of a local run: where its mail went."""
+    if is_loopback(base_url) and not is_cloud_model(model):
+        return f"local model {model} at {base_url}: mail stays on this machine"
+    return f"model {model} at {base_url} (--allow-remote): mail is sent to that machine"
+
+
+def make_client(base_url: str, *, timeout: float = LOCAL_TIMEOUT, **kw: Any) -> AnthropicClient:
+    """The SDK client for a local server: a placeholder key (never the user's Anthropic key,
+    which must not reach another server), errors that name the server, not the API."""
+    from dayflow.providers.anthropic import AnthropicClient
+
+    return AnthropicClient(
+        api_key=PLACEHOLDER_KEY,
+        base_url=base_url,
+        timeout=timeout,
+        label=f"local model server at {base_url}",
+        **kw,
+    )
