@@ -14,10 +14,14 @@ works through the inbox instead: re-list it with `limit` 50 if the first page ca
 write a reading plan, open the planned messages one thread (1-3 messages) per turn, file a task
 for each request as it is found (batched with the next read), re-read the calendar if its
 results are no longer in view, then write the brief. On the large sample that is 30+ turns.
-A listing with a `next_cursor` is followed page by page, each page read in the turn right after
-it arrives (so compaction never hides one before it is read): what it settles is noted, what it
-needs opened joins the plan, and that turn files nothing (a page's notes fill a turn); later
-turns file what was noted, at most `FILES_PER_TURN` a turn. A message may ask several things:
+A listing with a `next_cursor` is followed page by page (`NEXT_PAGE` messages each), each page
+read in the turn right after it arrives (so compaction never hides one before it is read): what
+it settles is noted, what it needs opened joins the plan, and that turn files nothing unless
+nothing else is left (a page's notes fill a turn); later turns file what was noted, at most
+`FILES_PER_TURN` a turn. The first listing, when it holds more than `NOTES_PER_TURN` requests,
+is noted in parts and read again for the rest (a page read with a cursor cannot be: the inbox
+lists each message once per walk through the pages). A brief longer than `max_tokens` is
+written again listing only the most pressing 40, 15 or 5 lines, the rest counted. A message may ask several things:
 each is a request of its own, its task keyed `<key>#2`, `<key>#3`...
 
 Such a run outlives its early tool results: the loop may compact old exchanges into one user
