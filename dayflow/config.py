@@ -20,7 +20,14 @@ from dayflow.frozen import Frozen, set_field
 from dayflow.models import DELIVERY_KILL_POINTS, KILL_POINTS
 from dayflow.pricing import Prices, load_prices
 from dayflow.providers import DEFAULT_CLAUDE_MODEL, OFFLINE_MODEL
-from dayflow.providers.local import ANTHROPIC, LOCAL, LOCAL_TIMEOUT, OLLAMA_URL, PROVIDERS
+from dayflow.providers.local import (
+    ANTHROPIC,
+    LOCAL,
+    LOCAL_TIMEOUT,
+    OLLAMA_URL,
+    PROVIDERS,
+    base_of,
+)
 
 
 class Settings(Frozen):
@@ -225,7 +232,7 @@ def load(
         # No key and no default model: a local run names its model (checked where one is
         # made: `runs` must work whatever the environment says), at Ollama's address unless
         # another is given.
-        base_url = base_url or OLLAMA_URL
+        base_url = base_of(base_url or OLLAMA_URL)
         chosen = chosen or ""
     elif chosen is None:
         chosen = DEFAULT_CLAUDE_MODEL if api_key else OFFLINE_MODEL

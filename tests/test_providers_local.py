@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dayflow.errors import UsageError
-from dayflow.providers.local import OLLAMA_URL, check, is_cloud_model, is_loopback, where
+from dayflow.providers.local import OLLAMA_URL, base_of, check, is_cloud_model, is_loopback, where
 
 LOOPBACK = [
     OLLAMA_URL,
@@ -66,3 +66,12 @@ def test_ordinary_model_names_are_not_cloud_models(name: str) -> None:
 def test_a_local_run_needs_a_model_name() -> None:
     with pytest.raises(UsageError, match="needs a model name"):
         check(None, OLLAMA_URL, allow_remote=False)
+
+
+@pytest.mark.parametrize(
+    "given", ["http://127.0.0.1:11434", "http://127.0.0.1:11434/", " http://127.0.0.1:11434/v1/ "]
+)
+def test_an_openai_style_v1_base_url_is_the_same_server(given: str) -> None:
+    """The SDK adds /v1/messages itself: a base URL copied from an OpenAI-style set-up would
+    otherwise ask for /v1/v1/messages."""
+    assert base_of(given) == OLLAMA_URL

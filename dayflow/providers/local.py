@@ -27,6 +27,13 @@ LOCAL_TIMEOUT = 600.0  # seconds a request may take: a CPU model is slow
 PLACEHOLDER_KEY = "local"  # the SDK insists on a key; a local server ignores it
 
 
+def base_of(url: str) -> str:
+    """A local server's base URL as the SDK wants it: without a trailing `/` or `/v1` (the
+    address OpenAI-style clients are given: the SDK adds `/v1/messages` itself)."""
+    base = url.strip().rstrip("/")
+    return base[: -len("/v1")] if base.endswith("/v1") else base
+
+
 def host_of(url: str) -> str | None:
     """The host a base URL names (lower case, IPv6 without brackets), or None when it is not
     an http(s) URL with a host."""
