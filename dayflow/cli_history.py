@@ -28,6 +28,7 @@ from dayflow.cli_base import (
     VerboseOpt,
     brief_format,
     closing,
+    for_run,
     get_deps,
     handle_errors,
     key_notice,
@@ -135,6 +136,7 @@ def fork(
     budget: BudgetOpt = None,
     verbose: VerboseOpt = False,
     timeout: TimeoutOpt = None,
+    allow_remote: AllowRemoteOpt = False,
     as_json: BriefJsonOpt = False,
     fmt: FormatOpt = None,
     crash_after: CrashOpt = None,
@@ -142,18 +144,25 @@ def fork(
     """Start a new run from the first N steps of RUN and continue it (maybe with another model).
 
     The tasks those steps created are not created again; the new run records its parent and
-    the step it forked at (see `dayflow runs` and `dayflow show`)."""
+    the step it forked at (see `dayflow runs` and `dayflow show`). It keeps the parent's
+    provider: a fork of a local run is served by the same local server."""
     from dayflow import history  # imported here: it pulls in the agent
 
     deps = get_deps(ctx)
     with handle_errors(deps):
         out_format = brief_format(deps, fmt, as_json)
-        settings = deps.settings(db=db, timeout=timeout)
+        settings = deps.settings(db=db, timeout=timeout, allow_remote=allow_remote)
         with deps.store(settings) as store:
             parent = store.runs.find(run_id)
             # Refuse a bad fork point before a model (and maybe an API key) is needed.
             history.check_fork_point(parent, store.steps.of(parent.id), from_step)
             chosen = model or parent.model
+            settings = for_run(deps, parent, settings, timeout)  # the parent's provider
+            try:
+                local_check(settings, chosen)
+            except UsageError as exc:
+                raise UsageError(f"run {parent.id} uses a local model: {exc}") from None
+            local_notice(deps, settings, chosen)
             key_notice(deps, settings, chosen)
             client = deps.model_factory(chosen, settings)
             kept = parent.settings.config_file

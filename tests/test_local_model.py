@@ -334,3 +334,17 @@ def test_the_config_files_model_table_chooses_a_local_model(tmp_path: Path) -> N
     assert models == {MODEL} and f"local model {MODEL} at {url}" in res.err
     (run,) = json.loads(local_cli(db, None, "runs", "--json").out)
     assert run["provider"] == "local" and run["estimated_cost_usd"] == 0
+
+
+def test_a_fork_of_a_local_run_is_served_by_the_same_local_server(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    with FakeAPI(responder=offline(), local=Local()) as fake:
+        assert local_cli(db, fake, *LOCAL).code == 0
+        parent = json.loads(local_cli(db, None, "runs", "--json").out)[0]["id"]
+        before = len(fake.message_requests)
+        forked = local_cli(db, None, "fork", parent, "--from-step", "2")
+        after = len(fake.message_requests)
+    assert forked.code == 0, forked.err
+    assert after == before + 1 and "mail stays on this machine" in forked.err
+    newest = json.loads(local_cli(db, None, "runs", "--json").out)[0]
+    assert newest["provider"] == "local" and newest["estimated_cost_usd"] == 0
