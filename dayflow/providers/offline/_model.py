@@ -21,8 +21,8 @@ nothing else is left (a page's notes fill a turn); later turns file what was not
 `FILES_PER_TURN` a turn. The first listing, when it holds more than `NOTES_PER_TURN` requests,
 is noted in parts and read again for the rest (a page read with a cursor cannot be: the inbox
 lists each message once per walk through the pages). A brief longer than `max_tokens` is
-written again listing only the most pressing 40, 15 or 5 lines, the rest counted. A message may ask several things:
-each is a request of its own, its task keyed `<key>#2`, `<key>#3`...
+written again listing only the most pressing 40, 15 or 5 lines, the rest counted. A message
+may ask several things: each is a request of its own, its task keyed `<key>#2`, `<key>#3`...
 
 Such a run outlives its early tool results: the loop may compact old exchanges into one user
 turn labelled `Earlier in this run (compacted):`, dropping their payloads. So every decision
