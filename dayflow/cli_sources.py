@@ -158,6 +158,10 @@ def check(
 
 def _check_line(r: dict[str, Any]) -> str:
     head = f"{r['name']:<16} {r['kind']:<8}"
+    if "auth" in r:  # the login mechanism and what the server made of it
+        accepted = r.get("accepted")
+        state = "not tried" if accepted is None else "accepted" if accepted else "refused"
+        head += f" {r['auth']} {state}" + ("," if r["ok"] else ";")
     if not r["ok"]:
         return f"{head} error: {r['error']}"
     if r["table"] == "inbox":

@@ -95,6 +95,9 @@ class SmtpConfig:
     password_env: str | None = None
     timeout: float = 30.0
     cafile: str | None = None  # a CA bundle to trust instead of the system's (self-hosted)
+    auth: str = "password"  # password | xoauth2 | oauthbearer (sources.oauth)
+    token_command: str | None = None
+    token_env: str | None = None
 
     @property
     def where(self) -> str:
@@ -106,7 +109,7 @@ def smtp_config(table: object, path: Path) -> SmtpConfig:
     if not isinstance(table, dict):
         raise UsageError(f"{path}: [smtp] must be a table")
     known = {"host", "port", "security", "user", "from", "to", "password_command"}
-    known |= {"password_env", "timeout", "cafile"}
+    known |= {"password_env", "timeout", "cafile", "auth", "token_command", "token_env"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise UsageError(f"{path}: [smtp] has unknown key(s) {', '.join(unknown)}")
@@ -138,9 +141,16 @@ def smtp_config(table: object, path: Path) -> SmtpConfig:
     timeout = table.get("timeout", 30)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or not 0 < timeout <= 600:
         raise UsageError(f"{path}: [smtp] timeout must be seconds, from 1 to 600")
-    for key in ("password_command", "password_env", "cafile"):
+    for key in ("password_command", "password_env", "cafile", "token_command", "token_env"):
         if key in table and not isinstance(table[key], str):
             raise UsageError(f"{path}: [smtp] {key} must be a string")
+    from dayflow.sources.oauth import auth_problems
+
+    mechanism, wrong = auth_problems(table)
+    if wrong:
+        raise UsageError(f"{path}: [smtp] {wrong[0]}")
+    if mechanism not in (None, "password") and not isinstance(user, str):
+        raise UsageError(f'{path}: [smtp] auth = "{mechanism}" needs `user` (whose token it is)')
     cafile = None
     if "cafile" in table:
         from dayflow.sources.config import variable_in_path
@@ -160,6 +170,9 @@ def smtp_config(table: object, path: Path) -> SmtpConfig:
         password_env=table.get("password_env"),
         timeout=float(timeout),
         cafile=cafile,
+        auth=mechanism or "password",
+        token_command=table.get("token_command"),
+        token_env=table.get("token_env"),
     )
 
 
@@ -392,11 +405,11 @@ def _password(cfg: SmtpConfig, env: Mapping[str, str]) -> str | None:
             raise DeliveryFailed(f"smtp to {cfg.where}: ${cfg.password_env} is not set")
         return value
     if cfg.password_command:
-        from dayflow.sources.config import PasswordCommandFailed, password_from_command
+        from dayflow.sources.config import SecretCommandFailed, secret_from_command
 
         try:
-            return password_from_command(cfg.password_command, cfg.timeout)
-        except PasswordCommandFailed as exc:
+            return secret_from_command(cfg.password_command, cfg.timeout)
+        except SecretCommandFailed as exc:
             raise DeliveryFailed(f"smtp to {cfg.where}: {exc}") from None
     return None
 

@@ -358,12 +358,12 @@ def test_a_password_command_that_leaves_a_child_holding_the_pipe_answers_and_the
     say) holding stdout open made it "not finished", and the child was left running."""
     import time
 
-    from dayflow.sources.config import password_from_command
+    from dayflow.sources.config import secret_from_command
 
     pidfile = tmp_path / "child.pid"
     script = f"echo s3cret; sleep 120 & echo $! > {pidfile}"
     started = time.monotonic()
-    assert password_from_command(f"sh -c '{script}'", 20) == "s3cret"
+    assert secret_from_command(f"sh -c '{script}'", 20) == "s3cret"
     assert time.monotonic() - started < 15  # generous; the old code waited for the child
     child = int(pidfile.read_text())
     deadline = time.monotonic() + 10
@@ -377,11 +377,11 @@ def test_a_password_command_that_does_not_finish_is_killed_with_its_children(
 ) -> None:
     import time
 
-    from dayflow.sources.config import PasswordCommandFailed, password_from_command
+    from dayflow.sources.config import SecretCommandFailed, secret_from_command
 
     pidfile = tmp_path / "child.pid"
-    with pytest.raises(PasswordCommandFailed, match=r"did not finish in 1 s"):
-        password_from_command(f"sh -c 'sleep 120 & echo $! > {pidfile}; wait'", 1)
+    with pytest.raises(SecretCommandFailed, match=r"did not finish in 1 s"):
+        secret_from_command(f"sh -c 'sleep 120 & echo $! > {pidfile}; wait'", 1)
     child = int(pidfile.read_text())
     deadline = time.monotonic() + 10
     while not _gone(child) and time.monotonic() < deadline:
@@ -401,17 +401,17 @@ def test_a_password_command_that_fails_says_it_runs_without_a_shell(
     command: str, expected: str
 ) -> None:
     """`~`, `$VAR` and pipes do not work in password_command: the error says so."""
-    from dayflow.sources.config import PasswordCommandFailed, password_from_command
+    from dayflow.sources.config import SecretCommandFailed, secret_from_command
 
-    with pytest.raises(PasswordCommandFailed) as caught:
-        password_from_command(command, 10)
+    with pytest.raises(SecretCommandFailed) as caught:
+        secret_from_command(command, 10)
     assert expected in str(caught.value) and "sh -c" in str(caught.value)
 
 
 def test_a_password_command_prints_a_non_ascii_password_as_utf8() -> None:
-    from dayflow.sources.config import password_from_command
+    from dayflow.sources.config import secret_from_command
 
-    assert password_from_command("printf 'pässwörd\\r\\nmore'", 10) == "pässwörd"
+    assert secret_from_command("printf 'pässwörd\\r\\nmore'", 10) == "pässwörd"
 
 
 @pytest.mark.parametrize("written", ["$HOME/Mail/INBOX", "${HOME}/Mail", "~/Mail/$USER"])

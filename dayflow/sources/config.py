@@ -39,6 +39,7 @@ DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 600.0
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 _PASSWORD_KEYS = ("password_command", "password_env")
+_AUTH_KEYS = ("auth", *_PASSWORD_KEYS, "token_command", "token_env")
 DELIVERY_KEYS = ("deliver", "smtp")
 
 # The keys each kind takes (besides `name` and `kind`), and the ones it cannot do without.
@@ -48,12 +49,12 @@ _KEYS: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {
     ("inbox", "eml"): (("path",), ("path",)),
     ("inbox", "json"): (("path",), ("path",)),
     ("inbox", "imap"): (
-        ("host", "port", "user", *_PASSWORD_KEYS, "folders", "security", "timeout"),
+        ("host", "port", "user", *_AUTH_KEYS, "folders", "security", "timeout"),
         ("host", "user"),
     ),
-    ("calendar", "ics"): (("path", "url", "timeout"), ()),
+    ("calendar", "ics"): (("path", "url", "token_command", "token_env", "timeout"), ()),
     ("calendar", "caldav"): (
-        ("url", "user", *_PASSWORD_KEYS, "calendars", "timeout"),
+        ("url", "user", *_AUTH_KEYS, "calendars", "timeout"),
         ("url", "user"),
     ),
     ("calendar", "json"): (("path",), ("path",)),
@@ -64,7 +65,8 @@ _NEEDS_PASSWORD = {("inbox", "imap"), ("calendar", "caldav")}
 @dataclass(frozen=True)
 class SourceSpec:
     """One `[[inbox]]` or `[[calendar]]` entry, validated. Holds no secret, only where to get
-    one (`password_command`, `password_env`)."""
+    one (`password_command`, `password_env`, `token_command`, `token_env`); `auth` is the
+    mechanism (password, xoauth2, oauthbearer; bearer for an HTTP source with a token)."""
 
     table: str  # "inbox" | "calendar"
     name: str
@@ -76,6 +78,9 @@ class SourceSpec:
     user: str | None = None
     password_command: str | None = None
     password_env: str | None = None
+    auth: str | None = None  # None: no credential (a file, a public feed)
+    token_command: str | None = None
+    token_env: str | None = None
     folders: tuple[str, ...] = ("INBOX",)
     calendars: tuple[str, ...] = ()
     security: str = "tls"
@@ -250,7 +255,7 @@ def _entry(table: str, n: int, entry: object, base: Path, problems: list[str]) -
         return None
     allowed, required = _KEYS[(table, str(kind))]
     for key in entry:
-        if key not in ("name", "kind", "password", *allowed):
+        if key not in ("name", "kind", "password", "token", *allowed):
             problems.append(
                 f"{where}: unknown key {key!r} for kind {kind!r} "
                 f"(known: name, kind, {', '.join(allowed)})"
@@ -259,13 +264,23 @@ def _entry(table: str, n: int, entry: object, base: Path, problems: list[str]) -
         if entry.get(key) in (None, ""):
             problems.append(f"{where}: missing '{key}' (kind {kind!r} needs it)")
     values: dict[str, Any] = {}
-    for key in ("path", "url", "host", "user", "password_command", "password_env", "security"):
+    for key in (
+        "path",
+        "url",
+        "host",
+        "user",
+        "password_command",
+        "password_env",
+        "token_command",
+        "token_env",
+        "security",
+    ):
         if key in entry and key in allowed:
             value = entry[key]
             if not isinstance(value, str) or not value.strip():
                 problems.append(f"{where}: '{key}' must be a non-empty string")
             else:
-                values[key] = value.strip() if key != "password_command" else value
+                values[key] = value if key.endswith("_command") else value.strip()
     for key in ("folders", "calendars"):
         if key in entry and key in allowed:
             value = entry[key]
@@ -306,12 +321,33 @@ def _entry(table: str, n: int, entry: object, base: Path, problems: list[str]) -
         problems.append(
             f"{where}: both 'password_command' and 'password_env' given; keep one of them"
         )
-    elif (table, kind) in _NEEDS_PASSWORD and not any(k in values for k in _PASSWORD_KEYS):
-        problems.append(f"{where}: needs 'password_command' or 'password_env' for its password")
+    elif (table, kind) in _NEEDS_PASSWORD and not any(
+        k in values for k in (*_PASSWORD_KEYS, "token_command", "token_env")
+    ):
+        problems.append(
+            f"{where}: needs 'password_command' or 'password_env' for its password "
+            '(or token_command / token_env with auth = "xoauth2" for an OAuth token)'
+        )
+    if "auth" in allowed or "token_command" in allowed:
+        from dayflow.sources.oauth import auth_problems
+
+        given = {k: v for k, v in values.items() if k in _AUTH_KEYS}
+        if "auth" in entry and "auth" in allowed:
+            given["auth"] = entry["auth"]
+        mechanism, wrong = auth_problems(given, http=table == "calendar")
+        problems.extend(f"{where}: {p}" for p in wrong)
+        if mechanism is not None:
+            values["auth"] = mechanism
+        if kind == "ics" and "path" in values and mechanism is not None:
+            problems.append(f"{where}: a token is sent only to a 'url', not read with a 'path'")
     if "password" in entry:
         problems.append(
             f"{where}: passwords are never written in the config file; "
             "use password_command or password_env"
+        )
+    if "token" in entry:
+        problems.append(
+            f"{where}: tokens are never written in the config file; use token_command or token_env"
         )
     if kind == "ics":
         if ("path" in values) == ("url" in values):
@@ -413,8 +449,8 @@ def resolve_password(spec: SourceSpec, env: Mapping[str, str] | None = None) -> 
     if not spec.password_command:
         raise SourceError(f"{spec.name}: no password_command or password_env configured")
     try:
-        return password_from_command(spec.password_command, spec.timeout)
-    except PasswordCommandFailed as err:
+        return secret_from_command(spec.password_command, spec.timeout)
+    except SecretCommandFailed as err:
         raise SourceError(f"{spec.name}: {err}") from None
 
 
@@ -422,17 +458,22 @@ NO_SHELL = "it runs without a shell: ~, $VAR and pipes do not work; write sh -c 
 _PASSWORD_OUTPUT = 64 * 1024  # more than any password; a command printing more is cut off
 
 
-class PasswordCommandFailed(SourceError):
-    """`password_command` did not give a password; the message never holds its output."""
+class SecretCommandFailed(SourceError):
+    """`password_command` or `token_command` did not give its secret; the message never holds
+    the command's output."""
 
 
-def password_from_command(command: str, timeout: float) -> str:
-    """The first line a `password_command` prints, in a session of its own.
+def secret_from_command(
+    command: str, timeout: float, *, key: str = "password_command", what: str = "password"
+) -> str:
+    """The first line a `password_command` (or, with `key`, a `token_command`) prints, in a
+    session of its own: the one runner of every secret command.
 
     It runs without a shell. The answer is read until the command *exits* (not until its
     output closes: a child it leaves behind, a gpg-agent say, may hold the pipe open for ever),
     within `timeout` seconds; then its whole process group is killed, so nothing it started
-    stays running. Raises PasswordCommandFailed (one line, no output of the command)."""
+    stays running. Raises SecretCommandFailed (one line naming `key` and the exit status, no
+    output of the command)."""
     import selectors
     import signal
     import time
@@ -440,9 +481,9 @@ def password_from_command(command: str, timeout: float) -> str:
     try:
         argv = shlex.split(command)
     except ValueError as err:
-        raise PasswordCommandFailed(f"password_command cannot be parsed ({err})") from None
+        raise SecretCommandFailed(f"{key} cannot be parsed ({err})") from None
     if not argv:
-        raise PasswordCommandFailed("password_command is empty")
+        raise SecretCommandFailed(f"{key} is empty")
     try:
         proc = subprocess.Popen(
             argv,
@@ -452,12 +493,10 @@ def password_from_command(command: str, timeout: float) -> str:
             start_new_session=True,  # its own process group, killed whole below
         )
     except FileNotFoundError:
-        raise PasswordCommandFailed(
-            f"password_command {argv[0]!r} was not found ({NO_SHELL})"
-        ) from None
+        raise SecretCommandFailed(f"{key} {argv[0]!r} was not found ({NO_SHELL})") from None
     except OSError as err:
         reason = err.strerror or type(err).__name__
-        raise PasswordCommandFailed(f"password_command could not run ({reason})") from None
+        raise SecretCommandFailed(f"{key} could not run ({reason})") from None
     assert proc.stdout is not None
     deadline = time.monotonic() + timeout
     out = bytearray()
@@ -484,7 +523,7 @@ def password_from_command(command: str, timeout: float) -> str:
                 if sel.select(min(left, 0.05)):
                     open_pipe = _drain(fd, out)
         if proc.poll() is None:
-            raise PasswordCommandFailed(f"password_command did not finish in {timeout:g} s")
+            raise SecretCommandFailed(f"{key} did not finish in {timeout:g} s (stopped)")
     finally:
         with contextlib.suppress(OSError):
             os.killpg(proc.pid, signal.SIGKILL)  # whatever it left behind
@@ -492,13 +531,11 @@ def password_from_command(command: str, timeout: float) -> str:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(1)
     if proc.returncode != 0:
-        raise PasswordCommandFailed(
-            f"password_command exited with status {proc.returncode} ({NO_SHELL})"
-        )
+        raise SecretCommandFailed(f"{key} exited with status {proc.returncode} ({NO_SHELL})")
     text = bytes(out[:_PASSWORD_OUTPUT]).decode("utf-8", "replace")
     line = text.split("\n", 1)[0].removesuffix("\r")
     if not line:
-        raise PasswordCommandFailed(f"password_command printed no password ({NO_SHELL})")
+        raise SecretCommandFailed(f"{key} printed no {what} ({NO_SHELL}; exit status 0)")
     return line
 
 
@@ -546,6 +583,16 @@ STARTER = """\
 # host = "imap.fastmail.com"
 # user = "you@fastmail.com"
 # password_env = "FASTMAIL_APP_PASSWORD"
+
+# Microsoft 365, Outlook.com or Google over IMAP with an OAuth token from a program that
+# prints one (oama, pizauth; see the README, "Mail and calendars behind OAuth"):
+# [[inbox]]
+# name = "work"
+# kind = "imap"
+# host = "outlook.office365.com"  # Gmail: imap.gmail.com
+# user = "you@example.com"
+# auth = "xoauth2"              # password (the default) | xoauth2 | oauthbearer
+# token_command = "oama access you@example.com"   # or token_env = "WORK_TOKEN"
 
 # A calendar from an iCalendar file or a secret address (Google Calendar: Settings >
 # your calendar > "Secret address in iCal format"):

@@ -284,12 +284,19 @@ def _reload(path: str, env: Mapping[str, str] | None) -> SourcesConfig:
 def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
     """Open one source and say what it holds (no model call): how many messages or events,
     the newest message or next event, or the error."""
+    from dayflow.sources.oauth import AuthRefused
+
     out: dict[str, Any] = {"name": spec.name, "table": spec.table, "kind": spec.kind}
     out["where"] = spec.where
+    if spec.auth:
+        out["auth"] = spec.auth  # the mechanism; `accepted` says what the server made of it
     try:
         if spec.table == "inbox":
             source = MAIL_READERS[spec.kind](spec, ctx)
-            count, newest = source.status()
+            try:
+                count, newest = source.status()
+            finally:
+                Inbox([source]).close()  # logs out of a server at once
             out["messages"] = count
             if newest is not None:
                 out["newest"] = {
@@ -307,9 +314,13 @@ def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
                 first = upcoming[0]
                 out["next"] = {"title": first.get("title"), "start": first.get("start")}
         out["ok"] = True
+        if spec.auth:
+            out["accepted"] = True
     except SourceError as exc:
         out["ok"] = False
         out["error"] = str(exc)
+        if spec.auth:  # refused, or never reached (no token, no connection): unknown
+            out["accepted"] = False if isinstance(exc, AuthRefused) else None
     return out
 
 

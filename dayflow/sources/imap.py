@@ -22,6 +22,7 @@ Errors are one SourceError line naming the source and what failed (never the pas
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import datetime as dt
 import imaplib
@@ -34,10 +35,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dayflow.errors import SourceError
+from dayflow.sources import oauth
 from dayflow.sources.config import SourceSpec, resolve_password
 from dayflow.sources.deadline import Deadline
 from dayflow.sources.mail import MailItem
 from dayflow.sources.mime import parse_message
+from dayflow.sources.oauth import token_credential
 from dayflow.sources.wire import breaks_line, imap_utf7
 
 SNIPPET_BYTES = 2048  # of the text, after the headers, for a listing's snippet
@@ -67,6 +70,7 @@ class ImapSource:
         self._selected: str | None = None
         self._located: dict[str, tuple[str, int]] = {}
         self._deadline: Deadline | None = None
+        self._credential: oauth.Credential | None = None  # the next connection's token
 
     @property
     def where(self) -> str:
@@ -97,9 +101,12 @@ class ImapSource:
         if self._deadline is not None:  # already inside one
             yield
             return
-        if self._conn is None and self._password is None:
-            # Before the clock starts: a password_command has its own timeout.
-            self._password = resolve_password(self.spec, self._env)
+        if self._conn is None and self._password is None and self._credential is None:
+            # Before the clock starts: a password_command (or token_command) has its own
+            # timeout, and a failing one never leaves a connection open.
+            self._credential = self._token()
+            if self._credential is None:
+                self._password = resolve_password(self.spec, self._env)
         deadline = Deadline(self.spec.timeout)
         self._deadline = deadline
         try:
@@ -129,6 +136,20 @@ class ImapSource:
         if self._deadline is not None:
             self._deadline.watch(sock)
 
+    def _token(self) -> oauth.Credential | None:
+        """The entry's token source with the token fetched now (None for a password)."""
+        credential = token_credential(
+            self.name,
+            self.spec.auth,
+            command=self.spec.token_command,
+            env_name=self.spec.token_env,
+            timeout=self.spec.timeout,
+            env=self._env,
+        )
+        if credential is not None:
+            credential.prefetch()
+        return credential
+
     def _connect(self) -> imaplib.IMAP4:
         if self._conn is not None:
             return self._conn
@@ -137,11 +158,13 @@ class ImapSource:
         mode = spec.security
         port = self._port
         user = str(spec.user)
-        # The password first: a failing password_command never leaves a connection open.
-        password = self._password if self._password is not None else None
-        if password is None:
+        # The password first: a failing password_command never leaves a connection open. A
+        # token is fetched the same way, for this connection only (`_authenticate` sends it).
+        credential, self._credential = self._credential or self._token(), None
+        password = self._password
+        if password is None and credential is None:
             password = resolve_password(spec, self._env)
-        for what, value in (("host", host), ("user", user), ("password", password)):
+        for what, value in (("host", host), ("user", user), ("password", password or "")):
             if breaks_line(value):
                 raise self._fail(f"the {what} holds a line break or NUL; not sent to the server")
         context = ssl.create_default_context()
@@ -177,12 +200,26 @@ class ImapSource:
             reason = getattr(err, "strerror", None) or str(err) or type(err).__name__
             raise self._fail(f"cannot connect to {host}:{port} ({reason})") from None
         try:
-            _login(conn, user, password)
+            if credential is not None:
+                if spec.security != "plain" and not isinstance(conn.sock, ssl.SSLSocket):
+                    raise self._fail('a token is sent only over TLS unless security = "plain"')
+                _authenticate(conn, credential, user=user, host=host, port=port)
+            else:
+                assert password is not None
+                _login(conn, user, password)
+        except SourceError:
+            with contextlib.suppress(OSError):
+                conn.shutdown()
+            if self._deadline is not None and self._deadline.expired:
+                raise self._late() from None
+            raise
         except imaplib.IMAP4.error:
             conn.shutdown()
             if self._deadline is not None and self._deadline.expired:
                 raise self._late() from None
-            raise self._fail(f"login as {spec.user} failed (wrong user or password?)") from None
+            raise oauth.AuthRefused(
+                f"{self.name}: login as {spec.user} failed (wrong user or password?)"
+            ) from None
         except (OSError, TimeoutError) as err:
             with contextlib.suppress(OSError):
                 conn.shutdown()
@@ -537,3 +574,61 @@ def _responses(
         uid_value = int(uid.group(1)) if uid else None
         result.append((uid_value, flags.group(1) if flags else b"", internal, entry.parts))
     return result
+
+
+# ------------------------------------------------------------------- logging in with a token
+
+
+def _authenticate(
+    conn: Any, credential: oauth.Credential, *, user: str, host: str, port: int
+) -> None:
+    """Log `conn` (an imaplib.IMAP4, TLS unless the config said plain) in with the token,
+    fetching another once and trying again when the server refuses it.
+
+    SASL-IR (RFC 4959) where the server offers it: the initial response on the AUTHENTICATE
+    line, one round trip; else after the server's empty continuation. A refusal is Gmail's
+    shape as much as Microsoft's: an error challenge (answered as the mechanism says) and a
+    tagged NO; BAD is a protocol error and is not retried."""
+    mechanism = credential.mechanism.upper()
+    if f"AUTH={mechanism}" not in conn.capabilities:
+        offered = " ".join(c[5:] for c in conn.capabilities if c.startswith("AUTH=")) or "none"
+        raise SourceError(
+            f"{credential.source}: {host}:{port} does not offer AUTH={mechanism} "
+            f"(it offers: {offered}); the token is not sent"
+        )
+    token = credential.take()
+    while True:
+        payload = oauth.sasl_payload(credential.mechanism, user, host, port, token)
+        # The payload (unless it went on the command line), then one answer to the server's
+        # error status so that it finishes with its NO; a server that keeps challenging after
+        # that gets the client's abort (`*`, imaplib sends it for None), never a loop.
+        answers = iter((payload, oauth.sasl_error_reply(credential.mechanism)))
+
+        def respond(challenge: bytes, answers: Any = answers) -> bytes | None:
+            return next(answers, None)
+
+        try:
+            if "SASL-IR" in conn.capabilities:
+                next(answers)
+                conn.literal = imaplib._Authenticator(respond).process
+                initial = base64.b64encode(payload).decode("ascii")
+                typ, data = conn._simple_command("AUTHENTICATE", mechanism, initial)
+            else:
+                conn.literal = imaplib._Authenticator(respond).process
+                typ, data = conn._simple_command("AUTHENTICATE", mechanism)
+        except imaplib.IMAP4.abort as err:
+            raise SourceError(
+                f"{credential.source}: the connection was lost during login "
+                f"({oauth.server_words(str(err))})"
+            ) from None
+        except imaplib.IMAP4.error as err:
+            raise SourceError(
+                f"{credential.source}: AUTHENTICATE {mechanism} failed "
+                f"({oauth.server_words(str(err))})"
+            ) from None
+        if typ == "OK":
+            conn.state = "AUTH"
+            return
+        words = b" ".join(d for d in data if isinstance(d, bytes)).decode("utf-8", "replace")
+        credential.refused(f"{typ} {words}")  # raises after the one retry
+        token = credential.take()

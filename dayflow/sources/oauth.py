@@ -1,0 +1,237 @@
+"""OAuth 2 access tokens from the user's own program: Dayflow owns no OAuth client.
+
+People whose mail is behind OAuth (Microsoft 365, Outlook.com, Google Workspace) already have a
+program that prints a fresh access token: oama, pizauth, `mutt_oauth2.py`. An entry names it,
+the way mbsync's `PassCmd` and msmtp's `passwordeval` do:
+
+    auth = "xoauth2"                       # password (the default) | xoauth2 | oauthbearer
+    token_command = "oama access alex@contoso.example"   # or token_env = "WORK_TOKEN"
+
+- The token is fetched when the source is opened (the command's first line of output, trailing
+  whitespace removed), used for that connection only and never kept: not in the database, a
+  run's settings, an error or a log line. The command runs through the same runner as
+  `password_command` (`config.secret_from_command`), so it is killed with everything it started
+  when it hangs, and its output is never echoed.
+- A server that refuses a token (IMAP NO, SMTP 535, HTTP 401) gets one more try with a token
+  fetched again (`Credential.refused`): an access token lives about an hour, and the program
+  refreshes it when asked. A second refusal is `AuthRefused`, one line naming the source, the
+  mechanism and the server's own words.
+- IMAP and SMTP send SASL `XOAUTH2` (Google's and Microsoft's) or `OAUTHBEARER` (RFC 7628); HTTP
+  sources (CalDAV, a private ICS feed) send `Authorization: Bearer`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dayflow.errors import SourceError
+
+AUTH_MECHANISMS = ("password", "xoauth2", "oauthbearer")
+PASSWORD_KEYS = ("password_command", "password_env")
+TOKEN_KEYS = ("token_command", "token_env")
+BEARER = "bearer"  # what an HTTP source with a token sends, whichever SASL name was written
+MAX_TOKEN = 16 * 1024  # a JWT is 1-4 KB; a line longer than this is not a token
+
+
+class AuthRefused(SourceError):
+    """The server refused the credential, twice (after a fresh token) when it was a token.
+    The message names the source, the mechanism and the server's words, never the token."""
+
+
+class TokenUnavailable(SourceError):
+    """`token_command` / `token_env` gave no token (the message never holds its output)."""
+
+
+def auth_problems(entry: Mapping[str, Any], *, http: bool = False) -> tuple[str | None, list[str]]:
+    """The mechanism an entry uses and what is wrong with its credential keys, each problem a
+    phrase that follows the entry's name ("both a password and a token given ...").
+
+    The mechanism is `auth` as written, else `xoauth2` when a token source is given (`bearer`
+    for an HTTP source), else `password` when a password source is; None for neither."""
+    problems: list[str] = []
+    given = {k for k in (*PASSWORD_KEYS, *TOKEN_KEYS) if entry.get(k) not in (None, "")}
+    password = [k for k in PASSWORD_KEYS if k in given]
+    token = [k for k in TOKEN_KEYS if k in given]
+    auth = entry.get("auth")
+    if auth is not None and auth not in AUTH_MECHANISMS:
+        problems.append(f"'auth' must be one of {', '.join(AUTH_MECHANISMS)}, got {auth!r}")
+        auth = None
+    if len(token) == 2:
+        problems.append("both 'token_command' and 'token_env' given; keep one of them")
+    if password and token:
+        problems.append(
+            f"both a password ({password[0]!r}) and a token ({token[0]!r}) given; keep one of them"
+        )
+    elif token and auth == "password":
+        problems.append(
+            f'{token[0]!r} gives an OAuth token, but auth = "password"; write '
+            'auth = "xoauth2" or "oauthbearer" (or use password_command / password_env)'
+        )
+    elif password and auth in ("xoauth2", "oauthbearer"):
+        problems.append(
+            f'auth = "{auth}" takes an OAuth token from token_command or token_env, '
+            f"not {password[0]!r}"
+        )
+    elif not token and auth in ("xoauth2", "oauthbearer"):
+        problems.append(f'auth = "{auth}" needs token_command or token_env for its token')
+    if token:
+        mechanism = BEARER if http else (auth if auth in ("xoauth2", "oauthbearer") else "xoauth2")
+    elif password or auth == "password":
+        mechanism = "password"
+    else:
+        mechanism = None
+    return mechanism, problems
+
+
+# ------------------------------------------------------------------------------ the token
+
+
+def fetch_token(
+    source: str,
+    *,
+    command: str | None,
+    env_name: str | None,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """A token, fetched now: the first line `command` prints (trailing whitespace removed), or
+    the value of the environment variable `env_name`. TokenUnavailable names the source and
+    the command's exit status, never its output."""
+    env = os.environ if env is None else env
+    if env_name:
+        value = (env.get(env_name) or "").strip()
+        if not value:
+            raise TokenUnavailable(
+                f"{source}: the environment variable {env_name} (token_env) is not set"
+            )
+        return _checked(source, value, "token_env")
+    if not command:
+        raise TokenUnavailable(f"{source}: no token_command or token_env configured")
+    from dayflow.sources.config import SecretCommandFailed, secret_from_command
+
+    try:
+        line = secret_from_command(command, timeout, key="token_command", what="token")
+    except SecretCommandFailed as err:
+        raise TokenUnavailable(f"{source}: {err}") from None
+    return _checked(source, line.rstrip(), "token_command")
+
+
+def _checked(source: str, token: str, key: str) -> str:
+    # A token goes on a protocol line (base64 in SASL, raw in an HTTP header): only the
+    # printable ASCII of RFC 6750's b64token, and never a line break.
+    if not token:
+        raise TokenUnavailable(f"{source}: {key} printed no token")
+    if len(token) > MAX_TOKEN or not all(0x21 <= ord(c) <= 0x7E for c in token):
+        raise TokenUnavailable(
+            f"{source}: what {key} gave is not an OAuth access token (it holds spaces, "
+            "control characters or non-ASCII, or is longer than 16 KB); not sent"
+        )
+    return token
+
+
+@dataclass
+class Credential:
+    """How one connection logs in with a token, and how to get another.
+
+    `prefetch()` fetches the token before connecting (so a failing command never leaves a
+    connection open) and `take()` hands it over once; any later `take()` fetches again, for
+    the one retry a refusal gets (`refused`). The token is held only until it is taken, and
+    never shown by repr."""
+
+    source: str
+    mechanism: str  # xoauth2 | oauthbearer | bearer
+    command: str | None = None
+    env_name: str | None = None
+    timeout: float = 30.0
+    env: Mapping[str, str] | None = field(default=None, repr=False)
+    retry_left: bool = True
+    _held: str | None = field(default=None, repr=False)
+
+    def prefetch(self) -> None:
+        self._held = self._fetch()
+
+    def take(self) -> str:
+        held, self._held = self._held, None
+        return held if held is not None else self._fetch()
+
+    def _fetch(self) -> str:
+        return fetch_token(
+            self.source,
+            command=self.command,
+            env_name=self.env_name,
+            timeout=self.timeout,
+            env=self.env,
+        )
+
+    def refused(self, words: str) -> None:
+        """The server refused the token: return when the one retry (with a fresh token) is
+        left, else raise AuthRefused naming the mechanism and the server's words."""
+        if self.retry_left:
+            self.retry_left = False
+            return
+        raise refusal(self.source, self.mechanism, words)
+
+
+def server_words(words: str, limit: int = 300) -> str:
+    """What a server said, as one short line that cannot steer a terminal (control and
+    other unprintable characters dropped)."""
+    text = "".join(c if c.isprintable() else " " for c in words)
+    return " ".join(text.split())[:limit]
+
+
+def refusal(source: str, mechanism: str, words: str, *, twice: bool = True) -> AuthRefused:
+    said = server_words(words) or "no reason given"
+    if mechanism == "password":
+        return AuthRefused(f"{source}: the server refused the user name or password ({said})")
+    again = " (and again with a fresh token)" if twice else ""
+    return AuthRefused(f"{source}: the server refused the {mechanism} token{again}: {said}")
+
+
+def token_credential(
+    source: str,
+    mechanism: str | None,
+    *,
+    command: str | None,
+    env_name: str | None,
+    timeout: float,
+    env: Mapping[str, str] | None,
+) -> Credential | None:
+    """The Credential of an entry whose mechanism takes a token, else None."""
+    if mechanism in (None, "password"):
+        return None
+    return Credential(source, mechanism, command, env_name, timeout, env=env)
+
+
+# ------------------------------------------------------------------------- SASL payloads
+
+
+def xoauth2(user: str, token: str) -> bytes:
+    """Google's and Microsoft's XOAUTH2 initial response (before base64)."""
+    return f"user={user}\x01auth=Bearer {token}\x01\x01".encode()
+
+
+def oauthbearer(user: str, host: str, port: int, token: str) -> bytes:
+    """RFC 7628 OAUTHBEARER initial response (before base64): the GS2 header with the user
+    as authzid (`,` and `=` escaped as RFC 5801 says), then host, port and the token."""
+    authzid = user.replace("=", "=3D").replace(",", "=2C")
+    return f"n,a={authzid},\x01host={host}\x01port={port}\x01auth=Bearer {token}\x01\x01".encode()
+
+
+def sasl_payload(mechanism: str, user: str, host: str, port: int, token: str) -> bytes:
+    """The initial response of `mechanism`. The fields are separated by ^A: a user name or
+    host holding a control character would forge one, so it is refused."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in user + host):
+        raise SourceError("the user name or host holds a control character; the token is not sent")
+    if mechanism == "oauthbearer":
+        return oauthbearer(user, host, port, token)
+    return xoauth2(user, token)
+
+
+def sasl_error_reply(mechanism: str) -> bytes:
+    """What a client answers to the server's error challenge (a JSON status) so the server
+    can finish with its refusal: empty for XOAUTH2, a single ^A for OAUTHBEARER (RFC 7628
+    3.2.3)."""
+    return b"\x01" if mechanism == "oauthbearer" else b""
