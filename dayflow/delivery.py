@@ -38,10 +38,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dayflow.clock import Clock, SystemClock
 from dayflow.errors import DayflowError, UsageError
+
+if TYPE_CHECKING:
+    from dayflow.sources.oauth import Credential
 
 SINK_KINDS = ("file", "smtp", "notify", "stdout")
 KEY_PREFIX = "deliver:"
@@ -370,13 +373,14 @@ def _to_smtp(
         msgid = json.loads(intent[0])["message_id"]
     kill("before_send")
     data = _mail_bytes(brief, cfg, msgid, settings.clock.now())
-    password = _password(cfg, settings.env or os.environ)
+    credential = _credential(cfg, settings.env or os.environ)
+    password = _password(cfg, settings.env or os.environ) if credential is None else None
 
     def commit() -> None:
         log.save(key + "#sending", json.dumps({"message_id": msgid}))
         kill("while_sending")
 
-    reply = send_mail(cfg, password, data, commit)
+    reply = send_mail(cfg, password, data, commit, credential=credential)
     return f"mailed to {', '.join(cfg.to)} via {cfg.where}, Message-ID {msgid} ({reply})"
 
 
@@ -414,14 +418,44 @@ def _password(cfg: SmtpConfig, env: Mapping[str, str]) -> str | None:
     return None
 
 
+def _credential(cfg: SmtpConfig, env: Mapping[str, str]) -> Credential | None:
+    """The token of an [smtp] table whose auth takes one, fetched now (before connecting: a
+    failing token_command never leaves a connection open); None for a password."""
+    from dayflow.sources.oauth import TokenUnavailable, token_credential
+
+    credential = token_credential(
+        f"smtp to {cfg.where}",
+        cfg.auth,
+        command=cfg.token_command,
+        env_name=cfg.token_env,
+        timeout=cfg.timeout,
+        env=env,
+    )
+    if credential is not None:
+        try:
+            credential.prefetch()
+        except TokenUnavailable as exc:
+            raise DeliveryFailed(str(exc)) from None
+    return credential
+
+
 def send_mail(
-    cfg: SmtpConfig, password: str | None, data: bytes, commit: Callable[[], None]
+    cfg: SmtpConfig,
+    password: str | None,
+    data: bytes,
+    commit: Callable[[], None],
+    *,
+    credential: Credential | None = None,
 ) -> str:
     """Send one message, calling `commit` after the body and before the final `.` (the point
-    from which the server may have accepted it). Returns the server's reply."""
+    from which the server may have accepted it). Returns the server's reply. With a token
+    `credential` it logs in with SASL XOAUTH2 / OAUTHBEARER before the envelope, so a refused
+    token (535, then 535 again with a fresh one) fails before anything of the message is
+    sent, and the delivery is simply tried again by `resume`."""
     import smtplib
     import ssl
 
+    from dayflow.sources.oauth import AuthRefused, TokenUnavailable
     from dayflow.sources.wire import breaks_line
 
     # Checked again where they are sent, whatever validated them: a line break in any of
@@ -445,7 +479,14 @@ def send_mail(
             if cfg.security == "starttls":
                 server.starttls(context=context)
                 server.ehlo()
-            if cfg.user and password is not None:
+            if credential is not None:
+                if cfg.security != "plain" and not isinstance(server.sock, ssl.SSLSocket):
+                    raise DeliveryFailed(
+                        f"smtp to {cfg.where}: a token is sent only over TLS unless "
+                        'security = "plain"'
+                    )
+                _authenticate(server, cfg, credential)
+            elif cfg.user and password is not None:
                 _login(server, cfg.user, password)
             code, resp = server.mail(cfg.sender)
             if code != 250:
@@ -467,6 +508,8 @@ def send_mail(
             if code != 250:
                 raise smtplib.SMTPDataError(code, resp)
             return f"{code} {resp.decode('utf-8', 'replace')}"
+    except (AuthRefused, TokenUnavailable) as exc:
+        raise DeliveryFailed(str(exc)) from None
     except (OSError, smtplib.SMTPException) as exc:
         raise DeliveryFailed(f"smtp to {cfg.where}: {smtp_reason(exc)}") from None
 
@@ -514,6 +557,41 @@ def smtp_reason(exc: BaseException) -> str:
     if isinstance(exc, smtplib.SMTPResponseException):
         return f"the server answered {said(exc.smtp_code, exc.smtp_error)}"
     return _describe(exc)
+
+
+def _authenticate(server: Any, cfg: SmtpConfig, credential: Credential) -> None:
+    """AUTH XOAUTH2 / OAUTHBEARER with the initial response (RFC 4954); a 535 fetches the token
+    once more and tries again, a second is AuthRefused with the server's words."""
+    import smtplib
+
+    from dayflow.sources.oauth import sasl_error_reply, sasl_payload
+
+    mechanism = credential.mechanism.upper()
+    offered = (server.esmtp_features.get("auth") or "").upper().split()
+    if mechanism not in offered:
+        raise DeliveryFailed(
+            f"smtp to {cfg.where}: the server does not offer AUTH {mechanism} "
+            f"(it offers: {' '.join(offered) or 'none'}); the token is not sent"
+        )
+    error_reply = sasl_error_reply(credential.mechanism).decode("ascii")
+    token = credential.take()
+    while True:
+        payload = sasl_payload(credential.mechanism, str(cfg.user), cfg.host, cfg.port, token)
+        answers = iter((payload.decode("ascii"),))
+
+        def respond(challenge: bytes | None = None, answers: Any = answers) -> str:
+            # Called with no challenge for the initial response; a later challenge is the
+            # server's error status, answered so that it finishes with its 535.
+            return str(next(answers, error_reply))
+
+        try:
+            server.auth(mechanism, respond)
+            return
+        except smtplib.SMTPAuthenticationError as exc:
+            words = exc.smtp_error
+            said = words.decode("utf-8", "replace") if isinstance(words, bytes) else str(words)
+            credential.refused(f"{exc.smtp_code} {said}")  # raises after the one retry
+            token = credential.take()
 
 
 def _describe(exc: BaseException) -> str:

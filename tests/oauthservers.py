@@ -220,7 +220,9 @@ class OAuthSmtpHandler:
             return AuthResult(success=True, auth_data=got[0] if got else None)
         # As Gmail does: a 334 with a JSON status, the client's empty answer, then 535.
         await server.challenge_auth(ERROR_JSON)
-        return AuthResult(success=False, message="535 5.7.8 Username and Password not accepted")
+        return AuthResult(
+            success=False, handled=False, message="535 5.7.8 Username and Password not accepted"
+        )
 
 
 # ------------------------------------------------------------------------- the program
