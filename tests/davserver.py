@@ -21,8 +21,15 @@ USER, PASSWORD = "alex", "correct horse"
 
 
 class DavServer:
-    def __init__(self, root: Path) -> None:
+    """Radicale on 127.0.0.1. With `bearer` (a file of tokens, one a line) it sits behind a
+    small WSGI wrapper that takes `Authorization: Bearer` with one of those tokens in place of
+    the password (as Google's CalDAV does), answers any other token 401 with RFC 6750's
+    `WWW-Authenticate`, and logs each request's scheme and verdict to `auth_log`."""
+
+    def __init__(self, root: Path, bearer: Path | None = None) -> None:
         self.root = root
+        self.bearer = bearer
+        self.auth_log = root / "auth.log"
         self.storage = root / "storage"
         self.log = root / "requests.log"
         self._port_file = root / "port"
@@ -38,6 +45,8 @@ class DavServer:
         htpasswd = self.root / "htpasswd"
         htpasswd.write_text(f"{USER}:{PASSWORD}\n")
         args = [str(p) for p in (self.storage, htpasswd, self._port_file, self.log)]
+        if self.bearer is not None:
+            args += [str(self.bearer), str(self.auth_log)]
         with open(self.root / "stderr.log", "wb") as errors:
             self._proc = subprocess.Popen(
                 [sys.executable, __file__, *args], stdout=subprocess.DEVNULL, stderr=errors
@@ -96,6 +105,10 @@ class DavServer:
 
     # --- what a test checks ------------------------------------------------------------------
 
+    def auth(self) -> list[str]:
+        """Each request's `scheme verdict` as the bearer wrapper saw it (`Bearer ok`)."""
+        return self.auth_log.read_text().splitlines() if self.auth_log.exists() else []
+
     def requests(self) -> list[tuple[str, str]]:
         """Every request served so far, as (method, path)."""
         if not self.log.exists():
@@ -144,7 +157,34 @@ def split_by_uid(text: str) -> list[str]:
     return ["\r\n".join([*head, *zones, *body, "END:VCALENDAR", ""]) for body in by_uid.values()]
 
 
-def _serve(storage: str, htpasswd: str, port_file: str, log: str) -> None:
+def _bearer_wrapper(app: Any, tokens: str, log: str) -> Any:
+    basic = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+
+    def checking(environ: dict[str, Any], start_response: Any) -> Any:
+        given = environ.get("HTTP_AUTHORIZATION", "")
+        scheme, _, token = given.partition(" ")
+        ok = scheme == "Bearer" and token in Path(tokens).read_text().split()
+        with open(log, "a") as f:
+            f.write(f"{scheme or '-'} {'ok' if ok else 'refused'}\n")
+        if scheme == "Basic":
+            return app(environ, start_response)  # the test's own setup requests
+        if not ok:
+            challenge = 'Bearer error="invalid_token", error_description="The token expired"'
+            start_response("401 Unauthorized", [("WWW-Authenticate", challenge)])
+            return [b"token refused"]
+        return app({**environ, "HTTP_AUTHORIZATION": basic}, start_response)
+
+    return checking
+
+
+def _serve(
+    storage: str,
+    htpasswd: str,
+    port_file: str,
+    log: str,
+    bearer: str | None = None,
+    auth_log: str | None = None,
+) -> None:
     from wsgiref.simple_server import WSGIRequestHandler, make_server
 
     import radicale
@@ -177,11 +217,12 @@ def _serve(storage: str, htpasswd: str, port_file: str, log: str) -> None:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = make_server("127.0.0.1", 0, counting, handler_class=Quiet)
+    served = counting if bearer is None else _bearer_wrapper(counting, bearer, str(auth_log))
+    server = make_server("127.0.0.1", 0, served, handler_class=Quiet)
     Path(port_file + ".tmp").write_text(str(server.server_port))
     Path(port_file + ".tmp").replace(port_file)
     server.serve_forever()
 
 
 if __name__ == "__main__":
-    _serve(*sys.argv[1:5])
+    _serve(*sys.argv[1:7])

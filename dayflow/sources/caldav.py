@@ -19,7 +19,9 @@ Discovery from `url`, as the RFCs and real servers allow:
    recurring series with its overrides), which `ical` expands for the exact range.
 
 The password is asked for (`password()`) when the first request is made, never at construction,
-and never kept in an error message.
+and never kept in an error message. With an OAuth token (`credential`, `auth = "xoauth2"` and
+`token_command`) the requests carry `Authorization: Bearer` instead, and a 401 gets one retry
+with a token fetched again (`sources.oauth`).
 """
 
 from __future__ import annotations
@@ -27,13 +29,16 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 from dayflow.errors import SourceError, SourceUnreadable
 from dayflow.sources import http
 from dayflow.sources.deadline import Deadline
 from dayflow.sources.ics import default_range
+
+if TYPE_CHECKING:
+    from dayflow.sources.oauth import Credential
 
 _DAV = "{DAV:}"
 _CAL = "{urn:ietf:params:xml:ns:caldav}"
@@ -80,6 +85,7 @@ class CalDavCalendar:
         calendars: tuple[str, ...] | list[str] = (),
         timeout: float = http.DEFAULT_TIMEOUT,
         today: dt.date | None = None,
+        credential: Credential | None = None,
     ) -> None:
         real = http.http_url(url)
         if real is None:
@@ -96,6 +102,8 @@ class CalDavCalendar:
         self._user = user
         self._password = password
         self._secret: str | None = None
+        self._credential = credential  # a token instead of the password (Bearer)
+        self._token: str | None = None
         self._tz = tz
         self._wanted = tuple(calendars)
         self._timeout = float(timeout)
@@ -117,7 +125,11 @@ class CalDavCalendar:
         first, last = default_range(first, last, self._today)
         if (first, last) in self._read:
             return [dict(e) for e in self._read[(first, last)]]
-        self._ask_password()  # before the clock starts: a password_command has its own timeout
+        # Before the clock starts: a password_command (or token_command) has its own timeout.
+        if self._credential is None:
+            self._ask_password()
+        elif self._token is None:
+            self._token = self._credential.take()
         # `timeout` bounds the whole read (discovery and every calendar's REPORT), not each
         # request: a server trickling its answers is cut off when it passes.
         with Deadline(self._timeout) as clock:
@@ -219,18 +231,20 @@ class CalDavCalendar:
     def _dav(self, method: str, url: str, body: bytes, *, depth: str) -> Any:
         from xml.etree import ElementTree
 
-        secret = self._ask_password()
-        resp = http.request(
-            method,
-            url,
-            source=self.name,
-            timeout=self._timeout,
-            headers={**_XML, "Depth": depth},
-            body=body,
-            auth=(self._user, secret),
-            ok=(207,),
-            deadline=self._clock,
-        )
+        if self._credential is not None:
+            resp = self._with_token(method, url, body, depth)
+        else:
+            resp = http.request(
+                method,
+                url,
+                source=self.name,
+                timeout=self._timeout,
+                headers={**_XML, "Depth": depth},
+                body=body,
+                auth=(self._user, self._ask_password()),
+                ok=(207,),
+                deadline=self._clock,
+            )
         try:
             # The standard parser resolves no external entities; expat refuses entity bombs.
             return ElementTree.fromstring(resp.body)
@@ -238,6 +252,29 @@ class CalDavCalendar:
             raise SourceUnreadable(
                 self.name, f"{http.redact(url)} did not answer with WebDAV XML (is it CalDAV?)"
             ) from None
+
+    def _with_token(self, method: str, url: str, body: bytes, depth: str) -> http.Response:
+        """The request with `Authorization: Bearer`: the token is fetched on the first request
+        and kept for this source's requests; a 401 fetches it once more and tries again."""
+        assert self._credential is not None
+        while True:
+            if self._token is None:
+                self._token = self._credential.take()
+            try:
+                return http.request(
+                    method,
+                    url,
+                    source=self.name,
+                    timeout=self._timeout,
+                    headers={**_XML, "Depth": depth},
+                    body=body,
+                    bearer=self._token,
+                    ok=(207,),
+                    deadline=self._clock,
+                )
+            except http.Unauthorized as exc:
+                self._token = None
+                self._credential.refused(exc.reason)  # raises after the one retry
 
 
 def _read_props(prop: Any, props: dict[str, Any]) -> None:

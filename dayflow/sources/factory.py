@@ -82,7 +82,14 @@ def _json_calendar(spec: SourceSpec, ctx: SourceContext) -> Any:
 def _ics(spec: SourceSpec, ctx: SourceContext) -> Any:
     from dayflow.sources.ics import IcsCalendar
 
-    reader = IcsCalendar(spec.name, tz=ctx.tz, path=spec.path, url=spec.url, timeout=spec.timeout)
+    reader = IcsCalendar(
+        spec.name,
+        tz=ctx.tz,
+        path=spec.path,
+        url=spec.url,
+        timeout=spec.timeout,
+        credential=_token(spec, ctx),
+    )
     return _Checked(spec, reader) if spec.path else reader
 
 
@@ -108,6 +115,22 @@ def _caldav(spec: SourceSpec, ctx: SourceContext) -> Any:
         calendars=spec.calendars,
         timeout=spec.timeout,
         today=ctx.brief_date,
+        credential=_token(spec, ctx),
+    )
+
+
+def _token(spec: SourceSpec, ctx: SourceContext) -> Any:
+    """The entry's OAuth token source (None for a password or no credential); the token
+    itself is fetched only when the first request is made."""
+    from dayflow.sources.oauth import token_credential
+
+    return token_credential(
+        spec.name,
+        spec.auth,
+        command=spec.token_command,
+        env_name=spec.token_env,
+        timeout=spec.timeout,
+        env=ctx.env,
     )
 
 

@@ -43,6 +43,7 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 from dayflow import __version__
 from dayflow.errors import SourceUnreadable
 from dayflow.sources.deadline import Deadline
+from dayflow.sources.oauth import AuthRefused
 from dayflow.sources.wire import breaks_line
 
 DEFAULT_TIMEOUT = 20.0
@@ -107,10 +108,15 @@ def request(
     headers: dict[str, str] | None = None,
     body: bytes | None = None,
     auth: tuple[str, str] | None = None,
+    bearer: str | None = None,
     ok: tuple[int, ...] = (200,),
     deadline: Deadline | None = None,
 ) -> Response:
-    """One HTTP request; any answer not in `ok`, and any network failure, is a SourceUnreadable.
+    """One HTTP request; any answer not in `ok`, and any network failure, is a SourceUnreadable
+    (a 401 is `Unauthorized`, so a caller with a token can fetch another and try again).
+
+    `auth` is Basic (a user and password), `bearer` an OAuth access token
+    (`Authorization: Bearer`).
 
     `timeout` is a deadline for all of it (connecting, redirects, the whole answer), or
     `deadline` one shared with other requests (a CalDAV discovery). Credentials go only to the
@@ -125,6 +131,8 @@ def request(
     if auth is not None:
         token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
         all_headers["Authorization"] = f"Basic {token}"
+    if bearer is not None:
+        all_headers["Authorization"] = f"Bearer {bearer}"  # dropped on a redirect elsewhere
     where = redact(url)
     if breaks_line(url):
         raise SourceUnreadable(source, f"the address of {where} holds a line break; not sent")
@@ -158,7 +166,10 @@ def request(
             if status in ok:
                 return Response(status, got, b"")
             if status == 401:
-                raise SourceUnreadable(
+                if bearer is not None:
+                    said = f"{where} answered HTTP 401 {err.reason}{_bearer_error(got)}"
+                    raise Unauthorized(source, said) from None
+                raise Unauthorized(
                     source, f"{where} refused the user name or password (HTTP 401)"
                 ) from None
             reason = " ".join(str(err.reason).split())[:200]
@@ -344,8 +355,35 @@ def _inflate(data: bytes, wbits: int, source: str, where: str) -> bytes:
     return bytes(out)
 
 
-def fetch_feed(url: str, *, source: str, timeout: float, cache: Path | None) -> bytes:
-    """The body of an iCalendar feed, from the cache when the server says it is unchanged."""
+class Unauthorized(SourceUnreadable, AuthRefused):
+    """The server answered 401: it refused the password or the token."""
+
+
+def _bearer_error(headers: dict[str, str]) -> str:
+    """The server's own words about a refused token (RFC 6750: `WWW-Authenticate: Bearer
+    error="invalid_token", error_description="..."`), on one short line."""
+    import re
+
+    from dayflow.sources.oauth import server_words
+
+    challenge = headers.get("www-authenticate") or ""
+    words = [
+        f"{k}={v}" for k, v in re.findall(r'(error|error_description)="([^"]{0,200})"', challenge)
+    ]
+    text = server_words(" ".join(words))
+    return f" ({text})" if text else ""
+
+
+def fetch_feed(
+    url: str,
+    *,
+    source: str,
+    timeout: float,
+    cache: Path | None,
+    bearer: str | None = None,
+) -> bytes:
+    """The body of an iCalendar feed, from the cache when the server says it is unchanged;
+    `bearer`, a token for a private feed."""
     cached = _load(cache, url) if cache is not None else None
     headers = {"Accept": "text/calendar, */*;q=0.5", "Accept-Encoding": "gzip, deflate"}
     if cached is not None:
@@ -355,7 +393,9 @@ def fetch_feed(url: str, *, source: str, timeout: float, cache: Path | None) -> 
         if cached.last_modified and not breaks_line(cached.last_modified):
             headers["If-Modified-Since"] = cached.last_modified
     ok = (200, 304) if cached is not None else (200,)
-    resp = request("GET", url, source=source, timeout=timeout, headers=headers, ok=ok)
+    resp = request(
+        "GET", url, source=source, timeout=timeout, headers=headers, ok=ok, bearer=bearer
+    )
     if resp.status == 304 and cached is not None:
         return cached.body
     etag, modified = resp.headers.get("etag"), resp.headers.get("last-modified")

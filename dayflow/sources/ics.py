@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dayflow.errors import SourceError, SourceUnreadable
 from dayflow.sources import http
+
+if TYPE_CHECKING:
+    from dayflow.sources.oauth import Credential
 
 
 class IcsCalendar:
@@ -31,6 +34,7 @@ class IcsCalendar:
         timeout: float = http.DEFAULT_TIMEOUT,
         cache_dir: Path | None = None,
         today: dt.date | None = None,
+        credential: Credential | None = None,
     ) -> None:
         if (path is None) == (url is None):
             raise SourceError(f"calendar {name!r}: give exactly one of 'path' or 'url'")
@@ -50,6 +54,7 @@ class IcsCalendar:
         self._cache = http.cache_dir() if cache_dir is None else cache_dir
         self._today = today
         self._data: bytes | None = None
+        self._credential = credential  # a private feed's token (Authorization: Bearer)
 
     @property
     def where(self) -> str:
@@ -69,12 +74,24 @@ class IcsCalendar:
     def _read(self) -> bytes:
         if self._data is None:
             if self._url is not None:
-                self._data = http.fetch_feed(
-                    self._url, source=self.name, timeout=self._timeout, cache=self._cache
-                )
+                self._data = self._fetch(self._url)
             else:
                 self._data = self._read_file()
         return self._data
+
+    def _fetch(self, url: str) -> bytes:
+        """The feed, with the token when it takes one: a 401 fetches the token once more and
+        tries again (`sources.oauth`)."""
+        if self._credential is None:
+            return http.fetch_feed(url, source=self.name, timeout=self._timeout, cache=self._cache)
+        while True:
+            token = self._credential.take()
+            try:
+                return http.fetch_feed(
+                    url, source=self.name, timeout=self._timeout, cache=self._cache, bearer=token
+                )
+            except http.Unauthorized as exc:
+                self._credential.refused(exc.reason)  # raises after the one retry
 
     def _read_file(self) -> bytes:
         assert self._path is not None

@@ -1,0 +1,202 @@
+"""Calendars behind an OAuth token (issue 20): CalDAV (Radicale behind a bearer-checking WSGI
+wrapper, as Google's CalDAV takes a token) and a private ICS feed, both sending
+`Authorization: Bearer`; the one retry with a fresh token after a 401, a token refused twice in
+one line, a bearer token never sent to another origin on a redirect, and the server's storage
+unchanged."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from dayflow.sources.config import SourceSpec
+from dayflow.sources.factory import SourceContext, check_source, open_calendar
+from dayflow.sources.oauth import AuthRefused, TokenUnavailable
+from tests.davserver import DavServer
+from tests.oauthservers import runs, token_script
+
+pytestmark = pytest.mark.slow
+
+FIXTURES = Path(__file__).parent / "ical"
+MONDAY, SUNDAY = dt.date(2026, 11, 2), dt.date(2026, 11, 8)
+CTX = SourceContext(MONDAY, ZoneInfo("Europe/Berlin"), {})
+
+
+@pytest.fixture(scope="module")
+def dav(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
+    root = tmp_path_factory.mktemp("radicale-bearer")
+    tokens = root / "accepted-tokens"
+    tokens.write_text("token-2\n")
+    with DavServer(root, bearer=tokens) as server:
+        server.make_calendar("personal", "Personal")
+        server.put("personal", "standup.ics", (FIXTURES / "recurrence.ics").read_bytes())
+        yield server
+
+
+def caldav(url: str, command: str) -> SourceSpec:
+    return SourceSpec(
+        table="calendar",
+        name="gcal",
+        kind="caldav",
+        url=url,
+        user="alex",
+        auth="bearer",
+        token_command=command,
+        timeout=10.0,
+    )
+
+
+def test_caldav_sends_a_bearer_token_and_a_401_gets_one_retry_with_a_fresh_one(
+    dav: DavServer, tmp_path: Path
+) -> None:
+    before, logged = dav.snapshot(), len(dav.auth())
+    command, count = token_script(tmp_path)  # token-1 first: refused; token-2 taken
+    calendar = open_calendar(caldav(dav.base_url + "/", command), CTX)
+    events = calendar.events(first=MONDAY, last=SUNDAY)
+    assert {e["title"] for e in events} >= {"Team standup"}
+    assert runs(count) == 2  # once more after the 401, then kept for the source's requests
+    seen = dav.auth()[logged:]
+    assert seen[0] == "Bearer refused" and set(seen[1:]) == {"Bearer ok"} and len(seen) >= 3
+    assert dav.snapshot() == before  # read-only
+    assert {m for m, _ in dav.requests()} <= {"PROPFIND", "REPORT", "MKCALENDAR", "PUT"}
+
+
+def test_caldav_refusing_the_token_twice_is_one_line_with_the_servers_words(
+    dav: DavServer, tmp_path: Path
+) -> None:
+    leak = tmp_path / "t.py"
+    leak.write_text("print('token-never')\n")
+    import sys
+
+    with pytest.raises(AuthRefused) as caught:
+        open_calendar(caldav(dav.base_url + "/", f"{sys.executable} {leak}"), CTX).events(
+            first=MONDAY, last=SUNDAY
+        )
+    line = str(caught.value)
+    assert line.startswith("gcal: the server refused the bearer token (and again with a fresh")
+    assert "HTTP 401" in line and "error_description=The token expired" in line
+    assert "token-never" not in line and "\n" not in line
+    result = check_source(caldav(dav.base_url + "/", f"{sys.executable} {leak}"), CTX)
+    assert (result["ok"], result["auth"], result["accepted"]) == (False, "bearer", False)
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    ok = check_source(caldav(dav.base_url + "/", token_script(fresh)[0]), CTX)
+    assert (ok["ok"], ok["auth"], ok["accepted"]) == (True, "bearer", True)
+
+
+# --- a private ICS feed on two loopback origins ------------------------------------------
+
+FEED = (FIXTURES / "recurrence.ics").read_bytes()
+
+
+class Origin:
+    """One loopback origin: `/private.ics` wants `Bearer <one of tokens>`; `/moved.ics`
+    redirects to `target` (another origin); every request's Authorization is kept."""
+
+    def __init__(self, tokens: set[str]) -> None:
+        self.tokens = tokens
+        self.target = ""
+        self.seen: list[tuple[str, str | None]] = []
+        origin = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                given = self.headers.get("Authorization")
+                origin.seen.append((self.path, given))
+                if self.path == "/moved.ics":
+                    self.send_response(302)
+                    self.send_header("Location", origin.target)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if given not in {f"Bearer {t}" for t in origin.tokens}:
+                    self.send_response(401)
+                    self.send_header("WWW-Authenticate", 'Bearer error="invalid_token"')
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/calendar")
+                self.send_header("Content-Length", str(len(FEED)))
+                self.end_headers()
+                self.wfile.write(FEED)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def origins() -> Iterator[tuple[Origin, Origin]]:
+    home, elsewhere = Origin({"token-2"}), Origin(set())
+    try:
+        yield home, elsewhere
+    finally:
+        home.close()
+        elsewhere.close()
+
+
+def feed(url: str, command: str | None = None, env_name: str | None = None) -> SourceSpec:
+    return SourceSpec(
+        table="calendar",
+        name="feed",
+        kind="ics",
+        url=url,
+        auth="bearer",
+        token_command=command,
+        token_env=env_name,
+        timeout=5.0,
+    )
+
+
+def test_a_private_feed_takes_a_bearer_token_with_one_retry(
+    origins: tuple[Origin, Origin], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    home, _ = origins
+    command, count = token_script(tmp_path)
+    events = open_calendar(feed(home.url + "/private.ics", command), CTX).events(
+        first=MONDAY, last=SUNDAY
+    )
+    assert events and runs(count) == 2
+    assert home.seen == [("/private.ics", "Bearer token-1"), ("/private.ics", "Bearer token-2")]
+    ctx = SourceContext(MONDAY, CTX.tz, {"FEED_TOKEN": "token-1"})
+    with pytest.raises(AuthRefused, match=r"^feed: the server refused the bearer token"):
+        open_calendar(feed(home.url + "/private.ics", env_name="FEED_TOKEN"), ctx).events(
+            first=MONDAY, last=SUNDAY
+        )
+    with pytest.raises(TokenUnavailable, match=r"^feed: the environment variable FEED_TOKEN"):
+        open_calendar(feed(home.url + "/private.ics", env_name="FEED_TOKEN"), CTX).events(
+            first=MONDAY, last=SUNDAY
+        )
+
+
+def test_a_bearer_token_is_never_sent_to_another_origin_on_a_redirect(
+    origins: tuple[Origin, Origin], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    home, elsewhere = origins
+    home.target = elsewhere.url + "/private.ics"
+    command, _ = token_script(tmp_path)
+    with pytest.raises(AuthRefused):  # the other origin, given no token, answers 401
+        open_calendar(feed(home.url + "/moved.ics", command), CTX).events(first=MONDAY, last=SUNDAY)
+    assert home.seen and home.seen[0][1] == "Bearer token-1"
+    assert elsewhere.seen and all(given is None for _, given in elsewhere.seen), elsewhere.seen
