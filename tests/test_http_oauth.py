@@ -110,9 +110,11 @@ class Origin:
             def do_GET(self) -> None:  # noqa: N802
                 given = self.headers.get("Authorization")
                 origin.seen.append((self.path, given))
-                if self.path == "/moved.ics":
+                if self.path in ("/moved.ics", "/here.ics"):
                     self.send_response(302)
-                    self.send_header("Location", origin.target)
+                    self.send_header(
+                        "Location", origin.target if self.path == "/moved.ics" else "/private.ics"
+                    )
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
@@ -200,3 +202,13 @@ def test_a_bearer_token_is_never_sent_to_another_origin_on_a_redirect(
         open_calendar(feed(home.url + "/moved.ics", command), CTX).events(first=MONDAY, last=SUNDAY)
     assert home.seen and home.seen[0][1] == "Bearer token-1"
     assert elsewhere.seen and all(given is None for _, given in elsewhere.seen), elsewhere.seen
+    # On the same origin the token goes along: the feed is read.
+    home.seen.clear()
+    home.tokens = {"token-3"}
+    events = open_calendar(feed(home.url + "/here.ics", command), CTX).events(
+        first=MONDAY, last=SUNDAY
+    )
+    assert events and home.seen == [
+        ("/here.ics", "Bearer token-3"),
+        ("/private.ics", "Bearer token-3"),
+    ]
