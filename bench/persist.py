@@ -39,7 +39,7 @@ import sqlite3
 import statistics
 import threading
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from time import perf_counter_ns
@@ -237,7 +237,7 @@ def dayflow_loop(
                     date(2026, 11, 5),
                     model=MODEL,
                     max_steps=len(workload) + 1,
-                    compact_at=compact_at,
+                    settings=RunSettings(compact_at=compact_at),
                 )
                 results.append(start_run(Loop(store, model, sources=loop_sources), options))
         except BaseException as exc:
@@ -448,8 +448,13 @@ def sql_per_step(workload: tuple[Step, ...], tmp: Path) -> dict[str, tuple[float
     model = _Marking([response(step) for step in workload] + [final], loop_statements)
     with open_store(tmp / "count-loop.db") as store:
         store.db.conn.set_trace_callback(loop_statements.append)
-        options = BriefOptions(date(2026, 11, 5), model=MODEL, max_steps=len(workload) + 1)
-        start_run(Loop(store, model, sources=loop_sources), replace(options, compact_at=0))
+        options = BriefOptions(
+            date(2026, 11, 5),
+            model=MODEL,
+            max_steps=len(workload) + 1,
+            settings=RunSettings(compact_at=0),
+        )
+        start_run(Loop(store, model, sources=loop_sources), options)
     out["dayflow_loop"] = per_step(loop_statements[model.marks[0] : model.marks[-1]])
     for name in ("count-store.db", "count-loop.db"):
         for suffix in ("", "-wal", "-shm"):

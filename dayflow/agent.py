@@ -46,10 +46,9 @@ from dayflow.errors import (
     StoreError,
     UsageError,
 )
-from dayflow.frozen import replace
+from dayflow.frozen import Frozen, replace
 from dayflow.models import (
     COMPLETE,
-    DEFAULT_COMPACT_AT,
     DEFAULT_MAX_STEPS,
     DEFAULT_MAX_TOKENS,
     DEFAULT_TASK_CAP,
@@ -121,53 +120,20 @@ def source_factory(env: Mapping[str, str]) -> SourceFactory:
     return factory
 
 
-@dataclass(frozen=True)
-class BriefOptions:
+class BriefOptions(Frozen):
+    """What a new run starts with: its day, model and limits (the defaults a plain `brief`
+    takes), and how it reads its world and who serves its model (`RunSettings`, stored with
+    the run)."""
+
     brief_date: date
-    tz: str = "UTC"
     model: str = "offline"
     max_steps: int = DEFAULT_MAX_STEPS
     budget: int | None = None
     task_cap: int = DEFAULT_TASK_CAP
     max_tokens: int = DEFAULT_MAX_TOKENS
-    inbox: str | None = None
-    calendar: str | None = None
-    sample: str = "standard"
-    compact_at: int = DEFAULT_COMPACT_AT
-    # An update of today's brief: only messages received after `since` (aware ISO), the run
-    # `update_of` having covered the rest.
-    since: str | None = None
-    update_of: str | None = None
-    deliver: tuple[str, ...] = ()  # sinks the brief is delivered to (dayflow.delivery)
-    sources: dict[str, Any] | None = None  # the config's path and entry names
-    mail_since: str | None = None  # read_inbox's default window (ISO), None: all mail
-    strict_sources: bool = False
-    config: str | None = None  # the config file it was started with (delivery's [smtp])
+    settings: RunSettings = RunSettings()
     # Start it only if the day has no run yet (brief --ensure-today), else DayTaken names it.
     sole_for_day: bool = False
-    provider: str = "anthropic"  # or "local": a server on this machine at `base_url`
-    base_url: str | None = None
-    price: tuple[float, float] | None = None  # fixed at creation (a local run's $0)
-
-    @property
-    def settings(self) -> RunSettings:
-        return RunSettings(
-            tz=self.tz,
-            inbox=self.inbox,
-            calendar=self.calendar,
-            sample=self.sample,
-            compact_at=self.compact_at,
-            since=self.since,
-            update_of=self.update_of,
-            deliver=self.deliver,
-            sources=self.sources,
-            mail_since=self.mail_since,
-            strict_sources=self.strict_sources,
-            config=self.config,
-            provider=self.provider,
-            base_url=self.base_url,
-            price=self.price,
-        )
 
 
 @dataclass(frozen=True)
@@ -224,10 +190,10 @@ def user_message(brief_date: date, tz: str, since: str | None = None) -> Message
 def start_run(loop: Loop, options: BriefOptions) -> RunResult:
     """Create a run and drive it to its end (or to a guard, a failure or a crash)."""
     try:
-        ZoneInfo(options.tz)
+        ZoneInfo(options.settings.tz)
     except Exception:
         raise UsageError(
-            f"unknown timezone {options.tz!r} (use an IANA name such as UTC)"
+            f"unknown timezone {options.settings.tz!r} (use an IANA name such as UTC)"
         ) from None
     # Fail on unreadable local sources before anything is written (no network here).
     precheck(*loop.sources(options.settings, options.brief_date), options.brief_date)
@@ -237,7 +203,7 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
             brief_date=options.brief_date.isoformat(),
             system=SYSTEM_PROMPT,
             tools=toolbox.definitions(),
-            user_msg=user_message(options.brief_date, options.tz, options.since),
+            user_msg=user_message(options.brief_date, options.settings.tz, options.settings.since),
             max_tokens=options.max_tokens,
             max_steps=options.max_steps,
             budget=options.budget,

@@ -68,6 +68,7 @@ from dayflow.models import (
     RUN_STATUSES,
     RUNNING,
     Run,
+    RunSettings,
 )
 
 if TYPE_CHECKING:
@@ -331,24 +332,26 @@ def brief(
 
             options = BriefOptions(
                 brief_date=day,
-                tz=settings.tz,
                 model=settings.model,
                 max_steps=max_steps or DEFAULT_MAX_STEPS,
                 budget=budget,
                 task_cap=task_cap,
                 max_tokens=max_tokens,
-                compact_at=compact_at,
-                sample=sample,
-                inbox=settings.inbox,
-                calendar=settings.calendar,
-                since=None if update_of is None else update_of.created_at,
-                update_of=None if update_of is None else update_of.id,
-                deliver=tuple(sinks),
+                settings=RunSettings(
+                    tz=settings.tz,
+                    compact_at=compact_at,
+                    sample=sample,
+                    inbox=settings.inbox,
+                    calendar=settings.calendar,
+                    since=None if update_of is None else update_of.created_at,
+                    update_of=None if update_of is None else update_of.id,
+                    deliver=tuple(sinks),
+                    provider=settings.provider,
+                    base_url=settings.base_url if settings.local else None,
+                    price=(0.0, 0.0) if settings.local else None,  # recorded: never looked up
+                    **picked.options,
+                ),
                 sole_for_day=ensure_today,
-                provider=settings.provider,
-                base_url=settings.base_url if settings.local else None,
-                price=(0.0, 0.0) if settings.local else None,  # recorded: never looked up
-                **picked.options,
             )
             with closing(client):
                 try:

@@ -15,7 +15,7 @@ import typer
 
 from dayflow.cli_base import ConfigOpt, Deps, JsonOpt, get_deps, handle_errors
 from dayflow.errors import ConfigFileError, UsageError
-from dayflow.frozen import Frozen, set_field
+from dayflow.frozen import Frozen
 
 if TYPE_CHECKING:  # the sources package is imported by the commands that use it, not by --help
     from collections.abc import Callable
@@ -205,14 +205,8 @@ def _tz(env: dict[str, str]) -> dt.tzinfo:
 
 
 class BriefSources(Frozen):
-    __slots__ = ("options", "notice")
-
-    options: dict[str, Any]  # BriefOptions fields
-    notice: str | None  # what to say once the run exists
-
-    def __init__(self, options: dict[str, Any], notice: str | None = None) -> None:
-        set_field(self, "options", options)
-        set_field(self, "notice", notice)
+    options: dict[str, Any]  # RunSettings fields
+    notice: str | None = None  # what to say once the run exists
 
 
 def brief_sources(
@@ -225,7 +219,7 @@ def brief_sources(
     mail_since: Callable[[], dt.datetime],
     strict: bool,
 ) -> BriefSources:
-    """What a new run reads, as BriefOptions fields, and the notice saying so.
+    """What a new run reads, as RunSettings fields, and the notice saying so.
 
     With a config that declares sources: its entries (the `--inbox`/`--calendar` files replace
     its [[inbox]] / [[calendar]] entries), and mail since `mail_since()` (briefday.mail_since:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dayflow.errors import ConfigFileError, StoreError, UsageError
-from dayflow.frozen import Frozen, set_field
+from dayflow.frozen import Frozen
 from dayflow.models import DELIVERY_KILL_POINTS, KILL_POINTS
 from dayflow.pricing import Prices, load_prices
 from dayflow.providers import DEFAULT_CLAUDE_MODEL, OFFLINE_MODEL
@@ -31,11 +31,6 @@ from dayflow.providers.local import (
 
 
 class Settings(Frozen):
-    __slots__ = tuple(
-        "db_path api_key base_url model model_was_defaulted_offline tz inbox calendar durability"
-        " kill_at prices api_key_file timeout local_dir provider allow_remote".split()
-    )
-
     db_path: Path | str  # a SQLite file, or a postgresql:// URL kept as written
     api_key: str | None
     base_url: str | None
@@ -47,51 +42,15 @@ class Settings(Frozen):
     durability: str  # NORMAL | FULL
     kill_at: tuple[str, int] | None
     prices: Prices
-    api_key_file: str | None  # the .env file that supplied ANTHROPIC_API_KEY, if one did
-    timeout: float  # seconds one API request may take (DAYFLOW_TIMEOUT, --timeout)
+    api_key_file: str | None = None  # the .env file that supplied ANTHROPIC_API_KEY, if one did
+    timeout: float = 120.0  # seconds one API request may take (DAYFLOW_TIMEOUT, --timeout)
     # Where this machine keeps Dayflow's own files (kept stdin inputs, the day's lock): beside
     # the SQLite file, or the user data directory when the history is on a server.
-    local_dir: Path
+    local_dir: Path = Path(".")
     # Who serves the model: "anthropic" (Claude, or the offline model) or "local" (a server on
     # this machine at `base_url`; see dayflow.providers.local). `allow_remote`: --allow-remote.
-    provider: str
-    allow_remote: bool
-
-    def __init__(
-        self,
-        db_path: Path | str,
-        api_key: str | None,
-        base_url: str | None,
-        model: str,
-        model_was_defaulted_offline: bool,
-        tz: str,
-        inbox: str | None,
-        calendar: str | None,
-        durability: str,
-        kill_at: tuple[str, int] | None,
-        prices: Prices,
-        api_key_file: str | None = None,
-        timeout: float = 120.0,
-        local_dir: Path = Path("."),
-        provider: str = "anthropic",
-        allow_remote: bool = False,
-    ) -> None:
-        set_field(self, "db_path", db_path)
-        set_field(self, "api_key", api_key)
-        set_field(self, "base_url", base_url)
-        set_field(self, "model", model)
-        set_field(self, "model_was_defaulted_offline", model_was_defaulted_offline)
-        set_field(self, "tz", tz)
-        set_field(self, "inbox", inbox)
-        set_field(self, "calendar", calendar)
-        set_field(self, "durability", durability)
-        set_field(self, "kill_at", kill_at)
-        set_field(self, "prices", prices)
-        set_field(self, "api_key_file", api_key_file)
-        set_field(self, "timeout", timeout)
-        set_field(self, "local_dir", local_dir)
-        set_field(self, "provider", provider)
-        set_field(self, "allow_remote", allow_remote)
+    provider: str = "anthropic"
+    allow_remote: bool = False
 
     @property
     def local(self) -> bool:

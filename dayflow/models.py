@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dayflow.frozen import Frozen, set_field
+from dayflow.frozen import Frozen
 
 JSON = Any
 Message = dict[str, Any]  # {"role": "user"|"assistant", "content": str | list[block dict]}
@@ -48,26 +48,10 @@ DELIVERY_KILL_POINTS = ("before_send", "while_sending", "after_send")
 class Usage(Frozen):
     """Token usage of one model call, with the cache parts kept apart."""
 
-    __slots__ = tuple(
-        "input_tokens output_tokens cache_creation_input_tokens cache_read_input_tokens".split()
-    )
-
-    input_tokens: int
-    output_tokens: int
-    cache_creation_input_tokens: int
-    cache_read_input_tokens: int
-
-    def __init__(
-        self,
-        input_tokens: int = 0,
-        output_tokens: int = 0,
-        cache_creation_input_tokens: int = 0,
-        cache_read_input_tokens: int = 0,
-    ) -> None:
-        set_field(self, "input_tokens", input_tokens)
-        set_field(self, "output_tokens", output_tokens)
-        set_field(self, "cache_creation_input_tokens", cache_creation_input_tokens)
-        set_field(self, "cache_read_input_tokens", cache_read_input_tokens)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
 
     @property
     def total_input(self) -> int:
@@ -99,130 +83,55 @@ class Usage(Frozen):
 class ModelRequest(Frozen):
     """Everything one Messages API call carries. `messages` are plain JSON dicts."""
 
-    __slots__ = ("model", "system", "tools", "messages", "max_tokens")
-
     model: str
     system: str
     tools: list[dict[str, Any]]
     messages: list[Message]
     max_tokens: int
 
-    def __init__(
-        self,
-        model: str,
-        system: str,
-        tools: list[dict[str, Any]],
-        messages: list[Message],
-        max_tokens: int,
-    ) -> None:
-        set_field(self, "model", model)
-        set_field(self, "system", system)
-        set_field(self, "tools", tools)
-        set_field(self, "messages", messages)
-        set_field(self, "max_tokens", max_tokens)
-
 
 class ModelResponse(Frozen):
     """One assistant turn as plain JSON, exactly the fields the API sent back."""
-
-    __slots__ = tuple("content stop_reason usage model request_id stop_details estimated".split())
 
     content: list[Block]
     stop_reason: str
     usage: Usage
     model: str
-    request_id: str | None
-    stop_details: dict[str, Any] | None
-    estimated: bool  # True when the token counts are estimates (offline model)
-
-    def __init__(
-        self,
-        content: list[Block],
-        stop_reason: str,
-        usage: Usage,
-        model: str,
-        request_id: str | None = None,
-        stop_details: dict[str, Any] | None = None,
-        estimated: bool = False,
-    ) -> None:
-        set_field(self, "content", content)
-        set_field(self, "stop_reason", stop_reason)
-        set_field(self, "usage", usage)
-        set_field(self, "model", model)
-        set_field(self, "request_id", request_id)
-        set_field(self, "stop_details", stop_details)
-        set_field(self, "estimated", estimated)
+    request_id: str | None = None
+    stop_details: dict[str, Any] | None = None
+    estimated: bool = False  # True when the token counts are estimates (offline model)
 
 
 class RunSettings(Frozen):
     """How a run reads its world, stored with it so a resume (on any host, any day) reads the
     same sources the same way. The one place for their defaults."""
 
-    __slots__ = tuple(
-        "tz inbox calendar sample compact_at since update_of deliver sources mail_since"
-        " strict_sources config provider base_url price".split()
-    )
-
-    tz: str
-    inbox: str | None  # None: the bundled sample
-    calendar: str | None
-    sample: str  # which bundled inbox when `inbox` is None
-    compact_at: int  # 0: never compact
+    tz: str = "UTC"
+    inbox: str | None = None  # None: the bundled sample
+    calendar: str | None = None
+    sample: str = "standard"  # which bundled inbox when `inbox` is None
+    compact_at: int = DEFAULT_COMPACT_AT  # 0: never compact
     # An update of the day's brief: only messages received after `since` (aware ISO), the run
     # `update_of` having covered the rest.
-    since: str | None
-    update_of: str | None
-    deliver: tuple[str, ...]  # sinks the brief is delivered to (dayflow.delivery)
+    since: str | None = None
+    update_of: str | None = None
+    deliver: tuple[str, ...] = ()  # sinks the brief is delivered to (dayflow.delivery)
     # Which sources of the config file the run reads: {"config": path, "inbox": [names],
     # "calendar": [names]} (never a secret: a resume reads the config again). None: the JSON
     # files or the bundled sample.
-    sources: dict[str, Any] | None
-    mail_since: str | None  # read_inbox's default window (aware ISO); None: all mail
-    strict_sources: bool  # any source failure fails the run (resumably)
+    sources: dict[str, Any] | None = None
+    mail_since: str | None = None  # read_inbox's default window (aware ISO); None: all mail
+    strict_sources: bool = False  # any source failure fails the run (resumably)
     # The config file the run was started with (a path, never its contents): a resume reads
     # its delivery settings ([smtp]) from the same file, even when no source came from it.
-    config: str | None
+    config: str | None = None
     # Who serves the model: "anthropic" (the default, and every run made before this was
     # stored) or "local", a server on this machine at `base_url` (dayflow.providers.local).
-    provider: str
-    base_url: str | None  # a local run's server, kept so a resume talks to the same one
+    provider: str = "anthropic"
+    base_url: str | None = None  # a local run's server, kept so a resume talks to the same one
     # Dollars per million tokens (input, output) fixed when the run was made: a local run's
     # $0, so `runs` and `show` never look its model up in a price table. None: the table.
-    price: tuple[float, float] | None
-
-    def __init__(
-        self,
-        tz: str = "UTC",
-        inbox: str | None = None,
-        calendar: str | None = None,
-        sample: str = "standard",
-        compact_at: int = DEFAULT_COMPACT_AT,
-        since: str | None = None,
-        update_of: str | None = None,
-        deliver: tuple[str, ...] = (),
-        sources: dict[str, Any] | None = None,
-        mail_since: str | None = None,
-        strict_sources: bool = False,
-        config: str | None = None,
-        provider: str = "anthropic",
-        base_url: str | None = None,
-        price: tuple[float, float] | None = None,
-    ) -> None:
-        set_field(self, "tz", tz)
-        set_field(self, "inbox", inbox)
-        set_field(self, "calendar", calendar)
-        set_field(self, "sample", sample)
-        set_field(self, "compact_at", compact_at)
-        set_field(self, "since", since)
-        set_field(self, "update_of", update_of)
-        set_field(self, "deliver", deliver)
-        set_field(self, "sources", sources)
-        set_field(self, "mail_since", mail_since)
-        set_field(self, "strict_sources", strict_sources)
-        set_field(self, "config", config)
-        set_field(self, "provider", provider)
-        set_field(self, "base_url", base_url)
-        set_field(self, "price", price)
+    price: tuple[float, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -297,13 +206,6 @@ def _price(value: Any) -> tuple[float, float] | None:
 class Run(Frozen):
     """A run as stored, with its effective status, totals and settings."""
 
-    __slots__ = tuple(
-        "id status stored_status model brief_date created_at updated_at finished_at system tools"
-        " user_msg max_tokens max_steps budget task_cap steps usage model_calls final_text reason"
-        " request_id estimated owner_pid owner_host lease_expires_at version settings parent_run_id"
-        " forked_at_step pruned_at redacted_at host".split()
-    )
-
     id: str
     status: str  # effective status (interrupted when the owner is gone)
     stored_status: str
@@ -330,80 +232,12 @@ class Run(Frozen):
     owner_host: str | None
     lease_expires_at: str | None
     version: int
-    settings: RunSettings
-    parent_run_id: str | None
-    forked_at_step: int | None
-    pruned_at: str | None  # set by `gc`: payloads gone, only the tombstone is left
-    redacted_at: str | None  # set by `gc --redact`: read tools' results blanked
-    host: str | None  # the host of its newest step (or of its first driver)
-
-    def __init__(
-        self,
-        id: str,
-        status: str,
-        stored_status: str,
-        model: str,
-        brief_date: str,
-        created_at: str,
-        updated_at: str,
-        finished_at: str | None,
-        system: str,
-        tools: list[dict[str, Any]],
-        user_msg: Message,
-        max_tokens: int,
-        max_steps: int,
-        budget: int | None,
-        task_cap: int,
-        steps: int,
-        usage: Usage,
-        model_calls: int,
-        final_text: str | None,
-        reason: str | None,
-        request_id: str | None,
-        estimated: bool,
-        owner_pid: int | None,
-        owner_host: str | None,
-        lease_expires_at: str | None,
-        version: int,
-        settings: RunSettings | None = None,  # None: the defaults
-        parent_run_id: str | None = None,
-        forked_at_step: int | None = None,
-        pruned_at: str | None = None,
-        redacted_at: str | None = None,
-        host: str | None = None,
-    ) -> None:
-        set_field(self, "id", id)
-        set_field(self, "status", status)
-        set_field(self, "stored_status", stored_status)
-        set_field(self, "model", model)
-        set_field(self, "brief_date", brief_date)
-        set_field(self, "created_at", created_at)
-        set_field(self, "updated_at", updated_at)
-        set_field(self, "finished_at", finished_at)
-        set_field(self, "system", system)
-        set_field(self, "tools", tools)
-        set_field(self, "user_msg", user_msg)
-        set_field(self, "max_tokens", max_tokens)
-        set_field(self, "max_steps", max_steps)
-        set_field(self, "budget", budget)
-        set_field(self, "task_cap", task_cap)
-        set_field(self, "steps", steps)
-        set_field(self, "usage", usage)
-        set_field(self, "model_calls", model_calls)
-        set_field(self, "final_text", final_text)
-        set_field(self, "reason", reason)
-        set_field(self, "request_id", request_id)
-        set_field(self, "estimated", estimated)
-        set_field(self, "owner_pid", owner_pid)
-        set_field(self, "owner_host", owner_host)
-        set_field(self, "lease_expires_at", lease_expires_at)
-        set_field(self, "version", version)
-        set_field(self, "settings", RunSettings() if settings is None else settings)
-        set_field(self, "parent_run_id", parent_run_id)
-        set_field(self, "forked_at_step", forked_at_step)
-        set_field(self, "pruned_at", pruned_at)
-        set_field(self, "redacted_at", redacted_at)
-        set_field(self, "host", host)
+    settings: RunSettings = RunSettings()  # a frozen value: one shared default is safe
+    parent_run_id: str | None = None
+    forked_at_step: int | None = None
+    pruned_at: str | None = None  # set by `gc`: payloads gone, only the tombstone is left
+    redacted_at: str | None = None  # set by `gc --redact`: read tools' results blanked
+    host: str | None = None  # the host of its newest step (or of its first driver)
 
     @property
     def finished(self) -> bool:
@@ -417,11 +251,6 @@ class Run(Frozen):
 class Step(Frozen):
     """One model call of a run: the assistant turn as sent back, then its tool results."""
 
-    __slots__ = tuple(
-        "run_id n state stop_reason assistant tool_results usage request_id duration_ms pid"
-        " created_at completed_at stop_details host".split()
-    )
-
     run_id: str
     n: int
     state: str
@@ -434,40 +263,8 @@ class Step(Frozen):
     pid: int | None
     created_at: str
     completed_at: str | None
-    stop_details: dict[str, Any] | None  # e.g. a refusal's category and explanation
-    host: str | None  # the machine whose process wrote the step
-
-    def __init__(
-        self,
-        run_id: str,
-        n: int,
-        state: str,
-        stop_reason: str,
-        assistant: list[Block],
-        tool_results: list[Block] | None,
-        usage: Usage,
-        request_id: str | None,
-        duration_ms: int | None,
-        pid: int | None,
-        created_at: str,
-        completed_at: str | None,
-        stop_details: dict[str, Any] | None = None,
-        host: str | None = None,
-    ) -> None:
-        set_field(self, "run_id", run_id)
-        set_field(self, "n", n)
-        set_field(self, "state", state)
-        set_field(self, "stop_reason", stop_reason)
-        set_field(self, "assistant", assistant)
-        set_field(self, "tool_results", tool_results)
-        set_field(self, "usage", usage)
-        set_field(self, "request_id", request_id)
-        set_field(self, "duration_ms", duration_ms)
-        set_field(self, "pid", pid)
-        set_field(self, "created_at", created_at)
-        set_field(self, "completed_at", completed_at)
-        set_field(self, "stop_details", stop_details)
-        set_field(self, "host", host)
+    stop_details: dict[str, Any] | None = None  # e.g. a refusal's category and explanation
+    host: str | None = None  # the machine whose process wrote the step
 
     def tool_uses(self) -> list[Block]:
         return [b for b in self.assistant if b.get("type") == "tool_use"]
@@ -475,10 +272,6 @@ class Step(Frozen):
 
 class Task(Frozen):
     """A task the agent created; its id derives from its idempotency key."""
-
-    __slots__ = tuple(
-        "id title due status source_id notes idempotency_key run_id created_at done_at".split()
-    )
 
     id: str
     title: str
@@ -489,31 +282,7 @@ class Task(Frozen):
     idempotency_key: str
     run_id: str | None
     created_at: str
-    done_at: str | None
-
-    def __init__(
-        self,
-        id: str,
-        title: str,
-        due: str | None,
-        status: str,
-        source_id: str | None,
-        notes: str | None,
-        idempotency_key: str,
-        run_id: str | None,
-        created_at: str,
-        done_at: str | None = None,
-    ) -> None:
-        set_field(self, "id", id)
-        set_field(self, "title", title)
-        set_field(self, "due", due)
-        set_field(self, "status", status)
-        set_field(self, "source_id", source_id)
-        set_field(self, "notes", notes)
-        set_field(self, "idempotency_key", idempotency_key)
-        set_field(self, "run_id", run_id)
-        set_field(self, "created_at", created_at)
-        set_field(self, "done_at", done_at)
+    done_at: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The task as the tools and `--json` show it."""
@@ -533,8 +302,6 @@ class Task(Frozen):
 class ToolEffect(Frozen):
     """The saved outcome of one executed tool call: what went back to the model."""
 
-    __slots__ = tuple("run_id tool_use_id step_n tool_name content is_error created_at".split())
-
     run_id: str
     tool_use_id: str
     step_n: int
@@ -543,29 +310,9 @@ class ToolEffect(Frozen):
     is_error: bool
     created_at: str
 
-    def __init__(
-        self,
-        run_id: str,
-        tool_use_id: str,
-        step_n: int,
-        tool_name: str,
-        content: str,
-        is_error: bool,
-        created_at: str,
-    ) -> None:
-        set_field(self, "run_id", run_id)
-        set_field(self, "tool_use_id", tool_use_id)
-        set_field(self, "step_n", step_n)
-        set_field(self, "tool_name", tool_name)
-        set_field(self, "content", content)
-        set_field(self, "is_error", is_error)
-        set_field(self, "created_at", created_at)
-
 
 class Event(Frozen):
     """One entry of a run's event log, from whichever process wrote it."""
-
-    __slots__ = ("run_id", "seq", "kind", "detail", "pid", "host", "at")
 
     run_id: str
     seq: int
@@ -574,21 +321,3 @@ class Event(Frozen):
     pid: int | None
     host: str | None
     at: str
-
-    def __init__(
-        self,
-        run_id: str,
-        seq: int,
-        kind: str,
-        detail: dict[str, Any],
-        pid: int | None,
-        host: str | None,
-        at: str,
-    ) -> None:
-        set_field(self, "run_id", run_id)
-        set_field(self, "seq", seq)
-        set_field(self, "kind", kind)
-        set_field(self, "detail", detail)
-        set_field(self, "pid", pid)
-        set_field(self, "host", host)
-        set_field(self, "at", at)

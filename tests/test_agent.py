@@ -23,7 +23,9 @@ from dayflow.store import Store, open_store
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN, definitions
 from tests.scripted import ScriptedModel, seed_turns, text, tool_use, turn
 
-OPTIONS = BriefOptions(brief_date=date(2026, 11, 5), tz="UTC", model="scripted")
+OPTIONS = BriefOptions(
+    brief_date=date(2026, 11, 5), model="scripted", settings=RunSettings(tz="UTC")
+)
 # A read before the brief: a brief written without one is refused as not grounded.
 READ = tool_use("read_tasks", {"include_done": False})
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from dayflow.agent import BriefOptions, Hooks, Loop, rebuild_messages, resume_run, start_run
 from dayflow.compaction import LABEL, compact, estimate_tokens, pairs, summarise_exchange
 from dayflow.errors import SimulatedCrash
-from dayflow.models import Message
+from dayflow.models import Message, RunSettings
 from dayflow.store import Store, open_store
 from tests.scripted import ScriptedModel, text, tool_use, turn
 
@@ -190,7 +190,9 @@ def _reader_turns(n: int) -> list[Any]:
     return turns
 
 
-OPTS = BriefOptions(brief_date=date(2026, 11, 5), max_steps=30, compact_at=3000)
+OPTS = BriefOptions(
+    brief_date=date(2026, 11, 5), max_steps=30, settings=RunSettings(compact_at=3000)
+)
 
 
 def test_the_loop_compacts_and_the_model_still_sees_job_tasks_and_errors(store: Store) -> None:
@@ -231,7 +233,9 @@ def test_each_request_equals_the_rebuild_a_resume_would_send(store: Store, tmp_p
 
 def test_compaction_off_sends_everything(store: Store) -> None:
     model = ScriptedModel(_reader_turns(8))
-    opts = BriefOptions(brief_date=date(2026, 11, 5), max_steps=30, compact_at=0)
+    opts = BriefOptions(
+        brief_date=date(2026, 11, 5), max_steps=30, settings=RunSettings(compact_at=0)
+    )
     result = start_run(Loop(store, model), opts)
     assert store.steps.compactions(result.run.id) == []
     assert rebuild_messages(store, result.run)[:-1] == model.requests[-1].messages

@@ -7,7 +7,6 @@ import os
 import socket
 import sqlite3
 import stat
-from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 from dayflow.agent import Hooks, Loop, resume_run, start_run, totals_from_steps
 from dayflow.clock import FixedClock
 from dayflow.errors import RunPruned, SimulatedCrash, UsageError
+from dayflow.frozen import replace
 from dayflow.history import (
     READ_TOOLS,
     check_fork_point,
@@ -107,7 +107,7 @@ def test_fork_after_a_compaction_sends_what_the_parent_sent(store: Store) -> Non
         turn(tool_use("read_tasks", {"include_done": True})),
         turn(text("## Today\nok")),
     ]
-    options = replace(OPTIONS, compact_at=50)
+    options = replace(OPTIONS, settings=replace(OPTIONS.settings, compact_at=50))
     first = ScriptedModel(list(reads))
     parent = start_run(Loop(store, first), options).run
     assert store.steps.compactions(parent.id), "the scenario must compact"

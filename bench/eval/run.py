@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from bench.eval.dataset import BRIEF_DATE, CALENDAR, TZ, EvalSet, public_id
 from bench.eval.score import PredictedAction
 from dayflow.agent import BriefOptions, Loop, start_run
+from dayflow.models import RunSettings
 from dayflow.providers import ModelClient
 from dayflow.sources.identity import json_message_stable_id, mail_key
 from dayflow.store import open_store
@@ -80,13 +81,11 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
         with open_store(Path(tmp) / "eval.db") as store:
             options = BriefOptions(
                 brief_date=BRIEF_DATE,
-                tz=TZ,
                 model=model,
-                inbox=str(inbox),
-                calendar=str(CALENDAR),
                 task_cap=TASK_CAP,
                 max_steps=MAX_STEPS,
                 max_tokens=MAX_TOKENS,
+                settings=RunSettings(tz=TZ, inbox=str(inbox), calendar=str(CALENDAR)),
             )
             started = time.perf_counter()
             result = start_run(Loop(store, client), options)

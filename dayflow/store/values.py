@@ -7,7 +7,7 @@ import os
 from datetime import timedelta
 from typing import Any
 
-from dayflow.frozen import Frozen, set_field
+from dayflow.frozen import Frozen
 from dayflow.models import Message, RunSettings
 
 LEASE_TTL = timedelta(minutes=15)
@@ -19,29 +19,16 @@ class Lease(Frozen):
     """A process's claim on a run: every write a driver makes carries it, and the store refuses
     (LeaseLost) a write whose token no longer owns the run."""
 
-    __slots__ = ("run_id", "token")
-
     run_id: str
     token: str
-
-    def __init__(self, run_id: str, token: str) -> None:
-        set_field(self, "run_id", run_id)
-        set_field(self, "token", token)
 
 
 class Owner(Frozen):
     """The process driving a run: pid, host and the process's start time (guards pid reuse)."""
 
-    __slots__ = ("pid", "host", "started")
-
     pid: int
     host: str
     started: str | None
-
-    def __init__(self, pid: int, host: str, started: str | None) -> None:
-        set_field(self, "pid", pid)
-        set_field(self, "host", host)
-        set_field(self, "started", started)
 
     @classmethod
     def current(cls) -> Owner:
@@ -55,11 +42,6 @@ class Owner(Frozen):
 class NewRun(Frozen):
     """What a run is started with; stored so a resume sends the same request prefix."""
 
-    __slots__ = tuple(
-        "model brief_date system tools user_msg max_tokens max_steps budget task_cap settings"
-        " parent_run_id forked_at_step".split()
-    )
-
     model: str
     brief_date: str
     system: str
@@ -70,36 +52,8 @@ class NewRun(Frozen):
     budget: int | None
     task_cap: int
     settings: RunSettings
-    parent_run_id: str | None
-    forked_at_step: int | None
-
-    def __init__(
-        self,
-        model: str,
-        brief_date: str,
-        system: str,
-        tools: list[dict[str, Any]],
-        user_msg: Message,
-        max_tokens: int,
-        max_steps: int,
-        budget: int | None,
-        task_cap: int,
-        settings: RunSettings,
-        parent_run_id: str | None = None,
-        forked_at_step: int | None = None,
-    ) -> None:
-        set_field(self, "model", model)
-        set_field(self, "brief_date", brief_date)
-        set_field(self, "system", system)
-        set_field(self, "tools", tools)
-        set_field(self, "user_msg", user_msg)
-        set_field(self, "max_tokens", max_tokens)
-        set_field(self, "max_steps", max_steps)
-        set_field(self, "budget", budget)
-        set_field(self, "task_cap", task_cap)
-        set_field(self, "settings", settings)
-        set_field(self, "parent_run_id", parent_run_id)
-        set_field(self, "forked_at_step", forked_at_step)
+    parent_run_id: str | None = None
+    forked_at_step: int | None = None
 
 
 def process_start(pid: int) -> str | None:
@@ -147,16 +101,9 @@ def task_id(idempotency_key: str) -> str:
 class UpkeepFinding(Frozen):
     """Something a backend's own check found, with the command that repairs it."""
 
-    __slots__ = ("message", "fix_command", "fixed")
-
     message: str
     fix_command: str
-    fixed: bool
-
-    def __init__(self, message: str, fix_command: str, fixed: bool = False) -> None:
-        set_field(self, "message", message)
-        set_field(self, "fix_command", fix_command)
-        set_field(self, "fixed", fixed)
+    fixed: bool = False
 
 
 def _hostname() -> str:
