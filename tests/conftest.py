@@ -77,7 +77,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     `store_target` and the tests marked `postgres`); the summary says so in one line."""
     if _pg_url():
         return
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         callspec = getattr(item, "callspec", None)
         on_pg = callspec is not None and callspec.params.get("store_target") == "postgresql"

@@ -459,6 +459,7 @@ class FakeAPI:
     def base_url(self) -> str:
         assert self._server is not None, "FakeAPI is not started"
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)  # bound to 127.0.0.1
         return f"http://{host}:{port}"
 
     # scripting and inspection

@@ -27,7 +27,7 @@ class Result:
 
 
 def invoke(
-    db: Path | None,
+    db: Path | str | None,
     model_factory: Callable[[str, Any], Any],
     *args: str,
     env: dict[str, str] | None = None,

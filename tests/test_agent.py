@@ -91,7 +91,7 @@ def test_rebuilt_messages_equal_the_list_sent_value_for_value(store: Store) -> N
 
 
 def _shape(messages: list[dict[str, Any]]) -> list[Any]:
-    out = []
+    out: list[tuple[str, Any]] = []
     for m in messages:
         if isinstance(m["content"], str):
             out.append((m["role"], m["content"]))

@@ -492,7 +492,7 @@ def test_validator_rejects_what_the_api_rejects(body: dict[str, Any], expected: 
 
 
 def test_validator_accepts_a_valid_tool_loop_and_merges_same_role_turns() -> None:
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "hi"},
         {"role": "user", "content": [text("more")]},
         ASKS,
@@ -566,7 +566,7 @@ def test_make_client_passes_options_through(fake) -> None:
 def test_the_previous_newest_turn_is_marked_so_the_history_is_read_from_cache() -> None:
     use = {"type": "tool_use", "id": "tu1", "name": "read_inbox", "input": {"limit": 1}}
     result = {"type": "tool_result", "tool_use_id": "tu1", "content": "{}"}
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "job"},
         {"role": "assistant", "content": [use]},
         {"role": "user", "content": [result]},

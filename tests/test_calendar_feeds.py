@@ -7,6 +7,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -30,7 +31,7 @@ def server() -> Iterator[FeedServer]:
         yield s
 
 
-def _calendar(url: str, cache: Path, **kwargs: float) -> IcsCalendar:
+def _calendar(url: str, cache: Path, **kwargs: Any) -> IcsCalendar:
     return IcsCalendar("home", url=url, tz=UTC, cache_dir=cache, **kwargs)
 
 

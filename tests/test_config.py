@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,7 +106,11 @@ def test_a_local_provider_needs_no_key_and_defaults_to_ollama_with_a_long_timeou
 
 
 def test_flags_beat_the_environment_which_beats_the_model_table(tmp_path: Path) -> None:
-    table = {"provider": "local", "name": "gpt-oss:20b", "base_url": "http://127.0.0.1:8080"}
+    table: dict[str, Any] = {
+        "provider": "local",
+        "name": "gpt-oss:20b",
+        "base_url": "http://127.0.0.1:8080",
+    }
     table["timeout"] = 900
     env = {"HOME": str(tmp_path)}
     s = config.load(env, model_table=table)

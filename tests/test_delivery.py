@@ -129,7 +129,8 @@ def test_smtp_sends_one_mail_to_yourself_with_a_chosen_message_id(
     mail = message_from_bytes(smtp.inbox.messages[0])
     assert mail["To"] == "alex@example.org" and mail["From"] == "dayflow@example.org"
     assert mail["Message-ID"] == f"<dayflow.{done['id']}.{DATE}@example.org>"
-    assert "One thing" in mail.get_payload(decode=True).decode()
+    body = mail.get_payload(decode=True)
+    assert isinstance(body, bytes) and "One thing" in body.decode()
     (d,) = shown(db_path, done["id"])["deliveries"]
     assert d["sink"] == "smtp" and d["ok"] and f"127.0.0.1:{smtp.port}" in d["detail"]
 

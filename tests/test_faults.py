@@ -78,7 +78,7 @@ class FaultsAt:
 class Cli:
     """Runs CLI commands in-process; the model is the real `AnthropicClient` on `fake`."""
 
-    def __init__(self, db: Path, fake: FakeAPI, **client_kw: Any) -> None:
+    def __init__(self, db: Path | str, fake: FakeAPI, **client_kw: Any) -> None:
         self.db, self.fake, self.client_kw = db, fake, client_kw
         self.sleeps = Sleeps()
 
@@ -172,7 +172,7 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {**result, "bodies": sent, "out": res.out}
 
 
-def assert_like_clean(db: Path, fake: FakeAPI, clean: dict[str, Any]) -> dict[str, Any]:
+def assert_like_clean(db: Path | str, fake: FakeAPI, clean: dict[str, Any]) -> dict[str, Any]:
     """The run ended exactly as the clean one: same steps, tasks, brief, and the successful
     requests were byte for byte the clean run's."""
     now = state(db)
@@ -188,7 +188,7 @@ def assert_like_clean(db: Path, fake: FakeAPI, clean: dict[str, Any]) -> dict[st
 
 # --- faults that recover within the retries ----------------------------------------------------
 
-RECOVERABLE = {
+RECOVERABLE: dict[str, tuple[list[Any], list[float]]] = {
     "429-retry-after-1": ([rate_limited(retry_after=1)], [1.0]),
     "529-529": ([overloaded(), overloaded()], [0.5, 1.0]),
     "500": ([error(500, "api_error", "Internal server error")], [0.5]),

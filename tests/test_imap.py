@@ -318,7 +318,8 @@ def _folders(server: ImapServer) -> set[str]:
     try:
         typ, data = conn.list()
         assert typ == "OK"
-        return {line.decode().rsplit(" ", 1)[-1].strip('"') for line in data if line}
+        lines = [line for line in data if isinstance(line, bytes)]
+        return {line.decode().rsplit(" ", 1)[-1].strip('"') for line in lines if line}
     finally:
         conn.logout()
 

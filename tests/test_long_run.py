@@ -186,7 +186,7 @@ def _drive(
 ) -> tuple[list[ModelResponse], list[ModelRequest]]:
     job = {"role": "user", "content": f"Prepare my daily brief for {BRIEF:%A} {BRIEF}. "
            "My timezone is UTC."}  # fmt: skip
-    model, exchanges = OfflineModel(), []
+    model, exchanges = OfflineModel(), list[Any]()
     responses, requests = [], []
     for _ in range(80):
         messages = _view(job, exchanges, policy)

@@ -31,7 +31,7 @@ DATE = "2026-11-05"
 class Cli:
     """Runs CLI commands in-process with a fixed clock and the given model."""
 
-    def __init__(self, db: Path, model: Any = None) -> None:
+    def __init__(self, db: Path | str, model: Any = None) -> None:
         self.db, self.model = db, model
 
     def __call__(self, *args: str) -> Result:
@@ -51,7 +51,7 @@ def rows(db: Path | str, sql: str, *args: Any) -> list[Any]:
     return db_rows(db, sql, *args)
 
 
-def assert_no_garbage(db: Path, run_id: str, task_cap: int) -> None:
+def assert_no_garbage(db: Path | str, run_id: str, task_cap: int) -> None:
     """The invariants every run leaves, however the model behaved."""
     (run,) = rows(db, "SELECT * FROM runs WHERE id = ?", run_id)
     steps = rows(db, "SELECT * FROM steps WHERE run_id = ? ORDER BY n", run_id)

@@ -244,7 +244,7 @@ def test_a_new_process_gives_the_same_answer() -> None:
     )
     out = subprocess.run(
         [sys.executable, "-c", script],
-        input=json.dumps({name: getattr(request, name) for name in request.__slots__}),
+        input=json.dumps({name: getattr(request, name) for name in request._fields}),
         capture_output=True,
         text=True,
         check=True,

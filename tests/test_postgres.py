@@ -41,6 +41,11 @@ def pg(url: str, clock: FixedClock) -> Iterator[Store]:
         yield s
 
 
+def _lease_renewed_after(url: str, before: str) -> Callable[[], bool]:
+    """Whether the run's lease now expires later than `before` (a renewal happened)."""
+    return lambda: bool(db_rows(url, "SELECT lease_expires_at FROM runs")[0][0] > before)
+
+
 def _wait_until(check: Callable[[], bool], what: str) -> None:
     """Poll a condition on the server (not a timed assert: the bound only stops a hang)."""
     for _ in range(2000):
@@ -90,7 +95,7 @@ def test_a_nul_in_a_tool_result_and_a_task_round_trips_exactly(pg: Store, url: s
 
 def test_payloads_are_text_stored_byte_for_byte_with_their_key_order(pg: Store, url: str) -> None:
     run, lease = pg.runs.create(_new_run())
-    blocks = [
+    blocks: list[dict[str, Any]] = [
         {"type": "tool_use", "id": "toolu_z", "name": "read_inbox", "input": {"z": 1, "a": [2]}},
         {"type": "text", "text": "é ✓ 😀 \\n"},
     ]
@@ -168,7 +173,7 @@ def test_a_schema_holding_other_tables_is_refused_untouched(url: str) -> None:
 
 
 def _race_a_takeover(
-    url: str, admin: Any, pg: Store, run_id: str, write: Callable[[], None]
+    url: str, admin: Any, pg: Store, run_id: str, write: Callable[[], object]
 ) -> list[BaseException | None]:
     """B takes the run over in a transaction it holds open while A's `write` runs in a thread;
     once A waits on B's row lock, B commits. What A's write ended with (None: it succeeded)."""
@@ -389,10 +394,7 @@ def test_the_heartbeat_keeps_a_short_lease_alive_through_a_long_model_call(url: 
         with s.leases.keep_alive(lease):
             for _ in range(3):  # three TTLs, each past the previous renewal
                 before = db_rows(url, "SELECT lease_expires_at FROM runs")[0][0]
-                _wait_until(
-                    lambda b=before: db_rows(url, "SELECT lease_expires_at FROM runs")[0][0] > b,
-                    "a renewal",
-                )
+                _wait_until(_lease_renewed_after(url, before), "a renewal")
                 try:
                     other.leases.claim(run.id)
                 except RunBusy as exc:
@@ -424,9 +426,7 @@ def test_the_heartbeat_keeps_the_lease_through_a_slow_source_read(url: str) -> N
                 for _ in range(3):  # three TTLs, each past the previous renewal
                     before = db_rows(url, "SELECT lease_expires_at FROM runs")[0][0]
                     _wait_until(
-                        lambda b=before: (
-                            db_rows(url, "SELECT lease_expires_at FROM runs")[0][0] > b
-                        ),
+                        _lease_renewed_after(url, before),
                         "a renewal during the read",
                     )
                     try:
@@ -528,9 +528,9 @@ def test_pgbouncer_mode_prepares_no_statement_on_the_server(url: str) -> None:
         for _ in range(8):
             db.execute(sql, ("x",))
     prepared = "SELECT count(*) FROM pg_prepared_statements"
-    assert plain.execute(prepared).fetchone()[0] >= 1  # psycopg prepares after 5 runs
+    assert plain.execute(prepared).fetchall()[0][0] >= 1  # psycopg prepares after 5 runs
     assert bouncer.prepare_threshold is None
-    assert bouncer.execute(prepared).fetchone()[0] == 0
+    assert bouncer.execute(prepared).fetchall()[0][0] == 0
     plain.close()
     bouncer.close()
 
@@ -547,7 +547,7 @@ def test_pgbouncer_mode_pipelines_the_steps_without_preparing_them(url: str) -> 
         with pytest.raises(LeaseLost):
             store.steps.begin(Lease(run.id, "stale"), 9, turn(text("x")), 1)
         prepared = "SELECT count(*) FROM pg_prepared_statements"
-        assert store.db.execute(prepared).fetchone()[0] == 0  # type: ignore[attr-defined]
+        assert store.db.execute(prepared).fetchall()[0][0] == 0  # type: ignore[attr-defined]
         assert [s.state for s in store.steps.of(run.id)] == ["complete"] * 8
 
 

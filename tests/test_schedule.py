@@ -227,7 +227,8 @@ def _cron_runs(line: str) -> str:
     """What cron hands to sh, as crontab(5) and cronie's do_command say (written here apart
     from dayflow's own reader): a backslash before % is dropped, a bare % ends the command."""
     command = line.split(None, 5)[5]
-    out, escaped = [], False
+    out: list[str] = []
+    escaped = False
     for c in command:
         if escaped:
             if c == "%":
@@ -299,7 +300,7 @@ def test_hostile_paths_as_database_config_and_home_read_back_as_written(
         else:
             line = machine.crontab.read_text().splitlines()[1]
             words = shlex.split(_cron_runs(line))
-            pairs = [w.split("=", 1) for w in words[: len(want_env)]]
+            pairs = [(k, v) for k, _, v in (w.partition("=") for w in words[: len(want_env)])]
             assert dict(pairs) == want_env, name
             argv = words[len(want_env) : -3]
             assert words[-3:] == [">>", str(home / ".local/state/dayflow/schedule.log"), "2>&1"]

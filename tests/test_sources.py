@@ -65,9 +65,10 @@ def _start_dates(events: list[dict[str, Any]]) -> list[dt.date]:
 
 def test_bundled_fixtures_satisfy_the_protocols() -> None:
     inbox: InboxSource = JsonInbox(None, ANCHOR)
-    calendar: CalendarSource = JsonCalendar(None, ANCHOR)
+    calendar = JsonCalendar(None, ANCHOR)
+    as_source: CalendarSource = calendar
     assert len(inbox.messages()) >= 18
-    assert len(calendar.events()) >= 10
+    assert len(calendar.events()) >= 10 and as_source is calendar
 
 
 def test_bundled_inbox_is_unchanged_on_its_anchor_date() -> None:

@@ -7,6 +7,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,8 +90,8 @@ def test_a_database_from_a_newer_dayflow_is_refused(db_path: Path) -> None:
 
 def test_wal_and_foreign_keys_are_on(sqlite_path: Path) -> None:
     with open_store(sqlite_path) as store:
-        assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert store.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert store.db.execute("PRAGMA journal_mode").fetchall()[0][0] == "wal"
+        assert store.db.execute("PRAGMA foreign_keys").fetchall()[0][0] == 1
 
 
 def test_unique_idempotency_key_is_enforced_by_the_database(store: Store) -> None:
@@ -444,7 +445,7 @@ def _reads_effect_and_brief(store: Store) -> str:
     store.steps.begin(lease, 1, turn(tool_use("read_inbox", {}, "r1"), tool_use("x", {}, "r2")), 1)
     reads = [("tool_executed", {"step": 1, "tool": "read_inbox", "ok": True})]
     reads.append(("tool_executed", {"step": 1, "tool": "x", "ok": False}))
-    results = [
+    results: list[dict[str, Any]] = [
         {"type": "tool_result", "tool_use_id": "r1", "content": "[]"},
         {"type": "tool_result", "tool_use_id": "r2", "content": "Error: no", "is_error": True},
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from hypothesis import given
@@ -175,7 +176,7 @@ def test_an_rfc5545_parser_reads_the_ics_export_back_field_for_field() -> None:
         make("email:m2", "Paid", None, status="done", done_at="2026-11-06T08:00:00.000+00:00"),
     ]
     cal = icalendar.Calendar.from_ical(taskfiles.ics(tasks))
-    todos = [c for c in cal.walk() if c.name == "VTODO"]
+    todos: list[Any] = [c for c in cal.walk() if c.name == "VTODO"]
     assert [str(t["UID"]) for t in todos] == [f"{t.id}@dayflow" for t in tasks]
     assert str(todos[0]["SUMMARY"]) == title
     assert str(todos[0]["DESCRIPTION"]) == "line one\nline two"
