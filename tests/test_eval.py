@@ -195,6 +195,43 @@ def test_the_set_loads_with_every_category_and_valid_labels() -> None:
     assert len(evalset.second) >= 0.18 * len(evalset.labels)
 
 
+def test_the_blind_split_loads_apart_with_every_category_and_valid_labels() -> None:
+    """The blind split is its own files: every label valid, every message in split `blind`,
+    none of its ids in the set, and the set (what tuning reads) holds no blind message."""
+    blind = dataset.load_blind()
+    assert len(blind.messages) >= 60 and not blind.second
+    assert {lab.category for lab in blind.labels.values()} == set(dataset.CATEGORIES)
+    for lab in blind.labels.values():
+        assert lab.split == "blind" and lab.has_action == bool(lab.actions)
+        for action in lab.actions:
+            assert action.due is None or dt.date.fromisoformat(action.due)
+            assert action.title.strip() and action.requester
+        if lab.category in dataset.NO_ACTION_CATEGORIES:
+            assert not lab.has_action
+    the_set = dataset.load()
+    assert not set(blind.labels) & set(the_set.labels)
+    assert all(lab.split != "blind" for lab in the_set.labels.values())
+
+
+def test_the_blind_split_is_reported_in_its_own_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """By default the set's rows are the set's alone and the blind split follows in a table of
+    its own; `--split blind` runs only the blind morning."""
+    blind = len(dataset.load_blind().messages)
+    assert main(["--no-write"]) == 0
+    out = capsys.readouterr().out
+    the_set, blind_part = out.split("### Blind split", 1)
+    assert (
+        "_split: blind_" not in the_set
+        and f"| **all** | {len(dataset.load().messages)} |" in the_set
+    )
+    assert f"| _split: blind_ | {blind} |" in blind_part and "| **all** |" not in blind_part
+    assert "_split: held-out_" not in blind_part and "- blind: detection F1" in blind_part
+    assert main(["--no-write", "--split", "blind"]) == 0
+    only = capsys.readouterr().out
+    assert f"| _split: blind_ | {blind} |" in only and f"| **all** | {blind} |" in only
+    assert "_split: tuning_" not in only and "### Blind split" not in only
+
+
 def test_the_inbox_the_model_sees_has_no_labels_and_ids_that_say_nothing() -> None:
     inbox = dataset.load().inbox()["messages"]
     assert all("label" not in m for m in inbox)

@@ -2,12 +2,15 @@
 
     python -m bench.eval                      # the offline model, in well under a second
     python -m bench.eval --split tuning       # only the tuning split (never tune on held-out)
+    python -m bench.eval --split blind        # only the blind split (never tune on it either)
     python -m bench.eval --model claude-haiku-5-5        # needs ANTHROPIC_API_KEY; costs tokens
     ANTHROPIC_BASE_URL=http://127.0.0.1:8080 python -m bench.eval --model local:qwen3
 
-The table goes to stdout and, unless `--no-write` (or a split is chosen), into bench/RESULTS.md
-between the model's markers, with the date and the commit of `dayflow/`. `--failures` lists the
-ids of the messages missed, falsely flagged or given a wrong due date (of the chosen split).
+The blind split (`blind/`) is a morning of its own: by default it is run after the set and
+reported in its own table, never in the set's rows. The tables go to stdout and, unless
+`--no-write` (or a split is chosen), into bench/RESULTS.md between the model's markers, with
+the date and the commit of `dayflow/`. `--failures` lists the ids of the messages missed,
+falsely flagged or given a wrong due date (of the chosen split, then of the blind one).
 Exit status 0, or 2 with one line on stderr when the run cannot be made.
 """
 
@@ -32,16 +35,62 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true", help="do not touch bench/RESULTS.md")
     parser.add_argument("--failures", action="store_true", help="list failing message ids")
     args = parser.parse_args(argv)
-    evalset = dataset.load()
+    blind_only = args.split == "blind"
+    evalset = dataset.load_blind() if blind_only else dataset.load()
     try:
-        client, model = run.client_for(args.model, os.environ)
-        output = run.run(evalset, client, model)
+        output, scores, checks = _evaluate(evalset, args.model, args.split)
+        blind = None
+        if args.split == "all":
+            blind = _evaluate(dataset.load_blind(), args.model, "all")
     except run.EvalError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    model = output.model
+    agreement = score.agreement(evalset.labels, evalset.second) if evalset.second else None
+    blind_text: list[str] = []
+    if blind is not None:
+        blind_text = report.blind_lines(blind[1], blind[2], _run_line(blind[0]))
+    root = Path(__file__).resolve().parents[2]
+    code = subprocess.run(
+        ["git", "-C", str(root), "log", "-1", "--format=%h", "--", "dayflow", "bench/eval"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    command = "python -m bench.eval" + (f" --model {args.model}" if args.model != "offline" else "")
+    command += f" --split {args.split}" if args.split != "all" else ""
+    text = report.render(
+        model=model,
+        when=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        code=code or "?",
+        command=command,
+        run_line=_run_line(output),
+        scores=scores,
+        checks=checks,
+        agreement=agreement,
+        unattributed=len(output.unattributed),
+        blind=blind_text,
+    )
+    print(text)
+    if args.failures:
+        for prefix, t in [("", scores.overall)] + ([("blind ", blind[1].overall)] if blind else []):
+            print(f"{prefix}missed:", " ".join(t.misses) or "-")
+            print(f"{prefix}false alarms:", " ".join(t.false_alarms) or "-")
+            print(f"{prefix}wrong due:", " ".join(t.wrong_dues) or "-")
+    if args.split == "all" and not args.no_write:
+        report.write_section(root / "bench" / "RESULTS.md", model, text)
+    return 0
+
+
+def _evaluate(
+    evalset: dataset.EvalSet, model_arg: str, split: str
+) -> tuple[run.RunOutput, score.Scores, list[score.Check]]:
+    """One brief over `evalset` as one morning, scored on `split` (or all of it)."""
+    client, model = run.client_for(model_arg, os.environ)
+    output = run.run(evalset, client, model)
     labels = evalset.labels
-    if args.split != "all":
-        labels = {k: v for k, v in labels.items() if v.split == args.split}
+    if split != "all":
+        labels = {k: v for k, v in labels.items() if v.split == split}
     predicted = {k: v for k, v in output.predicted.items() if k in labels}
     scores = score.score(labels, predicted)
     checks = score.check_brief(
@@ -52,41 +101,16 @@ def main(argv: list[str] | None = None) -> int:
         dataset.BRIEF_DATE,
         scores.overall,
     )
-    agreement = score.agreement(evalset.labels, evalset.second) if evalset.second else None
-    root = Path(__file__).resolve().parents[2]
-    code = subprocess.run(
-        ["git", "-C", str(root), "log", "-1", "--format=%h", "--", "dayflow", "bench/eval"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
-    command = "python -m bench.eval" + (f" --model {args.model}" if args.model != "offline" else "")
-    command += f" --split {args.split}" if args.split != "all" else ""
-    run_line = (
+    return output, scores, list(checks)
+
+
+def _run_line(output: run.RunOutput) -> str:
+    return (
         f"Run: {output.status}{f' ({output.note})' if output.note else ''}, {output.steps} "
         f"steps, {output.seconds:.2f} s, {output.tokens_in:,} tokens in / {output.tokens_out:,} "
-        f"out{' (estimated)' if model == 'offline' else ''}, {len(output.created_titles)} tasks."
+        f"out{' (estimated)' if output.model == 'offline' else ''}, "
+        f"{len(output.created_titles)} tasks."
     )
-    text = report.render(
-        model=model,
-        when=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        code=code or "?",
-        command=command,
-        run_line=run_line,
-        scores=scores,
-        checks=checks,
-        agreement=agreement,
-        unattributed=len(output.unattributed),
-    )
-    print(text)
-    if args.failures:
-        t = scores.overall
-        print("missed:", " ".join(t.misses) or "-")
-        print("false alarms:", " ".join(t.false_alarms) or "-")
-        print("wrong due:", " ".join(t.wrong_dues) or "-")
-    if args.split == "all" and not args.no_write:
-        report.write_section(root / "bench" / "RESULTS.md", model, text)
-    return 0
 
 
 if __name__ == "__main__":

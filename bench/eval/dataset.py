@@ -7,6 +7,11 @@ hash), so nothing in an id says which category a message was written for.
 
 The held-out split is fixed by a hash of each id (about a quarter), so it never depends on the
 order of the files: tuning looks only at the `tuning` split's figures.
+
+The blind split lives apart, in `blind/<category>.json` (same shape, same guide), written by
+someone who never saw the offline model's rules. `load()` never reads it; only `load_blind()`
+does, and the scorer runs it as a morning of its own, so it is never tuned on nor mixed into
+the set's figures.
 """
 
 from __future__ import annotations
@@ -14,12 +19,13 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 SET_DIR = ROOT / "set"
+BLIND_DIR = ROOT / "blind"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
 BRIEF_DATE = dt.date(2026, 11, 2)
@@ -42,7 +48,7 @@ CATEGORIES = (
 )
 NO_ACTION_CATEGORIES = ("fyi", "automated")  # "false tasks per 100" counts these
 INBOX_FIELDS = ("id", "from", "subject", "received_at", "body", "snippet", "unread", "thread_id")
-SPLITS = ("tuning", "held-out")
+SPLITS = ("tuning", "held-out", "blind")
 
 
 class LabelError(ValueError):
@@ -69,10 +75,11 @@ class Label:
     has_action: bool
     actions: tuple[GoldAction, ...]
     quoted: tuple[str, ...] = ()  # requests in the quoted history, which must not be taken
+    fixed_split: str | None = None  # "blind" for `load_blind()`; else the hash decides
 
     @property
     def split(self) -> str:
-        return split_of(self.id)
+        return self.fixed_split or split_of(self.id)
 
 
 @dataclass
@@ -106,8 +113,16 @@ def split_of(authored: str) -> str:
     )
 
 
-def load(set_dir: Path = SET_DIR, second_pass: Path | None = SECOND_PASS) -> EvalSet:
-    """The set from `set_dir`, every label checked; the second pass when the file exists."""
+def load_blind(blind_dir: Path = BLIND_DIR) -> EvalSet:
+    """The blind split: its own messages, every label checked, each in split `blind`."""
+    return load(blind_dir, None, split="blind")
+
+
+def load(
+    set_dir: Path = SET_DIR, second_pass: Path | None = SECOND_PASS, *, split: str | None = None
+) -> EvalSet:
+    """The set from `set_dir`, every label checked; the second pass when the file exists.
+    `split` puts every message in that split instead of the hash's."""
     messages: list[dict[str, Any]] = []
     labels: dict[str, Label] = {}
     for path in sorted(set_dir.glob("*.json")):
@@ -116,6 +131,8 @@ def load(set_dir: Path = SET_DIR, second_pass: Path | None = SECOND_PASS) -> Eva
             raise LabelError(f"{path.name}: expected a list of messages")
         for item in items:
             label = _label(item, path.name)
+            if split is not None:
+                label = replace(label, fixed_split=split)
             if label.id in labels:
                 raise LabelError(f"{path.name}: duplicate id {label.id}")
             labels[label.id] = label

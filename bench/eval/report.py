@@ -34,8 +34,11 @@ HEADER = [
 ]
 
 
-def table(scores: Scores, categories: Sequence[str] = CATEGORIES) -> list[str]:
-    """The table: a row per category, one per split, and the overall row."""
+def table(
+    scores: Scores, categories: Sequence[str] = CATEGORIES, *, overall: bool = True
+) -> list[str]:
+    """The table: a row per category, one per split, and the overall row (unless not
+    `overall`: the blind table's one split row is already its whole)."""
     lines = list(HEADER)
     for name in categories:
         if name in scores.by_category:
@@ -43,14 +46,15 @@ def table(scores: Scores, categories: Sequence[str] = CATEGORIES) -> list[str]:
     for split in SPLITS:
         if split in scores.by_split:
             lines.append(_row(f"_split: {split}_", scores.by_split[split]))
-    lines.append(_row("**all**", scores.overall))
+    if overall:
+        lines.append(_row("**all**", scores.overall))
     return lines
 
 
-def reading(scores: Scores, checks: Sequence[Check]) -> list[str]:
-    """Each target of issue 23, met or missed, on both splits."""
+def reading(scores: Scores, checks: Sequence[Check], *, overall: bool = True) -> list[str]:
+    """Each target of issue 23, met or missed, overall (unless not `overall`) and per split."""
     out = []
-    for name, tally in [("all", scores.overall)] + [
+    for name, tally in ([("all", scores.overall)] if overall else []) + [
         (s, scores.by_split[s]) for s in SPLITS if s in scores.by_split
     ]:
         f1, due, rate = tally.f1, tally.due_accuracy, tally.false_per_100
@@ -95,8 +99,9 @@ def render(
     checks: Sequence[Check],
     agreement: Agreement | None,
     unattributed: int,
+    blind: Sequence[str] = (),
 ) -> str:
-    """The section for one model, markers included."""
+    """The section for one model, markers included; `blind` (from `blind_lines`) after it."""
     t = scores.overall
     lines = [
         begin(model),
@@ -137,8 +142,34 @@ def render(
             "would reach.",
             "",
         ]
-    lines += ["Against issue 23's targets:", "", *reading(scores, checks), "", end(model)]
+    lines += ["Against issue 23's targets:", "", *reading(scores, checks), "", *blind, end(model)]
     return "\n".join(lines) + "\n"
+
+
+def blind_lines(scores: Scores, checks: Sequence[Check], run_line: str) -> list[str]:
+    """The blind split's own table, checklist and reading: a separate morning, never mixed
+    into the rows above."""
+    t = scores.overall
+    return [
+        "### Blind split (`bench/eval/blind/`, never tuned on)",
+        "",
+        "Written by someone who never saw the offline model's rules, after it was tuned; run as "
+        f"a morning of its own (same date, timezone and calendar). {run_line}",
+        "",
+        *table(scores, overall=False),
+        "",
+        f"False tasks per 100 FYI/automated messages: **{_f(t.false_per_100)}** "
+        f"({t.no_action_tasks} tasks on {t.no_action_messages} messages).",
+        "",
+        *[
+            f"- [{'x' if c.ok else ' '}] {c.name}: {c.passed}/{c.total}"
+            + (f" ({c.detail})" if c.detail else "")
+            for c in checks
+        ],
+        "",
+        *reading(scores, checks, overall=False),
+        "",
+    ]
 
 
 def begin(model: str) -> str:
