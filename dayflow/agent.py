@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -65,6 +66,7 @@ from dayflow.models import (
 )
 from dayflow.providers import ModelClient
 from dayflow.sources import CalendarSource, InboxSource
+from dayflow.sources.config import SourcesConfig
 from dayflow.sources.factory import build_sources, precheck
 from dayflow.store import DatabaseError, Lease, NewRun, Store
 
@@ -111,11 +113,14 @@ def json_sources(settings: RunSettings, brief_date: date) -> tuple[InboxSource, 
     return build_sources(settings, brief_date)
 
 
-def source_factory(env: Mapping[str, str]) -> SourceFactory:
-    """A SourceFactory whose password_env lookups use `env` (the CLI's, `.env` included)."""
+def source_factory(
+    env: Mapping[str, str], configs: Callable[[Path], SourcesConfig] | None = None
+) -> SourceFactory:
+    """A SourceFactory whose password_env lookups use `env` (the CLI's, `.env` included) and
+    whose config files come from `configs` (the process's `config.Config`: read once)."""
 
     def factory(settings: RunSettings, brief_date: date) -> tuple[InboxSource, CalendarSource]:
-        return build_sources(settings, brief_date, env=env)
+        return build_sources(settings, brief_date, env=env, configs=configs)
 
     return factory
 

@@ -416,8 +416,7 @@ def _sinks(deps: Deps, flags: list[str], config_file: Path | None) -> list[str]:
     """The config file's sinks, then the --deliver ones, each once; checked before a run."""
     from dayflow import delivery
 
-    env = deps.env if deps.env is not None else os.environ
-    configured, how = delivery.load(env, deps.clock, config_file)
+    configured, how = deps.config.delivery(config_file, deps.clock)
     sinks: list[str] = []
     for sink in [*configured, *(delivery.parse_sink(f) for f in flags)]:
         if sink not in sinks:

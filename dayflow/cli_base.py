@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # imported where used: see the module docstring
     from rich.console import Console
 
     from dayflow import config
+    from dayflow import config as configuration  # `Deps.config` shadows the module name
     from dayflow.agent import Loop, Note, SourceFactory
     from dayflow.models import Run
     from dayflow.pricing import Prices
@@ -83,8 +84,10 @@ class Deps:
         sources: SourceFactory | None = None,  # None: the JSON files named in a run's settings
         out: Console | None = None,
         err: Console | None = None,
+        config: configuration.Config | None = None,
     ) -> None:
-        self.env = env
+        self.env = env  # the whole environment (no `.env` read), or None: the process's
+        self._config = config
         self.clock: Clock = clock or SystemClock()
         self.model_factory = model_factory
         self.sources = sources
@@ -95,29 +98,27 @@ class Deps:
             stderr=True, highlight=False, soft_wrap=True, emoji=False
         )
 
-    def settings(self, **flags: Any) -> config.Settings:
-        from dayflow import config
+    @property
+    def config(self) -> configuration.Config:
+        """This process's configuration, resolved once (`.env` and config files read once)."""
+        if self._config is None:
+            from dayflow import config
 
-        env = self.env if self.env is not None else config.environment(notice=self.notice)
-        return config.load(env, **flags)
+            self._config = config.Config(self.env, notice=self.notice)
+        return self._config
 
-    def model_settings(self, config_file: Path | None = None, **flags: Any) -> config.Settings:
+    def settings(self, **flags: Any) -> configuration.Settings:
+        return self.config.settings(**flags)
+
+    def model_settings(
+        self, config_file: Path | None = None, **flags: Any
+    ) -> configuration.Settings:
         """The settings of a command that talks to a model: `settings`, with the config
         file's `[model]` table under the flags and the environment (only these commands read
         the file: `runs` and `tasks` never do)."""
-        from dayflow import config
-        from dayflow.sources.config import config_path, read_toml
+        return self.config.model_settings(config_file, **flags)
 
-        env = self.env if self.env is not None else config.environment(notice=self.notice)
-        path, _ = config_path(env, config_file)
-        try:
-            raw = path.read_bytes()
-        except OSError:  # none (a named file that is missing is the sources' to report)
-            return config.load(env, **flags)
-        table = config.model_table(read_toml(raw, path), path)
-        return config.load(env, model_table=table, **flags)
-
-    def store(self, settings: config.Settings, *, create: bool = False) -> Store:
+    def store(self, settings: configuration.Settings, *, create: bool = False) -> Store:
         """The store at the configured path. Only commands that start runs pass `create`:
         the others never create a database (a typo in --db is an error, not an empty file)."""
         from dayflow import config
@@ -410,17 +411,6 @@ class _Waiting:
         return f"step {self.step}: waiting for the model… {waited} s"
 
 
-def delivery_settings(deps: Deps, config_file: Path | None = None) -> Any:
-    """How this process delivers briefs: the config file's [smtp] table (the file the run's
-    sources came from, else the default one), the environment."""
-    import os
-
-    from dayflow import delivery
-
-    env = deps.env if deps.env is not None else os.environ
-    return delivery.load(env, deps.clock, config_file)[1]
-
-
 def local_check(settings: config.Settings, model: str) -> None:
     """For a local model: refuse (exit 2) what would send mail off this machine, a base URL
     that is not loopback or a cloud model, unless --allow-remote; and a missing model name."""
@@ -483,15 +473,15 @@ def make_loop(
 
     if hasattr(client, "on_retry"):
         client.on_retry = lambda text: deps.notice(f"note: {text}")
-    from dayflow import config
-
-    env = deps.env if deps.env is not None else config.environment()
+    configured = deps.config
     return Loop(
         store=store,
         client=client,
         report=Trace(deps.err, verbose),
-        sources=since_sources(deps.sources or source_factory(env)),
-        delivery=lambda: delivery_settings(deps, config_file),
+        sources=since_sources(
+            deps.sources or source_factory(configured.env, configured.sources_file)
+        ),
+        delivery=lambda: configured.delivery(config_file, deps.clock)[1],
         hooks=Hooks(crash_after=crash_after, kill_at=settings.kill_at),
     )
 

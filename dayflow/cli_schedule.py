@@ -42,7 +42,7 @@ BackendOpt = Annotated[
 
 
 def _environment(deps: Deps) -> Mapping[str, str]:
-    return deps.env if deps.env is not None else os.environ
+    return deps.config.env
 
 
 def _system(deps: Deps) -> schedule.System:

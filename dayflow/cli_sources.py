@@ -30,9 +30,7 @@ sources_app = typer.Typer(
 
 
 def _env(deps: Deps) -> dict[str, str]:
-    from dayflow import config
-
-    return dict(deps.env if deps.env is not None else config.environment())
+    return dict(deps.config.env)
 
 
 @commands.command()
@@ -40,9 +38,9 @@ def init(ctx: typer.Context, config_file: ConfigOpt = None) -> None:
     """Write a commented starter config file (never overwrites one)."""
     deps = get_deps(ctx)
     with handle_errors(deps):
-        from dayflow.sources.config import STARTER, config_path
+        from dayflow.sources.config import STARTER
 
-        path, _ = config_path(_env(deps), config_file)
+        path, _ = deps.config.config_path(config_file)
         if path.exists() or path.is_symlink():
             raise UsageError(f"{path} already exists; Dayflow never overwrites a config file")
         try:
@@ -180,12 +178,9 @@ commands.add_typer(sources_app, name="sources")
 
 
 def _load(deps: Deps, flag: Path | None) -> SourcesConfig | None:
-    from dayflow.sources.config import config_path, load_config
-
-    env = _env(deps)
-    loaded = load_config(env, flag)
+    loaded = deps.config.sources(flag)
     if loaded is None:
-        path, _ = config_path(env, flag)
+        path, _ = deps.config.config_path(flag)
         deps.err.print(
             f"no config file at {path}: `dayflow init` writes a starter one "
             "(until then `brief` reads the bundled sample)",
@@ -226,18 +221,16 @@ def brief_sources(
     the last finished brief, else 24 hours, relative to the brief's day); the sample is never
     used. Without one (or one holding only delivery settings):
     the bundled sample (or the JSON files given), read whole."""
-    from dayflow.sources.config import config_path, load_config
     from dayflow.sources.factory import run_settings_for
 
-    env = _env(deps)
-    loaded = load_config(env, config_file)
+    loaded = deps.config.sources(config_file)
     out: dict[str, Any] = {"strict_sources": strict}
     if loaded is not None:
         out["config"] = str(loaded.path)
     if loaded is None or not loaded.all():
         notice = None
         if inbox is None:
-            path = loaded.path if loaded is not None else config_path(env, config_file)[0]
+            path = loaded.path if loaded is not None else deps.config.config_path(config_file)[0]
             why = "declares no sources" if loaded is not None else "does not exist"
             notice = (
                 f"No sources configured ({path} {why}): this brief read the bundled sample "

@@ -1,4 +1,11 @@
-"""One frozen settings object, from flags, the environment and `.env` files (in that order).
+"""This process's configuration, resolved once: the environment, the `.env` files and the
+config file, read at most once each into one `Config` that every part receives (the settings
+of the model, the database and the timezone; the sources; delivery; the schedule).
+
+Settings are one frozen object, from flags, the environment and `.env` files (in that order).
+The config file (`config.toml`: sources, `deliver`, `[smtp]`) is the one `--config` names, else
+DAYFLOW_CONFIG as the environment *and the `.env` files* give it, else the XDG default: one
+answer for sources and delivery alike.
 
 Which `.env`: `$XDG_CONFIG_HOME/dayflow/.env` (`~/.config/dayflow/.env`), and the file named by
 DAYFLOW_DOTENV (`DAYFLOW_DOTENV=./.env` to read the one in the current directory). Never a `.env`
@@ -8,12 +15,14 @@ Dayflow to the paid API and send it the inbox.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
+import stat
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dayflow.errors import ConfigFileError, StoreError, UsageError
 from dayflow.frozen import Frozen
@@ -28,6 +37,11 @@ from dayflow.providers.local import (
     PROVIDERS,
     base_of,
 )
+
+if TYPE_CHECKING:  # imported where used: `runs` and `tasks` read no config file
+    from dayflow import delivery
+    from dayflow.clock import Clock
+    from dayflow.sources.config import SourcesConfig
 
 
 class Settings(Frozen):
@@ -101,33 +115,67 @@ class Environment(dict[str, str]):
         self.files: dict[str, str] = {}
 
 
+class NotRegularFile(OSError):
+    """A FIFO, a device or a socket where a file is expected: reading it could block forever."""
+
+
+def read_file(path: Path) -> bytes:
+    """A regular file's bytes. Anything else is refused before a byte is read (OSError): a FIFO
+    given as a config file would block the brief forever, a device never end."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+Reader = Callable[[Path], bytes]
+
+
 def environment(
-    cwd: Path | None = None, *, notice: Callable[[str], None] | None = None
+    cwd: Path | None = None,
+    *,
+    notice: Callable[[str], None] | None = None,
+    environ: Mapping[str, str] | None = None,
+    read: Reader = read_file,
 ) -> Environment:
-    """The process environment over the values of Dayflow's `.env` files (the environment wins).
+    """The process environment (`environ`, default os.environ) over the values of Dayflow's
+    `.env` files (the environment wins).
 
     `cwd` resolves a relative DAYFLOW_DOTENV. A file that cannot be read or is not UTF-8 is
     skipped with one line through `notice`, naming it; so is each line that does not parse."""
     say = notice or (lambda text: print(text, file=sys.stderr))
+    process = os.environ if environ is None else environ
     merged = Environment()
-    files = [config_dir(os.environ) / ".env"]
-    named = os.environ.get("DAYFLOW_DOTENV")
+    files = [config_dir(process) / ".env"]
+    named = process.get("DAYFLOW_DOTENV")
     if named:
         chosen = Path(named).expanduser()
         files.append(chosen if chosen.is_absolute() else (cwd or Path.cwd()) / chosen)
     for env_file in files:
-        for key, value in _read_dotenv(env_file, explicit=env_file != files[0], say=say).items():
+        explicit = env_file != files[0]
+        for key, value in _read_dotenv(env_file, explicit=explicit, say=say, read=read).items():
             merged[key] = value
             merged.files[key] = str(env_file)
-    merged.update(os.environ)
-    for key in os.environ:
+    merged.update(process)
+    for key in process:
         merged.files.pop(key, None)
     return merged
 
 
-def _read_dotenv(path: Path, *, explicit: bool, say: Callable[[str], None]) -> dict[str, str]:
+def _read_dotenv(
+    path: Path, *, explicit: bool, say: Callable[[str], None], read: Reader = read_file
+) -> dict[str, str]:
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = read(path).decode("utf-8-sig")
     except FileNotFoundError:
         if explicit:
             say(f"warning: DAYFLOW_DOTENV names {path}, which does not exist; not read")
@@ -149,6 +197,124 @@ def _read_dotenv(path: Path, *, explicit: bool, say: Callable[[str], None]) -> d
         elif binding.key is not None and binding.value is not None:
             values[binding.key] = binding.value
     return values
+
+
+class Config:
+    """What this process was configured with, resolved once and handed to every part: the
+    environment over the `.env` files (`env`), the settings made from it and the flags
+    (`settings`), and the config file, whose sources (`sources`) and delivery (`delivery`) come
+    from one reading of one file. Each file is read at most once per process, through `read`
+    (tests inject one that counts).
+
+    `env` given: that is the whole environment and no `.env` file is read (as tests do);
+    otherwise `environ` (default os.environ) over the `.env` files it points to."""
+
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        read: Reader = read_file,
+        notice: Callable[[str], None] | None = None,
+    ) -> None:
+        self._env = env
+        self._environ, self._cwd, self._read, self._notice = environ, cwd, read, notice
+        self._files: dict[Path, bytes | None] = {}  # None: no such file
+        self._sources: dict[Path, SourcesConfig] = {}
+
+    @property
+    def env(self) -> Mapping[str, str]:
+        """The environment over the `.env` files (read on first use, then kept)."""
+        if self._env is None:
+            self._env = environment(
+                self._cwd, notice=self._notice, environ=self._environ, read=self._read
+            )
+        return self._env
+
+    def settings(self, **flags: Any) -> Settings:
+        """The settings from these flags over the environment (see `load`)."""
+        return load(self.env, **flags)
+
+    def model_settings(self, flag: Path | None = None, **flags: Any) -> Settings:
+        """`settings`, with the config file's `[model]` table under the flags and the
+        environment. A config file that is missing or cannot be read has no table here (the
+        sources report it, where they are read)."""
+        from dayflow.sources.config import read_toml
+
+        path, _ = self.config_path(flag)
+        try:
+            raw = self._bytes(path)
+        except ConfigFileError:
+            raw = None
+        if raw is None:
+            return load(self.env, **flags)
+        return load(self.env, model_table=model_table(read_toml(raw, path), path), **flags)
+
+    def config_path(self, flag: Path | None = None) -> tuple[Path, bool]:
+        """Where the config file is (absolute: a run stores it, and a resume from another
+        directory must find it), and whether it was named (--config or DAYFLOW_CONFIG)."""
+        from dayflow.sources.config import config_path
+
+        path, explicit = config_path(self.env, flag)
+        return Path(os.path.abspath(path)), explicit
+
+    def _bytes(self, path: Path) -> bytes | None:
+        if path not in self._files:
+            try:
+                self._files[path] = self._read(path)
+            except FileNotFoundError:
+                self._files[path] = None
+            except IsADirectoryError:
+                raise ConfigFileError(f"{path}: is a directory, not a config file") from None
+            except OSError as err:
+                raise ConfigFileError(f"{path}: cannot be read ({err.strerror or err})") from None
+        return self._files[path]
+
+    def document(self, flag: Path | None = None) -> tuple[Path, dict[str, Any] | None]:
+        """The config file's path and TOML document (unvalidated); None when there is no
+        file at the default place. A named file that is missing, unreadable or not TOML is a
+        ConfigFileError (exit 4)."""
+        from dayflow.sources.config import read_toml
+
+        path, explicit = self.config_path(flag)
+        raw = self._bytes(path)
+        if raw is None:
+            if explicit:
+                raise ConfigFileError(
+                    f"config file {path} does not exist (`dayflow init` writes one)"
+                )
+            return path, None
+        return path, read_toml(raw, path)
+
+    def sources(self, flag: Path | None = None) -> SourcesConfig | None:
+        """The validated sources of the config file; None when there is none at the default
+        place (see `document`)."""
+        path, data = self.document(flag)
+        return None if data is None else self.sources_file(path)
+
+    def sources_file(self, path: Path) -> SourcesConfig:
+        """The validated sources of the config file at `path`, which must exist (a run's
+        stored config: a resume reads it again)."""
+        from dayflow.sources.config import parse_config
+
+        path = Path(os.path.abspath(path))
+        if path not in self._sources:
+            raw = self._bytes(path)
+            if raw is None:
+                raise ConfigFileError(f"config file {path} does not exist")
+            self._sources[path] = parse_config(raw, path)
+        return self._sources[path]
+
+    def delivery(
+        self, flag: Path | None = None, clock: Clock | None = None
+    ) -> tuple[list[str], delivery.Settings]:
+        """The config file's `deliver` sinks and how deliveries are made (its [smtp] table,
+        this environment), from the same file the sources come from."""
+        from dayflow import delivery
+
+        path, data = self.document(flag)
+        return delivery.from_document(data, path, self.env, clock)
 
 
 def require_existing_db(path: Path) -> None:

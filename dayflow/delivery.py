@@ -191,18 +191,18 @@ class Settings:
     config: Path | None = None  # the config file these came from (named in errors)
 
 
-def load(
-    env: Mapping[str, str], clock: Clock | None = None, flag: Path | None = None
+def from_document(
+    data: Mapping[str, Any] | None,
+    path: Path,
+    env: Mapping[str, str],
+    clock: Clock | None = None,
 ) -> tuple[list[str], Settings]:
-    """The config file's `deliver = [...]` sinks and its `[smtp]` table (none when absent).
-    The file is the one the sources read (`--config`, DAYFLOW_CONFIG, XDG), and a file that
-    cannot be read or is not TOML fails the same way (ConfigFileError, exit 4)."""
-    from dayflow.sources.config import config_path, read_bytes, read_toml
-
-    path, _ = config_path(env, flag)
-    if not path.exists():
-        return [], Settings(env=env, clock=clock or SystemClock(), config=path)
-    data = read_toml(read_bytes(path), path)
+    """The `deliver = [...]` sinks and the `[smtp]` table of the config file at `path` whose
+    TOML document is `data` (None: there is no file; no sinks then). The document is the one
+    the sources come from (`config.Config.document`): one file, read once."""
+    clock = clock or SystemClock()
+    if data is None:
+        return [], Settings(env=env, clock=clock, config=path)
     sinks = data.get("deliver", [])
     if not isinstance(sinks, list) or not all(isinstance(s, str) for s in sinks):
         raise UsageError(
@@ -210,7 +210,7 @@ def load(
         )
     smtp = smtp_config(data["smtp"], path) if "smtp" in data else None
     return [parse_sink(s, path.parent) for s in sinks], Settings(
-        smtp=smtp, env=env, clock=clock or SystemClock(), config=path
+        smtp=smtp, env=env, clock=clock, config=path
     )
 
 

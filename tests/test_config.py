@@ -150,3 +150,107 @@ def test_the_model_table_names_every_problem_at_once(tmp_path: Path) -> None:
     assert config.model_table({"inbox": []}, path) == {}
     ok = {"model": {"provider": "local", "name": "qwen3:8b", "timeout": 30.5}}
     assert config.model_table(ok, path) == ok["model"]
+
+
+# --- one configuration, resolved once (issue 18.2) -------------------------------------------
+
+
+def _brief_with(config_: config.Config, *args: str) -> tuple[int, str]:
+    """`dayflow brief ARGS` in-process with this configuration (the real `.env` reading)."""
+    import io
+
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    from dayflow.cli import app
+    from dayflow.cli_base import Deps
+    from dayflow.clock import FixedClock
+    from dayflow.providers.offline import OfflineModel
+
+    err = io.StringIO()
+    deps = Deps(
+        clock=FixedClock("2026-11-05T07:30:00+00:00"),
+        model_factory=lambda *a: OfflineModel(),
+        config=config_,
+        out=Console(file=io.StringIO(), width=200, color_system=None),
+        err=Console(file=err, width=200, color_system=None),
+    )
+    result = CliRunner().invoke(app, ["brief", *args], obj=deps)
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, err.getvalue()
+
+
+def _home_whose_dotenv_names_a_config(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """A home whose ~/.config/dayflow/.env sets DAYFLOW_CONFIG to a file that delivers the
+    brief to a note and reads a JSON inbox; returns the process environment and the note."""
+    home = tmp_path / "home"
+    (home / ".config" / "dayflow").mkdir(parents=True)
+    repo = Path(__file__).resolve().parent.parent / "fixtures"
+    other = tmp_path / "elsewhere.toml"
+    note = tmp_path / "notes" / "{date}.md"
+    other.write_text(
+        f'deliver = ["file:{note}"]\n'
+        f'[[inbox]]\nname = "json"\nkind = "json"\npath = "{repo / "inbox.json"}"\n'
+    )
+    (home / ".config" / "dayflow" / ".env").write_text(f"DAYFLOW_CONFIG={other}\n")
+    environ = {"HOME": str(home), "DAYFLOW_DB": str(tmp_path / "d.db")}
+    return environ, tmp_path / "notes" / "2026-11-05.md"
+
+
+def test_a_config_named_in_dotenv_is_used_for_delivery_as_for_the_sources(
+    tmp_path: Path,
+) -> None:
+    """DAYFLOW_CONFIG in ~/.config/dayflow/.env reached the sources but not delivery, which
+    read the process environment alone: its `deliver` sinks were silently ignored."""
+    environ, note = _home_whose_dotenv_names_a_config(tmp_path)
+    code, err = _brief_with(config.Config(environ=environ))
+    assert code == 0, err
+    assert "sources from " + str(tmp_path / "elsewhere.toml") in err
+    assert note.is_file() and "One thing" in note.read_text()
+    assert f"delivered: file:{tmp_path / 'notes'}" in err
+
+
+def test_a_brief_reads_each_configuration_file_once(tmp_path: Path) -> None:
+    """The `.env` file and the config file (sinks, sources, the run's sources again, delivery
+    settings at the end) are each read once by one `brief`."""
+    environ, note = _home_whose_dotenv_names_a_config(tmp_path)
+    reads: list[Path] = []
+
+    def counting(path: Path) -> bytes:
+        reads.append(path)
+        return config.read_file(path)
+
+    code, err = _brief_with(config.Config(environ=environ, read=counting))
+    assert code == 0, err and note.is_file()
+    assert sorted(map(str, reads)) == sorted(
+        [
+            str(Path(environ["HOME"]) / ".config" / "dayflow" / ".env"),
+            str(tmp_path / "elsewhere.toml"),
+        ]
+    )
+
+
+def test_a_fifo_or_a_directory_as_config_is_refused_without_blocking(tmp_path: Path) -> None:
+    """A FIFO named as the config file (or `.env`) would block every brief forever."""
+    fifo = tmp_path / "config.fifo"
+    os.mkfifo(fifo)
+    code, err = _brief_with(
+        config.Config(environ={"HOME": str(tmp_path), "DAYFLOW_DB": str(tmp_path / "d.db")}),
+        "--config",
+        str(fifo),
+    )
+    assert code == 4 and f"{fifo}: cannot be read (not a regular file)" in err
+    said: list[str] = []
+    (tmp_path / ".config" / "dayflow").mkdir(parents=True)
+    os.mkfifo(tmp_path / ".config" / "dayflow" / ".env")
+    config.environment(environ={"HOME": str(tmp_path)}, notice=said.append)
+    assert said == [
+        f"warning: cannot read {tmp_path}/.config/dayflow/.env (not a regular file); skipped"
+    ]
+    code, err = _brief_with(
+        config.Config(env={"HOME": str(tmp_path), "DAYFLOW_DB": str(tmp_path / "d.db")}),
+        "--config",
+        str(tmp_path),
+    )
+    assert code == 4 and f"{tmp_path}: is a directory, not a config file" in err

@@ -237,8 +237,10 @@ def build_sources(
     *,
     env: Mapping[str, str] | None = None,
     now: dt.datetime | None = None,
+    configs: Callable[[Path], SourcesConfig] | None = None,
 ) -> tuple[Inbox, Calendar]:
-    """The inbox and calendar a run reads, from its stored settings."""
+    """The inbox and calendar a run reads, from its stored settings (its config file read by
+    `configs`, the process's one reading of it; else read here)."""
     if not isinstance(settings, RunSettings):
         settings = RunSettings.from_json(dict(settings))
     tz = ZoneInfo(settings.tz or "UTC")
@@ -256,7 +258,7 @@ def build_sources(
     cals: list[tuple[str, Any]] = []
     remote = False
     if declared:
-        config = _reload(declared["config"], env)
+        config = _reload(declared["config"], env, configs)
         for spec in config.named("inbox", list(declared.get("inbox") or [])):
             mail.append(MAIL_READERS[spec.kind](spec, ctx))
         for spec in config.named("calendar", list(declared.get("calendar") or [])):
@@ -296,9 +298,13 @@ def open_calendar(spec: SourceSpec, ctx: SourceContext) -> Any:
     return reader(spec, ctx)
 
 
-def _reload(path: str, env: Mapping[str, str] | None) -> SourcesConfig:
+def _reload(
+    path: str, env: Mapping[str, str] | None, configs: Callable[[Path], SourcesConfig] | None
+) -> SourcesConfig:
     if not Path(path).exists():
         raise PathMissing("config", path, "config file")
+    if configs is not None:
+        return configs(Path(path))
     config = load_config(dict(env or {}), Path(path))
     assert config is not None
     return config
