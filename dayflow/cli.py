@@ -9,7 +9,6 @@ Tests pass their own `Deps` through `CliRunner.invoke(app, args, obj=deps)`.
 import functools
 import os
 import sys
-from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -34,13 +33,8 @@ from dayflow.cli_base import (
     TimeoutOpt,
     VerboseOpt,
     brief_format,
-    closing,
-    for_run,
     get_deps,
     handle_errors,
-    key_notice,
-    local_check,
-    local_notice,
     make_loop,
     not_empty,
     parse_date,
@@ -51,28 +45,19 @@ from dayflow.cli_base import (
     zone,
 )
 from dayflow.errors import (
-    ConfigError,
-    DayTaken,
     NothingToResume,
-    RunBusy,
-    StoreError,
     UsageError,
 )
-from dayflow.frozen import replace
 from dayflow.models import (
     DEFAULT_COMPACT_AT,
-    DEFAULT_MAX_STEPS,
     DEFAULT_MAX_TOKENS,
     DEFAULT_TASK_CAP,
-    DONE,
     RUN_STATUSES,
-    RUNNING,
-    Run,
-    RunSettings,
 )
 
 if TYPE_CHECKING:
     from dayflow import config
+    from dayflow.briefing import Room
     from dayflow.store import Store
 
     app: typer.Typer  # the whole app, built on first use: see `__getattr__` at the end
@@ -212,349 +197,70 @@ def brief(
     When the day already has a finished brief, a plain `brief` says so (its run id) and writes
     an update covering only what arrived since (--since-last); --new writes a full one,
     --ensure-today prints the one there is."""
-    from dayflow import briefday, cli_sources
+    from dayflow.briefing import BriefRequest, Mode
+    from dayflow.briefing import brief as write_brief
 
     deps = get_deps(ctx)
     with handle_errors(deps):
-        chosen = [
-            flag
-            for flag, on in (
-                ("--ensure-today", ensure_today),
-                ("--since-last", since_last),
-                ("--new", new),
-                ("--resume-latest", resume_latest),
-            )
-            if on
-        ]
+        modes = {
+            Mode.ENSURE_TODAY: ensure_today,
+            Mode.SINCE_LAST: since_last,
+            Mode.NEW: new,
+            Mode.RESUME_LATEST: resume_latest,
+        }
+        chosen = [mode for mode, on in modes.items() if on]
         if len(chosen) > 1:
-            raise UsageError(f"{' and '.join(chosen)} cannot be used together")
+            raise UsageError(f"{' and '.join(m.value for m in chosen)} cannot be used together")
         out_format = brief_format(deps, fmt, as_json)
-        from dayflow.sources import SAMPLES
-
-        if sample not in SAMPLES:
-            raise UsageError(f"--sample must be one of {', '.join(SAMPLES)}, not {sample!r}")
-        settings = deps.model_settings(
-            config_file,
-            db=db,
-            model=model,
-            tz=tz,
-            inbox=inbox,
-            calendar=calendar,
-            timeout=timeout,
-            provider=provider,
-            allow_remote=allow_remote,
+        settings = deps.settings(
+            db=db, model=model, tz=tz, inbox=inbox, calendar=calendar, timeout=timeout
         )
-        if not resume_latest and not ensure_today:  # (those may resume a run of its own)
-            local_check(settings, settings.model)  # before the database is even made
-        day = parse_date(brief_date) if brief_date is not None else today(deps, settings)
-        sinks = _sinks(deps, deliver or [], config_file)
-        if not isinstance(settings.db_path, Path):  # a server: the day's lock lives here
-            _local_dir(settings.local_dir)
-        with (
-            deps.store(settings, create=True) as store,
-            briefday.day_lock(settings.local_db, day, lambda: _say_waiting(deps, store, day)),
-        ):
-            current = briefday.latest_for(store.runs, day, deps.clock.now())
-            if current is not None and current.status == RUNNING:
-                driven = current.id
-                current = briefday.wait_while_driven(lambda: store.runs.get(driven))
-            if ensure_today and current is not None:
-                _todays(
-                    deps, store, current, day, sinks, settings, verbose, out_format, crash_after
-                )
-                return
-            update_of = None
-            if current is not None and current.status == DONE and not resume_latest:
-                update_of = _second_brief_notice(deps, current, day, settings.tz, new)
-            elif since_last:
-                deps.err.print(f"no finished brief for {day} yet: writing a full one", markup=False)
-            unfinished = store.runs.latest_unfinished(day.isoformat())
-            if resume_latest and unfinished is not None:
-                ignored = [
-                    "--" + name.replace("_", "-")
-                    for name in ("model", "inbox", "calendar", "sample", "task_cap", "compact_at")
-                    if _given(ctx, name)
-                ]
-                if ignored:
-                    deps.notice(
-                        f"note: {', '.join(ignored)} do not apply to a resumed run: run "
-                        f"{unfinished.id} keeps the settings it started with"
-                    )
-                _resume(
-                    deps,
-                    store,
-                    unfinished,
-                    settings,
-                    verbose,
-                    out_format,
-                    crash_after,
-                    max_steps,
-                    budget,
-                    max_tokens if _given(ctx, "max_tokens") else None,
-                    timeout,
-                )
-                return
-            if unfinished is not None:
-                deps.err.print(
-                    f"note: run {unfinished.id} for {day} is {unfinished.status}; "
-                    f"`dayflow resume {unfinished.id}` continues it (or brief --resume-latest)",
-                    markup=False,
-                    soft_wrap=True,
-                )
-            local_check(settings, settings.model)
-            settings = _kept_inputs(deps, settings)
-            local_notice(deps, settings, settings.model)
-            client = deps.model_factory(settings.model, settings)
-            if settings.model_was_defaulted_offline:
-                hint = ""
-                if Path(".env").is_file() and "DAYFLOW_DOTENV" not in (deps.env or os.environ):
-                    hint = " ./.env is not read: DAYFLOW_DOTENV=./.env reads it."
-                deps.notice(
-                    "No ANTHROPIC_API_KEY set: using the built-in offline model "
-                    f"(token counts are estimates).{hint}"
-                )
-            key_notice(deps, settings, settings.model)
-            picked = cli_sources.brief_sources(
-                deps,
-                config_file=config_file,
-                inbox=settings.inbox,
-                calendar=settings.calendar,
-                db_path=store.upkeep.location,
-                mail_since=lambda: briefday.mail_since(
-                    store.runs, day, zone(settings), deps.clock.now()
-                ),
-                strict=strict_sources,
-            )
-            loop = make_loop(
-                deps, store, client, verbose, crash_after, settings, config_file=config_file
-            )
-            from dayflow.agent import BriefOptions, start_run
-
-            options = BriefOptions(
-                brief_date=day,
-                model=settings.model,
-                max_steps=max_steps or DEFAULT_MAX_STEPS,
-                budget=budget,
-                task_cap=task_cap,
-                max_tokens=max_tokens,
-                settings=RunSettings(
-                    tz=settings.tz,
-                    compact_at=compact_at,
-                    sample=sample,
-                    inbox=settings.inbox,
-                    calendar=settings.calendar,
-                    since=None if update_of is None else update_of.created_at,
-                    update_of=None if update_of is None else update_of.id,
-                    deliver=tuple(sinks),
-                    provider=settings.provider,
-                    base_url=settings.base_url if settings.local else None,
-                    price=(0.0, 0.0) if settings.local else None,  # recorded: never looked up
-                    **picked.options,
-                ),
-                sole_for_day=ensure_today,
-            )
-            with closing(client):
-                try:
-                    result = start_run(loop, options)
-                except DayTaken as taken:
-                    # Another process, on this host or another sharing the database, created
-                    # the day's run after we looked: that one is today's brief.
-                    deps.err.print(
-                        f"another dayflow started the brief for {day} meanwhile (run "
-                        f"{taken.run_id}); waiting for it",
-                        markup=False,
-                        soft_wrap=True,
-                    )
-                    taken_id = taken.run_id
-                    current = briefday.wait_while_driven(lambda: store.runs.get(taken_id))
-                    _todays(
-                        deps, store, current, day, sinks, settings, verbose, out_format, crash_after
-                    )
-                    return
-            if picked.notice:  # said once the run exists: a refused input gets one line only
-                deps.notice(picked.notice)
-            # With sinks, stdout is one of them; a brief not delivered is printed anyway.
-            printed = (
-                not sinks or "stdout" in sinks or out_format == "json" or result.run.status != DONE
-            )
-            shown = result.text if printed else None
-            print_outcome(deps, result.run, shown, out_format, settings.prices)
-
-
-def _todays(
-    deps: Deps,
-    store: "Store",
-    current: Run,
-    day: date,
-    sinks: list[str],
-    settings: "config.Settings",
-    verbose: bool,
-    out_format: str,
-    crash_after: int | None,
-) -> None:
-    """`brief --ensure-today` when the day has its run: resume it, or print it when done."""
-    if current.status != DONE:
-        deps.err.print(
-            f"the brief for {day} is run {current.id}, {current.status}: resuming it",
-            markup=False,
-            soft_wrap=True,
+        request = BriefRequest(
+            day=parse_date(brief_date) if brief_date is not None else None,
+            mode=chosen[0] if chosen else Mode.AUTO,
+            sample=sample,
+            max_steps=max_steps,
+            budget=budget,
+            task_cap=task_cap,
+            max_tokens=max_tokens,
+            compact_at=compact_at,
+            deliver=tuple(deliver or ()),
+            config_file=config_file,
+            strict_sources=strict_sources,
+            crash_after=crash_after,
+            given=frozenset(name for name in ctx.params if _given(ctx, name)),
         )
-    missed = [k for k in sinks if k not in current.settings.deliver]
-    if missed:
-        # A run delivers to the sinks it was started with, and no others.
-        deps.err.print(
-            f"note: run {current.id} was started without delivering to "
-            f"{', '.join(missed)}, so it is not delivered there; "
-            f"`dayflow brief --new --deliver ...` writes one that is",
-            markup=False,
-            soft_wrap=True,
+        outcome = write_brief(request, _room(deps, settings, verbose))
+        shown = None if outcome.quiet and out_format != "json" else outcome.text
+        print_outcome(deps, outcome.run, shown, out_format, settings.prices)
+
+
+def _room(deps: Deps, settings: "config.Settings", verbose: bool) -> "Room":
+    """What `dayflow.briefing` makes a brief with: this process's parts."""
+    from dayflow.briefing import Room
+
+    def loop(store: "Store", client: Any, crash_after: int | None, config_file: Path | None) -> Any:
+        return make_loop(
+            deps, store, client, verbose, crash_after, settings, config_file=config_file
         )
-    _resume(deps, store, current, settings, verbose, out_format, crash_after, None, None)
 
-
-def _sinks(deps: Deps, flags: list[str], config_file: Path | None) -> list[str]:
-    """The config file's sinks, then the --deliver ones, each once; checked before a run."""
-    from dayflow import delivery
-
-    configured, how = deps.config.delivery(config_file, deps.clock)
-    sinks: list[str] = []
-    for sink in [*configured, *(delivery.parse_sink(f) for f in flags)]:
-        if sink not in sinks:
-            sinks.append(sink)
-    delivery.check(sinks, how)
-    return sinks
+    return Room(
+        settings=settings,
+        config=deps.config,
+        clock=deps.clock,
+        open_store=lambda s: deps.store(s, create=True),
+        model_factory=deps.model_factory,
+        make_loop=loop,
+        say=lambda text: deps.err.print(text, markup=False, soft_wrap=True),
+        sources=deps.sources,
+        stdin=lambda: sys.stdin.buffer.read(),
+    )
 
 
 def _given(ctx: typer.Context, name: str) -> bool:
     """Whether option `name` was given on the command line (not defaulted)."""
     source = ctx.get_parameter_source(name)
     return source is not None and source.name == "COMMANDLINE"
-
-
-def _kept_inputs(deps: Deps, settings: "config.Settings") -> "config.Settings":
-    """An inbox or calendar read from standard input or a pipe (`-`, /dev/stdin, `<(...)`)
-    is kept in a private file beside the database, so a resume (in another process) reads the
-    very same input again."""
-    import hashlib
-    import stat
-
-    kept: dict[str, str] = {}
-    for name in ("inbox", "calendar"):
-        value = getattr(settings, name)
-        if value is None:
-            continue
-        try:
-            regular = value != "-" and stat.S_ISREG(os.stat(value).st_mode)
-        except OSError:
-            continue  # missing: the source reports it, naming the file
-        if regular:
-            continue
-        if value == "-" and settings.inbox == settings.calendar == "-":
-            raise UsageError("--inbox and --calendar cannot both read standard input")
-        try:
-            data = sys.stdin.buffer.read() if value == "-" else Path(value).read_bytes()
-        except OSError as exc:
-            raise UsageError(f"--{name}: cannot read {value}: {exc.strerror or exc}") from None
-        folder = settings.local_dir / "inputs"
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = folder / f"{name}-{hashlib.sha256(data).hexdigest()[:16]}.json"
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-        where = "standard input" if value == "-" else value
-        deps.notice(f"read the {name} from {where}; kept as {path} for `dayflow resume`")
-        kept[name] = str(path)
-    inbox, calendar = kept.get("inbox", settings.inbox), kept.get("calendar", settings.calendar)
-    return replace(settings, inbox=inbox, calendar=calendar)
-
-
-def _say_waiting(deps: Deps, store: "Store", day: date) -> None:
-    from dayflow import briefday
-
-    current = briefday.latest_for(store.runs, day, deps.clock.now())
-    who = "" if current is None else f" (run {current.id}, pid {current.owner_pid})"
-    deps.err.print(
-        f"another dayflow is writing the brief for {day}{who}; waiting for it",
-        markup=False,
-        soft_wrap=True,
-    )
-
-
-def _second_brief_notice(deps: Deps, done: Run, day: date, tz: str, new: bool) -> Run | None:
-    """Say that the day has its brief; return it when the new run is an update of it."""
-    from zoneinfo import ZoneInfo
-
-    at = datetime.fromisoformat(done.finished_at or done.created_at).astimezone(ZoneInfo(tz))
-    head = f"the brief for {day} exists: run {done.id}, done at {at:%H:%M}"
-    if new:
-        deps.err.print(f"{head}; writing a full new one (--new)", markup=False, soft_wrap=True)
-        return None
-    deps.err.print(
-        f"{head}; writing an update with only what arrived since (--since-last; --new writes "
-        f"a full brief, --ensure-today or `dayflow show {done.id}` shows that one)",
-        markup=False,
-        soft_wrap=True,
-    )
-    return done
-
-
-def _resume(
-    deps: Deps,
-    store: "Store",
-    run: Run,
-    settings: "config.Settings",
-    verbose: bool,
-    out_format: str,
-    crash_after: int | None,
-    max_steps: int | None,
-    budget: int | None,
-    max_tokens: int | None = None,
-    timeout: float | None = None,
-) -> None:
-    from dayflow.agent import resume_run
-
-    if run.status == DONE:
-        deps.err.print(
-            f"run {run.id} is already done; showing its brief (no model call)", markup=False
-        )
-        print_outcome(deps, run, run.final_text, out_format, settings.prices)
-        return
-    if run.status == RUNNING:
-        # Say who drives it before anything else (a missing key is not the problem here).
-        raise RunBusy(
-            f"run {run.id} is being driven by pid {run.owner_pid} on host {run.owner_host}; "
-            "wait for it to finish"
-        )
-    # The run's own provider and server, whatever the environment says today; a local run is
-    # refused (exit 2) where its server is not on this machine, unless --allow-remote.
-    settings = for_run(deps, run, settings, timeout)
-    try:
-        local_check(settings, run.model)
-    except UsageError as exc:
-        raise UsageError(f"run {run.id} uses a local model: {exc}") from None
-    local_notice(deps, settings, run.model)
-    key_notice(deps, settings, run.model)
-    try:
-        client = deps.model_factory(run.model, settings)
-    except ConfigError as exc:
-        raise ConfigError(
-            f"run {run.id} uses the model {run.model!r}: {exc}".replace(
-                ", or use --model offline", "; a resumed run keeps its model"
-            )
-        ) from None
-    kept = run.settings.config_file
-    config_file = Path(kept) if kept else None
-    loop = make_loop(deps, store, client, verbose, crash_after, settings, config_file=config_file)
-    with closing(client):
-        result = resume_run(loop, run, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
-    if result.finished_elsewhere:
-        deps.err.print(
-            f"run {run.id} was finished by another process meanwhile; it is already done",
-            markup=False,
-        )
-    print_outcome(deps, result.run, result.text, out_format, settings.prices)
 
 
 @core.command()
@@ -603,19 +309,18 @@ def resume(
                         "(see `dayflow runs`)"
                     )
                 run = found
-            _resume(
-                deps,
+            from dayflow.briefing import resume as continue_run
+
+            outcome = continue_run(
+                _room(deps, settings, verbose),
                 store,
                 run,
-                settings,
-                verbose,
-                out_format,
-                crash_after,
-                max_steps,
-                budget,
-                max_tokens,
-                timeout,
+                crash_after=crash_after,
+                max_steps=max_steps,
+                budget=budget,
+                max_tokens=max_tokens,
             )
+        print_outcome(deps, outcome.run, outcome.text, out_format, settings.prices)
 
 
 @core.command()
@@ -812,13 +517,6 @@ def _without_unasked(group: Any, rest: list[str]) -> Any:
     bare.registered_commands = []
     slim.typer_instance = bare
     return slim
-
-
-def _local_dir(path: Path) -> None:
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StoreError(f"cannot create {path}: {exc.strerror or exc}") from None
 
 
 def main() -> None:

@@ -469,7 +469,7 @@ def make_loop(
 ) -> Loop:
     """The agent loop wired to this process's store, model, sources and stderr trace."""
     from dayflow.agent import Hooks, Loop, source_factory
-    from dayflow.briefday import since_sources
+    from dayflow.briefing.day import since_sources
 
     if hasattr(client, "on_retry"):
         client.on_retry = lambda text: deps.notice(f"note: {text}")

@@ -234,7 +234,7 @@ def status(ctx: typer.Context, db: DbOpt = None) -> None:
             return
         day = today(deps, settings)
         with deps.store(settings) as store:
-            from dayflow import briefday
+            from dayflow.briefing import day as briefday
 
             latest = briefday.latest_for(store.runs, day, deps.clock.now())
         if latest is None:

@@ -1,4 +1,5 @@
-"""`dayflow init`, `dayflow sources`, `dayflow sources check`, and how `brief` picks its sources.
+"""`dayflow init`, `dayflow sources` and `dayflow sources check` (how `brief` picks its sources
+is `dayflow.briefing`'s).
 
 Nothing here calls a model. `sources check` opens each source (a network source is contacted,
 read-only) and prints what it found, or the error, one line per source.
@@ -15,11 +16,8 @@ import typer
 
 from dayflow.cli_base import ConfigOpt, Deps, JsonOpt, get_deps, handle_errors
 from dayflow.errors import ConfigFileError, UsageError
-from dayflow.frozen import Frozen
 
 if TYPE_CHECKING:  # the sources package is imported by the commands that use it, not by --help
-    from collections.abc import Callable
-
     from dayflow.sources.config import SourcesConfig
 
 commands = typer.Typer()
@@ -114,7 +112,7 @@ def check(
     Exits 4 when any source cannot be read."""
     deps = get_deps(ctx)
     with handle_errors(deps):
-        from dayflow import briefday
+        from dayflow.briefing import day as briefday
         from dayflow.cli_base import parse_date
         from dayflow.sources.factory import SourceContext, check_source
 
@@ -197,50 +195,3 @@ def _tz(env: dict[str, str]) -> dt.tzinfo:
         return ZoneInfo(env.get("DAYFLOW_TZ") or "UTC")
     except Exception:
         return dt.UTC
-
-
-class BriefSources(Frozen):
-    options: dict[str, Any]  # RunSettings fields
-    notice: str | None = None  # what to say once the run exists
-
-
-def brief_sources(
-    deps: Deps,
-    *,
-    config_file: Path | None,
-    inbox: str | None,
-    calendar: str | None,
-    db_path: str,
-    mail_since: Callable[[], dt.datetime],
-    strict: bool,
-) -> BriefSources:
-    """What a new run reads, as RunSettings fields, and the notice saying so.
-
-    With a config that declares sources: its entries (the `--inbox`/`--calendar` files replace
-    its [[inbox]] / [[calendar]] entries), and mail since `mail_since()` (briefday.mail_since:
-    the last finished brief, else 24 hours, relative to the brief's day); the sample is never
-    used. Without one (or one holding only delivery settings):
-    the bundled sample (or the JSON files given), read whole."""
-    from dayflow.sources.factory import run_settings_for
-
-    loaded = deps.config.sources(config_file)
-    out: dict[str, Any] = {"strict_sources": strict}
-    if loaded is not None:
-        out["config"] = str(loaded.path)
-    if loaded is None or not loaded.all():
-        notice = None
-        if inbox is None:
-            path = loaded.path if loaded is not None else deps.config.config_path(config_file)[0]
-            why = "declares no sources" if loaded is not None else "does not exist"
-            notice = (
-                f"No sources configured ({path} {why}): this brief read the bundled sample "
-                f"inbox; its tasks are filed under 'sample:' keys in {db_path} "
-                "(`dayflow tasks --clear-sample` removes them; `dayflow init` writes a config)."
-            )
-        return BriefSources(out, notice)
-    settings = run_settings_for(loaded, inbox=inbox, calendar=calendar)
-    out["sources"] = settings["sources"]
-    if loaded.inboxes and inbox is None:
-        out["mail_since"] = mail_since().astimezone(dt.UTC).isoformat()
-    names = ", ".join(s.name for s in loaded.all())
-    return BriefSources(out, f"sources from {loaded.path}: {names}")

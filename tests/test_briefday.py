@@ -211,7 +211,7 @@ def test_a_waiter_takes_over_when_the_driver_is_killed(tmp_path: Path) -> None:
 def test_the_day_lock_of_a_database_named_by_url_lives_in_the_state_directory(
     tmp_path: Path,
 ) -> None:
-    from dayflow.briefday import lock_path
+    from dayflow.briefing.day import lock_path
 
     url = "postgresql://alex@127.0.0.1:5432/dayflow"
     first = lock_path(url, tmp_path / "state")
@@ -252,7 +252,7 @@ def test_ensure_today_that_finds_the_days_run_created_after_it_looked_prints_tha
     locks are files on different machines, so both look, find nothing, and go to create it.
     The store refuses the second (as here, where the first is already done) and the second
     prints the first's brief: one brief, no second model call."""
-    from dayflow import briefday
+    from dayflow.briefing import day as briefday
 
     models = Counting()
     first = run(db_path, models, "brief", "--ensure-today")

@@ -47,7 +47,7 @@ FORBIDDEN = (
     "dayflow.sources",
     "dayflow.render",
     "dayflow.history",
-    "dayflow.briefday",
+    "dayflow.briefing",
     "dayflow.schedule",
     "dayflow.taskfiles",
     "dayflow.delivery",
