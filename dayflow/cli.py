@@ -169,6 +169,17 @@ def brief(
     new: Annotated[
         bool, typer.Option("--new", help="Write a full new brief even if the day has one.")
     ] = False,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="DATE|SPAN",
+            callback=not_empty,
+            help="Read the config's inboxes from this day (YYYY-MM-DD, from its start) or this "
+            "long before the brief (36h, 3d, 2w), instead of since the last brief (a first "
+            "brief: 24 hours). Writes a full brief.",
+        ),
+    ] = None,
     deliver: Annotated[
         list[str] | None,
         typer.Option(
@@ -196,9 +207,11 @@ def brief(
 
     When the day already has a finished brief, a plain `brief` says so (its run id) and writes
     an update covering only what arrived since (--since-last); --new writes a full one,
-    --ensure-today prints the one there is."""
+    --ensure-today prints the one there is. A run of the bundled sample is never the day's
+    brief of your own mail."""
     from dayflow.briefing import BriefRequest, Mode
     from dayflow.briefing import brief as write_brief
+    from dayflow.briefing.flow import parse_since
 
     deps = get_deps(ctx)
     with handle_errors(deps):
@@ -211,6 +224,8 @@ def brief(
         chosen = [mode for mode, on in modes.items() if on]
         if len(chosen) > 1:
             raise UsageError(f"{' and '.join(m.value for m in chosen)} cannot be used together")
+        if since is not None and chosen and chosen[0] is not Mode.NEW:
+            raise UsageError(f"--since and {chosen[0].value} cannot be used together")
         out_format = brief_format(deps, fmt, as_json)
         settings = deps.settings(
             db=db, model=model, tz=tz, inbox=inbox, calendar=calendar, timeout=timeout
@@ -225,10 +240,11 @@ def brief(
             max_tokens=max_tokens,
             compact_at=compact_at,
             deliver=tuple(deliver or ()),
-            config_file=config_file,
+            config_file=None if config_file is None else Path(config_file),
             strict_sources=strict_sources,
             crash_after=crash_after,
             given=frozenset(name for name in ctx.params if _given(ctx, name)),
+            since=None if since is None else parse_since(since),
         )
         outcome = write_brief(request, _room(deps, settings, verbose))
         shown = None if outcome.quiet and out_format != "json" else outcome.text

@@ -244,9 +244,10 @@ DbOpt = Annotated[
 VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Print each step and tool call.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 ConfigOpt = Annotated[
-    Path | None,
+    str | None,  # not a Path: an empty value would become ".", the current directory
     typer.Option(
         "--config",
+        callback=not_empty,
         help="Sources config file [env DAYFLOW_CONFIG; default: "
         "$XDG_CONFIG_HOME/dayflow/config.toml].",
     ),

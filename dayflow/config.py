@@ -236,7 +236,7 @@ class Config:
         """The settings from these flags over the environment (see `load`)."""
         return load(self.env, **flags)
 
-    def model_settings(self, flag: Path | None = None, **flags: Any) -> Settings:
+    def model_settings(self, flag: Path | str | None = None, **flags: Any) -> Settings:
         """`settings`, with the config file's `[model]` table under the flags and the
         environment. A config file that is missing or cannot be read has no table here (the
         sources report it, where they are read)."""
@@ -251,12 +251,12 @@ class Config:
             return load(self.env, **flags)
         return load(self.env, model_table=model_table(read_toml(raw, path), path), **flags)
 
-    def config_path(self, flag: Path | None = None) -> tuple[Path, bool]:
+    def config_path(self, flag: Path | str | None = None) -> tuple[Path, bool]:
         """Where the config file is (absolute: a run stores it, and a resume from another
         directory must find it), and whether it was named (--config or DAYFLOW_CONFIG)."""
         from dayflow.sources.config import config_path
 
-        path, explicit = config_path(self.env, flag)
+        path, explicit = config_path(self.env, Path(flag) if flag else None)
         return Path(os.path.abspath(path)), explicit
 
     def _bytes(self, path: Path) -> bytes | None:
@@ -271,7 +271,7 @@ class Config:
                 raise ConfigFileError(f"{path}: cannot be read ({err.strerror or err})") from None
         return self._files[path]
 
-    def document(self, flag: Path | None = None) -> tuple[Path, dict[str, Any] | None]:
+    def document(self, flag: Path | str | None = None) -> tuple[Path, dict[str, Any] | None]:
         """The config file's path and TOML document (unvalidated); None when there is no
         file at the default place. A named file that is missing, unreadable or not TOML is a
         ConfigFileError (exit 4)."""
@@ -287,7 +287,7 @@ class Config:
             return path, None
         return path, read_toml(raw, path)
 
-    def sources(self, flag: Path | None = None) -> SourcesConfig | None:
+    def sources(self, flag: Path | str | None = None) -> SourcesConfig | None:
         """The validated sources of the config file; None when there is none at the default
         place (see `document`)."""
         path, data = self.document(flag)
@@ -307,7 +307,7 @@ class Config:
         return self._sources[path]
 
     def delivery(
-        self, flag: Path | None = None, clock: Clock | None = None
+        self, flag: Path | str | None = None, clock: Clock | None = None
     ) -> tuple[list[str], delivery.Settings]:
         """The config file's `deliver` sinks and how deliveries are made (its [smtp] table,
         this environment), from the same file the sources come from."""

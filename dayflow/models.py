@@ -162,6 +162,12 @@ class RunSettings(Frozen):
         return doc
 
     @property
+    def reads_sample(self) -> bool:
+        """Whether the run read the bundled sample inbox (no config source, no --inbox): such
+        a run is never the day's brief of one that reads the user's own mail (issue 19.8)."""
+        return self.sources is None and self.inbox is None
+
+    @property
     def config_file(self) -> str | None:
         """The config file the run was started with (runs made before `config` was stored
         name it only among their sources)."""

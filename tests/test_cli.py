@@ -220,7 +220,42 @@ def test_malformed_inbox_is_reported_and_nothing_is_written(cli: Harness, tmp_pa
     bad.write_text("{not json")
     res = cli("brief", "--inbox", str(bad))
     assert res.code == 4 and "inbox.json" in res.err
-    assert json.loads(cli("runs", "--json").out) == []
+    if isinstance(cli.db, Path):  # issue 19.7: a first brief that cannot start makes no file
+        assert not cli.db.exists()
+    else:
+        assert json.loads(cli("runs", "--json").out) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "code", "said"),
+    [
+        (["--config", "/nonexistent/dayflow.toml"], {}, 4, "does not exist"),
+        (["--inbox", "/nonexistent/inbox.json"], {}, 4, "/nonexistent/inbox.json"),
+        (["--calendar", "/nonexistent/cal.json"], {}, 4, "/nonexistent/cal.json"),
+        (["--model", "claude-haiku-5-5"], {}, 6, "needs ANTHROPIC_API_KEY"),
+        (["--inbox", "-", "--calendar", "-"], {}, 2, "cannot both read standard input"),
+        (["--deliver", "smtp"], {}, 2, "needs an [smtp] table"),
+        (["--sample", "huge"], {}, 2, "--sample must be one of"),
+        (["--tz", "Mars/Olympus"], {}, 2, "unknown timezone"),
+        ([], {"DAYFLOW_CONFIG": "CFG"}, 4, "missing 'path'"),
+    ],
+)
+def test_a_first_brief_that_cannot_start_creates_no_database(
+    tmp_path: Path, args: list[str], env: dict[str, str], code: int, said: str
+) -> None:
+    """Issue 19.7: `brief --config /nonexistent.toml`, a bad --inbox or a Claude model with no
+    key left an empty database behind (and its lock file); each is now refused first."""
+    from dayflow.cli_base import default_model_factory
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[inbox]]\nname = "x"\nkind = "maildir"\n')
+    db = tmp_path / "data" / "dayflow.db"
+    env = {k: str(bad) if v == "CFG" else v for k, v in env.items()}
+    res = Harness(db, model_fn=default_model_factory, env={"HOME": str(tmp_path), **env})(
+        "brief", *args
+    )
+    assert res.code == code and said in res.err, res.err
+    assert not db.exists() and not db.with_suffix(".db.lock").exists()
 
 
 def test_a_file_that_is_not_a_dayflow_database(tmp_path: Path) -> None:

@@ -44,11 +44,16 @@ WAIT_LIMIT_S = 30 * 60  # a waiter gives up (exit 5) after this long
 _POLL_S = 0.2
 
 
-def latest_for(runs: Runs, day: date, now: datetime) -> Run | None:
-    """The newest run (any status) whose brief date is `day`, created in the last few days."""
+def latest_for(runs: Runs, day: date, now: datetime, real: bool = False) -> Run | None:
+    """The newest run (any status) whose brief date is `day`, created in the last few days.
+    `real`: for a brief of the user's own mail, to which a run of the bundled sample (the quick
+    start's) is not the day's brief."""
     for run in runs.list(since=iso(now - _LOOKBACK), limit=None):
-        if run.brief_date == day.isoformat() and not run.pruned_at:
-            return run
+        if run.brief_date != day.isoformat() or run.pruned_at:
+            continue
+        if real and run.settings.reads_sample:
+            continue
+        return run
     return None
 
 
@@ -67,14 +72,15 @@ def mail_since(runs: Runs, day: date, tz: tzinfo, now: datetime) -> datetime:
     finished brief of an earlier day stopped reading (its start, or the end of its day if it
     was written later), if that is before this brief's moment; else 24 hours before that
     moment. A finished brief of the same day (`brief --new`) or of a later one is not "the
-    last brief" of this one. The window ends with the brief's day (factory.build_sources)."""
+    last brief" of this one, nor is a run of the bundled sample. The window ends with the
+    brief's day (factory.build_sources)."""
     at = brief_moment(day, tz, now)
     # The newest runs first: yesterday's brief is found in the first query on a daily habit.
     for lookback in (_LOOKBACK, timedelta(days=60), None):
         since = None if lookback is None else iso(at - lookback)
         for run in runs.list(status=DONE, since=since, limit=None):
-            if run.brief_date >= day.isoformat():
-                continue
+            if run.brief_date >= day.isoformat() or run.settings.reads_sample:
+                continue  # (a sample run read no mail of the user's)
             # What that brief covered: mail up to its start, or to the end of its day when it
             # was written later (`--date` for a past day).
             end_of_day = datetime.combine(

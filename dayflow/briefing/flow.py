@@ -3,8 +3,11 @@ new one or an update or that one again, the inputs read from standard input, the
 sinks, and the outcome to show. The CLI parses the options into a `BriefRequest`, calls
 `brief()` and renders the `Outcome`; nothing here prints or knows of Typer or Rich.
 
-The order matters for what a failure leaves behind: what can be checked without the
-database (the settings, the config file, the sinks) is checked before the store is opened.
+The order matters for what a failure leaves behind: everything that can be checked without
+the database (the settings, the config file, the sinks) is checked before the store is
+opened, and when the database does not exist yet, the inputs, the model, the config's sources
+and the local sources' files too, so a brief that cannot start creates no empty database
+(issue 19.7).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +71,9 @@ class BriefRequest:
     strict_sources: bool = False
     crash_after: int | None = None
     given: frozenset[str] = frozenset()
+    # --since: where the configured inboxes' mail starts, a day (from its start) or a span
+    # before the brief's moment; None: since the last brief, else 24 hours (day.mail_since).
+    since: date | timedelta | None = None
 
 
 @dataclass(frozen=True)
@@ -108,9 +114,14 @@ def brief(request: BriefRequest, room: Room) -> Outcome:
     sinks = _sinks(room, request)
     if not isinstance(settings.db_path, Path):  # a server: the day's lock lives here
         _local_dir(settings.local_dir)
+    real = _reads_own_mail(room, request, settings)
+    first = isinstance(settings.db_path, Path) and not settings.db_path.exists()
+    if first:  # no database yet: check what can fail before one is made
+        settings = _check_first(room, request, day, sinks)
     with _closing_all(room), room.open_store(settings) as store:
-        with briefday.day_lock(settings.local_db, day, lambda: _say_waiting(room, store, day)):
-            current = briefday.latest_for(store.runs, day, room.clock.now())
+        waiting = lambda: _say_waiting(room, store, day, real)  # noqa: E731
+        with briefday.day_lock(settings.local_db, day, waiting):
+            current = briefday.latest_for(store.runs, day, room.clock.now(), real)
             if current is not None and current.status == RUNNING:
                 driven = current.id
                 current = briefday.wait_while_driven(lambda: store.runs.get(driven))
@@ -119,12 +130,14 @@ def brief(request: BriefRequest, room: Room) -> Outcome:
             update_of = None
             if current is not None and current.status == DONE:
                 if request.mode is not Mode.RESUME_LATEST:
-                    update_of = _second_brief_notice(
-                        say, current, day, settings.tz, request.mode is Mode.NEW
-                    )
+                    full = "--new" if request.mode is Mode.NEW else None
+                    full = full or ("--since" if request.since is not None else None)
+                    update_of = _second_brief_notice(say, current, day, settings.tz, full)
             elif request.mode is Mode.SINCE_LAST:
                 say(f"no finished brief for {day} yet: writing a full one")
             unfinished = store.runs.latest_unfinished(day.isoformat())
+            if unfinished is not None and real and unfinished.settings.reads_sample:
+                unfinished = None  # a sample run is not the day's brief of the user's mail
             if request.mode is Mode.RESUME_LATEST and unfinished is not None:
                 ignored = [
                     "--" + name.replace("_", "-")
@@ -151,21 +164,26 @@ def brief(request: BriefRequest, room: Room) -> Outcome:
                     f"note: run {unfinished.id} for {day} is {unfinished.status}; "
                     f"`dayflow resume {unfinished.id}` continues it (or brief --resume-latest)"
                 )
-            settings = kept_inputs(room, settings)
-            room.opened.append(_client_for_new_run(room))
+            if not first:
+                settings = kept_inputs(room, settings)
+                room.opened.append(_client_for_new_run(room))
+            now = room.clock.now()
             picked = _sources(
                 room.config,
                 request,
                 settings,
                 db_path=store.upkeep.location,
-                mail_since=lambda: briefday.mail_since(
-                    store.runs, day, _zone(settings.tz), room.clock.now()
-                ),
+                moment=briefday.brief_moment(day, _zone(settings.tz), now),
+                mail_since=lambda: briefday.mail_since(store.runs, day, _zone(settings.tz), now),
             )
+            # Alone on the day (no run of it seen), it is created only if it still is: two
+            # hosts sharing a database write one full brief, not two (issue 19.13).
+            sole = request.mode is Mode.ENSURE_TODAY
+            sole = sole or (current is None and request.mode is not Mode.NEW)
             loop = room.make_loop(store, room.opened[-1], request.crash_after, request.config_file)
             from dayflow.agent import start_run
 
-            options = _options(request, settings, day, sinks, update_of, picked)
+            options = _options(request, settings, day, sinks, update_of, picked, sole)
             try:
                 result = start_run(loop, options)
             except DayTaken as taken:
@@ -178,8 +196,8 @@ def brief(request: BriefRequest, room: Room) -> Outcome:
                 taken_id = taken.run_id
                 current = briefday.wait_while_driven(lambda: store.runs.get(taken_id))
                 return _todays(room, store, current, day, sinks, request.crash_after)
-            if picked.notice:  # said once the run exists: a refused input gets one line only
-                say(picked.notice)
+            for line in picked.notices:  # said once the run exists: a refused input gets one
+                say(line)  # line only
             # With sinks, stdout is one of them; a brief not delivered is printed anyway.
             quiet = bool(sinks) and "stdout" not in sinks and result.run.status == DONE
             return Outcome(result.run, result.text, quiet=quiet)
@@ -276,7 +294,7 @@ def kept_inputs(room: Room, settings: Settings) -> Settings:
 @dataclass(frozen=True)
 class _Picked:
     options: dict[str, Any]  # BriefOptions fields
-    notice: str | None  # what to say once the run exists
+    notices: tuple[str, ...] = ()  # what to say once the run exists
 
 
 def _sources(
@@ -285,40 +303,93 @@ def _sources(
     settings: Settings,
     *,
     db_path: str,
+    moment: datetime,
     mail_since: Callable[[], datetime],
 ) -> _Picked:
-    """What a new run reads, as BriefOptions fields, and the notice saying so.
+    """What a new run reads, as BriefOptions fields, and the notices saying so.
 
     With a config that declares sources: its entries (the `--inbox`/`--calendar` files replace
-    its [[inbox]] / [[calendar]] entries), and mail since `mail_since()` (day.mail_since: the
-    last finished brief, else 24 hours, relative to the brief's day); the sample is never used.
-    Without one (or one holding only delivery settings): the bundled sample (or the JSON files
-    given), read whole."""
+    its [[inbox]] / [[calendar]] entries), and mail since --since, else `mail_since()`
+    (day.mail_since: the last finished brief, else 24 hours before `moment`, the brief's);
+    the sample is never used. Without one (or one holding only delivery settings): the bundled
+    sample (or the JSON files given), read whole."""
     from datetime import UTC
 
     from dayflow.sources.factory import run_settings_for
 
     loaded = config.sources(request.config_file)
     out: dict[str, Any] = {"strict_sources": request.strict_sources}
+    notices: list[str] = []
+    whole = "note: --since applies to the config's inboxes; this brief's inbox is read whole"
     if loaded is not None:
         out["config"] = str(loaded.path)
     if loaded is None or not loaded.all():
-        notice = None
         if settings.inbox is None:
-            path = loaded.path if loaded is not None else config.config_path(request.config_file)[0]
-            why = "declares no sources" if loaded is not None else "does not exist"
-            notice = (
+            path, data = config.document(request.config_file)
+            if data is None:
+                why, then = "does not exist", "`dayflow init` writes a config"
+            else:
+                why = "declares no [[inbox]] or [[calendar]]" if data else "has no settings"
+                why += "" if data else " (empty, or every entry commented out)"
+                then = "add an [[inbox]] there, then `dayflow sources check`"
+            notices.append(
                 f"No sources configured ({path} {why}): this brief read the bundled sample "
                 f"inbox; its tasks are filed under 'sample:' keys in {db_path} "
-                "(`dayflow tasks --clear-sample` removes them; `dayflow init` writes a config)."
+                f"(`dayflow tasks --clear-sample` removes them; {then})."
             )
-        return _Picked(out, notice)
+        return _Picked(out, (*notices, *((whole,) if request.since is not None else ())))
     chosen = run_settings_for(loaded, inbox=settings.inbox, calendar=settings.calendar)
     out["sources"] = chosen["sources"]
+    notices.append(f"sources from {loaded.path}: {', '.join(s.name for s in loaded.all())}")
     if loaded.inboxes and settings.inbox is None:
-        out["mail_since"] = mail_since().astimezone(UTC).isoformat()
-    names = ", ".join(s.name for s in loaded.all())
-    return _Picked(out, f"sources from {loaded.path}: {names}")
+        tz = _zone(settings.tz)
+        if request.since is not None:
+            at = since_moment(request.since, moment, tz)
+        else:
+            at = mail_since()
+            if at == moment - briefday.MAIL_WINDOW:
+                notices.append(
+                    "note: no earlier brief read these inboxes, so this one read the last 24 "
+                    f"hours of mail (since {at.astimezone(tz):%Y-%m-%d %H:%M}); "
+                    "`dayflow brief --since 3d` (or --since YYYY-MM-DD) reaches further back"
+                )
+        out["mail_since"] = at.astimezone(UTC).isoformat()
+    elif request.since is not None:
+        notices.append(whole)
+    return _Picked(out, tuple(notices))
+
+
+def parse_since(text: str) -> date | timedelta:
+    """--since: a day (YYYY-MM-DD) or a span before the brief (36h, 3d, 2w); UsageError else."""
+    import re
+
+    value = text.strip().lower()
+    span = re.fullmatch(r"([0-9]{1,5})\s*([hdw])", value)
+    if span:
+        n, unit = int(span[1]), span[2]
+        if n == 0 or n > {"h": 24 * 3650, "d": 3650, "w": 520}[unit]:
+            raise UsageError(f"--since {text!r}: give 1h to 10 years (e.g. 36h, 3d, 2w)")
+        return timedelta(hours=n) if unit == "h" else timedelta(days=n * (7 if unit == "w" else 1))
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(
+            f"--since {text!r}: give a day (YYYY-MM-DD) or a span before the brief (36h, 3d, 2w)"
+        ) from None
+
+
+def since_moment(since: date | timedelta, moment: datetime, tz: Any) -> datetime:
+    """Where --since starts the mail: the start of that day in `tz`, or the span before the
+    brief's `moment`; UsageError when that is not before the brief."""
+    from datetime import time
+
+    if isinstance(since, timedelta):
+        return moment - since
+    at = datetime.combine(since, time(), tzinfo=tz)
+    if at >= moment:
+        when = moment.astimezone(tz)
+        raise UsageError(f"--since {since}: that is not before the brief ({when:%Y-%m-%d %H:%M})")
+    return at
 
 
 def _options(
@@ -328,6 +399,7 @@ def _options(
     sinks: list[str],
     update_of: Run | None,
     picked: _Picked,
+    sole: bool = False,
 ) -> BriefOptions:
     """The new run's options: the request's knobs, the settings' inputs, what it reads."""
     from dayflow.agent import BriefOptions
@@ -347,9 +419,37 @@ def _options(
         since=None if update_of is None else update_of.created_at,
         update_of=None if update_of is None else update_of.id,
         deliver=tuple(sinks),
-        sole_for_day=request.mode is Mode.ENSURE_TODAY,
+        sole_for_day=sole,
         **picked.options,
     )
+
+
+def _check_first(room: Room, request: BriefRequest, day: date, sinks: list[str]) -> Settings:
+    """Before a new database is made: everything a first brief needs that can fail (the
+    inputs, the model and its key, the config's sources, the local sources' files), so a
+    brief that cannot start leaves no empty database behind (issue 19.7)."""
+    from dayflow.sources.factory import precheck
+
+    settings = kept_inputs(room, room.settings)
+    room.opened.append(_client_for_new_run(room))
+    now = room.clock.now()
+    picked = _sources(
+        room.config,
+        request,
+        settings,
+        db_path=str(settings.db_path),
+        moment=now,
+        mail_since=lambda: now - briefday.MAIL_WINDOW,
+    )
+    options = _options(request, settings, day, sinks, None, picked)
+    if room.sources is not None:
+        factory = room.sources
+    else:
+        from dayflow.agent import source_factory
+
+        factory = source_factory(room.config.env, room.config.sources_file)
+    precheck(*factory(options.settings, day), day)
+    return settings
 
 
 def _client_for_new_run(room: Room) -> ModelClient:
@@ -399,20 +499,31 @@ def _sinks(room: Room, request: BriefRequest) -> list[str]:
     return sinks
 
 
-def _say_waiting(room: Room, store: Store, day: date) -> None:
-    current = briefday.latest_for(store.runs, day, room.clock.now())
+def _reads_own_mail(room: Room, request: BriefRequest, settings: Settings) -> bool:
+    """Whether the brief reads the user's mail (an --inbox file, or a config file declaring
+    sources) rather than the bundled sample. Looked up in the raw document: a config that
+    does not validate fails later, where it did, if a run is started at all."""
+    if settings.inbox is not None:
+        return True
+    _, data = room.config.document(request.config_file)
+    return bool(data and (data.get("inbox") or data.get("calendar")))
+
+
+def _say_waiting(room: Room, store: Store, day: date, real: bool) -> None:
+    current = briefday.latest_for(store.runs, day, room.clock.now(), real)
     who = "" if current is None else f" (run {current.id}, pid {current.owner_pid})"
     room.say(f"another dayflow is writing the brief for {day}{who}; waiting for it")
 
 
 def _second_brief_notice(
-    say: Callable[[str], None], done: Run, day: date, tz: str, new: bool
+    say: Callable[[str], None], done: Run, day: date, tz: str, full: str | None
 ) -> Run | None:
-    """Say that the day has its brief; return it when the new run is an update of it."""
+    """Say that the day has its brief; return it when the new run is an update of it (not
+    when the flag `full` asks for a full one)."""
     at = datetime.fromisoformat(done.finished_at or done.created_at).astimezone(_zone(tz))
     head = f"the brief for {day} exists: run {done.id}, done at {at:%H:%M}"
-    if new:
-        say(f"{head}; writing a full new one (--new)")
+    if full:
+        say(f"{head}; writing a full new one ({full})")
         return None
     say(
         f"{head}; writing an update with only what arrived since (--since-last; --new writes "

@@ -302,7 +302,12 @@ def _reload(
     path: str, env: Mapping[str, str] | None, configs: Callable[[Path], SourcesConfig] | None
 ) -> SourcesConfig:
     if not Path(path).exists():
-        raise PathMissing("config", path, "config file")
+        missing = PathMissing("config", path, "config file")
+        missing.args = (
+            f"the run's config file {path} does not exist any more (moved or deleted? put it "
+            "back to resume the run; a new brief reads the config there is now)",
+        )
+        raise missing
     if configs is not None:
         return configs(Path(path))
     config = load_config(dict(env or {}), Path(path))

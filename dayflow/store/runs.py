@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
 from dayflow.clock import iso
 from dayflow.errors import AmbiguousRunId, DayTaken, RunNotFound
-from dayflow.models import INTERRUPTED, RUNNING, Run
+from dayflow.models import INTERRUPTED, RUNNING, Run, RunSettings
 from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
 from dayflow.store.leases import Leases
@@ -36,7 +37,7 @@ class Runs:
         token = secrets.token_hex(8)
         with ctx.db.transaction():
             if sole_for_day:
-                self._check_day_free(spec.brief_date)
+                self._check_day_free(spec.brief_date, spec.settings.reads_sample)
             run_id = self._new_id()
             ctx.db.execute(
                 """INSERT INTO runs (id, status, model, brief_date, created_at, updated_at,
@@ -71,18 +72,21 @@ class Runs:
             self._events.add(run_id, "run_started", {"model": spec.model, "date": spec.brief_date})
         return self.get(run_id), Lease(run_id, token)
 
-    def _check_day_free(self, brief_date: str) -> None:
+    def _check_day_free(self, brief_date: str, sample: bool) -> None:
+        """DayTaken when the day has a run; a run of the bundled sample does not count against
+        one that reads the user's own mail (a sample run is never the day's brief)."""
         db = self._ctx.db
         if db.dialect.day_lock:
             db.execute(db.dialect.day_lock, (brief_date,))
         since = iso(self._ctx.clock.now() - timedelta(days=DAY_LOOKBACK_DAYS))
-        row = one(
-            db,
-            "SELECT id, status FROM runs WHERE brief_date = ? AND created_at >= ? "
-            "AND pruned_at IS NULL ORDER BY created_at DESC LIMIT 1",
+        rows = db.execute(
+            "SELECT id, status, settings_json FROM runs WHERE brief_date = ? AND created_at >= ? "
+            "AND pruned_at IS NULL ORDER BY created_at DESC",
             (brief_date, since),
-        )
-        if row is not None:
+        ).fetchall()
+        for row in rows:
+            if not sample and RunSettings.from_json(json.loads(row[2])).reads_sample:
+                continue
             raise DayTaken(f"the brief for {brief_date} is run {row[0]} ({row[1]})", row[0])
 
     def _new_id(self) -> str:
