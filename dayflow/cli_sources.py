@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -108,8 +107,9 @@ def check(
         ),
     ] = None,
 ) -> None:
-    """Open each source and say what it holds, or why it cannot be read (no model call).
-    Exits 4 when any source cannot be read."""
+    """Open each source and say what it holds, or why it cannot be read (no model call), and
+    check the delivery settings (`deliver`, [smtp]). Exits 4 when any source cannot be read,
+    the delivery settings are invalid, or the config file declares no source at all."""
     deps = get_deps(ctx)
     with handle_errors(deps):
         from dayflow.briefing import day as briefday
@@ -120,8 +120,10 @@ def check(
         tz = _tz(env)
         now = deps.clock.now()
         day = parse_date(brief_date) if brief_date is not None else now.astimezone(tz).date()
-        loaded = _load(deps, config_file or ctx.meta.get("config_file"))
+        flag = config_file or ctx.meta.get("config_file")
+        loaded = _load(deps, flag)
         specs = loaded.all() if loaded else ()
+        delivery = _check_delivery(deps, flag)
         at = briefday.brief_moment(day, tz, now)
         context = SourceContext(day, tz, env, at)
         results = [check_source(spec, context) for spec in specs]
@@ -136,11 +138,17 @@ def check(
                 "date": day.isoformat(),
                 "mail_since": since.isoformat(),
                 "sources": results,
+                "delivery": delivery,
             }
             deps.out.print_json(json.dumps(doc))
         else:
             for r in results:
                 deps.out.print(_check_line(r), markup=False, soft_wrap=True)
+            if delivery["sinks"] or not delivery["ok"]:
+                head = f"{'delivery':<16} {'':<8}"
+                line = ", ".join(delivery["sinks"]) if delivery["ok"] else delivery["error"]
+                line = line if delivery["ok"] else f"error: {line}"
+                deps.out.print(f"{head} {line}", markup=False, soft_wrap=True)
             if any(s.table == "inbox" for s in specs):
                 deps.err.print(
                     f"a brief for {day} reads mail since {since.isoformat(timespec='minutes')} "
@@ -148,8 +156,35 @@ def check(
                     markup=False,
                     soft_wrap=True,
                 )
-        if any(not r["ok"] for r in results):
+        if loaded is not None and not specs:
+            deps.err.print(f"error: {no_sources(deps, flag)}", markup=False, soft_wrap=True)
+        if any(not r["ok"] for r in results) or not delivery["ok"]:
             raise typer.Exit(4)
+        if loaded is not None and not specs:
+            raise typer.Exit(4)
+
+
+def no_sources(deps: Deps, flag: str | None) -> str:
+    """Why an existing config file reads no source (then a brief reads the bundled sample)."""
+    path, data = deps.config.document(flag)
+    if not data:
+        return f"{path} has no settings (empty, or every entry commented out): nothing to check"
+    return f"{path} declares no [[inbox]] or [[calendar]]: nothing to check"
+
+
+def _check_delivery(deps: Deps, flag: str | None) -> dict[str, Any]:
+    """The config's delivery settings as a brief will use them: its sinks, or the error that
+    would fail every brief (a bad `deliver`, an invalid [smtp], smtp with no [smtp])."""
+    from dayflow import delivery
+    from dayflow.errors import DayflowError
+
+    try:
+        sinks, how = deps.config.delivery(flag, deps.clock)
+        delivery.check(sinks, how)
+    except DayflowError as exc:
+        return {"ok": False, "sinks": [], "error": str(exc).removeprefix("--deliver ")}
+    named = [f"smtp ({how.smtp.where})" if s == "smtp" and how.smtp else s for s in sinks]
+    return {"ok": True, "sinks": named}
 
 
 def _check_line(r: dict[str, Any]) -> str:
@@ -175,7 +210,7 @@ def _check_line(r: dict[str, Any]) -> str:
 commands.add_typer(sources_app, name="sources")
 
 
-def _load(deps: Deps, flag: Path | None) -> SourcesConfig | None:
+def _load(deps: Deps, flag: str | None) -> SourcesConfig | None:
     loaded = deps.config.sources(flag)
     if loaded is None:
         path, _ = deps.config.config_path(flag)

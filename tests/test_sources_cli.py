@@ -268,3 +268,81 @@ def test_the_mail_window_follows_the_brief_date_not_the_clock(tmp_path: Path) ->
             tmp_path / "edge.db", OFFLINE, "sources", "check", "--date", edge, env=edge_env
         )
         assert res.code == 0, (edge, res.err)
+
+
+# --- issue 19.14: a check that passes what every brief would fail ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("delivery", "said"),
+    [
+        ('[smtp]\nport = 587\nuser = "me@example.org"\n', "[smtp] needs host"),
+        ('[smtp]\nhost = "h"\nport = "x"\nuser = "me@example.org"\n', "port must be a number"),
+        ('[smtp]\nhost = "h"\nuser = "me@example.org"\nsecurity = "ssl"\n', "security must be"),
+        ('[smtp]\nhost = "h"\nuser = "me"\n', "needs `to` (or `user`) as an address"),
+        ('[smtp]\nhost = "h"\nuser = "me@example.org"\nnope = 1\n', "unknown key(s) nope"),
+        ('deliver = ["smtp"]\n', "smtp needs an [smtp] table"),
+        ('deliver = "file:/tmp/x.md"\n', "deliver must be a list of sinks"),
+        ('deliver = ["pigeon"]\n', "'pigeon': use file:PATH"),
+    ],
+)
+def test_sources_check_fails_on_delivery_settings_every_brief_would_fail_on(
+    tmp_path: Path, delivery: str, said: str
+) -> None:
+    md = write_maildir(tmp_path / "Mail", 1)
+    source = f'[[inbox]]\nname = "home"\nkind = "maildir"\npath = "{md}"\n'
+    env = config(
+        tmp_path,
+        delivery.replace("[smtp]", source + "[smtp]", 1)
+        if "[smtp]" in delivery
+        else delivery + source,
+    )
+    res = invoke(tmp_path / "d.db", OFFLINE, "sources", "check", env=env)
+    assert res.code == 4, res.out + res.err
+    (line,) = [x for x in res.out.splitlines() if x.startswith("delivery")]
+    assert "error: " in line and said in line
+    assert "home" in res.out and "1 message(s)" in res.out  # the sources are still checked
+    doc = json.loads(invoke(tmp_path / "d.db", OFFLINE, "sources", "check", "--json", env=env).out)
+    assert doc["delivery"]["ok"] is False and said in doc["delivery"]["error"]
+    brief = invoke(tmp_path / "d.db", OFFLINE, "brief", env=env)
+    assert brief.code != 0 and said in brief.err  # what the check now predicts
+
+
+def test_sources_check_lists_the_sinks_it_checked(tmp_path: Path) -> None:
+    md = write_maildir(tmp_path / "Mail", 1)
+    env = config(
+        tmp_path,
+        'deliver = ["file:notes/{date}.md", "smtp"]\n'
+        f'[[inbox]]\nname = "home"\nkind = "maildir"\npath = "{md}"\n'
+        '[smtp]\nhost = "mail.example.org"\nuser = "me@example.org"\npassword_env = "PW"\n',
+    )
+    res = invoke(tmp_path / "d.db", OFFLINE, "sources", "check", env=env)
+    assert res.code == 0, res.err
+    assert f"file:{tmp_path}/notes/{{date}}.md, smtp (mail.example.org:587)" in res.out
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("", "has no settings (empty, or every entry commented out)"),
+        ("STARTER", "has no settings (empty, or every entry commented out)"),
+        ('deliver = ["stdout"]\n', "declares no [[inbox]] or [[calendar]]"),
+    ],
+)
+def test_a_config_that_declares_no_source_is_said_plainly(
+    tmp_path: Path, body: str, said: str
+) -> None:
+    """An empty config.toml, or `init`'s starter with every entry commented, made `sources
+    check` print nothing and pass, and `brief` read the sample saying `dayflow init` writes a
+    config (there is one)."""
+    from dayflow.sources.config import STARTER
+
+    env = config(tmp_path, STARTER if body == "STARTER" else body)
+    path = env["DAYFLOW_CONFIG"]
+    check = invoke(tmp_path / "d.db", OFFLINE, "sources", "check", env=env)
+    assert check.code == 4 and f"error: {path} {said}: nothing to check" in check.err
+    brief = invoke(tmp_path / "d.db", OFFLINE, "brief", env=env)
+    assert brief.code == 0
+    (notice,) = [x for x in brief.err.splitlines() if x.startswith("No sources configured")]
+    assert f"({path} {said})" in notice and "dayflow init" not in notice
+    assert "add an [[inbox]] there, then `dayflow sources check`" in notice
