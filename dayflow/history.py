@@ -208,8 +208,9 @@ class Finding:
 class DoctorReport:
     database: str
     schema: str | None
-    checks: list[str]
+    checks: list[str]  # what was checked
     findings: list[Finding] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # check -> why this engine skips it
 
     @property
     def problems(self) -> list[Finding]:
@@ -226,6 +227,7 @@ class DoctorReport:
             "schema": self.schema,
             "healthy": self.healthy,
             "checks": self.checks,
+            "skipped": self.skipped,
             "findings": [f.to_json() for f in self.findings],
         }
 
@@ -293,7 +295,9 @@ def diagnose(store: Store, *, fix: bool = False) -> DoctorReport:
                 fixed=exposed.fixed,
             )
         )
-    return DoctorReport(upkeep.location, schema, list(CHECKS), findings)
+    skipped = dict(upkeep.skipped)
+    checks = [c for c in CHECKS if c not in skipped]
+    return DoctorReport(upkeep.location, schema, checks, findings, skipped)
 
 
 def _unanswered_tool_uses(store: Store) -> list[Finding]:

@@ -282,6 +282,8 @@ def doctor_report(report: DoctorReport) -> Group:
     _add(head, "database", report.database)
     _add(head, "schema", report.schema or "-")
     _add(head, "checked", ", ".join(report.checks))
+    if report.skipped:
+        _add(head, "skipped", "; ".join(f"{k} ({why})" for k, why in report.skipped.items()))
     parts: list[RenderableType] = [head, Text("")]
     if not report.findings:
         parts.append(Text("no problems found", style="green"))

@@ -442,6 +442,11 @@ class PgDatabase:
 class PgUpkeep:
     """What only PostgreSQL needs: the tables' size, VACUUM, nothing for files."""
 
+    skipped = (
+        ("integrity", "the server enforces its constraints itself"),
+        ("permissions", "who may read is the server's roles' business, not a file mode's"),
+    )
+
     def __init__(self, db: PgDatabase) -> None:
         self._db = db
         self.location = db.location

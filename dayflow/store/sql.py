@@ -153,6 +153,8 @@ class Upkeep(Protocol):
     own integrity checks, file permissions), so `gc` and `doctor` work on any backend."""
 
     location: str  # what to show the user: a path, or a URL without its password
+    # `doctor`'s checks this engine leaves to someone else, each with why (named, not claimed)
+    skipped: tuple[tuple[str, str], ...]
 
     def schema_version(self) -> str | None: ...
 

@@ -242,6 +242,8 @@ def database_size(path: str | Path) -> int:
 class SqliteUpkeep:
     """What only a SQLite file needs: its size, VACUUM, SQLite's own checks, file modes."""
 
+    skipped: tuple[tuple[str, str], ...] = ()
+
     def __init__(self, db: SqliteDatabase, path: Path | str) -> None:
         self._db = db
         self.location = str(path)
