@@ -211,7 +211,7 @@ def brief(
     brief of your own mail."""
     from dayflow.briefing import BriefRequest, Mode
     from dayflow.briefing import brief as write_brief
-    from dayflow.briefing.flow import parse_since
+    from dayflow.briefing.inputs import parse_since
 
     deps = get_deps(ctx)
     with handle_errors(deps):

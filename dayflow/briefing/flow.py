@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import os
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dayflow.briefing import day as briefday
+from dayflow.briefing.inputs import Picked, kept_inputs, new_run_sources, zone
 from dayflow.errors import ConfigError, DayTaken, RunBusy, StoreError, UsageError
-from dayflow.frozen import replace
 from dayflow.models import (
     DEFAULT_COMPACT_AT,
     DEFAULT_MAX_STEPS,
@@ -107,10 +105,10 @@ class Room:
 
 def brief(request: BriefRequest, room: Room) -> Outcome:
     """Write, update, resume or show the brief of the request's day (see `Mode`)."""
-    settings, say = room.settings, room.say
+    settings = room.settings
     if request.sample not in _samples():
         raise UsageError(f"--sample must be one of {', '.join(_samples())}, not {request.sample!r}")
-    day = request.day or room.clock.now().astimezone(_zone(settings.tz)).date()
+    day = request.day or room.clock.now().astimezone(zone(settings.tz)).date()
     sinks = _sinks(room, request)
     if not isinstance(settings.db_path, Path):  # a server: the day's lock lives here
         _local_dir(settings.local_dir)
@@ -119,88 +117,112 @@ def brief(request: BriefRequest, room: Room) -> Outcome:
     if first:  # no database yet: check what can fail before one is made
         settings = _check_first(room, request, day, sinks)
     with _closing_all(room), room.open_store(settings) as store:
-        waiting = lambda: _say_waiting(room, store, day, real)  # noqa: E731
-        with briefday.day_lock(settings.local_db, day, waiting):
-            current = briefday.latest_for(store.runs, day, room.clock.now(), real)
-            if current is not None and current.status == RUNNING:
-                driven = current.id
-                current = briefday.wait_while_driven(lambda: store.runs.get(driven))
-            if request.mode is Mode.ENSURE_TODAY and current is not None:
-                return _todays(room, store, current, day, sinks, request.crash_after)
-            update_of = None
-            if current is not None and current.status == DONE:
-                if request.mode is not Mode.RESUME_LATEST:
-                    full = "--new" if request.mode is Mode.NEW else None
-                    full = full or ("--since" if request.since is not None else None)
-                    update_of = _second_brief_notice(say, current, day, settings.tz, full)
-            elif request.mode is Mode.SINCE_LAST:
-                say(f"no finished brief for {day} yet: writing a full one")
-            unfinished = store.runs.latest_unfinished(day.isoformat())
-            if unfinished is not None and real and unfinished.settings.reads_sample:
-                unfinished = None  # a sample run is not the day's brief of the user's mail
-            if request.mode is Mode.RESUME_LATEST and unfinished is not None:
-                ignored = [
-                    "--" + name.replace("_", "-")
-                    for name in ("model", "inbox", "calendar", "sample", "task_cap", "compact_at")
-                    if name in request.given
-                ]
-                if ignored:
-                    say(
-                        f"note: {', '.join(ignored)} do not apply to a resumed run: run "
-                        f"{unfinished.id} keeps the settings it started with"
-                    )
-                max_tokens = request.max_tokens if "max_tokens" in request.given else None
-                return resume(
-                    room,
-                    store,
-                    unfinished,
-                    crash_after=request.crash_after,
-                    max_steps=request.max_steps,
-                    budget=request.budget,
-                    max_tokens=max_tokens,
-                )
-            if unfinished is not None:
-                say(
-                    f"note: run {unfinished.id} for {day} is {unfinished.status}; "
-                    f"`dayflow resume {unfinished.id}` continues it (or brief --resume-latest)"
-                )
-            if not first:
-                settings = kept_inputs(room, settings)
-                room.opened.append(_client_for_new_run(room))
-            now = room.clock.now()
-            picked = _sources(
-                room.config,
-                request,
-                settings,
-                db_path=store.upkeep.location,
-                moment=briefday.brief_moment(day, _zone(settings.tz), now),
-                mail_since=lambda: briefday.mail_since(store.runs, day, _zone(settings.tz), now),
-            )
-            # Alone on the day (no run of it seen), it is created only if it still is: two
-            # hosts sharing a database write one full brief, not two (issue 19.13).
-            sole = request.mode is Mode.ENSURE_TODAY
-            sole = sole or (current is None and request.mode is not Mode.NEW)
-            loop = room.make_loop(store, room.opened[-1], request.crash_after, request.config_file)
-            from dayflow.agent import start_run
+        the = _Day(request, room, settings, store, day, sinks, real, first)
+        with briefday.day_lock(settings.local_db, day, lambda: _say_waiting(the)):
+            return _decide(the)
 
-            options = _options(request, settings, day, sinks, update_of, picked, sole)
-            try:
-                result = start_run(loop, options)
-            except DayTaken as taken:
-                # Another process, on this host or another sharing the database, created the
-                # day's run after we looked: that one is today's brief.
-                say(
-                    f"another dayflow started the brief for {day} meanwhile (run "
-                    f"{taken.run_id}); waiting for it"
-                )
-                taken_id = taken.run_id
-                current = briefday.wait_while_driven(lambda: store.runs.get(taken_id))
-                return _todays(room, store, current, day, sinks, request.crash_after)
-            for line in picked.notices:  # said once the run exists: a refused input gets one
-                say(line)  # line only
-            # With sinks, stdout is one of them; a brief not delivered is printed anyway.
-            quiet = bool(sinks) and "stdout" not in sinks and result.run.status == DONE
-            return Outcome(result.run, result.text, quiet=quiet)
+
+@dataclass
+class _Day:
+    """One brief once its store is open and the day's lock held."""
+
+    request: BriefRequest
+    room: Room
+    settings: Settings
+    store: Store
+    day: date
+    sinks: list[str]
+    real: bool  # it reads the user's mail, to which a sample run is not the day's brief
+    first: bool  # the database was new: its inputs and model are already checked
+
+
+def _decide(the: _Day) -> Outcome:
+    """New, update, ensure-today or resume-latest, from the runs the day has."""
+    request, store, say, day = the.request, the.store, the.room.say, the.day
+    current = briefday.latest_for(store.runs, day, the.room.clock.now(), the.real)
+    if current is not None and current.status == RUNNING:
+        driven = current.id
+        current = briefday.wait_while_driven(lambda: store.runs.get(driven))
+    if request.mode is Mode.ENSURE_TODAY and current is not None:
+        return _todays(the, current)
+    update_of = None
+    if current is not None and current.status == DONE:
+        if request.mode is not Mode.RESUME_LATEST:
+            full = "--new" if request.mode is Mode.NEW else None
+            full = full or ("--since" if request.since is not None else None)
+            update_of = _second_brief_notice(say, current, day, the.settings.tz, full)
+    elif request.mode is Mode.SINCE_LAST:
+        say(f"no finished brief for {day} yet: writing a full one")
+    unfinished = store.runs.latest_unfinished(day.isoformat())
+    if unfinished is not None and the.real and unfinished.settings.reads_sample:
+        unfinished = None  # a sample run is not the day's brief of the user's mail
+    if request.mode is Mode.RESUME_LATEST and unfinished is not None:
+        ignored = [
+            "--" + name.replace("_", "-")
+            for name in ("model", "inbox", "calendar", "sample", "task_cap", "compact_at")
+            if name in request.given
+        ]
+        if ignored:
+            say(
+                f"note: {', '.join(ignored)} do not apply to a resumed run: run "
+                f"{unfinished.id} keeps the settings it started with"
+            )
+        max_tokens = request.max_tokens if "max_tokens" in request.given else None
+        return resume(
+            the.room,
+            store,
+            unfinished,
+            crash_after=request.crash_after,
+            max_steps=request.max_steps,
+            budget=request.budget,
+            max_tokens=max_tokens,
+        )
+    if unfinished is not None:
+        say(
+            f"note: run {unfinished.id} for {day} is {unfinished.status}; "
+            f"`dayflow resume {unfinished.id}` continues it (or brief --resume-latest)"
+        )
+    # Alone on the day (no run of it seen), it is created only if it still is: two hosts
+    # sharing a database write one full brief, not two (issue 19.13).
+    sole = request.mode is Mode.ENSURE_TODAY
+    return _start(the, update_of, sole or (current is None and request.mode is not Mode.NEW))
+
+
+def _start(the: _Day, update_of: Run | None, sole: bool) -> Outcome:
+    """Start the new run and drive it; the day's run made meanwhile elsewhere is shown."""
+    from dayflow.agent import start_run
+
+    room, request, store, day, settings = the.room, the.request, the.store, the.day, the.settings
+    if not the.first:
+        settings = kept_inputs(settings, room.stdin, room.say)
+        room.opened.append(_client_for_new_run(room))
+    now = room.clock.now()
+    picked = new_run_sources(
+        room.config,
+        request,
+        settings,
+        db_path=store.upkeep.location,
+        moment=briefday.brief_moment(day, zone(settings.tz), now),
+        mail_since=lambda: briefday.mail_since(store.runs, day, zone(settings.tz), now),
+    )
+    loop = room.make_loop(store, room.opened[-1], request.crash_after, request.config_file)
+    options = _options(request, settings, day, the.sinks, update_of, picked, sole)
+    try:
+        result = start_run(loop, options)
+    except DayTaken as taken:
+        # Another process, on this host or another sharing the database, created the day's
+        # run after we looked: that one is today's brief.
+        room.say(
+            f"another dayflow started the brief for {day} meanwhile (run {taken.run_id}); "
+            "waiting for it"
+        )
+        taken_id = taken.run_id
+        return _todays(the, briefday.wait_while_driven(lambda: store.runs.get(taken_id)))
+    for line in picked.notices:  # said once the run exists: a refused input gets one line only
+        room.say(line)
+    # With sinks, stdout is one of them; a brief not delivered is printed anyway.
+    quiet = bool(the.sinks) and "stdout" not in the.sinks and result.run.status == DONE
+    return Outcome(result.run, result.text, quiet=quiet)
 
 
 def resume(
@@ -253,152 +275,13 @@ def key_notice(say: Callable[[str], None], settings: Settings, model: str) -> No
         say(f"using ANTHROPIC_API_KEY from {settings.api_key_file}")
 
 
-def kept_inputs(room: Room, settings: Settings) -> Settings:
-    """An inbox or calendar read from standard input or a pipe (`-`, /dev/stdin, `<(...)`)
-    is kept in a private file beside the database, so a resume (in another process) reads the
-    very same input again."""
-    import hashlib
-
-    kept: dict[str, str] = {}
-    for name in ("inbox", "calendar"):
-        value = getattr(settings, name)
-        if value is None:
-            continue
-        try:
-            regular = value != "-" and stat.S_ISREG(os.stat(value).st_mode)
-        except OSError:
-            continue  # missing: the source reports it, naming the file
-        if regular:
-            continue
-        if value == "-" and settings.inbox == settings.calendar == "-":
-            raise UsageError("--inbox and --calendar cannot both read standard input")
-        try:
-            data = room.stdin() if value == "-" else Path(value).read_bytes()
-        except OSError as exc:
-            raise UsageError(f"--{name}: cannot read {value}: {exc.strerror or exc}") from None
-        folder = settings.local_dir / "inputs"
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = folder / f"{name}-{hashlib.sha256(data).hexdigest()[:16]}.json"
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-        where = "standard input" if value == "-" else value
-        room.say(f"read the {name} from {where}; kept as {path} for `dayflow resume`")
-        kept[name] = str(path)
-    inbox, calendar = kept.get("inbox", settings.inbox), kept.get("calendar", settings.calendar)
-    return replace(settings, inbox=inbox, calendar=calendar)
-
-
-@dataclass(frozen=True)
-class _Picked:
-    options: dict[str, Any]  # BriefOptions fields
-    notices: tuple[str, ...] = ()  # what to say once the run exists
-
-
-def _sources(
-    config: Config,
-    request: BriefRequest,
-    settings: Settings,
-    *,
-    db_path: str,
-    moment: datetime,
-    mail_since: Callable[[], datetime],
-) -> _Picked:
-    """What a new run reads, as BriefOptions fields, and the notices saying so.
-
-    With a config that declares sources: its entries (the `--inbox`/`--calendar` files replace
-    its [[inbox]] / [[calendar]] entries), and mail since --since, else `mail_since()`
-    (day.mail_since: the last finished brief, else 24 hours before `moment`, the brief's);
-    the sample is never used. Without one (or one holding only delivery settings): the bundled
-    sample (or the JSON files given), read whole."""
-    from datetime import UTC
-
-    from dayflow.sources.factory import run_settings_for
-
-    loaded = config.sources(request.config_file)
-    out: dict[str, Any] = {"strict_sources": request.strict_sources}
-    notices: list[str] = []
-    whole = "note: --since applies to the config's inboxes; this brief's inbox is read whole"
-    if loaded is not None:
-        out["config"] = str(loaded.path)
-    if loaded is None or not loaded.all():
-        if settings.inbox is None:
-            path, data = config.document(request.config_file)
-            if data is None:
-                why, then = "does not exist", "`dayflow init` writes a config"
-            else:
-                why = "declares no [[inbox]] or [[calendar]]" if data else "has no settings"
-                why += "" if data else " (empty, or every entry commented out)"
-                then = "add an [[inbox]] there, then `dayflow sources check`"
-            notices.append(
-                f"No sources configured ({path} {why}): this brief read the bundled sample "
-                f"inbox; its tasks are filed under 'sample:' keys in {db_path} "
-                f"(`dayflow tasks --clear-sample` removes them; {then})."
-            )
-        return _Picked(out, (*notices, *((whole,) if request.since is not None else ())))
-    chosen = run_settings_for(loaded, inbox=settings.inbox, calendar=settings.calendar)
-    out["sources"] = chosen["sources"]
-    notices.append(f"sources from {loaded.path}: {', '.join(s.name for s in loaded.all())}")
-    if loaded.inboxes and settings.inbox is None:
-        tz = _zone(settings.tz)
-        if request.since is not None:
-            at = since_moment(request.since, moment, tz)
-        else:
-            at = mail_since()
-            if at == moment - briefday.MAIL_WINDOW:
-                notices.append(
-                    "note: no earlier brief read these inboxes, so this one read the last 24 "
-                    f"hours of mail (since {at.astimezone(tz):%Y-%m-%d %H:%M}); "
-                    "`dayflow brief --since 3d` (or --since YYYY-MM-DD) reaches further back"
-                )
-        out["mail_since"] = at.astimezone(UTC).isoformat()
-    elif request.since is not None:
-        notices.append(whole)
-    return _Picked(out, tuple(notices))
-
-
-def parse_since(text: str) -> date | timedelta:
-    """--since: a day (YYYY-MM-DD) or a span before the brief (36h, 3d, 2w); UsageError else."""
-    import re
-
-    value = text.strip().lower()
-    span = re.fullmatch(r"([0-9]{1,5})\s*([hdw])", value)
-    if span:
-        n, unit = int(span[1]), span[2]
-        if n == 0 or n > {"h": 24 * 3650, "d": 3650, "w": 520}[unit]:
-            raise UsageError(f"--since {text!r}: give 1h to 10 years (e.g. 36h, 3d, 2w)")
-        return timedelta(hours=n) if unit == "h" else timedelta(days=n * (7 if unit == "w" else 1))
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise UsageError(
-            f"--since {text!r}: give a day (YYYY-MM-DD) or a span before the brief (36h, 3d, 2w)"
-        ) from None
-
-
-def since_moment(since: date | timedelta, moment: datetime, tz: Any) -> datetime:
-    """Where --since starts the mail: the start of that day in `tz`, or the span before the
-    brief's `moment`; UsageError when that is not before the brief."""
-    from datetime import time
-
-    if isinstance(since, timedelta):
-        return moment - since
-    at = datetime.combine(since, time(), tzinfo=tz)
-    if at >= moment:
-        when = moment.astimezone(tz)
-        raise UsageError(f"--since {since}: that is not before the brief ({when:%Y-%m-%d %H:%M})")
-    return at
-
-
 def _options(
     request: BriefRequest,
     settings: Settings,
     day: date,
     sinks: list[str],
     update_of: Run | None,
-    picked: _Picked,
+    picked: Picked,
     sole: bool = False,
 ) -> BriefOptions:
     """The new run's options: the request's knobs, the settings' inputs, what it reads."""
@@ -430,10 +313,10 @@ def _check_first(room: Room, request: BriefRequest, day: date, sinks: list[str])
     brief that cannot start leaves no empty database behind (issue 19.7)."""
     from dayflow.sources.factory import precheck
 
-    settings = kept_inputs(room, room.settings)
+    settings = kept_inputs(room.settings, room.stdin, room.say)
     room.opened.append(_client_for_new_run(room))
     now = room.clock.now()
-    picked = _sources(
+    picked = new_run_sources(
         room.config,
         request,
         settings,
@@ -469,21 +352,20 @@ def _client_for_new_run(room: Room) -> ModelClient:
     return client
 
 
-def _todays(
-    room: Room, store: Store, current: Run, day: date, sinks: list[str], crash_after: int | None
-) -> Outcome:
+def _todays(the: _Day, current: Run) -> Outcome:
     """`brief --ensure-today` when the day has its run: resume it, or show it when done."""
+    say = the.room.say
     if current.status != DONE:
-        room.say(f"the brief for {day} is run {current.id}, {current.status}: resuming it")
-    missed = [k for k in sinks if k not in current.settings.deliver]
+        say(f"the brief for {the.day} is run {current.id}, {current.status}: resuming it")
+    missed = [k for k in the.sinks if k not in current.settings.deliver]
     if missed:
         # A run delivers to the sinks it was started with, and no others.
-        room.say(
+        say(
             f"note: run {current.id} was started without delivering to "
             f"{', '.join(missed)}, so it is not delivered there; "
             f"`dayflow brief --new --deliver ...` writes one that is"
         )
-    return resume(room, store, current, crash_after=crash_after)
+    return resume(the.room, the.store, current, crash_after=the.request.crash_after)
 
 
 def _sinks(room: Room, request: BriefRequest) -> list[str]:
@@ -509,10 +391,10 @@ def _reads_own_mail(room: Room, request: BriefRequest, settings: Settings) -> bo
     return bool(data and (data.get("inbox") or data.get("calendar")))
 
 
-def _say_waiting(room: Room, store: Store, day: date, real: bool) -> None:
-    current = briefday.latest_for(store.runs, day, room.clock.now(), real)
+def _say_waiting(the: _Day) -> None:
+    current = briefday.latest_for(the.store.runs, the.day, the.room.clock.now(), the.real)
     who = "" if current is None else f" (run {current.id}, pid {current.owner_pid})"
-    room.say(f"another dayflow is writing the brief for {day}{who}; waiting for it")
+    the.room.say(f"another dayflow is writing the brief for {the.day}{who}; waiting for it")
 
 
 def _second_brief_notice(
@@ -520,7 +402,7 @@ def _second_brief_notice(
 ) -> Run | None:
     """Say that the day has its brief; return it when the new run is an update of it (not
     when the flag `full` asks for a full one)."""
-    at = datetime.fromisoformat(done.finished_at or done.created_at).astimezone(_zone(tz))
+    at = datetime.fromisoformat(done.finished_at or done.created_at).astimezone(zone(tz))
     head = f"the brief for {day} exists: run {done.id}, done at {at:%H:%M}"
     if full:
         say(f"{head}; writing a full new one ({full})")
@@ -530,13 +412,6 @@ def _second_brief_notice(
         f"a full brief, --ensure-today or `dayflow show {done.id}` shows that one)"
     )
     return done
-
-
-def _zone(tz: str) -> Any:
-    from datetime import UTC
-    from zoneinfo import ZoneInfo
-
-    return UTC if tz == "UTC" else ZoneInfo(tz)
 
 
 def _samples() -> tuple[str, ...]:
