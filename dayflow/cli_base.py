@@ -237,6 +237,7 @@ DbOpt = Annotated[
     str | None,  # not a Path: it would fold a postgresql:// URL's double slash
     typer.Option(
         "--db",
+        callback=not_empty,  # an unset variable (`--db "$DB"`) is not the default database
         help="SQLite file or postgresql:// URL [env DAYFLOW_DB; default: a file in the user "
         "data directory].",
     ),

@@ -291,3 +291,12 @@ def test_a_kept_config_gone_at_resume_is_one_clear_line(
     ]
     (tmp_path / "a" / "moved.toml").rename(tmp_path / "a" / "c.toml")
     assert invoke(db, OFFLINE, "resume").code == 0  # put back: it resumes
+
+
+@pytest.mark.parametrize("option", ["--config", "--db"])
+def test_an_empty_config_or_database_value_is_a_usage_error(tmp_path: Path, option: str) -> None:
+    """`--config "$CFG"` with CFG unset named the current directory ('is a directory'), and
+    `--db "$DB"` silently used the default database."""
+    res = invoke(None, OFFLINE, "brief", option, "", env={"HOME": str(tmp_path)})
+    assert res.code == 2 and "must not be empty" in res.err
+    assert not (tmp_path / ".local").exists()
