@@ -145,6 +145,7 @@ def test_since_on_a_day_with_a_brief_writes_a_full_one(tmp_path: Path) -> None:
         (["--since", "0d"], "give 1h to 10 years"),
         (["--since", "99999w"], "give 1h to 10 years"),
         (["--since", "2026-11-06"], "that is not before the brief (2026-11-05 07:30)"),
+        (["--since", "2026-11-03", "--date", "2026-11-02"], "not before the brief (2026-11-02"),
         (["--since", ""], "must not be empty"),
         (["--since", "3d", "--ensure-today"], "--since and --ensure-today cannot be used together"),
         (["--since", "3d", "--since-last"], "--since and --since-last cannot be used together"),
@@ -154,6 +155,7 @@ def test_since_on_a_day_with_a_brief_writes_a_full_one(tmp_path: Path) -> None:
 def test_a_bad_since_is_a_usage_error(tmp_path: Path, args: list[str], said: str) -> None:
     res = _brief(tmp_path / "d.db", *args, env=_maildir_config(tmp_path))
     assert res.code == 2 and said in res.err, res.err
+    assert not (tmp_path / "d.db").exists()
 
 
 def test_since_with_the_sample_says_the_inbox_is_read_whole(tmp_path: Path) -> None:

@@ -315,14 +315,14 @@ def _check_first(room: Room, request: BriefRequest, day: date, sinks: list[str])
 
     settings = kept_inputs(room.settings, room.stdin, room.say)
     room.opened.append(_client_for_new_run(room))
-    now = room.clock.now()
-    picked = new_run_sources(
+    moment = briefday.brief_moment(day, zone(settings.tz), room.clock.now())
+    picked = new_run_sources(  # a bad --since is refused here too
         room.config,
         request,
         settings,
         db_path=str(settings.db_path),
-        moment=now,
-        mail_since=lambda: now - briefday.MAIL_WINDOW,
+        moment=moment,
+        mail_since=lambda: moment - briefday.MAIL_WINDOW,
     )
     options = _options(request, settings, day, sinks, None, picked)
     if room.sources is not None:
