@@ -33,6 +33,7 @@ from dayflow.cli_base import (
     TimeoutOpt,
     VerboseOpt,
     brief_format,
+    for_run,
     get_deps,
     handle_errors,
     make_loop,
@@ -227,8 +228,16 @@ def brief(
         if since is not None and chosen and chosen[0] is not Mode.NEW:
             raise UsageError(f"--since and {chosen[0].value} cannot be used together")
         out_format = brief_format(deps, fmt, as_json)
-        settings = deps.settings(
-            db=db, model=model, tz=tz, inbox=inbox, calendar=calendar, timeout=timeout
+        settings = deps.model_settings(
+            None if config_file is None else Path(config_file),
+            db=db,
+            model=model,
+            tz=tz,
+            inbox=inbox,
+            calendar=calendar,
+            timeout=timeout,
+            provider=provider,
+            allow_remote=allow_remote,
         )
         request = BriefRequest(
             day=parse_date(brief_date) if brief_date is not None else None,
@@ -243,6 +252,7 @@ def brief(
             config_file=None if config_file is None else Path(config_file),
             strict_sources=strict_sources,
             crash_after=crash_after,
+            timeout=timeout,
             given=frozenset(name for name in ctx.params if _given(ctx, name)),
             since=None if since is None else parse_since(since),
         )
@@ -269,6 +279,7 @@ def _room(deps: Deps, settings: "config.Settings", verbose: bool) -> "Room":
         make_loop=loop,
         say=lambda text: deps.err.print(text, markup=False, soft_wrap=True),
         sources=deps.sources,
+        settings_for=lambda run, timeout: for_run(deps, run, settings, timeout),
         stdin=lambda: sys.stdin.buffer.read(),
     )
 
@@ -335,6 +346,7 @@ def resume(
                 max_steps=max_steps,
                 budget=budget,
                 max_tokens=max_tokens,
+                timeout=timeout,
             )
         print_outcome(deps, outcome.run, outcome.text, out_format, settings.prices)
 

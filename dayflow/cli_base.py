@@ -414,21 +414,18 @@ class _Waiting:
 
 
 def local_check(settings: config.Settings, model: str) -> None:
-    """For a local model: refuse (exit 2) what would send mail off this machine, a base URL
-    that is not loopback or a cloud model, unless --allow-remote; and a missing model name."""
-    if settings.local:
-        from dayflow.providers import local
+    """For a local model: refuse (exit 2) what would send mail off this machine (see
+    `dayflow.briefing.flow.local_check`)."""
+    from dayflow.briefing.flow import local_check
 
-        assert settings.base_url is not None  # config.load gives a local model its address
-        local.check(model, settings.base_url, allow_remote=settings.allow_remote)
+    local_check(settings, model)
 
 
 def local_notice(deps: Deps, settings: config.Settings, model: str) -> None:
     """Say where a local model's mail goes, on stderr, as the run starts or resumes."""
-    if settings.local:
-        from dayflow.providers import local
+    from dayflow.briefing.flow import local_notice
 
-        deps.notice(local.where(model, settings.base_url or local.OLLAMA_URL))
+    local_notice(deps.notice, settings, model)
 
 
 def for_run(

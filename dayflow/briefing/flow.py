@@ -68,6 +68,7 @@ class BriefRequest:
     config_file: Path | None = None
     strict_sources: bool = False
     crash_after: int | None = None
+    timeout: float | None = None  # --timeout, for a resumed run's own provider
     given: frozenset[str] = frozenset()
     # --since: where the configured inboxes' mail starts, a day (from its start) or a span
     # before the brief's moment; None: since the last brief, else 24 hours (day.mail_since).
@@ -99,6 +100,8 @@ class Room:
     make_loop: LoopMaker  # the agent loop wired to the store, the model and the trace
     say: Callable[[str], None]  # one line of notice for the user (stderr)
     sources: SourceFactory | None = None  # None: the run's own settings decide (build_sources)
+    # The settings a resume of a run uses (its own provider and server, --timeout); None: these
+    settings_for: Callable[[Run, float | None], Settings] | None = None
     stdin: Callable[[], bytes] = lambda: b""
     opened: list[ModelClient] = field(default_factory=list)
 
@@ -108,6 +111,8 @@ def brief(request: BriefRequest, room: Room) -> Outcome:
     settings = room.settings
     if request.sample not in _samples():
         raise UsageError(f"--sample must be one of {', '.join(_samples())}, not {request.sample!r}")
+    if request.mode not in (Mode.RESUME_LATEST, Mode.ENSURE_TODAY):  # (may resume a run of
+        local_check(settings, settings.model)  # its own) before the database is even made
     day = request.day or room.clock.now().astimezone(zone(settings.tz)).date()
     sinks = _sinks(room, request)
     if not isinstance(settings.db_path, Path):  # a server: the day's lock lives here
@@ -176,6 +181,7 @@ def _decide(the: _Day) -> Outcome:
             max_steps=request.max_steps,
             budget=request.budget,
             max_tokens=max_tokens,
+            timeout=request.timeout,
         )
     if unfinished is not None:
         say(
@@ -194,8 +200,7 @@ def _start(the: _Day, update_of: Run | None, sole: bool) -> Outcome:
 
     room, request, store, day, settings = the.room, the.request, the.store, the.day, the.settings
     if not the.first:
-        settings = kept_inputs(settings, room.stdin, room.say)
-        room.opened.append(_client_for_new_run(room))
+        settings = _new_run_inputs(room, settings)
     now = room.clock.now()
     picked = new_run_sources(
         room.config,
@@ -234,6 +239,7 @@ def resume(
     max_steps: int | None = None,
     budget: int | None = None,
     max_tokens: int | None = None,
+    timeout: float | None = None,
 ) -> Outcome:
     """Continue `run` from its last committed step, or show it when it is done (no model
     call); a run driven by a live process is RunBusy."""
@@ -248,9 +254,17 @@ def resume(
             f"run {run.id} is being driven by pid {run.owner_pid} on host {run.owner_host}; "
             "wait for it to finish"
         )
-    key_notice(room.say, room.settings, run.model)
+    # The run's own provider and server, whatever the environment says today; a local run is
+    # refused (exit 2) where its server is not on this machine, unless --allow-remote.
+    settings = room.settings if room.settings_for is None else room.settings_for(run, timeout)
     try:
-        client = room.model_factory(run.model, room.settings)
+        local_check(settings, run.model)
+    except UsageError as exc:
+        raise UsageError(f"run {run.id} uses a local model: {exc}") from None
+    local_notice(room.say, settings, run.model)
+    key_notice(room.say, settings, run.model)
+    try:
+        client = room.model_factory(run.model, settings)
     except ConfigError as exc:
         raise ConfigError(
             f"run {run.id} uses the model {run.model!r}: {exc}".replace(
@@ -303,6 +317,9 @@ def _options(
         update_of=None if update_of is None else update_of.id,
         deliver=tuple(sinks),
         sole_for_day=sole,
+        provider=settings.provider,
+        base_url=settings.base_url if settings.local else None,
+        price=(0.0, 0.0) if settings.local else None,  # recorded: never looked up
         **picked.options,
     )
 
@@ -313,8 +330,7 @@ def _check_first(room: Room, request: BriefRequest, day: date, sinks: list[str])
     brief that cannot start leaves no empty database behind (issue 19.7)."""
     from dayflow.sources.factory import precheck
 
-    settings = kept_inputs(room.settings, room.stdin, room.say)
-    room.opened.append(_client_for_new_run(room))
+    settings = _new_run_inputs(room, room.settings)
     moment = briefday.brief_moment(day, zone(settings.tz), room.clock.now())
     picked = new_run_sources(  # a bad --since is refused here too
         room.config,
@@ -333,6 +349,34 @@ def _check_first(room: Room, request: BriefRequest, day: date, sinks: list[str])
         factory = source_factory(room.config.env, room.config.sources_file)
     precheck(*factory(options.settings, day), day)
     return settings
+
+
+def _new_run_inputs(room: Room, settings: Settings) -> Settings:
+    """A new run's stdin inputs kept and its model client made (`room.opened[-1]`), with the
+    notices that go with them; a local model whose server is not on this machine refused."""
+    local_check(settings, settings.model)
+    settings = kept_inputs(settings, room.stdin, room.say)
+    local_notice(room.say, settings, settings.model)
+    room.opened.append(_client_for_new_run(room))
+    return settings
+
+
+def local_check(settings: Settings, model: str) -> None:
+    """For a local model: refuse (exit 2) what would send mail off this machine, a base URL
+    that is not loopback or a cloud model, unless --allow-remote; and a missing model name."""
+    if settings.local:
+        from dayflow.providers import local
+
+        assert settings.base_url is not None  # config.load gives a local model its address
+        local.check(model, settings.base_url, allow_remote=settings.allow_remote)
+
+
+def local_notice(say: Callable[[str], None], settings: Settings, model: str) -> None:
+    """Say where a local model's mail goes, as the run starts or resumes."""
+    if settings.local:
+        from dayflow.providers import local
+
+        say(local.where(model, settings.base_url or local.OLLAMA_URL))
 
 
 def _client_for_new_run(room: Room) -> ModelClient:
