@@ -300,27 +300,30 @@ def _options(
 ) -> BriefOptions:
     """The new run's options: the request's knobs, the settings' inputs, what it reads."""
     from dayflow.agent import BriefOptions
+    from dayflow.models import RunSettings
 
     return BriefOptions(
         brief_date=day,
-        tz=settings.tz,
         model=settings.model,
         max_steps=request.max_steps or DEFAULT_MAX_STEPS,
         budget=request.budget,
         task_cap=request.task_cap,
         max_tokens=request.max_tokens,
-        compact_at=request.compact_at,
-        sample=request.sample,
-        inbox=settings.inbox,
-        calendar=settings.calendar,
-        since=None if update_of is None else update_of.created_at,
-        update_of=None if update_of is None else update_of.id,
-        deliver=tuple(sinks),
+        settings=RunSettings(
+            tz=settings.tz,
+            compact_at=request.compact_at,
+            sample=request.sample,
+            inbox=settings.inbox,
+            calendar=settings.calendar,
+            since=None if update_of is None else update_of.created_at,
+            update_of=None if update_of is None else update_of.id,
+            deliver=tuple(sinks),
+            provider=settings.provider,
+            base_url=settings.base_url if settings.local else None,
+            price=(0.0, 0.0) if settings.local else None,  # recorded: never looked up
+            **picked.options,
+        ),
         sole_for_day=sole,
-        provider=settings.provider,
-        base_url=settings.base_url if settings.local else None,
-        price=(0.0, 0.0) if settings.local else None,  # recorded: never looked up
-        **picked.options,
     )
 
 
