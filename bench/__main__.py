@@ -5,6 +5,7 @@ Usage, from the repository root:
     pip install -e '.[bench]' && python -m bench    # the full run: about 6 minutes here
     python -m bench --quick                         # a round or two of each, into the temp dir
     python -m bench --part mail                     # only the mail sources (about a minute)
+    python -m bench --part calendar                 # only the ICS calendar (about two minutes)
 """
 
 from __future__ import annotations
@@ -87,11 +88,18 @@ def main(argv: list[str] | None = None) -> int:
         "contender in a fresh schema [env DAYFLOW_BENCH_PG]",
     )
     parser.add_argument(
-        "--part", choices=("all", "mail"), default="all", help="run only one part (printed)"
+        "--part",
+        choices=("all", "mail", "calendar"),
+        default="all",
+        help="run only one part (printed)",
     )
     args = parser.parse_args(argv)
     if args.part == "mail":
         return mail.main(["--quick"] if args.quick else [])
+    if args.part == "calendar":
+        from bench import calendar
+
+        return calendar.main(["--quick"] if args.quick else [])
     if args.out is None:
         quick = Path(tempfile.gettempdir()) / "dayflow-bench-quick.md"
         args.out = quick if args.quick else Path(__file__).with_name("RESULTS.md")

@@ -203,7 +203,12 @@ def _check_line(r: dict[str, Any]) -> str:
         return line
     line = f"{head} {r['events']} event(s)"
     if "next" in r:
-        line += f", next {str(r['next']['start'])[:16]} {r['next']['title']}"
+        start = str(r["next"]["start"])
+        all_day = r["next"].get("all_day")
+        when = f"{start[:10]} (all day)" if all_day else start[:16].replace("T", " ")
+        line += f", next {when} {r['next']['title']}"
+    for cut in r.get("cut_short", ()):
+        line += f"; cut short: {cut['series']!r} ({cut['reason']})"
     return line
 
 

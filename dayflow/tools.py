@@ -190,6 +190,9 @@ def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     failures = getattr(env.calendar, "failures", None)
     if failures:  # some calendars answered, these did not
         out["unavailable"] = [{"source": n, "reason": w} for n, w in failures]
+    cut = getattr(env.calendar, "cut_short", None)
+    if cut:  # recurring series not expanded in full: the rest of the calendar was read
+        out["cut_short"] = [c.to_json() for c in cut[:20]]
     return _fit_events(out, len(found))
 
 
@@ -318,7 +321,8 @@ TOOLS: dict[str, Tool] = {
             "Read the user's calendar events in the user's timezone: 'range' today or week (the "
             "7 days starting today), or the days 'start' to 'end' (inclusive). An all-day event "
             "has all_day true and dates, its end exclusive. A cancelled event has status "
-            "'cancelled' and takes no time.",
+            "'cancelled' and takes no time. 'cut_short' lists recurring series that were not "
+            "expanded in full (a runaway rule): say so in the brief.",
             {
                 "type": "object",
                 "properties": {

@@ -38,7 +38,9 @@ from dayflow.sources.deadline import Deadline
 from dayflow.sources.ics import default_range
 
 if TYPE_CHECKING:
+    from dayflow.sources.ical import Parsed
     from dayflow.sources.oauth import Credential
+    from dayflow.sources.recurrence import CutShort
 
 _DAV = "{DAV:}"
 _CAL = "{urn:ietf:params:xml:ns:caldav}"
@@ -109,8 +111,9 @@ class CalDavCalendar:
         self._timeout = float(timeout)
         self._today = today
         self._collections: list[_Collection] | None = None
-        self._read: dict[tuple[dt.date, dt.date], list[dict[str, Any]]] = {}
+        self._read: dict[tuple[dt.date, dt.date], Parsed] = {}
         self._clock: Deadline | None = None
+        self.cut_short: list[CutShort] = []  # the series the last `events()` cut short
 
     @property
     def where(self) -> str:
@@ -121,10 +124,12 @@ class CalDavCalendar:
         self, first: dt.date | None = None, last: dt.date | None = None
     ) -> list[dict[str, Any]]:
         """The events overlapping the local dates first..last (inclusive), by start time;
-        without a range, the 7 days from `today`."""
+        without a range, the 7 days from `today`. The series cut short are in `cut_short`."""
         first, last = default_range(first, last, self._today)
         if (first, last) in self._read:
-            return [dict(e) for e in self._read[(first, last)]]
+            kept = self._read[(first, last)]
+            self.cut_short = list(kept.cut_short)
+            return [dict(e) for e in kept.events]
         # Before the clock starts: a password_command (or token_command) has its own timeout.
         if self._credential is None:
             self._ask_password()
@@ -139,16 +144,18 @@ class CalDavCalendar:
             finally:
                 self._clock = None
         self._read[(first, last)] = found
-        return [dict(e) for e in found]
+        self.cut_short = list(found.cut_short)
+        return [dict(e) for e in found.events]
 
-    def _events(self, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
-        from dayflow.sources.ical import parse_events, sort_key
+    def _events(self, first: dt.date, last: dt.date) -> Parsed:
+        from dayflow.sources.ical import Parsed, parse_events, sort_key
 
         # The server compares in UTC; a day more on each side covers every zone, and `ical`
         # keeps exactly the events of the user's days.
         start = (first - dt.timedelta(days=1)).strftime("%Y%m%dT000000Z")
         end = (last + dt.timedelta(days=2)).strftime("%Y%m%dT000000Z")
         found: list[dict[str, Any]] = []
+        cut: list[CutShort] = []
         for collection in self._calendars():
             body = _REPORT.format(start=start, end=end).encode("utf-8")
             tree = self._dav("REPORT", collection.url, body, depth="1")
@@ -159,13 +166,15 @@ class CalDavCalendar:
             ]
             if not texts:
                 continue
-            for event in parse_events(
+            parsed = parse_events(
                 "\r\n".join(texts), source=self.name, tz=self._tz, first=first, last=last
-            ):
+            )
+            cut += parsed.cut_short
+            for event in parsed.events:
                 event["calendar"] = collection.name
                 found.append(event)
         found.sort(key=lambda e: (sort_key(e, self._tz), e["id"]))
-        return found
+        return Parsed(found, cut)
 
     def _calendars(self) -> list[_Collection]:
         if self._collections is not None:

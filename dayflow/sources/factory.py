@@ -159,11 +159,16 @@ class _Checked:
         self._guard()
         return list(self.inner.events(first=first, last=last))
 
+    @property
+    def cut_short(self) -> list[Any]:
+        return list(getattr(self.inner, "cut_short", ()))
+
 
 class Calendar:
     """Several calendars as one, by start time. A calendar that fails is listed in `failures`
     while the others answer; all failing is a SourceError; with `strict`, any failure is
-    SourceUnavailable (the run fails, resumably)."""
+    SourceUnavailable (the run fails, resumably). The recurring series a calendar did not
+    expand in full (`recurrence.CutShort`) are in `cut_short`."""
 
     def __init__(
         self, sources: list[tuple[str, Any]], *, strict: bool = False, remote: bool = False
@@ -172,12 +177,14 @@ class Calendar:
         self.strict = strict
         self.remote = remote  # a calendar is a server (CalDAV, a URL): reads saved at once
         self.failures: list[tuple[str, str]] = []
+        self.cut_short: list[Any] = []
 
     def events(self, *, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
         from dayflow.errors import SourceUnavailable
 
         out: list[dict[str, Any]] = []
         self.failures = []
+        self.cut_short = []
         ok = 0
         for name, source in self.sources:
             try:
@@ -190,6 +197,7 @@ class Calendar:
                 self.failures.append((name, str(exc)))
                 continue
             ok += 1
+            self.cut_short += getattr(source, "cut_short", ())  # the JSON readers cut nothing
             for event in got:
                 event = dict(event)
                 if not event.get("source"):
@@ -339,14 +347,21 @@ def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
                     "received_at": newest.received_at.astimezone(ctx.tz).isoformat(),
                 }
         else:
-            events = open_calendar(spec, ctx).events(
+            reader = open_calendar(spec, ctx)
+            events = reader.events(
                 first=ctx.brief_date, last=ctx.brief_date + dt.timedelta(days=30)
             )
             out["events"] = len(events)
-            upcoming = [e for e in events if str(e.get("start", "")) >= ctx.brief_date.isoformat()]
-            if upcoming:
-                first = upcoming[0]
-                out["next"] = {"title": first.get("title"), "start": first.get("start")}
+            upcoming = next_event(events, ctx.now, ctx.brief_date, ctx.tz)
+            if upcoming is not None:
+                out["next"] = {
+                    "title": upcoming.get("title"),
+                    "start": upcoming.get("start"),
+                    "all_day": bool(upcoming.get("all_day")),
+                }
+            cut = getattr(reader, "cut_short", ())
+            if cut:
+                out["cut_short"] = [c.to_json() for c in cut]
         out["ok"] = True
         if spec.auth:
             out["accepted"] = True
@@ -356,6 +371,30 @@ def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
         if spec.auth:  # refused, or never reached (no token, no connection): unknown
             out["accepted"] = False if isinstance(exc, AuthRefused) else None
     return out
+
+
+def next_event(
+    events: list[dict[str, Any]], now: dt.datetime | None, day: dt.date, tz: dt.tzinfo
+) -> dict[str, Any] | None:
+    """The first event not yet over at `now` (the start of `day` without one) that is not
+    cancelled: an all-day event until its day ends, an instant until it starts."""
+    at = now if now is not None else dt.datetime.combine(day, dt.time(), tz)
+    today = at.astimezone(tz).date()
+    for event in events:
+        if event.get("status") == "cancelled":
+            continue
+        try:
+            if event.get("all_day"):
+                if dt.date.fromisoformat(str(event["end"])) > today:
+                    return event
+                continue
+            start = dt.datetime.fromisoformat(str(event["start"]))
+            end = dt.datetime.fromisoformat(str(event.get("end") or event["start"]))
+        except (KeyError, ValueError):
+            continue
+        if end > at or start >= at:
+            return event
+    return None
 
 
 def precheck(inbox: Any, calendar: Any, day: dt.date) -> None:

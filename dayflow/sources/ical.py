@@ -19,46 +19,167 @@ looks like to Dayflow:
 - No DTEND: DURATION when given, else a zero-length event (RFC 5545 3.6.1).
 - Every time is returned as ISO-8601 with its offset in the user's timezone.
 
+Reading once: `CalendarData` indexes the text once (`ical_text`: a line scan, no parsing) and,
+for each range asked, parses only the components that can touch it, keeping each range's events.
+A 10,000-event file is scanned once per source object, not parsed whole for every
+`read_calendar` call.
+
+Bounds (a calendar is input anyone can write to): recurrence is expanded within the limits of
+`recurrence` (a series cut short is reported as a `CutShort`, and the rest is read), the whole
+read has a time budget, and texts are cut to MAX_TEXT characters (a 50 MB DESCRIPTION is not
+copied into every occurrence).
+
 Identity: an event's `id` is `<source>:<short hash of UID and RECURRENCE-ID>` (`home:3fa2...`); a
 one-off event hashes its UID alone, so editing its time does not make it a new event.
 """
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from dayflow.errors import SourceUnreadable
+from dayflow.sources import ical_text, recurrence
 from dayflow.sources.identity import item_id
+from dayflow.sources.recurrence import CutShort
 
 _STATUSES = {"CONFIRMED": "confirmed", "TENTATIVE": "tentative", "CANCELLED": "cancelled"}
 MAX_ATTENDEES = 50
-MAX_OCCURRENCES = 5000  # per series and range: far above a real week, far below a runaway rule
+MAX_TEXT = 4000  # characters kept of a DESCRIPTION (the tools show 500); a title or place: 500
+_MARGIN = dt.timedelta(days=2)  # a one-off event's dates, in any zone, against the range
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """The events of one range, and the series that were cut short in it."""
+
+    events: list[dict[str, Any]]
+    cut_short: list[CutShort] = field(default_factory=list)
+
+
+class CalendarData:
+    """One iCalendar text, indexed once; `read(first, last)` parses only the events that can
+    touch the range and were not parsed for an earlier range (each event is parsed once), and
+    keeps each range's result (fresh copies are returned)."""
+
+    def __init__(
+        self,
+        data: bytes | str,
+        *,
+        source: str,
+        tz: dt.tzinfo,
+        budget: float = recurrence.BUDGET_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        text = data if isinstance(data, str) else _decode(data)
+        if "BEGIN:VCALENDAR" not in text[:4096].upper():
+            raise SourceUnreadable(source, f"not an iCalendar file (it starts with {_start(text)})")
+        self.source = source
+        self._tz = tz
+        self._budget = budget
+        self._clock = clock
+        self._items = ical_text.index(text)
+        self._events = [b for b in ical_text.events(self._items) if not b.refused]
+        self._refused = [
+            CutShort(source, item.title, item.refused)
+            for item in self._items
+            if isinstance(item, ical_text.Block) and item.refused
+        ]
+        self._skeleton: list[Any] | None = None  # the calendars without their events
+        self._parsed: dict[int, tuple[int, Any]] = {}  # event number: (calendar, component)
+        self._ranges: dict[tuple[dt.date, dt.date], Parsed] = {}
+
+    def read(self, first: dt.date, last: dt.date) -> Parsed:
+        """The events overlapping the local dates first..last (inclusive), by start time.
+
+        Malformed data is read best-effort: a broken recurring series is skipped; a structure
+        icalendar cannot read at all raises one `SourceUnreadable` line naming the source."""
+        kept = self._ranges.get((first, last))
+        if kept is None:
+            kept = self._ranges[(first, last)] = self._parse(first, last)
+        return Parsed([dict(e) for e in kept.events], list(kept.cut_short))
+
+    def _parse(self, first: dt.date, last: dt.date) -> Parsed:
+        cut: list[CutShort] = list(self._refused)
+        import icalendar  # noqa: F401  (imported before the budget starts: never interrupted)
+        import recurring_ical_events  # noqa: F401
+        import x_wr_timezone  # noqa: F401
+
+        lo, hi = first - _MARGIN, last + _MARGIN
+        wanted = [b.event for b in self._events if b.event is not None and b.touches(lo, hi)]
+        try:
+            with recurrence.TimeBudget(self._budget, self._clock) as budget:
+                self._parse_events({n for n in wanted if n not in self._parsed})
+                assert self._skeleton is not None
+                calendars = []
+                for k, skeleton in enumerate(self._skeleton):
+                    calendar = copy.copy(skeleton)  # the calendar's own properties, shared
+                    mine = (self._parsed[n] for n in wanted if n in self._parsed)
+                    calendar.subcomponents = [
+                        *skeleton.subcomponents,
+                        *(c for owner, c in mine if owner == k),
+                    ]
+                    calendars.append(calendar)
+                events = _events(calendars, self.source, self._tz, first, last, budget, cut)
+        except recurrence.OutOfTime:
+            raise SourceUnreadable(
+                self.source,
+                f"reading it took longer than its {self._budget:g} s time budget; refused",
+            ) from None
+        return Parsed(events, cut)
+
+    def _parse_events(self, numbers: set[int]) -> None:
+        """Parse these events (with the calendars' own lines and time zones) and keep them."""
+        import icalendar
+
+        if not numbers and self._skeleton is not None:
+            return
+        try:
+            calendars = icalendar.Calendar.from_ical(
+                ical_text.text(self._items, numbers), multiple=True
+            )
+        except Exception as err:  # ValueError and friends on a broken structure
+            raise SourceUnreadable(
+                self.source, f"not a valid iCalendar file ({_one_line(err)})"
+            ) from None
+        skeleton = []
+        for k, calendar in enumerate(calendars):
+            own = []
+            for component in calendar.subcomponents:
+                mark = component.get(ical_text.MARK) if component.name == "VEVENT" else None
+                if mark is None:
+                    own.append(component)
+                else:
+                    self._parsed[int(str(mark))] = (k, component)
+            calendar.subcomponents = own
+            skeleton.append(calendar)
+        if self._skeleton is None:
+            self._skeleton = skeleton
 
 
 def parse_events(
-    data: bytes | str,
-    *,
+    data: bytes | str, *, source: str, tz: dt.tzinfo, first: dt.date, last: dt.date
+) -> Parsed:
+    """The events of an iCalendar text that overlap the local dates first..last (inclusive)
+    (`CalendarData.read`, for a text read once)."""
+    return CalendarData(data, source=source, tz=tz).read(first, last)
+
+
+def _events(
+    calendars: list[Any],
     source: str,
     tz: dt.tzinfo,
     first: dt.date,
     last: dt.date,
+    budget: recurrence.TimeBudget,
+    cut: list[CutShort],
 ) -> list[dict[str, Any]]:
-    """The events of an iCalendar text that overlap the local dates first..last (inclusive).
-
-    Malformed data is read best-effort: a broken recurring series is skipped; data that is not
-    iCalendar at all raises one `SourceUnreadable` line naming the source.
-    """
-    import icalendar
     import x_wr_timezone
 
-    text = data if isinstance(data, str) else _decode(data)
-    if "BEGIN:VCALENDAR" not in text[:4096].upper():
-        raise SourceUnreadable(source, f"not an iCalendar file (it starts with {_start(text)})")
-    try:
-        calendars = icalendar.Calendar.from_ical(_content_lines(text), multiple=True)
-    except Exception as err:  # icalendar raises ValueError and friends on broken structure
-        raise SourceUnreadable(source, f"not a valid iCalendar file ({_one_line(err)})") from None
     lo = dt.datetime.combine(first, dt.time(), tz)
     hi = dt.datetime.combine(last + dt.timedelta(days=1), dt.time(), tz)
     seen: dict[str, int] = {}
@@ -69,8 +190,7 @@ def parse_events(
         except Exception as err:
             raise SourceUnreadable(source, f"bad X-WR-TIMEZONE ({_one_line(err)})") from None
         recurring = _recurring_uids(calendar)
-        occurrences = _expand(calendar, first, last)
-        for component in occurrences:
+        for component in _expand(calendar, first, last, source, budget, cut):
             event = _event(component, source=source, tz=tz, recurring=recurring)
             if event is None or not _overlaps(event, first, last, lo, hi):
                 continue
@@ -91,22 +211,53 @@ def sort_key(event: dict[str, Any], tz: dt.tzinfo) -> dt.datetime:
     return dt.datetime.fromisoformat(event["start"])
 
 
-def _expand(calendar: Any, first: dt.date, last: dt.date) -> list[Any]:
-    """Every occurrence between first and last; best effort when some series are broken."""
-    import icalendar
+def _expand(
+    calendar: Any,
+    first: dt.date,
+    last: dt.date,
+    source: str,
+    budget: recurrence.TimeBudget,
+    cut: list[CutShort],
+) -> list[Any]:
+    """Every occurrence between first and last, each series within `recurrence`'s bounds; a
+    broken series is skipped, one cut short is added to `cut`."""
     import recurring_ical_events
 
     # A day wider on each side: all-day and floating occurrences are compared as local dates
     # afterwards, whatever zone the library compared them in.
     lo, hi = first - dt.timedelta(days=1), last + dt.timedelta(days=2)
     for event in list(calendar.subcomponents):
-        if event.name == "VEVENT" and (not _has_start(event) or _runaway(event, lo, hi)):
-            calendar.subcomponents.remove(event)  # nothing to place, or far too much
+        if event.name != "VEVENT":
+            continue
+        if not _has_start(event):
+            calendar.subcomponents.remove(event)  # nothing to place
+            continue
+        try:
+            why = recurrence.too_costly(event, lo, hi)
+        except Exception:
+            why = None  # a rule the library cannot read either: it skips the series
+        if why is not None:
+            calendar.subcomponents.remove(event)
+            cut.append(CutShort(source, _title(event), f"not expanded: {why}"))
     try:
-        return list(recurring_ical_events.of(calendar, skip_bad_series=True).between(lo, hi))
+        query = recurring_ical_events.of(calendar, skip_bad_series=True)
     except Exception:
-        pass
-    # One series at a time, so one broken event costs only itself.
+        return _one_by_one(calendar, lo, hi, source, budget, cut)
+    return _occurrences(query, lo, hi, source, budget, cut)
+
+
+def _one_by_one(
+    calendar: Any,
+    lo: dt.date,
+    hi: dt.date,
+    source: str,
+    budget: recurrence.TimeBudget,
+    cut: list[CutShort],
+) -> list[Any]:
+    """One series at a time, so one event the library cannot take costs only itself."""
+    import icalendar
+    import recurring_ical_events
+
     zones = [c for c in calendar.subcomponents if c.name == "VTIMEZONE"]
     series: dict[str, list[Any]] = {}
     for event in calendar.walk("VEVENT"):
@@ -117,33 +268,59 @@ def _expand(calendar: Any, first: dt.date, last: dt.date) -> list[Any]:
         for component in (*zones, *parts):
             single.add_component(component)
         try:
-            out.extend(recurring_ical_events.of(single, skip_bad_series=True).between(lo, hi))
+            query = recurring_ical_events.of(single, skip_bad_series=True)
         except Exception:
             continue
+        out.extend(_occurrences(query, lo, hi, source, budget, cut))
     return out
 
 
-_SECONDS = {"SECONDLY": 1, "MINUTELY": 60, "HOURLY": 3600}
+def _occurrences(
+    query: Any,
+    lo: dt.date,
+    hi: dt.date,
+    source: str,
+    budget: recurrence.TimeBudget,
+    cut: list[CutShort],
+) -> list[Any]:
+    out: list[Any] = []
+    for i, series in enumerate(query.series):
+        try:
+            if budget.spent():
+                raise recurrence.OutOfTime
+            for occurrence, stopped in recurrence.bounded(series, lo, hi, budget):
+                if stopped:
+                    why = f"cut short after {recurrence.MAX_OCCURRENCES} occurrences in the range"
+                    cut.append(CutShort(source, _series_title(series), why))
+                    break
+                out.append(occurrence.as_component(query.keep_recurrence_attributes))
+        except recurrence.OutOfTime:  # checked here, or raised inside the library's loop
+            left = len(query.series) - i
+            why = f"not read: the calendar's {budget.seconds:g} s time budget ran out"
+            cut.append(CutShort(source, f"{left} more event(s)", why))
+            break
+        except Exception:
+            continue  # a broken series: skipped, as the library's skip_bad_series does
+    return out
 
 
-def _runaway(event: Any, lo: dt.date, hi: dt.date) -> bool:
-    """A rule that would make more than MAX_OCCURRENCES in the range, or step through millions
-    before it (FREQ=SECONDLY since 2001, say): skipped, or one feed would cost minutes."""
-    rule = event.get("RRULE")
-    if rule is None:
-        return False
+def _title(component: Any) -> str:
+    return " ".join(_text(component, "SUMMARY", 500).split()) or "(untitled)"
+
+
+def _text(component: Any, key: str, limit: int) -> str:
+    """A text property cut to `limit` before it is copied (str() of 50 MB is 50 MB)."""
+    value = component.get(key, "")
+    if isinstance(value, list):
+        value = value[0] if value else ""
+    return str(value[:limit]) if isinstance(value, str) else str(value)[:limit]
+
+
+def _series_title(series: Any) -> str:
     try:
-        step = _SECONDS.get(str(rule.get("FREQ", [""])[0]).upper())
-        if step is None:
-            return False
-        step *= max(1, int(rule.get("INTERVAL", [1])[0]))
-        start = event["DTSTART"].dt
-        start_day = start.date() if isinstance(start, dt.datetime) else start
-        window = (hi - max(lo, start_day)).total_seconds()
-        before = max(0.0, (lo - start_day).total_seconds())
-        return window / step > MAX_OCCURRENCES or before / step > 5_000_000
+        return _title(series.components[0].component)
     except Exception:
-        return False
+        return "(untitled)"
 
 
 def _has_start(event: Any) -> bool:
@@ -151,24 +328,6 @@ def _has_start(event: Any) -> bool:
         return isinstance(event.get("DTSTART").dt, dt.date)
     except Exception:
         return False
-
-
-def _content_lines(text: str) -> str:
-    # Best effort: drop lines that are neither "NAME...:value" nor a folded continuation, as a
-    # hand edit or a broken exporter leaves them; icalendar would reject the whole file.
-    # A file cut short (a partial download, a full disk) gets its open components closed.
-    kept, open_ = [], []
-    for line in text.splitlines():
-        if line[:1] not in (" ", "\t") and ":" not in line:
-            continue
-        kept.append(line)
-        name, _, value = line.partition(":")
-        if name.strip().upper() == "BEGIN":
-            open_.append(value.strip())
-        elif name.strip().upper() == "END" and open_:
-            open_.pop()
-    kept.extend(f"END:{component}" for component in reversed(open_))
-    return "\r\n".join(kept) + "\r\n"
 
 
 def _recurring_uids(calendar: Any) -> set[str]:
@@ -191,7 +350,7 @@ def _event(
     if end is None and component.get("DURATION") is not None:
         end = start + component["DURATION"].dt
     uid = str(component.get("UID", "")).strip()
-    title = " ".join(str(component.get("SUMMARY", "")).split()) or "(untitled)"
+    title = _title(component)
     if not uid:  # best effort for a broken event: what it is and when
         uid = f"no-uid:{title}:{start.isoformat()}"
     recurrence = ""
@@ -209,13 +368,13 @@ def _event(
             end = start + dt.timedelta(days=1)
         event.update(start=start.isoformat(), end=end.isoformat(), all_day=True)
     event["status"] = _STATUSES.get(str(component.get("STATUS", "")).upper(), "confirmed")
-    location = " ".join(str(component.get("LOCATION", "")).split())
+    location = " ".join(_text(component, "LOCATION", 500).split())
     if location:
         event["location"] = location
     attendees = _attendees(component)
     if attendees:
         event["attendees"] = attendees
-    description = str(component.get("DESCRIPTION", "")).strip()
+    description = _text(component, "DESCRIPTION", MAX_TEXT).strip()
     if description:
         event["description"] = description
     return event

@@ -1,8 +1,9 @@
 """An iCalendar (.ics) calendar from a file or an http(s)/webcal URL.
 
 Nothing is read when the object is made: `resume` builds sources for every step, and a step whose
-result is saved must never contact the server. The text is fetched at most once per object; URLs
-go through the conditional-GET cache in `http.fetch_feed`.
+result is saved must never contact the server. The text is fetched and indexed at most once per
+object (`ical.CalendarData`: each range asked is parsed once, from the components that can touch
+it); URLs go through the conditional-GET cache in `http.fetch_feed`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from dayflow.errors import SourceError, SourceUnreadable
 from dayflow.sources import http
 
 if TYPE_CHECKING:
+    from dayflow.sources.ical import CalendarData
     from dayflow.sources.oauth import Credential
+    from dayflow.sources.recurrence import CutShort
 
 
 class IcsCalendar:
@@ -55,6 +58,8 @@ class IcsCalendar:
         self._today = today
         self._data: bytes | None = None
         self._credential = credential  # a private feed's token (Authorization: Bearer)
+        self._calendar: CalendarData | None = None
+        self.cut_short: list[CutShort] = []  # the series the last `events()` cut short
 
     @property
     def where(self) -> str:
@@ -65,11 +70,16 @@ class IcsCalendar:
         self, first: dt.date | None = None, last: dt.date | None = None
     ) -> list[dict[str, Any]]:
         """The events overlapping the local dates first..last (inclusive), by start time;
-        without a range, the 7 days from `today`."""
-        from dayflow.sources.ical import parse_events
+        without a range, the 7 days from `today`. The series cut short are in `cut_short`."""
+        from dayflow.sources.ical import CalendarData
 
         first, last = default_range(first, last, self._today)
-        return parse_events(self._read(), source=self.name, tz=self._tz, first=first, last=last)
+        if self._calendar is None:
+            self._calendar = CalendarData(self._read(), source=self.name, tz=self._tz)
+            self._data = None  # indexed: the bytes are not needed again
+        parsed = self._calendar.read(first, last)
+        self.cut_short = parsed.cut_short
+        return parsed.events
 
     def _read(self) -> bytes:
         if self._data is None:

@@ -70,6 +70,7 @@ def write_brief(
     if today_error:
         lines.append(f"- _Could not read today's calendar: {today_error}_")
     lines += [f"- _Could not read {n}: {why}_" for n, why in _unavailable(calls, "read_calendar")]
+    lines += _cut_short_lines(calls)
     if (today_error or not named(calls, "read_calendar", range="today")) and today:
         # No usable "today" result (failed, never asked, compacted away): the week still has it.
         today_events = [e for e in week_events if date_of(e.get("start")) == today]
@@ -169,6 +170,19 @@ def _unique_requests(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _cut_short_lines(calls: list[Call]) -> list[str]:
+    """The recurring series the calendar did not expand in full, by name (latest read)."""
+    found = named(calls, "read_calendar")
+    result = found[-1].result if found else None
+    listed = result.get("cut_short") if isinstance(result, dict) else None
+    return [
+        f"- _Calendar {c.get('source')}: {c.get('series')!r} was not read in full "
+        f"({c.get('reason')}); the rest of the calendar was._"
+        for c in listed or []
+        if isinstance(c, dict)
+    ]
+
+
 def _unavailable(calls: list[Call], name: str) -> list[tuple[str, str]]:
     """The sources the latest such call could not read: (name, reason)."""
     found = named(calls, name)
@@ -214,7 +228,9 @@ def _week_lines(
     for event in sorted(events, key=lambda e: _sort_time(e.get("start"))):
         day = date_of(event.get("start"))
         if day is not None and (today is None or day > today):
-            days.setdefault(day, []).append(f"{_hm(event.get('start'))} {event.get('title')}")
+            when = "all day:" if event.get("all_day") else _hm(event.get("start"))
+            gone = " (cancelled)" if event.get("status") == "cancelled" else ""
+            days.setdefault(day, []).append(f"{when} {event.get('title')}{gone}")
     lines = []
     for day, items in sorted(days.items())[:6]:
         more = f" (+{len(items) - 3} more)" if len(items) > 3 else ""
@@ -229,6 +245,8 @@ def _one_thing(needs: list[_Need], events: list[dict], today: dt.date | None) ->
         first = needs[0]  # already ordered by due date, then by when it arrived
         due = f", {_due_text(first.due, today)}" if first.due else ""
         return f"**{first.title}{due}.**"
+    # A cancelled event takes no time, and an all-day one has no time to be ready by.
+    events = [e for e in events if e.get("status") != "cancelled" and not e.get("all_day")]
     if events:
         first_event = min(events, key=lambda e: _sort_time(e.get("start")))
         return f"**Be ready for {first_event.get('title')} at {_hm(first_event.get('start'))}.**"
