@@ -403,9 +403,7 @@ def precheck(inbox: Any, calendar: Any, day: dt.date) -> None:
     from dayflow.sources.mail import legacy_inbox
 
     for source in legacy_inbox(inbox).sources:
-        check = getattr(source, "precheck", None)
-        if callable(check):
-            check()
+        source.precheck()
     if isinstance(calendar, Calendar):
         for _, source in calendar.sources:
             if isinstance(source, _Checked | _Legacy):

@@ -38,7 +38,7 @@ from dayflow.errors import SourceError
 from dayflow.sources import oauth
 from dayflow.sources.config import SourceSpec, resolve_password
 from dayflow.sources.deadline import Deadline
-from dayflow.sources.mail import MailItem
+from dayflow.sources.mail import MailItem, MailSource, PageQuery
 from dayflow.sources.mime import parse_message
 from dayflow.sources.oauth import token_credential
 from dayflow.sources.wire import breaks_line, imap_utf7
@@ -52,7 +52,7 @@ _FLAGS = re.compile(rb"FLAGS \(([^)]*)\)")
 _DATE = re.compile(rb'INTERNALDATE "([^"]+)"')
 
 
-class ImapSource:
+class ImapSource(MailSource):
     remote = True  # a server: what it answered is saved the moment it answers
 
     def __init__(
@@ -337,17 +337,11 @@ class ImapSource:
         unread = b"\\Seen" not in flags.split()
         return MailItem.of(self.name, parsed, unread=unread, position="", received_at=internal)
 
-    def page(
-        self,
-        *,
-        since: dt.datetime | None,
-        after: str | None,
-        limit: int,
-        unread_only: bool,
-        before: dt.datetime | None = None,
-    ) -> list[MailItem]:
+    def select(self, query: PageQuery) -> list[MailItem]:
         with self._bounded():
-            return self._page(since, after, limit, unread_only, before)
+            return self._page(
+                query.since, query.after, query.limit, query.unread_only, query.before
+            )
 
     def _page(
         self,

@@ -123,11 +123,34 @@ class MailItem:
         }
 
 
+@dataclass(frozen=True)
+class PageQuery:
+    """What one page of one source is asked for: received at or after `since` and before
+    `before`, strictly after position `after` (None: from the newest), `limit` at most."""
+
+    since: dt.datetime | None
+    after: str | None
+    limit: int
+    unread_only: bool
+    before: dt.datetime | None = None
+
+    def admits(self, item: MailItem) -> bool:
+        """Whether `item` belongs on the page (the limit aside)."""
+        return not (
+            (self.after is not None and item.position <= self.after)
+            or (self.since is not None and item.received_at < self.since)
+            or (self.before is not None and item.received_at >= self.before)
+            or (self.unread_only and not item.unread)
+        )
+
+
 class MailSource(Protocol):
-    """One mailbox. Errors are SourceError lines naming the source (PathMissing for a local
-    path that is gone)."""
+    """One mailbox: every mail source subclasses this and writes `select`, `read`, `status`
+    and `where`; `remote`, `precheck` and `close` have defaults for a local source. Errors are
+    SourceError lines naming the source (PathMissing for a local path that is gone)."""
 
     name: str
+    remote: bool = False  # a server: what it answered is saved the moment it answers
 
     @property
     def where(self) -> str: ...
@@ -143,6 +166,10 @@ class MailSource(Protocol):
     ) -> list[MailItem]:
         """Up to `limit` messages newest first, received at or after `since` and before
         `before`, strictly after position `after` (None: from the newest)."""
+        return self.select(PageQuery(since, after, limit, unread_only, before))
+
+    def select(self, query: PageQuery) -> list[MailItem]:
+        """`page`, its arguments as one value."""
         ...
 
     def read(self, stable_id: str) -> MailItem | None:
@@ -152,6 +179,15 @@ class MailSource(Protocol):
     def status(self) -> tuple[int, MailItem | None]:
         """How many messages there are, and the newest (for `sources check`)."""
         ...
+
+    def precheck(self) -> None:
+        """Before a run: fail (SourceError) when a local path cannot be read; a server is
+        not contacted here."""
+        return None
+
+    def close(self) -> None:
+        """Let go of a connection (IMAP); nothing for a local source."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -191,7 +227,7 @@ class Inbox:
     @property
     def remote(self) -> bool:
         """Whether a source is a server (its reads are saved as they return)."""
-        return any(getattr(s, "remote", False) for s in self.sources)
+        return any(s.remote for s in self.sources)
 
     def only_after(self, when: dt.datetime) -> Inbox:
         """This inbox narrowed to mail received strictly after `when` (an update's inbox)."""
@@ -317,9 +353,7 @@ class Inbox:
     def close(self) -> None:
         """Close the sources that hold a connection (IMAP)."""
         for src in self.sources:
-            close = getattr(src, "close", None)
-            if callable(close):
-                close()
+            src.close()
 
     def messages(self) -> list[dict[str, Any]]:
         """Every message of every source as plain dicts, newest first (the old protocol)."""
@@ -333,30 +367,15 @@ class Inbox:
             cursor = page.next_cursor
 
 
-def select_page(
-    items: Iterable[MailItem],
-    *,
-    since: dt.datetime | None,
-    after: str | None,
-    limit: int,
-    unread_only: bool,
-    before: dt.datetime | None,
-) -> list[MailItem]:
-    """`MailSource.page` over items already in order (newest first, positions falling), for a
-    source that holds its messages in memory."""
+def select_page(items: Iterable[MailItem], query: PageQuery) -> list[MailItem]:
+    """`MailSource.select` over items already in order (newest first, positions falling), for
+    a source that holds its messages in memory."""
     out = []
     for item in items:
-        if after is not None and item.position <= after:
-            continue
-        if since is not None and item.received_at < since:
-            continue
-        if before is not None and item.received_at >= before:
-            continue
-        if unread_only and not item.unread:
-            continue
-        out.append(item)
-        if len(out) >= limit:
-            break
+        if query.admits(item):
+            out.append(item)
+            if len(out) >= query.limit:
+                break
     return out
 
 
@@ -415,7 +434,7 @@ def _from_iso(value: object) -> dt.datetime | None:
 # --- sources that only have messages() (the JSON files, tests' fakes) ---------------------------
 
 
-class DictMail:
+class DictMail(MailSource):
     """A MailSource over any object with `messages()` returning Dayflow's message dicts (the
     JSON reader). The file's own ids stay readable in the item id (`<name>:<id>`); the key is
     `sample:<id>` for the bundled sample, else `identity.json_message_stable_id`, so two files
@@ -466,23 +485,8 @@ class DictMail:
             self._items = items
         return self._items
 
-    def page(
-        self,
-        *,
-        since: dt.datetime | None,
-        after: str | None,
-        limit: int,
-        unread_only: bool,
-        before: dt.datetime | None = None,
-    ) -> list[MailItem]:
-        page = select_page(
-            self._all(),
-            since=since,
-            after=after,
-            limit=limit,
-            unread_only=unread_only,
-            before=before,
-        )
+    def select(self, query: PageQuery) -> list[MailItem]:
+        page = select_page(self._all(), query)
         return [replace(item, body=None) for item in page]
 
     def read(self, stable_id: str) -> MailItem | None:

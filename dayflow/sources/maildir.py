@@ -28,7 +28,7 @@ from pathlib import Path
 from dayflow.clock import Clock
 from dayflow.errors import SourceError
 from dayflow.sources.identity import mail_key, short_hash
-from dayflow.sources.mail import MailItem, PathMissing
+from dayflow.sources.mail import MailItem, MailSource, PageQuery, PathMissing
 from dayflow.sources.maildir_index import Folder, NameIndex
 from dayflow.sources.mime import parse_message
 
@@ -36,7 +36,7 @@ LIST_BYTES = 64 * 1024  # how much of a message a listing reads (headers and the
 READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message
 
 
-class MaildirSource:
+class MaildirSource(MailSource):
     """`cache` is where the folder names are kept between processes (`maildir_index`; None:
     in memory only); `clock` and `stat_dir` are the index's (tests)."""
 
@@ -110,15 +110,9 @@ class MaildirSource:
         # '~' sorts after the letters and digits of real names delivered in the same second.
         return f"{mtime:010d}.~{base}"
 
-    def page(
-        self,
-        *,
-        since: dt.datetime | None,
-        after: str | None,
-        limit: int,
-        unread_only: bool,
-        before: dt.datetime | None = None,
-    ) -> list[MailItem]:
+    def select(self, query: PageQuery) -> list[MailItem]:
+        since, after, limit, before = query.since, query.after, query.limit, query.before
+        unread_only = query.unread_only
         floor = f"{max(0, int(since.timestamp())):010d}" if since is not None else None
         # Delivered before `before`: a name whose second is earlier than its ceiling.
         ceiling = f"{max(0, math.ceil(before.timestamp())):010d}" if before is not None else None

@@ -13,14 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from dayflow.errors import SourceError
-from dayflow.sources.mail import MailItem, PathMissing, select_page
+from dayflow.sources.mail import MailItem, MailSource, PageQuery, PathMissing, select_page
 from dayflow.sources.mime import ParsedMail, parse_message
 
 LIST_BYTES = 64 * 1024
 EML_GLOB = "*.eml"
 
 
-class _ParsedFiles:
+class _ParsedFiles(MailSource):
     """Shared: parse every message once, newest first, and page through the list."""
 
     name = ""
@@ -55,23 +55,8 @@ class _ParsedFiles:
     def _item(self, mail: ParsedMail, unread: bool, position: str) -> MailItem:
         return MailItem.of(self.name, mail, unread=unread, position=position)
 
-    def page(
-        self,
-        *,
-        since: dt.datetime | None,
-        after: str | None,
-        limit: int,
-        unread_only: bool,
-        before: dt.datetime | None = None,
-    ) -> list[MailItem]:
-        return select_page(
-            (item for item, _ in self._all()),
-            since=since,
-            after=after,
-            limit=limit,
-            unread_only=unread_only,
-            before=before,
-        )
+    def select(self, query: PageQuery) -> list[MailItem]:
+        return select_page((item for item, _ in self._all()), query)
 
     def read(self, stable_id: str) -> MailItem | None:
         for item, locator in self._all():

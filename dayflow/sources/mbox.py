@@ -31,7 +31,7 @@ from typing import BinaryIO
 
 from dayflow.errors import SourceError
 from dayflow.files import NotRegular, open_regular
-from dayflow.sources.mail import MailItem, PathMissing
+from dayflow.sources.mail import MailItem, MailSource, PageQuery, PathMissing
 from dayflow.sources.mime import parse_message
 
 LIST_BYTES = 64 * 1024  # how much of a message a listing reads
@@ -56,7 +56,7 @@ _ESCAPED = re.compile(rb"^>(>*From )", re.MULTILINE)
 Boundary = tuple[int, int, bytes]  # start, end (bytes), the separator line
 
 
-class MboxSource:
+class MboxSource(MailSource):
     def __init__(self, name: str, path: str | Path) -> None:
         self.name, self.path = name, Path(path)
         self._kept: tuple[tuple[int, int, int], list[Boundary]] | None = None
@@ -102,15 +102,9 @@ class MboxSource:
         self._kept = (stamp, found)
         return found
 
-    def page(
-        self,
-        *,
-        since: dt.datetime | None,
-        after: str | None,
-        limit: int,
-        unread_only: bool,
-        before: dt.datetime | None = None,
-    ) -> list[MailItem]:
+    def select(self, query: PageQuery) -> list[MailItem]:
+        since, after, limit, before = query.since, query.after, query.limit, query.before
+        unread_only = query.unread_only
         bounds = self._boundaries()
         below = int(after) if after is not None and after.isdigit() else None
         out: list[MailItem] = []
