@@ -276,15 +276,23 @@ def test_budget_stops_before_a_call_that_would_pass_it(store: Store) -> None:
     assert model.calls == 1
 
 
-def test_model_error_marks_run_failed_and_resume_continues(store: Store) -> None:
+def _failing_at_the_second_call(error: BaseException) -> ScriptedModel:
+    """The seed turns, except that the second model call raises `error`."""
     turns = seed_turns()
 
-    def flaky(request: ModelRequest) -> Any:
-        if len(flaky_model.requests) == 2:
-            raise ModelError("API 529 overloaded", status=529, request_id="req_9", retryable=True)
-        return turns[len(flaky_model.requests) - 1]
+    def respond(request: ModelRequest) -> Any:
+        if len(model.requests) == 2:
+            raise error
+        return turns[len(model.requests) - 1]
 
-    flaky_model = ScriptedModel(fn=flaky)
+    model = ScriptedModel(fn=respond)
+    return model
+
+
+def test_model_error_marks_run_failed_and_resume_continues(store: Store) -> None:
+    flaky_model = _failing_at_the_second_call(
+        ModelError("API 529 overloaded", status=529, request_id="req_9", retryable=True)
+    )
     with pytest.raises(ModelError):
         start_run(Loop(store, flaky_model), OPTIONS)
     run = store.runs.list()[0]
@@ -340,14 +348,7 @@ def test_live_requests_are_not_mutated_by_later_steps(store: Store) -> None:
 
 
 def test_ctrl_c_leaves_the_run_interrupted_and_resumable(store: Store) -> None:
-    turns = seed_turns()
-
-    def impatient(request: ModelRequest) -> Any:
-        if len(model.requests) == 2:
-            raise KeyboardInterrupt
-        return turns[len(model.requests) - 1]
-
-    model = ScriptedModel(fn=impatient)
+    model = _failing_at_the_second_call(KeyboardInterrupt())
     with pytest.raises(KeyboardInterrupt):
         start_run(Loop(store, model), OPTIONS)
     run = store.runs.list()[0]
