@@ -3,6 +3,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -255,22 +256,23 @@ def test_callers_get_copies_they_may_mutate() -> None:
 # --- validation ---------------------------------------------------------------------------------
 
 
-def _inbox_error(tmp_path: Path, data: object) -> str:
-    path = _write(tmp_path, data, "inbox.json")
+def _read_error(path: Path, read: Callable[[], object]) -> str:
+    """The one-line error `read` raises, which starts with the file's path."""
     with pytest.raises(SourceError) as info:
-        JsonInbox(path, ANCHOR).messages()
+        read()
     text = str(info.value)
     assert text.startswith(f"{path}: ") and "\n" not in text
     return text
+
+
+def _inbox_error(tmp_path: Path, data: object) -> str:
+    path = _write(tmp_path, data, "inbox.json")
+    return _read_error(path, JsonInbox(path, ANCHOR).messages)
 
 
 def _calendar_error(tmp_path: Path, data: object) -> str:
     path = _write(tmp_path, data, "calendar.json")
-    with pytest.raises(SourceError) as info:
-        JsonCalendar(path, ANCHOR).events()
-    text = str(info.value)
-    assert text.startswith(f"{path}: ") and "\n" not in text
-    return text
+    return _read_error(path, JsonCalendar(path, ANCHOR).events)
 
 
 def test_missing_file_names_the_file(tmp_path: Path) -> None:
