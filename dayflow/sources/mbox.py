@@ -93,12 +93,8 @@ class MboxSource(MailSource):
                                 "start with 'From ')"
                             )
                         found = _scan(data)
-        except NotRegular as err:
-            raise SourceError(f"{self.name}: {self.path} is {err.kind}, not an mbox file") from None
         except OSError as err:
-            raise SourceError(
-                f"{self.name}: cannot read {self.path} ({err.strerror or err})"
-            ) from None
+            raise self._unreadable(err) from None
         self._kept = (stamp, found)
         return found
 
@@ -130,12 +126,14 @@ class MboxSource(MailSource):
             return _File(open_regular(self.path))
         except FileNotFoundError:
             raise PathMissing(self.name, str(self.path), "mbox file") from None
-        except NotRegular as err:
-            raise SourceError(f"{self.name}: {self.path} is {err.kind}, not an mbox file") from None
         except OSError as err:
-            raise SourceError(
-                f"{self.name}: cannot read {self.path} ({err.strerror or err})"
-            ) from None
+            raise self._unreadable(err) from None
+
+    def _unreadable(self, err: OSError) -> SourceError:
+        """The one-line error for a file that is there but cannot be read as an mbox."""
+        if isinstance(err, NotRegular):
+            return SourceError(f"{self.name}: {self.path} is {err.kind}, not an mbox file")
+        return SourceError(f"{self.name}: cannot read {self.path} ({err.strerror or err})")
 
     def _item(
         self, fh: _File, start: int, end: int, delivered: dt.datetime | None, cap: int
