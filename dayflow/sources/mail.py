@@ -24,6 +24,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Protocol
 
 from dayflow.errors import SourceError, SourceUnavailable
@@ -188,6 +189,22 @@ class MailSource(Protocol):
     def close(self) -> None:
         """Let go of a connection (IMAP); nothing for a local source."""
         return None
+
+
+class LocalMailSource(MailSource):
+    """A mail source over a local file or folder, `path`: `where` names it, and the precheck
+    asks only that it exists (what is in it is the reads' to find out)."""
+
+    path: Path
+    path_word = "file"  # how PathMissing names the path
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
+
+    def precheck(self) -> None:
+        if not self.path.exists():
+            raise PathMissing(self.name, str(self.path), self.path_word)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from pathlib import Path
 from dayflow.clock import Clock
 from dayflow.errors import SourceError
 from dayflow.sources.identity import mail_key, short_hash
-from dayflow.sources.mail import MailItem, MailSource, PageQuery, PathMissing
+from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing
 from dayflow.sources.maildir_index import Folder, NameIndex
 from dayflow.sources.mime import parse_message
 
@@ -36,9 +36,11 @@ LIST_BYTES = 64 * 1024  # how much of a message a listing reads (headers and the
 READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message
 
 
-class MaildirSource(MailSource):
+class MaildirSource(LocalMailSource):
     """`cache` is where the folder names are kept between processes (`maildir_index`; None:
     in memory only); `clock` and `stat_dir` are the index's (tests)."""
+
+    path_word = "Maildir"
 
     def __init__(
         self,
@@ -54,15 +56,6 @@ class MaildirSource(MailSource):
         self._index = NameIndex(self.path, cache, clock=clock, stat_dir=stat_dir)
         self._located: dict[str, tuple[str, str]] = {}  # stable id -> (subdir, stored name)
         self._mtimes: dict[tuple[str, str], int] = {}  # odd names' delivery times (their mtime)
-
-    @property
-    def where(self) -> str:
-        return str(self.path)
-
-    def precheck(self) -> None:
-        """Before a run: the folder must exist (what is in it is the run's to find out)."""
-        if not self.path.exists():
-            raise PathMissing(self.name, str(self.path), "Maildir")
 
     def _folders(self) -> dict[str, Folder]:
         """The names in new/ and cur/ (see maildir_index for when they are not read again)."""

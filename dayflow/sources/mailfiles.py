@@ -13,14 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from dayflow.errors import SourceError
-from dayflow.sources.mail import MailItem, MailSource, PageQuery, PathMissing, select_page
+from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing, select_page
 from dayflow.sources.mime import ParsedMail, parse_message
 
 LIST_BYTES = 64 * 1024
 EML_GLOB = "*.eml"
 
 
-class _ParsedFiles(MailSource):
+class _ParsedFiles(LocalMailSource):
     """Shared: parse every message once, newest first, and page through the list."""
 
     name = ""
@@ -28,10 +28,6 @@ class _ParsedFiles(MailSource):
 
     def __init__(self) -> None:
         self._items: list[tuple[MailItem, object]] | None = None
-
-    @property
-    def where(self) -> str:
-        return str(self.path)
 
     def _messages(self) -> Iterator[tuple[bytes, dt.datetime, bool, object]]:
         """(raw bytes, fallback time, unread, locator) for each message."""
@@ -77,13 +73,11 @@ def _at(item: MailItem, position: str) -> MailItem:
 
 
 class EmlFolderSource(_ParsedFiles):
+    path_word = "folder"
+
     def __init__(self, name: str, path: str | Path) -> None:
         super().__init__()
         self.name, self.path = name, Path(path)
-
-    def precheck(self) -> None:
-        if not self.path.exists():
-            raise PathMissing(self.name, str(self.path), "folder")
 
     def _files(self) -> list[Path]:
         if not self.path.exists():

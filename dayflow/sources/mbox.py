@@ -31,7 +31,7 @@ from typing import BinaryIO
 
 from dayflow.errors import SourceError
 from dayflow.files import NotRegular, open_regular
-from dayflow.sources.mail import MailItem, MailSource, PageQuery, PathMissing
+from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing
 from dayflow.sources.mime import parse_message
 
 LIST_BYTES = 64 * 1024  # how much of a message a listing reads
@@ -56,20 +56,13 @@ _ESCAPED = re.compile(rb"^>(>*From )", re.MULTILINE)
 Boundary = tuple[int, int, bytes]  # start, end (bytes), the separator line
 
 
-class MboxSource(MailSource):
+class MboxSource(LocalMailSource):
+    path_word = "mbox file"
+
     def __init__(self, name: str, path: str | Path) -> None:
         self.name, self.path = name, Path(path)
         self._kept: tuple[tuple[int, int, int], list[Boundary]] | None = None
         self._located: dict[str, int] = {}  # stable id -> start offset
-
-    @property
-    def where(self) -> str:
-        return str(self.path)
-
-    def precheck(self) -> None:
-        """Before a run: the file must exist (a malformed one is reported by the reads)."""
-        if not self.path.exists():
-            raise PathMissing(self.name, str(self.path), "mbox file")
 
     def _boundaries(self) -> list[Boundary]:
         """Every message's (start, end, separator line), in file order."""
