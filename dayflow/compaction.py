@@ -100,7 +100,27 @@ def _paging(payload: dict[str, Any]) -> str:
     failed = payload.get("unavailable")
     if isinstance(failed, list) and failed:
         names = [str(f.get("source")) for f in failed if isinstance(f, dict)]
-        out += f"; unavailable: {', '.join(names)}"
+        out += f"{_UNAVAILABLE}{', '.join(names)}"
+    return out
+
+
+_UNAVAILABLE = "; unavailable: "
+_SUMMARY_CALL = re.compile(r"^- step \d+: (?P<name>[A-Za-z_][\w-]*)\(")
+
+
+def summarised_unavailable(message: Message) -> dict[str, list[str]]:
+    """The sources a summary says its latest call of each tool could not read, by tool name
+    (the `unavailable:` part `_paging` writes), so a model that lost the payload still knows
+    what it could not read."""
+    out: dict[str, list[str]] = {}
+    if not is_summary(message):
+        return out
+    for line in _summary_text(message).splitlines():
+        call = _SUMMARY_CALL.match(line)
+        if call is None:
+            continue
+        _, mark, names = line.rpartition(_UNAVAILABLE)
+        out[call.group("name")] = [n for n in names.split(", ") if n] if mark else []
     return out
 
 

@@ -63,6 +63,8 @@ class Tool:
 MAX_TOOL_CALLS_PER_TURN = 25
 MAX_RESULT_CHARS = 60_000  # no tool result is larger (about 15k tokens)
 CAP_ERROR_PREFIX = "task cap reached"
+NO_MAIL_SOURCE = "no mail source is configured ([[inbox]] in the config file)"
+NO_CALENDAR_SOURCE = "no calendar is configured ([[calendar]] in the config file)"
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -97,6 +99,8 @@ def read_inbox(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
         out["since"] = page.since.astimezone(env.tz).isoformat()
     if page.failures:
         out["unavailable"] = [{"source": n, "reason": why} for n, why in page.failures]
+    if not inbox.sources:  # an empty listing is not an empty inbox: say there is none
+        out["unavailable"] = [{"source": "mail", "reason": NO_MAIL_SOURCE}]
     return out
 
 
@@ -193,6 +197,8 @@ def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     cut = getattr(env.calendar, "cut_short", None)
     if cut:  # recurring series not expanded in full: the rest of the calendar was read
         out["cut_short"] = [c.to_json() for c in cut[:20]]
+    if getattr(env.calendar, "sources", None) == []:  # none configured: not an empty day
+        out["unavailable"] = [{"source": "calendar", "reason": NO_CALENDAR_SOURCE}]
     return _fit_events(out, len(found))
 
 

@@ -367,6 +367,79 @@ def test_empty_calendar_and_quiet_inbox_say_so() -> None:
     assert "**Nothing urgent" in brief
 
 
+class QuietTools(FakeTools):
+    """A quiet day (one FYI, no events) where some reads say what they could not read."""
+
+    def __init__(self, unavailable: dict[str, list[dict[str, str]]], **kw: Any) -> None:
+        super().__init__(inbox=[_inbox_message("q1", "Lovely weather today.")], **kw)
+        self.events = []
+        self.unavailable = unavailable
+
+    def read_inbox(self, args: dict[str, Any]) -> dict[str, Any]:
+        out = super().read_inbox(args)
+        return out | (
+            {"unavailable": self.unavailable["mail"]} if "mail" in self.unavailable else {}
+        )
+
+    def read_calendar(self, args: dict[str, Any]) -> dict[str, Any]:
+        out = super().read_calendar(args)
+        extra = self.unavailable.get("calendar")
+        return out | ({"unavailable": extra} if extra else {})
+
+
+@pytest.mark.parametrize(
+    ("tools", "named"),
+    [
+        (QuietTools({"mail": [{"source": "work", "reason": "login refused"}]}), "work"),
+        (
+            QuietTools({"mail": [{"source": "mail", "reason": "no mail source is configured"}]}),
+            "mail",
+        ),
+        (QuietTools({"calendar": [{"source": "family", "reason": "timed out"}]}), "family"),
+        (
+            QuietTools({"calendar": [{"source": "calendar", "reason": "none configured"}]}),
+            "calendar",
+        ),
+        (QuietTools({}, errors={"read_inbox": "Error: could not read mail: gone"}), "the inbox"),
+        (QuietTools({}, errors={"read_calendar": "Error: timeout"}), "the calendar"),
+    ],
+)
+def test_a_source_that_could_not_be_read_is_never_an_all_clear(
+    tools: QuietTools, named: str
+) -> None:
+    """Issue 19.11: a failed or unconfigured source makes "One thing" name it, never "Nothing
+    urgent: a clear day"."""
+    responses, _ = _drive(tools)
+    brief = _brief(responses[-1])
+    one_thing = brief.split("## One thing", 1)[1]
+    assert "Nothing urgent" not in brief and "clear day" not in brief
+    assert f"**Check {named} yourself" in one_thing and "could not be read" in one_thing
+    assert "- Nothing on the calendar today." not in brief or "calendar" not in named
+    assert "- Nothing in the inbox needs you right now." not in brief or named in (
+        "family",
+        "calendar",
+        "the calendar",
+    )
+
+
+def test_a_source_named_unavailable_in_a_summary_is_still_not_an_all_clear() -> None:
+    """The listing that said a source failed was compacted away: the summary's line still says
+    so, and the brief names it."""
+    summary = {
+        "role": "user",
+        "content": [
+            {
+                "type": "text",
+                "text": 'Earlier in this run (compacted):\n- step 1: read_inbox({"limit": 20}) '
+                "-> ok, 0 messages; unavailable: work\n- step 1: read_calendar("
+                '{"range": "week"}) -> ok, 0 events',
+            }
+        ],
+    }
+    brief = _brief(OfflineModel().create(_request([_prompt(), summary], tools=[])))
+    assert "Could not read work" in brief and "Nothing urgent" not in brief
+
+
 @pytest.mark.parametrize(
     "messages",
     [
@@ -589,3 +662,35 @@ def test_importing_the_offline_model_does_not_import_anthropic() -> None:
     code = "import sys, dayflow.providers.offline; print('anthropic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("missing", ["inbox", "calendar"])
+def test_a_config_without_a_mail_source_or_calendar_says_so_in_the_brief(
+    tmp_path: Any, missing: str
+) -> None:
+    """Issue 19.11 end to end: a config that names no mail source (or no calendar) gives a
+    brief that says none is configured, and "One thing" names it instead of an all-clear."""
+    from pathlib import Path
+
+    from dayflow.tools import NO_CALENDAR_SOURCE, NO_MAIL_SOURCE
+    from tests.harness import invoke
+
+    fixtures = Path(__file__).parent.parent / "fixtures"
+    cfg = tmp_path / "config.toml"
+    other = "calendar" if missing == "inbox" else "inbox"
+    path = fixtures / ("calendar.json" if other == "calendar" else "inbox.json")
+    cfg.write_text(f'[[{other}]]\nname = "mine"\nkind = "json"\npath = "{path}"\n')
+    result = invoke(
+        tmp_path / "d.db",
+        lambda n, s: OfflineModel(),
+        "brief",
+        "--date",
+        "2026-11-05",
+        env={"DAYFLOW_CONFIG": str(cfg)},
+    )
+    assert result.code == 0, result.err
+    reason = NO_MAIL_SOURCE if missing == "inbox" else NO_CALENDAR_SOURCE
+    assert reason in result.out
+    if missing == "inbox":  # with mail, the first request is still the one thing
+        assert "**Check mail yourself" in result.out
+    assert "Nothing urgent" not in result.out

@@ -8,6 +8,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
+from dayflow.compaction import summarised_unavailable
 from dayflow.models import Message
 from dayflow.providers.offline._conversation import (
     Call,
@@ -69,7 +70,8 @@ def write_brief(
     week_events, week_error = latest_list(calls, "read_calendar", "events", range="week")
     if today_error:
         lines.append(f"- _Could not read today's calendar: {today_error}_")
-    lines += [f"- _Could not read {n}: {why}_" for n, why in _unavailable(calls, "read_calendar")]
+    unread_cal = _unavailable(messages, calls, "read_calendar")
+    lines += [f"- _Could not read {n}: {why}_" for n, why in unread_cal]
     lines += _cut_short_lines(calls)
     if (today_error or not named(calls, "read_calendar", range="today")) and today:
         # No usable "today" result (failed, never asked, compacted away): the week still has it.
@@ -85,8 +87,13 @@ def write_brief(
         )
         gone = " (cancelled)" if event.get("status") == "cancelled" else ""
         lines.append(f"- {times} {event.get('title', '(untitled)')}{where}{gone}")
+    unread_calendars = [n for n, _ in unread_cal]
     if not today_events and not today_error and named(calls, "read_calendar"):
-        lines.append("- Nothing on the calendar today.")
+        lines.append(
+            "- Nothing today on the calendars that could be read."
+            if unread_calendars
+            else "- Nothing on the calendar today."
+        )
 
     if memory is not None and memory.plan is not None:  # the reading flow remembers its finds
         inbox_error, inbox_read, creates = None, True, memory.creates
@@ -117,7 +124,8 @@ def write_brief(
         lines.append(f"- _Could not read the inbox: {inbox_error}_")
     elif not inbox_read:
         lines.append("- _The inbox was not read._")
-    lines += [f"- _Could not read {n}: {why}_" for n, why in _unavailable(calls, "read_inbox")]
+    unread_mail = _unavailable(messages, calls, "read_inbox")
+    lines += [f"- _Could not read {n}: {why}_" for n, why in unread_mail]
     for need in needs[:limit]:
         lines.append(f"- {need.title} (from {need.who}, {_due_text(need.due, today)})")
     if limit is not None and len(needs) > limit:
@@ -126,7 +134,11 @@ def write_brief(
             "every task filed."
         )
     if not needs and not inbox_error and inbox_read:
-        lines.append("- Nothing in the inbox needs you right now.")
+        lines.append(
+            "- Nothing in the mail that could be read needs you."
+            if unread_mail
+            else "- Nothing in the inbox needs you right now."
+        )
 
     _, tasks_error = latest_list(calls, "read_tasks", "tasks")
     lines += ["", "## Tasks created"]
@@ -146,7 +158,15 @@ def write_brief(
         lines.append(f"- _Could not read this week's calendar: {week_error}_")
     # "Nothing else on the calendar" only when the calendar said so, not when it failed.
     lines += _week_lines(week_events, today, empty=[] if week_error else None)
-    lines += ["", "## One thing", _one_thing(needs, today_events, today)]
+    unread = _unread_sources(
+        inbox="the inbox" if inbox_error or not inbox_read else None,
+        mail=[n for n, _ in unread_mail],
+        calendar="the calendar"
+        if today_error or week_error or not named(calls, "read_calendar")
+        else None,
+        calendars=unread_calendars,
+    )
+    lines += ["", "## One thing", _one_thing(needs, today_events, today, unread)]
     return "\n".join(lines).replace("\n\n\n", "\n\n").strip() + "\n"
 
 
@@ -183,14 +203,29 @@ def _cut_short_lines(calls: list[Call]) -> list[str]:
     ]
 
 
-def _unavailable(calls: list[Call], name: str) -> list[tuple[str, str]]:
-    """The sources the latest such call could not read: (name, reason)."""
+def _unavailable(messages: list[Message], calls: list[Call], name: str) -> list[tuple[str, str]]:
+    """The sources the latest such call could not read: (name, reason); from the compaction
+    summary when the call itself was compacted away."""
     found = named(calls, name)
-    result = found[-1].result if found else None
+    if not found:
+        said = [summarised_unavailable(m).get(name) for m in messages]
+        names = next((n for n in reversed(said) if n is not None), [])
+        return [(n, "it could not be read (earlier in this run)") for n in names]
+    result = found[-1].result
     listed = result.get("unavailable") if isinstance(result, dict) else None
     return [
         (str(u.get("source")), str(u.get("reason"))) for u in listed or [] if isinstance(u, dict)
     ]
+
+
+def _unread_sources(
+    *, inbox: str | None, mail: list[str], calendar: str | None, calendars: list[str]
+) -> list[str]:
+    """What the brief could not read, once each: a whole side (the inbox, the calendar) or
+    the named sources of it that failed (or are not configured)."""
+    out = [inbox] if inbox else mail
+    out += [calendar] if calendar else calendars
+    return list(dict.fromkeys(out))
 
 
 def _task_lines(
@@ -240,11 +275,20 @@ def _week_lines(
     return ["- Nothing else on the calendar."] if empty is None else empty
 
 
-def _one_thing(needs: list[_Need], events: list[dict], today: dt.date | None) -> str:
+def _one_thing(
+    needs: list[_Need], events: list[dict], today: dt.date | None, unread: list[str]
+) -> str:
     if needs:
         first = needs[0]  # already ordered by due date, then by when it arrived
         due = f", {_due_text(first.due, today)}" if first.due else ""
         return f"**{first.title}{due}.**"
+    if unread:
+        # Never an all-clear over a source that could not be read: say which, first.
+        names = ", ".join(unread[:-1]) + " and " + unread[-1] if len(unread) > 1 else unread[0]
+        return (
+            f"**Check {names} yourself: {'it' if len(unread) == 1 else 'they'} could not be "
+            "read, so this brief cannot tell whether anything needs you.**"
+        )
     # A cancelled event takes no time, and an all-day one has no time to be ready by.
     events = [e for e in events if e.get("status") != "cancelled" and not e.get("all_day")]
     if events:
