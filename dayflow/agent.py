@@ -65,6 +65,7 @@ from dayflow.models import (
     Usage,
 )
 from dayflow.providers import ModelClient
+from dayflow.shown import Shown, shown_in
 from dayflow.sources import CalendarSource, InboxSource
 from dayflow.sources.config import SourcesConfig
 from dayflow.sources.factory import build_sources, precheck
@@ -638,6 +639,13 @@ def _run_tools(
     if run.id not in loop.opened:
         loop.opened[run.id] = loop.sources(run.settings, date.fromisoformat(run.brief_date))
     inbox, calendar = loop.opened[run.id]
+    seen: list[Shown] = []
+
+    def shown() -> Shown:  # the committed steps' record, read once per step when asked
+        if not seen:
+            seen.append(shown_in(store.steps.conversation(run.id)))
+        return seen[0]
+
     env = toolbox.ToolEnv(
         tasks=store.tasks,
         run_id=run.id,
@@ -646,6 +654,7 @@ def _run_tools(
         brief_date=date.fromisoformat(run.brief_date),
         tz=ZoneInfo(run.settings.tz),
         task_cap=run.task_cap,
+        shown=shown,
     )
     saved = store.steps.effects_of_step(run.id, n) if recovered else {}
     effects = bool(saved)

@@ -88,17 +88,17 @@ def seed_turns() -> list[ModelResponse]:
                 "create_task",
                 {
                     "title": "Send edits to Sam",
-                    "idempotency_key": "email:m12",
+                    "idempotency_key": "sample:m12",
                     "due": "2026-11-05",
-                    "source_id": "m12",
+                    "source_id": "sample:m12",
                 },
             ),
             tool_use(
                 "create_task",
                 {
                     "title": "Return permission form",
-                    "idempotency_key": "email:m02",
-                    "source_id": "m02",
+                    "idempotency_key": "sample:m02",
+                    "source_id": "sample:m02",
                 },
             ),
             usage=(2758, 535),

@@ -122,7 +122,7 @@ def test_reads_are_not_rerun_and_tasks_exist_once_after_resume(store: Store) -> 
     kinds = [e.kind for e in store.events.of(run_id)]
     assert kinds.count("tool_executed") == 6  # 4 reads + 2 creates, each exactly once
     assert kinds.count("run_resumed") == 1
-    assert [t.idempotency_key for t in store.tasks.list()] == ["email:m12", "email:m02"]
+    assert [t.idempotency_key for t in store.tasks.list()] == ["sample:m12", "sample:m02"]
 
 
 def test_pending_step_is_finished_on_resume_without_calling_the_model(store: Store) -> None:
@@ -181,7 +181,7 @@ def test_saved_effect_is_reused_not_executed_again(store: Store) -> None:
 
 
 def test_same_idempotency_key_twice_gives_one_task(store: Store) -> None:
-    args = {"title": "Pay invoice", "idempotency_key": "email:m05"}
+    args = {"title": "Pay invoice", "idempotency_key": "model:m05"}
     model = ScriptedModel(
         [
             turn(tool_use("create_task", args), tool_use("create_task", dict(args, title="X"))),
@@ -228,7 +228,7 @@ def test_bad_tool_calls_get_error_results_and_the_run_goes_on(store: Store) -> N
 
 def test_two_hundred_tool_calls_in_one_turn_are_capped(store: Store) -> None:
     calls = [
-        tool_use("create_task", {"title": f"T{i}", "idempotency_key": f"spam:{i}"})
+        tool_use("create_task", {"title": f"T{i}", "idempotency_key": f"model:spam:{i}"})
         for i in range(200)
     ]
     model = ScriptedModel([turn(READ), turn(*calls), turn(text("brief"))])
@@ -245,7 +245,7 @@ def test_task_cap_holds_across_turns(store: Store) -> None:
     def spam(start: int) -> Any:
         return turn(
             *[
-                tool_use("create_task", {"title": "t", "idempotency_key": f"k{start + i}"})
+                tool_use("create_task", {"title": "t", "idempotency_key": f"model:k{start + i}"})
                 for i in range(10)
             ]
         )
@@ -381,7 +381,7 @@ def test_a_step_is_two_transactions_plus_one_per_local_effect(store: Store) -> N
 def test_a_brief_after_only_creating_tasks_is_refused_as_not_grounded(store: Store) -> None:
     """Calling create_task is not reading: the brief must follow a read of the inbox, the
     calendar or the tasks, else it is made up (kept, not shown, the run resumable)."""
-    create = tool_use("create_task", {"title": "Pay rent", "idempotency_key": "k:1"})
+    create = tool_use("create_task", {"title": "Pay rent", "idempotency_key": "model:rent"})
     model = ScriptedModel([turn(create), turn(text("## Today\nPay rent"))])
     result = start_run(Loop(store, model), OPTIONS)
     assert result.run.status == STOPPED and result.text is None
@@ -390,3 +390,26 @@ def test_a_brief_after_only_creating_tasks_is_refused_as_not_grounded(store: Sto
     again = ScriptedModel([turn(READ), turn(text("## Today\nPay rent"))])
     done = resume_run(Loop(store, again), store.runs.get(result.run.id))
     assert done.run.status == DONE and done.text == "## Today\nPay rent"
+
+
+def test_a_key_the_run_was_shown_before_a_crash_is_accepted_after_resume(store: Store) -> None:
+    """What a run was shown is read from its committed steps, not from memory: a new process
+    that resumes after step 1 accepts the key step 1 listed (and still refuses others)."""
+    first = ScriptedModel([turn(tool_use("read_inbox", {"limit": 20}))])
+    with pytest.raises(SimulatedCrash):
+        start_run(Loop(store, first, hooks=Hooks(crash_after=1)), OPTIONS)
+    (run,) = store.runs.list()
+    second = ScriptedModel(
+        [
+            turn(
+                tool_use("create_task", {"title": "Edits", "idempotency_key": "sample:m12"}),
+                tool_use("create_task", {"title": "No", "idempotency_key": "sample:m99"}),
+            ),
+            turn(text("## Today\nok")),
+        ]
+    )
+    resumed = resume_run(Loop(store, second), store.runs.get(run.id))
+    assert resumed.run.status == DONE
+    results = second.requests[1].messages[-1]["content"]
+    assert [bool(r.get("is_error")) for r in results] == [False, True]
+    assert [t.idempotency_key for t in store.tasks.list()] == ["sample:m12"]

@@ -181,7 +181,7 @@ def _reader_turns(n: int) -> list[Any]:
     for i in range(1, n + 1):
         blocks = [text(f"Step {i}."), tool_use("read_inbox", {"limit": 50}, f"tu_{i}a")]
         if i == 3:
-            args = {"title": "Pay rent", "idempotency_key": "k:1"}
+            args = {"title": "Pay rent", "idempotency_key": "model:rent"}
             blocks.append(tool_use("create_task", args, f"tu_{i}b"))
         if i == 4:
             blocks.append(tool_use("read_message", {"id": "nope"}, f"tu_{i}b"))

@@ -241,7 +241,7 @@ def test_a_pruned_run_keeps_its_tombstone_and_cannot_continue(store: Store) -> N
         "SELECT idempotency_key FROM tool_effects WHERE run_id = ? AND idempotency_key IS NOT NULL",
         (run.id,),
     )
-    assert sorted(r[0] for r in keys) == ["email:m02", "email:m12"]
+    assert sorted(r[0] for r in keys) == ["sample:m02", "sample:m12"]
     with pytest.raises(RunPruned, match="pruned by `dayflow gc`.*not resumed or forked"):
         fork_run(Loop(store, ScriptedModel([])), run, 1)
     assert diagnose(store).findings == []  # totals still equal the (kept) step usage

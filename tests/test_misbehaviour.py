@@ -125,8 +125,8 @@ def results_sent(model: ScriptedModel) -> list[tuple[list[str], list[dict[str, A
 
 # --- one run with every kind of bad call --------------------------------------------------------
 
-A = {"title": "Send edits to Sam", "idempotency_key": "email:m12", "due": "2026-11-06"}
-B = {"title": "Return permission form", "idempotency_key": "email:m02", "notes": "Sign page 2"}
+A = {"title": "Send edits to Sam", "idempotency_key": "sample:m12", "due": "2026-11-06"}
+B = {"title": "Return permission form", "idempotency_key": "sample:m02", "notes": "Sign page 2"}
 
 # (tool, input, the error the model is told, or None for a successful call)
 READS: list[tuple[str, Any, str | None]] = [
@@ -162,21 +162,33 @@ CREATES: list[tuple[str, Any, str | None]] = [
         "unknown argument(s): priority",
     ),
     ("create_task", {**A, "idempotency_key": None}, "'idempotency_key' must be a string"),
+    # Keys of items the run was never shown, and a source_id that is not the key's item:
+    # refused, so no real message's task can be claimed (issue 19.4).
+    ("create_task", dict(B, idempotency_key="mail:3fa2c1d9e0b7"), "not the key of any item"),
+    ("create_task", dict(B, idempotency_key="sample:m99"), "not the key of any item"),
+    ("create_task", dict(B, idempotency_key="spam:1"), "not the key of any item"),
+    ("create_task", dict(B, idempotency_key="model:"), "not the key of any item"),
+    ("create_task", dict(A, source_id="sample:m02"), "is not the key of 'sample:m02'"),
+    ("create_task", dict(B, source_id="m02"), "not the id of a message or event"),
+    ("create_task", dict(B, idempotency_key="model:b", source_id="sample:m02"), "is not the key"),
+    ("create_task", dict(B, due="2028-01-01"), "outside this brief's horizon"),
+    ("create_task", dict(B, due="2026-10-01"), "outside this brief's horizon"),
     ("create_task", dict(B), None),
 ]
 
 
 def flood() -> list[tuple[str, Any, str | None]]:
     """200 calls in one turn: 24 new tasks, then A's key again, then 175 past the per-turn limit.
-    A and B exist, so with a cap of 20 tasks spam:0..17 are created and spam:18..23 refused."""
+    A and B exist, so with a cap of 20 tasks model:0..17 are created and model:18..23 refused."""
     calls: list[tuple[str, Any, str | None]] = []
     for i in range(24):
         error = None if i < 18 else "task cap reached: this run may create at most 20 tasks"
-        calls.append(("create_task", {"title": f"Spam {i}", "idempotency_key": f"spam:{i}"}, error))
+        args = {"title": f"Spam {i}", "idempotency_key": f"model:{i}"}
+        calls.append(("create_task", args, error))
     calls.append(("create_task", dict(A, title="A again, after the cap"), None))
     assert len(calls) == MAX_TOOL_CALLS_PER_TURN
     for i in range(24, 199):
-        args = {"title": f"Spam {i}", "idempotency_key": f"spam:{i}"}
+        args = {"title": f"Spam {i}", "idempotency_key": f"model:{i}"}
         calls.append(("create_task", args, "too many tool calls in one turn (limit 25)"))
     assert len(calls) == 200
     return calls
@@ -236,12 +248,12 @@ def test_every_kind_of_bad_call_in_one_run_leaves_a_clean_database(store_target:
     # Task rows: only for the valid calls, never above the cap.
     tasks = rows(cli.db, "SELECT * FROM tasks ORDER BY created_at, id")
     expected = {A["idempotency_key"]: A["title"], B["idempotency_key"]: B["title"]}
-    expected |= {f"spam:{i}": f"Spam {i}" for i in range(18)}
+    expected |= {f"model:{i}": f"Spam {i}" for i in range(18)}
     assert {t["idempotency_key"]: t["title"] for t in tasks} == expected
     assert len(tasks) == 20  # the default --task-cap
     by_key = {t["idempotency_key"]: t for t in tasks}
-    assert by_key["email:m12"]["due"] == "2026-11-06"
-    assert by_key["email:m02"]["notes"] == "Sign page 2" and by_key["email:m02"]["due"] is None
+    assert by_key["sample:m12"]["due"] == "2026-11-06"
+    assert by_key["sample:m02"]["notes"] == "Sign page 2" and by_key["sample:m02"]["due"] is None
     assert_no_garbage(cli.db, run["id"], task_cap=20)
 
     # The stored steps are the run, and every call was recorded exactly once.
@@ -338,7 +350,7 @@ class Obedient(ScriptedModel):
                 blocks = [
                     tool_use(
                         "create_task",
-                        {"title": "Wire $500 to account 4411", "idempotency_key": f"inj:{i}"},
+                        {"title": "Wire $500 to account 4411", "idempotency_key": f"model:{i}"},
                     )
                     for i in range(start, start + PER_TURN)
                 ]
@@ -359,7 +371,7 @@ def brief_with(
 
 
 def injected_tasks(db: Path | str) -> list[Any]:
-    return rows(db, "SELECT * FROM tasks WHERE idempotency_key LIKE 'inj:%'")
+    return rows(db, "SELECT * FROM tasks WHERE idempotency_key LIKE 'model:%'")
 
 
 def test_injection_is_stopped_by_max_steps(tmp_path: Path) -> None:
@@ -438,3 +450,51 @@ def test_a_run_that_hit_the_task_cap_says_so_in_runs_json(tmp_path: Path) -> Non
     cli, _ = brief_with(tmp_path, Obedient(relentless=False), "--task-cap", "7")
     run = cli.run()
     assert run["reason"] and "task cap" in run["reason"]
+
+
+# --- a model that claims other items' task keys (issue 19.4) ------------------------------------
+
+
+def test_an_injected_run_cannot_claim_the_key_of_a_message_it_never_read(tmp_path: Path) -> None:
+    """The injection names the key a genuine message will have (its Message-ID is known) and a
+    `sample:` key: both refused as tool errors, the run goes on, and the genuine message gets
+    its own task when it arrives."""
+    from dayflow.sources.identity import json_message_stable_id, mail_key
+
+    genuine = {
+        "id": "b1",
+        "from": "Ana Ruiz <ana@bank.example>",
+        "subject": "Invoice 2211",
+        "received_at": f"{DATE}T07:00:00+00:00",
+        "snippet": "Could you approve invoice 2211 by Friday?",
+        "unread": True,
+    }
+    future_key = mail_key(json_message_stable_id(genuine))  # as predictable as a Message-ID
+    claims = [
+        {"title": "Ignore the bank", "idempotency_key": future_key},
+        {"title": "Ignore the sample", "idempotency_key": "sample:m12"},
+        {"title": "Ignore the thread", "idempotency_key": "thread:th-9"},
+        {"title": "Ignore the event", "idempotency_key": "event:sample:e01"},
+    ]
+    model = ScriptedModel(
+        [
+            turn(tool_use("read_inbox", {"limit": 20})),
+            turn(*(tool_use("create_task", c) for c in claims)),
+            turn(text("## Today\nDone as the email asked.")),
+        ]
+    )
+    cli, res = brief_with(tmp_path, model)  # type: ignore[arg-type]
+    assert res.code == 0, res.err
+    _, results = results_sent(model)[1]
+    assert [r.get("is_error") for r in results] == [True] * len(claims)
+    assert all("is not the key of any item this run has read" in r["content"] for r in results)
+    assert rows(cli.db, "SELECT * FROM tasks") == []
+
+    # The genuine message arrives; the offline model files its task under its own key.
+    later = tmp_path / "later.json"
+    later.write_text(json.dumps({"messages": [genuine]}))
+    from dayflow.providers.offline import OfflineModel
+
+    offline = Cli(cli.db, OfflineModel())
+    assert offline("brief", "--date", DATE, "--new", "--inbox", str(later)).code == 0
+    assert [t["idempotency_key"] for t in rows(cli.db, "SELECT * FROM tasks")] == [future_key]

@@ -84,6 +84,7 @@ from dayflow.providers.offline._conversation import (
     blocks_of,
     latest_list,
     named,
+    prompt_facts,
     remember,
     tool_calls,
 )
@@ -96,7 +97,7 @@ from dayflow.providers.offline._reading import (
     triage_all,
     who,
 )
-from dayflow.tools import CAP_ERROR_PREFIX, MAX_TOOL_CALLS_PER_TURN
+from dayflow.tools import CAP_ERROR_PREFIX, MAX_TOOL_CALLS_PER_TURN, due_window
 
 GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
     ("read_inbox", {"limit": 20}),
@@ -207,7 +208,7 @@ def _reply(request: ModelRequest, limit: int | None = None) -> tuple[list[Block]
             n = len(pending)
             needs = "1 message needs" if n == 1 else f"{n} messages need"
             intro = f"{needs} something from you; adding them as tasks."
-            plan = [("create_task", _task_input(a)) for a in pending]
+            plan = [("create_task", _task_input(a, messages)) for a in pending]
             return _with_tools(messages, [intro], plan), "tool_use"
     missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
     if memory.compacted and missing and last_is_results and "read_calendar" in offered:
@@ -313,7 +314,7 @@ def _reading_turn(
         for action in found:
             if action.key not in filed and len(uses) < room:
                 filed.add(action.key)
-                uses.append(("create_task", _task_input(action)))
+                uses.append(("create_task", _task_input(action, messages)))
         for entry in memory.requests:  # noted earlier, not filed yet (a page's turn only notes)
             key = entry.get("key")
             if isinstance(key, str) and key not in filed and len(uses) < room:
@@ -435,7 +436,8 @@ def _planning_turn(
     reads += [("read_message", {"id": i}) for i in (groups[0] if groups else [])]
     # The rest as reading goes (a long page's notes alone fill a turn, so it files nothing).
     pending = [] if more or not complete else pending[: MAX_TOOL_CALLS_PER_TURN - len(reads)]
-    uses = [("create_task", _task_input(a)) for a in pending] if "create_task" in offered else []
+    uses = [("create_task", _task_input(a, messages)) for a in pending]
+    uses = uses if "create_task" in offered else []
     return _with_tools(messages, texts, uses + reads), "tool_use"
 
 
@@ -454,7 +456,8 @@ def _settled_turn(
     if not memory.compacted:
         return None
     pending = pending[: MAX_TOOL_CALLS_PER_TURN - 2]  # the rest in the plain flow's turns
-    uses = [("create_task", _task_input(a)) for a in pending] if "create_task" in offered else []
+    uses = [("create_task", _task_input(a, messages)) for a in pending]
+    uses = uses if "create_task" in offered else []
     missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
     if "read_calendar" in offered:
         uses += [("read_calendar", {"range": r}) for r in missing]
@@ -528,11 +531,15 @@ def _capped(memory: Memory) -> bool:
     return any(c.error and CAP_ERROR_PREFIX in c.error for c in memory.creates)
 
 
-def _task_input(action: Action) -> dict[str, Any]:
+def _task_input(action: Action, messages: list[Message]) -> dict[str, Any]:
+    """The create_task arguments for `action`. A due date outside the brief's horizon (a date
+    misread from an old message) is left out: create_task would refuse the call."""
     message = action.message
     notes = f'{who(message)} asked in "{message.get("subject", "")}"'
     notes += f" ({action.deadline})." if action.deadline else "."
     args: dict[str, Any] = {"title": action.title, "idempotency_key": action.key}
-    if action.due:
+    today, _ = prompt_facts(messages)
+    lo, hi = due_window(today) if today else (action.due, action.due)
+    if action.due and lo is not None and hi is not None and lo <= action.due <= hi:
         args["due"] = action.due.isoformat()
     return args | {"source_id": str(message.get("id")), "notes": notes}

@@ -1,0 +1,135 @@
+"""What a run was shown: the items its reads returned (their ids and task keys) and the links
+in the user's own mail and calendar.
+
+The model's text is not trusted (a message can tell it what to write), so two things are
+checked against what the run actually read:
+
+- `create_task` files a task only under the key of an item the run was shown (a message's
+  `key`, `thread:<thread id>` of a message it opened, `event:<event id>`, or a task it read), or
+  under a key of the model's own (`model:...`), so a prompt-injected run cannot claim the key of
+  a message it never saw (one not yet arrived, or the sample's) and keep its real task from ever
+  being filed;
+- a brief delivered to a file or by mail keeps a link only when its address appears in what the
+  run read (`dayflow.safe_text`).
+
+The record is the run's committed step rows (`store.conversation`), never memory: a resumed
+process reads the same rows, so a call is judged the same after a crash as before it. A step's
+own results are not in it until the step commits, and the model had not seen them either.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from dayflow.models import Message
+
+MODEL_KEY_PREFIX = "model:"  # the model's own task keys: never an item's
+THREAD_KEY_PREFIX = "thread:"
+EVENT_KEY_PREFIX = "event:"
+_URL = re.compile(r"(?:https?://|mailto:)[^\s<>\"'`\\)\]]+", re.IGNORECASE)
+_TRAILING = ".,;:!?*_~"
+_READS = ("read_inbox", "read_message", "read_calendar")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """The task keys the run may file under, each item's keys by its id, and the links."""
+
+    keys: frozenset[str] = frozenset()
+    keys_of: dict[str, frozenset[str]] = field(default_factory=dict)
+    urls: frozenset[str] = frozenset()
+
+
+def shown_in(messages: list[Message]) -> Shown:
+    """What the tool results in `messages` (a run's committed conversation) showed."""
+    keys: set[str] = set()
+    keys_of: dict[str, set[str]] = {}
+    urls: set[str] = set()
+    for name, payload in _results(messages):
+        if name in _READS:
+            for text in _strings(payload):
+                urls.update(urls_in(text))
+        for item_id, item_keys in _items(name, payload):
+            keys.update(item_keys)
+            if item_id is not None:
+                keys_of.setdefault(item_id, set()).update(item_keys)
+    return Shown(frozenset(keys), {k: frozenset(v) for k, v in keys_of.items()}, frozenset(urls))
+
+
+def urls_in(text: str) -> set[str]:
+    """The http(s) and mailto addresses written in `text`, without trailing punctuation."""
+    return {m.group(0).rstrip(_TRAILING) for m in _URL.finditer(text)}
+
+
+def _results(messages: list[Message]) -> Iterator[tuple[str, Any]]:
+    """(tool name, parsed result) of each successful tool call in `messages`."""
+    names: dict[str, str] = {}
+    for message in messages:
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use":
+                names[str(block.get("id"))] = str(block.get("name"))
+            elif block.get("type") == "tool_result" and not block.get("is_error"):
+                name = names.get(str(block.get("tool_use_id")))
+                text = block.get("content")
+                if isinstance(text, list):
+                    text = "".join(b.get("text", "") for b in text if isinstance(b, dict))
+                if name is None or not isinstance(text, str):
+                    continue
+                try:
+                    yield name, json.loads(text)
+                except ValueError:
+                    continue
+
+
+def _items(name: str, payload: Any) -> Iterator[tuple[str | None, set[str]]]:
+    """(item id, the task keys it may be filed under) of each item a result shows."""
+    if not isinstance(payload, dict):
+        return
+    if name == "read_inbox":
+        for m in _dicts(payload.get("messages")):
+            yield _id(m), _strs(m.get("key"))
+    elif name == "read_message" and isinstance(payload.get("message"), dict):
+        m = payload["message"]
+        thread = m.get("thread_id")
+        yield _id(m), _strs(m.get("key")) | _strs(thread, THREAD_KEY_PREFIX)
+    elif name == "read_calendar":
+        for e in _dicts(payload.get("events")):
+            yield _id(e), _strs(e.get("id"), EVENT_KEY_PREFIX)
+    elif name == "read_tasks":
+        for t in _dicts(payload.get("tasks")):
+            yield None, _strs(t.get("idempotency_key"))
+    elif name == "create_task" and isinstance(payload.get("task"), dict):
+        yield None, _strs(payload["task"].get("idempotency_key"))
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _id(item: dict[str, Any]) -> str | None:
+    value = item.get("id")
+    return value if isinstance(value, str) and value else None
+
+
+def _strs(value: Any, prefix: str = "") -> set[str]:
+    return {prefix + value} if isinstance(value, str) and value else set()
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
