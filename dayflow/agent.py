@@ -102,7 +102,7 @@ KEEP_LAST = 1  # assistant/user pairs compaction never touches
 class Note:
     """Something the loop did, for the CLI to show (the loop itself never prints)."""
 
-    kind: str  # calling | called | step | tool | resumed | finished
+    kind: str  # calling | called | step | tool | resumed | delivered | uncertain | finished
     data: dict[str, Any] = field(default_factory=dict)
 
 
@@ -562,6 +562,8 @@ def _deliver(loop: Loop, run: Run, lease: Lease, n: int, text: str, sinks: list[
     )
     for line in report.delivered:
         loop.report(Note("delivered", {"line": line}))
+    for line in report.uncertain:  # said where the user looks, not only in `show`
+        loop.report(Note("uncertain", {"line": line}))
     if report.failed:
         raise _Stop(
             FAILED,

@@ -387,6 +387,8 @@ class Trace:
             self.console.print(line, markup=False, soft_wrap=True)
         elif note.kind == "delivered":
             self.console.print(f"delivered: {d['line']}", markup=False, soft_wrap=True)
+        elif note.kind == "uncertain":
+            self.console.print(f"delivery {d['line']}", markup=False, soft_wrap=True)
         elif note.kind == "finished":
             run = d["run"]
             word = "resumed" if d["resumed"] else "run"

@@ -270,23 +270,50 @@ def deliver_all(
             elif sink.startswith("file:"):
                 detail = _to_file(sink, brief)
             else:
-                sending = log.get(key + "#sending")
-                if sending is not None:
+                attempt, in_doubt = _attempt(log, key)
+                if in_doubt:  # killed between its `sending` mark and the answer
                     note = _uncertain(sink, log)
                     log.save(key, note, is_error=True)
                     report.uncertain.append(note)
                     continue
                 if sink == "smtp":
-                    detail = _to_smtp(brief, log, key, settings, kill)
+                    detail = _to_smtp(brief, log, key, settings, kill, attempt)
                 else:
-                    detail = _to_notify(brief, log, key, settings, kill)
+                    detail = _to_notify(brief, log, key, settings, kill, attempt)
         except DeliveryFailed as exc:
             report.failed.append(str(exc))
+            continue
+        except Unanswered as exc:
+            log.save(key, str(exc), is_error=True)
+            report.uncertain.append(str(exc))
             continue
         kill("after_send")
         log.save(key, detail)
         report.delivered.append(f"{sink}: {detail}")
     return report
+
+
+class Unanswered(Exception):
+    """The connection was lost after the message was handed over, before the server answered:
+    it may have been accepted, so it is recorded as uncertain and never sent again."""
+
+
+def mark_key(key: str, what: str, attempt: int) -> str:
+    """The saved mark `what` (sending, refused) of attempt `attempt` at delivering `key`; the
+    first attempt's marks carry no number (as before attempts were counted)."""
+    return f"{key}#{what}" if attempt == 1 else f"{key}#{what}.{attempt}"
+
+
+def _attempt(log: EffectLog, key: str) -> tuple[int, bool]:
+    """(the attempt to make next, whether the last one is in doubt). An attempt with a
+    `sending` mark and no `refused` mark was cut off while the server could have accepted it;
+    one the server answered with a refusal is over, and the next attempt sends again."""
+    attempt = 1
+    while log.get(mark_key(key, "sending", attempt)) is not None:
+        if log.get(mark_key(key, "refused", attempt)) is None:
+            return attempt, True
+        attempt += 1
+    return attempt, False
 
 
 def _uncertain(sink: str, log: EffectLog) -> str:
@@ -360,7 +387,12 @@ def message_id(brief: Brief, host: str) -> str:
 
 
 def _to_smtp(
-    brief: Brief, log: EffectLog, key: str, settings: Settings, kill: Callable[[str], None]
+    brief: Brief,
+    log: EffectLog,
+    key: str,
+    settings: Settings,
+    kill: Callable[[str], None],
+    attempt: int = 1,
 ) -> str:
     cfg = settings.smtp
     if cfg is None:
@@ -377,11 +409,34 @@ def _to_smtp(
     password = _password(cfg, settings.env or os.environ) if credential is None else None
 
     def commit() -> None:
-        log.save(key + "#sending", json.dumps({"message_id": msgid}))
+        log.save(mark_key(key, "sending", attempt), json.dumps({"message_id": msgid}))
         kill("while_sending")
 
-    reply = send_mail(cfg, password, data, commit, credential=credential)
+    try:
+        reply = send_mail(cfg, password, data, commit, credential=credential)
+    except Refused as refused:
+        # The server answered the final `.` with a refusal: it did not take the message, so
+        # the attempt is over and `resume` sends it again (the same Message-ID).
+        log.save(mark_key(key, "refused", attempt), json.dumps({"reply": refused.reply}))
+        raise DeliveryFailed(
+            f"smtp to {cfg.where}: the server refused the message ({refused.reply}); "
+            "nothing was delivered"
+        ) from None
+    except Unanswered as lost:
+        raise Unanswered(
+            f"uncertain: the connection to {cfg.where} was lost after the message was sent, "
+            f"before the server answered ({lost}); it may have arrived (look for Message-ID "
+            f"{msgid}), and is not sent again"
+        ) from None
     return f"mailed to {', '.join(cfg.to)} via {cfg.where}, Message-ID {msgid} ({reply})"
+
+
+class Refused(Exception):
+    """The server's answer to the end of the message was not 250 (a 4xx or 5xx)."""
+
+    def __init__(self, code: int, resp: bytes) -> None:
+        self.reply = " ".join(f"{code} {resp.decode('utf-8', 'replace')}".split())[:300]
+        super().__init__(self.reply)
 
 
 def _mail_bytes(brief: Brief, cfg: SmtpConfig, msgid: str, now: datetime) -> bytes:
@@ -503,10 +558,13 @@ def send_mail(
                 body += b"\r\n"
             server.send(body)
             commit()
-            server.send(b".\r\n")
-            code, resp = server.getreply()
+            try:
+                server.send(b".\r\n")
+                code, resp = server.getreply()
+            except (OSError, smtplib.SMTPException) as exc:
+                raise Unanswered(_describe(exc)) from None
             if code != 250:
-                raise smtplib.SMTPDataError(code, resp)
+                raise Refused(code, resp)
             return f"{code} {resp.decode('utf-8', 'replace')}"
     except (AuthRefused, TokenUnavailable) as exc:
         raise DeliveryFailed(str(exc)) from None
@@ -600,7 +658,12 @@ def _describe(exc: BaseException) -> str:
 
 
 def _to_notify(
-    brief: Brief, log: EffectLog, key: str, settings: Settings, kill: Callable[[str], None]
+    brief: Brief,
+    log: EffectLog,
+    key: str,
+    settings: Settings,
+    kill: Callable[[str], None],
+    attempt: int = 1,
 ) -> str:
     title = f"Dayflow: brief for {brief.brief_date}"
     body = one_thing(brief.text) or "Your daily brief is ready."
@@ -615,15 +678,22 @@ def _to_notify(
     exe = shutil.which(argv[0], path=path)
     if exe is None:
         raise DeliveryFailed(f"notify: `{argv[0]}` is not installed")
-    log.save(key + "#sending", json.dumps({"argv": argv[:1]}))
+    log.save(mark_key(key, "sending", attempt), json.dumps({"argv": argv[:1]}))
     kill("while_sending")
     try:
         proc = subprocess.run(
             [exe, *argv[1:]], capture_output=True, text=True, timeout=30, check=False
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except subprocess.TimeoutExpired as exc:
+        raise Unanswered(
+            f"uncertain: {argv[0]} did not finish within 30 s ({exc}); the notification may "
+            "have been shown, and is not shown again"
+        ) from None
+    except OSError as exc:  # it never started: nothing was shown
+        log.save(mark_key(key, "refused", attempt), json.dumps({"error": str(exc)}))
         raise DeliveryFailed(f"notify: {argv[0]} failed: {exc}") from None
-    if proc.returncode != 0:
+    if proc.returncode != 0:  # it said it failed: nothing was shown, resume tries again
+        log.save(mark_key(key, "refused", attempt), json.dumps({"exit": proc.returncode}))
         raise DeliveryFailed(
             f"notify: {argv[0]} exited {proc.returncode}: {_describe(Exception(proc.stderr))}"
         )

@@ -38,6 +38,22 @@ class Inbox:
         return [str(message_from_bytes(m)["Message-ID"]) for m in self.messages]
 
 
+class Refusing(Inbox):
+    """An aiosmtpd handler that answers the end of DATA with each of `answers` in turn (then
+    250), keeping only the messages it accepted."""
+
+    def __init__(self, *answers: str) -> None:
+        super().__init__()
+        self.answers = list(answers)
+        self.offered = 0  # messages that reached the final `.`
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+        self.offered += 1
+        if self.answers:
+            return self.answers.pop(0)
+        return await super().handle_DATA(server, session, envelope)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -45,10 +61,10 @@ def free_port() -> int:
 
 
 class SmtpServer:
-    def __init__(self, port: int, **tls: Any) -> None:
+    def __init__(self, port: int, inbox: Inbox | None = None, **tls: Any) -> None:
         from aiosmtpd.controller import Controller
 
-        self.inbox = Inbox()
+        self.inbox = inbox or Inbox()
         self.port = port
         self.controller = Controller(self.inbox, hostname="127.0.0.1", port=port, **tls)
 
@@ -163,6 +179,98 @@ def test_an_unreachable_smtp_server_fails_the_delivery_resumably_naming_the_host
     ]
 
 
+@pytest.mark.parametrize("answer", ["451 4.3.0 try again later", "554 5.7.1 rejected"])
+def test_a_refused_mail_is_a_failed_send_and_resume_sends_it_again(
+    db_path: Path, tmp_path: Path, port: int, answer: str
+) -> None:
+    """Issue 19.9: a 4xx or 5xx answer to the final `.` means the server did not take the
+    message: the delivery failed (not "uncertain"), and resume sends it again with the same
+    Message-ID, saying what it delivered."""
+    env = {"DAYFLOW_CONFIG": str(config(tmp_path, port))}
+    inbox = Refusing(answer)
+    with SmtpServer(port, inbox):
+        result = run(db_path, "brief", "--deliver", "smtp", env=env)
+        assert result.code == 6, result.err
+        assert inbox.offered == 1 and inbox.messages == []
+        (failed,) = runs(db_path)
+        assert failed["status"] == "failed" and "uncertain" not in failed["reason"]
+        assert f"the server refused the message ({answer})" in failed["reason"]
+        assert shown(db_path, failed["id"])["deliveries"] == []  # nothing delivered yet
+        resumed = run(db_path, "resume", env=env)
+        assert resumed.code == 0, resumed.err
+        assert inbox.offered == 2 and len(inbox.messages) == 1
+        assert "delivered: smtp: mailed to alex@example.org" in resumed.err
+        again = run(db_path, "resume", failed["id"], env=env)
+        assert again.code == 0 and inbox.offered == 2
+    (done,) = runs(db_path)
+    assert done["status"] == "done" and "uncertain" not in (done["reason"] or "")
+    assert inbox.message_ids() == [f"<dayflow.{done['id']}.{DATE}@example.org>"]
+    (d,) = shown(db_path, done["id"])["deliveries"]
+    assert d["ok"] and "250" in d["detail"]
+
+
+def test_a_refusal_twice_then_acceptance_sends_once_with_one_message_id(
+    db_path: Path, tmp_path: Path, port: int
+) -> None:
+    env = {"DAYFLOW_CONFIG": str(config(tmp_path, port))}
+    inbox = Refusing("451 busy", "452 full")
+    with SmtpServer(port, inbox):
+        assert run(db_path, "brief", "--deliver", "smtp", env=env).code == 6
+        assert run(db_path, "resume", env=env).code == 6
+        assert run(db_path, "resume", env=env).code == 0
+    (done,) = runs(db_path)
+    assert inbox.offered == 3 and len(inbox.messages) == 1
+    assert inbox.message_ids() == [f"<dayflow.{done['id']}.{DATE}@example.org>"]
+
+
+def test_a_connection_lost_after_the_final_dot_is_uncertain_and_never_resent(
+    db_path: Path, tmp_path: Path, port: int
+) -> None:
+    """A server that takes the message and drops the connection before answering: it may have
+    arrived, so the delivery is recorded as uncertain at once and no resume sends it again."""
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", port))
+    listener.listen(1)
+    got: list[bytes] = []
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            f = conn.makefile("rwb")
+            f.write(b"220 hi\r\n")
+            f.flush()
+            in_data = False
+            while line := f.readline():
+                got.append(line)
+                if in_data:
+                    if line == b".\r\n":
+                        return  # taken, never answered
+                    continue
+                in_data = line.upper().startswith(b"DATA")
+                f.write(b"354 go\r\n" if in_data else b"250 ok\r\n")
+                f.flush()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    env = {"DAYFLOW_CONFIG": str(config(tmp_path, port))}
+    try:
+        result = run(db_path, "brief", "--deliver", "smtp", env=env)
+    finally:
+        thread.join(10)
+        listener.close()
+    assert result.code == 0, result.err
+    assert b".\r\n" in got
+    (done,) = runs(db_path)
+    assert done["status"] == "done" and "uncertain" in done["reason"]
+    (d,) = shown(db_path, done["id"])["deliveries"]
+    assert not d["ok"] and "connection" in d["detail"] and "not sent again" in d["detail"]
+    # Nothing listens any more: a resume that tried to send again would fail (exit 6).
+    assert run(db_path, "resume", done["id"], env=env).code == 0
+    assert shown(db_path, done["id"])["deliveries"] == [d]
+
+
 def test_sinks_come_from_the_config_file_too(db_path: Path, tmp_path: Path) -> None:
     cfg = tmp_path / "config.toml"
     cfg.write_text(f'deliver = ["file:{tmp_path}/notes/{{date}}.md"]\n')
@@ -264,6 +372,32 @@ def _final_step(tmp_path: Path) -> int:
     probe = tmp_path / "probe.db"
     assert run(probe, "brief", "--date", DATE).code == 0
     return int(runs(probe)[0]["steps"])
+
+
+@pytest.mark.slow
+def test_sigkill_in_the_window_after_a_refusal_is_uncertain_and_not_resent(
+    tmp_path: Path, port: int
+) -> None:
+    """A 451 first (a failed send), then a real SIGKILL while the resumed process is in the
+    window of its second attempt: that one is uncertain, reported, and never sent again."""
+    db = tmp_path / "dayflow.db"
+    cfg = config(tmp_path, port)
+    n = _final_step(tmp_path)
+    inbox = Refusing("451 later")
+    with SmtpServer(port, inbox):
+        first = _brief(db, cfg, "brief", "--date", DATE, "--deliver", "smtp")
+        assert first.returncode == 6, first.stderr
+        killed = _brief(db, cfg, "resume", DAYFLOW_KILL_AT=f"while_sending:{n}")
+        assert killed.returncode == -9, killed.stderr
+        resumed = _brief(db, cfg, "resume")
+        assert resumed.returncode == 0, resumed.stderr
+        assert "uncertain" in resumed.stderr
+        assert _brief(db, cfg, "resume", runs(db)[0]["id"]).returncode == 0
+    assert inbox.offered == 1 and inbox.messages == []  # the kill came before the `.`
+    (done,) = runs(db)
+    assert done["status"] == "done" and "uncertain" in done["reason"]
+    (d,) = shown(db, done["id"])["deliveries"]
+    assert not d["ok"] and f"<dayflow.{done['id']}.{DATE}@example.org>" in d["detail"]
 
 
 @pytest.mark.slow
