@@ -21,9 +21,14 @@ What "never twice" means, per sink:
   A kill after (3) and before (5), one network round trip, means the server may have accepted
   it: resume does **not** send again; it records the delivery as *uncertain*, naming the
   Message-ID to look for, and says so in `show` and the run's note. Dayflow never sends a
-  brief twice; in that one window it may, instead, not know whether it sent it once.
+  brief twice; in that one window it may, instead, not know whether it sent it once. A 4xx or
+  5xx answer to the `.` is no such doubt: the server did not take the message, so a `refused`
+  mark closes the attempt, the delivery fails (resumably), and resume makes attempt 2 (its
+  marks `#sending.2`, `#refused.2`) with the same Message-ID. A connection lost after the `.`
+  and before any answer is the window itself: recorded as uncertain at once, never resent.
 - `notify` is the same with no intent step: a `sending` mark, then the notification, then the
-  outcome; a kill in between is reported as uncertain, never shown twice.
+  outcome; a kill in between is reported as uncertain, never shown twice; a notifier that
+  exits non-zero showed nothing, and resume tries again.
 """
 
 from __future__ import annotations
