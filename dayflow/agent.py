@@ -555,7 +555,13 @@ def _deliver(loop: Loop, run: Run, lease: Lease, n: int, text: str, sinks: list[
     deliveries, if any."""
     report = delivery_.deliver_all(
         sinks,
-        delivery_.Brief(run.id, run.brief_date, text),
+        delivery_.Brief(
+            run.id,
+            run.brief_date,
+            text,
+            links=shown_in(loop.store.conversation(run.id)).urls,
+            label=_update_label(run),
+        ),
         _StepEffects(loop.store, lease, n),
         loop.delivery(),
         kill=lambda point: _kill_point(loop, point, n),
@@ -572,6 +578,15 @@ def _deliver(loop: Loop, run: Run, lease: Lease, n: int, text: str, sinks: list[
             text=text,
         )
     return "; ".join(report.uncertain) or None
+
+
+def _update_label(run: Run) -> str | None:
+    """ "Update HH:MM" (when the run started, in the user's zone) for an update of the day's
+    brief; None for the day's brief. From the run's row, so a resume labels it the same."""
+    if run.settings.update_of is None:
+        return None
+    started = datetime.fromisoformat(run.created_at).astimezone(ZoneInfo(run.settings.tz))
+    return f"Update {started:%H:%M}"
 
 
 class _StepEffects:

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from dayflow.clock import Clock, SystemClock
 from dayflow.errors import DayflowError, UsageError
+from dayflow.listing import plain
 
 if TYPE_CHECKING:
     from dayflow.sources.oauth import Credential
@@ -244,6 +245,26 @@ class Brief:
     run_id: str
     brief_date: str
     text: str
+    # The addresses the run read in the user's own mail and calendar (dayflow.shown): the only
+    # links a file or a mail keeps (dayflow.safe_text).
+    links: frozenset[str] = frozenset()
+    # "Update 14:05" for a later brief of the day (an update), so that a note holding the
+    # morning's brief and its updates tells them apart; None for the day's brief.
+    label: str | None = None
+
+    @property
+    def inert(self) -> str:
+        """The text as a file or a mail carries it: escapes, images and foreign links inert,
+        and an update's label on its first heading (or above it, when it starts with none)."""
+        from dayflow.safe_text import inert_markdown
+
+        text = inert_markdown(self.text, self.links)
+        if self.label is None:
+            return text
+        head, sep, rest = text.lstrip("\n").partition("\n")
+        if re.match(r"#{1,6} ", head):
+            return f"{head.rstrip()} — {self.label}{sep}{rest}"
+        return f"## {self.label}\n\n{text}"
 
 
 @dataclass
@@ -350,7 +371,7 @@ def _to_file(sink: str, brief: Brief) -> str:
             if target.exists():
                 raise
             existing = ""
-        merged, verb = with_section(existing, brief.run_id, brief.text)
+        merged, verb = with_section(existing, brief.run_id, brief.inert)
         if merged != existing:
             files.write_atomic(target, merged.encode("utf-8"))
     except (OSError, DayflowError) as exc:
@@ -367,22 +388,42 @@ def section_marks(run_id: str) -> tuple[str, str]:
 def with_section(existing: str, run_id: str, text: str) -> tuple[str, str]:
     """The note with run `run_id`'s brief in it: its section replaced where it already is
     (a redone delivery gives the same bytes), else appended. Everything else in the note, the
-    user's own lines and other runs' briefs (the morning's, before an update), is kept."""
+    user's own lines and other runs' briefs (the morning's, before an update), is kept.
+
+    A section is a start mark line and the next end mark line with no other start mark of the
+    run between (marks matched as whole lines, surrounding spaces ignored): an end mark with no
+    start before it, or a start whose end the user deleted, is the user's text and never makes
+    a replacement swallow lines. A section found twice (a synced copy) is kept once. The note's
+    own line ends (CRLF or LF) are used for the section."""
     start, end = section_marks(run_id)
-    section = f"{start}\n{text.rstrip()}\n{end}\n"
-    # The end mark and the nearest start mark before it: a start whose end the user deleted
-    # never makes a replacement swallow the lines after it.
-    j = existing.find(end)
-    i = existing.rfind(start, 0, j) if j >= 0 else -1
-    if i >= 0 and j >= 0:
-        after = j + len(end)
-        if existing[after : after + 1] == "\n":
-            after += 1
-        return existing[:i] + section + existing[after:], "updated its section in"
+    nl = "\r\n" if "\r\n" in existing else "\n"
+    body = nl.join(text.replace("\r\n", "\n").rstrip().split("\n"))
+    section = f"{start}{nl}{body}{nl}{end}{nl}"
+    lines = existing.splitlines(keepends=True)
+    spans = _sections(lines, start, end)
+    if spans:
+        dropped = {k for i, j in spans[1:] for k in range(i, j + 1)}
+        first, last = spans[0]
+        kept = [line for k, line in enumerate(lines) if k not in dropped and not first <= k <= last]
+        merged = "".join(kept[:first] + [section] + kept[first:])
+        return merged, "updated its section in"
     if not existing:
         return section, "wrote"
-    sep = "" if existing.endswith("\n\n") else "\n" if existing.endswith("\n") else "\n\n"
+    sep = "" if existing.endswith(nl * 2) else nl if existing.endswith(nl) else nl * 2
     return existing + sep + section, "added to"
+
+
+def _sections(lines: list[str], start: str, end: str) -> list[tuple[int, int]]:
+    """The (start line, end line) of each well-formed section of the run, in order."""
+    spans, opened = [], None
+    for k, line in enumerate(lines):
+        mark = line.strip()
+        if mark == start:
+            opened = k  # a start with no end before the next start is the user's text
+        elif mark == end and opened is not None:
+            spans.append((opened, k))
+            opened = None
+    return spans
 
 
 def message_id(brief: Brief, host: str) -> str:
@@ -453,11 +494,12 @@ def _mail_bytes(brief: Brief, cfg: SmtpConfig, msgid: str, now: datetime) -> byt
     msg = EmailMessage(policy=SMTP)
     msg["From"] = cfg.sender
     msg["To"] = ", ".join(cfg.to)
-    msg["Subject"] = f"Dayflow: your brief for {day:%A} {day.day} {day:%B %Y}"
+    what = f"{brief.label.lower()} of your brief" if brief.label else "your brief"
+    msg["Subject"] = f"Dayflow: {what} for {day:%A} {day.day} {day:%B %Y}"
     msg["Date"] = format_datetime(now)
     msg["Message-ID"] = msgid
     msg["X-Dayflow-Run"] = brief.run_id
-    msg.set_content(brief.text.rstrip("\n") + "\n", subtype="plain", cte="quoted-printable")
+    msg.set_content(brief.inert.rstrip("\n") + "\n", subtype="plain", cte="quoted-printable")
     return msg.as_bytes()
 
 
@@ -671,7 +713,7 @@ def _to_notify(
     attempt: int = 1,
 ) -> str:
     title = f"Dayflow: brief for {brief.brief_date}"
-    body = one_thing(brief.text) or "Your daily brief is ready."
+    body = plain(one_thing(brief.text) or "Your daily brief is ready.")
     if settings.platform == "darwin":
         script = f"display notification {_applescript(body)} with title {_applescript(title)}"
         argv = ["osascript", "-e", script]

@@ -32,6 +32,7 @@ _UNSAFE = {
         0x200E,
         0x200F,
         *range(0x202A, 0x202F),
+        *range(0x2060, 0x2065),
         *range(0x2066, 0x206A),
         0xFEFF,
     )

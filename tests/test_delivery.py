@@ -701,3 +701,96 @@ def test_a_password_that_is_not_ascii_logs_in_with_auth_plain_in_utf8(port: int)
     assert seen == [(b"alex", "pässwörd".encode()), (b"alex", "pässwort".encode())]
     line = str(caught.value)
     assert "refused the user name or password (535" in line and "pässw" not in line
+
+
+# ------------------------------------------------------------ a note's sections (issue 19.21)
+
+
+def test_an_orphan_end_mark_before_the_section_never_makes_redelivery_append() -> None:
+    start, end = delivery.section_marks("abc")
+    note = f"my notes\n{end}\nmore of mine\n\n{start}\nold brief\n{end}\ntail\n"
+    merged, verb = delivery.with_section(note, "abc", "new brief")
+    assert verb == "updated its section in"
+    assert merged == f"my notes\n{end}\nmore of mine\n\n{start}\nnew brief\n{end}\ntail\n"
+    assert delivery.with_section(merged, "abc", "new brief")[0] == merged
+
+
+def test_a_duplicated_section_is_replaced_once_and_its_copy_removed() -> None:
+    start, end = delivery.section_marks("abc")
+    copy = f"{start}\nold brief\n{end}\n"
+    note = f"top\n{copy}middle\n{copy}bottom\n"
+    merged, verb = delivery.with_section(note, "abc", "new")
+    assert verb == "updated its section in"
+    assert merged == f"top\n{start}\nnew\n{end}\nmiddle\nbottom\n"
+
+
+def test_a_crlf_note_is_replaced_in_place_with_its_own_line_ends() -> None:
+    start, end = delivery.section_marks("abc")
+    note = f"mine\r\n\r\n{start}\r\nold\r\n{end}  \r\nafter\r\n"
+    merged, verb = delivery.with_section(note, "abc", "# Brief\n\nbody\n")
+    assert verb == "updated its section in"
+    assert merged == f"mine\r\n\r\n{start}\r\n# Brief\r\n\r\nbody\r\n{end}\r\nafter\r\n"
+    assert delivery.with_section(merged, "abc", "# Brief\n\nbody\n")[0] == merged
+    added, verb = delivery.with_section("mine\r\n", "xyz", "b")
+    assert verb == "added to" and "\n" not in added.replace("\r\n", "")
+
+
+def test_a_note_whose_last_line_is_the_end_mark_without_a_newline_is_replaced() -> None:
+    start, end = delivery.section_marks("abc")
+    merged, verb = delivery.with_section(f"x\n{start}\nold\n{end}", "abc", "new")
+    assert verb == "updated its section in" and merged == f"x\n{start}\nnew\n{end}\n"
+
+
+def test_a_brief_that_writes_a_section_mark_cannot_break_its_note(tmp_path: Path) -> None:
+    """The model's text is made inert, so a mark it writes is no mark: the next delivery of the
+    same run still replaces exactly its section."""
+    start, end = delivery.section_marks("abc")
+    brief = delivery.Brief("abc", DATE, f"# Brief\n{end}\nafter the fake end\n{start}\n")
+    sink = f"file:{tmp_path}/n.md"
+    note = tmp_path / "n.md"
+    note.write_text("mine\n")
+    report = delivery.deliver_all([sink], brief, _Log(), delivery.Settings())
+    assert report.failed == []
+    once = note.read_text()
+    delivery.deliver_all([sink], brief, _Log(), delivery.Settings())
+    assert note.read_text() == once and once.count(end) == 1
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.saved: dict[str, tuple[str, bool]] = {}
+
+    def get(self, key: str) -> tuple[str, bool] | None:
+        return self.saved.get(key)
+
+    def save(self, key: str, content: str, is_error: bool = False) -> None:
+        self.saved[key] = (content, is_error)
+
+
+def test_a_same_day_update_in_a_note_is_labelled_with_its_time(
+    db_path: Path, tmp_path: Path
+) -> None:
+    note = tmp_path / f"{DATE}.md"
+    sink = f"file:{tmp_path}/{{date}}.md"
+    assert run(db_path, "brief", "--deliver", sink).code == 0
+    assert run(db_path, "brief", "--deliver", sink).code == 0  # the day's update
+    first, second = runs(db_path)[::-1]
+    text = note.read_text()
+    morning = text.split(delivery.section_marks(second["id"])[0])[0]
+    update = text.split(delivery.section_marks(second["id"])[0])[1]
+    heading = "# Daily brief: Thursday 5 November 2026"
+    assert f"{heading}\n" in morning and "Update" not in morning
+    assert f"{heading} — Update 07:30\n" in update  # the clock of the harness, in UTC
+
+
+def test_an_updates_mail_says_so_in_its_subject(
+    db_path: Path, tmp_path: Path, smtp: SmtpServer
+) -> None:
+    env = {"DAYFLOW_CONFIG": str(config(tmp_path, smtp.port))}
+    assert run(db_path, "brief", "--deliver", "smtp", env=env).code == 0
+    assert run(db_path, "brief", "--deliver", "smtp", env=env).code == 0
+    subjects = [message_from_bytes(m)["Subject"] for m in smtp.inbox.messages]
+    assert subjects == [
+        "Dayflow: your brief for Thursday 5 November 2026",
+        "Dayflow: update 07:30 of your brief for Thursday 5 November 2026",
+    ]
