@@ -19,7 +19,8 @@ from dayflow.models import RunSettings
 from dayflow.providers.offline import OfflineModel
 from dayflow.store import open_store
 
-SETTINGS = (0, DEFAULT_COMPACT_AT)  # off, and the default threshold
+LONG_RUN_COMPACT_AT = 6_000  # the threshold issue 4's 60% target was set at (the old default)
+SETTINGS = (0, LONG_RUN_COMPACT_AT, DEFAULT_COMPACT_AT)  # off, a long-run setting, the default
 
 
 def measure(tmp: Path) -> dict[int, dict[str, Any]]:
@@ -38,6 +39,7 @@ def measure(tmp: Path) -> dict[int, dict[str, Any]]:
                 "status": run.status,
                 "steps": run.steps,
                 "input_tokens": run.usage.total_input,
+                "peak": max(s.usage.total_input for s in store.steps.of(run.id)),
                 "compactions": len(store.steps.compactions(run.id)),
                 "tasks": sorted(t.idempotency_key for t in store.tasks.list()),
                 "sections": re.findall(r"^## (.+)$", result.text or "", re.MULTILINE),
@@ -47,30 +49,39 @@ def measure(tmp: Path) -> dict[int, dict[str, Any]]:
 
 
 def section(data: dict[int, dict[str, Any]]) -> list[str]:
-    """RESULTS.md lines for the figure, with its verdict against the 60% target."""
-    off, on = data[0], data[DEFAULT_COMPACT_AT]
+    """RESULTS.md lines for the figure, with its verdict against the 60% target (at the
+    long-run threshold it was set at) and what the default does."""
+    off, on, default = data[0], data[LONG_RUN_COMPACT_AT], data[DEFAULT_COMPACT_AT]
     cut = 1 - on["input_tokens"] / off["input_tokens"]
-    same_tasks = on["tasks"] == off["tasks"]
-    same_sections = on["sections"] == off["sections"]
+    cut_default = 1 - default["input_tokens"] / off["input_tokens"]
+    same_tasks = on["tasks"] == off["tasks"] == default["tasks"]
+    same_sections = on["sections"] == off["sections"] == default["sections"]
     verdict = "met" if cut >= 0.60 and same_tasks and same_sections else "**missed**"
-    rows = [
-        f"| off (`--compact-at 0`) | {off['steps']} | {off['input_tokens']:,} | 0 |",
-        f"| on (default, {DEFAULT_COMPACT_AT:,}) | {on['steps']} | {on['input_tokens']:,} | "
-        f"{on['compactions']} |",
-    ]
+
+    def row(label: str, d: dict[str, Any]) -> str:
+        return (
+            f"| {label} | {d['steps']} | {d['peak']:,} | {d['input_tokens']:,} | "
+            f"{d['compactions']} |"
+        )
+
     return [
         "## Compaction: input tokens over the long run (issue 4)",
         "",
         "`dayflow brief --sample large --date 2026-11-05` through the real loop and store, the "
         "offline model deterministic (one run per setting is exact; tokens are its estimates).",
         "",
-        "| compaction | steps | total input tokens | compactions |",
-        "|---|---|---|---|",
-        *rows,
+        "| compaction | steps | peak input of a call | total input tokens | compactions |",
+        "|---|---|---|---|---|",
+        row("off (`--compact-at 0`)", off),
+        row(f"`--compact-at {LONG_RUN_COMPACT_AT:,}`", on),
+        row(f"default ({DEFAULT_COMPACT_AT:,})", default),
         "",
-        f"Reduction: **{cut:.1%}** (target at least 60%: {verdict}). Same tasks created: "
+        f"Reduction at `--compact-at {LONG_RUN_COMPACT_AT:,}`: **{cut:.1%}** (target at least "
+        f"60%: {verdict}); at the default: {cut_default:.1%}. The default is set above a "
+        "typical morning's peak (issue 19.20), so only a run this long compacts by default; "
+        "`--compact-at 6000` is the setting for long runs. Same tasks created: "
         f"{'yes' if same_tasks else 'NO'} ({len(on['tasks'])}); same brief sections: "
         f"{'yes' if same_sections else 'NO'} ({', '.join(on['sections'])}); the same brief "
-        f"byte for byte: {'yes' if on['brief'] == off['brief'] else 'no'}.",
+        f"byte for byte: {'yes' if on['brief'] == off['brief'] == default['brief'] else 'no'}.",
         "",
     ]

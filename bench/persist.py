@@ -18,8 +18,8 @@ N=1000 one) share the same stretch of time on this noisy machine.
   `read_message` tool reads an in-memory inbox of three messages sized like the payload
   classes. A step is the time from one model call's return to the next call: both writes, the
   tool calls, the lease checks and the next request. Compaction off.
-- `dayflow_loop_compacting`: the same with compaction at its default threshold, as `dayflow
-  brief` runs; not a persistence figure (compaction is model-context work), shown apart.
+- `dayflow_loop_compacting`: the same with compaction at `--compact-at 6000` (a long run's
+  setting); not a persistence figure (compaction is model-context work), shown apart.
 - `langgraph`: `SqliteSaver.put` once per step of a checkpoint whose `messages` channel holds
   the whole message list (what a graph with an `add_messages` channel checkpoints), the step's
   token counts in the checkpoint metadata. One `put` per step, no `put_writes`: less than a
@@ -45,10 +45,10 @@ from pathlib import Path
 from time import perf_counter_ns
 from typing import Any
 
+from bench.compaction_tokens import LONG_RUN_COMPACT_AT
 from bench.workload import USER_MSG, Step, dumps, payload
 from dayflow import tools as toolbox
 from dayflow.agent import SYSTEM_PROMPT, BriefOptions, Loop, start_run
-from dayflow.compaction import DEFAULT_COMPACT_AT
 from dayflow.models import ModelRequest, ModelResponse, RunSettings, Usage
 from dayflow.store import Lease, NewRun, Store, open_store
 
@@ -258,8 +258,9 @@ def dayflow_loop(
 
 
 def dayflow_loop_compacting(path: Path, workload: tuple[Step, ...], synchronous: str) -> Steps:
-    """The loop with compaction at its default threshold (on by default in `dayflow brief`)."""
-    return dayflow_loop(path, workload, synchronous, compact_at=DEFAULT_COMPACT_AT)
+    """The loop with compaction at a long run's threshold (`--compact-at 6000`): the workload's
+    steps are large, so it compacts every few steps, which is what this figure is about."""
+    return dayflow_loop(path, workload, synchronous, compact_at=LONG_RUN_COMPACT_AT)
 
 
 def langgraph_puts(saver: Any, workload: tuple[Step, ...]) -> Generator[int, None, None]:

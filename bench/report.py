@@ -242,10 +242,10 @@ def _compacting(data: dict[str, Any]) -> list[str]:
         f"### The loop as `dayflow brief` runs it: compaction on ({len(rounds)} rounds, NORMAL)",
         "",
         "The loop figures above run with compaction off (`compact_at=0`), since compaction is "
-        "context management, not persistence. With the default threshold the same workload "
+        "context management, not persistence. At `--compact-at 6000` the same workload "
         "compacts every few steps:",
         "",
-        *_table(["", "compaction off", "compaction on (default)", "on ÷ off"], rows),
+        *_table(["", "compaction off", "compaction on (6,000)", "on ÷ off"], rows),
         "",
         f"With compaction on, the per-step median at N=200 is {_cell(grow)} the one at N=40"
         + (

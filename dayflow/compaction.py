@@ -78,6 +78,13 @@ def _outcome(name: str, result: dict[str, Any] | None) -> str:
         task = payload["task"]
         verb = "created" if payload.get("created") else "already existed"
         return f"ok, task {task.get('id')} {verb}: {json.dumps(task.get('title'))}"
+    if name == "read_calendar" and isinstance(payload.get("events"), list):
+        # Events keep what a brief shows of them (times, title, place, all-day, status), as
+        # JSON a reader can take back (`summarised_calls`): the brief needs no second read.
+        events = [_event(e) for e in payload["events"] if isinstance(e, dict) and "id" in e]
+        shown = json.dumps(events[:MAX_IDS_LISTED], ensure_ascii=False, separators=(",", ":"))
+        cut = "; …" if len(events) > MAX_IDS_LISTED else ""
+        return f"ok, {len(payload['events'])} events: {shown}{cut}{_paging(payload)}"
     for key, value in payload.items():
         if isinstance(value, list):
             items = [_item_label(item) for item in value if isinstance(item, dict) and "id" in item]
@@ -121,6 +128,45 @@ def summarised_unavailable(message: Message) -> dict[str, list[str]]:
             continue
         _, mark, names = line.rpartition(_UNAVAILABLE)
         out[call.group("name")] = [n for n in names.split(", ") if n] if mark else []
+    return out
+
+
+_EVENT_FIELDS = ("id", "start", "end", "all_day", "title", "location", "status")
+
+
+def _event(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: item[k] for k in _EVENT_FIELDS if item.get(k) not in (None, "", False)}
+
+
+def summarised_calls(message: Message) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """The calls a summary keeps the results of, as (tool, arguments, result): the calendar
+    reads, whose events it holds in full for a brief. Others keep only their shape."""
+    out: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+    if not is_summary(message):
+        return out
+    decoder = json.JSONDecoder()
+    for line in _summary_text(message).splitlines():
+        call = _SUMMARY_CALL.match(line)
+        if call is None or call.group("name") != "read_calendar":
+            continue
+        try:
+            args, end = decoder.raw_decode(line, call.end())
+            at = line.index(" events: ", end) + len(" events: ")
+            events, _ = decoder.raw_decode(line, at)
+        except ValueError:
+            continue
+        if not (line[end:].startswith(") -> ok, ") and isinstance(args, dict)):
+            continue
+        if isinstance(events, list):
+            result: dict[str, Any] = {"events": [e for e in events if isinstance(e, dict)]}
+            _, mark, names = line.rpartition(_UNAVAILABLE)
+            if mark:
+                result["unavailable"] = [
+                    {"source": n, "reason": "it could not be read (earlier in this run)"}
+                    for n in names.split(", ")
+                    if n
+                ]
+            out.append((call.group("name"), args, result))
     return out
 
 

@@ -34,8 +34,10 @@ DISCARDED = "discarded"
 DEFAULT_MAX_STEPS = 40
 DEFAULT_TASK_CAP = 20
 DEFAULT_MAX_TOKENS = 4096
-# Compact old tool exchanges before a call whose estimated input passes this many tokens.
-DEFAULT_COMPACT_AT = 6_000
+# Compact old tool exchanges before a call whose estimated input passes this many tokens: above
+# the peak of a typical morning (the standard sample 5.5k, a 24-message inbox 7.1k to 12.6k), so
+# only a long run compacts and a morning's prompt cache is never broken (issue 19.20).
+DEFAULT_COMPACT_AT = 20_000
 
 # The named points of a step where the crash-test hook (DAYFLOW_KILL_AT) can SIGKILL the process.
 KILL_POINTS = ("before_pending", "after_pending", "between_tools", "after_tools", "after_complete")

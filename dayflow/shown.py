@@ -12,7 +12,7 @@ checked against what the run actually read:
 - a brief delivered to a file or by mail keeps a link only when its address appears in what the
   run read (`dayflow.safe_text`).
 
-The record is the run's committed step rows (`store.conversation`), never memory: a resumed
+The record is the run's committed step rows (`store.steps.conversation`), never memory: a resumed
 process reads the same rows, so a call is judged the same after a crash as before it. A step's
 own results are not in it until the step commits, and the model had not seen them either.
 """

@@ -47,7 +47,7 @@ def test_seed_scenario_crash_resume_and_tasks(cli: Harness) -> None:
     crashed = cli("brief", "-v", "--crash-after", "2")
     assert crashed.code == 70
     assert "[step 1] stop=tool_use" in crashed.err
-    assert "    -> read_inbox({'limit': 20})" in crashed.err
+    assert "    -> read_inbox({'limit': 50})" in crashed.err
     assert "    -> read_calendar({'range': 'today'})" in crashed.err
     assert "    -> read_tasks({'include_done': False})" in crashed.err
     assert "[step 2] stop=tool_use" in crashed.err

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +12,8 @@ from hypothesis import strategies as st
 from dayflow.agent import BriefOptions, Hooks, Loop, rebuild_messages, resume_run, start_run
 from dayflow.compaction import LABEL, compact, estimate_tokens, pairs, summarise_exchange
 from dayflow.errors import SimulatedCrash
-from dayflow.models import Message, RunSettings
+from dayflow.models import DEFAULT_COMPACT_AT, Message, RunSettings
+from dayflow.providers.offline import OfflineModel
 from dayflow.store import Store, open_store
 from tests.scripted import ScriptedModel, text, tool_use, turn
 
@@ -252,7 +254,110 @@ def test_listings_keep_ids_with_subjects_and_event_times() -> None:
     uses = [tool_use("read_inbox", {"limit": 1}, "a"), tool_use("read_calendar", {}, "b")]
     lines = summarise_exchange(1, uses, results).splitlines()
     assert lines[0].endswith('-> ok, 1 messages: m1 "Sign the lease"')
-    assert lines[1].endswith('-> ok, 1 events: e1 "2026-11-05 09:30 Standup"')
+    event = '{"id":"e1","start":"2026-11-05T09:30:00+00:00","title":"Standup"}'
+    assert lines[1].endswith(f"-> ok, 1 events: [{event}]")
+
+
+def test_a_summarised_calendar_read_gives_its_events_back_for_the_brief() -> None:
+    """Calendar reads keep their events whole in the summary (times, title, place, all-day,
+    status; not descriptions or attendees), and summarised_calls reads them back."""
+    from dayflow.compaction import summarised_calls, summary_message
+
+    events: list[dict[str, Any]] = [
+        {"id": "c:1", "title": "Standup", "start": "2026-11-05T09:30:00+00:00",
+         "end": "2026-11-05T09:45:00+00:00", "location": "Room 2", "attendees": ["A"],
+         "description": "long text"},
+        {"id": "c:2", "title": "Trip", "start": "2026-11-06", "end": "2026-11-08",
+         "all_day": True, "status": "cancelled"},
+    ]  # fmt: skip
+    payload = {"events": events, "unavailable": [{"source": "work", "reason": "gone"}]}
+    uses = [tool_use("read_calendar", {"range": "week"}, "w")]
+    results = [{"type": "tool_result", "tool_use_id": "w", "content": json.dumps(payload)}]
+    summary = summary_message([(1, uses, results)])
+    ((name, args, result),) = summarised_calls(summary)
+    assert (name, args) == ("read_calendar", {"range": "week"})
+    assert result["events"] == [
+        {k: v for k, v in e.items() if k not in ("attendees", "description")} for e in events
+    ]
+    assert [u["source"] for u in result["unavailable"]] == ["work"]
+    error = [{"type": "tool_result", "tool_use_id": "w", "content": "Error: x", "is_error": True}]
+    assert summarised_calls(summary_message([(1, uses, error)])) == []
+
+
+def _inbox_of(tmp_path: Path, n: int) -> str:
+    """`n` long messages of the large sample (the ones with most requests), all received in the
+    24 hours before the brief."""
+    from importlib.resources import files
+
+    data = json.loads(files("dayflow.fixtures").joinpath("inbox_large.json").read_text())
+    base = datetime(2026, 11, 5, 6, 0, tzinfo=UTC)
+    messages = [
+        dict(m, received_at=(base - timedelta(minutes=40 * i)).isoformat())
+        for i, m in enumerate(data["messages"][-n:])
+    ]
+    path = tmp_path / f"inbox{n}.json"
+    path.write_text(json.dumps({"messages": messages}))
+    return str(path)
+
+
+@pytest.mark.parametrize("compact_at", [DEFAULT_COMPACT_AT, 6_000])
+def test_a_24_message_first_brief_lists_the_inbox_once_and_the_calendar_once(
+    store: Store, tmp_path: Path, compact_at: int
+) -> None:
+    """Issue 19.20: at 6,000 tokens compaction dropped listings the run still needed, and it
+    listed the inbox three times and read the calendar twice. Now the inbox is listed at its
+    largest page once, and a summary keeps the calendar's events, so neither is read again,
+    compacted or not; and the default is above such a morning's peak, so it never compacts."""
+    settings = RunSettings(
+        inbox=_inbox_of(tmp_path, 24),
+        mail_since="2026-11-04T07:00:00+00:00",
+        compact_at=compact_at,
+    )
+    options = BriefOptions(brief_date=date(2026, 11, 5), settings=settings)
+    result = start_run(Loop(store, OfflineModel()), options)
+    assert result.run.status == "done"
+    steps = store.steps.of(result.run.id)
+    names = [u["name"] for s in steps for u in s.tool_uses()]
+    assert names.count("read_inbox") == 1
+    assert [u["input"] for s in steps for u in s.tool_uses() if u["name"] == "read_calendar"] == [
+        {"range": "today"},
+        {"range": "week"},
+    ]
+    assert len(store.tasks.list()) >= 5
+    if compact_at == DEFAULT_COMPACT_AT:
+        assert store.steps.compactions(result.run.id) == []
+        assert max(s.usage.total_input for s in steps) < DEFAULT_COMPACT_AT
+    else:
+        assert store.steps.compactions(result.run.id)  # it did compact, and read nothing again
+        assert "## Today" in (result.text or "") and "Nothing on the calendar" not in (
+            result.text or ""
+        )
+
+
+@pytest.mark.parametrize("sample", ["standard", "large"])
+def test_the_bundled_samples_brief_the_same_with_the_default_compaction_or_none(
+    tmp_path: Path, sample: str
+) -> None:
+    """The standard sample never reaches the default threshold; the large one compacts, yet
+    writes the same brief and the same tasks, reading nothing twice. (The offline model's
+    behaviour, the same on either engine: one SQLite file per setting.)"""
+    texts = []
+    for compact_at in (0, DEFAULT_COMPACT_AT):
+        store = open_store(tmp_path / f"{compact_at}.db")
+        settings = RunSettings(sample=sample, compact_at=compact_at)
+        options = BriefOptions(brief_date=date(2026, 11, 5), settings=settings)
+        result = start_run(Loop(store, OfflineModel()), options)
+        steps = store.steps.of(result.run.id)
+        names = [u["name"] for s in steps for u in s.tool_uses()]
+        listings = [u["input"] for s in steps for u in s.tool_uses() if u["name"] == "read_inbox"]
+        # The inbox listed once: its first page, then only later pages (by cursor), if any.
+        assert [bool(a.get("cursor")) for a in listings] == [False] + [True] * (len(listings) - 1)
+        assert names.count("read_calendar") == 2
+        if sample == "standard":
+            assert max(s.usage.total_input for s in steps) < DEFAULT_COMPACT_AT
+        texts.append(result.text)
+        store.close()
+    assert texts[0] == texts[1]
 
 
 def test_extending_a_summary_gives_the_text_of_summarising_everything_again() -> None:

@@ -264,13 +264,14 @@ def test_two_runs_over_the_large_sample_are_identical(tmp_path: Path) -> None:
 
 
 def test_turn_by_turn_shape_of_the_large_run() -> None:
-    """Gather, page to 50, then plan; each later turn opens one thread of 1-3 messages."""
+    """Gather (the inbox's largest page at once), then plan; each later turn opens one thread
+    of 1-3 messages. The inbox is listed once."""
     responses, _ = _drive(FakeTools())
     assert len(responses) >= 30
     first = [(b["name"], b["input"]) for b in _uses(responses[0])]
-    assert first[0] == ("read_inbox", {"limit": 20}) and len(first) == 4
-    assert [(b["name"], b["input"]) for b in _uses(responses[1])] == [("read_inbox", {"limit": 50})]
-    reading = responses[2:-1]
+    assert first[0] == ("read_inbox", {"limit": 50}) and len(first) == 4
+    assert sum(len(_uses(r, "read_inbox")) for r in responses) == 1
+    reading = responses[1:-1]
     assert all(1 <= len(_uses(r, "read_message")) <= 3 for r in reading[:-1])
     read = [b["input"]["id"] for r in responses for b in _uses(r, "read_message")]
     assert len(read) == len(set(read)) >= 35  # each message opened once
@@ -461,6 +462,12 @@ def test_without_read_message_the_large_sample_is_triaged_from_snippets() -> Non
     tools = [d for d in toolbox.definitions() if d["name"] != "read_message"]
     responses, _ = _drive(FakeTools(), tool_defs=tools)
     assert [r.stop_reason for r in responses] == ["tool_use", "tool_use", "end_turn"]
-    # Only the first page, from snippets: Felix's request, and Omar's without its deadline.
+    # Only the first page (50), from snippets alone: the requests they show, the ones whose
+    # deadline is in the body without it.
     got = [(c["idempotency_key"], c.get("due")) for c in _creates(responses)]
-    assert got == [("sample:m152", "2026-11-09"), ("sample:m156", None)]
+    assert got == [
+        ("sample:m147", "2026-11-06"),
+        ("sample:m152", "2026-11-09"),
+        ("sample:m148", None),
+        ("sample:m156", None),
+    ]

@@ -22,7 +22,7 @@ TOOLS = [
     for n in TOOL_NAMES
 ]
 GATHER = [
-    ("read_inbox", {"limit": 20}),
+    ("read_inbox", {"limit": 50}),
     ("read_calendar", {"range": "today"}),
     ("read_calendar", {"range": "week"}),
     ("read_tasks", {"include_done": False}),
@@ -256,7 +256,7 @@ def test_a_new_process_gives_the_same_answer() -> None:
 def test_mutating_a_response_does_not_change_the_next_one() -> None:
     first = OfflineModel().create(_request([_prompt()]))
     _uses(first)[0]["input"]["limit"] = 1
-    assert _uses(OfflineModel().create(_request([_prompt()])))[0]["input"] == {"limit": 20}
+    assert _uses(OfflineModel().create(_request([_prompt()])))[0]["input"] == {"limit": 50}
 
 
 # --- dedupe -------------------------------------------------------------------------------------

@@ -162,4 +162,6 @@ def test_a_mail_sink_sends_the_brief_inert_with_only_its_own_headers(tmp_path: P
          "Content-Type", "Content-Transfer-Encoding"]
     )  # fmt: skip
     assert mail["Bcc"] is None and mail["Subject"].startswith("Dayflow: your brief for")
-    _check(mail.get_payload(decode=True).decode())
+    payload = mail.get_payload(decode=True)
+    assert isinstance(payload, bytes)
+    _check(payload.decode())

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from dayflow.compaction import is_summary
+from dayflow.compaction import is_summary, summarised_calls
 from dayflow.models import Message
 from dayflow.providers.offline._reading import date_of
 
@@ -74,6 +74,9 @@ def tool_calls(messages: list[Message]) -> list[Call]:
             results.update({b.get("tool_use_id"): b for b in blocks_of(message, "tool_result")})
     calls = []
     for message in messages:
+        # A summary keeps the calendar's events whole: those reads count as made, and are
+        # never made again for the brief.
+        calls += [Call(n, a, r, None) for n, a, r in summarised_calls(message)]
         for block in blocks_of(message, "tool_use") if message.get("role") == "assistant" else []:
             args: dict[str, Any] = block["input"] if isinstance(block.get("input"), dict) else {}
             found = results.get(block.get("id"))

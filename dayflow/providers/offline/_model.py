@@ -99,13 +99,15 @@ from dayflow.providers.offline._reading import (
 )
 from dayflow.tools import CAP_ERROR_PREFIX, MAX_TOOL_CALLS_PER_TURN, due_window
 
+FULL_LISTING = 50  # read_inbox's largest page
 GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("read_inbox", {"limit": 20}),
+    # The largest page at once: a first page of 20 that came back full was listed again at
+    # 50, so a 24-message morning listed its inbox twice.
+    ("read_inbox", {"limit": FULL_LISTING}),
     ("read_calendar", {"range": "today"}),
     ("read_calendar", {"range": "week"}),
     ("read_tasks", {"include_done": False}),
 )
-FULL_LISTING = 50  # read_inbox's largest page
 READS_PER_TURN = 3  # one thread at a time, at most this many of its messages
 NOTES_PER_TURN = 30  # request notes a page's turn writes: with them, it stays under max_tokens
 NEXT_PAGE = 25  # the pages after the first: small, since each is noted whole in one turn
