@@ -304,7 +304,9 @@ def _check_key(key: str, source_id: str | None, shown: Shown) -> None:
     source_id that names an item the key is not its key of (a bogus task would otherwise
     stand for a real message, which then never gets its own)."""
     own = key.startswith(MODEL_KEY_PREFIX) and len(key) > len(MODEL_KEY_PREFIX)
-    if not own and key not in shown.keys:
+    # A message's second request is `<its key>#2`: still that item's, never another's.
+    item_key = re.sub(r"#[1-9][0-9]{0,2}$", "", key)
+    if not own and item_key not in shown.keys:
         raise ToolError(
             f"idempotency_key {key[:80]!r} is not the key of any item this run has read: use "
             "the `key` read_inbox gave the message (or 'event:<event id>', 'thread:<thread_id>'), "
@@ -319,7 +321,7 @@ def _check_key(key: str, source_id: str | None, shown: Shown) -> None:
             "read; leave it out or use the id read_inbox or read_calendar gave; no task was "
             "created"
         )
-    if key not in keys:
+    if item_key not in keys:
         raise ToolError(
             f"idempotency_key {key[:80]!r} is not the key of {source_id[:80]!r} (that is "
             f"{' or '.join(sorted(keys))!r}); no task was created"
@@ -406,8 +408,9 @@ TOOLS: dict[str, Tool] = {
             "Create a task for something the user must do. Set idempotency_key to the item's "
             "`key` from read_inbox (e.g. 'mail:3fa2c1d9e0b7'), 'event:<id>' for an event, or "
             "'model:<words>' for a task that comes from no item; the same key again returns "
-            "the existing task with created=false instead of a duplicate. Only keys of items "
-            "this run has read are accepted, and a due date within a year.",
+            "the existing task with created=false instead of a duplicate (a second request in "
+            "one message: its key and '#2'). Only keys of items this run has read are accepted, "
+            "and a due date within a year.",
             {
                 "type": "object",
                 "properties": {

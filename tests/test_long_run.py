@@ -265,12 +265,14 @@ def test_two_runs_over_the_large_sample_are_identical(tmp_path: Path) -> None:
 
 def test_turn_by_turn_shape_of_the_large_run() -> None:
     """Gather (the inbox's largest page at once), then plan; each later turn opens one thread
-    of 1-3 messages. The inbox is listed once."""
+    of 1-3 messages. The inbox is listed once (its second page by cursor)."""
     responses, _ = _drive(FakeTools())
     assert len(responses) >= 30
     first = [(b["name"], b["input"]) for b in _uses(responses[0])]
     assert first[0] == ("read_inbox", {"limit": 50}) and len(first) == 4
-    assert sum(len(_uses(r, "read_inbox")) for r in responses) == 1
+    listings = [b["input"] for r in responses for b in _uses(r, "read_inbox")]
+    assert listings[0] == {"limit": 50}  # listed once: later pages only by their cursor
+    assert all(a.get("cursor") for a in listings[1:])
     reading = responses[1:-1]
     assert all(1 <= len(_uses(r, "read_message")) <= 3 for r in reading[:-1])
     read = [b["input"]["id"] for r in responses for b in _uses(r, "read_message")]

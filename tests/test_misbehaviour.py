@@ -168,6 +168,8 @@ CREATES: list[tuple[str, Any, str | None]] = [
     ("create_task", dict(B, idempotency_key="sample:m99"), "not the key of any item"),
     ("create_task", dict(B, idempotency_key="spam:1"), "not the key of any item"),
     ("create_task", dict(B, idempotency_key="model:"), "not the key of any item"),
+    ("create_task", dict(B, idempotency_key="sample:m99#2"), "not the key of any item"),
+    ("create_task", dict(B, idempotency_key="sample:m02#x"), "not the key of any item"),
     ("create_task", dict(A, source_id="sample:m02"), "is not the key of 'sample:m02'"),
     ("create_task", dict(B, source_id="m02"), "not the id of a message or event"),
     ("create_task", dict(B, idempotency_key="model:b", source_id="sample:m02"), "is not the key"),
