@@ -115,26 +115,55 @@ class Environment(dict[str, str]):
         self.files: dict[str, str] = {}
 
 
-class NotRegularFile(OSError):
-    """A FIFO, a device or a socket where a file is expected: reading it could block forever."""
+MAX_CONFIG_BYTES = 1024 * 1024  # a config or .env file is a few hundred lines
 
 
 def read_file(path: Path) -> bytes:
-    """A regular file's bytes. Anything else is refused before a byte is read (OSError): a FIFO
-    given as a config file would block the brief forever, a device never end."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    """A regular file's bytes. Anything else is refused before a byte is read: a FIFO given as
+    a config file would block the brief forever, a device never end (`files.NotRegular`, an
+    OSError naming what it is); so is a file over MAX_CONFIG_BYTES (EFBIG)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as err:
+        if err.errno == errno.ENXIO:  # a socket cannot be opened: say what it is
+            _refuse(os.stat(path).st_mode)
+        raise
     try:
         mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
         if not stat.S_ISREG(mode):
-            raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
+            _refuse(mode)
+        chunks, size = [], 0
+        while size <= MAX_CONFIG_BYTES and (chunk := os.read(fd, 1 << 20)):
             chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_CONFIG_BYTES:
+            raise OSError(errno.EFBIG, "larger than 1 MB", str(path))
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def _refuse(mode: int) -> None:
+    from dayflow.files import NotRegular, kind_of  # only on this rare path (start-up)
+
+    raise NotRegular(kind_of(mode))
+
+
+def config_bytes(path: Path, read: Callable[[Path], bytes] = read_file) -> bytes:
+    """The config file's bytes, or ConfigFileError (one line naming what is wrong); a missing
+    file is FileNotFoundError, for the caller to decide."""
+    from dayflow.files import NotRegular
+
+    try:
+        return read(path)
+    except FileNotFoundError:
+        raise
+    except NotRegular as err:
+        raise ConfigFileError(f"{path}: is {err.kind}, not a config file") from None
+    except OSError as err:
+        if err.errno == errno.EFBIG:
+            raise ConfigFileError(f"{path}: is larger than 1 MB, not a config file") from None
+        raise ConfigFileError(f"{path}: cannot be read ({err.strerror or err})") from None
 
 
 Reader = Callable[[Path], bytes]
@@ -262,13 +291,9 @@ class Config:
     def _bytes(self, path: Path) -> bytes | None:
         if path not in self._files:
             try:
-                self._files[path] = self._read(path)
+                self._files[path] = config_bytes(path, self._read)
             except FileNotFoundError:
                 self._files[path] = None
-            except IsADirectoryError:
-                raise ConfigFileError(f"{path}: is a directory, not a config file") from None
-            except OSError as err:
-                raise ConfigFileError(f"{path}: cannot be read ({err.strerror or err})") from None
         return self._files[path]
 
     def document(self, flag: Path | str | None = None) -> tuple[Path, dict[str, Any] | None]:

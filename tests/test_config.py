@@ -240,13 +240,14 @@ def test_a_fifo_or_a_directory_as_config_is_refused_without_blocking(tmp_path: P
         "--config",
         str(fifo),
     )
-    assert code == 4 and f"{fifo}: cannot be read (not a regular file)" in err
+    assert code == 4 and f"{fifo}: is a FIFO (named pipe), not a config file" in err
     said: list[str] = []
     (tmp_path / ".config" / "dayflow").mkdir(parents=True)
     os.mkfifo(tmp_path / ".config" / "dayflow" / ".env")
     config.environment(environ={"HOME": str(tmp_path)}, notice=said.append)
     assert said == [
-        f"warning: cannot read {tmp_path}/.config/dayflow/.env (not a regular file); skipped"
+        f"warning: cannot read {tmp_path}/.config/dayflow/.env (it is a FIFO (named pipe), "
+        "not a regular file); skipped"
     ]
     code, err = _brief_with(
         config.Config(env={"HOME": str(tmp_path), "DAYFLOW_DB": str(tmp_path / "d.db")}),

@@ -159,24 +159,12 @@ def load_config(env: Mapping[str, str], flag: Path | None = None) -> SourcesConf
     return parse_config(read_bytes(path), path)
 
 
-MAX_CONFIG_BYTES = 1024 * 1024  # a config file is a few hundred lines
-
-
 def read_bytes(path: Path) -> bytes:
     """The config file's bytes; ConfigFileError (one line) when it cannot be read, is not a
     regular file (a FIFO would block for ever, /dev/zero never end) or is implausibly big."""
-    from dayflow.files import NotRegular, open_regular
+    from dayflow.config import config_bytes
 
-    try:
-        with open_regular(path) as fh:
-            data = fh.read(MAX_CONFIG_BYTES + 1)
-    except NotRegular as err:
-        raise ConfigFileError(f"{path}: is {err.kind}, not a config file") from None
-    except OSError as err:
-        raise ConfigFileError(f"{path}: cannot be read ({err.strerror or err})") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigFileError(f"{path}: is larger than 1 MB, not a config file")
-    return data
+    return config_bytes(path)
 
 
 def read_toml(raw: bytes, path: Path) -> dict[str, Any]:
