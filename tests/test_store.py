@@ -106,6 +106,19 @@ def test_unique_idempotency_key_is_enforced_by_the_database(store: Store) -> Non
         )
 
 
+def test_tasks_under_a_key_prefix_are_deleted_on_either_engine(store: Store) -> None:
+    """`tasks --clear-sample` deletes the sample's tasks and no other (PostgreSQL once refused
+    the statement: substr() takes an integer, and ints are sent as int8)."""
+    run, _ = store.runs.create(_new_run())
+    for key in ("sample:m1", "sample:m2", "mail:sample:x", "samples:m3"):
+        store.tasks.create(title=key, idempotency_key=key, run_id=run.id)
+    assert store.tasks.delete_with_key_prefix("sample:") == 2
+    assert sorted(t.idempotency_key for t in store.tasks.list(include_done=True)) == [
+        "mail:sample:x",
+        "samples:m3",
+    ]
+
+
 def test_a_refused_statement_is_the_stores_error_on_either_engine(store: Store) -> None:
     """The driver's error (sqlite3's or psycopg's) comes out as Dayflow's `DatabaseError`, its
     first line kept and the driver's exception chained: one line, exit 4, on both engines."""

@@ -99,7 +99,10 @@ class Tasks:
         """Delete the tasks whose idempotency key starts with `prefix`; how many went."""
         db = self._ctx.db
         with db.transaction():
+            # The length is cast: PostgreSQL gets every int as int8 (store/postgres.py), and
+            # its substr() takes an integer.
             cur = db.execute(
-                "DELETE FROM tasks WHERE substr(idempotency_key, 1, ?) = ?", (len(prefix), prefix)
+                "DELETE FROM tasks WHERE substr(idempotency_key, 1, CAST(? AS INTEGER)) = ?",
+                (len(prefix), prefix),
             )
             return cur.rowcount
