@@ -1,0 +1,131 @@
+"""What one drive of the loop is given (`Loop`: the store, the model client, the sources, the
+hooks) and gives back (`RunResult`, the `Note`s it reports), and the stop and kill points its
+parts share."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from dayflow import delivery as delivery_
+from dayflow.errors import SimulatedCrash
+from dayflow.frozen import Frozen
+from dayflow.models import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TASK_CAP,
+    Run,
+    RunSettings,
+)
+from dayflow.providers import ModelClient
+from dayflow.sources import CalendarSource, InboxSource
+from dayflow.sources.config import SourcesConfig
+from dayflow.sources.factory import build_sources
+from dayflow.store import Store
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the loop did, for the CLI to show (the loop itself never prints)."""
+
+    kind: str  # calling | called | step | tool | resumed | delivered | uncertain | finished
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+Reporter = Callable[[Note], None]
+SourceFactory = Callable[[RunSettings, date], tuple[InboxSource, CalendarSource]]
+
+
+def json_sources(settings: RunSettings, brief_date: date) -> tuple[InboxSource, CalendarSource]:
+    """The run's sources from its settings (the config's entries, the JSON files, or the
+    bundled sample), with passwords from the process environment."""
+    return build_sources(settings, brief_date)
+
+
+def source_factory(
+    env: Mapping[str, str], configs: Callable[[Path], SourcesConfig] | None = None
+) -> SourceFactory:
+    """A SourceFactory whose password_env lookups use `env` (the CLI's, `.env` included) and
+    whose config files come from `configs` (the process's `config.Config`: read once)."""
+
+    def factory(settings: RunSettings, brief_date: date) -> tuple[InboxSource, CalendarSource]:
+        return build_sources(settings, brief_date, env=env, configs=configs)
+
+    return factory
+
+
+class BriefOptions(Frozen):
+    """What a new run starts with: its day, model and limits (the defaults a plain `brief`
+    takes), and how it reads its world and who serves its model (`RunSettings`, stored with
+    the run)."""
+
+    brief_date: date
+    model: str = "offline"
+    max_steps: int = DEFAULT_MAX_STEPS
+    budget: int | None = None
+    task_cap: int = DEFAULT_TASK_CAP
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    settings: RunSettings = RunSettings()
+    # Start it only if the day has no run yet (brief --ensure-today), else DayTaken names it.
+    sole_for_day: bool = False
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """Test hooks: `crash_after` raises SimulatedCrash after step N commits; `kill_at`
+    (point, step) sends SIGKILL to this very process at a named point of a step."""
+
+    crash_after: int | None = None
+    kill_at: tuple[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run: Run
+    text: str | None
+    calls: int  # model calls made by this process
+    resumed_from: int | None = None  # committed steps found when resuming
+    finished_elsewhere: bool = False  # another process finished it before we could claim it
+
+
+@dataclass
+class Loop:
+    """Everything one drive needs, injected."""
+
+    store: Store
+    client: ModelClient
+    report: Reporter = lambda note: None
+    sources: SourceFactory = json_sources
+    hooks: Hooks = field(default_factory=Hooks)
+    # How the brief is delivered to the sinks a run names (read only when it names some).
+    delivery: Callable[[], delivery_.Settings] = delivery_.Settings
+    # The sources opened by this process, per run: a Maildir or an IMAP connection is opened
+    # once, and a message listed in step 1 is found again in step 5 without a search.
+    opened: dict[str, tuple[InboxSource, CalendarSource]] = field(default_factory=dict)
+
+
+class Stop(Exception):
+    """A run ends here, resumably: its status, the reason, and a brief not yet delivered."""
+
+    def __init__(
+        self, status: str, reason: str, request_id: str | None = None, text: str | None = None
+    ) -> None:
+        super().__init__(reason)
+        self.status, self.reason, self.request_id = status, reason, request_id
+        self.text = text  # a brief that was written but not delivered everywhere
+
+
+def after_step(loop: Loop, n: int) -> None:
+    kill_point(loop, "after_complete", n)
+    if loop.hooks.crash_after is not None and n >= loop.hooks.crash_after:
+        raise SimulatedCrash(f"simulated crash after step {n}")
+
+
+def kill_point(loop: Loop, point: str, n: int) -> None:
+    if loop.hooks.kill_at == (point, n):
+        os.kill(os.getpid(), signal.SIGKILL)
