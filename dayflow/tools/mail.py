@@ -1,0 +1,109 @@
+"""The mail tools: `read_inbox` (a page of the listing) and `read_message` (one in full)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from dayflow.errors import SourceError, SourceUnavailable
+from dayflow.sources.mail import CursorError, PathMissing, legacy_inbox
+from dayflow.tools.spec import Tool, ToolEnv, ToolError, string_schema
+
+NO_MAIL_SOURCE = "no mail source is configured ([[inbox]] in the config file)"
+
+
+def read_inbox(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
+    inbox = legacy_inbox(env.inbox)
+    raw_since = args.get("since")
+    since = _since(raw_since, env.tz) if isinstance(raw_since, str) else None
+    try:
+        page = inbox.listing(
+            limit=args["limit"],
+            since=since,
+            source=args.get("source"),
+            cursor=args.get("cursor"),
+            unread_only=bool(args.get("unread_only")),
+        )
+    except CursorError as exc:
+        raise ToolError(str(exc)) from None
+    except SourceUnavailable:
+        raise
+    except PathMissing as exc:
+        raise SourceUnavailable(str(exc)) from None
+    except SourceError as exc:
+        raise ToolError(f"could not read mail: {exc}") from None
+    out: dict[str, Any] = {"messages": [m.listing_json(env.tz) for m in page.items]}
+    if page.next_cursor is not None:
+        out["next_cursor"] = page.next_cursor
+    if page.since is not None:
+        out["since"] = page.since.astimezone(env.tz).isoformat()
+    if page.failures:
+        out["unavailable"] = [{"source": n, "reason": why} for n, why in page.failures]
+    if not inbox.sources:  # an empty listing is not an empty inbox: say there is none
+        out["unavailable"] = [{"source": "mail", "reason": NO_MAIL_SOURCE}]
+    return out
+
+
+def _since(value: str, tz: ZoneInfo) -> datetime:
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise ToolError(
+            f"'since' must be an ISO date or date-time (2026-11-04T18:00), got {value[:40]!r}"
+        ) from None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=tz)
+
+
+def read_message(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
+    inbox = legacy_inbox(env.inbox)
+    try:
+        found = inbox.read(args["id"])
+    except KeyError:
+        raise ToolError(f"no message with id {args['id']!r}; ids come from read_inbox") from None
+    except SourceUnavailable:
+        raise
+    except PathMissing as exc:
+        raise SourceUnavailable(str(exc)) from None
+    except SourceError as exc:
+        raise ToolError(f"could not read message {args['id']!r}: {exc}") from None
+    return {"message": found.message_json(env.tz)}
+
+
+READ_INBOX = Tool(
+    "read_inbox",
+    "Read the user's mail, newest first: sender, subject, time, a snippet, the source "
+    "it came from and the `key` to use as a task's idempotency_key. Without `since` it "
+    "lists the mail since the last brief; pass `next_cursor` back as `cursor` for the "
+    "next page.",
+    {
+        "type": "object",
+        "properties": {
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50,
+                "description": "How many messages, newest first (1-50).",
+            },
+            "unread_only": {"type": "boolean", "description": "Only unread messages."},
+            "since": string_schema(40, "Only mail received at or after this ISO date-time."),
+            "source": string_schema(40, "Only this mail source (by name)."),
+            "cursor": string_schema(4000, "The next_cursor of the previous page."),
+        },
+        "required": ["limit"],
+        "additionalProperties": False,
+    },
+    read_inbox,
+)
+READ_MESSAGE = Tool(
+    "read_message",
+    "Read one message in full (read_inbox gives only a snippet): its text (long bodies "
+    "are cut, saying how much) and its attachments by name, type and size.",
+    {
+        "type": "object",
+        "properties": {"id": string_schema(100, "The message id from read_inbox.")},
+        "required": ["id"],
+        "additionalProperties": False,
+    },
+    read_message,
+)

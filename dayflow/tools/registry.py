@@ -1,0 +1,133 @@
+"""The tools a run offers, in the order the model sees them, and how one call of a step is
+run: refused (too many calls, an unknown tool, bad arguments), run as a read, or run inside
+the transaction that saves its result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dayflow.errors import SourceUnavailable
+from dayflow.store import Lease, Store
+from dayflow.tools.calendar import READ_CALENDAR
+from dayflow.tools.mail import READ_INBOX, READ_MESSAGE
+from dayflow.tools.spec import (
+    MAX_RESULT_CHARS,
+    Tool,
+    ToolEnv,
+    ToolError,
+    error_text,
+    result_text,
+    validate,
+)
+from dayflow.tools.tasks import CREATE_TASK, READ_TASKS
+
+MAX_TOOL_CALLS_PER_TURN = 25
+
+# The order is part of every request: a new tool goes at the end.
+TOOLS: dict[str, Tool] = {
+    t.name: t for t in (READ_INBOX, READ_MESSAGE, READ_CALENDAR, READ_TASKS, CREATE_TASK)
+}
+
+
+def definitions(tools: dict[str, Tool] | None = None) -> list[dict[str, Any]]:
+    """The tool definitions sent to the model, in a stable order."""
+    return [t.definition() for t in (tools or TOOLS).values()]
+
+
+def idempotency_key_of(name: str, args: Any) -> str | None:
+    """The task key a create_task call carries, for the saved-effect record."""
+    if name == "create_task" and isinstance(args, dict):
+        key = args.get("idempotency_key")
+        return key if isinstance(key, str) else None
+    return None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A call's tool_result content, whether it is an error, and whether it was saved (with
+    its `tool_executed` event) as an effect already."""
+
+    content: str
+    is_error: bool
+    saved: bool
+
+
+def execute(
+    store: Store,
+    lease: Lease,
+    n: int,
+    env: ToolEnv,
+    index: int,
+    name: str,
+    args: Any,
+    use_id: str,
+) -> Outcome:
+    """Run one tool call of step `n`; every failure becomes an is_error result. A call with a
+    local effect is run inside the transaction that saves its result (and logs it); any other
+    call (a read, or one refused before it ran) only returns its result, for the step."""
+    key = idempotency_key_of(name, args)
+    tool = TOOLS.get(name)
+    problem: str | None = None
+    if index >= MAX_TOOL_CALLS_PER_TURN:
+        problem = (
+            f"too many tool calls in one turn (limit {MAX_TOOL_CALLS_PER_TURN}); "
+            "this call was not executed"
+        )
+    elif tool is None:
+        problem = f"unknown tool {name!r}; available tools: {', '.join(TOOLS)}"
+    else:
+        try:
+            validate(tool.input_schema, args)
+        except ToolError as exc:
+            problem = f"invalid arguments for {name}: {_no_arguments(args, str(exc))}"
+    if problem is not None or tool is None:
+        return Outcome(error_text(problem or "unknown tool"), True, saved=False)
+
+    def call() -> tuple[str, bool]:
+        try:
+            text = result_text(tool.handler(args, env))
+        except ToolError as exc:
+            return error_text(_no_arguments(args, str(exc))), True
+        except SourceUnavailable:
+            raise  # the run fails (resumably) and nothing is saved for this call
+        except Exception as exc:  # a tool bug must not end the run: tell the model instead
+            return error_text(f"{name} failed: {type(exc).__name__}: {exc}"), True
+        if len(text) > MAX_RESULT_CHARS:
+            return error_text(
+                f"the result of {name} is too large ({len(text):,} characters, the limit is "
+                f"{MAX_RESULT_CHARS:,}); ask for less (a smaller limit or a narrower range)"
+            ), True
+        return text, False
+
+    if tool.effect:
+        effect = store.steps.save_effect(lease, n, use_id, name, call, key)
+        return Outcome(effect.content, effect.is_error, saved=True)
+    content, is_error = call()  # a read: outside any transaction
+    if reads_network(name, env):
+        # A read from a mail or calendar server is saved the moment it returns, so a resume
+        # never asks the server again for a step that already read it (issue 9).
+        effect = store.steps.save_effect(lease, n, use_id, name, lambda: (content, is_error), key)
+        return Outcome(effect.content, effect.is_error, saved=True)
+    return Outcome(content, is_error, saved=False)  # committed with the step
+
+
+NO_ARGUMENTS = (
+    "the model sent no arguments (a call whose arguments were not valid JSON arrives as {}); "
+    "call it again with its arguments as a JSON object"
+)
+
+
+def _no_arguments(args: Any, problem: str) -> str:
+    """A failed call's error; when its arguments came back empty, it says so first: a local
+    server (llama.cpp) turns arguments that are not valid JSON into `{}`."""
+    return f"{NO_ARGUMENTS}: {problem}" if args == {} else problem
+
+
+def reads_network(name: str, env: ToolEnv) -> bool:
+    """Whether tool `name` reads a server (IMAP, CalDAV, a calendar URL) in this run."""
+    if name in ("read_inbox", "read_message"):
+        return bool(getattr(env.inbox, "remote", False))
+    if name == "read_calendar":
+        return bool(getattr(env.calendar, "remote", False))
+    return False

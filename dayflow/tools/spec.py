@@ -1,0 +1,113 @@
+"""What a tool is: its name, JSON schema, handler and whether it has a local effect; what its
+handler may touch (`ToolEnv`); the error the model can act on; and its result as text."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from dayflow.shown import Shown
+from dayflow.sources import CalendarSource, InboxSource
+from dayflow.store import Tasks
+
+
+class ToolError(Exception):
+    """A failure the model can act on: becomes a tool_result with is_error."""
+
+
+@dataclass
+class ToolEnv:
+    """What handlers may touch. A handler with a local effect runs inside the transaction that
+    saves its result, so its writes through `tasks` commit together with that result."""
+
+    tasks: Tasks
+    run_id: str
+    inbox: InboxSource
+    calendar: CalendarSource
+    brief_date: date
+    tz: ZoneInfo
+    task_cap: int
+    # What the run's committed steps showed the model (dayflow.shown): the only item keys a
+    # task may be filed under. Read when a create_task needs it.
+    shown: Callable[[], Shown] = Shown
+
+
+Handler = Callable[[dict[str, Any], ToolEnv], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    handler: Handler
+    effect: bool = False
+
+    def definition(self) -> dict[str, Any]:
+        """The tool as the Messages API takes it."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
+
+
+MAX_RESULT_CHARS = 60_000  # no tool result is larger (about 15k tokens)
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def string_schema(max_length: int, description: str) -> dict[str, Any]:
+    """The schema of a non-empty string argument of at most `max_length` characters."""
+    return {"type": "string", "minLength": 1, "maxLength": max_length, "description": description}
+
+
+def validate(schema: dict[str, Any], value: Any, path: str = "input") -> None:
+    """Check `value` against the subset of JSON Schema our tools use; raise ToolError."""
+    kind = schema.get("type")
+    if kind == "object":
+        if not isinstance(value, dict):
+            raise ToolError(f"{path} must be an object")
+        props = schema.get("properties", {})
+        for name in schema.get("required", []):
+            if name not in value:
+                raise ToolError(f"'{name}' is required")
+        if schema.get("additionalProperties") is False:
+            extra = sorted(set(value) - set(props))
+            if extra:
+                raise ToolError(f"unknown argument(s): {', '.join(extra)}")
+        for name, sub in props.items():
+            if name in value:
+                validate(sub, value[name], name)
+        return
+    if kind == "integer" and (not isinstance(value, int) or isinstance(value, bool)):
+        raise ToolError(f"'{path}' must be an integer, got {json.dumps(value)[:40]}")
+    if kind == "boolean" and not isinstance(value, bool):
+        raise ToolError(f"'{path}' must be true or false, got {json.dumps(value)[:40]}")
+    if kind == "string":
+        if not isinstance(value, str):
+            raise ToolError(f"'{path}' must be a string, got {json.dumps(value)[:40]}")
+        if len(value) < schema.get("minLength", 0):
+            raise ToolError(f"'{path}' must not be empty")
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            raise ToolError(f"'{path}' is too long ({len(value)} > {schema['maxLength']} chars)")
+    if "enum" in schema and value not in schema["enum"]:
+        raise ToolError(f"'{path}' must be one of {schema['enum']}, got {json.dumps(value)[:40]}")
+    if "minimum" in schema and value < schema["minimum"]:
+        raise ToolError(f"'{path}' must be at least {schema['minimum']}")
+    if "maximum" in schema and value > schema["maximum"]:
+        raise ToolError(f"'{path}' must be at most {schema['maximum']}")
+
+
+def error_text(message: str) -> str:
+    """The content of an is_error tool_result."""
+    return f"Error: {message}"
+
+
+def result_text(result: dict[str, Any]) -> str:
+    """The content of a successful tool_result: compact JSON."""
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
