@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dayflow.errors import SourceError, SourceUnavailable
+from dayflow.sources.envelope import Envelope, envelope_from_json
 from dayflow.sources.identity import (
     SAMPLE_SOURCE,
     json_message_stable_id,
@@ -65,6 +66,7 @@ class MailItem:
     position: str  # where it sits in its source's order (for cursors)
     body: str | None = None
     attachments: tuple[Attachment, ...] = ()
+    envelope: Envelope = Envelope()  # from, to, cc, thread links (dayflow.followups)
 
     @classmethod
     def of(
@@ -90,6 +92,7 @@ class MailItem:
             position=position,
             body=parsed.body,
             attachments=parsed.attachments,
+            envelope=parsed.envelope,
         )
 
     @property
@@ -497,6 +500,7 @@ class DictMail(MailSource):
                         thread_id=m.get("thread_id"),
                         position=f"{n:08d}",
                         body=body,
+                        envelope=envelope_from_json(m),
                     )
                 )
             self._items = items

@@ -25,6 +25,7 @@ from email.utils import getaddresses, parseaddr, parsedate_to_datetime
 from html.parser import HTMLParser
 from typing import Any
 
+from dayflow.sources.envelope import Envelope, envelope_of
 from dayflow.sources.identity import message_stable_id, normalise_message_id, short_hash
 
 SNIPPET_CHARS = 200
@@ -32,6 +33,7 @@ HEADER_CHARS = 300  # a subject or sender longer than this is cut (with "…")
 _EARLIEST = dt.datetime(1980, 1, 1, tzinfo=dt.UTC)
 _FUTURE_SLACK = dt.timedelta(days=2)
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+_SURROGATE = re.compile("[\udc80-\udcff]")  # an undecodable header byte, as compat32 keeps it
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # C0 controls but \t \n \r
 
 
@@ -60,6 +62,7 @@ class ParsedMail:
     attachments: tuple[Attachment, ...] = field(default=())
     html_only: bool = False
     defects: int = 0  # problems the parser found and worked around
+    envelope: Envelope = field(default=Envelope())  # who it is between, what it answers
 
     @property
     def snippet(self) -> str:
@@ -94,7 +97,15 @@ def parse_message(raw: bytes, *, fallback_time: dt.datetime) -> ParsedMail:
         attachments=tuple(attachments),
         html_only=html_only,
         defects=len(getattr(msg, "defects", []) or []),
+        envelope=_envelope(msg),
     )
+
+
+def _envelope(msg: Message) -> Envelope:
+    try:
+        return envelope_of(msg, header_text)
+    except Exception:  # a header the library chokes on: the message is still listed
+        return Envelope()
 
 
 def header_text(msg: Message, name: str) -> str:
@@ -136,7 +147,7 @@ def snippet(body: str) -> str:
 def _undo_surrogates(text: str) -> str:
     # compat32 keeps undecodable header bytes as lone surrogates; turn them back into bytes
     # and read those as UTF-8, else Windows-1252 (what "8-bit headers" almost always are).
-    if not any("\udc80" <= ch <= "\udcff" for ch in text):
+    if not _SURROGATE.search(text):
         return text
     data = text.encode("utf-8", "surrogateescape")
     return _decode(data, None)

@@ -1,0 +1,73 @@
+"""Reading the window's mail from the sources: each inbox and each sent folder, page by page
+from the newest back to the window's start, read exactly as `read_inbox` reads them (the
+sources are read-only: EXAMINE and BODY.PEEK, files opened for reading).
+
+The work is the window's, not the mailbox's: every source is asked only for mail received
+since the window's start (a Maildir finds that in its sorted names, IMAP with a SEARCH
+SINCE), and a page is parsed only as far as a listing parses it. A source that cannot be read
+(a sent folder that is gone, a server that refuses) is named in `failures` with its one-line
+reason, and the rest are still read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+
+from dayflow.errors import SourceError
+from dayflow.followups.me import Me
+from dayflow.followups.threads import Record
+from dayflow.followups.view import FOLLOWUP_DAYS, WAITING_AFTER_DAYS, Followups, build_followups
+from dayflow.sources.mail import MailSource
+
+PAGE = 200
+MAX_PER_SOURCE = 50_000  # a window holding more than this is cut there (newest kept)
+
+
+def read_records(
+    source: MailSource, *, since: dt.datetime, until: dt.datetime, sent: bool
+) -> list[Record]:
+    """Every message of `source` received in [since, until), newest first. Raises SourceError."""
+    out: list[Record] = []
+    after: str | None = None
+    while len(out) < MAX_PER_SOURCE:
+        page = source.page(since=since, after=after, limit=PAGE, unread_only=False, before=until)
+        out += [Record.of(item, sent=sent) for item in page]
+        if len(page) < PAGE:
+            break
+        after = page[-1].position
+    return out
+
+
+def read_followups(
+    sources: Iterable[tuple[MailSource, bool]],
+    *,
+    me: Me,
+    now: dt.datetime,
+    tz: dt.tzinfo,
+    window_days: int = FOLLOWUP_DAYS,
+    waiting_after_days: int = WAITING_AFTER_DAYS,
+    failures: Iterable[tuple[str, str]] = (),
+) -> Followups:
+    """The followups of the mail in `sources` ((source, is a sent folder) pairs); `failures`
+    are sources that could not even be opened, reported with the rest."""
+    since = now - dt.timedelta(days=window_days)
+    until = now + dt.timedelta(microseconds=1)
+    records: list[Record] = []
+    failed = list(failures)
+    for source, sent in sources:
+        try:
+            records += read_records(source, since=since, until=until, sent=sent)
+        except SourceError as exc:
+            failed.append((source.name, _reason(source.name, str(exc))))
+        except OSError as exc:  # a reader that let one through: still one line
+            failed.append((source.name, exc.strerror or str(exc)))
+    return build_followups(
+        records, me=me, now=now, tz=tz, window_days=window_days,
+        waiting_after_days=waiting_after_days, failures=failed,
+    )  # fmt: skip
+
+
+def _reason(name: str, message: str) -> str:
+    prefix = f"{name}: "
+    return message[len(prefix) :] if message.startswith(prefix) else message

@@ -1,0 +1,124 @@
+"""Who owes whom a reply: the two lists, from the threads of the window.
+
+A thread's latest message written by a person decides (automatic replies, out-of-office notes
+and bounces are not answers, so they are passed over):
+
+- **You owe**: it is from someone else (not a mailing list, not an automated sender), has one
+  of the user's addresses in To (Cc or Bcc alone is not asking you), and asks something (a
+  question or a request in its own words, quoted text left out).
+- **Waiting on**: it is from the user, to someone else, asks something, and no answer came for
+  `waiting_after_days` working days (Monday to Friday; a weekend does not count).
+
+An item's age is the working days from the day of that message to today, in the user's zone.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from dayflow.followups.me import Me
+from dayflow.followups.threads import Thread, ThreadMessage
+
+_QUOTE_START = re.compile(
+    r"^(?:On .{0,200}wrote:|Am .{0,200}schrieb .{0,100}:|Le .{0,200}a écrit ?:|"
+    r"-{2,}\s*Original Message\s*-{2,}|-{2,}\s*Ursprüngliche Nachricht\s*-{2,}|"
+    r"From: .+|Von: .+|_{10,})\s*$",
+    re.IGNORECASE,
+)
+_REQUEST = re.compile(
+    r"\b(?:please|pls|could you|can you|would you|will you|could we|can we|let me know|"
+    r"send me|get back to me|need you to|your thoughts|thoughts\?|any update|kindly|"
+    r"bitte|könntest du|können sie|pourriez-vous|merci de)\b",
+    re.IGNORECASE,
+)
+_SIGNATURE = re.compile(r"^-- ?$")
+
+
+@dataclass(frozen=True)
+class FollowupItem:
+    """One entry of You owe or Waiting on."""
+
+    thread: str  # thread:<hash>
+    counterpart_name: str
+    counterpart_address: str
+    subject: str
+    latest_at: dt.datetime
+    age_days: int  # working days since the latest message
+    sources: tuple[str, ...]
+    message_id: str  # the latest message's item id
+
+    def to_json(self, tz: dt.tzinfo) -> dict[str, Any]:
+        return {
+            "key": self.thread,
+            "with": {"name": self.counterpart_name, "address": self.counterpart_address},
+            "subject": self.subject,
+            "latest_at": self.latest_at.astimezone(tz).isoformat(),
+            "age_days": self.age_days,
+            "sources": list(self.sources),
+            "id": self.message_id,
+        }
+
+
+def own_words(text: str) -> str:
+    """A message's text without what it quotes (`>` lines, and everything from an
+    "On ... wrote:" or "-----Original Message-----" line on) or its signature."""
+    kept = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if _QUOTE_START.match(stripped) or _SIGNATURE.match(line):
+            break
+        if not stripped.startswith(">"):
+            kept.append(stripped)
+    return "\n".join(kept)
+
+
+def asks(message: ThreadMessage) -> bool:
+    """Whether the message asks something: a question mark or a request in its own words
+    (its subject counts when its text says nothing)."""
+    words = own_words(message.text)
+    if "?" in words or _REQUEST.search(words):
+        return True
+    return not words.strip() and "?" in message.subject
+
+
+def working_days(since: dt.date, today: dt.date) -> int:
+    """Monday-to-Friday days after `since` up to and including `today` (0 when not later)."""
+    if today <= since:
+        return 0
+    days = (today - since).days
+    weeks, rest = divmod(days, 7)
+    count = weeks * 5
+    start = since.weekday()
+    count += sum(1 for k in range(1, rest + 1) if (start + k) % 7 < 5)
+    return count
+
+
+def decide(
+    thread: Thread, me: Me, today: dt.date, tz: dt.tzinfo, waiting_after_days: int
+) -> tuple[str, FollowupItem] | None:
+    """("owed" | "waiting", the item) for a thread that is on one of the lists, else None."""
+    latest = next((m for m in thread.messages if not m.automated), None)
+    if latest is None or not asks(latest):
+        return None
+    age = working_days(latest.received_at.astimezone(tz).date(), today)
+    if latest.from_me:
+        others = [a for a in (*latest.to, *latest.cc) if not me.matches(a[1])]
+        if not others or age < waiting_after_days:
+            return None
+        name, address = others[0]
+        return "waiting", _item(thread, latest, name, address, age)
+    if latest.listed or me.matches(latest.sender_address):
+        return None
+    if not any(me.matches(a) for _, a in latest.to):
+        return None
+    return "owed", _item(thread, latest, latest.sender_name, latest.sender_address, age)
+
+
+def _item(thread: Thread, latest: ThreadMessage, name: str, address: str, age: int) -> FollowupItem:
+    return FollowupItem(
+        thread.key, name, address, latest.subject, latest.received_at, age, thread.sources,
+        latest.id,
+    )  # fmt: skip

@@ -1,0 +1,249 @@
+"""Joining messages into threads: by Message-ID / In-Reply-To / References, else by subject.
+
+Every message of the window becomes one node (the same message seen in two sources, or in an
+inbox and a sent folder, is one node with both sources). Nodes are joined with a union-find
+over the ids they name, so a References loop, a message that names itself or a thread of
+10,000 messages costs one pass and never recursion; an id named but not in the window is a
+placeholder that still joins the replies to it. A message left alone by its headers (none, or
+ones naming only what is not there) joins the nearest message with the same normalised subject
+(`Re:`, `Fwd:`, `AW:`, `SV:` ... and `[list]` tags stripped) and the same participants within
+30 days. Two different messages that share a Message-ID (a broken mailer) stay two messages;
+the id links to the first of them.
+
+A thread's key is `thread:` and a short hash of its root (the first id of its oldest message's
+References, else its In-Reply-To, else its own Message-ID), which is what `read_message` gives
+as `thread_id` for the same mail, so a task filed from either is one task.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from dayflow.followups.me import Me
+from dayflow.sources.envelope import Address, Envelope, base_address
+from dayflow.sources.identity import short_hash
+from dayflow.sources.mail import MailItem
+
+SUBJECT_DAYS = 30  # how far apart two messages joined by subject alone may be
+THREAD_KEY_PREFIX = "thread:"
+_PREFIX = re.compile(
+    r"^\s*(?:(?:re|fwd?|aw|sv|wg|vs|tr|antw|rif|réf|odp|r)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*"
+    r"|\[[^\]]{1,40}\]\s*)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One message as one source listed it, with whether that source is a sent folder."""
+
+    key: str  # mail:<hash>, the message's task key
+    id: str  # <source>:<hash>
+    source: str
+    subject: str
+    received_at: dt.datetime
+    text: str  # the body as listed (else the snippet)
+    envelope: Envelope
+    in_sent: bool = False
+
+    @classmethod
+    def of(cls, item: MailItem, *, sent: bool = False) -> Record:
+        text = item.body if item.body is not None else item.snippet
+        return cls(
+            item.key, item.id, item.source, item.subject, item.received_at, text, item.envelope,
+            sent,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ThreadMessage:
+    """One message of a thread (all the places it was seen in, as one)."""
+
+    key: str
+    id: str
+    subject: str
+    received_at: dt.datetime
+    sender_name: str
+    sender_address: str
+    to: tuple[Address, ...]
+    cc: tuple[Address, ...]
+    from_me: bool
+    automated: bool
+    listed: bool
+    text: str
+    sources: tuple[str, ...]
+
+    @property
+    def snippet(self) -> str:
+        return " ".join(self.text.split())[:200]
+
+
+@dataclass(frozen=True)
+class Thread:
+    key: str
+    subject: str
+    latest_at: dt.datetime
+    messages: tuple[ThreadMessage, ...]  # newest first
+    participants: frozenset[str]  # every address but the user's, normalised
+    sources: tuple[str, ...]
+
+    def involves(self, addresses: Iterable[str]) -> bool:
+        """Whether any of `addresses` (case and `+tag` ignored) took part."""
+        return any(base_address(a) in self.participants for a in addresses)
+
+
+@dataclass
+class _Node:
+    records: list[Record] = field(default_factory=list)
+
+    @property
+    def first(self) -> Record:
+        return self.records[0]
+
+
+def normalise_subject(subject: str) -> str:
+    """`Re: AW: [team] Budget  draft` -> `budget draft` (what subject fallback compares)."""
+    text = subject
+    for _ in range(20):  # bounded: a subject of a thousand "Re:" is cut short, not looped on
+        stripped = _PREFIX.sub("", text, count=1)
+        if stripped == text:
+            break
+        text = stripped
+    return " ".join(text.lower().split())
+
+
+def build_threads(records: Iterable[Record], me: Me) -> list[Thread]:
+    """The threads the records make, newest first."""
+    nodes = _merge(records)
+    parent = list(range(len(nodes)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    by_id: dict[str, int] = {}
+    for i, node in enumerate(nodes):
+        mid = node.first.envelope.message_id
+        if mid and mid not in by_id:
+            by_id[mid] = i
+    real = len(nodes)
+    for i, node in enumerate(nodes[:real]):
+        for ref in node.first.envelope.links:
+            j = by_id.get(ref)
+            if j is None:
+                j = by_id[ref] = len(parent)
+                parent.append(j)  # a placeholder: named, not in the window
+            union(i, j)
+    size: dict[int, int] = {}
+    for i in range(real):
+        size[find(i)] = size.get(find(i), 0) + 1
+    _join_by_subject(nodes, me, union, [size[find(i)] == 1 for i in range(real)])
+    groups: dict[int, list[_Node]] = {}
+    for i in range(real):
+        groups.setdefault(find(i), []).append(nodes[i])
+    threads = [_thread(group, me) for group in groups.values()]
+    threads.sort(key=lambda t: (t.latest_at, t.key), reverse=True)
+    return threads
+
+
+def _merge(records: Iterable[Record]) -> list[_Node]:
+    """One node per message, oldest first: the same key seen again is the same message
+    (another source), unless its sender or subject differ (a Message-ID reused)."""
+    nodes: list[_Node] = []
+    by_key: dict[str, list[_Node]] = {}
+    ordered = sorted(records, key=lambda r: (r.received_at, r.key, r.id))
+    for record in ordered:
+        same = next((n for n in by_key.get(record.key, []) if _same(n.first, record)), None)
+        if same is None:
+            same = _Node()
+            nodes.append(same)
+            by_key.setdefault(record.key, []).append(same)
+        same.records.append(record)
+    return nodes
+
+
+def _same(a: Record, b: Record) -> bool:
+    return (
+        a.envelope.sender[1] == b.envelope.sender[1]
+        and normalise_subject(a.subject) == normalise_subject(b.subject)
+        and abs(a.received_at - b.received_at) <= dt.timedelta(days=2)
+    )
+
+
+def _participants(envelope: Envelope, me: Me) -> frozenset[str]:
+    found = (envelope.sender, *envelope.to, *envelope.cc)
+    return frozenset(base_address(a) for _, a in found if a and not me.matches(a))
+
+
+def _join_by_subject(
+    nodes: list[_Node], me: Me, union: Callable[[int, int], None], alone: list[bool]
+) -> None:
+    """Each message its headers left alone joins the nearest one (in time, within 30 days)
+    with the same normalised subject and participants."""
+    by_subject: dict[tuple[str, frozenset[str]], list[int]] = {}
+    for i, node in enumerate(nodes):  # nodes are oldest first
+        subject = normalise_subject(node.first.subject)
+        if subject:
+            key = (subject, _participants(node.first.envelope, me))
+            by_subject.setdefault(key, []).append(i)
+    limit = dt.timedelta(days=SUBJECT_DAYS)
+    for members in by_subject.values():
+        for n, i in enumerate(members):
+            if not alone[i]:
+                continue
+            when = nodes[i].first.received_at
+            near = [
+                j for j in (members[n - 1] if n else None, *members[n + 1 : n + 2]) if j is not None
+            ]
+            near = [j for j in near if abs(nodes[j].first.received_at - when) <= limit]
+            if near:
+                union(i, min(near, key=lambda j: abs(nodes[j].first.received_at - when)))
+
+
+def _thread(group: list[_Node], me: Me) -> Thread:
+    messages = sorted(
+        (_message(node, me) for node in group), key=lambda m: (m.received_at, m.key), reverse=True
+    )
+    oldest = group[0].first  # the group keeps the nodes' order: oldest first
+    env = oldest.envelope
+    root = (env.references[0] if env.references else None) or env.in_reply_to or env.message_id
+    participants = frozenset().union(*(_participants(n.first.envelope, me) for n in group))
+    if root is None:
+        basis = "subj:" + normalise_subject(oldest.subject) + "\n" + ",".join(sorted(participants))
+        key = THREAD_KEY_PREFIX + short_hash(basis)
+    else:
+        key = THREAD_KEY_PREFIX + short_hash("mid:" + root)
+    sources = tuple(sorted({s for m in messages for s in m.sources}))
+    latest = messages[0]
+    return Thread(key, latest.subject, latest.received_at, tuple(messages), participants, sources)
+
+
+def _message(node: _Node, me: Me) -> ThreadMessage:
+    first = node.first
+    env = first.envelope
+    name, address = env.sender
+    return ThreadMessage(
+        key=first.key,
+        id=first.id,
+        subject=first.subject,
+        received_at=first.received_at,
+        sender_name=name,
+        sender_address=address,
+        to=env.to,
+        cc=env.cc,
+        from_me=me.matches(address) or any(r.in_sent for r in node.records),
+        automated=env.automated,
+        listed=env.listed,
+        text=max((r.text for r in node.records), key=len),
+        sources=tuple(dict.fromkeys(r.source for r in node.records)),
+    )

@@ -1,0 +1,95 @@
+"""The followups of a window: every thread of the last `followup_days`, and the two lists.
+
+`build_followups` is pure (records in, a `Followups` out) so the rules are tested without any
+mailbox; `reader.read_followups` feeds it from the mail sources and their sent folders.
+Messages dated after `now` (a clock set wrong, a forged date) are left out: they would pin a
+thread's latest message in the future; messages before the window's start (1970 and earlier
+included) are out of the window.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from dayflow.followups.me import Me
+from dayflow.followups.rules import FollowupItem, decide
+from dayflow.followups.threads import Record, Thread, build_threads
+from dayflow.sources.envelope import base_address
+
+FOLLOWUP_DAYS = 14
+WAITING_AFTER_DAYS = 2
+MAX_ITEMS = 50  # per list in what the model is given; the rest are counted
+
+
+@dataclass(frozen=True)
+class Followups:
+    threads: tuple[Thread, ...]  # newest first
+    owed: tuple[FollowupItem, ...]  # the longest owed first
+    waiting: tuple[FollowupItem, ...]  # the longest waited on first
+    since: dt.datetime
+    me: Me
+    failures: tuple[tuple[str, str], ...] = ()  # (source, reason)
+
+    def threads_with(self, addresses: Iterable[str]) -> list[Thread]:
+        """The threads any of `addresses` took part in, newest first."""
+        wanted = {base_address(a) for a in addresses if a}
+        return [t for t in self.threads if t.participants & wanted]
+
+    def open_tasks_from(self, tasks: Iterable[Any], addresses: Iterable[str]) -> list[Any]:
+        """The open tasks (status other than done) filed from the mail of threads with
+        `addresses`: under a message's key or a thread's key (a `#n` suffix ignored)."""
+        keys: set[str] = set()
+        for thread in self.threads_with(addresses):
+            keys.add(thread.key)
+            keys.update(m.key for m in thread.messages)
+        out = []
+        for task in tasks:
+            key = str(getattr(task, "idempotency_key", "") or "").split("#", 1)[0]
+            if key in keys and getattr(task, "status", "open") != "done":
+                out.append(task)
+        return out
+
+    def to_json(self, tz: dt.tzinfo) -> dict[str, Any]:
+        """What read_followups gives the model and `--format json` carries."""
+        out: dict[str, Any] = {
+            "since": self.since.astimezone(tz).isoformat(),
+            "me": list(self.me.addresses),
+            "you_owe": [i.to_json(tz) for i in self.owed[:MAX_ITEMS]],
+            "waiting_on": [i.to_json(tz) for i in self.waiting[:MAX_ITEMS]],
+        }
+        for name, items in (("you_owe_more", self.owed), ("waiting_on_more", self.waiting)):
+            if len(items) > MAX_ITEMS:
+                out[name] = len(items) - MAX_ITEMS
+        if self.failures:
+            out["unavailable"] = [{"source": n, "reason": why} for n, why in self.failures]
+        return out
+
+
+def build_followups(
+    records: Iterable[Record],
+    *,
+    me: Me,
+    now: dt.datetime,
+    tz: dt.tzinfo,
+    window_days: int = FOLLOWUP_DAYS,
+    waiting_after_days: int = WAITING_AFTER_DAYS,
+    failures: Iterable[tuple[str, str]] = (),
+) -> Followups:
+    """The threads of the `window_days` before `now` and who owes whom a reply in them."""
+    since = now - dt.timedelta(days=window_days)
+    kept = [r for r in records if since <= r.received_at <= now]
+    threads = build_threads(kept, me)
+    today = now.astimezone(tz).date()
+    owed: list[FollowupItem] = []
+    waiting: list[FollowupItem] = []
+    for thread in threads:
+        found = decide(thread, me, today, tz, waiting_after_days)
+        if found is not None:
+            (owed if found[0] == "owed" else waiting).append(found[1])
+    order = lambda i: (i.latest_at, i.thread)  # noqa: E731 - the oldest first
+    owed.sort(key=order)
+    waiting.sort(key=order)
+    return Followups(tuple(threads), tuple(owed), tuple(waiting), since, me, tuple(failures))

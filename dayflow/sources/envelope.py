@@ -1,0 +1,158 @@
+"""The headers that say who a message is between and which thread it belongs to.
+
+`parse_message` fills an `Envelope` for every message it reads, so every reader (Maildir, mbox,
+.eml, IMAP, the JSON files) hands the followups the same facts: sender and recipients as
+(name, address) with the address lower-cased, Message-ID / In-Reply-To / References
+normalised, and whether the message came from a mailing list or a machine (`List-Id`,
+`List-Unsubscribe`, `Precedence: bulk|list|junk`; `Auto-Submitted` other than `no`, `noreply`
+and `mailer-daemon` senders, delivery reports, out-of-office subjects). Best-effort, never
+raising: a header that cannot be read is left empty.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from email.message import Message
+from email.utils import getaddresses
+from typing import Any
+
+from dayflow.sources.identity import normalise_message_id
+
+MAX_REFERENCES = 100  # a References header is kept to its first id and the last 99
+MAX_RECIPIENTS = 200  # To and Cc, each
+_ID = re.compile(r"<[^<>\s]+>")
+_MACHINE = re.compile(
+    r"^(?:no[-_.]?reply|do[-_.]?not[-_.]?reply|mailer[-_.]?daemon|postmaster|bounces?)"
+    r"(?:[-+_.].*)?@",
+    re.IGNORECASE,
+)
+_AUTO_SUBJECT = re.compile(
+    r"^\s*(?:out of (?:the )?office|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|"
+    r"autoreply|abwesenheit|abwesend|réponse automatique|undeliverable|undelivered mail|"
+    r"delivery status notification|mail delivery (?:failed|failure|system)|"
+    r"returned mail|ooo\b)",
+    re.IGNORECASE,
+)
+
+Address = tuple[str, str]  # (display name, lower-cased address)
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """Who a message is from and to, what it answers, and whether a person wrote it."""
+
+    sender: Address = ("", "")
+    to: tuple[Address, ...] = ()
+    cc: tuple[Address, ...] = ()
+    message_id: str | None = None
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
+    listed: bool = False  # from a mailing list or bulk sender
+    automated: bool = False  # an auto-reply, bounce, or noreply sender
+
+    @property
+    def links(self) -> tuple[str, ...]:
+        """The ids this message says it follows (References, then In-Reply-To)."""
+        if self.in_reply_to and self.in_reply_to not in self.references:
+            return (*self.references, self.in_reply_to)
+        return self.references
+
+
+def envelope_of(msg: Message, header: Any) -> Envelope:
+    """The envelope of a parsed message; `header(msg, name)` reads one header as text."""
+    sender = _addresses(header(msg, "From") or header(msg, "Sender"), 1)
+    subject = header(msg, "Subject")
+    auto = header(msg, "Auto-Submitted").strip().lower()
+    precedence = header(msg, "Precedence").strip().lower()
+    kind = header(msg, "Content-Type").lower()
+    address = sender[0][1] if sender else ""
+    automated = (
+        (bool(auto) and auto != "no")
+        or bool(_MACHINE.match(address))
+        or "report-type=delivery-status" in kind.replace('"', "").replace(" ", "")
+        or bool(header(msg, "X-Autoreply") or header(msg, "X-Autorespond"))
+        or bool(_AUTO_SUBJECT.match(subject))
+        or precedence == "auto_reply"
+    )
+    listed = bool(header(msg, "List-Id") or header(msg, "List-Unsubscribe")) or precedence in (
+        "bulk",
+        "list",
+        "junk",
+    )
+    return Envelope(
+        sender=sender[0] if sender else ("", ""),
+        to=tuple(_addresses(header(msg, "To"), MAX_RECIPIENTS)),
+        cc=tuple(_addresses(header(msg, "Cc"), MAX_RECIPIENTS)),
+        message_id=normalise_message_id(header(msg, "Message-ID")),
+        in_reply_to=_first_id(header(msg, "In-Reply-To")),
+        references=_references(header(msg, "References")),
+        listed=listed,
+        automated=automated,
+    )
+
+
+def envelope_from_json(message: dict[str, Any]) -> Envelope:
+    """The envelope of a message in Dayflow's JSON shape: `from`, `to` and `cc` as address
+    strings (or lists of them), `message_id`, `in_reply_to`, `references`, `list_id` and
+    `auto_submitted` when the file gives them."""
+
+    def joined(value: object) -> str:
+        if isinstance(value, list):
+            return ", ".join(str(v) for v in value)
+        return str(value) if isinstance(value, str) else ""
+
+    sender = _addresses(joined(message.get("from")), 1)
+    refs = message.get("references")
+    auto = str(message.get("auto_submitted") or "").lower()
+    address = sender[0][1] if sender else ""
+    return Envelope(
+        sender=sender[0] if sender else ("", ""),
+        to=tuple(_addresses(joined(message.get("to")), MAX_RECIPIENTS)),
+        cc=tuple(_addresses(joined(message.get("cc")), MAX_RECIPIENTS)),
+        message_id=normalise_message_id(str(message.get("message_id") or "")),
+        in_reply_to=_first_id(str(message.get("in_reply_to") or "")),
+        references=_references(joined(refs) if isinstance(refs, list) else str(refs or "")),
+        listed=bool(message.get("list_id")),
+        automated=(bool(auto) and auto != "no")
+        or bool(_MACHINE.match(address))
+        or bool(_AUTO_SUBJECT.match(str(message.get("subject") or ""))),
+    )
+
+
+def base_address(address: str) -> str:
+    """`Alex+News@Example.org` -> `alex@example.org`: lower-cased, a `+tag` dropped."""
+    local, at, domain = address.strip().lower().rpartition("@")
+    if not at:
+        return address.strip().lower()
+    return f"{local.split('+', 1)[0] or local}@{domain}"
+
+
+def _addresses(raw: str, limit: int) -> list[Address]:
+    if not raw:
+        return []
+    try:
+        pairs = getaddresses([raw])
+    except Exception:
+        return []
+    out: list[Address] = []
+    for name, addr in pairs:
+        addr = addr.strip().lower()
+        if "@" in addr and not any(c.isspace() for c in addr):
+            out.append((" ".join(name.split())[:100], addr[:254]))
+            if len(out) >= limit:
+                break
+    return out
+
+
+def _first_id(raw: str) -> str | None:
+    found = _ID.findall(raw or "")
+    return normalise_message_id(found[0] if found else raw)
+
+
+def _references(raw: str) -> tuple[str, ...]:
+    ids = [normalise_message_id(i) for i in _ID.findall(raw or "")]
+    kept = [i for i in ids if i]
+    if len(kept) > MAX_REFERENCES:
+        kept = [kept[0], *kept[-(MAX_REFERENCES - 1) :]]
+    return tuple(dict.fromkeys(kept))

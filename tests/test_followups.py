@@ -1,0 +1,264 @@
+"""The followups core: threading, You owe and Waiting on, from real message bytes."""
+
+from __future__ import annotations
+
+import datetime as dt
+from email.utils import format_datetime
+
+import pytest
+
+from dayflow.errors import ConfigFileError
+from dayflow.followups import (
+    Me,
+    Record,
+    build_followups,
+    default_me,
+    normalise_subject,
+    parse_me,
+    working_days,
+)
+from dayflow.sources.envelope import Envelope
+from dayflow.sources.mail import MailItem
+from dayflow.sources.mime import parse_message
+
+ME = parse_me(["alex@example.org", "a.doe@work.example"])
+NOW = dt.datetime(2026, 11, 18, 9, 0, tzinfo=dt.UTC)  # a Wednesday
+BOB = "Bob Stone <bob@example.com>"
+ALEX = "Alex Doe <alex@example.org>"
+
+
+def raw(
+    mid: str,
+    *,
+    sender: str = BOB,
+    to: str = ALEX,
+    cc: str = "",
+    subject: str = "Budget",
+    body: str = "Could you send the figures?",
+    when: dt.datetime,
+    reply_to: str = "",
+    refs: str = "",
+    extra: str = "",
+) -> bytes:
+    lines = [f"From: {sender}", f"To: {to}", f"Subject: {subject}"]
+    lines += [f"Date: {format_datetime(when)}", f"Message-ID: <{mid}>"] if mid else []
+    lines += [f"Date: {format_datetime(when)}"] if not mid else []
+    lines += [f"Cc: {cc}"] if cc else []
+    lines += [f"In-Reply-To: <{reply_to}>"] if reply_to else []
+    lines += [f"References: {refs}"] if refs else []
+    lines += [extra] if extra else []
+    lines += ["Content-Type: text/plain; charset=utf-8", "", body]
+    return ("\r\n".join(lines) + "\r\n").encode()
+
+
+def record(data: bytes, source: str = "work", *, sent: bool = False) -> Record:
+    parsed = parse_message(data, fallback_time=NOW)
+    item = MailItem.of(source, parsed, unread=False, position="")
+    return Record.of(item, sent=sent)
+
+
+def days_ago(n: float) -> dt.datetime:
+    return NOW - dt.timedelta(days=n)
+
+
+def follow(*records: Record, me: Me = ME, **kw: object) -> object:
+    return build_followups(list(records), me=me, now=NOW, tz=dt.UTC, **kw)  # type: ignore[arg-type]
+
+
+def test_a_question_to_me_with_no_reply_is_owed_with_its_age_in_working_days() -> None:
+    ask = record(raw("q1@x", when=days_ago(5)))  # Friday 13th: Mon, Tue, Wed since
+    out = follow(ask)
+    assert [i.counterpart_address for i in out.owed] == ["bob@example.com"]  # type: ignore[attr-defined]
+    item = out.owed[0]  # type: ignore[attr-defined]
+    assert item.counterpart_name == "Bob Stone" and item.subject == "Budget"
+    assert item.age_days == 3 and item.sources == ("work",)
+    assert item.thread.startswith("thread:") and out.waiting == ()  # type: ignore[attr-defined]
+
+
+def test_my_reply_in_the_sent_folder_settles_what_i_owed() -> None:
+    ask = record(raw("q1@x", when=days_ago(3)))
+    reply = raw(
+        "r1@y", sender=ALEX, to=BOB, subject="Re: Budget", body="Attached.",
+        when=days_ago(2), reply_to="q1@x", refs="<q1@x>",
+    )  # fmt: skip
+    out = follow(ask, record(reply, "work/sent", sent=True))
+    assert out.owed == () and out.waiting == ()  # type: ignore[attr-defined]
+    assert len(out.threads) == 1 and out.threads[0].sources == ("work", "work/sent")  # type: ignore[attr-defined]
+
+
+def test_cc_only_list_mail_automated_and_statements_are_not_owed() -> None:
+    cc_only = raw("c@x", to="team@example.com", cc=ALEX, when=days_ago(1))
+    listed = raw("l@x", subject="News?", when=days_ago(1), extra="List-Id: <news.example.com>")
+    bulk = raw("b@x", subject="Sale?", when=days_ago(1), extra="Precedence: bulk")
+    noreply = raw("n@x", sender="noreply@shop.example", subject="Rate us?", when=days_ago(1))
+    auto = raw("a@x", subject="Ping?", when=days_ago(1), extra="Auto-Submitted: auto-generated")
+    statement = raw("s@x", subject="FYI", body="The build is green.", when=days_ago(1))
+    out = follow(*(record(m) for m in (cc_only, listed, bulk, noreply, auto, statement)))
+    assert out.owed == ()  # type: ignore[attr-defined]
+
+
+def test_a_plus_tag_and_case_still_reach_me() -> None:
+    out = follow(record(raw("q@x", to="ALEX+lists@Example.ORG", when=days_ago(1))))
+    assert len(out.owed) == 1  # type: ignore[attr-defined]
+
+
+def test_my_question_unanswered_for_two_working_days_is_waiting() -> None:
+    mine = raw("m1@y", sender=ALEX, to=BOB, subject="Contract?", body="Did you sign it?",
+               when=days_ago(2))  # fmt: skip
+    out = follow(record(mine, "work/sent", sent=True))
+    assert [i.counterpart_address for i in out.waiting] == ["bob@example.com"]  # type: ignore[attr-defined]
+    assert out.waiting[0].age_days == 2  # type: ignore[attr-defined]
+    fresh = follow(record(mine, "work/sent", sent=True), waiting_after_days=3)
+    assert fresh.waiting == ()  # type: ignore[attr-defined]
+
+
+def test_weekends_are_not_working_days() -> None:
+    friday, monday = dt.date(2026, 11, 13), dt.date(2026, 11, 16)
+    assert working_days(friday, monday) == 1
+    assert working_days(friday, friday + dt.timedelta(days=2)) == 0
+    assert working_days(monday, monday + dt.timedelta(days=14)) == 10
+    assert working_days(monday, friday) == 0
+
+
+def test_an_out_of_office_reply_is_not_an_answer() -> None:
+    mine = raw("m1@y", sender=ALEX, to=BOB, subject="Contract?", body="Did you sign it?",
+               when=days_ago(6))  # fmt: skip
+    ooo = raw("o1@x", subject="Out of office: Contract?", body="I am away until Monday.",
+              when=days_ago(6) + dt.timedelta(minutes=1), reply_to="m1@y")  # fmt: skip
+    out = follow(record(mine, sent=True), record(ooo))
+    assert [i.subject for i in out.waiting] == ["Contract?"]  # type: ignore[attr-defined]
+
+
+def test_an_answer_after_my_question_ends_the_wait() -> None:
+    mine = raw("m1@y", sender=ALEX, to=BOB, subject="Contract?", body="Did you sign it?",
+               when=days_ago(6))  # fmt: skip
+    answer = raw("a1@x", subject="Re: Contract?", body="Signed.", when=days_ago(5),
+                 reply_to="m1@y")  # fmt: skip
+    out = follow(record(mine, sent=True), record(answer))
+    assert out.waiting == () and out.owed == ()  # type: ignore[attr-defined]
+
+
+def test_mail_from_me_found_in_an_inbox_counts_as_sent_and_is_one_message() -> None:
+    ask = record(raw("q1@x", when=days_ago(3)))
+    reply = raw("r1@y", sender=ALEX, to=BOB, subject="Re: Budget", body="Here.",
+                when=days_ago(2), reply_to="q1@x")  # fmt: skip
+    out = follow(ask, record(reply, "gmail"), record(reply, "work/sent", sent=True))
+    assert out.owed == ()  # type: ignore[attr-defined]
+    (thread,) = out.threads  # type: ignore[attr-defined]
+    assert len(thread.messages) == 2 and thread.messages[0].sources == ("gmail", "work/sent")
+
+
+def test_subject_fallback_joins_a_reply_without_headers_within_30_days_only() -> None:
+    ask = record(raw("q1@x", subject="[team] Budget", when=days_ago(10)))
+    reply = raw("r1@y", sender=ALEX, to=BOB, subject="AW: Re: budget", body="Done.",
+                when=days_ago(9))  # fmt: skip
+    out = follow(ask, record(reply, sent=True))
+    assert len(out.threads) == 1 and out.owed == ()  # type: ignore[attr-defined]
+    old = record(raw("q0@x", subject="Budget", when=days_ago(45)))
+    late = record(raw("r9@y", sender=ALEX, to=BOB, subject="Re: Budget", body="Done.",
+                      when=days_ago(5)), sent=True)  # fmt: skip
+    far = build_followups([old, late], me=ME, now=NOW, tz=dt.UTC, window_days=60)
+    assert len(far.threads) == 2
+
+
+def test_normalised_subject_strips_prefixes_and_list_tags() -> None:
+    assert normalise_subject("Re: AW: SV: Fwd: [team]  Budget Draft") == "budget draft"
+    assert normalise_subject("RE[2]: Fw: x") == "x"
+    assert normalise_subject("Re: " * 1000 + "x").startswith("re:")  # bounded, never a hang
+
+
+def test_a_references_loop_is_one_thread_and_terminates() -> None:
+    a = raw("a@x", when=days_ago(3), refs="<b@x>", subject="Loop?")
+    b = raw("b@x", sender=ALEX, to=BOB, when=days_ago(2), refs="<a@x> <b@x>", subject="Loop")
+    out = follow(record(a), record(b, sent=True))
+    assert len(out.threads) == 1 and len(out.threads[0].messages) == 2  # type: ignore[attr-defined]
+
+
+def test_ten_thousand_messages_in_one_thread() -> None:
+    """Built as records (parsing 10,000 messages is mime's cost, tested there): each names the
+    root and the last 99 before it, as long threads do."""
+    records = []
+    refs: list[str] = []
+    bob, alex = ("Bob Stone", "bob@example.com"), ("Alex Doe", "alex@example.org")
+    for n in range(10_000):
+        mine = n % 2 == 1
+        env = Envelope(
+            sender=alex if mine else bob, to=(bob if mine else alex,), message_id=f"t{n}@x",
+            in_reply_to=refs[-1] if refs else None, references=tuple(refs[:1] + refs[-99:]),
+        )  # fmt: skip
+        when = days_ago(10) + dt.timedelta(seconds=n)
+        subject = "Re: Long" if n else "Long"
+        records.append(Record(f"mail:{n}", f"work:{n}", "work", subject, when, "ok?", env, mine))
+        refs.append(f"t{n}@x")
+    out = follow(*records)
+    (thread,) = out.threads  # type: ignore[attr-defined]
+    assert len(thread.messages) == 10_000 and thread.messages[0].key == "mail:9999"
+    assert [i.subject for i in out.waiting] == ["Re: Long"]  # type: ignore[attr-defined]
+
+
+def test_a_message_id_shared_by_two_different_messages_keeps_both() -> None:
+    one = raw("dup@x", subject="Lunch?", when=days_ago(3))
+    other = raw("dup@x", sender="Carol <carol@example.net>", subject="Invoice?", when=days_ago(1))
+    out = follow(record(one), record(other))
+    owed = sorted(i.counterpart_address for i in out.owed)  # type: ignore[attr-defined]
+    assert owed == ["bob@example.com", "carol@example.net"]
+
+
+def test_mail_from_me_to_me_is_on_neither_list() -> None:
+    note = raw("n@y", sender=ALEX, to="alex+notes@example.org", subject="Remember?",
+               when=days_ago(4))  # fmt: skip
+    out = follow(record(note, sent=True))
+    assert out.owed == () and out.waiting == () and len(out.threads) == 1  # type: ignore[attr-defined]
+    assert out.threads[0].participants == frozenset()  # type: ignore[attr-defined]
+
+
+def test_future_and_pre_1970_dates_are_left_out_of_the_window() -> None:
+    future = record(raw("f@x", when=NOW + dt.timedelta(days=1), subject="Tomorrow?"))
+    ancient = Record(
+        "mail:old", "work:old", "work", "Ancient?", dt.datetime(1969, 7, 20, tzinfo=dt.UTC),
+        "Could you?", record(raw("o@x", when=days_ago(1))).envelope,
+    )  # fmt: skip
+    out = follow(future, ancient)
+    assert out.threads == () and out.owed == ()  # type: ignore[attr-defined]
+    # Whatever the header says, parsing never yields an absurd date either.
+    parsed = parse_message(raw("p@x", when=dt.datetime(1960, 1, 1, tzinfo=dt.UTC)),
+                           fallback_time=NOW)  # fmt: skip
+    assert parsed.received_at == NOW
+
+
+def test_quoted_questions_are_not_asked_again() -> None:
+    reply = raw(
+        "r@x", subject="Re: Figures", when=days_ago(1), reply_to="m@y",
+        body="Thanks, noted.\n\nOn Mon, Alex wrote:\n> Could you send them?",
+    )  # fmt: skip
+    assert follow(record(reply)).owed == ()  # type: ignore[attr-defined]
+
+
+def test_threads_with_and_open_tasks_from_for_meeting_prep() -> None:
+    ask = record(raw("q1@x", when=days_ago(3)))
+    other = record(raw("z@x", sender="Zed <zed@example.net>", subject="Other", when=days_ago(1)))
+    out = follow(ask, other)
+    assert [t.subject for t in out.threads_with(["BOB@example.com"])] == ["Budget"]  # type: ignore[attr-defined]
+
+    class T:
+        def __init__(self, key: str, status: str = "open") -> None:
+            self.idempotency_key, self.status = key, status
+
+    tasks = [T(ask.key + "#2"), T(out.owed[0].thread), T(ask.key, "done"), T(other.key)]  # type: ignore[attr-defined]
+    found = out.open_tasks_from(tasks, ["bob@example.com"])  # type: ignore[attr-defined]
+    assert found == tasks[:2]
+
+
+def test_me_refuses_an_invalid_address_naming_the_key() -> None:
+    with pytest.raises(ConfigFileError, match=r"me entry 2 \('not an address'\)"):
+        parse_me(["alex@example.org", "not an address"], "config.toml")
+    with pytest.raises(ConfigFileError, match="me must be a list"):
+        parse_me([], "config.toml")
+    assert parse_me("alex@example.org").addresses == ("alex@example.org",)
+
+
+def test_default_me_is_every_user_that_is_an_address() -> None:
+    me = default_me([("alex@example.org", "imap user of work"), ("alex", "smtp user"),
+                     ("Alex+x@example.org", "smtp user")])  # fmt: skip
+    assert me.addresses == ("alex@example.org",)
+    assert me.to_json() == [{"address": "alex@example.org", "from": "imap user of work"}]
