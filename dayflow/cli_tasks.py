@@ -1,18 +1,18 @@
 """`dayflow tasks export` and `dayflow tasks sync`: the task list in the files people keep.
 
 Options, wiring and output only; the formats are in `dayflow.taskfiles`. `dayflow tasks`
-itself (list, `--done`) is the group's own callback, passed in by `cli.py` (`group`).
+itself (list, `--done`) is the group's own callback, `dayflow.cli_listings.tasks`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from dayflow.cli_base import DbOpt, get_deps, handle_errors
+from dayflow.cli_listings import tasks as list_tasks
 from dayflow.errors import FileProblem, RunNotFound, UsageError
 from dayflow.models import Task
 
@@ -24,13 +24,9 @@ if TYPE_CHECKING:  # imported by the commands themselves: `dayflow tasks` stays 
 tasks_app = typer.Typer(
     name="tasks", no_args_is_help=False, add_completion=False, rich_markup_mode=None
 )
-
-
-def group(list_tasks: Callable[..., Any]) -> typer.Typer:
-    """The `tasks` group: `list_tasks` runs for a bare `dayflow tasks` (and must return at
-    once when `ctx.invoked_subcommand` is set), `export` and `sync` are its subcommands."""
-    tasks_app.callback(invoke_without_command=True)(list_tasks)
-    return tasks_app
+# A bare `dayflow tasks` lists them (dayflow.cli_listings: fast); export and sync are its own.
+tasks_app.callback(invoke_without_command=True)(list_tasks)
+commands = tasks_app
 
 
 @tasks_app.command("export")

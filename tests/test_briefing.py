@@ -180,9 +180,9 @@ def test_the_brief_command_fits_on_a_screen() -> None:
     """Issue 18.1: the CLI parses, calls dayflow.briefing and renders."""
     import inspect
 
-    from dayflow import cli
+    from dayflow import cli_brief
 
-    source = inspect.getsource(cli.brief)
+    source = inspect.getsource(cli_brief.brief)
     body = source[source.index('    """Read the inbox') :]
     assert len(body.splitlines()) <= 60
 
