@@ -102,6 +102,7 @@ class ModelResponse(Frozen):
     request_id: str | None = None
     stop_details: dict[str, Any] | None = None
     estimated: bool = False  # True when the token counts are estimates (offline model)
+    batch_id: str | None = None  # the Message Batch that answered it (dayflow.batching)
 
 
 class RunSettings(Frozen):
@@ -246,6 +247,7 @@ class Run(Frozen):
     pruned_at: str | None = None  # set by `gc`: payloads gone, only the tombstone is left
     redacted_at: str | None = None  # set by `gc --redact`: read tools' results blanked
     host: str | None = None  # the host of its newest step (or of its first driver)
+    batch_usage: Usage = Usage()  # the part of `usage` answered by Message Batches
 
     @property
     def finished(self) -> bool:
@@ -273,6 +275,7 @@ class Step(Frozen):
     completed_at: str | None
     stop_details: dict[str, Any] | None = None  # e.g. a refusal's category and explanation
     host: str | None = None  # the machine whose process wrote the step
+    batch_id: str | None = None  # the Message Batch that answered it; None: a normal call
 
     def tool_uses(self) -> list[Block]:
         return [b for b in self.assistant if b.get("type") == "tool_use"]

@@ -1,7 +1,8 @@
 """The price table, in one place: an *estimate* of what a run cost, never a bill.
 
 Prices are US dollars per million tokens (input, output). Cache writes cost 1.25x input (the
-5-minute TTL Dayflow asks for) and cache reads 0.1x. Override or extend the table with
+5-minute TTL Dayflow asks for) and cache reads 0.1x; a call answered by the Message Batches API
+costs half of all that. Override or extend the table with
 DAYFLOW_PRICES, a JSON object `{"model": [input, output], ...}` or the path of a file holding one.
 """
 
@@ -25,6 +26,9 @@ PRICES: Prices = {
 }
 CACHE_WRITE_FACTOR = 1.25
 CACHE_READ_FACTOR = 0.10
+# The Message Batches API bills every part of a call's usage (cache reads and writes included)
+# at half the price.
+BATCH_FACTOR = 0.5
 
 
 def estimate_cost(
@@ -45,11 +49,15 @@ def estimate_cost(
 
 def run_cost(run: Run, prices: Mapping[str, tuple[float, float]]) -> float | None:
     """Dollars for `run` so far: at the price recorded when it was made (a local run's $0),
-    else at its model's price in `prices` (None when the model has none)."""
+    else at its model's price in `prices` (None when the model has none); the tokens answered
+    by Message Batches (`run.batch_usage`) at `BATCH_FACTOR` of that price."""
     price = run.settings.price
-    if price is not None:
-        return estimate_cost(run.model, run.usage, {run.model: price})
-    return estimate_cost(run.model, run.usage, prices)
+    table = {run.model: price} if price is not None else prices
+    full = estimate_cost(run.model, run.usage, table)
+    if full is None or run.batch_usage.total == 0:
+        return full
+    batched = estimate_cost(run.model, run.batch_usage, table) or 0.0
+    return full - batched * (1 - BATCH_FACTOR)
 
 
 MAX_PRICE = 1_000_000.0  # dollars per million tokens: far above any real price

@@ -24,6 +24,7 @@ _ORDER = {
     "tasks": "id",
     "events": "run_id, seq",
     "compactions": "run_id, seq",
+    "batch_requests": "run_id, step_n",
 }
 
 

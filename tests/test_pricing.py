@@ -6,8 +6,12 @@ from pathlib import Path
 import pytest
 
 from dayflow.errors import UsageError
+from dayflow.frozen import replace
 from dayflow.models import Usage
-from dayflow.pricing import PRICES, estimate_cost, format_cost, load_prices
+from dayflow.pricing import PRICES, estimate_cost, format_cost, load_prices, run_cost
+from dayflow.store import Store
+from tests.scripted import text, tool_use, turn
+from tests.test_agent import _new_run
 
 
 def test_cost_counts_cache_writes_and_reads_at_their_rates() -> None:
@@ -36,3 +40,13 @@ def test_prices_can_be_overridden_inline_or_from_a_file(tmp_path: Path) -> None:
 def test_bad_price_overrides_are_a_usage_error(bad: str) -> None:
     with pytest.raises(UsageError, match="DAYFLOW_PRICES"):
         load_prices(bad)
+
+
+def test_the_tokens_a_message_batch_answered_cost_half(store: Store) -> None:
+    """A run priced from its rows: the batch step at half, the normal one in full."""
+    run, lease = store.runs.create(replace(_new_run(), model="claude-haiku-5-5"))
+    batched = replace(turn(tool_use("t1", "read_inbox"), usage=(1_000_000, 0)), batch_id="mb_1")
+    store.steps.begin(lease, 1, batched, 5)
+    store.steps.complete(lease, 1, [{"type": "tool_result", "tool_use_id": "t1", "content": ""}])
+    store.steps.begin(lease, 2, turn(text("brief"), usage=(1_000_000, 0)), 5)
+    assert run_cost(store.runs.get(run.id), PRICES) == pytest.approx(0.05 + 0.10)

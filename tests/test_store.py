@@ -16,6 +16,7 @@ from dayflow.errors import LeaseLost, RunBusy, RunNotFound, StoreError
 from dayflow.frozen import replace
 from dayflow.models import INTERRUPTED, RUNNING, RunSettings
 from dayflow.store import (
+    BatchItem,
     DatabaseError,
     IntegrityError,
     Lease,
@@ -341,7 +342,15 @@ def test_an_upgraded_database_finds_stop_details_its_events_kept(db_path: Path) 
                 s.owner.pid,
                 s.owner.host,
             )
-        for column in ("stop_details_json", "host", "begun_after_seq", "completed_after_seq"):
+        db.run("DROP INDEX steps_batched")  # 0008
+        db.run("DROP TABLE batch_requests")
+        for column in (
+            "stop_details_json",
+            "host",
+            "begun_after_seq",
+            "completed_after_seq",
+            "batch_id",
+        ):
             db.run(f"ALTER TABLE steps DROP COLUMN {column}")
         db.run("DELETE FROM schema_migrations WHERE name >= '0004'")
     with open_store(db_path) as s:
@@ -587,3 +596,25 @@ def test_completing_a_step_that_is_not_pending_changes_nothing(store: Store) -> 
         (1, "complete", None)
     ]
     assert [e.kind for e in store.events.of(run.id)].count("step_committed") == 1
+
+
+def test_a_batch_record_is_kept_once_per_step_and_the_first_one_wins(store: Store) -> None:
+    run, _ = store.runs.create(_new_run())
+    other, _ = store.runs.create(_new_run())
+    items = [BatchItem(run.id, 1, f"{run.id}-1", "d1"), BatchItem(other.id, 1, "c2", "d2")]
+    store.steps.record_batch("msgbatch_A", items)
+    store.steps.record_batch("msgbatch_B", [BatchItem(run.id, 1, "again", "d9")])
+    assert store.steps.batch_of(run.id, 1) == ("msgbatch_A", items[0])
+    assert store.steps.batch_of(other.id, 1) == ("msgbatch_A", items[1])
+    assert store.steps.batch_of(run.id, 2) is None
+
+
+def test_a_step_answered_by_a_batch_is_marked_and_its_usage_counted_apart(store: Store) -> None:
+    run, lease = store.runs.create(_new_run())
+    store.steps.begin(lease, 1, replace(turn(tool_use("t1", "read_inbox")), batch_id="mb_1"), 5)
+    store.steps.complete(lease, 1, [{"type": "tool_result", "tool_use_id": "t1", "content": ""}])
+    store.steps.begin(lease, 2, turn(text("brief"), usage=(7, 3)), 5)
+    steps = store.steps.of(run.id)
+    assert [s.batch_id for s in steps] == ["mb_1", None]
+    got = store.runs.get(run.id)
+    assert got.batch_usage == steps[0].usage and got.usage == steps[0].usage + steps[1].usage

@@ -204,6 +204,22 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE runs SET (toast_tuple_target = 128);
         """,
     ),
+    (
+        "0008_batches",
+        f"""
+        CREATE TABLE batch_requests (
+            run_id                 {_T} NOT NULL REFERENCES runs(id),
+            step_n                 BIGINT NOT NULL CHECK (step_n >= 1),
+            batch_id               {_T} NOT NULL,
+            custom_id              {_T} NOT NULL,
+            digest                 {_T} NOT NULL,
+            created_at             {_T} NOT NULL,
+            PRIMARY KEY (run_id, step_n)
+        );
+        ALTER TABLE steps ADD COLUMN batch_id {_T};
+        CREATE INDEX steps_batched ON steps(run_id) WHERE batch_id IS NOT NULL;
+        """,
+    ),
 ]
 
 

@@ -12,10 +12,18 @@ from dayflow.store.sql import Row
 _V = TypeVar("_V", bound=Frozen)
 
 # Steps are numbered 1..n without gaps, so MAX(n) (one seek on the primary key) is the count.
+# The usage of its steps answered by Message Batches: a partial index holds only those steps,
+# so a run that never used a batch costs four empty seeks.
+_BATCH_PARTS = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
 RUN_SELECT = (
     "SELECT r.*, COALESCE((SELECT MAX(n) FROM steps s WHERE s.run_id = r.id), 0) AS step_count,"
     " (SELECT s.host FROM steps s WHERE s.run_id = r.id ORDER BY s.n DESC LIMIT 1) AS last_host"
-    " FROM runs r"
+    + "".join(
+        f", (SELECT COALESCE(SUM(b.{part}), 0) FROM steps b"
+        f" WHERE b.run_id = r.id AND b.batch_id IS NOT NULL) AS batch_{part}"
+        for part in _BATCH_PARTS
+    )
+    + " FROM runs r"
 )
 
 
@@ -45,6 +53,7 @@ def run_row(row: Row, status: str) -> Run:
         estimated=bool(row["estimated"]),
         settings=RunSettings.from_json(json.loads(row["settings_json"])),
         host=row["last_host"] or row["owner_host"],
+        batch_usage=Usage(*(row[f"batch_{part}"] for part in _BATCH_PARTS)),
     )
 
 

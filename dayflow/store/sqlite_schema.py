@@ -189,6 +189,26 @@ MIGRATIONS: list[tuple[str, str]] = [
         "0007_step_writes",
         "",
     ),
+    (
+        # The Message Batches path (dayflow.batching): each request submitted in a batch is
+        # recorded with its batch the moment `create` answers, so a killed driver polls the
+        # same batch again instead of paying again; a step answered from a batch says so
+        # (`batch_id`), and its usage is priced at the batch rate.
+        "0008_batches",
+        """
+        CREATE TABLE batch_requests (
+            run_id                 TEXT NOT NULL REFERENCES runs(id),
+            step_n                 INTEGER NOT NULL CHECK (step_n >= 1),
+            batch_id               TEXT NOT NULL,
+            custom_id              TEXT NOT NULL,
+            digest                 TEXT NOT NULL,
+            created_at             TEXT NOT NULL,
+            PRIMARY KEY (run_id, step_n)
+        ) WITHOUT ROWID;
+        ALTER TABLE steps ADD COLUMN batch_id TEXT;
+        CREATE INDEX steps_batched ON steps(run_id) WHERE batch_id IS NOT NULL;
+        """,
+    ),
 ]
 
 

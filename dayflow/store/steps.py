@@ -47,7 +47,7 @@ from dayflow.store.events import EventLog
 from dayflow.store.leases import Leases
 from dayflow.store.rows import dump, effect_row, like_prefix, step_row
 from dayflow.store.sql import Unless, one
-from dayflow.store.values import Lease
+from dayflow.store.values import BatchItem, Lease
 
 # The seq of the run's newest stored event (the run is the first argument): where a step's
 # own events, which are not stored, appear in its log.
@@ -161,8 +161,8 @@ class Steps:
                 """INSERT INTO steps (run_id, n, state, stop_reason, assistant_json,
                    stop_details_json, input_tokens, output_tokens, cache_creation_tokens,
                    cache_read_tokens, request_id, duration_ms, pid, host, created_at,
-                   begun_after_seq)
-                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"""
+                   batch_id, begun_after_seq)
+                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"""
                 + LAST_SEQ
                 + ")",
                 (
@@ -181,6 +181,7 @@ class Steps:
                     ctx.owner.pid,
                     ctx.owner.host,
                     ctx.now(),
+                    response.batch_id,
                     run_id,
                 ),
             )
@@ -343,6 +344,34 @@ class Steps:
         )
         keys = ("seq", "before_step", "through_step", "tokens_before", "tokens_after")
         return [{k: r[k] for k in (*keys, "created_at")} for r in rows]
+
+    # ------------------------------------------------------------------- batch requests
+
+    def record_batch(self, batch_id: str, items: Sequence[BatchItem]) -> None:
+        """Record, in one transaction, that each item's step was submitted in `batch_id` (the
+        write right after the Batches API accepted it). The first record of a step wins: a
+        record is not fenced by a lease, since a driver that lost its run can only make the
+        next driver poll the batch it paid for instead of paying again."""
+        ctx = self._ctx
+        now = ctx.now()
+        with ctx.db.transaction():
+            for item in items:
+                ctx.db.execute(
+                    """INSERT INTO batch_requests (run_id, step_n, batch_id, custom_id, digest,
+                       created_at) VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING""",
+                    (item.run_id, item.step_n, batch_id, item.custom_id, item.digest, now),
+                )
+
+    def batch_of(self, run_id: str, step_n: int) -> tuple[str, BatchItem] | None:
+        """The batch step `step_n` of the run was submitted in, and its record, if any."""
+        row = one(
+            self._ctx.db,
+            "SELECT * FROM batch_requests WHERE run_id = ? AND step_n = ?",
+            (run_id, step_n),
+        )
+        if row is None:
+            return None
+        return row["batch_id"], BatchItem(run_id, step_n, row["custom_id"], row["digest"])
 
     # ---------------------------------------------------------------------- tool effects
 

@@ -21,13 +21,14 @@ from dayflow.models import RUNNING
 from dayflow.store.composed import Store
 
 # Parents first: a row's foreign keys point only at tables earlier in this list.
-TABLES = ("runs", "steps", "tool_effects", "tasks", "events", "compactions")
+TABLES = ("runs", "steps", "tool_effects", "tasks", "events", "compactions", "batch_requests")
 _ORDER = {
     "steps": "run_id, n",
     "tool_effects": "run_id, step_n, tool_use_id",
     "tasks": "created_at, id",
     "events": "run_id, seq",
     "compactions": "run_id, seq",
+    "batch_requests": "run_id, step_n",
 }
 
 

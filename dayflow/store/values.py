@@ -1,5 +1,5 @@
 """The plain values the store's face takes and returns besides the models: leases, owners, the
-spec of a new run, and the marks gc leaves."""
+spec of a new run, batch records, and the marks gc leaves."""
 
 from __future__ import annotations
 
@@ -21,6 +21,17 @@ class Lease(Frozen):
 
     run_id: str
     token: str
+
+
+class BatchItem(Frozen):
+    """One request of a Message Batch as the store records it: step `step_n` of a run, its
+    `custom_id` in the batch, and the digest of the request sent (a resume whose request
+    differs, e.g. under a new --max-tokens, does not take that batch's answer)."""
+
+    run_id: str
+    step_n: int
+    custom_id: str
+    digest: str
 
 
 class Owner(Frozen):
