@@ -35,7 +35,7 @@ def init(ctx: typer.Context, config_file: ConfigOpt = None) -> None:
     """Write a commented starter config file (never overwrites one)."""
     deps = get_deps(ctx)
     with handle_errors(deps):
-        from dayflow.sources.config import STARTER
+        from dayflow.sources.starter import STARTER
 
         path, _ = deps.config.config_path(config_file)
         if path.exists() or path.is_symlink():

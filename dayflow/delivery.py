@@ -71,7 +71,7 @@ def parse_sink(value: str, base: Path | None = None) -> str:
     text = (value or "").strip()
     kind, sep, rest = text.partition(":")
     if kind == "file" and sep and rest.strip():
-        from dayflow.sources.config import variable_in_path
+        from dayflow.sources.spec import variable_in_path
 
         if why := variable_in_path(rest):
             raise UsageError(f"--deliver {value!r}: the path {why}")
@@ -162,7 +162,7 @@ def smtp_config(table: object, path: Path) -> SmtpConfig:
         raise UsageError(f'{path}: [smtp] auth = "{mechanism}" needs `user` (whose token it is)')
     cafile = None
     if "cafile" in table:
-        from dayflow.sources.config import variable_in_path
+        from dayflow.sources.spec import variable_in_path
 
         if why := variable_in_path(table["cafile"]):
             raise UsageError(f"{path}: [smtp] cafile {why}")
@@ -511,7 +511,7 @@ def _password(cfg: SmtpConfig, env: Mapping[str, str]) -> str | None:
             raise DeliveryFailed(f"smtp to {cfg.where}: ${cfg.password_env} is not set")
         return value
     if cfg.password_command:
-        from dayflow.sources.config import SecretCommandFailed, secret_from_command
+        from dayflow.sources.secret_command import SecretCommandFailed, secret_from_command
 
         try:
             return secret_from_command(cfg.password_command, cfg.timeout)

@@ -335,7 +335,7 @@ def test_a_config_that_declares_no_source_is_said_plainly(
     """An empty config.toml, or `init`'s starter with every entry commented, made `sources
     check` print nothing and pass, and `brief` read the sample saying `dayflow init` writes a
     config (there is one)."""
-    from dayflow.sources.config import STARTER
+    from dayflow.sources.starter import STARTER
 
     env = config(tmp_path, STARTER if body == "STARTER" else body)
     path = env["DAYFLOW_CONFIG"]

@@ -10,7 +10,8 @@ import pytest
 
 from dayflow.errors import ConfigFileError
 from dayflow.providers.offline import OfflineModel
-from dayflow.sources.config import STARTER, config_path, load_config, parse_config
+from dayflow.sources.config import config_path, load_config, parse_config
+from dayflow.sources.starter import STARTER
 from tests.harness import invoke
 from tests.mailkit import write_maildir
 
@@ -358,7 +359,7 @@ def test_a_password_command_that_leaves_a_child_holding_the_pipe_answers_and_the
     say) holding stdout open made it "not finished", and the child was left running."""
     import time
 
-    from dayflow.sources.config import secret_from_command
+    from dayflow.sources.secret_command import secret_from_command
 
     pidfile = tmp_path / "child.pid"
     script = f"echo s3cret; sleep 120 & echo $! > {pidfile}"
@@ -377,7 +378,7 @@ def test_a_password_command_that_does_not_finish_is_killed_with_its_children(
 ) -> None:
     import time
 
-    from dayflow.sources.config import SecretCommandFailed, secret_from_command
+    from dayflow.sources.secret_command import SecretCommandFailed, secret_from_command
 
     pidfile = tmp_path / "child.pid"
     with pytest.raises(SecretCommandFailed, match=r"did not finish in 1 s"):
@@ -401,7 +402,7 @@ def test_a_password_command_that_fails_says_it_runs_without_a_shell(
     command: str, expected: str
 ) -> None:
     """`~`, `$VAR` and pipes do not work in password_command: the error says so."""
-    from dayflow.sources.config import SecretCommandFailed, secret_from_command
+    from dayflow.sources.secret_command import SecretCommandFailed, secret_from_command
 
     with pytest.raises(SecretCommandFailed) as caught:
         secret_from_command(command, 10)
@@ -409,7 +410,7 @@ def test_a_password_command_that_fails_says_it_runs_without_a_shell(
 
 
 def test_a_password_command_prints_a_non_ascii_password_as_utf8() -> None:
-    from dayflow.sources.config import secret_from_command
+    from dayflow.sources.secret_command import secret_from_command
 
     assert secret_from_command("printf 'pässwörd\\r\\nmore'", 10) == "pässwörd"
 

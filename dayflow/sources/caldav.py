@@ -91,7 +91,7 @@ class CalDavCalendar:
     ) -> None:
         real = http.http_url(url)
         if real is None:
-            from dayflow.sources.config import url_problem
+            from dayflow.sources.spec import url_problem
 
             why = url_problem(url) if url.lower().startswith(("http://", "https://")) else None
             raise SourceError(

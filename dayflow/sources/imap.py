@@ -36,11 +36,12 @@ from typing import Any
 
 from dayflow.errors import SourceError
 from dayflow.sources import oauth
-from dayflow.sources.config import SourceSpec, resolve_password
 from dayflow.sources.deadline import Deadline
 from dayflow.sources.mail import MailItem, MailSource, PageQuery
 from dayflow.sources.mime import parse_message
 from dayflow.sources.oauth import token_credential
+from dayflow.sources.secret_command import resolve_password
+from dayflow.sources.spec import SourceSpec
 from dayflow.sources.wire import breaks_line, imap_utf7
 
 SNIPPET_BYTES = 2048  # of the text, after the headers, for a listing's snippet

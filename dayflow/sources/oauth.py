@@ -110,7 +110,7 @@ def fetch_token(
         return _checked(source, value, "token_env")
     if not command:
         raise TokenUnavailable(f"{source}: no token_command or token_env configured")
-    from dayflow.sources.config import SecretCommandFailed, secret_from_command
+    from dayflow.sources.secret_command import SecretCommandFailed, secret_from_command
 
     try:
         line = secret_from_command(command, timeout, key="token_command", what="token")
