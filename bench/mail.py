@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.stats import human
-from dayflow.sources.mail import Inbox
+from dayflow.sources.inbox import Inbox
 from dayflow.sources.maildir import MaildirSource
 from dayflow.sources.maildir_index import SETTLE_NS
 

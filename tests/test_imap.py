@@ -20,7 +20,7 @@ import pytest
 from dayflow.errors import SourceError
 from dayflow.sources.config import SourceSpec
 from dayflow.sources.imap import ImapSource
-from dayflow.sources.mail import Inbox
+from dayflow.sources.inbox import Inbox
 from tests.conftest import subprocess_env
 from tests.imapserver import (
     PASSWORD,

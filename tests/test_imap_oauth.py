@@ -19,7 +19,7 @@ from dayflow.errors import SourceError
 from dayflow.sources.config import SourceSpec
 from dayflow.sources.factory import SourceContext, check_source
 from dayflow.sources.imap import ImapSource
-from dayflow.sources.mail import Inbox
+from dayflow.sources.inbox import Inbox
 from dayflow.sources.oauth import AuthRefused, TokenUnavailable
 from tests.conftest import subprocess_env
 from tests.imapserver import USER, imap_server

@@ -16,7 +16,7 @@ from dayflow import tools as toolbox
 from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.sources import JsonCalendar, JsonInbox
 from dayflow.sources.identity import mail_key, message_stable_id
-from dayflow.sources.mail import Inbox, legacy_inbox
+from dayflow.sources.inbox import Inbox, legacy_inbox
 from dayflow.sources.maildir import MaildirSource
 from dayflow.sources.mailfiles import EmlFolderSource
 from dayflow.sources.mbox import MboxSource

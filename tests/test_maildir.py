@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dayflow.clock import FixedClock
-from dayflow.sources.mail import Inbox
+from dayflow.sources.inbox import Inbox
 from dayflow.sources.maildir import MaildirSource
 from dayflow.sources.maildir_index import SETTLE_NS, Folder, cache_dir, split_names
 from tests.mailkit import BASE, message, write_maildir

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from dayflow.errors import SourceError
-from dayflow.sources.mail import Inbox
+from dayflow.sources.inbox import Inbox
 from dayflow.sources.mbox import MboxSource
 from tests.mailkit import BASE, message, write_mbox
 

@@ -186,7 +186,7 @@ def since_sources(base: Callable[[Any, date], tuple[Any, Any]]) -> Callable[...,
     def factory(settings: RunSettings, day: date) -> tuple[Any, Any]:
         inbox, calendar = base(settings, day)
         since = settings.since
-        from dayflow.sources.mail import Inbox  # not at import: briefday is on `--help`'s path
+        from dayflow.sources.inbox import Inbox  # not at import: briefday is on `--help`'s path
 
         if since and isinstance(inbox, Inbox):
             return inbox.only_after(datetime.fromisoformat(since)), calendar

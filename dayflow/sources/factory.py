@@ -26,8 +26,9 @@ from dayflow.errors import SourceError
 from dayflow.models import RunSettings
 from dayflow.sources.config import SourcesConfig, SourceSpec, load_config
 from dayflow.sources.identity import SAMPLE_SOURCE, prefixed
+from dayflow.sources.inbox import Inbox
 from dayflow.sources.json_files import JsonCalendar, JsonInbox
-from dayflow.sources.mail import DictMail, Inbox, MailSource, PathMissing
+from dayflow.sources.mail import DictMail, MailSource, PathMissing
 
 
 @dataclass(frozen=True)
@@ -400,7 +401,7 @@ def next_event(
 def precheck(inbox: Any, calendar: Any, day: dt.date) -> None:
     """Fail now (SourceError) on a local source that cannot be read, before a run is written;
     network sources are not contacted here."""
-    from dayflow.sources.mail import legacy_inbox
+    from dayflow.sources.inbox import legacy_inbox
 
     for source in legacy_inbox(inbox).sources:
         source.precheck()

@@ -1,40 +1,20 @@
-"""Several mailboxes as one inbox: the `MailSource` protocol, the merged `Inbox` view with its
-window and cursor, and the adapter for sources that only know `messages()` (the JSON files).
-
-Each source lists its own messages newest first in its own cheap order (a Maildir by delivery
-time from the file names, IMAP by UID) and says where an item sits in that order (`position`).
-The inbox merges the sources' pages by `received_at` and hands out an opaque cursor that holds
-each source's last position, so a listing of thousands is walked page by page and costs what
-the page costs. The same message in two sources (a Maildir configured twice, IMAP beside its
-mbsync copy) is listed once per walk through the pages, the first copy in the merged order: an
-item whose key (`mail:<hash of its Message-ID>`) was listed already is skipped. The keys listed
-are kept by the Inbox for the walk its cursor names, not in the cursor (which the model copies
-back, and which would grow with every page); the walk's name is a hash of its first page, so a
-resumed run sends the same bytes, and a cursor from another process lists on without them.
-A source that fails is reported by name (`Listing.failures`) while the others still answer;
-a local file or folder that is gone raises `PathMissing`, which the tools turn
-into a failed, resumable run (it must never end as a `done` run with a broken brief).
+"""A mailbox: the `MailItem` every source lists, the `MailSource` protocol each mail reader
+subclasses (`LocalMailSource` for a file or folder), and `DictMail`, the adapter for sources
+that only know `messages()` (the JSON files). Several of them make one `Inbox`
+(`dayflow.sources.inbox`).
 """
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
-import hashlib
-import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from dayflow.errors import SourceError, SourceUnavailable
+from dayflow.errors import SourceError
 from dayflow.sources.envelope import Envelope, envelope_from_json
-from dayflow.sources.identity import (
-    SAMPLE_SOURCE,
-    json_message_stable_id,
-    mail_key,
-    prefixed,
-)
+from dayflow.sources.identity import json_message_stable_id, mail_key, prefixed
 from dayflow.sources.mime import HEADER_CHARS, Attachment, ParsedMail, clean_line, snippet
 
 BODY_CHARS = 20_000  # read_message's cap on one body
@@ -210,183 +190,6 @@ class LocalMailSource(MailSource):
             raise PathMissing(self.name, str(self.path), self.path_word)
 
 
-@dataclass(frozen=True)
-class Listing:
-    items: list[MailItem]
-    next_cursor: str | None
-    failures: list[tuple[str, str]] = field(default_factory=list)  # (source, reason)
-    since: dt.datetime | None = None
-
-
-class CursorError(ValueError):
-    pass
-
-
-class Inbox:
-    """Several mail sources as one, newest first. `default_since` is the run's window (None:
-    everything) and `until` its end (a brief for a past day reads no later mail; None: none);
-    `strict` turns any source failure into SourceUnavailable."""
-
-    def __init__(
-        self,
-        sources: list[MailSource],
-        *,
-        default_since: dt.datetime | None = None,
-        until: dt.datetime | None = None,
-        strict: bool = False,
-    ) -> None:
-        self.sources = sources
-        self.default_since = default_since
-        self.until = until
-        self.strict = strict
-        # An update run sees only mail received after the brief it updates, whatever it asks.
-        self.floor: dt.datetime | None = None
-        # The keys listed so far in each walk through the pages (the cursor names its walk).
-        self._walks: dict[str, set[str]] = {}
-
-    @property
-    def remote(self) -> bool:
-        """Whether a source is a server (its reads are saved as they return)."""
-        return any(s.remote for s in self.sources)
-
-    def only_after(self, when: dt.datetime) -> Inbox:
-        """This inbox narrowed to mail received strictly after `when` (an update's inbox)."""
-        self.floor = when + dt.timedelta(microseconds=1)
-        return self
-
-    def listing(
-        self,
-        *,
-        limit: int,
-        since: dt.datetime | None = None,
-        source: str | None = None,
-        cursor: str | None = None,
-        unread_only: bool = False,
-    ) -> Listing:
-        """One page of the merged inbox; raises SourceError when every source asked failed
-        (or, strict, when any did), PathMissing when a local source is gone."""
-        positions: dict[str, str | None]
-        if cursor is not None:
-            state = _decode_cursor(cursor)
-            since = _from_iso(state.get("since"))
-            source, unread_only = state.get("source"), bool(state.get("unread"))
-            positions = dict(state.get("pos") or {})
-            walk = str(state.get("walk") or "")
-        else:
-            if since is None:
-                since = self.default_since
-            positions = {}
-            walk = ""
-        # A cursor this Inbox did not make (another process's: a resumed run) starts afresh.
-        listed = self._walks.get(walk, set()) if walk else set()
-        if self.floor is not None and (since is None or since < self.floor):
-            since = self.floor
-        chosen = [s for s in self.sources if source is None or s.name == source]
-        if source is not None and not chosen:
-            names = ", ".join(s.name for s in self.sources)
-            raise SourceError(f"no mail source named {source!r} (sources: {names})")
-        heads: list[tuple[MailSource, list[MailItem]]] = []
-        failures: list[tuple[str, str]] = []
-        for src in chosen:
-            if src.name in positions and positions[src.name] is None:
-                continue  # this source was walked to its end
-            try:
-                got = src.page(
-                    since=since,
-                    after=positions.get(src.name),
-                    limit=limit,
-                    unread_only=unread_only,
-                    before=self.until,
-                )
-            except PathMissing:
-                raise
-            except SourceError as exc:
-                if self.strict:
-                    raise SourceUnavailable(f"{exc} (--strict-sources)") from None
-                failures.append((src.name, _reason(src.name, str(exc))))
-                continue
-            heads.append((src, got))
-        if failures and not heads:
-            raise SourceError("; ".join(f"{name}: {why}" for name, why in failures))
-        # A k-way merge that takes from each source a prefix of its own order, so a cursor of
-        # one position per source never skips an item, whatever order a source keeps.
-        merged: list[MailItem] = []
-        taken = [0] * len(heads)
-        while len(merged) < limit:
-            best: int | None = None
-            for i, (_src, got) in enumerate(heads):
-                if taken[i] < len(got) and (
-                    best is None or _newer(got[taken[i]], heads[best][1][taken[best]])
-                ):
-                    best = i
-            if best is None:
-                break
-            item = heads[best][1][taken[best]]
-            taken[best] += 1
-            if item.key in listed:
-                continue  # the same message from another source, listed already
-            listed.add(item.key)
-            merged.append(item)
-        more = False
-        for i, (src, got) in enumerate(heads):
-            if taken[i]:
-                positions[src.name] = got[taken[i] - 1].position
-            if taken[i] == len(got) and len(got) < limit:
-                positions[src.name] = None  # walked to its end
-            else:
-                more = True
-        if not walk:
-            # Named by what the walk is and what its first page holds: the same in every
-            # process (a resumed run's requests are the same bytes), and two walks with one
-            # name list the same messages first, so sharing the keys listed hides nothing.
-            keys = [item.key for item in merged]
-            basis = [since.isoformat() if since else None, source, unread_only, keys]
-            walk = hashlib.sha256(json.dumps(basis).encode()).hexdigest()[:12]
-        self._walks[walk] = listed
-        next_cursor = None
-        if more:
-            next_cursor = _encode_cursor(
-                {
-                    "since": since.isoformat() if since else None,
-                    "source": source,
-                    "unread": unread_only,
-                    "pos": positions,
-                    "walk": walk,
-                }
-            )
-        return Listing(merged, next_cursor, failures, since)
-
-    def read(self, wanted: str) -> MailItem:
-        """The message with item id `wanted` (`<source>:<stable id>`); KeyError when none."""
-        name, sep, stable = wanted.partition(":")
-        if not sep and len(self.sources) == 1:
-            # A run started before ids carried their source (an older database resumed).
-            name, stable = self.sources[0].name, wanted
-        for src in self.sources:
-            if src.name == name:
-                found = src.read(stable)
-                if found is not None:
-                    return found
-                break
-        raise KeyError(wanted)
-
-    def close(self) -> None:
-        """Close the sources that hold a connection (IMAP)."""
-        for src in self.sources:
-            src.close()
-
-    def messages(self) -> list[dict[str, Any]]:
-        """Every message of every source as plain dicts, newest first (the old protocol)."""
-        out: list[dict[str, Any]] = []
-        cursor: str | None = None
-        while True:
-            page = self.listing(limit=200, cursor=cursor)
-            out += [_as_dict(i) for i in page.items]
-            if page.next_cursor is None:
-                return out
-            cursor = page.next_cursor
-
-
 def select_page(items: Iterable[MailItem], query: PageQuery) -> list[MailItem]:
     """`MailSource.select` over items already in order (newest first, positions falling), for
     a source that holds its messages in memory."""
@@ -397,58 +200,6 @@ def select_page(items: Iterable[MailItem], query: PageQuery) -> list[MailItem]:
             if len(out) >= query.limit:
                 break
     return out
-
-
-def _newer(a: MailItem, b: MailItem) -> bool:
-    return (a.received_at, b.id) > (b.received_at, a.id)
-
-
-def _as_dict(item: MailItem) -> dict[str, Any]:
-    return {
-        "id": item.id,
-        "source": item.source,
-        "key": item.key,
-        "from": item.sender,
-        "subject": item.subject,
-        "received_at": item.received_at.isoformat(),
-        "snippet": item.snippet,
-        "body": item.body if item.body is not None else item.snippet,
-        "unread": item.unread,
-        "thread_id": item.thread_id,
-    }
-
-
-def _reason(name: str, message: str) -> str:
-    prefix = f"{name}: "
-    return message[len(prefix) :] if message.startswith(prefix) else message
-
-
-def _encode_cursor(state: dict[str, Any]) -> str:
-    raw = json.dumps(state, separators=(",", ":"), sort_keys=True).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> dict[str, Any]:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        state = json.loads(raw)
-        if not isinstance(state, dict) or not isinstance(state.get("pos", {}), dict):
-            raise ValueError(cursor)
-        _from_iso(state.get("since"))
-        return state
-    except (ValueError, TypeError):
-        raise CursorError("'cursor' is not one that read_inbox returned") from None
-
-
-def _from_iso(value: object) -> dt.datetime | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValueError(value)
-    parsed = dt.datetime.fromisoformat(value)
-    if parsed.tzinfo is None:
-        raise ValueError(value)
-    return parsed
 
 
 # --- sources that only have messages() (the JSON files, tests' fakes) ---------------------------
@@ -516,14 +267,3 @@ class DictMail(MailSource):
     def status(self) -> tuple[int, MailItem | None]:
         items = self._all()
         return len(items), (max(items, key=lambda i: i.received_at) if items else None)
-
-
-def legacy_inbox(inner: Any) -> Inbox:
-    """An Inbox over an old-style source (`messages()` only): the bundled sample keeps its own
-    namespace, anything else is named "inbox"."""
-    if isinstance(inner, Inbox):
-        return inner
-    sample = getattr(inner, "is_sample", False) is True
-    name = SAMPLE_SOURCE if sample else "inbox"
-    where = str(getattr(inner, "label", "(messages)"))
-    return Inbox([DictMail(name, inner, sample=sample, where=where)])

@@ -7,7 +7,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from dayflow.errors import SourceError, SourceUnavailable
-from dayflow.sources.mail import CursorError, PathMissing, legacy_inbox
+from dayflow.sources.inbox import CursorError, legacy_inbox
+from dayflow.sources.mail import PathMissing
 from dayflow.tools.spec import Tool, ToolEnv, ToolError, string_schema
 
 NO_MAIL_SOURCE = "no mail source is configured ([[inbox]] in the config file)"
