@@ -240,7 +240,7 @@ def test_one_thing_is_the_urgent_same_day_item_not_an_overdue_or_later_one(
         ),
     ]
     _, brief = _brief_over(tmp_path, messages, MON)
-    assert brief.split("## One thing")[1].strip() == "**Call Felix, due today.**"
+    assert brief.split("## One thing")[1].strip() == "**Call Felix about Outage, due today.**"
 
 
 def test_tomorrow_is_read_in_the_readers_zone_across_the_dst_change(tmp_path: Path) -> None:

@@ -91,6 +91,10 @@ _SOON = (
 _TIMED = rf"(?:{_TIME}\s+(?:on\s+|am\s+|le\s+|el\s+)?)?"
 _LEAD_RE = re.compile(rf"\b(?:{_LEADS})\s+(?:the\s+)?{_TIMED}{_WHEN}(?!\w)", re.IGNORECASE)
 _ON_RE = re.compile(rf"\b(?:on|am|le|el)\s+(?:the\s+)?{_WHEN}(?!\w)", re.IGNORECASE)
+# In a commitment, "run Thursday's demo": the day of the thing promised.
+_POSSESSIVE_DAY = re.compile(rf"(?<![\w-])(?P<when>{_WD})'s\b", re.IGNORECASE)
+# "move our 1:1 to Thursday afternoon": where a thing goes, not when it is due.
+_TARGET = re.compile(r"\b(?:to|into|until)\s+$", re.IGNORECASE)
 _BARE_RE = re.compile(
     rf"(?<![\w-])(?:{_WHEN}|(?P<soon>{_SOON})|(?P<within>(?:within|in)\s+(?:the\s+next\s+)?(?P<n>\d+|\w+)\s+(?P<unit>hours?|days?)))(?!\w)",
     re.IGNORECASE,
@@ -105,7 +109,8 @@ _THEN = re.compile(r"\b(?:by|before|until)\s+then\b", re.IGNORECASE)
 _BARE_OK = re.compile(
     r"^(?:today|tonight|this\s+(?:morning|afternoon|evening)|tomorrow|the\s+day\s+after|heute"
     r"|morgen|übermorgen|aujourd'hui|ce\s+soir|demain|après-demain|hoy|esta\s+tarde|mañana"
-    r"|pasado|noon|midday|eod|cob|eow|eom|this\s+|first\s+thing)",
+    r"|pasado|noon|midday|eod|cob|eow|eom|this\s+|first\s+thing|(?:the\s+)?end\s+of|(?:la\s+)?fin\s"
+    r"|ende\s)",
     re.IGNORECASE,
 )
 _DAYPART = re.compile(r"\b(?:morning|afternoon|evening|night|eod|cob)\s*$", re.IGNORECASE)
@@ -126,7 +131,7 @@ def find_deadline(
     a deadline on its own unless `lead_only`), with the date it means from `received`."""
     found = _LEAD_RE.search(text) or _BEFORE_EVENT_RE.search(text)
     if found is None and lead_on:
-        found = _ON_RE.search(text)
+        found = _ON_RE.search(text) or _POSSESSIVE_DAY.search(text)
     if found is None and lead_only:
         return None
     if found is None:
@@ -135,7 +140,9 @@ def find_deadline(
                 found = bare
                 break
             when = bare.group("when")
-            if _BARE_OK.match(when) or _DAYPART.search(when):
+            if _TARGET.search(text[: bare.start()]):
+                continue
+            if _BARE_OK.match(when) or _DAYPART.search(when) or (lead_on and bare.group("wday")):
                 found = bare
                 break
     if found is None:

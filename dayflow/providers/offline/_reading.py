@@ -21,68 +21,20 @@ its request. Three questions are answered here:
 from __future__ import annotations
 
 import datetime as dt
+import html
 import re
 from dataclasses import dataclass
 from email.utils import parseaddr
 from typing import Any
 
-from dayflow.providers.offline._requests import requests_in
+from dayflow.providers.offline._requests import requests_in, says_fyi
 
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")  # fmt: skip
-_MON = (
-    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
-)
-_DOW = r"mon|tue(?:s)?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun"
-_DEADLINE = re.compile(
-    r"\b(?:by|before|due(?:\s+(?:on|by))?|no later than|until)\s+(?P<when>"
-    r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:day|week)|eod|cob|eow|today|tonight|tomorrow"
-    r"|\d{4}-\d{2}-\d{2}"
-    rf"|(?:(?:next|this)\s+)?(?:{_DOW})(?:day)?\b\.?"  # a weekday, maybe with its date:
-    rf"(?:,?\s+(?:(?:{_MON})\.?\s+\d{{1,2}}|\d{{1,2}}\s+(?:{_MON})))?"
-    rf"|(?:{_MON})\.?\s+\d{{1,2}}\b|\d{{1,2}}\s+(?:{_MON})\b)",
-    re.IGNORECASE,
-)
-# "Please sign the NDA today", "call the vendor tomorrow": a bare relative day, when no
-# "by ..." / "due ..." phrase says more.
-_BARE_DAY = re.compile(r"\b(?P<when>today|tonight|tomorrow)\b", re.IGNORECASE)
-
-
-def _deadline(text: str) -> re.Match[str] | None:
-    return _DEADLINE.search(text) or _BARE_DAY.search(text)
-
-
-_REQUEST = re.compile(
-    r"\b(?:(?:could|can|would|will)\s+you(?:\s+please)?|(?:i\s+|we\s+)?need\s+you\s+to|please)\s+",
-    re.IGNORECASE,
-)
-# Only at the start of a sentence or after a colon: "Timesheets: submit yours by Friday" is a
-# request, "the review is due Friday" is not.
-_ACTION_VERB = re.compile(
-    r"(?:^|[:.!?;]\s+|:)\s*(?P<verb>(?:sign|approve|confirm|rsvp|submit|return|complete|renew)\b)",
-    re.IGNORECASE,
-)
-_NOT_A_REQUEST = re.compile(
-    r"(?:find|see|note|allow|ignore|disregard|do not|don't|feel free|excuse|forgive|keep in mind"
-    r"|be (?:aware|advised)|believe|imagine|let (?:me|us) know if you (?:have|need))\b",
-    re.IGNORECASE,
-)
-_CLAUSE_END = re.compile(
-    r"[?!;\n]|\.(?:\s|$)|,\s|\s(?:by|before|no later than|until|so|and (?:tell|let)|because|if)\s",
-    re.IGNORECASE,
-)
-_FYI = re.compile(
-    r"\bfyi\b|\bno action\b|nothing (?:is )?needed|nothing you need to do|for your information"
-    r"|no (?:need to|reply needed)",
-    re.IGNORECASE,
-)
 _AUTOMATED = {"noreply", "donotreply", "no", "newsletter", "newsletters", "digest", "notification",
               "notifications", "notify", "alert", "alerts", "mailer", "bounce", "bounces",
               "updates", "news", "marketing", "receipts", "billing", "calendar"}  # fmt: skip
-_HALF_YEAR = dt.timedelta(days=183)
-_GIVE = {"send", "forward", "share", "give", "email", "mail", "pass", "get"}
 # Subject cues that a cut-short message from a person may want something.
 _CUE = re.compile(
     r"\?|\b(?:re|fwd?|fw)\s*:|\b(?:question|request|help|review|input|feedback|follow[- ]?up"
@@ -90,11 +42,25 @@ _CUE = re.compile(
     re.IGNORECASE,
 )
 _TRUNCATED = ("...", "…")
-# Where the sender's own words end: a quoted reply's header, a forwarded or original message.
+# Where the sender's own words end: a quoted reply's header, a forwarded or original message,
+# in the four languages and in the two common clients' forms.
 _QUOTE_HEAD = re.compile(
-    r"^(?:on\b.{0,200}\bwrote:$|-{2,}\s*(?:original|forwarded) message\s*-{2,}|from:\s"
-    r"|begin forwarded message:|_{8,}$|am\b.{0,120}\bschrieb.{0,80}:$|le\b.{0,120}\ba écrit\s*:$"
-    r"|el\b.{0,120}\bescribió:$)",
+    r"^(?:on\b.{0,200}\bwrote:$|-{2,}\s*(?:original|forwarded) message\s*-{2,}"
+    r"|(?:from|von|de)\s?:\s|begin forwarded message:|_{8,}$|am\b.{0,120}\bschrieb.{0,80}:$"
+    r"|le\b.{0,120}\ba écrit\s*:$"
+    r"|el\b.{0,120}\bescribió:$|-{2,}\s*(?:ursprüngliche|weitergeleitete) nachricht"
+    r"|-{2,}\s*message (?:d'origine|transféré)|-{2,}\s*mensaje (?:original|reenviado))",
+    re.IGNORECASE,
+)
+# A legal footer or disclaimer: it and what follows are boilerplate, never a request.
+_DISCLAIMER = re.compile(
+    r"(?:^|(?<=[\s.]))(?:confidential(?:ity)?\s+notice|disclaimer\s*:|legal\s+notice"
+    r"|this\s+(?:e-?mail|message|communication)(?:\s+and\s+any\s+(?:attachments?|files))?"
+    r"\s+(?:is|are|may|contains?|might)\b[^.]{0,80}\b(?:confidential|privileged)"
+    r"|if\s+you\s+(?:are\s+not\s+the\s+intended|have\s+received\s+this\b[^.]{0,40}in\s+error)"
+    r"|diese\s+(?:e-?mail|nachricht)\s+(?:kann|enthält|ist)\b[^.]{0,80}\bvertraulich"
+    r"|ce\s+(?:message|courriel)\s+(?:est|peut)\b[^.]{0,80}\bconfidentiel"
+    r"|este\s+(?:correo|mensaje)\s+(?:es|puede|contiene)\b[^.]{0,80}\bconfidencial)",
     re.IGNORECASE,
 )
 MAX_PER_MESSAGE = 5
@@ -105,7 +71,9 @@ _URGENT = re.compile(
 )
 _INLINE_QUOTE = re.compile(
     r"\bOn\s[^.?!>]{0,160}\bwrote:|-{2,}\s*(?:original|forwarded) message|begin forwarded message:"
-    r"|\s>\s|_{8,}|\bFrom:\s[^\n]{0,120}\b(?:Sent|Date):",
+    r"|\s>\s|_{8,}|\b(?:From|Von|De)\s?:\s[^\n]{0,120}\b(?:Sent|Date|Gesendet|Datum|Envoyé|Enviado):"
+    r"|\bAm\s[^.?!>]{0,120}\bschrieb\b|\bLe\s[^?!>]{0,120}\ba écrit\s?:"
+    r"|\bEl\s[^?!>]{0,120}\bescribió:",
     re.IGNORECASE,
 )
 _INVITATION = re.compile(r"^\s*(?:invitation|einladung|invitación|you're invited)\s*:", re.I)
@@ -114,6 +82,7 @@ _GREETING = re.compile(
     r"|estimad[oa]|guten tag)\s+)?([A-Z][a-z]+)\s*[,!:]"
 )
 _REPLY_PREFIX = re.compile(r"^(?:(?:re|fwd?|fw|aw|sv)\s*:\s*)+", re.IGNORECASE)
+_BLOCK_TAG = re.compile(r"<\s*/?\s*(?:p|div|br|tr|table|ul|ol|h\d)\b[^>]*>", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -135,32 +104,18 @@ class Action:
         return base if self.index == 0 else f"{base}#{self.index + 1}"
 
 
-def snippet_action(message: dict[str, Any]) -> Action | None:
-    """The request a `read_inbox` item's snippet (or subject) shows, if any."""
-    name, local = _sender(message)
-    if _is_automated(local):
-        return None
-    subject, snippet = str(message.get("subject", "")), str(message.get("snippet", ""))
-    if _FYI.search(subject) or _FYI.search(snippet):
-        return None
-    match = _deadline(snippet) or _deadline(subject)
-    sender = _sender_name(name, local)
-    for text in (snippet, subject):
-        title = _request_in(text, sender, bool(match), f"Reply to {sender}: {subject}")
-        if title:
-            return _action(message, title, match)
-    return None
+def snippet_action(message: dict[str, Any], user: str | None = None) -> Action | None:
+    """The first request a `read_inbox` item's snippet (or subject) shows, if any."""
+    actions = _cut_short_actions(message, user)
+    return actions[0] if actions else None
 
 
 def listed_actions(message: dict[str, Any], user: str | None = None) -> list[Action]:
     """The requests a `read_inbox` item shows: all of them when its snippet is the whole
     message (or it is an invitation), else the one its snippet starts, if any."""
-    name, local = _sender(message)
-    subject, snippet = str(message.get("subject", "")), str(message.get("snippet", ""))
-    whole = not snippet.rstrip().endswith(_TRUNCATED)
-    if _INVITATION.match(subject) or (whole and not _is_automated(local)):
-        return body_actions({**message, "body": snippet}, user)
-    action = snippet_action(message)
+    if _whole(message):
+        return body_actions({**message, "body": message.get("snippet", "")}, user)
+    action = snippet_action(message, user)
     return [action] if action else []
 
 
@@ -174,20 +129,16 @@ def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[A
     """(the requests the snippet settles; whether to open the full message). A snippet that
     is the whole message is read as the body; one cut short settles a request only when it
     shows the request and its deadline, and is opened when it may hold one."""
-    action = snippet_action(message)
-    name, local = _sender(message)
+    if _whole(message):
+        return body_actions({**message, "body": message.get("snippet", "")}, user), False
+    _, local = _sender(message)
     subject, snippet = str(message.get("subject", "")), str(message.get("snippet", ""))
-    whole = not snippet.rstrip().endswith(_TRUNCATED)
-    if _INVITATION.match(subject) or (whole and not _is_automated(local)):
-        return body_actions({**message, "body": snippet}, user), False
-    if _is_automated(local) or _FYI.search(subject) or _FYI.search(snippet):
+    if _is_automated(local) or says_fyi(subject) or says_fyi(snippet):
         return [], False
-    if action and action.due:
-        return [action], False
-    hinted = bool(body_actions({**message, "body": snippet.rstrip(". …")}, user))
-    wanted = (
-        action is not None or hinted or message.get("unread") is True or bool(_CUE.search(subject))
-    )
+    found = _cut_short_actions(message, user)
+    if found and found[0].due:
+        return found[:1], False
+    wanted = bool(found) or message.get("unread") is True or bool(_CUE.search(subject))
     return [], wanted
 
 
@@ -225,6 +176,7 @@ def body_actions(message: dict[str, Any], user: str | None = None) -> list[Actio
         received,
         from_user=from_user,
         automated=_is_automated(local),
+        reader=user,
     )
     return [
         Action(message, f.title, f.deadline.due if f.deadline else None,
@@ -264,47 +216,26 @@ def parse_time(iso: object) -> dt.datetime | None:
         return None
 
 
-def resolve(when: str, received: dt.date) -> dt.date | None:
-    """The date a deadline phrase ("Friday", "next Tue", "Nov 7", "EOD") means, from `received`."""
-    text = " ".join(when.lower().replace(".", " ").replace(",", " ").split())
-    if text in {"today", "tonight", "eod", "cob", "end of day", "end of the day"}:
-        return received
-    if text == "tomorrow":
-        return received + dt.timedelta(days=1)
-    if text in {"eow", "end of week", "end of the week"}:
-        return received + dt.timedelta(days=(4 - received.weekday()) % 7)
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        try:
-            return dt.date.fromisoformat(text)
-        except ValueError:
-            return None
-    month = re.search(rf"\b({_MON})\b", text)
-    number = re.search(r"\b(\d{1,2})\b", text)
-    if month and number:
-        index = next(i for i, m in enumerate(MONTHS, 1) if m.lower().startswith(month.group(1)[:3]))
-        # The next such date, give or take: "by Jan 3" sent on Dec 30 means next year's.
-        year = received.year + (dt.date(received.year, index, 1) < received - _HALF_YEAR)
-        try:
-            return dt.date(year, index, int(number.group(1)))
-        except ValueError:
-            return None
-    weekday = re.search(rf"\b({_DOW})", text)
-    if weekday is None:
-        return None
-    target = next(i for i, d in enumerate(DAYS) if d.lower().startswith(weekday.group(1)[:3]))
-    day = received + dt.timedelta(days=(target - received.weekday()) % 7)
-    if text.startswith("next ") and day.isocalendar()[1] == received.isocalendar()[1]:
-        day += dt.timedelta(days=7)
-    return day
-
-
 # --- helpers ------------------------------------------------------------------------------------
 
 
-def _action(message: dict[str, Any], title: str, match: re.Match[str] | None) -> Action:
-    received = date_of(message.get("received_at"))
-    due = resolve(match.group("when"), received) if match and received else None
-    return Action(message, title, due, match.group(0).rstrip(".") if match else None)
+def _whole(message: dict[str, Any]) -> bool:
+    """Whether the snippet is all there is to read: not cut short, from a person (or an
+    invitation, whose subject says what it is)."""
+    _, local = _sender(message)
+    snippet = str(message.get("snippet", ""))
+    whole = not snippet.rstrip().endswith(_TRUNCATED)
+    return bool(_INVITATION.match(str(message.get("subject", "")))) or (
+        whole and not _is_automated(local)
+    )
+
+
+def _cut_short_actions(message: dict[str, Any], user: str | None) -> list[Action]:
+    """The requests a cut-short snippet shows, read as a body without its ellipsis."""
+    snippet = str(message.get("snippet", "")).rstrip()
+    for tail in _TRUNCATED:
+        snippet = snippet.removesuffix(tail)
+    return body_actions({**message, "body": snippet}, user)
 
 
 def _sender(message: dict[str, Any]) -> tuple[str, str]:
@@ -318,32 +249,43 @@ def _is_automated(local: str) -> bool:
     )
 
 
-def _request_in(text: str, sender: str, has_deadline: bool, fallback: str) -> str | None:
-    """The task title for the first request in `text`, or None."""
-    for req in _REQUEST.finditer(text):
-        rest = text[req.end() :]
-        if not _NOT_A_REQUEST.match(rest):
-            title = _title(_clause(rest), sender)
-            if title:
-                return title
-    verb = _ACTION_VERB.search(text)
-    if verb and has_deadline:
-        return _title(_clause(text[verb.start("verb") :]), sender) or fallback
-    return None
+def plain_text(text: str) -> str:
+    """An HTML remnant as text: block tags as line breaks, list items as "- " lines, other
+    tags out, entities decoded; text without tags is returned as it is."""
+    if not re.search(r"<\s*/?\s*[a-zA-Z][^>]*>", text):
+        return text
+    text = re.sub(r"<\s*li\b[^>]*>", "\n- ", text, flags=re.IGNORECASE)
+    text = _BLOCK_TAG.sub("\n", text)
+    text = re.sub(r"<[^>]*>", "", text)
+    return html.unescape(text)
 
 
 def _own_words(message: dict[str, Any]) -> str:
+    """The sender's own words: no quoted lines, nothing after a quoted reply's header, a
+    forwarded message, the signature or a legal footer."""
     lines = []
-    for line in str(message.get("body") or message.get("snippet") or "").splitlines():
+    raw = plain_text(str(message.get("body") or message.get("snippet") or ""))
+    rows = raw.splitlines()
+    for n, line in enumerate(rows):
         stripped = line.strip()
+        # "On Tue, 27 Oct 2026 at 10:00, Dana Whitfield" / "<dana@...> wrote:" over two lines
+        joined = f"{stripped} {rows[n + 1].strip()}" if n + 1 < len(rows) else stripped
         if _QUOTE_HEAD.match(stripped) or stripped in {"--", "-- "}:
             break
-        if not stripped.startswith(">"):
+        if stripped.lower().startswith("on ") and _QUOTE_HEAD.match(joined):
+            break
+        if not stripped.startswith(">") or len(rows) == 1:  # a snippet is one line
             lines.append(line)
     text = "\n".join(lines)
-    # A snippet has its lines run together: a quoted reply's header may sit mid-line there.
+    # A snippet has its lines run together: quoted sentences may open it ("> Can you...?
+    # Nevermind...") and a quoted reply's header may sit mid-line.
+    while text.lstrip().startswith(">"):
+        rest = re.search(r"[.?!](?:\s+|$)(?!\s*>)", text)
+        text = text[rest.end() :] if rest else ""
     inline = _INLINE_QUOTE.search(text)
-    return text[: inline.start()] if inline else text
+    text = text[: inline.start()] if inline else text
+    footer = _DISCLAIMER.search(text)
+    return text[: footer.start()] if footer else text
 
 
 def _sender_name(display: str, local: str) -> str:
@@ -352,31 +294,3 @@ def _sender_name(display: str, local: str) -> str:
         return local.split(".")[0].capitalize() or "the sender"
     # A person goes by their first name; "Maple Grove Elementary" keeps its whole name.
     return words[0] if len(words) <= 2 else display
-
-
-def _clause(text: str) -> str:
-    end = _CLAUSE_END.search(text)
-    return text[: end.start()] if end else text
-
-
-def _title(clause: str, sender: str) -> str:
-    words = clause.strip(" ,:-").split()
-    while words and words[0].lower() in {"just", "also", "quickly", "kindly", "please"}:
-        words.pop(0)
-    if [w.lower() for w in words[:3]] == ["sign", "and", "return"]:
-        words = ["return", "signed", *words[3:]]
-    suffix = ""
-    if len(words) > 1 and words[0].lower() in _GIVE and words[1].lower() in {"me", "us"}:
-        del words[1]
-        suffix = f" to {sender}"
-    out: list[str] = []
-    for word in words:
-        low = word.lower()
-        if low in {"the", "your", "our"}:  # a to-do list reads better without them
-            continue
-        out.append({"me": sender, "us": sender, "my": f"{sender}'s"}.get(low, word))
-    if len(out) < 2 and not suffix:
-        return ""
-    title = " ".join(out) + suffix
-    title = title[0].upper() + title[1:]
-    return title if len(title) <= 80 else title[:77].rsplit(" ", 1)[0] + "..."

@@ -10,12 +10,13 @@ import re
 from dayflow.providers.offline._dates import Deadline
 
 VERBS = frozenset(
-    "accept add answer approve attach block book bring buy call cancel change check choose "
-    "clear complete confirm countersign decide draft drop email fill finalise finalize finish "
-    "fix forward get give help introduce join lend let look mail order pay pick ping pop post "
-    "prepare print proofread read register reimburse remind renew reply reserve respond return "
-    "review rsvp run schedule send set share sign step submit take tell text transfer update "
-    "upload venmo verify write".split()
+    "accept add answer approve arrange ask attach block book bring buy call cancel change chase "
+    "check choose clean clear collect come complete confirm countersign decide dig double-check "
+    "draft drop edit email feed fill finalise finalize finish fix follow forward get give grab "
+    "hand help introduce invite join lend let look mail move nudge order organise organize pay "
+    "pick ping pop post prepare print proofread pull push put read register reimburse remind "
+    "renew reply reschedule reserve respond return review rsvp run schedule send set share sign "
+    "sort step submit suggest take tell text transfer update upload venmo verify walk write".split()
 )
 INVITE = re.compile(
     r"^(?:invitation|einladung|invitación|invitacion|you're invited|you are invited)\s*:\s*"
@@ -26,7 +27,29 @@ _PRONOUN_OBJECT = re.compile(
     r"^(?:it|them|this|that|these|those|one|yours|mine|es|sie|le|la|les|lo)$", re.IGNORECASE
 )
 _DROP_WORDS = {"just", "also", "quickly", "kindly", "please", "pls", "maybe", "possibly", "still",
-               "bitte", "auch", "mal", "doch", "también", "tambien", "aussi"}  # fmt: skip
+               "bitte", "auch", "mal", "doch", "también", "tambien", "aussi", "noch", "kurz",
+               "eben", "schnell", "gleich"}  # fmt: skip
+# Words no to-do title needs wherever they stand.
+_FILLERS = {"pls", "please", "plz", "bitte", "noch", "kurz", "eben", "mal", "stp", "svp"}
+# "dig out X and send it over": fetching X is how it is sent, so the task is to send X.
+_FETCH = re.compile(
+    r"^(?:dig\s+out|find|grab|pull\s+(?:up|together)|look\s+up|get|fetch|locate|track\s+down"
+    r"|put\s+together)\s+(?P<obj>.+?)\s+and\s+(?:send|forward|pass|share)\s+(?:it|them)"
+    r"(?:\s+(?:over|along|on))?(?P<to>\s+to\s+\S+)?\s*$",
+    re.IGNORECASE,
+)
+# "fill in section 4 and send it back": returning the thing is part of doing it.
+_AND_RETURN = re.compile(
+    r"\s+and\s+(?:send|bring|get|give|mail|email)\s+(?:it|them|this)\s+back(?:\s+to\s+\S+)?\s*$"
+    r"|\s+and\s+return\s+(?:it|them|this)(?:\s+to\s+\S+)?\s*$",
+    re.IGNORECASE,
+)
+# Subjects that say nothing about what a call is for.
+_EMPTY_TOPIC = re.compile(
+    r"^(?:quick\s+(?:q|question|one)|question|hi|hello|hey|call(?:\s+me)?|ping|urgent|dringend"
+    r"|urgente|asap|help|this|today|now|\W*)$",
+    re.IGNORECASE,
+)
 _ARTICLES = set(
     "the your our a an any some der die das den dem deine deinen ihre ihren einen eine le la les l"
     " un une el los las tu su".split()
@@ -40,6 +63,41 @@ _DE_PRONOUNS = {"du", "sie", "ihr", "mir", "mich", "uns", "dir", "bitte"}
 
 
 def make_title(clause: str, deadline: Deadline | None, subject: str, sender: str) -> str | None:
+    """A to-do title for a request's clause: a verb and its object, the sender for "me"."""
+    words = _scrub(clause, deadline).split()
+    while words and words[0].lower().strip(",") in _DROP_WORDS:
+        words.pop(0)
+    while words and words[-1].lower().strip(",.?!") in _DROP_WORDS | {"too", "then", "again"}:
+        words.pop()
+    if not words:
+        return None
+    first = words[0].lower()
+    if first == "tell" and len(words) > 1 and words[1].lower() == "me":
+        return finish("Tell " + sender + " " + " ".join(words[2:]), sender)
+    if first == "rsvp":  # "RSVP for the dinner" names it; "RSVP by Friday" leaves it to the subject
+        return finish(" ".join(words), sender) if len(words) > 1 else "RSVP to " + event(subject)
+    if [w.lower() for w in words[:3]] == ["let", "me", "know"]:
+        return finish("Tell " + sender + " " + " ".join(words[3:]), sender)
+    if _looks_german(words):
+        return _about_call(_german(words, sender, subject), sender, subject)
+    words = _romance(_idiom(words), sender)
+    pronoun = len(words) > 1 and _PRONOUN_OBJECT.match(words[1].strip(",."))
+    # "relire le devis": a French or Spanish article, not "le" the pronoun ("send it")
+    article = len(words) > 2 and words[1].lower() in {"le", "la", "les", "lo"}
+    if pronoun and len(words) <= 3 and not article:
+        return finish(words[0].capitalize() + " " + clean_subject(subject), sender)
+    if len(words) == 1:
+        if first in {"anrufen", "zurückrufen", "kontaktieren"}:  # German: the verb last
+            return _about_call(f"{sender} {first}", sender, subject)
+        if first in {"call", "ping", "text", "phone", "email", "appeler", "llamar"}:
+            return _about_call(words[0].capitalize() + " " + sender, sender, subject)
+        return finish(words[0].capitalize() + " " + clean_subject(subject), sender)
+    return _about_call(finish(" ".join(words), sender), sender, subject)
+
+
+def _scrub(clause: str, deadline: Deadline | None) -> str:
+    """The clause without its deadline, times, phone numbers, asides in brackets and filler
+    words ("pls", "noch kurz"), and without a send-back that doing it implies."""
     text = clause
     if deadline is not None and deadline.phrase in text:
         text = text.replace(deadline.phrase, " ")
@@ -60,41 +118,56 @@ def make_title(clause: str, deadline: Deadline | None, subject: str, sender: str
         text,
         flags=re.I,
     )
+    text = re.sub(r"\s*\([^)]*\)", "", text)
+    text = " ".join(w for w in text.split() if w.lower().strip(",.!?") not in _FILLERS)
+    text = _AND_RETURN.sub("", text)
+    fetch = _FETCH.match(text.strip(" ,:-"))
+    if fetch:
+        text = f"send {fetch.group('obj')}{fetch.group('to') or ' to me'}"
     head = text.split()
     if head and head[0].lower() == "with":  # "someone with admin access restart it"
         verbs = [i for i, w in enumerate(head) if w.lower() in VERBS]
         text = " ".join(head[verbs[0] :]) if verbs else text
-    words = [w for w in text.strip(" ,:-").split() if w]
-    while words and words[0].lower().strip(",") in _DROP_WORDS:
-        words.pop(0)
-    while words and words[-1].lower().strip(",.?!") in _DROP_WORDS | {"too", "then", "again"}:
-        words.pop()
-    if not words:
-        return None
-    first = words[0].lower()
-    if first == "tell" and len(words) > 1 and words[1].lower() == "me":
-        return finish("Tell " + sender + " " + " ".join(words[2:]), sender)
-    if first == "rsvp":
-        return "RSVP to " + event(subject)
-    if (
-        first == "let"
-        and len(words) > 2
-        and words[1].lower() == "me"
-        and words[2].lower() == "know"
-    ):
-        return finish("Tell " + sender + " " + " ".join(words[3:]), sender)
-    if _looks_german(words):
-        return _german(words, sender, subject)
-    words = _romance(words, sender)
-    if len(words) > 1 and _PRONOUN_OBJECT.match(words[1].strip(",.")) and len(words) <= 3:
-        return finish(words[0].capitalize() + " " + clean_subject(subject), sender)
-    if len(words) == 1:
-        if first in {"anrufen", "zurückrufen", "kontaktieren"}:  # German: the verb last
-            return f"{sender} {first}"
-        if first in {"call", "ping", "text", "phone", "email", "appeler", "llamar"}:
-            return words[0].capitalize() + " " + sender
-        return words[0].capitalize() + ": " + clean_subject(subject)
-    return finish(" ".join(words), sender)
+    return text.strip(" ,:-")
+
+
+def _idiom(words: list[str]) -> list[str]:
+    """ "have X ready" -> "prepare X"; "take a look at X" -> "review X"."""
+    low = [w.lower().strip(",.!?") for w in words]
+    if low[0] in {"have", "get"} and len(low) > 2 and low[-1] in {"ready", "done", "finished"}:
+        return ["prepare" if low[-1] == "ready" else "finish", *words[1:-1]]
+    if low[0] in {"jump", "hop", "get"} and len(low) > 1 and low[1] == "on":
+        return ["join", *words[2:]]
+    if low[0] == "send" and len(low) > 1 and low[1] == "over":
+        return ["send", *words[2:], "to", "me"]
+    if low[:3] in (["take", "a", "look"], ["have", "a", "look"]):
+        rest = words[4:] if len(low) > 3 and low[3] == "at" else words[3:]
+        return ["review", *rest] if rest else ["review"]
+    return words
+
+
+def _about_call(title: str, sender: str, subject: str) -> str:
+    """A call with nothing said about it is about the subject: "Call Tobias about the Q3
+    budget", "Jürgen wegen Export Falkenwerk anrufen"; not when the subject says nothing."""
+    topic = re.sub(
+        r"^(?:urgent|dringend|urgente|asap|wichtig|important)\b\s*[:!-]?\s*",
+        "",
+        clean_subject(subject),
+        flags=re.I,
+    ).strip()
+    if _EMPTY_TOPIC.match(topic) or len(topic) > 50:
+        return title
+    low = title.lower()
+    if low in {f"call {sender.lower()}", f"call {sender.lower()} back"}:
+        return f"{title} about {topic}"
+    if low == f"appeler {sender.lower()}":
+        return f"{title} au sujet de {topic}"
+    if low in {f"llamar a {sender.lower()}", f"llamar {sender.lower()}"}:
+        return f"{title} sobre {topic}"
+    if low in {f"{sender.lower()} anrufen", f"{sender.lower()} zurückrufen"}:
+        name, verb = title.rsplit(" ", 1)
+        return f"{name} wegen {topic} {verb}"
+    return title
 
 
 def finish(title: str, sender: str) -> str:
@@ -117,9 +190,11 @@ def finish(title: str, sender: str) -> str:
     ):
         del words[1]
         suffix = f" to {sender}"
-    for word in words:
+    for n, word in enumerate(words):
         low = word.lower().strip(",")
-        if low in _ARTICLES and out:
+        # Spanish "a Tomás" at the end names the person, it is no article
+        personal = low == "a" and n == len(words) - 2 and words[-1][:1].isupper()
+        if low in _ARTICLES and out and not personal:
             continue
         out.append({"me": sender, "us": sender, "my": f"{sender}'s"}.get(low, word))
     title = " ".join(w for w in out if w) + suffix
@@ -146,7 +221,8 @@ def event(subject: str) -> str:
     text = clean_subject(subject)
     text = re.split(r"\s*[:(-]\s*(?=(?:please\s+)?(?:rsvp|reply|respond)\b)", text, flags=re.I)[0]
     text = re.sub(r"\s+(?:next|this|on)\s+\w+day\b.*$", "", text, flags=re.I)
-    return text.strip(" :-") or "the invitation"
+    text = re.sub(r"\s+(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b.*$", "", text, flags=re.I)
+    return text.strip(" :-!?") or "the invitation"
 
 
 def _looks_german(words: list[str]) -> bool:

@@ -1,0 +1,398 @@
+"""The requests in one sentence, as to-do titles with their deadlines.
+
+`in_sentence` tries, in order: a whole-sentence form (an invitation to meet, "does Tuesday
+work", "I need your approval on X", "the X you said you'd send", "the PO has to be approved by
+COB", "let me know if you can make it"), then the request cues ("could you", "please",
+"kannst du", "tu peux", "¿puedes", a commitment the reader made), then a sentence with no cue
+that is a request by its shape (an imperative in a list or with a deadline, a French or
+Spanish infinitive in a list, "Label: verb ..."). Each clause is cut at its end, split at
+"and" between verbs, and given a title by `_titles`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+from dayflow.providers.offline._dates import Deadline, find_deadline
+from dayflow.providers.offline._sentences import spoken_to
+from dayflow.providers.offline._titles import (
+    VERBS,
+    clean_subject,
+    event,
+    finish,
+    make_title,
+    strip_articles,
+)
+
+_CUE = re.compile(
+    r"(?:\b(?:could|can|would|will)\s+(?:you|someone|anyone|somebody)"
+    r"(?:\s+(?:please|also|maybe|both|all|two|guys))*"
+    r"|\b(?:i|we)\s+need\s+you\s+to|\bneeds?\s+(?:someone|somebody|you)\s+to|\bplease|\bkindly"
+    r"|\b(?:kannst|könntest|koenntest|würdest|wuerdest)\s+du(?:\s+(?:bitte))*"
+    r"|\b(?:können|könnten|koennten|würden)\s+sie(?:\s+(?:bitte))*|\bbitte"
+    r"|\b(?:pourriez|pouvez)-vous|\b(?:peux|pourrais)-tu|\bmerci\s+de|\bveuillez"
+    r"|\b(?:est-ce\s+que\s+)?(?:tu\s+(?:peux|pourrais|veux\s+bien)|vous\s+(?:pouvez|pourriez))"
+    r"|\bn'oublie\s+pas\s+de|\bpense\s+à"
+    r"|¿?\s*(?:me\s+)?(?:puedes|podrías|podrias|podría|podria|puede|pueden)|\bpor\s+favor,?)"
+    r"\s+",
+    re.IGNORECASE,
+)
+_NOT_A_REQUEST = re.compile(
+    r"(?:find|see|note|allow|ignore|disregard|do not|don't|feel free|excuse|forgive|keep in mind"
+    r"|be (?:aware|advised)|believe|imagine|let (?:me|us) know if (?:you (?:have|need)|anything)"
+    r"|contact us|reach out|rate|enjoy|welcome|join us|register now|save|book your spot"
+    r"|take care|have (?:a|fun)|get well)\b",
+    re.IGNORECASE,
+)
+_LET_KNOW = re.compile(
+    r"^(?:also,?\s+)?(?:let\s+me\s+know|tell\s+me|sag\s+mir|dis-moi|dites-moi|dime)\b\s*",
+    re.IGNORECASE,
+)
+_YOU_COMMIT = re.compile(
+    r"\b(?:(?:thanks|thank\s+you)\s+(?:so\s+much\s+)?for\s+(?:offering|agreeing|volunteering)\s+to"
+    r"|(?:thanks|thank\s+you)\s+(?:so\s+much\s+)?for\s+(?:saying|telling\s+me|letting\s+me\s+know)"
+    r"\s+you(?:'d|\s+would|'ll|\s+will|\s+could|\s+can)"
+    r"|(?:noted\s+that|so)\s+you(?:'ll|\s+will)|you\s+said\s+you(?:'d|\s+would)"
+    r"|(?:great|glad|good|nice|happy|relieved)\s+(?:that\s+)?you(?:'ll|\s+will|'re\s+going\s+to"
+    r"|\s+can)"
+    r"|you\s+promised(?:\s+to)?)\s+",
+    re.IGNORECASE,
+)
+_OBJECT_PROMISED = re.compile(
+    r"\bthe\s+(?P<obj>[\w' -]{3,60}?)\s+you\s+"
+    r"(?:said\s+you(?:'d|\s+would)\s+(?P<verb>\w+)(?:\s+over)?|promised)\b",
+    re.IGNORECASE,
+)
+_I_COMMIT = re.compile(r"\bI(?:'ll|\s+will|'m\s+going\s+to)\s+", re.IGNORECASE)
+_NEED_FROM_YOU = re.compile(
+    r"\b(?:i|we)\s+need\s+(?:a|an|the|your)\s+(?P<obj>[\w' -]{3,60}?)\s+from\s+you\b",
+    re.IGNORECASE,
+)
+_APPROVAL = re.compile(
+    r"\b(?:i|we)\s+need\s+your\s+(?P<what>approval|sign-?off|signature|ok)"
+    r"(?:\s+(?:on|of|for)\s+(?P<obj>[\w' -]{3,60}?))?(?=\s+(?:by|before|so|to|until)\b|[.,;!?]|$)",
+    re.IGNORECASE,
+)
+# "the Kestrel PO has to be approved by COB": what must be done, by a deadline.
+_PASSIVE = re.compile(
+    r"^(?:the\s+|this\s+|our\s+|your\s+)?(?P<obj>[\w#$'&/ -]{3,60}?)\s+(?:has|have|needs?|must)"
+    r"\s+(?:to\s+)?be\s+(?P<verb>approved|signed|reviewed|submitted|paid|returned|completed"
+    r"|renewed|confirmed|filed|countersigned)\b",
+    re.IGNORECASE,
+)
+_MEET = re.compile(
+    r"^(?:(?:can|could|shall)\s+we\s+(?:do|meet|move|have|talk|grab|catch)|does\s+.{1,40}\s+work"
+    r"|would\s+.{1,60}?\s+work\s+for\b|would\s+you\s+have\s+(?:\d+\s+minutes|time|a\s+moment)"
+    r"|are\s+you\s+(?:free|around|available)|do\s+you\s+have\s+(?:time|a\s+few\s+minutes)"
+    r"|passt\s+(?:dir|ihnen)|hast\s+du\s+.{1,30}\s+zeit|est-ce\s+que\s+.{1,40}\s+te\s+(?:va|convient)"
+    r"|tu\s+es\s+dispo|¿?te\s+(?:viene|va)\s+bien)\b",
+    re.IGNORECASE,
+)
+# "let me know by Wednesday if you three can make it": an answer to an invitation.
+_CAN_MAKE_IT = re.compile(
+    r"\b(?:let\s+me\s+know|tell\s+me|confirm)\b.{0,40}?\b(?:if|whether)\s+(?:you|y'all)"
+    r"(?:\s+\w+)?\s+(?:can|could|will)\s+(?:make\s+it|join\s+us|attend|be\s+there)\b",
+    re.IGNORECASE,
+)
+_OPEN_TO = re.compile(
+    r"^be\s+(?:open|interested|up\s+for|available)\s+(?:to|for|in)\s+", re.IGNORECASE
+)
+_WILLING = re.compile(r"^(?:be\s+(?:willing|able|happy)\s+to|mind|possibly|also)\s+", re.IGNORECASE)
+_ASK_WILLING = re.compile(r"^be\s+willing\s+to\s+", re.IGNORECASE)
+_CLAUSE_END = re.compile(
+    r"[?!;]|(?<!\d)\.(?:\s|$)|,\s+(?:but|so|then|which|because|since|as|or|pero|mais)\b"
+    r"|,\s+(?:he|she|it|they|we|i|that|this)(?:'s|'re|'m|'ll|'d|'ve|\s+(?:is|are|was|has|have|will)\b)"
+    r"|,\s+(?:i|he|she|they|we)\s+(?!and\b)\w+"
+    r"|\s(?:using|so\s+(?:the|you|they))\b"
+    r"|,\s+(?=(?:can|could|would|will)\s+you)|\s(?:so\s+(?:that|i|we)|because|since|if|when|once"
+    r"|quand|lorsque|cuando|wenn|sobald|damit|afin|pour\s+que|para\s+que|je\s+dois|otherwise"
+    r"|or\s+you)\b|\s\(|\)|,\s*(?=[a-z]+\s+(?:is|are|was)\b)|\s[-–—]\s",
+    re.IGNORECASE,
+)
+# "tell me if it's a bug": for a question back, "if" opens what to answer, not a condition.
+_ASK_END = re.compile(
+    r"[?!;]|(?<!\d)\.(?:\s|$)|,\s+(?:but|so|then|because|since)\b|\s(?:so\s+(?:that|i|we)|because"
+    r"|since|quand|cuando|wenn)\b|\s\(|\)",
+    re.IGNORECASE,
+)
+# A condition that is only politeness: the request stands ("if that works for you").
+_POLITE_IF = re.compile(
+    r"\s*if\s+(?:that|this|it)(?:'s|\s+is)?\s+(?:works?|ok|okay|fine|possible|easier)"
+    r"|\s*if\s+(?:you\s+)?(?:can|could|possible|you\s+don't\s+mind|you\s+get\s+a\s+(?:chance|minute))"
+    r"|\s*if\s+you\s+have\s+(?:a\s+)?(?:minute|moment|sec|second|chance|time)",
+    re.IGNORECASE,
+)
+_PRONOUNS = {"mir", "mich", "uns", "me", "moi", "nous", "nos"}
+_PARTICIPLE = {"approved": "Approve", "signed": "Sign", "reviewed": "Review", "submitted": "Submit",
+               "paid": "Pay", "returned": "Return", "completed": "Complete", "renewed": "Renew",
+               "confirmed": "Confirm", "filed": "File", "countersigned": "Countersign"}  # fmt: skip
+# French and Spanish infinitives that open a list item: "valider le budget", "m'envoyer".
+_INFINITIVE = re.compile(
+    r"^(?:m'|me\s+|nous\s+)?[a-zà-ÿ]{2,}(?:er|ir|re)\s+(?:le|la|les|l'|un|une|des|du|au|à|mon|ma|mes"
+    r"|ton|ta|tes|notre|votre)\b"
+    r"|^[a-zá-ú]{2,}(?:ar|er|ir)(?:me|nos|lo|la|le)?\s+(?:el|la|los|las|un|una|del|al|mi|mis|tu|tus"
+    r"|su|sus)\b",
+    re.IGNORECASE,
+)
+# A German list item: its verb last ("die Folien bis Freitag schicken").
+_GERMAN_ITEM = re.compile(r"\b(?:der|die|das|den|dem|ein|eine|einen|mir|uns)\b.*\w(?:en|ern|eln)$")
+# Looking before answering is one thing: "take a look and tell me if..." is the answer.
+_LOOK = re.compile(
+    r"^(?:take|have)\s+a\s+(?:quick\s+)?look(?:\s+at\s+(?:it|this|them))?$"
+    r"|^(?:check|look\s+into)\s+(?:it|this|that)$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Found:
+    title: str
+    deadline: Deadline | None
+    weak: bool = False  # a bare "let me know...", which usually follows the real question
+
+
+Piece = tuple[str, Deadline | None, bool]
+
+
+def has_cue(sentence: str) -> bool:
+    """Whether a sentence asks something itself (so it keeps its own deadline)."""
+    return bool(_CUE.search(sentence) or _LET_KNOW.match(sentence))
+
+
+def spoken_rest(sentence: str) -> str:
+    """The sentence after the name it speaks to: "Alex, can you..." -> "can you..."."""
+    names, end = spoken_to(sentence)
+    return sentence[end:] if names and end < len(sentence) else sentence
+
+
+def is_imperative(text: str) -> bool:
+    """Whether a short text is one command: a verb first, then what to do ("call me when
+    free", "book the room")."""
+    words = text.split()
+    return bool(words) and words[0].lower().strip(",") in VERBS and not _NOT_A_REQUEST.match(text)
+
+
+def in_sentence(
+    sentence: str,
+    listed: bool,
+    subject: str,
+    sender: str,
+    received: dt.date | None,
+    from_user: bool,
+) -> list[Piece]:
+    """The requests in one sentence: (title, deadline, weak), in order."""
+    # "¿me mandas el contrato?": a present-tense ask, read as "¿puedes mandarme el contrato?"
+    sentence = re.sub(
+        r"¿\s*me\s+([a-záéíóú]{2,}?)([ae])s\b",
+        lambda m: f"¿puedes {m.group(1)}{'a' if m.group(2) == 'a' else 'e'}rme",
+        sentence,
+        flags=re.IGNORECASE,
+    )
+    if re.match(r"^(?:if|si|wenn|falls)\s", sentence, re.I) and not _POLITE_IF.match(sentence):
+        return []  # "If this wasn't you, please reset your password": only on that condition
+    whole = _whole_forms(sentence, subject, sender, received)
+    if whole is not None:
+        return whole
+    clauses, commitment = _cue_clauses(sentence, from_user)
+    weak, topic = False, subject
+    if not clauses:
+        clauses, weak, topic = _bare_clauses(sentence, listed, subject, received)
+    out: list[Piece] = []
+    for rest in clauses:
+        out += _clause_pieces(rest, sentence, topic, sender, received, commitment, weak)
+    return out
+
+
+def _whole_forms(
+    sentence: str, subject: str, sender: str, received: dt.date | None
+) -> list[Piece] | None:
+    """A sentence whose whole shape is the request, or None."""
+    meet = _MEET.search(sentence)
+    if meet:
+        title = f"Reply to {sender} about {clean_subject(subject)}"
+        return [(title, find_deadline(sentence[meet.end() :], received, lead_only=True), False)]
+    if _CAN_MAKE_IT.search(sentence):
+        lead = find_deadline(sentence, received, lead_only=True)
+        return [(f"RSVP to {event(subject)}", lead, False)]
+    approval = _APPROVAL.search(sentence)
+    if approval:
+        verb = "Sign" if approval.group("what").lower() == "signature" else "Approve"
+        obj = approval.group("obj") or clean_subject(subject)
+        title = finish(f"{verb} {strip_articles(obj)}", sender)
+        return [(title, find_deadline(sentence[approval.end() :], received), False)]
+    need = _NEED_FROM_YOU.search(sentence)
+    if need:
+        title = finish(f"Send {need.group('obj')} to {sender}", sender)
+        return [(title, find_deadline(sentence[need.end() :], received), False)]
+    promised = _OBJECT_PROMISED.search(sentence)
+    if promised:
+        verb = (promised.group("verb") or "send").capitalize()
+        title = finish(f"{verb} {strip_articles(promised.group('obj'))} to {sender}", sender)
+        return [(title, find_deadline(sentence[promised.end() :], received, lead_on=True), False)]
+    passive = _PASSIVE.search(sentence)
+    deadline = find_deadline(sentence[passive.end() :], received) if passive else None
+    if passive and deadline is not None:
+        verb = _PARTICIPLE.get(passive.group("verb").lower(), "Do")
+        return [(finish(f"{verb} {passive.group('obj')}", sender), deadline, False)]
+    return None
+
+
+def _cue_clauses(sentence: str, from_user: bool) -> tuple[list[str], bool]:
+    """What follows each request cue, up to the next one; whether a cue is a commitment."""
+    cues = list(_CUE.finditer(sentence))
+    commitment = False
+    for cue in _YOU_COMMIT.finditer(sentence):
+        cues.append(cue)
+        commitment = True
+    if from_user:
+        for cue in _I_COMMIT.finditer(sentence):
+            cues.append(cue)
+            commitment = True
+    cues.sort(key=lambda m: m.start())
+    # "kannst du mir bitte ...": a cue right after another, past only a pronoun, is the same ask
+    kept = cues[:1]
+    for cue in cues[1:]:
+        gap = sentence[kept[-1].end() : cue.start()].split()
+        if not all(w.lower() in _PRONOUNS for w in gap):
+            kept.append(cue)
+    cues = kept
+    clauses = []
+    for i, cue in enumerate(cues):
+        stop = cues[i + 1].start() if i + 1 < len(cues) else len(sentence)
+        rest = sentence[cue.end() : stop]
+        if re.match(r"¿?\s*me\s", cue.group(0), re.IGNORECASE):  # "¿me puedes mandar": to me
+            rest = "me " + rest
+        # "buch bitte den Raum": the verb before "bitte" belongs to the request
+        if cue.group(0).strip().lower() == "bitte" and cue.start() > 0:
+            head = sentence[: cue.start()].split()
+            if head and head[-1].lower() not in {"du", "sie", "ihr"} and len(head) <= 2:
+                rest = head[-1] + " " + rest
+        if rest.strip() or i + 1 == len(cues):
+            clauses.append(rest)
+    return [c for c in clauses if c.strip()], commitment
+
+
+def _bare_clauses(
+    sentence: str, listed: bool, subject: str, received: dt.date | None
+) -> tuple[list[str], bool, str]:
+    """A sentence with no cue that asks by its shape: (clauses, weak, topic)."""
+    let_know = _LET_KNOW.match(sentence)
+    if let_know and not _NOT_A_REQUEST.search(sentence):
+        return ["tell me " + sentence[let_know.end() :]], True, subject
+    french = re.search(r"\b(\w+)ez-moi\s+", sentence, re.I)
+    if french:
+        return [french.group(1) + "er moi " + sentence[french.end() :]], False, subject
+    if let_know:
+        return [], False, subject
+    first = sentence.split(" ", 1)[0].lower().strip(",:")
+    labelled = re.match(r"^([\w' -]{2,40}):\s+(\w+)", sentence)
+    colon = re.search(r"\b(?:for you|to do|asks?|things?)\b[^:]{0,60}:\s+(?=(\w+))", sentence, re.I)
+    if colon and colon.group(1).lower() in VERBS:
+        return [sentence[colon.end() :]], False, subject
+    if first in VERBS and (listed or find_deadline(sentence, received)):
+        return [sentence], False, subject
+    if listed and (_INFINITIVE.match(sentence) or _GERMAN_ITEM.search(sentence.rstrip(" .!?"))):
+        return [sentence], False, subject
+    if labelled and labelled.group(2).lower() in VERBS and find_deadline(sentence, received):
+        # "Timesheets: submit yours by Friday": the label names what the verb is about
+        return [sentence[labelled.start(2) :]], False, labelled.group(1)
+    if re.search(r"\b(?:pls|please)\s*[.!]?$", sentence, re.I) and len(sentence.split()) <= 12:
+        return [re.sub(r"\s*\b(?:pls|please)\s*[.!]?$", "", sentence, flags=re.I)], False, subject
+    return [], False, subject
+
+
+def _clause_pieces(
+    rest: str,
+    sentence: str,
+    topic: str,
+    sender: str,
+    received: dt.date | None,
+    commitment: bool,
+    weak: bool,
+) -> list[Piece]:
+    """The titles of one clause (one per verb joined by "and"), each with its deadline."""
+    if _NOT_A_REQUEST.match(rest):
+        return []
+    if _OPEN_TO.match(rest):
+        about = _clause(_OPEN_TO.sub("", rest))
+        return [(finish(f"Reply to {sender} about {about}", sender), None, weak)]
+    if _ASK_WILLING.match(rest):  # "would you be willing to mentor one?" wants an answer
+        clause = _clause(_ASK_WILLING.sub("", rest))
+        title = finish(f"Tell {sender} whether you'll {clause}", sender)
+        return [(title, find_deadline(sentence, received, lead_only=True), weak)]
+    if _WILLING.match(rest):
+        rest = _WILLING.sub("", rest)
+        rest = re.sub(r"^(\w+?)ing\b", lambda m: _base(m.group(1)), rest)
+    clause = _clause(rest)
+    deadline = (
+        find_deadline(clause, received, lead_on=commitment)
+        or find_deadline(rest, received, lead_only=True)
+        or find_deadline(sentence, received, lead_only=True)
+    )
+    after = rest[len(clause) :]
+    conditional = re.match(r"\s*if\b", after, re.I) and not _POLITE_IF.match(after)
+    asking = re.search(r"\b(?:me|us|know|ask|whether|see|check)$", clause.strip(), re.I)
+    if conditional and not asking and not re.match(r"^(?:tell|let|confirm|check)\b", clause, re.I):
+        return []
+    parts = _split_and(clause)
+    if len(parts) > 1 and _LOOK.match(parts[0].strip()) and _LET_KNOW.match(parts[1]):
+        parts = parts[1:]
+    out: list[Piece] = []
+    for part in parts:
+        part_deadline = find_deadline(part, received, lead_on=commitment) or deadline
+        made = make_title(part, part_deadline, topic, sender)
+        if made:
+            out.append((made, part_deadline, weak))
+    return out
+
+
+def _base(stem: str) -> str:
+    """The base form of a gerund's stem: look(ing), mak(ing) -> make, runn(ing) -> run."""
+    if len(stem) > 2 and stem[-1] == stem[-2]:
+        return stem[:-1]
+    if stem.endswith(("k", "v", "z")) and not stem.endswith(("ck", "lk", "nk", "ok", "rk")):
+        return stem + "e"
+    return stem
+
+
+def _clause(text: str) -> str:
+    colon = re.match(
+        r"^(?:do\s+)?(?:these|this|the following|two things|three things)[^:]{0,40}:\s+", text, re.I
+    )
+    if colon:
+        return text[colon.end() :].rstrip(" ?.!")
+    ask = re.search(r"(?:^|\s)(?:tell\s+me|let\s+me\s+know)\b(?:\s+(?:if|whether)\b)?", text, re.I)
+    if ask and (ask.start() == 0 or re.search(r"\s(?:if|whether)$", ask.group(0), re.I)):
+        end = _ASK_END.search(text, ask.end())
+    else:
+        end = _CLAUSE_END.search(text)
+    clause = text[: end.start()] if end else text
+    # "renew the seats by Friday, the current invoice lapses...": the deadline closes it
+    due = find_deadline(clause, None, lead_only=True)
+    if due is not None and re.match(r"\s*,\s", clause[due.end :]):
+        clause = clause[: due.end]
+    return clause
+
+
+def _split_and(clause: str) -> list[str]:
+    """`update X, and ping Y` or `order X, add Y and set up Z`: one part per verb; not when
+    the verb after "and" only takes a pronoun (`sign it and send it back`)."""
+    parts = re.split(r",?\s+and\s+(?=(\w+)\b)|,\s+(?=(\w+)\b)", clause)
+    pieces = [p for p in parts if p is not None]
+    out = [pieces[0]]
+    i = 1
+    while i < len(pieces):
+        word, text = pieces[i], pieces[i + 1] if i + 1 < len(pieces) else ""
+        i += 2
+        if (
+            len(out[-1].split()) > 1
+            and word.lower() in VERBS
+            and not re.match(r"^\w+\s+(?:it|them|this)(?:\s+(?:back|over|up|off))?$", text, re.I)
+        ):
+            out.append(text)
+        else:
+            joiner = " and " if f" and {text}" in clause else ", "
+            out[-1] = out[-1] + joiner + text
+    return out

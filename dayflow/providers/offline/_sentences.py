@@ -1,0 +1,187 @@
+"""A message's own words as sentences, and whom each sentence speaks to.
+
+Pure functions of the text, used by `_requests`: `sentences` splits paragraphs, list items
+(also numbered inline, "1) ... 2) ..." or "(a) ... (b) ...") and sentences, keeping dates
+such as 6.11. and abbreviations whole; `addressed_elsewhere` marks the sentences spoken to
+someone other than the reader ("Marcus, can you...", or a whole message that opens "Hi Sam,"),
+so that a request to a colleague the reader is only copied on is not the reader's;
+`without_signoff` drops a closing name or initial that a snippet runs into the last sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from dayflow.providers.offline._titles import VERBS
+
+_LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|\(?[a-e1-9]\)|[-*•])\s+")
+_ABBREVIATIONS = re.compile(
+    r"\b(?:Dr|Mr|Mrs|Ms|St|Prof|e\.g|i\.e|a\.m|p\.m|vs|approx|no)\.", re.IGNORECASE
+)
+# "1) ... 2) ..." or "(a) ... (b) ..." inside a line: markers after a space or at the start.
+_INLINE_MARK = re.compile(r"(?:(?<=\s)|^)(?:\(?([1-9]|[a-e])\)|([1-9])\.(?=\s+[^\W\d]))\s+")
+# A snippet runs a bulleted list into one line: "Alex, - Please X. - Review Y."
+_INLINE_BULLET = re.compile(r"(?<=[.!?:,;)])\s+[-*•]\s+(?=\S)")
+_GROUP = re.compile(
+    r"^(?:all|team|madame|monsieur|madam|sir|herr|frau|señora?|senora?|everyone|everybody|folks|guys|both|y'all|you\s+all|tous|alle|todos|equipo"
+    r"|l'équipe|zusammen)$",
+    re.IGNORECASE,
+)
+_NAME = r"[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?"
+# Words that open a sentence with a comma and are not someone spoken to.
+_NOT_NAMES = frozenset(
+    "thanks thank thx ty cheers sorry apologies congrats congratulations welcome hello hi hey yo"
+    " dear please quick urgent important attention reminder update note question fyi btw ps"
+    " also and but so plus besides meanwhile however otherwise anyway anyways actually honestly"
+    " seriously basically additionally separately relatedly finally lastly first firstly second"
+    " secondly third next then now today tomorrow tonight later again still ideally sadly luckily"
+    " unfortunately fortunately alternatively ok okay alright right yes yeah yep no nope sure"
+    " absolutely definitely great cool perfect awesome excellent brilliant lovely wonderful nice"
+    " good fine sweet amazing fantastic oh ah aha hmm um ugh wow yay lol np nevermind nvm wait"
+    " morning afternoon evening agenda summary context background attached below above team all"
+    " everyone madame monsieur madam sir herr frau señor señora senor senora"
+    " monday tuesday wednesday thursday friday saturday sunday"
+    " danke bitte gut genau klar super prima leider dringend wichtig hallo moin servus übrigens"
+    " außerdem dann jetzt heute morgen"
+    " merci alors bon bref donc enfin voilà génial parfait désolé coucou salut bonjour oui non"
+    " sinon ensuite aussi urgent"
+    " gracias vale bueno pues perfecto genial hola oye mira además también entonces luego hoy"
+    " mañana perdón disculpa buenas".split()
+)
+VOCATIVE = re.compile(
+    r"^(?:(?i:hi|hello|hey|dear|morning|good\s+morning|hallo|hej|liebe[rs]?|bonjour|salut|coucou"
+    r"|hola|buenos\s+días|estimad[oa]|guten\s+(?:tag|morgen))\s+)?"
+    rf"(?P<names>{_NAME}(?:\s*(?:,|&|\band\b|\bund\b|\bet\b|\by\b)\s*{_NAME})*)"
+    r"\s*(?:[,!]|(?<=[a-zà-ÿ])\s[-–—](?=\s))\s*"
+)
+_GREETING_WORD = re.compile(
+    r"^(?i:hi|hello|hey|dear|morning|good\s+morning|hallo|hej|liebe[rs]?|bonjour|salut|coucou"
+    r"|hola|buenos\s+días|estimad[oa]|guten\s+(?:tag|morgen))\s"
+)
+# What a sentence spoken to someone goes on with: a request ("Marcus, can you...").
+_ASKING = re.compile(
+    r"^(?:can|could|would|will|please|pls|kindly|kannst|könntest|können|könnten|würdest|bitte"
+    r"|pourriez|pouvez|peux|tu\s|vous\s|est-ce|merci|puedes|podrías|podrias|podría|¿|por\s+favor"
+    r"|me\s+puedes|do\s+you|are\s+you|any\s+chance)",
+    re.IGNORECASE,
+)
+_SIGNOFF = re.compile(r"\s+[-–—]?\s*(?P<tail>[A-ZÀ-Ý]\.?|[A-ZÀ-Ý][a-zà-ÿ]+)\s*$")
+_CLOSING = re.compile(
+    r"(?:[.!?,]|\b(?:pls|please|thanks|thank\s+you|thx|cheers|best|merci|danke|gracias|love"
+    r"|love\s+u|xx?))$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    listed: bool  # a list item's first sentence
+    paragraph: int
+
+
+def sentences(text: str) -> list[Sentence]:
+    """The sentences of `text`, in order; a date such as 6.11. or a.m. does not end one."""
+    out: list[Sentence] = []
+    for number, paragraph in enumerate(re.split(r"\n\s*\n", text)):
+        paragraph = _inline_list(paragraph)
+        for line in re.split(r"\n(?=\s*(?:\d+[.)]|\(?[a-e1-9]\)|[-*•])\s)", paragraph):
+            listed = bool(_LIST_ITEM.match(line))
+            line = _LIST_ITEM.sub("", " ".join(line.split()))
+            protected = _ABBREVIATIONS.sub(lambda m: m.group(0).replace(".", "\x00"), line)
+            protected = re.sub(r"(\d)\.(\d)", "\\1\x00\\2", protected)
+            protected = re.sub(r"(\d\x00\d{1,2})\.", "\\1\x00", protected)
+            for part in re.split(r"(?<=[.!?])\s+(?=[¿¡A-ZÀ-Ý\"'])", protected):
+                part = part.replace("\x00", ".").strip()
+                if part:
+                    out.append(Sentence(part, listed, number))
+                    listed = False
+    return out
+
+
+def _inline_list(paragraph: str) -> str:
+    """ "couple things: 1) X 2) Y" as list lines, when the markers run in order (1, 2... or
+    a, b...), so that "see 2) below" alone is left as it is."""
+    if len(_INLINE_BULLET.findall(paragraph)) >= 2:
+        return _INLINE_BULLET.sub("\n- ", paragraph)
+    marks = list(_INLINE_MARK.finditer(paragraph))
+    labels = [m.group(1) or m.group(2) for m in marks]
+    if len(marks) < 2 or labels[0] not in {"1", "a"}:
+        return paragraph
+    if any(ord(b) != ord(a) + 1 for a, b in zip(labels, labels[1:], strict=False)):
+        return paragraph
+    pieces, last = [], 0
+    for mark in marks:
+        pieces.append(paragraph[last : mark.start()].rstrip(" ,;"))
+        last = mark.end()
+    pieces.append(paragraph[last:])
+    return pieces[0] + "".join("\n- " + p.strip().rstrip(",;") for p in pieces[1:])
+
+
+def spoken_to(sentence: str, *, strict: bool = False) -> tuple[list[str], int]:
+    """The names a sentence opens by speaking to ("Marcus, can you"), and where the rest
+    starts; ([], 0) when it opens with none. `strict` takes a bare "Word," as a name only
+    when a greeting comes before it, it stands alone, or a request follows it, so that
+    "Nevermind, Lucia..." speaks to nobody."""
+    mention = re.match(rf"^@(?P<name>{_NAME})\b[,:]?\s*", sentence)
+    if mention:  # "@Marcus please update the board"
+        return [mention.group("name")], mention.end()
+    found = VOCATIVE.match(sentence)
+    if found is None:
+        return [], 0
+    rest = sentence[found.end() :]
+    if strict and not (
+        _GREETING_WORD.match(sentence)
+        or (not rest.strip() and not found.group(0).rstrip().endswith("!"))
+        or _ASKING.match(rest)
+        or rest.split(" ", 1)[0].lower().strip(",") in VERBS
+    ):
+        return [], 0
+    names = re.split(r"\s*(?:,|&|\band\b|\bund\b|\bet\b|\by\b)\s*", found.group("names"))
+    names = [n for n in names if n]
+    if not names or any(n.lower() in _NOT_NAMES for n in names):
+        return [], 0
+    return names, found.end()
+
+
+def addressed_elsewhere(found: list[Sentence], reader: str | None) -> list[bool]:
+    """For each sentence, whether it speaks to someone other than the reader: after a
+    vocative naming others ("Marcus, ..."), up to the next vocative or paragraph; a message
+    that opens by greeting others only ("Hi Sam,") speaks to them throughout. Unknown reader:
+    nothing is elsewhere."""
+    if not reader:
+        return [False] * len(found)
+    me = reader.lower()
+    out: list[bool] = []
+    default = False
+    current: bool | None = None
+    paragraph = found[0].paragraph if found else 0
+    for n, sentence in enumerate(found):
+        names, _ = spoken_to(sentence.text, strict=True)
+        if sentence.paragraph != paragraph:
+            paragraph, current = sentence.paragraph, None
+        if names and not any(_GROUP.match(x) for x in names):
+            others = all(x.lower() != me for x in names)
+            if n == 0:
+                default = others
+            current = others
+        out.append(default if current is None else current)
+    return out
+
+
+def without_signoff(text: str, sender: str) -> str:
+    """`text` without the sender's name or initial run into its last line ("sign today pls
+    D.", "...thanks Tobias"): a snippet joins the signature to the words."""
+    stripped = text.rstrip()
+    found = _SIGNOFF.search(stripped)
+    first = sender.split()[0] if sender.split() else ""
+    if found is None or not first:
+        return text
+    tail = found.group("tail").rstrip(".")
+    before = stripped[: found.start()].rstrip()
+    dashed = found.group(0).lstrip()[:1] in "-–—"
+    if tail.lower() == first.lower() or (tail == first[0].upper() and len(tail) == 1):
+        if dashed or _CLOSING.search(before):
+            return before
+    return text

@@ -1,0 +1,324 @@
+"""The offline model's request rules (issue 23), each on mail written for the test: whom a
+request is spoken to, terse asks, quoted history in four languages, informal French, Spanish
+and German, legal footers and HTML, titles that read as a task, and deadlines that are not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dayflow.providers.offline._reading import body_actions, listed_actions
+from dayflow.providers.offline._sentences import sentences, spoken_to, without_signoff
+
+WED = "2026-10-28T10:00:00-04:00"
+
+
+def _mail(body: str, subject: str = "Hello", **fields: Any) -> dict[str, Any]:
+    message = {
+        "id": "r1",
+        "key": "mail:r1",
+        "from": "Dana Whitfield <dana@lumen.example>",
+        "subject": subject,
+        "received_at": WED,
+        "body": body,
+    }
+    return message | fields
+
+
+def _found(body: str, subject: str = "Hello", user: str | None = "Alex", **fields: Any) -> list:
+    actions = body_actions(_mail(body, subject, **fields), user)
+    return [(a.title, a.due.isoformat() if a.due else None) for a in actions]
+
+
+# --- whom a request is spoken to ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Sam, could you send the Q3 deck to legal by Friday? Copying Alex so you know.",
+        "Hi Priya,\n\nCan you book the big room for Thursday?\n\nThanks,\nDana",
+        "@Marcus please update the release notes by Friday (cc Alex)",
+        "Looping in Alex for visibility. Ben, can you take this one?",
+    ],
+)
+def test_a_request_spoken_to_someone_else_is_not_the_readers(body: str) -> None:
+    assert _found(body) == []
+
+
+def test_a_request_to_the_reader_and_someone_else_is_the_readers() -> None:
+    body = "Hi Priya and Alex,\n\nCan you both review the hiring rubric by Friday?"
+    assert _found(body) == [("Review hiring rubric", "2026-10-30")]
+
+
+def test_in_a_message_to_the_reader_only_the_sentence_spoken_to_another_is_left_out() -> None:
+    body = "Hi Alex,\n\nCan you approve the PO today?\n\nJordan, please prep the demo slides."
+    assert _found(body) == [("Approve PO", "2026-10-28")]
+
+
+def test_without_a_known_reader_every_request_counts() -> None:
+    assert _found("Sam, can you send the deck by Friday?", user=None) == [
+        ("Send deck", "2026-10-30")
+    ]
+
+
+def test_an_interjection_with_a_comma_speaks_to_nobody() -> None:
+    assert spoken_to("Nevermind, Lucia has it.", strict=True) == ([], 0)
+    assert spoken_to("Coucou, tu peux appeler le plombier ?", strict=True) == ([], 0)
+    assert spoken_to("Marcus, can you update it?", strict=True) == (["Marcus"], 8)
+    body = "Nevermind, the venue is booked. But please send me the guest list tomorrow."
+    assert _found(body) == [("Send guest list to Dana", "2026-10-29")]
+
+
+# --- terse asks ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("subject", "body", "title"),
+    [
+        ("Q4 vendor list", "Approve?\n\nSent from my phone", "Approve Q4 vendor list"),
+        ("Lease renewal", "sign today pls\n\nD.", "Sign Lease renewal"),
+        ("standup", "ping me when you're back", "Ping Dana"),
+        ("Re: contract", "Call me", "Call Dana"),
+        (
+            "Fwd: Launch plan v2",
+            "thoughts?\n\n---------- Forwarded message ---------\nFrom: x",
+            None,
+        ),
+    ],
+)
+def test_a_terse_ask_is_read_from_its_body_and_subject(
+    subject: str, body: str, title: str | None
+) -> None:
+    titles = [t for t, _ in _found(body, subject)]
+    assert titles == [title or "Give Dana thoughts on Launch plan v2"]
+
+
+@pytest.mark.parametrize(
+    ("subject", "body"),
+    [("Re: Budget", "Thanks!"), ("Re: lunch", "Sounds good, see you then."), ("Budget", "Ok?")],
+)
+def test_a_short_reply_that_asks_nothing_is_no_task(subject: str, body: str) -> None:
+    assert _found(body, subject) == []
+
+
+def test_a_closing_initial_run_into_a_snippet_is_no_part_of_the_title() -> None:
+    assert without_signoff("sign today pls D.", "Devon Price") == "sign today pls"
+    assert without_signoff("pick option D.", "Devon Price") == "pick option D."
+
+
+# --- quoted history -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("subject", "body"),
+    [
+        (
+            "Re: deck",
+            "Done!\n\nOn Tue, Oct 27, 2026 at 9:00 AM Dana <d@x>\nwrote:\n> Send the deck?",
+        ),
+        ("AW: Liste", "Erledigt.\n\nAm 27.10.2026 um 09:00 schrieb Jonas <j@x>:\n> Kannst du?"),
+        (
+            "RE: devis",
+            "Fait.\n\nLe mar. 27 oct. 2026 à 09:00, Camille <c@x> a écrit :\n> Peux-tu ?",
+        ),
+        ("RE: informe", "Hecho.\n\nEl mar, 27 oct 2026, Lucía <l@x> escribió:\n> ¿Puedes?"),
+        ("RE: deck", "Got it.\n\n-----Original Message-----\nFrom: Dana\n\nPlease send the deck."),
+        ("AW: Liste", "Danke.\n\n-----Ursprüngliche Nachricht-----\nVon: Jonas\nBitte schick sie."),
+        ("Re: deck", "> can you send the deck by Friday?\n\nNo need anymore, I found it."),
+    ],
+)
+def test_a_request_in_quoted_history_does_not_count(subject: str, body: str) -> None:
+    assert _found(body, subject) == []
+
+
+def test_a_snippet_that_opens_with_a_quoted_line_is_read_after_it() -> None:
+    snippet = (
+        "> Can you draft the FAQ by Friday? No need, Omar took it. But please review his draft "
+        "tomorrow, he'll send it tonight."
+    )
+    message = _mail("", "Re: FAQ", snippet=snippet)
+    del message["body"]
+    assert [(a.title, a.due and a.due.isoformat()) for a in listed_actions(message, "Alex")] == [
+        ("Review his draft", "2026-10-29")
+    ]
+
+
+def test_a_quoted_reply_run_into_a_cut_short_snippet_is_not_taken() -> None:
+    snippet = (
+        "all done, ignore below > On Thu, Dana wrote: >> can you book the flights by Sunday?..."
+    )
+    message = _mail("", "Re: trip", snippet=snippet)
+    del message["body"]
+    assert listed_actions(message, "Alex") == []
+
+
+# --- informal French, Spanish and German ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "title", "due"),
+    [
+        (
+            "Salut Alex, tu pourrais relire le devis quand tu as un moment ? Merci",
+            "Relire devis",
+            None,
+        ),
+        (
+            "Alex, est-ce que tu peux valider la facture avant vendredi ?",
+            "Valider facture",
+            "2026-10-30",
+        ),
+        ("N'oublie pas de réserver la salle pour jeudi.", "Réserver salle", "2026-10-29"),
+        (
+            "Hola Alex, ¿me mandas el contrato firmado antes del viernes?",
+            "Mandar contrato firmado a Dana",
+            "2026-10-30",
+        ),
+        (
+            "Hi Alex, kannst du mir bis morgen die Folien schicken?",
+            "Folien an Dana schicken",
+            "2026-10-29",
+        ),
+    ],
+)
+def test_informal_requests_in_french_spanish_and_german(
+    body: str, title: str, due: str | None
+) -> None:
+    assert _found(body) == [(title, due)]
+
+
+def test_a_numbered_list_of_infinitives_is_one_request_an_item() -> None:
+    body = (
+        "Alex,\n\nTrois choses :\n1. valider le plan du stand d'ici vendredi\n2. m'envoyer le devis"
+    )
+    assert _found(body) == [
+        ("Valider plan du stand", "2026-10-30"),
+        ("Envoyer devis à Dana", None),
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Hey - two things: 1) can you renew the parking permit before Saturday 2) call the vet "
+        "back",
+        "Alex, two things: (a) please renew the parking permit before Saturday, and (b) call the "
+        "vet back.",
+    ],
+)
+def test_a_list_numbered_inside_a_line_is_one_request_an_item(body: str) -> None:
+    assert _found(body) == [("Renew parking permit", "2026-10-31"), ("Call vet back", None)]
+
+
+def test_a_bulleted_list_run_into_one_snippet_line_is_one_request_an_item() -> None:
+    found = sentences("Alex, - Please sign the SOW (sent today). - Review the addendum. - Call me.")
+    assert [(s.text, s.listed) for s in found][1:] == [
+        ("Please sign the SOW (sent today).", True),
+        ("Review the addendum.", True),
+        ("Call me.", True),
+    ]
+
+
+# --- footers, HTML, conditions -------------------------------------------------------------------
+
+
+def test_a_legal_footer_asks_nothing() -> None:
+    body = (
+        "Please countersign the lease by Friday.\n\nBest,\nDana\n\nCONFIDENTIALITY NOTICE: This "
+        "e-mail may contain privileged information. If you are not the intended recipient, please "
+        "delete it and notify the sender."
+    )
+    assert _found(body, "Lease") == [("Countersign lease", "2026-10-30")]
+
+
+def test_an_html_body_is_read_as_text_with_its_list_items() -> None:
+    body = (
+        "<div>Hi Alex,</div><div>Could you:</div><ul><li>approve the <b>$900</b> budget</li>"
+        "<li>pick two vendors by <b>Friday</b></li></ul><p>Thanks &amp; cheers</p>"
+    )
+    assert _found(body) == [("Approve $900 budget", None), ("Pick two vendors", "2026-10-30")]
+
+
+def test_a_request_under_a_condition_is_none_but_a_polite_one_stands() -> None:
+    assert _found("If this wasn't you, please reset your password.", "Security alert") == []
+    assert _found("Can you move our call to Friday afternoon if that works for you?") == [
+        ("Move call to Friday afternoon", None)  # where it goes, not when it is due
+    ]
+
+
+# --- invitations, commitments, obligations -------------------------------------------------------
+
+
+def test_an_invitation_in_the_body_is_an_rsvp_to_its_topic() -> None:
+    body = (
+        "Priya Shah is inviting you to a scheduled meeting.\n\nTopic: Design crit\nTime: Nov 4, "
+        "2026 11:00 AM\n\nPlease accept or propose a new time."
+    )
+    assert _found(body, "Design crit invite") == [("RSVP to Design crit", None)]
+
+
+def test_asking_whether_the_reader_can_make_it_is_an_rsvp() -> None:
+    body = (
+        "We're hosting a small dinner Saturday. Can you let me know by Thursday if you can make it?"
+    )
+    assert _found(body, "Dinner at ours!") == [("RSVP to Dinner at ours", "2026-10-29")]
+
+
+@pytest.mark.parametrize(
+    ("body", "title", "due"),
+    [
+        ("Thanks for saying you'd bring the chairs tomorrow!", "Bring chairs", "2026-10-29"),
+        ("Thanks for agreeing to host the dinner next Friday!", "Host dinner", "2026-11-06"),
+        ("Great that you'll cover my shift on Saturday.", "Cover Dana's shift", "2026-10-31"),
+        ("Thanks for offering to run Friday's retro!", "Run retro", "2026-10-30"),
+    ],
+)
+def test_a_commitment_someone_thanks_the_reader_for(body: str, title: str, due: str) -> None:
+    assert _found(body) == [(title, due)]
+
+
+def test_what_has_to_be_done_by_a_deadline_in_mail_to_the_reader_is_a_task() -> None:
+    assert _found("Alex, the expense report needs to be approved by Friday.") == [
+        ("Approve expense report", "2026-10-30")
+    ]
+    assert _found("FYI the expense report was approved yesterday.") == []
+
+
+# --- titles ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "title"),
+    [
+        (
+            "Could you fill in part 2 (the budget) and send it back to me?",
+            "Grant form",
+            "Fill in part 2",
+        ),
+        ("Can you take a look and tell me if it's a bug?", "Export issue", "Tell Dana if it's bug"),
+        ("Could you have the Q1 plan ready end of next week?", "Plan", "Prepare Q1 plan"),
+        (
+            "Can you dig out the old logo files and send them over?",
+            "Logo",
+            "Send old logo files to Dana",
+        ),
+        ("Can you call me today?", "Payroll run", "Call Dana about Payroll run"),
+        (
+            "Kannst du mich heute noch kurz anrufen?",
+            "Export Falkenwerk",
+            "Dana wegen Export Falkenwerk anrufen",
+        ),
+        ("Can you call me today?", "quick q", "Call Dana"),
+        ("Can you send over the signed SOW by Friday?", "SOW", "Send signed SOW to Dana"),
+    ],
+)
+def test_titles_read_as_a_task(body: str, subject: str, title: str) -> None:
+    assert [t for t, _ in _found(body, subject)] == [title]
+
+
+def test_end_of_next_week_is_a_deadline_without_by() -> None:
+    assert _found("Could you have the Q1 plan ready end of next week?") == [
+        ("Prepare Q1 plan", "2026-11-06")
+    ]
