@@ -359,39 +359,40 @@ class Trace:
         self.status: Any = None
 
     def __call__(self, note: Note) -> None:
-        d = note.data
-        if note.kind == "calling" and self.console.is_terminal:
-            self.status = self.console.status(_Waiting(d["step"]))
+        from dayflow.agent import notes  # a note comes only from a run: the agent is loaded
+
+        if isinstance(note, notes.Calling) and self.console.is_terminal:
+            self.status = self.console.status(_Waiting(note.step))
             self.status.start()
-        elif note.kind == "called" and self.status is not None:
+        elif isinstance(note, notes.Called) and self.status is not None:
             self.status.stop()
             self.status = None
-        elif note.kind == "resumed":
-            run: Run = d["run"]
+        elif isinstance(note, notes.Resumed):
+            run = note.run
             self.console.print(
                 f"[resume {run.id}] replaying {run.steps} committed step(s), "
                 f"{run.usage.total_input} in / {run.usage.output_tokens} out already spent",
                 markup=False,
             )
-        elif note.kind == "step" and self.verbose:
-            extra = "  (committed before the crash; finishing it)" if d.get("recovered") else ""
-            if d.get("read_as"):
-                extra = f" ({d['read_as']}){extra}"
-            self.console.print(f"[step {d['step']}] stop={d['stop_reason']}{extra}", markup=False)
-        elif note.kind == "tool" and self.verbose:
+        elif isinstance(note, notes.StepRead) and self.verbose:
+            extra = "  (committed before the crash; finishing it)" if note.recovered else ""
+            if note.read_as:
+                extra = f" ({note.read_as}){extra}"
+            self.console.print(f"[step {note.step}] stop={note.stop_reason}{extra}", markup=False)
+        elif isinstance(note, notes.ToolCalled) and self.verbose:
             from dayflow import render
 
             line = render.tool_call_line(
-                d["name"], d["input"], reused=d["reused"], error=d.get("error", False)
+                note.name, note.input, reused=note.reused, error=note.error
             )
             self.console.print(line, markup=False, soft_wrap=True)
-        elif note.kind == "delivered":
-            self.console.print(f"delivered: {d['line']}", markup=False, soft_wrap=True)
-        elif note.kind == "uncertain":
-            self.console.print(f"delivery {d['line']}", markup=False, soft_wrap=True)
-        elif note.kind == "finished":
-            run = d["run"]
-            word = "resumed" if d["resumed"] else "run"
+        elif isinstance(note, notes.Delivered):
+            self.console.print(f"delivered: {note.line}", markup=False, soft_wrap=True)
+        elif isinstance(note, notes.Uncertain):
+            self.console.print(f"delivery {note.line}", markup=False, soft_wrap=True)
+        elif isinstance(note, notes.Finished):
+            run = note.run
+            word = "resumed" if note.resumed else "run"
             est = " (estimated)" if run.estimated else ""
             self.console.print(
                 f"[{word} {run.id} · finished at step {run.steps} · {run.usage.total_input} in"

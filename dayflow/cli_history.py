@@ -147,6 +147,7 @@ def fork(
     the step it forked at (see `dayflow runs` and `dayflow show`). It keeps the parent's
     provider: a fork of a local run is served by the same local server."""
     from dayflow import history  # imported here: it pulls in the agent
+    from dayflow.agent.notes import Forked
 
     deps = get_deps(ctx)
     with handle_errors(deps):
@@ -173,9 +174,9 @@ def fork(
             trace_note = loop.report
 
             def report(note: "Note") -> None:
-                if note.kind == "forked":
+                if isinstance(note, Forked):
                     deps.err.print(
-                        f"[fork {note.data['run'].id}] of run {parent.id} at step {from_step}: "
+                        f"[fork {note.run.id}] of run {parent.id} at step {from_step}: "
                         f"{from_step} step(s) copied (no model call), continuing with {chosen}",
                         markup=False,
                     )

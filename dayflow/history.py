@@ -48,7 +48,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from dayflow.agent import Loop, Note, RunResult, drive
+from dayflow.agent import Loop, RunResult, drive
+from dayflow.agent.notes import Forked
 from dayflow.errors import RunPruned, UsageError
 from dayflow.models import COMPLETE, DISCARDED, DONE, FAILED, PENDING, RUNNING, STOPPED, Event, Run
 from dayflow.models import Step as StepRow
@@ -112,7 +113,7 @@ def fork_run(
     run, lease = store.archive.fork(
         parent.id, from_step, model=model or parent.model, max_steps=max_steps, budget=budget
     )
-    loop.report(Note("forked", {"run": run, "parent": parent.id, "step": from_step}))
+    loop.report(Forked(run, parent.id, from_step))
     return drive(loop, run, lease, resumed_from=None)
 
 

@@ -11,7 +11,8 @@ from zoneinfo import ZoneInfo
 
 from dayflow import tools as toolbox
 from dayflow import turns
-from dayflow.agent.loop import BriefOptions, Loop, Note, RunResult, Stop, kill_point
+from dayflow.agent import notes
+from dayflow.agent.loop import BriefOptions, Loop, RunResult, Stop, kill_point
 from dayflow.agent.prompt import SYSTEM_PROMPT, user_message
 from dayflow.agent.step import settle
 from dayflow.compaction import estimate_tokens, summary_message
@@ -96,7 +97,7 @@ def resume_run(
     loop.store.events.add(
         run.id, "run_resumed", {"pid": os.getpid(), "steps": run.steps, "tokens": run.usage.total}
     )
-    loop.report(Note("resumed", {"run": run}))
+    loop.report(notes.Resumed(run))
     return drive(loop, run, lease, resumed_from=run.steps)
 
 
@@ -156,13 +157,13 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
             request = ModelRequest(run.model, run.system, run.tools, messages, run.max_tokens)
             if run.budget is not None:
                 request = _within_budget(loop, run, request)
-            loop.report(Note("calling", {"step": n + 1}))
+            loop.report(notes.Calling(n + 1))
             started = time.monotonic()
             try:
                 # Read as what it means (a tool turn, a cut-off answer), whoever served it.
                 response = turns.settle(loop.client.create(request), request.max_tokens)
             finally:
-                loop.report(Note("called", {"step": n + 1}))
+                loop.report(notes.Called(n + 1))
             calls += 1
             n += 1
             kill_point(loop, "before_pending", n)
@@ -197,7 +198,7 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
             pass
         raise
     final = store.runs.get(run.id)
-    loop.report(Note("finished", {"run": final, "resumed": resumed_from is not None}))
+    loop.report(notes.Finished(final, resumed=resumed_from is not None))
     return RunResult(final, text, calls, resumed_from)
 
 
@@ -284,7 +285,7 @@ def _maybe_compact(
         tokens_before=before,
         tokens_after=after,
     )
-    loop.report(Note("compacted", {"through": through, "before": before, "after": after}))
+    loop.report(notes.Compacted(through, before, after))
     # Rebuild from the rows, exactly as a resume would: what is sent is what a resume sends.
     return rebuild_messages(store, run)
 

@@ -10,9 +10,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from dayflow import delivery as delivery_
+from dayflow.agent.notes import Note
 from dayflow.errors import SimulatedCrash
 from dayflow.frozen import Frozen
 from dayflow.models import (
@@ -27,15 +27,6 @@ from dayflow.sources import CalendarSource, InboxSource
 from dayflow.sources.config import SourcesConfig
 from dayflow.sources.factory import build_sources
 from dayflow.store import Store
-
-
-@dataclass(frozen=True)
-class Note:
-    """Something the loop did, for the CLI to show (the loop itself never prints)."""
-
-    kind: str  # calling | called | step | tool | resumed | delivered | uncertain | finished
-    data: dict[str, Any] = field(default_factory=dict)
-
 
 Reporter = Callable[[Note], None]
 SourceFactory = Callable[[RunSettings, date], tuple[InboxSource, CalendarSource]]

@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 from dayflow import delivery as delivery_
 from dayflow import tools as toolbox
 from dayflow import turns
-from dayflow.agent.loop import Loop, Note, Stop, after_step, kill_point
+from dayflow.agent import notes
+from dayflow.agent.loop import Loop, Stop, after_step, kill_point
 from dayflow.models import COMPLETE, FAILED, STOPPED, Message, Run
 from dayflow.shown import Shown, shown_in
 from dayflow.store import Lease, Store
@@ -32,15 +33,8 @@ def settle(
     store = loop.store
     uses = [b for b in assistant if b.get("type") == "tool_use"]
     loop.report(
-        Note(
-            "step",
-            {
-                "step": n,
-                "stop_reason": stop_reason,
-                "tool_uses": uses,
-                "recovered": recovered,
-                "read_as": turns.reinterpreted(stop_details),
-            },
+        notes.StepRead(
+            n, stop_reason, uses, recovered=recovered, read_as=turns.reinterpreted(stop_details)
         )
     )
     if stop_reason == "tool_use" and uses:
@@ -122,9 +116,9 @@ def _deliver(loop: Loop, run: Run, lease: Lease, n: int, text: str, sinks: list[
         kill=lambda point: kill_point(loop, point, n),
     )
     for line in report.delivered:
-        loop.report(Note("delivered", {"line": line}))
+        loop.report(notes.Delivered(line))
     for line in report.uncertain:  # said where the user looks, not only in `show`
-        loop.report(Note("uncertain", {"line": line}))
+        loop.report(notes.Uncertain(line))
     if report.failed:
         raise Stop(
             FAILED,
@@ -227,7 +221,7 @@ def run_tools(
         if found is not None:
             events.append(("tool_reused", {"step": n, "tool": name, "key": use_id}))
             content, is_error = found.content, found.is_error
-            loop.report(Note("tool", {"name": name, "input": args, "reused": True}))
+            loop.report(notes.ToolCalled(name, args, reused=True))
         else:
             out = toolbox.execute(store, lease, n, env, i, name, args, use_id)
             content, is_error = out.content, out.is_error
@@ -235,9 +229,7 @@ def run_tools(
                 effects = True
             else:
                 events.append(("tool_executed", {"step": n, "tool": name, "ok": not is_error}))
-            loop.report(
-                Note("tool", {"name": name, "input": args, "reused": False, "error": is_error})
-            )
+            loop.report(notes.ToolCalled(name, args, reused=False, error=is_error))
             if i == 0 and len(uses) > 1:
                 kill_point(loop, "between_tools", n)
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": use_id, "content": content}
