@@ -179,7 +179,7 @@ def _grounded(store: Store, run: Run, n: int) -> bool:
 
 def _cap_note(store: Store, run: Run) -> str | None:
     """Say so when the run hit its task cap, so `runs` shows it."""
-    refused = store.steps.count_errors(run.id, "create_task", toolbox.CAP_ERROR_PREFIX)
+    refused = store.steps.count_errors(run.id, "create_task", toolbox.TaskCapReached.MARK)
     if not refused:
         return None
     return f"task cap {run.task_cap} reached: {refused} create_task call(s) refused"

@@ -36,10 +36,15 @@ from dayflow.tools.spec import (
     string_schema,
     validate,
 )
-from dayflow.tools.tasks import CAP_ERROR_PREFIX, create_task, due_window, read_tasks
+from dayflow.tools.tasks import (
+    TaskCapReached,
+    create_task,
+    due_window,
+    read_tasks,
+    refused_by_cap,
+)
 
 __all__ = [
-    "CAP_ERROR_PREFIX",
     "MAX_EVENTS",
     "MAX_RESULT_CHARS",
     "MAX_TOOL_CALLS_PER_TURN",
@@ -51,6 +56,7 @@ __all__ = [
     "Outcome",
     "Tool",
     "ToolEnv",
+    "TaskCapReached",
     "ToolError",
     "calendar_range",
     "create_task",
@@ -64,6 +70,7 @@ __all__ = [
     "read_message",
     "read_tasks",
     "reads_network",
+    "refused_by_cap",
     "result_text",
     "string_schema",
     "validate",

@@ -10,7 +10,24 @@ from typing import Any
 from dayflow.shown import MODEL_KEY_PREFIX, Shown
 from dayflow.tools.spec import ISO_DATE, Tool, ToolEnv, ToolError, string_schema
 
-CAP_ERROR_PREFIX = "task cap reached"
+
+class TaskCapReached(ToolError):
+    """create_task refused: the run has filed as many tasks as its cap (`cap`) allows. The
+    words the model reads are made here, and `refused_by_cap` is their one reader: the run's
+    note and the offline model ask it instead of matching the text themselves."""
+
+    MARK = "task cap reached"  # how the refusal starts, in the saved result and the request
+
+    def __init__(self, cap: int) -> None:
+        super().__init__(
+            f"{self.MARK}: this run may create at most {cap} tasks; no task was created"
+        )
+        self.cap = cap
+
+
+def refused_by_cap(error: str | None) -> bool:
+    """Whether a create_task error (or an is_error tool result) is the task cap's refusal."""
+    return error is not None and TaskCapReached.MARK in error
 
 
 def read_tasks(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
@@ -48,10 +65,7 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     _check_key(key, args.get("source_id"), env.shown())
     book = env.tasks
     if not book.exists(key) and book.count_created_by(env.run_id) >= env.task_cap:
-        raise ToolError(
-            f"{CAP_ERROR_PREFIX}: this run may create at most {env.task_cap} tasks; "
-            "no task was created"
-        )
+        raise TaskCapReached(env.task_cap)
     task, created = book.create(
         title=args["title"],
         idempotency_key=key,

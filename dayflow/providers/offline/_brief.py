@@ -30,7 +30,7 @@ from dayflow.providers.offline._reading import (
     reader_of,
     who,
 )
-from dayflow.tools import CAP_ERROR_PREFIX
+from dayflow.tools import refused_by_cap
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ def write_brief(
     lines += _task_lines(creates[:limit], tasks_error, bool(needs), inbox_error or not inbox_read)
     if limit is not None and len(creates) > limit:
         lines.append(f"- and {len(creates) - limit} more (`dayflow tasks`)")
-    if any(c.error and CAP_ERROR_PREFIX in c.error for c in creates):
+    if any(refused_by_cap(c.error) for c in creates):
         tried = [c.title.rstrip("…") for c in creates if not c.error]
         left = [n for n in needs if not any(n.title.startswith(t) for t in tried)]
         if left:
@@ -236,7 +236,7 @@ def _task_lines(
         lines.append(f"- _Could not read your existing tasks: {tasks_error}_")
     for c in creates:
         ref = f" (`{c.task_id}`)" if c.task_id else ""
-        if c.error and CAP_ERROR_PREFIX in c.error:
+        if refused_by_cap(c.error):
             continue  # counted in the "more not filed" line instead
         if c.error:
             lines.append(f'- Could not create "{c.title}": {c.error}')

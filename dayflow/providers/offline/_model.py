@@ -97,7 +97,7 @@ from dayflow.providers.offline._reading import (
     triage_all,
     who,
 )
-from dayflow.tools import CAP_ERROR_PREFIX, MAX_TOOL_CALLS_PER_TURN, due_window
+from dayflow.tools import MAX_TOOL_CALLS_PER_TURN, due_window, refused_by_cap
 
 FULL_LISTING = 50  # read_inbox's largest page
 GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -530,7 +530,7 @@ def _pending(calls: list[Call], memory: Memory) -> list[Action]:
 
 def _capped(memory: Memory) -> bool:
     """Whether a create_task of this run hit the run's task cap."""
-    return any(c.error and CAP_ERROR_PREFIX in c.error for c in memory.creates)
+    return any(refused_by_cap(c.error) for c in memory.creates)
 
 
 def _task_input(action: Action, messages: list[Message]) -> dict[str, Any]:
