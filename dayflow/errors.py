@@ -43,6 +43,10 @@ class AmbiguousRunId(RunNotFound):
     pass
 
 
+class ProfileNotFound(RunNotFound):
+    """No profile of that name (`dayflow profiles list`): exit 3, as for a run or a task."""
+
+
 class NothingToResume(DayflowError):
     exit_code = 3
 

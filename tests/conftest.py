@@ -203,6 +203,43 @@ class Db:
         return int(self.conn.execute(sql, args).rowcount)
 
 
+# The tasks table as it was before migration 0009 (a key unique in the whole database).
+_TASKS_0001 = """CREATE TABLE tasks_old (
+    id TEXT PRIMARY KEY, title TEXT NOT NULL, due TEXT,
+    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open','done')),
+    source_id TEXT, notes TEXT, idempotency_key TEXT NOT NULL UNIQUE,
+    run_id TEXT REFERENCES runs(id), created_at TEXT NOT NULL, done_at TEXT)"""
+_TASK_COLUMNS = (
+    "id, title, due, status, source_id, notes, idempotency_key, run_id, created_at, done_at"
+)
+
+
+def undo_profiles(target: Path | str) -> None:
+    """Take the store at `target` back to its schema before profiles (migration 0009), its
+    rows kept: what a database written by an older Dayflow holds."""
+    with Db(target) as db:
+        for statement in (
+            "DROP TABLE profiles",
+            "DROP INDEX runs_profile_day",
+            "ALTER TABLE runs DROP COLUMN profile",
+            "DROP INDEX tasks_status",
+        ):
+            db.run(statement)
+        if is_pg(target):
+            db.run("ALTER TABLE tasks DROP COLUMN profile")  # its UNIQUE (profile, key) goes too
+            db.run(
+                "ALTER TABLE tasks ADD CONSTRAINT tasks_idempotency_key_key "
+                "UNIQUE (idempotency_key)"
+            )
+        else:
+            db.run(_TASKS_0001)
+            db.run(f"INSERT INTO tasks_old SELECT {_TASK_COLUMNS} FROM tasks ORDER BY rowid")
+            db.run("DROP TABLE tasks")
+            db.run("ALTER TABLE tasks_old RENAME TO tasks")
+        db.run("CREATE INDEX tasks_status ON tasks(status, due)")
+        db.run("DELETE FROM schema_migrations WHERE name = '0009_profiles'")
+
+
 def expire_leases(target: Path | str, clock: FixedClock) -> None:
     """Make every lease on `target` expired: SQLite's leases run on the injected clock,
     PostgreSQL's on the server's (so the test moves the expiry itself)."""

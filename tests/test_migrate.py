@@ -25,6 +25,7 @@ _ORDER = {
     "events": "run_id, seq",
     "compactions": "run_id, seq",
     "batch_requests": "run_id, step_n",
+    "profiles": "name",
 }
 
 

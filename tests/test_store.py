@@ -27,7 +27,7 @@ from dayflow.store import (
     sqlite_schema,
 )
 from dayflow.store.sqlite_schema import MIGRATIONS
-from tests.conftest import Db, db_rows, expire_leases, is_pg
+from tests.conftest import Db, db_rows, expire_leases, is_pg, undo_profiles
 from tests.scripted import text, tool_use, turn
 from tests.test_agent import _new_run
 
@@ -331,6 +331,7 @@ def test_an_upgraded_database_finds_stop_details_its_events_kept(db_path: Path) 
         s.steps.complete(lease, 1, None, discard=True)
         s.steps.begin(lease, 2, turn(text("plain")), 1)
     old = json.dumps({"step": 1, "stop_reason": "refusal", "stop_details": details})
+    undo_profiles(db_path)
     with Db(db_path) as db:  # back to the schema (and the events) before 0004
         for n, seq in ((1, 2), (2, 3)):
             db.run(

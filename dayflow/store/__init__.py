@@ -28,6 +28,7 @@ from dayflow.store.composed import Store
 from dayflow.store.sql import Database, DatabaseError, IntegrityError, Upkeep
 from dayflow.store.tasks import Tasks
 from dayflow.store.values import (
+    DEFAULT_PROFILE,
     LEASE_TTL,
     PRUNED_MARK,
     REDACTED_MARK,
@@ -43,6 +44,7 @@ from dayflow.store.values import (
 )
 
 __all__ = [
+    "DEFAULT_PROFILE",
     "LEASE_TTL",
     "PRUNED_MARK",
     "REDACTED_MARK",
@@ -79,9 +81,10 @@ def open_store(
     clock: Clock | None = None,
     owner: Owner | None = None,
     durability: str = "NORMAL",
+    profile: str = DEFAULT_PROFILE,
 ) -> Store:
     """Open the store at `target` (a SQLite file path, created owner-only if missing, or a
-    `postgresql://` URL), its schema brought up to date."""
+    `postgresql://` URL), its schema brought up to date, showing `profile`'s runs and tasks."""
     if is_postgres_target(target):
         # One slash only where pathlib folded two; "postgresql:///db" (a local socket) stays.
         url = re.sub(r"^(postgres(?:ql)?):/(?!/)", r"\1://", str(target), flags=re.IGNORECASE)
@@ -99,4 +102,6 @@ def open_store(
         from dayflow.store import sqlite
 
         db, upkeep = sqlite.open_backend(Path(target).expanduser(), durability=durability)
-    return Store(db, upkeep, clock=clock or SystemClock(), owner=owner or Owner.current())
+    return Store(
+        db, upkeep, clock=clock or SystemClock(), owner=owner or Owner.current(), profile=profile
+    )

@@ -217,7 +217,8 @@ class Archive:
 
     def _prunable(self, run_id: str, unfinished: bool) -> Row | None:
         db = self._ctx.db
-        row = one(db, "SELECT * FROM runs WHERE id = ?" + db.dialect.lock_row, (run_id,))
+        sql = "SELECT * FROM runs WHERE id = ? AND profile = ?" + db.dialect.lock_row
+        row = one(db, sql, (run_id, self._ctx.profile))
         if row is None or (row["status"] == RUNNING and self._leases.owner_alive(row)):
             return None
         if row["status"] not in (DONE, FAILED, STOPPED) and not unfinished:
@@ -240,8 +241,9 @@ class Archive:
                r.cache_read_tokens, COALESCE(SUM(s.input_tokens), 0),
                COALESCE(SUM(s.output_tokens), 0), COALESCE(SUM(s.cache_creation_tokens), 0),
                COALESCE(SUM(s.cache_read_tokens), 0)
-               FROM runs r LEFT JOIN steps s ON s.run_id = r.id GROUP BY r.id
-               ORDER BY r.created_at"""
+               FROM runs r LEFT JOIN steps s ON s.run_id = r.id WHERE r.profile = ?
+               GROUP BY r.id ORDER BY r.created_at""",
+            (self._ctx.profile,),
         )
         out = []
         for r in rows:
@@ -254,7 +256,8 @@ class Archive:
     def stale_leases(self) -> list[Run]:
         """Runs stored as running whose driving process is gone (lease expired, or the
         process no longer exists on this host)."""
-        rows = self._ctx.db.execute(RUN_SELECT + " WHERE r.status = 'running'").fetchall()
+        sql = RUN_SELECT + " WHERE r.status = 'running' AND r.profile = ?"
+        rows = self._ctx.db.execute(sql, (self._ctx.profile,)).fetchall()
         return [self._leases.run(r) for r in rows if not self._leases.owner_alive(r)]
 
     def release_stale(self, run_id: str) -> bool:
@@ -262,7 +265,8 @@ class Archive:
         change) if a live process drives it by now."""
         db = self._ctx.db
         with db.transaction():
-            row = one(db, "SELECT * FROM runs WHERE id = ?" + db.dialect.lock_row, (run_id,))
+            sql = "SELECT * FROM runs WHERE id = ? AND profile = ?" + db.dialect.lock_row
+            row = one(db, sql, (run_id, self._ctx.profile))
             if row is None or row["status"] != RUNNING or self._leases.owner_alive(row):
                 return False
             db.execute(

@@ -9,6 +9,7 @@ signature once. The parts:
 - `runs`: creating, reading and listing runs, and their limits;
 - `steps`: the steps with their tool effects and compactions;
 - `tasks`: the tasks, each once per idempotency key;
+- `profiles`: the people a fleet briefs (every profile, whoever asks), imported on first use;
 - `archive`: what acts on a run's history rather than driving it (fork, gc, doctor), imported
   on first use, off the start-up path of `runs`;
 - `upkeep`: what only the engine behind the store knows how to do (`sql.Upkeep`).
@@ -26,17 +27,26 @@ from dayflow.store.runs import Runs
 from dayflow.store.sql import Database, Upkeep
 from dayflow.store.steps import Steps
 from dayflow.store.tasks import Tasks
-from dayflow.store.values import Owner
+from dayflow.store.values import DEFAULT_PROFILE, Owner
 
 if TYPE_CHECKING:
     from dayflow.store.archive import Archive
+    from dayflow.store.profiles import Profiles
 
 
 class Store:
     """One store, as `open_store` returns it. A context manager that closes the connection."""
 
-    def __init__(self, db: Database, upkeep: Upkeep, *, clock: Clock, owner: Owner) -> None:
-        self._ctx = ctx = StoreContext(db, clock, owner)
+    def __init__(
+        self,
+        db: Database,
+        upkeep: Upkeep,
+        *,
+        clock: Clock,
+        owner: Owner,
+        profile: str = DEFAULT_PROFILE,
+    ) -> None:
+        self._ctx = ctx = StoreContext(db, clock, owner, profile)
         self.upkeep = upkeep
         self.events = EventLog(ctx)
         self.leases = Leases(ctx, self.events)
@@ -44,6 +54,7 @@ class Store:
         self.steps = Steps(ctx, self.leases, self.events)
         self.tasks = Tasks(ctx)
         self._archive: Archive | None = None
+        self._profiles: Profiles | None = None
 
     @property
     def archive(self) -> Archive:
@@ -56,6 +67,20 @@ class Store:
     @property
     def db(self) -> Database:
         return self._ctx.db
+
+    @property
+    def profile(self) -> str:
+        """The person whose runs and tasks this store shows and writes."""
+        return self._ctx.profile
+
+    @property
+    def profiles(self) -> Profiles:
+        """Everyone's profiles (the fleet's: not scoped to this store's own)."""
+        if self._profiles is None:
+            from dayflow.store.profiles import Profiles
+
+            self._profiles = Profiles(self._ctx, self.leases)
+        return self._profiles
 
     @property
     def owner(self) -> Owner:

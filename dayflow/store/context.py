@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from dayflow.clock import Clock, iso
 from dayflow.store.sql import Database
-from dayflow.store.values import Owner
+from dayflow.store.values import DEFAULT_PROFILE, Owner
 
 
 @dataclass(frozen=True)
@@ -14,6 +14,8 @@ class StoreContext:
     db: Database
     clock: Clock
     owner: Owner
+    # The person whose runs and tasks this store shows and writes (`open_store(profile=)`).
+    profile: str = DEFAULT_PROFILE
 
     def now(self) -> str:
         return iso(self.clock.now())

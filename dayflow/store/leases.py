@@ -88,8 +88,8 @@ class Leases:
 
         token = secrets.token_hex(8)
         with ctx.db.transaction():
-            locked = "SELECT * FROM runs WHERE id = ?" + ctx.db.dialect.lock_row
-            row = one(ctx.db, locked, (run_id,))
+            locked = "SELECT * FROM runs WHERE id = ? AND profile = ?" + ctx.db.dialect.lock_row
+            row = one(ctx.db, locked, (run_id, ctx.profile))
             if row is None:
                 raise RunNotFound(f"no run {run_id!r}")
             if row["status"] == DONE:

@@ -79,7 +79,7 @@ POSTGRES = Dialect(
     # by the schema too: two Dayflow stores in one database do not wait for each other.
     day_lock="SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':day:' || ?, 0))",
 )
-TABLES = ("runs", "steps", "tool_effects", "tasks", "events", "compactions")
+TABLES = ("profiles", "runs", "steps", "tool_effects", "tasks", "events", "compactions")
 _OPTIONS = ("dayflow_pgbouncer", "dayflow_lease_ttl")
 _savepoints = itertools.count(1)
 # The SQLSTATEs `dayflow_require` raises (migration 0007): a fenced write found its lease taken

@@ -220,6 +220,28 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX steps_batched ON steps(run_id) WHERE batch_id IS NOT NULL;
         """,
     ),
+    (
+        # Profiles: as SQLite's 0009 (a key unique per profile), the constraint changed in place.
+        "0009_profiles",
+        f"""
+        CREATE TABLE profiles (
+            name                   {_T} PRIMARY KEY,
+            config                 {_T} NOT NULL,
+            tz                     {_T} NOT NULL,
+            at                     {_T} NOT NULL,
+            weekdays               {_T} NOT NULL,
+            created_at             {_T} NOT NULL
+        );
+        ALTER TABLE runs ADD COLUMN profile {_T} NOT NULL DEFAULT 'default';
+        CREATE INDEX runs_profile_day ON runs(profile, brief_date);
+        ALTER TABLE tasks ADD COLUMN profile {_T} NOT NULL DEFAULT 'default';
+        ALTER TABLE tasks DROP CONSTRAINT tasks_idempotency_key_key;
+        ALTER TABLE tasks ADD CONSTRAINT tasks_profile_idempotency_key_key
+            UNIQUE (profile, idempotency_key);
+        DROP INDEX tasks_status;
+        CREATE INDEX tasks_status ON tasks(profile, status, due);
+        """,
+    ),
 ]
 
 

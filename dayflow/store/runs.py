@@ -14,7 +14,7 @@ from dayflow.store.events import EventLog
 from dayflow.store.leases import Leases
 from dayflow.store.rows import RUN_SELECT, dump
 from dayflow.store.sql import one
-from dayflow.store.values import Lease, NewRun
+from dayflow.store.values import DEFAULT_PROFILE, Lease, NewRun
 
 # A run for a day is created within a day or so of it in any timezone (`briefday.latest_for`
 # looks back as far).
@@ -43,8 +43,8 @@ class Runs:
                 """INSERT INTO runs (id, status, model, brief_date, created_at, updated_at,
                    system, tools_json, user_msg_json, max_tokens, max_steps, budget, task_cap,
                    settings_json, parent_run_id, forked_at_step, owner_pid, owner_host,
-                   owner_started, lease_token, lease_expires_at, version)
-                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)""",
+                   owner_started, lease_token, lease_expires_at, version, profile)
+                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1,?)""",
                 (
                     run_id,
                     RUNNING,
@@ -67,6 +67,7 @@ class Runs:
                     ctx.owner.started,
                     token,
                     ctx.lease_expiry(),
+                    ctx.profile,
                 ),
             )
             self._events.add(run_id, "run_started", {"model": spec.model, "date": spec.brief_date})
@@ -75,14 +76,16 @@ class Runs:
     def _check_day_free(self, brief_date: str, sample: bool) -> None:
         """DayTaken when the day has a run; a run of the bundled sample does not count against
         one that reads the user's own mail (a sample run is never the day's brief)."""
-        db = self._ctx.db
+        db, profile = self._ctx.db, self._ctx.profile
         if db.dialect.day_lock:
-            db.execute(db.dialect.day_lock, (brief_date,))
+            # The default profile's lock key is a database's without profiles (the date alone).
+            key = brief_date if profile == DEFAULT_PROFILE else f"{brief_date}@{profile}"
+            db.execute(db.dialect.day_lock, (key,))
         since = iso(self._ctx.clock.now() - timedelta(days=DAY_LOOKBACK_DAYS))
         rows = db.execute(
-            "SELECT id, status, settings_json FROM runs WHERE brief_date = ? AND created_at >= ? "
-            "AND pruned_at IS NULL ORDER BY created_at DESC",
-            (brief_date, since),
+            "SELECT id, status, settings_json FROM runs WHERE profile = ? AND brief_date = ? "
+            "AND created_at >= ? AND pruned_at IS NULL ORDER BY created_at DESC",
+            (profile, brief_date, since),
         ).fetchall()
         for row in rows:
             if not sample and RunSettings.from_json(json.loads(row[2])).reads_sample:
@@ -98,7 +101,8 @@ class Runs:
                 return run_id
 
     def get(self, run_id: str) -> Run:
-        row = one(self._ctx.db, RUN_SELECT + " WHERE r.id = ?", (run_id,))
+        sql = RUN_SELECT + " WHERE r.id = ? AND r.profile = ?"
+        row = one(self._ctx.db, sql, (run_id, self._ctx.profile))
         if row is None:
             raise RunNotFound(f"no run {run_id!r}")
         return self._leases.run(row)
@@ -109,8 +113,8 @@ class Runs:
         if not prefix or not all(c in "0123456789abcdef" for c in prefix):
             raise RunNotFound(f"{prefix!r} is not a run id (run ids are hex, see `dayflow runs`)")
         rows = self._ctx.db.execute(
-            "SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
-            (prefix, prefix + "g"),
+            "SELECT id FROM runs WHERE id >= ? AND id < ? AND profile = ? ORDER BY id LIMIT 6",
+            (prefix, prefix + "g", self._ctx.profile),
         ).fetchall()
         if not rows:
             raise RunNotFound(f"no run matches {prefix!r} (see `dayflow runs`)")
@@ -123,8 +127,8 @@ class Runs:
         self, *, status: str | None = None, since: str | None = None, limit: int | None = 20
     ) -> list[Run]:
         """Runs newest first. `status` filters on the effective status."""
-        where: list[str] = []
-        args: list[Any] = []
+        where: list[str] = ["r.profile = ?"]
+        args: list[Any] = [self._ctx.profile]
         if since:
             where.append("r.created_at >= ?")
             args.append(since)
@@ -133,7 +137,7 @@ class Runs:
         elif status:
             where.append("r.status = ?")
             args.append(status)
-        sql = RUN_SELECT + (" WHERE " + " AND ".join(where) if where else "")
+        sql = RUN_SELECT + " WHERE " + " AND ".join(where)
         sql += self._newest_first()
         db = self._ctx.db
         if status in (RUNNING, INTERRUPTED):
@@ -151,8 +155,8 @@ class Runs:
     def latest_unfinished(self, brief_date: str | None = None) -> Run | None:
         """The newest run that is not done and not being driven right now."""
         sql = RUN_SELECT + " WHERE r.status != 'done' AND r.pruned_at IS NULL"
-        sql += " AND r.redacted_at IS NULL"
-        args: list[Any] = []
+        sql += " AND r.redacted_at IS NULL AND r.profile = ?"
+        args: list[Any] = [self._ctx.profile]
         if brief_date:
             sql += " AND r.brief_date = ?"
             args.append(brief_date)

@@ -209,6 +209,46 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX steps_batched ON steps(run_id) WHERE batch_id IS NOT NULL;
         """,
     ),
+    (
+        # Profiles (issue 25): one person each, with their own runs, tasks and task keys. Rows
+        # written before belong to the default profile (today's single user). The tasks table
+        # is rebuilt (SQLite cannot change a UNIQUE constraint in place): a key is unique per
+        # profile, so the same Message-ID in two people's mail is two tasks.
+        "0009_profiles",
+        """
+        CREATE TABLE profiles (
+            name                   TEXT PRIMARY KEY,
+            config                 TEXT NOT NULL,
+            tz                     TEXT NOT NULL,
+            at                     TEXT NOT NULL,
+            weekdays               TEXT NOT NULL,
+            created_at             TEXT NOT NULL
+        ) WITHOUT ROWID;
+        ALTER TABLE runs ADD COLUMN profile TEXT NOT NULL DEFAULT 'default';
+        CREATE INDEX runs_profile_day ON runs(profile, brief_date);
+        CREATE TABLE tasks_0009 (
+            id                     TEXT PRIMARY KEY,
+            title                  TEXT NOT NULL,
+            due                    TEXT,
+            status                 TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open','done')),
+            source_id              TEXT,
+            notes                  TEXT,
+            idempotency_key        TEXT NOT NULL,
+            run_id                 TEXT REFERENCES runs(id),
+            created_at             TEXT NOT NULL,
+            done_at                TEXT,
+            profile                TEXT NOT NULL DEFAULT 'default',
+            UNIQUE (profile, idempotency_key)
+        );
+        INSERT INTO tasks_0009 (id, title, due, status, source_id, notes, idempotency_key,
+            run_id, created_at, done_at)
+            SELECT id, title, due, status, source_id, notes, idempotency_key, run_id,
+            created_at, done_at FROM tasks ORDER BY rowid;
+        DROP TABLE tasks;
+        ALTER TABLE tasks_0009 RENAME TO tasks;
+        CREATE INDEX tasks_status ON tasks(profile, status, due);
+        """,
+    ),
 ]
 
 

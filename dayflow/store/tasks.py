@@ -1,4 +1,4 @@
-"""The task book: tasks the agent created, each once per idempotency key."""
+"""The task book: tasks the agent created, each once per idempotency key, per profile."""
 
 from __future__ import annotations
 
@@ -29,14 +29,14 @@ class Tasks:
     ) -> tuple[Task, bool]:
         """Insert a task unless its idempotency key exists; the UNIQUE constraint decides.
         Returns the task and whether this call created it."""
-        db = self._ctx.db
+        db, profile = self._ctx.db, self._ctx.profile
         with db.transaction():
             cur = db.execute(
                 """INSERT INTO tasks (id, title, due, source_id, notes, idempotency_key,
-                   run_id, created_at) VALUES (?,?,?,?,?,?,?,?)
-                   ON CONFLICT (idempotency_key) DO NOTHING""",
+                   run_id, created_at, profile) VALUES (?,?,?,?,?,?,?,?,?)
+                   ON CONFLICT (profile, idempotency_key) DO NOTHING""",
                 (
-                    task_id(idempotency_key),
+                    task_id(idempotency_key, profile),
                     title,
                     due,
                     source_id,
@@ -44,26 +44,28 @@ class Tasks:
                     idempotency_key,
                     run_id,
                     self._ctx.now(),
+                    profile,
                 ),
             )
             created = cur.rowcount == 1
-            row = one(db, "SELECT * FROM tasks WHERE idempotency_key = ?", (idempotency_key,))
+            sql = "SELECT * FROM tasks WHERE profile = ? AND idempotency_key = ?"
+            row = one(db, sql, (profile, idempotency_key))
         return task_row(row), created
 
     def exists(self, idempotency_key: str) -> bool:
-        sql = "SELECT 1 FROM tasks WHERE idempotency_key = ?"
-        return one(self._ctx.db, sql, (idempotency_key,)) is not None
+        sql = "SELECT 1 FROM tasks WHERE profile = ? AND idempotency_key = ?"
+        return one(self._ctx.db, sql, (self._ctx.profile, idempotency_key)) is not None
 
     def count_created_by(self, run_id: str) -> int:
         return int(scalar(self._ctx.db, "SELECT COUNT(*) FROM tasks WHERE run_id = ?", (run_id,)))
 
     def list(self, *, include_done: bool = False) -> list[Task]:
-        sql = "SELECT * FROM tasks"
+        sql = "SELECT * FROM tasks WHERE profile = ?"
         if not include_done:
-            sql += " WHERE status = 'open'"
+            sql += " AND status = 'open'"
         # "due IS NULL" sorts undated tasks last on both engines (false before true).
         sql += " ORDER BY status, due IS NULL, due, created_at, id"
-        return [task_row(r) for r in self._ctx.db.execute(sql)]
+        return [task_row(r) for r in self._ctx.db.execute(sql, (self._ctx.profile,))]
 
     def find(self, prefix: str) -> Task:
         # Task ids are lowercase; SQLite's LIKE ignores ASCII case and PostgreSQL's does not,
@@ -73,8 +75,9 @@ class Tasks:
             shown = prefix[:MAX_ID_CHARS] + "..."
             raise RunNotFound(f"no task matches {shown!r} (see `dayflow tasks --all`)")
         rows = self._ctx.db.execute(
-            "SELECT * FROM tasks WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 6",
-            (prefix, like_prefix(prefix)),
+            "SELECT * FROM tasks WHERE profile = ? AND (id = ? OR id LIKE ? ESCAPE '\\') "
+            "ORDER BY id LIMIT 6",
+            (self._ctx.profile, prefix, like_prefix(prefix)),
         ).fetchall()
         exact = [r for r in rows if r["id"] == prefix]
         if exact:
@@ -90,10 +93,16 @@ class Tasks:
         db = self._ctx.db
         with db.transaction():
             db.execute(
-                "UPDATE tasks SET status = 'done', done_at = COALESCE(done_at, ?) WHERE id = ?",
-                (self._ctx.now(), task_id),
+                "UPDATE tasks SET status = 'done', done_at = COALESCE(done_at, ?) "
+                "WHERE id = ? AND profile = ?",
+                (self._ctx.now(), task_id, self._ctx.profile),
             )
-        return task_row(one(db, "SELECT * FROM tasks WHERE id = ?", (task_id,)))
+        row = one(
+            db, "SELECT * FROM tasks WHERE id = ? AND profile = ?", (task_id, self._ctx.profile)
+        )
+        if row is None:
+            raise RunNotFound(f"no task {task_id!r} (see `dayflow tasks --all`)")
+        return task_row(row)
 
     def delete_with_key_prefix(self, prefix: str) -> int:
         """Delete the tasks whose idempotency key starts with `prefix`; how many went."""
@@ -102,7 +111,8 @@ class Tasks:
             # The length is cast: PostgreSQL gets every int as int8 (store/postgres.py), and
             # its substr() takes an integer.
             cur = db.execute(
-                "DELETE FROM tasks WHERE substr(idempotency_key, 1, CAST(? AS INTEGER)) = ?",
-                (len(prefix), prefix),
+                "DELETE FROM tasks WHERE profile = ? "
+                "AND substr(idempotency_key, 1, CAST(? AS INTEGER)) = ?",
+                (self._ctx.profile, len(prefix), prefix),
             )
             return cur.rowcount

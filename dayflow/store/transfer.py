@@ -1,11 +1,11 @@
 """Copying a whole history from one store to another (`dayflow migrate --to`), verbatim.
 
-Every row of every table (runs, steps, tool effects, tasks, events, compactions) goes across
-with every column as stored: payloads byte for byte, ids, sequence numbers, timestamps, token
-totals, leases. Parents before forks (runs in insertion order), runs before what points at them.
-Each row is inserted unless a row with its key (or its task's idempotency key) is already
-there, so running the copy again changes nothing, and a copy onto a history that already holds
-some of these runs fills in only what is missing.
+Every row of every table (profiles, runs, steps, tool effects, tasks, events, compactions,
+batch requests) goes across with every column as stored: payloads byte for byte, ids, sequence
+numbers, timestamps, token totals, leases. Parents before forks (runs in insertion order),
+runs before what points at them. Each row is inserted unless a row with its key (or its task's
+idempotency key) is already there, so running the copy again changes nothing, and a copy onto
+a history that already holds some of these runs fills in only what is missing.
 
 The whole copy is one transaction on the destination: a kill or a lost connection leaves either
 nothing or everything, and the next attempt starts over cleanly. A run being driven right now
@@ -21,8 +21,18 @@ from dayflow.models import RUNNING
 from dayflow.store.composed import Store
 
 # Parents first: a row's foreign keys point only at tables earlier in this list.
-TABLES = ("runs", "steps", "tool_effects", "tasks", "events", "compactions", "batch_requests")
+TABLES = (
+    "profiles",
+    "runs",
+    "steps",
+    "tool_effects",
+    "tasks",
+    "events",
+    "compactions",
+    "batch_requests",
+)
 _ORDER = {
+    "profiles": "name",
     "steps": "run_id, n",
     "tool_effects": "run_id, step_n, tool_use_id",
     "tasks": "created_at, id",

@@ -101,12 +101,30 @@ def not_continuable(run_id: str, pruned_at: str | None, redacted_at: str | None)
     return f"run {run_id} {what}, so it can be shown but not resumed or forked"
 
 
-def task_id(idempotency_key: str) -> str:
-    """A task's id, derived from its key: the same key names the same task in any database,
-    so a resumed or replayed run shows the very ids an uncrashed one would."""
+DEFAULT_PROFILE = "default"
+
+
+def task_id(idempotency_key: str, profile: str = DEFAULT_PROFILE) -> str:
+    """A task's id, derived from its key and its profile: the same key names the same task in
+    any database, so a resumed or replayed run shows the very ids an uncrashed one would. The
+    default profile's ids are those of a database without profiles (the key alone); another
+    profile's key is another task (the same Message-ID in two people's mail)."""
     import hashlib  # here, not at the top: `runs` and `tasks` never need it (start-up time)
 
-    return "t_" + hashlib.sha256(idempotency_key.encode()).hexdigest()[:12]
+    named = idempotency_key if profile == DEFAULT_PROFILE else f"{profile}\0{idempotency_key}"
+    return "t_" + hashlib.sha256(named.encode()).hexdigest()[:12]
+
+
+class Profile(Frozen):
+    """One person a fleet briefs: their config file (sources, `me`, delivery, model), the
+    timezone their day is computed in, the local time their brief is due and the ISO weekdays
+    (1 Monday .. 7 Sunday, as digits) it is due on."""
+
+    name: str
+    config: str
+    tz: str = "UTC"
+    at: str = "07:30"
+    weekdays: str = "1234567"
 
 
 class UpkeepFinding(Frozen):
