@@ -13,15 +13,44 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from dayflow.cli_base import EXIT_CODES, Deps
+from dayflow.cli_base import EXIT_CODES, PROFILE_HELP, Deps, set_profile
 
 if TYPE_CHECKING:
     app: typer.Typer  # the whole app, built on first use: see `__getattr__` at the end
 
 __all__ = ["Deps", "app", "main"]
 
+
+class _Group(typer.core.TyperGroup):
+    """The app's group: every command it gives out has --profile (`with_profile`)."""
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        return None if command is None else with_profile(command)
+
+
+def with_profile(command: Any) -> Any:
+    """`command` (and each subcommand of a group) with a --profile option, once: the option
+    is the same everywhere, so it is added here rather than written in every signature."""
+    if not any(p.name == "profile" for p in command.params):
+        command.params.append(
+            typer.core.TyperOption(
+                param_decls=["--profile"],
+                metavar="NAME",
+                expose_value=False,
+                is_eager=True,
+                callback=set_profile,
+                help=PROFILE_HELP,
+            )
+        )
+    for sub in getattr(command, "commands", {}).values():
+        with_profile(sub)
+    return command
+
+
 # The app's own options; its commands are those of the command modules (below).
 core = typer.Typer(
+    cls=_Group,
     help="Dayflow: a daily-brief agent whose runs outlive their process.\n\n" + EXIT_CODES,
     no_args_is_help=True,
     add_completion=False,
@@ -128,6 +157,7 @@ COMMAND_MODULES = {
     "cli_tasks": ("tasks",),
     "cli_schedule": ("schedule",),
     "cli_sources": ("init", "sources"),
+    "cli_profiles": ("profiles",),
 }
 
 

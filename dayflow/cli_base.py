@@ -88,6 +88,11 @@ class Deps:
     ) -> None:
         self.env = env  # the whole environment (no `.env` read), or None: the process's
         self._config = config
+        # --profile: whose runs and tasks (None: the default profile, today's single user).
+        # Another profile's config file and timezone replace the environment's once its row
+        # is read (`_as_profile`), on the first call for settings.
+        self.profile: str | None = None
+        self._profile_read = False
         self.clock: Clock = clock or SystemClock()
         self.model_factory = model_factory
         self.sources = sources
@@ -108,7 +113,26 @@ class Deps:
         return self._config
 
     def settings(self, **flags: Any) -> configuration.Settings:
+        self._as_profile(flags)
         return self.config.settings(**flags)
+
+    def _as_profile(self, flags: dict[str, Any]) -> None:
+        """Read --profile's row from the store the flags name (ProfileNotFound: exit 3) and
+        take its config file and timezone as the environment's, once."""
+        if self._profile_read or self.profile is None:
+            return
+        self._profile_read = True
+        from dayflow.fleet.profiles import profile_env
+        from dayflow.store import DEFAULT_PROFILE
+
+        if self.profile == DEFAULT_PROFILE:
+            return
+        db = {k: v for k, v in flags.items() if k == "db"}
+        with self.store(self.config.settings(**db), profile=DEFAULT_PROFILE) as store:
+            row = store.profiles.get(self.profile)
+        from dayflow import config
+
+        self._config = config.Config(profile_env(self.config.env, row), notice=self.notice)
 
     def model_settings(
         self, config_file: Path | None = None, **flags: Any
@@ -116,17 +140,26 @@ class Deps:
         """The settings of a command that talks to a model: `settings`, with the config
         file's `[model]` table under the flags and the environment (only these commands read
         the file: `runs` and `tasks` never do)."""
+        self._as_profile(flags)
         return self.config.model_settings(config_file, **flags)
 
-    def store(self, settings: configuration.Settings, *, create: bool = False) -> Store:
-        """The store at the configured path. Only commands that start runs pass `create`:
-        the others never create a database (a typo in --db is an error, not an empty file)."""
+    def store(
+        self, settings: configuration.Settings, *, create: bool = False, profile: str | None = None
+    ) -> Store:
+        """The store at the configured path, as --profile's (or `profile`'s). Only commands
+        that start runs pass `create`: the others never create a database (a typo in --db is
+        an error, not an empty file)."""
         from dayflow import config
-        from dayflow.store import open_store
+        from dayflow.store import DEFAULT_PROFILE, open_store
 
         if not create and isinstance(settings.db_path, Path):
             config.require_existing_db(settings.db_path)
-        return open_store(settings.db_path, clock=self.clock, durability=settings.durability)
+        return open_store(
+            settings.db_path,
+            clock=self.clock,
+            durability=settings.durability,
+            profile=profile or self.profile or DEFAULT_PROFILE,
+        )
 
     def notice(self, text: str) -> None:
         """One line on stderr (written as is: no Rich needed for a line of text)."""
@@ -188,6 +221,23 @@ class _LazyConsole:
 
 def _console(**kw: Any) -> Console:
     return cast("Console", _LazyConsole(**kw))
+
+
+def set_profile(ctx: typer.Context, _param: Any, value: str | None) -> None:
+    """--profile's callback (every command has the option: `cli.with_profile`)."""
+    if value is not None:
+        from dayflow.fleet.profiles import check_name
+
+        try:
+            get_deps(ctx).profile = check_name(value)
+        except UsageError as exc:
+            raise typer.BadParameter(str(exc)) from None
+
+
+PROFILE_HELP = (
+    "Whose runs and tasks: a profile of `dayflow profiles list` (its config file and "
+    "timezone apply) [default: the default profile]."
+)
 
 
 def get_deps(ctx: typer.Context) -> Deps:

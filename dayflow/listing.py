@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dayflow.models import Run, Task, Usage
 from dayflow.pricing import PRICES, Prices, format_cost, run_cost
+
+if TYPE_CHECKING:
+    from dayflow.store.values import Profile
 
 # ANSI colours of a run's status, on a colour terminal only.
 STATUS_COLOURS = {"running": 36, "interrupted": 33, "done": 32, "failed": 31, "stopped": 35}
@@ -248,6 +251,27 @@ def runs_table(
         cost = format_cost(run_cost(r, prices or PRICES))
         rows.append([*_run_cells(r, tz), cost, r.model, *([r.host or "-"] if hosts else []), note])
     return table(cols, rows, width, colour=colour, status_col="status")
+
+
+def profiles_table(profiles: list[Profile], *, width: int | None = None) -> str:
+    """The profiles listing: each one's schedule in its own zone, and its config file."""
+    cols = [
+        _Col("name", 0),
+        _Col("at", 1),
+        _Col("tz", 2),
+        _Col("days", 3),
+        _Col("config", 4, flexible=True),
+    ]
+    rows = [
+        [p.name, p.at, p.tz, "Mon-Fri" if p.weekdays == "12345" else _days(p.weekdays), p.config]
+        for p in profiles
+    ]
+    return table(cols, rows, width)
+
+
+def _days(weekdays: str) -> str:
+    names = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+    return "every day" if weekdays == "1234567" else ",".join(names[int(d) - 1] for d in weekdays)
 
 
 def gc_table(

@@ -28,6 +28,7 @@ FORBIDDEN = (
     "recurring_ical_events",
     "caldav",
     "psycopg",
+    "pgqueuer",
     "imaplib",
     "email.parser",
     "email.message",
@@ -54,6 +55,8 @@ FORBIDDEN = (
     "dayflow.store.archive",
     "dayflow.providers.offline",
     "dayflow.probe",
+    "dayflow.fleet.queue",
+    "dayflow.fleet.worker",
 )
 # --help builds no store and reads no settings, makes no dataclass and prints no JSON.
 FORBIDDEN_FOR_HELP = (
@@ -71,6 +74,8 @@ FORBIDDEN_FOR_COMMANDS = (
     "dayflow.cli_migrate",
     "dayflow.cli_schedule",
     "dayflow.cli_sources",
+    "dayflow.cli_profiles",
+    "dayflow.cli_fleet",
 )
 
 PROBE = """import sys

@@ -24,7 +24,9 @@ import fcntl
 import hashlib
 import os
 import re
+import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from datetime import time as day_time
@@ -35,6 +37,7 @@ from dayflow.clock import iso
 from dayflow.errors import RunBusy, StoreError
 from dayflow.models import DONE, Run, RunSettings
 from dayflow.store.runs import DAY_LOOKBACK_DAYS, Runs
+from dayflow.store.values import DEFAULT_PROFILE
 
 # A run for a day is created within a day or so of it in any timezone: look back far enough
 # without reading the whole history (as far as the store does when it creates the day's run).
@@ -114,16 +117,17 @@ def day_lock(
     day: date,
     on_wait: Callable[[], None],
     limit_s: float = WAIT_LIMIT_S,
+    profile: str = DEFAULT_PROFILE,
 ) -> Iterator[None]:
-    """Hold the lock of `day`'s brief; if another process holds it, call `on_wait` once and
-    wait for it (RunBusy after `limit_s`)."""
+    """Hold the lock of `profile`'s brief of `day`; if another process holds it, call
+    `on_wait` once and wait for it (RunBusy after `limit_s`). Threads of one process (a
+    worker's) share one open file per lock file: closing any descriptor of a file drops every
+    POSIX lock the process holds on it, so the file stays open while any thread holds one."""
     path = lock_path(db_path)
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as exc:
-        raise StoreError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
-    try:
-        offset = day.toordinal()
+    offset = day.toordinal()
+    if profile != DEFAULT_PROFILE:  # a byte of its own, above every day's ordinal (< 2**22)
+        offset += (1 + zlib.crc32(profile.encode()) % 2**20) * 2**22
+    with _locks.holding(path, offset) as fd:
         waited = False
         deadline = time.monotonic() + limit_s
         while True:
@@ -140,9 +144,49 @@ def day_lock(
                         f"{limit_s:.0f} s; `dayflow runs` shows it"
                     ) from None
                 time.sleep(_POLL_S)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
+        try:
+            yield
+        finally:
+            fcntl.lockf(fd, fcntl.LOCK_UN, 1, offset)
+
+
+class _LockFiles:
+    """This process's open lock files, each with how many holders it has, and one thread
+    lock per byte (POSIX record locks do not exclude the threads of one process)."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._files: dict[Path, list[int]] = {}  # path -> [descriptor, holders]
+        self._bytes: dict[tuple[Path, int], threading.Lock] = {}
+
+    @contextlib.contextmanager
+    def holding(self, path: Path, offset: int) -> Iterator[int]:
+        with self._guard:
+            entry = self._files.get(path)
+            if entry is None:
+                try:
+                    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+                except OSError as exc:
+                    raise StoreError(
+                        f"cannot open the lock file {path}: {exc.strerror or exc}"
+                    ) from None
+                entry = self._files[path] = [fd, 0]
+            entry[1] += 1
+            byte = self._bytes.setdefault((path, offset), threading.Lock())
+        try:
+            with byte:
+                yield entry[0]
+        finally:
+            with self._guard:
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del self._files[path]
+                    self._bytes.pop((path, offset), None)
+                    os.close(entry[0])  # no holder left: nothing of ours to release
+
+
+# Process-wide by nature: the kernel keeps POSIX locks per process, not per object.
+_locks = _LockFiles()
 
 
 def wait_while_driven(get: Callable[[], Run], limit_s: float = WAIT_LIMIT_S) -> Run:

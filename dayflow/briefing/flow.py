@@ -123,7 +123,9 @@ def brief(request: BriefRequest, room: Room) -> Outcome:
         settings = _check_first(room, request, day, sinks)
     with _closing_all(room), room.open_store(settings) as store:
         the = _Day(request, room, settings, store, day, sinks, real, first)
-        with briefday.day_lock(settings.local_db, day, lambda: _say_waiting(the)):
+        with briefday.day_lock(
+            settings.local_db, day, lambda: _say_waiting(the), profile=store.profile
+        ):
             return _decide(the)
 
 

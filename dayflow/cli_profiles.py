@@ -1,0 +1,110 @@
+"""`dayflow profiles add|list|remove`: the people a fleet briefs, each with a config file,
+a timezone, a schedule time and the weekdays it runs on (`dayflow worker` takes their briefs).
+"""
+
+# No `from __future__ import annotations` here: Typer would compile and eval every option's
+# annotation string at start-up (issue 13).
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from dayflow.cli_base import DbOpt, JsonOpt, get_deps, handle_errors, not_empty, print_json
+
+commands = typer.Typer(
+    name="profiles",
+    help="The people a fleet briefs: one profile each, with its own runs and tasks "
+    "(`--profile NAME` on any command).",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The profile's name.")]
+
+
+@commands.command()
+def add(
+    ctx: typer.Context,
+    name: NameArg,
+    config: Annotated[
+        Path,
+        typer.Option(
+            "--config", metavar="FILE", help="Its config file (sources, me, delivery, model)."
+        ),
+    ],
+    tz: Annotated[
+        str | None,
+        typer.Option(
+            "--tz", metavar="ZONE", callback=not_empty, help="IANA timezone [env DAYFLOW_TZ; UTC]."
+        ),
+    ] = None,
+    at: Annotated[
+        str, typer.Option("--at", metavar="HH:MM", help="Local time its brief is due.")
+    ] = "07:30",
+    weekdays: Annotated[
+        bool, typer.Option("--weekdays", help="Only Monday to Friday [default: every day].")
+    ] = False,
+    db: DbOpt = None,
+) -> None:
+    """Add a profile; `dayflow worker` writes its brief at its local time."""
+    from dayflow.errors import UsageError
+    from dayflow.fleet.profiles import EVERY_DAY, WEEKDAYS, check_at, check_name, check_tz
+    from dayflow.store.values import Profile
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        check_name(name)
+        check_at(at)
+        settings = deps.settings(db=db)
+        zone = check_tz(tz or settings.tz)
+        path = Path(os.path.abspath(config.expanduser()))
+        if not path.is_file():
+            raise UsageError(f"--config {config}: no such file (a config file: `dayflow init`)")
+        profile = Profile(name, str(path), zone, at, WEEKDAYS if weekdays else EVERY_DAY)
+        with deps.store(settings, create=True) as store:
+            store.profiles.add(profile)
+        days = "Monday to Friday" if weekdays else "every day"
+        deps.notice(f"profile {name}: its brief at {at} {zone}, {days} ({path})")
+
+
+@commands.command("list")
+def list_(ctx: typer.Context, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """List the profiles."""
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        settings = deps.settings(db=db)
+        with deps.store(settings) as store:
+            found = store.profiles.list()
+        if as_json:
+            keys = ("name", "config", "tz", "at", "weekdays")
+            print_json(deps, [{k: getattr(p, k) for k in keys} for p in found])
+            return
+        if not found:
+            deps.notice("no profiles yet: `dayflow profiles add NAME --config FILE`")
+            return
+        from dayflow.listing import profiles_table
+
+        deps.out.file.write(profiles_table(found))
+        deps.out.file.flush()
+
+
+@commands.command()
+def remove(
+    ctx: typer.Context,
+    name: NameArg,
+    purge: Annotated[
+        bool, typer.Option("--purge", help="Also delete its runs and tasks [default: keep].")
+    ] = False,
+    db: DbOpt = None,
+) -> None:
+    """Remove a profile; its history stays unless --purge."""
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        settings = deps.settings(db=db)
+        with deps.store(settings) as store:
+            gone = store.profiles.remove(name, purge=purge)
+        kept = f"{gone} run(s) deleted" if purge else "its runs and tasks kept"
+        deps.notice(f"profile {name} removed ({kept})")
