@@ -131,7 +131,7 @@ def summarised_unavailable(message: Message) -> dict[str, list[str]]:
     return out
 
 
-_EVENT_FIELDS = ("id", "start", "end", "all_day", "title", "location", "status")
+_EVENT_FIELDS = ("id", "start", "end", "all_day", "title", "location", "status", "response", "free")
 
 
 def _event(item: dict[str, Any]) -> dict[str, Any]:

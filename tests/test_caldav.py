@@ -140,3 +140,13 @@ def test_dayflow_only_reads_and_asks_once_per_range(dav: DavServer) -> None:
     # root, principal, home listing, then one REPORT per event calendar (not the task list)
     assert [m for m, _ in asked].count("REPORT") == 2
     assert dav.snapshot() == before
+
+
+def test_caldav_events_carry_attendees_and_the_users_answer(dav: DavServer) -> None:
+    source = _source(dav.base_url, calendars=["Personal"], me="me@example.org".__eq__)
+    [dentist] = [e for e in source.events(first=MONDAY, last=SUNDAY) if e["title"] == "Dentist"]
+    assert dentist["attendees"] == [
+        {"name": "Dr. Ana Ruiz", "address": "ana@clinic.example"},
+        {"name": "", "address": "me@example.org"},
+    ]
+    assert dentist["response"] == "needs-action"  # no PARTSTAT: RFC 5545's default

@@ -46,7 +46,10 @@ def test_rrule_exdate_rdate_moved_and_cancelled_occurrences() -> None:
     ]
     assert [e["status"] for e in events] == ["confirmed"] * 4 + ["cancelled", "confirmed"]
     assert events[3]["location"] == "Room 2" and events[0]["location"] == "Room 4"
-    assert events[2]["attendees"] == ["Dr. Ana Ruiz", "me@example.org"]
+    assert events[2]["attendees"] == [
+        {"name": "Dr. Ana Ruiz", "address": "ana@clinic.example"},
+        {"name": "", "address": "me@example.org"},
+    ]
     assert all(e["source"] == "home" and e["all_day"] is False for e in events)
     ids = [e["id"] for e in events]
     assert len(set(ids)) == len(ids) and all(re.fullmatch(r"home:[0-9a-f]{12}", i) for i in ids)

@@ -136,7 +136,7 @@ def test_the_result_is_capped(store: Store) -> None:
             "end": (start + dt.timedelta(seconds=i + 60)).isoformat(),
             "description": "D" * 100_000,
             "location": "L" * 5000,
-            "attendees": [f"person {n}" for n in range(1000)],
+            "attendees": [{"name": f"person {n}", "address": ""} for n in range(1000)],
         }
         for i in range(5000)
     ]
@@ -151,7 +151,8 @@ def test_the_result_is_capped(store: Store) -> None:
     first = shown[0]
     assert len(first["title"]) == 200 and first["title"].endswith("…")
     assert len(first["location"]) == 200
-    assert first["attendees"][-1] == "and 980 more" and len(first["attendees"]) == 21
+    assert first["attendees"][-1] == {"name": "person 19"} and len(first["attendees"]) == 20
+    assert first["attendees_more"] == 980
 
 
 def test_a_busy_but_plain_week_is_shown_whole_up_to_100_events(store: Store) -> None:
@@ -177,3 +178,44 @@ def test_the_bundled_json_calendar_reads_as_before(store: Store) -> None:
     result, _ = _call(_env(store, calendar, "UTC"), {"range": "today"})
     assert result["events"] and all(set(e) <= {"id", "title", "start", "end", "location",
                                                 "attendees"} for e in result["events"])  # fmt: skip
+
+
+def test_events_show_people_the_users_answer_free_and_the_days_conflicts(store: Store) -> None:
+    def event(eid: str, start: str, end: str, **fields: Any) -> dict[str, Any]:
+        return {"id": eid, "title": eid, "start": f"2026-11-05T{start}:00+01:00",
+                "end": f"2026-11-05T{end}:00+01:00", **fields}  # fmt: skip
+
+    review = event(
+        "review",
+        "10:00",
+        "11:00",
+        location="Room 2",
+        attendees=[
+            {"name": "Sam Okafor", "address": "sam@partner.example"},
+            {"name": "", "address": "alex@example.org"},
+        ],
+        organizer={"name": "Sam Okafor", "address": "sam@partner.example"},
+        response="accepted",
+    )
+    events = [
+        review,
+        event("call", "10:30", "11:30", response="tentative"),
+        event("lunch", "10:45", "11:15", response="declined"),
+        event("focus", "10:00", "12:00", free=True),
+        event("visit", "11:30", "12:30", location="Client site, Main St"),
+    ]
+    result, _ = _call(_env(store, FakeCalendar(events)), {"range": "today"})
+    shown = {e["id"]: e for e in result["events"]}
+    assert shown["review"]["attendees"] == [
+        {"name": "Sam Okafor", "address": "sam@partner.example"},
+        {"address": "alex@example.org"},
+    ]
+    assert shown["review"]["organizer"] == {"name": "Sam Okafor", "address": "sam@partner.example"}
+    assert shown["review"]["response"] == "accepted" and shown["focus"]["free"] is True
+    assert shown["lunch"]["response"] == "declined"
+    # The declined lunch and the free focus time clash with nothing; the call and the review
+    # overlap; the call ends where the visit starts, but a call is in no place.
+    assert [(c["kind"], c["events"]) for c in result["conflicts"]] == [
+        ("overlap", ["review", "call"])
+    ]
+    assert "conflicts_more" not in result

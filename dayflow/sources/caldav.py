@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 from dayflow.errors import SourceError, SourceUnreadable
-from dayflow.sources import http
+from dayflow.sources import http, people
 from dayflow.sources.deadline import Deadline
 from dayflow.sources.ics import default_range
 
@@ -88,6 +88,7 @@ class CalDavCalendar:
         timeout: float = http.DEFAULT_TIMEOUT,
         today: dt.date | None = None,
         credential: Credential | None = None,
+        me: people.Me = people.nobody,
     ) -> None:
         real = http.http_url(url)
         if real is None:
@@ -107,6 +108,7 @@ class CalDavCalendar:
         self._credential = credential  # a token instead of the password (Bearer)
         self._token: str | None = None
         self._tz = tz
+        self._me = me  # which attendee is the user (their `response`)
         self._wanted = tuple(calendars)
         self._timeout = float(timeout)
         self._today = today
@@ -167,7 +169,12 @@ class CalDavCalendar:
             if not texts:
                 continue
             parsed = parse_events(
-                "\r\n".join(texts), source=self.name, tz=self._tz, first=first, last=last
+                "\r\n".join(texts),
+                source=self.name,
+                tz=self._tz,
+                first=first,
+                last=last,
+                me=self._me,
             )
             cut += parsed.cut_short
             for event in parsed.events:

@@ -18,6 +18,8 @@ looks like to Dayflow:
 - Outlook's Windows zone names ("W. Europe Standard Time") resolve to IANA zones (icalendar).
 - No DTEND: DURATION when given, else a zero-length event (RFC 5545 3.6.1).
 - Every time is returned as ISO-8601 with its offset in the user's timezone.
+- Who: attendees and organizer as name plus address, the user's own PARTSTAT as `response` and
+  TRANSP:TRANSPARENT as `"free": true` (`people`, which bounds and cleans them).
 
 Reading once: `CalendarData` indexes the text once (`ical_text`: a line scan, no parsing) and,
 for each range asked, parses only the components that can touch it, keeping each range's events.
@@ -43,12 +45,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dayflow.errors import SourceUnreadable
-from dayflow.sources import ical_text, recurrence
+from dayflow.sources import ical_text, people, recurrence
 from dayflow.sources.identity import item_id
 from dayflow.sources.recurrence import CutShort
 
 _STATUSES = {"CONFIRMED": "confirmed", "TENTATIVE": "tentative", "CANCELLED": "cancelled"}
-MAX_ATTENDEES = 50
 MAX_TEXT = 4000  # characters kept of a DESCRIPTION (the tools show 500); a title or place: 500
 _MARGIN = dt.timedelta(days=2)  # a one-off event's dates, in any zone, against the range
 
@@ -74,12 +75,14 @@ class CalendarData:
         tz: dt.tzinfo,
         budget: float = recurrence.BUDGET_S,
         clock: Callable[[], float] = time.monotonic,
+        me: people.Me = people.nobody,
     ) -> None:
         text = data if isinstance(data, str) else _decode(data)
         if "BEGIN:VCALENDAR" not in text[:4096].upper():
             raise SourceUnreadable(source, f"not an iCalendar file (it starts with {_start(text)})")
         self.source = source
         self._tz = tz
+        self._me = me
         self._budget = budget
         self._clock = clock
         self._items = ical_text.index(text)
@@ -124,7 +127,8 @@ class CalendarData:
                         *(c for owner, c in mine if owner == k),
                     ]
                     calendars.append(calendar)
-                events = _events(calendars, self.source, self._tz, first, last, budget, cut)
+                where = _Where(self.source, self._tz, self._me)
+                events = _events(calendars, where, first, last, budget, cut)
         except recurrence.OutOfTime:
             raise SourceUnreadable(
                 self.source,
@@ -162,17 +166,31 @@ class CalendarData:
 
 
 def parse_events(
-    data: bytes | str, *, source: str, tz: dt.tzinfo, first: dt.date, last: dt.date
+    data: bytes | str,
+    *,
+    source: str,
+    tz: dt.tzinfo,
+    first: dt.date,
+    last: dt.date,
+    me: people.Me = people.nobody,
 ) -> Parsed:
     """The events of an iCalendar text that overlap the local dates first..last (inclusive)
     (`CalendarData.read`, for a text read once)."""
-    return CalendarData(data, source=source, tz=tz).read(first, last)
+    return CalendarData(data, source=source, tz=tz, me=me).read(first, last)
+
+
+@dataclass(frozen=True)
+class _Where:
+    """What an event is read for: its calendar's name, the user's zone and addresses."""
+
+    source: str
+    tz: dt.tzinfo
+    me: people.Me
 
 
 def _events(
     calendars: list[Any],
-    source: str,
-    tz: dt.tzinfo,
+    where: _Where,
     first: dt.date,
     last: dt.date,
     budget: recurrence.TimeBudget,
@@ -180,6 +198,7 @@ def _events(
 ) -> list[dict[str, Any]]:
     import x_wr_timezone
 
+    source, tz = where.source, where.tz
     lo = dt.datetime.combine(first, dt.time(), tz)
     hi = dt.datetime.combine(last + dt.timedelta(days=1), dt.time(), tz)
     seen: dict[str, int] = {}
@@ -191,7 +210,7 @@ def _events(
             raise SourceUnreadable(source, f"bad X-WR-TIMEZONE ({_one_line(err)})") from None
         recurring = _recurring_uids(calendar)
         for component in _expand(calendar, first, last, source, budget, cut):
-            event = _event(component, source=source, tz=tz, recurring=recurring)
+            event = _event(component, where, recurring=recurring)
             if event is None or not _overlaps(event, first, last, lo, hi):
                 continue
             # Two events sharing a UID and no recurrence (a broken export) stay two events.
@@ -338,9 +357,7 @@ def _recurring_uids(calendar: Any) -> set[str]:
     return uids
 
 
-def _event(
-    component: Any, *, source: str, tz: dt.tzinfo, recurring: set[str]
-) -> dict[str, Any] | None:
+def _event(component: Any, where: _Where, *, recurring: set[str]) -> dict[str, Any] | None:
     start_prop = component.get("DTSTART")
     if start_prop is None:
         return None  # nothing to place on a calendar
@@ -349,6 +366,7 @@ def _event(
     end = end_prop.dt if end_prop is not None else None
     if end is None and component.get("DURATION") is not None:
         end = start + component["DURATION"].dt
+    source, tz = where.source, where.tz
     uid = str(component.get("UID", "")).strip()
     title = _title(component)
     if not uid:  # best effort for a broken event: what it is and when
@@ -371,9 +389,7 @@ def _event(
     location = " ".join(_text(component, "LOCATION", 500).split())
     if location:
         event["location"] = location
-    attendees = _attendees(component)
-    if attendees:
-        event["attendees"] = attendees
+    event.update(people.from_ical(component, where.me))
     description = _text(component, "DESCRIPTION", MAX_TEXT).strip()
     if description:
         event["description"] = description
@@ -393,21 +409,6 @@ def _recurrence_key(value: dt.date | dt.datetime) -> str:
             return value.strftime("%Y%m%dT%H%M%S")
         return value.astimezone(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     return value.strftime("%Y%m%d")
-
-
-def _attendees(component: Any) -> list[str]:
-    raw = component.get("ATTENDEE")
-    if raw is None:
-        return []
-    values = raw if isinstance(raw, list) else [raw]
-    names = []
-    for value in values[:MAX_ATTENDEES]:
-        params = getattr(value, "params", {})
-        name = params.get("CN") or str(value).removeprefix("mailto:").removeprefix("MAILTO:")
-        name = " ".join(str(name).split())
-        if name:
-            names.append(name)
-    return names
 
 
 def _overlaps(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dayflow.errors import SourceError, SourceUnreadable
-from dayflow.sources import http
+from dayflow.sources import http, people
 
 if TYPE_CHECKING:
     from dayflow.sources.ical import CalendarData
@@ -38,11 +38,13 @@ class IcsCalendar:
         cache_dir: Path | None = None,
         today: dt.date | None = None,
         credential: Credential | None = None,
+        me: people.Me = people.nobody,
     ) -> None:
         if (path is None) == (url is None):
             raise SourceError(f"calendar {name!r}: give exactly one of 'path' or 'url'")
         self.name = name
         self._tz = tz
+        self._me = me  # which attendee is the user (their `response`)
         self._path = None if path is None else Path(path).expanduser()
         self._url: str | None = None
         if url is not None:
@@ -75,7 +77,7 @@ class IcsCalendar:
 
         first, last = default_range(first, last, self._today)
         if self._calendar is None:
-            self._calendar = CalendarData(self._read(), source=self.name, tz=self._tz)
+            self._calendar = CalendarData(self._read(), source=self.name, tz=self._tz, me=self._me)
             self._data = None  # indexed: the bytes are not needed again
         parsed = self._calendar.read(first, last)
         self.cut_short = parsed.cut_short

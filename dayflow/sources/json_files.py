@@ -20,9 +20,12 @@ Dayflow reads mail and events from JSON files. Two shapes are accepted:
     }
 
 Required message fields: `id`, `from`, `subject`, `received_at`. `snippet` defaults to the start of
-`body`, `body` to the snippet, `unread` to false, `thread_id` to null. Required event fields: `id`,
-`title`, `start`, `end`. Timestamps are ISO-8601 and must carry a UTC offset (a naive time could be
-any zone). A bare list of messages / events is accepted as well.
+`body`, `body` to the snippet, `unread` to false, `thread_id` to null. Required event fields:
+`id`, `title`, `start`, `end`; `attendees` are strings ("Name <address>", an address or a name),
+and an event may name its `organizer` (the same way), the user's `response` (accepted,
+tentative, declined, needs-action) and `"free": true` (it takes no time). Timestamps are
+ISO-8601 and must carry a UTC offset (a naive time could be any zone). A bare list of messages
+/ events is accepted as well.
 
 Why `anchor_date`: the bundled sample data would go stale the day after it was written. A file that
 names its anchor date has every timestamp moved by whole days, `brief_date - anchor_date`, keeping
@@ -44,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from dayflow.errors import SourceError
+from dayflow.sources import people
 
 SNIPPET_CHARS = 200
 SAMPLES = ("standard", "large")  # the bundled inboxes; the calendar is the same for both
@@ -274,6 +278,17 @@ class JsonCalendar(_JsonFile):
     _item_word = "event"
     _bundled = "calendar.json"
 
+    def __init__(
+        self,
+        path: Path | None,
+        brief_date: dt.date,
+        *,
+        tz: dt.tzinfo | None = None,
+        me: people.Me = people.nobody,
+    ) -> None:
+        super().__init__(path, brief_date, tz=tz)
+        self._me = me  # which attendee is the user (their `response`)
+
     def events(
         self, first: dt.date | None = None, last: dt.date | None = None
     ) -> list[dict[str, Any]]:
@@ -295,14 +310,35 @@ class JsonCalendar(_JsonFile):
         attendees = self._field(n, obj, "attendees", list, required=False) or []
         if not all(isinstance(a, str) for a in attendees):
             raise self._error(f"event {n} 'attendees' must be a list of strings")
+        organizer = self._field(n, obj, "organizer", str, required=False)
+        response = self._field(n, obj, "response", str, required=False)
+        if response is not None and response not in people.RESPONSES:
+            raise self._error(f"event {n} 'response' must be one of {', '.join(people.RESPONSES)}")
+        listed = [(who, "") for who in map(_person, attendees) if who is not None]
+        who = people.fields(listed, _person(organizer or ""), self._me)
+        if response is not None:
+            who["response"] = response
+        if self._field(n, obj, "free", bool, required=False):
+            who["free"] = True
         return {
             "id": self._field(n, obj, "id", str),
             "title": self._field(n, obj, "title", str),
             "start": start.isoformat(),
             "end": end.isoformat(),
             "location": self._field(n, obj, "location", str, required=False),
-            "attendees": list(attendees),
+            "attendees": [],
+            **who,
         }
+
+
+def _person(text: str) -> dict[str, str] | None:
+    """An attendee written as "Name <address>", "address" or "Name"."""
+    import email.utils  # only when an event has people (not on the fast commands' path)
+
+    name, address = email.utils.parseaddr(text)
+    if address and "@" in address:
+        return people.person(name, address)
+    return people.person(text, "")
 
 
 def _int(digits: str) -> int | float:

@@ -6,7 +6,9 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from dayflow import meetings
 from dayflow.errors import SourceError, SourceUnavailable
+from dayflow.sources import people
 from dayflow.sources.mail import PathMissing
 from dayflow.tools.spec import ISO_DATE, MAX_RESULT_CHARS, Tool, ToolEnv, ToolError, result_text
 
@@ -73,6 +75,11 @@ def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
         found.append((order, e["id"], _calendar_item(e, when)))
     found.sort(key=lambda f: (f[0], f[1]))
     out: dict[str, Any] = {"events": [item for _, _, item in found[:MAX_EVENTS]]}
+    clashes, more = meetings.conflicts([item for _, _, item in found])
+    if clashes:  # over every event of the range, not only those listed
+        out["conflicts"] = clashes
+    if more:
+        out["conflicts_more"] = more
     failures = getattr(env.calendar, "failures", None)
     if failures:  # some calendars answered, these did not
         out["unavailable"] = [{"source": n, "reason": w} for n, w in failures]
@@ -112,11 +119,7 @@ def _calendar_item(e: dict[str, Any], when: dict[str, Any]) -> dict[str, Any]:
     for key in ("location", "description"):
         if e.get(key):
             item[key] = _cap(e[key], _TEXT_CAPS[key])
-    attendees = e.get("attendees") or []
-    if attendees:
-        item["attendees"] = [_cap(a, 100) for a in attendees[:MAX_ATTENDEES]]
-        if len(attendees) > MAX_ATTENDEES:
-            item["attendees"].append(f"and {len(attendees) - MAX_ATTENDEES} more")
+    item.update(people.for_model(e, MAX_ATTENDEES))
     return item
 
 
@@ -132,9 +135,12 @@ READ_CALENDAR = Tool(
     "read_calendar",
     "Read the user's calendar events in the user's timezone: 'range' today or week (the "
     "7 days starting today), or the days 'start' to 'end' (inclusive). An all-day event "
-    "has all_day true and dates, its end exclusive. A cancelled event has status "
-    "'cancelled' and takes no time. 'cut_short' lists recurring series that were not "
-    "expanded in full (a runaway rule): say so in the brief.",
+    "has all_day true and dates, its end exclusive. Attendees and the organizer are "
+    "name and address; 'response' is the user's own answer (accepted, tentative, declined, "
+    "needs-action). A cancelled, declined or free (free true) event takes no time. "
+    "'conflicts' lists busy events that overlap (kind overlap) and back-to-back events in "
+    "different places (kind travel): flag them. 'cut_short' lists recurring series that "
+    "were not expanded in full (a runaway rule): say so in the brief.",
     {
         "type": "object",
         "properties": {
