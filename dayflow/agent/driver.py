@@ -235,12 +235,10 @@ def _failed(
 def _close_sources(loop: Loop, run_id: str) -> None:
     """Log out of the sources this process opened for the run (IMAP connections)."""
     for source in loop.opened.pop(run_id, ()):
-        close = getattr(source, "close", None)
-        if callable(close):
-            try:
-                close()
-            except Exception:  # a connection that is gone already: nothing to close
-                pass
+        try:
+            source.close()
+        except Exception:  # a connection that is gone already: nothing to close
+            pass
 
 
 def _describe(exc: BaseException) -> str:

@@ -26,13 +26,17 @@ from dayflow.providers import ModelClient
 from dayflow.sources import CalendarSource, InboxSource
 from dayflow.sources.config import SourcesConfig
 from dayflow.sources.factory import build_sources
+from dayflow.sources.inbox import Inbox
 from dayflow.store import Store
 
 Reporter = Callable[[Note], None]
-SourceFactory = Callable[[RunSettings, date], tuple[InboxSource, CalendarSource]]
+# The factory's inbox is the merged `Inbox`, or a reader of message dicts (the loop makes it
+# one); its calendar, any CalendarSource.
+Sources = tuple[Inbox | InboxSource, CalendarSource]
+SourceFactory = Callable[[RunSettings, date], Sources]
 
 
-def json_sources(settings: RunSettings, brief_date: date) -> tuple[InboxSource, CalendarSource]:
+def json_sources(settings: RunSettings, brief_date: date) -> Sources:
     """The run's sources from its settings (the config's entries, the JSON files, or the
     bundled sample), with passwords from the process environment."""
     return build_sources(settings, brief_date)
@@ -44,7 +48,7 @@ def source_factory(
     """A SourceFactory whose password_env lookups use `env` (the CLI's, `.env` included) and
     whose config files come from `configs` (the process's `config.Config`: read once)."""
 
-    def factory(settings: RunSettings, brief_date: date) -> tuple[InboxSource, CalendarSource]:
+    def factory(settings: RunSettings, brief_date: date) -> Sources:
         return build_sources(settings, brief_date, env=env, configs=configs)
 
     return factory
@@ -97,7 +101,7 @@ class Loop:
     delivery: Callable[[], delivery_.Settings] = delivery_.Settings
     # The sources opened by this process, per run: a Maildir or an IMAP connection is opened
     # once, and a message listed in step 1 is found again in step 5 without a search.
-    opened: dict[str, tuple[InboxSource, CalendarSource]] = field(default_factory=dict)
+    opened: dict[str, tuple[Inbox, CalendarSource]] = field(default_factory=dict)
 
 
 class Stop(Exception):

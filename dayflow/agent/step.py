@@ -14,6 +14,8 @@ from dayflow.agent import notes
 from dayflow.agent.loop import Loop, Stop, after_step, kill_point
 from dayflow.models import COMPLETE, FAILED, STOPPED, Message, Run
 from dayflow.shown import Shown, shown_in
+from dayflow.sources import as_calendar
+from dayflow.sources.inbox import legacy_inbox
 from dayflow.store import Lease, Store
 
 
@@ -192,7 +194,8 @@ def run_tools(
     whether any call saved an effect. Only a step being recovered can have saved effects."""
     store = loop.store
     if run.id not in loop.opened:
-        loop.opened[run.id] = loop.sources(run.settings, date.fromisoformat(run.brief_date))
+        given, cal = loop.sources(run.settings, date.fromisoformat(run.brief_date))
+        loop.opened[run.id] = (legacy_inbox(given), as_calendar(cal))
     inbox, calendar = loop.opened[run.id]
     seen: list[Shown] = []
 

@@ -204,36 +204,17 @@ def wait_while_driven(get: Callable[[], Run], limit_s: float = WAIT_LIMIT_S) -> 
     return run
 
 
-class ArrivedSince:
-    """An inbox showing only the messages received after `since` (an update's inbox)."""
-
-    def __init__(self, inner: Any, since: str) -> None:
-        self._inner = inner
-        self._since = datetime.fromisoformat(since)
-
-    def messages(self) -> list[dict[str, Any]]:
-        return [m for m in self._inner.messages() if self._after(m.get("received_at"))]
-
-    def _after(self, value: object) -> bool:
-        try:
-            return datetime.fromisoformat(str(value)) > self._since
-        except (TypeError, ValueError):
-            return True  # a time we cannot read: show it rather than hide it
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
 def since_sources(base: Callable[[Any, date], tuple[Any, Any]]) -> Callable[..., tuple[Any, Any]]:
     """The source factory `base`, its inbox narrowed to what arrived since for an update run."""
 
     def factory(settings: RunSettings, day: date) -> tuple[Any, Any]:
         inbox, calendar = base(settings, day)
         since = settings.since
-        from dayflow.sources.inbox import Inbox  # not at import: briefday is on `--help`'s path
+        if not since:
+            return inbox, calendar
+        # Not at import: briefday is on `--help`'s path.
+        from dayflow.sources.inbox import legacy_inbox
 
-        if since and isinstance(inbox, Inbox):
-            return inbox.only_after(datetime.fromisoformat(since)), calendar
-        return (ArrivedSince(inbox, since) if since else inbox), calendar
+        return legacy_inbox(inbox).only_after(datetime.fromisoformat(since)), calendar
 
     return factory

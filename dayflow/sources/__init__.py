@@ -7,9 +7,6 @@ here imports a calendar library at import time: `runs`, `tasks` and `--help` nev
 
 from __future__ import annotations
 
-import datetime as dt
-from typing import Any, Protocol
-
 from dayflow.sources.caldav import CalDavCalendar
 from dayflow.sources.ics import IcsCalendar
 from dayflow.sources.json_files import (
@@ -20,11 +17,13 @@ from dayflow.sources.json_files import (
     local_date,
     to_timezone,
 )
+from dayflow.sources.protocols import CalendarSource, InboxSource, as_calendar
 
 __all__ = [
     "CalDavCalendar",
     "SAMPLES",
     "SNIPPET_CHARS",
+    "as_calendar",
     "CalendarSource",
     "IcsCalendar",
     "InboxSource",
@@ -33,20 +32,3 @@ __all__ = [
     "local_date",
     "to_timezone",
 ]
-
-
-class InboxSource(Protocol):
-    """Where messages come from."""
-
-    def messages(self) -> list[dict[str, Any]]:
-        """All messages, newest first, as fresh copies."""
-        ...
-
-
-class CalendarSource(Protocol):
-    """Where events come from."""
-
-    def events(self, *, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
-        """The events overlapping the user's dates first..last (inclusive), by start time, as
-        fresh copies; a source may return more (the caller filters). Raises SourceError."""
-        ...

@@ -36,6 +36,7 @@ from dayflow.errors import SourceError, SourceUnreadable
 from dayflow.sources import http, people
 from dayflow.sources.deadline import Deadline
 from dayflow.sources.ics import default_range
+from dayflow.sources.protocols import CalendarSource
 
 if TYPE_CHECKING:
     from dayflow.sources.ical import Parsed
@@ -69,7 +70,7 @@ class _Collection:
     name: str  # the display name, else the last part of the path
 
 
-class CalDavCalendar:
+class CalDavCalendar(CalendarSource):
     """Events from the calendars of one CalDAV account, shown in `tz`.
 
     `password` is a function that returns the password (from `password_command` or

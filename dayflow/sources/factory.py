@@ -29,6 +29,7 @@ from dayflow.sources.identity import SAMPLE_SOURCE, prefixed
 from dayflow.sources.inbox import Inbox
 from dayflow.sources.json_files import JsonCalendar, JsonInbox
 from dayflow.sources.mail import DictMail, MailSource, PathMissing
+from dayflow.sources.protocols import CalendarSource, as_calendar
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ CALENDAR_READERS: dict[str, CalendarReader] = {
 }
 
 
-class _Checked:
+class _Checked(CalendarSource):
     """A JSON reader whose missing file is PathMissing (so a resume fails, naming it)."""
 
     def __init__(self, spec: SourceSpec, inner: Any) -> None:
@@ -161,11 +162,11 @@ class _Checked:
         return list(self.inner.events(first=first, last=last))
 
     @property
-    def cut_short(self) -> list[Any]:
-        return list(getattr(self.inner, "cut_short", ()))
+    def cut_short(self) -> list[Any]:  # type: ignore[override]  # read-only here: the inner's
+        return list(as_calendar(self.inner).cut_short)
 
 
-class Calendar:
+class Calendar(CalendarSource):
     """Several calendars as one, by start time. A calendar that fails is listed in `failures`
     while the others answer; all failing is a SourceError; with `strict`, any failure is
     SourceUnavailable (the run fails, resumably). The recurring series a calendar did not
@@ -174,11 +175,14 @@ class Calendar:
     def __init__(
         self, sources: list[tuple[str, Any]], *, strict: bool = False, remote: bool = False
     ) -> None:
-        self.sources = sources
+        self.sources = [(name, as_calendar(source)) for name, source in sources]
         self.strict = strict
         self.remote = remote  # a calendar is a server (CalDAV, a URL): reads saved at once
         self.failures: list[tuple[str, str]] = []
         self.cut_short: list[Any] = []
+
+    def configured(self) -> bool:
+        return bool(self.sources)
 
     def events(self, *, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
         from dayflow.errors import SourceUnavailable
@@ -198,7 +202,7 @@ class Calendar:
                 self.failures.append((name, str(exc)))
                 continue
             ok += 1
-            self.cut_short += getattr(source, "cut_short", ())  # the JSON readers cut nothing
+            self.cut_short += source.cut_short
             for event in got:
                 event = dict(event)
                 if not event.get("source"):
@@ -211,7 +215,7 @@ class Calendar:
         return out
 
 
-class _Legacy:
+class _Legacy(CalendarSource):
     """The sample's or a --calendar file's events under a source name."""
 
     def __init__(self, inner: Any) -> None:
@@ -296,7 +300,7 @@ def build_sources(
     return Inbox(mail, default_since=default_since, until=until, strict=strict), calendar
 
 
-def open_calendar(spec: SourceSpec, ctx: SourceContext) -> Any:
+def open_calendar(spec: SourceSpec, ctx: SourceContext) -> CalendarSource:
     """The reader for one [[calendar]] entry."""
     reader = CALENDAR_READERS.get(spec.kind)
     if reader is None:
@@ -360,7 +364,7 @@ def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
                     "start": upcoming.get("start"),
                     "all_day": bool(upcoming.get("all_day")),
                 }
-            cut = getattr(reader, "cut_short", ())
+            cut = reader.cut_short
             if cut:
                 out["cut_short"] = [c.to_json() for c in cut]
         out["ok"] = True
@@ -406,8 +410,8 @@ def precheck(inbox: Any, calendar: Any, day: dt.date) -> None:
     for source in legacy_inbox(inbox).sources:
         source.precheck()
     if isinstance(calendar, Calendar):
-        for _, source in calendar.sources:
-            if isinstance(source, _Checked | _Legacy):
-                source.events(first=day, last=day)
+        for _, reader in calendar.sources:
+            if isinstance(reader, _Checked | _Legacy):
+                reader.events(first=day, last=day)
     else:
         calendar.events(first=day, last=day)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from dayflow.errors import SourceError, SourceUnreadable
 from dayflow.sources import http, people
+from dayflow.sources.protocols import CalendarSource
 
 if TYPE_CHECKING:
     from dayflow.sources.ical import CalendarData
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from dayflow.sources.recurrence import CutShort
 
 
-class IcsCalendar:
+class IcsCalendar(CalendarSource):
     """Events from one .ics file (`path`) or feed (`url`), expanded and shown in `tz`.
 
     `timeout` is in seconds; `cache_dir` holds feed copies (default: `http.cache_dir()`);

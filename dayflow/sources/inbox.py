@@ -27,6 +27,7 @@ from typing import Any
 from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.sources.identity import SAMPLE_SOURCE
 from dayflow.sources.mail import DictMail, MailItem, MailSource, PathMissing
+from dayflow.sources.protocols import InboxSource
 
 
 @dataclass(frozen=True)
@@ -304,7 +305,8 @@ def legacy_inbox(inner: Any) -> Inbox:
     namespace, anything else is named "inbox"."""
     if isinstance(inner, Inbox):
         return inner
-    sample = getattr(inner, "is_sample", False) is True
+    declared = isinstance(inner, InboxSource)  # else only `messages()`: the defaults
+    sample = declared and inner.is_sample is True
     name = SAMPLE_SOURCE if sample else "inbox"
-    where = str(getattr(inner, "label", "(messages)"))
+    where = str(inner.label) if declared else "(messages)"
     return Inbox([DictMail(name, inner, sample=sample, where=where)])

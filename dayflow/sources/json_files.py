@@ -48,6 +48,7 @@ from typing import Any
 
 from dayflow.errors import SourceError
 from dayflow.sources import people
+from dayflow.sources.protocols import CalendarSource, InboxSource
 
 SNIPPET_CHARS = 200
 SAMPLES = ("standard", "large")  # the bundled inboxes; the calendar is the same for both
@@ -215,7 +216,7 @@ class _JsonFile:
         return item
 
 
-class JsonInbox(_JsonFile):
+class JsonInbox(_JsonFile, InboxSource):
     """Messages from a JSON file; `path=None` reads the bundled inbox named by `sample`.
 
     `sample="standard"` is the 19-message inbox whose snippets settle everything; `"large"` is
@@ -271,7 +272,7 @@ class JsonInbox(_JsonFile):
         }
 
 
-class JsonCalendar(_JsonFile):
+class JsonCalendar(_JsonFile, CalendarSource):
     """Events from a JSON file; `path=None` reads the bundled sample calendar."""
 
     _list_key = "events"

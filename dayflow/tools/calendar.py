@@ -51,7 +51,7 @@ def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     lo = datetime.combine(first, datetime.min.time(), env.tz)
     hi = datetime.combine(last + timedelta(days=1), datetime.min.time(), env.tz)
     try:
-        events = env.calendar.events(first=first, last=last)
+        events = env.calendars.events(first=first, last=last)
     except SourceUnavailable:
         raise
     except PathMissing as exc:
@@ -80,13 +80,13 @@ def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
         out["conflicts"] = clashes
     if more:
         out["conflicts_more"] = more
-    failures = getattr(env.calendar, "failures", None)
+    failures = env.calendars.failures
     if failures:  # some calendars answered, these did not
         out["unavailable"] = [{"source": n, "reason": w} for n, w in failures]
-    cut = getattr(env.calendar, "cut_short", None)
+    cut = env.calendars.cut_short
     if cut:  # recurring series not expanded in full: the rest of the calendar was read
         out["cut_short"] = [c.to_json() for c in cut[:20]]
-    if getattr(env.calendar, "sources", None) == []:  # none configured: not an empty day
+    if not env.calendars.configured():  # none configured: not an empty day
         out["unavailable"] = [{"source": "calendar", "reason": NO_CALENDAR_SOURCE}]
     return _fit_events(out, len(found))
 

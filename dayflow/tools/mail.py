@@ -7,7 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from dayflow.errors import SourceError, SourceUnavailable
-from dayflow.sources.inbox import CursorError, legacy_inbox
+from dayflow.sources.inbox import CursorError
 from dayflow.sources.mail import PathMissing
 from dayflow.tools.spec import Tool, ToolEnv, ToolError, string_schema
 
@@ -15,7 +15,7 @@ NO_MAIL_SOURCE = "no mail source is configured ([[inbox]] in the config file)"
 
 
 def read_inbox(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
-    inbox = legacy_inbox(env.inbox)
+    inbox = env.mail
     raw_since = args.get("since")
     since = _since(raw_since, env.tz) if isinstance(raw_since, str) else None
     try:
@@ -57,7 +57,7 @@ def _since(value: str, tz: ZoneInfo) -> datetime:
 
 
 def read_message(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
-    inbox = legacy_inbox(env.inbox)
+    inbox = env.mail
     try:
         found = inbox.read(args["id"])
     except KeyError:

@@ -127,7 +127,7 @@ def _no_arguments(args: Any, problem: str) -> str:
 def reads_network(name: str, env: ToolEnv) -> bool:
     """Whether tool `name` reads a server (IMAP, CalDAV, a calendar URL) in this run."""
     if name in ("read_inbox", "read_message"):
-        return bool(getattr(env.inbox, "remote", False))
+        return env.mail.remote
     if name == "read_calendar":
-        return bool(getattr(env.calendar, "remote", False))
+        return env.calendars.remote
     return False

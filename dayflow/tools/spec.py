@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from dayflow.shown import Shown
-from dayflow.sources import CalendarSource, InboxSource
+from dayflow.sources.inbox import Inbox, legacy_inbox
+from dayflow.sources.protocols import CalendarSource, InboxSource, as_calendar
 from dayflow.store import Tasks
 
 
@@ -27,7 +28,7 @@ class ToolEnv:
 
     tasks: Tasks
     run_id: str
-    inbox: InboxSource
+    inbox: Inbox | InboxSource
     calendar: CalendarSource
     brief_date: date
     tz: ZoneInfo
@@ -35,6 +36,14 @@ class ToolEnv:
     # What the run's committed steps showed the model (dayflow.shown): the only item keys a
     # task may be filed under. Read when a create_task needs it.
     shown: Callable[[], Shown] = Shown
+    # The one face each is read through: the merged `Inbox` (a dicts reader becomes one), a
+    # calendar with the protocol's defaults (one that only has `events()` gets them).
+    mail: Inbox = field(init=False)
+    calendars: CalendarSource = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.mail = legacy_inbox(self.inbox)
+        self.calendars = as_calendar(self.calendar)
 
 
 Handler = Callable[[dict[str, Any], ToolEnv], dict[str, Any]]
