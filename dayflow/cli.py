@@ -158,6 +158,7 @@ COMMAND_MODULES = {
     "cli_schedule": ("schedule",),
     "cli_sources": ("init", "sources"),
     "cli_profiles": ("profiles",),
+    "cli_fleet": ("worker", "fleet"),
 }
 
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # imported where used: see the module docstring
     from dayflow.pricing import Prices
     from dayflow.providers import ModelClient
     from dayflow.store import Store
+    from dayflow.store.values import Profile
 
     ModelFactory = Callable[[str, config.Settings], ModelClient]
 
@@ -111,6 +112,22 @@ class Deps:
 
             self._config = config.Config(self.env, notice=self.notice)
         return self._config
+
+    def for_profile(self, profile: Profile, db: str) -> Deps:
+        """A bundle for `profile`'s briefs in the store at `db` (a worker's): its config file
+        and timezone over this process's environment, its runs and tasks."""
+        from dayflow.fleet.profiles import profile_env
+
+        twin = Deps(
+            env={**profile_env(self.config.env, profile), "DAYFLOW_DB": db},
+            clock=self.clock,
+            model_factory=self.model_factory,
+            sources=self.sources,
+            out=self.out,
+            err=self.err,
+        )
+        twin.profile, twin._profile_read = profile.name, True
+        return twin
 
     def settings(self, **flags: Any) -> configuration.Settings:
         self._as_profile(flags)

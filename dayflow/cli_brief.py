@@ -218,7 +218,7 @@ def brief(
             given=frozenset(name for name in ctx.params if _given(ctx, name)),
             since=None if since is None else parse_since(since),
         )
-        outcome = write_brief(request, _room(deps, settings, verbose))
+        outcome = write_brief(request, brief_room(deps, settings, verbose))
         shown = None if outcome.quiet and out_format != "json" else outcome.text
         print_outcome(deps, outcome.run, shown, out_format, settings.prices)
 
@@ -244,7 +244,7 @@ def _mode(
     return chosen[0] if chosen else Mode.AUTO
 
 
-def _room(deps: Deps, settings: "config.Settings", verbose: bool) -> "Room":
+def brief_room(deps: Deps, settings: "config.Settings", verbose: bool) -> "Room":
     """What `dayflow.briefing` makes a brief with: this process's parts."""
     from dayflow.briefing import Room
 
@@ -322,7 +322,7 @@ def resume(
             from dayflow.briefing import resume as continue_run
 
             outcome = continue_run(
-                _room(deps, settings, verbose),
+                brief_room(deps, settings, verbose),
                 store,
                 run,
                 crash_after=crash_after,

@@ -17,6 +17,7 @@ from dayflow.models import Run, Task, Usage
 from dayflow.pricing import PRICES, Prices, format_cost, run_cost
 
 if TYPE_CHECKING:
+    from dayflow.fleet.status import Board
     from dayflow.store.values import Profile
 
 # ANSI colours of a run's status, on a colour terminal only.
@@ -267,6 +268,18 @@ def profiles_table(profiles: list[Profile], *, width: int | None = None) -> str:
         for p in profiles
     ]
     return table(cols, rows, width)
+
+
+def fleet_table(board: Board, *, width: int | None = None) -> str:
+    """`fleet status`: the counts by state, the oldest waiting job, then each profile."""
+    counts = ", ".join(f"{n} {state}" for state, n in board.counts().items() if n)
+    lines = [f"{board.day}: {counts or 'no profiles'}"]
+    oldest = board.oldest_waiting
+    if oldest is not None:
+        lines.append(f"oldest waiting: {oldest.profile}, queued {oldest.queued_at}")
+    cols = [_Col("profile", 0), _Col("state", 1), _Col("due", 2), _Col("run", 3)]
+    rows = [[x.profile, x.state, x.due_at, x.run_id or "-"] for x in board.lines]
+    return "\n".join(lines) + "\n" + table(cols, rows, width)
 
 
 def _days(weekdays: str) -> str:

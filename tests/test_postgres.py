@@ -18,7 +18,8 @@ from dayflow.clock import FixedClock
 from dayflow.errors import LeaseLost, RunBusy, StoreError
 from dayflow.models import ModelRequest, ModelResponse
 from dayflow.store import Lease, Store, open_store
-from dayflow.store.postgres import NUL_MARK, PgDatabase, decode_text, encode_text
+from dayflow.store.postgres import PgDatabase
+from dayflow.store.postgres_sql import NUL_MARK, decode_text, encode_text
 from dayflow.store.rows import dump
 from dayflow.store.sql import ConnectionLost, DatabaseError
 from tests.conftest import Db, db_rows, pg_schema

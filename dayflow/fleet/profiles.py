@@ -46,7 +46,7 @@ class BriefJob(Frozen):
         name, _, day = text.rpartition(":")
         try:
             return cls(check_name(name), date.fromisoformat(day))
-        except ValueError:
+        except (ValueError, UsageError):
             raise UsageError(f"not a brief job: {text[:80]!r}") from None
 
 

@@ -40,22 +40,30 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
-import os
 import select
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg import pq
 from psycopg.types.numeric import Int8BinaryDumper, Int8Dumper
 
-from dayflow.errors import DayflowError, LeaseLost, StoreError, UsageError
+from dayflow.errors import DayflowError, LeaseLost, StoreError
 from dayflow.store import postgres_schema
+from dayflow.store.postgres_sql import (
+    LEASE_LOST,
+    NOT_ONE,
+    QUEUED,
+    Part,
+    ServerClock,
+    combine,
+    known_error,
+    param,
+    redact,
+    row_factory,
+    split_options,
+)
 from dayflow.store.sql import (
     ConnectionLost,
     Cursor,
@@ -67,7 +75,6 @@ from dayflow.store.sql import (
 )
 from dayflow.store.values import UpkeepFinding
 
-NUL_MARK = "\ufdd0"
 DEFAULT_LEASE_TTL = timedelta(seconds=30)
 POSTGRES = Dialect(
     "postgresql",
@@ -80,106 +87,7 @@ POSTGRES = Dialect(
     day_lock="SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':day:' || ?, 0))",
 )
 TABLES = ("profiles", "runs", "steps", "tool_effects", "tasks", "events", "compactions")
-_OPTIONS = ("dayflow_pgbouncer", "dayflow_lease_ttl")
 _savepoints = itertools.count(1)
-# The SQLSTATEs `dayflow_require` raises (migration 0007): a fenced write found its lease taken
-# over (LeaseLost); another write that must change one row changed none (StoreError).
-LEASE_LOST, NOT_ONE = "DF001", "DF002"
-
-
-def encode_text(value: str) -> str:
-    """A string PostgreSQL `text` can hold, from which `decode_text` gives `value` back."""
-    if "\x00" in value or value.startswith(NUL_MARK):
-        return NUL_MARK + json.dumps(value)
-    return value
-
-
-def decode_text(value: str) -> str:
-    """The inverse of `encode_text`."""
-    return json.loads(value[1:]) if value.startswith(NUL_MARK) else value
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")))
-
-
-class PgRow:
-    """One result row: by column name or position, and iterable like a tuple."""
-
-    __slots__ = ("_names", "_values")
-
-    def __init__(self, names: dict[str, int], values: list[Any]) -> None:
-        self._names = names
-        self._values = values
-
-    def __getitem__(self, key: int | str) -> Any:
-        if isinstance(key, str):
-            return self._values[self._names[key]]
-        return self._values[key]
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, PgRow | tuple | list):
-            return tuple(self) == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self._values))
-
-    def __repr__(self) -> str:
-        return f"PgRow{tuple(self._values)!r}"
-
-    def keys(self) -> list[str]:
-        return list(self._names)
-
-
-def _value(v: Any) -> Any:
-    if isinstance(v, str):
-        return decode_text(v) if v.startswith(NUL_MARK) else v
-    if isinstance(v, Decimal):  # SUM of a BIGINT is NUMERIC; SQLite's is an integer
-        return int(v) if v == v.to_integral_value() else float(v)
-    return v
-
-
-def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], Any]:
-    desc = cursor.description
-    if desc is None:
-        return tuple
-    names = {c.name: i for i, c in enumerate(desc)}
-    return lambda values: PgRow(names, [_value(v) for v in values])
-
-
-_INT8 = range(-(2**63), 2**63)
-
-
-def _param(value: Any) -> Any:
-    if isinstance(value, str):
-        return encode_text(value)
-    if type(value) is int and value not in _INT8:
-        # Beyond int8 (which every int is sent as): as numeric, so the server refuses it with
-        # its own error ("bigint out of range") rather than psycopg with an OverflowError.
-        return Decimal(value)
-    return value
-
-
-class ServerClock:
-    """The server's clock as read at connect, advanced by the local monotonic clock."""
-
-    def __init__(self, server_now: datetime) -> None:
-        self._base = server_now
-        self._mono = time.monotonic()
-
-    def now(self) -> datetime:
-        return self._base + timedelta(seconds=time.monotonic() - self._mono)
 
 
 class PgDatabase:
@@ -191,12 +99,12 @@ class PgDatabase:
         # Whether a batch may ask not to wait for the server's disk (`batch(flush=False)`).
         self.lazy_commits = durability != "FULL"
         self.location = redact(url)
-        self._conninfo, self._pgbouncer, ttl = _split_options(url)
+        self._conninfo, self._pgbouncer, ttl = split_options(url)
         self.dialect = POSTGRES if ttl is None else _with_ttl(ttl)
         self.statements = 0
         self.transactions = 0
         self.round_trips = 0  # statements plus BEGIN/COMMIT/SAVEPOINT: what a network pays
-        self._batch: list[_Part] | None = None  # inside batch(): what it will send
+        self._batch: list[Part] | None = None  # inside batch(): what it will send
         self.clock: ServerClock
         self._conn = self._open()
 
@@ -215,7 +123,7 @@ class PgDatabase:
         conn.adapters.register_dumper(int, Int8BinaryDumper)
         server_now = conn.execute("SELECT clock_timestamp()").fetchone()
         self.clock = ServerClock(server_now[0].astimezone(UTC) if server_now else datetime.now(UTC))
-        conn.row_factory = _row_factory  # type: ignore[assignment]
+        conn.row_factory = row_factory  # type: ignore[assignment]
         return conn
 
     @property
@@ -254,10 +162,10 @@ class PgDatabase:
         self.statements += 1
         if self._batch is not None:  # sent when the batch ends; it returns nothing to read
             self._batch.append((sql, tuple(args), None))
-            return _QUEUED
+            return QUEUED
         self.round_trips += 1
         query = qmark_to_format(sql) if args else sql
-        params = [_param(a) for a in args] if args else None
+        params = [param(a) for a in args] if args else None
         outside = not self.in_transaction
         if outside and self._conn.closed:
             self._reopen()  # dropped earlier; nothing of this statement was sent
@@ -276,19 +184,19 @@ class PgDatabase:
         self, sql: str, args: Sequence[Any], miss: DayflowError, unless: Unless | None = None
     ) -> None:
         """The write, and the check that it changed exactly one row, made by the server in the
-        same statement (`_combine`): `dayflow_require` (migration 0007) raises SQLSTATE
+        same statement (`combine`): `dayflow_require` (migration 0007) raises SQLSTATE
         `LEASE_LOST` or `NOT_ONE` with the error's message, which `_wrap` turns back into a
         LeaseLost or a StoreError. So nothing is read before COMMIT, and in a `batch` the
         write goes with the rest."""
-        part: _Part = (sql, tuple(args), (miss, unless))
+        part: Part = (sql, tuple(args), (miss, unless))
         if self._batch is not None:
             self.statements += 1
             self._batch.append(part)
             return
         try:
-            self.execute(*_combine([part]))
+            self.execute(*combine([part]))
         except DayflowError as exc:
-            raise _known(exc, [part]) from exc.__cause__
+            raise known_error(exc, [part]) from exc.__cause__
 
     @contextlib.contextmanager
     def batch(self, *, independent: bool = False, flush: bool = True) -> Iterator[None]:
@@ -322,7 +230,7 @@ class PgDatabase:
         self.transactions += 1
         self.round_trips += 1
         self._ready()
-        parts: list[_Part] = []
+        parts: list[Part] = []
         self._batch = parts
         try:
             yield
@@ -331,16 +239,16 @@ class PgDatabase:
         lazy = self.lazy_commits and not flush
         try:
             if len(parts) == 1 or (independent and parts):
-                self._send_one(*_combine(parts, lazy=lazy))
+                self._send_one(*combine(parts, lazy=lazy))
             elif parts:
                 self._send_pipeline(parts, lazy=lazy)
         except DayflowError as exc:
-            raise _known(exc, parts) from exc.__cause__
+            raise known_error(exc, parts) from exc.__cause__
 
     def _send_one(self, sql: str, args: Sequence[Any]) -> None:
         """One statement in autocommit: its own transaction, one wait."""
         query = qmark_to_format(sql) if args else sql
-        params = [_param(a) for a in args] if args else None
+        params = [param(a) for a in args] if args else None
         try:
             try:
                 self._conn.execute(query, params)  # type: ignore[arg-type]
@@ -353,7 +261,7 @@ class PgDatabase:
         except psycopg.Error as exc:
             raise _wrap(exc, self._conn.closed) from exc
 
-    def _send_pipeline(self, parts: list[_Part], *, lazy: bool, again: bool = True) -> None:
+    def _send_pipeline(self, parts: list[Part], *, lazy: bool, again: bool = True) -> None:
         """BEGIN, the statements in order, COMMIT: one pipeline, one wait."""
         conn = self._conn
         begin: Any = None
@@ -363,10 +271,10 @@ class PgDatabase:
                 if lazy:
                     conn.execute("SET LOCAL synchronous_commit = off")
                 for part in parts:
-                    sql, args = _combine([part])
+                    sql, args = combine([part])
                     conn.execute(
                         qmark_to_format(sql) if args else sql,  # type: ignore[arg-type]
-                        [_param(a) for a in args] if args else None,
+                        [param(a) for a in args] if args else None,
                     )
                 conn.execute("COMMIT")
         except psycopg.Error as exc:
@@ -506,107 +414,11 @@ def _with_ttl(seconds: float) -> Dialect:
     return replace(POSTGRES, lease_ttl=timedelta(seconds=seconds))
 
 
-def _split_options(url: str) -> tuple[str, bool, float | None]:
-    base, _, raw_query = url.partition("?")
-    query = parse_qsl(raw_query, keep_blank_values=True)
-    ours = {k: v for k, v in query if k in _OPTIONS}
-    rest = [(k, v) for k, v in query if k not in _OPTIONS]
-    flag = ours.get("dayflow_pgbouncer", os.environ.get("DAYFLOW_PG_PGBOUNCER", ""))
-    pgbouncer = flag.strip().lower() in ("1", "true", "yes", "on")
-    ttl: float | None = None
-    if "dayflow_lease_ttl" in ours:
-        try:
-            ttl = float(ours["dayflow_lease_ttl"])
-        except ValueError:
-            ttl = -1.0
-        if not 1 <= ttl <= 3600:
-            raise UsageError("dayflow_lease_ttl must be a number of seconds from 1 to 3600")
-    # Rebuilt by hand: urlunsplit would drop the "//" of "postgresql:///db" (a local socket).
-    return base + ("?" + urlencode(rest) if rest else ""), pgbouncer, ttl
-
-
-# A statement a batch keeps: its SQL (qmark), its arguments, and for `execute_one` what it must
-# change (the error when it does not, and its `unless`).
-_Part = tuple[str, tuple[Any, ...], tuple[DayflowError, Unless | None] | None]
-
-
-class _Queued:
-    """What `execute` returns inside a batch: nothing to read (the batch has not been sent)."""
-
-    def _refuse(self, *args: Any) -> Any:
-        raise StoreError("a statement in a batch has no result to read")
-
-    rowcount = property(_refuse)
-    fetchone = fetchall = __iter__ = _refuse
-
-
-_QUEUED: Any = _Queued()
-
-
-def _combine(parts: list[_Part], *, lazy: bool = False) -> tuple[str, tuple[Any, ...]]:
-    """One statement for `parts` (writes that do not read each other's): a plain statement
-    stays as it is; otherwise each becomes a data-modifying CTE (run to completion whether read
-    or not) and each check a `dayflow_require` call in the final SELECT. CASE evaluates in
-    order, so an `unless` error is raised only when its write changed no row. `lazy`: the
-    SELECT also sets `synchronous_commit` off for the statement's own transaction (read at its
-    COMMIT, which ends the statement)."""
-    if len(parts) == 1 and parts[0][2] is None and not lazy:
-        return parts[0][0], parts[0][1]
-    ctes: list[str] = []
-    checks: list[str] = []
-    args: list[Any] = []
-    check_args: list[Any] = []
-    for i, (sql, part_args, check) in enumerate(parts):
-        args += part_args
-        if check is None:
-            ctes.append(f"w{i} AS ({sql})")
-            continue
-        ctes.append(f"w{i} AS ({sql} RETURNING 1)")
-        miss, unless = check
-        count = f"(SELECT count(*) FROM w{i}) = 1"
-        if unless is None:
-            checks.append(f"dayflow_require({count}, ?, ?)")
-            check_args += (_code(miss), str(miss))
-            continue
-        condition, condition_args, error = unless
-        checks.append(
-            f"CASE WHEN {count} THEN NULL WHEN NOT {condition} THEN dayflow_require(false, ?, ?) "
-            "ELSE dayflow_require(false, ?, ?) END"
-        )
-        check_args += (*condition_args, _code(error), str(error), _code(miss), str(miss))
-    if lazy:
-        checks.append("set_config('synchronous_commit', 'off', true)")
-    select = ", ".join(checks) or "1"
-    return f"WITH {', '.join(ctes)} SELECT {select}", (*args, *check_args)
-
-
-def _code(error: DayflowError) -> str:
-    return LEASE_LOST if isinstance(error, LeaseLost) else NOT_ONE
-
-
 def _roll_back(conn: psycopg.Connection[Any]) -> None:
     """End a transaction a failed batch left open (or failed), if the connection still can."""
     if not conn.closed and conn.info.transaction_status != pq.TransactionStatus.IDLE:
         with contextlib.suppress(psycopg.Error):
             conn.execute("ROLLBACK")
-
-
-def _known(exc: DayflowError, parts: list[_Part]) -> DayflowError:
-    """The very error a part asked for (its class kept: `dayflow_require` sends only the SQLSTATE
-    and the message), when `exc` is the server raising it; else `exc`."""
-    for _, _, check in parts:
-        if check is None:
-            continue
-        miss, unless = check
-        for error in (miss, None if unless is None else unless[2]):
-            if error is not None and type(exc) is _base(error) and str(exc) == str(error):
-                return error
-    return exc
-
-
-def _base(error: DayflowError) -> type[DayflowError]:
-    """The class `_wrap` makes of an error a part asked for."""
-    return LeaseLost if isinstance(error, LeaseLost) else StoreError
 
 
 def _wrap(exc: psycopg.Error, closed: bool) -> DayflowError:

@@ -1,0 +1,211 @@
+"""`dayflow worker` and `dayflow fleet enqueue|status`: briefs for every profile of a shared
+PostgreSQL database, taken from a job queue by any number of workers (`dayflow.fleet`).
+
+The worker is handed how one brief is driven: the same `briefing.brief` a person's
+`dayflow brief --ensure-today --profile NAME` runs, with that profile's config file, timezone
+and runs (`Deps.for_profile`).
+"""
+
+# No `from __future__ import annotations` here: Typer would compile and eval every option's
+# annotation string at start-up (issue 13).
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from dayflow.cli_base import (
+    DbOpt,
+    Deps,
+    JsonOpt,
+    get_deps,
+    handle_errors,
+    not_empty,
+    parse_date,
+    print_json,
+)
+from dayflow.errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from dayflow.fleet import BriefJob
+    from dayflow.store.values import Profile
+
+commands = typer.Typer()
+fleet = typer.Typer(
+    name="fleet",
+    help="The fleet's briefs: queue a day's briefs now, or see where each one is.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+commands.add_typer(fleet)
+
+FLEET_EXTRA = "pip install 'dayflow[fleet]'"
+DateOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--date", metavar="YYYY-MM-DD", callback=not_empty, help="The day [default: today, UTC]."
+    ),
+]
+
+
+@commands.command()
+def worker(
+    ctx: typer.Context,
+    db: DbOpt = None,
+    concurrency: Annotated[
+        int, typer.Option(min=1, max=256, help="Briefs this worker drives at once.")
+    ] = 4,
+    per_key: Annotated[
+        int,
+        typer.Option(
+            "--per-key",
+            min=0,
+            max=100_000,
+            help="Briefs in flight at once per API key, across every worker (0: no limit).",
+        ),
+    ] = 8,
+    until_idle: Annotated[
+        bool, typer.Option("--until-idle", help="Exit when nothing is due or queued.")
+    ] = False,
+    heartbeat: Annotated[
+        float,
+        typer.Option(
+            min=1.0, max=3600.0, help="Seconds without a beat after which a job is retaken."
+        ),
+    ] = 10.0,
+    poll: Annotated[
+        float, typer.Option(min=0.1, max=3600.0, help="Seconds between looks for due briefs.")
+    ] = 5.0,
+) -> None:
+    """Take the profiles' briefs from the queue when they are due (each at its local time)
+    and write them; run as many workers, on as many machines, as you like."""
+    from dayflow.fleet.worker import WorkerOptions, run_worker
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        url = _fleet_db(deps, db)
+        options = WorkerOptions(
+            concurrency=concurrency,
+            until_idle=until_idle,
+            per_key=per_key,
+            heartbeat_s=heartbeat,
+            poll_s=poll,
+        )
+        report = run_worker(
+            url,
+            _driver(deps, url),
+            _entrypoints(deps, url),
+            options=options,
+            clock=deps.clock,
+            say=deps.notice,
+        )
+        deps.notice(
+            f"worker done: {report.driven} brief(s) driven, {report.retried} put back, "
+            f"{report.failed} failed, {report.queued} queued"
+        )
+
+
+@fleet.command()
+def enqueue(ctx: typer.Context, db: DbOpt = None, day: DateOpt = None) -> None:
+    """Queue every profile's brief for the day now, whatever the clock says."""
+    from datetime import UTC
+
+    from dayflow.fleet.worker import enqueue_day
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        url = _fleet_db(deps, db)
+        when = parse_date(day) if day else deps.clock.now().astimezone(UTC).date()
+        queued, profiles = enqueue_day(url, _entrypoints(deps, url), when)
+        deps.notice(f"{queued} brief(s) for {when} queued ({profiles - queued} already were)")
+
+
+@fleet.command()
+def status(
+    ctx: typer.Context, db: DbOpt = None, day: DateOpt = None, as_json: JsonOpt = False
+) -> None:
+    """The day's briefs by state: due, running, done, failed, uncertain delivery, with the
+    oldest job still waiting for a worker."""
+    import asyncio
+    from datetime import UTC
+
+    from dayflow.fleet import queue
+    from dayflow.fleet.status import board
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        url = _fleet_db(deps, db)
+        when = parse_date(day) if day else deps.clock.now().astimezone(UTC).date()
+
+        async def jobs() -> list[Any]:
+            async with queue.connect(url) as queries:
+                return await queue.waiting(queries)
+
+        waiting = asyncio.run(jobs())
+        with deps.store(deps.settings(db=url)) as store:
+            found = board(store, waiting, when, deps.clock.now())
+        if as_json:
+            print_json(deps, found.to_json())
+            return
+        from dayflow.listing import fleet_table
+
+        deps.out.file.write(fleet_table(found))
+        deps.out.file.flush()
+
+
+def _fleet_db(deps: Deps, db: str | None) -> str:
+    """The PostgreSQL database the fleet shares (a SQLite file has no queue)."""
+    from dayflow.store import is_postgres_target
+
+    target = str(deps.settings(db=db).db_path)
+    if not is_postgres_target(target):
+        raise UsageError(
+            "the fleet's queue lives in PostgreSQL: give --db postgresql://... (or DAYFLOW_DB)"
+        )
+    import importlib.util
+
+    if importlib.util.find_spec("pgqueuer") is None:
+        raise UsageError(f"the fleet needs its job queue library: {FLEET_EXTRA}")
+    return target
+
+
+def _driver(deps: Deps, url: str) -> "Callable[[BriefJob], object]":
+    """How a worker drives one brief: `brief --ensure-today` as that profile, on its day."""
+    from dayflow.briefing import BriefRequest, Mode
+    from dayflow.briefing import brief as write_brief
+    from dayflow.cli_brief import brief_room
+
+    def drive(job: "BriefJob") -> object:
+        with deps.store(deps.settings(db=url)) as store:
+            profile = store.profiles.get(job.profile)
+        as_them = deps.for_profile(profile, url)
+        settings = as_them.model_settings(None, db=url)
+        request = BriefRequest(day=job.day, mode=Mode.ENSURE_TODAY)
+        outcome = write_brief(request, brief_room(as_them, settings, verbose=False))
+        deps.notice(f"{job.key}: run {outcome.run.id} {outcome.run.status}")
+        return outcome
+
+    return drive
+
+
+def _entrypoints(deps: Deps, url: str) -> "Callable[[Profile], str]":
+    """The queue entrypoint of a profile's briefs: one per API key (its limit is per key)."""
+    import hashlib
+
+    from dayflow.errors import DayflowError
+    from dayflow.fleet.queue import ENTRYPOINT_PREFIX
+    from dayflow.providers import OFFLINE_MODEL
+
+    def of(profile: "Profile") -> str:
+        try:
+            settings = deps.for_profile(profile, url).model_settings(None, db=url)
+        except DayflowError:  # its brief will say what is wrong with its config
+            return ENTRYPOINT_PREFIX + "default"
+        if settings.model == OFFLINE_MODEL:
+            return ENTRYPOINT_PREFIX + "offline"
+        key = (settings.base_url or "") if settings.local else (settings.api_key or "")
+        return ENTRYPOINT_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:12]
+
+    return of

@@ -1,0 +1,154 @@
+"""The brief queue on PostgreSQL: the one module that imports pgqueuer (`dayflow[fleet]`).
+
+Why pgqueuer (issue 25 compared it with procrastinate; the figures are in the commit that
+added it): a job whose worker was killed -9 is picked again by another worker once its
+heartbeat is stale, with nothing to run by hand (procrastinate needs a periodic task of one's
+own to retry stalled jobs); its de-duplication key holds while a job is queued *and* while it
+is being run (procrastinate's queueing lock only while queued); and its per-entrypoint
+concurrency limit is kept by the database across every worker, which is what a limit per API
+key needs. Its cost is import time (pydantic models), paid only by `worker` and `fleet`.
+
+What a job means stays Dayflow's: its payload names a (profile, day) (`BriefJob`), its
+de-duplication key is that pair, and its entrypoint names the API key its calls go to
+(`brief.<key id>`), so the database caps the briefs in flight per key. Who drives the run is
+decided by the run's lease and the day's lock, never by the queue: a job picked twice (a
+heartbeat that came late) finds the day's run done, or driven, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from datetime import datetime, timedelta
+from typing import Any
+
+import psycopg
+from pgqueuer import errors as pgq_errors
+from pgqueuer.adapters.drivers.psycopg import PsycopgDriver
+from pgqueuer.core.qm import QueueManager
+from pgqueuer.queries import Queries
+from pgqueuer.types import QueueExecutionMode
+
+from dayflow.errors import StoreError
+from dayflow.fleet.profiles import BriefJob
+from dayflow.frozen import Frozen
+
+ENTRYPOINT_PREFIX = "brief."
+RetryRequested = pgq_errors.RetryRequested
+
+
+class Waiting(Frozen):
+    """A job in the queue: the brief it asks for, whether a worker holds it, since when."""
+
+    job: BriefJob
+    picked: bool
+    created: datetime
+    attempts: int
+
+
+def connection_url(url: str) -> str:
+    """The URL psycopg connects with: Dayflow's own options (`dayflow_*`) removed."""
+    from dayflow.store.postgres_sql import split_options
+
+    return split_options(url)[0]
+
+
+@contextlib.asynccontextmanager
+async def connect(url: str) -> AsyncIterator[Queries]:
+    """The queue of the database at `url` (its tables made on first use, in the URL's
+    schema), on one autocommit connection."""
+    try:
+        conn = await psycopg.AsyncConnection.connect(connection_url(url), autocommit=True)
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot reach the queue's database: {_first_line(exc)}") from None
+    try:
+        queries = Queries(PsycopgDriver(conn))
+        await queries.apply_upgrade()  # under the library's own lock: workers may race here
+        yield queries
+    finally:
+        await conn.close()
+
+
+async def enqueue(queries: Queries, jobs: Iterable[tuple[BriefJob, str]]) -> int:
+    """Queue each (job, entrypoint) unless a job with its key is queued or running; how many
+    were queued."""
+    pairs = list(jobs)
+    if not pairs:
+        return 0
+    payloads: list[bytes | None] = [job.payload() for job, _ in pairs]
+    keys: list[str | None] = [job.key for job, _ in pairs]
+    ids = await queries.enqueue(
+        [entrypoint for _, entrypoint in pairs],
+        payloads,
+        [0] * len(pairs),
+        dedupe_key=keys,
+        on_conflict="skip",
+    )
+    return sum(1 for i in ids if i is not None)
+
+
+async def waiting(queries: Queries) -> list[Waiting]:
+    """The jobs queued or being run, oldest first."""
+    out: list[Waiting] = []
+    offset = 0
+    while True:
+        page = await queries.browse_queue(limit=500, offset=offset, statuses=["queued", "picked"])
+        for row in page:
+            if not str(row.entrypoint).startswith(ENTRYPOINT_PREFIX):
+                continue  # another application's jobs in the same queue tables
+            job = BriefJob.from_payload(row.payload)
+            out.append(Waiting(job, row.status == "picked", row.created, row.attempts))
+        if len(page) < 500:
+            return sorted(out, key=lambda w: w.created)
+        offset += len(page)
+
+
+Handler = Callable[[BriefJob, int], Awaitable[None]]
+
+
+async def work(
+    queries: Queries,
+    entrypoints: dict[str, int],
+    handle: Handler,
+    *,
+    concurrency: int,
+    until_idle: bool,
+    heartbeat: timedelta,
+    poll: timedelta,
+    stop: asyncio.Event,
+) -> None:
+    """Take jobs of `entrypoints` (name -> the most run at once across every worker, 0: no
+    limit) and await `handle(job, attempts)` for each, `concurrency` at a time in this process,
+    until `stop` is set (or, `until_idle`, the queue has nothing left that is due). A handler
+    raising `RetryRequested` puts its job back, due after the delay."""
+    qm = QueueManager(queries)
+    for name, limit in entrypoints.items():
+
+        async def run(job: Any) -> None:
+            await handle(BriefJob.from_payload(job.payload), int(job.attempts))
+
+        qm.entrypoint(name, concurrency_limit=limit)(run)
+
+    async def stopper() -> None:
+        await stop.wait()
+        qm.shutdown.set()
+
+    watch = asyncio.create_task(stopper())
+    try:
+        await qm.run(
+            dequeue_timeout=poll,
+            batch_size=1,
+            # The library insists on at least twice the batch: one job more than asked may be
+            # held (picked, its heartbeat kept) while this process is busy with the others.
+            max_concurrent_tasks=max(concurrency, 2),
+            heartbeat_timeout=heartbeat,
+            mode=QueueExecutionMode.drain if until_idle else QueueExecutionMode.continuous,
+        )
+    finally:
+        watch.cancel()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,104 @@
+"""`dayflow fleet status`: the day's briefs of every profile by state, from the runs the store
+holds and the jobs the queue holds, and the job that has waited longest.
+
+States: `done`; `uncertain` (done, but a delivery may or may not have been made: `dayflow show`
+says which); `running` (a live driver has it, or a worker holds its job); `failed` (failed or
+stopped: `dayflow runs --profile NAME` says why); `due` (its time has passed, or its job is
+queued, and nothing drives it); `later` (not yet its time today); `off` (not one of its days).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
+
+from dayflow.clock import iso
+from dayflow.fleet.profiles import due_at
+from dayflow.frozen import Frozen
+from dayflow.models import DONE, FAILED, RUNNING, STOPPED, Run
+
+if TYPE_CHECKING:
+    from dayflow.fleet.queue import Waiting
+    from dayflow.store import Store
+    from dayflow.store.values import Profile
+
+STATES = ("due", "running", "done", "uncertain", "failed", "later", "off")
+
+
+class Line(Frozen):
+    """One profile's brief of the day."""
+
+    profile: str
+    state: str
+    due_at: str  # when it is (was) due, aware, in the profile's zone
+    run_id: str | None = None
+    queued_at: str | None = None  # when its job was queued, if one is
+
+
+class Board(Frozen):
+    """The day's briefs, and the oldest job not yet taken by a worker."""
+
+    day: str
+    lines: tuple[Line, ...]
+    oldest_waiting: Line | None
+
+    def counts(self) -> dict[str, int]:
+        return {s: sum(1 for line in self.lines if line.state == s) for s in STATES}
+
+    def to_json(self) -> dict[str, Any]:
+        def one(line: Line) -> dict[str, Any]:
+            return {
+                "profile": line.profile,
+                "state": line.state,
+                "due_at": line.due_at,
+                "run_id": line.run_id,
+                "queued_at": line.queued_at,
+            }
+
+        oldest = self.oldest_waiting
+        return {
+            "date": self.day,
+            "counts": self.counts(),
+            "oldest_waiting": None if oldest is None else one(oldest),
+            "profiles": [one(line) for line in self.lines],
+        }
+
+
+def board(store: Store, waiting: Iterable[Waiting], day: date, now: datetime) -> Board:
+    """Every profile's brief of `day` as of `now`."""
+    runs: dict[str, Run] = {}
+    for name, found in store.profiles.day_runs(day.isoformat()):
+        runs[name] = found  # oldest first: the newest wins
+    jobs = {w.job.profile: w for w in waiting if w.job.day == day}
+    lines = []
+    for profile in store.profiles.list():
+        run, job = runs.get(profile.name), jobs.get(profile.name)
+        state = _state(store, profile, run, job is not None and job.picked, day, now)
+        if job is not None and state in ("later", "off"):
+            state = "due"  # queued by `fleet enqueue`, whatever the clock says
+        queued = None if job is None else iso(job.created)
+        lines.append(
+            Line(profile.name, state, iso(due_at(profile, day)), run.id if run else None, queued)
+        )
+    idle = [line for line in lines if line.queued_at and line.state != "running"]
+    oldest = min(idle, key=lambda line: line.queued_at or "", default=None)
+    return Board(day.isoformat(), tuple(lines), oldest)
+
+
+def _state(
+    store: Store, profile: Profile, run: Run | None, picked: bool, day: date, now: datetime
+) -> str:
+    if run is not None:
+        if run.status == DONE:
+            return "uncertain" if store.profiles.uncertain_deliveries(run.id) else "done"
+        if run.status == RUNNING or picked:
+            return "running"
+        if run.status in (FAILED, STOPPED):
+            return "failed"
+        return "due"  # interrupted: the next worker to take its job resumes it
+    if picked:
+        return "running"
+    if str(day.isoweekday()) not in profile.weekdays:
+        return "off"
+    return "due" if now >= due_at(profile, day) else "later"

@@ -1,0 +1,203 @@
+"""The fleet: when each profile's brief is due (its own timezone, DST included), the queue's
+one job per (profile, day), and workers that drive each brief once, put a rate-limited one
+back with a delay, and never retry one whose sources fail."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dayflow.errors import ModelError, UsageError
+from dayflow.fleet import BriefJob, due_at, due_jobs
+from dayflow.fleet.profiles import next_due
+from dayflow.providers.offline import OfflineModel
+from dayflow.store.values import Profile
+from tests.conftest import FixedClock, db_rows, pg_schema
+from tests.harness import invoke
+
+
+def _at(text: str) -> datetime:
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+def test_a_brief_is_due_at_its_local_time_in_its_own_zone() -> None:
+    ann = Profile("ann", "/a.toml", "Europe/Paris", "07:30", "1234567")
+    kei = Profile("kei", "/k.toml", "Asia/Tokyo", "07:30", "1234567")
+    now = _at("2026-12-01T22:40:00+00:00")  # 23:40 in Paris, 07:40 on the 2nd in Tokyo
+    assert due_jobs([ann, kei], now) == [
+        BriefJob("ann", date(2026, 12, 1)),
+        BriefJob("kei", date(2026, 12, 2)),
+    ]
+    assert due_jobs([ann], _at("2026-12-01T06:29:00+00:00")) == []  # 07:29 in Paris
+    assert due_at(ann, date(2026, 12, 1)) == _at("2026-12-01T07:30:00+01:00")
+    assert next_due([ann], _at("2026-12-01T06:29:00+00:00")) == _at("2026-12-01T06:30:00+00:00")
+
+
+def test_daylight_saving_moves_the_utc_time_not_the_local_one() -> None:
+    at_230 = Profile("ann", "/a.toml", "Europe/Paris", "02:30", "1234567")
+    summer = Profile("ann", "/a.toml", "Europe/Paris", "07:30", "1234567")
+    assert due_at(summer, date(2026, 3, 28)) == _at("2026-03-28T06:30:00+00:00")  # CET
+    assert due_at(summer, date(2026, 3, 29)) == _at("2026-03-29T05:30:00+00:00")  # CEST
+    # 02:30 does not exist on 29 March in Paris: the wall time just after the gap, 03:30.
+    gap = due_at(at_230, date(2026, 3, 29))
+    assert gap == _at("2026-03-29T01:30:00+00:00") and gap.hour == 3
+    # 02:30 happens twice on 25 October: the first time (still summer time). (Compared in
+    # UTC: an ambiguous local time never equals a time of another zone, PEP 495.)
+    twice = due_at(at_230, date(2026, 10, 25)).astimezone(UTC)
+    assert twice == _at("2026-10-25T00:30:00+00:00")
+
+
+def test_weekdays_only_skip_the_weekend_in_the_profiles_zone() -> None:
+    ann = Profile("ann", "/a.toml", "America/New_York", "07:00", "12345")
+    saturday = _at("2026-12-05T15:00:00+00:00")
+    assert due_jobs([ann], saturday) == []
+    # Monday 01:00 UTC is still Sunday in New York.
+    assert due_jobs([ann], _at("2026-12-07T01:00:00+00:00")) == []
+    assert due_jobs([ann], _at("2026-12-07T12:01:00+00:00")) == [BriefJob("ann", date(2026, 12, 7))]
+
+
+def test_a_job_payload_names_its_brief_and_a_foreign_one_is_refused() -> None:
+    job = BriefJob("ann-2", date(2026, 12, 1))
+    assert job.key == "ann-2:2026-12-01" and BriefJob.from_payload(job.payload()) == job
+    for hostile in (None, b"", b"ann", b"ann:tomorrow", b"A:2026-12-01", b"\xff\xfe:2026-12-01"):
+        with pytest.raises(UsageError, match="not a brief job"):
+            BriefJob.from_payload(hostile)
+
+
+# What follows needs the shared PostgreSQL server (a schema of its own per test).
+
+
+def _offline(*a: Any) -> OfflineModel:
+    return OfflineModel()
+
+
+@pytest.fixture
+def fleet_db(pg_server: Any, tmp_path: Path) -> Any:
+    """A fresh schema with three profiles (the sample inbox each), due at 00:00 UTC."""
+    with pg_schema(pg_server) as url:
+        config = tmp_path / "sample.toml"
+        config.write_text("")
+        for name in ("ann", "bob", "cat"):
+            added = invoke(
+                url, _offline, "profiles", "add", name, "--config", str(config), "--at", "00:00"
+            )
+            assert added.code == 0, added.err
+        yield url
+
+
+def _run(url: str, *args: str, model: Any = _offline) -> Any:
+    return invoke(url, model, *args, env={"DAYFLOW_MODEL": "offline"})
+
+
+def _runs_by_profile(url: str) -> dict[str, list[tuple[str, str]]]:
+    rows = db_rows(url, "SELECT profile, id, status FROM runs ORDER BY created_at")
+    out: dict[str, list[tuple[str, str]]] = {}
+    for profile, run_id, status in rows:
+        out.setdefault(profile, []).append((run_id, status))
+    return out
+
+
+@pytest.mark.postgres
+def test_a_worker_writes_each_due_brief_once_however_often_it_is_queued(fleet_db: str) -> None:
+    url = fleet_db
+    first = _run(url, "worker", "--until-idle", "--poll", "0.2")  # 07:30 UTC: all are due
+    assert first.code == 0, first.err
+    assert "3 brief(s) driven" in first.err
+    runs = _runs_by_profile(url)
+    assert sorted(runs) == ["ann", "bob", "cat"]
+    assert all(len(r) == 1 and r[0][1] == "done" for r in runs.values())
+    # Nothing is due any more: a second worker queues nothing.
+    again = _run(url, "worker", "--until-idle", "--poll", "0.2")
+    assert again.code == 0 and "0 brief(s) driven" in again.err and "0 queued" in again.err
+    # `fleet enqueue` queues them whatever the clock says, once each however often it is asked
+    # while queued; driving them finds each day's brief done: no new run, no model call.
+    queued = _run(url, "fleet", "enqueue", "--date", "2026-11-05")
+    assert queued.code == 0 and "3 brief(s) for 2026-11-05 queued" in queued.err
+    twice = _run(url, "fleet", "enqueue", "--date", "2026-11-05")
+    assert "0 brief(s) for 2026-11-05 queued (3 already were)" in twice.err
+    status = json.loads(_run(url, "fleet", "status", "--json").out)
+    assert status["counts"]["done"] == 3 and status["oldest_waiting"]["profile"] in runs
+    calls: list[Any] = []
+
+    def counting(*a: Any) -> Any:
+        calls.append(a)
+        return OfflineModel()
+
+    shown = _run(url, "worker", "--until-idle", "--poll", "0.2", model=counting)
+    assert shown.code == 0 and "3 brief(s) driven" in shown.err
+    assert _runs_by_profile(url) == runs and calls == []
+    after = json.loads(_run(url, "fleet", "status", "--json").out)
+    assert after["oldest_waiting"] is None and after["counts"]["done"] == 3
+
+
+@pytest.mark.postgres
+def test_fleet_status_says_what_is_due_later_and_off(fleet_db: str, tmp_path: Path) -> None:
+    url = fleet_db
+    config = tmp_path / "sample.toml"
+    for args in (
+        ("dan", "--at", "23:00"),
+        ("eve", "--at", "00:00", "--weekdays", "--tz", "UTC"),
+    ):
+        assert _run(url, "profiles", "add", args[0], "--config", str(config), *args[1:]).code == 0
+    # Sunday 1 November, past: due (nothing queued, no run), but not for a weekdays profile.
+    status = json.loads(_run(url, "fleet", "status", "--date", "2026-11-01", "--json").out)
+    states = {p["profile"]: p["state"] for p in status["profiles"]}
+    assert states == {"ann": "due", "bob": "due", "cat": "due", "dan": "due", "eve": "off"}
+    today = json.loads(_run(url, "fleet", "status", "--json").out)  # 2026-11-05 07:30 UTC
+    assert {p["profile"]: p["state"] for p in today["profiles"]}["dan"] == "later"
+    text = _run(url, "fleet", "status").out
+    assert text.startswith("2026-11-05: 4 due, 1 later") and "\ndan " in text
+
+
+@pytest.mark.postgres
+def test_a_rate_limited_brief_is_put_back_and_resumed_and_a_bad_one_is_not_retried(
+    fleet_db: str,
+) -> None:
+    from dayflow.fleet.worker import WorkerOptions, run_worker
+
+    url = fleet_db
+    tries: dict[str, int] = {}
+
+    def drive(job: BriefJob) -> None:
+        tries[job.profile] = tries.get(job.profile, 0) + 1
+        if job.profile == "ann" and tries["ann"] < 3:
+            raise ModelError("429 rate_limit_error", status=429, retryable=True)
+        if job.profile == "bob":
+            raise ModelError("400 invalid_request_error", status=400)
+
+    said: list[str] = []
+    options = WorkerOptions(until_idle=True, poll_s=0.2, backoff_s=0.2, heartbeat_s=5)
+    report = run_worker(
+        url, drive, lambda p: "brief.test", options=options, clock=FixedClock(), say=said.append
+    )
+    assert tries == {"ann": 3, "bob": 1, "cat": 1}  # ann twice put back, bob never retried
+    assert (report.driven, report.retried, report.failed) == (2, 2, 1)
+    assert any("ann:" in s and "again in" in s for s in said)
+
+
+@pytest.mark.postgres
+def test_a_profile_whose_source_fails_gets_its_brief_naming_it_once(
+    fleet_db: str, tmp_path: Path
+) -> None:
+    url = fleet_db
+    broken = tmp_path / "broken.toml"
+    broken.write_text(  # a closed port on this machine: the inbox cannot be read
+        '[[inbox]]\nname = "work"\nkind = "imap"\nhost = "127.0.0.1"\nport = 9\nuser = "me"\n'
+        'password_command = "echo x"\nsecurity = "plain"\ntimeout = 3\n'
+    )
+    assert _run(url, "profiles", "add", "dan", "--config", str(broken), "--at", "00:00").code == 0
+    done = _run(url, "worker", "--until-idle", "--poll", "0.2")
+    assert done.code == 0 and "4 brief(s) driven" in done.err and "0 put back" in done.err
+    ((run_id, status),) = _runs_by_profile(url)["dan"]
+    brief = _run(url, "show", run_id, "--profile", "dan", "--json")
+    assert status == "done" and "work: cannot connect" in json.loads(brief.out)["brief"]
+
+
+def test_the_worker_and_fleet_refuse_a_sqlite_database(tmp_path: Path) -> None:
+    for args in (("worker", "--until-idle"), ("fleet", "status"), ("fleet", "enqueue")):
+        result = invoke(tmp_path / "x.db", _offline, *args)
+        assert result.code == 2 and "the fleet's queue lives in PostgreSQL" in result.err
