@@ -403,7 +403,7 @@ def test_a_folder_with_a_non_ascii_name_is_read_in_modified_utf7(
 def test_a_password_that_is_not_ascii_logs_in(tmp_path: Path) -> None:
     """`PW='pässwörd'` was an internal error (imaplib encodes LOGIN in ASCII): it goes as
     AUTHENTICATE PLAIN in UTF-8, or as a LOGIN literal where PLAIN is not offered."""
-    from dayflow.sources import imap
+    from dayflow.sources import imap_wire
 
     secret = "pässwörd"
     port = free_port()
@@ -417,7 +417,7 @@ def test_a_password_that_is_not_ascii_logs_in(tmp_path: Path) -> None:
         assert recorder.count("AUTHENTICATE") == 1 and recorder.count("LOGIN") == 0
         conn = imaplib.IMAP4("127.0.0.1", port, timeout=10)
         conn.capabilities = tuple(c for c in conn.capabilities if c != "AUTH=PLAIN")
-        imap._login(conn, USER, secret)
+        imap_wire.login(conn, USER, secret)
         assert conn.state == "AUTH" and conn.select("INBOX", readonly=True)[0] == "OK"
         conn.logout()
         with pytest.raises(SourceError, match="login as demouser failed") as caught:

@@ -22,35 +22,37 @@ Errors are one SourceError line naming the source and what failed (never the pas
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import datetime as dt
 import imaplib
 import json
-import re
 import socket
 import ssl
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from dayflow.errors import SourceError
 from dayflow.sources import oauth
 from dayflow.sources.deadline import Deadline
+from dayflow.sources.imap_wire import (
+    Imap4,
+    Imap4Tls,
+    authenticate,
+    login,
+    mailbox,
+    responses,
+)
 from dayflow.sources.mail import MailItem, MailSource, PageQuery
 from dayflow.sources.mime import parse_message
 from dayflow.sources.oauth import token_credential
 from dayflow.sources.secret_command import resolve_password
 from dayflow.sources.spec import SourceSpec
-from dayflow.sources.wire import breaks_line, imap_utf7
+from dayflow.sources.wire import breaks_line
 
 SNIPPET_BYTES = 2048  # of the text, after the headers, for a listing's snippet
 READ_BYTES = 8 * 1024 * 1024  # read_message fetches at most this much of one message
 SCAN_BATCH = 200  # headers fetched per command when looking for a message not listed yet
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_UID = re.compile(rb"UID (\d+)")
-_FLAGS = re.compile(rb"FLAGS \(([^)]*)\)")
-_DATE = re.compile(rb'INTERNALDATE "([^"]+)"')
 
 
 class ImapSource(MailSource):
@@ -172,11 +174,11 @@ class ImapSource(MailSource):
         timeout = self._deadline.remaining() if self._deadline else spec.timeout
         try:
             if mode == "tls":
-                conn: imaplib.IMAP4 = _Imap4Tls(
+                conn: imaplib.IMAP4 = Imap4Tls(
                     host, port, ssl_context=context, timeout=timeout, watch=self._watch
                 )
             else:
-                conn = _Imap4(host, port, timeout=timeout, watch=self._watch)
+                conn = Imap4(host, port, timeout=timeout, watch=self._watch)
                 if mode == "starttls":
                     if "STARTTLS" not in conn.capabilities:
                         conn.shutdown()
@@ -204,10 +206,10 @@ class ImapSource(MailSource):
             if credential is not None:
                 if spec.security != "plain" and not isinstance(conn.sock, ssl.SSLSocket):
                     raise self._fail('a token is sent only over TLS unless security = "plain"')
-                _authenticate(conn, credential, user=user, host=host, port=port)
+                authenticate(conn, credential, user=user, host=host, port=port)
             else:
                 assert password is not None
-                _login(conn, user, password)
+                login(conn, user, password)
         except SourceError:
             with contextlib.suppress(OSError):
                 conn.shutdown()
@@ -249,7 +251,7 @@ class ImapSource(MailSource):
         conn = self._connect()
         try:
             if args[0] == "EXAMINE":
-                typ, data = conn.select(_mailbox(args[1]), readonly=True)
+                typ, data = conn.select(mailbox(args[1]), readonly=True)
             else:
                 typ, data = conn.uid(*args)
         except TimeoutError:
@@ -321,7 +323,7 @@ class ImapSource(MailSource):
         wanted = f"(UID FLAGS INTERNALDATE BODY.PEEK[HEADER] BODY.PEEK[TEXT]<0.{SNIPPET_BYTES}>)"
         data = self._cmd("FETCH", ",".join(map(str, uids)), wanted)
         out = []
-        for uid, flags, internal, parts in _responses(data):
+        for uid, flags, internal, parts in responses(data):
             if uid is None:
                 continue
             raw = parts.get("HEADER", b"") + parts.get("TEXT", b"")
@@ -413,7 +415,7 @@ class ImapSource(MailSource):
         folder, uid = where
         self._examine(folder)
         data = self._cmd("FETCH", str(uid), f"(UID FLAGS INTERNALDATE BODY.PEEK[]<0.{READ_BYTES}>)")
-        for got_uid, flags, internal, parts in _responses(data):
+        for got_uid, flags, internal, parts in responses(data):
             if got_uid == uid:
                 item = self._item(folder, uid, flags, internal, parts.get("", b""))
                 return item if item.stable_id == stable_id else None
@@ -454,176 +456,3 @@ def _at(item: MailItem, position: str) -> MailItem:
     from dataclasses import replace
 
     return replace(item, position=position)
-
-
-def _quote(text: str) -> str:
-    """An IMAP quoted string (the value is known to hold no CR, LF or NUL)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _mailbox(folder: str) -> str:
-    """A folder name as a command carries it: modified UTF-7, quoted."""
-    return _quote(imap_utf7(folder))
-
-
-def _login(conn: imaplib.IMAP4, user: str, password: str) -> None:
-    """LOGIN for ASCII credentials; otherwise AUTHENTICATE PLAIN in UTF-8 (RFC 4616), or a
-    LOGIN whose password is a literal where the server offers no PLAIN. imaplib's own login
-    sends the user name unquoted and can only encode ASCII."""
-    if user.isascii() and password.isascii():
-        conn.login(_quote(user), password)
-        return
-    secret = password.encode("utf-8")
-    if "AUTH=PLAIN" in conn.capabilities:
-        conn.authenticate("PLAIN", lambda _: b"\0" + user.encode("utf-8") + b"\0" + secret)
-        return
-    if not user.isascii():
-        raise imaplib.IMAP4.error("a user name that is not ASCII needs AUTH=PLAIN")
-    conn.literal = secret  # type: ignore[assignment]  # imaplib's own way to send a literal: after the last argument
-    typ, data = conn._simple_command("LOGIN", _quote(user))  # type: ignore[attr-defined]
-    if typ != "OK":
-        raise imaplib.IMAP4.error(data[-1] if data else typ)
-    conn.state = "AUTH"  # what imaplib's login() does after an OK
-
-
-class _Imap4(imaplib.IMAP4):
-    """imaplib's IMAP4, its socket watched by the exchange's deadline from the first byte."""
-
-    def __init__(
-        self, host: str, port: int, *, timeout: float, watch: Callable[[socket.socket], None]
-    ) -> None:
-        self._watch_socket = watch
-        super().__init__(host, port, timeout=timeout)
-
-    def _create_socket(self, timeout: float | None) -> socket.socket:
-        sock: socket.socket = super()._create_socket(timeout)  # type: ignore[misc]
-        self._watch_socket(sock)
-        return sock
-
-
-class _Imap4Tls(imaplib.IMAP4_SSL):
-    """imaplib's IMAP4_SSL, watched from before the TLS handshake."""
-
-    def __init__(
-        self,
-        host: str,
-        port: int,
-        *,
-        ssl_context: ssl.SSLContext,
-        timeout: float,
-        watch: Callable[[socket.socket], None],
-    ) -> None:
-        self._watch_socket = watch
-        super().__init__(host, port, ssl_context=ssl_context, timeout=timeout)
-
-    def _create_socket(self, timeout: float | None) -> socket.socket:
-        sock: socket.socket = imaplib.IMAP4._create_socket(self, timeout)  # type: ignore[attr-defined]
-        self._watch_socket(sock)
-        return self.ssl_context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
-
-
-@dataclass
-class _Fetched:
-    meta: bytes = b""
-    parts: dict[str, bytes] = field(default_factory=dict)
-
-
-def _responses(
-    data: list[Any],
-) -> list[tuple[int | None, bytes, dt.datetime | None, dict[str, bytes]]]:
-    """imaplib's FETCH answer as (uid, flags, internaldate, {section: bytes}) per message.
-
-    imaplib gives a flat list: a tuple (prefix, literal) per literal, and bytes for the rest;
-    a message's data items may be split over several of these."""
-    found: list[_Fetched] = []
-    current: _Fetched | None = None
-    for piece in data:
-        if isinstance(piece, tuple):
-            prefix, literal = bytes(piece[0]), bytes(piece[1])
-            if re.match(rb"^\d+ \(", prefix):
-                current = _Fetched()
-                found.append(current)
-            if current is None:
-                continue
-            current.meta += prefix
-            section = re.search(rb"BODY\[([A-Z.]*)\](?:<\d+>)? \{\d+\}$", prefix)
-            if section is not None:
-                current.parts[section.group(1).decode()] = literal
-        elif isinstance(piece, bytes):
-            if re.match(rb"^\d+ \(", piece):
-                current = _Fetched()
-                found.append(current)
-            if current is not None:
-                current.meta += piece
-    result = []
-    for entry in found:
-        uid = _UID.search(entry.meta)
-        flags = _FLAGS.search(entry.meta)
-        date = _DATE.search(entry.meta)
-        internal = None
-        if date is not None:
-            try:
-                internal = dt.datetime.strptime(date.group(1).decode(), "%d-%b-%Y %H:%M:%S %z")
-            except ValueError:
-                internal = None
-        uid_value = int(uid.group(1)) if uid else None
-        result.append((uid_value, flags.group(1) if flags else b"", internal, entry.parts))
-    return result
-
-
-# ------------------------------------------------------------------- logging in with a token
-
-
-def _authenticate(
-    conn: Any, credential: oauth.Credential, *, user: str, host: str, port: int
-) -> None:
-    """Log `conn` (an imaplib.IMAP4, TLS unless the config said plain) in with the token,
-    fetching another once and trying again when the server refuses it.
-
-    SASL-IR (RFC 4959) where the server offers it: the initial response on the AUTHENTICATE
-    line, one round trip; else after the server's empty continuation. A refusal is Gmail's
-    shape as much as Microsoft's: an error challenge (answered as the mechanism says) and a
-    tagged NO; BAD is a protocol error and is not retried."""
-    mechanism = credential.mechanism.upper()
-    if f"AUTH={mechanism}" not in conn.capabilities:
-        offered = " ".join(c[5:] for c in conn.capabilities if c.startswith("AUTH=")) or "none"
-        raise SourceError(
-            f"{credential.source}: {host}:{port} does not offer AUTH={mechanism} "
-            f"(it offers: {offered}); the token is not sent"
-        )
-    token = credential.take()
-    while True:
-        payload = oauth.sasl_payload(credential.mechanism, user, host, port, token)
-        # The payload (unless it went on the command line), then one answer to the server's
-        # error status so that it finishes with its NO; a server that keeps challenging after
-        # that gets the client's abort (`*`, imaplib sends it for None), never a loop.
-        answers = iter((payload, oauth.sasl_error_reply(credential.mechanism)))
-
-        def respond(challenge: bytes, answers: Any = answers) -> bytes | None:
-            return next(answers, None)
-
-        try:
-            if "SASL-IR" in conn.capabilities:
-                next(answers)
-                conn.literal = imaplib._Authenticator(respond).process
-                initial = base64.b64encode(payload).decode("ascii")
-                typ, data = conn._simple_command("AUTHENTICATE", mechanism, initial)
-            else:
-                conn.literal = imaplib._Authenticator(respond).process
-                typ, data = conn._simple_command("AUTHENTICATE", mechanism)
-        except imaplib.IMAP4.abort as err:
-            raise SourceError(
-                f"{credential.source}: the connection was lost during login "
-                f"({oauth.server_words(str(err))})"
-            ) from None
-        except imaplib.IMAP4.error as err:
-            raise SourceError(
-                f"{credential.source}: AUTHENTICATE {mechanism} failed "
-                f"({oauth.server_words(str(err))})"
-            ) from None
-        if typ == "OK":
-            conn.state = "AUTH"
-            return
-        words = b" ".join(d for d in data if isinstance(d, bytes)).decode("utf-8", "replace")
-        credential.refused(f"{typ} {words}")  # raises after the one retry
-        token = credential.take()

@@ -1,0 +1,196 @@
+"""The IMAP wire under `dayflow.sources.imap`: imaplib's connections watched by the exchange's
+deadline, quoting, LOGIN and AUTHENTICATE (PLAIN in UTF-8, or an OAuth token with one retry),
+and the parsing of a FETCH answer. Nothing here opens a folder or fetches a body."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import imaplib
+import re
+import socket
+import ssl
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dayflow.errors import SourceError
+from dayflow.sources import oauth
+from dayflow.sources.wire import imap_utf7
+
+_UID = re.compile(rb"UID (\d+)")
+_FLAGS = re.compile(rb"FLAGS \(([^)]*)\)")
+_DATE = re.compile(rb'INTERNALDATE "([^"]+)"')
+
+
+def quote(text: str) -> str:
+    """An IMAP quoted string (the value is known to hold no CR, LF or NUL)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def mailbox(folder: str) -> str:
+    """A folder name as a command carries it: modified UTF-7, quoted."""
+    return quote(imap_utf7(folder))
+
+
+def login(conn: imaplib.IMAP4, user: str, password: str) -> None:
+    """LOGIN for ASCII credentials; otherwise AUTHENTICATE PLAIN in UTF-8 (RFC 4616), or a
+    LOGIN whose password is a literal where the server offers no PLAIN. imaplib's own login
+    sends the user name unquoted and can only encode ASCII."""
+    if user.isascii() and password.isascii():
+        conn.login(quote(user), password)
+        return
+    secret = password.encode("utf-8")
+    if "AUTH=PLAIN" in conn.capabilities:
+        conn.authenticate("PLAIN", lambda _: b"\0" + user.encode("utf-8") + b"\0" + secret)
+        return
+    if not user.isascii():
+        raise imaplib.IMAP4.error("a user name that is not ASCII needs AUTH=PLAIN")
+    conn.literal = secret  # type: ignore[assignment]  # imaplib's own way to send a literal: after the last argument
+    typ, data = conn._simple_command("LOGIN", quote(user))  # type: ignore[attr-defined]
+    if typ != "OK":
+        raise imaplib.IMAP4.error(data[-1] if data else typ)
+    conn.state = "AUTH"  # what imaplib's login() does after an OK
+
+
+class Imap4(imaplib.IMAP4):
+    """imaplib's IMAP4, its socket watched by the exchange's deadline from the first byte."""
+
+    def __init__(
+        self, host: str, port: int, *, timeout: float, watch: Callable[[socket.socket], None]
+    ) -> None:
+        self._watch_socket = watch
+        super().__init__(host, port, timeout=timeout)
+
+    def _create_socket(self, timeout: float | None) -> socket.socket:
+        sock: socket.socket = super()._create_socket(timeout)  # type: ignore[misc]
+        self._watch_socket(sock)
+        return sock
+
+
+class Imap4Tls(imaplib.IMAP4_SSL):
+    """imaplib's IMAP4_SSL, watched from before the TLS handshake."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        ssl_context: ssl.SSLContext,
+        timeout: float,
+        watch: Callable[[socket.socket], None],
+    ) -> None:
+        self._watch_socket = watch
+        super().__init__(host, port, ssl_context=ssl_context, timeout=timeout)
+
+    def _create_socket(self, timeout: float | None) -> socket.socket:
+        sock: socket.socket = imaplib.IMAP4._create_socket(self, timeout)  # type: ignore[attr-defined]
+        self._watch_socket(sock)
+        return self.ssl_context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
+
+
+@dataclass
+class _Fetched:
+    meta: bytes = b""
+    parts: dict[str, bytes] = field(default_factory=dict)
+
+
+def responses(
+    data: list[Any],
+) -> list[tuple[int | None, bytes, dt.datetime | None, dict[str, bytes]]]:
+    """imaplib's FETCH answer as (uid, flags, internaldate, {section: bytes}) per message.
+
+    imaplib gives a flat list: a tuple (prefix, literal) per literal, and bytes for the rest;
+    a message's data items may be split over several of these."""
+    found: list[_Fetched] = []
+    current: _Fetched | None = None
+    for piece in data:
+        if isinstance(piece, tuple):
+            prefix, literal = bytes(piece[0]), bytes(piece[1])
+            if re.match(rb"^\d+ \(", prefix):
+                current = _Fetched()
+                found.append(current)
+            if current is None:
+                continue
+            current.meta += prefix
+            section = re.search(rb"BODY\[([A-Z.]*)\](?:<\d+>)? \{\d+\}$", prefix)
+            if section is not None:
+                current.parts[section.group(1).decode()] = literal
+        elif isinstance(piece, bytes):
+            if re.match(rb"^\d+ \(", piece):
+                current = _Fetched()
+                found.append(current)
+            if current is not None:
+                current.meta += piece
+    result = []
+    for entry in found:
+        uid = _UID.search(entry.meta)
+        flags = _FLAGS.search(entry.meta)
+        date = _DATE.search(entry.meta)
+        internal = None
+        if date is not None:
+            try:
+                internal = dt.datetime.strptime(date.group(1).decode(), "%d-%b-%Y %H:%M:%S %z")
+            except ValueError:
+                internal = None
+        uid_value = int(uid.group(1)) if uid else None
+        result.append((uid_value, flags.group(1) if flags else b"", internal, entry.parts))
+    return result
+
+
+# ------------------------------------------------------------------- logging in with a token
+
+
+def authenticate(
+    conn: Any, credential: oauth.Credential, *, user: str, host: str, port: int
+) -> None:
+    """Log `conn` (an imaplib.IMAP4, TLS unless the config said plain) in with the token,
+    fetching another once and trying again when the server refuses it.
+
+    SASL-IR (RFC 4959) where the server offers it: the initial response on the AUTHENTICATE
+    line, one round trip; else after the server's empty continuation. A refusal is Gmail's
+    shape as much as Microsoft's: an error challenge (answered as the mechanism says) and a
+    tagged NO; BAD is a protocol error and is not retried."""
+    mechanism = credential.mechanism.upper()
+    if f"AUTH={mechanism}" not in conn.capabilities:
+        offered = " ".join(c[5:] for c in conn.capabilities if c.startswith("AUTH=")) or "none"
+        raise SourceError(
+            f"{credential.source}: {host}:{port} does not offer AUTH={mechanism} "
+            f"(it offers: {offered}); the token is not sent"
+        )
+    token = credential.take()
+    while True:
+        payload = oauth.sasl_payload(credential.mechanism, user, host, port, token)
+        # The payload (unless it went on the command line), then one answer to the server's
+        # error status so that it finishes with its NO; a server that keeps challenging after
+        # that gets the client's abort (`*`, imaplib sends it for None), never a loop.
+        answers = iter((payload, oauth.sasl_error_reply(credential.mechanism)))
+
+        def respond(challenge: bytes, answers: Any = answers) -> bytes | None:
+            return next(answers, None)
+
+        try:
+            if "SASL-IR" in conn.capabilities:
+                next(answers)
+                conn.literal = imaplib._Authenticator(respond).process
+                initial = base64.b64encode(payload).decode("ascii")
+                typ, data = conn._simple_command("AUTHENTICATE", mechanism, initial)
+            else:
+                conn.literal = imaplib._Authenticator(respond).process
+                typ, data = conn._simple_command("AUTHENTICATE", mechanism)
+        except imaplib.IMAP4.abort as err:
+            raise SourceError(
+                f"{credential.source}: the connection was lost during login "
+                f"({oauth.server_words(str(err))})"
+            ) from None
+        except imaplib.IMAP4.error as err:
+            raise SourceError(
+                f"{credential.source}: AUTHENTICATE {mechanism} failed "
+                f"({oauth.server_words(str(err))})"
+            ) from None
+        if typ == "OK":
+            conn.state = "AUTH"
+            return
+        words = b" ".join(d for d in data if isinstance(d, bytes)).decode("utf-8", "replace")
+        credential.refused(f"{typ} {words}")  # raises after the one retry
+        token = credential.take()
