@@ -30,14 +30,13 @@ from dayflow.cli_base import (
     TimeoutOpt,
     VerboseOpt,
     brief_format,
-    for_run,
     get_deps,
     handle_errors,
-    make_loop,
     not_empty,
     parse_date,
     print_outcome,
 )
+from dayflow.cli_run import for_run, make_loop
 from dayflow.errors import NothingToResume, UsageError
 from dayflow.models import DEFAULT_COMPACT_AT, DEFAULT_MAX_TOKENS, DEFAULT_TASK_CAP
 

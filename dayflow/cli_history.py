@@ -27,14 +27,8 @@ from dayflow.cli_base import (
     TimeoutOpt,
     VerboseOpt,
     brief_format,
-    closing,
-    for_run,
     get_deps,
     handle_errors,
-    key_notice,
-    local_check,
-    local_notice,
-    make_loop,
     not_empty,
     parse_date,
     print_json,
@@ -42,6 +36,7 @@ from dayflow.cli_base import (
     print_table,
     zone,
 )
+from dayflow.cli_run import closing, for_run, key_notice, local_check, local_notice, make_loop
 from dayflow.errors import StoreError, UsageError
 
 if TYPE_CHECKING:

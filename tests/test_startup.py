@@ -70,6 +70,7 @@ FORBIDDEN_FOR_HELP = (
 # A command imports only its own command module (`--help` imports them all).
 FORBIDDEN_FOR_COMMANDS = (
     "dayflow.cli_brief",
+    "dayflow.cli_run",
     "dayflow.cli_history",
     "dayflow.cli_migrate",
     "dayflow.cli_schedule",
