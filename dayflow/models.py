@@ -90,6 +90,10 @@ class ModelRequest(Frozen):
     tools: list[dict[str, Any]]
     messages: list[Message]
     max_tokens: int
+    # Which call this is (never sent): step `step` of run `run_id`, when a run's loop made it.
+    # The Message Batches path (dayflow.batching) records a submitted request under them.
+    run_id: str | None = None
+    step: int | None = None
 
 
 class ModelResponse(Frozen):

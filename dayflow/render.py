@@ -152,7 +152,7 @@ def steps_table(steps: list[Step], effects: list[ToolEffect]) -> Table:
             s.state,
             _stop(s),
             "\n".join(calls) or "-",
-            tokens(s.usage),
+            tokens(s.usage) + (" batch" if s.batch_id else ""),  # billed at the batch rate
             "-" if s.duration_ms is None else str(s.duration_ms),
             "-" if s.pid is None else str(s.pid),
             s.host or "-",
@@ -248,6 +248,7 @@ def show_json(
                 "completed_at": s.completed_at,
                 "stop_details": s.stop_details,
             }
+            | ({"batch_id": s.batch_id} if s.batch_id else {})
             for s in steps
         ],
         "events": [

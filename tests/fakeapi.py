@@ -425,7 +425,7 @@ class FakeAPI:
 
     # lifecycle
     def start(self) -> FakeAPI:
-        handler = type("Handler", (_Handler,), {"api": self})
+        handler = type("Handler", (self.handler_type(),), {"api": self})
         self._server = _Server(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.05,), daemon=True
@@ -451,6 +451,10 @@ class FakeAPI:
 
     def __enter__(self) -> FakeAPI:
         return self.start()
+
+    def handler_type(self) -> type[MessagesHandler]:
+        """The request handler (a server that speaks more of the API subclasses it)."""
+        return MessagesHandler
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -504,7 +508,7 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = False  # so server_close() joins every handler thread: nothing outlives close()
 
 
-class _Handler(BaseHTTPRequestHandler):
+class MessagesHandler(BaseHTTPRequestHandler):
     api: FakeAPI
     protocol_version = "HTTP/1.1"
     timeout = 10  # a stuck client cannot hold the server open forever
@@ -540,7 +544,7 @@ class _Handler(BaseHTTPRequestHandler):
             body["last_id"] = data[-1]["id"]
             return self._send_json(200, body, {})
         record.status = 404
-        self._send_json(404, _error_body("not_found_error", f"Not found: {path}"), {})
+        self._send_json(404, error_body("not_found_error", f"Not found: {path}"), {})
 
     def do_POST(self) -> None:
         self.close_connection = True  # one request per connection: nothing idles at close()
@@ -575,7 +579,7 @@ class _Handler(BaseHTTPRequestHandler):
         if counting and api.local is not None:  # local servers have no count_tokens
             record.status = 404
             return self._send_json(
-                404, _error_body("not_found_error", f"Not found: {record.path}"), {}
+                404, error_body("not_found_error", f"Not found: {record.path}"), {}
             )
         body = record.json
         problem = validate_request(
@@ -596,10 +600,10 @@ class _Handler(BaseHTTPRequestHandler):
                 record.error = item.message
             return self._send_json(
                 item.status,
-                _error_body(item.type, item.message),
+                error_body(item.type, item.message),
                 {"request-id": request_id, **item.headers},
             )
-        wire = _wire_message(
+        wire = wire_message(
             Reply([text("partial")]) if isinstance(item, Drop) else item, body, msg_id
         )
         if api.local is not None:
@@ -615,7 +619,7 @@ class _Handler(BaseHTTPRequestHandler):
         record.status, record.error = status, message
         self._send_json(
             status,
-            _error_body(kind, message),
+            error_body(kind, message),
             {"request-id": "req_fake_rejected", "x-should-retry": "false"},
         )
 
@@ -662,11 +666,11 @@ def _local_shape(wire: dict[str, Any], local: Local) -> dict[str, Any]:
     return shaped
 
 
-def _error_body(kind: str, message: str) -> dict[str, Any]:
+def error_body(kind: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 
-def _wire_message(item: Reply, request: dict[str, Any], msg_id: str) -> dict[str, Any]:
+def wire_message(item: Reply, request: dict[str, Any], msg_id: str) -> dict[str, Any]:
     usage = item.usage or {
         "input_tokens": max(1, len(json.dumps(request)) // 4),
         "output_tokens": max(1, len(json.dumps(item.content)) // 4),

@@ -44,6 +44,7 @@ FORBIDDEN = (
     "hashlib",
     "zoneinfo",
     "dayflow.agent",
+    "dayflow.batching",
     "dayflow.tools",
     "dayflow.sources",
     "dayflow.render",

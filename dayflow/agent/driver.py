@@ -154,7 +154,9 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
                     f"continue with `dayflow resume {run.id} --max-steps {n + 5}`",
                 )
             messages = _maybe_compact(loop, run, lease, n, messages)
-            request = ModelRequest(run.model, run.system, run.tools, messages, run.max_tokens)
+            request = ModelRequest(
+                run.model, run.system, run.tools, messages, run.max_tokens, run.id, n + 1
+            )
             if run.budget is not None:
                 request = _within_budget(loop, run, request)
             loop.report(notes.Calling(n + 1))

@@ -7,8 +7,10 @@ store keeps is what the next request sends. Providers raise `dayflow.errors.Mode
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
+from dayflow.frozen import Frozen
 from dayflow.models import ModelRequest, ModelResponse
 
 OFFLINE_MODEL = "offline"
@@ -24,4 +26,42 @@ class ModelClient(Protocol):
 
     def count_tokens(self, request: ModelRequest) -> int | None:
         """The input tokens `request` would cost, or None where the provider cannot say."""
+        ...
+
+
+# What became of one request of an ended Message Batch (the API's result types).
+SUCCEEDED = "succeeded"
+ERRORED = "errored"
+EXPIRED = "expired"
+CANCELED = "canceled"
+
+
+class BatchOutcome(Frozen):
+    """One request's result in an ended batch: its answer when it `SUCCEEDED` (the same
+    `ModelResponse` a normal call gives, `batch_id` set), else why not (`detail`)."""
+
+    custom_id: str
+    kind: str  # SUCCEEDED | ERRORED | EXPIRED | CANCELED
+    response: ModelResponse | None = None
+    detail: str | None = None
+
+
+class BatchAPI(Protocol):
+    """What the round driver (dayflow.batching) needs from the Message Batches API."""
+
+    def submit_batch(self, requests: Sequence[tuple[str, ModelRequest]]) -> str:
+        """Submit (custom_id, request) pairs as one batch, each sent exactly as `create` would
+        send it; return the batch id. Raises ModelError."""
+        ...
+
+    def batch_status(self, batch_id: str) -> str:
+        """The batch's processing_status: "in_progress", "canceling" or "ended"."""
+        ...
+
+    def batch_results(self, batch_id: str) -> dict[str, BatchOutcome]:
+        """The outcome of each request of an ended batch, by custom_id."""
+        ...
+
+    def cancel_batch(self, batch_id: str) -> None:
+        """Ask the API to stop the batch's unprocessed requests (they become canceled)."""
         ...

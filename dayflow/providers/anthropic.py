@@ -22,6 +22,13 @@ forward with the conversation, plus one on the turn that was newest in the previ
 the history is read back from the cache at exactly the point it was written. At most 4
 breakpoints are ever sent.
 
+Message Batches (`submit_batch`, `batch_status`, `batch_results`, `cancel_batch`, for
+`dayflow.batching`): the same SDK client, each batch request's params built by the same
+`build_params` as a normal call and each result turned into the same `ModelResponse` (its
+`batch_id` set). A create is retried only after an answer that surely made no batch (429, 503,
+529): after a lost connection, a timeout or another 5xx a batch may exist, and a second would
+pay for every request again.
+
 Content blocks come back through `block.to_dict(mode="json")`: exactly the fields the API sent,
 which it accepts back verbatim; a bare `model_dump()` adds null fields that the API rejects.
 """
@@ -31,11 +38,12 @@ from __future__ import annotations
 import copy
 import email.utils
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from dayflow.errors import ModelError
 from dayflow.models import Message, ModelRequest, ModelResponse, Usage
+from dayflow.providers import CANCELED, ERRORED, EXPIRED, SUCCEEDED, BatchOutcome
 
 EPHEMERAL = {"type": "ephemeral"}
 MAX_CACHE_BREAKPOINTS = 4
@@ -44,7 +52,9 @@ MAX_BACKOFF = 8.0
 # The most tokens one call can count in any field: far beyond any model's window, well inside
 # the 64-bit integers both stores keep (an answer claiming more, or fewer than 0, is refused).
 USAGE_MAX = 10**12
-_UNCACHEABLE = {"thinking", "redacted_thinking"}  # the API rejects cache_control on these
+_UNCACHEABLE = {"thinking", "redacted_thinking"}
+# Answers after which the server surely took nothing (rate limit, overloaded, unavailable).
+_SURELY_REFUSED = (429, 503, 529)  # the API rejects cache_control on these
 _T = TypeVar("_T")
 
 
@@ -87,36 +97,33 @@ class AnthropicClient:
         """Make one Messages API call (retrying transient failures); raises ModelError."""
         params = build_params(request)
         message = self._with_retries(lambda: self._sdk.messages.create(**params))
-        # A local server may leave out the cache counts, or usage altogether: 0, not a crash.
-        usage = getattr(message, "usage", None)
-        counts = {
-            name: getattr(usage, name, None) or 0
-            for name in (
-                "input_tokens",
-                "output_tokens",
-                "cache_creation_input_tokens",
-                "cache_read_input_tokens",
-            )
-        }
-        wrong = [f"{k}={v}" for k, v in counts.items() if not 0 <= v <= USAGE_MAX]
-        if wrong:
-            # A broken answer (or a broken proxy): no store can keep, and no bill has, such a
-            # count. Refused like any other bad answer: the run fails resumably, one line.
-            raise ModelError(
-                f"the API answered with an impossible token count ({', '.join(wrong)[:200]})",
-                request_id=message._request_id,
-            )
-        details = getattr(message, "stop_details", None)
-        return ModelResponse(
-            content=[
-                block.to_dict(mode="json") for block in getattr(message, "content", None) or []
-            ],
-            stop_reason=getattr(message, "stop_reason", None) or "",
-            usage=Usage(**counts),
-            model=getattr(message, "model", None) or request.model,
-            request_id=message._request_id,
-            stop_details=details.to_dict(mode="json") if details is not None else None,
+        return _response(message, request.model, message._request_id)
+
+    def submit_batch(self, requests: Sequence[tuple[str, ModelRequest]]) -> str:
+        """Submit (custom_id, request) pairs as one Message Batch, each request's params built
+        exactly as `create` builds them; return the batch id. Only what surely created nothing
+        is retried (a refusal such as 429 or 529): a lost answer may have made a batch, and a
+        second one would pay for every request again."""
+        body: list[Any] = [{"custom_id": cid, "params": build_params(r)} for cid, r in requests]
+        batch = self._with_retries(
+            lambda: self._sdk.messages.batches.create(requests=body),
+            unsure_ok=False,
         )
+        return str(batch.id)
+
+    def batch_status(self, batch_id: str) -> str:
+        """The batch's processing_status ("in_progress", "canceling", "ended")."""
+        batch = self._with_retries(lambda: self._sdk.messages.batches.retrieve(batch_id))
+        return str(batch.processing_status)
+
+    def batch_results(self, batch_id: str) -> dict[str, BatchOutcome]:
+        """Each request's outcome in the ended batch, by custom_id (the results JSONL)."""
+        lines = self._with_retries(lambda: list(self._sdk.messages.batches.results(batch_id)))
+        return {line.custom_id: _outcome(line.custom_id, line.result, batch_id) for line in lines}
+
+    def cancel_batch(self, batch_id: str) -> None:
+        """Ask the API to cancel the batch's unprocessed requests."""
+        self._with_retries(lambda: self._sdk.messages.batches.cancel(batch_id))
 
     def count_tokens(self, request: ModelRequest) -> int | None:
         """The input tokens `request` would cost, or None if the API cannot say (one attempt)."""
@@ -154,7 +161,10 @@ class AnthropicClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _with_retries(self, call: Callable[[], _T]) -> _T:
+    def _with_retries(self, call: Callable[[], _T], *, unsure_ok: bool = True) -> _T:
+        """`call()`, retried as the module docstring says; with `unsure_ok` False, a failure
+        after which the request may have been taken (a lost connection, a timeout, a 5xx other
+        than 503/529) is not retried."""
         sdk = self._anthropic
         attempt = 0
         while True:
@@ -178,6 +188,8 @@ class AnthropicClient:
             except sdk.AnthropicError as err:
                 raise ModelError(f"{self.label} error: {err}") from err
             suffix = f" after {attempt} attempt{'s' if attempt > 1 else ''}"
+            if not unsure_ok and status not in _SURELY_REFUSED:
+                retryable = False
             if not retryable:
                 raise ModelError(
                     failure + (suffix if attempt > 1 else ""),
@@ -205,6 +217,59 @@ class AnthropicClient:
                     f"(attempt {attempt + 1} of {self.max_retries + 1})"
                 )
             self._sleep(pause)
+
+
+def _response(
+    message: Any, model: str, request_id: str | None, batch_id: str | None = None
+) -> ModelResponse:
+    """The SDK `message` as the plain `ModelResponse` the store keeps; an impossible token
+    count is refused (ModelError) like any other bad answer."""
+    # A local server may leave out the cache counts, or usage altogether: 0, not a crash.
+    usage = getattr(message, "usage", None)
+    counts = {
+        name: getattr(usage, name, None) or 0
+        for name in (
+            "input_tokens",
+            "output_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        )
+    }
+    wrong = [f"{k}={v}" for k, v in counts.items() if not 0 <= v <= USAGE_MAX]
+    if wrong:
+        # A broken answer (or a broken proxy): no store can keep, and no bill has, such a
+        # count. Refused like any other bad answer: the run fails resumably, one line.
+        raise ModelError(
+            f"the API answered with an impossible token count ({', '.join(wrong)[:200]})",
+            request_id=request_id,
+        )
+    details = getattr(message, "stop_details", None)
+    return ModelResponse(
+        content=[block.to_dict(mode="json") for block in getattr(message, "content", None) or []],
+        stop_reason=getattr(message, "stop_reason", None) or "",
+        usage=Usage(**counts),
+        model=getattr(message, "model", None) or model,
+        request_id=request_id,
+        stop_details=details.to_dict(mode="json") if details is not None else None,
+        batch_id=batch_id,
+    )
+
+
+def _outcome(custom_id: str, result: Any, batch_id: str) -> BatchOutcome:
+    """One line of a batch's results as a `BatchOutcome` (an unusable answer is errored)."""
+    kind = str(getattr(result, "type", ""))
+    if kind == SUCCEEDED:
+        message = result.message
+        try:
+            response = _response(message, str(message.model), None, batch_id)
+        except ModelError as err:
+            return BatchOutcome(custom_id, ERRORED, detail=str(err))
+        return BatchOutcome(custom_id, SUCCEEDED, response)
+    if kind == ERRORED:
+        inner = getattr(getattr(result, "error", None), "error", None)
+        why = f"{getattr(inner, 'type', 'error')}: {getattr(inner, 'message', '')}".strip()
+        return BatchOutcome(custom_id, ERRORED, detail=why)
+    return BatchOutcome(custom_id, kind if kind in (EXPIRED, CANCELED) else ERRORED, detail=kind)
 
 
 def make_client(api_key: str, base_url: str | None, **kw: Any) -> AnthropicClient:

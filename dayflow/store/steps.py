@@ -356,11 +356,15 @@ class Steps:
         now = ctx.now()
         with ctx.db.transaction():
             for item in items:
-                ctx.db.execute(
+                made = ctx.db.execute(
                     """INSERT INTO batch_requests (run_id, step_n, batch_id, custom_id, digest,
                        created_at) VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING""",
                     (item.run_id, item.step_n, batch_id, item.custom_id, item.digest, now),
                 )
+                if made.rowcount == 1:
+                    self._events.add(
+                        item.run_id, "batch_submitted", {"step": item.step_n, "batch_id": batch_id}
+                    )
 
     def batch_of(self, run_id: str, step_n: int) -> tuple[str, BatchItem] | None:
         """The batch step `step_n` of the run was submitted in, and its record, if any."""
