@@ -190,7 +190,7 @@ def _warn_unpinned(deps: Deps, settings: Settings) -> None:
     from dayflow.providers import OFFLINE_MODEL
 
     if settings.api_key and not settings.api_key_file and settings.model != OFFLINE_MODEL:
-        from dayflow.config import config_dir
+        from dayflow.config_files import config_dir
 
         deps.err.print(
             "warning: ANTHROPIC_API_KEY is set in this shell only, and a scheduled run does not "

@@ -15,15 +15,19 @@ Dayflow to the paid API and send it the inbox.
 
 from __future__ import annotations
 
-import errno
 import math
 import os
-import stat
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dayflow.config_files import (
+    Reader,
+    config_bytes,
+    default_db_path,
+    environment,
+    read_file,
+)
 from dayflow.errors import ConfigFileError, StoreError, UsageError
 from dayflow.frozen import Frozen
 from dayflow.models import DELIVERY_KILL_POINTS, KILL_POINTS
@@ -81,151 +85,6 @@ class Settings(Frozen):
 
         digest = hashlib.sha256(self.db_path.encode()).hexdigest()[:12]
         return self.local_dir / f"postgresql-{digest}.db"
-
-
-def _xdg(env: Mapping[str, str], name: str, fallback: Path) -> Path:
-    """An XDG base directory; a relative one is ignored, as the XDG spec says."""
-    value = env.get(name) or ""
-    return Path(value) if value and Path(value).is_absolute() else fallback
-
-
-def default_db_path(env: Mapping[str, str]) -> Path:
-    """The database in the user's data directory (XDG on Linux, the usual places elsewhere)."""
-    home = Path(env.get("HOME") or Path.home())
-    if sys.platform == "darwin":
-        base = home / "Library" / "Application Support"
-    elif sys.platform == "win32":
-        base = Path(env.get("LOCALAPPDATA") or home / "AppData" / "Local")
-    else:
-        base = _xdg(env, "XDG_DATA_HOME", home / ".local" / "share")
-    return base / "dayflow" / "dayflow.db"
-
-
-def config_dir(env: Mapping[str, str]) -> Path:
-    """Dayflow's configuration directory: `$XDG_CONFIG_HOME/dayflow` (`~/.config/dayflow`)."""
-    home = Path(env.get("HOME") or Path.home())
-    return _xdg(env, "XDG_CONFIG_HOME", home / ".config") / "dayflow"
-
-
-class Environment(dict[str, str]):
-    """The merged environment, remembering which `.env` file supplied which variable."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.files: dict[str, str] = {}
-
-
-MAX_CONFIG_BYTES = 1024 * 1024  # a config or .env file is a few hundred lines
-
-
-def read_file(path: Path) -> bytes:
-    """A regular file's bytes. Anything else is refused before a byte is read: a FIFO given as
-    a config file would block the brief forever, a device never end (`files.NotRegular`, an
-    OSError naming what it is); so is a file over MAX_CONFIG_BYTES (EFBIG)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as err:
-        if err.errno == errno.ENXIO:  # a socket cannot be opened: say what it is
-            _refuse(os.stat(path).st_mode)
-        raise
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            _refuse(mode)
-        chunks, size = [], 0
-        while size <= MAX_CONFIG_BYTES and (chunk := os.read(fd, 1 << 20)):
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > MAX_CONFIG_BYTES:
-            raise OSError(errno.EFBIG, "larger than 1 MB", str(path))
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def _refuse(mode: int) -> None:
-    from dayflow.files import NotRegular, kind_of  # only on this rare path (start-up)
-
-    raise NotRegular(kind_of(mode))
-
-
-def config_bytes(path: Path, read: Callable[[Path], bytes] = read_file) -> bytes:
-    """The config file's bytes, or ConfigFileError (one line naming what is wrong); a missing
-    file is FileNotFoundError, for the caller to decide."""
-    from dayflow.files import NotRegular
-
-    try:
-        return read(path)
-    except FileNotFoundError:
-        raise
-    except NotRegular as err:
-        raise ConfigFileError(f"{path}: is {err.kind}, not a config file") from None
-    except OSError as err:
-        if err.errno == errno.EFBIG:
-            raise ConfigFileError(f"{path}: is larger than 1 MB, not a config file") from None
-        raise ConfigFileError(f"{path}: cannot be read ({err.strerror or err})") from None
-
-
-Reader = Callable[[Path], bytes]
-
-
-def environment(
-    cwd: Path | None = None,
-    *,
-    notice: Callable[[str], None] | None = None,
-    environ: Mapping[str, str] | None = None,
-    read: Reader = read_file,
-) -> Environment:
-    """The process environment (`environ`, default os.environ) over the values of Dayflow's
-    `.env` files (the environment wins).
-
-    `cwd` resolves a relative DAYFLOW_DOTENV. A file that cannot be read or is not UTF-8 is
-    skipped with one line through `notice`, naming it; so is each line that does not parse."""
-    say = notice or (lambda text: print(text, file=sys.stderr))
-    process = os.environ if environ is None else environ
-    merged = Environment()
-    files = [config_dir(process) / ".env"]
-    named = process.get("DAYFLOW_DOTENV")
-    if named:
-        chosen = Path(named).expanduser()
-        files.append(chosen if chosen.is_absolute() else (cwd or Path.cwd()) / chosen)
-    for env_file in files:
-        explicit = env_file != files[0]
-        for key, value in _read_dotenv(env_file, explicit=explicit, say=say, read=read).items():
-            merged[key] = value
-            merged.files[key] = str(env_file)
-    merged.update(process)
-    for key in process:
-        merged.files.pop(key, None)
-    return merged
-
-
-def _read_dotenv(
-    path: Path, *, explicit: bool, say: Callable[[str], None], read: Reader = read_file
-) -> dict[str, str]:
-    try:
-        text = read(path).decode("utf-8-sig")
-    except FileNotFoundError:
-        if explicit:
-            say(f"warning: DAYFLOW_DOTENV names {path}, which does not exist; not read")
-        return {}
-    except UnicodeDecodeError:
-        say(f"warning: {path} is not UTF-8 text; skipped")
-        return {}
-    except OSError as exc:
-        say(f"warning: cannot read {path} ({exc.strerror or exc}); skipped")
-        return {}
-    import io
-
-    from dotenv.parser import parse_stream  # only when there is a file to parse
-
-    values: dict[str, str] = {}
-    for binding in parse_stream(io.StringIO(text)):
-        if binding.error:
-            say(f"warning: {path} line {binding.original.line}: not KEY=value; line ignored")
-        elif binding.key is not None and binding.value is not None:
-            values[binding.key] = binding.value
-    return values
 
 
 class Config:

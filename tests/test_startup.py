@@ -64,6 +64,7 @@ FORBIDDEN_FOR_HELP = (
     "sqlite3",
     "dayflow.store",
     "dayflow.config",
+    "dayflow.config_files",
     "dayflow.listing",
     "dataclasses",
     "json",

@@ -85,7 +85,7 @@ def load_config(env: Mapping[str, str], flag: Path | None = None) -> SourcesConf
 def read_bytes(path: Path) -> bytes:
     """The config file's bytes; ConfigFileError (one line) when it cannot be read, is not a
     regular file (a FIFO would block for ever, /dev/zero never end) or is implausibly big."""
-    from dayflow.config import config_bytes
+    from dayflow.config_files import config_bytes
 
     return config_bytes(path)
 
