@@ -1,11 +1,12 @@
 """The built-in offline model: a deterministic stand-in for Claude when no API key is set.
 
 One public name, `OfflineModel` (a `ModelClient`). How it decides each turn is described in
-`_model.py`; `_conversation.py` reads the conversation (tool calls, results and its own
-`Noted:` entries), `_brief.py` writes the brief, `_reading.py` decides what to open and reads
-a message's own words, `_sentences.py` splits them and says whom each sentence speaks to,
-`_requests.py` finds the message's requests, `_clauses.py` those of one sentence, `_titles.py`
-words them as tasks and `_dates.py` finds their deadlines.
+`_model.py` (`_plan.py` is its reading flow, `_calls.py` the calls it makes); `_conversation.py`
+reads the conversation (tool calls, results and its own `Noted:` entries), `_brief.py` writes
+the brief (`_followups.py` its owed and awaited replies), `_reading.py` decides what to open
+and reads a message's own words, `_sentences.py` splits them and says whom each sentence speaks
+to, `_requests.py` finds the message's requests, `_clauses.py` those of one sentence,
+`_titles.py` words them as tasks and `_dates.py` finds their deadlines.
 """
 
 from __future__ import annotations

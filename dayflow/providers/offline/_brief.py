@@ -19,6 +19,7 @@ from dayflow.providers.offline._conversation import (
     prompt_facts,
     visible_creates,
 )
+from dayflow.providers.offline._followups import Owed, followup_sections, weighs_more
 from dayflow.providers.offline._reading import (
     DAYS,
     MONTHS,
@@ -52,6 +53,29 @@ def action_order(action: Action) -> tuple[dt.date, str, str]:
     return action.due or dt.date.max, _sort_time(action.message.get("received_at")), action.key
 
 
+@dataclass(frozen=True)
+class _Calendar:
+    """What the run's calendar reads gave the brief."""
+
+    today: list[dict[str, Any]]
+    today_error: str | None
+    week: list[dict[str, Any]]
+    week_error: str | None
+    unread: list[tuple[str, str]]  # calendars that could not be read
+    read: bool  # whether the calendar was read at all
+
+
+@dataclass(frozen=True)
+class _Mail:
+    """What the run's inbox reads (or the reading flow's notes) gave the brief."""
+
+    needs: list[_Need]
+    creates: list[Created]
+    error: str | None
+    read: bool
+    unread: list[tuple[str, str]]  # mail sources that could not be read
+
+
 def write_brief(
     messages: list[Message],
     calls: list[Call],
@@ -65,20 +89,56 @@ def write_brief(
     head = "# Daily brief"
     if today:
         head += f": {DAYS[today.weekday()]} {today.day} {MONTHS[today.month - 1]} {today.year}"
-    lines = [head, f"_Times in {zone}._" if zone else "", "", "## Today"]
+    cal = _calendar(messages, calls, today)
+    mail = _mail(messages, calls, memory, today)
+    lines = [head, f"_Times in {zone}._" if zone else "", "", "## Today", *_today_lines(cal, calls)]
+    lines += ["", "## Needs action", *_needs_lines(mail, today, limit)]
+    followups, owed = followup_sections(calls)
+    lines += followups
+    _, tasks_error = latest_list(calls, "read_tasks", "tasks")
+    creates = mail.creates
+    lines += ["", "## Tasks created"]
+    lines += _task_lines(
+        creates[:limit], tasks_error, bool(mail.needs), mail.error or not mail.read
+    )
+    if limit is not None and len(creates) > limit:
+        lines.append(f"- and {len(creates) - limit} more (`dayflow tasks`)")
+    lines += _capped_lines(mail)
+    lines += ["", "## This week"]
+    if cal.week_error:
+        lines.append(f"- _Could not read this week's calendar: {cal.week_error}_")
+    # "Nothing else on the calendar" only when the calendar said so, not when it failed.
+    lines += _week_lines(cal.week, today, empty=[] if cal.week_error else None)
+    unread = _unread_sources(
+        inbox="the inbox" if mail.error or not mail.read else None,
+        mail=[n for n, _ in mail.unread],
+        calendar="the calendar" if cal.today_error or cal.week_error or not cal.read else None,
+        calendars=[n for n, _ in cal.unread],
+    )
+    lines += ["", "## One thing", _one_thing(mail.needs, cal.today, today, unread, owed)]
+    return "\n".join(lines).replace("\n\n\n", "\n\n").strip() + "\n"
+
+
+def _calendar(messages: list[Message], calls: list[Call], today: dt.date | None) -> _Calendar:
     today_events, today_error = latest_list(calls, "read_calendar", "events", range="today")
     week_events, week_error = latest_list(calls, "read_calendar", "events", range="week")
-    if today_error:
-        lines.append(f"- _Could not read today's calendar: {today_error}_")
-    unread_cal = _unavailable(messages, calls, "read_calendar")
-    lines += [f"- _Could not read {n}: {why}_" for n, why in unread_cal]
-    lines += _cut_short_lines(calls)
     if (today_error or not named(calls, "read_calendar", range="today")) and today:
         # No usable "today" result (failed, never asked, compacted away): the week still has it.
         today_events = [e for e in week_events if date_of(e.get("start")) == today]
-    if not named(calls, "read_calendar"):
+    unread = _unavailable(messages, calls, "read_calendar")
+    read = bool(named(calls, "read_calendar"))
+    return _Calendar(today_events, today_error, week_events, week_error, unread, read)
+
+
+def _today_lines(cal: _Calendar, calls: list[Call]) -> list[str]:
+    lines = []
+    if cal.today_error:
+        lines.append(f"- _Could not read today's calendar: {cal.today_error}_")
+    lines += [f"- _Could not read {n}: {why}_" for n, why in cal.unread]
+    lines += _cut_short_lines(calls)
+    if not cal.read:
         lines.append("- _The calendar was not read._")
-    for event in sorted(today_events, key=lambda e: _sort_time(e.get("start"))):
+    for event in sorted(cal.today, key=lambda e: _sort_time(e.get("start"))):
         where = f" ({event['location']})" if event.get("location") else ""
         times = (
             "All day"
@@ -87,16 +147,20 @@ def write_brief(
         )
         gone = " (cancelled)" if event.get("status") == "cancelled" else ""
         lines.append(f"- {times} {event.get('title', '(untitled)')}{where}{gone}")
-    unread_calendars = [n for n, _ in unread_cal]
-    if not today_events and not today_error and named(calls, "read_calendar"):
+    if not cal.today and not cal.today_error and cal.read:
         lines.append(
             "- Nothing today on the calendars that could be read."
-            if unread_calendars
+            if cal.unread
             else "- Nothing on the calendar today."
         )
+    return lines
 
+
+def _mail(
+    messages: list[Message], calls: list[Call], memory: Memory | None, today: dt.date | None
+) -> _Mail:
     if memory is not None and memory.plan is not None:  # the reading flow remembers its finds
-        inbox_error, inbox_read, creates = None, True, memory.creates
+        error, read, creates = None, True, memory.creates
         needs = [
             _Need(
                 str(r.get("title")),
@@ -107,8 +171,8 @@ def write_brief(
             for r in _unique_requests(memory.requests)
         ]
     else:
-        inbox, inbox_error = latest_list(calls, "read_inbox", "messages")
-        inbox_read, creates = bool(named(calls, "read_inbox")), visible_creates(calls)
+        inbox, error = latest_list(calls, "read_inbox", "messages")
+        read, creates = bool(named(calls, "read_inbox")), visible_creates(calls)
         # A request whose task the user already marked done needs nothing more.
         done = {c.key for c in creates if c.done}
         needs = [
@@ -119,55 +183,45 @@ def write_brief(
     # What is due today first, then what is overdue, then the rest by date (stable: ties keep
     # the order above), so that "One thing" is today's most pressing item, not last week's.
     needs.sort(key=lambda n: (_urgency(n.due, today), not n.urgent))
-    lines += ["", "## Needs action"]
-    if inbox_error:
-        lines.append(f"- _Could not read the inbox: {inbox_error}_")
-    elif not inbox_read:
+    return _Mail(needs, creates, error, read, _unavailable(messages, calls, "read_inbox"))
+
+
+def _needs_lines(mail: _Mail, today: dt.date | None, limit: int | None) -> list[str]:
+    lines = []
+    if mail.error:
+        lines.append(f"- _Could not read the inbox: {mail.error}_")
+    elif not mail.read:
         lines.append("- _The inbox was not read._")
-    unread_mail = _unavailable(messages, calls, "read_inbox")
-    lines += [f"- _Could not read {n}: {why}_" for n, why in unread_mail]
-    for need in needs[:limit]:
+    lines += [f"- _Could not read {n}: {why}_" for n, why in mail.unread]
+    for need in mail.needs[:limit]:
         lines.append(f"- {need.title} (from {need.who}, {_due_text(need.due, today)})")
-    if limit is not None and len(needs) > limit:
+    if limit is not None and len(mail.needs) > limit:
         lines.append(
-            f"- {len(needs) - limit} more, due later or with no deadline: `dayflow tasks` lists "
-            "every task filed."
+            f"- {len(mail.needs) - limit} more, due later or with no deadline: `dayflow tasks` "
+            "lists every task filed."
         )
-    if not needs and not inbox_error and inbox_read:
+    if not mail.needs and not mail.error and mail.read:
         lines.append(
             "- Nothing in the mail that could be read needs you."
-            if unread_mail
+            if mail.unread
             else "- Nothing in the inbox needs you right now."
         )
+    return lines
 
-    _, tasks_error = latest_list(calls, "read_tasks", "tasks")
-    lines += ["", "## Tasks created"]
-    lines += _task_lines(creates[:limit], tasks_error, bool(needs), inbox_error or not inbox_read)
-    if limit is not None and len(creates) > limit:
-        lines.append(f"- and {len(creates) - limit} more (`dayflow tasks`)")
-    if any(refused_by_cap(c.error) for c in creates):
-        tried = [c.title.rstrip("…") for c in creates if not c.error]
-        left = [n for n in needs if not any(n.title.startswith(t) for t in tried)]
-        if left:
-            lines.append(
-                f"- {len(left)} more not filed: this run reached its task cap (`--task-cap`); "
-                "they are listed under Needs action."
-            )
-    lines += ["", "## This week"]
-    if week_error:
-        lines.append(f"- _Could not read this week's calendar: {week_error}_")
-    # "Nothing else on the calendar" only when the calendar said so, not when it failed.
-    lines += _week_lines(week_events, today, empty=[] if week_error else None)
-    unread = _unread_sources(
-        inbox="the inbox" if inbox_error or not inbox_read else None,
-        mail=[n for n, _ in unread_mail],
-        calendar="the calendar"
-        if today_error or week_error or not named(calls, "read_calendar")
-        else None,
-        calendars=unread_calendars,
-    )
-    lines += ["", "## One thing", _one_thing(needs, today_events, today, unread)]
-    return "\n".join(lines).replace("\n\n\n", "\n\n").strip() + "\n"
+
+def _capped_lines(mail: _Mail) -> list[str]:
+    """The line saying how many requests the task cap left unfiled (none when it was not hit)."""
+    creates = mail.creates
+    if not any(refused_by_cap(c.error) for c in creates):
+        return []
+    tried = [c.title.rstrip("…") for c in creates if not c.error]
+    left = [n for n in mail.needs if not any(n.title.startswith(t) for t in tried)]
+    if not left:
+        return []
+    return [
+        f"- {len(left)} more not filed: this run reached its task cap (`--task-cap`); "
+        "they are listed under Needs action."
+    ]
 
 
 def _urgency(due: dt.date | None, today: dt.date | None) -> tuple[int, dt.date]:
@@ -276,8 +330,17 @@ def _week_lines(
 
 
 def _one_thing(
-    needs: list[_Need], events: list[dict], today: dt.date | None, unread: list[str]
+    needs: list[_Need],
+    events: list[dict],
+    today: dt.date | None,
+    unread: list[str],
+    owed: Owed | None = None,
 ) -> str:
+    # A reply owed for days outweighs requests not due yet; what is due today, overdue or
+    # urgent still comes first.
+    pressing = bool(needs) and (needs[0].urgent or _urgency(needs[0].due, today)[0] < 2)
+    if owed is not None and (not needs or weighs_more(owed, pressing)):
+        return owed.one_thing()
     if needs:
         first = needs[0]  # already ordered by due date, then by when it arrived
         due = f", {_due_text(first.due, today)}" if first.due else ""

@@ -63,43 +63,31 @@ every request up to the run's task cap and no more once the cap is reached (the 
 many were left), at most 25 calls a turn, and a turn longer than the request's `max_tokens` is
 cut there with stop_reason `max_tokens`, as the API would.
 
-This module decides each turn; `_conversation` reads the conversation (tool calls, results and
-entries), `write_brief` writes the brief and `_reading` holds the mail heuristics.
+This module decides each turn (the gathering turn, the plain flow); `_plan` is the reading flow,
+`_calls` makes the tool calls (their ids, a request's create_task arguments), `_conversation`
+reads the conversation (tool calls, results and entries), `_brief` writes the brief (with
+`_followups` for the owed and awaited replies) and `_reading` holds the mail heuristics.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import replace
 from typing import Any
 
 from dayflow.compaction import is_summary
-from dayflow.models import Block, Message, ModelRequest, ModelResponse, Usage
+from dayflow.models import Block, ModelRequest, ModelResponse, Usage
 from dayflow.providers import OFFLINE_MODEL
-from dayflow.providers.offline._brief import action_order, snippet_actions, write_brief
+from dayflow.providers.offline._brief import write_brief
+from dayflow.providers.offline._calls import pending_actions, task_input, with_tools
 from dayflow.providers.offline._conversation import (
-    Call,
-    Memory,
     blocks_of,
-    latest_list,
     named,
-    prompt_facts,
     remember,
     tool_calls,
 )
-from dayflow.providers.offline._reading import (
-    Action,
-    body_actions,
-    is_urgent,
-    reader_of,
-    thread_key,
-    triage_all,
-    who,
-)
-from dayflow.tools import MAX_TOOL_CALLS_PER_TURN, due_window, refused_by_cap
+from dayflow.providers.offline._plan import FULL_LISTING, reading_turn
+from dayflow.tools import MAX_TOOL_CALLS_PER_TURN
 
-FULL_LISTING = 50  # read_inbox's largest page
 GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
     # The largest page at once: a first page of 20 that came back full was listed again at
     # 50, so a 24-message morning listed its inbox twice.
@@ -108,12 +96,6 @@ GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
     ("read_calendar", {"range": "week"}),
     ("read_tasks", {"include_done": False}),
 )
-READS_PER_TURN = 3  # one thread at a time, at most this many of its messages
-NOTES_PER_TURN = 30  # request notes a page's turn writes: with them, it stays under max_tokens
-NEXT_PAGE = 25  # the pages after the first: small, since each is noted whole in one turn
-FILES_PER_TURN = 12  # create_task calls in a reading turn: its text stays well under max_tokens
-NOTED = "Noted: "
-_PLAN_CHARS = 400  # a plan entry's JSON stays well under a summariser's line limit
 
 
 def estimate_tokens(obj: object) -> int:
@@ -198,350 +180,23 @@ def _reply(request: ModelRequest, limit: int | None = None) -> tuple[list[Block]
         plan = [(name, args) for name, args in GATHER if name in offered]
         if plan:
             intro = "Let me look at your inbox, calendar and tasks."
-            return _with_tools(messages, [intro], plan), "tool_use"
+            return with_tools(messages, [intro], plan), "tool_use"
     if "read_message" in offered or memory.plan is not None:
         can_act = last.get("role") == "user" and (last_is_results or is_summary(last))
-        reading = _reading_turn(messages, calls, memory, offered, can_act, limit)
+        reading = reading_turn(messages, calls, memory, offered, can_act, limit)
         if reading is not None:
             return reading
     if last_is_results and "create_task" in offered:
-        pending = _pending(calls, memory)[:MAX_TOOL_CALLS_PER_TURN]  # the rest next turn
+        pending = pending_actions(calls, memory)[:MAX_TOOL_CALLS_PER_TURN]  # the rest next turn
         if pending:
             n = len(pending)
             needs = "1 message needs" if n == 1 else f"{n} messages need"
             intro = f"{needs} something from you; adding them as tasks."
-            plan = [("create_task", _task_input(a, messages)) for a in pending]
-            return _with_tools(messages, [intro], plan), "tool_use"
+            plan = [("create_task", task_input(a, messages)) for a in pending]
+            return with_tools(messages, [intro], plan), "tool_use"
     missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
     if memory.compacted and missing and last_is_results and "read_calendar" in offered:
         # The calendar was compacted away (a long inbox): read it again for the brief.
         uses = [("read_calendar", {"range": r}) for r in missing]
-        return _with_tools(
-            messages, ["Reading the calendar again for the brief."], uses
-        ), "tool_use"
+        return with_tools(messages, ["Reading the calendar again for the brief."], uses), "tool_use"
     return [{"type": "text", "text": write_brief(messages, calls, limit=limit)}], "end_turn"
-
-
-def _with_tools(
-    messages: list[Message], texts: list[str], plan: list[tuple[str, dict]]
-) -> list[Block]:
-    history = json.dumps(messages, sort_keys=True, separators=(",", ":"), default=str)
-    blocks: list[Block] = [{"type": "text", "text": text} for text in texts]
-    for name, args in plan:
-        digest = hashlib.sha256(f"{history}#{len(blocks)}".encode()).hexdigest()
-        # A fresh input dict: a caller mutating the response must not reach GATHER.
-        blocks.append({"type": "tool_use", "id": "toolu_off_" + digest[:20], "name": name,
-                       "input": dict(args)})  # fmt: skip
-    return blocks
-
-
-# --- the reading flow ----------------------------------------------------------------------------
-
-
-def _reading_turn(
-    messages: list[Message],
-    calls: list[Call],
-    memory: Memory,
-    offered: set,
-    can_act: bool,
-    limit: int | None = None,
-) -> tuple[list[Block], str] | None:
-    """The next turn when messages are opened one thread at a time; None for the plain flow."""
-    if memory.plan is None:
-        return _planning_turn(messages, calls, memory, offered) if can_act else None
-    if not can_act:
-        text = write_brief(messages, calls, memory, limit=limit)
-        return [{"type": "text", "text": text}], "end_turn"
-    done = set(memory.done)
-    filed = {c.key for c in memory.creates} | memory.have
-    capped = _capped(memory)
-    notes: list[str] = []
-    found: list[Action] = []
-    quiet: list[str] = []
-    for call in named(calls, "read_message"):
-        mid = str(call.input.get("id"))
-        if mid in done:
-            continue
-        done.add(mid)
-        message = call.result.get("message") if isinstance(call.result, dict) else None
-        actions = body_actions(message, memory.reader) if isinstance(message, dict) else []
-        if not actions:
-            quiet.append(mid)
-        found += actions
-    notes += [NOTED + "request " + _dumps(_request_entry(a)) for a in found]
-    if quiet:
-        notes.append(NOTED + "no request " + _dumps(quiet))
-    # Titles come from the mail, so they stay inside the JSON of the notes, never in the prose.
-    said = (
-        [f"Found a request in {_and(sorted({str(a.message.get('id')) for a in found}))}."]
-        if found
-        else []
-    )
-    said += [f"Nothing asked of you in {_and(quiet)}."] if quiet else []
-    plan = list(memory.plan)
-    page, more, again = _new_page(messages)
-    if page is not None:  # a further page of the inbox: what it settles, what to open
-        seen = done | {i for g in plan for i in g}
-        # A page read with a cursor cannot be read again (the inbox lists each message once
-        # in a walk through the pages), so all of it is noted; such pages are kept small.
-        room = None if again.get("cursor") else NOTES_PER_TURN
-        settled, groups, complete = _triage(page, memory.reader, seen, room)
-        found += settled
-        notes += [NOTED + "request " + _dumps(_request_entry(a)) for a in settled]
-        notes += [NOTED + "plan " + _dumps(chunk) for chunk in _chunks(groups) if chunk]
-        plan += groups
-        said.append(f"Read {len(page)} more messages of the inbox.")
-        if not complete:  # more to note than a turn holds: the same page again, for the rest
-            more = None
-    group = next(([i for i in g if i not in done] for g in plan if set(g) - done), [])
-    reads: list[tuple[str, dict[str, Any]]] = []
-    if page is not None and not complete and "read_inbox" in offered:
-        reads.append(("read_inbox", again))
-        said.append("Reading that page again for the rest of its requests.")
-    elif more is not None and "read_inbox" in offered:
-        reads.append(("read_inbox", {"limit": NEXT_PAGE, "cursor": more}))
-        said.append("Reading the next page of the inbox.")
-    if group and "read_message" in offered:
-        reads += [("read_message", {"id": i}) for i in group]
-        said.append(f"Opening {_and(group)}.")
-    elif more is None and not (page is not None and not complete):
-        missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
-        if missing and "read_calendar" in offered:
-            reads += [("read_calendar", {"range": r}) for r in missing]
-            said.append("Reading the calendar again for the brief.")
-    uses: list[tuple[str, dict[str, Any]]] = []
-    # A page's turn only notes (its notes fill the answer), unless it is the last thing to do.
-    if not capped and "create_task" in offered and (page is None or not reads):
-        room = min(MAX_TOOL_CALLS_PER_TURN - len(reads), FILES_PER_TURN)
-        for action in found:
-            if action.key not in filed and len(uses) < room:
-                filed.add(action.key)
-                uses.append(("create_task", _task_input(action, messages)))
-        for entry in memory.requests:  # noted earlier, not filed yet (a page's turn only notes)
-            key = entry.get("key")
-            if isinstance(key, str) and key not in filed and len(uses) < room:
-                filed.add(key)
-                uses.append(("create_task", _entry_task(entry)))
-    uses += reads
-    if not uses:
-        requests = memory.requests + [_request_entry(a) for a in found]
-        final = replace(memory, requests=requests, done=done)
-        text = write_brief(messages, calls, final, limit=limit)
-        return [{"type": "text", "text": text}], "end_turn"
-    return _with_tools(messages, [" ".join(said) or "Filing what the inbox asks.", *notes], uses), (
-        "tool_use"
-    )
-
-
-def _new_page(
-    messages: list[Message],
-) -> tuple[list[dict[str, Any]] | None, str | None, dict[str, Any]]:
-    """The inbox page the last turn read (its messages), where the next one starts, and the
-    arguments that read it; (None, None, {}) when the last turn read none."""
-    last_turn = [m for m in messages[-2:] if isinstance(m, dict)]
-    for call in named(tool_calls(last_turn), "read_inbox"):
-        if not isinstance(call.result, dict):
-            continue
-        items = call.result.get("messages")
-        cursor = call.result.get("next_cursor")
-        page = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
-        return page, (cursor if isinstance(cursor, str) else None), dict(call.input)
-    return None, None, {}
-
-
-def _triage(
-    inbox: list[dict[str, Any]], reader: str | None, seen: set[str], room: int | None
-) -> tuple[list[Action], list[list[str]], bool]:
-    """What a page of the inbox settles (in order), the threads to open (1-3 ids each), and
-    whether the whole page was read: it stops before the requests pass `room`."""
-    settled: list[Action] = []
-    groups: list[list[str]] = []
-    thread_of: dict[str, int] = {}
-    for message in inbox:
-        mid = str(message.get("id"))
-        if mid in seen:
-            continue
-        actions, wanted = triage_all(message, reader)
-        if room is not None and settled and len(settled) + len(actions) > room:
-            settled.sort(key=action_order)
-            return settled, groups, False
-        settled += actions
-        if not wanted:
-            continue
-        key = thread_key(str(message.get("subject", "")))
-        index = thread_of.get(key)
-        if index is not None and len(groups[index]) < READS_PER_TURN:
-            groups[index].append(mid)
-        else:
-            thread_of[key] = len(groups)
-            groups.append([mid])
-    settled.sort(key=action_order)
-    return settled, groups, True
-
-
-def _entry_task(entry: dict[str, Any]) -> dict[str, Any]:
-    """The create_task call for a noted request (what a note keeps is enough to file it)."""
-    args: dict[str, Any] = {"title": str(entry.get("title")), "idempotency_key": str(entry["key"])}
-    if entry.get("due"):
-        args["due"] = str(entry["due"])
-    notes = f"{entry.get('from', 'someone')} asked"
-    notes += f' in "{entry["subject"]}"' if entry.get("subject") else ""
-    notes += f" ({entry['deadline']})." if entry.get("deadline") else "."
-    return args | {"source_id": str(entry.get("id")), "notes": notes}
-
-
-def _planning_turn(
-    messages: list[Message], calls: list[Call], memory: Memory, offered: set
-) -> tuple[list[Block], str] | None:
-    listed = named(calls, "read_inbox")
-    inbox, error = latest_list(calls, "read_inbox", "messages")
-    limit = listed[-1].input.get("limit") if listed else None
-    if error or not (listed or memory.compacted):
-        return None
-    relist = [("read_inbox", {"limit": FULL_LISTING})]
-    tasks_seen = bool(named(calls, "read_tasks")) or "read_tasks" not in offered
-    if memory.compacted and not (listed and tasks_seen):
-        # The listing or the task list was compacted away before the plan was written: read
-        # both again, in one turn, so that the plan sees them together.
-        if "read_tasks" in offered:
-            relist.append(("read_tasks", {"include_done": False}))
-        return _with_tools(messages, ["Reading the inbox and tasks again."], relist), "tool_use"
-    if isinstance(limit, int) and len(inbox) >= limit and limit < FULL_LISTING:
-        # A full first page means there is more.
-        return _with_tools(messages, ["Reading more of the inbox."], relist), "tool_use"
-    reader = reader_of(inbox)
-    settled, groups, complete = _triage(inbox, reader, set(), NOTES_PER_TURN)
-    result = listed[-1].result if listed else None
-    cursor = result.get("next_cursor") if isinstance(result, dict) else None
-    more = cursor if isinstance(cursor, str) and "read_inbox" in offered else None
-    have = sorted(_covered(calls))
-    tried = {c.key for c in memory.creates}
-    pending = [] if _capped(memory) else [a for a in settled if a.key not in {*have, *tried}]
-    if not complete:  # more to note than a turn holds: this listing again, for the rest
-        more = None
-    if not groups and more is None and complete:
-        return _settled_turn(messages, calls, memory, offered, settled, have, pending)
-    count = sum(map(len, groups))
-    opening = f" Opening {_and(groups[0])}." if groups else ""
-    texts = [
-        f"{count} messages may need you and their snippets do not settle it; I will open them "
-        f"one thread at a time.{opening}"
-    ]
-    texts += ["The inbox has more pages; I will read them as I go."] if more else []
-    texts += [NOTED + "have " + _dumps(have)] if have else []
-    texts += [NOTED + "reader " + _dumps(reader)] if reader else []
-    texts += [NOTED + "request " + _dumps(_request_entry(a)) for a in settled]
-    texts += [NOTED + "plan " + _dumps(chunk) for chunk in _chunks(groups)] if groups else []
-    texts += [NOTED + "plan []"] if not groups else []
-    reads = [("read_inbox", {"limit": NEXT_PAGE, "cursor": more})] if more else []
-    reads = reads if complete else [("read_inbox", dict(listed[-1].input))]
-    reads += [("read_message", {"id": i}) for i in (groups[0] if groups else [])]
-    # The rest as reading goes (a long page's notes alone fill a turn, so it files nothing).
-    pending = [] if more or not complete else pending[: MAX_TOOL_CALLS_PER_TURN - len(reads)]
-    uses = [("create_task", _task_input(a, messages)) for a in pending]
-    uses = uses if "create_task" in offered else []
-    return _with_tools(messages, texts, uses + reads), "tool_use"
-
-
-def _settled_turn(
-    messages: list[Message],
-    calls: list[Call],
-    memory: Memory,
-    offered: set,
-    settled: list[Action],
-    have: list[str],
-    pending: list[Action],
-) -> tuple[list[Block], str] | None:
-    """Nothing to open. Without compaction the plain flow goes on (None). After one, what the
-    listing settled is noted (with an empty plan) so that later turns never need the listing
-    again: a long inbox compacted away each turn would otherwise be re-read forever."""
-    if not memory.compacted:
-        return None
-    pending = pending[: MAX_TOOL_CALLS_PER_TURN - 2]  # the rest in the plain flow's turns
-    uses = [("create_task", _task_input(a, messages)) for a in pending]
-    uses = uses if "create_task" in offered else []
-    missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
-    if "read_calendar" in offered:
-        uses += [("read_calendar", {"range": r}) for r in missing]
-    if not uses:
-        return None
-    texts = ["Nothing more to open; filing what the inbox settles."]
-    texts += [NOTED + "have " + _dumps(have)] if have else []
-    texts += [NOTED + "request " + _dumps(_request_entry(a)) for a in settled]
-    texts += [NOTED + "plan []"]
-    return _with_tools(messages, texts, uses), "tool_use"
-
-
-def _chunks(groups: list[list[str]]) -> list[list[list[str]]]:
-    chunks: list[list[list[str]]] = [[]]
-    for group in groups:
-        if chunks[-1] and len(_dumps([*chunks[-1], group])) > _PLAN_CHARS:
-            chunks.append([])
-        chunks[-1].append(group)
-    return chunks
-
-
-def _request_entry(action: Action) -> dict[str, Any]:
-    due = action.due.isoformat() if action.due else None
-    sender = who(action.message)[:80]
-    entry: dict[str, Any] = {"id": str(action.message.get("id")), "title": action.title}
-    entry |= {"due": due, "from": sender}
-    entry["key"] = action.key
-    if is_urgent(action.message):
-        entry["urgent"] = True
-    if action.deadline:
-        entry["deadline"] = action.deadline[:60]
-    return entry
-
-
-def _and(ids: list[str]) -> str:
-    return ", ".join(ids[:-1]) + " and " + ids[-1] if len(ids) > 1 else "".join(ids)
-
-
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-# --- deciding what needs action ----------------------------------------------------------------
-
-
-def _covered(calls: list[Call]) -> set[str]:
-    """The task keys already on the list: each task's key, and the key of the message a task
-    names as its source (found in the inbox listing)."""
-    tasks, _ = latest_list(calls, "read_tasks", "tasks")
-    inbox, _ = latest_list(calls, "read_inbox", "messages")
-    key_of = {str(m.get("id")): str(m.get("key") or f"email:{m.get('id')}") for m in inbox}
-    covered = {str(t.get("idempotency_key")) for t in tasks if t.get("idempotency_key")}
-    for t in tasks:
-        if t.get("source_id"):
-            covered.add(key_of.get(str(t["source_id"]), f"email:{t['source_id']}"))
-    return covered
-
-
-def _pending(calls: list[Call], memory: Memory) -> list[Action]:
-    """The requests still to file: not on the list, never tried (a call that failed is not
-    made again: what it would send is the same), none at all once the task cap was hit."""
-    if _capped(memory):
-        return []
-    inbox, _ = latest_list(calls, "read_inbox", "messages")
-    skip = _covered(calls) | {c.key for c in memory.creates}
-    return [a for a in snippet_actions(inbox) if a.key not in skip]
-
-
-def _capped(memory: Memory) -> bool:
-    """Whether a create_task of this run hit the run's task cap."""
-    return any(refused_by_cap(c.error) for c in memory.creates)
-
-
-def _task_input(action: Action, messages: list[Message]) -> dict[str, Any]:
-    """The create_task arguments for `action`. A due date outside the brief's horizon (a date
-    misread from an old message) is left out: create_task would refuse the call."""
-    message = action.message
-    notes = f'{who(message)} asked in "{message.get("subject", "")}"'
-    notes += f" ({action.deadline})." if action.deadline else "."
-    args: dict[str, Any] = {"title": action.title, "idempotency_key": action.key}
-    today, _ = prompt_facts(messages)
-    lo, hi = due_window(today) if today else (action.due, action.due)
-    if action.due and lo is not None and hi is not None and lo <= action.due <= hi:
-        args["due"] = action.due.isoformat()
-    return args | {"source_id": str(message.get("id")), "notes": notes}

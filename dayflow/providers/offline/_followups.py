@@ -1,0 +1,114 @@
+"""The offline model's `## You owe replies` and `## Waiting on others`, from `read_followups`.
+
+Both sections are written whenever the run read its followups, each saying in one line when
+it has nothing (or why it cannot say); a run that never offered the tool has neither. The
+longest-owed reply is also a candidate for `## One thing`: it wins over requests that are not
+due yet once it has waited `OWED_WEIGHS_DAYS` working days (a reply owed for days is the
+thing people forget), never over one due today, overdue or urgent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dayflow.providers.offline._conversation import Call, named
+from dayflow.providers.offline._reading import DAYS, MONTHS, parse_time
+
+FOLLOWUPS = "read_followups"
+OWED_WEIGHS_DAYS = 3
+NO_ADDRESS = (
+    "Your own address is not known (`me` in the config file), so owed replies cannot be told."
+)
+EMPTY_WAITING = "- You are not waiting on anyone."
+SHOWN = 10  # items per section; the rest counted
+
+
+@dataclass(frozen=True)
+class Owed:
+    """The reply owed longest: who, about what, and for how many working days."""
+
+    who: str
+    subject: str
+    age_days: int
+
+    def one_thing(self) -> str:
+        days = "working day" if self.age_days == 1 else "working days"
+        waited = f": they have waited {self.age_days} {days}" if self.age_days else ""
+        return f'**Reply to {self.who} about "{self.subject}"{waited}.**'
+
+
+def followup_sections(calls: list[Call]) -> tuple[list[str], Owed | None]:
+    """The two sections' lines (none when followups were never read) and the oldest owed."""
+    found = named(calls, FOLLOWUPS)
+    if not found:
+        return [], None
+    call = found[-1]
+    result = call.result if isinstance(call.result, dict) else {}
+    owed, waiting = _items(result, "you_owe"), _items(result, "waiting_on")
+    lines = ["", "## You owe replies"]
+    if call.error:
+        lines.append(f"- _Could not read who is waiting on you: {call.error}_")
+    for gone in _items(result, "unavailable"):
+        lines.append(f"- _Could not read {gone.get('source')}: {gone.get('reason')}_")
+    unknown = isinstance(result.get("note"), str)  # no address of the user's is known
+    if unknown:
+        lines.append(f"- _{NO_ADDRESS}_")
+    blocked = bool(call.error) or unknown
+    lines += _lines(owed, result.get("you_owe_more"), "Reply to ", "waiting")
+    lines += [] if owed or blocked else ["- Nobody is waiting on a reply from you."]
+    lines += ["", "## Waiting on others"]
+    lines += _lines(waiting, result.get("waiting_on_more"), "", "no answer for")
+    if not waiting:
+        lines.append("- _Not known either (see above)._" if blocked else EMPTY_WAITING)
+    oldest = None
+    if owed:
+        age = owed[0].get("age_days")
+        subject = str(owed[0].get("subject", ""))
+        oldest = Owed(_who(owed[0]), subject, age if isinstance(age, int) else 0)
+    return lines, oldest
+
+
+def weighs_more(owed: Owed | None, need_pressing: bool) -> bool:
+    """Whether the owed reply is the One thing, over the most pressing request (if any)."""
+    if owed is None:
+        return False
+    return not need_pressing and owed.age_days >= OWED_WEIGHS_DAYS
+
+
+def _items(result: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    value = result.get(key)
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _lines(items: list[dict[str, Any]], more: object, lead: str, waited: str) -> list[str]:
+    out = []
+    for item in items[:SHOWN]:
+        age = item.get("age_days")
+        days = f"{age} working day{'' if age == 1 else 's'}" if isinstance(age, int) else "?"
+        since = _short(item.get("latest_at"))
+        subject = item.get("subject", "")
+        out.append(f'- {lead}{_who(item)}: "{subject}", {waited} {days} (since {since})')
+    extra = (len(items) - SHOWN if len(items) > SHOWN else 0) + (
+        more if isinstance(more, int) else 0
+    )
+    if extra:
+        out.append(f"- and {extra} more")
+    return out
+
+
+def _who(item: dict[str, Any]) -> str:
+    party = item.get("with") if isinstance(item.get("with"), dict) else {}
+    assert isinstance(party, dict)
+    name, address = str(party.get("name") or ""), str(party.get("address") or "")
+    if name and address:
+        return f"{name} ({address})"
+    return name or address or "someone"
+
+
+def _short(iso: object) -> str:
+    when = parse_time(iso)
+    if when is None:
+        return "?"
+    day = when.date()
+    return f"{DAYS[day.weekday()][:3]} {day.day} {MONTHS[day.month - 1][:3]}"
