@@ -5,9 +5,10 @@ The model's text is not trusted (a message can tell it what to write), so two th
 checked against what the run actually read:
 
 - `create_task` files a task only under the key of an item the run was shown (a message's
-  `key`, `thread:<thread id>` of a message it opened, `event:<event id>`, or a task it read), or
-  under a key of the model's own (`model:...`), so a prompt-injected run cannot claim the key of
-  a message it never saw (one not yet arrived, or the sample's) and keep its real task from ever
+  `key`, `thread:<thread id>` of a message it opened or of a thread read_followups listed,
+  `event:<event id>`, or a task it read), or under a key of the model's own (`model:...`), so
+  a prompt-injected run cannot claim the key of a message it never saw (one not yet arrived,
+  or the sample's) and keep its real task from ever
   being filed;
 - a brief delivered to a file or by mail keeps a link only when its address appears in what the
   run read (`dayflow.safe_text`).
@@ -32,7 +33,7 @@ THREAD_KEY_PREFIX = "thread:"
 EVENT_KEY_PREFIX = "event:"
 _URL = re.compile(r"(?:https?://|mailto:)[^\s<>\"'`\\)\]]+", re.IGNORECASE)
 _TRAILING = ".,;:!?*_~"
-_READS = ("read_inbox", "read_message", "read_calendar")
+_READS = ("read_inbox", "read_message", "read_calendar", "read_followups")
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,11 @@ def _items(name: str, payload: Any) -> Iterator[tuple[str | None, set[str]]]:
     elif name == "read_tasks":
         for t in _dicts(payload.get("tasks")):
             yield None, _strs(t.get("idempotency_key"))
+    elif name == "read_followups":
+        # An owed or awaited reply is filed under its thread's key (never twice), and its
+        # latest message's id may be the task's source_id.
+        for item in (*_dicts(payload.get("you_owe")), *_dicts(payload.get("waiting_on"))):
+            yield _id(item), _strs(item.get("key"))
     elif name == "create_task" and isinstance(payload.get("task"), dict):
         yield None, _strs(payload["task"].get("idempotency_key"))
 

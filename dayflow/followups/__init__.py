@@ -7,6 +7,7 @@ window's mail from the sources; `build_followups` is the same from records (test
 
 from __future__ import annotations
 
+from dayflow.followups.feed import Feed
 from dayflow.followups.me import Me, default_me, is_address, parse_me
 from dayflow.followups.reader import read_followups
 from dayflow.followups.rules import FollowupItem, asks, working_days
@@ -21,6 +22,7 @@ from dayflow.followups.view import (
 __all__ = [
     "FOLLOWUP_DAYS",
     "WAITING_AFTER_DAYS",
+    "Feed",
     "FollowupItem",
     "Followups",
     "Me",

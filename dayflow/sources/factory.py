@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from dayflow.errors import SourceError
@@ -30,6 +30,9 @@ from dayflow.sources.inbox import Inbox
 from dayflow.sources.json_files import JsonCalendar, JsonInbox
 from dayflow.sources.mail import DictMail, MailSource, PathMissing
 from dayflow.sources.protocols import CalendarSource, as_calendar
+
+if TYPE_CHECKING:
+    from dayflow.followups import Feed
 
 
 @dataclass(frozen=True)
@@ -297,7 +300,20 @@ def build_sources(
             spec = SourceSpec("calendar", "calendar", "json", path=calendar_path)
             cals.append(("calendar", _Checked(spec, inner_cal)))
     calendar = Calendar(cals, strict=strict, remote=remote)
-    return Inbox(mail, default_since=default_since, until=until, strict=strict), calendar
+    inbox = Inbox(mail, default_since=default_since, until=until, strict=strict)
+    inbox.followups = _followups(config if declared else None, mail, brief_date, ctx)
+    return inbox, calendar
+
+
+def _followups(
+    config: SourcesConfig | None, mail: list[MailSource], brief_date: dt.date, ctx: SourceContext
+) -> Feed:
+    """The run's followups: its mail sources, their sent folders, who "me" is."""
+    from dayflow.followups import Feed, default_me
+
+    specs = config.inboxes if config is not None else ()
+    me = default_me((s.user or "", f"user of [[inbox]] {s.name}") for s in specs if s.user)
+    return Feed(mail, (), me=me, brief_date=brief_date, tz=ctx.tz)
 
 
 def open_calendar(spec: SourceSpec, ctx: SourceContext) -> CalendarSource:

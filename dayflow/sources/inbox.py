@@ -22,12 +22,15 @@ import datetime as dt
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.sources.identity import SAMPLE_SOURCE
 from dayflow.sources.mail import DictMail, MailItem, MailSource, PathMissing
 from dayflow.sources.protocols import InboxSource
+
+if TYPE_CHECKING:
+    from dayflow.followups.feed import Feed
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ class Inbox:
         self.floor: dt.datetime | None = None
         # The keys listed so far in each walk through the pages (the cursor names its walk).
         self._walks: dict[str, set[str]] = {}
+        # The followups of these sources and their sent folders (set by build_sources).
+        self.followups: Feed | None = None
 
     @property
     def remote(self) -> bool:

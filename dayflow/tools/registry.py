@@ -10,6 +10,7 @@ from typing import Any
 from dayflow.errors import SourceUnavailable
 from dayflow.store import Lease, Store
 from dayflow.tools.calendar import READ_CALENDAR
+from dayflow.tools.followups import READ_FOLLOWUPS
 from dayflow.tools.mail import READ_INBOX, READ_MESSAGE
 from dayflow.tools.spec import (
     MAX_RESULT_CHARS,
@@ -26,7 +27,8 @@ MAX_TOOL_CALLS_PER_TURN = 25
 
 # The order is part of every request: a new tool goes at the end.
 TOOLS: dict[str, Tool] = {
-    t.name: t for t in (READ_INBOX, READ_MESSAGE, READ_CALENDAR, READ_TASKS, CREATE_TASK)
+    t.name: t
+    for t in (READ_INBOX, READ_MESSAGE, READ_CALENDAR, READ_TASKS, CREATE_TASK, READ_FOLLOWUPS)
 }
 
 
@@ -130,4 +132,7 @@ def reads_network(name: str, env: ToolEnv) -> bool:
         return env.mail.remote
     if name == "read_calendar":
         return env.calendars.remote
+    if name == "read_followups":
+        feed = env.mail.followups
+        return feed is not None and feed.remote
     return False

@@ -14,6 +14,7 @@ from dayflow.providers.offline._conversation import (
     Call,
     Memory,
     latest_list,
+    named,
     prompt_facts,
 )
 from dayflow.providers.offline._reading import (
@@ -111,3 +112,20 @@ def task_input(action: Action, messages: list[Message]) -> dict[str, Any]:
     if action.due and lo is not None and hi is not None and lo <= action.due <= hi:
         args["due"] = action.due.isoformat()
     return args | {"source_id": str(message.get("id")), "notes": notes}
+
+
+def rereads(calls: list[Call], offered: set) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """What the brief needs that the run no longer sees (compacted away, or never read): the
+    calendar's today and week and the followups, as calls, and the sentence saying so."""
+    uses: list[tuple[str, dict[str, Any]]] = []
+    if "read_calendar" in offered:
+        missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
+        uses += [("read_calendar", {"range": r}) for r in missing]
+    if "read_followups" in offered and not named(calls, "read_followups"):
+        uses.append(("read_followups", {}))
+    what = " and ".join(
+        dict.fromkeys(
+            "the calendar" if n == "read_calendar" else "who owes replies" for n, _ in uses
+        )
+    )
+    return uses, f"Reading {what} again for the brief."

@@ -78,10 +78,9 @@ from dayflow.compaction import is_summary
 from dayflow.models import Block, ModelRequest, ModelResponse, Usage
 from dayflow.providers import OFFLINE_MODEL
 from dayflow.providers.offline._brief import write_brief
-from dayflow.providers.offline._calls import pending_actions, task_input, with_tools
+from dayflow.providers.offline._calls import pending_actions, rereads, task_input, with_tools
 from dayflow.providers.offline._conversation import (
     blocks_of,
-    named,
     remember,
     tool_calls,
 )
@@ -95,6 +94,7 @@ GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
     ("read_calendar", {"range": "today"}),
     ("read_calendar", {"range": "week"}),
     ("read_tasks", {"include_done": False}),
+    ("read_followups", {}),
 )
 
 
@@ -194,9 +194,8 @@ def _reply(request: ModelRequest, limit: int | None = None) -> tuple[list[Block]
             intro = f"{needs} something from you; adding them as tasks."
             plan = [("create_task", task_input(a, messages)) for a in pending]
             return with_tools(messages, [intro], plan), "tool_use"
-    missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
-    if memory.compacted and missing and last_is_results and "read_calendar" in offered:
-        # The calendar was compacted away (a long inbox): read it again for the brief.
-        uses = [("read_calendar", {"range": r}) for r in missing]
-        return with_tools(messages, ["Reading the calendar again for the brief."], uses), "tool_use"
+    uses, why = rereads(calls, offered)
+    if memory.compacted and uses and last_is_results:
+        # The calendar or the followups were compacted away (a long inbox): read them again.
+        return with_tools(messages, [why], uses), "tool_use"
     return [{"type": "text", "text": write_brief(messages, calls, limit=limit)}], "end_turn"

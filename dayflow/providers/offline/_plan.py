@@ -17,6 +17,7 @@ from dayflow.providers.offline._calls import (
     entry_task,
     hit_cap,
     request_entry,
+    rereads,
     task_input,
     with_tools,
 )
@@ -111,10 +112,10 @@ def reading_turn(
         reads += [("read_message", {"id": i}) for i in group]
         said.append(f"Opening {and_list(group)}.")
     elif more is None and not (page is not None and not complete):
-        missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
-        if missing and "read_calendar" in offered:
-            reads += [("read_calendar", {"range": r}) for r in missing]
-            said.append("Reading the calendar again for the brief.")
+        again_uses, why = rereads(calls, offered)
+        if again_uses:
+            reads += again_uses
+            said.append(why)
     uses: list[tuple[str, dict[str, Any]]] = []
     # A page's turn only notes (its notes fill the answer), unless it is the last thing to do.
     if not capped and "create_task" in offered and (page is None or not reads):
@@ -255,9 +256,7 @@ def _settled_turn(
     pending = pending[: MAX_TOOL_CALLS_PER_TURN - 2]  # the rest in the plain flow's turns
     uses = [("create_task", task_input(a, messages)) for a in pending]
     uses = uses if "create_task" in offered else []
-    missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
-    if "read_calendar" in offered:
-        uses += [("read_calendar", {"range": r}) for r in missing]
+    uses += rereads(calls, offered)[0]
     if not uses:
         return None
     texts = ["Nothing more to open; filing what the inbox settles."]

@@ -1,0 +1,53 @@
+"""`read_followups`: the replies the user owes and the ones the user is waiting for.
+
+A read like `read_inbox`: its result is saved with the step (at once, when a source is a
+server), so a resume sends the model the same bytes and never reads the mail again for it.
+The lists come from the run's `Feed` (dayflow.followups), which reads the window's mail and
+the sent folders once per process.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dayflow.errors import SourceError, SourceUnavailable
+from dayflow.followups import Feed, Me
+from dayflow.tools.mail import NO_MAIL_SOURCE
+from dayflow.tools.spec import Tool, ToolEnv, ToolError
+
+NO_ME = (
+    'who the user is is not known (set `me = ["you@example.org"]` in the config file), so '
+    "no reply can be told owed or awaited"
+)
+
+
+def read_followups(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
+    inbox = env.mail
+    feed = inbox.followups or Feed(inbox.sources, me=Me(), brief_date=env.brief_date, tz=env.tz)
+    if not (feed.inbox or feed.sent):
+        gone = [{"source": "mail", "reason": NO_MAIL_SOURCE}]
+        return {"you_owe": [], "waiting_on": [], "unavailable": gone}
+    try:
+        view = feed()
+    except SourceUnavailable:
+        raise
+    except SourceError as exc:
+        raise ToolError(f"could not read the followups: {exc}") from None
+    out = view.to_json(env.tz)
+    if not view.me.addresses:
+        out["note"] = NO_ME
+    return out
+
+
+READ_FOLLOWUPS = Tool(
+    "read_followups",
+    "Read the replies the user owes (you_owe: the latest message of a thread is someone "
+    "else's, to the user, asking something, unanswered) and the ones the user is waiting for "
+    "(waiting_on: the user asked, no answer for some working days), from the last days of "
+    "mail and the user's sent mail. Each item: who (`with`), subject, when the latest message "
+    "came, its age in working days, the sources, and the thread's `key` (thread:<hash>): an "
+    "owed reply is not a task unless the user needs one, and then create_task takes that key. "
+    "'unavailable' names folders that could not be read.",
+    {"type": "object", "properties": {}, "additionalProperties": False},
+    read_followups,
+)
