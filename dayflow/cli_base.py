@@ -472,15 +472,22 @@ def _finite(value: Any) -> Any:
 
 
 def print_outcome(
-    deps: Deps, run: Run, text: str | None, fmt: str, prices: Prices | None = None
+    deps: Deps,
+    run: Run,
+    text: str | None,
+    fmt: str,
+    prices: Prices | None = None,
+    followups: Any = None,
 ) -> None:
     """The brief (or the JSON document) on stdout; a run that did not finish exits 6 or 7.
-    `fmt` is one of BRIEF_FORMATS (see `brief_format`)."""
+    `fmt` is one of BRIEF_FORMATS (see `brief_format`); the JSON document carries the run's
+    owed and awaited replies as data (`followups`, null when it read none)."""
     from dayflow import listing
     from dayflow.models import DONE, FAILED
 
     if fmt == "json":
-        print_json(deps, {"run": listing.run_json(run, prices), "brief": text})
+        doc = {"run": listing.run_json(run, prices), "brief": text, "followups": followups}
+        print_json(deps, doc)
     elif text is not None and fmt == "rich":
         from dayflow import render
 

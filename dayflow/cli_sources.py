@@ -18,6 +18,7 @@ from dayflow.errors import ConfigFileError, UsageError
 
 if TYPE_CHECKING:  # the sources package is imported by the commands that use it, not by --help
     from dayflow.sources.config import SourcesConfig
+    from dayflow.sources.spec import SourceSpec
 
 commands = typer.Typer()
 sources_app = typer.Typer(
@@ -76,6 +77,7 @@ def sources(ctx: typer.Context, config_file: ConfigOpt = None, as_json: JsonOpt 
                     {
                         "config": str(loaded.path) if loaded else None,
                         "sources": [s.to_json() for s in specs],
+                        "me": loaded.me.to_json() if loaded else [],
                     }
                 )
             )
@@ -87,8 +89,19 @@ def sources(ctx: typer.Context, config_file: ConfigOpt = None, as_json: JsonOpt 
                 )
             return
         for spec in specs:
+            sent = _sent_where(spec)
             deps.out.print(
-                f"{spec.table:<8} {spec.name:<16} {spec.kind:<8} {spec.where}", markup=False
+                f"{spec.table:<8} {spec.name:<16} {spec.kind:<8} {spec.where}{sent}", markup=False
+            )
+        assert loaded is not None
+        for address, origin in loaded.me.origins:
+            deps.out.print(f"{'me':<8} {address} ({origin})", markup=False)
+        if not loaded.me.origins and loaded.inboxes:
+            deps.err.print(
+                "me: none of your addresses is known (set me = [...] in the config file), so "
+                "no reply can be told owed or awaited",
+                markup=False,
+                soft_wrap=True,
             )
 
 
@@ -114,7 +127,7 @@ def check(
     with handle_errors(deps):
         from dayflow.briefing import day as briefday
         from dayflow.cli_base import parse_date
-        from dayflow.sources.factory import SourceContext, check_source
+        from dayflow.sources.factory import SourceContext, check_sent, check_source
 
         env = _env(deps)
         tz = _tz(env)
@@ -126,7 +139,10 @@ def check(
         delivery = _check_delivery(deps, flag)
         at = briefday.brief_moment(day, tz, now)
         context = SourceContext(day, tz, env, at)
-        results = [check_source(spec, context) for spec in specs]
+        results = []
+        for spec in specs:  # each inbox followed by its sent folder
+            results.append(check_source(spec, context))
+            results += [r for r in [check_sent(spec, context)] if r is not None]
         # The database is not opened here: after a finished brief, a brief's window starts at
         # that brief instead (briefday.mail_since).
         since = (at - briefday.MAIL_WINDOW).astimezone(tz)
@@ -195,7 +211,7 @@ def _check_line(r: dict[str, Any]) -> str:
         head += f" {r['auth']} {state}" + ("," if r["ok"] else ";")
     if not r["ok"]:
         return f"{head} error: {r['error']}"
-    if r["table"] == "inbox":
+    if r["table"] in ("inbox", "sent"):
         line = f"{head} {r['messages']} message(s)"
         if "newest" in r:
             n = r["newest"]
@@ -210,6 +226,15 @@ def _check_line(r: dict[str, Any]) -> str:
     for cut in r.get("cut_short", ()):
         line += f"; cut short: {cut['series']!r} ({cut['reason']})"
     return line
+
+
+def _sent_where(spec: SourceSpec) -> str:
+    """How the listing names an inbox's sent folder (IMAP: found on the server if not set)."""
+    if spec.table != "inbox" or spec.kind == "json":
+        return ""
+    if spec.sent:
+        return f" (sent: {spec.sent})"
+    return " (sent: the folder flagged \\Sent)" if spec.kind == "imap" else ""
 
 
 commands.add_typer(sources_app, name="sources")

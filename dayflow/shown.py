@@ -61,6 +61,16 @@ def shown_in(messages: list[Message]) -> Shown:
     return Shown(frozenset(keys), {k: frozenset(v) for k, v in keys_of.items()}, frozenset(urls))
 
 
+def latest_result(messages: list[Message], name: str) -> Any | None:
+    """The parsed result of the last successful call of tool `name` in `messages` (None when
+    there is none): what `--format json` carries of the run's followups."""
+    found = None
+    for called, payload in _results(messages):
+        if called == name:
+            found = payload
+    return found
+
+
 def urls_in(text: str) -> set[str]:
     """The http(s) and mailto addresses written in `text`, without trailing punctuation."""
     return {m.group(0).rstrip(_TRAILING) for m in _URL.finditer(text)}

@@ -87,3 +87,46 @@ def _asctime(head: bytes) -> bytes:
             when = parsedate_to_datetime(line[5:].strip().decode()).astimezone(dt.UTC)
             return f"{when:%a %b} {when.day:2d} {when:%H:%M:%S %Y}".encode()
     return b"Wed Nov  4 08:00:00 2026"
+
+
+def thread_mail(
+    mid: str,
+    *,
+    sender: str = "Bob Stone <bob@example.com>",
+    to: str = "Alex Doe <alex@example.org>",
+    cc: str = "",
+    subject: str = "Budget",
+    body: str = "Could you send the figures?",
+    when: dt.datetime,
+    reply_to: str = "",
+    refs: str = "",
+    extra: str = "",
+) -> bytes:
+    """A message of a conversation: its own Message-ID (none when `mid` is empty), To, Cc,
+    and what it answers (In-Reply-To `reply_to`, References `refs`)."""
+    lines = [
+        f"From: {sender}",
+        f"To: {to}",
+        f"Subject: {subject}",
+        f"Date: {format_datetime(when)}",
+    ]
+    lines += [f"Message-ID: <{mid}>"] if mid else []
+    lines += [f"Cc: {cc}"] if cc else []
+    lines += [f"In-Reply-To: <{reply_to}>"] if reply_to else []
+    lines += [f"References: {refs}"] if refs else []
+    lines += [extra] if extra else []
+    lines += ["Content-Type: text/plain; charset=utf-8", "", body]
+    return ("\r\n".join(lines) + "\r\n").encode()
+
+
+def deliver(root: Path, raw: bytes, when: dt.datetime, *, seen: bool = True) -> Path:
+    """`raw` delivered into the Maildir at `root` (made if need be) at `when`: in cur/ with
+    the S flag when `seen`, else in new/."""
+    for sub in ("cur", "new", "tmp"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    stamp = int(when.timestamp())
+    count = sum(1 for sub in ("cur", "new") for _ in (root / sub).iterdir())
+    base = f"{stamp}.M{when.microsecond:06d}P{count}Q{count}.host"
+    path = root / "cur" / f"{base}:2,S" if seen else root / "new" / base
+    path.write_bytes(raw)
+    return path

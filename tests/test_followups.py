@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from email.utils import format_datetime
 
 import pytest
 
@@ -20,35 +19,12 @@ from dayflow.followups import (
 from dayflow.sources.envelope import Envelope
 from dayflow.sources.mail import MailItem
 from dayflow.sources.mime import parse_message
+from tests.mailkit import thread_mail as raw
 
 ME = parse_me(["alex@example.org", "a.doe@work.example"])
 NOW = dt.datetime(2026, 11, 18, 9, 0, tzinfo=dt.UTC)  # a Wednesday
 BOB = "Bob Stone <bob@example.com>"
 ALEX = "Alex Doe <alex@example.org>"
-
-
-def raw(
-    mid: str,
-    *,
-    sender: str = BOB,
-    to: str = ALEX,
-    cc: str = "",
-    subject: str = "Budget",
-    body: str = "Could you send the figures?",
-    when: dt.datetime,
-    reply_to: str = "",
-    refs: str = "",
-    extra: str = "",
-) -> bytes:
-    lines = [f"From: {sender}", f"To: {to}", f"Subject: {subject}"]
-    lines += [f"Date: {format_datetime(when)}", f"Message-ID: <{mid}>"] if mid else []
-    lines += [f"Date: {format_datetime(when)}"] if not mid else []
-    lines += [f"Cc: {cc}"] if cc else []
-    lines += [f"In-Reply-To: <{reply_to}>"] if reply_to else []
-    lines += [f"References: {refs}"] if refs else []
-    lines += [extra] if extra else []
-    lines += ["Content-Type: text/plain; charset=utf-8", "", body]
-    return ("\r\n".join(lines) + "\r\n").encode()
 
 
 def record(data: bytes, source: str = "work", *, sent: bool = False) -> Record:

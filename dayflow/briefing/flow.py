@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dayflow.briefing import day as briefday
 from dayflow.briefing.inputs import Picked, kept_inputs, new_run_sources, zone
@@ -83,6 +83,7 @@ class Outcome:
     run: Run
     text: str | None
     quiet: bool = False
+    followups: Any = None  # what the run's read_followups gave (for --format json)
 
 
 LoopMaker = Callable[["Store", "ModelClient", "int | None", "Path | None"], "Loop"]
@@ -229,7 +230,7 @@ def _start(the: _Day, update_of: Run | None, sole: bool) -> Outcome:
         room.say(line)
     # With sinks, stdout is one of them; a brief not delivered is printed anyway.
     quiet = bool(the.sinks) and "stdout" not in the.sinks and result.run.status == DONE
-    return Outcome(result.run, result.text, quiet=quiet)
+    return Outcome(result.run, result.text, quiet=quiet, followups=_followups(store, result.run))
 
 
 def resume(
@@ -249,7 +250,7 @@ def resume(
 
     if run.status == DONE:
         room.say(f"run {run.id} is already done; showing its brief (no model call)")
-        return Outcome(run, run.final_text)
+        return Outcome(run, run.final_text, followups=_followups(store, run))
     if run.status == RUNNING:
         # Say who drives it before anything else (a missing key is not the problem here).
         raise RunBusy(
@@ -280,7 +281,14 @@ def resume(
         result = resume_run(loop, run, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
     if result.finished_elsewhere:
         room.say(f"run {run.id} was finished by another process meanwhile; it is already done")
-    return Outcome(result.run, result.text)
+    return Outcome(result.run, result.text, followups=_followups(store, result.run))
+
+
+def _followups(store: Store, run: Run) -> Any:
+    """The run's owed and awaited replies as its read_followups call read them (None: none)."""
+    from dayflow.shown import latest_result
+
+    return latest_result(store.steps.conversation(run.id), "read_followups")
 
 
 def key_notice(say: Callable[[str], None], settings: Settings, model: str) -> None:

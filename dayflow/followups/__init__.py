@@ -8,7 +8,6 @@ window's mail from the sources; `build_followups` is the same from records (test
 from __future__ import annotations
 
 from dayflow.followups.feed import Feed
-from dayflow.followups.me import Me, default_me, is_address, parse_me
 from dayflow.followups.reader import read_followups
 from dayflow.followups.rules import FollowupItem, asks, working_days
 from dayflow.followups.threads import Record, Thread, ThreadMessage, normalise_subject
@@ -18,6 +17,7 @@ from dayflow.followups.view import (
     Followups,
     build_followups,
 )
+from dayflow.sources.me import Me, default_me, is_address, parse_me
 
 __all__ = [
     "FOLLOWUP_DAYS",

@@ -11,10 +11,10 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from dayflow.followups.me import Me
 from dayflow.followups.reader import read_followups
 from dayflow.followups.view import FOLLOWUP_DAYS, WAITING_AFTER_DAYS, Followups
 from dayflow.sources.mail import MailSource
+from dayflow.sources.me import Me
 
 
 class Feed:

@@ -15,10 +15,10 @@ import datetime as dt
 from collections.abc import Iterable
 
 from dayflow.errors import SourceError
-from dayflow.followups.me import Me
 from dayflow.followups.threads import Record
 from dayflow.followups.view import FOLLOWUP_DAYS, WAITING_AFTER_DAYS, Followups, build_followups
 from dayflow.sources.mail import MailSource
+from dayflow.sources.me import Me
 
 PAGE = 200
 MAX_PER_SOURCE = 50_000  # a window holding more than this is cut there (newest kept)

@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dayflow.followups.me import Me
 from dayflow.followups.threads import Thread, ThreadMessage
+from dayflow.sources.me import Me
 
 _QUOTE_START = re.compile(
     r"^(?:On .{0,200}wrote:|Am .{0,200}schrieb .{0,100}:|Le .{0,200}a écrit ?:|"

@@ -22,10 +22,10 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from dayflow.followups.me import Me
 from dayflow.sources.envelope import Address, Envelope, base_address
 from dayflow.sources.identity import short_hash
 from dayflow.sources.mail import MailItem
+from dayflow.sources.me import Me
 
 SUBJECT_DAYS = 30  # how far apart two messages joined by subject alone may be
 THREAD_KEY_PREFIX = "thread:"

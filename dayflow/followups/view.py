@@ -14,13 +14,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from dayflow.followups.me import Me
 from dayflow.followups.rules import FollowupItem, decide
 from dayflow.followups.threads import Record, Thread, build_threads
+from dayflow.sources.config import FOLLOWUP_DAYS, WAITING_AFTER_DAYS
 from dayflow.sources.envelope import base_address
+from dayflow.sources.me import Me
 
-FOLLOWUP_DAYS = 14
-WAITING_AFTER_DAYS = 2
 MAX_ITEMS = 50  # per list in what the model is given; the rest are counted
 
 

@@ -26,9 +26,15 @@ from pathlib import Path
 from typing import Any
 
 from dayflow.errors import ConfigFileError, SourceError
+from dayflow.sources.me import Me, default_me, parse_me
 from dayflow.sources.spec import SourceSpec, entry
 
+FOLLOWUP_DAYS = 14  # the followups' window, in days (`followup_days`)
+WAITING_AFTER_DAYS = 2  # working days before an unanswered question is waited on
+
 DELIVERY_KEYS = ("deliver", "smtp")
+FOLLOWUP_KEYS = ("me", "waiting_after_days", "followup_days")
+_DAYS_LIMITS = {"followup_days": (1, 365), "waiting_after_days": (0, 60)}
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,11 @@ class SourcesConfig:
     path: Path | None
     inboxes: tuple[SourceSpec, ...] = ()
     calendars: tuple[SourceSpec, ...] = ()
+    # Who the user is (`me`, else every IMAP and SMTP user that is an address) and the
+    # followups' window (dayflow.followups).
+    me: Me = Me()
+    followup_days: int = FOLLOWUP_DAYS
+    waiting_after_days: int = WAITING_AFTER_DAYS
 
     def all(self) -> tuple[SourceSpec, ...]:
         return self.inboxes + self.calendars
@@ -111,10 +122,10 @@ def parse_config(raw: bytes, path: Path) -> SourcesConfig:
     for key in data:
         # `deliver` and [smtp] belong to the brief's delivery (dayflow.delivery reads them),
         # [model] to the settings (dayflow.config.model_table).
-        if key not in ("inbox", "calendar", "model", *DELIVERY_KEYS):
+        if key not in ("inbox", "calendar", "model", *DELIVERY_KEYS, *FOLLOWUP_KEYS):
             problems.append(
                 f"unknown table or key {key!r} (expected [[inbox]], [[calendar]], deliver, "
-                "[smtp] or [model])"
+                "[smtp], [model], me, followup_days or waiting_after_days)"
             )
     specs: dict[str, list[SourceSpec]] = {"inbox": [], "calendar": []}
     seen: dict[str, str] = {}
@@ -135,6 +146,33 @@ def parse_config(raw: bytes, path: Path) -> SourcesConfig:
                 continue
             seen[spec.name] = table
             specs[table].append(spec)
+    days = {key: _days(data, key, problems) for key in _DAYS_LIMITS}
+    me = _me(data, specs["inbox"], problems)
     if problems:
         raise ConfigFileError("\n".join(f"{path}: {p}" for p in problems))
-    return SourcesConfig(path, tuple(specs["inbox"]), tuple(specs["calendar"]))
+    return SourcesConfig(path, tuple(specs["inbox"]), tuple(specs["calendar"]), me, **days)
+
+
+def _me(data: dict[str, Any], inboxes: list[SourceSpec], problems: list[str]) -> Me:
+    """`me` as written, else every IMAP and SMTP `user` that is an address."""
+    if "me" in data:
+        try:
+            return parse_me(data["me"], "")
+        except ConfigFileError as err:
+            problems.append(str(err).removeprefix(": "))
+            return Me()
+    users = [(s.user, f"the user of [[inbox]] {s.name}") for s in inboxes if s.user]
+    smtp = data.get("smtp")
+    if isinstance(smtp, dict) and isinstance(smtp.get("user"), str):
+        users.append((smtp["user"], "the [smtp] user"))
+    return default_me(users)
+
+
+def _days(data: dict[str, Any], key: str, problems: list[str]) -> int:
+    lo, hi = _DAYS_LIMITS[key]
+    default = FOLLOWUP_DAYS if key == "followup_days" else WAITING_AFTER_DAYS
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        problems.append(f"{key} must be a whole number of days from {lo} to {hi}, got {value!r}")
+        return default
+    return value

@@ -29,6 +29,7 @@ from dayflow.sources.identity import SAMPLE_SOURCE, prefixed
 from dayflow.sources.inbox import Inbox
 from dayflow.sources.json_files import JsonCalendar, JsonInbox
 from dayflow.sources.mail import DictMail, MailSource, PathMissing
+from dayflow.sources.me import Me
 from dayflow.sources.protocols import CalendarSource, as_calendar
 
 if TYPE_CHECKING:
@@ -308,12 +309,20 @@ def build_sources(
 def _followups(
     config: SourcesConfig | None, mail: list[MailSource], brief_date: dt.date, ctx: SourceContext
 ) -> Feed:
-    """The run's followups: its mail sources, their sent folders, who "me" is."""
-    from dayflow.followups import Feed, default_me
+    """The run's followups: its mail sources, the sent folders of its [[inbox]] entries (those
+    it reads), who "me" is and the window, from the config (none: the mail alone)."""
+    from dayflow.followups import Feed
+    from dayflow.sources.sent import open_sent
 
-    specs = config.inboxes if config is not None else ()
-    me = default_me((s.user or "", f"user of [[inbox]] {s.name}") for s in specs if s.user)
-    return Feed(mail, (), me=me, brief_date=brief_date, tz=ctx.tz)
+    if config is None:
+        return Feed(mail, me=Me(), brief_date=brief_date, tz=ctx.tz)
+    read = {s.name for s in mail}
+    sent = open_sent([s for s in config.inboxes if s.name in read], ctx.env)
+    return Feed(
+        mail, sent.sources, me=config.me, brief_date=brief_date, tz=ctx.tz,
+        window_days=config.followup_days, waiting_after_days=config.waiting_after_days,
+        failures=sent.failures,
+    )  # fmt: skip
 
 
 def open_calendar(spec: SourceSpec, ctx: SourceContext) -> CalendarSource:
@@ -355,18 +364,7 @@ def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
         out["auth"] = spec.auth  # the mechanism; `accepted` says what the server made of it
     try:
         if spec.table == "inbox":
-            source = MAIL_READERS[spec.kind](spec, ctx)
-            try:
-                count, newest = source.status()
-            finally:
-                Inbox([source]).close()  # logs out of a server at once
-            out["messages"] = count
-            if newest is not None:
-                out["newest"] = {
-                    "from": newest.sender,
-                    "subject": newest.subject,
-                    "received_at": newest.received_at.astimezone(ctx.tz).isoformat(),
-                }
+            out |= _mail_status(MAIL_READERS[spec.kind](spec, ctx), ctx)
         else:
             reader = open_calendar(spec, ctx)
             events = reader.events(
@@ -391,6 +389,44 @@ def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
         out["error"] = str(exc)
         if spec.auth:  # refused, or never reached (no token, no connection): unknown
             out["accepted"] = False if isinstance(exc, AuthRefused) else None
+    return out
+
+
+def check_sent(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any] | None:
+    """The sent folder of an [[inbox]] entry, as `check_source` says what a source holds (its
+    count and newest message, or why it could not be read); None when it has none."""
+    from dayflow.sources.sent import open_sent
+
+    if spec.table != "inbox" or (spec.kind != "imap" and not spec.sent):
+        return None
+    opened = open_sent([spec], ctx.env)
+    out: dict[str, Any] = {"table": "sent", "kind": spec.kind, "of": spec.name}
+    if opened.failures:
+        name, why = opened.failures[0]
+        return {"name": name, **out, "where": spec.sent, "ok": False, "error": why}
+    source = opened.sources[0]
+    out = {"name": source.name, **out}
+    try:
+        out |= _mail_status(source, ctx)
+        out |= {"where": source.where, "ok": True}
+    except SourceError as exc:
+        out |= {"where": source.where, "ok": False, "error": str(exc)}
+    return out
+
+
+def _mail_status(source: MailSource, ctx: SourceContext) -> dict[str, Any]:
+    """How many messages a mail source holds and its newest; the source is closed after."""
+    try:
+        count, newest = source.status()
+    finally:
+        Inbox([source]).close()  # logs out of a server at once
+    out: dict[str, Any] = {"messages": count}
+    if newest is not None:
+        out["newest"] = {
+            "from": newest.sender,
+            "subject": newest.subject,
+            "received_at": newest.received_at.astimezone(ctx.tz).isoformat(),
+        }
     return out
 
 

@@ -244,14 +244,18 @@ class ImapSource(MailSource):
             self._selected = None
 
     def _cmd(self, *args: Any) -> list[Any]:
-        """One UID command (or EXAMINE) with its errors turned into SourceError lines."""
+        """One UID command (or EXAMINE, or LIST) with its errors turned into SourceError
+        lines."""
         for arg in args:
             if isinstance(arg, str) and breaks_line(arg):
                 raise self._fail(f"{args[0]}: a value holds a line break or NUL; not sent")
         conn = self._connect()
+        data: list[Any]
         try:
             if args[0] == "EXAMINE":
                 typ, data = conn.select(mailbox(args[1]), readonly=True)
+            elif args[0] == "LIST":  # every folder with its attributes (read-only)
+                typ, data = conn.list('""', "*")
             else:
                 typ, data = conn.uid(*args)
         except TimeoutError:
@@ -271,7 +275,8 @@ class ImapSource(MailSource):
                 raise self._late() from None
             raise self._fail(f"{args[0]} failed ({err})") from None
         if typ != "OK":
-            detail = data[0].decode("utf-8", "replace") if data and data[0] else typ
+            first = data[0] if data else None
+            detail = first.decode("utf-8", "replace") if isinstance(first, bytes) else typ
             raise self._fail(f"{args[0]} {args[1] if len(args) > 1 else ''} failed: {detail}")
         return list(data)
 

@@ -22,12 +22,12 @@ _AUTH_KEYS = ("auth", *_PASSWORD_KEYS, "token_command", "token_env")
 
 # The keys each kind takes (besides `name` and `kind`), and the ones it cannot do without.
 _KEYS: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {
-    ("inbox", "maildir"): (("path",), ("path",)),
-    ("inbox", "mbox"): (("path",), ("path",)),
-    ("inbox", "eml"): (("path",), ("path",)),
+    ("inbox", "maildir"): (("path", "sent"), ("path",)),
+    ("inbox", "mbox"): (("path", "sent"), ("path",)),
+    ("inbox", "eml"): (("path", "sent"), ("path",)),
     ("inbox", "json"): (("path",), ("path",)),
     ("inbox", "imap"): (
-        ("host", "port", "user", *_AUTH_KEYS, "folders", "security", "timeout"),
+        ("host", "port", "user", *_AUTH_KEYS, "folders", "sent", "security", "timeout"),
         ("host", "user"),
     ),
     ("calendar", "ics"): (("path", "url", "token_command", "token_env", "timeout"), ()),
@@ -63,6 +63,9 @@ class SourceSpec:
     calendars: tuple[str, ...] = ()
     security: str = "tls"
     timeout: float = DEFAULT_TIMEOUT
+    # The user's sent mail: beside a local `path`, a Maildir, mbox or .eml folder (expanded and
+    # absolute); for IMAP a folder name (None: the folder flagged \Sent, else a usual name).
+    sent: str | None = None
 
     @property
     def where(self) -> str:
@@ -127,6 +130,10 @@ def entry(table: str, n: int, entry: object, base: Path, problems: list[str]) ->
     _addresses(str(kind), values, where, problems)
     if "path" in values:
         values["path"] = str(_absolute(values["path"], base))
+    if "sent" in values and kind != "imap":  # a local folder or file, beside `path`
+        if why := variable_in_path(values["sent"]):
+            problems.append(f"{where}: 'sent' {why}")
+        values["sent"] = str(_absolute(values["sent"], base))
     if len(problems) > before or name is None:
         return None
     return SourceSpec(table=table, name=name, kind=str(kind), **values)
@@ -147,6 +154,7 @@ def _values(
         "token_command",
         "token_env",
         "security",
+        "sent",
     ):
         if key in entry and key in allowed:
             value = entry[key]
@@ -168,6 +176,8 @@ def _values(
     for key in ("host", "user"):  # a URL is checked with the rest of it below
         if key in values and breaks_line(values[key]):
             problems.append(f"{where}: '{key}' {WHY}; refused")
+    if "sent" in values and breaks_line(values["sent"]):
+        problems.append(f"{where}: 'sent' {WHY}; refused")
     if any(breaks_line(v) for v in values.get("folders", ())):
         problems.append(f"{where}: a name in 'folders' {WHY} (an IMAP command); refused")
     if "port" in entry and "port" in allowed:

@@ -43,3 +43,28 @@ def imap_utf7(name: str) -> str:
             run.append(ch)
     flush()
     return "".join(out)
+
+
+def imap_utf7_decode(name: str) -> str:
+    """The text a modified UTF-7 mailbox name stands for (the inverse of `imap_utf7`); a run
+    that does not decode is kept as it is."""
+    out: list[str] = []
+    i = 0
+    while i < len(name):
+        ch = name[i]
+        end = name.find("-", i + 1) if ch == "&" else -1
+        if ch != "&" or end < 0:
+            out.append(ch)
+            i += 1
+            continue
+        run = name[i + 1 : end]
+        if not run:
+            out.append("&")
+        else:
+            try:
+                raw = base64.b64decode(run.replace(",", "/") + "=" * (-len(run) % 4))
+                out.append(raw.decode("utf-16-be"))
+            except (ValueError, UnicodeDecodeError):
+                out.append(name[i : end + 1])
+        i = end + 1
+    return "".join(out)

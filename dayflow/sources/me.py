@@ -1,5 +1,6 @@
-"""Who "me" is: the user's own addresses, from `me = [...]` in config.toml, else every IMAP and
-SMTP `user` that is an address.
+"""Who "me" is (the user's own addresses), for the followups and the calendar readers: from
+`me = [...]` in config.toml, else every IMAP and SMTP `user` that is an address. A `Me` is
+callable with an address, so it is what the calendar readers take (`people.Me`).
 
 Addresses compare case-insensitively and a `+tag` matches its base address
 (`alex+lists@example.org` is `alex@example.org`). An entry of `me` that is not an address is
@@ -33,6 +34,9 @@ class Me:
     def matches(self, address: str) -> bool:
         """Whether `address` is one of the user's (case and `+tag` ignored)."""
         return bool(address) and base_address(address) in self.addresses
+
+    def __call__(self, address: str) -> bool:
+        return self.matches(address)
 
     def to_json(self) -> list[dict[str, str]]:
         return [{"address": a, "from": where} for a, where in self.origins]
