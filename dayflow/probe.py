@@ -124,32 +124,11 @@ def probe(
     uses = [b for b in first.content if b.get("type") == "tool_use"]
     said = turns.reinterpreted(first.stop_details)
     stop = first.stop_reason + (f" ({said})" if said else "")
-    if first.stop_reason == "max_tokens":
-        checks.append(Check(False, "tool call", f"the answer was cut short: {stop}"))
+    refused = _bad_tool_call(first, uses, stop)
+    if refused:
+        checks += refused
         return done(False, ADVICE)
-    if not uses:
-        text = " ".join(b.get("text", "") for b in first.content if b.get("type") == "text")
-        detail = f"none: it answered in text (stop_reason {stop})"
-        if text.strip():
-            detail += f": {text.strip()[:80]!r}"
-        checks.append(Check(False, "tool call", detail))
-        checks.append(_usage(first))
-        return done(False, ADVICE)
-    use = uses[0]
-    args = use.get("input")
-    if use.get("name") != PROBE_TOOL["name"]:
-        checks.append(Check(False, "tool call", f"called an unknown tool {use.get('name')!r}"))
-        return done(False, ADVICE)
-    if not isinstance(args, dict) or not args.get("zone"):
-        checks.append(
-            Check(
-                False,
-                "tool call",
-                f"get_time with no usable arguments ({args!r}; arguments that were not valid "
-                f"JSON arrive as {{}}), stop_reason {stop}",
-            )
-        )
-        return done(False, ADVICE)
+    args: dict[str, Any] = uses[0]["input"]  # checked above: a dict with a zone
     checks.append(Check(True, "tool call", f"get_time({_args(args)}), stop_reason {stop}"))
     checks.append(_usage(first))
     back: list[Message] = [
@@ -168,6 +147,45 @@ def probe(
     except ModelError as exc:
         checks.append(Check(False, "tool result read back", str(exc)))
         return done(False, ADVICE)
+    read_back = _read_back(second)
+    checks.append(read_back)
+    return done(bool(read_back.ok), None if read_back.ok else ADVICE)
+
+
+def _bad_tool_call(first: ModelResponse, uses: list[dict[str, Any]], stop: str) -> list[Check]:
+    """What is wrong with the first answer's tool call (the failing checks), or nothing."""
+    checks: list[Check] = []
+    if first.stop_reason == "max_tokens":
+        checks.append(Check(False, "tool call", f"the answer was cut short: {stop}"))
+        return checks
+    if not uses:
+        text = " ".join(b.get("text", "") for b in first.content if b.get("type") == "text")
+        detail = f"none: it answered in text (stop_reason {stop})"
+        if text.strip():
+            detail += f": {text.strip()[:80]!r}"
+        checks.append(Check(False, "tool call", detail))
+        checks.append(_usage(first))
+        return checks
+    use = uses[0]
+    args = use.get("input")
+    if use.get("name") != PROBE_TOOL["name"]:
+        checks.append(Check(False, "tool call", f"called an unknown tool {use.get('name')!r}"))
+        return checks
+    if not isinstance(args, dict) or not args.get("zone"):
+        checks.append(
+            Check(
+                False,
+                "tool call",
+                f"get_time with no usable arguments ({args!r}; arguments that were not valid "
+                f"JSON arrive as {{}}), stop_reason {stop}",
+            )
+        )
+        return checks
+    return checks
+
+
+def _read_back(second: ModelResponse) -> Check:
+    """Whether the model answered in text once it had the tool's result."""
     text = " ".join(b.get("text", "") for b in second.content if b.get("type") == "text").strip()
     said = turns.reinterpreted(second.stop_details)
     stop = second.stop_reason + (f" ({said})" if said else "")
@@ -178,8 +196,7 @@ def probe(
         detail = f"called a tool again instead of answering (stop_reason {stop}): it may loop"
     else:
         detail = f"no answer text (stop_reason {stop})"
-    checks.append(Check(read_back, "tool result read back", detail))
-    return done(read_back, None if read_back else ADVICE)
+    return Check(read_back, "tool result read back", detail)
 
 
 def _listed(model: str, served: list[str] | None) -> Check:

@@ -14,7 +14,8 @@ import pytest
 
 from dayflow.errors import SourceUnreadable
 from dayflow.sources import IcsCalendar
-from dayflow.sources.http import cache_dir, http_url, redact
+from dayflow.sources.feeds import cache_dir
+from dayflow.sources.http import http_url, redact
 from tests.calserver import FeedServer
 
 FIXTURES = Path(__file__).parent / "ical"

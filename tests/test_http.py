@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from dayflow.errors import SourceUnreadable
-from dayflow.sources import http
+from dayflow.sources import feeds, http
 from dayflow.sources.caldav import CalDavCalendar
 
 Answer = tuple[int, dict[str, str], bytes]
@@ -312,7 +312,7 @@ def test_a_compressed_feed_is_read(encoding: str, pack: Callable[[bytes], bytes]
     """`Content-Encoding: gzip` was read as garbage."""
     with Server(lambda seen: ok(pack(CALENDAR), **{"Content-Encoding": encoding})) as server:
         assert get(server.url("/x.ics")).body == CALENDAR
-        assert http.fetch_feed(server.url("/x.ics"), source="cal", timeout=10, cache=None) == (
+        assert feeds.fetch_feed(server.url("/x.ics"), source="cal", timeout=10, cache=None) == (
             CALENDAR
         )
     assert "gzip" in server.seen[-1].headers["accept-encoding"]
@@ -372,7 +372,7 @@ def test_a_cached_validator_with_a_line_break_is_left_out(tmp_path: Path) -> Non
         tmp_path.mkdir(exist_ok=True)
         name = hashlib.sha256(url.encode()).hexdigest()[:32]
         (tmp_path / name).write_bytes(json.dumps(meta).encode() + b"\n" + body)
-        assert http.fetch_feed(url, source="cal", timeout=10, cache=tmp_path) == CALENDAR
+        assert feeds.fetch_feed(url, source="cal", timeout=10, cache=tmp_path) == CALENDAR
     assert "if-none-match" not in server.seen[0].headers
 
 

@@ -16,27 +16,14 @@ URL are checked for CR, LF and NUL before sending (`wire`).
 
 Secrets: calendar URLs often *are* the secret (Google's "secret address in iCal format"), and
 CalDAV needs a password. Neither ever appears in an error or a cache file name: errors name the
-source and the host only (`redact`), the cache file is named by a hash of the URL.
-
-The feed cache (`fetch_feed`): the last body of each feed with its ETag / Last-Modified, in one
-file per feed under `$XDG_CACHE_HOME/dayflow/feeds` (`~/.cache/dayflow/feeds`), owner-only. The
-next GET is conditional, and a 304 reuses the file: an unchanged feed is not downloaded again.
-It lives outside the database on purpose: it is a disposable copy of the user's calendar, not a
-record of a run (runs keep their own saved tool results), and deleting it is always safe. Each
-file is replaced atomically, so a kill -9 mid-write leaves the old copy or the new one.
+source and the host only (`redact`). The feed cache is `dayflow.sources.feeds`.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
-import json
-import os
-import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
@@ -85,13 +72,6 @@ def redact(url: str) -> str:
     )
 
 
-def cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Where feed copies are kept: `$XDG_CACHE_HOME/dayflow/feeds`, else `~/.cache/...`."""
-    env = os.environ if env is None else env
-    base = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME") or Path.home()) / ".cache")
-    return Path(base) / "dayflow" / "feeds"
-
-
 @dataclass(frozen=True)
 class Response:
     status: int
@@ -125,20 +105,8 @@ def request(
     import urllib.error
     import urllib.request
 
-    all_headers = {"User-Agent": USER_AGENT, **(headers or {})}
-    url, in_url = _without_userinfo(url)
-    auth = auth or in_url
-    if auth is not None:
-        token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
-        all_headers["Authorization"] = f"Basic {token}"
-    if bearer is not None:
-        all_headers["Authorization"] = f"Bearer {bearer}"  # dropped on a redirect elsewhere
+    url, all_headers = _checked(url, source, headers, auth, bearer)
     where = redact(url)
-    if breaks_line(url):
-        raise SourceUnreadable(source, f"the address of {where} holds a line break; not sent")
-    for name, value in all_headers.items():
-        if breaks_line(name) or breaks_line(value):
-            raise SourceUnreadable(source, f"the {name} header holds a line break; not sent")
     clock = Deadline(timeout) if deadline is None else deadline
     limit = clock.seconds
     opener = _opener(clock, source)
@@ -161,19 +129,7 @@ def request(
         except SourceUnreadable:
             raise
         except urllib.error.HTTPError as err:
-            status, got = err.code, {k.lower(): v for k, v in (err.headers or {}).items()}
-            err.close()
-            if status in ok:
-                return Response(status, got, b"")
-            if status == 401:
-                if bearer is not None:
-                    said = f"{where} answered HTTP 401 {err.reason}{_bearer_error(got)}"
-                    raise Unauthorized(source, said) from None
-                raise Unauthorized(
-                    source, f"{where} refused the user name or password (HTTP 401)"
-                ) from None
-            reason = " ".join(str(err.reason).split())[:200]
-            raise SourceUnreadable(source, f"{where} answered HTTP {status} {reason}") from None
+            return _answered(err, source, where, ok, bearer=bearer is not None)
         except TimeoutError:
             raise late() from None
         except urllib.error.URLError as err:
@@ -191,6 +147,49 @@ def request(
     if status not in ok:
         raise SourceUnreadable(source, f"{where} answered HTTP {status}")
     return Response(status, got, _decoded(data, got.get("content-encoding"), source, where))
+
+
+def _checked(
+    url: str,
+    source: str,
+    headers: dict[str, str] | None,
+    auth: tuple[str, str] | None,
+    bearer: str | None,
+) -> tuple[str, dict[str, str]]:
+    """The URL without its user:password (they become Basic auth) and the request's headers;
+    SourceUnreadable when either holds a line break (it would end the request line)."""
+    all_headers = {"User-Agent": USER_AGENT, **(headers or {})}
+    url, in_url = _without_userinfo(url)
+    auth = auth or in_url
+    if auth is not None:
+        token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
+        all_headers["Authorization"] = f"Basic {token}"
+    if bearer is not None:
+        all_headers["Authorization"] = f"Bearer {bearer}"  # dropped on a redirect elsewhere
+    if breaks_line(url):
+        raise SourceUnreadable(source, f"the address of {redact(url)} holds a line break; not sent")
+    for name, value in all_headers.items():
+        if breaks_line(name) or breaks_line(value):
+            raise SourceUnreadable(source, f"the {name} header holds a line break; not sent")
+    return url, all_headers
+
+
+def _answered(err: Any, source: str, where: str, ok: tuple[int, ...], *, bearer: bool) -> Response:
+    """An HTTP error answer (urllib's HTTPError) as the Response a caller expects (a status in
+    `ok`), else the one-line error: Unauthorized for a 401, SourceUnreadable for the rest."""
+    status, got = err.code, {k.lower(): v for k, v in (err.headers or {}).items()}
+    err.close()
+    if status in ok:
+        return Response(status, got, b"")
+    if status == 401:
+        if bearer:
+            said = f"{where} answered HTTP 401 {err.reason}{_bearer_error(got)}"
+            raise Unauthorized(source, said) from None
+        raise Unauthorized(
+            source, f"{where} refused the user name or password (HTTP 401)"
+        ) from None
+    reason = " ".join(str(err.reason).split())[:200]
+    raise SourceUnreadable(source, f"{where} answered HTTP {status} {reason}") from None
 
 
 def origin(url: str) -> tuple[str, str, int | None]:
@@ -242,24 +241,8 @@ def _opener(clock: Deadline, source: str) -> Any:
         def redirect_request(
             self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
         ) -> Any:
-            old, where = req.full_url, redact(req.full_url)
-            new, _ = _without_userinfo(urljoin(old, newurl))  # credentials from a server: no
-            scheme = urlsplit(new).scheme.lower()
-            refused = scheme not in ("http", "https") or (
-                origin(old)[0] == "https" and scheme == "http"
-            )
-            if refused and fp is not None:
-                fp.close()
-            if scheme not in ("http", "https"):
-                raise _refused(
-                    source, f"{where} redirected to an address that is not http(s); refused"
-                )
-            if origin(old)[0] == "https" and scheme == "http":
-                raise _refused(
-                    source,
-                    f"{where} redirected to {redact(new)}, plain http; "
-                    "refused (it would leave TLS)",
-                )
+            old = req.full_url
+            new = _redirect_target(source, old, newurl, fp)
             method = req.get_method()
             if method in ("GET", "HEAD") or (code in (301, 302, 303) and method == "POST"):
                 out = super().redirect_request(req, fp, code, msg, headers, new)
@@ -271,35 +254,62 @@ def _opener(clock: Deadline, source: str) -> Any:
             else:
                 return None  # urllib then reports the 3xx as the answer
             if out is not None and origin(old) != origin(new):
-                for name in [k for k in out.headers if k.lower() == "authorization"]:
-                    del out.headers[name]
-                out.unredirected_hdrs.pop("Authorization", None)
+                _drop_credentials(out)
             return out
 
         def http_error_302(self, req: Any, fp: Any, code: int, msg: str, headers: Any) -> Any:
             try:
                 return super().http_error_302(req, fp, code, msg, headers)
             except urllib.error.HTTPError as err:
-                text = str(err.reason)
-                if text.startswith(self.inf_msg):
-                    err.close()
-                    raise _refused(
-                        source,
-                        f"{redact(req.full_url)} redirected more than {MAX_REDIRECTS} times "
-                        "or in a loop; refused",
-                    ) from None
-                if "is not allowed" in text:  # urllib's words quote the new URL: never shown
-                    err.close()
-                    raise _refused(
-                        source,
-                        f"{redact(req.full_url)} redirected to an address that is not "
-                        "http(s); refused",
-                    ) from None
+                _refuse_redirect_error(source, req.full_url, err, self.inf_msg)
                 raise
 
         http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
 
     return urllib.request.build_opener(Plain, Tls, Redirects)
+
+
+def _redirect_target(source: str, old: str, newurl: str, fp: Any) -> str:
+    """Where a redirect from `old` goes, without credentials a server put in it; refused
+    (closing the answer `fp`) when it is not http(s) or would leave TLS."""
+    where = redact(old)
+    new, _ = _without_userinfo(urljoin(old, newurl))  # credentials from a server: no
+    scheme = urlsplit(new).scheme.lower()
+    refused = scheme not in ("http", "https") or (origin(old)[0] == "https" and scheme == "http")
+    if refused and fp is not None:
+        fp.close()
+    if scheme not in ("http", "https"):
+        raise _refused(source, f"{where} redirected to an address that is not http(s); refused")
+    if origin(old)[0] == "https" and scheme == "http":
+        raise _refused(
+            source,
+            f"{where} redirected to {redact(new)}, plain http; refused (it would leave TLS)",
+        )
+    return new
+
+
+def _drop_credentials(request: Any) -> None:
+    """Take the Authorization header off a request that goes to another origin."""
+    for name in [k for k in request.headers if k.lower() == "authorization"]:
+        del request.headers[name]
+    request.unredirected_hdrs.pop("Authorization", None)
+
+
+def _refuse_redirect_error(source: str, url: str, err: Any, loop_words: str) -> None:
+    """urllib's own refusals of a redirect (too many, or a scheme it will not follow), in words
+    that never quote the new URL; anything else is left to the caller to raise."""
+    text = str(err.reason)
+    if text.startswith(loop_words):
+        err.close()
+        raise _refused(
+            source,
+            f"{redact(url)} redirected more than {MAX_REDIRECTS} times or in a loop; refused",
+        ) from None
+    if "is not allowed" in text:  # urllib's words quote the new URL: never shown
+        err.close()
+        raise _refused(
+            source, f"{redact(url)} redirected to an address that is not http(s); refused"
+        ) from None
 
 
 def _refused(source: str, reason: str) -> SourceUnreadable:
@@ -372,83 +382,6 @@ def _bearer_error(headers: dict[str, str]) -> str:
     ]
     text = server_words(" ".join(words))
     return f" ({text})" if text else ""
-
-
-def fetch_feed(
-    url: str,
-    *,
-    source: str,
-    timeout: float,
-    cache: Path | None,
-    bearer: str | None = None,
-) -> bytes:
-    """The body of an iCalendar feed, from the cache when the server says it is unchanged;
-    `bearer`, a token for a private feed."""
-    cached = _load(cache, url) if cache is not None else None
-    headers = {"Accept": "text/calendar, */*;q=0.5", "Accept-Encoding": "gzip, deflate"}
-    if cached is not None:
-        # Validators come from the server, through a file: sent only when they fit on a line.
-        if cached.etag and not breaks_line(cached.etag):
-            headers["If-None-Match"] = cached.etag
-        if cached.last_modified and not breaks_line(cached.last_modified):
-            headers["If-Modified-Since"] = cached.last_modified
-    ok = (200, 304) if cached is not None else (200,)
-    resp = request(
-        "GET", url, source=source, timeout=timeout, headers=headers, ok=ok, bearer=bearer
-    )
-    if resp.status == 304 and cached is not None:
-        return cached.body
-    etag, modified = resp.headers.get("etag"), resp.headers.get("last-modified")
-    if cache is not None and (etag or modified):
-        _save(cache, url, _Cached(etag, modified, resp.body))
-    return resp.body
-
-
-@dataclass(frozen=True)
-class _Cached:
-    etag: str | None
-    last_modified: str | None
-    body: bytes
-
-
-def _cache_file(cache: Path, url: str) -> Path:
-    # Named by a hash: a secret URL never appears in a file name.
-    return cache / hashlib.sha256(url.encode("utf-8")).hexdigest()[:32]
-
-
-def _load(cache: Path, url: str) -> _Cached | None:
-    """The cached copy, or None when missing or unreadable (the cache is only an optimisation)."""
-    try:
-        raw = _cache_file(cache, url).read_bytes()
-        head, _, body = raw.partition(b"\n")
-        meta: dict[str, Any] = json.loads(head)
-        if hashlib.sha256(body).hexdigest() != meta.get("sha256"):
-            return None
-        return _Cached(meta.get("etag"), meta.get("last_modified"), body)
-    except (OSError, ValueError):
-        return None
-
-
-def _save(cache: Path, url: str, entry: _Cached) -> None:
-    meta = {
-        "etag": entry.etag,
-        "last_modified": entry.last_modified,
-        "sha256": hashlib.sha256(entry.body).hexdigest(),
-    }
-    try:
-        cache.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache, prefix=".tmp-")  # created 0600
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(json.dumps(meta).encode("utf-8") + b"\n" + entry.body)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, _cache_file(cache, url))
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        pass  # a read-only or full cache directory only costs the next full download
 
 
 def _read_capped(resp: Any, source: str, where: str) -> bytes:

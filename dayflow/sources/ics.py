@@ -3,7 +3,7 @@
 Nothing is read when the object is made: `resume` builds sources for every step, and a step whose
 result is saved must never contact the server. The text is fetched and indexed at most once per
 object (`ical.CalendarData`: each range asked is parsed once, from the components that can touch
-it); URLs go through the conditional-GET cache in `http.fetch_feed`.
+it); URLs go through the conditional-GET cache in `feeds.fetch_feed`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dayflow.errors import SourceError, SourceUnreadable
-from dayflow.sources import http, people
+from dayflow.sources import feeds, http, people
 from dayflow.sources.protocols import CalendarSource
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 class IcsCalendar(CalendarSource):
     """Events from one .ics file (`path`) or feed (`url`), expanded and shown in `tz`.
 
-    `timeout` is in seconds; `cache_dir` holds feed copies (default: `http.cache_dir()`);
+    `timeout` is in seconds; `cache_dir` holds feed copies (default: `feeds.cache_dir()`);
     `today` is the day a range-less `events()` starts from (the brief's date)."""
 
     def __init__(
@@ -57,7 +57,7 @@ class IcsCalendar(CalendarSource):
         if not timeout > 0:
             raise SourceError(f"calendar {name!r}: 'timeout' must be a positive number of seconds")
         self._timeout = float(timeout)
-        self._cache = http.cache_dir() if cache_dir is None else cache_dir
+        self._cache = feeds.cache_dir() if cache_dir is None else cache_dir
         self._today = today
         self._data: bytes | None = None
         self._credential = credential  # a private feed's token (Authorization: Bearer)
@@ -96,11 +96,11 @@ class IcsCalendar(CalendarSource):
         """The feed, with the token when it takes one: a 401 fetches the token once more and
         tries again (`sources.oauth`)."""
         if self._credential is None:
-            return http.fetch_feed(url, source=self.name, timeout=self._timeout, cache=self._cache)
+            return feeds.fetch_feed(url, source=self.name, timeout=self._timeout, cache=self._cache)
         while True:
             token = self._credential.take()
             try:
-                return http.fetch_feed(
+                return feeds.fetch_feed(
                     url, source=self.name, timeout=self._timeout, cache=self._cache, bearer=token
                 )
             except http.Unauthorized as exc:
