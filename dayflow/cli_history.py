@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from dayflow import config
     from dayflow.agent import Note
     from dayflow.cli_base import Deps
+    from dayflow.history import GcReport
 
 commands = typer.Typer()
 
@@ -228,7 +229,7 @@ def gc(
     payloads and event details go. Tasks and their idempotency keys are never deleted, so no
     later run re-creates a task a pruned run created. A pruned run cannot be resumed or forked.
     """
-    from dayflow import history, listing  # history is imported here: it pulls in the agent
+    from dayflow import history  # imported here: it pulls in the agent
 
     deps = get_deps(ctx)
     with handle_errors(deps):
@@ -243,32 +244,39 @@ def gc(
                 dry_run=dry_run,
                 unfinished=include_interrupted,
             )
-        if as_json:
-            doc = {
-                "action": report.action,
-                "dry_run": report.dry_run,
-                "runs": [listing.run_json(r, settings.prices) for r in report.runs],
-                "bytes_before": report.bytes_before,
-                "bytes_after": report.bytes_after,
-            }
-            print_json(deps, doc)
-            return
-        verb = {"prune": "pruned", "redact": "redacted"}[report.action]
-        if not report.runs:
-            deps.err.print(f"nothing to {report.action}", markup=False)
-            return
-        print_table(deps, listing.gc_table, report.runs, zone(settings))
-        if report.dry_run:
-            deps.err.print(
-                f"dry run: would {report.action} {len(report.runs)} run(s); nothing changed",
-                markup=False,
-            )
-        else:
-            deps.err.print(
-                f"{verb} {len(report.runs)} run(s); database {_size(report.bytes_before)} -> "
-                f"{_size(report.bytes_after)}",
-                markup=False,
-            )
+        _print_gc(deps, report, settings, as_json)
+
+
+def _print_gc(deps: "Deps", report: "GcReport", settings: "config.Settings", as_json: bool) -> None:
+    """What gc did (or would do): JSON, or the table of runs and one line on stderr."""
+    from dayflow import listing
+
+    if as_json:
+        doc = {
+            "action": report.action,
+            "dry_run": report.dry_run,
+            "runs": [listing.run_json(r, settings.prices) for r in report.runs],
+            "bytes_before": report.bytes_before,
+            "bytes_after": report.bytes_after,
+        }
+        print_json(deps, doc)
+        return
+    verb = {"prune": "pruned", "redact": "redacted"}[report.action]
+    if not report.runs:
+        deps.err.print(f"nothing to {report.action}", markup=False)
+        return
+    print_table(deps, listing.gc_table, report.runs, zone(settings))
+    if report.dry_run:
+        deps.err.print(
+            f"dry run: would {report.action} {len(report.runs)} run(s); nothing changed",
+            markup=False,
+        )
+    else:
+        deps.err.print(
+            f"{verb} {len(report.runs)} run(s); database {_size(report.bytes_before)} -> "
+            f"{_size(report.bytes_after)}",
+            markup=False,
+        )
 
 
 def _size(n: int) -> str:

@@ -65,6 +65,39 @@ def installed_dayflow() -> list[str]:
     return [str(Path(sys.executable).absolute()), "-m", "dayflow"]
 
 
+def _job(
+    deps: Deps,
+    settings: Settings,
+    system: schedule.System,
+    when: tuple[int, int],
+    weekdays: bool,
+    deliver: list[str],
+) -> schedule.Job:
+    """The job `install` writes: this Dayflow's `brief --ensure-today` at `when`, with the
+    database, timezone and DAYFLOW_* settings in effect now pinned in its environment."""
+    from dayflow import schedule
+    from dayflow.delivery import parse_sink
+
+    hour, minute = when
+    pinned = schedule.pinned_settings(_environment(deps), Path.cwd())
+    db_path = settings.db_path  # a postgresql:// URL is pinned as written
+    if isinstance(db_path, str):
+        _refuse_a_password(db_path)
+    pinned["DAYFLOW_DB"] = str(db_path.absolute() if isinstance(db_path, Path) else db_path)
+    pinned["DAYFLOW_TZ"] = settings.tz
+    argv = [*installed_dayflow(), "brief", "--ensure-today"]
+    for sink in deliver:
+        argv += ["--deliver", parse_sink(sink)]
+    return schedule.Job(
+        hour=hour,
+        minute=minute,
+        weekdays=weekdays,
+        argv=tuple(argv),
+        env=tuple(sorted(pinned.items())),
+        log=system.state_dir / "schedule.log",
+    )
+
+
 @commands.command()
 def install(
     ctx: typer.Context,
@@ -95,29 +128,10 @@ def install(
 
     deps = get_deps(ctx)
     with _schedule_errors(deps):
-        hour, minute = schedule.parse_at(at)
+        when = schedule.parse_at(at)
         settings = deps.settings(db=db)
         system = _system(deps)
-        env = _environment(deps)
-        pinned = schedule.pinned_settings(env, Path.cwd())
-        db_path = settings.db_path  # a postgresql:// URL is pinned as written
-        if isinstance(db_path, str):
-            _refuse_a_password(db_path)
-        pinned["DAYFLOW_DB"] = str(db_path.absolute() if isinstance(db_path, Path) else db_path)
-        pinned["DAYFLOW_TZ"] = settings.tz
-        argv = [*installed_dayflow(), "brief", "--ensure-today"]
-        from dayflow.delivery import parse_sink
-
-        for sink in deliver or []:
-            argv += ["--deliver", parse_sink(sink)]
-        job = schedule.Job(
-            hour=hour,
-            minute=minute,
-            weekdays=weekdays,
-            argv=tuple(argv),
-            env=tuple(sorted(pinned.items())),
-            log=system.state_dir / "schedule.log",
-        )
+        job = _job(deps, settings, system, when, weekdays, deliver or [])
         schedule.refuse_unwritable(job)
         if dry_run and backend is None:
             try:
