@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import math
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, date, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from dayflow.cli_console import lazy_console
 from dayflow.clock import Clock, SystemClock
 from dayflow.errors import ConfigError, DayflowError, SimulatedCrash, UsageError
 from dayflow.models import DEFAULT_MAX_STEPS
@@ -98,9 +98,9 @@ class Deps:
         self.model_factory = model_factory
         self.sources = sources
         # Text from mail, calendars and files is printed as is: no emoji codes (":x:" stays).
-        self.out: Console = out or _console(highlight=False, emoji=False)
+        self.out: Console = out or lazy_console(highlight=False, emoji=False)
         # Notices are whole lines: never hard-wrapped at 80 columns when stderr is a pipe.
-        self.err: Console = err or _console(
+        self.err: Console = err or lazy_console(
             stderr=True, highlight=False, soft_wrap=True, emoji=False
         )
 
@@ -182,62 +182,6 @@ class Deps:
         """One line on stderr (written as is: no Rich needed for a line of text)."""
         self.err.file.write(text + "\n")
         self.err.file.flush()
-
-
-class _LazyConsole:
-    """A Rich `Console` made on first real use. Until then it answers what plain-text output
-    needs (`file`, `is_terminal`, `width`, `color_system`) without importing rich.console,
-    which costs more than the rest of `dayflow runs`."""
-
-    def __init__(self, *, stderr: bool = False, **kw: Any) -> None:
-        self._kw = {"stderr": stderr, **kw}
-        self._stderr = stderr
-        self._console: Console | None = None
-
-    def _real(self) -> Console:
-        if self._console is None:
-            from rich.console import Console
-
-            self._console = Console(**self._kw)
-        return self._console
-
-    @property
-    def file(self) -> Any:
-        if self._console is not None:
-            return self._console.file
-        return sys.stderr if self._stderr else sys.stdout
-
-    @property
-    def is_terminal(self) -> bool:
-        if self._console is not None:
-            return self._console.is_terminal
-        isatty = getattr(self.file, "isatty", None)
-        return bool(isatty and isatty())
-
-    @property
-    def width(self) -> int:
-        if self._console is not None:
-            return self._console.width
-        import os
-        import shutil
-
-        columns = os.environ.get("COLUMNS", "")
-        return int(columns) if columns.isdigit() else shutil.get_terminal_size().columns
-
-    @property
-    def color_system(self) -> str | None:
-        if self._console is not None:
-            return self._console.color_system
-        import os
-
-        return None if os.environ.get("NO_COLOR") or not self.is_terminal else "standard"
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real(), name)
-
-
-def _console(**kw: Any) -> Console:
-    return cast("Console", _LazyConsole(**kw))
 
 
 def set_profile(ctx: typer.Context, _param: Any, value: str | None) -> None:
