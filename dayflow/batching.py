@@ -38,12 +38,12 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar, cast
 
 from dayflow.agent import Loop, RunResult, resume_run
 from dayflow.clock import Clock
-from dayflow.errors import ModelError, UsageError
+from dayflow.errors import ModelError, StoreError, UsageError
 from dayflow.models import ModelRequest, ModelResponse
 from dayflow.providers import SUCCEEDED, BatchAPI, ModelClient
 from dayflow.store import BatchItem, Store
@@ -51,6 +51,7 @@ from dayflow.store import BatchItem, Store
 _T = TypeVar("_T")
 DEFAULT_POLL_EVERY = 30.0  # seconds between polls of a batch in progress
 _CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_HHMM = re.compile(r"([01][0-9]|2[0-3]):([0-5][0-9])")
 
 
 def batch_api(client: ModelClient, provider: str = "anthropic") -> BatchAPI:
@@ -63,6 +64,16 @@ def batch_api(client: ModelClient, provider: str = "anthropic") -> BatchAPI:
             "local model servers have none"
         )
     return cast(BatchAPI, client)
+
+
+def next_cutoff(hhmm: str, now: datetime) -> datetime:
+    """The next time it is `hhmm` (24-hour, UTC) after `now`: when a worker's batching ends."""
+    match = _HHMM.fullmatch(hhmm)
+    if match is None:
+        raise UsageError(f"--batch-cutoff must be a UTC time HH:MM (24-hour), not {hhmm[:20]!r}")
+    now = now.astimezone(UTC)
+    at = now.replace(hour=int(match[1]), minute=int(match[2]), second=0, microsecond=0)
+    return at if at > now else at + timedelta(days=1)
 
 
 def request_digest(request: ModelRequest) -> str:
@@ -118,10 +129,15 @@ class Rounds:
         clock: Clock,
         cutoff: datetime | None = None,
         poll_every: float = DEFAULT_POLL_EVERY,
+        gather: float = 0.0,
         report: Callable[[str], None] = lambda line: None,
     ) -> None:
         self.store, self.api, self.fallback, self.clock = store, api, fallback, clock
         self.cutoff, self.poll_every, self.report = cutoff, poll_every, report
+        # Seconds a round waits for drives that start late (a worker's, fed by a queue) once
+        # the first of its requests is in: 0 where every drive is counted before it starts.
+        self.gather = gather
+        self._first_waiting = 0.0
         self.client = _RoundsClient(self)
         self.rounds = 0  # batches submitted by this coordinator
         self._inbox: queue.Queue[_Post | _Left] = queue.Queue()
@@ -130,6 +146,7 @@ class Rounds:
         self._waiting: list[_Post] = []
         self._flights: dict[str, _Flight] = {}
         self._outstanding = 0  # posts not yet answered
+        self._broken: str | None = None  # set: the coordinator stopped, and why
 
     @contextmanager
     def driving(self) -> Iterator[None]:
@@ -156,6 +173,16 @@ class Rounds:
     def serve(self, until: Callable[[], bool]) -> None:
         """Coordinate rounds until `until()` holds and nothing is waiting (call it in the
         thread that owns `store`)."""
+        try:
+            self._serve(until)
+        except BaseException as exc:
+            # No drive may wait for ever on a coordinator that is gone: each is answered by
+            # the normal API from here on.
+            self._broken = f"the batch coordinator stopped ({type(exc).__name__}: {exc})"
+            self._release_all(self._broken)
+            raise
+
+    def _serve(self, until: Callable[[], bool]) -> None:
         next_poll = time.monotonic()
         while True:
             try:
@@ -178,8 +205,8 @@ class Rounds:
 
     def post(self, request: ModelRequest) -> ModelResponse:
         """Called by a run's thread (through `client`): the answer to `request`."""
-        if request.run_id is None or request.step is None:
-            return self.fallback.create(request)  # not a run's call: nothing to record
+        if request.run_id is None or request.step is None or self._broken:
+            return self.fallback.create(request)  # not a run's call, or no coordinator
         item = BatchItem(
             request.run_id,
             request.step,
@@ -190,6 +217,8 @@ class Rounds:
         with self._lock:
             self._outstanding += 1
         self._inbox.put(post)
+        if self._broken:  # it stopped while this was being posted
+            self._release_all(self._broken)
         post.done.wait()
         if post.response is not None:
             return post.response
@@ -198,6 +227,8 @@ class Rounds:
     # --------------------------------------------------------------- the coordinator's own
 
     def _all_waiting(self) -> bool:
+        if time.monotonic() - self._first_waiting < self.gather:
+            return False
         with self._lock:
             return self._outstanding >= self._driving and self._inbox.empty()
 
@@ -212,6 +243,8 @@ class Rounds:
         if found is None:
             if self._past_cutoff():
                 return self._answer(post, None, "past the cut-off")
+            if not self._waiting:
+                self._first_waiting = time.monotonic()
             self._waiting.append(post)
             return None
         batch_id, recorded = found
@@ -230,7 +263,12 @@ class Rounds:
             for post in posts:
                 self._answer(post, None, f"the Batches API refused the round: {err}")
             return
-        self.store.steps.record_batch(batch_id, [p.item for p in posts])
+        try:
+            self.store.steps.record_batch(batch_id, [p.item for p in posts])
+        except StoreError as err:
+            # Paid for already: read it from memory while this process lives (only a kill
+            # before the store is back would submit these requests again).
+            self.report(f"batch {batch_id}: not recorded ({err}); polled from memory")
         self.rounds += 1
         self._flights[batch_id] = _Flight(posts)
         self.report(f"batch {batch_id}: {len(posts)} request(s) submitted")
@@ -269,6 +307,26 @@ class Rounds:
                     self.report(f"batch {batch_id}: cancel failed: {err}")
                 self.report(f"batch {batch_id}: canceled at the cut-off")
 
+    def _release_all(self, why: str) -> None:
+        """Send every post not yet answered to the normal API."""
+        with self._lock:
+            posts = self._waiting + [p for f in self._flights.values() for p in f.posts]
+            self._waiting, self._flights = [], {}
+            while True:
+                try:
+                    message = self._inbox.get_nowait()
+                except queue.Empty:
+                    break
+                if isinstance(message, _Post):
+                    posts.append(message)
+        for post in posts:
+            with self._lock:
+                if post.done.is_set():
+                    continue
+                post.why_not = why
+                self._outstanding -= 1
+                post.done.set()
+
     def _answer(
         self,
         post: _Post,
@@ -298,6 +356,61 @@ class _RoundsClient:
 
     def count_tokens(self, request: ModelRequest) -> int | None:
         return self._rounds.fallback.count_tokens(request)
+
+
+@contextmanager
+def rounds_in_background(
+    open_store: Callable[[], Store],
+    api: BatchAPI,
+    fallback: ModelClient,
+    *,
+    clock: Clock,
+    cutoff: datetime | None = None,
+    poll_every: float = DEFAULT_POLL_EVERY,
+    gather: float = 0.0,
+    report: Callable[[str], None] = lambda line: None,
+) -> Iterator[Rounds]:
+    """A `Rounds` coordinating in a thread of its own (with its own store) for as long as the
+    block runs, for drives that start and end on their own (a worker's): wrap each in
+    `rounds.driving()` and give it `rounds.client`. Leaving the block waits for every post."""
+    ready, stop = threading.Event(), threading.Event()
+    made: list[Rounds | BaseException] = []
+
+    def serve() -> None:
+        try:
+            with open_store() as store:
+                rounds = Rounds(
+                    store,
+                    api,
+                    fallback,
+                    clock=clock,
+                    cutoff=cutoff,
+                    poll_every=poll_every,
+                    gather=gather,
+                    report=report,
+                )
+                made.append(rounds)
+                ready.set()
+                rounds.serve(until=stop.is_set)
+        except BaseException as exc:
+            if not made:
+                made.append(exc)
+            ready.set()
+            if not isinstance(exc, Exception):
+                raise
+            report(f"batch rounds stopped: {exc}")
+
+    thread = threading.Thread(target=serve, name="batch-rounds", daemon=True)
+    thread.start()
+    ready.wait()
+    if isinstance(made[0], BaseException):
+        thread.join()
+        raise made[0]
+    try:
+        yield made[0]
+    finally:
+        stop.set()
+        thread.join()
 
 
 def drive_together(

@@ -27,7 +27,9 @@ from dayflow.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from contextlib import AbstractContextManager
 
+    from dayflow.batching import Rounds
     from dayflow.fleet import BriefJob
     from dayflow.store.values import Profile
 
@@ -78,14 +80,43 @@ def worker(
     poll: Annotated[
         float, typer.Option(min=0.1, max=3600.0, help="Seconds between looks for due briefs.")
     ] = 5.0,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Send the briefs' model calls through the Message Batches API (half the "
+            "price, answers in minutes rather than seconds): one batch per round of the "
+            "briefs this worker is driving.",
+        ),
+    ] = False,
+    batch_cutoff: Annotated[
+        str | None,
+        typer.Option(
+            "--batch-cutoff",
+            metavar="HH:MM",
+            callback=not_empty,
+            help="With --batch: from this UTC time on (its next occurrence), calls go to the "
+            "normal API and a batch still running is canceled.",
+        ),
+    ] = None,
+    batch_poll: Annotated[
+        float,
+        typer.Option(
+            "--batch-poll", min=0.01, max=3600.0, help="With --batch: seconds between polls."
+        ),
+    ] = 30.0,
 ) -> None:
     """Take the profiles' briefs from the queue when they are due (each at its local time)
     and write them; run as many workers, on as many machines, as you like."""
+    from contextlib import nullcontext
+
     from dayflow.fleet.worker import WorkerOptions, run_worker
 
     deps = get_deps(ctx)
     with handle_errors(deps):
         url = _fleet_db(deps, db)
+        if batch_cutoff is not None and not batch:
+            raise UsageError("--batch-cutoff needs --batch")
         options = WorkerOptions(
             concurrency=concurrency,
             until_idle=until_idle,
@@ -93,14 +124,16 @@ def worker(
             heartbeat_s=heartbeat,
             poll_s=poll,
         )
-        report = run_worker(
-            url,
-            _driver(deps, url),
-            _entrypoints(deps, url),
-            options=options,
-            clock=deps.clock,
-            say=deps.notice,
-        )
+        rounds = _batch_rounds(deps, url, batch_cutoff, batch_poll) if batch else nullcontext()
+        with rounds as coordinator:
+            report = run_worker(
+                url,
+                _driver(deps, url, coordinator),
+                _entrypoints(deps, url),
+                options=options,
+                clock=deps.clock,
+                say=deps.notice,
+            )
         deps.notice(
             f"worker done: {report.driven} brief(s) driven, {report.retried} put back, "
             f"{report.failed} failed, {report.queued} queued"
@@ -171,8 +204,11 @@ def _fleet_db(deps: Deps, db: str | None) -> str:
     return target
 
 
-def _driver(deps: Deps, url: str) -> "Callable[[BriefJob], object]":
-    """How a worker drives one brief: `brief --ensure-today` as that profile, on its day."""
+def _driver(deps: Deps, url: str, rounds: "Rounds | None" = None) -> "Callable[[BriefJob], object]":
+    """How a worker drives one brief: `brief --ensure-today` as that profile, on its day;
+    with `rounds` (--batch), its Claude calls through them."""
+    from dataclasses import replace
+
     from dayflow.briefing import BriefRequest, Mode
     from dayflow.briefing import brief as write_brief
     from dayflow.cli_brief import brief_room
@@ -183,11 +219,60 @@ def _driver(deps: Deps, url: str) -> "Callable[[BriefJob], object]":
         as_them = deps.for_profile(profile, url)
         settings = as_them.model_settings(None, db=url)
         request = BriefRequest(day=job.day, mode=Mode.ENSURE_TODAY)
-        outcome = write_brief(request, brief_room(as_them, settings, verbose=False))
+        room = brief_room(as_them, settings, verbose=False)
+        if rounds is None:
+            outcome = write_brief(request, room)
+        else:
+            with rounds.driving():
+                outcome = write_brief(request, replace(room, model_factory=_batched(deps, rounds)))
         deps.notice(f"{job.key}: run {outcome.run.id} {outcome.run.status}")
         return outcome
 
     return drive
+
+
+def _batch_rounds(
+    deps: Deps, url: str, cutoff: str | None, poll: float
+) -> "AbstractContextManager[Rounds]":
+    """The worker's batch rounds: its own Claude client (its ANTHROPIC_API_KEY) submits and
+    polls, and answers on the normal API what a batch does not."""
+    from dayflow.batching import batch_api, next_cutoff, rounds_in_background
+
+    until = None if cutoff is None else next_cutoff(cutoff, deps.clock.now())
+    settings = deps.model_settings(None, db=url)
+    client = deps.model_factory(settings.model, settings)
+    api = batch_api(client, "local" if settings.local else "anthropic")
+    deps.notice(
+        "batching model calls"
+        + (f" until {until:%Y-%m-%d %H:%M} UTC" if until else "")
+        + f" (polling every {poll:g} s)"
+    )
+    return rounds_in_background(
+        lambda: deps.store(deps.settings(db=url)),
+        api,
+        client,
+        clock=deps.clock,
+        cutoff=until,
+        poll_every=poll,
+        gather=min(poll, 5.0),
+        report=deps.notice,
+    )
+
+
+def _batched(deps: Deps, rounds: "Rounds") -> "Callable[[str, Any], Any]":
+    """A model factory: Claude through `rounds` for the briefs it can batch (the worker's own
+    API key and server), else the brief's own model (offline, a local server, another key)."""
+    from dayflow.providers import OFFLINE_MODEL
+
+    worker = deps.model_settings(None)
+
+    def factory(model: str, settings: Any) -> Any:
+        same_api = (settings.api_key, settings.base_url) == (worker.api_key, worker.base_url)
+        if settings.local or model == OFFLINE_MODEL or not same_api:
+            return deps.model_factory(model, settings)
+        return rounds.client
+
+    return factory
 
 
 def _entrypoints(deps: Deps, url: str) -> "Callable[[Profile], str]":

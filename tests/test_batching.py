@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from dayflow.agent import SYSTEM_PROMPT, Loop, RunResult, resume_run, user_message
-from dayflow.batching import Rounds, batch_api, custom_id, drive_runs
+from dayflow.batching import Rounds, batch_api, custom_id, drive_runs, next_cutoff
 from dayflow.clock import SystemClock
 from dayflow.errors import UsageError
 from dayflow.models import DONE, INTERRUPTED, RunSettings
@@ -25,7 +25,7 @@ from dayflow.providers.anthropic import AnthropicClient
 from dayflow.providers.offline import OfflineModel
 from dayflow.store import NewRun, open_store
 from dayflow.tools import definitions
-from tests.conftest import db_rows, subprocess_env
+from tests.conftest import db_rows, pg_schema, subprocess_env
 from tests.fakeapi import FakeAPI, error, overloaded, responder_from_client
 from tests.fakebatches import FakeBatchAPI
 from tests.harness import invoke
@@ -364,3 +364,40 @@ def test_batch_needs_the_anthropic_api(fake: FakeBatchAPI) -> None:
     for model, provider in ((OfflineModel(), "anthropic"), (client, "local")):
         with pytest.raises(UsageError, match="--batch needs the Anthropic API"):
             batch_api(model, provider)
+
+
+def test_the_next_cut_off_is_the_next_time_it_is_that_time_in_utc() -> None:
+    now = datetime.fromisoformat("2026-11-05T07:30:00+01:00")  # 06:30 UTC
+    assert next_cutoff("07:00", now) == datetime.fromisoformat("2026-11-05T07:00:00+00:00")
+    assert next_cutoff("06:30", now) == datetime.fromisoformat("2026-11-06T06:30:00+00:00")
+    for bad in ("7:00", "24:00", "07:60", "07:00\n", ""):
+        with pytest.raises(UsageError, match="--batch-cutoff must be a UTC time HH:MM"):
+            next_cutoff(bad, now)
+
+
+# --- dayflow worker --batch (a fleet's queue needs PostgreSQL) --------------------------------
+
+
+@pytest.mark.postgres
+def test_a_worker_with_batch_writes_each_profiles_brief_through_batches(
+    pg_server: Any, tmp_path: Path, fake: FakeBatchAPI
+) -> None:
+    from dayflow.cli_base import default_model_factory
+
+    config = tmp_path / "sample.toml"
+    config.write_text("")
+    env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": fake.base_url}
+    with pg_schema(pg_server) as url:
+        for name in ("ann", "bob", "cat"):
+            args = ("profiles", "add", name, "--config", str(config), "--at", "00:00")
+            assert invoke(url, _no_model, *args).code == 0
+        worker = ("worker", "--until-idle", "--poll", "0.2", "--batch", "--batch-poll", "0.5")
+        done = invoke(url, default_model_factory, *worker, env=env | {"DAYFLOW_MODEL": MODEL})
+        assert done.code == 0, done.err
+        assert "3 brief(s) driven" in done.err and "batching model calls" in done.err
+        runs = db_rows(url, "SELECT id, status FROM runs")
+        steps = db_rows(url, "SELECT run_id, n, batch_id FROM steps")
+    assert len(runs) == 3 and all(status == DONE for _, status in runs)
+    assert all(batch_id in fake.batches for _, _, batch_id in steps)
+    assert not fake.message_requests and len(fake.batch_items) == len(steps)
+    assert fake.creates < len(steps)  # the briefs' calls went in shared rounds
