@@ -289,7 +289,10 @@ def test_kill_right_after_the_imap_read_then_resume_lists_nothing_twice(
     db = tmp_path / "d.db"
     killed = _dayflow(db, cfg, "brief", DAYFLOW_KILL_AT="after_tools:1")
     assert killed.returncode == -9
-    assert server.plain.count("SEARCH") == 1 and server.plain.count("FETCH") == 1
+    # Step 1 read the server twice: read_inbox's page, and read_followups' window (one SEARCH
+    # and one FETCH each; the account's sent folder was looked for with LIST, and is none).
+    assert server.plain.count("SEARCH") == 2 and server.plain.count("FETCH") == 2
+    assert server.plain.count("LIST") == 1
     server.clear()
     resumed = _dayflow(db, cfg, "resume")
     assert resumed.returncode == 0, resumed.stderr
