@@ -214,9 +214,9 @@ class Rounds:
             request_digest(request),
         )
         post = _Post(request, item)
-        with self._lock:
+        with self._lock:  # counted and queued at once: `_all_waiting` sees both or neither
             self._outstanding += 1
-        self._inbox.put(post)
+            self._inbox.put(post)
         if self._broken:  # it stopped while this was being posted
             self._release_all(self._broken)
         post.done.wait()
