@@ -29,6 +29,7 @@ kept, the rest goes to the normal API).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import queue
@@ -303,9 +304,10 @@ class Rounds:
                 flight.canceled = True
                 try:
                     self.api.cancel_batch(batch_id)
-                except ModelError as err:
+                except ModelError as err:  # it ends on its own then; polled all the same
                     self.report(f"batch {batch_id}: cancel failed: {err}")
-                self.report(f"batch {batch_id}: canceled at the cut-off")
+                else:
+                    self.report(f"batch {batch_id}: canceled at the cut-off")
 
     def _release_all(self, why: str) -> None:
         """Send every post not yet answered to the normal API."""
@@ -338,7 +340,8 @@ class Rounds:
             detail = {"step": post.item.step_n, "reason": why_not}
             if batch_id is not None:
                 detail["batch_id"] = batch_id
-            self.store.events.add(post.item.run_id, "batch_fallback", detail)
+            with contextlib.suppress(StoreError):  # a note: the answer matters more
+                self.store.events.add(post.item.run_id, "batch_fallback", detail)
         post.response, post.why_not = response, why_not
         with self._lock:
             self._outstanding -= 1  # running again (its tools, or the normal API) from here
@@ -437,9 +440,11 @@ def drive_together(
     rounds.enter(len(threads))
     for thread in threads:
         thread.start()
-    rounds.serve(until=lambda: not any(t.is_alive() for t in threads))
-    for thread in threads:
-        thread.join()
+    try:
+        rounds.serve(until=lambda: not any(t.is_alive() for t in threads))
+    finally:  # a coordinator that failed left each drive to the normal API: let them finish
+        for thread in threads:
+            thread.join()
     return [r if r is not None else RuntimeError("not driven") for r in results]
 
 

@@ -401,3 +401,45 @@ def test_a_worker_with_batch_writes_each_profiles_brief_through_batches(
     assert all(batch_id in fake.batches for _, _, batch_id in steps)
     assert not fake.message_requests and len(fake.batch_items) == len(steps)
     assert fake.creates < len(steps)  # the briefs' calls went in shared rounds
+
+
+class _BrokenPolls:
+    """A Batches API whose polls fail in a way the coordinator does not expect (a bug)."""
+
+    def __init__(self, api: AnthropicClient) -> None:
+        self.api = api
+
+    def submit_batch(self, requests: Any) -> str:
+        return self.api.submit_batch(requests)
+
+    def batch_status(self, batch_id: str) -> str:
+        raise RuntimeError("poll exploded")
+
+    def batch_results(self, batch_id: str) -> Any:
+        raise AssertionError("never reached")
+
+    def cancel_batch(self, batch_id: str) -> None:
+        raise AssertionError("never reached")
+
+
+def test_a_coordinator_that_fails_leaves_every_drive_to_the_normal_api(
+    tmp_path: Path, fake: FakeBatchAPI
+) -> None:
+    """No drive waits for ever on a coordinator that is gone: each finishes on the normal API,
+    and the coordinator's error comes out once they have."""
+    runs = queue_runs(tmp_path / "e.db", 2)
+    client = AnthropicClient(api_key="test", base_url=fake.base_url, max_retries=0)
+    with open_store(tmp_path / "e.db") as own:
+        rounds = Rounds(own, _BrokenPolls(client), client, clock=SystemClock(), poll_every=0.02)
+        with pytest.raises(RuntimeError, match="poll exploded"):
+            drive_runs(
+                runs,
+                rounds,
+                open_store=lambda: open_store(tmp_path / "e.db"),
+                loop_for=lambda store, model: Loop(store=store, client=model),
+            )
+    with open_store(tmp_path / "e.db") as store:
+        assert all(store.runs.get(r).status == DONE for r in runs)
+    assert fake.creates == 1 and len(fake.message_requests) == sum(
+        len(steps_of(tmp_path / "e.db", r)) for r in runs
+    )
