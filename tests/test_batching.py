@@ -397,10 +397,15 @@ def test_a_worker_with_batch_writes_each_profiles_brief_through_batches(
         assert "3 brief(s) driven" in done.err and "batching model calls" in done.err
         runs = db_rows(url, "SELECT id, status FROM runs")
         steps = db_rows(url, "SELECT run_id, n, batch_id FROM steps")
+        recorded = db_rows(url, "SELECT COUNT(*) FROM batch_requests")[0][0]
+        # A profile purged takes its runs' batch records with it.
+        assert invoke(url, _no_model, "profiles", "remove", "ann", "--purge").code == 0
+        left = db_rows(url, "SELECT COUNT(*) FROM batch_requests")[0][0]
     assert len(runs) == 3 and all(status == DONE for _, status in runs)
     assert all(batch_id in fake.batches for _, _, batch_id in steps)
     assert not fake.message_requests and len(fake.batch_items) == len(steps)
     assert fake.creates < len(steps)  # the briefs' calls went in shared rounds
+    assert recorded == len(steps) and 0 < left < recorded
 
 
 class _BrokenPolls:

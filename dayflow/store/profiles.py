@@ -19,7 +19,7 @@ from dayflow.store.sql import IntegrityError, one, scalar
 from dayflow.store.values import Profile
 
 # A run's own tables, each holding rows of one run (`run_id`): deleted before the run rows.
-_RUN_TABLES = ("tasks", "tool_effects", "compactions", "events", "steps")
+_RUN_TABLES = ("tasks", "tool_effects", "compactions", "events", "batch_requests", "steps")
 
 
 def _profile(row: Any) -> Profile:
