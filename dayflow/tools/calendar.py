@@ -7,10 +7,16 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from dayflow import meetings
-from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.sources import people
-from dayflow.sources.mail import PathMissing
-from dayflow.tools.spec import ISO_DATE, MAX_RESULT_CHARS, Tool, ToolEnv, ToolError, result_text
+from dayflow.tools.spec import (
+    ISO_DATE,
+    MAX_RESULT_CHARS,
+    Tool,
+    ToolEnv,
+    ToolError,
+    reading,
+    result_text,
+)
 
 NO_CALENDAR_SOURCE = "no calendar is configured ([[calendar]] in the config file)"
 MAX_EVENTS = 100  # per read_calendar result; the rest is counted in "more"
@@ -50,14 +56,8 @@ def read_calendar(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     first, last = calendar_range(args, env.brief_date)
     lo = datetime.combine(first, datetime.min.time(), env.tz)
     hi = datetime.combine(last + timedelta(days=1), datetime.min.time(), env.tz)
-    try:
+    with reading(""):
         events = env.calendars.events(first=first, last=last)
-    except SourceUnavailable:
-        raise
-    except PathMissing as exc:
-        raise SourceUnavailable(str(exc)) from None
-    except SourceError as err:
-        raise ToolError(str(err)) from None
     found = []
     for e in events:
         if e.get("all_day"):

@@ -6,10 +6,8 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.sources.inbox import CursorError
-from dayflow.sources.mail import PathMissing
-from dayflow.tools.spec import Tool, ToolEnv, ToolError, string_schema
+from dayflow.tools.spec import Tool, ToolEnv, ToolError, reading, string_schema
 
 NO_MAIL_SOURCE = "no mail source is configured ([[inbox]] in the config file)"
 
@@ -18,22 +16,17 @@ def read_inbox(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     inbox = env.mail
     raw_since = args.get("since")
     since = _since(raw_since, env.tz) if isinstance(raw_since, str) else None
-    try:
-        page = inbox.listing(
-            limit=args["limit"],
-            since=since,
-            source=args.get("source"),
-            cursor=args.get("cursor"),
-            unread_only=bool(args.get("unread_only")),
-        )
-    except CursorError as exc:
-        raise ToolError(str(exc)) from None
-    except SourceUnavailable:
-        raise
-    except PathMissing as exc:
-        raise SourceUnavailable(str(exc)) from None
-    except SourceError as exc:
-        raise ToolError(f"could not read mail: {exc}") from None
+    with reading("could not read mail: "):
+        try:
+            page = inbox.listing(
+                limit=args["limit"],
+                since=since,
+                source=args.get("source"),
+                cursor=args.get("cursor"),
+                unread_only=bool(args.get("unread_only")),
+            )
+        except CursorError as exc:
+            raise ToolError(str(exc)) from None
     out: dict[str, Any] = {"messages": [m.listing_json(env.tz) for m in page.items]}
     if page.next_cursor is not None:
         out["next_cursor"] = page.next_cursor
@@ -58,16 +51,13 @@ def _since(value: str, tz: ZoneInfo) -> datetime:
 
 def read_message(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     inbox = env.mail
-    try:
-        found = inbox.read(args["id"])
-    except KeyError:
-        raise ToolError(f"no message with id {args['id']!r}; ids come from read_inbox") from None
-    except SourceUnavailable:
-        raise
-    except PathMissing as exc:
-        raise SourceUnavailable(str(exc)) from None
-    except SourceError as exc:
-        raise ToolError(f"could not read message {args['id']!r}: {exc}") from None
+    with reading(f"could not read message {args['id']!r}: "):
+        try:
+            found = inbox.read(args["id"])
+        except KeyError:
+            raise ToolError(
+                f"no message with id {args['id']!r}; ids come from read_inbox"
+            ) from None
     return {"message": found.message_json(env.tz)}
 
 

@@ -3,16 +3,19 @@ handler may touch (`ToolEnv`); the error the model can act on; and its result as
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.shown import Shown
 from dayflow.sources.inbox import Inbox, legacy_inbox
+from dayflow.sources.mail import PathMissing
 from dayflow.sources.protocols import CalendarSource, InboxSource, as_calendar
 from dayflow.store import Tasks
 
@@ -68,6 +71,21 @@ class Tool:
 
 MAX_RESULT_CHARS = 60_000  # no tool result is larger (about 15k tokens)
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+@contextlib.contextmanager
+def reading(prefix: str) -> Iterator[None]:
+    """A read tool's source failures as the run takes them: a source the run needs that is
+    gone (a local path, or any failure with --strict-sources) fails the run, resumably; any
+    other SourceError is an error result the model reads, `prefix` and the source's line."""
+    try:
+        yield
+    except SourceUnavailable:
+        raise
+    except PathMissing as exc:
+        raise SourceUnavailable(str(exc)) from None
+    except SourceError as exc:
+        raise ToolError(f"{prefix}{exc}") from None
 
 
 def string_schema(max_length: int, description: str) -> dict[str, Any]:
