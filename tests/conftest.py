@@ -5,6 +5,8 @@ import os
 import secrets
 import socket
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -270,3 +272,17 @@ def subprocess_env(db: Path | str, **extra: str) -> dict[str, str]:
     env.update({"DAYFLOW_DB": str(db), "COLUMNS": "200", "NO_COLOR": "1"})
     env.update(extra)
     return env
+
+
+def dayflow_process(
+    db: Path | str, cfg: Path, *args: str, timeout: float = 180, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`python -m dayflow ARGS` in a child process, on database `db` with config file `cfg`."""
+    return subprocess.run(
+        [sys.executable, "-m", "dayflow", *args],
+        env=subprocess_env(db, DAYFLOW_CONFIG=str(cfg), **env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

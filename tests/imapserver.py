@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 USER, PASSWORD = "demouser", "demopass"
 _COMMAND = re.compile(rb"^[A-Za-z0-9]+ ((?:UID )?[A-Za-z]+.*)$")
@@ -234,11 +235,16 @@ def imap_server(tmp: Path) -> Iterator[ImapServer]:
     finally:
         plain.stop()
         secure.stop()
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stderr is not None:
-            proc.stderr.close()
+        stop_server(proc)
+
+
+def stop_server(proc: subprocess.Popen[Any]) -> None:
+    """End a server this test started: politely, then for good after 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    if proc.stderr is not None:
+        proc.stderr.close()

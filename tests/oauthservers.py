@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.imapserver import USER, Proxy, _wait_for, free_port
+from tests.imapserver import USER, Proxy, _wait_for, free_port, stop_server
 
 ERROR_JSON = b'{"status":"401","schemes":"bearer","scope":"https://mail.google.com/"}'
 
@@ -169,14 +169,7 @@ def oauth_imap(tmp: Path, *, token: str = "token-1", sasl_ir: bool = True) -> It
         finally:
             proxy.stop()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stderr is not None:
-            proc.stderr.close()
+        stop_server(proc)
 
 
 # ------------------------------------------------------------------------------- SMTP

@@ -5,10 +5,9 @@ harness passes consoles of its own, so only a subprocess sees what a user sees).
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import subprocess_env
+from tests.conftest import dayflow_process
 
 EVENT = """BEGIN:VCALENDAR
 VERSION:2.0
@@ -26,13 +25,7 @@ END:VCALENDAR
 def _dayflow(tmp_path: Path, config: str, *args: str) -> subprocess.CompletedProcess[str]:
     conf = tmp_path / "config.toml"
     conf.write_text(config)
-    return subprocess.run(
-        [sys.executable, "-m", "dayflow", *args],
-        env=subprocess_env(tmp_path / "d.db", DAYFLOW_CONFIG=str(conf)),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return dayflow_process(tmp_path / "d.db", conf, *args, timeout=120)
 
 
 def test_an_event_title_with_emoji_codes_is_printed_as_written(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 from dayflow import delivery
 from dayflow.errors import UsageError
 from dayflow.providers.offline import OfflineModel
-from tests.conftest import db_rows, is_pg, subprocess_env
+from tests.conftest import dayflow_process, db_rows, is_pg
 from tests.harness import Result, invoke
 
 DATE = "2026-11-05"
@@ -357,16 +357,6 @@ def test_the_password_comes_from_its_source_and_is_never_stored(
 # ----------------------------------------------------------------- real kills, real server
 
 
-def _brief(db: Path, cfg: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dayflow", *args],
-        env=subprocess_env(db, DAYFLOW_CONFIG=str(cfg), **env),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
 def _final_step(tmp_path: Path) -> int:
     """The step at which the offline model writes the brief of a fresh database."""
     probe = tmp_path / "probe.db"
@@ -385,14 +375,14 @@ def test_sigkill_in_the_window_after_a_refusal_is_uncertain_and_not_resent(
     n = _final_step(tmp_path)
     inbox = Refusing("451 later")
     with SmtpServer(port, inbox):
-        first = _brief(db, cfg, "brief", "--date", DATE, "--deliver", "smtp")
+        first = dayflow_process(db, cfg, "brief", "--date", DATE, "--deliver", "smtp")
         assert first.returncode == 6, first.stderr
-        killed = _brief(db, cfg, "resume", DAYFLOW_KILL_AT=f"while_sending:{n}")
+        killed = dayflow_process(db, cfg, "resume", DAYFLOW_KILL_AT=f"while_sending:{n}")
         assert killed.returncode == -9, killed.stderr
-        resumed = _brief(db, cfg, "resume")
+        resumed = dayflow_process(db, cfg, "resume")
         assert resumed.returncode == 0, resumed.stderr
         assert "uncertain" in resumed.stderr
-        assert _brief(db, cfg, "resume", runs(db)[0]["id"]).returncode == 0
+        assert dayflow_process(db, cfg, "resume", runs(db)[0]["id"]).returncode == 0
     assert inbox.offered == 1 and inbox.messages == []  # the kill came before the `.`
     (done,) = runs(db)
     assert done["status"] == "done" and "uncertain" in done["reason"]
@@ -415,12 +405,12 @@ def test_sigkill_during_smtp_delivery_never_sends_twice(
     db = tmp_path / "dayflow.db"
     cfg = config(tmp_path, smtp.port)
     n = _final_step(tmp_path)
-    killed = _brief(
+    killed = dayflow_process(
         db, cfg, "brief", "--date", DATE, "--deliver", "smtp", DAYFLOW_KILL_AT=f"{point}:{n}"
     )
     assert killed.returncode == -9, killed.stderr
     assert len(smtp.inbox.messages) == after_kill
-    resumed = _brief(db, cfg, "resume")
+    resumed = dayflow_process(db, cfg, "resume")
     assert resumed.returncode == 0, resumed.stderr
     assert len(smtp.inbox.messages) == after_resume
     (done,) = runs(db)
@@ -432,7 +422,7 @@ def test_sigkill_during_smtp_delivery_never_sends_twice(
     if not ok:
         assert msgid in d["detail"] and "not sent again" in d["detail"]
         assert "uncertain" in done["reason"]
-    again = _brief(db, cfg, "resume", done["id"])
+    again = dayflow_process(db, cfg, "resume", done["id"])
     assert again.returncode == 0 and len(smtp.inbox.messages) == after_resume
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import is_pg
+from tests.conftest import dayflow_process, is_pg
 from tests.imapserver import USER
 from tests.oauthservers import OAuthSmtpHandler, runs, token_script
-from tests.test_delivery import DATE, _brief, _final_step, free_port, run, shown
+from tests.test_delivery import DATE, _final_step, free_port, run, shown
 from tests.test_delivery import runs as listed_runs
 
 
@@ -143,12 +143,12 @@ def test_sigkill_during_delivery_with_a_token_never_sends_twice(
     cfg = config(tmp_path, smtp, command)
     db = tmp_path / "dayflow.db"
     n = _final_step(tmp_path)
-    killed = _brief(
+    killed = dayflow_process(
         db, cfg, "brief", "--date", DATE, "--deliver", "smtp", DAYFLOW_KILL_AT=f"{point}:{n}"
     )
     assert killed.returncode == -9, killed.stderr
     assert len(smtp.handler.messages) == after_kill
-    resumed = _brief(db, cfg, "resume")
+    resumed = dayflow_process(db, cfg, "resume")
     assert resumed.returncode == 0, resumed.stderr
     assert len(smtp.handler.messages) == after_resume
     (done,) = listed_runs(db)

@@ -8,8 +8,6 @@ import contextlib
 import datetime as dt
 import imaplib
 import json
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +19,7 @@ from dayflow.errors import SourceError
 from dayflow.sources.config import SourceSpec
 from dayflow.sources.imap import ImapSource
 from dayflow.sources.inbox import Inbox
-from tests.conftest import subprocess_env
+from tests.conftest import dayflow_process
 from tests.imapserver import (
     PASSWORD,
     USER,
@@ -237,25 +235,13 @@ def _config(tmp_path: Path, port: int) -> Path:
     return cfg
 
 
-def _dayflow(db: Path, cfg: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    full = subprocess_env(db, DAYFLOW_CONFIG=str(cfg), **env)
-    return subprocess.run(
-        [sys.executable, "-m", "dayflow", *args],
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-
-
 def test_no_secret_reaches_the_database_or_any_output(server: ImapServer, tmp_path: Path) -> None:
     load(server, 4)
     cfg = _config(tmp_path, server.plain.port)
     db = tmp_path / "d.db"
-    outputs = [_dayflow(db, cfg, "brief", "-v")]
+    outputs = [dayflow_process(db, cfg, "brief", "-v")]
     assert outputs[0].returncode == 0, outputs[0].stderr
-    run_id = json.loads(_dayflow(db, cfg, "runs", "--json").stdout)[0]["id"]
+    run_id = json.loads(dayflow_process(db, cfg, "runs", "--json").stdout)[0]["id"]
     for args in (
         ["runs", "--json"],
         ["show", run_id],
@@ -266,10 +252,10 @@ def test_no_secret_reaches_the_database_or_any_output(server: ImapServer, tmp_pa
         ["sources", "check", "--json"],
         ["sources", "check"],
     ):
-        outputs.append(_dayflow(db, cfg, *args))
+        outputs.append(dayflow_process(db, cfg, *args))
     cfg_bad = tmp_path / "bad.toml"
     cfg_bad.write_text(cfg.read_text().replace(f"cat {tmp_path / 'pw'}", "false"))
-    outputs.append(_dayflow(tmp_path / "other.db", cfg_bad, "brief"))
+    outputs.append(dayflow_process(tmp_path / "other.db", cfg_bad, "brief"))
     for out in outputs:
         assert PASSWORD not in out.stdout and PASSWORD not in out.stderr
     stored = b"".join(p.read_bytes() for p in tmp_path.glob("*.db*"))
@@ -282,23 +268,23 @@ def test_kill_right_after_the_imap_read_then_resume_lists_nothing_twice(
 ) -> None:
     load(server, 5)  # the offline model files at most 5 tasks per brief
     cfg = _config(tmp_path, server.plain.port)
-    clean = _dayflow(tmp_path / "clean.db", cfg, "brief")
+    clean = dayflow_process(tmp_path / "clean.db", cfg, "brief")
     assert clean.returncode == 0, clean.stderr
-    clean_tasks = json.loads(_dayflow(tmp_path / "clean.db", cfg, "tasks", "--json").stdout)
+    clean_tasks = json.loads(dayflow_process(tmp_path / "clean.db", cfg, "tasks", "--json").stdout)
     server.clear()
     db = tmp_path / "d.db"
-    killed = _dayflow(db, cfg, "brief", DAYFLOW_KILL_AT="after_tools:1")
+    killed = dayflow_process(db, cfg, "brief", DAYFLOW_KILL_AT="after_tools:1")
     assert killed.returncode == -9
     # Step 1 read the server twice: read_inbox's page, and read_followups' window (one SEARCH
     # and one FETCH each; the account's sent folder was looked for with LIST, and is none).
     assert server.plain.count("SEARCH") == 2 and server.plain.count("FETCH") == 2
     assert server.plain.count("LIST") == 1
     server.clear()
-    resumed = _dayflow(db, cfg, "resume")
+    resumed = dayflow_process(db, cfg, "resume")
     assert resumed.returncode == 0, resumed.stderr
     assert server.plain.count("SEARCH") == 0 and server.plain.count("FETCH") == 0
     assert server.plain.count("LOGIN") == 0  # the saved read answered: no connection at all
-    tasks = json.loads(_dayflow(db, cfg, "tasks", "--json").stdout)
+    tasks = json.loads(dayflow_process(db, cfg, "tasks", "--json").stdout)
     keys = [t["idempotency_key"] for t in tasks]
     assert len(keys) == len(set(keys)) == len(clean_tasks) == 5
     assert sorted(keys) == sorted(t["idempotency_key"] for t in clean_tasks)

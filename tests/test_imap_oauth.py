@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,7 @@ from dayflow.sources.factory import SourceContext, check_source
 from dayflow.sources.imap import ImapSource
 from dayflow.sources.inbox import Inbox
 from dayflow.sources.oauth import AuthRefused, TokenUnavailable
-from tests.conftest import subprocess_env
+from tests.conftest import dayflow_process
 from tests.imapserver import USER, imap_server
 from tests.mailkit import message
 from tests.oauthservers import OAuthImap, oauth_imap, runs, token_script
@@ -223,18 +222,6 @@ def _config(tmp_path: Path, port: int, command: str) -> Path:
     return cfg
 
 
-def _dayflow(db: Path, cfg: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    full = subprocess_env(db, DAYFLOW_CONFIG=str(cfg), **env)
-    return subprocess.run(
-        [sys.executable, "-m", "dayflow", *args],
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize("sasl_ir", [True])
 def test_no_token_reaches_the_database_or_any_output(tmp_path: Path, sasl_ir: bool) -> None:
     with oauth_imap(tmp_path, token="token-2", sasl_ir=sasl_ir) as server:
@@ -242,11 +229,11 @@ def test_no_token_reaches_the_database_or_any_output(tmp_path: Path, sasl_ir: bo
         command, count = token_script(tmp_path)
         cfg = _config(tmp_path, server.proxy.port, command)
         db = tmp_path / "d.db"
-        outputs = [_dayflow(db, cfg, "brief", "-v")]  # token-1 refused, token-2 taken
+        outputs = [dayflow_process(db, cfg, "brief", "-v")]  # token-1 refused, token-2 taken
         assert outputs[0].returncode == 0, outputs[0].stderr
         assert runs(count) == 2
         server.accept(*(f"token-{n}" for n in range(3, 40)))
-        run_id = json.loads(_dayflow(db, cfg, "runs", "--json").stdout)[0]["id"]
+        run_id = json.loads(dayflow_process(db, cfg, "runs", "--json").stdout)[0]["id"]
         for args in (
             ["runs", "--json"],
             ["show", run_id],
@@ -258,9 +245,9 @@ def test_no_token_reaches_the_database_or_any_output(tmp_path: Path, sasl_ir: bo
             ["sources", "check"],
             ["schedule", "install", "--at", "07:30", "--dry-run", "--backend", "cron"],
         ):
-            outputs.append(_dayflow(db, cfg, *args, DAYFLOW_DEBUG="1"))
+            outputs.append(dayflow_process(db, cfg, *args, DAYFLOW_DEBUG="1"))
         server.accept("token-never")
-        outputs.append(_dayflow(tmp_path / "other.db", cfg, "brief", "-v"))  # refused twice
+        outputs.append(dayflow_process(tmp_path / "other.db", cfg, "brief", "-v"))  # refused twice
         assert "work: the server refused the xoauth2 token" in outputs[-1].stdout
         assert outputs[-1].returncode == 0  # the brief is written without that source
     tokens = [f"token-{n}" for n in range(1, runs(count) + 1)]
@@ -281,18 +268,18 @@ def test_a_resume_fetches_a_fresh_token_and_a_saved_read_is_never_read_again(
         command, count = token_script(tmp_path)
         cfg = _config(tmp_path, server.proxy.port, command)
         early = tmp_path / "early.db"
-        killed = _dayflow(early, cfg, "brief", DAYFLOW_KILL_AT="after_pending:1")
+        killed = dayflow_process(early, cfg, "brief", DAYFLOW_KILL_AT="after_pending:1")
         assert killed.returncode == -9 and runs(count) == 0  # killed before the read
         server.accept("token-1")
-        resumed = _dayflow(early, cfg, "resume")
+        resumed = dayflow_process(early, cfg, "resume")
         assert resumed.returncode == 0, resumed.stderr
         assert runs(count) == 1 and server.proxy.count("AUTHENTICATE") == 1
         late = tmp_path / "late.db"
         server.accept("token-2")
-        killed = _dayflow(late, cfg, "brief", DAYFLOW_KILL_AT="after_tools:1")
+        killed = dayflow_process(late, cfg, "brief", DAYFLOW_KILL_AT="after_tools:1")
         assert killed.returncode == -9 and runs(count) == 2
         server.proxy.commands.clear()
-        resumed = _dayflow(late, cfg, "resume")
+        resumed = dayflow_process(late, cfg, "resume")
         assert resumed.returncode == 0, resumed.stderr
         assert runs(count) == 2  # the saved read answered: no token, no connection
         assert server.proxy.commands == []
