@@ -139,6 +139,9 @@ class RunSettings(Frozen):
     # Dollars per million tokens (input, output) fixed when the run was made: a local run's
     # $0, so `runs` and `show` never look its model up in a price table. None: the table.
     price: tuple[float, float] | None = None
+    # The MCP tools the run offers, by the name the model sees: [server, tool, "read" or
+    # "write"] (dayflow.mcp.offer; names only, never a secret): a resume calls the same ones.
+    mcp_tools: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -166,6 +169,8 @@ class RunSettings(Frozen):
             doc["base_url"] = self.base_url
         if self.price is not None:
             doc["price"] = list(self.price)
+        if self.mcp_tools:
+            doc["mcp_tools"] = self.mcp_tools
         return doc
 
     @property
@@ -204,6 +209,7 @@ class RunSettings(Frozen):
             provider=str(doc.get("provider") or "anthropic"),
             base_url=doc.get("base_url") if isinstance(doc.get("base_url"), str) else None,
             price=_price(doc.get("price")),
+            mcp_tools=doc.get("mcp_tools") if isinstance(doc.get("mcp_tools"), dict) else None,
         )
 
 

@@ -1,0 +1,32 @@
+"""MCP: other servers' tools in the brief (the client), and Dayflow as a server (`serve`).
+
+The face is light on purpose: nothing here imports the SDK (`mcp`, an optional extra,
+`dayflow[mcp]`) or asyncio; `dayflow.mcp.runtime` and `dayflow.mcp.serve` do, and only a run or
+a command that uses a configured server imports them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+PREFIX = "mcp__"  # the names the model sees: mcp__<server>__<tool> (dayflow.mcp.offer)
+INSTALL_HINT = "MCP servers need the mcp extra: pip install 'dayflow[mcp]'"
+
+
+def is_mcp_tool(name: object) -> bool:
+    """Whether a tool name the model sees is an MCP server's."""
+    return isinstance(name, str) and name.startswith(PREFIX)
+
+
+def offline_note(tools: Iterable[Any]) -> str | None:
+    """The offline model's one line about MCP tools it was offered (it cannot know what they
+    mean, so it never calls them); None when none was offered."""
+    names = [t.get("name") for t in tools if isinstance(t, dict) and is_mcp_tool(t.get("name"))]
+    if not names:
+        return None
+    servers = sorted({str(n)[len(PREFIX) :].split("__", 1)[0] for n in names})
+    return (
+        f"_MCP tools need a model (Claude or local): the offline model left {len(names)} "
+        f"tool(s) of {', '.join(servers)} unused._"
+    )
