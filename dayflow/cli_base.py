@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # imported where used: see the module docstring
     from dayflow import config
     from dayflow import config as configuration  # `Deps.config` shadows the module name
     from dayflow.agent import SourceFactory
+    from dayflow.mcp.servers import Servers
     from dayflow.models import Run
     from dayflow.pricing import Prices
     from dayflow.providers import ModelClient
@@ -94,6 +95,7 @@ class Deps:
         # is read (`_as_profile`), on the first call for settings.
         self.profile: str | None = None
         self._profile_read = False
+        self._mcp: Servers | None = None  # made by `mcp()` when a run or command needs it
         self.clock: Clock = clock or SystemClock()
         self.model_factory = model_factory
         self.sources = sources
@@ -178,6 +180,32 @@ class Deps:
             profile=profile or self.profile or DEFAULT_PROFILE,
         )
 
+    def mcp(self, verbose: bool = False) -> Servers:
+        """This process's MCP servers (`[mcp_servers.*]` of the config file a run names),
+        made once; none is started until a run or command needs it. Stopped by `stop_mcp`."""
+        made = self._mcp
+        if made is None:
+            from dayflow.mcp.config import parse_servers
+            from dayflow.mcp.servers import Servers
+
+            configured = self.config
+
+            def specs_of(path: str | None) -> tuple[Any, ...]:
+                if path is None:
+                    return ()
+                where, data = configured.document(Path(path))
+                return parse_servers(data, where)
+
+            made = self._mcp = Servers(configured.env, specs_of=specs_of, verbose=verbose)
+        return made
+
+    def stop_mcp(self) -> None:
+        """Stop the MCP servers this process started, if any."""
+        made = self._mcp
+        if made is not None:
+            self._mcp = None
+            made.close()
+
     def notice(self, text: str) -> None:
         """One line on stderr (written as is: no Rich needed for a line of text)."""
         self.err.file.write(text + "\n")
@@ -222,6 +250,8 @@ def handle_errors(deps: Deps) -> Iterator[None]:
     except KeyboardInterrupt:
         deps.err.print("interrupted; `dayflow resume` continues the run", markup=False)
         raise typer.Exit(130) from None
+    finally:
+        deps.stop_mcp()  # the servers a run started: stopped at the command's end
 
 
 # The largest values the integer options take: far beyond any real use, well inside SQLite's

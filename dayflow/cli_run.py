@@ -61,6 +61,8 @@ class Trace:
             self.console.print(f"delivered: {note.line}", markup=False, soft_wrap=True)
         elif isinstance(note, notes.Uncertain):
             self.console.print(f"delivery {note.line}", markup=False, soft_wrap=True)
+        elif isinstance(note, notes.McpNotice):
+            self.console.print(f"mcp: {note.line}", markup=False, soft_wrap=True)
         elif isinstance(note, notes.Finished):
             run = note.run
             word = "resumed" if note.resumed else "run"
@@ -156,6 +158,7 @@ def make_loop(
         ),
         delivery=lambda: configured.delivery(config_file, deps.clock)[1],
         hooks=Hooks(crash_after=crash_after, kill_at=settings.kill_at),
+        mcp=deps.mcp(verbose),
     )
 
 

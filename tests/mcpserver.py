@@ -9,8 +9,9 @@ what reached the server. Its tools:
 - `delete_repo` (destructiveHint: true); `mark_read` (a write: readOnlyHint false);
 - `slow` (read-only, sleeps $MCP_TEST_SLEEP seconds, 30 by default), `crash` (read-only,
   exits mid-call), `huge` (read-only, 200,000 characters), `fails` (read-only, isError);
-- with $MCP_TEST_KILL_PARENT set, `mark_read` SIGKILLs the process that started the server
-  while the call is in flight (a kill during a write, for real).
+- when the file $MCP_TEST_LOG.kill exists, `delete_repo` and `mark_read` remove it and
+  SIGKILL the process that started the server while the call is in flight (a kill during a
+  write, for real).
 """
 
 from __future__ import annotations
@@ -110,7 +111,9 @@ async def _call(ctx: Any, params: types.CallToolRequestParams) -> types.CallTool
     if name in ("search", DOTTED):
         return types.CallToolResult(content=_text(f"{name[:20]}: {json.dumps(args)}"))
     if name in ("delete_repo", "mark_read"):
-        if os.environ.get("MCP_TEST_KILL_PARENT"):
+        flag = os.environ.get("MCP_TEST_LOG", "") + ".kill"
+        if os.path.exists(flag):  # once: the flag goes with the process it kills
+            os.remove(flag)
             os.kill(os.getppid(), signal.SIGKILL)
             await anyio.sleep(30)
         return types.CallToolResult(content=_text(f"{name}: done"))

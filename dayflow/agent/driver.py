@@ -55,18 +55,25 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
         ) from None
     # Fail on unreadable local sources before anything is written (no network here).
     precheck(*loop.sources(options.settings, options.brief_date), options.brief_date)
+    system, tools, settings = SYSTEM_PROMPT, toolbox.definitions(), options.settings
+    if loop.mcp is not None:  # the config's MCP servers, started now (no transaction open)
+        prepared = loop.mcp.prepare(settings.config_file)
+        for line in prepared.notices():
+            loop.report(notes.McpNotice(line))
+        system, tools, catalog = prepared.applied(system, tools)
+        settings = replace(settings, mcp_tools=catalog)
     run, lease = loop.store.runs.create(
         NewRun(
             model=options.model,
             brief_date=options.brief_date.isoformat(),
-            system=SYSTEM_PROMPT,
-            tools=toolbox.definitions(),
+            system=system,
+            tools=tools,
             user_msg=user_message(options.brief_date, options.settings.tz, options.settings.since),
             max_tokens=options.max_tokens,
             max_steps=options.max_steps,
             budget=options.budget,
             task_cap=options.task_cap,
-            settings=options.settings,
+            settings=settings,
         ),
         sole_for_day=options.sole_for_day,
     )

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dayflow import delivery as delivery_
 from dayflow.agent.notes import Note
@@ -28,6 +29,10 @@ from dayflow.sources.config import SourcesConfig
 from dayflow.sources.factory import build_sources
 from dayflow.sources.inbox import Inbox
 from dayflow.store import Store
+
+if TYPE_CHECKING:
+    from dayflow.mcp.servers import Servers
+
 
 Reporter = Callable[[Note], None]
 # The factory's inbox is the merged `Inbox`, or a reader of message dicts (the loop makes it
@@ -102,6 +107,9 @@ class Loop:
     # The sources opened by this process, per run: a Maildir or an IMAP connection is opened
     # once, and a message listed in step 1 is found again in step 5 without a search.
     opened: dict[str, tuple[Inbox, CalendarSource]] = field(default_factory=dict)
+    # This process's MCP servers (dayflow.mcp.servers), started once each and stopped by the
+    # CLI at exit; None: MCP tools are neither offered nor called.
+    mcp: Servers | None = None
 
 
 class Stop(Exception):

@@ -75,6 +75,13 @@ class Uncertain(Frozen):
     line: str
 
 
+class McpNotice(Frozen):
+    """Something about the run's MCP servers, one line: a server that is down, a tool not
+    offered and why, a write whose outcome is uncertain (dayflow.mcp)."""
+
+    line: str
+
+
 class Finished(Frozen):
     """The run ended with its brief."""
 
@@ -92,5 +99,6 @@ Note = (
     | ToolCalled
     | Delivered
     | Uncertain
+    | McpNotice
     | Finished
 )

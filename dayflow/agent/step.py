@@ -3,6 +3,7 @@ the step completed, and on the last turn the brief checked, delivered and the ru
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -12,6 +13,7 @@ from dayflow import tools as toolbox
 from dayflow import turns
 from dayflow.agent import notes
 from dayflow.agent.loop import Loop, Stop, after_step, kill_point
+from dayflow.mcp.calls import caller as mcp_caller
 from dayflow.models import COMPLETE, FAILED, STOPPED, Message, Run
 from dayflow.shown import Shown, shown_in
 from dayflow.sources import as_calendar
@@ -187,6 +189,10 @@ def _cap_note(store: Store, run: Run) -> str | None:
     return f"task cap {run.task_cap} reached: {refused} create_task call(s) refused"
 
 
+def _say(loop: Loop) -> Callable[[str], None]:
+    return lambda line: loop.report(notes.McpNotice(line))
+
+
 def run_tools(
     loop: Loop, run: Run, lease: Lease, n: int, uses: list[dict[str, Any]], recovered: bool
 ) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]], bool]:
@@ -213,6 +219,7 @@ def run_tools(
         tz=ZoneInfo(run.settings.tz),
         task_cap=run.task_cap,
         shown=shown,
+        mcp=mcp_caller(store, lease, run.settings, loop.mcp, _say(loop)),
     )
     saved = store.steps.effects_of_step(run.id, n) if recovered else {}
     effects = bool(saved)

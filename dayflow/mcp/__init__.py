@@ -30,3 +30,16 @@ def offline_note(tools: Iterable[Any]) -> str | None:
         f"_MCP tools need a model (Claude or local): the offline model left {len(names)} "
         f"tool(s) of {', '.join(servers)} unused._"
     )
+
+
+def with_offline_note(content: list[Any], tools: Iterable[Any]) -> list[Any]:
+    """The offline model's final turn with `offline_note` after its brief (the last text
+    block), once; unchanged when no MCP tool is offered."""
+    note = offline_note(tools)
+    texts = [i for i, block in enumerate(content) if block.get("type") == "text"]
+    if note is None or not texts:
+        return content
+    last = texts[-1]
+    text = str(content[last].get("text", "")).rstrip("\n")
+    block = {**content[last], "text": f"{text}\n\n{note}\n"}
+    return [*content[:last], block, *content[last + 1 :]]

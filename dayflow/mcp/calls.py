@@ -14,13 +14,15 @@ No transaction is open during a call (each save is its own, short one).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from dayflow.frozen import Frozen
 from dayflow.mcp.offer import WRITE
 from dayflow.mcp.servers import Servers
+from dayflow.models import RunSettings
 from dayflow.store import Lease, Store
-from dayflow.tools import error_text
+from dayflow.tools import McpCaller, error_text
 
 PENDING_SUFFIX = "#pending"
 
@@ -69,3 +71,35 @@ def call_tool(
     content, is_error = servers.call(config, server, tool, args)
     saved = store.steps.save_effect(lease, n, use_id, name, lambda: (content, is_error))
     return Called(saved.content, saved.is_error)
+
+
+def caller(
+    store: Store,
+    lease: Lease,
+    settings: RunSettings,
+    servers: Servers | None,
+    say: Callable[[str], None] = lambda line: None,
+) -> McpCaller | None:
+    """What a step's ToolEnv calls for the run's MCP tools; None when it offers none (or
+    this process has no servers: its tools are then unknown to it, and refused as such)."""
+    catalog = settings.mcp_tools
+    if not catalog or servers is None:
+        return None
+
+    def call(n: int, use_id: str, name: str, args: Any) -> tuple[str, bool]:
+        done = call_tool(
+            store,
+            lease,
+            n,
+            use_id,
+            name,
+            args,
+            catalog=catalog,
+            servers=servers,
+            config=settings.config_file,
+        )
+        if done.uncertain:
+            say(f"{name}: {done.content.removeprefix('Error: ')}")
+        return done.content, done.is_error
+
+    return call

@@ -83,12 +83,28 @@ class ServerSpec(Frozen):
 def parse_servers(data: Mapping[str, Any] | None, path: Path) -> tuple[ServerSpec, ...]:
     """The `[mcp_servers.*]` entries of a config file's TOML document, in file order;
     ConfigFileError names every problem, one line each ("PATH: [mcp_servers.x] 'key' ...")."""
+    problems: list[str] = []
+    specs = _servers(data, problems)
+    if problems:
+        raise ConfigFileError("\n".join(f"{path}: {p}" for p in problems))
+    return specs
+
+
+def server_problems(data: Mapping[str, Any]) -> list[str]:
+    """What is wrong with the document's `[mcp_servers.*]`, one phrase each (for the config
+    file's own validation, which names the path)."""
+    problems: list[str] = []
+    _servers(data, problems)
+    return problems
+
+
+def _servers(data: Mapping[str, Any] | None, problems: list[str]) -> tuple[ServerSpec, ...]:
     if not data or TABLE not in data:
         return ()
     table = data[TABLE]
     if not isinstance(table, dict):
-        raise ConfigFileError(f"{path}: '{TABLE}' must be tables: [{TABLE}.NAME]")
-    problems: list[str] = []
+        problems.append(f"'{TABLE}' must be tables: [{TABLE}.NAME]")
+        return ()
     specs = []
     for name, entry in table.items():
         where = f"[{TABLE}.{name}]"
@@ -104,8 +120,6 @@ def parse_servers(data: Mapping[str, Any] | None, path: Path) -> tuple[ServerSpe
         found = _entry(name, entry, where, problems)
         if found is not None:
             specs.append(found)
-    if problems:
-        raise ConfigFileError("\n".join(f"{path}: {p}" for p in problems))
     return tuple(specs)
 
 
@@ -162,7 +176,7 @@ def _shape_problems(entry: dict[str, Any]) -> list[str]:
     if command is not None and not command.strip():
         out.append("'command' is empty")
     if url is not None:
-        from dayflow.sources.config import url_problem
+        from dayflow.sources.spec import url_problem
 
         problem = url_problem(url)
         if problem is not None:

@@ -67,6 +67,27 @@ class Prepared(Frozen):
             )
         return "\n\n".join(parts) or None
 
+    def applied(
+        self, system: str, tools: list[dict[str, Any]]
+    ) -> tuple[str, list[dict[str, Any]], dict[str, Any] | None]:
+        """A new run's system prompt, tools and MCP catalog (RunSettings.mcp_tools) with this
+        offer: unchanged, byte for byte, when no server is configured."""
+        note = self.prompt_note()
+        system = system if note is None else f"{system}\n\n{note}"
+        return system, [*tools, *self.offer.definitions()], self.offer.catalog() or None
+
+    def notices(self) -> list[str]:
+        """One line each: a server that is down, a listed tool refused for a reason other
+        than not being asked for, a tool left out over the cap."""
+        lines = [f"MCP server {name} is unavailable: {why}" for name, why in self.down]
+        lines += [
+            f"MCP tool {r.server}/{r.tool} not offered: {r.reason}"
+            for r in self.offer.refused
+            if r.reason != "not in allow_tools"
+        ]
+        lines += [f"MCP tool {r.server}/{r.tool} left out: {r.reason}" for r in self.offer.left_out]
+        return lines
+
 
 class Servers:
     """The MCP servers of this process, by config file; thread-safe."""

@@ -121,12 +121,16 @@ def parse_config(raw: bytes, path: Path) -> SourcesConfig:
     problems: list[str] = []
     for key in data:
         # `deliver` and [smtp] belong to the brief's delivery (dayflow.delivery reads them),
-        # [model] to the settings (dayflow.config.model_table).
-        if key not in ("inbox", "calendar", "model", *DELIVERY_KEYS, *FOLLOWUP_KEYS):
+        # [model] to the settings (dayflow.config.model_table), [mcp_servers.*] to dayflow.mcp.
+        if key not in ("inbox", "calendar", "model", "mcp_servers", *DELIVERY_KEYS, *FOLLOWUP_KEYS):
             problems.append(
                 f"unknown table or key {key!r} (expected [[inbox]], [[calendar]], deliver, "
-                "[smtp], [model], me, followup_days or waiting_after_days)"
+                "[smtp], [model], me, followup_days, waiting_after_days or [mcp_servers.NAME])"
             )
+    if "mcp_servers" in data:
+        from dayflow.mcp.config import server_problems
+
+        problems += server_problems(data)
     specs: dict[str, list[SourceSpec]] = {"inbox": [], "calendar": []}
     seen: dict[str, str] = {}
     for table in ("inbox", "calendar"):

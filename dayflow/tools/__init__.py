@@ -28,6 +28,7 @@ from dayflow.tools.registry import (
 from dayflow.tools.spec import (
     MAX_RESULT_CHARS,
     Handler,
+    McpCaller,
     Tool,
     ToolEnv,
     ToolError,
@@ -53,6 +54,7 @@ __all__ = [
     "NO_MAIL_SOURCE",
     "TOOLS",
     "Handler",
+    "McpCaller",
     "Outcome",
     "Tool",
     "ToolEnv",

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dayflow.errors import SourceUnavailable
+from dayflow.mcp import is_mcp_tool
 from dayflow.store import Lease, Store
 from dayflow.tools.calendar import READ_CALENDAR
 from dayflow.tools.followups import READ_FOLLOWUPS
@@ -76,6 +77,10 @@ def execute(
             f"too many tool calls in one turn (limit {MAX_TOOL_CALLS_PER_TURN}); "
             "this call was not executed"
         )
+    elif env.mcp is not None and is_mcp_tool(name):
+        # Another server's tool: saved the moment it returns (dayflow.mcp.calls).
+        content, is_error = env.mcp(n, use_id, name, args)
+        return Outcome(content, is_error, saved=True)
     elif tool is None:
         problem = f"unknown tool {name!r}; available tools: {', '.join(TOOLS)}"
     else:

@@ -39,6 +39,9 @@ class ToolEnv:
     # What the run's committed steps showed the model (dayflow.shown): the only item keys a
     # task may be filed under. Read when a create_task needs it.
     shown: Callable[[], Shown] = Shown
+    # The run's MCP tools (dayflow.mcp.calls): (step, tool_use id, name, arguments) to the
+    # saved tool_result content and whether it is an error. None: the run offers none.
+    mcp: McpCaller | None = None
     # The one face each is read through: the merged `Inbox` (a dicts reader becomes one), a
     # calendar with the protocol's defaults (one that only has `events()` gets them).
     mail: Inbox = field(init=False)
@@ -49,6 +52,7 @@ class ToolEnv:
         self.calendars = as_calendar(self.calendar)
 
 
+McpCaller = Callable[[int, str, str, Any], tuple[str, bool]]
 Handler = Callable[[dict[str, Any], ToolEnv], dict[str, Any]]
 
 

@@ -75,6 +75,7 @@ import json
 from typing import Any
 
 from dayflow.compaction import is_summary
+from dayflow.mcp import with_offline_note
 from dayflow.models import Block, ModelRequest, ModelResponse, Usage
 from dayflow.providers import OFFLINE_MODEL
 from dayflow.providers.offline._brief import write_brief
@@ -115,6 +116,8 @@ class OfflineModel:
                 if stop_reason != "end_turn" or estimate_tokens(content) <= request.max_tokens:
                     break
                 content, stop_reason = _reply(request, limit)
+            if stop_reason == "end_turn":  # it never calls an MCP tool: it says so, once
+                content = with_offline_note(content, request.tools)
             content = [_fitted(block, request.tools) for block in content]
         except Exception as exc:  # the contract is "always answer", so say what broke instead
             problem = f"offline model error: {type(exc).__name__}"
