@@ -181,23 +181,12 @@ class Deps:
         )
 
     def mcp(self, verbose: bool = False) -> Servers:
-        """This process's MCP servers (`[mcp_servers.*]` of the config file a run names),
-        made once; none is started until a run or command needs it. Stopped by `stop_mcp`."""
-        made = self._mcp
-        if made is None:
-            from dayflow.mcp.config import parse_servers
-            from dayflow.mcp.servers import Servers
+        """This process's MCP servers, made once; none is started until a run needs it."""
+        if self._mcp is None:
+            from dayflow.mcp.servers import for_config
 
-            configured = self.config
-
-            def specs_of(path: str | None) -> tuple[Any, ...]:
-                if path is None:
-                    return ()
-                where, data = configured.document(Path(path))
-                return parse_servers(data, where)
-
-            made = self._mcp = Servers(configured.env, specs_of=specs_of, verbose=verbose)
-        return made
+            self._mcp = for_config(self.config, verbose=verbose)
+        return self._mcp
 
     def stop_mcp(self) -> None:
         """Stop the MCP servers this process started, if any."""

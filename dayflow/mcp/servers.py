@@ -21,6 +21,7 @@ from dayflow.mcp.results import result_content
 from dayflow.tools import error_text
 
 if TYPE_CHECKING:
+    from dayflow.config import Config
     from dayflow.mcp.runtime import Hub
 
 SpecsOf = Callable[[str | None], tuple[ServerSpec, ...]]
@@ -163,3 +164,16 @@ class Servers:
             hubs, self._hubs = list(self._hubs.values()), {}
         for hub in hubs:
             hub.close()
+
+
+def for_config(configured: Config, *, verbose: bool = False) -> Servers:
+    """The servers of the config files a run names, each read once by `configured` (the
+    process's Config), with its environment (`.env` files included)."""
+
+    def specs_of(path: str | None) -> tuple[ServerSpec, ...]:
+        if path is None:
+            return ()
+        where, data = configured.document(Path(path))
+        return parse_servers(data, where)
+
+    return Servers(configured.env, specs_of=specs_of, verbose=verbose)
