@@ -10,7 +10,7 @@ import pytest
 
 from dayflow.safe_text import REMOVED, inert_markdown
 from dayflow.shown import shown_in
-from tests.harness import invoke
+from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, text, tool_use, turn
 
 MAIL_URL = "https://portal.example.org/lease/4411"
@@ -104,6 +104,13 @@ def _model() -> ScriptedModel:
     return ScriptedModel([turn(tool_use("read_inbox", {"limit": 20})), turn(text(BRIEF))])
 
 
+def _deliver(tmp_path: Path, model: ScriptedModel, sink: str, **env: str) -> Result:
+    """A brief of the scripted model over the one-message inbox, delivered to `sink`."""
+    inbox = str(_inbox(tmp_path))
+    args = ("brief", "--model", "scripted", "--inbox", inbox, "--deliver", sink)
+    return invoke(tmp_path / "d.db", lambda n, s: model, *args, env=env or None)
+
+
 def _check(delivered: str) -> None:
     assert "\x1b" not in delivered and "\u202e" not in delivered and "\x07" not in delivered
     assert "<script>" not in delivered and "evil.example" not in delivered
@@ -115,17 +122,7 @@ def test_a_file_sink_writes_the_brief_inert_but_keeps_the_users_own_links(
 ) -> None:
     model = _model()
     note = tmp_path / "note.md"
-    result = invoke(
-        tmp_path / "d.db",
-        lambda n, s: model,
-        "brief",
-        "--model",
-        "scripted",
-        "--inbox",
-        str(_inbox(tmp_path)),
-        "--deliver",
-        f"file:{note}",
-    )
+    result = _deliver(tmp_path, model, f"file:{note}")
     assert result.code == 0, result.err
     _check(note.read_text())
 
@@ -141,18 +138,7 @@ def test_a_mail_sink_sends_the_brief_inert_with_only_its_own_headers(tmp_path: P
         ]
     )
     with SmtpServer(port) as server:
-        result = invoke(
-            tmp_path / "d.db",
-            lambda n, s: model,
-            "brief",
-            "--model",
-            "scripted",
-            "--inbox",
-            str(_inbox(tmp_path)),
-            "--deliver",
-            "smtp",
-            env={"DAYFLOW_CONFIG": str(config(tmp_path, port))},
-        )
+        result = _deliver(tmp_path, model, "smtp", DAYFLOW_CONFIG=str(config(tmp_path, port)))
         assert result.code == 0, result.err
     (raw,) = server.inbox.messages
     mail = message_from_bytes(raw)

@@ -251,17 +251,7 @@ class CalDavCalendar(CalendarSource):
         if self._credential is not None:
             resp = self._with_token(method, url, body, depth)
         else:
-            resp = http.request(
-                method,
-                url,
-                source=self.name,
-                timeout=self._timeout,
-                headers={**_XML, "Depth": depth},
-                body=body,
-                auth=(self._user, self._ask_password()),
-                ok=(207,),
-                deadline=self._clock,
-            )
+            resp = self._send(method, url, body, depth, auth=(self._user, self._ask_password()))
         try:
             # The standard parser resolves no external entities; expat refuses entity bombs.
             return ElementTree.fromstring(resp.body)
@@ -269,6 +259,30 @@ class CalDavCalendar(CalendarSource):
             raise SourceUnreadable(
                 self.name, f"{http.redact(url)} did not answer with WebDAV XML (is it CalDAV?)"
             ) from None
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        body: bytes,
+        depth: str,
+        *,
+        auth: tuple[str, str] | None = None,
+        bearer: str | None = None,
+    ) -> http.Response:
+        """One WebDAV request within this source's deadline, answered 207 or refused."""
+        return http.request(
+            method,
+            url,
+            source=self.name,
+            timeout=self._timeout,
+            headers={**_XML, "Depth": depth},
+            body=body,
+            auth=auth,
+            bearer=bearer,
+            ok=(207,),
+            deadline=self._clock,
+        )
 
     def _with_token(self, method: str, url: str, body: bytes, depth: str) -> http.Response:
         """The request with `Authorization: Bearer`: the token is fetched on the first request
@@ -278,17 +292,7 @@ class CalDavCalendar(CalendarSource):
             if self._token is None:
                 self._token = self._credential.take()
             try:
-                return http.request(
-                    method,
-                    url,
-                    source=self.name,
-                    timeout=self._timeout,
-                    headers={**_XML, "Depth": depth},
-                    body=body,
-                    bearer=self._token,
-                    ok=(207,),
-                    deadline=self._clock,
-                )
+                return self._send(method, url, body, depth, bearer=self._token)
             except http.Unauthorized as exc:
                 self._token = None
                 self._credential.refused(exc.reason)  # raises after the one retry
