@@ -91,15 +91,7 @@ def floor(path: Path, workload: tuple[Step, ...], synchronous: str) -> Steps:
     before = disk_bytes(path)
     for step in workload:
         t0 = perf_counter_ns()
-        row = (
-            "run",
-            step.n,
-            dumps(step.assistant),
-            dumps(step.results),
-            step.input_tokens,
-            step.output_tokens,
-            step.cache_read_tokens,
-        )
+        row = step.row()
         conn.execute("BEGIN IMMEDIATE")
         conn.execute("INSERT INTO steps VALUES (?,?,?,?,?,?,?)", row)
         conn.execute("COMMIT")

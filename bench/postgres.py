@@ -49,7 +49,7 @@ from bench.persist import (
     store_step,
 )
 from bench.stats import Summary, summarize
-from bench.workload import Step, dumps, steps
+from bench.workload import Step, steps
 from dayflow.store import open_store
 
 Contender = Callable[[str, tuple[Step, ...]], Steps]
@@ -105,15 +105,7 @@ def pg_floor(url: str, workload: tuple[Step, ...]) -> Steps:
         before = schema_bytes(conn)
         for step in workload:
             t0 = perf_counter_ns()
-            row = (
-                "run",
-                step.n,
-                dumps(step.assistant),
-                dumps(step.results),
-                step.input_tokens,
-                step.output_tokens,
-                step.cache_read_tokens,
-            )
+            row = step.row()
             conn.execute("INSERT INTO steps VALUES (%s,%s,%s,%s,%s,%s,%s)", row)
             yield perf_counter_ns() - t0
         return schema_bytes(conn) - before

@@ -48,6 +48,18 @@ class Step:
             {"role": "user", "content": self.results},
         ]
 
+    def row(self, run_id: str = "run") -> tuple[Any, ...]:
+        """The step as the raw-floor contenders store it: one row of a `steps` table."""
+        return (
+            run_id,
+            self.n,
+            dumps(self.assistant),
+            dumps(self.results),
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_tokens,
+        )
+
     def raw_bytes(self) -> int:
         """The step's size as compact JSON: the assistant blocks plus the tool results."""
         return len(dumps(self.assistant).encode()) + len(dumps(self.results).encode())

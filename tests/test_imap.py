@@ -29,6 +29,7 @@ from tests.imapserver import (
     imap_server,
     make_cert,
     start_pymap,
+    stop_server,
 )
 from tests.mailkit import message
 from tests.test_mail_sources import env_for, read_inbox
@@ -190,10 +191,7 @@ def test_starttls_upgrades_and_verifies_the_certificate_before_logging_in(
         assert recorder.count("LOGIN") == 0
     finally:
         recorder.stop()
-        proc.kill()
-        proc.wait()
-        if proc.stderr is not None:
-            proc.stderr.close()
+        stop_server(proc)
 
 
 def test_each_failure_is_one_line_naming_the_source(server: ImapServer, tmp_path: Path) -> None:
@@ -414,10 +412,7 @@ def test_a_password_that_is_not_ascii_logs_in(tmp_path: Path) -> None:
         assert "pässw" not in str(caught.value)
     finally:
         recorder.stop()
-        proc.kill()
-        proc.wait()
-        if proc.stderr is not None:
-            proc.stderr.close()
+        stop_server(proc)
 
 
 def test_the_timeout_is_a_deadline_for_the_whole_exchange_not_each_read(
