@@ -6,6 +6,7 @@ Usage, from the repository root:
     python -m bench --quick                         # a round or two of each, into the temp dir
     python -m bench --part mail                     # only the mail sources (about a minute)
     python -m bench --part calendar                 # only the ICS calendar (about two minutes)
+    python -m bench --part followups                # only the followups' window (a minute)
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--part",
-        choices=("all", "mail", "calendar"),
+        choices=("all", "mail", "calendar", "followups"),
         default="all",
         help="run only one part (printed)",
     )
@@ -100,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench import calendar
 
         return calendar.main(["--quick"] if args.quick else [])
+    if args.part == "followups":
+        from bench import followups
+
+        return followups.main(["--quick"] if args.quick else [])
     if args.out is None:
         quick = Path(tempfile.gettempdir()) / "dayflow-bench-quick.md"
         args.out = quick if args.quick else Path(__file__).with_name("RESULTS.md")

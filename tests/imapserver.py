@@ -84,6 +84,9 @@ class Proxy:
     lock: threading.Lock = field(default_factory=threading.Lock)
     hang: bool = False  # accept, then never answer (a timeout)
     trickle: float = 0.0  # once a FETCH is sent, answer one byte every `trickle` seconds
+    # Folders the proxy flags in LIST answers (pymap has no SPECIAL-USE): name -> attribute,
+    # e.g. {"Outbox": "\\Sent"}, as a server with RFC 6154 would list them.
+    special_use: dict[str, str] = field(default_factory=dict)
 
     def start(self) -> Proxy:
         self._sock = socket.socket()
@@ -108,6 +111,14 @@ class Proxy:
     def lines(self, word: str) -> list[str]:
         with self.lock:
             return [c for c in self.commands if c.startswith((f"UID {word}", word))]
+
+    def _flag(self, data: bytes) -> bytes:
+        """`data` with the `special_use` attributes added to the LIST lines of their folders."""
+        for name, attr in self.special_use.items():
+            quoted = f'"{name}"' if " " in name else name
+            line = rb"(\* LIST \()([^)]*)(\) \"[^\"]*\" " + re.escape(quoted.encode()) + rb"\r\n)"
+            data = re.sub(line, rb"\1\2 " + attr.encode().replace(b"\\", b"\\\\") + rb"\3", data)
+        return data
 
     def _accept(self) -> None:
         while True:
@@ -143,6 +154,8 @@ class Proxy:
                         continue
                     if record and b"FETCH" in data:
                         fetching.set()
+                    if not record and self.special_use:
+                        data = self._flag(data)
                     dst.sendall(data)
                     if record:
                         buffer += data
@@ -183,21 +196,27 @@ class ImapServer:
         conn.login(USER, PASSWORD)
         return conn
 
-    def append(self, raw: bytes, *, seen: bool = False, when: float | None = None) -> None:
+    def append(
+        self, raw: bytes, *, seen: bool = False, when: float | None = None, folder: str = "INBOX"
+    ) -> None:
+        """`raw` appended to `folder` (created when it does not exist yet)."""
         conn = self.direct()
         try:
+            quoted = f'"{folder}"'
+            if folder != "INBOX":
+                conn.create(quoted)  # "already exists" is no failure here
             flags = "(\\Seen)" if seen else None
             stamp = imaplib.Time2Internaldate(when if when is not None else time.time())
-            typ, _ = conn.append("INBOX", flags, stamp, raw)
+            typ, _ = conn.append(quoted, flags, stamp, raw)
             assert typ == "OK"
         finally:
             conn.logout()
 
-    def flags(self) -> dict[int, str]:
-        """Every message's flags, by UID, read over a direct connection."""
+    def flags(self, folder: str = "INBOX") -> dict[int, str]:
+        """Every message's flags in `folder`, by UID, read over a direct connection."""
         conn = self.direct()
         try:
-            conn.select("INBOX", readonly=True)
+            conn.select(f'"{folder}"', readonly=True)
             typ, data = conn.uid("FETCH", "1:*", "(UID FLAGS)")
             out = {}
             for line in data:

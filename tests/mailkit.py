@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from email.utils import format_datetime
 from pathlib import Path
 
@@ -125,8 +126,8 @@ def deliver(root: Path, raw: bytes, when: dt.datetime, *, seen: bool = True) -> 
     for sub in ("cur", "new", "tmp"):
         (root / sub).mkdir(parents=True, exist_ok=True)
     stamp = int(when.timestamp())
-    count = sum(1 for sub in ("cur", "new") for _ in (root / sub).iterdir())
-    base = f"{stamp}.M{when.microsecond:06d}P{count}Q{count}.host"
+    unique = hashlib.sha256(raw).hexdigest()[:10]  # a message's own: names never collide
+    base = f"{stamp}.M{when.microsecond:06d}P1Q{unique}.host"
     path = root / "cur" / f"{base}:2,S" if seen else root / "new" / base
     path.write_bytes(raw)
     return path

@@ -44,6 +44,11 @@ class Feed:
         """Whether a source is a server (what it answered is saved the moment it answers)."""
         return any(s.remote for s in (*self.inbox, *self.sent))
 
+    def close(self) -> None:
+        """Let go of the sent folders' connections (the inbox's are its own to close)."""
+        for source in self.sent:
+            source.close()
+
     def __call__(self) -> Followups:
         """The followups (read once; later calls return the same value)."""
         if self._read is None:

@@ -161,9 +161,11 @@ class Inbox:
         raise KeyError(wanted)
 
     def close(self) -> None:
-        """Close the sources that hold a connection (IMAP)."""
+        """Close the sources that hold a connection (IMAP), the sent folders' too."""
         for src in self.sources:
             src.close()
+        if self.followups is not None:
+            self.followups.close()
 
     def messages(self) -> list[dict[str, Any]]:
         """Every message of every source as plain dicts, newest first (the old protocol)."""
