@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.stats import write_between
+
 BEGIN, END = "<!-- followups: begin -->", "<!-- followups: end -->"
 DAY = dt.date(2026, 11, 18)
 RECENT, OLD = 50, 9_950  # conversations in the window; older messages per folder (large box)
@@ -154,17 +156,6 @@ def render(data: dict[str, Any]) -> str:
     )
 
 
-def write_section(path: Path, section: str) -> None:
-    """Put `section` between the followups markers in `path` (at the end when it has none)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section.rstrip("\n") + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     import subprocess
 
@@ -186,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(data)
     print(text)
     if not quick:
-        write_section(Path(__file__).with_name("RESULTS.md"), text)
+        write_between(Path(__file__).with_name("RESULTS.md"), BEGIN, END, text)
     return 0 if data["warm"]["ratio"] <= TARGET else 1
 
 

@@ -48,7 +48,7 @@ from bench.persist import (
     response,
     store_step,
 )
-from bench.stats import Summary, summarize
+from bench.stats import Summary, summarize, write_between
 from bench.workload import Step, steps
 from dayflow.store import open_store
 
@@ -369,13 +369,7 @@ def _load() -> str:
 
 def write_section(path: Path, section: str) -> None:
     """Put `section` between the markers in `path` (appended when the markers are absent)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section.rstrip("\n") + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    write_between(path, BEGIN, END, section)
 
 
 def main(argv: list[str] | None = None) -> int:

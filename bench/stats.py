@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -58,3 +59,15 @@ def human(ns: float) -> str:
 
 def verdict(ok: bool) -> str:
     return "met" if ok else "**missed**"
+
+
+def write_between(path: Path, begin: str, end: str, section: str) -> None:
+    """Put `section` (which starts with `begin` and ends with `end`) in place of what is between
+    those markers in `path`; appended when the file has none."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        text = head + section.rstrip("\n") + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.write_text(text, encoding="utf-8")

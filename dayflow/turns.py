@@ -29,7 +29,9 @@ from dayflow.frozen import replace
 from dayflow.models import Block, ModelResponse
 
 # The tools that read the user's world: a brief that called none of them is not grounded.
-READ_TOOLS = frozenset({"read_inbox", "read_message", "read_calendar", "read_tasks"})
+READ_TOOLS = frozenset(
+    {"read_inbox", "read_message", "read_calendar", "read_tasks", "read_followups"}
+)
 _ENDS = ("end_turn", "stop_sequence", "")
 
 

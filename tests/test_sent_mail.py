@@ -49,24 +49,22 @@ def week(root: Path) -> tuple[Path, Path]:
     deliver(inbox, thread_mail("ooo1@x", sender=DAN, subject="Out of office: Contract signed?",
                                body="I am away.", when=at(16, 9) + dt.timedelta(minutes=1),
                                reply_to="alex1@y"), at(16, 9))  # fmt: skip
-    deliver(
-        inbox,
-        thread_mail(
-            "carol1@x",
-            sender=CAROL,
-            subject="Venue?",
-            body="Can you confirm the venue?",
-            when=at(17),
-        ),
-        at(17),
-    )
-    deliver(sent, thread_mail("alex2@y", sender=ALEX, to=CAROL, subject="Re: Venue?",
-                              body="Confirmed: room 4.", when=at(17, 11), reply_to="carol1@x",
-                              refs="<carol1@x>"), at(17, 11))  # fmt: skip
+    _answered(inbox, sent)
     deliver(inbox, thread_mail("news@x", sender="Weekly <news@lists.example>", subject="Survey?",
                                body="Could you fill in our survey?", when=at(17, 12),
                                extra="List-Id: <weekly.lists.example>"), at(17, 12))  # fmt: skip
     return inbox, sent
+
+
+def _answered(inbox: Path, sent: Path) -> None:
+    """Carol's question on Tuesday, answered from Sent an hour later."""
+    ask = thread_mail("carol1@x", sender=CAROL, subject="Venue?",
+                      body="Can you confirm the venue?", when=at(17))  # fmt: skip
+    deliver(inbox, ask, at(17))
+    reply = thread_mail("alex2@y", sender=ALEX, to=CAROL, subject="Re: Venue?",
+                        body="Confirmed: room 4.", when=at(17, 11), reply_to="carol1@x",
+                        refs="<carol1@x>")  # fmt: skip
+    deliver(sent, reply, at(17, 11))
 
 
 def config(root: Path, inbox: Path, sent: Path | str, extra: str = "") -> dict[str, str]:
@@ -217,3 +215,26 @@ def test_a_bad_me_or_window_is_refused_in_one_line_naming_the_key(
     assert got.code == 4, got.out + got.err  # a config file error
     assert problem in got.err and len(got.err.strip().splitlines()) == 1
     assert "Traceback" not in got.err
+
+
+def test_empty_sections_say_so_in_one_line_each(tmp_path: Path) -> None:
+    inbox, sent = tmp_path / "mail" / "INBOX", tmp_path / "mail" / "Sent"
+    _answered(inbox, sent)
+    env = config(tmp_path, inbox, sent)
+    got = invoke(tmp_path / "d.db", model, "brief", "--date", DAY, env=env, clock=CLOCK)
+    assert got.code == 0, got.err
+    assert section(got.out, "You owe replies") == ["- Nobody is waiting on a reply from you."]
+    assert section(got.out, "Waiting on others") == ["- You are not waiting on anyone."]
+
+
+def test_a_request_due_today_comes_before_an_owed_reply_in_one_thing(tmp_path: Path) -> None:
+    inbox, sent = week(tmp_path / "mail")
+    deliver(inbox, thread_mail("eve1@x", sender="Eve Park <eve@example.net>", subject="Slides",
+                               body="Please send me the slides by today.", when=at(18, 6)),
+            at(18, 6))  # fmt: skip
+    env = config(tmp_path, inbox, sent)
+    got = invoke(tmp_path / "d.db", model, "brief", "--date", DAY, env=env, clock=CLOCK)
+    assert got.code == 0, got.err
+    (one,) = section(got.out, "One thing")
+    assert "due today" in one and "Reply to Bob" not in one
+    assert len(section(got.out, "You owe replies")) == 2  # Eve's asks too: owed, 0 days

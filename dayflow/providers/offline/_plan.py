@@ -62,20 +62,8 @@ def reading_turn(
     done = set(memory.done)
     filed = {c.key for c in memory.creates} | memory.have
     capped = hit_cap(memory)
-    notes: list[str] = []
-    found: list[Action] = []
-    quiet: list[str] = []
-    for call in named(calls, "read_message"):
-        mid = str(call.input.get("id"))
-        if mid in done:
-            continue
-        done.add(mid)
-        message = call.result.get("message") if isinstance(call.result, dict) else None
-        actions = body_actions(message, memory.reader) if isinstance(message, dict) else []
-        if not actions:
-            quiet.append(mid)
-        found += actions
-    notes += [NOTED + "request " + compact_json(request_entry(a)) for a in found]
+    found, quiet = _opened(calls, memory, done)
+    notes = [NOTED + "request " + compact_json(request_entry(a)) for a in found]
     if quiet:
         notes.append(NOTED + "no request " + compact_json(quiet))
     # Titles come from the mail, so they stay inside the JSON of the notes, never in the prose.
@@ -120,15 +108,7 @@ def reading_turn(
     # A page's turn only notes (its notes fill the answer), unless it is the last thing to do.
     if not capped and "create_task" in offered and (page is None or not reads):
         room = min(MAX_TOOL_CALLS_PER_TURN - len(reads), FILES_PER_TURN)
-        for action in found:
-            if action.key not in filed and len(uses) < room:
-                filed.add(action.key)
-                uses.append(("create_task", task_input(action, messages)))
-        for entry in memory.requests:  # noted earlier, not filed yet (a page's turn only notes)
-            key = entry.get("key")
-            if isinstance(key, str) and key not in filed and len(uses) < room:
-                filed.add(key)
-                uses.append(("create_task", entry_task(entry)))
+        uses = _filings(found, memory, filed, room, messages)
     uses += reads
     if not uses:
         requests = memory.requests + [request_entry(a) for a in found]
@@ -138,6 +118,42 @@ def reading_turn(
     return with_tools(messages, [" ".join(said) or "Filing what the inbox asks.", *notes], uses), (
         "tool_use"
     )
+
+
+def _opened(calls: list[Call], memory: Memory, done: set[str]) -> tuple[list[Action], list[str]]:
+    """The requests in the messages opened since the last turn, and the ids of those that ask
+    nothing; each id is added to `done`."""
+    found: list[Action] = []
+    quiet: list[str] = []
+    for call in named(calls, "read_message"):
+        mid = str(call.input.get("id"))
+        if mid in done:
+            continue
+        done.add(mid)
+        message = call.result.get("message") if isinstance(call.result, dict) else None
+        actions = body_actions(message, memory.reader) if isinstance(message, dict) else []
+        if not actions:
+            quiet.append(mid)
+        found += actions
+    return found, quiet
+
+
+def _filings(
+    found: list[Action], memory: Memory, filed: set[str], room: int, messages: list[Message]
+) -> list[tuple[str, dict[str, Any]]]:
+    """The create_task calls for what this turn found and what was noted earlier and not filed
+    yet (a page's turn only notes), `room` at most; their keys are added to `filed`."""
+    uses: list[tuple[str, dict[str, Any]]] = []
+    for action in found:
+        if action.key not in filed and len(uses) < room:
+            filed.add(action.key)
+            uses.append(("create_task", task_input(action, messages)))
+    for entry in memory.requests:
+        key = entry.get("key")
+        if isinstance(key, str) and key not in filed and len(uses) < room:
+            filed.add(key)
+            uses.append(("create_task", entry_task(entry)))
+    return uses
 
 
 def _new_page(
