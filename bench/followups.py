@@ -62,8 +62,9 @@ def build_box(root: Path, old: int) -> tuple[Path, Path]:
     for n in range(RECENT):
         when = end - dt.timedelta(hours=6 * (RECENT - n))
         deliver(inbox, _mail(n, mine=False, when=when), when)
-        if n % 5:  # most are answered; every fifth is owed
-            deliver(sent, _mail(n, mine=True, when=when, reply_to=f"q{n}@bench"), when)
+        if n % 5:  # most are answered, an hour later; every fifth is owed
+            later = when + dt.timedelta(hours=1)
+            deliver(sent, _mail(n, mine=True, when=later, reply_to=f"q{n}@bench"), later)
         else:  # and for those the user asked something of someone else
             deliver(sent, _mail(n + 500, mine=True, when=when), when)
     return inbox, sent

@@ -238,3 +238,12 @@ def test_default_me_is_every_user_that_is_an_address() -> None:
                      ("Alex+x@example.org", "smtp user")])  # fmt: skip
     assert me.addresses == ("alex@example.org",)
     assert me.to_json() == [{"address": "alex@example.org", "from": "imap user of work"}]
+
+
+def test_a_reply_dated_the_same_second_as_the_question_settles_it() -> None:
+    when = days_ago(3)
+    ask = record(raw("q1@x", when=when))
+    reply = raw("r1@y", sender=ALEX, to=BOB, subject="Re: Budget", body="Here.", when=when,
+                reply_to="q1@x")  # fmt: skip
+    out = follow(ask, record(reply, sent=True))
+    assert out.owed == () and out.threads[0].messages[0].from_me  # type: ignore[attr-defined]

@@ -238,3 +238,20 @@ def test_a_request_due_today_comes_before_an_owed_reply_in_one_thing(tmp_path: P
     (one,) = section(got.out, "One thing")
     assert "due today" in one and "Reply to Bob" not in one
     assert len(section(got.out, "You owe replies")) == 2  # Eve's asks too: owed, 0 days
+
+
+def test_a_sent_path_neither_folder_nor_file_is_named_in_one_line(tmp_path: Path) -> None:
+    import os
+
+    inbox, _ = week(tmp_path / "mail")
+    fifo = tmp_path / "sent.fifo"
+    os.mkfifo(fifo)
+    env = config(tmp_path, inbox, fifo)
+    got = invoke(tmp_path / "d.db", model, "brief", "--date", DAY, env=env, clock=CLOCK)
+    assert got.code == 0, got.err
+    owed = section(got.out, "You owe replies")
+    assert (
+        owed[0]
+        == f"- _Could not read work/sent: sent folder {fifo} is neither a folder nor a file_"
+    )
+    assert len(owed) == 3  # the inbox still counts: Bob and Carol (her answer is in Sent)

@@ -211,9 +211,12 @@ def _join_by_subject(
 
 
 def _thread(group: list[_Node], me: Me) -> Thread:
-    messages = sorted(
-        (_message(node, me) for node in group), key=lambda m: (m.received_at, m.key), reverse=True
+    # Newest first; at the same second, a reply (it names more of the thread) after what it
+    # answers, so a reply sent the moment the question came still settles it.
+    ordered = sorted(
+        group, key=lambda n: (n.first.received_at, len(n.first.envelope.links), n.first.key)
     )
+    messages = [_message(node, me) for node in reversed(ordered)]
     oldest = group[0].first  # the group keeps the nodes' order: oldest first
     env = oldest.envelope
     root = (env.references[0] if env.references else None) or env.in_reply_to or env.message_id
