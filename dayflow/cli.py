@@ -159,6 +159,7 @@ COMMAND_MODULES = {
     "cli_sources": ("init", "sources"),
     "cli_profiles": ("profiles",),
     "cli_fleet": ("worker", "fleet"),
+    "cli_mcp": ("mcp",),
 }
 
 

@@ -212,3 +212,25 @@ def test_the_offline_model_leaves_mcp_tools_alone_and_says_so_once(tmp_path: Pat
     assert calls(log) == []
     assert done.stdout.count("MCP tools need a model (Claude or local)") == 1
     assert fake.message_requests == []
+
+
+def test_mcp_list_shows_each_tool_offered_or_refused_and_check_fails_on_a_dead_server(
+    tmp_path: Path, api: FakeAPI
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    config = write_config(tmp_path)
+    listed = run(tmp_path / "d.db", config, log, api, "mcp", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    doc = json.loads(listed.stdout)
+    verdicts = {t["tool"]: t["verdict"] for t in doc["tools"]}
+    assert verdicts["list_notifications"] == "offered as mcp__gh__list_notifications (read)"
+    assert verdicts["delete_repo"].startswith("refused: says destructiveHint: true")
+    assert verdicts["mark_read"] == "refused: not in allow_tools"
+    assert doc["servers"][0]["error"] is None and doc["servers"][0]["seconds"] > 0
+    assert calls(log) == []  # listing calls no tool
+    broken = '[mcp_servers.jira]\ncommand = "/nonexistent/jira-mcp"\nallow_tools = []\n'
+    checked = run(tmp_path / "d.db", write_config(tmp_path, extra=broken), log, api, "mcp", "check")
+    assert checked.returncode == 4
+    assert "gh: " in checked.stdout and "started in" in checked.stdout
+    assert "jira: /nonexistent/jira-mcp: not started: could not start" in checked.stdout
+    assert checked.stderr.strip().splitlines()[-1] == ("error: 1 MCP server(s) did not start: jira")

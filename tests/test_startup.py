@@ -82,6 +82,7 @@ FORBIDDEN_FOR_COMMANDS = (
     "dayflow.cli_sources",
     "dayflow.cli_profiles",
     "dayflow.cli_fleet",
+    "dayflow.cli_mcp",
 )
 
 PROBE = """import sys

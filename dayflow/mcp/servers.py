@@ -90,6 +90,17 @@ class Prepared(Frozen):
         return lines
 
 
+class Surveyed(Frozen):
+    """One server as `survey` found it: its tools and start time, or why it is down."""
+
+    name: str
+    where: str
+    enabled: bool
+    tools: tuple[str, ...] = ()
+    seconds: float | None = None
+    why: str | None = None
+
+
 class Servers:
     """The MCP servers of this process, by config file; thread-safe."""
 
@@ -126,6 +137,29 @@ class Servers:
         listed = [(s, r.tools) for s in specs if not isinstance(r := started[s.name], ServerDown)]
         down = tuple((name, r.why) for name, r in started.items() if isinstance(r, ServerDown))
         return Prepared(offer(listed), down, names)
+
+    def survey(self, config: str | None) -> tuple[list[Surveyed], Offer]:
+        """Start every server of `config` (the disabled ones too, for `dayflow mcp list` and
+        `check`): what each answered (tools, seconds) or why it is down, and what a run would
+        offer of the enabled ones. ImportError without the SDK."""
+        specs = self.specs(config)
+        if not specs:
+            return [], Offer()
+        from dayflow.mcp.runtime import ServerDown
+
+        started = self.hub(config, specs).start([s.name for s in specs])
+        rows = []
+        for spec in specs:
+            got = started[spec.name]
+            if isinstance(got, ServerDown):
+                rows.append(Surveyed(spec.name, spec.where, spec.enabled, why=got.why))
+                continue
+            tools = tuple(t.name for t in got.tools)
+            rows.append(Surveyed(spec.name, spec.where, spec.enabled, tools, got.seconds))
+        listed = [
+            (s, r.tools) for s in enabled(specs) if not isinstance(r := started[s.name], ServerDown)
+        ]
+        return rows, offer(listed)
 
     def call(
         self, config: str | None, server: str, tool: str, args: dict[str, Any]
