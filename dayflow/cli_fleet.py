@@ -128,7 +128,7 @@ def worker(
         with rounds as coordinator:
             report = run_worker(
                 url,
-                _driver(deps, url, coordinator),
+                make_driver(deps, url, coordinator),
                 _entrypoints(deps, url),
                 options=options,
                 clock=deps.clock,
@@ -204,9 +204,11 @@ def _fleet_db(deps: Deps, db: str | None) -> str:
     return target
 
 
-def _driver(deps: Deps, url: str, rounds: "Rounds | None" = None) -> "Callable[[BriefJob], object]":
+def make_driver(
+    deps: Deps, url: str, rounds: "Rounds | None" = None
+) -> "Callable[[BriefJob], object]":
     """How a worker drives one brief: `brief --ensure-today` as that profile, on its day;
-    with `rounds` (--batch), its Claude calls through them."""
+    with `rounds` (--batch), its Claude calls through them. Returns the brief's `Outcome`."""
     from dataclasses import replace
 
     from dayflow.briefing import BriefRequest, Mode
