@@ -285,14 +285,21 @@ def _entrypoints(deps: Deps, url: str) -> "Callable[[Profile], str]":
     from dayflow.fleet.queue import ENTRYPOINT_PREFIX
     from dayflow.providers import OFFLINE_MODEL
 
+    known: dict[Profile, str] = {}  # reading a config file is not free: once a profile
+
     def of(profile: "Profile") -> str:
+        if profile in known:
+            return known[profile]
         try:
             settings = deps.for_profile(profile, url).model_settings(None, db=url)
         except DayflowError:  # its brief will say what is wrong with its config
             return ENTRYPOINT_PREFIX + "default"
         if settings.model == OFFLINE_MODEL:
-            return ENTRYPOINT_PREFIX + "offline"
-        key = (settings.base_url or "") if settings.local else (settings.api_key or "")
-        return ENTRYPOINT_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:12]
+            name = "offline"
+        else:
+            key = (settings.base_url or "") if settings.local else (settings.api_key or "")
+            name = hashlib.sha256(key.encode()).hexdigest()[:12]
+        known[profile] = ENTRYPOINT_PREFIX + name
+        return known[profile]
 
     return of

@@ -51,8 +51,9 @@ def _free_port() -> int:
 class Cluster:
     """One private server: `url` to connect, `restart()`, `stop()` and `start()`."""
 
-    def __init__(self, bin_dir: Path, root: Path) -> None:
+    def __init__(self, bin_dir: Path, root: Path, max_connections: int = 40) -> None:
         self._bin = bin_dir
+        self.max_connections = max_connections
         self.root = root
         self.data = root / "data"
         self.port = _free_port()
@@ -86,7 +87,7 @@ class Cluster:
     def start(self) -> None:
         options = (
             f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
-            "-c fsync=off -c shared_buffers=16MB -c max_connections=40"
+            f"-c fsync=off -c shared_buffers=16MB -c max_connections={self.max_connections}"
         )
         self._run(
             str(self._bin / "pg_ctl"),
@@ -110,14 +111,14 @@ class Cluster:
 
 
 @contextlib.contextmanager
-def private_cluster() -> Iterator[Cluster]:
+def private_cluster(max_connections: int = 40) -> Iterator[Cluster]:
     """A started private server, stopped and deleted after (RuntimeError if it cannot start)."""
     bin_dir = bindir()
     if bin_dir is None:
         raise RuntimeError("no PostgreSQL server binaries (initdb, pg_ctl) on this machine")
     root = Path(tempfile.mkdtemp(prefix="dayflow-pg-"))
     try:
-        cluster = Cluster(bin_dir, root)
+        cluster = Cluster(bin_dir, root, max_connections)
         if cluster._as:
             entry = pwd.getpwnam("postgres")
             os.chown(root, entry.pw_uid, entry.pw_gid)

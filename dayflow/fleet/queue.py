@@ -38,6 +38,10 @@ ENTRYPOINT_PREFIX = "brief."
 RetryRequested = pgq_errors.RetryRequested
 
 
+class QueueLost(StoreError):
+    """The queue's connection failed (a server restart): the worker connects again."""
+
+
 class Waiting(Frozen):
     """A job in the queue: the brief it asks for, whether a worker holds it, since when."""
 
@@ -61,13 +65,15 @@ async def connect(url: str) -> AsyncIterator[Queries]:
     try:
         conn = await psycopg.AsyncConnection.connect(connection_url(url), autocommit=True)
     except psycopg.Error as exc:
-        raise StoreError(f"cannot reach the queue's database: {_first_line(exc)}") from None
+        raise QueueLost(f"cannot reach the queue's database: {_first_line(exc)}") from None
     try:
         queries = Queries(PsycopgDriver(conn))
-        await queries.apply_upgrade()  # under the library's own lock: workers may race here
+        # Under the library's own lock: workers starting together may race here.
+        await _lost_as(queries.apply_upgrade())
         yield queries
     finally:
-        await conn.close()
+        with contextlib.suppress(psycopg.Error, OSError):
+            await conn.close()
 
 
 async def enqueue(queries: Queries, jobs: Iterable[tuple[BriefJob, str]]) -> int:
@@ -136,17 +142,27 @@ async def work(
 
     watch = asyncio.create_task(stopper())
     try:
-        await qm.run(
-            dequeue_timeout=poll,
-            batch_size=1,
-            # The library insists on at least twice the batch: one job more than asked may be
-            # held (picked, its heartbeat kept) while this process is busy with the others.
-            max_concurrent_tasks=max(concurrency, 2),
-            heartbeat_timeout=heartbeat,
-            mode=QueueExecutionMode.drain if until_idle else QueueExecutionMode.continuous,
+        await _lost_as(
+            qm.run(
+                dequeue_timeout=poll,
+                batch_size=1,
+                # The library insists on at least twice the batch: one job more than asked may be
+                # held (picked, its heartbeat kept) while this process is busy with the others.
+                max_concurrent_tasks=max(concurrency, 2),
+                heartbeat_timeout=heartbeat,
+                mode=QueueExecutionMode.drain if until_idle else QueueExecutionMode.continuous,
+            )
         )
     finally:
         watch.cancel()
+
+
+async def _lost_as(work: Awaitable[Any]) -> None:
+    """`work`, a failed connection under it raised as QueueLost."""
+    try:
+        await work
+    except (psycopg.Error, OSError) as exc:
+        raise QueueLost(f"lost the queue's database: {_first_line(exc)}") from exc
 
 
 def _first_line(exc: BaseException) -> str:

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 from dayflow.clock import Clock
-from dayflow.errors import DayflowError, ModelError
+from dayflow.errors import DayflowError, ModelError, StoreError
 from dayflow.fleet import queue
 from dayflow.fleet.profiles import BriefJob, due_jobs
 from dayflow.frozen import Frozen
@@ -117,16 +117,44 @@ async def _work(
     say: Callable[[str], None],
     report: WorkerReport,
 ) -> None:
+    """Work the queue, connecting again (1 s, 2 s, ... 10 s apart) when its connection is
+    lost: a server restart costs a worker a pause, not its life. Briefs in flight go on in
+    their threads on their own connections (the store reconnects, or fails resumably)."""
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    slots = asyncio.Semaphore(options.concurrency)
+    pause = 1.0
+    while True:
+        try:
+            await _work_once(url, drive, entrypoint_of, options, clock, say, report, stop, slots)
+            return
+        except queue.QueueLost as exc:
+            say(f"{exc}; connecting again in {pause:.0f} s")
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stop.wait(), pause)
+            if stop.is_set():
+                return
+            pause = min(pause * 2, 10.0)
+
+
+async def _work_once(
+    url: str,
+    drive: Drive,
+    entrypoint_of: EntrypointOf,
+    options: WorkerOptions,
+    clock: Clock,
+    say: Callable[[str], None],
+    report: WorkerReport,
+    stop: asyncio.Event,
+    slots: asyncio.Semaphore,
+) -> None:
     async with queue.connect(url) as queries:
+        # Off the event loop: it keeps the jobs' heartbeats.
         profiles = await asyncio.to_thread(_profiles, url)
-        entrypoints = {entrypoint_of(p): options.per_key for p in profiles}
-        entrypoints.setdefault(queue.ENTRYPOINT_PREFIX + "default", options.per_key)
+        names = await asyncio.to_thread(lambda: {entrypoint_of(p) for p in profiles})
+        entrypoints = dict.fromkeys(names | {queue.ENTRYPOINT_PREFIX + "default"}, options.per_key)
         report.queued += await _tick(queries, url, entrypoint_of, clock.now())
-        slots = asyncio.Semaphore(options.concurrency)
 
         async def handle(job: BriefJob, attempts: int) -> None:
             async with slots:
@@ -165,8 +193,10 @@ async def _drive_one(
     try:
         await asyncio.to_thread(drive, job)
         report.driven += 1
-    except ModelError as exc:
-        if exc.retryable and attempts + 1 < options.max_attempts:
+    except (ModelError, StoreError) as exc:
+        # A rate limit, an overloaded API, a database that went away: later may work.
+        again = isinstance(exc, StoreError) or exc.retryable
+        if again and attempts + 1 < options.max_attempts:
             delay = timedelta(seconds=options.backoff_s * 2**attempts)
             report.retried += 1
             say(f"{job.key}: {exc}; again in {delay.total_seconds():.0f} s")
@@ -207,7 +237,9 @@ async def _tick(
         return 0
     taken = await asyncio.to_thread(_settled, url, {job.day for job in due})
     by_name = {p.name: p for p in profiles}
-    fresh = [(j, entrypoint_of(by_name[j.profile])) for j in due if j.key not in taken]
+    fresh = await asyncio.to_thread(
+        lambda: [(j, entrypoint_of(by_name[j.profile])) for j in due if j.key not in taken]
+    )
     return await queue.enqueue(queries, fresh)
 
 

@@ -210,18 +210,7 @@ class Steps:
         run_id = lease.run_id
         db = ctx.db
         if rewrite:
-            events = list(events)
-            events.append(
-                (
-                    "step_completion_rewritten",
-                    {
-                        "step": n,
-                        "reason": "the database server lost this step's completion (a crash "
-                        "before it reached the disk); written again by the process driving "
-                        "the run",
-                    },
-                )
-            )
+            events = [*events, _rewritten(n)]
         # On PostgreSQL one round trip (one statement, unless it ends the run or saved an
         # effect). Only the run's end waits for the server's disk: the rest can be redone (the
         # reads run again, the saved effects are reused), and the next step's `begin` checks
@@ -229,20 +218,7 @@ class Steps:
         # each saved effect, and the end of the run with the brief.
         lazy = final_text is None and not rewrite
         with db.batch(flush=not lazy):
-            fence: tuple[str, tuple[Any, ...], Unless | None] = ("", (), None)
-            if final_text is not None:
-                self._leases.hold(
-                    lease,
-                    "status = 'done', final_text = ?, finished_at = ?, reason = ?, "
-                    "lease_token = NULL, lease_expires_at = NULL, ",
-                    (final_text, ctx.now(), note),
-                    renew=False,
-                )
-            else:
-                # `begin` renewed the lease moments ago (and on PostgreSQL, whose lease is short,
-                # the heartbeat keeps renewing it while the run is driven): the step's own
-                # UPDATE carries the check, which on PostgreSQL also locks the run row.
-                fence = self._leases.fence(lease)
+            fence = self._finish_or_fence(lease, final_text, note)
             # Only what the step row does not record is stored (a reused result's event); the
             # reads' `tool_executed` and the step's completion are shown from the row, after
             # the event numbered `completed_after_seq`, so these go first.
@@ -280,6 +256,24 @@ class Steps:
         if lazy and db.lazy_commits:
             again = {"tool_results": tool_results, "events": events, "effects": effects}
             self._unflushed[run_id] = (lease, n, again | {"discard": discard})
+
+    def _finish_or_fence(
+        self, lease: Lease, final_text: str | None, note: str | None
+    ) -> tuple[str, tuple[Any, ...], Unless | None]:
+        """With `final_text`, finish the run (its lease checked by that write) and return no
+        fence; else the fence the step's own UPDATE carries: `begin` renewed the lease moments
+        ago (and on PostgreSQL, whose lease is short, the heartbeat keeps renewing it while the
+        run is driven), and on PostgreSQL that UPDATE also locks the run row."""
+        if final_text is None:
+            return self._leases.fence(lease)
+        self._leases.hold(
+            lease,
+            "status = 'done', final_text = ?, finished_at = ?, reason = ?, "
+            "lease_token = NULL, lease_expires_at = NULL, ",
+            (final_text, self._ctx.now(), note),
+            renew=False,
+        )
+        return ("", (), None)
 
     # ----------------------------------------------------------------------- compaction
 
@@ -441,3 +435,15 @@ class Steps:
             "SELECT * FROM tool_effects WHERE run_id = ? ORDER BY step_n, created_at", (run_id,)
         )
         return [effect_row(r) for r in rows]
+
+
+def _rewritten(n: int) -> tuple[str, dict[str, Any]]:
+    """The event saying step `n`'s completion was written again after the server lost it."""
+    return (
+        "step_completion_rewritten",
+        {
+            "step": n,
+            "reason": "the database server lost this step's completion (a crash before it "
+            "reached the disk); written again by the process driving the run",
+        },
+    )
