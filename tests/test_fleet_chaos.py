@@ -86,7 +86,7 @@ def _setup(url: str, tmp: Path) -> None:
 
 
 def _worker(url: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    args = ["worker", "--db", url, "--concurrency", "1", "--heartbeat", "3", "--poll", "1"]
+    args = ["worker", "--db", url, "--concurrency", "1", "--heartbeat", "10", "--poll", "1"]
     with log.open("ab") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "dayflow", *args], env=env, stdout=out, stderr=out
