@@ -215,9 +215,13 @@ def make_driver(
     from dayflow.briefing import brief as write_brief
     from dayflow.cli_brief import brief_room
 
+    profiles: dict[str, Profile] = {}  # read once each: a brief need not open a connection for it
+
     def drive(job: "BriefJob") -> object:
-        with deps.store(deps.settings(db=url)) as store:
-            profile = store.profiles.get(job.profile)
+        profile = profiles.get(job.profile)
+        if profile is None:
+            with deps.store(deps.settings(db=url)) as store:
+                profile = profiles[job.profile] = store.profiles.get(job.profile)
         as_them = deps.for_profile(profile, url)
         settings = as_them.model_settings(None, db=url)
         request = BriefRequest(day=job.day, mode=Mode.ENSURE_TODAY)
