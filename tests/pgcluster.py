@@ -132,3 +132,18 @@ def private_cluster(max_connections: int = 40) -> Iterator[Cluster]:
                 cluster.stop("immediate")
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def cluster_or_skip(max_connections: int = 40) -> Iterator[Cluster]:
+    """`private_cluster()` for a test: skipped where this machine has no server binaries,
+    unless DAYFLOW_TEST_PG_CLUSTER=required (CI sets it), where that is a failure."""
+    import pytest
+
+    if bindir() is None:
+        why = "no PostgreSQL server binaries (initdb, pg_ctl) to start a private server"
+        if os.environ.get("DAYFLOW_TEST_PG_CLUSTER") == "required":
+            pytest.fail(why + " (DAYFLOW_TEST_PG_CLUSTER=required)")
+        pytest.skip(why)
+    with private_cluster(max_connections) as c:
+        yield c

@@ -14,7 +14,6 @@ here is the fleet, not the brief. The loop is bounded in time and stops by itsel
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
@@ -31,7 +30,7 @@ from dayflow.store import open_store
 from dayflow.store.values import Profile
 from tests.conftest import subprocess_env
 from tests.fakeapi import FakeAPI, Reply
-from tests.pgcluster import Cluster, bindir, private_cluster
+from tests.pgcluster import Cluster, cluster_or_skip
 from tests.scripted import text, tool_use
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -43,12 +42,7 @@ DEADLINE_S = 600.0
 
 @pytest.fixture
 def cluster(pg_server: Any) -> Iterator[Cluster]:
-    if bindir() is None:
-        why = "no PostgreSQL server binaries (initdb, pg_ctl) to start a private server"
-        if os.environ.get("DAYFLOW_TEST_PG_CLUSTER") == "required":
-            pytest.fail(why + " (DAYFLOW_TEST_PG_CLUSTER=required)")
-        pytest.skip(why)
-    with private_cluster(max_connections=150) as c:
+    with cluster_or_skip(max_connections=150) as c:
         yield c
 
 

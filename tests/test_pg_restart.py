@@ -15,7 +15,6 @@ it), where that is a failure.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -24,7 +23,7 @@ import pytest
 
 from dayflow.providers.offline import OfflineModel
 from tests.fakeapi import FakeAPI, responder_from_client
-from tests.pgcluster import Cluster, bindir, private_cluster
+from tests.pgcluster import Cluster, cluster_or_skip
 from tests.test_crash import DATE, _state, baseline, dayflow
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -33,12 +32,7 @@ __all__ = ["baseline"]  # the uncrashed run every test compares with (a module f
 
 @pytest.fixture(scope="module")
 def cluster(pg_server: Any) -> Iterator[Cluster]:
-    if bindir() is None:
-        why = "no PostgreSQL server binaries (initdb, pg_ctl) to start a private server"
-        if os.environ.get("DAYFLOW_TEST_PG_CLUSTER") == "required":
-            pytest.fail(why + " (DAYFLOW_TEST_PG_CLUSTER=required)")
-        pytest.skip(why)
-    with private_cluster() as c:
+    with cluster_or_skip() as c:
         yield c
 
 

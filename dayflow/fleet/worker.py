@@ -80,14 +80,9 @@ def run_worker(
 ) -> WorkerReport:
     """Work the queue of the database at `url` until stopped (SIGTERM, Ctrl-C) or, with
     `until_idle`, until nothing is due or queued."""
-    report = WorkerReport()
-    asyncio.run(_work(url, drive, entrypoint_of, options, clock, say, report))
-    return report
-
-
-def queue_due(url: str, entrypoint_of: EntrypointOf, now: datetime) -> int:
-    """Queue the briefs due by `now` that have no run yet; how many were queued."""
-    return asyncio.run(_queue_due_once(url, entrypoint_of, now))
+    worker = _Worker(url, drive, entrypoint_of, options, clock, say)
+    asyncio.run(worker.run())
+    return worker.report
 
 
 def enqueue_day(url: str, entrypoint_of: EntrypointOf, day: date) -> tuple[int, int]:
@@ -103,128 +98,101 @@ def enqueue_day(url: str, entrypoint_of: EntrypointOf, day: date) -> tuple[int, 
     return asyncio.run(go())
 
 
-async def _queue_due_once(url: str, entrypoint_of: EntrypointOf, now: datetime) -> int:
-    async with queue.connect(url) as queries:
-        return await _tick(queries, url, entrypoint_of, now)
+class _Worker:
+    """One worker process's loop: what it was handed, what it did, and when to stop."""
 
+    def __init__(
+        self,
+        url: str,
+        drive: Drive,
+        entrypoint_of: EntrypointOf,
+        options: WorkerOptions,
+        clock: Clock,
+        say: Callable[[str], None],
+    ) -> None:
+        self.url, self.drive, self.entrypoint_of = url, drive, entrypoint_of
+        self.options, self.clock, self.say = options, clock, say
+        self.report = WorkerReport()
 
-async def _work(
-    url: str,
-    drive: Drive,
-    entrypoint_of: EntrypointOf,
-    options: WorkerOptions,
-    clock: Clock,
-    say: Callable[[str], None],
-    report: WorkerReport,
-) -> None:
-    """Work the queue, connecting again (1 s, 2 s, ... 10 s apart) when its connection is
-    lost: a server restart costs a worker a pause, not its life. Briefs in flight go on in
-    their threads on their own connections (the store reconnects, or fails resumably)."""
-    stop = asyncio.Event()
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    slots = asyncio.Semaphore(options.concurrency)
-    pause = 1.0
-    while True:
-        try:
-            await _work_once(url, drive, entrypoint_of, options, clock, say, report, stop, slots)
-            return
-        except queue.QueueLost as exc:
-            say(f"{exc}; connecting again in {pause:.0f} s")
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(stop.wait(), pause)
-            if stop.is_set():
+    async def run(self) -> None:
+        """Work the queue, connecting again (1 s, 2 s, ... 10 s apart) when its connection is
+        lost: a server restart costs a worker a pause, not its life. Briefs in flight go on in
+        their threads on their own connections (the store reconnects, or fails resumably)."""
+        self.stop = asyncio.Event()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.stop.set)
+        self.slots = asyncio.Semaphore(self.options.concurrency)
+        pause = 1.0
+        while True:
+            try:
+                await self._connected()
                 return
-            pause = min(pause * 2, 10.0)
+            except queue.QueueLost as exc:
+                self.say(f"{exc}; connecting again in {pause:.0f} s")
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.stop.wait(), pause)
+                if self.stop.is_set():
+                    return
+                pause = min(pause * 2, 10.0)
 
+    async def _connected(self) -> None:
+        options = self.options
+        async with queue.connect(self.url) as queries:
+            # Off the event loop: it keeps the jobs' heartbeats.
+            profiles = await asyncio.to_thread(_profiles, self.url)
+            names = await asyncio.to_thread(lambda: {self.entrypoint_of(p) for p in profiles})
+            default = queue.ENTRYPOINT_PREFIX + "default"
+            entrypoints = dict.fromkeys(names | {default}, options.per_key)
+            self.report.queued += await _tick(queries, self.url, self.entrypoint_of, self.now())
+            ticker = None if options.until_idle else asyncio.create_task(self._ticking(queries))
+            try:
+                await queue.work(
+                    queries,
+                    entrypoints,
+                    self._handle,
+                    concurrency=options.concurrency,
+                    until_idle=options.until_idle,
+                    heartbeat=timedelta(seconds=options.heartbeat_s),
+                    poll=timedelta(seconds=options.poll_s),
+                    stop=self.stop,
+                )
+            finally:
+                if ticker is not None:
+                    ticker.cancel()
 
-async def _work_once(
-    url: str,
-    drive: Drive,
-    entrypoint_of: EntrypointOf,
-    options: WorkerOptions,
-    clock: Clock,
-    say: Callable[[str], None],
-    report: WorkerReport,
-    stop: asyncio.Event,
-    slots: asyncio.Semaphore,
-) -> None:
-    async with queue.connect(url) as queries:
-        # Off the event loop: it keeps the jobs' heartbeats.
-        profiles = await asyncio.to_thread(_profiles, url)
-        names = await asyncio.to_thread(lambda: {entrypoint_of(p) for p in profiles})
-        entrypoints = dict.fromkeys(names | {queue.ENTRYPOINT_PREFIX + "default"}, options.per_key)
-        report.queued += await _tick(queries, url, entrypoint_of, clock.now())
+    def now(self) -> datetime:
+        return self.clock.now()
 
-        async def handle(job: BriefJob, attempts: int) -> None:
-            async with slots:
-                await _drive_one(job, attempts, drive, options, say, report)
+    async def _handle(self, job: BriefJob, attempts: int) -> None:
+        """One brief, in a thread (the loop is synchronous); what its failure means for its
+        job."""
+        options, report, say = self.options, self.report, self.say
+        async with self.slots:
+            try:
+                await asyncio.to_thread(self.drive, job)
+                report.driven += 1
+            except (ModelError, StoreError) as exc:
+                # A rate limit, an overloaded API, a database that went away: later may work.
+                again = isinstance(exc, StoreError) or exc.retryable
+                if again and attempts + 1 < options.max_attempts:
+                    delay = timedelta(seconds=options.backoff_s * 2**attempts)
+                    report.retried += 1
+                    say(f"{job.key}: {exc}; again in {delay.total_seconds():.0f} s")
+                    raise queue.RetryRequested(delay=delay, reason=str(exc)) from None
+                report.failed += 1
+                say(f"{job.key}: {exc}")
+            except DayflowError as exc:  # the run says what happened; the job is done
+                report.failed += 1
+                say(f"{job.key}: {exc}")
 
-        ticker = None
-        if not options.until_idle:
-            ticker = asyncio.create_task(
-                _ticking(queries, url, entrypoint_of, clock, options, stop, report, say)
-            )
-        try:
-            await queue.work(
-                queries,
-                entrypoints,
-                handle,
-                concurrency=options.concurrency,
-                until_idle=options.until_idle,
-                heartbeat=timedelta(seconds=options.heartbeat_s),
-                poll=timedelta(seconds=options.poll_s),
-                stop=stop,
-            )
-        finally:
-            if ticker is not None:
-                ticker.cancel()
-
-
-async def _drive_one(
-    job: BriefJob,
-    attempts: int,
-    drive: Drive,
-    options: WorkerOptions,
-    say: Callable[[str], None],
-    report: WorkerReport,
-) -> None:
-    """One brief, in a thread (the loop is synchronous); what its failure means for its job."""
-    try:
-        await asyncio.to_thread(drive, job)
-        report.driven += 1
-    except (ModelError, StoreError) as exc:
-        # A rate limit, an overloaded API, a database that went away: later may work.
-        again = isinstance(exc, StoreError) or exc.retryable
-        if again and attempts + 1 < options.max_attempts:
-            delay = timedelta(seconds=options.backoff_s * 2**attempts)
-            report.retried += 1
-            say(f"{job.key}: {exc}; again in {delay.total_seconds():.0f} s")
-            raise queue.RetryRequested(delay=delay, reason=str(exc)) from None
-        report.failed += 1
-        say(f"{job.key}: {exc}")
-    except DayflowError as exc:  # the run says what happened; the job is done
-        report.failed += 1
-        say(f"{job.key}: {exc}")
-
-
-async def _ticking(
-    queries: queue.Queries,
-    url: str,
-    entrypoint_of: EntrypointOf,
-    clock: Clock,
-    options: WorkerOptions,
-    stop: asyncio.Event,
-    report: WorkerReport,
-    say: Callable[[str], None],
-) -> None:
-    while not stop.is_set():
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(stop.wait(), options.poll_s)
-        try:
-            report.queued += await _tick(queries, url, entrypoint_of, clock.now())
-        except DayflowError as exc:  # the database went away: the next tick tries again
-            say(f"could not look for due briefs: {exc}")
+    async def _ticking(self, queries: queue.Queries) -> None:
+        while not self.stop.is_set():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), self.options.poll_s)
+            try:
+                self.report.queued += await _tick(queries, self.url, self.entrypoint_of, self.now())
+            except DayflowError as exc:  # the database went away: the next tick tries again
+                self.say(f"could not look for due briefs: {exc}")
 
 
 async def _tick(
