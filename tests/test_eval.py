@@ -195,14 +195,19 @@ def test_the_set_loads_with_every_category_and_valid_labels() -> None:
     assert len(evalset.second) >= 0.18 * len(evalset.labels)
 
 
-def test_the_blind_split_loads_apart_with_every_category_and_valid_labels() -> None:
-    """The blind split is its own files: every label valid, every message in split `blind`,
-    none of its ids in the set, and the set (what tuning reads) holds no blind message."""
-    blind = dataset.load_blind()
+@pytest.mark.parametrize("split", [h.name for h in dataset.present_held_out()])
+def test_a_blind_split_loads_apart_with_every_category_and_valid_labels(split: str) -> None:
+    """Each blind split is its own files: every label valid, every message in its split,
+    none of its ids in the set or another blind split, and the set (what tuning reads) holds
+    no blind message."""
+    blind = dataset.load_held(split)
     assert len(blind.messages) >= 60 and not blind.second
     assert {lab.category for lab in blind.labels.values()} == set(dataset.CATEGORIES)
+    for other in dataset.present_held_out():
+        if other.name != split:
+            assert not set(blind.labels) & set(dataset.load_held(other.name).labels)
     for lab in blind.labels.values():
-        assert lab.split == "blind" and lab.has_action == bool(lab.actions)
+        assert lab.split == split and lab.has_action == bool(lab.actions)
         for action in lab.actions:
             assert action.due is None or dt.date.fromisoformat(action.due)
             assert action.title.strip() and action.requester
@@ -210,7 +215,17 @@ def test_the_blind_split_loads_apart_with_every_category_and_valid_labels() -> N
             assert not lab.has_action
     the_set = dataset.load()
     assert not set(blind.labels) & set(the_set.labels)
-    assert all(lab.split != "blind" for lab in the_set.labels.values())
+    assert all(lab.split != split for lab in the_set.labels.values())
+
+
+def test_a_blind_split_with_no_messages_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    empty = dataset.HeldOut("blind2", tmp_path / "none", "Second", "nobody wrote it")
+    assert dataset.present_held_out((dataset.HELD_OUT[0], empty)) == [dataset.HELD_OUT[0]]
+    assert main(["--no-write", "--split", "blind2"], (dataset.HELD_OUT[0], empty)) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "error: bench/eval/blind2/ holds no messages"
 
 
 def test_the_blind_split_is_reported_in_its_own_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -219,6 +234,7 @@ def test_the_blind_split_is_reported_in_its_own_table(capsys: pytest.CaptureFixt
     blind = len(dataset.load_blind().messages)
     assert main(["--no-write"]) == 0
     out = capsys.readouterr().out
+    assert all(out.count(f"### {h.heading}") == 1 for h in dataset.present_held_out())
     the_set, blind_part = out.split("### Blind split", 1)
     assert (
         "_split: blind_" not in the_set

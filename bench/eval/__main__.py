@@ -3,14 +3,16 @@
     python -m bench.eval                      # the offline model, in well under a second
     python -m bench.eval --split tuning       # only the tuning split (never tune on held-out)
     python -m bench.eval --split blind        # only the blind split (never tune on it either)
+    python -m bench.eval --split blind2       # only the second blind split
     python -m bench.eval --model claude-haiku-5-5        # needs ANTHROPIC_API_KEY; costs tokens
     ANTHROPIC_BASE_URL=http://127.0.0.1:8080 python -m bench.eval --model local:qwen3
 
-The blind split (`blind/`) is a morning of its own: by default it is run after the set and
-reported in its own table, never in the set's rows. The tables go to stdout and, unless
-`--no-write` (or a split is chosen), into bench/RESULTS.md between the model's markers, with
-the date and the commit of `dayflow/`. `--failures` lists the ids of the messages missed,
-falsely flagged or given a wrong due date (of the chosen split, then of the blind one).
+Each blind split (`blind/`, `blind2/`) is a morning of its own: by default each one present is
+run after the set and reported in its own table, never in the set's rows. The tables go to
+stdout and, unless `--no-write` (or a split is chosen), into bench/RESULTS.md between the
+model's markers, with the date and the commit of `dayflow/`. `--failures` lists the ids of the
+messages missed, falsely flagged or given a wrong due date (of the chosen split, then of each
+blind one).
 Exit status 0, or 2 with one line on stderr when the run cannot be made.
 """
 
@@ -26,7 +28,9 @@ from pathlib import Path
 from bench.eval import dataset, report, run, score
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(
+    argv: list[str] | None = None, splits: tuple[dataset.HeldOut, ...] = dataset.HELD_OUT
+) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.eval", description=__doc__.split("\n")[0]
     )
@@ -35,21 +39,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true", help="do not touch bench/RESULTS.md")
     parser.add_argument("--failures", action="store_true", help="list failing message ids")
     args = parser.parse_args(argv)
-    blind_only = args.split == "blind"
-    evalset = dataset.load_blind() if blind_only else dataset.load()
+    held = {h.name for h in splits}
+    present = dataset.present_held_out(splits)
+    if args.split in held and args.split not in {h.name for h in present}:
+        print(f"error: bench/eval/{args.split}/ holds no messages", file=sys.stderr)
+        return 2
+    evalset = dataset.load_held(args.split) if args.split in held else dataset.load()
     try:
         output, scores, checks = _evaluate(evalset, args.model, args.split)
-        blind = None
+        blinds = []
         if args.split == "all":
-            blind = _evaluate(dataset.load_blind(), args.model, "all")
+            for split in present:
+                blinds.append((split, _evaluate(dataset.load_held(split.name), args.model, "all")))
     except run.EvalError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     model = output.model
     agreement = score.agreement(evalset.labels, evalset.second) if evalset.second else None
     blind_text: list[str] = []
-    if blind is not None:
-        blind_text = report.blind_lines(blind[1], blind[2], _run_line(blind[0]))
+    for split, (b_output, b_scores, b_checks) in blinds:
+        blind_text += report.blind_lines(b_scores, b_checks, _run_line(b_output), split)
     root = Path(__file__).resolve().parents[2]
     code = subprocess.run(
         ["git", "-C", str(root), "log", "-1", "--format=%h", "--", "dayflow", "bench/eval"],
@@ -73,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(text)
     if args.failures:
-        for prefix, t in [("", scores.overall)] + ([("blind ", blind[1].overall)] if blind else []):
+        for prefix, t in [("", scores.overall)] + [(f"{s.name} ", b[1].overall) for s, b in blinds]:
             print(f"{prefix}missed:", " ".join(t.misses) or "-")
             print(f"{prefix}false alarms:", " ".join(t.false_alarms) or "-")
             print(f"{prefix}wrong due:", " ".join(t.wrong_dues) or "-")

@@ -8,9 +8,11 @@ hash), so nothing in an id says which category a message was written for.
 The held-out split is fixed by a hash of each id (about a quarter), so it never depends on the
 order of the files: tuning looks only at the `tuning` split's figures.
 
-The blind split lives apart, in `blind/<category>.json` (same shape, same guide), written by
-someone who never saw the offline model's rules. `load()` never reads it; only `load_blind()`
-does, and the scorer runs it as a morning of its own, so it is never tuned on nor mixed into
+The blind splits live apart, each in its own folder of `<category>.json` files (same shape,
+same guide), written by someone who never saw the offline model's rules: `blind/` (looked at
+once the model had been scored on it, so now one more tuning split) and `blind2/` (written
+while the rules were changed, scored once after). `load()` never reads them; only
+`load_held(name)` does, and the scorer runs each as a morning of its own, so none is mixed into
 the set's figures.
 """
 
@@ -26,6 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent
 SET_DIR = ROOT / "set"
 BLIND_DIR = ROOT / "blind"
+BLIND2_DIR = ROOT / "blind2"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
 BRIEF_DATE = dt.date(2026, 11, 2)
@@ -48,7 +51,36 @@ CATEGORIES = (
 )
 NO_ACTION_CATEGORIES = ("fyi", "automated")  # "false tasks per 100" counts these
 INBOX_FIELDS = ("id", "from", "subject", "received_at", "body", "snippet", "unread", "thread_id")
-SPLITS = ("tuning", "held-out", "blind")
+SPLITS = ("tuning", "held-out", "blind", "blind2")
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """A blind split: its folder, the heading of its table and the line that says who wrote it."""
+
+    name: str
+    folder: Path
+    heading: str
+    provenance: str
+
+
+HELD_OUT = (
+    HeldOut(
+        "blind",
+        BLIND_DIR,
+        "Blind split (`bench/eval/blind/`, never tuned on)",
+        "Written by someone who never saw the offline model's rules, after it was tuned; run as "
+        "a morning of its own (same date, timezone and calendar).",
+    ),
+    HeldOut(
+        "blind2",
+        BLIND2_DIR,
+        "Second blind split (`bench/eval/blind2/`, scored once)",
+        "Written by a second author who saw neither the offline model's rules nor the other "
+        "splits' messages, while the rules were last changed; scored once after they were "
+        "final, never tuned on. A morning of its own (same date, timezone and calendar).",
+    ),
+)
 
 
 class LabelError(ValueError):
@@ -75,7 +107,7 @@ class Label:
     has_action: bool
     actions: tuple[GoldAction, ...]
     quoted: tuple[str, ...] = ()  # requests in the quoted history, which must not be taken
-    fixed_split: str | None = None  # "blind" for `load_blind()`; else the hash decides
+    fixed_split: str | None = None  # a blind split's name (`load_held`); else the hash decides
 
     @property
     def split(self) -> str:
@@ -116,6 +148,21 @@ def split_of(authored: str) -> str:
 def load_blind(blind_dir: Path = BLIND_DIR) -> EvalSet:
     """The blind split: its own messages, every label checked, each in split `blind`."""
     return load(blind_dir, None, split="blind")
+
+
+def held_out(name: str) -> HeldOut:
+    """The blind split called `name`."""
+    return next(h for h in HELD_OUT if h.name == name)
+
+
+def present_held_out(splits: tuple[HeldOut, ...] = HELD_OUT) -> list[HeldOut]:
+    """The blind splits whose folder holds messages, in order."""
+    return [h for h in splits if h.folder.is_dir() and any(h.folder.glob("*.json"))]
+
+
+def load_held(name: str) -> EvalSet:
+    """A blind split's messages, every label checked, each in split `name`."""
+    return load(held_out(name).folder, None, split=name)
 
 
 def load(

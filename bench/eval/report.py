@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.eval.dataset import CATEGORIES, SPLITS
+from bench.eval.dataset import CATEGORIES, HELD_OUT, SPLITS, HeldOut
 from bench.eval.score import Agreement, Check, Scores, Tally
 
 TARGETS = {"f1": 0.85, "category_f1": 0.7, "due": 0.9, "false_per_100": 2.0}
@@ -146,15 +146,17 @@ def render(
     return "\n".join(lines) + "\n"
 
 
-def blind_lines(scores: Scores, checks: Sequence[Check], run_line: str) -> list[str]:
-    """The blind split's own table, checklist and reading: a separate morning, never mixed
-    into the rows above."""
+def blind_lines(
+    scores: Scores, checks: Sequence[Check], run_line: str, split: HeldOut | None = None
+) -> list[str]:
+    """A blind split's own table, checklist and reading: a separate morning, never mixed
+    into the rows above (`split` says which; the first blind split by default)."""
     t = scores.overall
+    split = split or HELD_OUT[0]
     return [
-        "### Blind split (`bench/eval/blind/`, never tuned on)",
+        f"### {split.heading}",
         "",
-        "Written by someone who never saw the offline model's rules, after it was tuned; run as "
-        f"a morning of its own (same date, timezone and calendar). {run_line}",
+        f"{split.provenance} {run_line}",
         "",
         *table(scores, overall=False),
         "",
