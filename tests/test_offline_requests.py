@@ -297,7 +297,11 @@ def test_what_has_to_be_done_by_a_deadline_in_mail_to_the_reader_is_a_task() -> 
             "Grant form",
             "Fill in part 2",
         ),
-        ("Can you take a look and tell me if it's a bug?", "Export issue", "Tell Dana if it's bug"),
+        (
+            "Can you take a look and tell me if it's a bug?",
+            "Export issue",
+            "Tell Dana if it's a bug",
+        ),
         ("Could you have the Q1 plan ready end of next week?", "Plan", "Prepare Q1 plan"),
         (
             "Can you dig out the old logo files and send them over?",
@@ -321,4 +325,108 @@ def test_titles_read_as_a_task(body: str, subject: str, title: str) -> None:
 def test_end_of_next_week_is_a_deadline_without_by() -> None:
     assert _found("Could you have the Q1 plan ready end of next week?") == [
         ("Prepare Q1 plan", "2026-11-06")
+    ]
+
+
+# --- more ways to ask ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "found"),
+    [
+        (
+            "Hi Alex, need the revised budget by Thursday COB.",
+            "Budget",
+            ("Send revised budget to Dana", "2026-10-29"),
+        ),
+        (
+            "The vendor form is due Friday - can you send it to procurement?",
+            "Vendor form",
+            ("Send Vendor form to procurement", "2026-10-30"),
+        ),
+        (
+            "Deadline: Nov 6. Please submit your expense report.",
+            "Expenses",
+            ("Submit expense report", "2026-11-06"),
+        ),
+        (
+            "Would be great to have the draft by Friday.",
+            "Draft",
+            ("Send draft to Dana", "2026-10-30"),
+        ),
+        ("Mind sending me the Q3 numbers?", "Q3", ("Send Q3 numbers to Dana", None)),
+        (
+            "Any chance you could cover standup tomorrow?",
+            "Standup",
+            ("Cover standup", "2026-10-29"),
+        ),
+        (
+            "I'd love your feedback on the new dashboard when you have time.",
+            "Dash",
+            ("Give Dana feedback on new dashboard", None),
+        ),
+        (
+            "Could I get your eyes on the launch plan before Friday?",
+            "Plan",
+            ("Review launch plan", "2026-10-30"),
+        ),
+        ("Can you send the deck by Monday at the latest?", "Deck", ("Send deck", "2026-11-02")),
+        ("Prod is down - need you on the bridge now.", "PROD DOWN", ("Join bridge", None)),
+        (
+            "Can we find 30 minutes next week to talk about the offsite?",
+            "Offsite",
+            ("Reply to Dana about Offsite", None),
+        ),
+        ("Lunch Thursday?", "Lunch", ("Reply to Dana about Lunch", None)),
+        ("ETA?", "Q3 report", ("Send Dana update on Q3 report", None)),
+        ("Need this today", "Signed NDA", ("Send Signed NDA to Dana", "2026-10-28")),
+        (
+            "Yes or no by Friday?",
+            "Conference booth",
+            ("Reply to Dana about Conference booth", "2026-10-30"),
+        ),
+        ("Magst du bis Montag das Budget prüfen?", "Budget", ("Budget prüfen", "2026-11-02")),
+        (
+            "Könntest du mir bis Freitag Bescheid geben, ob du kommst?",
+            "Fest",
+            ("Dana Bescheid geben, ob du kommst", "2026-10-30"),
+        ),
+        ("Tu peux me dire si tu viens jeudi ?", "Dîner", ("Dire à Dana si tu viens jeudi", None)),
+        (
+            "J'aurais besoin que tu signes le contrat avant vendredi.",
+            "Contrat",
+            ("Signer contrat", "2026-10-30"),
+        ),
+        (
+            "Necesito que me envíes el informe mañana.",
+            "Informe",
+            ("Enviar informe a Dana", "2026-10-29"),
+        ),
+        (
+            "¿Me confirmas si vienes a la cena del viernes?",
+            "Cena",
+            ("Confirmar a Dana si vienes a la cena del viernes", None),
+        ),
+    ],
+)
+def test_more_ways_to_ask(body: str, subject: str, found: tuple[str, str | None]) -> None:
+    assert _found(body, subject) == [found]
+
+
+def test_a_second_sentence_that_starts_and_also_is_a_second_request() -> None:
+    assert _found("Could you book the flights? And also reserve the hotel for Thursday night?") == [
+        ("Book flights", None),
+        ("Reserve hotel", "2026-10-29"),
+    ]
+
+
+def test_first_second_finally_are_one_request_each() -> None:
+    body = "A couple of asks: first, review the PR; second, update the changelog by Friday."
+    assert _found(body) == [("Review PR", None), ("Update changelog", "2026-10-30")]
+
+
+def test_the_readers_let_me_check_is_a_commitment_that_is_not_split_at_get_back() -> None:
+    body = "Hi Dana,\n\nLet me check with finance and get back to you."
+    assert _found(body, "Re: budget", **{"from": "Alex Morgan <alex@lumen.example>"}) == [
+        ("Check with finance and get back to Dana", None)
     ]

@@ -16,15 +16,9 @@ import re
 from dataclasses import dataclass
 
 from dayflow.providers.offline._dates import Deadline, find_deadline
+from dayflow.providers.offline._forms import Piece, whole_forms
 from dayflow.providers.offline._sentences import spoken_to
-from dayflow.providers.offline._titles import (
-    VERBS,
-    clean_subject,
-    event,
-    finish,
-    make_title,
-    strip_articles,
-)
+from dayflow.providers.offline._titles import VERBS, finish, make_title
 
 _CUE = re.compile(
     r"(?:\b(?:could|can|would|will)\s+(?:you|someone|anyone|somebody)"
@@ -34,7 +28,12 @@ _CUE = re.compile(
     r"|\b(?:können|könnten|koennten|würden)\s+sie(?:\s+(?:bitte))*|\bbitte"
     r"|\b(?:pourriez|pouvez)-vous|\b(?:peux|pourrais)-tu|\bmerci\s+de|\bveuillez"
     r"|\b(?:est-ce\s+que\s+)?(?:tu\s+(?:peux|pourrais|veux\s+bien)|vous\s+(?:pouvez|pourriez))"
-    r"|\bn'oublie\s+pas\s+de|\bpense\s+à"
+    r"|\bn'oublie\s+pas\s+de|\bpense\s+à|\b(?:magst|möchtest)\s+du(?:\s+bitte)?"
+    r"|\b(?:it\s+)?would\s+be\s+(?:great|good|helpful|ideal|nice|amazing|awesome)\s+(?:if\s+you"
+    r"\s+(?:could|can)|to)|\b(?:any\s+chance|is\s+there\s+any\s+way|do\s+you\s+think)\s+you"
+    r"\s+(?:could|can|would)|^(?:do\s+you\s+)?mind|\b(?:i'd|i\s+would)\s+(?:like|love)\s+(?:for\s+)?you"
+    r"\s+to|\b(?:j'ai|j'aurais|on\s+a|nous\s+avons)\s+besoin\s+que\s+(?:tu|vous)"
+    r"|\bnecesit(?:o|amos|aría|aria)\s+que"
     r"|¿?\s*(?:me\s+)?(?:puedes|podrías|podrias|podría|podria|puede|pueden)|\bpor\s+favor,?)"
     r"\s+",
     re.IGNORECASE,
@@ -60,41 +59,8 @@ _YOU_COMMIT = re.compile(
     r"|you\s+promised(?:\s+to)?)\s+",
     re.IGNORECASE,
 )
-_OBJECT_PROMISED = re.compile(
-    r"\bthe\s+(?P<obj>[\w' -]{3,60}?)\s+you\s+"
-    r"(?:said\s+you(?:'d|\s+would)\s+(?P<verb>\w+)(?:\s+over)?|promised)\b",
-    re.IGNORECASE,
-)
-_I_COMMIT = re.compile(r"\bI(?:'ll|\s+will|'m\s+going\s+to)\s+", re.IGNORECASE)
-_NEED_FROM_YOU = re.compile(
-    r"\b(?:i|we)\s+need\s+(?:a|an|the|your)\s+(?P<obj>[\w' -]{3,60}?)\s+from\s+you\b",
-    re.IGNORECASE,
-)
-_APPROVAL = re.compile(
-    r"\b(?:i|we)\s+need\s+your\s+(?P<what>approval|sign-?off|signature|ok)"
-    r"(?:\s+(?:on|of|for)\s+(?P<obj>[\w' -]{3,60}?))?(?=\s+(?:by|before|so|to|until)\b|[.,;!?]|$)",
-    re.IGNORECASE,
-)
-# "the Kestrel PO has to be approved by COB": what must be done, by a deadline.
-_PASSIVE = re.compile(
-    r"^(?:the\s+|this\s+|our\s+|your\s+)?(?P<obj>[\w#$'&/ -]{3,60}?)\s+(?:has|have|needs?|must)"
-    r"\s+(?:to\s+)?be\s+(?P<verb>approved|signed|reviewed|submitted|paid|returned|completed"
-    r"|renewed|confirmed|filed|countersigned)\b",
-    re.IGNORECASE,
-)
-_MEET = re.compile(
-    r"^(?:(?:can|could|shall)\s+we\s+(?:do|meet|move|have|talk|grab|catch)|does\s+.{1,40}\s+work"
-    r"|would\s+.{1,60}?\s+work\s+for\b|would\s+you\s+have\s+(?:\d+\s+minutes|time|a\s+moment)"
-    r"|are\s+you\s+(?:free|around|available)|do\s+you\s+have\s+(?:time|a\s+few\s+minutes)"
-    r"|passt\s+(?:dir|ihnen)|hast\s+du\s+.{1,30}\s+zeit|est-ce\s+que\s+.{1,40}\s+te\s+(?:va|convient)"
-    r"|tu\s+es\s+dispo|¿?te\s+(?:viene|va)\s+bien)\b",
-    re.IGNORECASE,
-)
-# "let me know by Wednesday if you three can make it": an answer to an invitation.
-_CAN_MAKE_IT = re.compile(
-    r"\b(?:let\s+me\s+know|tell\s+me|confirm)\b.{0,40}?\b(?:if|whether)\s+(?:you|y'all)"
-    r"(?:\s+\w+)?\s+(?:can|could|will)\s+(?:make\s+it|join\s+us|attend|be\s+there)\b",
-    re.IGNORECASE,
+_I_COMMIT = re.compile(
+    r"\b(?:I(?:'ll|\s+will|'m\s+going\s+to)|let\s+me(?!\s+know\b))\s+", re.IGNORECASE
 )
 _OPEN_TO = re.compile(
     r"^be\s+(?:open|interested|up\s+for|available)\s+(?:to|for|in)\s+", re.IGNORECASE
@@ -125,9 +91,6 @@ _POLITE_IF = re.compile(
     re.IGNORECASE,
 )
 _PRONOUNS = {"mir", "mich", "uns", "me", "moi", "nous", "nos"}
-_PARTICIPLE = {"approved": "Approve", "signed": "Sign", "reviewed": "Review", "submitted": "Submit",
-               "paid": "Pay", "returned": "Return", "completed": "Complete", "renewed": "Renew",
-               "confirmed": "Confirm", "filed": "File", "countersigned": "Countersign"}  # fmt: skip
 # French and Spanish infinitives that open a list item: "valider le budget", "m'envoyer".
 _INFINITIVE = re.compile(
     r"^(?:m'|me\s+|nous\s+)?[a-zà-ÿ]{2,}(?:er|ir|re)\s+(?:le|la|les|l'|un|une|des|du|au|à|mon|ma|mes"
@@ -151,9 +114,6 @@ class Found:
     title: str
     deadline: Deadline | None
     weak: bool = False  # a bare "let me know...", which usually follows the real question
-
-
-Piece = tuple[str, Deadline | None, bool]
 
 
 def has_cue(sentence: str) -> bool:
@@ -192,7 +152,7 @@ def in_sentence(
     )
     if re.match(r"^(?:if|si|wenn|falls)\s", sentence, re.I) and not _POLITE_IF.match(sentence):
         return []  # "If this wasn't you, please reset your password": only on that condition
-    whole = _whole_forms(sentence, subject, sender, received)
+    whole = whole_forms(sentence, subject, sender, received)
     if whole is not None:
         return whole
     clauses, commitment = _cue_clauses(sentence, from_user)
@@ -203,40 +163,6 @@ def in_sentence(
     for rest in clauses:
         out += _clause_pieces(rest, sentence, topic, sender, received, commitment, weak)
     return out
-
-
-def _whole_forms(
-    sentence: str, subject: str, sender: str, received: dt.date | None
-) -> list[Piece] | None:
-    """A sentence whose whole shape is the request, or None."""
-    meet = _MEET.search(sentence)
-    if meet:
-        title = f"Reply to {sender} about {clean_subject(subject)}"
-        return [(title, find_deadline(sentence[meet.end() :], received, lead_only=True), False)]
-    if _CAN_MAKE_IT.search(sentence):
-        lead = find_deadline(sentence, received, lead_only=True)
-        return [(f"RSVP to {event(subject)}", lead, False)]
-    approval = _APPROVAL.search(sentence)
-    if approval:
-        verb = "Sign" if approval.group("what").lower() == "signature" else "Approve"
-        obj = approval.group("obj") or clean_subject(subject)
-        title = finish(f"{verb} {strip_articles(obj)}", sender)
-        return [(title, find_deadline(sentence[approval.end() :], received), False)]
-    need = _NEED_FROM_YOU.search(sentence)
-    if need:
-        title = finish(f"Send {need.group('obj')} to {sender}", sender)
-        return [(title, find_deadline(sentence[need.end() :], received), False)]
-    promised = _OBJECT_PROMISED.search(sentence)
-    if promised:
-        verb = (promised.group("verb") or "send").capitalize()
-        title = finish(f"{verb} {strip_articles(promised.group('obj'))} to {sender}", sender)
-        return [(title, find_deadline(sentence[promised.end() :], received, lead_on=True), False)]
-    passive = _PASSIVE.search(sentence)
-    deadline = find_deadline(sentence[passive.end() :], received) if passive else None
-    if passive and deadline is not None:
-        verb = _PARTICIPLE.get(passive.group("verb").lower(), "Do")
-        return [(finish(f"{verb} {passive.group('obj')}", sender), deadline, False)]
-    return None
 
 
 def _cue_clauses(sentence: str, from_user: bool) -> tuple[list[str], bool]:
@@ -262,8 +188,9 @@ def _cue_clauses(sentence: str, from_user: bool) -> tuple[list[str], bool]:
     for i, cue in enumerate(cues):
         stop = cues[i + 1].start() if i + 1 < len(cues) else len(sentence)
         rest = sentence[cue.end() : stop]
-        if re.match(r"¿?\s*me\s", cue.group(0), re.IGNORECASE):  # "¿me puedes mandar": to me
+        if re.search(r"(?:pued|podr)\w*\s+me\s+$|^¿?\s*me\s", cue.group(0), re.I):  # "¿me puedes"
             rest = "me " + rest
+        rest = _infinitive_of(cue.group(0), rest)
         # "buch bitte den Raum": the verb before "bitte" belongs to the request
         if cue.group(0).strip().lower() == "bitte" and cue.start() > 0:
             head = sentence[: cue.start()].split()
@@ -272,6 +199,32 @@ def _cue_clauses(sentence: str, from_user: bool) -> tuple[list[str], bool]:
         if rest.strip() or i + 1 == len(cues):
             clauses.append(rest)
     return [c for c in clauses if c.strip()], commitment
+
+
+def _infinitive_of(cue: str, rest: str) -> str:
+    """What follows a cue, its verb in the form titles use: "would be great to have X" wants X
+    sent; "besoin que tu signes" -> "signer"; "necesito que me envíes" -> "enviar"; "mind
+    sending" -> "send"."""
+    low = cue.lower().strip()
+    if low.endswith(" to") and re.match(r"^have\s", rest, re.I):
+        return "send me " + rest[5:]
+    if "besoin que" in low:
+        return re.sub(r"^(\w+?)(?:es|e|iez|ez)\b", r"\1er", rest, count=1)
+    if "necesit" in low:
+        return re.sub(
+            r"^((?:me|nos)\s+)?(\w+?)([ae])s\b",
+            lambda m: (
+                (m.group(1) or "")
+                + m.group(2).translate(str.maketrans("áéíóú", "aeiou"))
+                + "ae"[m.group(3) == "a"]
+                + "r"
+            ),
+            rest,
+        )
+    gerund = re.match(r"^(\w+?)ing\b", rest)
+    if gerund and _base(gerund.group(1)) in VERBS:
+        return _base(gerund.group(1)) + rest[gerund.end() :]
+    return rest
 
 
 def _bare_clauses(
@@ -286,6 +239,9 @@ def _bare_clauses(
         return [french.group(1) + "er moi " + sentence[french.end() :]], False, subject
     if let_know:
         return [], False, subject
+    also = re.match(r"^(?:and\s+)?(?:also|plus)\s*,?\s+|^and\s+", sentence, re.I)
+    if also and sentence[also.end() :].split(" ", 1)[0].lower() in VERBS:
+        return [sentence[also.end() :]], False, subject  # "And also reserve the hotel?"
     first = sentence.split(" ", 1)[0].lower().strip(",:")
     labelled = re.match(r"^([\w' -]{2,40}):\s+(\w+)", sentence)
     colon = re.search(r"\b(?:for you|to do|asks?|things?)\b[^:]{0,60}:\s+(?=(\w+))", sentence, re.I)
@@ -390,6 +346,7 @@ def _split_and(clause: str) -> list[str]:
             len(out[-1].split()) > 1
             and word.lower() in VERBS
             and not re.match(r"^\w+\s+(?:it|them|this)(?:\s+(?:back|over|up|off))?$", text, re.I)
+            and not re.match(r"^(?:get|report|circle|come)\s+back|^follow\s+up", text, re.I)
         ):
             out.append(text)
         else:

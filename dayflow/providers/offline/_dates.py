@@ -79,6 +79,7 @@ _WHEN = (
 )
 _LEADS = (
     r"by|before|due(?:\s+(?:on|by))?|no\s+later\s+than|until|till|latest"
+    r"|(?:deadline|due\s+date)(?:\s+is)?\s*:?"
     r"|bis(?:\s+(?:zum|zur|spätestens|am))?|spätestens(?:\s+(?:am|bis))?|vor(?:\s+dem)?"
     r"|avant(?:\s+(?:le|la))?|d'ici(?:\s+(?:le|la))?|au\s+plus\s+tard(?:\s+le)?|pour(?:\s+le)?"
     r"|antes\s+del?|antes\s+de\s+la|para(?:\s+el)?|a\s+más\s+tardar(?:\s+el)?|hasta(?:\s+el)?"

@@ -64,6 +64,15 @@ _TOPIC = re.compile(r"^\s*(?:topic|subject|sujet|thema|asunto|tema)\s*:\s*(.+)$"
 _POINTER = re.compile(
     r"^(?:both|all|each|these|everything|i'd\s+like|ideally)|\b(?:it|them|these|those)\b", re.I
 )
+_STATUS = re.compile(
+    r"^(?:eta|status|update|any\s+updates?|any\s+news|progress|where\s+are\s+we(?:\s+on\s+\w+)?"
+    r"|news|stand|statut|¿?novedades|¿?cómo\s+va)\s*\??$",
+    re.IGNORECASE,
+)
+_DECIDE = re.compile(
+    r"\b(?:yes\s+or\s+no|y/n|go\s*/\s*no[- ]go|yay\s+or\s+nay|in\s+or\s+out)\b", re.I
+)
+_NEED_IT = re.compile(r"^(?:i\s+|we\s+)?need\s+(?:this|it|these|them|that)\b", re.IGNORECASE)
 _SHORT_THOUGHTS = re.compile(
     r"^(?:thoughts|feedback|comments|opinions?|wdyt|what do you think|any thoughts|views"
     r"|des avis|ton avis|votre avis|meinung|was meinst du|¿?qué opinas|opiniones)\b[^.!]{0,25}\??$",
@@ -201,6 +210,15 @@ def _terse(
     url = re.search(r"https?://\S+/([\w-]+)", words)
     obj = url.group(1).replace("-", " ") if url else words.split("?")[0].split(".")[0]
     verb = words.split(" ", 1)[0].lower().strip(",:?!") if words else ""
+    if _STATUS.match(words):
+        return [Found(f"Send {sender} update on {subj}", deadline)]
+    if _NEED_IT.match(words):
+        return [Found(f"Send {subj} to {sender}", deadline)]
+    timed = find_deadline(words, received) or re.search(r"\b\w+day\b", words, re.I)
+    if _DECIDE.search(body) or (body.endswith("?") and len(body.split()) <= 4 and timed):
+        return [
+            Found(f"Reply to {sender} about {subj}", find_deadline(body, received, lead_only=True))
+        ]
     if head in {"thoughts", "feedback", "comments", "opinion"} or _SHORT_THOUGHTS.match(words):
         topic = subj if _SHORT_THOUGHTS.match(words) or not obj else obj
         return [Found(f"Give {sender} thoughts on {topic}", deadline)]

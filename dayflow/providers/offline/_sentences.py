@@ -21,6 +21,12 @@ _ABBREVIATIONS = re.compile(
 )
 # "1) ... 2) ..." or "(a) ... (b) ..." inside a line: markers after a space or at the start.
 _INLINE_MARK = re.compile(r"(?:(?<=\s)|^)(?:\(?([1-9]|[a-e])\)|([1-9])\.(?=\s+[^\W\d]))\s+")
+# "A couple of asks: first, X; second, Y; finally, Z."
+_ORDINAL = re.compile(
+    r"(?:(?<=[:;.])|(?<=[:;.]\s))\s*\b(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|finally|lastly"
+    r"|and\s+finally)\s*,\s*",
+    re.IGNORECASE,
+)
 # A snippet runs a bulleted list into one line: "Alex, - Please X. - Review Y."
 _INLINE_BULLET = re.compile(r"(?<=[.!?:,;)])\s+[-*•]\s+(?=\S)")
 _GROUP = re.compile(
@@ -105,6 +111,8 @@ def _inline_list(paragraph: str) -> str:
     a, b...), so that "see 2) below" alone is left as it is."""
     if len(_INLINE_BULLET.findall(paragraph)) >= 2:
         return _INLINE_BULLET.sub("\n- ", paragraph)
+    if _ORDINAL.search(paragraph) and len(_ORDINAL.findall(paragraph)) >= 2:
+        return _ORDINAL.sub("\n- ", paragraph)
     marks = list(_INLINE_MARK.finditer(paragraph))
     labels = [m.group(1) or m.group(2) for m in marks]
     if len(marks) < 2 or labels[0] not in {"1", "a"}:

@@ -31,6 +31,10 @@ _DROP_WORDS = {"just", "also", "quickly", "kindly", "please", "pls", "maybe", "p
                "eben", "schnell", "gleich"}  # fmt: skip
 # Words no to-do title needs wherever they stand.
 _FILLERS = {"pls", "please", "plz", "bitte", "noch", "kurz", "eben", "mal", "stp", "svp"}
+# "tell me whether X", "sag mir, ob X", "dis-moi si X": the question is kept as written.
+_QUESTION = re.compile(
+    r",?\s+(?:whether|ob|si)\s+\S.*$|(?<=\bme)\s+if\s+\S.*$|(?<=\bknow)\s+if\s+\S.*$", re.I
+)
 # "dig out X and send it over": fetching X is how it is sent, so the task is to send X.
 _FETCH = re.compile(
     r"^(?:dig\s+out|find|grab|pull\s+(?:up|together)|look\s+up|get|fetch|locate|track\s+down"
@@ -71,6 +75,13 @@ def make_title(clause: str, deadline: Deadline | None, subject: str, sender: str
         words.pop()
     if not words:
         return None
+    question = _QUESTION.search(" ".join(words))
+    asked = " ".join(words)[: question.start()].split() if question else []
+    if question and (len(asked) > 1 or re.search(r"(?:me|melo|mela)$|^m'", asked[0], re.I)):
+        # "tell me whether X": X stays as written, after the ask
+        head = make_title(" ".join(words)[: question.start()], None, subject, sender)
+        if head:
+            return head + question.group(0).rstrip(" ?.!")
     first = words[0].lower()
     if first == "tell" and len(words) > 1 and words[1].lower() == "me":
         return finish("Tell " + sender + " " + " ".join(words[2:]), sender)
@@ -82,6 +93,14 @@ def make_title(clause: str, deadline: Deadline | None, subject: str, sender: str
         return _about_call(_german(words, sender, subject), sender, subject)
     words = _romance(_idiom(words), sender)
     pronoun = len(words) > 1 and _PRONOUN_OBJECT.match(words[1].strip(",."))
+    thing = clean_subject(subject)
+    # a subject that names a thing: short, no label, no verb ("VPN certificate expiring")
+    named = len(thing.split()) <= 5 and not (
+        ":" in thing or {w.lower() for w in thing.split()} & VERBS
+    )
+    if pronoun and len(words) > 3 and words[1].lower() in {"it", "them", "this"} and named:
+        words = [words[0], thing, *words[2:]]  # "send it to procurement": the subject's thing
+        pronoun = None
     # "relire le devis": a French or Spanish article, not "le" the pronoun ("send it")
     article = len(words) > 2 and words[1].lower() in {"le", "la", "les", "lo"}
     if pronoun and len(words) <= 3 and not article:
@@ -118,9 +137,10 @@ def _scrub(clause: str, deadline: Deadline | None) -> str:
         text,
         flags=re.I,
     )
-    text = re.sub(r"\s*\([^)]*\)", "", text)
+    text = re.sub(r"\s*\([^)]*\)|\s+at\s+the\s+(?:very\s+)?latest\b", "", text, flags=re.I)
     text = " ".join(w for w in text.split() if w.lower().strip(",.!?") not in _FILLERS)
     text = _AND_RETURN.sub("", text)
+    text = re.sub(r"\s+(?:for|on|by|at|until|before)\s*$", "", text.rstrip(" ,.?!"), flags=re.I)
     fetch = _FETCH.match(text.strip(" ,:-"))
     if fetch:
         text = f"send {fetch.group('obj')}{fetch.group('to') or ' to me'}"
@@ -262,7 +282,9 @@ def _german(words: list[str], sender: str, subject: str) -> str:
         body = [sender, *body]
     if not body:
         body = [clean_subject(subject) + ":"]
-    if to_sender:
+    if to_sender and [w.lower() for w in body] == ["bescheid"]:
+        body = [sender, *body]  # "mir Bescheid geben": Dana Bescheid geben
+    elif to_sender:
         body = [*body, "an", sender]
     title = " ".join([*body, verb])
     return title[0].upper() + title[1:]
@@ -289,8 +311,11 @@ def _romance(words: list[str], sender: str) -> list[str]:
     if french:
         words, to_sender = [french.group(1) + "er", *words[1:]], True
     if to_sender:
-        if len(words) == 1:
-            return [words[0], sender]
+        if len(words) == 1:  # "m'appeler": Appeler Dana; "llamarme": Llamar a Dana
+            if re.search(r"ar$|[áéíóú]", words[0].lower()) or spanish:
+                return [words[0], "a", sender]
+            direct = words[0].lower() in {"appeler", "rappeler", "contacter", "joindre", "aider"}
+            return [words[0], sender] if direct else [words[0], "à", sender]
         joiner = (
             "a"
             if re.search(r"(?:ar|er|ir)$", words[0].lower())

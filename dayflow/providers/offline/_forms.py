@@ -1,0 +1,141 @@
+"""Sentences whose whole shape is the request, before any cue is looked for.
+
+An invitation to meet ("can we find 30 minutes", "does Tuesday work", "are you free"), an
+answer to an invitation ("let me know if you can make it"), a need ("I need your approval on
+X", "need the budget by Thursday", "need you on the bridge"), a wish for the reader's eyes
+("I'd love your feedback on X"), what the reader promised ("the deck you said you'd send"),
+and what has to be done by a deadline ("the PO has to be approved by COB"). Pure functions of
+one sentence, used by `_clauses`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from dayflow.providers.offline._dates import Deadline, find_deadline
+from dayflow.providers.offline._titles import clean_subject, event, finish, strip_articles
+
+Piece = tuple[str, Deadline | None, bool]
+
+_OBJECT_PROMISED = re.compile(
+    r"\bthe\s+(?P<obj>[\w' -]{3,60}?)\s+you\s+"
+    r"(?:said\s+you(?:'d|\s+would)\s+(?P<verb>\w+)(?:\s+over)?|promised)\b",
+    re.IGNORECASE,
+)
+_NEED_FROM_YOU = re.compile(
+    r"\b(?:i|we)\s+need\s+(?:a|an|the|your)\s+(?P<obj>[\w' -]{3,60}?)\s+from\s+you\b",
+    re.IGNORECASE,
+)
+# "need the revised budget by Thursday COB", "we need those numbers today": the thing, sent.
+_NEED_THING = re.compile(
+    r"^(?:(?:i|we)\s+)?(?:really\s+|still\s+|urgently\s+)?need\s+(?P<obj>(?:the|your|a|an|those|that"
+    r"|this|these)\s+[\w$#' -]{2,60}?)\s+(?=(?:by|before|no\s+later\s+than|today|tonight|tomorrow"
+    r"|asap|eod|cob)\b)",
+    re.IGNORECASE,
+)
+_NEED_YOU_ON = re.compile(
+    r"\b(?:i|we)?\s*need\s+you\s+(?:on|in|at)\s+(?P<obj>(?:the|a|this|our)\s+[\w' -]{2,40}?)"
+    r"(?=\s+(?:now|asap|today|right\s+away|immediately)\b|[.,;!?]|$)",
+    re.IGNORECASE,
+)
+_APPROVAL = re.compile(
+    r"\b(?:i|we)\s+need\s+your\s+(?P<what>approval|sign-?off|signature|ok)"
+    r"(?:\s+(?:on|of|for)\s+(?P<obj>[\w' -]{3,60}?))?(?=\s+(?:by|before|so|to|until)\b|[.,;!?]|$)",
+    re.IGNORECASE,
+)
+# "I'd love your feedback on the dashboard", "could I get your eyes on the plan?"
+_FEEDBACK = re.compile(
+    r"\b(?:i'd|i\s+would|we'd|we\s+would)\s+(?:love|like|appreciate|welcome)\s+your\s+"
+    r"|\b(?:could|can|may)\s+i\s+(?:get|have|borrow)\s+your\s+"
+    r"|\b(?:i|we)\s+(?:need|want)\s+your\s+",
+    re.IGNORECASE,
+)
+_FEEDBACK_WHAT = re.compile(
+    r"^(?P<what>feedback|thoughts|input|eyes|review|opinion|comments|take|two\s+cents|views)"
+    r"\s+on\s+(?P<obj>.+?)(?=\s+(?:when|if|before|by|so|as)\b|[.,;!?]|$)",
+    re.IGNORECASE,
+)
+# "the Kestrel PO has to be approved by COB": what must be done, by a deadline.
+_PASSIVE = re.compile(
+    r"^(?:the\s+|this\s+|our\s+|your\s+)?(?P<obj>[\w#$'&/ -]{3,60}?)\s+(?:has|have|needs?|must)"
+    r"\s+(?:to\s+)?be\s+(?P<verb>approved|signed|reviewed|submitted|paid|returned|completed"
+    r"|renewed|confirmed|filed|countersigned)\b",
+    re.IGNORECASE,
+)
+_MEET = re.compile(
+    r"^(?:(?:can|could|shall)\s+we\s+(?:do|meet|move|have|talk|grab|catch|find|set\s+up|schedule"
+    r"|book|get|hop|jump|sync|chat)|does\s+.{1,40}\s+work"
+    r"|would\s+.{1,60}?\s+work\s+for\b|would\s+you\s+have\s+(?:\d+\s+minutes|time|a\s+moment)"
+    r"|are\s+you\s+(?:free|around|available)|do\s+you\s+have\s+(?:time|a\s+few\s+minutes)"
+    r"|passt\s+(?:dir|ihnen)|hast\s+du\s+.{1,30}\s+zeit|est-ce\s+que\s+.{1,40}\s+te\s+(?:va|convient)"
+    r"|tu\s+es\s+dispo|¿?te\s+(?:viene|va)\s+bien)\b",
+    re.IGNORECASE,
+)
+# "let me know by Wednesday if you three can make it": an answer to an invitation.
+_CAN_MAKE_IT = re.compile(
+    r"\b(?:let\s+me\s+know|tell\s+me|confirm)\b.{0,40}?\b(?:if|whether)\s+(?:you|y'all)"
+    r"(?:\s+\w+)?\s+(?:can|could|will)\s+(?:make\s+it|join\s+us|attend|be\s+there)\b",
+    re.IGNORECASE,
+)
+_PARTICIPLE = {"approved": "Approve", "signed": "Sign", "reviewed": "Review", "submitted": "Submit",
+               "paid": "Pay", "returned": "Return", "completed": "Complete", "renewed": "Renew",
+               "confirmed": "Confirm", "filed": "File", "countersigned": "Countersign"}  # fmt: skip
+
+
+def whole_forms(
+    sentence: str, subject: str, sender: str, received: dt.date | None
+) -> list[Piece] | None:
+    """A sentence whose whole shape is the request, or None."""
+    meet = _MEET.search(sentence)
+    if meet:
+        title = f"Reply to {sender} about {clean_subject(subject)}"
+        return [(title, find_deadline(sentence[meet.end() :], received, lead_only=True), False)]
+    if _CAN_MAKE_IT.search(sentence):
+        lead = find_deadline(sentence, received, lead_only=True)
+        return [(f"RSVP to {event(subject)}", lead, False)]
+    return _needs(sentence, subject, sender, received) or _owed(sentence, sender, received)
+
+
+def _needs(
+    sentence: str, subject: str, sender: str, received: dt.date | None
+) -> list[Piece] | None:
+    """What the sender needs from the reader: an approval, a thing, the reader's presence or
+    eyes."""
+    approval = _APPROVAL.search(sentence)
+    if approval:
+        verb = "Sign" if approval.group("what").lower() == "signature" else "Approve"
+        obj = approval.group("obj") or clean_subject(subject)
+        title = finish(f"{verb} {strip_articles(obj)}", sender)
+        return [(title, find_deadline(sentence[approval.end() :], received), False)]
+    need = _NEED_FROM_YOU.search(sentence) or _NEED_THING.search(sentence)
+    if need:
+        title = finish(f"Send {need.group('obj')} to {sender}", sender)
+        return [(title, find_deadline(sentence[need.end() :], received), False)]
+    present = _NEED_YOU_ON.search(sentence)
+    if present:
+        title = finish(f"Join {present.group('obj')}", sender)
+        return [(title, find_deadline(sentence, received), False)]
+    wish = _FEEDBACK.search(sentence)
+    what = _FEEDBACK_WHAT.match(sentence[wish.end() :]) if wish else None
+    if wish and what:
+        kind, obj = what.group("what").lower(), strip_articles(what.group("obj"))
+        title = f"Review {obj}" if kind in {"eyes", "review"} else f"Give {sender} {kind} on {obj}"
+        return [(finish(title, sender), find_deadline(sentence, received, lead_only=True), False)]
+    return None
+
+
+def _owed(sentence: str, sender: str, received: dt.date | None) -> list[Piece] | None:
+    """What the reader promised ("the deck you said you'd send") or what has to be done by a
+    deadline ("the PO has to be approved by COB")."""
+    promised = _OBJECT_PROMISED.search(sentence)
+    if promised:
+        verb = (promised.group("verb") or "send").capitalize()
+        title = finish(f"{verb} {strip_articles(promised.group('obj'))} to {sender}", sender)
+        return [(title, find_deadline(sentence[promised.end() :], received, lead_on=True), False)]
+    passive = _PASSIVE.search(sentence)
+    deadline = find_deadline(sentence[passive.end() :], received) if passive else None
+    if passive and deadline is not None:
+        verb = _PARTICIPLE.get(passive.group("verb").lower(), "Do")
+        return [(finish(f"{verb} {passive.group('obj')}", sender), deadline, False)]
+    return None
