@@ -430,3 +430,76 @@ def test_the_readers_let_me_check_is_a_commitment_that_is_not_split_at_get_back(
     assert _found(body, "Re: budget", **{"from": "Alex Morgan <alex@lumen.example>"}) == [
         ("Check with finance and get back to Dana", None)
     ]
+
+
+# --- automated mail, permissions, German imperatives ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sender", "subject", "body"),
+    [
+        (
+            "Acme <hello@acme.example>",
+            "Confirm",
+            "Hi Alex, please confirm your email address by clicking the link below.",
+        ),
+        (
+            "Store <orders@store.example>",
+            "Order 12345",
+            "Thanks for your order! Please review your order details below.",
+        ),
+        (
+            "Support <help@vendor.example>",
+            "[Ticket #889]",
+            "Your ticket was updated. Please log in to view the response.",
+        ),
+        (
+            "postmaster@lumen.example",
+            "Undeliverable: budget",
+            "Your message couldn't be delivered. Please check the address.",
+        ),
+        (
+            "SaaS Weekly <events@saas.example>",
+            "Webinar: Scaling teams",
+            "Join our webinar on Nov 5. Register today!",
+        ),
+        (
+            "Acme <care@acme.example>",
+            "We value your feedback",
+            "Please take a moment to complete our satisfaction survey.",
+        ),
+        (
+            "Dr. Lee <office@drlee.example>",
+            "Appointment reminder",
+            "Your appointment is Thursday at 10:00. Please arrive 10 minutes early.",
+        ),
+        (
+            "Jira <jira@lumen.example>",
+            "[JIRA] INC-231",
+            "Kwame mentioned you in INC-231: @alex can you confirm the rollback plan?",
+        ),
+    ],
+)
+def test_automated_mail_that_says_please_asks_nothing(sender: str, subject: str, body: str) -> None:
+    assert _found(body, subject, **{"from": sender}) == []
+
+
+def test_a_link_in_a_persons_request_does_not_hide_the_request() -> None:
+    body = (
+        "Hi Alex, can you review the launch doc by Friday? Click here to open it: https://d.example"
+    )
+    assert _found(body, "Doc") == [("Review launch doc", "2026-10-30")]
+
+
+def test_a_permission_is_no_task_and_go_ahead_and_x_is_x() -> None:
+    assert _found("Yes please go ahead.", "RE: budget") == []
+    assert _found("Please go ahead and book the venue by Friday.", "Venue") == [
+        ("Book venue", "2026-10-30")
+    ]
+
+
+def test_a_german_imperative_and_a_german_invitation() -> None:
+    ask = _found("Gib mir bitte bis Freitag Bescheid, ob du kommst.", "Feier")
+    assert ask == [("Dana Bescheid geben, ob du kommst", "2026-10-30")]
+    body = "Hallo Alex,\n\nich lade dich zu unserem Sommerfest ein. Gib mir bis Freitag Bescheid."
+    assert _found(body, "Einladung Sommerfest") == [("RSVP to Sommerfest", "2026-10-30")]

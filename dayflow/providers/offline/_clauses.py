@@ -42,7 +42,7 @@ _NOT_A_REQUEST = re.compile(
     r"(?:find|see|note|allow|ignore|disregard|do not|don't|feel free|excuse|forgive|keep in mind"
     r"|be (?:aware|advised)|believe|imagine|let (?:me|us) know if (?:you (?:have|need)|anything)"
     r"|contact us|reach out|rate|enjoy|welcome|join us|register now|save|book your spot"
-    r"|take care|have (?:a|fun)|get well)\b",
+    r"|take care|have (?:a|fun)|get well|arrive|be (?:on time|early))\b",
     re.IGNORECASE,
 )
 _LET_KNOW = re.compile(
@@ -195,7 +195,7 @@ def _cue_clauses(sentence: str, from_user: bool) -> tuple[list[str], bool]:
         if cue.group(0).strip().lower() == "bitte" and cue.start() > 0:
             head = sentence[: cue.start()].split()
             if head and head[-1].lower() not in {"du", "sie", "ihr"} and len(head) <= 2:
-                rest = head[-1] + " " + rest
+                rest = " ".join(head) + " " + rest  # "Gib mir bitte ...": Gib mir ...
         if rest.strip() or i + 1 == len(cues):
             clauses.append(rest)
     return [c for c in clauses if c.strip()], commitment
@@ -269,8 +269,9 @@ def _clause_pieces(
     weak: bool,
 ) -> list[Piece]:
     """The titles of one clause (one per verb joined by "and"), each with its deadline."""
-    if _NOT_A_REQUEST.match(rest):
-        return []
+    rest = re.sub(r"^go\s+ahead\s+and\s+", "", rest, flags=re.I)  # "go ahead and book it"
+    if _NOT_A_REQUEST.match(rest) or re.match(r"^(?:go\s+ahead|proceed)\W*$", rest, re.I):
+        return []  # "yes, please go ahead": a permission, nothing to do
     if _OPEN_TO.match(rest):
         about = _clause(_OPEN_TO.sub("", rest))
         return [(finish(f"Reply to {sender} about {about}", sender), None, weak)]

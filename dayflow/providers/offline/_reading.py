@@ -34,7 +34,19 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
           "September", "October", "November", "December")  # fmt: skip
 _AUTOMATED = {"noreply", "donotreply", "no", "newsletter", "newsletters", "digest", "notification",
               "notifications", "notify", "alert", "alerts", "mailer", "bounce", "bounces",
-              "updates", "news", "marketing", "receipts", "billing", "calendar"}  # fmt: skip
+              "updates", "news", "marketing", "receipts", "billing", "calendar", "hello", "info",
+              "team", "orders", "order", "shop", "store", "accounts", "account", "members",
+              "membership", "events", "tracking", "shipping", "postmaster", "daemon", "jira",
+              "github", "gitlab", "confluence", "slack", "guest", "survey", "surveys", "promo",
+              "promotions", "offers", "deals", "bot", "statements", "invoices", "payments",
+              "rewards", "loyalty", "security", "verify", "verification"}  # fmt: skip
+# What an automated message's subject says (a bounce, an auto-reply, a digest).
+_AUTO_SUBJECT = re.compile(
+    r"^\s*(?:undeliverable|undelivered|delivery status notification|mail delivery (?:failed|failure"
+    r"|system)|returned mail|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|out of (?:the )?"
+    r"office|abwesenheit|réponse automatique|respuesta automática|\[(?:jira|github|confluence)\])",
+    re.IGNORECASE,
+)
 # Subject cues that a cut-short message from a person may want something.
 _CUE = re.compile(
     r"\?|\b(?:re|fwd?|fw)\s*:|\b(?:question|request|help|review|input|feedback|follow[- ]?up"
@@ -133,7 +145,7 @@ def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[A
         return body_actions({**message, "body": message.get("snippet", "")}, user), False
     _, local = _sender(message)
     subject, snippet = str(message.get("subject", "")), str(message.get("snippet", ""))
-    if _is_automated(local) or says_fyi(subject) or says_fyi(snippet):
+    if _is_automated(local, subject) or says_fyi(subject) or says_fyi(snippet):
         return [], False
     found = _cut_short_actions(message, user)
     if found and found[0].due:
@@ -175,7 +187,7 @@ def body_actions(message: dict[str, Any], user: str | None = None) -> list[Actio
         sender,
         received,
         from_user=from_user,
-        automated=_is_automated(local),
+        automated=_is_automated(local, subject),
         reader=user,
     )
     return [
@@ -243,9 +255,11 @@ def _sender(message: dict[str, Any]) -> tuple[str, str]:
     return name, address.split("@")[0].lower()
 
 
-def _is_automated(local: str) -> bool:
-    return local.replace("-", "").replace("_", "") in _AUTOMATED or bool(
-        _AUTOMATED & set(re.split(r"[._+\-]", local))
+def _is_automated(local: str, subject: str = "") -> bool:
+    return (
+        local.replace("-", "").replace("_", "") in _AUTOMATED
+        or bool(_AUTOMATED & set(re.split(r"[._+\-]", local)))
+        or bool(_AUTO_SUBJECT.match(subject))
     )
 
 

@@ -50,14 +50,33 @@ _ALL_CLEAR = re.compile(
 _NEWSLETTER = re.compile(
     r"unsubscribe|you are receiving this|you're getting|manage (?:your )?(?:email )?preferences"
     r"|notification preferences|this is an automated message|replies are not monitored"
-    r"|abmelden|se désinscrire|darse de baja|view (?:it )?(?:online|in your browser)",
+    r"|abmelden|se désinscrire|darse de baja|view (?:it )?(?:online|in your browser)"
+    r"|all rights reserved|privacy policy|terms of (?:service|use)|©|do not reply to this"
+    r"|track (?:your|the) (?:package|order|shipment)|this (?:e-?mail|message) was sent"
+    r"|thanks? (?:you )?for (?:your )?(?:order|purchase|shopping|registering|signing up)"
+    r"|mentioned you in|assigned (?:\S+ )?to you\b",
+    re.IGNORECASE,
+)
+# A sentence that is a service's boilerplate, whoever sends it: "click the link below".
+_BOILERPLATE = re.compile(
+    r"(?:log|sign) in to (?:view|see|read|respond)|click(?:ing)? (?:the link|here|below|the button)"
+    r"|(?:confirm|verify) your (?:e-?mail|account)|satisfaction survey|we value your feedback"
+    r"|how did we do|rate your (?:recent )?(?:stay|order|visit|experience)|register (?:now|today"
+    r"|here)|sign up (?:now|today)|upgrade now|learn more|read more|get started|shop now|buy now"
+    r"|claim your|redeem|shared (?:a|the) (?:document|file|folder) with you",
     re.IGNORECASE,
 )
 _REPLY = re.compile(r"^\s*(?:re|aw|sv|rv|tr)\s*:", re.IGNORECASE)
 # A meeting system's or a person's invitation in the body: "X is inviting you to a meeting".
 _BODY_INVITE = re.compile(
     r"\b(?:is\s+inviting\s+you\s+to|has\s+invited\s+you\s+to|invited\s+you\s+to|you(?:'re|\s+are)"
-    r"\s+invited\s+to|vous\s+invite\s+à|te\s+invita\s+a|lädt\s+(?:dich|sie)\s+(?:zu|ein))\b",
+    r"\s+invited\s+to|vous\s+invite\s+à|te\s+invita\s+a|(?:lädt|lade|laden)\s+(?:dich|sie|euch)\s+"
+    r"(?:\w+\s+)?(?:zu|ein))\b",
+    re.IGNORECASE,
+)
+_ANSWER = re.compile(
+    r"\b(?:reply|respond|rsvp|answer|confirm|accept|let\s+me\s+know|bescheid|zusagen|antworte\w*"
+    r"|confirmer|répondre|confirmar|responder)\b",
     re.IGNORECASE,
 )
 _TOPIC = re.compile(r"^\s*(?:topic|subject|sujet|thema|asunto|tema)\s*:\s*(.+)$", re.I | re.M)
@@ -119,7 +138,7 @@ def requests_in(
     elsewhere = addressed_elsewhere(found_sentences, None if from_user else reader)
     found: list[Found] = []
     for n, sentence in enumerate(found_sentences):
-        if _FYI.search(sentence.text) or elsewhere[n]:
+        if _FYI.search(sentence.text) or _BOILERPLATE.search(sentence.text) or elsewhere[n]:
             continue
         plain = spoken_rest(sentence.text)
         for title, deadline, weak in in_sentence(
@@ -130,16 +149,20 @@ def requests_in(
             found.append(Found(title, deadline, weak))
     if any(not f.weak for f in found):  # "let me know what you think" after the question
         found = [f for f in found if not f.weak]
-    if not found and not any(elsewhere):
+    if not found and not any(elsewhere) and not _BOILERPLATE.search(text):
         found = _terse(text, subject, sender, received, reply=bool(_REPLY.match(subject)))
     return _unique(found)
 
 
 def _reply_by(text: str, received: dt.date | None) -> Deadline | None:
-    """An invitation's own deadline ("please reply by Thursday"), not the meeting's time."""
-    ask = re.search(r"\b(?:reply|respond|rsvp|answer|confirm|accept)\b[^.\n]*", text, re.I)
-    lead = find_deadline(ask.group(0), received, lead_only=True) if ask else None
-    return lead if lead and lead.due else None
+    """An invitation's own deadline ("please reply by Thursday"), not the meeting's time: a
+    lead in the sentence that asks for the answer."""
+    for sentence in sentences(text):
+        if _ANSWER.search(sentence.text):
+            lead = find_deadline(sentence.text, received, lead_only=True)
+            if lead and lead.due:
+                return lead
+    return None
 
 
 def _carried(

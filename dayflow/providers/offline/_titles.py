@@ -63,6 +63,9 @@ _SOON_WORDS = (
     r"|so schnell wie möglich|dès que possible|au plus vite|lo antes posible|cuanto antes"
 )
 _DE_PARTICLES = {"ein", "an", "zurück", "ab", "auf", "aus", "mit", "vor", "zu", "weiter", "durch"}
+_DE_IMPERATIVE = {"gib": "geben", "sag": "sagen", "schick": "schicken", "ruf": "rufen",
+                  "schau": "schauen", "mach": "machen", "nimm": "nehmen", "bring": "bringen",
+                  "lies": "lesen", "melde": "melden", "schreib": "schreiben"}  # fmt: skip
 _DE_PRONOUNS = {"du", "sie", "ihr", "mir", "mich", "uns", "dir", "bitte"}
 
 
@@ -240,6 +243,12 @@ def event(subject: str) -> str:
     """What an RSVP is for: the subject without its reply prefix, "RSVP by ..." or the date."""
     text = clean_subject(subject)
     text = re.split(r"\s*[:(-]\s*(?=(?:please\s+)?(?:rsvp|reply|respond)\b)", text, flags=re.I)[0]
+    text = re.sub(
+        r"^(?:einladung|invitation|invitación|invite)\s+(?:zu[mr]?\s+|to\s+|à\s+|a\s+)?",
+        "",
+        text,
+        flags=re.I,
+    )
     text = re.sub(r"\s+(?:next|this|on)\s+\w+day\b.*$", "", text, flags=re.I)
     text = re.sub(r"\s+(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b.*$", "", text, flags=re.I)
     return text.strip(" :-!?") or "the invitation"
@@ -272,6 +281,8 @@ def _german(words: list[str], sender: str, subject: str) -> str:
     verb_last = kept[-1].lower().endswith("en") or kept[-1].lower().endswith("ern")
     if verb_last and (not particle or len(kept) == 1):
         verb, body = kept[-1], kept[:-1]
+    elif kept[0].lower() in _DE_IMPERATIVE:  # "Gib mir Bescheid": geben
+        verb, body = _DE_IMPERATIVE[kept[0].lower()], kept[1:]
     elif kept[0][0].islower():  # an imperative first: "schick die Liste"
         stem = kept[0]
         verb, body = (stem if stem.endswith("en") else stem.rstrip("e") + "en"), kept[1:]
