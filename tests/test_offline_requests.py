@@ -503,3 +503,19 @@ def test_a_german_imperative_and_a_german_invitation() -> None:
     assert ask == [("Dana Bescheid geben, ob du kommst", "2026-10-30")]
     body = "Hallo Alex,\n\nich lade dich zu unserem Sommerfest ein. Gib mir bis Freitag Bescheid."
     assert _found(body, "Einladung Sommerfest") == [("RSVP to Sommerfest", "2026-10-30")]
+
+
+@pytest.mark.parametrize(
+    ("body", "due"),
+    [
+        ("Can you send it EOD Monday?", "2026-11-02"),
+        ("Peux-tu l'envoyer avant la fin de la semaine prochaine ?", "2026-11-06"),
+        ("Kannst du das bis Ende nächster Woche erledigen?", "2026-11-06"),
+        ("Can you send the numbers before Tuesday's meeting?", "2026-11-03"),
+        ("Can you review this sometime next week?", None),
+    ],
+)
+def test_more_deadlines_from_a_friday(body: str, due: str | None) -> None:
+    found = _found(body, received_at="2026-10-30T10:00:00-04:00")
+    assert [d for _, d in found] == [due]
+    assert "meeting" not in found[0][0]  # the event a deadline names is no part of the title

@@ -62,8 +62,10 @@ _WHEN = (
     r"(?P<when>"
     r"(?P<iso>\d{4}-\d{2}-\d{2})"
     rf"|(?P<end>(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(?P<end_next>next\s+)?(?P<end_unit>day|week|month))"
-    r"|(?P<fin>(?:la\s+)?fin\s+(?:de\s+la\s+|du\s+|de\s+)?(?P<fin_next>prochain\w*\s+)?(?P<fin_unit>semaine|mois|mes|journée|día|dia))"
-    r"|(?P<ende>ende\s+(?:des|der|dieses|diesen|nächsten|naechsten)?\s*(?P<ende_unit>monats|woche|tages))"
+    r"|(?P<fin>(?:la\s+)?fin\s+(?:de\s+la\s+|du\s+|de\s+)?(?P<fin_next>prochain\w*\s+)?(?P<fin_unit>semaine|mois|mes|journée|día|dia)(?:\s+prochaine?|\s+que\s+viene)?)"
+    r"|(?P<ende>ende\s+(?:des|der|dieses|diesen|nächsten|naechsten|nächster|naechster|nächste)?\s*"
+    r"(?P<ende_unit>monats|woche|tages))"
+    rf"|(?P<eodday>(?:eod|cob|end\s+of\s+day)\s+(?:on\s+)?{_WD}\b)"
     r"|(?P<eod>eod|cob|eow|eom)"
     rf"|(?P<wdate>(?:(?:next|this|coming)\s+)?{_WD}\b'?s?,?\s+(?:the\s+)?(?:{_DAYNUM}\s*(?:of\s+|de\s+)?{_MO}\b\.?|{_MO}\b\.?\s+{_DAYNUM}|the\s+{_DAYNUM}|\d{{1,2}}/\d{{1,2}}))"
     rf"|(?P<mdate>{_MO}\b\.?\s+{_DAYNUM}(?!\d)|(?:le\s+|el\s+)?{_DAYNUM}\s*(?:de\s+)?{_MO}\b)"
@@ -188,13 +190,16 @@ def resolve(when: str, received: dt.date) -> dt.date | None:
     "Ende des Monats") means, from the day `received`."""
     text = " ".join(when.lower().replace(",", " ").split())
     text = re.sub(r"'s\b", "", text)
+    text = re.sub(r"^(?:eod|cob|end of day)\s+(?:on\s+)?(?=\S)", "", text)  # "EOD Monday": Monday
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return _date(*map(int, text.split("-")))
     end = re.search(r"\b(?:end\s+of|fin|ende)\b", text)
     if end or text in {"eow", "eom"}:
         if re.search(r"\b(?:day|journée|día|dia|tages)\b", text):
             return received
-        following = bool(re.search(r"\b(?:next|prochain\w*|nächsten|naechsten)\b", text))
+        following = bool(
+            re.search(r"\b(?:next|prochain\w*|nächste[nr]?|naechste[nr]?|que\s+viene)\b", text)
+        )
         if text == "eom" or re.search(r"\b(?:month|mois|mes|monats)\b", text):
             year, month = received.year, received.month + following
             if month > 12:

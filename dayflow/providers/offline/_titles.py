@@ -121,8 +121,11 @@ def _scrub(clause: str, deadline: Deadline | None) -> str:
     """The clause without its deadline, times, phone numbers, asides in brackets and filler
     words ("pls", "noch kurz"), and without a send-back that doing it implies."""
     text = clause
-    if deadline is not None and deadline.phrase in text:
-        text = text.replace(deadline.phrase, " ")
+    if deadline is not None and deadline.phrase in text:  # "before Tuesday's meeting": all of it
+        lead = re.match(r"(?:before|by|until)\b", deadline.phrase, re.I)
+        tail = r"\s+\w+" if lead and deadline.phrase.endswith("'s") else r"(?:'s\s+\w+)?"
+        tail = "" if not lead else tail
+        text = re.sub(re.escape(deadline.phrase) + tail, " ", text)
     text = re.sub(
         r"\b(?:on|for|am)\s+\w+day\s+\d{1,2}\s+\w+\b|\b(?:by|before)\s+then\b",
         " ",
