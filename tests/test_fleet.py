@@ -201,3 +201,15 @@ def test_the_worker_and_fleet_refuse_a_sqlite_database(tmp_path: Path) -> None:
     for args in (("worker", "--until-idle"), ("fleet", "status"), ("fleet", "enqueue")):
         result = invoke(tmp_path / "x.db", _offline, *args)
         assert result.code == 2 and "the fleet's queue lives in PostgreSQL" in result.err
+
+
+@pytest.mark.postgres
+def test_fleet_commands_work_on_a_new_database_whichever_comes_first(pg_server: Any) -> None:
+    """The queue's tables may be made before Dayflow's (`fleet status` first): the store
+    takes them for the fleet's own, not another application's."""
+    for first in (("fleet", "status"), ("fleet", "enqueue"), ("worker", "--until-idle")):
+        with pg_schema(pg_server) as url:
+            assert _run(url, *first).code == 0, first
+            again = _run(url, "fleet", "status", "--json")
+            assert again.code == 0 and json.loads(again.out)["profiles"] == []
+            assert _run(url, "runs").code == 0

@@ -245,11 +245,17 @@ MIGRATIONS: list[tuple[str, str]] = [
 ]
 
 
+# The fleet's job queue (dayflow.fleet.queue, pgqueuer) keeps its tables beside Dayflow's, in
+# the same schema, and may make them first (`fleet status` on a new database): they are not
+# another application's.
+QUEUE_TABLES = "pgqueuer"
+
+
 def _tables(conn: Any) -> set[str]:
     rows = conn.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
     )
-    return {r[0] for r in rows}
+    return {r[0] for r in rows if not str(r[0]).startswith(QUEUE_TABLES)}
 
 
 def _applied(conn: Any) -> list[str]:
