@@ -51,6 +51,30 @@ DateOpt = Annotated[
     ),
 ]
 
+BatchOpt = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Send the briefs' model calls through the Message Batches API (half the "
+        "price, answers in minutes rather than seconds): one batch per round of the "
+        "briefs this worker is driving.",
+    ),
+]
+BatchCutoffOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--batch-cutoff",
+        metavar="HH:MM",
+        callback=not_empty,
+        help="With --batch: from this UTC time on (its next occurrence), calls go to the "
+        "normal API and a batch still running is canceled.",
+    ),
+]
+BatchPollOpt = Annotated[
+    float,
+    typer.Option("--batch-poll", min=0.01, max=3600.0, help="With --batch: seconds between polls."),
+]
+
 
 @commands.command()
 def worker(
@@ -80,31 +104,9 @@ def worker(
     poll: Annotated[
         float, typer.Option(min=0.1, max=3600.0, help="Seconds between looks for due briefs.")
     ] = 5.0,
-    batch: Annotated[
-        bool,
-        typer.Option(
-            "--batch",
-            help="Send the briefs' model calls through the Message Batches API (half the "
-            "price, answers in minutes rather than seconds): one batch per round of the "
-            "briefs this worker is driving.",
-        ),
-    ] = False,
-    batch_cutoff: Annotated[
-        str | None,
-        typer.Option(
-            "--batch-cutoff",
-            metavar="HH:MM",
-            callback=not_empty,
-            help="With --batch: from this UTC time on (its next occurrence), calls go to the "
-            "normal API and a batch still running is canceled.",
-        ),
-    ] = None,
-    batch_poll: Annotated[
-        float,
-        typer.Option(
-            "--batch-poll", min=0.01, max=3600.0, help="With --batch: seconds between polls."
-        ),
-    ] = 30.0,
+    batch: BatchOpt = False,
+    batch_cutoff: BatchCutoffOpt = None,
+    batch_poll: BatchPollOpt = 30.0,
 ) -> None:
     """Take the profiles' briefs from the queue when they are due (each at its local time)
     and write them; run as many workers, on as many machines, as you like."""
