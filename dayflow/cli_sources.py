@@ -90,9 +90,8 @@ def sources(ctx: typer.Context, config_file: ConfigOpt = None, as_json: JsonOpt 
             return
         for spec in specs:
             sent = _sent_where(spec)
-            deps.out.print(
-                f"{spec.table:<8} {spec.name:<16} {spec.kind:<8} {spec.where}{sent}", markup=False
-            )
+            line = f"{spec.table:<8} {spec.name:<16} {spec.kind:<8} {spec.where}{sent}"
+            deps.out.print(line, markup=False, soft_wrap=True)
         assert loaded is not None
         for address, origin in loaded.me.origins:
             deps.out.print(f"{'me':<8} {address} ({origin})", markup=False)
