@@ -70,6 +70,8 @@ def test_back_to_back_in_different_physical_places_is_a_travel_clash() -> None:
             "kind": "travel",
             "events": ["one", "two"],
             "titles": ["One", "Two"],
+            "start": "2026-11-05T10:00:00+01:00",
+            "end": "2026-11-05T10:00:00+01:00",
             "places": ["Room 2, HQ", "Cafe Nero, High St"],
             "gap_minutes": 0,
         }

@@ -7,5 +7,6 @@ threads and tasks of the people an event is with. The tools expose both to the m
 from __future__ import annotations
 
 from dayflow.meetings._conflicts import BACK_TO_BACK, MAX_CONFLICTS, conflicts, place
+from dayflow.meetings._prep import prep
 
-__all__ = ["BACK_TO_BACK", "MAX_CONFLICTS", "conflicts", "place"]
+__all__ = ["BACK_TO_BACK", "MAX_CONFLICTS", "conflicts", "place", "prep"]

@@ -128,6 +128,8 @@ def _travels(busy: list[_Busy]) -> tuple[_Found, int]:
             total += 1
             if len(found) < MAX_CONFLICTS:
                 item = _pair("travel", first, busy[m])
+                item["start"] = first.end.isoformat()  # the gap there is to get there in
+                item["end"] = busy[m].start.isoformat()
                 item["places"] = [here, there]
                 item["gap_minutes"] = int((busy[m].start - first.end).total_seconds() // 60)
                 found.append(((busy[m].start, MAX_CONFLICTS + len(found)), item))
