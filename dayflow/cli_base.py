@@ -440,16 +440,17 @@ def print_outcome(
     text: str | None,
     fmt: str,
     prices: Prices | None = None,
-    followups: Any = None,
+    data: dict[str, Any] | None = None,
 ) -> None:
     """The brief (or the JSON document) on stdout; a run that did not finish exits 6 or 7.
     `fmt` is one of BRIEF_FORMATS (see `brief_format`); the JSON document carries the run's
-    owed and awaited replies as data (`followups`, null when it read none)."""
+    lists as data (`data`: `followups`, `prep`, `conflicts`, each null when it read none)."""
     from dayflow import listing
     from dayflow.models import DONE, FAILED
 
     if fmt == "json":
-        doc = {"run": listing.run_json(run, prices), "brief": text, "followups": followups}
+        doc = {"run": listing.run_json(run, prices), "brief": text}
+        doc |= {"followups": None, "prep": None, "conflicts": None} | (data or {})
         print_json(deps, doc)
     elif text is not None and fmt == "rich":
         from dayflow import render

@@ -219,7 +219,7 @@ def brief(
         )
         outcome = write_brief(request, brief_room(deps, settings, verbose))
         shown = None if outcome.quiet and out_format != "json" else outcome.text
-        print_outcome(deps, outcome.run, shown, out_format, settings.prices, outcome.followups)
+        print_outcome(deps, outcome.run, shown, out_format, settings.prices, outcome.data)
 
 
 def _mode(
@@ -330,6 +330,4 @@ def resume(
                 max_tokens=max_tokens,
                 timeout=timeout,
             )
-        print_outcome(
-            deps, outcome.run, outcome.text, out_format, settings.prices, outcome.followups
-        )
+        print_outcome(deps, outcome.run, outcome.text, out_format, settings.prices, outcome.data)

@@ -6,7 +6,8 @@ checked against what the run actually read:
 
 - `create_task` files a task only under the key of an item the run was shown (a message's
   `key`, `thread:<thread id>` of a message it opened or of a thread read_followups listed,
-  `event:<event id>`, or a task it read), or under a key of the model's own (`model:...`), so
+  `event:<event id>` of an event read_calendar or read_prep listed, `thread:<hash>` of a thread
+  read_prep listed, or a task it read), or under a key of the model's own (`model:...`), so
   a prompt-injected run cannot claim the key of a message it never saw (one not yet arrived,
   or the sample's) and keep its real task from ever
   being filed;
@@ -33,7 +34,7 @@ THREAD_KEY_PREFIX = "thread:"
 EVENT_KEY_PREFIX = "event:"
 _URL = re.compile(r"(?:https?://|mailto:)[^\s<>\"'`\\)\]]+", re.IGNORECASE)
 _TRAILING = ".,;:!?*_~"
-_READS = ("read_inbox", "read_message", "read_calendar", "read_followups")
+_READS = ("read_inbox", "read_message", "read_calendar", "read_followups", "read_prep")
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,12 @@ def shown_in(messages: list[Message]) -> Shown:
     return Shown(frozenset(keys), {k: frozenset(v) for k, v in keys_of.items()}, frozenset(urls))
 
 
-def latest_result(messages: list[Message], name: str) -> Any | None:
-    """The parsed result of the last successful call of tool `name` in `messages` (None when
-    there is none): what `--format json` carries of the run's followups."""
+def latest_result(messages: list[Message], name: str, **args: Any) -> Any | None:
+    """The parsed result of the last successful call of tool `name` (with these arguments) in
+    `messages`, None when there is none: what `--format json` carries of the run's lists."""
     found = None
-    for called, payload in _results(messages):
-        if called == name:
+    for called, given, payload in _calls(messages):
+        if called == name and all(given.get(k) == v for k, v in args.items()):
             found = payload
     return found
 
@@ -78,7 +79,12 @@ def urls_in(text: str) -> set[str]:
 
 def _results(messages: list[Message]) -> Iterator[tuple[str, Any]]:
     """(tool name, parsed result) of each successful tool call in `messages`."""
-    names: dict[str, str] = {}
+    return ((name, payload) for name, _, payload in _calls(messages))
+
+
+def _calls(messages: list[Message]) -> Iterator[tuple[str, dict[str, Any], Any]]:
+    """(tool name, its arguments, parsed result) of each successful tool call in `messages`."""
+    names: dict[str, tuple[str, dict[str, Any]]] = {}
     for message in messages:
         content = message.get("content")
         if not isinstance(content, list):
@@ -87,16 +93,20 @@ def _results(messages: list[Message]) -> Iterator[tuple[str, Any]]:
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "tool_use":
-                names[str(block.get("id"))] = str(block.get("name"))
+                given = block.get("input")
+                names[str(block.get("id"))] = (
+                    str(block.get("name")),
+                    given if isinstance(given, dict) else {},
+                )
             elif block.get("type") == "tool_result" and not block.get("is_error"):
-                name = names.get(str(block.get("tool_use_id")))
+                call = names.get(str(block.get("tool_use_id")))
                 text = block.get("content")
                 if isinstance(text, list):
                     text = "".join(b.get("text", "") for b in text if isinstance(b, dict))
-                if name is None or not isinstance(text, str):
+                if call is None or not isinstance(text, str):
                     continue
                 try:
-                    yield name, json.loads(text)
+                    yield call[0], call[1], json.loads(text)
                 except ValueError:
                     continue
 
@@ -123,6 +133,13 @@ def _items(name: str, payload: Any) -> Iterator[tuple[str | None, set[str]]]:
         # latest message's id may be the task's source_id.
         for item in (*_dicts(payload.get("you_owe")), *_dicts(payload.get("waiting_on"))):
             yield _id(item), _strs(item.get("key"))
+    elif name == "read_prep":
+        # Prep shows today's events and the threads with their people: a task for either is
+        # filed under its key.
+        for e in _dicts(payload.get("events")):
+            yield _id(e), _strs(e.get("id"), EVENT_KEY_PREFIX)
+            for t in _dicts(e.get("threads")):
+                yield None, _strs(t.get("key"))
     elif name == "create_task" and isinstance(payload.get("task"), dict):
         yield None, _strs(payload["task"].get("idempotency_key"))
 

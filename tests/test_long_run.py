@@ -224,7 +224,7 @@ def _creates(responses: list[ModelResponse]) -> list[dict[str, Any]]:
 def _moves(responses: list[ModelResponse], *, skip_rereads: bool = False) -> list[list[Any]]:
     """Each turn's tool calls as (name, input), optionally without turns that only read again."""
     moves = [[(b["name"], b["input"]) for b in _uses(r)] for r in responses]
-    again = {"read_inbox", "read_tasks", "read_calendar", "read_followups"}
+    again = {"read_inbox", "read_tasks", "read_calendar", "read_followups", "read_prep"}
     return [m for m in moves[1:] if not all(n in again for n, _ in m)] if skip_rereads else moves
 
 
@@ -277,7 +277,7 @@ def test_turn_by_turn_shape_of_the_large_run() -> None:
     responses, _ = _drive(FakeTools())
     assert len(responses) >= 30
     first = [(b["name"], b["input"]) for b in _uses(responses[0])]
-    assert first[0] == ("read_inbox", {"limit": 50}) and len(first) == 5
+    assert first[0] == ("read_inbox", {"limit": 50}) and len(first) == 6
     listings = [b["input"] for r in responses for b in _uses(r, "read_inbox")]
     assert listings[0] == {"limit": 50}  # listed once: later pages only by their cursor
     assert all(a.get("cursor") for a in listings[1:])
@@ -384,7 +384,7 @@ def test_compacted_history_gives_the_same_decisions(policy: Policy) -> None:
     # brief, and (when every turn is compacted) the inbox and task list before the plan.
     assert _moves(compacted, skip_rereads=True) == _moves(plain, skip_rereads=True)
     assert 1 <= len(compacted) - len(plain) <= 2
-    rereads = ["read_calendar", "read_calendar", "read_followups"]
+    rereads = ["read_calendar", "read_calendar", "read_followups", "read_prep"]
     assert [b["name"] for b in _uses(compacted[-2])] == rereads
     assert _brief(compacted) == _brief(plain)
 

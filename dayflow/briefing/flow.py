@@ -83,7 +83,9 @@ class Outcome:
     run: Run
     text: str | None
     quiet: bool = False
-    followups: Any = None  # what the run's read_followups gave (for --format json)
+    # What --format json carries besides the brief: the run's followups, prep and today's
+    # conflicts as its reads gave them (`run_data`).
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 LoopMaker = Callable[["Store", "ModelClient", "int | None", "Path | None"], "Loop"]
@@ -230,7 +232,7 @@ def _start(the: _Day, update_of: Run | None, sole: bool) -> Outcome:
         room.say(line)
     # With sinks, stdout is one of them; a brief not delivered is printed anyway.
     quiet = bool(the.sinks) and "stdout" not in the.sinks and result.run.status == DONE
-    return Outcome(result.run, result.text, quiet=quiet, followups=_followups(store, result.run))
+    return Outcome(result.run, result.text, quiet=quiet, data=run_data(store, result.run))
 
 
 def resume(
@@ -250,7 +252,7 @@ def resume(
 
     if run.status == DONE:
         room.say(f"run {run.id} is already done; showing its brief (no model call)")
-        return Outcome(run, run.final_text, followups=_followups(store, run))
+        return Outcome(run, run.final_text, data=run_data(store, run))
     if run.status == RUNNING:
         # Say who drives it before anything else (a missing key is not the problem here).
         raise RunBusy(
@@ -281,14 +283,22 @@ def resume(
         result = resume_run(loop, run, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
     if result.finished_elsewhere:
         room.say(f"run {run.id} was finished by another process meanwhile; it is already done")
-    return Outcome(result.run, result.text, followups=_followups(store, result.run))
+    return Outcome(result.run, result.text, data=run_data(store, result.run))
 
 
-def _followups(store: Store, run: Run) -> Any:
-    """The run's owed and awaited replies as its read_followups call read them (None: none)."""
+def run_data(store: Store, run: Run) -> dict[str, Any]:
+    """The lists a run read, as data: `followups` (read_followups' result), `prep` (the events
+    read_prep gave) and `conflicts` (today's, from read_calendar); None for what it never read."""
     from dayflow.shown import latest_result
 
-    return latest_result(store.steps.conversation(run.id), "read_followups")
+    conversation = store.steps.conversation(run.id)
+    prep = latest_result(conversation, "read_prep")
+    today = latest_result(conversation, "read_calendar", range="today")
+    return {
+        "followups": latest_result(conversation, "read_followups"),
+        "prep": prep.get("events") if isinstance(prep, dict) else None,
+        "conflicts": today.get("conflicts", []) if isinstance(today, dict) else None,
+    }
 
 
 def key_notice(say: Callable[[str], None], settings: Settings, model: str) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -39,12 +39,14 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class SourceContext:
     """What a reader may need besides its entry: the day and zone of the brief, the
-    environment (for password_env), and the clock's now."""
+    environment (for password_env), the clock's now, and who the user is (a calendar's
+    `response` is the answer of the attendee who is `me`)."""
 
     brief_date: dt.date
     tz: dt.tzinfo = dt.UTC
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     now: dt.datetime | None = None
+    me: Me = field(default_factory=Me)
 
 
 MailReader = Callable[[SourceSpec, SourceContext], MailSource]
@@ -82,7 +84,8 @@ def _imap(spec: SourceSpec, ctx: SourceContext) -> MailSource:
 
 
 def _json_calendar(spec: SourceSpec, ctx: SourceContext) -> Any:
-    return _Checked(spec, JsonCalendar(Path(str(spec.path)), ctx.brief_date, tz=ctx.tz))
+    reader = JsonCalendar(Path(str(spec.path)), ctx.brief_date, tz=ctx.tz, me=ctx.me)
+    return _Checked(spec, reader)
 
 
 def _ics(spec: SourceSpec, ctx: SourceContext) -> Any:
@@ -95,6 +98,7 @@ def _ics(spec: SourceSpec, ctx: SourceContext) -> Any:
         url=spec.url,
         timeout=spec.timeout,
         credential=_token(spec, ctx),
+        me=ctx.me,
     )
     return _Checked(spec, reader) if spec.path else reader
 
@@ -122,6 +126,7 @@ def _caldav(spec: SourceSpec, ctx: SourceContext) -> Any:
         timeout=spec.timeout,
         today=ctx.brief_date,
         credential=_token(spec, ctx),
+        me=ctx.me,
     )
 
 
@@ -276,6 +281,7 @@ def build_sources(
     remote = False
     if declared:
         config = _reload(declared["config"], env, configs)
+        ctx = replace(ctx, me=config.me)
         for spec in config.named("inbox", list(declared.get("inbox") or [])):
             mail.append(MAIL_READERS[spec.kind](spec, ctx))
         for spec in config.named("calendar", list(declared.get("calendar") or [])):

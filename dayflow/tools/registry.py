@@ -13,6 +13,8 @@ from dayflow.store import Lease, Store
 from dayflow.tools.calendar import READ_CALENDAR
 from dayflow.tools.followups import READ_FOLLOWUPS
 from dayflow.tools.mail import READ_INBOX, READ_MESSAGE
+from dayflow.tools.prep import READ_PREP
+from dayflow.tools.prep import reads_network as prep_reads_network
 from dayflow.tools.spec import (
     MAX_RESULT_CHARS,
     Tool,
@@ -27,10 +29,16 @@ from dayflow.tools.tasks import CREATE_TASK, READ_TASKS
 MAX_TOOL_CALLS_PER_TURN = 25
 
 # The order is part of every request: a new tool goes at the end.
-TOOLS: dict[str, Tool] = {
-    t.name: t
-    for t in (READ_INBOX, READ_MESSAGE, READ_CALENDAR, READ_TASKS, CREATE_TASK, READ_FOLLOWUPS)
-}
+_ORDER = (
+    READ_INBOX,
+    READ_MESSAGE,
+    READ_CALENDAR,
+    READ_TASKS,
+    CREATE_TASK,
+    READ_FOLLOWUPS,
+    READ_PREP,
+)
+TOOLS: dict[str, Tool] = {t.name: t for t in _ORDER}
 
 
 def definitions(tools: dict[str, Tool] | None = None) -> list[dict[str, Any]]:
@@ -140,4 +148,6 @@ def reads_network(name: str, env: ToolEnv) -> bool:
     if name == "read_followups":
         feed = env.mail.followups
         return feed is not None and feed.remote
+    if name == "read_prep":
+        return prep_reads_network(env)
     return False

@@ -20,6 +20,7 @@ from dayflow.providers.offline._conversation import (
     visible_creates,
 )
 from dayflow.providers.offline._followups import Owed, followup_sections, weighs_more
+from dayflow.providers.offline._meetings import conflict_lines, event_mark, prep_lines
 from dayflow.providers.offline._reading import (
     DAYS,
     MONTHS,
@@ -91,7 +92,8 @@ def write_brief(
         head += f": {DAYS[today.weekday()]} {today.day} {MONTHS[today.month - 1]} {today.year}"
     cal = _calendar(messages, calls, today)
     mail = _mail(messages, calls, memory, today)
-    lines = [head, f"_Times in {zone}._" if zone else "", "", "## Today", *_today_lines(cal, calls)]
+    lines = [head, f"_Times in {zone}._" if zone else "", "", "## Today"]
+    lines += _today_lines(cal, calls, today)
     lines += ["", "## Needs action", *_needs_lines(mail, today, limit)]
     followups, owed = followup_sections(calls)
     lines += followups
@@ -130,8 +132,10 @@ def _calendar(messages: list[Message], calls: list[Call], today: dt.date | None)
     return _Calendar(today_events, today_error, week_events, week_error, unread, read)
 
 
-def _today_lines(cal: _Calendar, calls: list[Call]) -> list[str]:
+def _today_lines(cal: _Calendar, calls: list[Call], today: dt.date | None) -> list[str]:
+    """Today's events, each with its prep lines under it, then today's conflicts."""
     lines = []
+    prep = prep_lines(calls)
     if cal.today_error:
         lines.append(f"- _Could not read today's calendar: {cal.today_error}_")
     lines += [f"- _Could not read {n}: {why}_" for n, why in cal.unread]
@@ -145,8 +149,9 @@ def _today_lines(cal: _Calendar, calls: list[Call]) -> list[str]:
             if event.get("all_day")
             else f"{_hm(event.get('start'))}–{_hm(event.get('end'))}"
         )
-        gone = " (cancelled)" if event.get("status") == "cancelled" else ""
-        lines.append(f"- {times} {event.get('title', '(untitled)')}{where}{gone}")
+        lines.append(f"- {times} {event.get('title', '(untitled)')}{where}{event_mark(event)}")
+        lines += prep.get(str(event.get("id")), [])
+    lines += conflict_lines(calls, today)
     if not cal.today and not cal.today_error and cal.read:
         lines.append(
             "- Nothing today on the calendars that could be read."

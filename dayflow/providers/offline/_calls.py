@@ -114,6 +114,9 @@ def task_input(action: Action, messages: list[Message]) -> dict[str, Any]:
     return args | {"source_id": str(message.get("id")), "notes": notes}
 
 
+_REREAD_WHAT = {"read_followups": "who owes replies", "read_prep": "the meetings' prep"}
+
+
 def rereads(calls: list[Call], offered: set) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     """What the brief needs that the run no longer sees (compacted away, or never read): the
     calendar's today and week and the followups, as calls, and the sentence saying so."""
@@ -121,11 +124,8 @@ def rereads(calls: list[Call], offered: set) -> tuple[list[tuple[str, dict[str, 
     if "read_calendar" in offered:
         missing = [r for r in ("today", "week") if not named(calls, "read_calendar", range=r)]
         uses += [("read_calendar", {"range": r}) for r in missing]
-    if "read_followups" in offered and not named(calls, "read_followups"):
-        uses.append(("read_followups", {}))
-    what = " and ".join(
-        dict.fromkeys(
-            "the calendar" if n == "read_calendar" else "who owes replies" for n, _ in uses
-        )
-    )
+    for name in _REREAD_WHAT:
+        if name in offered and not named(calls, name):
+            uses.append((name, {}))
+    what = " and ".join(dict.fromkeys(_REREAD_WHAT.get(n, "the calendar") for n, _ in uses))
     return uses, f"Reading {what} again for the brief."

@@ -96,6 +96,7 @@ GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
     ("read_calendar", {"range": "week"}),
     ("read_tasks", {"include_done": False}),
     ("read_followups", {}),
+    ("read_prep", {}),
 )
 
 
