@@ -72,6 +72,19 @@ def latest_result(messages: list[Message], name: str, **args: Any) -> Any | None
     return found
 
 
+def run_lists(messages: list[Message]) -> dict[str, Any]:
+    """The lists a run read, as data (`--format json`): `followups` (read_followups' result),
+    `prep` (the events read_prep gave) and `conflicts` (today's, from read_calendar), each
+    None when the run never read it."""
+    prep = latest_result(messages, "read_prep")
+    today = latest_result(messages, "read_calendar", range="today")
+    return {
+        "followups": latest_result(messages, "read_followups"),
+        "prep": prep.get("events") if isinstance(prep, dict) else None,
+        "conflicts": today.get("conflicts", []) if isinstance(today, dict) else None,
+    }
+
+
 def urls_in(text: str) -> set[str]:
     """The http(s) and mailto addresses written in `text`, without trailing punctuation."""
     return {m.group(0).rstrip(_TRAILING) for m in _URL.finditer(text)}

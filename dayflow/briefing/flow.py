@@ -83,8 +83,7 @@ class Outcome:
     run: Run
     text: str | None
     quiet: bool = False
-    # What --format json carries besides the brief: the run's followups, prep and today's
-    # conflicts as its reads gave them (`run_data`).
+    # What --format json carries besides the brief (`shown.run_lists`).
     data: dict[str, Any] = field(default_factory=dict)
 
 
@@ -232,7 +231,7 @@ def _start(the: _Day, update_of: Run | None, sole: bool) -> Outcome:
         room.say(line)
     # With sinks, stdout is one of them; a brief not delivered is printed anyway.
     quiet = bool(the.sinks) and "stdout" not in the.sinks and result.run.status == DONE
-    return Outcome(result.run, result.text, quiet=quiet, data=run_data(store, result.run))
+    return Outcome(result.run, result.text, quiet=quiet, data=_lists(store, result.run))
 
 
 def resume(
@@ -252,7 +251,7 @@ def resume(
 
     if run.status == DONE:
         room.say(f"run {run.id} is already done; showing its brief (no model call)")
-        return Outcome(run, run.final_text, data=run_data(store, run))
+        return Outcome(run, run.final_text, data=_lists(store, run))
     if run.status == RUNNING:
         # Say who drives it before anything else (a missing key is not the problem here).
         raise RunBusy(
@@ -283,22 +282,7 @@ def resume(
         result = resume_run(loop, run, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
     if result.finished_elsewhere:
         room.say(f"run {run.id} was finished by another process meanwhile; it is already done")
-    return Outcome(result.run, result.text, data=run_data(store, result.run))
-
-
-def run_data(store: Store, run: Run) -> dict[str, Any]:
-    """The lists a run read, as data: `followups` (read_followups' result), `prep` (the events
-    read_prep gave) and `conflicts` (today's, from read_calendar); None for what it never read."""
-    from dayflow.shown import latest_result
-
-    conversation = store.steps.conversation(run.id)
-    prep = latest_result(conversation, "read_prep")
-    today = latest_result(conversation, "read_calendar", range="today")
-    return {
-        "followups": latest_result(conversation, "read_followups"),
-        "prep": prep.get("events") if isinstance(prep, dict) else None,
-        "conflicts": today.get("conflicts", []) if isinstance(today, dict) else None,
-    }
+    return Outcome(result.run, result.text, data=_lists(store, result.run))
 
 
 def key_notice(say: Callable[[str], None], settings: Settings, model: str) -> None:
@@ -504,3 +488,9 @@ def _closing_all(room: Room) -> Iterator[None]:
             close = getattr(room.opened.pop(), "close", None)
             if callable(close):
                 close()
+
+
+def _lists(store: Store, run: Run) -> dict[str, Any]:
+    from dayflow.shown import run_lists
+
+    return run_lists(store.steps.conversation(run.id))
