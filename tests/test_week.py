@@ -1,0 +1,180 @@
+"""The realistic week end to end (tests/week.py tells the story): a Maildir with INBOX and Sent,
+an IMAP account on the test server with a `\\Sent` folder, an ICS calendar whose attendees
+wrote some of that mail, two days of briefs by the offline model. The owed replies, the
+waited-on threads, the prep under each of today's events and the conflicts are exactly these;
+nothing is written to a mailbox or the calendar; a run killed after its reads resumes without
+reading again and sends the same bytes."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dayflow.providers.offline import OfflineModel
+from tests import week
+from tests.conftest import subprocess_env
+from tests.fakeapi import FakeAPI, responder_from_client
+from tests.harness import invoke
+from tests.imapserver import ImapServer, imap_server
+
+pytestmark = pytest.mark.slow  # a real IMAP server, real processes
+
+TUESDAY = "2026-11-17T07:30:00+00:00"
+WEDNESDAY = "2026-11-18T07:30:00+00:00"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ImapServer]:
+    with imap_server(tmp_path) as running:
+        yield running
+
+
+def _brief(db: Path, config: Path, day: str, clock: str, *args: str) -> Any:
+    result = invoke(
+        db,
+        lambda *_: OfflineModel(),
+        "brief",
+        "--date",
+        day,
+        "--tz",
+        week.TZ,
+        *args,
+        env={"DAYFLOW_CONFIG": str(config)},
+        clock=clock,
+    )
+    assert result.code == 0, result.err
+    return result
+
+
+def _tuesday(config: Path, db: Path) -> None:
+    """Tuesday's brief files the week's requests as tasks: on Wednesday they are open tasks
+    that came from the mail of the people Alex meets."""
+    _brief(db, config, "2026-11-17", TUESDAY, "--since", "2026-11-09")
+
+
+def _people(items: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+    return [(i["with"]["address"], i["subject"], i["age_days"]) for i in items]
+
+
+def test_the_week_gives_exactly_these_owed_replies_waits_prep_and_conflicts(
+    tmp_path: Path, server: ImapServer
+) -> None:
+    config, db = week.build(tmp_path, server), tmp_path / "dayflow.db"
+    before = week.snapshot(tmp_path, server)
+    _tuesday(config, db)
+    out = json.loads(_brief(db, config, week.DAY, WEDNESDAY, "--format", "json").out)
+
+    followups = out["followups"]
+    assert _people(followups["you_owe"]) == [
+        ("sam@partner.example", "Q4 partnership one-pager", 3),
+        ("marco@example.net", "Dinner Saturday?", 1),
+    ]
+    assert _people(followups["waiting_on"]) == [
+        ("jordan@example.com", "Book club on Thursday", 6),
+        ("priya@work.example", "Venue options for the offsite", 2),
+    ]
+    assert followups["waiting_on"][1]["sources"] == ["work", "work/sent"]  # with the auto-reply
+
+    prep = {e["title"]: e for e in out["prep"]}
+    assert list(prep) == [
+        "Team standup",
+        "Partnership review",
+        "1:1 with Dana",
+        "Lunch with Marco",
+        "Design review",
+        "Vendor call",
+    ]
+    subjects = {title: [t["subject"] for t in e["threads"]] for title, e in prep.items()}
+    assert subjects == {
+        # Newest first by what a person last wrote: Ben on Tuesday, Alex's answer to Dana on
+        # Monday at 10:00, Alex's question to Priya on Monday at 08:30 (her out-of-office
+        # reply a minute later says nothing).
+        "Team standup": [
+            "Design review agenda",
+            "Re: Expense report for Denver",
+            "Venue options for the offsite",
+        ],
+        "Partnership review": ["Q4 partnership one-pager", "Contract draft"],
+        "1:1 with Dana": ["Design review agenda", "Re: Expense report for Denver"],
+        "Lunch with Marco": ["Dinner Saturday?"],
+        "Design review": ["Design review agenda", "Venue options for the offsite"],
+        "Vendor call": [],
+    }
+    # Open tasks Tuesday's brief filed from these people's own mail: Ben's agenda request
+    # (to Dana, Alex in Cc) is Ben's, so it is prep for the design review only.
+    tasks = {title: [t["title"] for t in e["tasks"]] for title, e in prep.items()}
+    assert tasks == {
+        "Team standup": ["Approve Dana's expense report for Denver trip"],
+        "Partnership review": ["Send edits on partnership one-pager to Sam"],
+        "1:1 with Dana": ["Approve Dana's expense report for Denver trip"],
+        "Lunch with Marco": ["Reply to Marco about Dinner Saturday"],
+        "Design review": ["Add items to design review agenda"],
+        "Vendor call": [],
+    }
+
+    conflicts = [(c["kind"], c["titles"], c["start"][11:16], c["end"][11:16])
+                 for c in out["conflicts"]]  # fmt: skip
+    assert conflicts == [
+        ("travel", ["Team standup", "Partnership review"], "09:45", "10:00"),
+        ("travel", ["Partnership review", "1:1 with Dana"], "11:00", "11:00"),
+        ("overlap", ["Design review", "Dentist"], "14:30", "15:00"),
+    ]
+
+    brief = out["brief"]
+    assert "- 16:00–17:00 Offsite planning (Room 5) (declined)" in brief
+    assert "- 16:00–18:00 Focus time (free)" in brief
+    assert (
+        "- 12:30–13:30 Lunch with Marco (Cafe Nero, Rosenthaler Str. 1)\n"
+        '  - Mail: "Dinner Saturday?" (latest from Marco Bianchi, Tue 17 Nov)\n'
+    ) in brief
+    assert "- Conflict: Design review and Dentist overlap, 14:30–15:00." in brief
+    assert week.snapshot(tmp_path, server) == before  # nothing written anywhere
+    assert {c.split()[0] for c in server.plain.commands} <= READ_ONLY_IMAP
+
+
+READ_ONLY_IMAP = {"CAPABILITY", "LOGIN", "LIST", "EXAMINE", "UID", "SEARCH", "FETCH", "LOGOUT",
+                  "NOOP", "ID", "ENABLE"}  # fmt: skip
+
+
+def test_a_brief_killed_after_its_reads_resumes_without_reading_again(
+    tmp_path: Path, server: ImapServer
+) -> None:
+    config = week.build(tmp_path, server)
+    with FakeAPI(responder=responder_from_client(OfflineModel())) as api:
+        base = _child(tmp_path / "base.db", config, api, "brief", "--date", week.DAY)
+        assert base.returncode == 0, base.stderr
+        bodies = [r.body for r in api.message_requests]
+        server.clear()
+        killed = _child(tmp_path / "run.db", config, api, "brief", "--date", week.DAY,
+                        DAYFLOW_KILL_AT="after_tools:1")  # fmt: skip
+        assert killed.returncode == -signal.SIGKILL, killed.stderr
+        server.clear()
+        resumed = _child(tmp_path / "run.db", config, api, "resume")
+        assert resumed.returncode == 0, resumed.stderr
+        assert resumed.stdout == base.stdout
+        # The killed process's first call and the resumed calls, byte for byte the uncrashed
+        # run's.
+        assert [r.body for r in api.message_requests][len(bodies) :] == bodies
+    assert server.plain.commands == []  # the saved reads were not made again
+
+
+def _child(db: Path, config: Path, api: FakeAPI, *args: str, **extra: str) -> Any:
+    """`dayflow ARGS` in a child process, its model the offline one behind the loopback API."""
+    env = subprocess_env(
+        db,
+        DAYFLOW_CONFIG=str(config),
+        DAYFLOW_TZ=week.TZ,
+        ANTHROPIC_API_KEY="test",
+        ANTHROPIC_BASE_URL=api.base_url,
+        **extra,
+    )
+    since = ["--since", "2026-11-09"] if args[0] == "brief" else []
+    command = [sys.executable, "-m", "dayflow", *args, *since]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
