@@ -308,18 +308,11 @@ def remove(system: System, keep: str | None = None) -> list[Installed]:
 def last_outcome(system: System, backend: str, log: Path) -> str | None:
     """What the scheduler says about the job's last run, where it says anything."""
     if backend == "systemd":
-        r = system.run(
-            [
-                "systemctl",
-                "--user",
-                "show",
-                f"{UNIT}.service",
-                "--property=Result,ExecMainStatus,ExecMainExitTimestamp",
-            ]
+        props = _unit_properties(
+            system, f"{UNIT}.service", "Result,ExecMainStatus,ExecMainExitTimestamp"
         )
-        if r.code != 0:
+        if props is None:
             return None
-        props = dict(line.split("=", 1) for line in r.out.splitlines() if "=" in line)
         if not props.get("ExecMainExitTimestamp"):
             return "not run yet"
         return (
@@ -337,20 +330,21 @@ def last_outcome(system: System, backend: str, log: Path) -> str | None:
     return f"last line of {log}: {tail[-1]}" if tail else f"{log} is empty"
 
 
-def next_run(system: System) -> str | None:
-    """When systemd will next start the timer, or why it will not (None where it cannot say)."""
-    r = system.run(
-        [
-            "systemctl",
-            "--user",
-            "show",
-            f"{UNIT}.timer",
-            "--property=NextElapseUSecRealtime,ActiveState,UnitFileState",
-        ]
-    )
+def _unit_properties(system: System, unit: str, names: str) -> dict[str, str] | None:
+    """`systemctl --user show UNIT --property=NAMES` as a dict; None when it fails."""
+    r = system.run(["systemctl", "--user", "show", unit, f"--property={names}"])
     if r.code != 0:
         return None
-    props = dict(line.split("=", 1) for line in r.out.splitlines() if "=" in line)
+    return dict(line.split("=", 1) for line in r.out.splitlines() if "=" in line)
+
+
+def next_run(system: System) -> str | None:
+    """When systemd will next start the timer, or why it will not (None where it cannot say)."""
+    props = _unit_properties(
+        system, f"{UNIT}.timer", "NextElapseUSecRealtime,ActiveState,UnitFileState"
+    )
+    if props is None:
+        return None
     active, enabled = props.get("ActiveState"), props.get("UnitFileState")
     if active and active != "active":
         return (
