@@ -119,6 +119,9 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         done = brief(tmp / "d.db", write_config(tmp), log, fake)
         assert done.returncode == 0, done.stderr
         bodies = [r.body for r in fake.message_requests]
+    # What the run stored names its servers and tools, never an env value given to them.
+    rows = json.dumps([list(r) for r in Db(tmp / "d.db").rows("SELECT * FROM runs")])
+    assert "mcp_tools" in rows and str(log) not in rows and "MCP_TEST_LOG" not in rows
     return {
         "bodies": bodies,
         "text": final_text(tmp / "d.db"),
