@@ -109,7 +109,10 @@ def import_file(
         from dayflow.errors import ConfigFileError
         from dayflow.mcp.importer import to_toml
 
-        raw = config_bytes(file.expanduser())
+        path = file.expanduser()
+        if not path.exists():
+            raise ConfigFileError(f"{file}: does not exist")
+        raw = config_bytes(path)
         try:
             doc = json.loads(raw.decode("utf-8-sig"))
         except (UnicodeDecodeError, json.JSONDecodeError) as err:

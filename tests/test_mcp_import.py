@@ -114,6 +114,8 @@ def test_mcp_import_prints_toml_and_refuses_a_file_without_servers(tmp_path: Pat
     empty.write_text('{"theme": "dark"}')
     refused = invoke(None, _no_model, "mcp", "import", str(empty))
     assert refused.code == 4 and "no mcpServers or servers in it" in refused.err
+    gone = invoke(None, _no_model, "mcp", "import", str(tmp_path / "nope.json"))
+    assert gone.code == 4 and gone.err.strip().endswith("nope.json: does not exist")
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     bad = invoke(None, _no_model, "mcp", "import", str(broken))
