@@ -519,3 +519,9 @@ def test_more_deadlines_from_a_friday(body: str, due: str | None) -> None:
     found = _found(body, received_at="2026-10-30T10:00:00-04:00")
     assert [d for _, d in found] == [due]
     assert "meeting" not in found[0][0]  # the event a deadline names is no part of the title
+
+
+def test_a_hostile_run_of_spaces_is_read_in_linear_time() -> None:
+    """A body of 5,000 spaces and one word (the sign-off rule once took minutes on it)."""
+    assert _found(" " * 5000 + "x") == []
+    assert without_signoff("sign today pls" + " " * 5000 + "-D", "Devon") == "sign today pls"

@@ -72,7 +72,6 @@ _ASKING = re.compile(
     r"|me\s+puedes|do\s+you|are\s+you|any\s+chance)",
     re.IGNORECASE,
 )
-_SIGNOFF = re.compile(r"\s+[-–—]?\s*(?P<tail>[A-ZÀ-Ý]\.?|[A-ZÀ-Ý][a-zà-ÿ]+)\s*$")
 _CLOSING = re.compile(
     r"(?:[.!?,]|\b(?:pls|please|thanks|thank\s+you|thx|cheers|best|merci|danke|gracias|love"
     r"|love\s+u|xx?))$",
@@ -180,16 +179,19 @@ def addressed_elsewhere(found: list[Sentence], reader: str | None) -> list[bool]
 
 def without_signoff(text: str, sender: str) -> str:
     """`text` without the sender's name or initial run into its last line ("sign today pls
-    D.", "...thanks Tobias"): a snippet joins the signature to the words."""
-    stripped = text.rstrip()
-    found = _SIGNOFF.search(stripped)
+    D.", "...thanks Tobias", "-H"): a snippet joins the signature to the words. Plain string
+    work, no regex over the whole text, so a long run of spaces costs nothing."""
+    parts = text.rstrip().rsplit(None, 1)
     first = sender.split()[0] if sender.split() else ""
-    if found is None or not first:
+    if len(parts) < 2 or not first:
         return text
-    tail = found.group("tail").rstrip(".")
-    before = stripped[: found.start()].rstrip()
-    dashed = found.group(0).lstrip()[:1] in "-–—"
-    if tail.lower() == first.lower() or (tail == first[0].upper() and len(tail) == 1):
-        if dashed or _CLOSING.search(before):
-            return before
+    before, tail = parts[0].rstrip(), parts[1]
+    dashed = tail[:1] in "-–—" or before.endswith(("-", "–", "—"))
+    if before.endswith(("-", "–", "—")):
+        before = before[:-1].rstrip()
+    tail = tail.lstrip("-–—").rstrip(".")
+    named = tail.lower() == first.lower() and tail[:1].isupper()
+    initial = len(tail) == 1 and tail == first[0].upper()
+    if (named or initial) and (dashed or _CLOSING.search(before)):
+        return before
     return text
