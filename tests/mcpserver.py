@@ -159,6 +159,7 @@ def _http(token: str | None) -> None:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(16)  # before the URL is printed: a client may connect before uvicorn runs
     print(f"http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
     uvicorn.Server(uvicorn.Config(app, log_level="error")).run(sockets=[sock])
 
