@@ -17,5 +17,6 @@ Modules, each one question:
 - `resume`: the rebuild against its floor, and `dayflow resume` to its first model call.
 - `compaction_tokens`: issue 4's figure, input tokens of the long run with compaction on and off.
 - `cli_latency`: `--help`, `runs` and `tasks` on 10,000 runs against `import typer, rich`.
-- `stats`, `report`, `reading`: summaries, RESULTS.md, and the reading against the targets.
+- `stats`, `report`, `reading`: summaries, RESULTS.md, and the reading against the targets;
+  `environment`: the machine, disk, software and commit the figures were taken on.
 """

@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import cli_latency, compaction_tokens, mail, persist, report, resume
-from bench.workload import steps
+from bench import cli_latency, compaction_tokens, environment, mail, persist, report, resume
+from bench.workload import Step, steps
 
 SIZES = (3, 40, 1000)
 ROUNDS = {
@@ -66,6 +66,46 @@ COMPACTING_PLAN = [
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    quick = ["--quick"] if args.quick else []
+    if args.part == "mail":
+        return mail.main(quick)
+    if args.part == "calendar":
+        from bench import calendar
+
+        return calendar.main(quick)
+    if args.part == "followups":
+        from bench import followups
+
+        return followups.main(quick)
+    if args.out is None:
+        in_tmp = Path(tempfile.gettempdir()) / "dayflow-bench-quick.md"
+        args.out = in_tmp if args.quick else Path(__file__).with_name("RESULTS.md")
+    rounds = ROUNDS["quick" if args.quick else "full"]
+    tmp = Path(tempfile.mkdtemp(prefix="dayflow-bench-", dir=args.tmp))
+    started = time.monotonic()
+    data: dict = {
+        "command": "python -m bench" + (" --quick" if args.quick else ""),
+        "env": environment.environment(tmp),
+        "rounds": rounds,
+    }
+    try:
+        _measure(data, rounds, tmp, quick=args.quick)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    data["elapsed"] = time.monotonic() - started
+    data["load_after"] = os.getloadavg()
+    args.out.write_text(report.render(data) + mail.render(data["mail"]), encoding="utf-8")
+    _say(f"wrote {args.out} in {data['elapsed']:.0f} s")
+    if args.pg:
+        from bench import postgres
+
+        _say("PostgreSQL per-step cost")
+        postgres.main([args.pg, "--out", str(args.out), *quick])
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a round or two of each")
     parser.add_argument(
@@ -94,83 +134,59 @@ def main(argv: list[str] | None = None) -> int:
         default="all",
         help="run only one part (printed)",
     )
-    args = parser.parse_args(argv)
-    if args.part == "mail":
-        return mail.main(["--quick"] if args.quick else [])
-    if args.part == "calendar":
-        from bench import calendar
+    return parser
 
-        return calendar.main(["--quick"] if args.quick else [])
-    if args.part == "followups":
-        from bench import followups
 
-        return followups.main(["--quick"] if args.quick else [])
-    if args.out is None:
-        quick = Path(tempfile.gettempdir()) / "dayflow-bench-quick.md"
-        args.out = quick if args.quick else Path(__file__).with_name("RESULTS.md")
-    rounds = ROUNDS["quick" if args.quick else "full"]
-    tmp = Path(tempfile.mkdtemp(prefix="dayflow-bench-", dir=args.tmp))
-    started = time.monotonic()
-    data: dict = {
-        "command": "python -m bench" + (" --quick" if args.quick else ""),
-        "env": report.environment(tmp),
-        "rounds": rounds,
+def _measure(data: dict, rounds: dict, tmp: Path, *, quick: bool) -> None:
+    """Every SQLite comparison of the full run, its figures into `data`."""
+    workloads = {n: steps(n) for n in (*SIZES, 200)}
+    data["workload"] = workloads[1000]
+    for sync in ("NORMAL", "FULL"):
+        data[sync] = {}
+        for n in SIZES:
+            _say(f"persistence, synchronous={sync}, N={n}: {rounds[sync][n]} round(s)")
+            data[sync][n] = persist.run_rounds(
+                plan(n), workloads, rounds[sync][n], sync, tmp, seed=n
+            )
+    _say("compaction on and off over the long run (input tokens)")
+    data["compaction_tokens"] = compaction_tokens.measure(tmp)
+    _say("the loop with compaction on")
+    data["compacting"] = persist.run_rounds(
+        COMPACTING_PLAN, workloads, rounds["compacting"], "NORMAL", tmp, seed=7
+    )
+    data["breakdown"] = persist.dayflow_breakdown(workloads[1000], tmp)
+    data["sql"] = persist.sql_per_step(workloads[40], tmp)
+    _resume(data, workloads[1000], rounds, tmp)
+    _cli(data, rounds, tmp)
+    _say("mail sources: a page of 50 from 100 and 10,000 messages")
+    data["mail"] = mail.measure(tmp / "mail", 3 if quick else 15)
+
+
+def _resume(data: dict, workload: tuple[Step, ...], rounds: dict, tmp: Path) -> None:
+    _say("resume at N=1000")
+    db = tmp / "interrupted.db"
+    run_id, expected = resume.build_interrupted(db, workload)
+    one = tmp / "one-step.db"
+    one_id, _ = resume.build_interrupted(one, workload[:1])
+    data["rebuild"] = resume.measure_rebuild(
+        db, run_id, expected, (one, one_id), rounds["rebuild"], tmp
+    )
+    data["resume"] = resume.measure_cli(db, run_id, expected, rounds["resume"], tmp)
+
+
+def _cli(data: dict, rounds: dict, tmp: Path) -> None:
+    _say(f"CLI latency on {HISTORY_RUNS:,} runs")
+    big, small = tmp / "history.db", tmp / "history-small.db"
+    cli_latency.build_history(big, HISTORY_RUNS)
+    cli_latency.build_history(small, 10)
+    data["history_bytes"] = big.stat().st_size
+    data["cli"] = cli_latency.measure(big, small, rounds["cli"], tmp)
+    data["imports"] = cli_latency.imports(big, tmp)
+    data["startup"] = cli_latency.startup_split(big, tmp)
+    data["list_runs"] = {
+        HISTORY_RUNS: cli_latency.list_runs_query(big),
+        10: cli_latency.list_runs_query(small),
     }
-    try:
-        workloads = {n: steps(n) for n in (*SIZES, 200)}
-        data["workload"] = workloads[1000]
-        for sync in ("NORMAL", "FULL"):
-            data[sync] = {}
-            for n in SIZES:
-                _say(f"persistence, synchronous={sync}, N={n}: {rounds[sync][n]} round(s)")
-                data[sync][n] = persist.run_rounds(
-                    plan(n), workloads, rounds[sync][n], sync, tmp, seed=n
-                )
-        _say("compaction on and off over the long run (input tokens)")
-        data["compaction_tokens"] = compaction_tokens.measure(tmp)
-        _say("the loop with compaction on")
-        data["compacting"] = persist.run_rounds(
-            COMPACTING_PLAN, workloads, rounds["compacting"], "NORMAL", tmp, seed=7
-        )
-        data["breakdown"] = persist.dayflow_breakdown(workloads[1000], tmp)
-        data["sql"] = persist.sql_per_step(workloads[40], tmp)
-
-        _say("resume at N=1000")
-        db = tmp / "interrupted.db"
-        run_id, expected = resume.build_interrupted(db, workloads[1000])
-        one = tmp / "one-step.db"
-        one_id, _ = resume.build_interrupted(one, workloads[1000][:1])
-        data["rebuild"] = resume.measure_rebuild(
-            db, run_id, expected, (one, one_id), rounds["rebuild"], tmp
-        )
-        data["resume"] = resume.measure_cli(db, run_id, expected, rounds["resume"], tmp)
-
-        _say(f"CLI latency on {HISTORY_RUNS:,} runs")
-        big, small = tmp / "history.db", tmp / "history-small.db"
-        cli_latency.build_history(big, HISTORY_RUNS)
-        cli_latency.build_history(small, 10)
-        data["history_bytes"] = big.stat().st_size
-        data["cli"] = cli_latency.measure(big, small, rounds["cli"], tmp)
-        data["imports"] = cli_latency.imports(big, tmp)
-        data["startup"] = cli_latency.startup_split(big, tmp)
-        data["list_runs"] = {
-            HISTORY_RUNS: cli_latency.list_runs_query(big),
-            10: cli_latency.list_runs_query(small),
-        }
-        _say("mail sources: a page of 50 from 100 and 10,000 messages")
-        data["mail"] = mail.measure(tmp / "mail", 3 if args.quick else 15)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    data["elapsed"] = time.monotonic() - started
-    data["load_after"] = os.getloadavg()
-    args.out.write_text(report.render(data) + mail.render(data["mail"]), encoding="utf-8")
-    _say(f"wrote {args.out} in {data['elapsed']:.0f} s")
-    if args.pg:
-        from bench import postgres
-
-        _say("PostgreSQL per-step cost")
-        postgres.main([args.pg, "--out", str(args.out), *(["--quick"] if args.quick else [])])
-    return 0
 
 
 def _say(message: str) -> None:

@@ -201,6 +201,19 @@ def measure(tmp: Path, rounds: int = 15) -> dict[str, Any]:
 
 
 def render(data: dict[str, Any]) -> str:
+    lines = [BEGIN, "", "## Mail sources: a page costs the page", ""]
+    if data.get("when"):
+        lines += [
+            f"Measured {data['when']} with `{data['command']}` (dayflow/ at {data['code']}).",
+            "",
+        ]
+    lines += _maildir(data)
+    if data.get("mbox"):
+        lines += _mbox(data["mbox"])
+    return "\n".join([*lines, *_imap(data["imap"]), END]) + "\n"
+
+
+def _maildir(data: dict[str, Any]) -> list[str]:
     md = data["maildir"]
     warm, cold = md["warm"], md["cold"]
     verdict = "met" if warm["ratio"] <= TARGET else "MISSED"
@@ -220,20 +233,7 @@ def render(data: dict[str, Any]) -> str:
             f"range {r[0]:.2f}-{r[-1]:.2f}"
         )
 
-    when = data.get("when")
-    lines = [
-        BEGIN,
-        "",
-        "## Mail sources: a page costs the page",
-        "",
-        *(
-            [
-                f"Measured {when} with `{data['command']}` (dayflow/ at {data['code']}).",
-                "",
-            ]
-            if when
-            else []
-        ),
+    return [
         f"Listing the newest {PAGE} messages with a fresh source each time (median of "
         f"{md['rounds']} interleaved rounds, warm page cache).{loads} *Warm*: the folder names "
         "kept by an earlier listing are valid (nothing changed in the Maildir since); *cold*: "
@@ -258,30 +258,32 @@ def render(data: dict[str, Any]) -> str:
         "is read again (each folder is kept on its own).",
         "",
     ]
-    mb = data.get("mbox")
-    if mb:
-        r = mb["per_round_ratios"]
-        lines += [
-            f"mbox, the same page from a fresh source ({mb['rounds']} rounds; the separators "
-            "are searched in the file, only the page is parsed):",
-            "",
-            "| mbox size | file | median | ratio to 100 |",
-            "|---|---|---|---|",
-            f"| {SMALL:,} | {mb['bytes'][SMALL] / 1e6:.1f} MB | {fmt_ms(mb['median_s'][SMALL])} "
-            "| 1.00 |",
-            f"| {LARGE:,} | {mb['bytes'][LARGE] / 1e6:.1f} MB | {fmt_ms(mb['median_s'][LARGE])} "
-            f"| {mb['ratio']:.2f} (per round {min(r):.2f}-{max(r):.2f}) |",
-            "",
-            "No target: an mbox has no index, so finding the separators grows with the file "
-            "(a memory-bound search, about 1 µs a message here); before, every message was "
-            "parsed for a listing.",
-            "",
-        ]
-    im = data["imap"]
+
+
+def _mbox(mb: dict[str, Any]) -> list[str]:
+    r = mb["per_round_ratios"]
+    return [
+        f"mbox, the same page from a fresh source ({mb['rounds']} rounds; the separators "
+        "are searched in the file, only the page is parsed):",
+        "",
+        "| mbox size | file | median | ratio to 100 |",
+        "|---|---|---|---|",
+        f"| {SMALL:,} | {mb['bytes'][SMALL] / 1e6:.1f} MB | {fmt_ms(mb['median_s'][SMALL])} "
+        "| 1.00 |",
+        f"| {LARGE:,} | {mb['bytes'][LARGE] / 1e6:.1f} MB | {fmt_ms(mb['median_s'][LARGE])} "
+        f"| {mb['ratio']:.2f} (per round {min(r):.2f}-{max(r):.2f}) |",
+        "",
+        "No target: an mbox has no index, so finding the separators grows with the file "
+        "(a memory-bound search, about 1 µs a message here); before, every message was "
+        "parsed for a listing.",
+        "",
+    ]
+
+
+def _imap(im: dict[str, Any] | str) -> list[str]:
     if isinstance(im, str):
-        lines += [f"IMAP: {im}.", "", END]
-        return "\n".join(lines) + "\n"
-    lines += [
+        return [f"IMAP: {im}.", ""]
+    lines = [
         f"IMAP (pymap on 127.0.0.1, one page of {PAGE}, commands counted at the server):",
         "",
         "| messages on the server | median | SEARCH | FETCH | UIDs fetched |",
@@ -298,9 +300,8 @@ def render(data: dict[str, Any]) -> str:
         f"Time ratio 1,000 to 100: {im['ratio']:.2f}. Commands sent: "
         f"{', '.join(im[1_000]['commands'])} (read-only: EXAMINE, never SELECT or STORE).",
         "",
-        END,
     ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 BEGIN, END = "<!-- mail: begin -->", "<!-- mail: end -->"

@@ -6,15 +6,8 @@ the IQR across rounds; every ratio is computed inside each round and then median
 
 from __future__ import annotations
 
-import importlib.metadata
-import os
-import platform
-import sqlite3
 import statistics
-import subprocess
 from collections.abc import Sequence
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from bench import compaction_tokens
@@ -22,17 +15,6 @@ from bench.reading import GUARANTEES, reading
 from bench.stats import Summary, human, summarize, verdict
 from bench.workload import SEED, SIZES, mix
 
-PACKAGES = (
-    "dayflow",
-    "anthropic",
-    "typer",
-    "rich",
-    "pydantic",
-    "langgraph-checkpoint",
-    "langgraph-checkpoint-sqlite",
-    "ormsgpack",
-    "openai-agents",
-)
 NAMES = {
     "floor": "raw SQLite floor (1 transaction/step)",
     "dayflow_store": "Dayflow store path",
@@ -44,70 +26,6 @@ Rounds = Sequence[dict[tuple[str, int], Any]]
 
 
 STORAGE_TARGET = 1.15  # issue 13 (issue 6 asked 1.2)
-
-
-def environment(tmp: Path) -> dict[str, str]:
-    """Where and on what the figures were taken."""
-    cpu = "unknown"
-    mem = "unknown"
-    try:
-        info = Path("/proc/cpuinfo").read_text()
-        cpu = next(ln.split(":", 1)[1].strip() for ln in info.splitlines() if "model name" in ln)
-        kb = next(ln for ln in Path("/proc/meminfo").read_text().splitlines() if "MemTotal" in ln)
-        mem = f"{int(kb.split()[1]) / 2**20:.0f} GiB"
-    except (OSError, StopIteration):
-        pass
-    versions = []
-    for name in PACKAGES:
-        try:
-            versions.append(f"{name} {importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            versions.append(f"{name} (not installed)")
-    return {
-        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": f"{cpu}, {os.cpu_count()} cores, {mem} RAM, "
-        f"{platform.system()} {platform.release()}",
-        "disk": f"{tmp.parent} on {_filesystem(tmp)}",
-        "python": f"CPython {platform.python_version()}, SQLite {sqlite3.sqlite_version}",
-        "versions": ", ".join(versions),
-        "git": _git(),
-        "load_before": ", ".join(f"{x:.2f}" for x in os.getloadavg()),
-    }
-
-
-def _filesystem(path: Path) -> str:
-    best, kind = "", "unknown"
-    try:
-        for line in Path("/proc/mounts").read_text().splitlines():
-            _dev, mount, fstype, *_ = line.split()
-            if str(path).startswith(mount) and len(mount) > len(best):
-                best, kind = mount, fstype
-    except OSError:
-        pass
-    return kind
-
-
-def _git() -> str:
-    root = Path(__file__).resolve().parent.parent
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--", "dayflow"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split("\n")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    changed = [line[3:] for line in dirty if line.strip()]
-    if not changed:
-        return f"{head} (dayflow/ as committed)"
-    return f"{head} plus uncommitted changes to {', '.join(changed)}"
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -170,6 +88,14 @@ def _persistence(data: dict[str, Any], sync: str, verdicts: dict[str, Any]) -> l
         "~N²/2 steps' worth of bytes (about 5 GB at N=1000).",
         "",
     ]
+    v = verdicts.setdefault(sync, {})
+    return out + _persistence_ratios(sync, _persistence_verdicts(by_n, v), v)
+
+
+def _persistence_verdicts(by_n: dict[int, Rounds], v: dict[str, Any]) -> dict[str, Any]:
+    """The same-round ratios of one `synchronous` setting, judged into `v` against the issues'
+    targets; returns the ratios by name for the tables."""
+    r3, r40, r1000 = by_n[3], by_n[40], by_n[1000]
 
     def by_size(num: str, den: str, sizes: Sequence[int] = (3, 40, 1000)) -> list[Summary | None]:
         source = {3: r3, 40: r40, 200: r1000, 1000: r1000}
@@ -184,7 +110,6 @@ def _persistence(data: dict[str, Any], sync: str, verdicts: dict[str, Any]) -> l
         name: ratio(r1000, (name, 1000), (name, 40))
         for name in ("dayflow_store", "dayflow_loop", "floor")
     }
-    v = verdicts.setdefault(sync, {})
     v["floor_store"] = (_ok(store_floor, 2.5), store_floor)
     v["floor_loop"] = (_ok(loop_floor, 2.5), loop_floor)
     # Issue 13: the store path at most half of LangGraph's per-step cost at N=40.
@@ -195,30 +120,36 @@ def _persistence(data: dict[str, Any], sync: str, verdicts: dict[str, Any]) -> l
     v["ss_loop"] = (_ok(loop_ss, 1.5), loop_ss)
     v["flat_store"] = (_ok([flat["dayflow_store"]], 1.2), flat["dayflow_store"])
     v["flat_loop"] = (_ok([flat["dayflow_loop"]], 1.2), flat["dayflow_loop"])
+    return {"floor_lg": floor_lg, "flat_floor": flat["floor"]}
 
-    def line(label: str, cells: list[Summary | None], target: str, key: str | None) -> list[str]:
-        shown = [_cell(c) for c in cells]
-        return [label, *shown, target, verdict(v[key][0]) if key else "context"]
+
+def _persistence_ratios(sync: str, extra: dict[str, Any], v: dict[str, Any]) -> list[str]:
+    """The ratio tables of one `synchronous` setting, from the verdicts in `v`."""
+
+    def line(label: str, key: str, target: str) -> list[str]:
+        ok, cells = v[key]
+        return [label, *(_cell(c) for c in cells), target, verdict(ok)]
 
     rows = [
-        line("store path ÷ floor", store_floor, "≤ 2.5×", "floor_store"),
-        line("loop ÷ floor", loop_floor, "≤ 2.5×", "floor_loop"),
-        line("store path ÷ SQLiteSession", store_ss, "≤ 1.5×", "ss_store"),
-        line("loop ÷ SQLiteSession", loop_ss, "≤ 1.5×", "ss_loop"),
+        line("store path ÷ floor", "floor_store", "≤ 2.5×"),
+        line("loop ÷ floor", "floor_loop", "≤ 2.5×"),
+        line("store path ÷ SQLiteSession", "ss_store", "≤ 1.5×"),
+        line("loop ÷ SQLiteSession", "ss_loop", "≤ 1.5×"),
     ]
-    out += [f"Same-round ratios, `synchronous={sync}`:", ""]
+    out = [f"Same-round ratios, `synchronous={sync}`:", ""]
     out += _table(["ratio", "N=3", "N=40", "N=1000", "target", "verdict"], rows)
+    floor_lg = [_cell(c) for c in extra["floor_lg"]]
     rows = [
-        line("store path ÷ LangGraph", store_lg, "≤ 0.5× at N=40", "lg_store"),
-        line("loop ÷ LangGraph", loop_lg, "≤ 0.5× at N=40", "lg_loop"),
-        line("floor ÷ LangGraph", floor_lg, "(what any store could reach)", None),
+        line("store path ÷ LangGraph", "lg_store", "≤ 0.5× at N=40"),
+        line("loop ÷ LangGraph", "lg_loop", "≤ 0.5× at N=40"),
+        ["floor ÷ LangGraph", *floor_lg, "(what any store could reach)", "context"],
     ]
     out += [""]
     out += _table(["ratio", "N=3", "N=40", "N=200", "target", "verdict"], rows)
     rows = [
-        ["store path", _cell(flat["dayflow_store"]), "≤ 1.2×", verdict(v["flat_store"][0])],
-        ["loop", _cell(flat["dayflow_loop"]), "≤ 1.2×", verdict(v["flat_loop"][0])],
-        ["floor", _cell(flat["floor"]), "", "context"],
+        ["store path", _cell(v["flat_store"][1]), "≤ 1.2×", verdict(v["flat_store"][0])],
+        ["loop", _cell(v["flat_loop"][1]), "≤ 1.2×", verdict(v["flat_loop"][0])],
+        ["floor", _cell(extra["flat_floor"]), "", "context"],
     ]
     out += ["", "Flat in N: per-step median at N=1000 ÷ at N=40, both runs in the same round:", ""]
     out += _table(["", "N=1000 ÷ N=40", "target", "verdict"], rows)
