@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
 
 from dayflow.clock import Clock
@@ -122,18 +123,24 @@ class _Worker:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.stop.set)
         self.slots = asyncio.Semaphore(self.options.concurrency)
+        # A thread per brief in flight: asyncio's default pool has cpu_count + 4 (6 on two
+        # cores), which would cap the briefs at once below --concurrency.
+        self.pool = ThreadPoolExecutor(self.options.concurrency, thread_name_prefix="brief")
         pause = 1.0
-        while True:
-            try:
-                await self._connected()
-                return
-            except queue.QueueLost as exc:
-                self.say(f"{exc}; connecting again in {pause:.0f} s")
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self.stop.wait(), pause)
-                if self.stop.is_set():
+        try:
+            while True:
+                try:
+                    await self._connected()
                     return
-                pause = min(pause * 2, 10.0)
+                except queue.QueueLost as exc:
+                    self.say(f"{exc}; connecting again in {pause:.0f} s")
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(self.stop.wait(), pause)
+                    if self.stop.is_set():
+                        return
+                    pause = min(pause * 2, 10.0)
+        finally:
+            self.pool.shutdown(wait=True)
 
     async def _connected(self) -> None:
         options = self.options
@@ -169,7 +176,7 @@ class _Worker:
         options, report, say = self.options, self.report, self.say
         async with self.slots:
             try:
-                await asyncio.to_thread(self.drive, job)
+                await asyncio.get_running_loop().run_in_executor(self.pool, self.drive, job)
                 report.driven += 1
             except (ModelError, StoreError) as exc:
                 # A rate limit, an overloaded API, a database that went away: later may work.
