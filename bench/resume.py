@@ -25,8 +25,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from time import perf_counter_ns
 from typing import Any
@@ -36,6 +35,8 @@ from bench.workload import USER_MSG, Step
 from dayflow.agent import Loop, rebuild_messages, resume_run
 from dayflow.models import ModelRequest, ModelResponse, Usage
 from dayflow.store import open_store
+from tests.fakeapi import strip_cache_control
+from tests.httpkit import Loopback
 
 REPLY_USAGE = {"input_tokens": 11, "output_tokens": 7}
 
@@ -79,21 +80,18 @@ class FakeMessages:
                 self.end_headers()
                 self.wfile.write(reply)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._http = Loopback(Handler)
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self._http.base_url
 
     def __enter__(self) -> FakeMessages:
-        self._thread.start()
+        self._http.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._http.close()
 
 
 def build_interrupted(path: Path, workload: tuple[Step, ...]) -> tuple[str, list[dict[str, Any]]]:
@@ -186,14 +184,6 @@ def measure_rebuild(
     return out
 
 
-def _strip_markers(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip_markers(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [_strip_markers(v) for v in value]
-    return value
-
-
 def measure_cli(
     pristine: Path, run_id: str, expected: list[Any], rounds: int, tmp: Path
 ) -> list[dict[str, int]]:
@@ -234,7 +224,7 @@ def measure_cli(
                 assert proc.returncode == 0, proc.stderr
                 assert len(api.arrivals) == calls + 1, "resume made more than one model call"
                 times["resume"] = api.arrivals[-1] - t0
-                assert _strip_markers(api.bodies[-1]["messages"]) == expected
+                assert strip_cache_control(api.bodies[-1]["messages"]) == expected
                 with open_store(db) as store:
                     after = store.runs.get(run_id)
                 new = Usage(REPLY_USAGE["input_tokens"], REPLY_USAGE["output_tokens"])

@@ -11,8 +11,10 @@ from __future__ import annotations
 import hashlib
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.httpkit import Loopback
 
 LAST_MODIFIED = "Wed, 04 Nov 2026 10:00:00 GMT"
 
@@ -46,25 +48,22 @@ class FeedServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._http = Loopback(Handler)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        return self._http.base_url
 
     def gets(self, path: str) -> list[Seen]:
         return [r for r in self.requests if r.path == path]
 
     def __enter__(self) -> FeedServer:
-        self._thread.start()
+        self._http.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._closing.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._http.close()
 
     def _answer(self, handler: BaseHTTPRequestHandler, seen: Seen) -> int:
         if seen.path == "/hang.ics":

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import socket
@@ -15,6 +16,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import pytest
 
 from dayflow.clock import FixedClock
+from dayflow.errors import ConfigFileError
+from dayflow.sources.config import SourcesConfig, parse_config
 from dayflow.store import Store, open_store
 
 # Every variable that could point a test at a real key, model or database.
@@ -278,11 +281,93 @@ def dayflow_process(
     db: Path | str, cfg: Path, *args: str, timeout: float = 180, **env: str
 ) -> subprocess.CompletedProcess[str]:
     """`python -m dayflow ARGS` in a child process, on database `db` with config file `cfg`."""
+    env = subprocess_env(db, DAYFLOW_CONFIG=str(cfg), **env)
+    return python_process(env, "-m", "dayflow", *args, timeout=timeout)
+
+
+def every_view(
+    db: Path | str, cfg: Path, *more: list[str], **env: str
+) -> list[subprocess.CompletedProcess[str]]:
+    """Every command that shows what the newest run of `db` stored (`runs`, `show`, `trace`,
+    `tasks`, `sources` and `sources check`, with and without `--json`), then `more`: each run
+    in a child process with `env`, for a test that no secret reaches any output."""
+    run_id = json.loads(dayflow_process(db, cfg, "runs", "--json").stdout)[0]["id"]
+    commands = [
+        ["runs", "--json"],
+        ["show", run_id],
+        ["show", run_id, "--json"],
+        ["trace", run_id],
+        ["tasks", "--json"],
+        ["sources", "--json"],
+        ["sources", "check", "--json"],
+        ["sources", "check"],
+        *more,
+    ]
+    return [dayflow_process(db, cfg, *args, timeout=180, **env) for args in commands]
+
+
+def python_process(
+    env: dict[str, str], *argv: str, timeout: float, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`python ARGV` run to its end in a child process with environment `env`, its output kept
+    as text (its exit code is the caller's to check)."""
     return subprocess.run(
-        [sys.executable, "-m", "dayflow", *args],
-        env=subprocess_env(db, DAYFLOW_CONFIG=str(cfg), **env),
+        [sys.executable, *argv],
+        env=env,
         capture_output=True,
         text=True,
         timeout=timeout,
         check=False,
+        cwd=cwd,
     )
+
+
+def dayflow_child(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    """`python -m dayflow ARGS` started in a child process with environment `env` (for the test
+    to kill or wait for), stdout and stderr piped as text."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "dayflow", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def foreign_sqlite(path: Path, table: str) -> Path:
+    """An SQLite file another application wrote: one table (`table`, its DDL), no Dayflow
+    schema."""
+    conn = sqlite3.connect(path)
+    conn.execute(f"CREATE TABLE {table}")
+    conn.commit()
+    conn.close()
+    return path
+
+
+CONFIG_PATH = Path("/cfg/config.toml")
+
+
+def parse_sources(text: str, path: Path = CONFIG_PATH) -> SourcesConfig:
+    """The config file `text` as if read from `path` (relative paths are made absolute there)."""
+    return parse_config(text.encode(), path)
+
+
+def config_problems(text: str) -> list[str]:
+    """The lines of the one error that the config file `text` is refused with."""
+    with pytest.raises(ConfigFileError) as caught:
+        parse_sources(text)
+    return str(caught.value).splitlines()
+
+
+def call_tool(name: str, env: Any, args: Any) -> tuple[Any, bool]:
+    """Tool `name` as `tools.execute` runs it, without the store: arguments validated, then the
+    handler; a ToolError becomes the is_error text the model reads. Returns (content, is_error),
+    the content as the handler returned it."""
+    from dayflow import tools
+
+    tool = tools.TOOLS[name]
+    try:
+        tools.validate(tool.input_schema, args)
+        return tool.handler(args, env), False
+    except tools.ToolError as err:
+        return tools.error_text(str(err)), True

@@ -39,7 +39,7 @@ import socket
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -693,6 +693,17 @@ def wire_message(item: Reply, request: dict[str, Any], msg_id: str) -> dict[str,
 
 
 # --- plugging in a ModelClient and pytest -----------------------------------------------------
+
+
+def slowed(responder: Responder, delay: float) -> Responder:
+    """`responder` with each of its replies held back `delay` seconds (errors and drops go at
+    once): a model slow enough for another process to arrive while it answers."""
+
+    def respond(body: dict[str, Any]) -> Any:
+        item = responder(body)
+        return replace(item, delay=delay) if isinstance(item, Reply) else item
+
+    return respond
 
 
 def responder_from_client(client: Any) -> Responder:

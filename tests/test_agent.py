@@ -18,7 +18,16 @@ from dayflow.agent import (
     totals_from_steps,
 )
 from dayflow.errors import ModelError, SimulatedCrash
-from dayflow.models import DONE, FAILED, INTERRUPTED, STOPPED, ModelRequest, RunSettings, Usage
+from dayflow.models import (
+    DONE,
+    FAILED,
+    INTERRUPTED,
+    STOPPED,
+    ModelRequest,
+    Run,
+    RunSettings,
+    Usage,
+)
 from dayflow.store import Store, open_store
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN, definitions
 from tests.scripted import ScriptedModel, seed_turns, text, tool_use, turn
@@ -289,16 +298,21 @@ def _failing_at_the_second_call(error: BaseException) -> ScriptedModel:
     return model
 
 
-def test_model_error_marks_run_failed_and_resume_continues(store: Store) -> None:
-    flaky_model = _failing_at_the_second_call(
-        ModelError("API 529 overloaded", status=529, request_id="req_9", retryable=True)
-    )
-    with pytest.raises(ModelError):
-        start_run(Loop(store, flaky_model), OPTIONS)
+def _fails_then_resumes(store: Store, error: BaseException) -> Run:
+    """A run whose second model call raises `error`: the error reaches the caller, and a resume
+    finishes the run in three steps. Returns the run as the error left it."""
+    with pytest.raises(type(error)):
+        start_run(Loop(store, _failing_at_the_second_call(error)), OPTIONS)
     run = store.runs.list()[0]
+    done = resume_run(Loop(store, ScriptedModel(seed_turns()[1:])), run)
+    assert done.run.status == DONE and done.run.steps == 3
+    return run
+
+
+def test_model_error_marks_run_failed_and_resume_continues(store: Store) -> None:
+    error = ModelError("API 529 overloaded", status=529, request_id="req_9", retryable=True)
+    run = _fails_then_resumes(store, error)
     assert run.status == FAILED and run.request_id == "req_9" and run.steps == 1
-    result = resume_run(Loop(store, ScriptedModel(seed_turns()[1:])), run)
-    assert result.run.status == DONE and result.run.steps == 3
 
 
 def test_max_tokens_is_not_taken_as_a_finished_brief(store: Store) -> None:
@@ -348,13 +362,8 @@ def test_live_requests_are_not_mutated_by_later_steps(store: Store) -> None:
 
 
 def test_ctrl_c_leaves_the_run_interrupted_and_resumable(store: Store) -> None:
-    model = _failing_at_the_second_call(KeyboardInterrupt())
-    with pytest.raises(KeyboardInterrupt):
-        start_run(Loop(store, model), OPTIONS)
-    run = store.runs.list()[0]
+    run = _fails_then_resumes(store, KeyboardInterrupt())
     assert run.status == INTERRUPTED and run.reason == "interrupted (Ctrl-C)" and run.steps == 1
-    done = resume_run(Loop(store, ScriptedModel(seed_turns()[1:])), run)
-    assert done.run.status == DONE and done.run.steps == 3
 
 
 def test_a_step_is_two_transactions_plus_one_per_local_effect(store: Store) -> None:

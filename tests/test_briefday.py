@@ -5,17 +5,15 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dayflow.providers.offline import OfflineModel
-from tests.conftest import subprocess_env
-from tests.fakeapi import FakeAPI, Reply, responder_from_client
+from tests.conftest import dayflow_child, subprocess_env
+from tests.fakeapi import FakeAPI, responder_from_client, slowed
 from tests.harness import Result, invoke
 
 DATE = "2026-11-05"
@@ -143,13 +141,7 @@ def test_brief_modes_cannot_be_combined(db_path: Path, flags: tuple[str, ...]) -
 
 
 def _spawn(db: Path, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "dayflow", "brief", "--ensure-today", "--date", DATE, *args],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return dayflow_child(env, "brief", "--ensure-today", "--date", DATE, *args)
 
 
 @pytest.mark.slow
@@ -157,12 +149,7 @@ def _spawn(db: Path, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
 def test_concurrent_ensure_today_processes_write_one_brief(tmp_path: Path, n: int) -> None:
     """The timer and the user at the same moment: one drives, the others wait and print it."""
     db = tmp_path / "dayflow.db"
-    offline = responder_from_client(OfflineModel())
-
-    def slow(body: dict[str, Any]) -> Any:
-        item = offline(body)
-        return replace(item, delay=0.8) if isinstance(item, Reply) else item
-
+    slow = slowed(responder_from_client(OfflineModel()), 0.8)
     with FakeAPI(responder=slow) as fake:
         env = subprocess_env(db, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake.base_url)
         procs = [_spawn(db, env) for _ in range(n)]
@@ -184,12 +171,7 @@ def test_concurrent_ensure_today_processes_write_one_brief(tmp_path: Path, n: in
 @pytest.mark.slow
 def test_a_waiter_takes_over_when_the_driver_is_killed(tmp_path: Path) -> None:
     db = tmp_path / "dayflow.db"
-    offline = responder_from_client(OfflineModel())
-
-    def slow(body: dict[str, Any]) -> Any:
-        item = offline(body)
-        return replace(item, delay=1.0) if isinstance(item, Reply) else item
-
+    slow = slowed(responder_from_client(OfflineModel()), 1.0)
     with FakeAPI(responder=slow) as fake:
         env = subprocess_env(db, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake.base_url)
         driver = _spawn(db, env)

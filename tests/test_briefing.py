@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from dayflow.providers.offline import OfflineModel
-from tests.conftest import pg_schema, subprocess_env
+from tests.conftest import dayflow_child, pg_schema, subprocess_env
 from tests.harness import Result, invoke
 from tests.mailkit import message, write_maildir
 
@@ -210,15 +210,7 @@ def test_two_hosts_starting_a_plain_brief_at_once_write_one_full_brief(
                 env = subprocess_env(
                     url, XDG_DATA_HOME=str(tmp_path / host), DAYFLOW_HOST=host, HOME=str(tmp_path)
                 )
-                procs.append(
-                    subprocess.Popen(
-                        [sys.executable, "-m", "dayflow", "brief", "--date", DAY],
-                        env=env,
-                        stdout=subprocess.PIPE,
-                        stderr=subprocess.PIPE,
-                        text=True,
-                    )
-                )
+                procs.append(dayflow_child(env, "brief", "--date", DAY))
             for _ in range(3000):  # until both wait on the day's lock in create_run
                 waiting = pg_server.execute(
                     "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "

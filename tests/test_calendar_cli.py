@@ -8,7 +8,6 @@ import json
 import signal
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 
 from dayflow.providers.offline import OfflineModel
 from tests.calserver import FeedServer
-from tests.conftest import subprocess_env
+from tests.conftest import python_process, subprocess_env
 from tests.davserver import PASSWORD, USER, DavServer
 from tests.harness import invoke
 
@@ -46,13 +45,7 @@ def _feed_config(tmp_path: Path, url: str, extra: str = "") -> dict[str, str]:
 
 
 def _child(db: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dayflow", *args],
-        env=subprocess_env(db, **env),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return python_process(subprocess_env(db, **env), "-m", "dayflow", *args, timeout=120)
 
 
 def _every_byte(db: Path) -> bytes:

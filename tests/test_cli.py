@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ from typer.testing import CliRunner
 from dayflow.cli import app
 from dayflow.providers.offline import OfflineModel
 from dayflow.store import open_store
-from tests.conftest import Db, db_rows, is_pg, subprocess_env
+from tests.conftest import Db, db_rows, foreign_sqlite, is_pg, python_process, subprocess_env
 from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, seed_turns
 
@@ -259,11 +258,7 @@ def test_a_first_brief_that_cannot_start_creates_no_database(
 
 
 def test_a_file_that_is_not_a_dayflow_database(tmp_path: Path) -> None:
-    other = tmp_path / "photos.db"
-    conn = sqlite3.connect(other)
-    conn.execute("CREATE TABLE photos (id INTEGER)")
-    conn.commit()
-    conn.close()
+    other = foreign_sqlite(tmp_path / "photos.db", "photos (id INTEGER)")
     res = Harness(other)("runs")
     assert res.code == 4 and "not a Dayflow database" in res.err
     garbage = tmp_path / "garbage.db"
@@ -306,13 +301,7 @@ def test_help_runs_and_tasks_do_not_import_the_sdk(db_path: Path) -> None:
         "    assert lib not in sys.modules, lib + ' imported'\n"
     )
     for args in (["--help"], ["runs"], ["tasks"], ["brief"]):
-        proc = subprocess.run(
-            [sys.executable, "-c", code, *args],
-            env=subprocess_env(db_path),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        proc = python_process(subprocess_env(db_path), "-c", code, *args, timeout=60)
         assert proc.returncode == 0, (args, proc.stderr)
 
 

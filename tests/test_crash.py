@@ -13,7 +13,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,13 @@ import pytest
 
 from dayflow.models import KILL_POINTS
 from dayflow.providers.offline import OfflineModel
-from tests.conftest import Db, subprocess_env
+from tests.conftest import Db, dayflow_child, subprocess_env
 from tests.fakeapi import (
     LOCAL_SHAPED,
     FakeAPI,
     Local,
-    Reply,
     responder_from_client,
+    slowed,
     strip_cache_control,
 )
 
@@ -238,25 +238,11 @@ def test_resume_through_the_sdk_continues_the_exact_conversation(
 @pytest.mark.parametrize("n", [2, 4, 8])
 def test_n_processes_resuming_one_run_only_one_drives(store_target: Path, n: int) -> None:
     db = store_target
-    offline = responder_from_client(OfflineModel())
-
-    def slow(body: dict[str, Any]) -> Any:
-        item = offline(body)
-        return replace(item, delay=1.5) if isinstance(item, Reply) else item
-
+    slow = slowed(responder_from_client(OfflineModel()), 1.5)
     with FakeAPI(responder=slow) as fake:
         assert dayflow(db, "brief", "--date", DATE, "--crash-after", "1", api=fake).code == 70
         env = subprocess_env(db, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake.base_url)
-        procs = [
-            subprocess.Popen(
-                [sys.executable, "-m", "dayflow", "resume"],
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for _ in range(n)
-        ]
+        procs = [dayflow_child(env, "resume") for _ in range(n)]
         results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
     drivers = [r for r in results if r[0] == 0 and "[resume " in r[2]]
     assert len(drivers) == 1, results
@@ -277,16 +263,7 @@ def test_n_separate_briefs_on_one_store_all_finish(store_target: Path) -> None:
     db = store_target
     dayflow(db, "runs")  # create the file once, as a user's first command would
     env = subprocess_env(db)
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "dayflow", "brief", "--date", DATE],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(8)
-    ]
+    procs = [dayflow_child(env, "brief", "--date", DATE) for _ in range(8)]
     results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
     assert all(code == 0 for code, _, _ in results), [err for _, _, err in results]
     runs = json.loads(dayflow(db, "runs", "--json").out)

@@ -8,7 +8,7 @@ import socket
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email import message_from_bytes
 from pathlib import Path
 from typing import Any
@@ -390,8 +390,9 @@ def test_sigkill_in_the_window_after_a_refusal_is_uncertain_and_not_resent(
     assert not d["ok"] and f"<dayflow.{done['id']}.{DATE}@example.org>" in d["detail"]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(
+# Where a SIGKILL lands in an SMTP delivery, the mails sent after the kill and after the
+# resume, and whether the delivery is recorded as done.
+SMTP_KILLS = pytest.mark.parametrize(
     ("point", "after_kill", "after_resume", "ok"),
     [
         ("before_send", 0, 1, True),  # intent saved, nothing sent: resume sends it
@@ -399,20 +400,36 @@ def test_sigkill_in_the_window_after_a_refusal_is_uncertain_and_not_resent(
         ("while_sending", 0, 0, False),  # body sent, `.` not: uncertain, reported, not resent
     ],
 )
-def test_sigkill_during_smtp_delivery_never_sends_twice(
-    tmp_path: Path, smtp: SmtpServer, point: str, after_kill: int, after_resume: int, ok: bool
-) -> None:
+
+
+def kill_then_resume(
+    tmp_path: Path, cfg: Path, point: str, sent: Callable[[], int], counts: tuple[int, int]
+) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+    """A brief delivered by SMTP killed at `point` of its final step, then resumed; `sent()`
+    counts the mails the server took, `counts` after the kill and after the resume."""
     db = tmp_path / "dayflow.db"
-    cfg = config(tmp_path, smtp.port)
     n = _final_step(tmp_path)
     killed = dayflow_process(
         db, cfg, "brief", "--date", DATE, "--deliver", "smtp", DAYFLOW_KILL_AT=f"{point}:{n}"
     )
     assert killed.returncode == -9, killed.stderr
-    assert len(smtp.inbox.messages) == after_kill
+    assert sent() == counts[0]
     resumed = dayflow_process(db, cfg, "resume")
     assert resumed.returncode == 0, resumed.stderr
-    assert len(smtp.inbox.messages) == after_resume
+    assert sent() == counts[1]
+    return killed, resumed
+
+
+@pytest.mark.slow
+@SMTP_KILLS
+def test_sigkill_during_smtp_delivery_never_sends_twice(
+    tmp_path: Path, smtp: SmtpServer, point: str, after_kill: int, after_resume: int, ok: bool
+) -> None:
+    db = tmp_path / "dayflow.db"
+    cfg = config(tmp_path, smtp.port)
+    kill_then_resume(
+        tmp_path, cfg, point, lambda: len(smtp.inbox.messages), (after_kill, after_resume)
+    )
     (done,) = runs(db)
     assert done["status"] == "done"
     (d,) = shown(db, done["id"])["deliveries"]
@@ -696,31 +713,36 @@ def test_a_password_that_is_not_ascii_logs_in_with_auth_plain_in_utf8(port: int)
 # ------------------------------------------------------------ a note's sections (issue 19.21)
 
 
-def test_an_orphan_end_mark_before_the_section_never_makes_redelivery_append() -> None:
+@pytest.mark.parametrize(
+    ("note", "brief", "merged"),
+    [
+        pytest.param(
+            "my notes\n{end}\nmore of mine\n\n{start}\nold brief\n{end}\ntail\n",
+            "new brief",
+            "my notes\n{end}\nmore of mine\n\n{start}\nnew brief\n{end}\ntail\n",
+            id="an orphan end mark before the section never makes redelivery append",
+        ),
+        pytest.param(
+            "top\n{start}\nold brief\n{end}\nmiddle\n{start}\nold brief\n{end}\nbottom\n",
+            "new",
+            "top\n{start}\nnew\n{end}\nmiddle\nbottom\n",
+            id="a duplicated section is replaced once and its copy removed",
+        ),
+        pytest.param(
+            "mine\r\n\r\n{start}\r\nold\r\n{end}  \r\nafter\r\n",
+            "# Brief\n\nbody\n",
+            "mine\r\n\r\n{start}\r\n# Brief\r\n\r\nbody\r\n{end}\r\nafter\r\n",
+            id="a crlf note is replaced in place with its own line ends",
+        ),
+    ],
+)
+def test_a_notes_section_is_replaced_in_place_once(note: str, brief: str, merged: str) -> None:
     start, end = delivery.section_marks("abc")
-    note = f"my notes\n{end}\nmore of mine\n\n{start}\nold brief\n{end}\ntail\n"
-    merged, verb = delivery.with_section(note, "abc", "new brief")
+    note, merged = (text.format(start=start, end=end) for text in (note, merged))
+    updated, verb = delivery.with_section(note, "abc", brief)
     assert verb == "updated its section in"
-    assert merged == f"my notes\n{end}\nmore of mine\n\n{start}\nnew brief\n{end}\ntail\n"
-    assert delivery.with_section(merged, "abc", "new brief")[0] == merged
-
-
-def test_a_duplicated_section_is_replaced_once_and_its_copy_removed() -> None:
-    start, end = delivery.section_marks("abc")
-    copy = f"{start}\nold brief\n{end}\n"
-    note = f"top\n{copy}middle\n{copy}bottom\n"
-    merged, verb = delivery.with_section(note, "abc", "new")
-    assert verb == "updated its section in"
-    assert merged == f"top\n{start}\nnew\n{end}\nmiddle\nbottom\n"
-
-
-def test_a_crlf_note_is_replaced_in_place_with_its_own_line_ends() -> None:
-    start, end = delivery.section_marks("abc")
-    note = f"mine\r\n\r\n{start}\r\nold\r\n{end}  \r\nafter\r\n"
-    merged, verb = delivery.with_section(note, "abc", "# Brief\n\nbody\n")
-    assert verb == "updated its section in"
-    assert merged == f"mine\r\n\r\n{start}\r\n# Brief\r\n\r\nbody\r\n{end}\r\nafter\r\n"
-    assert delivery.with_section(merged, "abc", "# Brief\n\nbody\n")[0] == merged
+    assert updated == merged
+    assert delivery.with_section(updated, "abc", brief)[0] == merged
     added, verb = delivery.with_section("mine\r\n", "xyz", "b")
     assert verb == "added to" and "\n" not in added.replace("\r\n", "")
 

@@ -11,10 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import dayflow_process, is_pg
+from tests.conftest import is_pg
 from tests.imapserver import USER
 from tests.oauthservers import OAuthSmtpHandler, runs, token_script
-from tests.test_delivery import DATE, _final_step, free_port, run, shown
+from tests.test_delivery import (
+    SMTP_KILLS,
+    free_port,
+    kill_then_resume,
+    run,
+    shown,
+)
 from tests.test_delivery import runs as listed_runs
 
 
@@ -127,14 +133,7 @@ def test_a_token_command_that_fails_is_a_failed_delivery_naming_its_status(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("point", "after_kill", "after_resume", "ok"),
-    [
-        ("before_send", 0, 1, True),
-        ("after_send", 1, 1, False),
-        ("while_sending", 0, 0, False),
-    ],
-)
+@SMTP_KILLS
 def test_sigkill_during_delivery_with_a_token_never_sends_twice(
     tmp_path: Path, smtp: OAuthSmtp, point: str, after_kill: int, after_resume: int, ok: bool
 ) -> None:
@@ -142,15 +141,9 @@ def test_sigkill_during_delivery_with_a_token_never_sends_twice(
     command, count = token_script(tmp_path)
     cfg = config(tmp_path, smtp, command)
     db = tmp_path / "dayflow.db"
-    n = _final_step(tmp_path)
-    killed = dayflow_process(
-        db, cfg, "brief", "--date", DATE, "--deliver", "smtp", DAYFLOW_KILL_AT=f"{point}:{n}"
+    killed, resumed = kill_then_resume(
+        tmp_path, cfg, point, lambda: len(smtp.handler.messages), (after_kill, after_resume)
     )
-    assert killed.returncode == -9, killed.stderr
-    assert len(smtp.handler.messages) == after_kill
-    resumed = dayflow_process(db, cfg, "resume")
-    assert resumed.returncode == 0, resumed.stderr
-    assert len(smtp.handler.messages) == after_resume
     (done,) = listed_runs(db)
     (d,) = shown(db, done["id"])["deliveries"]
     assert d["ok"] is ok

@@ -13,7 +13,7 @@ import pytest
 
 from dayflow.providers.offline import OfflineModel
 from dayflow.store import open_store
-from tests.conftest import db_rows, is_pg
+from tests.conftest import db_rows, foreign_sqlite, is_pg
 from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, seed_turns
 
@@ -205,11 +205,7 @@ def test_tasks_keep_the_whole_title_at_any_width(db_path: Path, width: int | Non
 
 
 def test_foreign_sqlite_files_are_refused_and_left_untouched(tmp_path: Path) -> None:
-    other = tmp_path / "other.db"
-    conn = sqlite3.connect(other)
-    conn.execute("CREATE TABLE notes (x TEXT)")
-    conn.commit()
-    conn.close()
+    other = foreign_sqlite(tmp_path / "other.db", "notes (x TEXT)")
     empty_foreign = tmp_path / "empty.db"
     conn = sqlite3.connect(empty_foreign)
     conn.execute("PRAGMA user_version = 7")

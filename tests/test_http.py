@@ -13,7 +13,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -23,6 +23,7 @@ import pytest
 from dayflow.errors import SourceUnreadable
 from dayflow.sources import feeds, http
 from dayflow.sources.caldav import CalDavCalendar
+from tests.httpkit import Loopback
 
 Answer = tuple[int, dict[str, str], bytes]
 CALENDAR = b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n"
@@ -69,27 +70,22 @@ class Server:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        if self.tls is not None:
-            self._httpd.socket = self.tls.wrap_socket(self._httpd.socket, server_side=True)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._http = Loopback(Handler, self.tls)
 
     @property
     def port(self) -> int:
-        return int(self._httpd.server_address[1])
+        return self._http.port
 
     def url(self, path: str = "/", host: str = "127.0.0.1") -> str:
         scheme = "https" if self.tls is not None else "http"
         return f"{scheme}://{host}:{self.port}{path}"
 
     def __enter__(self) -> Server:
-        self._thread.start()
+        self._http.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._http.close()
 
 
 def redirect(to: str, code: int = 302) -> Answer:

@@ -7,9 +7,8 @@ unchanged."""
 from __future__ import annotations
 
 import datetime as dt
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -20,6 +19,7 @@ from dayflow.sources.config import SourceSpec
 from dayflow.sources.factory import SourceContext, check_source, open_calendar
 from dayflow.sources.oauth import AuthRefused, TokenUnavailable
 from tests.davserver import DavServer
+from tests.httpkit import Loopback
 from tests.oauthservers import runs, token_script
 
 pytestmark = pytest.mark.slow
@@ -133,17 +133,14 @@ class Origin:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self._http = Loopback(Handler).start()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        return self._http.base_url
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self._http.close()
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from dayflow.errors import SourceError
 from dayflow.sources.config import SourceSpec
 from dayflow.sources.imap import ImapSource
 from dayflow.sources.inbox import Inbox
-from tests.conftest import dayflow_process
+from tests.conftest import dayflow_process, every_view
 from tests.imapserver import (
     PASSWORD,
     USER,
@@ -239,18 +239,7 @@ def test_no_secret_reaches_the_database_or_any_output(server: ImapServer, tmp_pa
     db = tmp_path / "d.db"
     outputs = [dayflow_process(db, cfg, "brief", "-v")]
     assert outputs[0].returncode == 0, outputs[0].stderr
-    run_id = json.loads(dayflow_process(db, cfg, "runs", "--json").stdout)[0]["id"]
-    for args in (
-        ["runs", "--json"],
-        ["show", run_id],
-        ["show", run_id, "--json"],
-        ["trace", run_id],
-        ["tasks", "--json"],
-        ["sources", "--json"],
-        ["sources", "check", "--json"],
-        ["sources", "check"],
-    ):
-        outputs.append(dayflow_process(db, cfg, *args))
+    outputs += every_view(db, cfg)
     cfg_bad = tmp_path / "bad.toml"
     cfg_bad.write_text(cfg.read_text().replace(f"cat {tmp_path / 'pw'}", "false"))
     outputs.append(dayflow_process(tmp_path / "other.db", cfg_bad, "brief"))

@@ -20,7 +20,7 @@ from dayflow.sources.factory import SourceContext, check_source
 from dayflow.sources.imap import ImapSource
 from dayflow.sources.inbox import Inbox
 from dayflow.sources.oauth import AuthRefused, TokenUnavailable
-from tests.conftest import dayflow_process
+from tests.conftest import dayflow_process, every_view
 from tests.imapserver import USER, imap_server
 from tests.mailkit import message
 from tests.oauthservers import OAuthImap, oauth_imap, runs, token_script
@@ -236,19 +236,8 @@ def test_no_token_reaches_the_database_or_any_output(tmp_path: Path, sasl_ir: bo
         assert outputs[0].returncode == 0, outputs[0].stderr
         assert runs(count) == 3
         server.accept(*(f"token-{n}" for n in range(3, 40)))
-        run_id = json.loads(dayflow_process(db, cfg, "runs", "--json").stdout)[0]["id"]
-        for args in (
-            ["runs", "--json"],
-            ["show", run_id],
-            ["show", run_id, "--json"],
-            ["trace", run_id],
-            ["tasks", "--json"],
-            ["sources", "--json"],
-            ["sources", "check", "--json"],
-            ["sources", "check"],
-            ["schedule", "install", "--at", "07:30", "--dry-run", "--backend", "cron"],
-        ):
-            outputs.append(dayflow_process(db, cfg, *args, DAYFLOW_DEBUG="1"))
+        schedule = ["schedule", "install", "--at", "07:30", "--dry-run", "--backend", "cron"]
+        outputs += every_view(db, cfg, schedule, DAYFLOW_DEBUG="1")
         server.accept("token-never")
         outputs.append(dayflow_process(tmp_path / "other.db", cfg, "brief", "-v"))  # refused twice
         assert "work: the server refused the xoauth2 token" in outputs[-1].stdout

@@ -9,6 +9,7 @@ import datetime as dt
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,13 @@ def deliver(root: Path, n: int, *, sub: str = "new", flags: str = "") -> Path:
     return path
 
 
+def _frozen(root: Path, cache: Path, after: dt.timedelta) -> Callable[[], MaildirSource]:
+    """Fresh sources on `root` whose folder times never move from CHANGED, on a clock `after`
+    it."""
+    clock, frozen = FixedClock(CHANGED + after), frozen_stat(CHANGED)
+    return lambda: MaildirSource("home", root, cache=cache, clock=clock, stat_dir=frozen)
+
+
 def test_an_unchanged_maildir_is_listed_from_the_kept_names_without_reading_it(
     tmp_path: Path,
 ) -> None:
@@ -58,13 +66,11 @@ def test_an_unchanged_maildir_is_listed_from_the_kept_names_without_reading_it(
     seen by a fresh source: the proof that the kept names, not the directory, were read."""
     root = write_maildir(tmp_path / "md", 3)
     cache = tmp_path / "cache"
-    later = FixedClock(CHANGED + dt.timedelta(seconds=10))
-    frozen = frozen_stat(CHANGED)
-    first = MaildirSource("home", root, cache=cache, clock=later, stat_dir=frozen)
-    assert len(subjects(first)) == 3
+    later = _frozen(root, cache, dt.timedelta(seconds=10))
+    assert len(subjects(later())) == 3
     assert len(list(cache.iterdir())) == 1
     deliver(root, 50)
-    fresh = MaildirSource("home", root, cache=cache, clock=later, stat_dir=frozen)
+    fresh = later()
     assert len(subjects(fresh)) == 3  # the kept names: the directory was not read
     real = MaildirSource("home", root, cache=cache)
     assert subjects(real)[0] == "Message number 50"  # a real change moves the stamp
@@ -78,25 +84,19 @@ def test_a_message_delivered_in_the_same_tick_as_the_last_change_is_never_missed
     fresh one."""
     root = write_maildir(tmp_path / "md", 3)
     cache = tmp_path / "cache"
-    just_after = FixedClock(CHANGED + dt.timedelta(seconds=0.5))
-    frozen = frozen_stat(CHANGED)
-    source = MaildirSource("home", root, cache=cache, clock=just_after, stat_dir=frozen)
+    just_after = _frozen(root, cache, dt.timedelta(seconds=0.5))
+    source = just_after()
     assert len(subjects(source)) == 3
     assert not cache.exists() or not list(cache.iterdir())
     deliver(root, 50)
     assert subjects(source)[0] == "Message number 50"
-    fresh = MaildirSource("home", root, cache=cache, clock=just_after, stat_dir=frozen)
-    assert subjects(fresh)[0] == "Message number 50"
+    assert subjects(just_after())[0] == "Message number 50"
     # Just short of SETTLE still counts as too recent; at SETTLE the names are kept.
-    edge = CHANGED + dt.timedelta(microseconds=SETTLE_NS // 1000 - 1)
-    MaildirSource("home", root, cache=cache, clock=FixedClock(edge), stat_dir=frozen).page(
-        since=None, after=None, limit=1, unread_only=False
-    )
+    edge = _frozen(root, cache, dt.timedelta(microseconds=SETTLE_NS // 1000 - 1))
+    edge().page(since=None, after=None, limit=1, unread_only=False)
     assert not cache.exists() or not list(cache.iterdir())
-    settled = FixedClock(CHANGED + dt.timedelta(microseconds=SETTLE_NS // 1000))
-    MaildirSource("home", root, cache=cache, clock=settled, stat_dir=frozen).page(
-        since=None, after=None, limit=1, unread_only=False
-    )
+    settled = _frozen(root, cache, dt.timedelta(microseconds=SETTLE_NS // 1000))
+    settled().page(since=None, after=None, limit=1, unread_only=False)
     assert len(list(cache.iterdir())) == 1
 
 

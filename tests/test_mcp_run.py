@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Db, subprocess_env
+from tests.conftest import Db, python_process, subprocess_env
 from tests.fakeapi import FakeAPI, Reply
 from tests.mcpserver import DOTTED
 
@@ -79,13 +78,8 @@ def run(db: Path, config: Path, log: Path, api: FakeAPI, *args: str, **env: str)
         "DAYFLOW_CONFIG": str(config),
         **env,
     }
-    return subprocess.run(
-        [sys.executable, "-m", "dayflow", *args],
-        env=subprocess_env(db, **extra),
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=ROOT,
+    return python_process(
+        subprocess_env(db, **extra), "-m", "dayflow", *args, timeout=180, cwd=ROOT
     )
 
 

@@ -3,28 +3,18 @@ CalDAV, ICS URLs and [smtp], and each wrong combination one line naming the entr
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from dayflow import delivery
-from dayflow.errors import ConfigFileError, UsageError
-from dayflow.sources.config import SourcesConfig, parse_config
+from dayflow.errors import UsageError
+from tests.conftest import CONFIG_PATH
+from tests.conftest import config_problems as problems
+from tests.conftest import parse_sources as parse
 
-PATH = Path("/cfg/config.toml")
+PATH = CONFIG_PATH
 IMAP = '[[inbox]]\nname = "work"\nkind = "imap"\nhost = "outlook.office365.com"\nuser = "a@b.c"\n'
 DAV = '[[calendar]]\nname = "gcal"\nkind = "caldav"\nuser = "a@b.c"\nurl = "https://dav.example/"\n'
 ICS = '[[calendar]]\nname = "feed"\nkind = "ics"\n'
-
-
-def parse(text: str) -> SourcesConfig:
-    return parse_config(text.encode(), PATH)
-
-
-def problems(text: str) -> list[str]:
-    with pytest.raises(ConfigFileError) as caught:
-        parse(text)
-    return str(caught.value).splitlines()
 
 
 def test_a_token_source_parses_with_its_mechanism_and_no_token_anywhere() -> None:

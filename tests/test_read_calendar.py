@@ -14,6 +14,7 @@ from dayflow import tools
 from dayflow.errors import SourceUnreadable
 from dayflow.sources import IcsCalendar, JsonCalendar
 from dayflow.store import Store
+from tests.conftest import call_tool
 
 FIXTURES = Path(__file__).parent / "ical"
 TODAY = dt.date(2026, 11, 5)
@@ -46,14 +47,7 @@ def _env(store: Store, calendar: Any, tz: str = "Europe/Berlin") -> tools.ToolEn
 
 
 def _call(env: tools.ToolEnv, args: Any) -> tuple[Any, bool]:
-    """The tool as `tools.execute` runs it: arguments validated, then the handler; a ToolError
-    becomes the is_error text the model reads."""
-    tool = tools.TOOLS["read_calendar"]
-    try:
-        tools.validate(tool.input_schema, args)
-        return tool.handler(args, env), False
-    except tools.ToolError as err:
-        return tools.error_text(str(err)), True
+    return call_tool("read_calendar", env, args)
 
 
 def _ics(tz: str = "Europe/Berlin") -> IcsCalendar:

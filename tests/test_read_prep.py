@@ -17,6 +17,7 @@ from dayflow.sources.mail import MailSource
 from dayflow.sources.maildir import MaildirSource
 from dayflow.sources.me import parse_me
 from dayflow.store import Store
+from tests.conftest import call_tool
 from tests.mailkit import deliver, thread_mail
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -75,12 +76,7 @@ def _env(store: Store, tmp_path: Path, *, calendar: str = CALENDAR) -> tools.Too
 
 
 def _call(env: tools.ToolEnv, args: Any) -> tuple[Any, bool]:
-    tool = tools.TOOLS["read_prep"]
-    try:
-        tools.validate(tool.input_schema, args)
-        return tool.handler(args, env), False
-    except tools.ToolError as err:
-        return tools.error_text(str(err)), True
+    return call_tool("read_prep", env, args)
 
 
 def test_prep_lists_the_threads_with_the_events_people_and_the_open_tasks_from_them(

@@ -12,6 +12,8 @@ from dayflow.errors import ConfigFileError
 from dayflow.providers.offline import OfflineModel
 from dayflow.sources.config import config_path, load_config, parse_config
 from dayflow.sources.starter import STARTER
+from tests.conftest import config_problems as problems
+from tests.conftest import parse_sources as parse
 from tests.harness import invoke
 from tests.mailkit import write_maildir
 
@@ -54,19 +56,9 @@ calendars = ["Personal"]
 """
 
 
-def parse(text: str, path: Path = Path("/cfg/config.toml")) -> object:
-    return parse_config(text.encode(), path)
-
-
-def problems(text: str) -> list[str]:
-    with pytest.raises(ConfigFileError) as caught:
-        parse(text)
-    return str(caught.value).splitlines()
-
-
 def test_the_issue_shape_parses_with_paths_made_absolute_next_to_the_file() -> None:
     config = parse(FULL)
-    work, home, old = config.inboxes  # type: ignore[attr-defined]
+    work, home, old = config.inboxes
     assert (work.kind, work.host, work.folders, work.security) == (
         "imap",
         "imap.example.org",
@@ -76,12 +68,12 @@ def test_the_issue_shape_parses_with_paths_made_absolute_next_to_the_file() -> N
     assert (work.port, work.timeout) == (143, 12.5)
     assert home.path == "/cfg/mail/home"
     assert old.path == str(Path("~/old.mbox").expanduser())
-    cal, nc = config.calendars  # type: ignore[attr-defined]
+    cal, nc = config.calendars
     assert cal.kind == "ics" and nc.calendars == ("Personal",)
 
 
 def test_a_calendar_secret_address_is_shown_only_as_scheme_and_host() -> None:
-    cal = parse(FULL).calendars[0]  # type: ignore[attr-defined]
+    cal = parse(FULL).calendars[0]
     assert cal.where == "https://calendar.example.org/…"
     assert "secret-token" not in json.dumps(cal.to_json())
 
@@ -183,12 +175,12 @@ def test_the_config_is_found_by_flag_then_env_then_xdg_and_a_relative_xdg_is_ign
 
 def test_the_delivery_settings_share_the_file() -> None:
     config = parse('deliver = ["stdout"]\n[smtp]\nhost = "h"\n' + FULL)
-    assert [s.name for s in config.inboxes] == ["work", "home", "old"]  # type: ignore[attr-defined]
+    assert [s.name for s in config.inboxes] == ["work", "home", "old"]
 
 
 def test_the_starter_config_is_valid_and_declares_nothing_until_edited() -> None:
     config = parse(STARTER)
-    assert config.inboxes == () and config.calendars == ()  # type: ignore[attr-defined]
+    assert config.inboxes == () and config.calendars == ()
     uncommented = "\n".join(
         line[2:] if line.startswith("# ") and "=" in line or line.startswith("# [[") else line
         for line in STARTER.splitlines()

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +13,7 @@ import pytest
 from rich.console import Console
 
 from dayflow.providers.offline import OfflineModel
-from tests.conftest import subprocess_env
+from tests.conftest import python_process, subprocess_env
 from tests.harness import invoke
 
 # Modules none of the three commands may load: the SDK, the source and PostgreSQL libraries,
@@ -100,13 +98,7 @@ sys.exit(code)
 
 
 def _loaded(args: list[str], db: Path) -> set[str]:
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE, *args],
-        env=subprocess_env(db),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = python_process(subprocess_env(db), "-c", PROBE, *args, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return set(json.loads(proc.stderr.strip().splitlines()[-1].replace("'", '"')))
 

@@ -27,7 +27,7 @@ from dayflow.store import (
     sqlite_schema,
 )
 from dayflow.store.sqlite_schema import MIGRATIONS
-from tests.conftest import Db, db_rows, expire_leases, is_pg, undo_profiles
+from tests.conftest import Db, db_rows, expire_leases, foreign_sqlite, is_pg, undo_profiles
 from tests.scripted import text, tool_use, turn
 from tests.test_agent import _new_run
 
@@ -70,11 +70,7 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
 
 
 def test_another_applications_database_is_refused_untouched(tmp_path: Path) -> None:
-    other = tmp_path / "other.db"
-    conn = sqlite3.connect(other)
-    conn.execute("CREATE TABLE photos (id INTEGER)")
-    conn.commit()
-    conn.close()
+    other = foreign_sqlite(tmp_path / "other.db", "photos (id INTEGER)")
     before = _schema(other)
     with pytest.raises(StoreError, match="not a Dayflow database"):
         open_store(other)
