@@ -21,9 +21,24 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dayflow.sources.config import SourceSpec
 
 USER, PASSWORD = "demouser", "demopass"
+
+
+def imap_spec(port: int, **fields: Any) -> SourceSpec:
+    """The config entry `[[inbox]] name = "work"` of an IMAP server on 127.0.0.1:`port`
+    logging in as USER, with `fields` (security, auth, timeout, ...) as given."""
+    from dayflow.sources.config import SourceSpec
+
+    return SourceSpec(
+        table="inbox", name="work", kind="imap", host="127.0.0.1", port=port, user=USER, **fields
+    )
+
+
 _COMMAND = re.compile(rb"^[A-Za-z0-9]+ ((?:UID )?[A-Za-z]+.*)$")
 
 

@@ -27,6 +27,7 @@ from tests.imapserver import (
     Proxy,
     free_port,
     imap_server,
+    imap_spec,
     make_cert,
     start_pymap,
     stop_server,
@@ -46,16 +47,7 @@ def server(tmp_path: Path) -> Iterator[ImapServer]:
 
 def spec(port: int, security: str = "plain", **extra: Any) -> SourceSpec:
     values: dict[str, Any] = {"password_env": "IMAP_PW", "timeout": 10.0, **extra}
-    return SourceSpec(
-        table="inbox",
-        name="work",
-        kind="imap",
-        host="127.0.0.1",
-        port=port,
-        user=USER,
-        security=security,
-        **values,
-    )
+    return imap_spec(port, security=security, **values)
 
 
 ENV = {"IMAP_PW": PASSWORD}

@@ -21,7 +21,7 @@ from dayflow.sources.imap import ImapSource
 from dayflow.sources.inbox import Inbox
 from dayflow.sources.oauth import AuthRefused, TokenUnavailable
 from tests.conftest import dayflow_process, every_view
-from tests.imapserver import USER, imap_server
+from tests.imapserver import USER, imap_server, imap_spec
 from tests.mailkit import message
 from tests.oauthservers import OAuthImap, oauth_imap, runs, token_script
 from tests.test_imap import NOW, READ_ONLY
@@ -44,15 +44,7 @@ def spec(port: int, command: str, **extra: Any) -> SourceSpec:
         "security": "plain",
         **extra,
     }
-    return SourceSpec(
-        table="inbox",
-        name="work",
-        kind="imap",
-        host="127.0.0.1",
-        port=port,
-        user=USER,
-        **values,
-    )
+    return imap_spec(port, **values)
 
 
 def load(server: OAuthImap, count: int, *, seen: set[int] = frozenset()) -> None:  # type: ignore[assignment]
