@@ -151,18 +151,9 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_section(path: Path, section: str) -> None:
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1].lstrip("\n")
-        text = head + section + ("\n" + tail if tail else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
+    from bench.stats import write_between  # here: run as a script, bench/ is on the path by now
+
     quick = bool(argv and "--quick" in argv)
     with tempfile.TemporaryDirectory(prefix="dayflow-bench-cal-") as tmp:
         data = measure(Path(tmp), quick)
@@ -176,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(data)
     print(text)
     if not quick:
-        write_section(Path(__file__).with_name("RESULTS.md"), text)
+        write_between(Path(__file__).with_name("RESULTS.md"), BEGIN, END, text)
     return 0
 
 

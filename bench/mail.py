@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.stats import human
+from bench.stats import human, write_between
 from dayflow.sources.inbox import Inbox
 from dayflow.sources.maildir import MaildirSource
 from dayflow.sources.maildir_index import SETTLE_NS
@@ -310,16 +310,7 @@ BEGIN, END = "<!-- mail: begin -->", "<!-- mail: end -->"
 def write_section(path: Path, section: str) -> None:
     """Put `section` between the mail markers in `path`; without them, before the PostgreSQL
     section (or at the end)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section.rstrip("\n") + rest.split(END, 1)[1]
-    elif "<!-- postgres: begin -->" in text:
-        head, rest = text.split("<!-- postgres: begin -->", 1)
-        text = head + section.rstrip("\n") + "\n\n<!-- postgres: begin -->" + rest
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    write_between(path, BEGIN, END, section, before="<!-- postgres: begin -->")
 
 
 def main(argv: list[str] | None = None) -> int:

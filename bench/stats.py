@@ -61,13 +61,19 @@ def verdict(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
 
-def write_between(path: Path, begin: str, end: str, section: str) -> None:
+def write_between(
+    path: Path, begin: str, end: str, section: str, *, before: str | None = None
+) -> None:
     """Put `section` (which starts with `begin` and ends with `end`) in place of what is between
-    those markers in `path`; appended when the file has none."""
+    those markers in `path`; when the file has none, before the marker `before` if it has that
+    one, else at the end."""
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     if begin in text and end in text:
         head, rest = text.split(begin, 1)
         text = head + section.rstrip("\n") + rest.split(end, 1)[1]
+    elif before is not None and before in text:
+        head, rest = text.split(before, 1)
+        text = head + section.rstrip("\n") + "\n\n" + before + rest
     else:
         text = text.rstrip("\n") + "\n\n" + section
     path.write_text(text, encoding="utf-8")
