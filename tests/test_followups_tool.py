@@ -78,3 +78,20 @@ def test_an_owed_reply_is_filed_once_under_its_thread_key(store: Store, tmp_path
     assert json.loads(again["content"])["created"] is False  # the same thread: one task
     assert bogus.get("is_error") and "is not the key of any item" in bogus["content"]
     assert [t.idempotency_key for t in store.tasks.list()] == [key]
+
+    # A later run (a new message in the same thread, or the same one again) gets the same
+    # thread key from read_followups and finds the task that is there.
+    model = ScriptedModel(
+        [
+            turn(tool_use("read_followups", {})),
+            turn(tool_use("create_task", file | {"title": "Reply to Bob (again)"})),
+            turn(text("## You owe replies\n- Bob")),
+        ]
+    )
+    later = start_run(Loop(store, model, sources=_sources(tmp_path / "c")), OPTIONS)
+    assert later.run.status == DONE
+    (result,) = _results(model, 1)
+    assert json.loads(result["content"])["you_owe"][0]["key"] == key
+    (filed,) = _results(model, 2)
+    assert json.loads(filed["content"])["created"] is False
+    assert [t.idempotency_key for t in store.tasks.list()] == [key]

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from dayflow.providers.offline import OfflineModel
+from dayflow.sources.identity import mail_key, message_stable_id
 from tests import week
 from tests.conftest import subprocess_env
 from tests.fakeapi import FakeAPI, responder_from_client
@@ -57,6 +58,18 @@ def _tuesday(config: Path, db: Path) -> None:
     """Tuesday's brief files the week's requests as tasks: on Wednesday they are open tasks
     that came from the mail of the people Alex meets."""
     _brief(db, config, "2026-11-17", TUESDAY, "--since", "2026-11-09")
+
+
+def _key(message_id: str) -> str:
+    """The task key of the week's message with this Message-ID."""
+    return mail_key(message_stable_id(message_id))
+
+
+def _tasks(db: Path, config: Path) -> list[tuple[str, str]]:
+    listed = invoke(db, lambda *_: OfflineModel(), "tasks", "--json",
+                    env={"DAYFLOW_CONFIG": str(config)})  # fmt: skip
+    assert listed.code == 0, listed.err
+    return [(t["idempotency_key"], t["title"]) for t in json.loads(listed.out)]
 
 
 def _people(items: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
@@ -108,13 +121,14 @@ def test_the_week_gives_exactly_these_owed_replies_waits_prep_and_conflicts(
         "Vendor call": [],
     }
     # Open tasks Tuesday's brief filed from these people's own mail: Ben's agenda request
-    # (to Dana, Alex in Cc) is Ben's, so it is prep for the design review only.
+    # (to Dana, Alex in Cc) is Ben's, so it is prep for the design review only. Dana's request
+    # was answered from Sent and Marco's asks only for a reply: neither is a task.
     tasks = {title: [t["title"] for t in e["tasks"]] for title, e in prep.items()}
     assert tasks == {
-        "Team standup": ["Approve Dana's expense report for Denver trip"],
+        "Team standup": [],
         "Partnership review": ["Send edits on partnership one-pager to Sam"],
-        "1:1 with Dana": ["Approve Dana's expense report for Denver trip"],
-        "Lunch with Marco": ["Reply to Marco about Dinner Saturday"],
+        "1:1 with Dana": [],
+        "Lunch with Marco": [],
         "Design review": ["Add items to design review agenda"],
         "Vendor call": [],
     }
@@ -128,6 +142,12 @@ def test_the_week_gives_exactly_these_owed_replies_waits_prep_and_conflicts(
     ]
 
     brief = out["brief"]
+    assert _section(brief, "Needs action") == [
+        "- Add items to design review agenda (from Ben Carter, due today)"
+    ]
+    assert _section(brief, "Tasks created") == [
+        "- None new: everything that needs action is already on your task list."
+    ]
     assert "- 16:00–17:00 Offsite planning (Room 5) (declined)" in brief
     assert "- 16:00–18:00 Focus time (free)" in brief
     assert (
@@ -137,6 +157,44 @@ def test_the_week_gives_exactly_these_owed_replies_waits_prep_and_conflicts(
     assert "- Conflict: Design review and Dentist overlap, 14:30–15:00." in brief
     assert week.snapshot(tmp_path, server) == before  # nothing written anywhere
     assert {c.split()[0] for c in server.plain.commands} <= READ_ONLY_IMAP
+
+
+def test_only_real_work_is_filed_not_owed_answered_or_list_mail(
+    tmp_path: Path, server: ImapServer
+) -> None:
+    """Tuesday files exactly Sam's edits and Ben's agenda items: Marco's dinner question asks
+    only for a reply (it is under You owe replies), Dana's request was answered from Sent, and
+    the staff survey (List-Id), the shop's sale (Precedence: bulk) and the help desk's rating
+    (Auto-Submitted, noreply) are no requests. Wednesday files nothing new and the followups
+    say why, as data."""
+    config, db = week.build(tmp_path, server), tmp_path / "dayflow.db"
+    tuesday = _brief(db, config, "2026-11-17", TUESDAY, "--since", "2026-11-09").out
+    assert _section(tuesday, "Needs action") == [
+        "- Add items to design review agenda (from Ben Carter, due tomorrow)",
+        "- Send edits on partnership one-pager to Sam (from Sam Okafor, due Thu 19 Nov)",
+    ]
+    filed = [
+        (_key("<w4.agenda@work.example>"), "Add items to design review agenda"),
+        (_key("<w1.onepager@partner.example>"), "Send edits on partnership one-pager to Sam"),
+    ]
+    assert sorted(_tasks(db, config)) == sorted(filed)
+    out = json.loads(_brief(db, config, week.DAY, WEDNESDAY, "--format", "json").out)
+    assert sorted(_tasks(db, config)) == sorted(filed)  # nothing filed twice, nothing new
+    followups = out["followups"]
+    assert followups["answered"] == [_key("<w2.expenses@work.example>")]
+    assert followups["bulk"] == [
+        _key("<w5.survey@lists.work.example>"),
+        _key("<w6.ticket@tickets.work.example>"),
+        _key("<w3.ooo@work.example>"),  # Priya's out-of-office (Auto-Submitted)
+        _key("<h3.sale@shop.example>"),
+    ]
+    marco = followups["you_owe"][1]
+    assert marco["keys"] == [_key("<h1.dinner@example.net>")]
+    assert marco["key"].startswith("thread:")
+
+
+def _section(brief: str, heading: str) -> list[str]:
+    return brief.split(f"## {heading}\n", 1)[1].split("\n\n", 1)[0].strip().splitlines()
 
 
 READ_ONLY_IMAP = {"CAPABILITY", "LOGIN", "LIST", "EXAMINE", "UID", "SEARCH", "FETCH", "LOGOUT",

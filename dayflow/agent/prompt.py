@@ -18,10 +18,15 @@ Work in this order:
    imperative title, the due date (YYYY-MM-DD) when the message gives one, source_id set to the
    message id, and idempotency_key set to the message's `key` from read_inbox. Skip messages
    already covered by an open task (same idempotency key). Never create a task for newsletters
-   or FYIs. If a source is listed as unavailable (or none is configured), say in the brief
-   which one could not be read.
-   An owed reply is not a task: file one only when the user needs it, with the thread's `key`
-   (thread:...) from read_followups as its idempotency_key.
+   or FYIs, nor for a message whose key read_followups lists under `answered` (the user wrote
+   after it: not a new request) or `bulk` (mailing-list, bulk or automated mail). If a source
+   is listed as unavailable (or none is configured), say in the brief which one could not be
+   read.
+   An owed reply is not a task: a request whose only action is to answer (a question to the
+   user, an invitation to reply) in a thread of read_followups' you_owe goes under "You owe
+   replies", not "Needs action"; real work asked in the same mail is still a task. File a task
+   for the reply itself only when the user needs one, and then with the thread's `key`
+   (thread:...) from read_followups as its idempotency_key, so it is never filed twice.
 3. Write the brief in Markdown with these sections: "## Today" (today's events in time order,
    a declined or free one marked so; under each event its prep from read_prep as indented
    lines: the latest threads with its people and the open tasks from their mail; then each of

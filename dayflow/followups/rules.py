@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dayflow.followups.threads import Thread, ThreadMessage
@@ -49,9 +49,10 @@ class FollowupItem:
     age_days: int  # working days since the latest message
     sources: tuple[str, ...]
     message_id: str  # the latest message's item id
+    keys: tuple[str, ...] = ()  # an owed reply's: the mail keys of the messages it answers
 
     def to_json(self, tz: dt.tzinfo) -> dict[str, Any]:
-        return {
+        out = {
             "key": self.thread,
             "with": {"name": self.counterpart_name, "address": self.counterpart_address},
             "subject": self.subject,
@@ -60,6 +61,7 @@ class FollowupItem:
             "sources": list(self.sources),
             "id": self.message_id,
         }
+        return out | {"keys": list(self.keys)} if self.keys else out
 
 
 def own_words(text: str) -> str:
@@ -110,11 +112,41 @@ def decide(
             return None
         name, address = others[0]
         return "waiting", _item(thread, latest, name, address, age)
-    if latest.listed or me.matches(latest.sender_address):
+    if bulk(latest) or me.matches(latest.sender_address):
         return None
     if not any(me.matches(a) for _, a in latest.to):
         return None
-    return "owed", _item(thread, latest, latest.sender_name, latest.sender_address, age)
+    item = _item(thread, latest, latest.sender_name, latest.sender_address, age)
+    return "owed", replace(item, keys=tuple(unanswered(thread)))
+
+
+def unanswered(thread: Thread) -> list[str]:
+    """The mail keys of the messages a person other than the user wrote after the user's
+    latest message in the thread (all of them if the user never wrote), newest first."""
+    out = []
+    for message in thread.messages:
+        if message.from_me:
+            break
+        if not bulk(message):
+            out.append(message.key)
+    return out
+
+
+def answered(thread: Thread) -> list[str]:
+    """The mail keys of the messages others wrote that a later message of the user's follows:
+    what they asked is not a new request (newest first)."""
+    out, later_mine = [], False
+    for message in thread.messages:
+        later_mine = later_mine or message.from_me
+        if later_mine and not message.from_me and not bulk(message):
+            out.append(message.key)
+    return out
+
+
+def bulk(message: ThreadMessage) -> bool:
+    """Mailing-list or bulk mail, or an automated sender's (the envelope's one predicate for
+    both: List-Id, List-Unsubscribe, Precedence, Auto-Submitted, noreply, bounces)."""
+    return message.listed or message.automated
 
 
 def _item(thread: Thread, latest: ThreadMessage, name: str, address: str, age: int) -> FollowupItem:

@@ -14,13 +14,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from dayflow.followups.rules import FollowupItem, decide
+from dayflow.followups.rules import FollowupItem, answered, bulk, decide
 from dayflow.followups.threads import Record, Thread, build_threads
 from dayflow.sources.config import FOLLOWUP_DAYS, WAITING_AFTER_DAYS
 from dayflow.sources.envelope import base_address
 from dayflow.sources.me import Me
 
 MAX_ITEMS = 50  # per list in what the model is given; the rest are counted
+MAX_KEYS = 100  # per list of mail keys (`answered`, `bulk`), the newest; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,10 @@ class Followups:
     since: dt.datetime
     me: Me
     failures: tuple[tuple[str, str], ...] = ()  # (source, reason)
+    # The mail keys of what is no new request (newest first): others' messages the user wrote
+    # after (`answered`), and mailing-list, bulk and automated mail (`bulk`).
+    answered: tuple[str, ...] = ()
+    bulk: tuple[str, ...] = ()
 
     def threads_with(self, addresses: Iterable[str]) -> list[Thread]:
         """The threads any of `addresses` took part in, newest first."""
@@ -62,6 +67,11 @@ class Followups:
         for name, items in (("you_owe_more", self.owed), ("waiting_on_more", self.waiting)):
             if len(items) > MAX_ITEMS:
                 out[name] = len(items) - MAX_ITEMS
+        for name, keys in (("answered", self.answered), ("bulk", self.bulk)):
+            if keys:
+                out[name] = list(keys[:MAX_KEYS])
+            if len(keys) > MAX_KEYS:
+                out[name + "_more"] = len(keys) - MAX_KEYS
         if self.failures:
             out["unavailable"] = [{"source": n, "reason": why} for n, why in self.failures]
         return out
@@ -91,4 +101,25 @@ def build_followups(
     order = lambda i: (i.latest_at, i.thread)  # noqa: E731 - the oldest first
     owed.sort(key=order)
     waiting.sort(key=order)
-    return Followups(tuple(threads), tuple(owed), tuple(waiting), since, me, tuple(failures))
+    answered_keys, bulk_keys = _no_requests(threads)
+    return Followups(
+        tuple(threads), tuple(owed), tuple(waiting), since, me, tuple(failures),
+        answered_keys, bulk_keys,
+    )  # fmt: skip
+
+
+def _no_requests(threads: list[Thread]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The mail keys of others' messages the user wrote after, and of the window's bulk mail
+    (list, bulk or automated), each newest first."""
+    when: dict[str, dt.datetime] = {}
+    answered_keys: list[str] = []
+    bulk_keys: list[str] = []
+    for thread in threads:
+        when.update((m.key, m.received_at) for m in thread.messages)
+        answered_keys += answered(thread)
+        bulk_keys += [m.key for m in thread.messages if bulk(m) and not m.from_me]
+    newest = lambda k: (when[k], k)  # noqa: E731
+    return (
+        tuple(sorted(set(answered_keys), key=newest, reverse=True)),
+        tuple(sorted(set(bulk_keys), key=newest, reverse=True)),
+    )

@@ -123,7 +123,8 @@ READ_TASKS = Tool(
 CREATE_TASK = Tool(
     "create_task",
     "Create a task for something the user must do. Set idempotency_key to the item's "
-    "`key` from read_inbox (e.g. 'mail:3fa2c1d9e0b7'), 'event:<id>' for an event, or "
+    "`key` from read_inbox (e.g. 'mail:3fa2c1d9e0b7'), 'event:<id>' for an event, the "
+    "thread's `key` from read_followups (thread:<hash>) for an owed reply, or "
     "'model:<words>' for a task that comes from no item; the same key again returns "
     "the existing task with created=false instead of a duplicate (a second request in "
     "one message: its key and '#2'). Only keys of items this run has read are accepted, "

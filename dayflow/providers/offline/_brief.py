@@ -19,7 +19,7 @@ from dayflow.providers.offline._conversation import (
     prompt_facts,
     visible_creates,
 )
-from dayflow.providers.offline._followups import Owed, followup_sections, weighs_more
+from dayflow.providers.offline._followups import Owed, followup_sections, no_tasks, weighs_more
 from dayflow.providers.offline._meetings import conflict_lines, event_mark, prep_lines
 from dayflow.providers.offline._reading import (
     DAYS,
@@ -182,7 +182,7 @@ def _mail(
         done = {c.key for c in creates if c.done}
         needs = [
             _Need(a.title, who(a.message), a.due, is_urgent(a.message))
-            for a in snippet_actions(inbox)
+            for a in no_tasks(calls).keep(snippet_actions(inbox))
             if a.key not in done
         ]
     # What is due today first, then what is overdue, then the rest by date (stable: ties keep

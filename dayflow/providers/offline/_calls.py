@@ -17,6 +17,7 @@ from dayflow.providers.offline._conversation import (
     named,
     prompt_facts,
 )
+from dayflow.providers.offline._followups import no_tasks
 from dayflow.providers.offline._reading import (
     Action,
     is_urgent,
@@ -92,7 +93,7 @@ def pending_actions(calls: list[Call], memory: Memory) -> list[Action]:
         return []
     inbox, _ = latest_list(calls, "read_inbox", "messages")
     skip = covered_keys(calls) | {c.key for c in memory.creates}
-    return [a for a in snippet_actions(inbox) if a.key not in skip]
+    return [a for a in no_tasks(calls).keep(snippet_actions(inbox)) if a.key not in skip]
 
 
 def hit_cap(memory: Memory) -> bool:

@@ -5,15 +5,22 @@ it has nothing (or why it cannot say); a run that never offered the tool has nei
 longest-owed reply is also a candidate for `## One thing`: it wins over requests that are not
 due yet once it has waited `OWED_WEIGHS_DAYS` working days (a reply owed for days is the
 thing people forget), never over one due today, overdue or urgent.
+
+`NoTasks` is what the same read says is no task: a request whose only action is to answer
+(reply, respond, RSVP) in a thread of `you_owe` is that owed reply, shown under `## You owe
+replies` and not filed; a message the user has written after (`answered`) and mailing-list,
+bulk or automated mail (`bulk`) ask nothing new. Real work asked in an owed thread (send the
+report, sign the form) is still a task, under its message's key.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from dayflow.providers.offline._conversation import Call, named
-from dayflow.providers.offline._reading import DAYS, MONTHS, parse_time
+from dayflow.providers.offline._reading import DAYS, MONTHS, Action, parse_time
 
 FOLLOWUPS = "read_followups"
 OWED_WEIGHS_DAYS = 3
@@ -22,6 +29,41 @@ NO_ADDRESS = (
 )
 EMPTY_WAITING = "- You are not waiting on anyone."
 SHOWN = 10  # items per section; the rest counted
+_ANSWER_ONLY = re.compile(r"(?:reply|respond|answer|rsvp)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class NoTasks:
+    """What the run's read_followups says is no task (empty when it was never read)."""
+
+    owed: frozenset[str] = field(default_factory=frozenset)  # owed messages' keys and ids
+    settled: frozenset[str] = field(default_factory=frozenset)  # answered and bulk mail keys
+
+    def files(self, action: Action) -> bool:
+        """Whether `action` is a task: not bulk or answered mail, not an owed reply."""
+        key = action.key.split("#", 1)[0]
+        if key in self.settled:
+            return False
+        owed = key in self.owed or str(action.message.get("id")) in self.owed
+        return not (owed and _ANSWER_ONLY.match(action.title))
+
+    def opens(self, message: dict[str, Any]) -> bool:
+        """Whether a listed message may ask anything new (bulk or answered mail does not)."""
+        return str(message.get("key")) not in self.settled
+
+    def keep(self, actions: list[Action]) -> list[Action]:
+        return [a for a in actions if self.files(a)]
+
+
+def no_tasks(calls: list[Call]) -> NoTasks:
+    """What the latest read_followups result says is no task."""
+    found = named(calls, FOLLOWUPS)
+    result = found[-1].result if found and isinstance(found[-1].result, dict) else {}
+    owed: set[str] = set()
+    for item in _items(result, "you_owe"):
+        owed.update(_strings(item.get("keys")) + _strings([item.get("id")]))
+    settled = {k for name in ("answered", "bulk") for k in _strings(result.get(name))}
+    return NoTasks(frozenset(owed), frozenset(settled))
 
 
 @dataclass(frozen=True)
@@ -79,6 +121,10 @@ def weighs_more(owed: Owed | None, need_pressing: bool) -> bool:
 def _items(result: dict[str, Any], key: str) -> list[dict[str, Any]]:
     value = result.get(key)
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _strings(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _lines(items: list[dict[str, Any]], more: object, lead: str, waited: str) -> list[str]:

@@ -28,6 +28,7 @@ from dayflow.providers.offline._conversation import (
     named,
     tool_calls,
 )
+from dayflow.providers.offline._followups import NoTasks, no_tasks
 from dayflow.providers.offline._reading import (
     Action,
     body_actions,
@@ -62,7 +63,8 @@ def reading_turn(
     done = set(memory.done)
     filed = {c.key for c in memory.creates} | memory.have
     capped = hit_cap(memory)
-    found, quiet = _opened(calls, memory, done)
+    skip = no_tasks(calls)
+    found, quiet = _opened(calls, memory, done, skip)
     notes = [NOTED + "request " + compact_json(request_entry(a)) for a in found]
     if quiet:
         notes.append(NOTED + "no request " + compact_json(quiet))
@@ -80,7 +82,7 @@ def reading_turn(
         # A page read with a cursor cannot be read again (the inbox lists each message once
         # in a walk through the pages), so all of it is noted; such pages are kept small.
         room = None if again.get("cursor") else NOTES_PER_TURN
-        settled, groups, complete = _triage(page, memory.reader, seen, room)
+        settled, groups, complete = _triage(page, memory.reader, seen, room, skip)
         found += settled
         notes += [NOTED + "request " + compact_json(request_entry(a)) for a in settled]
         notes += [NOTED + "plan " + compact_json(chunk) for chunk in _chunks(groups) if chunk]
@@ -120,9 +122,11 @@ def reading_turn(
     )
 
 
-def _opened(calls: list[Call], memory: Memory, done: set[str]) -> tuple[list[Action], list[str]]:
-    """The requests in the messages opened since the last turn, and the ids of those that ask
-    nothing; each id is added to `done`."""
+def _opened(
+    calls: list[Call], memory: Memory, done: set[str], skip: NoTasks
+) -> tuple[list[Action], list[str]]:
+    """The requests in the messages opened since the last turn (what `skip` says is no task
+    left out), and the ids of those that ask nothing; each id is added to `done`."""
     found: list[Action] = []
     quiet: list[str] = []
     for call in named(calls, "read_message"):
@@ -132,6 +136,7 @@ def _opened(calls: list[Call], memory: Memory, done: set[str]) -> tuple[list[Act
         done.add(mid)
         message = call.result.get("message") if isinstance(call.result, dict) else None
         actions = body_actions(message, memory.reader) if isinstance(message, dict) else []
+        actions = skip.keep(actions)
         if not actions:
             quiet.append(mid)
         found += actions
@@ -173,10 +178,15 @@ def _new_page(
 
 
 def _triage(
-    inbox: list[dict[str, Any]], reader: str | None, seen: set[str], room: int | None
+    inbox: list[dict[str, Any]],
+    reader: str | None,
+    seen: set[str],
+    room: int | None,
+    skip: NoTasks,
 ) -> tuple[list[Action], list[list[str]], bool]:
     """What a page of the inbox settles (in order), the threads to open (1-3 ids each), and
-    whether the whole page was read: it stops before the requests pass `room`."""
+    whether the whole page was read: it stops before the requests pass `room`. What `skip`
+    says is no task is left out, and bulk or answered mail is never opened."""
     settled: list[Action] = []
     groups: list[list[str]] = []
     thread_of: dict[str, int] = {}
@@ -185,6 +195,7 @@ def _triage(
         if mid in seen:
             continue
         actions, wanted = triage_all(message, reader)
+        actions, wanted = skip.keep(actions), wanted and skip.opens(message)
         if room is not None and settled and len(settled) + len(actions) > room:
             settled.sort(key=action_order)
             return settled, groups, False
@@ -222,7 +233,7 @@ def _planning_turn(
         # A full first page means there is more.
         return with_tools(messages, ["Reading more of the inbox."], relist), "tool_use"
     reader = reader_of(inbox)
-    settled, groups, complete = _triage(inbox, reader, set(), NOTES_PER_TURN)
+    settled, groups, complete = _triage(inbox, reader, set(), NOTES_PER_TURN, no_tasks(calls))
     result = listed[-1].result if listed else None
     cursor = result.get("next_cursor") if isinstance(result, dict) else None
     more = cursor if isinstance(cursor, str) and "read_inbox" in offered else None
