@@ -10,6 +10,7 @@ from dayflow.errors import ConfigFileError
 from dayflow.followups import (
     Me,
     Record,
+    Window,
     build_followups,
     default_me,
     normalise_subject,
@@ -38,7 +39,7 @@ def days_ago(n: float) -> dt.datetime:
 
 
 def follow(*records: Record, me: Me = ME, **kw: object) -> object:
-    return build_followups(list(records), me=me, now=NOW, tz=dt.UTC, **kw)  # type: ignore[arg-type]
+    return build_followups(list(records), Window(me, NOW, dt.UTC, **kw))  # type: ignore[arg-type]
 
 
 def test_a_question_to_me_with_no_reply_is_owed_with_its_age_in_working_days() -> None:
@@ -133,7 +134,7 @@ def test_subject_fallback_joins_a_reply_without_headers_within_30_days_only() ->
     old = record(raw("q0@x", subject="Budget", when=days_ago(45)))
     late = record(raw("r9@y", sender=ALEX, to=BOB, subject="Re: Budget", body="Done.",
                       when=days_ago(5)), sent=True)  # fmt: skip
-    far = build_followups([old, late], me=ME, now=NOW, tz=dt.UTC, window_days=60)
+    far = build_followups([old, late], Window(ME, NOW, dt.UTC, days=60))
     assert len(far.threads) == 2
 
 

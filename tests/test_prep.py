@@ -7,7 +7,7 @@ import datetime as dt
 from email.utils import format_datetime
 from typing import Any
 
-from dayflow.followups import Followups, Record, build_followups, parse_me
+from dayflow.followups import Followups, Record, Window, build_followups, parse_me
 from dayflow.meetings import prep
 from dayflow.meetings._prep import MAX_EVENTS, MAX_THREADS
 from dayflow.models import Task
@@ -33,7 +33,7 @@ def _record(mid: str, sender: str, to: str, subject: str, days: float, *, refs: 
 
 
 def _followups(*records: Record) -> Followups:
-    return build_followups(list(records), me=ME, now=NOW, tz=dt.UTC)
+    return build_followups(list(records), Window(ME, NOW, dt.UTC))
 
 
 def _event(eid: str, *people: str, **fields: Any) -> dict[str, Any]:

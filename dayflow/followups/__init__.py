@@ -15,6 +15,7 @@ from dayflow.followups.view import (
     FOLLOWUP_DAYS,
     WAITING_AFTER_DAYS,
     Followups,
+    Window,
     build_followups,
 )
 from dayflow.sources.me import Me, default_me, is_address, parse_me
@@ -29,6 +30,7 @@ __all__ = [
     "Record",
     "Thread",
     "ThreadMessage",
+    "Window",
     "asks",
     "build_followups",
     "default_me",

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from dayflow.followups.reader import read_followups
-from dayflow.followups.view import FOLLOWUP_DAYS, WAITING_AFTER_DAYS, Followups
+from dayflow.followups.view import FOLLOWUP_DAYS, WAITING_AFTER_DAYS, Followups, Window
 from dayflow.sources.mail import MailSource
 from dayflow.sources.me import Me
 
@@ -53,8 +53,6 @@ class Feed:
         """The followups (read once; later calls return the same value)."""
         if self._read is None:
             pairs = [(s, False) for s in self.inbox] + [(s, True) for s in self.sent]
-            self._read = read_followups(
-                pairs, me=self.me, now=self.at, tz=self.tz, window_days=self.window_days,
-                waiting_after_days=self.waiting_after_days, failures=self.failures,
-            )  # fmt: skip
+            window = Window(self.me, self.at, self.tz, self.window_days, self.waiting_after_days)
+            self._read = read_followups(pairs, window, self.failures)
         return self._read

@@ -16,9 +16,8 @@ from collections.abc import Iterable
 
 from dayflow.errors import SourceError
 from dayflow.followups.threads import Record
-from dayflow.followups.view import FOLLOWUP_DAYS, WAITING_AFTER_DAYS, Followups, build_followups
+from dayflow.followups.view import Followups, Window, build_followups
 from dayflow.sources.mail import MailSource
-from dayflow.sources.me import Me
 
 PAGE = 200
 MAX_PER_SOURCE = 50_000  # a window holding more than this is cut there (newest kept)
@@ -41,31 +40,22 @@ def read_records(
 
 def read_followups(
     sources: Iterable[tuple[MailSource, bool]],
-    *,
-    me: Me,
-    now: dt.datetime,
-    tz: dt.tzinfo,
-    window_days: int = FOLLOWUP_DAYS,
-    waiting_after_days: int = WAITING_AFTER_DAYS,
+    window: Window,
     failures: Iterable[tuple[str, str]] = (),
 ) -> Followups:
-    """The followups of the mail in `sources` ((source, is a sent folder) pairs); `failures`
-    are sources that could not even be opened, reported with the rest."""
-    since = now - dt.timedelta(days=window_days)
-    until = now + dt.timedelta(microseconds=1)
+    """The followups of the mail in `sources` ((source, is a sent folder) pairs) over
+    `window`; `failures` are sources that could not even be opened, reported with the rest."""
+    until = window.now + dt.timedelta(microseconds=1)
     records: list[Record] = []
     failed = list(failures)
     for source, sent in sources:
         try:
-            records += read_records(source, since=since, until=until, sent=sent)
+            records += read_records(source, since=window.since, until=until, sent=sent)
         except SourceError as exc:
             failed.append((source.name, _reason(source.name, str(exc))))
         except OSError as exc:  # a reader that let one through: still one line
             failed.append((source.name, exc.strerror or str(exc)))
-    return build_followups(
-        records, me=me, now=now, tz=tz, window_days=window_days,
-        waiting_after_days=waiting_after_days, failures=failed,
-    )  # fmt: skip
+    return build_followups(records, window, failed)
 
 
 def _reason(name: str, message: str) -> str:

@@ -29,11 +29,6 @@ from dayflow.sources.me import Me
 
 SUBJECT_DAYS = 30  # how far apart two messages joined by subject alone may be
 THREAD_KEY_PREFIX = "thread:"
-_PREFIX = re.compile(
-    r"^\s*(?:(?:re|fwd?|aw|sv|wg|vs|tr|antw|rif|réf|odp|r)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*"
-    r"|\[[^\]]{1,40}\]\s*)",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -102,6 +97,14 @@ class _Node:
     @property
     def first(self) -> Record:
         return self.records[0]
+
+
+# A reply's or forward's prefix in the languages mailers write it, or a `[list]` tag.
+_PREFIX = re.compile(
+    r"^\s*(?:(?:re|fwd?|aw|sv|wg|vs|tr|antw|rif|réf|odp|r)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*"
+    r"|\[[^\]]{1,40}\]\s*)",
+    re.IGNORECASE,
+)
 
 
 def normalise_subject(subject: str) -> str:

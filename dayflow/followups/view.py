@@ -77,25 +77,34 @@ class Followups:
         return out
 
 
+@dataclass(frozen=True)
+class Window:
+    """Whose followups (`me`), up to when (`now`, days counted in `tz`), over how many days
+    before it, and after how many working days an unanswered question of the user's counts."""
+
+    me: Me
+    now: dt.datetime
+    tz: dt.tzinfo
+    days: int = FOLLOWUP_DAYS
+    waiting_after_days: int = WAITING_AFTER_DAYS
+
+    @property
+    def since(self) -> dt.datetime:
+        return self.now - dt.timedelta(days=self.days)
+
+
 def build_followups(
-    records: Iterable[Record],
-    *,
-    me: Me,
-    now: dt.datetime,
-    tz: dt.tzinfo,
-    window_days: int = FOLLOWUP_DAYS,
-    waiting_after_days: int = WAITING_AFTER_DAYS,
-    failures: Iterable[tuple[str, str]] = (),
+    records: Iterable[Record], window: Window, failures: Iterable[tuple[str, str]] = ()
 ) -> Followups:
-    """The threads of the `window_days` before `now` and who owes whom a reply in them."""
-    since = now - dt.timedelta(days=window_days)
+    """The threads of the window's days before its `now` and who owes whom a reply in them."""
+    me, now, tz, since = window.me, window.now, window.tz, window.since
     kept = [r for r in records if since <= r.received_at <= now]
     threads = build_threads(kept, me)
     today = now.astimezone(tz).date()
     owed: list[FollowupItem] = []
     waiting: list[FollowupItem] = []
     for thread in threads:
-        found = decide(thread, me, today, tz, waiting_after_days)
+        found = decide(thread, me, today, tz, window.waiting_after_days)
         if found is not None:
             (owed if found[0] == "owed" else waiting).append(found[1])
     order = lambda i: (i.latest_at, i.thread)  # noqa: E731 - the oldest first
