@@ -86,14 +86,13 @@ def _work(url: str, concurrency: int, home: str) -> None:
 
     deps = _deps(url, home)
     options = WorkerOptions(concurrency=concurrency, until_idle=True, poll_s=0.5, per_key=0)
-    run_worker(
-        url,
-        make_driver(deps, url),
-        lambda p: "brief.bench",
-        options=options,
-        clock=deps.clock,
-        say=lambda text: None,
-    )
+    drive = make_driver(deps, url)
+    try:
+        run_worker(
+            url, drive, lambda p: "brief.bench", options=options, clock=deps.clock, say=print
+        )
+    finally:
+        _close(drive)
 
 
 CLAIM = (
@@ -126,6 +125,14 @@ def _claim(url: str, concurrency: int, home: str) -> None:
         t.start()
     for t in threads:
         t.join()
+    _close(drive)
+
+
+def _close(drive: Any) -> None:
+    """The driver's kept connections closed (a driver from before it kept any has none)."""
+    close = getattr(drive, "close", None)
+    if callable(close):
+        close()
 
 
 def _transactions(url: str) -> int:

@@ -128,17 +128,22 @@ def worker(
         )
         rounds = _batch_rounds(deps, url, batch_cutoff, batch_poll) if batch else nullcontext()
         with rounds as coordinator:
-            report = run_worker(
-                url,
-                make_driver(deps, url, coordinator),
-                _entrypoints(deps, url),
-                options=options,
-                clock=deps.clock,
-                say=deps.notice,
-            )
+            drive = make_driver(deps, url, coordinator)
+            try:
+                report = run_worker(
+                    url,
+                    drive,
+                    _entrypoints(deps, url),
+                    options=options,
+                    clock=deps.clock,
+                    say=deps.notice,
+                )
+            finally:
+                drive.close()
         deps.notice(
             f"worker done: {report.driven} brief(s) driven, {report.retried} put back, "
             f"{report.failed} failed, {report.queued} queued"
+            + (f", {report.dropped} dropped (profile removed)" if report.dropped else "")
         )
 
 
@@ -206,37 +211,59 @@ def _fleet_db(deps: Deps, db: str | None) -> str:
     return target
 
 
-def make_driver(
-    deps: Deps, url: str, rounds: "Rounds | None" = None
-) -> "Callable[[BriefJob], object]":
+def make_driver(deps: Deps, url: str, rounds: "Rounds | None" = None) -> "BriefDriver":
     """How a worker drives one brief: `brief --ensure-today` as that profile, on its day;
-    with `rounds` (--batch), its Claude calls through them. Returns the brief's `Outcome`."""
-    from dataclasses import replace
+    with `rounds` (--batch), its Claude calls through them. Calling it returns the brief's
+    `Outcome`; `close()` when the worker is done."""
+    return BriefDriver(deps, url, rounds)
 
-    from dayflow.briefing import BriefRequest, Mode
-    from dayflow.briefing import brief as write_brief
-    from dayflow.cli_brief import brief_room
 
-    profiles: dict[str, Profile] = {}  # read once each: a brief need not open a connection for it
+class BriefDriver:
+    """One worker's briefs: each job reads its profile's row afresh (an edit is seen at the
+    next job, a removal ends the job with ProfileNotFound), on the connection its thread
+    keeps, and its Claude calls go through one client per API key (`dayflow.fleet.kept`)."""
 
-    def drive(job: "BriefJob") -> object:
-        profile = profiles.get(job.profile)
-        if profile is None:
-            with deps.store(deps.settings(db=url)) as store:
-                profile = profiles[job.profile] = store.profiles.get(job.profile)
+    def __init__(self, deps: Deps, url: str, rounds: "Rounds | None") -> None:
+        from dayflow.fleet.kept import KeptClients, KeptStores
+
+        self.deps, self.url, self.rounds = deps, url, rounds
+        self.durability = deps.settings(db=url).durability
+        self.stores = KeptStores(deps.clock)
+        self.clients = KeptClients(deps.model_factory)
+
+    def __call__(self, job: "BriefJob") -> object:
+        from dataclasses import replace
+
+        from dayflow.briefing import BriefRequest, Mode
+        from dayflow.briefing import brief as write_brief
+        from dayflow.cli_brief import brief_room
+        from dayflow.store import DEFAULT_PROFILE
+
+        deps, url, stores = self.deps, self.url, self.stores
+        with stores.open(url, durability=self.durability, profile=DEFAULT_PROFILE) as store:
+            profile = store.profiles.get(job.profile)
         as_them = deps.for_profile(profile, url)
         settings = as_them.model_settings(None, db=url)
         request = BriefRequest(day=job.day, mode=Mode.ENSURE_TODAY)
-        room = brief_room(as_them, settings, verbose=False)
-        if rounds is None:
+        room = replace(
+            brief_room(as_them, settings, verbose=False),
+            open_store=lambda s: stores.open(
+                s.db_path, durability=s.durability, profile=profile.name
+            ),
+            model_factory=self.clients,
+        )
+        if self.rounds is None:
             outcome = write_brief(request, room)
         else:
-            with rounds.driving():
-                outcome = write_brief(request, replace(room, model_factory=_batched(deps, rounds)))
+            with self.rounds.driving():
+                factory = _batched(deps, self.rounds, self.clients)
+                outcome = write_brief(request, replace(room, model_factory=factory))
         deps.notice(f"{job.key}: run {outcome.run.id} {outcome.run.status}")
         return outcome
 
-    return drive
+    def close(self) -> None:
+        self.stores.close()
+        self.clients.close()
 
 
 def _batch_rounds(
@@ -267,7 +294,9 @@ def _batch_rounds(
     )
 
 
-def _batched(deps: Deps, rounds: "Rounds") -> "Callable[[str, Any], Any]":
+def _batched(
+    deps: Deps, rounds: "Rounds", clients: "Callable[[str, Any], Any]"
+) -> "Callable[[str, Any], Any]":
     """A model factory: Claude through `rounds` for the briefs it can batch (the worker's own
     API key and server), else the brief's own model (offline, a local server, another key)."""
     from dayflow.providers import OFFLINE_MODEL
@@ -277,7 +306,7 @@ def _batched(deps: Deps, rounds: "Rounds") -> "Callable[[str, Any], Any]":
     def factory(model: str, settings: Any) -> Any:
         same_api = (settings.api_key, settings.base_url) == (worker.api_key, worker.base_url)
         if settings.local or model == OFFLINE_MODEL or not same_api:
-            return deps.model_factory(model, settings)
+            return clients(model, settings)
         return rounds.client
 
     return factory

@@ -213,3 +213,62 @@ def test_fleet_commands_work_on_a_new_database_whichever_comes_first(pg_server: 
             again = _run(url, "fleet", "status", "--json")
             assert again.code == 0 and json.loads(again.out)["profiles"] == []
             assert _run(url, "runs").code == 0
+
+
+@pytest.mark.postgres
+def test_a_worker_sees_a_profile_edited_at_its_next_job_on_the_connection_it_kept(
+    fleet_db: str, tmp_path: Path
+) -> None:
+    """Each job reads its profile's row afresh, on the connection the worker's thread keeps
+    from brief to brief; a connection the server dropped meanwhile is opened again."""
+    from dayflow.cli_base import Deps
+    from dayflow.cli_fleet import make_driver
+
+    url = fleet_db
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.toml").write_text(
+            f'deliver = ["file:{tmp_path}/{name}-{{date}}.md"]\n'
+        )
+    assert _run(url, "profiles", "add", "dan", "--config", str(tmp_path / "a.toml")).code == 0
+    deps = Deps(
+        env={"DAYFLOW_DB": url, "DAYFLOW_MODEL": "offline"},
+        clock=FixedClock(),
+        model_factory=_offline,
+    )
+    drive = make_driver(deps, url)
+    try:
+        drive(BriefJob("dan", date(2026, 11, 4)))
+        assert (tmp_path / "a-2026-11-04.md").exists()
+        # Edited while the worker runs (removed and added again with another config file).
+        assert _run(url, "profiles", "remove", "dan").code == 0
+        assert _run(url, "profiles", "add", "dan", "--config", str(tmp_path / "b.toml")).code == 0
+        with drive.stores.open(url, durability="NORMAL", profile="default") as store:
+            kept = getattr(store.db, "backend_pid")  # noqa: B009 (PostgreSQL only)
+        db_rows(url, "SELECT pg_terminate_backend(CAST(? AS integer))", kept)
+        drive(BriefJob("dan", date(2026, 11, 5)))
+        assert (tmp_path / "b-2026-11-05.md").exists()
+        assert not (tmp_path / "a-2026-11-05.md").exists()
+        with drive.stores.open(url, durability="NORMAL", profile="default") as store:
+            assert getattr(store.db, "backend_pid") != kept  # noqa: B009 (reopened, kept)
+            assert [p.config for p in store.profiles.list() if p.name == "dan"] == [
+                str(tmp_path / "b.toml")
+            ]
+    finally:
+        drive.close()
+    done = [s for _, s in _runs_by_profile(url)["dan"]]
+    assert done == ["done", "done"]
+
+
+@pytest.mark.postgres
+def test_the_queued_job_of_a_removed_profile_ends_with_one_line(fleet_db: str) -> None:
+    url = fleet_db
+    queued = _run(url, "fleet", "enqueue", "--date", "2026-11-04")
+    assert queued.code == 0 and "3 brief(s)" in queued.err
+    assert _run(url, "profiles", "remove", "bob").code == 0
+    worked = _run(url, "worker", "--until-idle", "--poll", "0.2")
+    assert worked.code == 0, worked.err
+    dropped = [line for line in worked.err.splitlines() if "bob" in line]
+    assert dropped == ["bob:2026-11-04: profile 'bob' was removed; its job is dropped"], worked.err
+    assert "1 dropped (profile removed)" in worked.err and "Traceback" not in worked.err
+    assert "bob" not in _runs_by_profile(url)
+    assert json.loads(_run(url, "fleet", "status", "--json").out)["oldest_waiting"] is None

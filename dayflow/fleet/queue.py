@@ -191,14 +191,17 @@ async def work(
         qm.shutdown.set()
 
     watch = asyncio.create_task(stopper())
+    # A few jobs more than it runs are held (picked, their heartbeats kept), so a brief that
+    # ends is followed at once by the next rather than at the next poll; they are taken in
+    # batches (the library insists on at least twice the batch held). A killed worker's held
+    # jobs are retaken once their heartbeat is stale; none of them had started.
+    held = concurrency + max(1, concurrency // 4)
     try:
         await _lost_as(
             qm.run(
                 dequeue_timeout=poll,
-                batch_size=1,
-                # The library insists on at least twice the batch: one job more than asked may be
-                # held (picked, its heartbeat kept) while this process is busy with the others.
-                max_concurrent_tasks=max(concurrency, 2),
+                batch_size=max(1, held // 2),
+                max_concurrent_tasks=held,
                 heartbeat_timeout=heartbeat,
                 mode=QueueExecutionMode.drain if until_idle else QueueExecutionMode.continuous,
             )

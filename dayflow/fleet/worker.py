@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
 
 from dayflow.clock import Clock
-from dayflow.errors import DayflowError, ModelError, StoreError
+from dayflow.errors import DayflowError, ModelError, ProfileNotFound, StoreError
 from dayflow.fleet import queue
 from dayflow.fleet.profiles import BriefJob, due_jobs
 from dayflow.frozen import Frozen
@@ -64,6 +64,7 @@ class WorkerReport:
         self.driven = 0
         self.retried = 0
         self.failed = 0
+        self.dropped = 0  # jobs of a profile removed since they were queued
 
 
 Drive = Callable[[BriefJob], object]
@@ -188,6 +189,9 @@ class _Worker:
                     raise queue.RetryRequested(delay=delay, reason=str(exc)) from None
                 report.failed += 1
                 say(f"{job.key}: {exc}")
+            except ProfileNotFound:  # removed since its job was queued: nothing to write
+                report.dropped += 1
+                say(f"{job.key}: profile {job.profile!r} was removed; its job is dropped")
             except DayflowError as exc:  # the run says what happened; the job is done
                 report.failed += 1
                 say(f"{job.key}: {exc}")
