@@ -52,6 +52,14 @@ def _run(root: Path, *, me: bool = True) -> tuple[str, list[tuple[str, str]]]:
     return got.out, tasks
 
 
+def _nothing_filed(root: Path) -> str:
+    """The brief of the mail under `root`, which files no task and says nothing needs you."""
+    brief, tasks = _run(root)
+    assert tasks == []
+    assert _needs(brief) == ["- Nothing in the inbox needs you right now."]
+    return brief
+
+
 def _needs(brief: str) -> list[str]:
     return brief.split("## Needs action\n", 1)[1].split("\n\n", 1)[0].strip().splitlines()
 
@@ -69,9 +77,7 @@ def test_an_owed_reply_is_under_you_owe_and_not_filed(tmp_path: Path, long: bool
     raw = thread_mail("dinner@x", sender=MARCO, subject="Dinner Saturday?", body=body,
                       when=at(17))  # fmt: skip
     _mail(tmp_path / "owed", raw, at(17))
-    brief, tasks = _run(tmp_path / "owed")
-    assert tasks == []
-    assert _needs(brief) == ["- Nothing in the inbox needs you right now."]
+    brief = _nothing_filed(tmp_path / "owed")
     assert '- Reply to Marco Bianchi (marco@example.net): "Dinner Saturday?"' in brief
     # Without `me` nothing is known to be owed: the same question is a request, filed.
     _mail(tmp_path / "unknown", raw, at(17))
@@ -103,9 +109,7 @@ def test_a_request_answered_from_sent_is_no_task(tmp_path: Path, long: bool) -> 
                         reply_to="venue@x", refs="<venue@x>")  # fmt: skip
     _mail(tmp_path / "answered", ask, at(17))
     _mail(tmp_path / "answered", reply, at(17, 11), folder="Sent")
-    brief, tasks = _run(tmp_path / "answered")
-    assert tasks == []
-    assert _needs(brief) == ["- Nothing in the inbox needs you right now."]
+    _nothing_filed(tmp_path / "answered")
     # Not answered: the same request is filed.
     _mail(tmp_path / "open", ask, at(17))
     _, tasks = _run(tmp_path / "open")
@@ -123,11 +127,26 @@ def test_list_bulk_and_automated_mail_is_no_task(tmp_path: Path, header: str) ->
     raw = thread_mail("survey@x", sender=sender, subject="Staff survey", body=body,
                       when=at(17), extra=header)  # fmt: skip
     _mail(tmp_path / "list", raw, at(17))
-    brief, tasks = _run(tmp_path / "list")
-    assert tasks == []
-    assert _needs(brief) == ["- Nothing in the inbox needs you right now."]
+    _nothing_filed(tmp_path / "list")
     # The same request from the same person, no list header: filed.
     plain = thread_mail("survey@x", sender=sender, subject="Staff survey", body=body, when=at(17))
     _mail(tmp_path / "plain", plain, at(17))
     _, tasks = _run(tmp_path / "plain")
     assert [k for k, _ in tasks] == [mail_key(message_stable_id("<survey@x>"))]
+
+
+@pytest.mark.parametrize("long", [False, True], ids=["snippet", "opened"])
+def test_my_own_mail_found_in_the_inbox_is_no_task(tmp_path: Path, long: bool) -> None:
+    """Alex's own question to Jordan, in the inbox (Gmail's All Mail): waited on, not filed."""
+    body = "Can you bring the book back on Thursday?" + (" " + FILLER if long else "")
+    jordan = "Jordan Reyes <jordan@example.com>"
+    mine = thread_mail("books@y", sender=ALEX, to=jordan, subject="Book club", body=body,
+                       when=at(10))  # fmt: skip
+    _mail(tmp_path / "mine", mine, at(10))
+    brief = _nothing_filed(tmp_path / "mine")
+    assert '- Jordan Reyes (jordan@example.com): "Book club", no answer for' in brief
+    # The same words from Jordan to Alex ask something of Alex: filed.
+    theirs = thread_mail("books@y", sender=jordan, subject="Book club", body=body, when=at(10))
+    _mail(tmp_path / "theirs", theirs, at(10))
+    _, tasks = _run(tmp_path / "theirs")
+    assert [k for k, _ in tasks] == [mail_key(message_stable_id("<books@y>"))]

@@ -188,6 +188,7 @@ def test_only_real_work_is_filed_not_owed_answered_or_list_mail(
         _key("<w3.ooo@work.example>"),  # Priya's out-of-office (Auto-Submitted)
         _key("<h3.sale@shop.example>"),
     ]
+    assert followups["yours"] == [_key("<h4.books@example.org>")]  # Alex's, in the home INBOX
     marco = followups["you_owe"][1]
     assert marco["keys"] == [_key("<h1.dinner@example.net>")]
     assert marco["key"].startswith("thread:")

@@ -70,6 +70,7 @@ class ThreadMessage:
     listed: bool
     text: str
     sources: tuple[str, ...]
+    in_inbox: bool = False  # seen in an inbox, not only in a sent folder
 
     @property
     def snippet(self) -> str:
@@ -252,4 +253,5 @@ def _message(node: _Node, me: Me) -> ThreadMessage:
         listed=env.listed,
         text=max((r.text for r in node.records), key=len),
         sources=tuple(dict.fromkeys(r.source for r in node.records)),
+        in_inbox=not all(r.in_sent for r in node.records),
     )

@@ -21,7 +21,8 @@ from dayflow.sources.envelope import base_address
 from dayflow.sources.me import Me
 
 MAX_ITEMS = 50  # per list in what the model is given; the rest are counted
-MAX_KEYS = 100  # per list of mail keys (`answered`, `bulk`), the newest; the rest are counted
+MAX_KEYS = 100  # per list of mail keys (`NO_REQUESTS`), the newest; the rest are counted
+NO_REQUESTS = ("answered", "bulk", "yours")
 
 
 @dataclass(frozen=True)
@@ -33,9 +34,11 @@ class Followups:
     me: Me
     failures: tuple[tuple[str, str], ...] = ()  # (source, reason)
     # The mail keys of what is no new request (newest first): others' messages the user wrote
-    # after (`answered`), and mailing-list, bulk and automated mail (`bulk`).
+    # after (`answered`), mailing-list, bulk and automated mail (`bulk`), and the user's own
+    # mail found in an inbox (`yours`).
     answered: tuple[str, ...] = ()
     bulk: tuple[str, ...] = ()
+    yours: tuple[str, ...] = ()
 
     def threads_with(self, addresses: Iterable[str]) -> list[Thread]:
         """The threads any of `addresses` took part in, newest first."""
@@ -67,7 +70,8 @@ class Followups:
         for name, items in (("you_owe_more", self.owed), ("waiting_on_more", self.waiting)):
             if len(items) > MAX_ITEMS:
                 out[name] = len(items) - MAX_ITEMS
-        for name, keys in (("answered", self.answered), ("bulk", self.bulk)):
+        for name in NO_REQUESTS:
+            keys = getattr(self, name)
             if keys:
                 out[name] = list(keys[:MAX_KEYS])
             if len(keys) > MAX_KEYS:
@@ -110,25 +114,24 @@ def build_followups(
     order = lambda i: (i.latest_at, i.thread)  # noqa: E731 - the oldest first
     owed.sort(key=order)
     waiting.sort(key=order)
-    answered_keys, bulk_keys = _no_requests(threads)
     return Followups(
         tuple(threads), tuple(owed), tuple(waiting), since, me, tuple(failures),
-        answered_keys, bulk_keys,
+        **_no_requests(threads),
     )  # fmt: skip
 
 
-def _no_requests(threads: list[Thread]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The mail keys of others' messages the user wrote after, and of the window's bulk mail
-    (list, bulk or automated), each newest first."""
+def _no_requests(threads: list[Thread]) -> dict[str, tuple[str, ...]]:
+    """The mail keys of what asks nothing new of the user, newest first: others' messages the
+    user wrote after, the window's bulk mail (list, bulk or automated) and the user's own mail
+    found in an inbox."""
     when: dict[str, dt.datetime] = {}
-    answered_keys: list[str] = []
-    bulk_keys: list[str] = []
+    found: dict[str, list[str]] = {name: [] for name in NO_REQUESTS}
     for thread in threads:
         when.update((m.key, m.received_at) for m in thread.messages)
-        answered_keys += answered(thread)
-        bulk_keys += [m.key for m in thread.messages if bulk(m) and not m.from_me]
+        found["answered"] += answered(thread)
+        found["bulk"] += [m.key for m in thread.messages if bulk(m) and not m.from_me]
+        found["yours"] += [m.key for m in thread.messages if m.from_me and m.in_inbox]
     newest = lambda k: (when[k], k)  # noqa: E731
-    return (
-        tuple(sorted(set(answered_keys), key=newest, reverse=True)),
-        tuple(sorted(set(bulk_keys), key=newest, reverse=True)),
-    )
+    return {
+        name: tuple(sorted(set(keys), key=newest, reverse=True)) for name, keys in found.items()
+    }

@@ -47,8 +47,9 @@ READ_FOLLOWUPS = Tool(
     "mail and the user's sent mail. Each item: who (`with`), subject, when the latest message "
     "came, its age in working days, the sources, and the thread's `key` (thread:<hash>): an "
     "owed reply is not a task unless the user needs one, and then create_task takes that key. "
-    "`answered` and `bulk` list the mail keys of no new request (the user wrote after them; "
-    "list, bulk or automated mail). 'unavailable' names folders that could not be read.",
+    "`answered`, `bulk` and `yours` list the mail keys of no new request (the user wrote "
+    "after them; list, bulk or automated mail; the user's own mail found in an inbox). "
+    "'unavailable' names folders that could not be read.",
     {"type": "object", "properties": {}, "additionalProperties": False},
     read_followups,
 )

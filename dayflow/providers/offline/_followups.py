@@ -8,8 +8,9 @@ thing people forget), never over one due today, overdue or urgent.
 
 `NoTasks` is what the same read says is no task: a request whose only action is to answer
 (reply, respond, RSVP) in a thread of `you_owe` is that owed reply, shown under `## You owe
-replies` and not filed; a message the user has written after (`answered`) and mailing-list,
-bulk or automated mail (`bulk`) ask nothing new. Real work asked in an owed thread (send the
+replies` and not filed; a message the user has written after (`answered`), mailing-list,
+bulk or automated mail (`bulk`) and the user's own mail found in an inbox (`yours`) ask
+nothing new. Real work asked in an owed thread (send the
 report, sign the form) is still a task, under its message's key.
 """
 
@@ -37,7 +38,7 @@ class NoTasks:
     """What the run's read_followups says is no task (empty when it was never read)."""
 
     owed: frozenset[str] = field(default_factory=frozenset)  # owed messages' keys and ids
-    settled: frozenset[str] = field(default_factory=frozenset)  # answered and bulk mail keys
+    settled: frozenset[str] = field(default_factory=frozenset)  # answered, bulk, yours: keys
 
     def files(self, action: Action) -> bool:
         """Whether `action` is a task: not bulk or answered mail, not an owed reply."""
@@ -62,7 +63,7 @@ def no_tasks(calls: list[Call]) -> NoTasks:
     owed: set[str] = set()
     for item in _items(result, "you_owe"):
         owed.update(_strings(item.get("keys")) + _strings([item.get("id")]))
-    settled = {k for name in ("answered", "bulk") for k in _strings(result.get(name))}
+    settled = {k for name in ("answered", "bulk", "yours") for k in _strings(result.get(name))}
     return NoTasks(frozenset(owed), frozenset(settled))
 
 
