@@ -145,8 +145,9 @@ def make_loop(
     """The agent loop wired to this process's store, model, sources and stderr trace."""
     from dayflow.agent import Hooks, Loop, source_factory
     from dayflow.briefing.day import since_sources
+    from dayflow.providers import ReportsRetries
 
-    if hasattr(client, "on_retry"):
+    if isinstance(client, ReportsRetries):
         client.on_retry = lambda text: deps.notice(f"note: {text}")
     configured = deps.config
     return Loop(
@@ -165,9 +166,10 @@ def make_loop(
 @contextlib.contextmanager
 def closing(client: ModelClient) -> Iterator[None]:
     """Close the model client's connections afterwards, where it has any."""
+    from dayflow.providers import HoldsConnections
+
     try:
         yield
     finally:
-        close = getattr(client, "close", None)
-        if callable(close):
-            close()
+        if isinstance(client, HoldsConnections):
+            client.close()

@@ -481,13 +481,15 @@ def _local_dir(path: Path) -> None:
 @contextlib.contextmanager
 def _closing_all(room: Room) -> Iterator[None]:
     """Close the model clients' connections afterwards, where they have any."""
+    from dayflow.providers import HoldsConnections
+
     try:
         yield
     finally:
         while room.opened:
-            close = getattr(room.opened.pop(), "close", None)
-            if callable(close):
-                close()
+            client = room.opened.pop()
+            if isinstance(client, HoldsConnections):
+                client.close()
 
 
 def _lists(store: Store, run: Run) -> dict[str, Any]:

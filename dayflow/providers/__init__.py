@@ -7,8 +7,8 @@ store keeps is what the next request sends. Providers raise `dayflow.errors.Mode
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
 
 from dayflow.frozen import Frozen
 from dayflow.models import ModelRequest, ModelResponse
@@ -29,6 +29,26 @@ class ModelClient(Protocol):
         ...
 
 
+# Optional capabilities: a client that has one says so by its shape (checked with isinstance),
+# so a caller asks for the capability by name instead of probing attributes with getattr.
+
+
+@runtime_checkable
+class HoldsConnections(Protocol):
+    """A client with connections to let go of when the command is done (the Anthropic API's
+    HTTP pool); the offline model and scripted test models have none."""
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class ReportsRetries(Protocol):
+    """A client that retries transient failures itself and tells `on_retry` before each
+    retry (one line, for stderr), so a hung API is never a silent wait."""
+
+    on_retry: Callable[[str], None] | None
+
+
 # What became of one request of an ended Message Batch (the API's result types).
 SUCCEEDED = "succeeded"
 ERRORED = "errored"
@@ -46,8 +66,10 @@ class BatchOutcome(Frozen):
     detail: str | None = None
 
 
+@runtime_checkable
 class BatchAPI(Protocol):
-    """What the round driver (dayflow.batching) needs from the Message Batches API."""
+    """What the round driver (dayflow.batching) needs from the Message Batches API (the
+    Anthropic API's client has it: `isinstance(client, BatchAPI)`)."""
 
     def submit_batch(self, requests: Sequence[tuple[str, ModelRequest]]) -> str:
         """Submit (custom_id, request) pairs as one batch, each sent exactly as `create` would
