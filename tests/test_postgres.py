@@ -63,6 +63,26 @@ def _waiting_on_a_lock(admin: Any, backend_pid: int) -> bool:
     return row is not None and row[0] == "Lock"
 
 
+def _until_it_waits(
+    act: Callable[[], object], admin: Any, db: Any, what: str
+) -> tuple[threading.Thread, list[BaseException | None]]:
+    """`act` started on a thread, returned once its connection `db` waits on a row lock; the
+    thread, and the list that will hold what `act` ended with (None: it returned)."""
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            act()
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    _wait_until(lambda: _waiting_on_a_lock(admin, db.backend_pid), what)
+    return thread, outcome
+
+
 # ---------------------------------------------------------------------------- text and bytes
 
 
@@ -179,27 +199,14 @@ def _race_a_takeover(
     """B takes the run over in a transaction it holds open while A's `write` runs in a thread;
     once A waits on B's row lock, B commits. What A's write ended with (None: it succeeded)."""
     thief = PgDatabase(url)
-    outcome: list[BaseException | None] = []
-
-    def attempt() -> None:
-        try:
-            write()
-            outcome.append(None)
-        except BaseException as exc:
-            outcome.append(exc)
-
     with thief.transaction():
         thief.execute(
             "UPDATE runs SET lease_token = 'B', owner_host = 'host-b', version = version + 1 "
             "WHERE id = ?",
             (run_id,),
         )
-        writer = threading.Thread(target=attempt)
-        writer.start()
-        _wait_until(
-            lambda: _waiting_on_a_lock(admin, pg.db.backend_pid),  # type: ignore[attr-defined]
-            "A's write waiting on B's row lock",
-        )
+        waiting = "A's write waiting on B's row lock"
+        writer, outcome = _until_it_waits(write, admin, pg.db, waiting)
     writer.join()
     thief.close()
     return outcome
@@ -308,29 +315,21 @@ def test_a_claim_waits_for_the_write_in_flight_and_then_sees_its_renewal(
         db.run("UPDATE runs SET lease_expires_at = '2000-01-01T00:00:00.000+00:00'")
     other = open_store(url, owner=_owner("host-b"))
     inside, go = threading.Event(), threading.Event()
-    claimed: list[BaseException | None] = []
 
     def produce() -> tuple[str, bool]:
         inside.set()
         go.wait()
         return "done", False
 
-    def claim() -> None:
-        try:
-            other.leases.claim(run.id)
-            claimed.append(None)
-        except BaseException as exc:
-            claimed.append(exc)
-
     writer = threading.Thread(
         target=pg.steps.save_effect, args=(lease, 1, "toolu_c", "create_task", produce)
     )
     writer.start()
     inside.wait()
-    claimer = threading.Thread(target=claim)
-    claimer.start()
-    _wait_until(
-        lambda: _waiting_on_a_lock(pg_server, other.db.backend_pid),  # type: ignore[attr-defined]
+    claimer, claimed = _until_it_waits(
+        lambda: other.leases.claim(run.id),
+        pg_server,
+        other.db,
         "B's claim waiting on the row A's write holds",
     )
     go.set()

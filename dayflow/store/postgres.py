@@ -39,7 +39,6 @@ URL options Dayflow reads (removed before connecting): `dayflow_pgbouncer=1`,
 from __future__ import annotations
 
 import contextlib
-import itertools
 import select
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -72,6 +71,7 @@ from dayflow.store.sql import (
     IntegrityError,
     Unless,
     qmark_to_format,
+    savepoint,
 )
 from dayflow.store.values import UpkeepFinding
 
@@ -87,7 +87,6 @@ POSTGRES = Dialect(
     day_lock="SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':day:' || ?, 0))",
 )
 TABLES = ("profiles", "runs", "steps", "tool_effects", "tasks", "events", "compactions")
-_savepoints = itertools.count(1)
 
 
 class PgDatabase:
@@ -322,16 +321,8 @@ class PgDatabase:
     def transaction(self) -> Iterator[None]:
         """Run the block atomically: BEGIN at the outermost level, a savepoint inside."""
         if self.in_transaction:
-            name = f"sp_{next(_savepoints)}"
-            self._raw(f"SAVEPOINT {name}")
-            try:
+            with savepoint(self._raw, lambda: not self._conn.closed):
                 yield
-            except BaseException:
-                if not self._conn.closed:
-                    self._raw(f"ROLLBACK TO SAVEPOINT {name}")
-                    self._raw(f"RELEASE SAVEPOINT {name}")
-                raise
-            self._raw(f"RELEASE SAVEPOINT {name}")
             return
         self.transactions += 1
         self._begin()

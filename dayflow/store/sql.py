@@ -16,8 +16,10 @@ by `open_store` from the target (see `dayflow/store/__init__.py`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Iterator, Sequence
+import itertools
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -61,6 +63,28 @@ class ConnectionLost(DatabaseError):
 # A result row: both `row["column"]` and `row[0]` must work (sqlite3.Row does; a psycopg
 # backend uses a row factory that gives the same).
 Row = Any
+
+
+_savepoints = itertools.count(1)
+
+
+@contextlib.contextmanager
+def savepoint(
+    execute: Callable[[str], None], still_open: Callable[[], bool] = lambda: True
+) -> Iterator[None]:
+    """A transaction nested in the open one (both engines speak the same SAVEPOINT): released
+    when the block ends; when it raises, rolled back to and released (where the connection is
+    still open to hear it) and the error goes on."""
+    name = f"sp_{next(_savepoints)}"
+    execute(f"SAVEPOINT {name}")
+    try:
+        yield
+    except BaseException:
+        if still_open():
+            execute(f"ROLLBACK TO SAVEPOINT {name}")
+            execute(f"RELEASE SAVEPOINT {name}")
+        raise
+    execute(f"RELEASE SAVEPOINT {name}")
 
 
 class Cursor(Protocol):

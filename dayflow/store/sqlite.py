@@ -12,7 +12,6 @@ The file, its directory, its `-wal` and `-shm` are owner-only: they hold inbox c
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import sqlite3
 import stat
@@ -23,7 +22,7 @@ from typing import Any
 
 from dayflow.clock import Clock
 from dayflow.errors import DayflowError, StoreError
-from dayflow.store.sql import Cursor, DatabaseError, Dialect, IntegrityError, Unless
+from dayflow.store.sql import Cursor, DatabaseError, Dialect, IntegrityError, Unless, savepoint
 from dayflow.store.sqlite_schema import APPLICATION_ID, MIGRATIONS, migrate, schema_version
 from dayflow.store.values import UpkeepFinding
 
@@ -32,8 +31,6 @@ BUSY_TIMEOUT_MS = 30_000
 # transactions but never corrupts the file. "FULL" also survives power loss (fsync per commit).
 SYNCHRONOUS_MODES = ("NORMAL", "FULL")
 SQLITE = Dialect("sqlite", lock_row="", insertion_order="rowid")
-
-_savepoints = itertools.count(1)
 
 
 def connect(path: Path | str, *, synchronous: str = "NORMAL") -> sqlite3.Connection:
@@ -184,15 +181,8 @@ class SqliteDatabase:
         inside."""
         conn = self.conn
         if conn.in_transaction:
-            name = f"sp_{next(_savepoints)}"
-            self._control(f"SAVEPOINT {name}")
-            try:
+            with savepoint(self._control):
                 yield
-            except BaseException:
-                self._control(f"ROLLBACK TO {name}")
-                self._control(f"RELEASE {name}")
-                raise
-            self._control(f"RELEASE {name}")
             return
         self.transactions += 1
         self._control("BEGIN IMMEDIATE")
