@@ -153,9 +153,14 @@ class Frozen(metaclass=_FrozenType):
             set_field(self, name, value)
 
 
+def fields_of(value: Frozen) -> dict[str, Any]:
+    """`value`'s fields by name, in their declared order (a shallow `dataclasses.asdict`)."""
+    return {name: getattr(value, name) for name in value._fields}
+
+
 def replace(value: _F, /, **changes: Any) -> _F:
     """A copy of `value` with `changes` (field name -> new value), as `dataclasses.replace`."""
-    fields = {name: getattr(value, name) for name in value._fields}
+    fields = fields_of(value)
     unknown = changes.keys() - fields.keys()
     if unknown:
         raise TypeError(f"{type(value).__name__} has no field {', '.join(sorted(unknown))}")

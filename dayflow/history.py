@@ -44,7 +44,7 @@ import csv
 import io
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
@@ -195,14 +195,7 @@ class Finding:
     fixed: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "severity": self.severity,
-            "message": self.message,
-            "fix_command": self.fix_command,
-            "fixable": self.fixable,
-            "fixed": self.fixed,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dayflow.frozen import Frozen
+from dayflow.frozen import Frozen, fields_of
 
 JSON = Any
 Message = dict[str, Any]  # {"role": "user"|"assistant", "content": str | list[block dict]}
@@ -65,13 +65,8 @@ class Usage(Frozen):
         return self.total_input + self.output_tokens
 
     def to_json(self) -> dict[str, int]:
-        """The four parts under the Messages API's names."""
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cache_creation_input_tokens": self.cache_creation_input_tokens,
-            "cache_read_input_tokens": self.cache_read_input_tokens,
-        }
+        """The four parts under the Messages API's names (the fields' own)."""
+        return fields_of(self)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -306,18 +301,10 @@ class Task(Frozen):
     done_at: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The task as the tools and `--json` show it."""
-        return {
-            "id": self.id,
-            "title": self.title,
-            "due": self.due,
-            "status": self.status,
-            "source_id": self.source_id,
-            "notes": self.notes,
-            "idempotency_key": self.idempotency_key,
-            "run_id": self.run_id,
-            "created_at": self.created_at,
-        }
+        """The task as the tools and `--json` show it: every field but `done_at`."""
+        shown = fields_of(self)
+        del shown["done_at"]
+        return shown
 
 
 class ToolEffect(Frozen):
