@@ -29,13 +29,13 @@ if TYPE_CHECKING:
 USER, PASSWORD = "demouser", "demopass"
 
 
-def imap_spec(port: int, **fields: Any) -> SourceSpec:
+def imap_spec(port: int, user: str = USER, **fields: Any) -> SourceSpec:
     """The config entry `[[inbox]] name = "work"` of an IMAP server on 127.0.0.1:`port`
-    logging in as USER, with `fields` (security, auth, timeout, ...) as given."""
+    logging in as `user`, with `fields` (security, auth, timeout, ...) as given."""
     from dayflow.sources.config import SourceSpec
 
     return SourceSpec(
-        table="inbox", name="work", kind="imap", host="127.0.0.1", port=port, user=USER, **fields
+        table="inbox", name="work", kind="imap", host="127.0.0.1", port=port, user=user, **fields
     )
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from dayflow.errors import SourceError
-from dayflow.sources.config import SourceSpec
 from dayflow.sources.imap import ImapSource
 from dayflow.sources.oauth import (
     AuthRefused,
@@ -25,6 +24,7 @@ from dayflow.sources.oauth import (
     sasl_payload,
     xoauth2,
 )
+from tests.imapserver import imap_spec
 
 
 def token(value: str) -> str:
@@ -116,17 +116,8 @@ def endless_challenger() -> Iterator[tuple[int, list[bytes]]]:
 
 def test_a_server_that_challenges_for_ever_gets_an_abort_not_a_loop() -> None:
     with endless_challenger() as (port, lines):
-        spec = SourceSpec(
-            table="inbox",
-            name="work",
-            kind="imap",
-            host="127.0.0.1",
-            port=port,
-            user="a@b.c",
-            security="plain",
-            auth="xoauth2",
-            token_env="T",
-            timeout=5.0,
+        spec = imap_spec(
+            port, "a@b.c", security="plain", auth="xoauth2", token_env="T", timeout=5.0
         )
         with pytest.raises(SourceError) as caught:
             ImapSource(spec, env={"T": "T0K"}).status()

@@ -224,16 +224,6 @@ class Calendar(CalendarSource):
         return out
 
 
-class _Legacy(CalendarSource):
-    """The sample's or a --calendar file's events under a source name."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    def events(self, *, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
-        return list(self.inner.events(first=first, last=last))
-
-
 def run_settings_for(
     config: SourcesConfig | None,
     *,
@@ -302,7 +292,7 @@ def build_sources(
             None if calendar_path is None else Path(calendar_path), brief_date, tz=tz
         )
         if calendar_path is None:
-            cals.append((SAMPLE_SOURCE, _Legacy(inner_cal)))
+            cals.append((SAMPLE_SOURCE, inner_cal))
         else:
             spec = SourceSpec("calendar", "calendar", "json", path=calendar_path)
             cals.append(("calendar", _Checked(spec, inner_cal)))
@@ -469,7 +459,7 @@ def precheck(inbox: Any, calendar: Any, day: dt.date) -> None:
         source.precheck()
     if isinstance(calendar, Calendar):
         for _, reader in calendar.sources:
-            if isinstance(reader, _Checked | _Legacy):
+            if isinstance(reader, _Checked | JsonCalendar):
                 reader.events(first=day, last=day)
     else:
         calendar.events(first=day, last=day)

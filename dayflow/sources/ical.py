@@ -258,21 +258,27 @@ def _expand(
         if why is not None:
             calendar.subcomponents.remove(event)
             cut.append(CutShort(source, _title(event), f"not expanded: {why}"))
+    window = _Window(lo, hi, source, budget, cut)
     try:
         query = recurring_ical_events.of(calendar, skip_bad_series=True)
     except Exception:
-        return _one_by_one(calendar, lo, hi, source, budget, cut)
-    return _occurrences(query, lo, hi, source, budget, cut)
+        return _one_by_one(calendar, window)
+    return _occurrences(query, window)
 
 
-def _one_by_one(
-    calendar: Any,
-    lo: dt.date,
-    hi: dt.date,
-    source: str,
-    budget: recurrence.TimeBudget,
-    cut: list[CutShort],
-) -> list[Any]:
+@dataclass(frozen=True)
+class _Window:
+    """What one expansion reads between (`lo`..`hi`), for which source, within which time
+    budget, and where it notes the series it cut short."""
+
+    lo: dt.date
+    hi: dt.date
+    source: str
+    budget: recurrence.TimeBudget
+    cut: list[CutShort]
+
+
+def _one_by_one(calendar: Any, window: _Window) -> list[Any]:
     """One series at a time, so one event the library cannot take costs only itself."""
     import icalendar
     import recurring_ical_events
@@ -290,18 +296,12 @@ def _one_by_one(
             query = recurring_ical_events.of(single, skip_bad_series=True)
         except Exception:
             continue
-        out.extend(_occurrences(query, lo, hi, source, budget, cut))
+        out.extend(_occurrences(query, window))
     return out
 
 
-def _occurrences(
-    query: Any,
-    lo: dt.date,
-    hi: dt.date,
-    source: str,
-    budget: recurrence.TimeBudget,
-    cut: list[CutShort],
-) -> list[Any]:
+def _occurrences(query: Any, window: _Window) -> list[Any]:
+    lo, hi, source, budget, cut = window.lo, window.hi, window.source, window.budget, window.cut
     out: list[Any] = []
     for i, series in enumerate(query.series):
         try:

@@ -98,6 +98,12 @@ class ImapSource(MailSource):
             "(timeout, a deadline for the whole exchange)"
         )
 
+    def _raise_if_late(self) -> None:
+        """When the whole exchange's deadline has run out, that is the error to report,
+        whatever broke on the way."""
+        if self._deadline is not None and self._deadline.expired:
+            raise self._late() from None
+
     @contextlib.contextmanager
     def _bounded(self) -> Iterator[None]:
         """One exchange (a page, a read, a check) within `timeout` seconds in all."""
@@ -190,16 +196,14 @@ class ImapSource(MailSource):
         except SourceError:
             raise
         except TimeoutError:
-            if self._deadline is not None and self._deadline.expired:
-                raise self._late() from None
+            self._raise_if_late()
             raise self._fail(
                 f"no answer from {host}:{port} within {spec.timeout:g} s (timeout)"
             ) from None
         except ssl.SSLError as err:
             raise self._fail(f"TLS with {host}:{port} failed ({err.reason or err})") from None
         except (OSError, imaplib.IMAP4.error) as err:
-            if self._deadline is not None and self._deadline.expired:
-                raise self._late() from None
+            self._raise_if_late()
             reason = getattr(err, "strerror", None) or str(err) or type(err).__name__
             raise self._fail(f"cannot connect to {host}:{port} ({reason})") from None
         try:
@@ -213,21 +217,18 @@ class ImapSource(MailSource):
         except SourceError:
             with contextlib.suppress(OSError):
                 conn.shutdown()
-            if self._deadline is not None and self._deadline.expired:
-                raise self._late() from None
+            self._raise_if_late()
             raise
         except imaplib.IMAP4.error:
             conn.shutdown()
-            if self._deadline is not None and self._deadline.expired:
-                raise self._late() from None
+            self._raise_if_late()
             raise oauth.AuthRefused(
                 f"{self.name}: login as {spec.user} failed (wrong user or password?)"
             ) from None
         except (OSError, TimeoutError) as err:
             with contextlib.suppress(OSError):
                 conn.shutdown()
-            if self._deadline is not None and self._deadline.expired:
-                raise self._late() from None
+            self._raise_if_late()
             raise self._fail(f"connection lost during login ({err})") from None
         self._conn = conn
         return conn
@@ -260,19 +261,16 @@ class ImapSource(MailSource):
                 typ, data = conn.uid(*args)
         except TimeoutError:
             self._drop()
-            if self._deadline is not None and self._deadline.expired:
-                raise self._late() from None
+            self._raise_if_late()
             raise self._fail(
                 f"the server stopped answering ({self.spec.timeout:g} s timeout)"
             ) from None
         except imaplib.IMAP4.abort as err:
             self._drop()
-            if self._deadline is not None and self._deadline.expired:
-                raise self._late() from None
+            self._raise_if_late()
             raise self._fail(f"the connection was lost ({err})") from None
         except (imaplib.IMAP4.error, OSError) as err:
-            if self._deadline is not None and self._deadline.expired:
-                raise self._late() from None
+            self._raise_if_late()
             raise self._fail(f"{args[0]} failed ({err})") from None
         if typ != "OK":
             first = data[0] if data else None
