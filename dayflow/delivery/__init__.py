@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from dayflow.delivery.effects import (
     EFFECT_NAME,
     KEY_PREFIX,
+    Attempt,
     Brief,
     EffectLog,
     Unanswered,
@@ -130,10 +131,8 @@ def deliver_all(
                     log.save(key, note, is_error=True)
                     report.uncertain.append(note)
                     continue
-                if sink == "smtp":
-                    detail = to_smtp(brief, log, key, settings, kill, attempt)
-                else:
-                    detail = to_notify(brief, log, key, settings, kill, attempt)
+                job = Attempt(brief, log, key, settings, kill, attempt)
+                detail = to_smtp(job) if sink == "smtp" else to_notify(job)
         except DeliveryFailed as exc:
             report.failed.append(str(exc))
             continue

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from dayflow.delivery.settings import Settings
 
 KEY_PREFIX = "deliver:"
 EFFECT_NAME = "deliver"
@@ -46,6 +50,23 @@ class Brief:
         if re.match(r"#{1,6} ", head):
             return f"{head.rstrip()} — {self.label}{sep}{rest}"
         return f"## {self.label}\n\n{text}"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One sink's try at delivering `brief`: its marks go in `log` under the sink's `key` and
+    this try's `number`; `kill` is the crash tests' hook at each delivery kill point."""
+
+    brief: Brief
+    log: EffectLog
+    key: str
+    settings: Settings
+    kill: Callable[[str], None]
+    number: int = 1
+
+    def mark(self, what: str, **data: Any) -> None:
+        """Save this try's `what` mark ("sending", "refused") holding `data`."""
+        self.log.save(mark_key(self.key, what, self.number), json.dumps(data))
 
 
 class Unanswered(Exception):

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-from collections.abc import Callable
 
-from dayflow.delivery.effects import Brief, EffectLog, Unanswered, mark_key, one_line
-from dayflow.delivery.settings import DeliveryFailed, Settings
+from dayflow.delivery.effects import Attempt, Unanswered, one_line
+from dayflow.delivery.settings import DeliveryFailed
 from dayflow.listing import plain
 
 
-def to_notify(
-    brief: Brief,
-    log: EffectLog,
-    key: str,
-    settings: Settings,
-    kill: Callable[[str], None],
-    attempt: int = 1,
-) -> str:
+def to_notify(job: Attempt) -> str:
+    brief, settings = job.brief, job.settings
     title = f"Dayflow: brief for {brief.brief_date}"
     body = plain(one_thing(brief.text) or "Your daily brief is ready.")
     if settings.platform == "darwin":
@@ -33,8 +25,8 @@ def to_notify(
     exe = shutil.which(argv[0], path=path)
     if exe is None:
         raise DeliveryFailed(f"notify: `{argv[0]}` is not installed")
-    log.save(mark_key(key, "sending", attempt), json.dumps({"argv": argv[:1]}))
-    kill("while_sending")
+    job.mark("sending", argv=argv[:1])
+    job.kill("while_sending")
     try:
         proc = subprocess.run(
             [exe, *argv[1:]], capture_output=True, text=True, timeout=30, check=False
@@ -45,10 +37,10 @@ def to_notify(
             "have been shown, and is not shown again"
         ) from None
     except OSError as exc:  # it never started: nothing was shown
-        log.save(mark_key(key, "refused", attempt), json.dumps({"error": str(exc)}))
+        job.mark("refused", error=str(exc))
         raise DeliveryFailed(f"notify: {argv[0]} failed: {exc}") from None
     if proc.returncode != 0:  # it said it failed: nothing was shown, resume tries again
-        log.save(mark_key(key, "refused", attempt), json.dumps({"exit": proc.returncode}))
+        job.mark("refused", exit=proc.returncode)
         raise DeliveryFailed(
             f"notify: {argv[0]} exited {proc.returncode}: {one_line(Exception(proc.stderr))}"
         )

@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from dayflow.delivery.effects import Brief, EffectLog, Unanswered, mark_key, one_line
-from dayflow.delivery.settings import DeliveryFailed, Settings, SmtpConfig
+from dayflow.delivery.effects import Attempt, Brief, Unanswered, one_line
+from dayflow.delivery.settings import DeliveryFailed, SmtpConfig
 
 if TYPE_CHECKING:
     from dayflow.sources.oauth import Credential
@@ -23,14 +23,8 @@ def message_id(brief: Brief, host: str) -> str:
     return f"<dayflow.{brief.run_id}.{brief.brief_date}@{domain}>"
 
 
-def to_smtp(
-    brief: Brief,
-    log: EffectLog,
-    key: str,
-    settings: Settings,
-    kill: Callable[[str], None],
-    attempt: int = 1,
-) -> str:
+def to_smtp(job: Attempt) -> str:
+    brief, log, key, settings = job.brief, job.log, job.key, job.settings
     cfg = settings.smtp
     if cfg is None:
         raise DeliveryFailed("smtp: no [smtp] table in the config file")
@@ -40,21 +34,21 @@ def to_smtp(
         log.save(key + "#intent", json.dumps({"message_id": msgid, "to": list(cfg.to)}))
     else:
         msgid = json.loads(intent[0])["message_id"]
-    kill("before_send")
+    job.kill("before_send")
     data = _mail_bytes(brief, cfg, msgid, settings.clock.now())
     credential = _credential(cfg, settings.env or os.environ)
     password = _password(cfg, settings.env or os.environ) if credential is None else None
 
     def commit() -> None:
-        log.save(mark_key(key, "sending", attempt), json.dumps({"message_id": msgid}))
-        kill("while_sending")
+        job.mark("sending", message_id=msgid)
+        job.kill("while_sending")
 
     try:
         reply = send_mail(cfg, password, data, commit, credential=credential)
     except Refused as refused:
         # The server answered the final `.` with a refusal: it did not take the message, so
         # the attempt is over and `resume` sends it again (the same Message-ID).
-        log.save(mark_key(key, "refused", attempt), json.dumps({"reply": refused.reply}))
+        job.mark("refused", reply=refused.reply)
         raise DeliveryFailed(
             f"smtp to {cfg.where}: the server refused the message ({refused.reply}); "
             "nothing was delivered"
