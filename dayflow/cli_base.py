@@ -249,6 +249,11 @@ MAX_COUNT = 1_000_000_000
 MAX_TOKENS = 1_000_000_000_000
 
 
+def day_option(*names: str, help: str) -> Any:
+    """A day option, YYYY-MM-DD and never empty: `Annotated[str | None, day_option(...)]`."""
+    return typer.Option(*names, metavar="YYYY-MM-DD", callback=not_empty, help=help)
+
+
 def not_empty(value: Any) -> Any:
     """Option callback: an empty string is a mistake (an unset shell variable), not a default;
     bytes that are not UTF-8 (they reach Python as lone surrogates) are not text either."""

@@ -30,6 +30,7 @@ from dayflow.cli_base import (
     TimeoutOpt,
     VerboseOpt,
     brief_format,
+    day_option,
     get_deps,
     handle_errors,
     not_empty,
@@ -48,10 +49,7 @@ if TYPE_CHECKING:
 commands = typer.Typer()
 
 # The options of `brief` that no other command takes.
-BriefDateOpt = Annotated[
-    str | None,
-    typer.Option("--date", metavar="YYYY-MM-DD", callback=not_empty, help="Day of the brief."),
-]
+BriefDateOpt = Annotated[str | None, day_option("--date", help="Day of the brief.")]
 TzOpt = Annotated[
     str | None,
     typer.Option(callback=not_empty, help="IANA timezone [env DAYFLOW_TZ; UTC]."),

@@ -27,6 +27,7 @@ from dayflow.cli_base import (
     TimeoutOpt,
     VerboseOpt,
     brief_format,
+    day_option,
     get_deps,
     handle_errors,
     not_empty,
@@ -190,12 +191,7 @@ def fork(
 @commands.command()
 def gc(
     ctx: typer.Context,
-    before: Annotated[
-        str | None,
-        typer.Option(
-            metavar="YYYY-MM-DD", callback=not_empty, help="Only runs started before this day."
-        ),
-    ] = None,
+    before: Annotated[str | None, day_option(help="Only runs started before this day.")] = None,
     keep: Annotated[
         int | None,
         typer.Option(

@@ -16,6 +16,7 @@ from dayflow.cli_base import (
     DbOpt,
     JsonOpt,
     RunArg,
+    day_option,
     get_deps,
     handle_errors,
     not_empty,
@@ -42,12 +43,7 @@ def runs(
             help=f"Only runs with this status ({', '.join(RUN_STATUSES)}).",
         ),
     ] = None,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            metavar="YYYY-MM-DD", callback=not_empty, help="Only runs started on or after."
-        ),
-    ] = None,
+    since: Annotated[str | None, day_option(help="Only runs started on or after.")] = None,
     limit: Annotated[
         int, typer.Option(min=1, max=MAX_COUNT, help="How many runs, newest first.")
     ] = 20,
