@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from datetime import time as wall_time
 from typing import TypeVar, cast
 
 from dayflow.agent import Loop, RunResult, resume_run
@@ -67,14 +68,29 @@ def batch_api(client: ModelClient, provider: str = "anthropic") -> BatchAPI:
     return cast(BatchAPI, client)
 
 
-def next_cutoff(hhmm: str, now: datetime) -> datetime:
-    """The next time it is `hhmm` (24-hour, UTC) after `now`: when a worker's batching ends."""
+def next_cutoff(text: str, now: datetime) -> datetime:
+    """The next time after `now` that it is `text` ("HH:MM", 24-hour, UTC; or "HH:MM ZONE",
+    an IANA zone's wall time, DST included): when a worker's batching ends. Aware, in the
+    zone it names."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    hhmm, space, tz = text.partition(" ")
     match = _HHMM.fullmatch(hhmm)
     if match is None:
-        raise UsageError(f"--batch-cutoff must be a UTC time HH:MM (24-hour), not {hhmm[:20]!r}")
-    now = now.astimezone(UTC)
-    at = now.replace(hour=int(match[1]), minute=int(match[2]), second=0, microsecond=0)
-    return at if at > now else at + timedelta(days=1)
+        raise UsageError(
+            f"--batch-cutoff must be HH:MM (24-hour, UTC) or HH:MM ZONE, not {text[:40]!r}"
+        )
+    try:
+        where = ZoneInfo(tz) if space else UTC
+    except (ZoneInfoNotFoundError, ValueError):
+        raise UsageError(f"--batch-cutoff: unknown timezone {tz[:60]!r}") from None
+    today = now.astimezone(where).date()
+    for day in (today, today + timedelta(days=1), today + timedelta(days=2)):
+        wall = datetime.combine(day, wall_time(int(match[1]), int(match[2])), tzinfo=where)
+        at = wall.astimezone(UTC).astimezone(where)  # a time a DST gap skips: just after it
+        if at > now:
+            return at
+    raise AssertionError("unreachable: a wall time recurs within two days")
 
 
 def request_digest(request: ModelRequest) -> str:

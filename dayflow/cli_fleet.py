@@ -51,6 +51,10 @@ DateOpt = Annotated[
     ),
 ]
 
+# Hidden: the fleet's commands are every profile's, with no --profile to offer.
+NoProfileOpt = Annotated[str | None, typer.Option("--profile", hidden=True)]
+EVERYONE = "the fleet's commands work on every profile"
+
 BatchOpt = Annotated[
     bool,
     typer.Option(
@@ -64,10 +68,11 @@ BatchCutoffOpt = Annotated[
     str | None,
     typer.Option(
         "--batch-cutoff",
-        metavar="HH:MM",
+        metavar="HH:MM[ ZONE]",
         callback=not_empty,
-        help="With --batch: from this UTC time on (its next occurrence), calls go to the "
-        "normal API and a batch still running is canceled.",
+        help="With --batch: from this time on (its next occurrence; UTC, or the zone that "
+        "follows: '18:00 Europe/Paris'), calls go to the normal API and a batch still "
+        "running is canceled.",
     ),
 ]
 BatchPollOpt = Annotated[
@@ -107,6 +112,7 @@ def worker(
     batch: BatchOpt = False,
     batch_cutoff: BatchCutoffOpt = None,
     batch_poll: BatchPollOpt = 30.0,
+    profile: NoProfileOpt = None,
 ) -> None:
     """Take the profiles' briefs from the queue when they are due (each at its local time)
     and write them; run as many workers, on as many machines, as you like."""
@@ -116,6 +122,7 @@ def worker(
 
     deps = get_deps(ctx)
     with handle_errors(deps):
+        _refuse_profile(profile or deps.profile, "worker")
         url = _fleet_db(deps, db)
         if batch_cutoff is not None and not batch:
             raise UsageError("--batch-cutoff needs --batch")
@@ -148,7 +155,9 @@ def worker(
 
 
 @fleet.command()
-def enqueue(ctx: typer.Context, db: DbOpt = None, day: DateOpt = None) -> None:
+def enqueue(
+    ctx: typer.Context, db: DbOpt = None, day: DateOpt = None, profile: NoProfileOpt = None
+) -> None:
     """Queue every profile's brief for the day now, whatever the clock says."""
     from datetime import UTC
 
@@ -156,6 +165,7 @@ def enqueue(ctx: typer.Context, db: DbOpt = None, day: DateOpt = None) -> None:
 
     deps = get_deps(ctx)
     with handle_errors(deps):
+        _refuse_profile(profile or deps.profile, "fleet enqueue")
         url = _fleet_db(deps, db)
         when = parse_date(day) if day else deps.clock.now().astimezone(UTC).date()
         queued, profiles = enqueue_day(url, _entrypoints(deps, url), when)
@@ -164,7 +174,11 @@ def enqueue(ctx: typer.Context, db: DbOpt = None, day: DateOpt = None) -> None:
 
 @fleet.command()
 def status(
-    ctx: typer.Context, db: DbOpt = None, day: DateOpt = None, as_json: JsonOpt = False
+    ctx: typer.Context,
+    db: DbOpt = None,
+    day: DateOpt = None,
+    as_json: JsonOpt = False,
+    profile: NoProfileOpt = None,
 ) -> None:
     """The day's briefs by state: due, running, done, failed, uncertain delivery, with the
     oldest job still waiting for a worker."""
@@ -176,6 +190,7 @@ def status(
 
     deps = get_deps(ctx)
     with handle_errors(deps):
+        _refuse_profile(profile or deps.profile, "fleet status")
         url = _fleet_db(deps, db)
         when = parse_date(day) if day else deps.clock.now().astimezone(UTC).date()
 
@@ -189,10 +204,17 @@ def status(
         if as_json:
             print_json(deps, found.to_json())
             return
+        from dayflow.cli_base import zone
         from dayflow.listing import fleet_table
 
-        deps.out.file.write(fleet_table(found))
+        deps.out.file.write(fleet_table(found, zone(deps.settings(db=url))))
         deps.out.file.flush()
+
+
+def _refuse_profile(profile: str | None, command: str) -> None:
+    from dayflow.fleet.profiles import refuse_profile
+
+    refuse_profile(profile, command, EVERYONE)
 
 
 def _fleet_db(deps: Deps, db: str | None) -> str:
@@ -279,7 +301,7 @@ def _batch_rounds(
     api = batch_api(client, "local" if settings.local else "anthropic")
     deps.notice(
         "batching model calls"
-        + (f" until {until:%Y-%m-%d %H:%M} UTC" if until else "")
+        + (f" until {until:%Y-%m-%d %H:%M} {until.tzname()}" if until else "")
         + f" (polling every {poll:g} s)"
     )
     return rounds_in_background(

@@ -23,6 +23,9 @@ commands = typer.Typer(
 )
 
 NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The profile's name.")]
+# Hidden: a command of every profile has no --profile to offer (`refuse_profile`).
+NoProfileOpt = Annotated[str | None, typer.Option("--profile", hidden=True)]
+EVERYONE = "it works on every profile (name the one it is about as NAME)"
 
 
 @commands.command()
@@ -48,14 +51,23 @@ def add(
         bool, typer.Option("--weekdays", help="Only Monday to Friday [default: every day].")
     ] = False,
     db: DbOpt = None,
+    profile: NoProfileOpt = None,
 ) -> None:
     """Add a profile; `dayflow worker` writes its brief at its local time."""
     from dayflow.errors import UsageError
-    from dayflow.fleet.profiles import EVERY_DAY, WEEKDAYS, check_at, check_name, check_tz
+    from dayflow.fleet.profiles import (
+        EVERY_DAY,
+        WEEKDAYS,
+        check_at,
+        check_name,
+        check_tz,
+        refuse_profile,
+    )
     from dayflow.store.values import Profile
 
     deps = get_deps(ctx)
     with handle_errors(deps):
+        refuse_profile(profile or deps.profile, "profiles add", EVERYONE)
         check_name(name)
         check_at(at)
         settings = deps.settings(db=db)
@@ -63,18 +75,23 @@ def add(
         path = Path(os.path.abspath(config.expanduser()))
         if not path.is_file():
             raise UsageError(f"--config {config}: no such file (a config file: `dayflow init`)")
-        profile = Profile(name, str(path), zone, at, WEEKDAYS if weekdays else EVERY_DAY)
+        added = Profile(name, str(path), zone, at, WEEKDAYS if weekdays else EVERY_DAY)
         with deps.store(settings, create=True) as store:
-            store.profiles.add(profile)
+            store.profiles.add(added)
         days = "Monday to Friday" if weekdays else "every day"
         deps.notice(f"profile {name}: its brief at {at} {zone}, {days} ({path})")
 
 
 @commands.command("list")
-def list_(ctx: typer.Context, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+def list_(
+    ctx: typer.Context, db: DbOpt = None, as_json: JsonOpt = False, profile: NoProfileOpt = None
+) -> None:
     """List the profiles."""
+    from dayflow.fleet.profiles import refuse_profile
+
     deps = get_deps(ctx)
     with handle_errors(deps):
+        refuse_profile(profile or deps.profile, "profiles list", "it lists every profile")
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
             found = store.profiles.list()
@@ -99,10 +116,14 @@ def remove(
         bool, typer.Option("--purge", help="Also delete its runs and tasks [default: keep].")
     ] = False,
     db: DbOpt = None,
+    profile: NoProfileOpt = None,
 ) -> None:
     """Remove a profile; its history stays unless --purge."""
+    from dayflow.fleet.profiles import refuse_profile
+
     deps = get_deps(ctx)
     with handle_errors(deps):
+        refuse_profile(profile or deps.profile, "profiles remove", EVERYONE)
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
             gone = store.profiles.remove(name, purge=purge)

@@ -270,15 +270,16 @@ def profiles_table(profiles: list[Profile], *, width: int | None = None) -> str:
     return table(cols, rows, width)
 
 
-def fleet_table(board: Board, *, width: int | None = None) -> str:
-    """`fleet status`: the counts by state, the oldest waiting job, then each profile."""
+def fleet_table(board: Board, tz: dt.tzinfo | None = None, *, width: int | None = None) -> str:
+    """`fleet status`: the counts by state, the oldest waiting job (queued when, in the
+    user's zone `tz`), then each profile (due when, in its own zone)."""
     counts = ", ".join(f"{n} {state}" for state, n in board.counts().items() if n)
     lines = [f"{board.day}: {counts or 'no profiles'}"]
     oldest = board.oldest_waiting
     if oldest is not None:
-        lines.append(f"oldest waiting: {oldest.profile}, queued {oldest.queued_at}")
-    cols = [_Col("profile", 0), _Col("state", 1), _Col("due", 2), _Col("run", 3)]
-    rows = [[x.profile, x.state, x.due_at, x.run_id or "-"] for x in board.lines]
+        lines.append(f"oldest waiting: {oldest.profile}, queued {local_time(oldest.queued_at, tz)}")
+    cols = [_Col("profile", 0), _Col("state", 1), _Col("due (its zone)", 2), _Col("run", 3)]
+    rows = [[x.profile, x.state, local_time(x.due_at), x.run_id or "-"] for x in board.lines]
     return "\n".join(lines) + "\n" + table(cols, rows, width)
 
 

@@ -366,12 +366,26 @@ def test_batch_needs_the_anthropic_api(fake: FakeBatchAPI) -> None:
             batch_api(model, provider)
 
 
-def test_the_next_cut_off_is_the_next_time_it_is_that_time_in_utc() -> None:
+def test_the_next_cut_off_is_the_next_time_it_is_that_time_in_utc_or_the_zone_named() -> None:
     now = datetime.fromisoformat("2026-11-05T07:30:00+01:00")  # 06:30 UTC
     assert next_cutoff("07:00", now) == datetime.fromisoformat("2026-11-05T07:00:00+00:00")
     assert next_cutoff("06:30", now) == datetime.fromisoformat("2026-11-06T06:30:00+00:00")
-    for bad in ("7:00", "24:00", "07:60", "07:00\n", ""):
-        with pytest.raises(UsageError, match="--batch-cutoff must be a UTC time HH:MM"):
+    # A zone's wall time: 07:00 in Paris has passed (it is 07:30 there), 08:00 has not.
+    paris = next_cutoff("07:00 Europe/Paris", now)
+    assert paris == datetime.fromisoformat("2026-11-06T07:00:00+01:00") and paris.hour == 7
+    assert next_cutoff("08:00 Europe/Paris", now) == datetime.fromisoformat(
+        "2026-11-05T07:00:00+00:00"
+    )
+    # Across a DST change the wall time holds, not the UTC one; a skipped time is just after.
+    spring = datetime.fromisoformat("2026-03-28T12:00:00+00:00")
+    assert next_cutoff("02:30 Europe/Paris", spring) == datetime.fromisoformat(
+        "2026-03-29T03:30:00+02:00"
+    )
+    for bad in ("7:00", "24:00", "07:60", "07:00\n", "", "Europe/Paris 07:00"):
+        with pytest.raises(UsageError, match="--batch-cutoff must be HH:MM"):
+            next_cutoff(bad, now)
+    for bad in ("07:00 ", "07:00 Mars/Olympus", "07:00 ../../etc/passwd"):
+        with pytest.raises(UsageError, match="unknown timezone"):
             next_cutoff(bad, now)
 
 

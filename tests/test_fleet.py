@@ -272,3 +272,26 @@ def test_the_queued_job_of_a_removed_profile_ends_with_one_line(fleet_db: str) -
     assert "1 dropped (profile removed)" in worked.err and "Traceback" not in worked.err
     assert "bob" not in _runs_by_profile(url)
     assert json.loads(_run(url, "fleet", "status", "--json").out)["oldest_waiting"] is None
+
+
+@pytest.mark.postgres
+def test_fleet_status_shows_each_due_time_in_its_zone_and_the_queue_in_the_users(
+    fleet_db: str, tmp_path: Path
+) -> None:
+    url = fleet_db
+    config = tmp_path / "sample.toml"
+    added = _run(url, "profiles", "add", "kei", "--config", str(config), "--tz", "Asia/Tokyo")
+    assert added.code == 0, added.err
+    assert _run(url, "fleet", "enqueue", "--date", "2026-11-05").code == 0
+    shown = json.loads(_run(url, "fleet", "status", "--json").out)
+    kei = next(p for p in shown["profiles"] if p["profile"] == "kei")
+    assert kei["due_at"] == "2026-11-05T07:30:00.000+09:00" and kei["tz"] == "Asia/Tokyo"
+    ann = next(p for p in shown["profiles"] if p["profile"] == "ann")
+    assert ann["due_at"] == "2026-11-05T00:00:00.000+00:00" and ann["tz"] == "UTC"
+    assert datetime.fromisoformat(shown["oldest_waiting"]["queued_at"]).utcoffset() is not None
+    paris = invoke(url, _offline, "fleet", "status", env={"DAYFLOW_TZ": "Europe/Paris"}).out
+    rows = {line.split()[0]: line for line in paris.splitlines()[1:]}
+    assert "2026-11-05 07:30+09:00" in rows["kei"] and "2026-11-05 00:00Z" in rows["ann"]
+    assert "due (its zone)" in paris
+    (oldest,) = [line for line in paris.splitlines() if line.startswith("oldest waiting:")]
+    assert oldest.endswith("+01:00"), oldest  # queued when, in the user's zone (DAYFLOW_TZ)

@@ -116,3 +116,34 @@ def test_profiles_are_added_listed_and_removed_with_or_without_their_history(
         assert a.runs.list() == [] and a.tasks.list() == []
     with open_store(store_target, clock=clock) as s:
         assert len(s.runs.list()) == 1 and len(s.tasks.list()) == 1  # the default's untouched
+
+
+def test_profile_is_refused_in_one_line_where_it_means_nothing(tmp_path: Path) -> None:
+    """The profiles' and the fleet's commands are every profile's: --profile is not offered
+    there (not in --help) and, given anyway, is refused in one line (exit 2) before anything
+    is read, whether after the command or after its group."""
+    from tests.harness import invoke
+
+    db = tmp_path / "h.db"
+    config = tmp_path / "c.toml"
+    config.write_text("")
+    cases = [
+        ("profiles", "add", "ann", "--config", str(config), "--profile", "bob"),
+        ("profiles", "list", "--profile", "ann"),
+        ("profiles", "--profile", "ann", "list"),
+        ("profiles", "remove", "ann", "--profile", "ann"),
+        ("worker", "--until-idle", "--profile", "ann"),
+        ("fleet", "enqueue", "--profile", "ann"),
+        ("fleet", "--profile", "ann", "status"),
+    ]
+    for args in cases:
+        result = invoke(db, lambda *a: None, *args)
+        lines = result.err.strip().splitlines()
+        assert result.code == 2 and len(lines) == 1, (args, result.err)
+        assert "--profile does not apply to `dayflow " in lines[0], (args, lines)
+    assert not db.exists()  # nothing was made
+    for args in (("worker",), ("fleet", "status"), ("profiles", "list")):
+        shown = invoke(db, lambda *a: None, *args, "--help")
+        assert shown.code == 0 and "--profile" not in shown.out, args
+    # Where it means something, it stays.
+    assert "--profile" in invoke(db, lambda *a: None, "runs", "--help").out

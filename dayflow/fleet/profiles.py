@@ -61,6 +61,13 @@ def check_name(name: str) -> str:
     return name
 
 
+def refuse_profile(given: str | None, command: str, why: str) -> None:
+    """UsageError when --profile was given to a command for which it means nothing (it is
+    hidden there: `cli.with_profile` adds it to every other command)."""
+    if given is not None:
+        raise UsageError(f"--profile does not apply to `dayflow {command}`: {why}")
+
+
 def check_at(at: str) -> str:
     """`at` if it is a local time HH:MM (24-hour)."""
     if not AT.fullmatch(at):

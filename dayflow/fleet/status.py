@@ -31,9 +31,10 @@ class Line(Frozen):
 
     profile: str
     state: str
-    due_at: str  # when it is (was) due, aware, in the profile's zone
+    due_at: str  # when it is (was) due, aware, in the profile's zone (its UTC offset)
+    tz: str  # the profile's zone
     run_id: str | None = None
-    queued_at: str | None = None  # when its job was queued, if one is
+    queued_at: str | None = None  # when its job was queued, if one is (UTC)
 
 
 class Board(Frozen):
@@ -52,6 +53,7 @@ class Board(Frozen):
                 "profile": line.profile,
                 "state": line.state,
                 "due_at": line.due_at,
+                "tz": line.tz,
                 "run_id": line.run_id,
                 "queued_at": line.queued_at,
             }
@@ -78,9 +80,8 @@ def board(store: Store, waiting: Iterable[Waiting], day: date, now: datetime) ->
         if job is not None and state in ("later", "off"):
             state = "due"  # queued by `fleet enqueue`, whatever the clock says
         queued = None if job is None else iso(job.created)
-        lines.append(
-            Line(profile.name, state, iso(due_at(profile, day)), run.id if run else None, queued)
-        )
+        due = due_at(profile, day).isoformat(timespec="milliseconds")
+        lines.append(Line(profile.name, state, due, profile.tz, run.id if run else None, queued))
     idle = [line for line in lines if line.queued_at and line.state != "running"]
     oldest = min(idle, key=lambda line: line.queued_at or "", default=None)
     return Board(day.isoformat(), tuple(lines), oldest)
