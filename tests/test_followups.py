@@ -125,6 +125,20 @@ def test_mail_from_me_found_in_an_inbox_counts_as_sent_and_is_one_message() -> N
     assert len(thread.messages) == 2 and thread.messages[0].sources == ("gmail", "work/sent")
 
 
+def test_a_sent_folder_that_is_the_inbox_does_not_make_the_inbox_mine() -> None:
+    """`sent` naming the inbox's own path: each message is seen in both; Bob's question is
+    still owed, and only my own message counts as mine."""
+    ask = raw("q1@x", when=days_ago(3))
+    mine = raw("m1@y", sender=ALEX, to=BOB, subject="Lunch?", body="Lunch on Friday?",
+               when=days_ago(4))  # fmt: skip
+    out = follow(*(record(m, s, sent=s.endswith("sent")) for m in (ask, mine)
+                   for s in ("work", "work/sent")))  # fmt: skip
+    assert [i.counterpart_address for i in out.owed] == ["bob@example.com"]  # type: ignore[attr-defined]
+    assert [i.subject for i in out.waiting] == ["Lunch?"]  # type: ignore[attr-defined]
+    # Without `me` a sent folder is all there is to go by: its messages are the user's.
+    assert follow(record(ask, "work/sent", sent=True), me=Me()).owed == ()  # type: ignore[attr-defined]
+
+
 def test_subject_fallback_joins_a_reply_without_headers_within_30_days_only() -> None:
     ask = record(raw("q1@x", subject="[team] Budget", when=days_ago(10)))
     reply = raw("r1@y", sender=ALEX, to=BOB, subject="AW: Re: budget", body="Done.",

@@ -145,6 +145,11 @@ def test_my_own_mail_found_in_the_inbox_is_no_task(tmp_path: Path, long: bool) -
     _mail(tmp_path / "mine", mine, at(10))
     brief = _nothing_filed(tmp_path / "mine")
     assert '- Jordan Reyes (jordan@example.com): "Book club", no answer for' in brief
+    # The same words in a note to self: a reminder, filed.
+    note = thread_mail("books@y", sender=ALEX, to=ALEX, subject="Book club", body=body, when=at(10))
+    _mail(tmp_path / "note", note, at(10))
+    _, tasks = _run(tmp_path / "note")
+    assert [k for k, _ in tasks] == [mail_key(message_stable_id("<books@y>"))]
     # The same words from Jordan to Alex ask something of Alex: filed.
     theirs = thread_mail("books@y", sender=jordan, subject="Book club", body=body, when=at(10))
     _mail(tmp_path / "theirs", theirs, at(10))

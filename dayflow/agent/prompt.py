@@ -20,7 +20,7 @@ Work in this order:
    already covered by an open task (same idempotency key). Never create a task for newsletters
    or FYIs, nor for a message whose key read_followups lists under `answered` (the user wrote
    after it: not a new request), `bulk` (mailing-list, bulk or automated mail) or `yours` (the
-   user's own mail). If a source
+   user's own mail to others). If a source
    is listed as unavailable (or none is configured), say in the brief which one could not be
    read.
    An owed reply is not a task: a request whose only action is to answer (a question to the

@@ -239,6 +239,12 @@ def _message(node: _Node, me: Me) -> ThreadMessage:
     first = node.first
     env = first.envelope
     name, address = env.sender
+    in_sent = any(r.in_sent for r in node.records)
+    in_inbox = not all(r.in_sent for r in node.records)
+    # A sent folder's message is the user's, unless an inbox holds it too and its sender is
+    # known not to be: a sent folder that is the inbox itself (a config naming the same path
+    # twice) must not make every message in it the user's.
+    theirs = in_inbox and bool(me.addresses) and bool(address)
     return ThreadMessage(
         key=first.key,
         id=first.id,
@@ -248,10 +254,10 @@ def _message(node: _Node, me: Me) -> ThreadMessage:
         sender_address=address,
         to=env.to,
         cc=env.cc,
-        from_me=me.matches(address) or any(r.in_sent for r in node.records),
+        from_me=me.matches(address) or (in_sent and not theirs),
         automated=env.automated,
         listed=env.listed,
         text=max((r.text for r in node.records), key=len),
         sources=tuple(dict.fromkeys(r.source for r in node.records)),
-        in_inbox=not all(r.in_sent for r in node.records),
+        in_inbox=in_inbox,
     )

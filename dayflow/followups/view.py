@@ -35,7 +35,7 @@ class Followups:
     failures: tuple[tuple[str, str], ...] = ()  # (source, reason)
     # The mail keys of what is no new request (newest first): others' messages the user wrote
     # after (`answered`), mailing-list, bulk and automated mail (`bulk`), and the user's own
-    # mail found in an inbox (`yours`).
+    # mail to others found in an inbox (`yours`).
     answered: tuple[str, ...] = ()
     bulk: tuple[str, ...] = ()
     yours: tuple[str, ...] = ()
@@ -116,21 +116,22 @@ def build_followups(
     waiting.sort(key=order)
     return Followups(
         tuple(threads), tuple(owed), tuple(waiting), since, me, tuple(failures),
-        **_no_requests(threads),
+        **_no_requests(threads, me),
     )  # fmt: skip
 
 
-def _no_requests(threads: list[Thread]) -> dict[str, tuple[str, ...]]:
+def _no_requests(threads: list[Thread], me: Me) -> dict[str, tuple[str, ...]]:
     """The mail keys of what asks nothing new of the user, newest first: others' messages the
     user wrote after, the window's bulk mail (list, bulk or automated) and the user's own mail
-    found in an inbox."""
+    to others found in an inbox (a note to self may well be a task)."""
     when: dict[str, dt.datetime] = {}
     found: dict[str, list[str]] = {name: [] for name in NO_REQUESTS}
     for thread in threads:
         when.update((m.key, m.received_at) for m in thread.messages)
         found["answered"] += answered(thread)
         found["bulk"] += [m.key for m in thread.messages if bulk(m) and not m.from_me]
-        found["yours"] += [m.key for m in thread.messages if m.from_me and m.in_inbox]
+        found["yours"] += [m.key for m in thread.messages if m.from_me and m.in_inbox
+                           and any(not me.matches(a) for _, a in (*m.to, *m.cc))]  # fmt: skip
     newest = lambda k: (when[k], k)  # noqa: E731
     return {
         name: tuple(sorted(set(keys), key=newest, reverse=True)) for name, keys in found.items()

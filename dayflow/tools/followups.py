@@ -48,7 +48,7 @@ READ_FOLLOWUPS = Tool(
     "came, its age in working days, the sources, and the thread's `key` (thread:<hash>): an "
     "owed reply is not a task unless the user needs one, and then create_task takes that key. "
     "`answered`, `bulk` and `yours` list the mail keys of no new request (the user wrote "
-    "after them; list, bulk or automated mail; the user's own mail found in an inbox). "
+    "after them; list, bulk or automated mail; the user's own mail to others found in an inbox). "
     "'unavailable' names folders that could not be read.",
     {"type": "object", "properties": {}, "additionalProperties": False},
     read_followups,

@@ -9,9 +9,9 @@ thing people forget), never over one due today, overdue or urgent.
 `NoTasks` is what the same read says is no task: a request whose only action is to answer
 (reply, respond, RSVP) in a thread of `you_owe` is that owed reply, shown under `## You owe
 replies` and not filed; a message the user has written after (`answered`), mailing-list,
-bulk or automated mail (`bulk`) and the user's own mail found in an inbox (`yours`) ask
-nothing new. Real work asked in an owed thread (send the
-report, sign the form) is still a task, under its message's key.
+bulk or automated mail (`bulk`) and the user's own mail to others found in an inbox
+(`yours`) ask nothing new. Real work asked in an owed thread (send the report, sign the
+form) is still a task, under its message's key.
 """
 
 from __future__ import annotations
