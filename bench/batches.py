@@ -25,7 +25,7 @@ from dayflow.pricing import PRICES, run_cost
 from dayflow.providers import ModelClient
 from dayflow.providers.anthropic import AnthropicClient
 from dayflow.providers.offline import OfflineModel
-from dayflow.store import NewRun, open_store
+from dayflow.store import NewRun, Store, open_store
 from dayflow.store.values import Profile
 from dayflow.tools import definitions
 from tests.fakeapi import FakeAPI, responder_from_client
@@ -38,29 +38,35 @@ DAY = "2026-11-05"
 def queue(db: Path, briefs: int, sample: str) -> list[tuple[str, str]]:
     """One new run per brief, each in a profile of its own (so no brief sees another's tasks,
     as for the people of a fleet): (profile, run id) pairs."""
-    made = []
     with open_store(db) as store:
         for i in range(briefs):
             store.profiles.add(Profile(f"p{i}", "/dev/null", "UTC", "07:00", "1234567"))
+    made = []
     for i in range(briefs):
         with open_store(db, profile=f"p{i}") as store:
-            run, lease = store.runs.create(
-                NewRun(
-                    model=MODEL,
-                    brief_date=DAY,
-                    system=SYSTEM_PROMPT,
-                    tools=definitions(),
-                    user_msg=user_message(date.fromisoformat(DAY), "UTC"),
-                    max_tokens=4096,
-                    max_steps=60,
-                    budget=None,
-                    task_cap=20,
-                    settings=RunSettings(tz="UTC", sample=sample),
-                )
-            )
-            store.leases.release(lease, INTERRUPTED, "queued")
-            made.append((f"p{i}", run.id))
+            made.append((f"p{i}", queued_run(store, sample)))
     return made
+
+
+def queued_run(store: Store, sample: str, *, max_steps: int = 60) -> str:
+    """A new run of DAY's brief, made and left `interrupted` without a step (as a fleet's
+    worker finds one to drive): its id. tests/test_batching.py queues its runs with it."""
+    run, lease = store.runs.create(
+        NewRun(
+            model=MODEL,
+            brief_date=DAY,
+            system=SYSTEM_PROMPT,
+            tools=definitions(),
+            user_msg=user_message(date.fromisoformat(DAY), "UTC"),
+            max_tokens=4096,
+            max_steps=max_steps,
+            budget=None,
+            task_cap=20,
+            settings=RunSettings(tz="UTC", sample=sample),
+        )
+    )
+    store.leases.release(lease, INTERRUPTED, "queued")
+    return run.id
 
 
 def resume(db: Path, profile: str, run_id: str, client: ModelClient) -> RunResult:
@@ -79,9 +85,13 @@ def totals(db: Path, made: list[tuple[str, str]]) -> dict[str, float]:
     return {"tokens": usage.total, "dollars": dollars, "steps": steps}
 
 
+def _queued(stem: Path, briefs: int, sample: str) -> tuple[Path, list[tuple[str, str]]]:
+    db = stem.with_name(f"{stem.name}-{time.monotonic_ns()}.db")
+    return db, queue(db, briefs, sample)
+
+
 def normal(workdir: Path, briefs: int, sample: str) -> dict[str, float]:
-    db = workdir / f"normal-{time.monotonic_ns()}.db"
-    made = queue(db, briefs, sample)
+    db, made = _queued(workdir / "normal", briefs, sample)
     with FakeAPI(responder=responder_from_client(OfflineModel())) as fake:
         client = AnthropicClient(api_key="test", base_url=fake.base_url, max_retries=0)
         started = time.perf_counter()
@@ -93,8 +103,7 @@ def normal(workdir: Path, briefs: int, sample: str) -> dict[str, float]:
 
 
 def batched(workdir: Path, briefs: int, sample: str) -> dict[str, float]:
-    db = workdir / f"batched-{time.monotonic_ns()}.db"
-    made = queue(db, briefs, sample)
+    db, made = _queued(workdir / "batched", briefs, sample)
     with FakeBatchAPI(responder=responder_from_client(OfflineModel())) as fake:
         client = AnthropicClient(api_key="test", base_url=fake.base_url, max_retries=0)
         started = time.perf_counter()

@@ -380,34 +380,20 @@ class _RoundsClient:
 @contextmanager
 def rounds_in_background(
     open_store: Callable[[], Store],
-    api: BatchAPI,
-    fallback: ModelClient,
-    *,
-    clock: Clock,
-    cutoff: datetime | None = None,
-    poll_every: float = DEFAULT_POLL_EVERY,
-    gather: float = 0.0,
+    make: Callable[[Store], Rounds],
     report: Callable[[str], None] = lambda line: None,
 ) -> Iterator[Rounds]:
-    """A `Rounds` coordinating in a thread of its own (with its own store) for as long as the
-    block runs, for drives that start and end on their own (a worker's): wrap each in
-    `rounds.driving()` and give it `rounds.client`. Leaving the block waits for every post."""
+    """The `Rounds` that `make` builds on a store of its own (`open_store`), coordinating in a
+    thread of its own for as long as the block runs, for drives that start and end on their
+    own (a worker's): wrap each in `rounds.driving()` and give it `rounds.client`. Leaving the
+    block waits for every post."""
     ready, stop = threading.Event(), threading.Event()
     made: list[Rounds | BaseException] = []
 
     def serve() -> None:
         try:
             with open_store() as store:
-                rounds = Rounds(
-                    store,
-                    api,
-                    fallback,
-                    clock=clock,
-                    cutoff=cutoff,
-                    poll_every=poll_every,
-                    gather=gather,
-                    report=report,
-                )
+                rounds = make(store)
                 made.append(rounds)
                 ready.set()
                 rounds.serve(until=stop.is_set)

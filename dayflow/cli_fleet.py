@@ -55,6 +55,13 @@ DateOpt = Annotated[
 NoProfileOpt = Annotated[str | None, typer.Option("--profile", hidden=True)]
 EVERYONE = "the fleet's commands work on every profile"
 
+UntilIdleOpt = Annotated[
+    bool, typer.Option("--until-idle", help="Exit when nothing is due or queued.")
+]
+HeartbeatOpt = Annotated[
+    float,
+    typer.Option(min=1.0, max=3600.0, help="Seconds without a beat after which a job is retaken."),
+]
 BatchOpt = Annotated[
     bool,
     typer.Option(
@@ -97,15 +104,8 @@ def worker(
             help="Briefs in flight at once per API key, across every worker (0: no limit).",
         ),
     ] = 8,
-    until_idle: Annotated[
-        bool, typer.Option("--until-idle", help="Exit when nothing is due or queued.")
-    ] = False,
-    heartbeat: Annotated[
-        float,
-        typer.Option(
-            min=1.0, max=3600.0, help="Seconds without a beat after which a job is retaken."
-        ),
-    ] = 10.0,
+    until_idle: UntilIdleOpt = False,
+    heartbeat: HeartbeatOpt = 10.0,
     poll: Annotated[
         float, typer.Option(min=0.1, max=3600.0, help="Seconds between looks for due briefs.")
     ] = 5.0,
@@ -126,13 +126,8 @@ def worker(
         url = _fleet_db(deps, db)
         if batch_cutoff is not None and not batch:
             raise UsageError("--batch-cutoff needs --batch")
-        options = WorkerOptions(
-            concurrency=concurrency,
-            until_idle=until_idle,
-            per_key=per_key,
-            heartbeat_s=heartbeat,
-            poll_s=poll,
-        )
+        # concurrency, until_idle, per_key, heartbeat_s, poll_s: in the fields' order
+        options = WorkerOptions(concurrency, until_idle, per_key, heartbeat, poll)
         rounds = _batch_rounds(deps, url, batch_cutoff, batch_poll) if batch else nullcontext()
         with rounds as coordinator:
             drive = make_driver(deps, url, coordinator)
@@ -293,7 +288,7 @@ def _batch_rounds(
 ) -> "AbstractContextManager[Rounds]":
     """The worker's batch rounds: its own Claude client (its ANTHROPIC_API_KEY) submits and
     polls, and answers on the normal API what a batch does not."""
-    from dayflow.batching import batch_api, next_cutoff, rounds_in_background
+    from dayflow.batching import Rounds, batch_api, next_cutoff, rounds_in_background
 
     until = None if cutoff is None else next_cutoff(cutoff, deps.clock.now())
     settings = deps.model_settings(None, db=url)
@@ -306,13 +301,17 @@ def _batch_rounds(
     )
     return rounds_in_background(
         lambda: deps.store(deps.settings(db=url)),
-        api,
-        client,
-        clock=deps.clock,
-        cutoff=until,
-        poll_every=poll,
-        gather=min(poll, 5.0),
-        report=deps.notice,
+        lambda store: Rounds(
+            store,
+            api,
+            client,
+            clock=deps.clock,
+            cutoff=until,
+            poll_every=poll,
+            gather=min(poll, 5.0),
+            report=deps.notice,
+        ),
+        deps.notice,
     )
 
 

@@ -9,22 +9,22 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dayflow.agent import SYSTEM_PROMPT, Loop, RunResult, resume_run, user_message
+from bench.batches import queued_run
+from dayflow.agent import Loop, RunResult, resume_run
 from dayflow.batching import Rounds, batch_api, custom_id, drive_runs, next_cutoff
 from dayflow.clock import SystemClock
 from dayflow.errors import UsageError
-from dayflow.models import DONE, INTERRUPTED, RunSettings
+from dayflow.models import DONE
 from dayflow.pricing import PRICES, estimate_cost, run_cost
 from dayflow.providers.anthropic import AnthropicClient
 from dayflow.providers.offline import OfflineModel
-from dayflow.store import NewRun, open_store
-from dayflow.tools import definitions
+from dayflow.store import open_store
 from tests.conftest import db_rows, pg_schema, subprocess_env
 from tests.fakeapi import FakeAPI, error, overloaded, responder_from_client
 from tests.fakebatches import FakeBatchAPI
@@ -46,26 +46,8 @@ def _no_model(*a: Any) -> Any:
 
 def queue_runs(target: Path | str, k: int, sample: str = "standard") -> list[str]:
     """`k` new runs of the day, made but not driven (as a fleet's worker would find them)."""
-    ids = []
     with open_store(target) as store:
-        for _ in range(k):
-            run, lease = store.runs.create(
-                NewRun(
-                    model=MODEL,
-                    brief_date=DATE,
-                    system=SYSTEM_PROMPT,
-                    tools=definitions(),
-                    user_msg=user_message(date.fromisoformat(DATE), "UTC"),
-                    max_tokens=4096,
-                    max_steps=40,
-                    budget=None,
-                    task_cap=20,
-                    settings=RunSettings(tz="UTC", sample=sample),
-                )
-            )
-            store.leases.release(lease, INTERRUPTED, "queued")
-            ids.append(run.id)
-    return ids
+        return [queued_run(store, sample, max_steps=40) for _ in range(k)]
 
 
 def in_an_hour() -> datetime:

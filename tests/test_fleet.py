@@ -278,8 +278,7 @@ def test_the_queued_job_of_a_removed_profile_ends_with_one_line(fleet_db: str) -
 def test_fleet_status_shows_each_due_time_in_its_zone_and_the_queue_in_the_users(
     fleet_db: str, tmp_path: Path
 ) -> None:
-    url = fleet_db
-    config = tmp_path / "sample.toml"
+    url, config = fleet_db, tmp_path / "sample.toml"  # the fixture's profiles' config
     added = _run(url, "profiles", "add", "kei", "--config", str(config), "--tz", "Asia/Tokyo")
     assert added.code == 0, added.err
     assert _run(url, "fleet", "enqueue", "--date", "2026-11-05").code == 0

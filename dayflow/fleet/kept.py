@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from dayflow.clock import Clock
-from dayflow.store import Store, open_store, postgres_schema
-from dayflow.store.postgres import PgDatabase, PgUpkeep
+from dayflow.store import Store, open_store
+from dayflow.store.postgres import PgDatabase, open_backend
 from dayflow.store.values import Owner
 
 MAX_AGE_S = 600.0  # a connection is made afresh this often (its server clock read again)
@@ -103,13 +103,9 @@ class KeptStores:
 
 def _open(url: str, durability: str) -> tuple[_KeptDatabase, Any]:
     """`postgres.open_backend`, on a connection that is kept."""
-    db = _KeptDatabase(url, durability=durability)
-    try:
-        postgres_schema.migrate(db, db.location)
-    except BaseException:
-        db.release()
-        raise
-    return db, PgUpkeep(db)
+    db, upkeep = open_backend(url, durability=durability, kind=_KeptDatabase)
+    assert isinstance(db, _KeptDatabase)
+    return db, upkeep
 
 
 class KeptClients:
@@ -135,9 +131,12 @@ class KeptClients:
             return found
 
     def close(self) -> None:
-        with self._lock:
-            clients, self._clients = list(self._clients.values()), {}
-        for client in clients:
+        """Close every client lent (the worker is done)."""
+        while True:
+            with self._lock:
+                if not self._clients:
+                    return
+                client = self._clients.popitem()[1]
             client.really_close()
 
 

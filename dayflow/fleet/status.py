@@ -49,14 +49,7 @@ class Board(Frozen):
 
     def to_json(self) -> dict[str, Any]:
         def one(line: Line) -> dict[str, Any]:
-            return {
-                "profile": line.profile,
-                "state": line.state,
-                "due_at": line.due_at,
-                "tz": line.tz,
-                "run_id": line.run_id,
-                "queued_at": line.queued_at,
-            }
+            return {name: getattr(line, name) for name in Line._fields}  # in field order
 
         oldest = self.oldest_waiting
         return {

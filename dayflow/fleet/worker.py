@@ -26,6 +26,7 @@ import contextlib
 import signal
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from dayflow.clock import Clock
@@ -100,21 +101,18 @@ def enqueue_day(url: str, entrypoint_of: EntrypointOf, day: date) -> tuple[int, 
     return asyncio.run(go())
 
 
+@dataclass
 class _Worker:
-    """One worker process's loop: what it was handed, what it did, and when to stop."""
+    """One worker process's loop: what it was handed (`run_worker`'s arguments), what it did,
+    and when to stop."""
 
-    def __init__(
-        self,
-        url: str,
-        drive: Drive,
-        entrypoint_of: EntrypointOf,
-        options: WorkerOptions,
-        clock: Clock,
-        say: Callable[[str], None],
-    ) -> None:
-        self.url, self.drive, self.entrypoint_of = url, drive, entrypoint_of
-        self.options, self.clock, self.say = options, clock, say
-        self.report = WorkerReport()
+    url: str
+    drive: Drive
+    entrypoint_of: EntrypointOf
+    options: WorkerOptions
+    clock: Clock
+    say: Callable[[str], None]
+    report: WorkerReport = field(default_factory=WorkerReport)
 
     async def run(self) -> None:
         """Work the queue, connecting again (1 s, 2 s, ... 10 s apart) when its connection is

@@ -385,12 +385,15 @@ class PgUpkeep:
         return []
 
 
-def open_backend(url: str, *, durability: str = "NORMAL") -> tuple[PgDatabase, PgUpkeep]:
+def open_backend(
+    url: str, *, durability: str = "NORMAL", kind: type[PgDatabase] = PgDatabase
+) -> tuple[PgDatabase, PgUpkeep]:
     """The PostgreSQL database at `url` as the store's `Database` and `Upkeep`, its schema
     brought up to date. `durability`: NORMAL lets a batch that asks for it (`flush=False`)
     commit without waiting for the server's disk; FULL waits for every commit (and the server's
-    own `synchronous_commit` applies to every other one)."""
-    db = PgDatabase(url, durability=durability)
+    own `synchronous_commit` applies to every other one). `kind`: the connection's class (a
+    fleet worker's kept one, `dayflow.fleet.kept`)."""
+    db = kind(url, durability=durability)
     try:
         postgres_schema.migrate(db, db.location)
     except BaseException:
