@@ -91,15 +91,7 @@ def _json_calendar(spec: SourceSpec, ctx: SourceContext) -> Any:
 def _ics(spec: SourceSpec, ctx: SourceContext) -> Any:
     from dayflow.sources.ics import IcsCalendar
 
-    reader = IcsCalendar(
-        spec.name,
-        tz=ctx.tz,
-        path=spec.path,
-        url=spec.url,
-        timeout=spec.timeout,
-        credential=_token(spec, ctx),
-        me=ctx.me,
-    )
+    reader = IcsCalendar(spec.name, path=spec.path, url=spec.url, **_calendar_args(spec, ctx))
     return _Checked(spec, reader) if spec.path else reader
 
 
@@ -121,13 +113,16 @@ def _caldav(spec: SourceSpec, ctx: SourceContext) -> Any:
         url=str(spec.url),
         user=str(spec.user),
         password=lambda: resolve_password(spec, ctx.env),  # fetched only when the server asks
-        tz=ctx.tz,
         calendars=spec.calendars,
-        timeout=spec.timeout,
         today=ctx.brief_date,
-        credential=_token(spec, ctx),
-        me=ctx.me,
+        **_calendar_args(spec, ctx),
     )
+
+
+def _calendar_args(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
+    """What an ICS or CalDAV calendar takes from its entry and the brief alike: the zone, the
+    timeout, the OAuth token source (fetched at the first request) and who "me" is."""
+    return {"tz": ctx.tz, "timeout": spec.timeout, "credential": _token(spec, ctx), "me": ctx.me}
 
 
 def _token(spec: SourceSpec, ctx: SourceContext) -> Any:
