@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dayflow.config_files import (
+    Environment,
     Reader,
     config_bytes,
     default_db_path,
@@ -270,7 +271,7 @@ def load(
         durability=durability,
         kill_at=_kill_at(env.get("DAYFLOW_KILL_AT")),
         prices=load_prices(env.get("DAYFLOW_PRICES")),
-        api_key_file=getattr(env, "files", {}).get("ANTHROPIC_API_KEY") if api_key else None,
+        api_key_file=_file_of(env, "ANTHROPIC_API_KEY") if api_key else None,
         timeout=_timeout(
             _first(timeout, env.get("DAYFLOW_TIMEOUT"), table.get("timeout")),
             LOCAL_TIMEOUT if which == LOCAL else DEFAULT_TIMEOUT,
@@ -313,6 +314,12 @@ def model_table(data: Mapping[str, Any] | None, path: Path) -> dict[str, Any]:
     if problems:
         raise ConfigFileError(f"{path}: " + "; ".join(problems))
     return dict(table)
+
+
+def _file_of(env: Mapping[str, str], name: str) -> str | None:
+    """The `.env` file that set `name`, when `env` is the merged `Environment` (a plain mapping
+    given by a caller has no files)."""
+    return env.files.get(name) if isinstance(env, Environment) else None
 
 
 def _first(*values: Any) -> Any:
