@@ -50,6 +50,7 @@ from bench.workload import USER_MSG, Step, dumps, payload
 from dayflow import tools as toolbox
 from dayflow.agent import SYSTEM_PROMPT, BriefOptions, Loop, start_run
 from dayflow.models import ModelRequest, ModelResponse, RunSettings, Usage
+from dayflow.sources.inbox import Inbox, legacy_inbox
 from dayflow.store import Lease, NewRun, Store, open_store
 
 MODEL = "claude-haiku-5-5"
@@ -168,8 +169,8 @@ class _Calendar:
 _SOURCES = (_Inbox(), _Calendar())
 
 
-def loop_sources(settings: RunSettings, day: date) -> tuple[_Inbox, _Calendar]:
-    return _SOURCES
+def loop_sources(settings: RunSettings, day: date) -> tuple[Inbox, _Calendar]:
+    return legacy_inbox(_SOURCES[0]), _SOURCES[1]  # a fresh Inbox a run, as the loop opens
 
 
 class SteppedModel:

@@ -20,6 +20,7 @@ from dayflow.models import DONE, ModelRequest, ModelResponse, RunSettings
 from dayflow.providers.offline import OfflineModel
 from dayflow.sources import CalendarSource, InboxSource, JsonCalendar, JsonInbox
 from dayflow.sources.identity import json_message_stable_id, mail_key
+from dayflow.sources.inbox import Inbox, legacy_inbox
 from dayflow.store import Store, open_store
 
 BRIEF = dt.date(2026, 11, 5)
@@ -51,8 +52,8 @@ HEADINGS = [
 ]
 
 
-def _large(settings: RunSettings, day: dt.date) -> tuple[InboxSource, CalendarSource]:
-    return JsonInbox(None, day, sample="large"), JsonCalendar(None, day)
+def _large(settings: RunSettings, day: dt.date) -> tuple[Inbox, CalendarSource]:
+    return legacy_inbox(JsonInbox(None, day, sample="large")), JsonCalendar(None, day)
 
 
 class Recording:

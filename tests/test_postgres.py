@@ -17,6 +17,7 @@ from psycopg import pq
 from dayflow.clock import FixedClock
 from dayflow.errors import LeaseLost, RunBusy, StoreError
 from dayflow.models import ModelRequest, ModelResponse
+from dayflow.sources.inbox import legacy_inbox
 from dayflow.store import Lease, Store, open_store
 from dayflow.store.postgres import PgDatabase
 from dayflow.store.postgres_sql import NUL_MARK, decode_text, encode_text
@@ -437,7 +438,7 @@ def test_the_heartbeat_keeps_the_lease_through_a_slow_source_read(url: str) -> N
 
     def slow_sources(settings: Any, brief_date: Any) -> Any:
         inbox, calendar = json_sources(settings, brief_date)
-        return SlowInbox(inbox), calendar
+        return legacy_inbox(SlowInbox(inbox)), calendar
 
     with open_store(short) as s:
         loop = Loop(s, OfflineModel(), sources=slow_sources)

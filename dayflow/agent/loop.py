@@ -24,7 +24,7 @@ from dayflow.models import (
     RunSettings,
 )
 from dayflow.providers import ModelClient
-from dayflow.sources import CalendarSource, InboxSource
+from dayflow.sources import CalendarSource
 from dayflow.sources.config import SourcesConfig
 from dayflow.sources.factory import build_sources
 from dayflow.sources.inbox import Inbox
@@ -35,9 +35,10 @@ if TYPE_CHECKING:
 
 
 Reporter = Callable[[Note], None]
-# The factory's inbox is the merged `Inbox`, or a reader of message dicts (the loop makes it
-# one); its calendar, any CalendarSource.
-Sources = tuple[Inbox | InboxSource, CalendarSource]
+# The factory's inbox is the merged `Inbox`, the one face mail is read through (a reader of
+# message dicts is made one by whoever builds it: `dayflow.sources.inbox.legacy_inbox`); its
+# calendar, any CalendarSource.
+Sources = tuple[Inbox, CalendarSource]
 SourceFactory = Callable[[RunSettings, date], Sources]
 
 

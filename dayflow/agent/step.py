@@ -17,7 +17,6 @@ from dayflow.mcp.calls import caller as mcp_caller
 from dayflow.models import COMPLETE, FAILED, STOPPED, Message, Run
 from dayflow.shown import Shown, shown_in
 from dayflow.sources import as_calendar
-from dayflow.sources.inbox import legacy_inbox
 from dayflow.store import Lease, Store
 
 
@@ -201,7 +200,7 @@ def run_tools(
     store = loop.store
     if run.id not in loop.opened:
         given, cal = loop.sources(run.settings, date.fromisoformat(run.brief_date))
-        loop.opened[run.id] = (legacy_inbox(given), as_calendar(cal))
+        loop.opened[run.id] = (given, as_calendar(cal))
     inbox, calendar = loop.opened[run.id]
     seen: list[Shown] = []
 

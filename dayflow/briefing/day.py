@@ -212,9 +212,6 @@ def since_sources(base: Callable[[Any, date], tuple[Any, Any]]) -> Callable[...,
         since = settings.since
         if not since:
             return inbox, calendar
-        # Not at import: briefday is on `--help`'s path.
-        from dayflow.sources.inbox import legacy_inbox
-
-        return legacy_inbox(inbox).only_after(datetime.fromisoformat(since)), calendar
+        return inbox.only_after(datetime.fromisoformat(since)), calendar
 
     return factory
