@@ -213,4 +213,8 @@ def test_two_hundred_profiles_eight_workers_kills_and_a_restart_one_brief_each(
         assert note.count("<!-- dayflow brief ") == 1, i
     repaid = calls - int(steps[0] if steps else 0)
     fenced = log.count("was taken over by another process")
+    print(
+        f"chaos: {calls} calls, {repaid} re-paid; {kills} kills, "
+        f"{in_flight} in flight at the restart, {fenced} fenced"
+    )
     assert 0 <= repaid <= kills + in_flight + fenced, (calls, repaid, kills, in_flight, fenced)
