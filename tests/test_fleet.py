@@ -294,3 +294,25 @@ def test_fleet_status_shows_each_due_time_in_its_zone_and_the_queue_in_the_users
     assert "due (its zone)" in paris
     (oldest,) = [line for line in paris.splitlines() if line.startswith("oldest waiting:")]
     assert oldest.endswith("+01:00"), oldest  # queued when, in the user's zone (DAYFLOW_TZ)
+
+
+@pytest.mark.postgres
+def test_a_kept_connection_is_lent_to_one_store_at_a_time(fleet_db: str) -> None:
+    """Two stores open at once on one thread never share a connection (nor so a
+    transaction); once closed, the thread's kept one is lent again, and only it."""
+    from dayflow.fleet.kept import KeptStores
+
+    stores = KeptStores(FixedClock())
+    try:
+        with stores.open(fleet_db, durability="NORMAL", profile="ann") as first:
+            kept = getattr(first.db, "backend_pid")  # noqa: B009 (PostgreSQL only)
+            with stores.open(fleet_db, durability="NORMAL", profile="bob") as second:
+                assert getattr(second.db, "backend_pid") != kept  # noqa: B009
+                with first.db.transaction():
+                    first.profiles.get("ann")
+                    assert not second.db.in_transaction
+        with stores.open(fleet_db, durability="NORMAL", profile="cat") as again:
+            assert getattr(again.db, "backend_pid") == kept  # noqa: B009
+            assert [p.name for p in again.profiles.list()] == ["ann", "bob", "cat"]
+    finally:
+        stores.close()

@@ -34,8 +34,10 @@ class _KeptDatabase(PgDatabase):
     """A connection whose `close` (at the end of each brief's store) keeps it open."""
 
     heartbeat: _KeptDatabase | None = None
+    lent = False  # a store on it is open (a second one on this thread gets its own)
 
     def close(self) -> None:
+        self.lent = False
         if self.in_transaction:  # never lent again mid-transaction
             super().close()
 
@@ -66,10 +68,12 @@ class KeptStores:
         has no server to keep a connection to, is opened as usual)."""
         from dayflow.store import is_postgres_target
 
-        if not is_postgres_target(target):
-            return open_store(target, clock=self.clock, durability=durability, profile=profile)
         kept: tuple[str, str, float, _KeptDatabase, Any] | None
         kept = getattr(self._local, "kept", None)
+        if not is_postgres_target(target) or (kept is not None and kept[3].lent):
+            # A SQLite file has no server to keep a connection to; a store opened while this
+            # thread's is open (none is, today) must not share its transactions.
+            return open_store(target, clock=self.clock, durability=durability, profile=profile)
         if kept is not None:
             url, durable, since, db, upkeep = kept
             if (url, durable) != (str(target), durability) or db.in_transaction:
@@ -85,6 +89,7 @@ class KeptStores:
             with self._lock:
                 self._all.append(db)
         _, _, _, db, upkeep = kept
+        db.lent = True
         return Store(db, upkeep, clock=self.clock, owner=Owner.current(), profile=profile)
 
     def _drop(self, db: _KeptDatabase) -> None:
