@@ -109,10 +109,23 @@ class Proxy:
         self._sock.bind(("127.0.0.1", 0))
         self._sock.listen(16)
         self.port = int(self._sock.getsockname()[1])
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._stopping = threading.Event()
+        self._acceptor = threading.Thread(target=self._accept, daemon=True)
+        self._acceptor.start()
         return self
 
     def stop(self) -> None:
+        """Stop listening for good before the socket's number can be handed out again.
+
+        Closing the socket alone leaves a thread blocked in `accept()` on it, or about to enter
+        `accept()` with its old file number: the next test's listener can be given that number,
+        and this proxy then serves the next test's clients against a server that is gone
+        (`cannot connect ... EOF` in a later brief, at random). `shutdown` wakes the accept, the
+        join waits for the thread to end, and only then is the number given back."""
+        self._stopping.set()
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)
+        self._acceptor.join(timeout=10)
         with contextlib.suppress(OSError):
             self._sock.close()
 
@@ -136,10 +149,13 @@ class Proxy:
         return data
 
     def _accept(self) -> None:
-        while True:
+        while not self._stopping.is_set():
             try:
                 client, _ = self._sock.accept()
             except OSError:
+                return
+            if self._stopping.is_set():
+                client.close()
                 return
             threading.Thread(target=self._serve, args=(client,), daemon=True).start()
 
