@@ -243,8 +243,10 @@ def test_threads_with_and_open_tasks_from_for_meeting_prep() -> None:
 def test_me_refuses_an_invalid_address_naming_the_key() -> None:
     with pytest.raises(ConfigFileError, match=r"me entry 2 \('not an address'\)"):
         parse_me(["alex@example.org", "not an address"], "config.toml")
-    with pytest.raises(ConfigFileError, match="me must be a list"):
+    with pytest.raises(ConfigFileError, match="me is empty: list your email addresses"):
         parse_me([], "config.toml")
+    with pytest.raises(ConfigFileError, match="me must be a list"):
+        parse_me({"address": "alex@example.org"}, "config.toml")
     assert parse_me("alex@example.org").addresses == ("alex@example.org",)
 
 

@@ -200,7 +200,8 @@ def test_without_me_the_imap_and_smtp_users_that_are_addresses_are_me(tmp_path: 
     ("line", "problem"),
     [
         ('me = ["alex@example.org", "alex"]', "me entry 2 ('alex') is not an email address"),
-        ("me = []", "me must be a list of your email addresses"),
+        ("me = []", "me is empty: list your email addresses"),
+        ("me = 42", "me must be a list of your email addresses"),
         ('me = ["Alex <alex@example.org>"]', "me entry 1 ('Alex <alex@example.org>')"),
         ("followup_days = 0", "followup_days must be a whole number of days from 1 to 365"),
         ('waiting_after_days = "2"', "waiting_after_days must be a whole number of days"),

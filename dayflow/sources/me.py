@@ -51,7 +51,12 @@ def parse_me(value: object, where: str = "config.toml") -> Me:
     """The top-level `me` value: a list of addresses (or one address as a string). Raises
     ConfigFileError naming the key and the first entry that is not an address."""
     items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list) or not items:
+    if items == []:
+        raise ConfigFileError(
+            f"{where}: me is empty: list your email addresses, e.g. "
+            '["alex@example.org"], or leave `me` out to use your IMAP and SMTP users'
+        )
+    if not isinstance(items, list):
         raise ConfigFileError(
             f'{where}: me must be a list of your email addresses, e.g. ["alex@example.org"]'
         )
