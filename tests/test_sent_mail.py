@@ -163,6 +163,7 @@ def test_sources_check_reports_each_kind_of_sent_folder(tmp_path: Path, kind: st
     assert check.code == 0, check.out + check.err
     line = check.out.splitlines()[1]
     assert line.startswith("work/sent") and "2 message(s)" in line
+    assert line.split()[1] == kind  # the sent folder's own kind, not the inbox's (maildir)
     assert "from Alex Doe <alex@example.org>: Re: Venue?" in line
     got = invoke(tmp_path / "d.db", model, "brief", "--date", DAY, env=env, clock=CLOCK)
     assert "Carol" not in "\n".join(section(got.out, "You owe replies"))

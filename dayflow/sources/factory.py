@@ -14,6 +14,7 @@ so ids never collide across calendars.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 from collections.abc import Callable, Mapping
@@ -386,12 +387,16 @@ def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
 def check_sent(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any] | None:
     """The sent folder of an [[inbox]] entry, as `check_source` says what a source holds (its
     count and newest message, or why it could not be read); None when it has none."""
-    from dayflow.sources.sent import open_sent
+    from dayflow.sources.sent import local_kind, open_sent
 
     if spec.table != "inbox" or (spec.kind != "imap" and not spec.sent):
         return None
     opened = open_sent([spec], ctx.env)
-    out: dict[str, Any] = {"table": "sent", "kind": spec.kind, "of": spec.name}
+    kind = spec.kind  # an IMAP account's sent folder is on its server; a local one is its own kind
+    if spec.kind != "imap" and spec.sent:
+        with contextlib.suppress(OSError):
+            kind = local_kind(Path(spec.sent)) or spec.kind
+    out: dict[str, Any] = {"table": "sent", "kind": kind, "of": spec.name}
     if opened.failures:
         name, why = opened.failures[0]
         return {"name": name, **out, "where": spec.sent, "ok": False, "error": why}

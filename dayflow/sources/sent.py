@@ -46,19 +46,28 @@ def open_sent(
     return out
 
 
+def local_kind(path: Path) -> str | None:
+    """What a local sent folder is read as: "maildir", "eml" (a folder of .eml files) or "mbox"
+    (a file); None when it is neither (missing, or not a folder nor a file). May raise OSError."""
+    if path.is_dir():
+        return "maildir" if (path / "cur").is_dir() or (path / "new").is_dir() else "eml"
+    return "mbox" if path.is_file() else None
+
+
 def local_sent(entry: str, path: Path) -> tuple[MailSource | None, str]:
     """The reader for a local sent folder or file, or None and why it cannot be read."""
     name = sent_name(entry)
     try:
-        if path.is_dir():
-            if (path / "cur").is_dir() or (path / "new").is_dir():
-                from dayflow.sources.maildir import MaildirSource
+        kind = local_kind(path)
+        if kind == "maildir":
+            from dayflow.sources.maildir import MaildirSource
 
-                return MaildirSource(name, path), ""
+            return MaildirSource(name, path), ""
+        if kind == "eml":
             from dayflow.sources.mailfiles import EmlFolderSource
 
             return EmlFolderSource(name, path), ""
-        if path.is_file():
+        if kind == "mbox":
             from dayflow.sources.mbox import MboxSource
 
             return MboxSource(name, path), ""
