@@ -316,3 +316,60 @@ def test_a_kept_connection_is_lent_to_one_store_at_a_time(fleet_db: str) -> None
             assert [p.name for p in again.profiles.list()] == ["ann", "bob", "cat"]
     finally:
         stores.close()
+
+
+def _until(check: Any, what: str, seconds: float = 90.0) -> Any:
+    """`check()` once it is truthy (polled every 0.2 s; AssertionError naming `what` if it
+    never is within `seconds`: a bound against a hang, not a speed asserted)."""
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"never: {what}")
+
+
+@pytest.mark.postgres
+@pytest.mark.slow  # waits for the queue's listener health check (every 10 s)
+def test_a_worker_whose_listen_connection_drops_connects_again(
+    fleet_db: str, tmp_path: Path
+) -> None:
+    """The queue listens on a connection of its own (`queue.SplitDriver`): when only that
+    one is dropped, the worker starts afresh on new connections and goes on taking jobs."""
+    import subprocess
+    import sys
+    from urllib.parse import parse_qs, urlsplit
+
+    from tests.conftest import subprocess_env
+
+    url = fleet_db
+    app = parse_qs(urlsplit(url).query)["application_name"][0]
+    env = subprocess_env(
+        url, DAYFLOW_MODEL="offline", XDG_STATE_HOME=str(tmp_path), HOME=str(tmp_path)
+    )
+    log = tmp_path / "worker.log"
+    with log.open("wb") as out:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "dayflow", "worker", "--poll", "1"],
+            env=env,
+            stdout=out,
+            stderr=out,
+        )
+    try:
+        listening = (
+            "SELECT pid FROM pg_stat_activity WHERE application_name = ? AND query ILIKE 'LISTEN%'"
+        )
+        ((pid,),) = _until(lambda: db_rows(url, listening, app), "the worker listens")
+        db_rows(url, "SELECT pg_terminate_backend(CAST(? AS integer))", pid)
+        _until(lambda: "lost the queue's notifications" in log.read_text(), "it noticed")
+        assert _run(url, "fleet", "enqueue", "--date", "2026-11-04").code == 0
+        done = "SELECT count(*) FROM runs WHERE brief_date = '2026-11-04' AND status = 'done'"
+        _until(lambda: db_rows(url, done)[0][0] == 3, "the day's three briefs are done")
+        assert _until(lambda: db_rows(url, listening, app), "it listens again") != [(pid,)]
+    finally:
+        worker.terminate()
+        worker.wait(timeout=60)
+    assert "Traceback" not in log.read_text()

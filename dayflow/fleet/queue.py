@@ -204,6 +204,9 @@ async def work(
                 max_concurrent_tasks=held,
                 heartbeat_timeout=heartbeat,
                 mode=QueueExecutionMode.drain if until_idle else QueueExecutionMode.continuous,
+                # The LISTEN connection alone dropped (its health check fails): start afresh
+                # on two new connections rather than poll on without notifications.
+                shutdown_on_listener_failure=True,
             )
         )
     finally:
@@ -216,6 +219,8 @@ async def _lost_as(work: Awaitable[Any]) -> None:
         await work
     except (psycopg.Error, OSError) as exc:
         raise QueueLost(f"lost the queue's database: {_first_line(exc)}") from exc
+    except pgq_errors.FailingListenerError as exc:
+        raise QueueLost("lost the queue's notifications (its LISTEN connection)") from exc
 
 
 def _first_line(exc: BaseException) -> str:
