@@ -108,7 +108,13 @@ class Deps:
 
     @property
     def config(self) -> configuration.Config:
-        """This process's configuration, resolved once (`.env` and config files read once)."""
+        """This process's configuration, resolved once (`.env` and config files read once):
+        --profile's config file and timezone when one was given (its row read from the store
+        the environment names; a command with --db reads it there first, via `settings`)."""
+        self._as_profile({})
+        return self._environment_config()
+
+    def _environment_config(self) -> configuration.Config:
         if self._config is None:
             from dayflow import config
 
@@ -133,7 +139,7 @@ class Deps:
 
     def settings(self, **flags: Any) -> configuration.Settings:
         self._as_profile(flags)
-        return self.config.settings(**flags)
+        return self._environment_config().settings(**flags)
 
     def _as_profile(self, flags: dict[str, Any]) -> None:
         """Read --profile's row from the store the flags name (ProfileNotFound: exit 3) and
@@ -147,11 +153,12 @@ class Deps:
         if self.profile == DEFAULT_PROFILE:
             return
         db = {k: v for k, v in flags.items() if k == "db"}
-        with self.store(self.config.settings(**db), profile=DEFAULT_PROFILE) as store:
+        base = self._environment_config()
+        with self.store(base.settings(**db), profile=DEFAULT_PROFILE) as store:
             row = store.profiles.get(self.profile)
         from dayflow import config
 
-        self._config = config.Config(profile_env(self.config.env, row), notice=self.notice)
+        self._config = config.Config(profile_env(base.env, row), notice=self.notice)
 
     def model_settings(
         self, config_file: Path | None = None, **flags: Any

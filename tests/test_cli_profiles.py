@@ -131,3 +131,29 @@ def test_profiles_add_list_remove_and_their_refusals(tmp_path: Path) -> None:
     assert purged.code == 0 and "1 run(s) deleted" in purged.err
     assert invoke(db, _offline, "profiles", "remove", "bob").code == 3
     assert json.loads(invoke(db, _offline, "profiles", "list", "--json").out) == []
+
+
+def test_the_config_commands_read_the_profiles_own_config_file(tmp_path: Path) -> None:
+    """`sources`, `sources check`, `init` and `mcp list` with --profile use that profile's
+    config file (they used the environment's, silently), and an unknown profile is exit 3."""
+    db, mail = tmp_path / "dayflow.db", tmp_path / "ann-mail"
+    for sub in ("cur", "new", "tmp"):
+        (mail / sub).mkdir(parents=True)
+    config = tmp_path / "ann.toml"
+    config.write_text(f'[[inbox]]\nname = "annmail"\nkind = "maildir"\npath = "{mail}"\n')
+    assert invoke(db, _offline, "brief").code == 0  # the default profile: no config file
+    assert invoke(db, _offline, "profiles", "add", "ann", "--config", str(config)).code == 0
+    listed = invoke(db, _offline, "sources", "--json", "--profile", "ann")
+    assert listed.code == 0, listed.err
+    assert json.loads(listed.out)["config"] == str(config)
+    checked = invoke(db, _offline, "sources", "check", "--profile", "ann")
+    assert checked.code == 0, checked.err
+    assert checked.out.startswith("annmail ") and "0 message(s)" in checked.out
+    made = invoke(db, _offline, "init", "--profile", "ann")  # ann's file, never overwritten
+    assert made.code == 2 and f"{config} already exists" in made.err
+    mcp = invoke(db, _offline, "mcp", "list", "--profile", "ann")
+    assert mcp.code == 0 and str(config) in mcp.out + mcp.err
+    for args in (("sources",), ("sources", "check"), ("init",), ("mcp", "list")):
+        got = invoke(db, _offline, *args, "--profile", "nobody")
+        assert got.code == 3 and "no profile 'nobody'" in got.err, (args, got.err)
+        assert len(got.err.strip().splitlines()) == 1 and "Traceback" not in got.err
