@@ -219,8 +219,8 @@ def validate_request(
     problem = _validate_messages(body["messages"], set(extra_block_types))
     if problem:
         return problem
-    markers = _count_cache_control(body.get("tools")) + _count_cache_control(body.get("system"))
-    markers += _count_cache_control(body["messages"])
+    markers = count_cache_control(body.get("tools")) + count_cache_control(body.get("system"))
+    markers += count_cache_control(body["messages"])
     if markers > MAX_CACHE_BREAKPOINTS:
         return (
             f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
@@ -369,12 +369,13 @@ def _missing_results(ids: list[str], index: int) -> str:
     )
 
 
-def _count_cache_control(value: Any) -> int:
+def count_cache_control(value: Any) -> int:
+    """How many places in `value` carry a `cache_control` (each one is a breakpoint)."""
     if isinstance(value, dict):
         own = 1 if "cache_control" in value else 0
-        return own + sum(_count_cache_control(v) for k, v in value.items() if k != "cache_control")
+        return own + sum(count_cache_control(v) for k, v in value.items() if k != "cache_control")
     if isinstance(value, list):
-        return sum(_count_cache_control(v) for v in value)
+        return sum(count_cache_control(v) for v in value)
     return 0
 
 

@@ -16,22 +16,7 @@ import pytest
 from dayflow.errors import ModelError
 from dayflow.models import ModelRequest, ModelResponse, Usage
 from dayflow.providers.anthropic import AnthropicClient, build_params, make_client
-from tests.fakeapi import (
-    Drop,
-    FakeAPI,
-    Fault,
-    RecordedRequest,
-    Reply,
-    error,
-    overloaded,
-    rate_limited,
-    reply,
-    responder_from_client,
-    serve_fake_api,
-    text,
-    tool_use,
-    validate_request,
-)
+from tests import fakeapi
 
 pytestmark = pytest.mark.slow  # a loopback Messages API server
 
@@ -64,8 +49,8 @@ def _no_anthropic_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeAPI]:
-    yield from serve_fake_api()
+def fake() -> Iterator[fakeapi.FakeAPI]:
+    yield from fakeapi.serve_fake_api()
 
 
 class Sleeps(list[float]):
@@ -85,7 +70,7 @@ def client_for(sleeps: Sleeps) -> Iterator[Callable[..., AnthropicClient]]:
     """Build clients on the fake (api_key "test", short timeouts) and close them afterwards."""
     made: list[AnthropicClient] = []
 
-    def build(api: FakeAPI, **kw: Any) -> AnthropicClient:
+    def build(api: fakeapi.FakeAPI, **kw: Any) -> AnthropicClient:
         kw.setdefault("timeout", 2.0)
         kw.setdefault("sleep", sleeps)
         made.append(AnthropicClient(api_key="test", base_url=api.base_url, **kw))
@@ -108,21 +93,16 @@ def request(messages: list[dict[str, Any]] | None = None, **kw: Any) -> ModelReq
     return ModelRequest(**fields)
 
 
-def markers(value: Any) -> int:
-    if isinstance(value, dict):
-        return ("cache_control" in value) + sum(markers(v) for v in value.values())
-    if isinstance(value, list):
-        return sum(markers(v) for v in value)
-    return 0
-
-
 # --- success and round trip ---------------------------------------------------------------
 
 
 def test_success_turn_converts_to_exactly_the_dicts_the_server_sent(fake, client_for) -> None:
-    content = [text("Let me check."), tool_use("toolu_01A", "read_inbox", {"limit": 20})]
+    content = [
+        fakeapi.text("Let me check."),
+        fakeapi.tool_use("toolu_01A", "read_inbox", {"limit": 20}),
+    ]
     usage = {**USAGE, "cache_creation_input_tokens": None, "cache_read_input_tokens": 7}
-    fake.enqueue(reply(content, "tool_use", usage=usage))
+    fake.enqueue(fakeapi.reply(content, "tool_use", usage=usage))
 
     response = client_for(fake).create(request())
 
@@ -140,10 +120,10 @@ def test_blocks_sent_back_are_accepted_verbatim(fake, client_for) -> None:
     """The stored assistant turn is what the next request carries, and the API accepts it."""
     content = [
         {"type": "thinking", "thinking": "Inbox first.", "signature": "sig=="},
-        text("Let me check."),
-        tool_use("toolu_01A", "read_inbox", {"limit": 20}),
+        fakeapi.text("Let me check."),
+        fakeapi.tool_use("toolu_01A", "read_inbox", {"limit": 20}),
     ]
-    fake.enqueue(reply(content, "tool_use"), reply([text("Done.")]))
+    fake.enqueue(fakeapi.reply(content, "tool_use"), fakeapi.reply([fakeapi.text("Done.")]))
     client = client_for(fake)
     first = request()
     response = client.create(first)
@@ -156,7 +136,7 @@ def test_blocks_sent_back_are_accepted_verbatim(fake, client_for) -> None:
 
     final = client.create(request(messages))
 
-    assert final.content == [text("Done.")]
+    assert final.content == [fakeapi.text("Done.")]
     assert fake.rejected == []
     sent = fake.message_requests[1].json
     assert sent["messages"][1] == {"role": "assistant", "content": content}
@@ -165,11 +145,13 @@ def test_blocks_sent_back_are_accepted_verbatim(fake, client_for) -> None:
 
 def test_unknown_block_types_survive_the_round_trip(client_for) -> None:
     future = {"type": "future_block", "payload": {"a": [1, 2]}, "note": "kept"}
-    with FakeAPI([reply([future, text("ok")]), reply([text("fine")])]) as api:
+    with fakeapi.FakeAPI(
+        [fakeapi.reply([future, fakeapi.text("ok")]), fakeapi.reply([fakeapi.text("fine")])]
+    ) as api:
         api.extra_block_types.add("future_block")
         client = client_for(api)
         response = client.create(request())
-        assert response.content == [future, text("ok")]
+        assert response.content == [future, fakeapi.text("ok")]
         messages = [
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": response.content},
@@ -177,12 +159,15 @@ def test_unknown_block_types_survive_the_round_trip(client_for) -> None:
         ]
         client.create(request(messages))
         assert api.rejected == []
-        assert api.message_requests[1].json["messages"][1]["content"] == [future, text("ok")]
+        assert api.message_requests[1].json["messages"][1]["content"] == [
+            future,
+            fakeapi.text("ok"),
+        ]
 
 
 def test_refusal_carries_stop_details(fake, client_for) -> None:
     details = {"type": "refusal", "category": "cyber", "explanation": "Not that."}
-    fake.enqueue(reply([], "refusal", stop_details=details))
+    fake.enqueue(fakeapi.reply([], "refusal", stop_details=details))
 
     response = client_for(fake).create(request())
 
@@ -194,7 +179,7 @@ def test_refusal_carries_stop_details(fake, client_for) -> None:
 
 
 def test_cache_markers_are_sent_but_the_request_is_not_mutated(fake, client_for) -> None:
-    fake.enqueue(reply([text("ok")]))
+    fake.enqueue(fakeapi.reply([fakeapi.text("ok")]))
     req = request()
     before = copy.deepcopy(req)
 
@@ -237,23 +222,23 @@ def test_marker_skips_thinking_blocks_and_never_exceeds_four() -> None:
         request(
             [
                 {"role": "user", "content": "hi"},
-                {"role": "assistant", "content": [text("a"), thinking]},
+                {"role": "assistant", "content": [fakeapi.text("a"), thinking]},
             ]
         )
     )
     assert params["messages"][-1]["content"] == [
-        {**text("a"), "cache_control": {"type": "ephemeral"}},
+        {**fakeapi.text("a"), "cache_control": {"type": "ephemeral"}},
         thinking,
     ]
 
-    marked = [{**text(str(i)), "cache_control": {"type": "ephemeral"}} for i in range(4)]
+    marked = [{**fakeapi.text(str(i)), "cache_control": {"type": "ephemeral"}} for i in range(4)]
     params = build_params(request([{"role": "user", "content": marked}]))
-    assert markers(params) == 4
-    assert validate_request(params) is None
+    assert fakeapi.count_cache_control(params) == 4  # counted as the fake API counts them
+    assert fakeapi.validate_request(params) is None
 
 
 def test_empty_tools_and_system_are_left_out(fake, client_for) -> None:
-    fake.enqueue(reply([text("ok")]))
+    fake.enqueue(fakeapi.reply([fakeapi.text("ok")]))
     client_for(fake).create(request(system="", tools=[]))
     sent = fake.message_requests[0].json
     assert set(sent) == {"model", "max_tokens", "messages"}
@@ -263,24 +248,26 @@ def test_empty_tools_and_system_are_left_out(fake, client_for) -> None:
 
 
 def test_429_with_retry_after_recovers_after_sleeping_that_long(fake, client_for, sleeps) -> None:
-    fake.enqueue(rate_limited(retry_after=1.5), reply([text("ok")]))
+    fake.enqueue(fakeapi.rate_limited(retry_after=1.5), fakeapi.reply([fakeapi.text("ok")]))
 
     response = client_for(fake).create(request())
 
-    assert response.content == [text("ok")]
+    assert response.content == [fakeapi.text("ok")]
     assert sleeps == [1.5]
     assert len(fake.message_requests) == 2
 
 
 def test_retry_after_ms_is_preferred(fake, client_for, sleeps) -> None:
-    fake.enqueue(Fault(429, "rate_limit_error", "slow", headers={"retry-after-ms": "250"}))
-    fake.enqueue(reply([text("ok")]))
+    fake.enqueue(fakeapi.Fault(429, "rate_limit_error", "slow", headers={"retry-after-ms": "250"}))
+    fake.enqueue(fakeapi.reply([fakeapi.text("ok")]))
     client_for(fake).create(request())
     assert sleeps == [0.25]
 
 
 def test_retry_after_an_hour_never_sleeps_an_hour(fake, client_for, sleeps) -> None:
-    fake.enqueue(rate_limited(retry_after=3600), reply([text("never reached")]))
+    fake.enqueue(
+        fakeapi.rate_limited(retry_after=3600), fakeapi.reply([fakeapi.text("never reached")])
+    )
 
     with pytest.raises(ModelError) as caught:
         client_for(fake, max_retry_wait=5.0).create(request())
@@ -293,7 +280,12 @@ def test_retry_after_an_hour_never_sleeps_an_hour(fake, client_for, sleeps) -> N
 
 
 def test_529_three_times_exhausts_retries(fake, client_for, sleeps) -> None:
-    fake.enqueue(overloaded(), overloaded(), overloaded(), reply([text("too late")]))
+    fake.enqueue(
+        fakeapi.overloaded(),
+        fakeapi.overloaded(),
+        fakeapi.overloaded(),
+        fakeapi.reply([fakeapi.text("too late")]),
+    )
 
     with pytest.raises(ModelError) as caught:
         client_for(fake, max_retries=2).create(request())
@@ -309,8 +301,11 @@ def test_529_three_times_exhausts_retries(fake, client_for, sleeps) -> None:
 
 
 def test_500_then_success(fake, client_for, sleeps) -> None:
-    fake.enqueue(error(500, "api_error", "Internal server error"), reply([text("ok")]))
-    assert client_for(fake).create(request()).content == [text("ok")]
+    fake.enqueue(
+        fakeapi.error(500, "api_error", "Internal server error"),
+        fakeapi.reply([fakeapi.text("ok")]),
+    )
+    assert client_for(fake).create(request()).content == [fakeapi.text("ok")]
     assert len(fake.message_requests) == 2 and sleeps == [0.5]
 
 
@@ -325,7 +320,7 @@ def test_500_then_success(fake, client_for, sleeps) -> None:
     ],
 )
 def test_client_errors_are_not_retried(fake, client_for, sleeps, status, kind) -> None:
-    fake.enqueue(error(status, kind, "nope"), reply([text("unused")]))
+    fake.enqueue(fakeapi.error(status, kind, "nope"), fakeapi.reply([fakeapi.text("unused")]))
 
     with pytest.raises(ModelError) as caught:
         client_for(fake).create(request())
@@ -337,7 +332,7 @@ def test_client_errors_are_not_retried(fake, client_for, sleeps, status, kind) -
 
 
 def test_401_says_to_check_the_key(client_for) -> None:
-    with FakeAPI([reply([text("unused")])], api_key="the-right-key") as api:
+    with fakeapi.FakeAPI([fakeapi.reply([fakeapi.text("unused")])], api_key="the-right-key") as api:
         with pytest.raises(ModelError) as caught:
             client_for(api).create(request())
         assert len(api.requests) == 1
@@ -347,13 +342,13 @@ def test_401_says_to_check_the_key(client_for) -> None:
 
 
 def test_dropped_connection_is_retried(fake, client_for, sleeps) -> None:
-    fake.enqueue(Drop(), reply([text("ok")]))
-    assert client_for(fake).create(request()).content == [text("ok")]
+    fake.enqueue(fakeapi.Drop(), fakeapi.reply([fakeapi.text("ok")]))
+    assert client_for(fake).create(request()).content == [fakeapi.text("ok")]
     assert len(fake.message_requests) == 2 and sleeps == [0.5]
 
 
 def test_dropped_connections_exhaust_into_a_retryable_error(fake, client_for) -> None:
-    fake.enqueue(Drop(), Drop())
+    fake.enqueue(fakeapi.Drop(), fakeapi.Drop())
     with pytest.raises(ModelError) as caught:
         client_for(fake, max_retries=1).create(request())
     err = caught.value
@@ -363,7 +358,7 @@ def test_dropped_connections_exhaust_into_a_retryable_error(fake, client_for) ->
 
 
 def test_timeout_is_a_retryable_error(fake, client_for) -> None:
-    fake.enqueue(Reply([text("slow")], delay=5.0))
+    fake.enqueue(fakeapi.Reply([fakeapi.text("slow")], delay=5.0))
     with pytest.raises(ModelError) as caught:
         client_for(fake, timeout=0.2, max_retries=0).create(request())
     assert caught.value.retryable
@@ -401,13 +396,13 @@ def test_count_tokens(fake, client_for) -> None:
 
 
 def test_count_tokens_failure_returns_none_without_retrying(fake, client_for, sleeps) -> None:
-    fake.count_script.append(overloaded())
+    fake.count_script.append(fakeapi.overloaded())
     assert client_for(fake).count_tokens(request()) is None
     assert len(fake.requests) == 1 and sleeps == []
 
 
 def test_count_tokens_with_no_server_returns_none(client_for) -> None:
-    with FakeAPI() as api:
+    with fakeapi.FakeAPI() as api:
         client = client_for(api)
     assert client.count_tokens(request()) is None
 
@@ -419,7 +414,10 @@ def wire(messages: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     return {"model": MODEL, "max_tokens": 100, "messages": messages, **extra}
 
 
-ASKS = {"role": "assistant", "content": [text("Checking."), tool_use("toolu_1", "read_inbox")]}
+ASKS = {
+    "role": "assistant",
+    "content": [fakeapi.text("Checking."), fakeapi.tool_use("toolu_1", "read_inbox")],
+}
 RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "[]"}
 
 
@@ -442,7 +440,7 @@ RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "[]"}
                 [
                     {"role": "user", "content": "hi"},
                     ASKS,
-                    {"role": "user", "content": [text("x"), RESULT]},
+                    {"role": "user", "content": [fakeapi.text("x"), RESULT]},
                 ]
             ),
             "without `tool_result`",
@@ -469,14 +467,17 @@ RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "[]"}
             "unexpected `tool_use_id`",
         ),
         (wire([{"role": "user", "content": [{"type": "mystery"}]}]), "mystery"),
-        (wire([{"role": "user", "content": [{**text("x"), "citations": None}]}]), "citations"),
+        (
+            wire([{"role": "user", "content": [{**fakeapi.text("x"), "citations": None}]}]),
+            "citations",
+        ),
         (
             wire(
                 [
                     {
                         "role": "user",
                         "content": [
-                            {**text(str(i)), "cache_control": {"type": "ephemeral"}}
+                            {**fakeapi.text(str(i)), "cache_control": {"type": "ephemeral"}}
                             for i in range(5)
                         ],
                     }
@@ -487,22 +488,22 @@ RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "[]"}
     ],
 )
 def test_validator_rejects_what_the_api_rejects(body: dict[str, Any], expected: str) -> None:
-    problem = validate_request(body)
+    problem = fakeapi.validate_request(body)
     assert problem is not None and expected in problem
 
 
 def test_validator_accepts_a_valid_tool_loop_and_merges_same_role_turns() -> None:
     messages: list[dict[str, Any]] = [
         {"role": "user", "content": "hi"},
-        {"role": "user", "content": [text("more")]},
+        {"role": "user", "content": [fakeapi.text("more")]},
         ASKS,
         {"role": "user", "content": [RESULT]},
-        {"role": "user", "content": [text("and then")]},
+        {"role": "user", "content": [fakeapi.text("and then")]},
     ]
-    assert validate_request(wire(messages)) is None
+    assert fakeapi.validate_request(wire(messages)) is None
 
 
-def post(api: FakeAPI, body: Any, headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+def post(api: fakeapi.FakeAPI, body: Any, headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
     req = urllib.request.Request(
         api.base_url + "/v1/messages", data=json.dumps(body).encode(), headers=headers
     )
@@ -525,7 +526,7 @@ def test_fake_checks_auth_version_and_body_over_http(fake) -> None:
     status, body = post(fake, {**good, "temperature": 1}, {**version, "authorization": "Bearer k"})
     assert status == 400 and body["error"]["type"] == "invalid_request_error"
     assert [r.status for r in fake.requests] == [401, 500, 400, 400]
-    assert isinstance(fake.requests[0], RecordedRequest)
+    assert isinstance(fake.requests[0], fakeapi.RecordedRequest)
     assert fake.requests[3].body == json.dumps({**good, "temperature": 1}).encode()
 
 
@@ -538,7 +539,7 @@ class EchoModel:
     def create(self, request: ModelRequest) -> ModelResponse:
         self.requests.append(request)
         last = request.messages[-1]["content"]
-        return ModelResponse([text(f"echo: {last}")], "end_turn", Usage(3, 4), "offline")
+        return ModelResponse([fakeapi.text(f"echo: {last}")], "end_turn", Usage(3, 4), "offline")
 
     def count_tokens(self, request: ModelRequest) -> int | None:
         return None
@@ -546,9 +547,9 @@ class EchoModel:
 
 def test_responder_from_client_plugs_a_model_behind_the_api(client_for) -> None:
     model = EchoModel()
-    with FakeAPI(responder=responder_from_client(model)) as api:
+    with fakeapi.FakeAPI(responder=fakeapi.responder_from_client(model)) as api:
         response = client_for(api).create(request())
-    assert response.content == [text("echo: Brief me for today.")]
+    assert response.content == [fakeapi.text("echo: Brief me for today.")]
     assert response.usage == Usage(3, 4) and response.model == "offline"
     assert model.requests == [request()]  # cache markers stripped, system back to a string
 
@@ -590,7 +591,7 @@ def test_an_answer_with_an_impossible_token_count_is_refused_in_one_line(
     """A broken answer (or proxy) claiming more tokens than any store or bill could hold, or
     fewer than none, is a ModelError naming the field (the run then fails resumably), not an
     overflow deep in the store."""
-    fake.enqueue(reply([text("x")], "end_turn", usage={**USAGE, field: value}))
+    fake.enqueue(fakeapi.reply([fakeapi.text("x")], "end_turn", usage={**USAGE, field: value}))
     with pytest.raises(ModelError, match=rf"impossible token count \({field}={value}\)") as err:
         client_for(fake).create(request())
     assert err.value.request_id == "req_fake0001" and not err.value.retryable

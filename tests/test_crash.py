@@ -21,15 +21,8 @@ import pytest
 
 from dayflow.models import KILL_POINTS
 from dayflow.providers.offline import OfflineModel
+from tests import fakeapi
 from tests.conftest import Db, dayflow_child, subprocess_env
-from tests.fakeapi import (
-    LOCAL_SHAPED,
-    FakeAPI,
-    Local,
-    responder_from_client,
-    slowed,
-    strip_cache_control,
-)
 
 pytestmark = pytest.mark.slow  # real processes killed with SIGKILL
 
@@ -46,7 +39,7 @@ class Outcome:
 LOCAL_MODEL = "qwen3:8b"
 
 
-def dayflow(db: Path | str, *args: str, api: FakeAPI | None = None, **env: str) -> Outcome:
+def dayflow(db: Path | str, *args: str, api: fakeapi.FakeAPI | None = None, **env: str) -> Outcome:
     """`dayflow ARGS` in a child process. With `api`, the model is served there: Claude with a
     key, or, when `api` is local-shaped, `brief --provider local` with no key at all, and a
     resume given nothing (the run keeps its provider, model and server)."""
@@ -68,8 +61,8 @@ def dayflow(db: Path | str, *args: str, api: FakeAPI | None = None, **env: str) 
 
 
 @pytest.fixture
-def api() -> Iterator[FakeAPI]:
-    with FakeAPI(responder=responder_from_client(OfflineModel())) as fake:
+def api() -> Iterator[fakeapi.FakeAPI]:
+    with fakeapi.FakeAPI(responder=fakeapi.responder_from_client(OfflineModel())) as fake:
         yield fake
 
 
@@ -98,8 +91,10 @@ def _state(db: Path | str) -> dict[str, Any]:
     return state
 
 
-def _baseline(db: Path, local: Local | None) -> dict[str, Any]:
-    with FakeAPI(responder=responder_from_client(OfflineModel()), local=local) as fake:
+def _baseline(db: Path, local: fakeapi.Local | None) -> dict[str, Any]:
+    with fakeapi.FakeAPI(
+        responder=fakeapi.responder_from_client(OfflineModel()), local=local
+    ) as fake:
         res = dayflow(db, "brief", "--date", DATE, api=fake)
         assert res.code == 0, res.err
         bodies = [r.body for r in fake.message_requests]
@@ -119,7 +114,7 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def local_baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The same uncrashed run against a local-shaped server (tool turns said to be end_turn,
     blank text blocks, call_ ids, no cache counts, no count_tokens)."""
-    return _baseline(tmp_path_factory.mktemp("local-baseline") / "dayflow.db", LOCAL_SHAPED)
+    return _baseline(tmp_path_factory.mktemp("local-baseline") / "dayflow.db", fakeapi.LOCAL_SHAPED)
 
 
 def test_sigkill_after_step_2_then_resume_in_a_new_process(store_target: Path) -> None:
@@ -146,7 +141,7 @@ MATRIX = [(point, step) for point in KILL_POINTS for step in (1, 2)] + [("before
 
 @pytest.mark.parametrize(("point", "step"), MATRIX, ids=[f"{p}-{s}" for p, s in MATRIX])
 def test_kill_at_every_point_then_resume_ends_as_the_uncrashed_run(
-    store_target: Path, api: FakeAPI, baseline: dict[str, Any], point: str, step: int
+    store_target: Path, api: fakeapi.FakeAPI, baseline: dict[str, Any], point: str, step: int
 ) -> None:
     _kill_then_resume(store_target, api, baseline, point, step)
 
@@ -169,12 +164,14 @@ def test_kill_then_resume_against_a_local_shaped_server_ends_as_its_uncrashed_ru
     assert local_baseline["final_text"] == baseline["final_text"]  # the quirks change nothing
     assert local_baseline["tasks"] == baseline["tasks"]
     assert all(json.loads(b)["model"] == LOCAL_MODEL for b in local_baseline["bodies"])
-    with FakeAPI(responder=responder_from_client(OfflineModel()), local=LOCAL_SHAPED) as fake:
+    with fakeapi.FakeAPI(
+        responder=fakeapi.responder_from_client(OfflineModel()), local=fakeapi.LOCAL_SHAPED
+    ) as fake:
         _kill_then_resume(store_target, fake, local_baseline, point, step)
 
 
 def _kill_then_resume(
-    db: Path | str, api: FakeAPI, baseline: dict[str, Any], point: str, step: int
+    db: Path | str, api: fakeapi.FakeAPI, baseline: dict[str, Any], point: str, step: int
 ) -> None:
     killed = dayflow(db, "brief", "--date", DATE, api=api, DAYFLOW_KILL_AT=f"{point}:{step}")
     assert killed.code == -signal.SIGKILL, killed.err
@@ -204,7 +201,7 @@ def _kill_then_resume(
 
 
 def test_kill_between_two_task_creations_creates_each_task_once(
-    store_target: Path, api: FakeAPI, baseline: dict[str, Any]
+    store_target: Path, api: fakeapi.FakeAPI, baseline: dict[str, Any]
 ) -> None:
     db = store_target
     killed = dayflow(db, "brief", "--date", DATE, api=api, DAYFLOW_KILL_AT="between_tools:2")
@@ -218,7 +215,7 @@ def test_kill_between_two_task_creations_creates_each_task_once(
 
 
 def test_resume_through_the_sdk_continues_the_exact_conversation(
-    store_target: Path, api: FakeAPI, baseline: dict[str, Any]
+    store_target: Path, api: fakeapi.FakeAPI, baseline: dict[str, Any]
 ) -> None:
     """The request on resume begins with exactly the messages sent and received before,
     with the same system prompt, tools and model."""
@@ -229,7 +226,7 @@ def test_resume_through_the_sdk_continues_the_exact_conversation(
     second, third = (r.json for r in api.message_requests[1:3])
     assert third["system"] == second["system"] and third["tools"] == second["tools"]
     assert third["model"] == second["model"] == "claude-haiku-5-5"
-    strip = strip_cache_control
+    strip = fakeapi.strip_cache_control
     assert strip(third["messages"][: len(second["messages"])]) == strip(second["messages"])
     assert api.rejected == []
     assert api.message_requests[2].body == baseline["bodies"][2]
@@ -238,8 +235,8 @@ def test_resume_through_the_sdk_continues_the_exact_conversation(
 @pytest.mark.parametrize("n", [2, 4, 8])
 def test_n_processes_resuming_one_run_only_one_drives(store_target: Path, n: int) -> None:
     db = store_target
-    slow = slowed(responder_from_client(OfflineModel()), 1.5)
-    with FakeAPI(responder=slow) as fake:
+    slow = fakeapi.slowed(fakeapi.responder_from_client(OfflineModel()), 1.5)
+    with fakeapi.FakeAPI(responder=slow) as fake:
         assert dayflow(db, "brief", "--date", DATE, "--crash-after", "1", api=fake).code == 70
         env = subprocess_env(db, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake.base_url)
         procs = [dayflow_child(env, "resume") for _ in range(n)]
@@ -303,7 +300,7 @@ def test_long_run_killed_after_a_compaction_resends_the_same_bytes(
     request equals, byte for byte, the request the uncrashed run sent at that step."""
     args = ("brief", "--date", DATE, "--sample", "large")
     clean_db, crash_db = tmp_path / "clean.db", store_target
-    with FakeAPI(responder=responder_from_client(OfflineModel())) as fake:
+    with fakeapi.FakeAPI(responder=fakeapi.responder_from_client(OfflineModel())) as fake:
         assert dayflow(clean_db, *args, api=fake).code == 0
         clean = [r.body for r in fake.message_requests]
     conn = sqlite3.connect(clean_db)
@@ -311,7 +308,7 @@ def test_long_run_killed_after_a_compaction_resends_the_same_bytes(
     conn.close()
     assert first is not None and len(clean) >= 30
     kill_step = first + 1
-    with FakeAPI(responder=responder_from_client(OfflineModel())) as fake:
+    with fakeapi.FakeAPI(responder=fakeapi.responder_from_client(OfflineModel())) as fake:
         killed = dayflow(crash_db, *args, api=fake, DAYFLOW_KILL_AT=f"after_complete:{kill_step}")
         assert killed.code == -signal.SIGKILL
         assert dayflow(crash_db, "resume", api=fake).code == 0

@@ -25,21 +25,8 @@ import pytest
 
 from dayflow.providers.anthropic import make_client
 from dayflow.providers.offline import OfflineModel
+from tests import fakeapi
 from tests.conftest import Db, log_kinds
-from tests.fakeapi import (
-    Drop,
-    FakeAPI,
-    Item,
-    Reply,
-    error,
-    overloaded,
-    rate_limited,
-    reply,
-    responder_from_client,
-    strip_cache_control,
-    text,
-    tool_use,
-)
 from tests.harness import Result, invoke
 
 pytestmark = pytest.mark.slow  # a loopback Messages API server
@@ -63,11 +50,11 @@ class FaultsAt:
     """A responder: the offline model, except that the items queued for step k are served,
     in order, to the requests of step k before the offline model answers it."""
 
-    def __init__(self, faults: dict[int, list[Item]] | None = None) -> None:
-        self.offline = responder_from_client(OfflineModel())
+    def __init__(self, faults: dict[int, list[fakeapi.Item]] | None = None) -> None:
+        self.offline = fakeapi.responder_from_client(OfflineModel())
         self.faults = {k: deque(v) for k, v in (faults or {}).items()}
 
-    def __call__(self, body: dict[str, Any]) -> Item:
+    def __call__(self, body: dict[str, Any]) -> fakeapi.Item:
         step = 1 + sum(1 for m in body["messages"] if m["role"] == "assistant")
         queue = self.faults.get(step)
         if queue:
@@ -78,7 +65,7 @@ class FaultsAt:
 class Cli:
     """Runs CLI commands in-process; the model is the real `AnthropicClient` on `fake`."""
 
-    def __init__(self, db: Path | str, fake: FakeAPI, **client_kw: Any) -> None:
+    def __init__(self, db: Path | str, fake: fakeapi.FakeAPI, **client_kw: Any) -> None:
         self.db, self.fake, self.client_kw = db, fake, client_kw
         self.sleeps = Sleeps()
 
@@ -120,7 +107,7 @@ def state(db: Path | str) -> dict[str, Any]:
         conn.conn.close()
 
 
-def bodies(fake: FakeAPI, *, ok: bool | None = None) -> list[bytes]:
+def bodies(fake: fakeapi.FakeAPI, *, ok: bool | None = None) -> list[bytes]:
     """The raw bodies of the POSTs to /v1/messages (only the answered-200 ones with ok=True)."""
     return [r.body for r in fake.message_requests if ok is None or (r.status == 200) == ok]
 
@@ -144,12 +131,12 @@ def one_line(err: str) -> str:
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeAPI]:
-    with FakeAPI(responder=FaultsAt()) as api:
+def fake() -> Iterator[fakeapi.FakeAPI]:
+    with fakeapi.FakeAPI(responder=FaultsAt()) as api:
         yield api
 
 
-def serve(fake: FakeAPI, faults: dict[int, list[Item]]) -> None:
+def serve(fake: fakeapi.FakeAPI, faults: dict[int, list[fakeapi.Item]]) -> None:
     fake.responder = FaultsAt(faults)
 
 
@@ -157,7 +144,7 @@ def serve(fake: FakeAPI, faults: dict[int, list[Item]]) -> None:
 def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A run with no faults through the same path: what every recovered run must end as."""
     db = tmp_path_factory.mktemp("clean") / "dayflow.db"
-    with FakeAPI(responder=FaultsAt()) as api:
+    with fakeapi.FakeAPI(responder=FaultsAt()) as api:
         cli = Cli(db, api)
         res = cli(*BRIEF)
         assert res.code == 0, res.err
@@ -172,7 +159,9 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {**result, "bodies": sent, "out": res.out}
 
 
-def assert_like_clean(db: Path | str, fake: FakeAPI, clean: dict[str, Any]) -> dict[str, Any]:
+def assert_like_clean(
+    db: Path | str, fake: fakeapi.FakeAPI, clean: dict[str, Any]
+) -> dict[str, Any]:
     """The run ended exactly as the clean one: same steps, tasks, brief, and the successful
     requests were byte for byte the clean run's."""
     now = state(db)
@@ -189,19 +178,19 @@ def assert_like_clean(db: Path | str, fake: FakeAPI, clean: dict[str, Any]) -> d
 # --- faults that recover within the retries ----------------------------------------------------
 
 RECOVERABLE: dict[str, tuple[list[Any], list[float]]] = {
-    "429-retry-after-1": ([rate_limited(retry_after=1)], [1.0]),
-    "529-529": ([overloaded(), overloaded()], [0.5, 1.0]),
-    "500": ([error(500, "api_error", "Internal server error")], [0.5]),
-    "503": ([error(503, "api_error", "Service unavailable")], [0.5]),
-    "dropped-mid-response": ([Drop()], [0.5]),
-    "429-then-529": ([rate_limited(retry_after=2), overloaded()], [2.0, 1.0]),
+    "429-retry-after-1": ([fakeapi.rate_limited(retry_after=1)], [1.0]),
+    "529-529": ([fakeapi.overloaded(), fakeapi.overloaded()], [0.5, 1.0]),
+    "500": ([fakeapi.error(500, "api_error", "Internal server error")], [0.5]),
+    "503": ([fakeapi.error(503, "api_error", "Service unavailable")], [0.5]),
+    "dropped-mid-response": ([fakeapi.Drop()], [0.5]),
+    "429-then-529": ([fakeapi.rate_limited(retry_after=2), fakeapi.overloaded()], [2.0, 1.0]),
 }
 
 
 @pytest.mark.parametrize("step", [1, 2])
 @pytest.mark.parametrize("name", list(RECOVERABLE))
 def test_transient_faults_recover_within_the_retries_like_a_clean_run(
-    store_target: Path, fake: FakeAPI, clean: dict[str, Any], name: str, step: int
+    store_target: Path, fake: fakeapi.FakeAPI, clean: dict[str, Any], name: str, step: int
 ) -> None:
     faults, expected_sleeps = RECOVERABLE[name]
     serve(fake, {step: list(faults)})
@@ -227,11 +216,11 @@ def test_transient_faults_recover_within_the_retries_like_a_clean_run(
 
 
 def test_529_three_times_fails_the_run_and_resume_finishes_it_without_repaying(
-    store_target: Path, fake: FakeAPI, clean: dict[str, Any]
+    store_target: Path, fake: fakeapi.FakeAPI, clean: dict[str, Any]
 ) -> None:
     """Steps 1 and 2 (the reads and the tasks) are committed; step 3 is overloaded on every
     attempt (max_retries=2: three attempts). The run fails resumable; resume makes one call."""
-    serve(fake, {3: [overloaded(), overloaded(), overloaded()]})
+    serve(fake, {3: [fakeapi.overloaded(), fakeapi.overloaded(), fakeapi.overloaded()]})
     cli = Cli(store_target, fake)
 
     res = cli(*BRIEF)
@@ -278,9 +267,9 @@ def test_529_three_times_fails_the_run_and_resume_finishes_it_without_repaying(
 
 
 def test_retry_after_an_hour_is_not_slept_and_the_run_fails_resumable(
-    store_target: Path, fake: FakeAPI, clean: dict[str, Any]
+    store_target: Path, fake: fakeapi.FakeAPI, clean: dict[str, Any]
 ) -> None:
-    serve(fake, {2: [rate_limited(retry_after=3600)]})
+    serve(fake, {2: [fakeapi.rate_limited(retry_after=3600)]})
     cli = Cli(store_target, fake)
 
     started = time.monotonic()
@@ -305,9 +294,9 @@ def test_retry_after_an_hour_is_not_slept_and_the_run_fails_resumable(
 
 
 def test_a_response_slower_than_the_timeout_is_retried(
-    store_target: Path, fake: FakeAPI, clean: dict[str, Any]
+    store_target: Path, fake: fakeapi.FakeAPI, clean: dict[str, Any]
 ) -> None:
-    slow = Reply([text("too late")], delay=30)  # cut short when the fake closes
+    slow = fakeapi.Reply([fakeapi.text("too late")], delay=30)  # cut short when the fake closes
     serve(fake, {2: [slow]})
     cli = Cli(store_target, fake, timeout=1.0)
 
@@ -320,9 +309,9 @@ def test_a_response_slower_than_the_timeout_is_retried(
 
 
 def test_a_timeout_on_every_attempt_fails_the_run_with_a_clear_line(
-    store_target: Path, fake: FakeAPI
+    store_target: Path, fake: fakeapi.FakeAPI
 ) -> None:
-    serve(fake, {1: [Reply([text("late")], delay=30) for _ in range(2)]})
+    serve(fake, {1: [fakeapi.Reply([fakeapi.text("late")], delay=30) for _ in range(2)]})
     cli = Cli(store_target, fake, timeout=0.5, max_retries=1)
 
     res = cli(*BRIEF)
@@ -346,10 +335,12 @@ NOT_RETRIED = {
 
 @pytest.mark.parametrize("status", list(NOT_RETRIED))
 def test_client_errors_are_not_retried_and_named_in_one_line(
-    store_target: Path, fake: FakeAPI, status: int
+    store_target: Path, fake: fakeapi.FakeAPI, status: int
 ) -> None:
     kind, message, hint = NOT_RETRIED[status]
-    fake.enqueue(error(status, kind, message))  # no x-should-retry: the status alone decides
+    fake.enqueue(
+        fakeapi.error(status, kind, message)
+    )  # no x-should-retry: the status alone decides
     cli = Cli(store_target, fake)
 
     res = cli(*BRIEF)
@@ -368,7 +359,7 @@ def test_client_errors_are_not_retried_and_named_in_one_line(
 
 
 def test_a_wrong_key_is_rejected_once_and_the_line_names_the_variable(store_target: Path) -> None:
-    with FakeAPI(responder=FaultsAt(), api_key="sk-the-right-one") as api:
+    with fakeapi.FakeAPI(responder=FaultsAt(), api_key="sk-the-right-one") as api:
         cli = Cli(store_target, api)
         res = cli(*BRIEF)
         assert len(api.message_requests) == 1
@@ -380,15 +371,15 @@ def test_a_wrong_key_is_rejected_once_and_the_line_names_the_variable(store_targ
 # --- stop reasons through the SDK --------------------------------------------------------------
 
 
-def _cut(step: int, item: Reply) -> FaultsAt:
+def _cut(step: int, item: fakeapi.Reply) -> FaultsAt:
     """The offline model, except that step `step` is answered once with `item`."""
     return FaultsAt({step: [item]})
 
 
 def test_max_tokens_stops_the_run_without_a_brief_and_resume_finishes_it(
-    store_target: Path, fake: FakeAPI, clean: dict[str, Any]
+    store_target: Path, fake: fakeapi.FakeAPI, clean: dict[str, Any]
 ) -> None:
-    fake.responder = _cut(3, reply([text("## Today\n- 09:")], "max_tokens"))
+    fake.responder = _cut(3, fakeapi.reply([fakeapi.text("## Today\n- 09:")], "max_tokens"))
     cli = Cli(store_target, fake)
 
     res = cli(*BRIEF)
@@ -417,8 +408,10 @@ def test_max_tokens_stops_the_run_without_a_brief_and_resume_finishes_it(
 REFUSAL = {"type": "refusal", "category": "cyber", "explanation": "Not something I can help with."}
 
 
-def test_refusal_fails_the_run_and_is_never_the_brief(store_target: Path, fake: FakeAPI) -> None:
-    fake.responder = _cut(2, reply([text("I can't help with that.")], "refusal"))
+def test_refusal_fails_the_run_and_is_never_the_brief(
+    store_target: Path, fake: fakeapi.FakeAPI
+) -> None:
+    fake.responder = _cut(2, fakeapi.reply([fakeapi.text("I can't help with that.")], "refusal"))
     cli = Cli(store_target, fake)
 
     res = cli(*BRIEF)
@@ -430,8 +423,8 @@ def test_refusal_fails_the_run_and_is_never_the_brief(store_target: Path, fake: 
     assert state(cli.db)["final_text"] is None
 
 
-def test_refusal_reason_carries_the_stop_details(store_target: Path, fake: FakeAPI) -> None:
-    fake.responder = _cut(2, reply([], "refusal", stop_details=REFUSAL))
+def test_refusal_reason_carries_the_stop_details(store_target: Path, fake: fakeapi.FakeAPI) -> None:
+    fake.responder = _cut(2, fakeapi.reply([], "refusal", stop_details=REFUSAL))
     cli = Cli(store_target, fake)
 
     assert cli(*BRIEF).code == 6
@@ -442,9 +435,9 @@ def test_refusal_reason_carries_the_stop_details(store_target: Path, fake: FakeA
 
 
 def test_resume_after_a_refusal_does_not_send_the_refused_turn_back(
-    store_target: Path, fake: FakeAPI, clean: dict[str, Any]
+    store_target: Path, fake: fakeapi.FakeAPI, clean: dict[str, Any]
 ) -> None:
-    fake.responder = _cut(2, reply([], "refusal", stop_details=REFUSAL))
+    fake.responder = _cut(2, fakeapi.reply([], "refusal", stop_details=REFUSAL))
     cli = Cli(store_target, fake)
     assert cli(*BRIEF).code == 6
     refused = len(fake.message_requests)
@@ -460,11 +453,13 @@ def test_resume_after_a_refusal_does_not_send_the_refused_turn_back(
 
 
 def test_pause_turn_is_sent_back_unchanged_with_no_new_user_turn(store_target: Path) -> None:
-    paused = [text("Still reading the inbox…")]
+    paused = [fakeapi.text("Still reading the inbox…")]
     brief = "## Today\n- nothing\n\n## One thing\n**Rest.**"
-    read = reply([tool_use("toolu_r1", "read_tasks", {"include_done": False})], "tool_use")
-    script = [read, reply(paused, "pause_turn"), reply([text(brief)])]
-    with FakeAPI(script) as api:
+    read = fakeapi.reply(
+        [fakeapi.tool_use("toolu_r1", "read_tasks", {"include_done": False})], "tool_use"
+    )
+    script = [read, fakeapi.reply(paused, "pause_turn"), fakeapi.reply([fakeapi.text(brief)])]
+    with fakeapi.FakeAPI(script) as api:
         cli = Cli(store_target, api)
         res = cli(*BRIEF)
         sent = [r.json for r in api.message_requests]
@@ -472,8 +467,13 @@ def test_pause_turn_is_sent_back_unchanged_with_no_new_user_turn(store_target: P
     assert len(sent) == 3
     first, second = sent[1:]
     assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user", "assistant"]
-    assert strip_cache_control(second["messages"][:3]) == strip_cache_control(first["messages"])
-    assert strip_cache_control(second["messages"][3]) == {"role": "assistant", "content": paused}
+    assert fakeapi.strip_cache_control(second["messages"][:3]) == fakeapi.strip_cache_control(
+        first["messages"]
+    )
+    assert fakeapi.strip_cache_control(second["messages"][3]) == {
+        "role": "assistant",
+        "content": paused,
+    }
     assert second["system"] == first["system"] and second["tools"] == first["tools"]
     now = state(cli.db)
     assert now["status"] == "done" and now["final_text"] == brief
@@ -487,7 +487,7 @@ def test_pause_turn_is_sent_back_unchanged_with_no_new_user_turn(store_target: P
 def test_an_empty_end_turn_is_not_stored_as_a_finished_brief(store_target: Path) -> None:
     """The API documents empty end_turn responses (right after tool results): they are not a
     brief. The run must not end `done` with an empty brief."""
-    with FakeAPI(responder=FaultsAt({2: [reply([], "end_turn")]})) as api:
+    with fakeapi.FakeAPI(responder=FaultsAt({2: [fakeapi.reply([], "end_turn")]})) as api:
         cli = Cli(store_target, api)
         cli(*BRIEF)
     now = state(cli.db)

@@ -13,16 +13,8 @@ import pytest
 from dayflow.cli_base import default_model_factory
 from dayflow.providers.anthropic import make_client
 from dayflow.providers.offline import OfflineModel
+from tests import fakeapi
 from tests.conftest import Db
-from tests.fakeapi import (
-    LOCAL_SHAPED,
-    FakeAPI,
-    Local,
-    reply,
-    responder_from_client,
-    text,
-    tool_use,
-)
 from tests.harness import Result, invoke
 
 pytestmark = pytest.mark.slow  # a loopback Messages API server
@@ -33,17 +25,17 @@ BRIEF = ("brief", "--date", DATE, "--model", MODEL)
 GROUNDED_BRIEF = "## Today\n- 09:30 Team standup\n\n## One thing\n**Send Sam the edits**"
 
 
-def sdk_on(fake: FakeAPI) -> Callable[[str, Any], Any]:
+def sdk_on(fake: fakeapi.FakeAPI) -> Callable[[str, Any], Any]:
     """A model factory: the real SDK client pointed at `fake`, no retries."""
     return lambda model, settings: make_client("test", fake.base_url, max_retries=0)
 
 
-def cli(db: Path, fake: FakeAPI, *args: str) -> Result:
+def cli(db: Path, fake: fakeapi.FakeAPI, *args: str) -> Result:
     return invoke(db, sdk_on(fake), *args)
 
 
 def offline() -> Any:
-    return responder_from_client(OfflineModel())
+    return fakeapi.responder_from_client(OfflineModel())
 
 
 def steps(db: Path) -> list[Any]:
@@ -51,11 +43,11 @@ def steps(db: Path) -> list[Any]:
         return conn.rows("SELECT n, state, stop_reason, stop_details_json FROM steps ORDER BY n")
 
 
-def runs(db: Path, fake: FakeAPI) -> list[dict[str, Any]]:
+def runs(db: Path, fake: fakeapi.FakeAPI) -> list[dict[str, Any]]:
     return json.loads(cli(db, fake, "runs", "--json").out)  # type: ignore[no-any-return]
 
 
-def last_user_blocks(fake: FakeAPI, call: int) -> list[dict[str, Any]]:
+def last_user_blocks(fake: fakeapi.FakeAPI, call: int) -> list[dict[str, Any]]:
     """The content of the last message of the `call`-th Messages request (1-based)."""
     return fake.message_requests[call - 1].json["messages"][-1]["content"]  # type: ignore[no-any-return]
 
@@ -63,10 +55,10 @@ def last_user_blocks(fake: FakeAPI, call: int) -> list[dict[str, Any]]:
 def test_a_local_shaped_server_gives_the_same_brief_and_tasks_as_the_api(tmp_path: Path) -> None:
     """Tool turns reported as end_turn, a blank text block in every answer, call_ ids, no
     cache counts, no request-id: the run reads them as the API's and ends the same."""
-    with FakeAPI(responder=offline()) as api:
+    with fakeapi.FakeAPI(responder=offline()) as api:
         clean = cli(tmp_path / "api.db", api, *BRIEF)
         clean_tasks = cli(tmp_path / "api.db", api, "tasks", "--json").out
-    with FakeAPI(responder=offline(), local=LOCAL_SHAPED) as local:
+    with fakeapi.FakeAPI(responder=offline(), local=fakeapi.LOCAL_SHAPED) as local:
         got = cli(tmp_path / "local.db", local, *BRIEF)
         tasks = cli(tmp_path / "local.db", local, "tasks", "--json").out
         run_id = runs(tmp_path / "local.db", local)[0]["id"]
@@ -89,10 +81,13 @@ def test_a_local_shaped_server_gives_the_same_brief_and_tasks_as_the_api(tmp_pat
 
 def test_a_tool_turn_reported_as_end_turn_runs_its_tools(tmp_path: Path) -> None:
     script = [
-        reply([text("Let me check."), tool_use("call_1", "read_inbox", {"limit": 5})], "end_turn"),
-        reply([text(GROUNDED_BRIEF)], "end_turn"),
+        fakeapi.reply(
+            [fakeapi.text("Let me check."), fakeapi.tool_use("call_1", "read_inbox", {"limit": 5})],
+            "end_turn",
+        ),
+        fakeapi.reply([fakeapi.text(GROUNDED_BRIEF)], "end_turn"),
     ]
-    with FakeAPI(script, local=Local()) as fake:
+    with fakeapi.FakeAPI(script, local=fakeapi.Local()) as fake:
         res = cli(tmp_path / "d.db", fake, *BRIEF)
         second = last_user_blocks(fake, 2)
     assert res.code == 0, res.err
@@ -106,20 +101,22 @@ def test_a_cut_off_answer_reported_as_end_turn_is_cut_short_and_not_delivered(
 ) -> None:
     db = tmp_path / "d.db"
     script = [
-        reply([tool_use("call_1", "read_inbox", {"limit": 5})], "end_turn"),
-        reply(
-            [text("## Today\n- 09:30 Team stand")],
+        fakeapi.reply([fakeapi.tool_use("call_1", "read_inbox", {"limit": 5})], "end_turn"),
+        fakeapi.reply(
+            [fakeapi.text("## Today\n- 09:30 Team stand")],
             "end_turn",
             usage={"input_tokens": 900, "output_tokens": 300},
         ),
     ]
-    with FakeAPI(script, local=Local()) as fake:
+    with fakeapi.FakeAPI(script, local=fakeapi.Local()) as fake:
         cut = cli(db, fake, *BRIEF, "--max-tokens", "300")
         assert cut.code == 7 and cut.out == ""
         assert "cut short (max_tokens)" in cut.err and "--max-tokens 600" in cut.err
         assert runs(db, fake)[0]["status"] == "stopped"
         fake.enqueue(
-            reply([text(GROUNDED_BRIEF)], usage={"input_tokens": 900, "output_tokens": 40})
+            fakeapi.reply(
+                [fakeapi.text(GROUNDED_BRIEF)], usage={"input_tokens": 900, "output_tokens": 40}
+            )
         )
         resumed = cli(db, fake, "resume", "--max-tokens", "600")
         asked_again = fake.message_requests[-1].json
@@ -134,12 +131,12 @@ def test_empty_tool_arguments_say_the_model_sent_no_arguments(tmp_path: Path) ->
     """llama.cpp turns arguments that are not valid JSON into {}: the tool error says so,
     both when the schema refuses {} and when the tool itself does."""
     script = [
-        reply([tool_use("call_1", "read_inbox", {})], "tool_use"),
-        reply([tool_use("call_2", "read_calendar", {})], "tool_use"),
-        reply([tool_use("call_3", "read_inbox", {"limit": 5})], "tool_use"),
-        reply([text(GROUNDED_BRIEF)]),
+        fakeapi.reply([fakeapi.tool_use("call_1", "read_inbox", {})], "tool_use"),
+        fakeapi.reply([fakeapi.tool_use("call_2", "read_calendar", {})], "tool_use"),
+        fakeapi.reply([fakeapi.tool_use("call_3", "read_inbox", {"limit": 5})], "tool_use"),
+        fakeapi.reply([fakeapi.text(GROUNDED_BRIEF)]),
     ]
-    with FakeAPI(script, local=Local()) as fake:
+    with fakeapi.FakeAPI(script, local=fakeapi.Local()) as fake:
         res = cli(tmp_path / "d.db", fake, *BRIEF)
         inbox, calendar = last_user_blocks(fake, 2)[0], last_user_blocks(fake, 3)[0]
     assert res.code == 0, res.err
@@ -154,10 +151,16 @@ def test_empty_tool_arguments_say_the_model_sent_no_arguments(tmp_path: Path) ->
 def test_a_blank_text_block_is_dropped_and_a_blank_answer_is_not_a_brief(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
     script = [
-        reply([text(" \n"), tool_use("call_1", "read_tasks", {"include_done": False})], "end_turn"),
-        reply([text("   ")], "end_turn"),
+        fakeapi.reply(
+            [
+                fakeapi.text(" \n"),
+                fakeapi.tool_use("call_1", "read_tasks", {"include_done": False}),
+            ],
+            "end_turn",
+        ),
+        fakeapi.reply([fakeapi.text("   ")], "end_turn"),
     ]
-    with FakeAPI(script, local=Local()) as fake:
+    with fakeapi.FakeAPI(script, local=fakeapi.Local()) as fake:
         res = cli(db, fake, *BRIEF)
         sent_back = fake.message_requests[1].json["messages"][1]["content"]
         assert fake.rejected == []
@@ -170,15 +173,17 @@ def test_a_brief_written_without_reading_anything_is_refused_as_not_grounded(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "d.db"
-    with FakeAPI([reply([text(GROUNDED_BRIEF)])], local=Local()) as fake:
+    with fakeapi.FakeAPI(
+        [fakeapi.reply([fakeapi.text(GROUNDED_BRIEF)])], local=fakeapi.Local()
+    ) as fake:
         made_up = cli(db, fake, *BRIEF)
         assert made_up.code == 7 and made_up.out == ""
         assert "without calling a tool" in made_up.err and "not grounded" in made_up.err
         (run,) = runs(db, fake)
         assert run["status"] == "stopped" and "not grounded" in run["reason"]
         fake.enqueue(
-            reply([tool_use("call_1", "read_inbox", {"limit": 5})], "end_turn"),
-            reply([text(GROUNDED_BRIEF)]),
+            fakeapi.reply([fakeapi.tool_use("call_1", "read_inbox", {"limit": 5})], "end_turn"),
+            fakeapi.reply([fakeapi.text(GROUNDED_BRIEF)]),
         )
         resumed = cli(db, fake, "resume")
         second = fake.message_requests[1].json
@@ -188,14 +193,16 @@ def test_a_brief_written_without_reading_anything_is_refused_as_not_grounded(
     assert [s[1] for s in steps(db)] == ["discarded", "complete", "complete"]
 
 
-@pytest.mark.parametrize("shape", [Local(), Local(no_usage=True)], ids=["no-cache", "no-usage"])
+@pytest.mark.parametrize(
+    "shape", [fakeapi.Local(), fakeapi.Local(no_usage=True)], ids=["no-cache", "no-usage"]
+)
 def test_usage_without_cache_fields_and_no_count_tokens_endpoint(
-    tmp_path: Path, shape: Local
+    tmp_path: Path, shape: fakeapi.Local
 ) -> None:
     """`--budget` asks count_tokens, which a local server does not have (404): the estimate
     is used instead, and usage without its cache parts (or none at all) counts as 0."""
     db = tmp_path / "d.db"
-    with FakeAPI(responder=offline(), local=shape) as fake:
+    with fakeapi.FakeAPI(responder=offline(), local=shape) as fake:
         res = cli(db, fake, *BRIEF, "--budget", "200000")
         counted = [r.status for r in fake.requests if r.path.endswith("/count_tokens")]
         (run,) = runs(db, fake)
@@ -211,7 +218,7 @@ def test_usage_without_cache_fields_and_no_count_tokens_endpoint(
 # --- the provider: `--provider local` through the real CLI and its default model factory ----
 
 
-def local_cli(db: Path, fake: FakeAPI | None, *args: str, **env: str) -> Result:
+def local_cli(db: Path, fake: fakeapi.FakeAPI | None, *args: str, **env: str) -> Result:
     """`dayflow ARGS` in-process with Dayflow's own model factory; `fake` is the server
     ANTHROPIC_BASE_URL names (None: no base URL in the environment at all)."""
     if fake is not None:
@@ -224,7 +231,7 @@ LOCAL = ("brief", "--date", DATE, "--provider", "local", "--model", MODEL)
 
 def test_provider_local_needs_no_key_and_never_sends_the_users_key(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
-    with FakeAPI(responder=offline(), local=Local()) as fake:
+    with fakeapi.FakeAPI(responder=offline(), local=fakeapi.Local()) as fake:
         res = local_cli(db, fake, *LOCAL, ANTHROPIC_API_KEY="sk-ant-real-key")
         keys = {r.headers.get("authorization") for r in fake.message_requests}
         listed = local_cli(db, None, "runs")
@@ -241,7 +248,7 @@ def test_provider_local_needs_no_key_and_never_sends_the_users_key(tmp_path: Pat
 
 
 def test_the_environment_chooses_a_local_model_too(tmp_path: Path) -> None:
-    with FakeAPI(responder=offline(), local=Local()) as fake:
+    with fakeapi.FakeAPI(responder=offline(), local=fakeapi.Local()) as fake:
         res = local_cli(
             tmp_path / "d.db",
             fake,
@@ -284,7 +291,7 @@ def test_what_would_leave_the_machine_is_refused_in_one_line_before_anything_is_
 
 def test_resume_needs_no_flag_and_talks_to_the_runs_own_server(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
-    with FakeAPI(responder=offline(), local=LOCAL_SHAPED) as fake:
+    with fakeapi.FakeAPI(responder=offline(), local=fakeapi.LOCAL_SHAPED) as fake:
         crashed = local_cli(db, fake, *LOCAL, "--crash-after", "1")
         assert crashed.code == 70
         # Today's environment names another provider and another address: the run keeps its own.
@@ -302,7 +309,7 @@ def test_resume_needs_no_flag_and_talks_to_the_runs_own_server(tmp_path: Path) -
 
 def test_resume_refuses_a_local_run_whose_server_is_not_on_this_machine(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
-    with FakeAPI(responder=offline(), local=Local()) as fake:
+    with fakeapi.FakeAPI(responder=offline(), local=fakeapi.Local()) as fake:
         assert local_cli(db, fake, *LOCAL, "--crash-after", "1").code == 70
     with Db(db) as conn:
         doc = json.loads(conn.one("SELECT settings_json FROM runs")[0])
@@ -320,7 +327,7 @@ def test_resume_refuses_a_local_run_whose_server_is_not_on_this_machine(tmp_path
 def test_the_config_files_model_table_chooses_a_local_model(tmp_path: Path) -> None:
     db, conf = tmp_path / "d.db", tmp_path / "config.toml"
     fixtures = Path(__file__).parent.parent / "fixtures"
-    with FakeAPI(responder=offline(), local=Local()) as fake:
+    with fakeapi.FakeAPI(responder=offline(), local=fakeapi.Local()) as fake:
         conf.write_text(
             f'[model]\nprovider = "local"\nname = "{MODEL}"\nbase_url = "{fake.base_url}"\n'
             "timeout = 900\n\n"
@@ -338,7 +345,7 @@ def test_the_config_files_model_table_chooses_a_local_model(tmp_path: Path) -> N
 
 def test_a_fork_of_a_local_run_is_served_by_the_same_local_server(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
-    with FakeAPI(responder=offline(), local=Local()) as fake:
+    with fakeapi.FakeAPI(responder=offline(), local=fakeapi.Local()) as fake:
         assert local_cli(db, fake, *LOCAL).code == 0
         parent = json.loads(local_cli(db, None, "runs", "--json").out)[0]["id"]
         before = len(fake.message_requests)
