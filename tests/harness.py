@@ -58,3 +58,20 @@ def invoke(
     except ValueError:
         usage = ""
     return Result(result.exit_code, out.getvalue() + result.stdout, err.getvalue() + usage)
+
+
+def offline_model(model: str, settings: Any) -> Any:
+    """A model factory: the offline model, whatever model and settings a run asks for."""
+    from dayflow.providers.offline import OfflineModel
+
+    return OfflineModel()
+
+
+def home_calendar(tmp_path: Path, ics: str | None = None) -> dict[str, str]:
+    """The environment of a config whose one calendar, `home`, is the ICS file
+    `tmp_path/cal.ics` (written from `ics`, its lines ending CRLF, when given), in Berlin."""
+    if ics is not None:
+        (tmp_path / "cal.ics").write_text(ics.replace("\n", "\r\n"))
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[calendar]]\nname = "home"\nkind = "ics"\npath = "{tmp_path}/cal.ics"\n')
+    return {"DAYFLOW_CONFIG": str(config), "DAYFLOW_TZ": "Europe/Berlin"}

@@ -1,11 +1,14 @@
-"""Building real mailboxes for tests and benchmarks: Maildir, mbox and .eml folders."""
+"""Building real mailboxes for tests and benchmarks: Maildir, mbox and .eml folders, and JSON
+inbox files."""
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 from email.utils import format_datetime
 from pathlib import Path
+from typing import Any
 
 BASE = dt.datetime(2026, 11, 4, 8, 0, tzinfo=dt.UTC)
 
@@ -130,4 +133,17 @@ def deliver(root: Path, raw: bytes, when: dt.datetime, *, seen: bool = True) -> 
     base = f"{stamp}.M{when.microsecond:06d}P1Q{unique}.host"
     path = root / "cur" / f"{base}:2,S" if seen else root / "new" / base
     path.write_bytes(raw)
+    return path
+
+
+def json_message(
+    mid: str, sender: str, subject: str, received_at: str, **fields: Any
+) -> dict[str, Any]:
+    """One message of a JSON inbox file (`DAYFLOW_INBOX`), its other fields as given."""
+    return {"id": mid, "from": sender, "subject": subject, "received_at": received_at, **fields}
+
+
+def write_json_inbox(path: Path, *messages: dict[str, Any]) -> Path:
+    """A JSON inbox file at `path` holding `messages`, in that order."""
+    path.write_text(json.dumps({"messages": list(messages)}))
     return path

@@ -15,6 +15,7 @@ from dayflow.providers.offline import OfflineModel
 from tests.conftest import dayflow_child, subprocess_env
 from tests.fakeapi import FakeAPI, responder_from_client, slowed
 from tests.harness import Result, invoke
+from tests.mailkit import json_message, write_json_inbox
 
 DATE = "2026-11-05"
 
@@ -76,16 +77,15 @@ def test_ensure_today_ignores_other_days(db_path: Path) -> None:
 def test_a_second_plain_brief_says_so_and_writes_an_update_of_what_arrived_since(
     db_path: Path, tmp_path: Path
 ) -> None:
-    inbox = tmp_path / "inbox.json"
-    old = {
-        "id": "m1",
-        "from": "Sam <sam@example.org>",
-        "subject": "Please send the edits today",
-        "received_at": "2026-11-05T06:00:00+00:00",
-        "snippet": "Could you send me your edits today?",
-        "unread": True,
-    }
-    inbox.write_text(json.dumps({"messages": [old]}))
+    old = json_message(
+        "m1",
+        "Sam <sam@example.org>",
+        "Please send the edits today",
+        "2026-11-05T06:00:00+00:00",
+        snippet="Could you send me your edits today?",
+        unread=True,
+    )
+    inbox = write_json_inbox(tmp_path / "inbox.json", old)
     models = Counting()
     env = {"DAYFLOW_INBOX": str(inbox)}
     first = run(db_path, models, "brief", env=env)
@@ -97,7 +97,7 @@ def test_a_second_plain_brief_says_so_and_writes_an_update_of_what_arrived_since
         "received_at": "2026-11-05T07:45:00+00:00",  # after the first brief (07:30)
         "snippet": "Please sign the NDA today.",
     }
-    inbox.write_text(json.dumps({"messages": [late, old]}))
+    write_json_inbox(inbox, late, old)
     second = run(db_path, models, "brief", env=env)
     assert second.code == 0
     assert (

@@ -8,11 +8,10 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from dayflow import tools
-from dayflow.providers.offline import OfflineModel
 from dayflow.sources.factory import Calendar
 from dayflow.sources.ics import IcsCalendar
 from dayflow.store import Store
-from tests.harness import invoke
+from tests.harness import home_calendar, invoke, offline_model
 
 # The harness clock is 2026-11-05T07:30Z: Thursday 08:30 in Berlin.
 ICS = """BEGIN:VCALENDAR
@@ -63,14 +62,11 @@ END:VCALENDAR
 
 
 def _config(tmp_path: Path, ics: str = ICS) -> dict[str, str]:
-    (tmp_path / "cal.ics").write_text(ics.replace("\n", "\r\n"))
-    config = tmp_path / "config.toml"
-    config.write_text(f'[[calendar]]\nname = "home"\nkind = "ics"\npath = "{tmp_path}/cal.ics"\n')
-    return {"DAYFLOW_CONFIG": str(config), "DAYFLOW_TZ": "Europe/Berlin"}
+    return home_calendar(tmp_path, ics)
 
 
 def _brief(tmp_path: Path) -> str:
-    result = invoke(tmp_path / "d.db", lambda n, s: OfflineModel(), "brief", env=_config(tmp_path))
+    result = invoke(tmp_path / "d.db", offline_model, "brief", env=_config(tmp_path))
     assert result.code == 0, result.err
     return result.out
 
@@ -85,9 +81,7 @@ def test_this_week_marks_cancelled_events_and_gives_all_day_ones_no_time(tmp_pat
 def test_the_one_thing_is_neither_a_cancelled_nor_an_all_day_event(tmp_path: Path) -> None:
     closed = "BEGIN:VEVENT\nUID:closed@x\nDTSTART;VALUE=DATE:20261105\nSUMMARY:Office closed\n"
     ics = ICS.replace("BEGIN:VEVENT\nUID:early@x", closed + "END:VEVENT\nBEGIN:VEVENT\nUID:e@x")
-    result = invoke(
-        tmp_path / "d.db", lambda n, s: OfflineModel(), "brief", env=_config(tmp_path, ics)
-    )
+    result = invoke(tmp_path / "d.db", offline_model, "brief", env=_config(tmp_path, ics))
     assert result.code == 0, result.err
     today = result.out.split("## Today")[1].split("##")[0]
     assert "- All day Office closed\n" in today
@@ -119,12 +113,12 @@ def test_the_tool_result_marks_a_cancelled_instance_and_an_all_day_event(
 
 def test_sources_check_names_the_next_event_not_yet_over(tmp_path: Path) -> None:
     """At 08:30 the 06:00 run is over and the 09:00 call cancelled: next is the 10:00 review."""
-    check = invoke(None, lambda n, s: OfflineModel(), "sources", "check", env=_config(tmp_path))
+    check = invoke(None, offline_model, "sources", "check", env=_config(tmp_path))
     assert check.code == 0, check.err
     assert "next 2026-11-05 10:00 Design review" in check.out
     later = invoke(
         None,
-        lambda n, s: OfflineModel(),
+        offline_model,
         "sources",
         "check",
         env=_config(tmp_path),
@@ -137,7 +131,5 @@ def test_sources_check_shows_an_all_day_event_as_a_day(tmp_path: Path) -> None:
     start = ICS.index("BEGIN:VEVENT\nUID:holiday")
     only = ICS[: ICS.index("BEGIN:VEVENT")] + ICS[start : ICS.index("END:VEVENT", start)]
     only += "END:VEVENT\nEND:VCALENDAR\n"
-    check = invoke(
-        None, lambda n, s: OfflineModel(), "sources", "check", env=_config(tmp_path, only)
-    )
+    check = invoke(None, offline_model, "sources", "check", env=_config(tmp_path, only))
     assert "next 2026-11-06 (all day) Bridge day" in check.out

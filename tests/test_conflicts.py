@@ -16,6 +16,13 @@ def _event(eid: str, start: str, end: str, **fields: Any) -> dict[str, Any]:
             "end": f"{day}{end}:00+01:00", **fields}  # fmt: skip
 
 
+def _clash(kind: str, a: str, b: str, start: str, end: str, **fields: Any) -> dict[str, Any]:
+    """The clash `conflicts` reports between events `a` and `b` (as `_event` made them)."""
+    day = "2026-11-05T"
+    return {"kind": kind, "events": [a, b], "titles": [a.title(), b.title()],
+            "start": f"{day}{start}:00+01:00", "end": f"{day}{end}:00+01:00", **fields}  # fmt: skip
+
+
 def test_busy_events_that_overlap_are_one_clash_each_pair() -> None:
     events = [
         _event("standup", "09:30", "09:45"),
@@ -23,17 +30,7 @@ def test_busy_events_that_overlap_are_one_clash_each_pair() -> None:
         _event("call", "10:30", "11:30"),
         _event("lunch", "11:30", "12:30"),  # starts as the call ends: no overlap
     ]
-    found, more = conflicts(events)
-    assert found == [
-        {
-            "kind": "overlap",
-            "events": ["review", "call"],
-            "titles": ["Review", "Call"],
-            "start": "2026-11-05T10:30:00+01:00",
-            "end": "2026-11-05T11:00:00+01:00",
-        }
-    ]
-    assert more == 0
+    assert conflicts(events) == ([_clash("overlap", "review", "call", "10:30", "11:00")], 0)
 
 
 @pytest.mark.parametrize(
@@ -64,19 +61,9 @@ def test_back_to_back_in_different_physical_places_is_a_travel_clash() -> None:
         _event("five", "13:00", "14:00", location="cafe nero,  high st"),  # the same place
         _event("six", "14:30", "15:00", location="Room 9"),  # 30 minutes later: not back to back
     ]
-    found, more = conflicts(events)
-    assert found == [
-        {
-            "kind": "travel",
-            "events": ["one", "two"],
-            "titles": ["One", "Two"],
-            "start": "2026-11-05T10:00:00+01:00",
-            "end": "2026-11-05T10:00:00+01:00",
-            "places": ["Room 2, HQ", "Cafe Nero, High St"],
-            "gap_minutes": 0,
-        }
-    ]
-    assert more == 0
+    places = ["Room 2, HQ", "Cafe Nero, High St"]
+    travel = _clash("travel", "one", "two", "10:00", "10:00", places=places, gap_minutes=0)
+    assert conflicts(events) == ([travel], 0)
 
 
 def test_a_short_gap_still_counts_as_back_to_back() -> None:

@@ -17,9 +17,8 @@ import pytest
 
 from dayflow import delivery
 from dayflow.errors import UsageError
-from dayflow.providers.offline import OfflineModel
 from tests.conftest import dayflow_process, db_rows, is_pg
-from tests.harness import Result, invoke
+from tests.harness import Result, invoke, offline_model
 
 DATE = "2026-11-05"
 
@@ -97,7 +96,7 @@ def config(tmp_path: Path, port: int, extra: str = "") -> Path:
 
 
 def run(db: Path, *args: str, env: dict[str, str] | None = None) -> Result:
-    return invoke(db, lambda n, s: OfflineModel(), *args, env=env)
+    return invoke(db, offline_model, *args, env=env)
 
 
 def runs(db: Path) -> list[dict[str, Any]]:

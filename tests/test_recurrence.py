@@ -14,12 +14,11 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from dayflow import tools
-from dayflow.providers.offline import OfflineModel
 from dayflow.sources import IcsCalendar, recurrence
 from dayflow.sources.factory import Calendar
 from dayflow.sources.ical import CalendarData
 from dayflow.store import Store
-from tests.harness import invoke
+from tests.harness import home_calendar, invoke, offline_model
 
 DAY = dt.date(2026, 11, 5)  # the harness clock's day
 WEEK = (DAY, DAY + dt.timedelta(days=6))
@@ -186,14 +185,8 @@ def test_the_tool_result_and_the_offline_brief_name_a_series_cut_short(
         {"source": "home", "series": "Hostile", "reason": "not expanded: INTERVAL=0 never moves on"}
     ]
 
-    config = tmp_path / "config.toml"
-    config.write_text(f'[[calendar]]\nname = "home"\nkind = "ics"\npath = "{tmp_path}/cal.ics"\n')
-    brief = invoke(
-        tmp_path / "d.db",
-        lambda n, s: OfflineModel(),
-        "brief",
-        env={"DAYFLOW_CONFIG": str(config), "DAYFLOW_TZ": "Europe/Berlin"},
-    )
+    cli_env = home_calendar(tmp_path)  # the calendar written above
+    brief = invoke(tmp_path / "d.db", offline_model, "brief", env=cli_env)
     assert brief.code == 0, brief.err
     assert (
         "Calendar home: 'Hostile' was not read in full (not expanded: INTERVAL=0 never moves on);"
@@ -201,12 +194,6 @@ def test_the_tool_result_and_the_offline_brief_name_a_series_cut_short(
     )
     assert "Real meeting" in brief.out
 
-    check = invoke(
-        None,
-        lambda n, s: OfflineModel(),
-        "sources",
-        "check",
-        env={"DAYFLOW_CONFIG": str(config), "DAYFLOW_TZ": "Europe/Berlin"},
-    )
+    check = invoke(None, offline_model, "sources", "check", env=cli_env)
     assert check.code == 0, check.err
     assert "cut short: 'Hostile' (not expanded: INTERVAL=0 never moves on)" in check.out

@@ -11,6 +11,7 @@ import pytest
 from dayflow.safe_text import REMOVED, inert_markdown
 from dayflow.shown import shown_in
 from tests.harness import Result, invoke
+from tests.mailkit import json_message, write_json_inbox
 from tests.scripted import ScriptedModel, text, tool_use, turn
 
 MAIL_URL = "https://portal.example.org/lease/4411"
@@ -88,16 +89,11 @@ BRIEF = (
 
 
 def _inbox(tmp_path: Path) -> Path:
-    path = tmp_path / "inbox.json"
-    message = {
-        "id": "m1",
-        "from": "Rosa <rosa@example.org>",
-        "subject": "Lease",
-        "received_at": "2026-11-05T06:00:00+00:00",
-        "body": f"Please sign at {MAIL_URL} by Friday.",
-    }
-    path.write_text(json.dumps({"messages": [message]}))
-    return path
+    body = f"Please sign at {MAIL_URL} by Friday."
+    message = json_message(
+        "m1", "Rosa <rosa@example.org>", "Lease", "2026-11-05T06:00:00+00:00", body=body
+    )
+    return write_json_inbox(tmp_path / "inbox.json", message)
 
 
 def _model() -> ScriptedModel:

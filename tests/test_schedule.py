@@ -18,9 +18,8 @@ import pytest
 
 from dayflow import schedule, schedule_parse
 from dayflow.clock import FixedClock
-from dayflow.providers.offline import OfflineModel
 from dayflow.store import open_store
-from tests.harness import Result, invoke
+from tests.harness import Result, invoke, offline_model
 
 FAKE = """#!{python}
 import json, os, sys
@@ -87,7 +86,7 @@ class Machine:
         return [json.loads(line) for line in self.log.read_text().splitlines()]
 
     def __call__(self, db: Path, *args: str, **env: str) -> Result:
-        return invoke(db, lambda n, s: OfflineModel(), *args, env={**self.env, **env})
+        return invoke(db, offline_model, *args, env={**self.env, **env})
 
     @property
     def unit_dir(self) -> Path:

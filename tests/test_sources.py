@@ -26,29 +26,34 @@ TOKYO = dt.timezone(dt.timedelta(hours=9))
 NEW_YORK = dt.timezone(dt.timedelta(hours=-5))
 
 
+MESSAGE = {
+    "id": "x1",
+    "from": "Ada Quill <ada@example.com>",
+    "subject": "Hello",
+    "received_at": "2026-11-04T10:00:00+00:00",
+    "snippet": "Just saying hello.",
+    "body": "Just saying hello. Nothing else.",
+    "unread": True,
+}
+EVENT = {
+    "id": "e1",
+    "title": "Planning",
+    "start": "2026-11-05T10:00:00+00:00",
+    "end": "2026-11-05T11:00:00+00:00",
+}
+
+
+def _with(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """`base` with `overrides` applied; a field overridden with `...` is left out."""
+    return {k: v for k, v in (base | overrides).items() if v is not ...}
+
+
 def _message(**overrides: Any) -> dict[str, Any]:
-    message = {
-        "id": "x1",
-        "from": "Ada Quill <ada@example.com>",
-        "subject": "Hello",
-        "received_at": "2026-11-04T10:00:00+00:00",
-        "snippet": "Just saying hello.",
-        "body": "Just saying hello. Nothing else.",
-        "unread": True,
-    }
-    message.update(overrides)
-    return {k: v for k, v in message.items() if v is not ...}
+    return _with(MESSAGE, overrides)
 
 
 def _event(**overrides: Any) -> dict[str, Any]:
-    event = {
-        "id": "e1",
-        "title": "Planning",
-        "start": "2026-11-05T10:00:00+00:00",
-        "end": "2026-11-05T11:00:00+00:00",
-    }
-    event.update(overrides)
-    return {k: v for k, v in event.items() if v is not ...}
+    return _with(EVENT, overrides)
 
 
 def _write(tmp_path: Path, data: object, name: str = "data.json") -> Path:
