@@ -13,52 +13,37 @@ from dayflow.sources.ics import IcsCalendar
 from dayflow.store import Store
 from tests.harness import home_calendar, invoke, offline_model
 
+
+def _vevent(uid: str, *lines: str) -> str:
+    return "\n".join(["BEGIN:VEVENT", f"UID:{uid}", *lines, "END:VEVENT"]) + "\n"
+
+
+def _berlin(uid: str, day: str, start: str, end: str, summary: str, *lines: str) -> str:
+    """An event on `day` (YYYYMMDD) from `start` to `end` (HHMMSS) in Berlin's wall clock."""
+    zone = "TZID=Europe/Berlin"
+    when = [f"DTSTART;{zone}:{day}T{start}", f"DTEND;{zone}:{day}T{end}"]
+    return _vevent(uid, *when, f"SUMMARY:{summary}", *lines)
+
+
+MOVED = "RECURRENCE-ID;TZID=Europe/Berlin:20261109T140000"  # one instance of the series
 # The harness clock is 2026-11-05T07:30Z: Thursday 08:30 in Berlin.
-ICS = """BEGIN:VCALENDAR
-VERSION:2.0
-PRODID:-//test//EN
-BEGIN:VEVENT
-UID:early@x
-DTSTART;TZID=Europe/Berlin:20261105T060000
-DTEND;TZID=Europe/Berlin:20261105T070000
-SUMMARY:Early run
-END:VEVENT
-BEGIN:VEVENT
-UID:dropped@x
-DTSTART;TZID=Europe/Berlin:20261105T090000
-DTEND;TZID=Europe/Berlin:20261105T093000
-SUMMARY:Dropped call
-STATUS:CANCELLED
-END:VEVENT
-BEGIN:VEVENT
-UID:review@x
-DTSTART;TZID=Europe/Berlin:20261105T100000
-DTEND;TZID=Europe/Berlin:20261105T110000
-SUMMARY:Design review
-END:VEVENT
-BEGIN:VEVENT
-UID:holiday@x
-DTSTART;VALUE=DATE:20261106
-DTEND;VALUE=DATE:20261107
-SUMMARY:Bridge day
-END:VEVENT
-BEGIN:VEVENT
-UID:sync@x
-DTSTART;TZID=Europe/Berlin:20261102T140000
-DTEND;TZID=Europe/Berlin:20261102T143000
-RRULE:FREQ=DAILY;COUNT=10
-SUMMARY:Team sync
-END:VEVENT
-BEGIN:VEVENT
-UID:sync@x
-RECURRENCE-ID;TZID=Europe/Berlin:20261109T140000
-DTSTART;TZID=Europe/Berlin:20261109T140000
-DTEND;TZID=Europe/Berlin:20261109T143000
-SUMMARY:Team sync
-STATUS:CANCELLED
-END:VEVENT
-END:VCALENDAR
-"""
+ICS = "".join(
+    [
+        "BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//test//EN\n",
+        _berlin("early@x", "20261105", "060000", "070000", "Early run"),
+        _berlin("dropped@x", "20261105", "090000", "093000", "Dropped call", "STATUS:CANCELLED"),
+        _berlin("review@x", "20261105", "100000", "110000", "Design review"),
+        _vevent(
+            "holiday@x",
+            "DTSTART;VALUE=DATE:20261106",
+            "DTEND;VALUE=DATE:20261107",
+            "SUMMARY:Bridge day",
+        ),
+        _berlin("sync@x", "20261102", "140000", "143000", "Team sync", "RRULE:FREQ=DAILY;COUNT=10"),
+        _berlin("sync@x", "20261109", "140000", "143000", "Team sync", "STATUS:CANCELLED", MOVED),
+        "END:VCALENDAR\n",
+    ]
+)
 
 
 def _config(tmp_path: Path, ics: str = ICS) -> dict[str, str]:
