@@ -11,9 +11,10 @@ order of the files: tuning looks only at the `tuning` split's figures.
 The blind splits live apart, each in its own folder of `<category>.json` files (same shape,
 same guide), written by someone who never saw the offline model's rules: `blind/` (looked at
 once the model had been scored on it, so now one more tuning split) and `blind2/` (written
-while the rules were changed, scored once after). `load()` never reads them; only
-`load_held(name)` does, and the scorer runs each as a morning of its own, so none is mixed into
-the set's figures.
+while the rules were changed, scored once after, then studied and tuned on in issue 23's
+third round: now a tuning split too, its first scoring kept in RESULTS.md). `load()` never
+reads them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so
+none is mixed into the set's figures.
 """
 
 from __future__ import annotations
@@ -77,11 +78,13 @@ HELD_OUT = (
     HeldOut(
         "blind2",
         BLIND2_DIR,
-        "Second blind split (`bench/eval/blind2/`, scored once, never tuned on)",
+        "Second blind split (`bench/eval/blind2/`, tuned on since issue 23's third round)",
         "Written by a second author who did not open the offline model's rules, from GUIDE.md, "
         "the scorer's code and four messages of the other splits for their shape "
-        "(`blind2/README.md`); not opened by the rules' author until the rules were final, "
-        "then scored once. A morning of its own (same date, timezone and calendar).",
+        "(`blind2/README.md`); scored once on the final rules of the second round, then its "
+        "misses were studied and the rules generalised from them (the third round), so it is "
+        "now one more tuning split, kept for comparison. A morning of its own (same date, "
+        "timezone and calendar).",
     ),
 )
 

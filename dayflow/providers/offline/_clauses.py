@@ -18,12 +18,18 @@ from dataclasses import dataclass
 from dayflow.providers.offline._dates import Deadline, find_deadline
 from dayflow.providers.offline._forms import Piece, whole_forms
 from dayflow.providers.offline._sentences import spoken_to
-from dayflow.providers.offline._titles import VERBS, finish, make_title
+from dayflow.providers.offline._titles import AND_RETURN, VERBS, finish, make_title
 
 _CUE = re.compile(
-    r"(?:\b(?:could|can|would|will)\s+(?:you|someone|anyone|somebody)"
-    r"(?:\s+(?:please|also|maybe|both|all|two|guys))*"
-    r"|\b(?:i|we)\s+need\s+you\s+to|\bneeds?\s+(?:someone|somebody|you)\s+to|\bplease|\bkindly"
+    r"(?:\b(?:could|can|would|will)\s+(?:you|u|ya|someone|anyone|somebody)"
+    r"(?:\s+(?:please|pls|also|maybe|both|all|two|guys))*"
+    r"|\b(?:i|we)\s+need\s+(?:you|u)\s+to|\bneeds?\s+(?:someone|somebody|you)\s+to|\bplease|\bkindly"
+    r"|\b(?:pls|plz)\b"
+    # "You need to re-approve it", "Everyone needs to make their elections": an obligation
+    r"|\b(?:you|u|everyone|everybody|each\s+of\s+you|all\s+of\s+you)\s+(?:will\s+|also\s+|still\s+)?"
+    r"(?:need(?:s)?|ha(?:ve|s))\s+to"
+    # "bitten wir Sie, das Formular ... zurückzusenden": a formal plea, its verb a zu-infinitive
+    r"|\b(?:bitten\s+wir\s+(?:sie|dich|euch)|(?:wir|ich)\s+(?:bitten|bitte)\s+(?:sie|dich|euch))\s*,?"
     r"|\b(?:kannst|könntest|koenntest|würdest|wuerdest)\s+du(?:\s+(?:bitte))*"
     r"|\b(?:können|könnten|koennten|würden)\s+sie(?:\s+(?:bitte))*|\bbitte"
     r"|\b(?:pourriez|pouvez)-vous|\b(?:peux|pourrais)-tu|\bmerci\s+de|\bveuillez"
@@ -42,7 +48,7 @@ _NOT_A_REQUEST = re.compile(
     r"(?:find|see|note|allow|ignore|disregard|do not|don't|feel free|excuse|forgive|keep in mind"
     r"|be (?:aware|advised)|believe|imagine|let (?:me|us) know if (?:you (?:have|need)|anything)"
     r"|contact us|reach out|rate|enjoy|welcome|join us|register now|save|book your spot"
-    r"|take care|have (?:a|fun)|get well|arrive|be (?:on time|early))\b",
+    r"|take care|have (?:a|fun)|get well|arrive|be (?:on time|early)|beachten)\b",
     re.IGNORECASE,
 )
 _LET_KNOW = re.compile(
@@ -50,9 +56,10 @@ _LET_KNOW = re.compile(
     re.IGNORECASE,
 )
 _YOU_COMMIT = re.compile(
-    r"\b(?:(?:thanks|thank\s+you)\s+(?:so\s+much\s+)?for\s+(?:offering|agreeing|volunteering)\s+to"
-    r"|(?:thanks|thank\s+you)\s+(?:so\s+much\s+)?for\s+(?:saying|telling\s+me|letting\s+me\s+know)"
-    r"\s+you(?:'d|\s+would|'ll|\s+will|\s+could|\s+can)"
+    r"\b(?:(?:thanks|thank\s+(?:you|u)|thx|ty)\s+(?:so\s+much\s+)?for\s+(?:offering|agreeing"
+    r"|volunteering)\s+to"
+    r"|(?:thanks|thank\s+(?:you|u)|thx|ty)\s+(?:so\s+much\s+)?for\s+(?:saying|telling\s+me"
+    r"|letting\s+me\s+know)\s+(?:you|u)(?:'d|\s+would|'ll|\s+will|\s+could|\s+can)"
     r"|(?:noted\s+that|so)\s+you(?:'ll|\s+will)|you\s+said\s+you(?:'d|\s+would)"
     r"|(?:great|glad|good|nice|happy|relieved)\s+(?:that\s+)?you(?:'ll|\s+will|'re\s+going\s+to"
     r"|\s+can)"
@@ -109,6 +116,10 @@ _LOOK = re.compile(
 )
 
 
+_MAX_CUES = 8
+_ASIDE = re.compile(r"\s*\([^()\n]{0,200}\)")
+
+
 @dataclass(frozen=True)
 class Found:
     title: str
@@ -150,6 +161,7 @@ def in_sentence(
         sentence,
         flags=re.IGNORECASE,
     )
+    sentence = _ASIDE.sub(lambda m: _aside(m.group(0), received), sentence)
     if re.match(r"^(?:if|si|wenn|falls)\s", sentence, re.I) and not _POLITE_IF.match(sentence):
         return []  # "If this wasn't you, please reset your password": only on that condition
     whole = whole_forms(sentence, subject, sender, received)
@@ -163,6 +175,13 @@ def in_sentence(
     for rest in clauses:
         out += _clause_pieces(rest, sentence, topic, sender, received, commitment, weak)
     return out
+
+
+def _aside(aside: str, received: dt.date | None) -> str:
+    """An aside in brackets, out of the way ("the pricing (the 3-seat version) by Friday"),
+    unless it holds the deadline ("(ideally by Friday)"), whose words stay."""
+    inner = aside.strip()[1:-1]
+    return f" {inner}" if find_deadline(inner, received, lead_only=True) else ""
 
 
 def _cue_clauses(sentence: str, from_user: bool) -> tuple[list[str], bool]:
@@ -183,7 +202,7 @@ def _cue_clauses(sentence: str, from_user: bool) -> tuple[list[str], bool]:
         gap = sentence[kept[-1].end() : cue.start()].split()
         if not all(w.lower() in _PRONOUNS for w in gap):
             kept.append(cue)
-    cues = kept
+    cues = kept[:_MAX_CUES]  # a sentence of a thousand "please"s asks no more than a few things
     clauses = []
     for i, cue in enumerate(cues):
         stop = cues[i + 1].start() if i + 1 < len(cues) else len(sentence)
@@ -296,9 +315,13 @@ def _clause_pieces(
     parts = _split_and(clause)
     if len(parts) > 1 and _LOOK.match(parts[0].strip()) and _LET_KNOW.match(parts[1]):
         parts = parts[1:]
+    # "approve X by tomorrow, and decide Y": a deadline stays with its own part and those
+    # before it ("sign it and send it by Friday"), never the parts after it
+    owner = next((i for i, p in enumerate(parts) if deadline and deadline.phrase in p), None)
     out: list[Piece] = []
-    for part in parts:
-        part_deadline = find_deadline(part, received, lead_on=commitment) or deadline
+    for i, part in enumerate(parts):
+        carried = deadline if owner is None or i <= owner else None
+        part_deadline = find_deadline(part, received, lead_on=commitment) or carried
         made = make_title(part, part_deadline, topic, sender)
         if made:
             out.append((made, part_deadline, weak))
@@ -346,7 +369,10 @@ def _split_and(clause: str) -> list[str]:
         if (
             len(out[-1].split()) > 1
             and word.lower() in VERBS
-            and not re.match(r"^\w+\s+(?:it|them|this)(?:\s+(?:back|over|up|off))?$", text, re.I)
+            and not re.match(
+                r"^\w+\s+(?:it|them|this)(?:\s+(?:back|over|up|off))?(?:\s+to\s+\S+)?$", text, re.I
+            )
+            and not AND_RETURN.match(" and " + text)
             and not re.match(r"^(?:get|report|circle|come)\s+back|^follow\s+up", text, re.I)
         ):
             out.append(text)

@@ -85,6 +85,7 @@ _LEADS = (
     r"|bis(?:\s+(?:zum|zur|spätestens|am))?|spätestens(?:\s+(?:am|bis))?|vor(?:\s+dem)?"
     r"|avant(?:\s+(?:le|la))?|d'ici(?:\s+(?:le|la))?|au\s+plus\s+tard(?:\s+le)?|pour(?:\s+le)?"
     r"|antes\s+del?|antes\s+de\s+la|para(?:\s+el)?|a\s+más\s+tardar(?:\s+el)?|hasta(?:\s+el)?"
+    r"|como\s+(?:muy\s+)?tarde(?:\s+el)?|no\s+más\s+tarde\s+del?|on\s+or\s+before"
 )
 _SOON = (
     r"asap|as\s+soon\s+as\s+(?:possible|you(?:'re|\s+are)\s+\w+|you\s+can)|right\s+away|immediately"

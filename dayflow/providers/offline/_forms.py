@@ -29,9 +29,24 @@ _NEED_FROM_YOU = re.compile(
 )
 # "need the revised budget by Thursday COB", "we need those numbers today": the thing, sent.
 _NEED_THING = re.compile(
-    r"^(?:(?:i|we)\s+)?(?:really\s+|still\s+|urgently\s+)?need\s+(?P<obj>(?:the|your|a|an|those|that"
-    r"|this|these)\s+[\w$#' -]{2,60}?)\s+(?=(?:by|before|no\s+later\s+than|today|tonight|tomorrow"
-    r"|asap|eod|cob)\b)",
+    r"^(?:(?:i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+|urgently\s+)?need\s+(?P<obj>(?:the"
+    r"|your|a|an|those|that|this|these)\s+[\w$#+' -]{2,60}?)\s+(?=(?:by|before|no\s+later\s+than"
+    r"|today|tonight|tomorrow|asap|eod|cob)\b)",
+    re.IGNORECASE,
+)
+# "we'll need your final slides uploaded to the portal by Friday": the thing, and what to do.
+_NEED_DONE = re.compile(
+    r"\b(?:(?:i|we)(?:'ll|\s+will)?\s+)?need\s+(?P<obj>(?:the|your|a|an|those|these)\s+"
+    r"[\w$#+' -]{2,60}?)\s+(?P<verb>uploaded|sent|signed|submitted|returned|filled\s+(?:in|out)"
+    r"|reviewed|approved|completed|updated|finished|booked|paid|shared|posted|added|done)\b"
+    r"(?P<rest>[^.;!?]{0,80})",
+    re.IGNORECASE,
+)
+# "The Q4 assessment of $285 is due by 11/15": a payment that falls due.
+_DUE_PAYMENT = re.compile(
+    r"^(?:the\s+|your\s+|this\s+|our\s+)?(?P<obj>(?:[\w$#'&/-]+\s+){0,4}?(?:assessment|invoice"
+    r"|payment|fee|fees|dues|rent|balance|bill|premium|tuition|deposit|installment|instalment)"
+    r"(?:\s+of\s+[$€£]?[\d,.]+)?)\s+(?:is|are)\s+(?:now\s+)?due\b",
     re.IGNORECASE,
 )
 _NEED_YOU_ON = re.compile(
@@ -78,9 +93,15 @@ _CAN_MAKE_IT = re.compile(
     r"(?:\s+\w+)?\s+(?:can|could|will)\s+(?:make\s+it|join\s+us|attend|be\s+there)\b",
     re.IGNORECASE,
 )
+# Where what follows a need's verb stops being part of the task.
+_CUT_REST = re.compile(r",|\s(?:so|because|since|as|and|which|before|by)\b", re.IGNORECASE)
 _PARTICIPLE = {"approved": "Approve", "signed": "Sign", "reviewed": "Review", "submitted": "Submit",
                "paid": "Pay", "returned": "Return", "completed": "Complete", "renewed": "Renew",
-               "confirmed": "Confirm", "filed": "File", "countersigned": "Countersign"}  # fmt: skip
+               "confirmed": "Confirm", "filed": "File", "countersigned": "Countersign",
+               "uploaded": "Upload", "sent": "Send", "filled in": "Fill in",
+               "filled out": "Fill out", "updated": "Update", "finished": "Finish",
+               "booked": "Book", "shared": "Share", "posted": "Post", "added": "Add",
+               "done": "Finish"}  # fmt: skip
 
 
 def whole_forms(
@@ -108,6 +129,14 @@ def _needs(
         obj = approval.group("obj") or clean_subject(subject)
         title = finish(f"{verb} {strip_articles(obj)}", sender)
         return [(title, find_deadline(sentence[approval.end() :], received), False)]
+    done = _NEED_DONE.search(sentence)
+    if done:
+        verb = _PARTICIPLE[" ".join(done.group("verb").lower().split())]
+        deadline = find_deadline(done.group("rest"), received)
+        rest = done.group("rest")
+        rest = rest.replace(deadline.phrase, " ") if deadline else rest
+        obj = strip_articles(done.group("obj"))
+        return [(finish(f"{verb} {obj} {_CUT_REST.split(rest)[0]}", sender), deadline, False)]
     need = _NEED_FROM_YOU.search(sentence) or _NEED_THING.search(sentence)
     if need:
         title = finish(f"Send {need.group('obj')} to {sender}", sender)
@@ -133,6 +162,10 @@ def _owed(sentence: str, sender: str, received: dt.date | None) -> list[Piece] |
         verb = (promised.group("verb") or "send").capitalize()
         title = finish(f"{verb} {strip_articles(promised.group('obj'))} to {sender}", sender)
         return [(title, find_deadline(sentence[promised.end() :], received, lead_on=True), False)]
+    payment = _DUE_PAYMENT.search(sentence)
+    deadline = find_deadline(sentence[payment.end() :], received, lead_on=True) if payment else None
+    if payment and deadline is not None:
+        return [(finish(f"Pay {payment.group('obj')}", sender), deadline, False)]
     passive = _PASSIVE.search(sentence)
     deadline = find_deadline(sentence[passive.end() :], received) if passive else None
     if passive and deadline is not None:

@@ -93,6 +93,27 @@ _GREETING = re.compile(
     r"^(?:(?i:hi|hello|hey|dear|morning|good morning|hallo|hej|liebe[rs]?|bonjour|salut|hola"
     r"|estimad[oa]|guten tag)\s+)?([A-Z][a-z]+)\s*[,!:]"
 )
+# A line that only names an attachment ("Attachment: x.docx", "budget.pdf"), and an attached
+# file's name in brackets anywhere ("[scan.pdf]", "<deck.pptx>"), checked by `_FILE`.
+_ATTACHMENT = re.compile(
+    r"^(?:(?:attachments?|anhang|pièce jointe|adjunto)\s*:\s*\S.{0,200}|[\w.-]{1,120})$",
+    re.IGNORECASE,
+)
+_BRACKETED = re.compile(r"[\[<][^\[\]<>\n]{1,120}[\]>]")
+_FILE = re.compile(
+    r".*\.(?:pdf|docx?|xlsx?|pptx?|csv|png|jpe?g|gif|zip|txt|key|numbers|pages)\s*$", re.I
+)
+# A phone's sign-off: the sender's words end there ("Sent from my iPhone").
+_SENT_FROM = re.compile(
+    r"(?:^|(?<=\s))(?:sent from my|von meinem|envoyé de mon|enviado desde mi)\s", re.IGNORECASE
+)
+# A snippet that announces several things: "three things:", "1) ... 2)", "two asks".
+_SEVERAL = re.compile(
+    r"\b(?:two|three|four|five|couple(?:\s+of)?|few|several|zwei|drei|deux|trois|dos|tres)\s+"
+    r"(?:\w+\s+)?(?:things|items|asks|requests|questions|favou?rs|sachen|dinge|bitten|fragen"
+    r"|choses|points|questions|cosas|puntos|preguntas)\b|(?:^|\s)\(?(?:1|a)[.)]\s",
+    re.IGNORECASE,
+)
 _REPLY_PREFIX = re.compile(r"^(?:(?:re|fwd?|fw|aw|sv)\s*:\s*)+", re.IGNORECASE)
 _BLOCK_TAG = re.compile(r"<\s*/?\s*(?:p|div|br|tr|table|ul|ol|h\d)\b[^>]*>", re.IGNORECASE)
 
@@ -145,13 +166,22 @@ def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[A
         return body_actions({**message, "body": message.get("snippet", "")}, user), False
     _, local = _sender(message)
     subject, snippet = str(message.get("subject", "")), str(message.get("snippet", ""))
-    if _is_automated(local, subject) or says_fyi(subject) or says_fyi(snippet):
+    if _is_automated(local, subject) or says_fyi(subject) or says_fyi(snippet, warning=False):
         return [], False
     found = _cut_short_actions(message, user)
-    if found and found[0].due:
+    if found and found[0].due and not _SEVERAL.search(snippet):
         return found[:1], False
-    wanted = bool(found) or message.get("unread") is True or bool(_CUE.search(subject))
+    # A read message is opened when it speaks to the reader by name ("Hi Alex, ..."): its ask
+    # often comes after what the snippet shows.
+    greeted = bool(user) and _greets(snippet, str(user))
+    wanted = bool(found) or message.get("unread") is True or bool(_CUE.search(subject)) or greeted
     return [], wanted
+
+
+def _greets(snippet: str, user: str) -> bool:
+    """Whether a snippet opens by speaking to `user` ("Hi Alex,", "Alex -")."""
+    found = _GREETING.match(snippet) or re.match(r"^([A-Z][a-z]+)\s+[-–—]\s", snippet)
+    return found is not None and found.group(1).lower() == user.lower()
 
 
 def is_urgent(message: dict[str, Any]) -> bool:
@@ -288,9 +318,14 @@ def _own_words(message: dict[str, Any]) -> str:
             break
         if stripped.lower().startswith("on ") and _QUOTE_HEAD.match(joined):
             break
+        if _ATTACHMENT.match(stripped) and (":" in stripped or _FILE.match(stripped)):
+            continue
         if not stripped.startswith(">") or len(rows) == 1:  # a snippet is one line
             lines.append(line)
     text = "\n".join(lines)
+    text = _BRACKETED.sub(lambda m: " " if _FILE.match(m.group(0)[1:-1]) else m.group(0), text)
+    phone = _SENT_FROM.search(text)
+    text = text[: phone.start()] if phone else text
     # A snippet has its lines run together: quoted sentences may open it ("> Can you...?
     # Nevermind...") and a quoted reply's header may sit mid-line.
     while text.lstrip().startswith(">"):
@@ -304,7 +339,9 @@ def _own_words(message: dict[str, Any]) -> str:
 
 def _sender_name(display: str, local: str) -> str:
     words = display.split()
+    while len(words) > 1 and words[0].lower().rstrip(".") in {"dr", "prof", "mr", "mrs", "ms"}:
+        words = words[1:]  # "Dr. Ulrike Brandt" goes by Ulrike
     if not words:
         return local.split(".")[0].capitalize() or "the sender"
     # A person goes by their first name; "Maple Grove Elementary" keeps its whole name.
-    return words[0] if len(words) <= 2 else display
+    return words[0] if len(words) <= 2 else " ".join(words)

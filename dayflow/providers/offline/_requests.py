@@ -34,14 +34,17 @@ from dayflow.providers.offline._titles import INVITE, VERBS, clean_subject, even
 
 _FYI = re.compile(
     r"\bfyi\b|\bno action\b|nothing (?:is )?needed|nothing you need to do|for your information"
-    r"|no (?:need to|reply needed)|you don't need to do anything|heads up\b|zur info"
+    r"|no (?:need to|reply needed)|you don't need to do anything|zur info"
     r"|ihr müsst nichts|rien à faire|pour info|no hace falta|para tu información"
     r"|solo para informarte|for (?:visibility|your awareness|your records)|looping you in"
     r"|keeping you in the loop|cc'?(?:ing|ed)? (?:you|\w+) (?:for|so)\b",
     re.IGNORECASE,
 )
+# "Heads up: ..." warns; what follows may still ask ("Can you send it over?"), so it marks only
+# its own sentence, and a snippet that opens with it is still opened.
+_HEADS_UP = re.compile(r"\bheads[- ]up\b", re.IGNORECASE)
 _ALL_CLEAR = re.compile(
-    r"^(?:fyi|heads up|just (?:a note|so you know|to let you know)|zur info|pour info|para tu"
+    r"^(?:fyi|just (?:a note|so you know|to let you know)|zur info|pour info|para tu"
     r" información|solo para informarte)\b|\bno action (?:needed|required)|nothing (?:is )?needed"
     r"|nothing you need to do|you don't need to do anything|no need to do anything|ihr müsst nichts"
     r"|rien à faire|no hace falta que hagas nada",
@@ -79,6 +82,27 @@ _ANSWER = re.compile(
     r"|confirmer|répondre|confirmar|responder)\b",
     re.IGNORECASE,
 )
+# "I need three things from you:", "necesito dos cosas:", "ich brauche zwei Dinge von dir:".
+_NEEDS_INTRO = re.compile(
+    r"(?P<need>\b(?:(?:i|we)(?:'ll|\s+will|'d)?\s+(?:need|want)|necesit[oa]\w*|brauche\w*"
+    r"|benötige\w*|j'ai\s+besoin))\b[^:]{0,80}\b(?:things?|items?|cosas?|dinge|sachen|choses"
+    r"|from\s+you|de\s+ti|von\s+dir|de\s+toi)\s*:(?P<items>.*)$",
+    re.IGNORECASE,
+)
+# Where the items of "I need two things from you: X, and Y" part.
+_ITEMS = re.compile(r",?\s+and\s+(?=(?:a|an|the|your|some)\s)|;\s*|,\s+(?=(?:a|an|the|your)\s)")
+# "a yes or no on the discount they asked for": a decision, not a thing to send.
+_DECIDE_ON = re.compile(
+    r"^(?:a\s+|your\s+)?(?:yes\s+or\s+no|yes/no|decision|go\s*/\s*no[- ]go|call)\s+(?:on|about)\s+"
+    r"(?:the\s+)?(?P<on>.+?)(?:\s+(?:they|he|she|you|we|i)\s+\w+(?:\s+(?:for|about))?)?$",
+    re.IGNORECASE,
+)
+_MAX_FOUND = 20
+_LOOK_AHEAD = 12  # how many sentences after a needed item may give it its deadline
+_PLAIN_WORDS = frozenset(
+    "the and for you your our one two three four five any all some from with this that these"
+    " those can will".split()
+)
 _TOPIC = re.compile(r"^\s*(?:topic|subject|sujet|thema|asunto|tema)\s*:\s*(.+)$", re.I | re.M)
 _POINTER = re.compile(
     r"^(?:both|all|each|these|everything|i'd\s+like|ideally)|\b(?:it|them|these|those)\b", re.I
@@ -99,9 +123,10 @@ _SHORT_THOUGHTS = re.compile(
 )
 
 
-def says_fyi(text: str) -> bool:
-    """Whether `text` says it asks nothing ("FYI", "no action needed", "zur Info")."""
-    return bool(_FYI.search(text))
+def says_fyi(text: str, *, warning: bool = True) -> bool:
+    """Whether `text` says it asks nothing ("FYI", "no action needed", "zur Info"); with
+    `warning`, a "heads up" counts too."""
+    return bool(_FYI.search(text) or (warning and _HEADS_UP.search(text)))
 
 
 def requests_in(
@@ -122,7 +147,7 @@ def requests_in(
         event_name = invite.group("event").strip()
         lead = find_deadline(text, received)
         return [Found(f"RSVP to {event_name}"[:80], lead if lead and lead.due else None)]
-    if automated or _NEWSLETTER.search(text) or _FYI.search(subject):
+    if automated or _NEWSLETTER.search(text) or says_fyi(subject):
         return []
     text = without_signoff(text, sender)
     if _BODY_INVITE.search(text) and not re.search(r"\b(?:accepted|declined)\b", text, re.I):
@@ -137,21 +162,72 @@ def requests_in(
         return []
     elsewhere = addressed_elsewhere(found_sentences, None if from_user else reader)
     found: list[Found] = []
+    needs: str | None = None  # "I need three things from you:" over the list that follows
+    asked: set[int] = set()  # the sentences that asked something themselves
+    needed: set[str] = set()  # the words of the needed things listed so far
     for n, sentence in enumerate(found_sentences):
-        if _FYI.search(sentence.text) or _BOILERPLATE.search(sentence.text) or elsewhere[n]:
+        if len(found) >= _MAX_FOUND:  # a message asks a few things; the rest is not read
+            break
+        if says_fyi(sentence.text) or _BOILERPLATE.search(sentence.text) or elsewhere[n]:
             continue
         plain = spoken_rest(sentence.text)
+        intro = _NEEDS_INTRO.search(plain)
+        before = len(found)
+        if sentence.listed and needs is not None:
+            later = found_sentences[n + 1 : n + 1 + _LOOK_AHEAD]
+            found += _needed_item(plain, needs, later, sender, received)
+            needed |= _content(plain)
+            continue
+        if not sentence.listed and needed & _content(plain) and not has_cue(plain):
+            continue  # "Summary and plan by Friday, please": the needed things' deadline
+        needs = intro.group("need") if intro else needs if sentence.listed else None
+        if intro and intro.group("items").strip():  # "I need two things from you: X, and Y."
+            needs = None
+            for item in _ITEMS.split(intro.group("items").strip(" .")):
+                found += _needed_item(item, intro.group("need"), [], sender, received)
         for title, deadline, weak in in_sentence(
             plain, sentence.listed, subject, sender, received, from_user
         ):
             if deadline is None:
-                deadline = _carried(found_sentences, n, received, subject)
+                deadline = _carried(found_sentences, n, received, subject, asked)
             found.append(Found(title, deadline, weak))
+        if len(found) > before:
+            asked.add(n)
     if any(not f.weak for f in found):  # "let me know what you think" after the question
         found = [f for f in found if not f.weak]
     if not found and not any(elsewhere) and not _BOILERPLATE.search(text):
         found = _terse(text, subject, sender, received, reply=bool(_REPLY.match(subject)))
     return _unique(found)
+
+
+def _needed_item(
+    item: str, need: str, after: list[Sentence], sender: str, received: dt.date | None
+) -> list[Found]:
+    """One item of a list of needs: a request of its own ("que me mandes la lista" after
+    "necesito dos cosas:"), or a thing to send, due when a later sentence names it with a
+    deadline ("Bio and headshot by Friday")."""
+    if re.match(r"^(?:que|dass)\s", item, re.I):
+        item = f"{need} {item}"
+    pieces = in_sentence(item, True, "", sender, received, False)
+    if pieces:
+        return [Found(title, deadline, weak) for title, deadline, weak in pieces]
+    thing = re.split(r"\s*[(:;]|,\s", item.rstrip(" .!?"))[0]
+    decide = _DECIDE_ON.match(thing)
+    title = finish(
+        f"Decide on {decide.group('on')}" if decide else f"Send {thing} to {sender}", sender
+    )
+    deadline = find_deadline(item, received, lead_only=True)
+    words = _content(thing)
+    for sentence in after:
+        if deadline is None and not sentence.listed:
+            named = words & _content(sentence.text)
+            deadline = find_deadline(sentence.text, received, lead_only=True) if named else None
+    return [Found(title, deadline)] if thing else []
+
+
+def _content(text: str) -> set[str]:
+    """The words of 3+ letters that name something ("bio", "headshot"), lowercased."""
+    return {w.lower() for w in re.findall(r"[^\W\d_]{3,}", text)} - _PLAIN_WORDS
 
 
 def _reply_by(text: str, received: dt.date | None) -> Deadline | None:
@@ -166,7 +242,7 @@ def _reply_by(text: str, received: dt.date | None) -> Deadline | None:
 
 
 def _carried(
-    found: list[Sentence], n: int, received: dt.date | None, subject: str
+    found: list[Sentence], n: int, received: dt.date | None, subject: str, asked: set[int]
 ) -> Deadline | None:
     """A deadline a request's sentence leaves to its neighbours: "by then" (an earlier
     date), the next sentence ("Both by Friday"), the one before, the next paragraph's lead
@@ -179,10 +255,13 @@ def _carried(
     after = found[n + 1].text if n + 1 < len(found) else ""
     if after and not has_cue(after):
         carried = find_deadline(after, received, lead_only=True)
-        if carried and _POINTER.search(after):
+        # "Both by Friday": a pointer opens it, or it is short; a long sentence with "it" in
+        # it ("the form is on the counter, we have to mail it by the 15th") has its own task
+        pointer = _POINTER.search(after)
+        if carried and pointer and (pointer.start() == 0 or len(after.split()) <= 12):
             return carried
     previous = found[n - 1].text if n else ""
-    if previous and not sentence.listed and not has_cue(previous):
+    if previous and not sentence.listed and not has_cue(previous) and n - 1 not in asked:
         deadline = find_deadline(previous, received)
         if deadline is not None:
             return deadline

@@ -21,6 +21,17 @@ _ABBREVIATIONS = re.compile(
 )
 # "1) ... 2) ..." or "(a) ... (b) ..." inside a line: markers after a space or at the start.
 _INLINE_MARK = re.compile(r"(?:(?<=\s)|^)(?:\(?([1-9]|[a-e])\)|([1-9])\.(?=\s+[^\W\d]))\s+")
+_ITEM_JOINER = re.compile(r"\s*[,;]\s*(?:and|or|y|o|und|oder|et|ou)?$", re.IGNORECASE)
+# A German date's day: "13. November" does not end a sentence.
+_DAY_DOT = re.compile(
+    r"\b(\d{1,2})\.(?=\s+(?:Januar|Februar|März|April|Mai|Juni|Juli|August|September|Oktober"
+    r"|November|Dezember|Jan|Feb|Mär|Apr|Jun|Jul|Aug|Sep|Okt|Nov|Dez)\b)"
+)
+# A sentence ends at . ! or ? before a capital; in mail typed in lower case ("...today? also
+# call your mom"), at ? or ! before any word, and at a full stop after a word of 3+ letters.
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])\s+(?=[¿¡A-ZÀ-Ý\"'])|(?<=[?!])\s+(?=[a-zà-ÿ])|(?<=[a-zà-ÿ]{3}\.)\s+(?=[a-zà-ÿ])"
+)
 # "A couple of asks: first, X; second, Y; finally, Z."
 _ORDINAL = re.compile(
     r"(?:(?<=[:;.])|(?<=[:;.]\s))\s*\b(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|finally|lastly"
@@ -94,10 +105,13 @@ def sentences(text: str) -> list[Sentence]:
         for line in re.split(r"\n(?=\s*(?:\d+[.)]|\(?[a-e1-9]\)|[-*•])\s)", paragraph):
             listed = bool(_LIST_ITEM.match(line))
             line = _LIST_ITEM.sub("", " ".join(line.split()))
+            if listed:  # "1) confirm the date, and" / "que me confirmes la fecha, y"
+                line = _ITEM_JOINER.sub("", line)
             protected = _ABBREVIATIONS.sub(lambda m: m.group(0).replace(".", "\x00"), line)
             protected = re.sub(r"(\d)\.(\d)", "\\1\x00\\2", protected)
+            protected = _DAY_DOT.sub("\\1\x00", protected)  # "bis 13. November"
             protected = re.sub(r"(\d\x00\d{1,2})\.", "\\1\x00", protected)
-            for part in re.split(r"(?<=[.!?])\s+(?=[¿¡A-ZÀ-Ý\"'])", protected):
+            for part in _SENTENCE_END.split(protected):
                 part = part.replace("\x00", ".").strip()
                 if part:
                     out.append(Sentence(part, listed, number))

@@ -26,6 +26,9 @@ INVITE = re.compile(
 _PRONOUN_OBJECT = re.compile(
     r"^(?:it|them|this|that|these|those|one|yours|mine|es|sie|le|la|les|lo)$", re.IGNORECASE
 )
+_BACK_SIGNED = re.compile(
+    r"^(?:get|send)\s+(it|this|them)\s+back(\s+to\s+\S+)?\s+signed\b", re.IGNORECASE
+)
 _DROP_WORDS = {"just", "also", "quickly", "kindly", "please", "pls", "maybe", "possibly", "still",
                "bitte", "auch", "mal", "doch", "también", "tambien", "aussi", "noch", "kurz",
                "eben", "schnell", "gleich"}  # fmt: skip
@@ -43,9 +46,10 @@ _FETCH = re.compile(
     re.IGNORECASE,
 )
 # "fill in section 4 and send it back": returning the thing is part of doing it.
-_AND_RETURN = re.compile(
+AND_RETURN = re.compile(
     r"\s+and\s+(?:send|bring|get|give|mail|email)\s+(?:it|them|this)\s+back(?:\s+to\s+\S+)?\s*$"
-    r"|\s+and\s+return\s+(?:it|them|this)(?:\s+to\s+\S+)?\s*$",
+    r"|\s+and\s+return\s+(?:it|them|this|(?:a|the)\s+(?:scanned\s+|signed\s+|pdf\s+)?cop(?:y|ies))"
+    r"(?:\s+to\s+\S+)?(?:\s+(?:by|before|on|no\s+later\s+than)\s[^,;]{1,40})?\s*$",
     re.IGNORECASE,
 )
 # Subjects that say nothing about what a call is for.
@@ -55,8 +59,8 @@ _EMPTY_TOPIC = re.compile(
     re.IGNORECASE,
 )
 _ARTICLES = set(
-    "the your our a an any some der die das den dem deine deinen ihre ihren einen eine le la les l"
-    " un une el los las tu su".split()
+    "the your our a an any some der die das den dem dein deine deinen deinem deiner deines ihre"
+    " ihren einen eine le la les l un une el los las tu tus su sus ton ta tes votre vos".split()
 )
 _SOON_WORDS = (
     r"as soon as (?:possible|you(?:'re| are) \w+|you can)|right away|immediately|within the hour"
@@ -66,6 +70,10 @@ _DE_PARTICLES = {"ein", "an", "zurück", "ab", "auf", "aus", "mit", "vor", "zu",
 _DE_IMPERATIVE = {"gib": "geben", "sag": "sagen", "schick": "schicken", "ruf": "rufen",
                   "schau": "schauen", "mach": "machen", "nimm": "nehmen", "bring": "bringen",
                   "lies": "lesen", "melde": "melden", "schreib": "schreiben"}  # fmt: skip
+_ZU_INFINITIVE = re.compile(
+    r"^(zurück|ab|an|auf|aus|ein|mit|vor|weiter|durch|zu|her|hin|nach|fest|frei)zu(\w{3,}en)$",
+    re.IGNORECASE,
+)
 _DE_PRONOUNS = {"du", "sie", "ihr", "mir", "mich", "uns", "dir", "bitte"}
 
 
@@ -133,7 +141,11 @@ def _scrub(clause: str, deadline: Deadline | None) -> str:
         flags=re.I,
     )
     text = re.sub(
-        r"\s+(?:today|tonight|tomorrow|now|right away|asap|in my place)\b", " ", text, flags=re.I
+        r"\s+(?:today|tonight|tomorrow|now|right away|asap|in my place|noon|midday|midnight|eod"
+        r"|cob)\b",
+        " ",
+        text,
+        flags=re.I,
     )
     text = re.sub(rf"\s+(?:{_SOON_WORDS})", " ", text, flags=re.I)
     text = re.sub(r"\s+(?:on|at)\s+[\d+][\d\s().+-]{5,}", " ", text)  # a phone number
@@ -145,7 +157,7 @@ def _scrub(clause: str, deadline: Deadline | None) -> str:
     )
     text = re.sub(r"\s*\([^)]*\)|\s+at\s+the\s+(?:very\s+)?latest\b", "", text, flags=re.I)
     text = " ".join(w for w in text.split() if w.lower().strip(",.!?") not in _FILLERS)
-    text = _AND_RETURN.sub("", text)
+    text = AND_RETURN.sub("", text)
     text = re.sub(r"\s+(?:for|on|by|at|until|before)\s*$", "", text.rstrip(" ,.?!"), flags=re.I)
     fetch = _FETCH.match(text.strip(" ,:-"))
     if fetch:
@@ -166,6 +178,11 @@ def _idiom(words: list[str]) -> list[str]:
         return ["join", *words[2:]]
     if low[0] == "send" and len(low) > 1 and low[1] == "over":
         return ["send", *words[2:], "to", "me"]
+    if low[0] == "execute" and len(low) > 1:  # a contract is executed: signed
+        return ["sign", *words[1:]]
+    back = _BACK_SIGNED.match(" ".join(words))
+    if back:  # "get it back to me signed": return it signed
+        return ["return", back.group(1), "signed", *back.group(2).split()]
     if low[:3] in (["take", "a", "look"], ["have", "a", "look"]):
         rest = words[4:] if len(low) > 3 and low[3] == "at" else words[3:]
         return ["review", *rest] if rest else ["review"]
@@ -281,6 +298,10 @@ def _german(words: list[str], sender: str, subject: str) -> str:
     particle = ""
     if len(kept) > 1 and kept[-1].lower() in _DE_PARTICLES:
         particle = kept.pop().lower()
+    # "zurückzusenden", "zu senden": a zu-infinitive is the verb ("zurücksenden", "senden")
+    kept[-1] = _ZU_INFINITIVE.sub(r"\1\2", kept[-1])
+    if len(kept) > 2 and kept[-2].lower() == "zu":
+        del kept[-2]
     verb_last = kept[-1].lower().endswith("en") or kept[-1].lower().endswith("ern")
     if verb_last and (not particle or len(kept) == 1):
         verb, body = kept[-1], kept[:-1]

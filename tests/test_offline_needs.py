@@ -1,0 +1,185 @@
+"""The offline model's rules of issue 23's third round, each on mail written for the test: a
+request phrased as a need or an obligation, a list of needs (English, Spanish), formal German,
+terse requests beside an attachment or a phone's sign-off, "heads up" openers, read messages
+that greet the reader, payments that fall due, deadlines that stay with their own clause; and
+each new rule against hostile input (long runs, deep nesting, a 1 MB line)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dayflow.providers.offline._reading import body_actions, triage_all
+from dayflow.providers.offline._sentences import sentences
+
+FRI = "2026-10-30T10:00:00-04:00"  # a Friday
+
+
+def _mail(body: str, subject: str = "Hello", **fields: Any) -> dict[str, Any]:
+    message = {
+        "id": "n1",
+        "key": "mail:n1",
+        "from": "Priya Natarajan <priya@harbor.example>",
+        "subject": subject,
+        "received_at": FRI,
+        "body": body,
+    }
+    return message | fields
+
+
+def _found(body: str, subject: str = "Hello", **fields: Any) -> list[tuple[str, str | None]]:
+    actions = body_actions(_mail(body, subject, **fields), "Alex")
+    return [(a.title, a.due.isoformat() if a.due else None) for a in actions]
+
+
+@pytest.mark.parametrize(
+    ("body", "title", "due"),
+    [
+        ("You need to renew the parking permit in the portal before Tuesday.",
+         "Renew parking permit in portal", "2026-11-03"),
+        ("Everyone needs to complete the safety training by November 13.",
+         "Complete safety training", "2026-11-13"),
+        ("I need your updated travel budget (the one with the train option) by Nov 9.",
+         "Send updated travel budget to Priya", "2026-11-09"),
+        ("We'll need your signed waiver uploaded to the club site by Thursday.",
+         "Upload signed waiver to club site", "2026-11-05"),
+        ("need a quick +1 on the banner text by EOD", "Send quick +1 on banner text to Priya",
+         "2026-10-30"),
+        ("thank u for saying you'd drop the keys at the office tomorrow!",
+         "Drop keys at office", "2026-10-31"),
+    ],
+)  # fmt: skip
+def test_a_need_or_an_obligation_is_a_request(body: str, title: str, due: str) -> None:
+    assert _found(body) == [(title, due)]
+
+
+def test_a_list_of_needs_makes_one_task_a_thing_each_due_when_named_later() -> None:
+    body = (
+        "Hi Alex,\n\nFor the board pack I need three things from you:\n\n- a short summary\n"
+        "- the hiring plan (a draft is fine)\n- your risk notes\n\n"
+        "Summary and hiring plan by Wednesday, please. The risk notes can wait."
+    )
+    assert _found(body) == [
+        ("Send short summary to Priya", "2026-11-04"),
+        ("Send hiring plan to Priya", "2026-11-04"),
+        ("Send risk notes to Priya", None),
+    ]
+
+
+def test_needs_in_one_sentence_and_a_decision_among_them() -> None:
+    body = "I need two things from you: a price sheet (by Monday), and a yes or no on the pilot."
+    assert _found(body) == [
+        ("Send price sheet to Priya", "2026-11-02"),
+        ("Decide on pilot", None),
+    ]
+
+
+def test_a_spanish_list_of_needs_in_the_subjunctive() -> None:
+    body = (
+        "Hola Alex,\n\nnecesito dos cosas:\n\n1) que me confirmes el horario, y\n"
+        "2) que me mandes el presupuesto, como muy tarde el 9 de noviembre."
+    )
+    assert _found(body) == [
+        ("Confirmar horario a Priya", None),
+        ("Mandar presupuesto a Priya", "2026-11-09"),
+    ]
+
+
+def test_a_formal_german_plea_with_a_zu_infinitive_and_a_german_date() -> None:
+    body = (
+        "Sehr geehrter Herr Morgan,\n\nbitte beachten Sie die neue Adresse. Wir bitten Sie, den "
+        "Antrag bis spätestens 20. November an uns zurückzuschicken."
+    )
+    assert _found(body) == [("Antrag an Priya zurückschicken", "2026-11-20")]
+
+
+def test_terse_beside_an_attachment_or_a_phones_sign_off() -> None:
+    assert _found("Sign?\n\n[lease-renewal.pdf]\n\nSent from my iPhone", "Lease renewal") == [
+        ("Sign Lease renewal", None)
+    ]
+    snippet = "Pls approve today. -P Sent from my phone. Confidential, do not forward."
+    assert _found(snippet, "Budget transfer") == [("Approve Budget transfer", "2026-10-30")]
+
+
+def test_a_heads_up_warns_but_what_follows_may_ask() -> None:
+    body = "Alex, heads up: the auditors arrive at noon. Can you send the access list this morning?"
+    assert _found(body) == [("Send access list", "2026-10-30")]
+    message = _mail(body, snippet=body[:44] + "...", unread=True)
+    assert triage_all(message, "Alex") == ([], True)  # the snippet says heads up: opened
+    assert _found("Heads up: the office is closed Monday. Nothing you need to do.") == []
+
+
+def test_a_read_message_that_greets_the_reader_is_opened() -> None:
+    snippet = "Hi Alex, The committee met on Tuesday and talked through the plan for the..."
+    assert triage_all(_mail("", snippet=snippet, unread=False), "Alex") == ([], True)
+    other = "Hi Sam, The committee met on Tuesday and talked through the plan for the..."
+    assert triage_all(_mail("", snippet=other, unread=False), "Alex") == ([], False)
+
+
+def test_a_snippet_that_announces_several_asks_is_opened_even_with_a_deadline() -> None:
+    snippet = "Two things: 1) book the van by Monday 2) send the..."
+    _, wanted = triage_all(_mail("", snippet=snippet, unread=True), "Alex")
+    assert wanted
+
+
+def test_a_payment_that_falls_due_and_a_lower_case_list_of_asks() -> None:
+    assert _found("The spring tuition of $1,200 is due by 11/20.") == [
+        ("Pay spring tuition of $1,200", "2026-11-20")
+    ]
+    assert _found("The quarterly report is due by 11/20.") == []  # no payment: only a fact
+    body = "can u pick up the cake before 5 today? also call the florist about sunday"
+    assert [t for t, _ in _found(body)] == ["Pick up cake", "Call florist about sunday"]
+
+
+def test_a_deadline_stays_with_its_own_clause_and_those_before_it() -> None:
+    body = "Could you approve the quote by Monday noon, and decide whether we keep the old vendor?"
+    assert _found(body) == [
+        ("Approve quote", "2026-11-02"),
+        ("Decide whether we keep old vendor", None),
+    ]
+    assert _found("Could you sign it and send it to Omar by Tuesday?", "Lease") == [
+        ("Sign Lease", "2026-11-03"),
+        ("Send Lease to Omar", "2026-11-03"),
+    ]
+
+
+def test_titles_say_what_to_do_with_a_contract() -> None:
+    body = "Please execute the signature page (p. 4) and return a scanned copy to me by Monday."
+    assert _found(body) == [("Sign signature page", "2026-11-02")]
+    assert _found("Can you get it back to me signed by Tuesday?", "Lease addendum") == [
+        ("Return Lease addendum signed to Priya", "2026-11-03")
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        " " * 100_000,
+        "(" * 100_000 + "by Friday",
+        "[" * 100_000,
+        "[" + "a" * 1_000_000,
+        "I need things from you:" * 20_000,
+        "we'll need your " + "x " * 100_000 + "uploaded",
+        "the " + "fee " * 100_000 + "is due by Friday",
+        "ok? " * 50_000,
+        "abc. " * 50_000,
+        "13. " * 100_000,
+        "zurückzu" * 100_000 + "en",
+        "Sent from my " * 50_000,
+        "Everyone needs to " * 20_000,
+        "please send it " * 20_000,
+        "Please send it. " * 20_000,
+        "\n".join(f"- a thing {i}" for i in range(20_000)) + "\nI need three things from you:",
+        "I need three things from you:\n" + "\n".join(f"- item {i}" for i in range(20_000)),
+        ">" * 50_000 + " can you send it?",
+        "Can you send the " + "word " * 200_000 + "by Friday?",
+    ],
+)
+def test_hostile_input_is_read_without_blowing_up(body: str) -> None:
+    """Each new rule on long runs, deep nesting and a 1 MB line: read, at most five tasks."""
+    message = _mail(body, snippet=body[:200] + "...", unread=False)
+    assert len(body_actions(message, "Alex")) <= 5
+    actions, wanted = triage_all(message, "Alex")
+    assert len(actions) <= 1 and isinstance(wanted, bool)
+    assert all(s.text.strip() for s in sentences(body[:20_000]))
