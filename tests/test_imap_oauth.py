@@ -221,12 +221,10 @@ def test_no_token_reaches_the_database_or_any_output(tmp_path: Path, sasl_ir: bo
         command, count = token_script(tmp_path)
         cfg = _config(tmp_path, server.proxy.port, command)
         db = tmp_path / "d.db"
-        server.accept("token-2", "token-3")
-        # The inbox: token-1 refused, token-2 taken. The sent folder logs in on a connection
-        # of its own, with a token of its own: token-3.
+        # token-1 refused, token-2 taken: the inbox and its sent folder share the connection.
         outputs = [dayflow_process(db, cfg, "brief", "-v")]
         assert outputs[0].returncode == 0, outputs[0].stderr
-        assert runs(count) == 3
+        assert runs(count) == 2
         server.accept(*(f"token-{n}" for n in range(3, 40)))
         schedule = ["schedule", "install", "--at", "07:30", "--dry-run", "--backend", "cron"]
         outputs += every_view(db, cfg, schedule, DAYFLOW_DEBUG="1")
@@ -254,19 +252,17 @@ def test_a_resume_fetches_a_fresh_token_and_a_saved_read_is_never_read_again(
         early = tmp_path / "early.db"
         killed = dayflow_process(early, cfg, "brief", DAYFLOW_KILL_AT="after_pending:1")
         assert killed.returncode == -9 and runs(count) == 0  # killed before the read
-        # Each connection logs in with a token of its own: the inbox's and the sent folder's.
-        server.accept("token-1", "token-2")
+        # One token and one login for the inbox and its sent folder: they share a connection.
+        server.accept("token-1")
         resumed = dayflow_process(early, cfg, "resume")
         assert resumed.returncode == 0, resumed.stderr
-        assert runs(count) == 2 and server.proxy.count("AUTHENTICATE") == 2
+        assert runs(count) == 1 and server.proxy.count("AUTHENTICATE") == 1
         late = tmp_path / "late.db"
-        server.accept("token-3", "token-4")
+        server.accept("token-2")
         killed = dayflow_process(late, cfg, "brief", DAYFLOW_KILL_AT="after_tools:1")
-        assert killed.returncode == -9, killed.stderr
-        fetched = runs(count)
-        assert fetched == 4
+        assert killed.returncode == -9 and runs(count) == 2
         server.proxy.commands.clear()
         resumed = dayflow_process(late, cfg, "resume")
         assert resumed.returncode == 0, resumed.stderr
-        assert runs(count) == fetched  # the saved reads answered: no token, no connection
+        assert runs(count) == 2  # the saved reads answered: no token, no connection
         assert server.proxy.commands == []

@@ -62,7 +62,8 @@ def _mail(server: ImapServer, sent_folder: str, *, decoy: bool = True) -> None:
 
 def _feed(server: ImapServer, feeds: list[Feed], **extra: Any) -> Feed:
     account = spec(server.plain.port, **extra)
-    inbox, sent = ImapSource(account, env=ENV), ImapSentSource(account, env=ENV)
+    inbox = ImapSource(account, env=ENV)
+    sent = ImapSentSource(account, inbox, env=ENV)  # on the inbox's connection, as a brief reads
     feeds.append(Feed([inbox], [sent], me=ME, brief_date=DAY, tz=dt.UTC))
     return feeds[-1]
 
@@ -113,18 +114,74 @@ def test_no_sent_folder_is_named_in_one_line_and_the_inbox_still_counts(
     ((name, why),) = view.failures
     assert name == "work/sent" and "no sent folder found" in why
     assert 'set sent = "<folder>" in [[inbox]] work' in why
-    path = tmp_path / "config.toml"
-    path.write_text(
-        f'me = ["alex@example.org"]\n[[inbox]]\nname = "work"\nkind = "imap"\n'
-        f'host = "127.0.0.1"\nport = {server.plain.port}\nsecurity = "plain"\n'
-        'user = "demouser"\npassword_env = "IMAP_PW"\n'
-    )
-    env = {"DAYFLOW_CONFIG": str(path), **ENV}
+    env = _config(tmp_path, server.plain.port)
     check = invoke(tmp_path / "d.db", model, "sources", "check", "--json", env=env)
     assert check.code == 4
     rows = {r["name"]: r for r in json.loads(check.out)["sources"]}
     assert rows["work"]["ok"] and rows["work"]["messages"] == 1
     assert not rows["work/sent"]["ok"] and "no sent folder found" in rows["work/sent"]["error"]
+
+
+def _config(tmp_path: Path, port: int) -> dict[str, str]:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f'me = ["alex@example.org"]\n[[inbox]]\nname = "work"\nkind = "imap"\n'
+        f'host = "127.0.0.1"\nport = {port}\nsecurity = "plain"\n'
+        'user = "demouser"\npassword_env = "IMAP_PW"\n'
+    )
+    return {"DAYFLOW_CONFIG": str(path), **ENV}
+
+
+def _examined(server: ImapServer) -> list[str]:
+    return [c.split(" ", 1)[1].strip('"') for c in server.plain.lines("EXAMINE")]
+
+
+def test_the_inbox_and_its_sent_folder_share_one_login_and_keep_their_folders(
+    server: ImapServer, feeds: list[Feed]
+) -> None:
+    """The sent folder is read over the inbox's connection, and an INBOX read after it
+    examines INBOX again: the same UID (1 in both folders) is INBOX's message, not the
+    reply in Sent Items."""
+    _mail(server, "Sent Items", decoy=False)
+    before = {f: server.flags(f) for f in ("INBOX", "Sent Items")}
+    feed = _feed(server, feeds)
+    (inbox,), (sent,) = feed.inbox, feed.sent
+    view = feed()  # INBOX, then Sent Items
+    assert view.owed == () and view.failures == ()
+    assert view.threads[0].sources == ("work", "work/sent")
+    assert _examined(server)[-1] == "Sent Items"
+    listed = inbox.page(since=None, after=None, limit=10, unread_only=False)
+    assert [m.subject for m in listed] == ["Budget"]
+    assert _examined(server)[-1] == "INBOX"
+    (reply,) = sent.page(since=None, after=None, limit=10, unread_only=False)
+    assert reply.subject == "Re: Budget"
+    uid = json.loads(listed[0].position)["INBOX"]
+    assert json.loads(reply.position) == {"Sent Items": uid}  # one UID, two messages
+    read = inbox.read(listed[0].stable_id)  # Sent Items was examined last
+    assert read is not None and read.subject == "Budget"
+    assert _examined(server) == ["INBOX", "Sent Items", "INBOX", "Sent Items", "INBOX"]
+    assert server.plain.count("LOGIN") == 1 and server.plain.count("AUTHENTICATE") == 0
+    assert _verbs(server) <= READ_ONLY | {"LIST"}, _verbs(server)
+    assert all("BODY[" not in c for c in server.plain.lines("FETCH"))
+    assert {f: server.flags(f) for f in before} == before
+
+
+def test_a_brief_logs_in_once_for_the_inbox_and_its_sent_folder(
+    server: ImapServer, tmp_path: Path
+) -> None:
+    _mail(server, "Sent Items", decoy=False)
+    before = {f: server.flags(f) for f in ("INBOX", "Sent Items")}
+    env = _config(tmp_path, server.plain.port)
+    args = ("brief", "--date", DAY.isoformat(), "--since", "2026-11-09")
+    got = invoke(tmp_path / "d.db", model, *args, env=env, clock="2026-11-18T07:30:00+00:00")
+    assert got.code == 0, got.err
+    # Bob's question is answered by the reply in Sent Items: both folders were read.
+    assert "## You owe replies\n- Nobody is waiting on a reply from you.\n" in got.out
+    assert "Sent Items" in _examined(server) and "INBOX" in _examined(server)
+    assert server.plain.count("LOGIN") == 1 and server.plain.count("AUTHENTICATE") == 0
+    assert server.plain.count("LOGOUT") == 1
+    assert _verbs(server) <= READ_ONLY | {"LIST"}, _verbs(server)
+    assert {f: server.flags(f) for f in before} == before
 
 
 def test_list_answers_are_parsed_quoted_literal_and_in_modified_utf7() -> None:

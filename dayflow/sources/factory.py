@@ -309,7 +309,7 @@ def _followups(
     if config is None:
         return Feed(mail, me=Me(), brief_date=brief_date, tz=ctx.tz)
     read = {s.name for s in mail}
-    sent = open_sent([s for s in config.inboxes if s.name in read], ctx.env)
+    sent = open_sent([s for s in config.inboxes if s.name in read], ctx.env, mail)
     return Feed(
         mail, sent.sources, me=config.me, brief_date=brief_date, tz=ctx.tz,
         window_days=config.followup_days, waiting_after_days=config.waiting_after_days,

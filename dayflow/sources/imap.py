@@ -29,6 +29,7 @@ import json
 import socket
 import ssl
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from dayflow.errors import SourceError
@@ -55,6 +56,20 @@ SCAN_BATCH = 200  # headers fetched per command when looking for a message not l
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
+@dataclass
+class Session:
+    """One account's connection, shared by the sources that read its folders (an entry's
+    inbox and its sent folder: one login, one token, one password_command per brief). A
+    source examines its folder before each command that needs it (`selected` says which
+    folder the connection has open), so neither ever reads the other's folder."""
+
+    conn: imaplib.IMAP4 | None = None
+    selected: str | None = None  # the folder EXAMINEd last on `conn`
+    deadline: Deadline | None = None  # the exchange under way
+    credential: oauth.Credential | None = None  # the next connection's token
+    password: str | None = None
+
+
 class ImapSource(MailSource):
     remote = True  # a server: what it answered is saved the moment it answers
 
@@ -64,16 +79,13 @@ class ImapSource(MailSource):
         *,
         env: Mapping[str, str] | None = None,
         password: str | None = None,
+        session: Session | None = None,
     ) -> None:
         self.name = spec.name
         self.spec = spec
         self._env = env
-        self._password = password
-        self._conn: imaplib.IMAP4 | None = None
-        self._selected: str | None = None
+        self._session = session or Session(password=password)
         self._located: dict[str, tuple[str, int]] = {}
-        self._deadline: Deadline | None = None
-        self._credential: oauth.Credential | None = None  # the next connection's token
 
     @property
     def where(self) -> str:
@@ -101,27 +113,28 @@ class ImapSource(MailSource):
     def _raise_if_late(self) -> None:
         """When the whole exchange's deadline has run out, that is the error to report,
         whatever broke on the way."""
-        if self._deadline is not None and self._deadline.expired:
+        if self._session.deadline is not None and self._session.deadline.expired:
             raise self._late() from None
 
     @contextlib.contextmanager
     def _bounded(self) -> Iterator[None]:
         """One exchange (a page, a read, a check) within `timeout` seconds in all."""
-        if self._deadline is not None:  # already inside one
+        if self._session.deadline is not None:  # already inside one
             yield
             return
-        if self._conn is None and self._password is None and self._credential is None:
+        session = self._session
+        if session.conn is None and session.password is None and session.credential is None:
             # Before the clock starts: a password_command (or token_command) has its own
             # timeout, and a failing one never leaves a connection open.
-            self._credential = self._token()
-            if self._credential is None:
-                self._password = resolve_password(self.spec, self._env)
+            self._session.credential = self._token()
+            if self._session.credential is None:
+                self._session.password = resolve_password(self.spec, self._env)
         deadline = Deadline(self.spec.timeout)
-        self._deadline = deadline
+        self._session.deadline = deadline
         try:
             with deadline:
-                if self._conn is not None:
-                    deadline.watch(self._conn.sock)
+                if self._session.conn is not None:
+                    deadline.watch(self._session.conn.sock)
                 try:
                     yield
                 except (SourceError, OSError, imaplib.IMAP4.error):
@@ -129,21 +142,21 @@ class ImapSource(MailSource):
                         raise self._late() from None
                     raise
         finally:
-            self._deadline = None
+            self._session.deadline = None
             if deadline.expired:
                 self._drop()
 
     def _drop(self) -> None:
         """Forget a connection that can no longer be trusted (cut off mid-answer)."""
-        if self._conn is not None:
+        if self._session.conn is not None:
             with contextlib.suppress(OSError):
-                self._conn.shutdown()
-        self._conn = None
-        self._selected = None
+                self._session.conn.shutdown()
+        self._session.conn = None
+        self._session.selected = None
 
     def _watch(self, sock: socket.socket) -> None:
-        if self._deadline is not None:
-            self._deadline.watch(sock)
+        if self._session.deadline is not None:
+            self._session.deadline.watch(sock)
 
     def _token(self) -> oauth.Credential | None:
         """The entry's token source with the token fetched now (None for a password)."""
@@ -160,8 +173,8 @@ class ImapSource(MailSource):
         return credential
 
     def _connect(self) -> imaplib.IMAP4:
-        if self._conn is not None:
-            return self._conn
+        if self._session.conn is not None:
+            return self._session.conn
         spec = self.spec
         host = str(spec.host)
         mode = spec.security
@@ -169,15 +182,15 @@ class ImapSource(MailSource):
         user = str(spec.user)
         # The password first: a failing password_command never leaves a connection open. A
         # token is fetched the same way, for this connection only (`_authenticate` sends it).
-        credential, self._credential = self._credential or self._token(), None
-        password = self._password
+        credential, self._session.credential = self._session.credential or self._token(), None
+        password = self._session.password
         if password is None and credential is None:
             password = resolve_password(spec, self._env)
         for what, value in (("host", host), ("user", user), ("password", password or "")):
             if breaks_line(value):
                 raise self._fail(f"the {what} holds a line break or NUL; not sent to the server")
         context = ssl.create_default_context()
-        timeout = self._deadline.remaining() if self._deadline else spec.timeout
+        timeout = self._session.deadline.remaining() if self._session.deadline else spec.timeout
         try:
             if mode == "tls":
                 conn: imaplib.IMAP4 = Imap4Tls(
@@ -230,19 +243,19 @@ class ImapSource(MailSource):
                 conn.shutdown()
             self._raise_if_late()
             raise self._fail(f"connection lost during login ({err})") from None
-        self._conn = conn
+        self._session.conn = conn
         return conn
 
     def close(self) -> None:
-        if self._conn is not None:
+        if self._session.conn is not None:
             try:
                 with Deadline(min(self.spec.timeout, 5.0)) as deadline:
-                    deadline.watch(self._conn.sock)
-                    self._conn.logout()
+                    deadline.watch(self._session.conn.sock)
+                    self._session.conn.logout()
             except Exception:
                 pass
-            self._conn = None
-            self._selected = None
+            self._session.conn = None
+            self._session.selected = None
 
     def _cmd(self, *args: Any) -> list[Any]:
         """One UID command (or EXAMINE, or LIST) with its errors turned into SourceError
@@ -279,10 +292,10 @@ class ImapSource(MailSource):
         return list(data)
 
     def _examine(self, folder: str) -> int:
-        if self._selected == folder:
+        if self._session.selected == folder:
             return -1
         data = self._cmd("EXAMINE", folder)
-        self._selected = folder
+        self._session.selected = folder
         try:
             return int(data[0])
         except (TypeError, ValueError, IndexError):
@@ -442,7 +455,7 @@ class ImapSource(MailSource):
         total = 0
         newest: MailItem | None = None
         for folder in self.spec.folders:
-            self._selected = None
+            self._session.selected = None
             total += max(0, self._examine(folder))
             uids = self._search(folder, None, None, False)[:1]
             for _, item in self._fetch_heads(folder, uids):

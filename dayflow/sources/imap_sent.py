@@ -5,6 +5,10 @@ flags `\\Sent` (RFC 6154 SPECIAL-USE: servers that have it say so in a plain LIS
 first folder named, whatever the case, `Sent`, `Sent Items`, `Sent Messages` or
 `[Gmail]/Sent Mail` (also under `INBOX` with the server's delimiter). It is looked up once,
 when the folder is first read, inside that exchange's deadline.
+
+In a brief it is read over its inbox's connection (`imap.Session`): one login, one password or
+token a brief for both. Each read EXAMINEs its own folder first when the connection has the
+other one open, so neither source ever reads the other's messages.
 """
 
 from __future__ import annotations
@@ -28,10 +32,13 @@ def sent_name(entry: str) -> str:
 
 
 class ImapSentSource(ImapSource):
-    """The sent folder of the account `spec` describes, listed as `<name>/sent`."""
+    """The sent folder of the account `spec` describes, listed as `<name>/sent`. Given the
+    entry's `inbox`, it is read over the inbox's connection (`Session`): one login a brief."""
 
-    def __init__(self, spec: SourceSpec, **kwargs: Any) -> None:
+    def __init__(self, spec: SourceSpec, inbox: ImapSource | None = None, **kwargs: Any) -> None:
         folders = (spec.sent,) if spec.sent else ()
+        if inbox is not None:
+            kwargs["session"] = inbox._session
         super().__init__(replace(spec, name=sent_name(spec.name), folders=folders), **kwargs)
 
     @property

@@ -10,7 +10,7 @@ and the rest is read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,15 +28,22 @@ class SentFolders:
 
 
 def open_sent(
-    specs: tuple[SourceSpec, ...] | list[SourceSpec], env: Mapping[str, str] | None = None
+    specs: tuple[SourceSpec, ...] | list[SourceSpec],
+    env: Mapping[str, str] | None = None,
+    inboxes: Sequence[MailSource] = (),
 ) -> SentFolders:
-    """The sent folders of these [[inbox]] entries (IMAP ones always: found by the server)."""
+    """The sent folders of these [[inbox]] entries (IMAP ones always: found by the server).
+    An IMAP one shares the connection of its entry's source among `inboxes` (the run's)."""
     out = SentFolders()
     for spec in specs:
         if spec.kind == "imap":
+            from dayflow.sources.imap import ImapSource
             from dayflow.sources.imap_sent import ImapSentSource
 
-            out.sources.append(ImapSentSource(spec, env=env))
+            inbox = next(
+                (s for s in inboxes if isinstance(s, ImapSource) and s.name == spec.name), None
+            )
+            out.sources.append(ImapSentSource(spec, inbox, env=env))
         elif spec.sent:
             source, why = local_sent(spec.name, Path(spec.sent))
             if source is not None:
