@@ -26,6 +26,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from dayflow.errors import SourceError
+from dayflow.sources.json_files import to_timezone
+
 ROOT = Path(__file__).resolve().parent
 SET_DIR = ROOT / "set"
 BLIND_DIR = ROOT / "blind"
@@ -241,11 +244,10 @@ def _parse_label(mid: str, raw: Any, where: str, *, requester_needed: bool = Tru
     return Label(mid, category, has_action, tuple(actions), quoted)
 
 
-def _instant(value: Any, where: str = "received_at") -> dt.datetime:
+def _instant(value: Any, where: str = "received_at") -> str:
+    """The moment `value` names, as an ISO timestamp in UTC (so that they sort in time order),
+    read as the inbox source reads it: an aware ISO-8601 timestamp, or a LabelError."""
     try:
-        moment = dt.datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        raise LabelError(f"{where}: {value!r} is not an ISO timestamp") from None
-    if moment.tzinfo is None:
-        raise LabelError(f"{where}: {value!r} has no UTC offset")
-    return moment
+        return to_timezone(value, dt.UTC)
+    except SourceError as exc:
+        raise LabelError(f"{where}: {exc}") from None

@@ -152,12 +152,8 @@ def _today_lines(cal: _Calendar, calls: list[Call], today: dt.date | None) -> li
         lines.append(f"- {times} {event.get('title', '(untitled)')}{where}{event_mark(event)}")
         lines += prep.get(str(event.get("id")), [])
     lines += conflict_lines(calls, today)
-    if not cal.today and not cal.today_error and cal.read:
-        lines.append(
-            "- Nothing today on the calendars that could be read."
-            if cal.unread
-            else "- Nothing on the calendar today."
-        )
+    empty = not cal.today and not cal.today_error and cal.read
+    lines += _nothing(empty, bool(cal.unread), _NO_EVENTS)
     return lines
 
 
@@ -205,13 +201,27 @@ def _needs_lines(mail: _Mail, today: dt.date | None, limit: int | None) -> list[
             f"- {len(mail.needs) - limit} more, due later or with no deadline: `dayflow tasks` "
             "lists every task filed."
         )
-    if not mail.needs and not mail.error and mail.read:
-        lines.append(
-            "- Nothing in the mail that could be read needs you."
-            if mail.unread
-            else "- Nothing in the inbox needs you right now."
-        )
+    lines += _nothing(not mail.needs and not mail.error and mail.read, bool(mail.unread), _NO_NEEDS)
     return lines
+
+
+# What an empty section says: (when some of its sources could not be read, when all were).
+_NO_EVENTS = (
+    "- Nothing today on the calendars that could be read.",
+    "- Nothing on the calendar today.",
+)
+_NO_NEEDS = (
+    "- Nothing in the mail that could be read needs you.",
+    "- Nothing in the inbox needs you right now.",
+)
+
+
+def _nothing(empty: bool, partly: bool, lines: tuple[str, str]) -> list[str]:
+    """The line a section shows when it is `empty`: what could be read, when some of its
+    sources could not be (`partly`), else the plain line."""
+    if not empty:
+        return []
+    return [lines[0] if partly else lines[1]]
 
 
 def _capped_lines(mail: _Mail) -> list[str]:
