@@ -12,20 +12,15 @@ import pytest
 
 from dayflow.providers.offline._reading import body_actions, triage_all
 from dayflow.providers.offline._sentences import sentences
+from tests.test_offline_requests import _mail as requests_mail
 
 FRI = "2026-10-30T10:00:00-04:00"  # a Friday
+PRIYA = "Priya Natarajan <priya@harbor.example>"
 
 
 def _mail(body: str, subject: str = "Hello", **fields: Any) -> dict[str, Any]:
-    message = {
-        "id": "n1",
-        "key": "mail:n1",
-        "from": "Priya Natarajan <priya@harbor.example>",
-        "subject": subject,
-        "received_at": FRI,
-        "body": body,
-    }
-    return message | fields
+    """test_offline_requests' message, from Priya on a Friday."""
+    return requests_mail(body, subject, **{"from": PRIYA, "received_at": FRI} | fields)
 
 
 def _found(body: str, subject: str = "Hello", **fields: Any) -> list[tuple[str, str | None]]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 _WEEKDAYS = {
@@ -49,12 +50,18 @@ _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "a": 1, "zwei"
             "dos": 2, "drei": 3, "trois": 3, "tres": 3}  # fmt: skip
 
 
-def _alt(names: object) -> str:
-    return "|".join(sorted(map(re.escape, names), key=len, reverse=True))  # type: ignore[call-overload]
+def alternation(names: Iterable[str]) -> str:
+    """A regex alternation of `names` taken literally, longest first (so "tues" beats "tue")."""
+    return "|".join(sorted(map(re.escape, names), key=len, reverse=True))
 
 
-_WD = rf"(?:{_alt(WEEKDAY)})"
-_MO = rf"(?:{_alt(MONTH)})"
+def any_word(words: str) -> str:
+    """`(?:a|b|c)` for the space-separated `words` ("two three few"), each taken literally."""
+    return f"(?:{alternation(words.split())})"
+
+
+_WD = rf"(?:{alternation(WEEKDAY)})"
+_MO = rf"(?:{alternation(MONTH)})"
 _DAYNUM = r"\d{1,2}(?:st|nd|rd|th|er|\.)?"
 _TIME = r"(?:\d{1,2}(?::\d{2})?\s*(?:a\.?m\.?|p\.?m\.?|uhr|h)?|noon|midday|mittag|midi)"
 # One time expression; named groups say which kind it is.

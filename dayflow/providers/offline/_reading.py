@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from email.utils import parseaddr
 from typing import Any
 
+from dayflow.providers.offline._dates import alternation, any_word
 from dayflow.providers.offline._requests import requests_in, says_fyi
 
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -104,15 +105,16 @@ _FILE = re.compile(
     r".*\.(?:pdf|docx?|xlsx?|pptx?|csv|png|jpe?g|gif|zip|txt|key|numbers|pages)\s*$", re.I
 )
 # A phone's sign-off: the sender's words end there ("Sent from my iPhone").
-_SENT_FROM = re.compile(
-    r"(?:^|(?<=\s))(?:sent from my|von meinem|envoyé de mon|enviado desde mi)\s", re.IGNORECASE
-)
+_PHONES = ("sent from my", "von meinem", "envoyé de mon", "enviado desde mi")
+_SENT_FROM = re.compile(rf"(?:^|(?<=\s))(?:{alternation(_PHONES)})\s", re.IGNORECASE)
 # A snippet that announces several things: "three things:", "1) ... 2)", "two asks".
+_COUNTS = any_word("two three four five couple few several zwei drei deux trois dos tres")
+_ASKS = any_word(
+    "things items asks requests questions favors favours sachen dinge bitten fragen choses"
+    " points cosas puntos preguntas"
+)
 _SEVERAL = re.compile(
-    r"\b(?:two|three|four|five|couple(?:\s+of)?|few|several|zwei|drei|deux|trois|dos|tres)\s+"
-    r"(?:\w+\s+)?(?:things|items|asks|requests|questions|favou?rs|sachen|dinge|bitten|fragen"
-    r"|choses|points|questions|cosas|puntos|preguntas)\b|(?:^|\s)\(?(?:1|a)[.)]\s",
-    re.IGNORECASE,
+    rf"\b{_COUNTS}(?:\s+of)?\s+(?:\w+\s+)?{_ASKS}\b|(?:^|\s)\(?(?:1|a)[.)]\s", re.IGNORECASE
 )
 _REPLY_PREFIX = re.compile(r"^(?:(?:re|fwd?|fw|aw|sv)\s*:\s*)+", re.IGNORECASE)
 _BLOCK_TAG = re.compile(r"<\s*/?\s*(?:p|div|br|tr|table|ul|ol|h\d)\b[^>]*>", re.IGNORECASE)

@@ -22,7 +22,13 @@ from dayflow.providers.offline._clauses import (
     is_imperative,
     spoken_rest,
 )
-from dayflow.providers.offline._dates import Deadline, any_date, find_deadline, refers_back
+from dayflow.providers.offline._dates import (
+    Deadline,
+    alternation,
+    any_date,
+    find_deadline,
+    refers_back,
+)
 from dayflow.providers.offline._sentences import (
     Sentence,
     addressed_elsewhere,
@@ -83,18 +89,21 @@ _ANSWER = re.compile(
     re.IGNORECASE,
 )
 # "I need three things from you:", "necesito dos cosas:", "ich brauche zwei Dinge von dir:".
+_NEEDERS = r"(?:i|we)(?:'ll|\s+will|'d)?\s+(?:need|want)|necesit[oa]\w*|brauche\w*|benötige\w*"
+_NEEDED = ("thing", "things", "item", "items", "cosa", "cosas", "dinge", "sachen", "choses",
+           "from you", "de ti", "von dir", "de toi")  # fmt: skip
 _NEEDS_INTRO = re.compile(
-    r"(?P<need>\b(?:(?:i|we)(?:'ll|\s+will|'d)?\s+(?:need|want)|necesit[oa]\w*|brauche\w*"
-    r"|benötige\w*|j'ai\s+besoin))\b[^:]{0,80}\b(?:things?|items?|cosas?|dinge|sachen|choses"
-    r"|from\s+you|de\s+ti|von\s+dir|de\s+toi)\s*:(?P<items>.*)$",
+    rf"(?P<need>\b(?:{_NEEDERS}|j'ai\s+besoin))\b[^:]{{0,80}}\b(?:{alternation(_NEEDED)})\s*:"
+    r"(?P<items>.*)$",
     re.IGNORECASE,
 )
 # Where the items of "I need two things from you: X, and Y" part.
 _ITEMS = re.compile(r",?\s+and\s+(?=(?:a|an|the|your|some)\s)|;\s*|,\s+(?=(?:a|an|the|your)\s)")
 # "a yes or no on the discount they asked for": a decision, not a thing to send.
+_DECISIONS = ("yes or no", "yes/no", "decision", "go/no-go", "go/no go", "call")
 _DECIDE_ON = re.compile(
-    r"^(?:a\s+|your\s+)?(?:yes\s+or\s+no|yes/no|decision|go\s*/\s*no[- ]go|call)\s+(?:on|about)\s+"
-    r"(?:the\s+)?(?P<on>.+?)(?:\s+(?:they|he|she|you|we|i)\s+\w+(?:\s+(?:for|about))?)?$",
+    rf"^(?:a\s+|your\s+)?(?:{alternation(_DECISIONS)})\s+(?:on|about)\s+(?:the\s+)?(?P<on>.+?)"
+    r"(?:\s+(?:they|he|she|you|we|i)\s+\w+(?:\s+(?:for|about))?)?$",
     re.IGNORECASE,
 )
 _MAX_FOUND = 20
