@@ -166,6 +166,23 @@ def test_the_inbox_and_its_sent_folder_share_one_login_and_keep_their_folders(
     assert {f: server.flags(f) for f in before} == before
 
 
+def test_a_sent_folder_that_is_not_there_leaves_the_inbox_readable(
+    server: ImapServer, feeds: list[Feed]
+) -> None:
+    """A refused EXAMINE closes the folder open before it: the inbox's next read examines
+    INBOX again on the shared connection instead of searching no folder."""
+    _mail(server, "Sent Items", decoy=False)
+    feed = _feed(server, feeds, sent="Nope")
+    view = feed()
+    ((name, why),) = view.failures
+    assert name == "work/sent" and "EXAMINE Nope failed" in why
+    assert [i.counterpart_address for i in view.owed] == ["bob@example.com"]
+    listed = feed.inbox[0].page(since=None, after=None, limit=10, unread_only=False)
+    assert [m.subject for m in listed] == ["Budget"]
+    assert _examined(server) == ["INBOX", "Nope", "INBOX"]
+    assert server.plain.count("LOGIN") == 1
+
+
 def test_a_brief_logs_in_once_for_the_inbox_and_its_sent_folder(
     server: ImapServer, tmp_path: Path
 ) -> None:

@@ -294,6 +294,9 @@ class ImapSource(MailSource):
     def _examine(self, folder: str) -> int:
         if self._session.selected == folder:
             return -1
+        # A refused EXAMINE leaves no folder open (RFC 3501 6.3.1): nothing counts as open
+        # until this one is, or the next read of the folder open before would skip its EXAMINE.
+        self._session.selected = None
         data = self._cmd("EXAMINE", folder)
         self._session.selected = folder
         try:
