@@ -162,6 +162,8 @@ def _mail(
 ) -> _Mail:
     if memory is not None and memory.plan is not None:  # the reading flow remembers its finds
         error, read, creates = None, True, memory.creates
+        # A request whose task the user already marked done needs nothing more.
+        done = {c.key for c in creates if c.done}
         needs = [
             _Need(
                 str(r.get("title")),
@@ -170,11 +172,11 @@ def _mail(
                 r.get("urgent") is True,
             )
             for r in _unique_requests(memory.requests)
+            if r.get("key") not in done
         ]
     else:
         inbox, error = latest_list(calls, "read_inbox", "messages")
         read, creates = bool(named(calls, "read_inbox")), visible_creates(calls)
-        # A request whose task the user already marked done needs nothing more.
         done = {c.key for c in creates if c.done}
         needs = [
             _Need(a.title, who(a.message), a.due, is_urgent(a.message))
