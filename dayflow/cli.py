@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 __all__ = ["Deps", "app", "main"]
 
 
+# The command groups that work on every profile at once: --profile is refused there.
+EVERY_PROFILE = ("profiles", "fleet")
+
+
 class _Group(typer.core.TyperGroup):
     """The app's group: every command it gives out has --profile (`with_profile`)."""
 
@@ -41,6 +45,8 @@ def with_profile(command: Any) -> Any:
                 is_eager=True,
                 callback=set_profile,
                 help=PROFILE_HELP,
+                # The groups of every profile refuse it (their commands do): not offered.
+                hidden=command.name in EVERY_PROFILE,
             )
         )
     for sub in getattr(command, "commands", {}).values():

@@ -58,9 +58,25 @@ EVERYONE = "the fleet's commands work on every profile"
 UntilIdleOpt = Annotated[
     bool, typer.Option("--until-idle", help="Exit when nothing is due or queued.")
 ]
+
+
+def _finite(value: float) -> float:
+    """Option callback: NaN passes a range check (no comparison is true), but is no time."""
+    import math
+
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a number of seconds")
+    return value
+
+
 HeartbeatOpt = Annotated[
     float,
-    typer.Option(min=1.0, max=3600.0, help="Seconds without a beat after which a job is retaken."),
+    typer.Option(
+        min=1.0,
+        max=3600.0,
+        callback=_finite,
+        help="Seconds without a beat after which a job is retaken.",
+    ),
 ]
 BatchOpt = Annotated[
     bool,
@@ -84,7 +100,13 @@ BatchCutoffOpt = Annotated[
 ]
 BatchPollOpt = Annotated[
     float,
-    typer.Option("--batch-poll", min=0.01, max=3600.0, help="With --batch: seconds between polls."),
+    typer.Option(
+        "--batch-poll",
+        min=0.01,
+        max=3600.0,
+        callback=_finite,
+        help="With --batch: seconds between polls.",
+    ),
 ]
 
 
@@ -107,7 +129,10 @@ def worker(
     until_idle: UntilIdleOpt = False,
     heartbeat: HeartbeatOpt = 10.0,
     poll: Annotated[
-        float, typer.Option(min=0.1, max=3600.0, help="Seconds between looks for due briefs.")
+        float,
+        typer.Option(
+            min=0.1, max=3600.0, callback=_finite, help="Seconds between looks for due briefs."
+        ),
     ] = 5.0,
     batch: BatchOpt = False,
     batch_cutoff: BatchCutoffOpt = None,

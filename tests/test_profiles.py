@@ -118,6 +118,31 @@ def test_profiles_are_added_listed_and_removed_with_or_without_their_history(
         assert len(s.runs.list()) == 1 and len(s.tasks.list()) == 1  # the default's untouched
 
 
+def test_the_default_profile_cannot_be_added_so_no_purge_deletes_its_history(
+    store_target: Path | str, clock: FixedClock
+) -> None:
+    """`profiles add default` would give the history of everyone without --profile another
+    config file, and `profiles remove default --purge` would then delete all of it."""
+    _two(store_target, clock)
+    with open_store(store_target, clock=clock) as s:
+        with pytest.raises(UsageError, match="is the default profile"):
+            s.profiles.add(Profile(DEFAULT_PROFILE, "/etc/other.toml"))
+        assert s.profiles.list() == []
+        with pytest.raises(ProfileNotFound):
+            s.profiles.remove(DEFAULT_PROFILE, purge=True)
+        assert len(s.runs.list()) == 1 and len(s.tasks.list()) == 1
+
+
+def test_worker_seconds_that_are_not_a_number_are_bad_usage(tmp_path: Path) -> None:
+    """NaN passes a range check (no comparison with it is true): refused in one line."""
+    from tests.harness import invoke
+
+    for option in ("--heartbeat", "--poll", "--batch-poll"):
+        result = invoke(tmp_path / "h.db", lambda *a: None, "worker", option, "nan")
+        assert result.code == 2 and "is not a number of seconds" in result.err, result.err
+        assert "internal error" not in result.err
+
+
 def test_profile_is_refused_in_one_line_where_it_means_nothing(tmp_path: Path) -> None:
     """The profiles' and the fleet's commands are every profile's: --profile is not offered
     there (not in --help) and, given anyway, is refused in one line (exit 2) before anything
@@ -142,8 +167,8 @@ def test_profile_is_refused_in_one_line_where_it_means_nothing(tmp_path: Path) -
         assert result.code == 2 and len(lines) == 1, (args, result.err)
         assert "--profile does not apply to `dayflow " in lines[0], (args, lines)
     assert not db.exists()  # nothing was made
-    for args in (("worker",), ("fleet", "status"), ("profiles", "list")):
+    for args in (("worker",), ("fleet", "status"), ("profiles", "list"), ("profiles",), ("fleet",)):
         shown = invoke(db, lambda *a: None, *args, "--help")
-        assert shown.code == 0 and "--profile" not in shown.out, args
+        assert shown.code == 0 and "Whose runs and tasks" not in shown.out, args
     # Where it means something, it stays.
     assert "--profile" in invoke(db, lambda *a: None, "runs", "--help").out

@@ -16,7 +16,7 @@ from dayflow.store.context import StoreContext
 from dayflow.store.leases import Leases
 from dayflow.store.rows import RUN_SELECT
 from dayflow.store.sql import IntegrityError, one, scalar
-from dayflow.store.values import Profile
+from dayflow.store.values import DEFAULT_PROFILE, Profile
 
 # A run's own tables, each holding rows of one run (`run_id`): deleted before the run rows.
 _RUN_TABLES = ("tasks", "tool_effects", "compactions", "events", "batch_requests", "steps")
@@ -31,7 +31,14 @@ class Profiles:
         self._ctx, self._leases = ctx, leases
 
     def add(self, profile: Profile) -> Profile:
-        """Record a new profile; UsageError if the name is taken."""
+        """Record a new profile; UsageError if the name is taken, or is the default
+        profile's (the history of everyone who never gave --profile: a row of that name
+        would put another config on it, and `remove --purge` would delete it)."""
+        if profile.name == DEFAULT_PROFILE:
+            raise UsageError(
+                f"{DEFAULT_PROFILE!r} is the default profile (the history without --profile): "
+                "choose another name"
+            )
         db = self._ctx.db
         try:
             with db.transaction():
