@@ -178,3 +178,29 @@ def test_hostile_input_is_read_without_blowing_up(body: str) -> None:
     actions, wanted = triage_all(message, "Alex")
     assert len(actions) <= 1 and isinstance(wanted, bool)
     assert all(s.text.strip() for s in sentences(body[:20_000]))
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "title"),
+    [
+        ("Pourrais-tu la relire avant lundi ?", "Charte graphique", "Relire Charte graphique"),
+        ("Would you be OK moving it to May?", "Offsite",
+         "Tell Priya whether you'll move it to May"),
+        ("Would you be open to introducing me to your CFO?", "Intro",
+         "Introduce Priya to CFO"),
+        ("I need your sign-off on the brief by Monday.", "Brief", "Sign off on brief"),
+        ("Can you double check the totals on tab 3?", "Totals", "Double-check totals on tab 3"),
+        ("Can you tell me if you want the appendix in or out, it's long either way?", "Deck",
+         "Tell Priya if you want the appendix in or out"),
+    ],
+)  # fmt: skip
+def test_titles_of_this_round(body: str, subject: str, title: str) -> None:
+    assert [t for t, _ in _found(body, subject)] == [title]
+
+
+def test_a_french_meeting_ask_and_an_invitation_subject_without_its_time() -> None:
+    ask = "serais-tu dispo jeudi à 10h pour un point sur le budget ?"
+    assert [t for t, _ in _found(ask, "Point budget")] == ["Reply to Priya about Point budget"]
+    invite = "You have been invited to: Budget review\nPlease respond by Wednesday."
+    subject = "Invitation: Budget review - Thu Nov 12, 2:00 PM-3:00 PM"
+    assert _found(invite, subject) == [("RSVP to Budget review", "2026-11-04")]

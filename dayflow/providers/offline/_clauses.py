@@ -73,7 +73,10 @@ _OPEN_TO = re.compile(
     r"^be\s+(?:open|interested|up\s+for|available)\s+(?:to|for|in)\s+", re.IGNORECASE
 )
 _WILLING = re.compile(r"^(?:be\s+(?:willing|able|happy)\s+to|mind|possibly|also)\s+", re.IGNORECASE)
-_ASK_WILLING = re.compile(r"^be\s+willing\s+to\s+", re.IGNORECASE)
+_ASK_WILLING = re.compile(
+    r"^be\s+(?:willing\s+to|ok(?:ay)?\s+(?:with\s+)?(?=\w+ing\b)|fine\s+with\s+(?=\w+ing\b))\s*",
+    re.IGNORECASE,
+)
 _CLAUSE_END = re.compile(
     r"[?!;]|(?<!\d)\.(?:\s|$)|,\s+(?:but|so|then|which|because|since|as|or|pero|mais)\b"
     r"|,\s+(?:he|she|it|they|we|i|that|this)(?:'s|'re|'m|'ll|'d|'ve|\s+(?:is|are|was|has|have|will)\b)"
@@ -86,7 +89,7 @@ _CLAUSE_END = re.compile(
 )
 # "tell me if it's a bug": for a question back, "if" opens what to answer, not a condition.
 _ASK_END = re.compile(
-    r"[?!;]|(?<!\d)\.(?:\s|$)|,\s+(?:but|so|then|because|since)\b|\s(?:so\s+(?:that|i|we)|because"
+    r"[?!;]|(?<!\d)\.(?:\s|$)|,\s+(?:but|so|then|because|since)\b|,\s+(?:it|that|this)(?:'s|\s+is)\b|\s(?:so\s+(?:that|i|we)|because"
     r"|since|quand|cuando|wenn)\b|\s\(|\)",
     re.IGNORECASE,
 )
@@ -291,11 +294,16 @@ def _clause_pieces(
     rest = re.sub(r"^go\s+ahead\s+and\s+", "", rest, flags=re.I)  # "go ahead and book it"
     if _NOT_A_REQUEST.match(rest) or re.match(r"^(?:go\s+ahead|proceed)\W*$", rest, re.I):
         return []  # "yes, please go ahead": a permission, nothing to do
-    if _OPEN_TO.match(rest):
-        about = _clause(_OPEN_TO.sub("", rest))
+    open_to = _OPEN_TO.match(rest)
+    doing = re.match(r"(\w+?)ing\b", rest[open_to.end() :]) if open_to else None
+    if open_to and doing and _base(doing.group(1)) in VERBS:  # "open to introducing me"
+        rest = _base(doing.group(1)) + rest[open_to.end() + doing.end() :]
+    elif open_to:
+        about = _clause(rest[open_to.end() :])
         return [(finish(f"Reply to {sender} about {about}", sender), None, weak)]
     if _ASK_WILLING.match(rest):  # "would you be willing to mentor one?" wants an answer
         clause = _clause(_ASK_WILLING.sub("", rest))
+        clause = re.sub(r"^(\w+?)ing\b", lambda m: _base(m.group(1)), clause)
         title = finish(f"Tell {sender} whether you'll {clause}", sender)
         return [(title, find_deadline(sentence, received, lead_only=True), weak)]
     if _WILLING.match(rest):
@@ -329,7 +337,10 @@ def _clause_pieces(
 
 
 def _base(stem: str) -> str:
-    """The base form of a gerund's stem: look(ing), mak(ing) -> make, runn(ing) -> run."""
+    """The base form of a gerund's stem: look(ing), mak(ing) -> make, runn(ing) -> run,
+    introduc(ing) -> introduce."""
+    if stem + "e" in VERBS:
+        return stem + "e"
     if len(stem) > 2 and stem[-1] == stem[-2]:
         return stem[:-1]
     if stem.endswith(("k", "v", "z")) and not stem.endswith(("ck", "lk", "nk", "ok", "rk")):

@@ -84,12 +84,13 @@ _MEET = re.compile(
     r"|would\s+.{1,60}?\s+work\s+for\b|would\s+you\s+have\s+(?:\d+\s+minutes|time|a\s+moment)"
     r"|are\s+you\s+(?:free|around|available)|do\s+you\s+have\s+(?:time|a\s+few\s+minutes)"
     r"|passt\s+(?:dir|ihnen)|hast\s+du\s+.{1,30}\s+zeit|est-ce\s+que\s+.{1,40}\s+te\s+(?:va|convient)"
-    r"|tu\s+es\s+dispo|¿?te\s+(?:viene|va)\s+bien)\b",
+    r"|tu\s+es\s+dispo|(?:serais|es)-tu\s+dispo|(?:seriez|êtes)-vous\s+disponible"
+    r"|¿?te\s+(?:viene|va)\s+bien|¿?estarías\s+disponible)\b",
     re.IGNORECASE,
 )
 # "let me know by Wednesday if you three can make it": an answer to an invitation.
 _CAN_MAKE_IT = re.compile(
-    r"\b(?:let\s+me\s+know|tell\s+me|confirm)\b.{0,40}?\b(?:if|whether)\s+(?:you|y'all)"
+    r"\b(?:let\s+me\s+know|tell\s+me|confirm)\b.{0,40}?\b(?:if|whether)\s+(?:you|y'all|your)"
     r"(?:\s+\w+)?\s+(?:can|could|will)\s+(?:make\s+it|join\s+us|attend|be\s+there)\b",
     re.IGNORECASE,
 )
@@ -125,7 +126,10 @@ def _needs(
     eyes."""
     approval = _APPROVAL.search(sentence)
     if approval:
-        verb = "Sign" if approval.group("what").lower() == "signature" else "Approve"
+        what = approval.group("what").lower()
+        verb = {"signature": "Sign", "sign-off": "Sign off on", "signoff": "Sign off on"}.get(
+            what, "Approve"
+        )
         obj = approval.group("obj") or clean_subject(subject)
         title = finish(f"{verb} {strip_articles(obj)}", sender)
         return [(title, find_deadline(sentence[approval.end() :], received), False)]

@@ -154,7 +154,7 @@ def requests_in(
     invite = INVITE.match(subject.strip())
     if invite and not re.match(r"^(?:updated|cancel|accepted|declined)", subject, re.I):
         event_name = invite.group("event").strip()
-        lead = find_deadline(text, received)
+        lead = _reply_by(text, received) or find_deadline(text, received)
         return [Found(f"RSVP to {event_name}"[:80], lead if lead and lead.due else None)]
     if automated or _NEWSLETTER.search(text) or says_fyi(subject):
         return []

@@ -20,7 +20,7 @@ VERBS = frozenset(
 )
 INVITE = re.compile(
     r"^(?:invitation|einladung|invitación|invitacion|you're invited|you are invited)\s*:\s*"
-    r"(?P<event>.+?)(?:\s+@\s.*)?$",
+    r"(?P<event>.+?)(?:\s+(?:@|[-–—]\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*\b).*)?$",
     re.IGNORECASE,
 )
 _PRONOUN_OBJECT = re.compile(
@@ -29,6 +29,8 @@ _PRONOUN_OBJECT = re.compile(
 _BACK_SIGNED = re.compile(
     r"^(?:get|send)\s+(it|this|them)\s+back(\s+to\s+\S+)?\s+signed\b", re.IGNORECASE
 )
+# A French object pronoun before its infinitive: "la relire", "les envoyer", "l'imprimer".
+_CLITIC = re.compile(r"^(?:(?:le|la|les)\s+|l')(?P<verb>[a-zà-ÿ]{2,}(?:er|ir|re))$", re.IGNORECASE)
 _DROP_WORDS = {"just", "also", "quickly", "kindly", "please", "pls", "maybe", "possibly", "still",
                "bitte", "auch", "mal", "doch", "también", "tambien", "aussi", "noch", "kurz",
                "eben", "schnell", "gleich"}  # fmt: skip
@@ -100,6 +102,10 @@ def make_title(clause: str, deadline: Deadline | None, subject: str, sender: str
         return finish(" ".join(words), sender) if len(words) > 1 else "RSVP to " + event(subject)
     if [w.lower() for w in words[:3]] == ["let", "me", "know"]:
         return finish("Tell " + sender + " " + " ".join(words[3:]), sender)
+    clitic = _CLITIC.match(" ".join(words[:2]))
+    if clitic:  # "la relire", "l'envoyer": the pronoun is the subject's thing
+        rest = " ".join([clean_subject(subject), *words[2 if " " in clitic.group(0) else 1 :]])
+        return finish(f"{clitic.group('verb').capitalize()} {rest}", sender)
     if _looks_german(words):
         return _about_call(_german(words, sender, subject), sender, subject)
     words = _romance(_idiom(words), sender)
@@ -178,6 +184,8 @@ def _idiom(words: list[str]) -> list[str]:
         return ["join", *words[2:]]
     if low[0] == "send" and len(low) > 1 and low[1] == "over":
         return ["send", *words[2:], "to", "me"]
+    if low[0] == "double" and len(low) > 1 and low[1] == "check":
+        return ["double-check", *words[2:]]
     if low[0] == "execute" and len(low) > 1:  # a contract is executed: signed
         return ["sign", *words[1:]]
     back = _BACK_SIGNED.match(" ".join(words))
