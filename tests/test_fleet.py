@@ -180,6 +180,45 @@ def test_a_rate_limited_brief_is_put_back_and_resumed_and_a_bad_one_is_not_retri
 
 
 @pytest.mark.postgres
+def test_a_brief_that_fails_before_its_run_begins_is_not_queued_again_each_poll(
+    fleet_db: str,
+) -> None:
+    """A profile whose config file cannot be read fails with no run to settle its day: the
+    worker tries it once, not once per look for due briefs, forever (a retry storm)."""
+    import asyncio
+    import os
+    import signal
+
+    from dayflow.fleet.worker import WorkerOptions, run_worker
+
+    url = fleet_db
+    tries: dict[str, int] = {}
+
+    def drive(job: BriefJob) -> None:
+        tries[job.profile] = tries.get(job.profile, 0) + 1
+        if job.profile == "bob":
+            raise UsageError("/home/bob/dayflow.toml: is not UTF-8 text")
+
+    said: list[str] = []
+
+    def say(line: str) -> None:
+        said.append(line)
+        if line.startswith("bob:"):  # on the worker's loop: let it look ~10 times more
+            asyncio.get_running_loop().call_later(2.0, os.kill, os.getpid(), signal.SIGTERM)
+
+    options = WorkerOptions(poll_s=0.2, heartbeat_s=5)  # continuous: it looks every 0.2 s
+    report = run_worker(
+        url, drive, lambda p: "brief.test", options=options, clock=FixedClock(), say=say
+    )
+    # This fake drive writes no run, so ann's and cat's days stay unsettled and are queued
+    # again at each look: the worker looked many times; bob's key it left alone.
+    assert tries["bob"] == 1 and tries["ann"] > 1 and tries["cat"] > 1, (tries, said)
+    assert report.failed == 1 and said == [
+        "bob:2026-11-05: /home/bob/dayflow.toml: is not UTF-8 text"
+    ]
+
+
+@pytest.mark.postgres
 def test_a_profile_whose_source_fails_gets_its_brief_naming_it_once(
     fleet_db: str, tmp_path: Path
 ) -> None:

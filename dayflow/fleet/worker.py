@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -113,6 +113,10 @@ class _Worker:
     clock: Clock
     say: Callable[[str], None]
     report: WorkerReport = field(default_factory=WorkerReport)
+    # The (profile, day) keys whose brief failed for good in this process before it had a
+    # run to settle the day (a config file that cannot be read): not queued again by this
+    # worker, so a broken profile costs each worker one try a day, not one per poll.
+    gave_up: set[str] = field(default_factory=set)
 
     async def run(self) -> None:
         """Work the queue, connecting again (1 s, 2 s, ... 10 s apart) when its connection is
@@ -149,7 +153,7 @@ class _Worker:
             names = await asyncio.to_thread(lambda: {self.entrypoint_of(p) for p in profiles})
             default = queue.ENTRYPOINT_PREFIX + "default"
             entrypoints = dict.fromkeys(names | {default}, options.per_key)
-            self.report.queued += await _tick(queries, self.url, self.entrypoint_of, self.now())
+            self.report.queued += await self._tick(queries)
             ticker = None if options.until_idle else asyncio.create_task(self._ticking(queries))
             try:
                 await queue.work(
@@ -169,6 +173,14 @@ class _Worker:
     def now(self) -> datetime:
         return self.clock.now()
 
+    async def _tick(self, queries: queue.Queries) -> int:
+        return await _tick(queries, self.url, self.entrypoint_of, self.now(), self.gave_up)
+
+    def _give_up(self, job: BriefJob, exc: DayflowError) -> None:
+        self.report.failed += 1
+        self.gave_up.add(job.key)
+        self.say(f"{job.key}: {exc}")
+
     async def _handle(self, job: BriefJob, attempts: int) -> None:
         """One brief, in a thread (the loop is synchronous); what its failure means for its
         job."""
@@ -185,34 +197,40 @@ class _Worker:
                     report.retried += 1
                     say(f"{job.key}: {exc}; again in {delay.total_seconds():.0f} s")
                     raise queue.RetryRequested(delay=delay, reason=str(exc)) from None
-                report.failed += 1
-                say(f"{job.key}: {exc}")
+                if isinstance(exc, StoreError):  # its interrupted run is queued again later
+                    report.failed += 1
+                    say(f"{job.key}: {exc}")
+                else:  # a model error before its run began (no key) would come back each poll
+                    self._give_up(job, exc)
             except ProfileNotFound:  # removed since its job was queued: nothing to write
                 report.dropped += 1
                 say(f"{job.key}: profile {job.profile!r} was removed; its job is dropped")
             except DayflowError as exc:  # the run says what happened; the job is done
-                report.failed += 1
-                say(f"{job.key}: {exc}")
+                self._give_up(job, exc)
 
     async def _ticking(self, queries: queue.Queries) -> None:
         while not self.stop.is_set():
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), self.options.poll_s)
             try:
-                self.report.queued += await _tick(queries, self.url, self.entrypoint_of, self.now())
+                self.report.queued += await self._tick(queries)
             except DayflowError as exc:  # the database went away: the next tick tries again
                 self.say(f"could not look for due briefs: {exc}")
 
 
 async def _tick(
-    queries: queue.Queries, url: str, entrypoint_of: EntrypointOf, now: datetime
+    queries: queue.Queries,
+    url: str,
+    entrypoint_of: EntrypointOf,
+    now: datetime,
+    gave_up: Collection[str] = (),
 ) -> int:
-    """Queue the briefs due by `now` whose day has no settled run."""
+    """Queue the briefs due by `now` whose day has no settled run, but those of `gave_up`."""
     profiles = await asyncio.to_thread(_profiles, url)
     due = due_jobs(profiles, now)
     if not due:
         return 0
-    taken = await asyncio.to_thread(_settled, url, {job.day for job in due})
+    taken = await asyncio.to_thread(_settled, url, {job.day for job in due}) | set(gave_up)
     by_name = {p.name: p for p in profiles}
     fresh = await asyncio.to_thread(
         lambda: [(j, entrypoint_of(by_name[j.profile])) for j in due if j.key not in taken]
