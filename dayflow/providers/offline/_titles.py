@@ -68,6 +68,30 @@ _SOON_WORDS = (
     r"as soon as (?:possible|you(?:'re| are) \w+|you can)|right away|immediately|within the hour"
     r"|so schnell wie möglich|dès que possible|au plus vite|lo antes posible|cuanto antes"
 )
+# What a title never keeps, in the order it is taken out: a dated weekday, "by then", a time
+# word, "as soon as possible", a phone number, a clock time, an aside, "at the latest".
+_TIMES_OUT = tuple(
+    (re.compile(pattern, flags), replacement)
+    for pattern, flags, replacement in (
+        (r"\b(?:on|for|am)\s+\w+day\s+\d{1,2}\s+\w+\b|\b(?:by|before)\s+then\b", re.I, " "),
+        (r"\s+(?:today|tonight|tomorrow|now|right away|asap|in my place|noon|midday|midnight|eod"
+         r"|cob)\b", re.I, " "),
+        (rf"\s+(?:{_SOON_WORDS})", re.I, " "),
+        (r"\s+(?:on|at)\s+[\d+][\d\s().+-]{5,}", 0, " "),
+        (r"\s+(?:at|by|before)\s+(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon)(?=\s|$)",
+         re.I, " "),
+        (r"\s*\([^)]*\)|\s+at\s+the\s+(?:very\s+)?latest\b", re.I, ""),
+    )
+)  # fmt: skip
+# What an invitation's subject says besides the event: "Invitation to", a weekday, a date.
+_EVENT_OUT = tuple(
+    (re.compile(pattern, re.I), "")
+    for pattern in (
+        r"^(?:einladung|invitation|invitación|invite)\s+(?:zu[mr]?\s+|to\s+|à\s+|a\s+)?",
+        r"\s+(?:next|this|on)\s+\w+day\b.*$",
+        r"\s+(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b.*$",
+    )
+)
 _DE_PARTICLES = {"ein", "an", "zurück", "ab", "auf", "aus", "mit", "vor", "zu", "weiter", "durch"}
 _DE_IMPERATIVE = {"gib": "geben", "sag": "sagen", "schick": "schicken", "ruf": "rufen",
                   "schau": "schauen", "mach": "machen", "nimm": "nehmen", "bring": "bringen",
@@ -140,28 +164,7 @@ def _scrub(clause: str, deadline: Deadline | None) -> str:
         tail = r"\s+\w+" if lead and deadline.phrase.endswith("'s") else r"(?:'s\s+\w+)?"
         tail = "" if not lead else tail
         text = re.sub(re.escape(deadline.phrase) + tail, " ", text)
-    text = re.sub(
-        r"\b(?:on|for|am)\s+\w+day\s+\d{1,2}\s+\w+\b|\b(?:by|before)\s+then\b",
-        " ",
-        text,
-        flags=re.I,
-    )
-    text = re.sub(
-        r"\s+(?:today|tonight|tomorrow|now|right away|asap|in my place|noon|midday|midnight|eod"
-        r"|cob)\b",
-        " ",
-        text,
-        flags=re.I,
-    )
-    text = re.sub(rf"\s+(?:{_SOON_WORDS})", " ", text, flags=re.I)
-    text = re.sub(r"\s+(?:on|at)\s+[\d+][\d\s().+-]{5,}", " ", text)  # a phone number
-    text = re.sub(
-        r"\s+(?:at|by|before)\s+(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon)(?=\s|$)",
-        " ",
-        text,
-        flags=re.I,
-    )
-    text = re.sub(r"\s*\([^)]*\)|\s+at\s+the\s+(?:very\s+)?latest\b", "", text, flags=re.I)
+    text = rewritten(text, _TIMES_OUT)
     text = " ".join(w for w in text.split() if w.lower().strip(",.!?") not in _FILLERS)
     text = AND_RETURN.sub("", text)
     text = re.sub(r"\s+(?:for|on|by|at|until|before)\s*$", "", text.rstrip(" ,.?!"), flags=re.I)
@@ -271,15 +274,14 @@ def event(subject: str) -> str:
     """What an RSVP is for: the subject without its reply prefix, "RSVP by ..." or the date."""
     text = clean_subject(subject)
     text = re.split(r"\s*[:(-]\s*(?=(?:please\s+)?(?:rsvp|reply|respond)\b)", text, flags=re.I)[0]
-    text = re.sub(
-        r"^(?:einladung|invitation|invitación|invite)\s+(?:zu[mr]?\s+|to\s+|à\s+|a\s+)?",
-        "",
-        text,
-        flags=re.I,
-    )
-    text = re.sub(r"\s+(?:next|this|on)\s+\w+day\b.*$", "", text, flags=re.I)
-    text = re.sub(r"\s+(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b.*$", "", text, flags=re.I)
-    return text.strip(" :-!?") or "the invitation"
+    return rewritten(text, _EVENT_OUT).strip(" :-!?") or "the invitation"
+
+
+def rewritten(text: str, rules: tuple[tuple[re.Pattern[str], str], ...]) -> str:
+    """`text` with each rule's pattern replaced by its text, in order."""
+    for pattern, replacement in rules:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def _looks_german(words: list[str]) -> bool:
