@@ -4,12 +4,13 @@
     python -m bench.eval --split tuning       # only the tuning split (never tune on held-out)
     python -m bench.eval --split blind        # only the blind split (never tune on it either)
     python -m bench.eval --split blind2       # only the second blind split
+    python -m bench.eval --split blind3       # only the third blind split
     python -m bench.eval --model claude-haiku-5-5        # needs ANTHROPIC_API_KEY; costs tokens
     ANTHROPIC_BASE_URL=http://127.0.0.1:8080 python -m bench.eval --model local:qwen3
 
-Each blind split (`blind/`, `blind2/`) is a morning of its own: by default each one present is
-run after the set and reported in its own table, never in the set's rows. The tables go to
-stdout and, unless `--no-write` (or a split is chosen), into bench/RESULTS.md between the
+Each blind split (`blind/`, `blind2/`, `blind3/`) is a morning of its own: by default each one
+present is run after the set and reported in its own table, never in the set's rows. The tables
+go to stdout and, unless `--no-write` (or a split is chosen), into bench/RESULTS.md between the
 model's markers, with the date and the commit of `dayflow/`. `--failures` lists the ids of the
 messages missed, falsely flagged or given a wrong due date (of the chosen split, then of each
 blind one).

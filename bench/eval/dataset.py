@@ -10,11 +10,12 @@ order of the files: tuning looks only at the `tuning` split's figures.
 
 The blind splits live apart, each in its own folder of `<category>.json` files (same shape,
 same guide), written by someone who never saw the offline model's rules: `blind/` (looked at
-once the model had been scored on it, so now one more tuning split) and `blind2/` (written
+once the model had been scored on it, so now one more tuning split), `blind2/` (written
 while the rules were changed, scored once after, then studied and tuned on in issue 23's
-third round: now a tuning split too, its first scoring kept in RESULTS.md). `load()` never
-reads them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so
-none is mixed into the set's figures.
+third round: now a tuning split too, its first scoring kept in RESULTS.md) and `blind3/`
+(written by a third author, scored once after the rules were frozen). `load()` never reads
+them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none
+is mixed into the set's figures.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parent
 SET_DIR = ROOT / "set"
 BLIND_DIR = ROOT / "blind"
 BLIND2_DIR = ROOT / "blind2"
+BLIND3_DIR = ROOT / "blind3"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
 BRIEF_DATE = dt.date(2026, 11, 2)
@@ -55,7 +57,7 @@ CATEGORIES = (
 )
 NO_ACTION_CATEGORIES = ("fyi", "automated")  # "false tasks per 100" counts these
 INBOX_FIELDS = ("id", "from", "subject", "received_at", "body", "snippet", "unread", "thread_id")
-SPLITS = ("tuning", "held-out", "blind", "blind2")
+SPLITS = ("tuning", "held-out", "blind", "blind2", "blind3")
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,15 @@ HELD_OUT = (
         "misses were studied and the rules generalised from them (the third round), so it is "
         "now one more tuning split, kept for comparison. A morning of its own (same date, "
         "timezone and calendar).",
+    ),
+    HeldOut(
+        "blind3",
+        BLIND3_DIR,
+        "Third blind split (`bench/eval/blind3/`, scored once, never tuned on)",
+        "Written by a third author who did not open the offline model's rules, the other "
+        "splits' messages (but four of `set/`, for their shape) or any result, from GUIDE.md "
+        "and the scorer's code (`blind3/README.md`); scored once, after the rules were frozen. "
+        "A morning of its own (same date, timezone and calendar).",
     ),
 )
 
