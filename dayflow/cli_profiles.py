@@ -74,7 +74,8 @@ def add(
         zone = check_tz(tz or settings.tz)
         path = Path(os.path.abspath(config.expanduser()))
         if not path.is_file():
-            raise UsageError(f"--config {config}: no such file (a config file: `dayflow init`)")
+            what = "a directory, not a config file" if path.is_dir() else "no such file"
+            raise UsageError(f"--config {config}: {what} (`dayflow init` writes a config file)")
         added = Profile(name, str(path), zone, at, WEEKDAYS if weekdays else EVERY_DAY)
         with deps.store(settings, create=True) as store:
             store.profiles.add(added)

@@ -275,6 +275,8 @@ def fleet_table(board: Board, tz: dt.tzinfo | None = None, *, width: int | None 
     user's zone `tz`), then each profile (due when, in its own zone)."""
     counts = ", ".join(f"{n} {state}" for state, n in board.counts().items() if n)
     lines = [f"{board.day}: {counts or 'no profiles'}"]
+    if not board.lines:  # no table of nobody: say how to add someone
+        return lines[0] + " yet: `dayflow profiles add NAME --config FILE`\n"
     oldest = board.oldest_waiting
     if oldest is not None:
         lines.append(f"oldest waiting: {oldest.profile}, queued {local_time(oldest.queued_at, tz)}")

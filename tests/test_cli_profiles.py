@@ -110,6 +110,8 @@ def test_profiles_add_list_remove_and_their_refusals(tmp_path: Path) -> None:
         assert result.code == 2 and says in result.err
     nofile = invoke(db, _offline, "profiles", "add", "eve", "--config", str(tmp_path / "no"))
     assert nofile.code == 2 and "no such file" in nofile.err
+    folder = invoke(db, _offline, "profiles", "add", "eve", "--config", str(tmp_path))
+    assert folder.code == 2 and "a directory, not a config file" in folder.err
     listed = json.loads(invoke(db, _offline, "profiles", "list", "--json").out)
     assert listed == [
         {

@@ -80,3 +80,11 @@ def test_listing_cells_count_wide_characters_twice_and_combining_marks_not_at_al
     assert listing._cells(text.encode("ascii", "replace").decode()) == len(
         text.encode("ascii", "replace")
     )
+
+
+def test_fleet_status_of_no_profiles_says_how_to_add_one_not_an_empty_table() -> None:
+    from dayflow.fleet.status import Board
+    from dayflow.listing import fleet_table
+
+    shown = fleet_table(Board("2026-12-01", (), None))
+    assert shown == "2026-12-01: no profiles yet: `dayflow profiles add NAME --config FILE`\n"
