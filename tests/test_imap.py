@@ -412,7 +412,7 @@ def test_the_timeout_is_a_deadline_for_the_whole_exchange_not_each_read(
         assert time.monotonic() - started < 60  # generous: the old code ran for many minutes
         line = str(caught.value)
         assert line.startswith("work: ") and "within 2 s" in line and "deadline" in line
-        assert source._session.conn is None  # a connection cut off mid-answer is not reused
+        assert source._session.client is None  # a connection cut off mid-answer is not reused
     finally:
         slow.stop()
     assert server.flags() == before

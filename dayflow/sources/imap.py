@@ -63,8 +63,8 @@ class Session:
     source examines its folder before each command that needs it (`selected` says which
     folder the connection has open), so neither ever reads the other's folder."""
 
-    conn: imaplib.IMAP4 | None = None
-    selected: str | None = None  # the folder EXAMINEd last on `conn`
+    client: imaplib.IMAP4 | None = None  # the logged-in connection
+    selected: str | None = None  # the folder EXAMINEd last on `client`
     deadline: Deadline | None = None  # the exchange under way
     credential: oauth.Credential | None = None  # the next connection's token
     password: str | None = None
@@ -123,7 +123,7 @@ class ImapSource(MailSource):
             yield
             return
         session = self._session
-        if session.conn is None and session.password is None and session.credential is None:
+        if session.client is None and session.password is None and session.credential is None:
             # Before the clock starts: a password_command (or token_command) has its own
             # timeout, and a failing one never leaves a connection open.
             self._session.credential = self._token()
@@ -133,8 +133,8 @@ class ImapSource(MailSource):
         self._session.deadline = deadline
         try:
             with deadline:
-                if self._session.conn is not None:
-                    deadline.watch(self._session.conn.sock)
+                if self._session.client is not None:
+                    deadline.watch(self._session.client.sock)
                 try:
                     yield
                 except (SourceError, OSError, imaplib.IMAP4.error):
@@ -148,10 +148,10 @@ class ImapSource(MailSource):
 
     def _drop(self) -> None:
         """Forget a connection that can no longer be trusted (cut off mid-answer)."""
-        if self._session.conn is not None:
+        if self._session.client is not None:
             with contextlib.suppress(OSError):
-                self._session.conn.shutdown()
-        self._session.conn = None
+                self._session.client.shutdown()
+        self._session.client = None
         self._session.selected = None
 
     def _watch(self, sock: socket.socket) -> None:
@@ -173,8 +173,8 @@ class ImapSource(MailSource):
         return credential
 
     def _connect(self) -> imaplib.IMAP4:
-        if self._session.conn is not None:
-            return self._session.conn
+        if self._session.client is not None:
+            return self._session.client
         spec = self.spec
         host = str(spec.host)
         mode = spec.security
@@ -243,18 +243,18 @@ class ImapSource(MailSource):
                 conn.shutdown()
             self._raise_if_late()
             raise self._fail(f"connection lost during login ({err})") from None
-        self._session.conn = conn
+        self._session.client = conn
         return conn
 
     def close(self) -> None:
-        if self._session.conn is not None:
+        if self._session.client is not None:
             try:
                 with Deadline(min(self.spec.timeout, 5.0)) as deadline:
-                    deadline.watch(self._session.conn.sock)
-                    self._session.conn.logout()
+                    deadline.watch(self._session.client.sock)
+                    self._session.client.logout()
             except Exception:
                 pass
-            self._session.conn = None
+            self._session.client = None
             self._session.selected = None
 
     def _cmd(self, *args: Any) -> list[Any]:
