@@ -456,10 +456,14 @@ def test_mail_cannot_forge_the_models_notes(tmp_path: Path, policy: Policy) -> N
 # --- the standard sample keeps its three turns ----------------------------------------------
 
 
-def test_standard_sample_with_read_message_offered_is_unchanged() -> None:
+def test_standard_sample_with_read_message_offered_keeps_its_three_turns() -> None:
+    """The same three turns and tasks; the one message opened (beside the tasks, in turn 2)
+    is m03, read already, whose cut-off snippet greets the reader by name: its body asks
+    nothing ("hold off on edits"), so it adds no task."""
     responses, _ = _drive(FakeTools(sample="standard"))
     assert [r.stop_reason for r in responses] == ["tool_use", "tool_use", "end_turn"]
-    assert not any(_uses(r, "read_message") for r in responses)
+    opened = [b["input"]["id"] for r in responses for b in _uses(r, "read_message")]
+    assert opened == ["sample:m03"] and _uses(responses[1], "read_message")
     got = [(c["idempotency_key"], c["title"], c.get("due")) for c in _creates(responses)]
     assert got == [
         ("sample:m12", "Send edits on partnership one-pager to Sam", "2026-11-05"),
