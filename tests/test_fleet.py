@@ -242,6 +242,15 @@ def test_the_worker_and_fleet_refuse_a_sqlite_database(tmp_path: Path) -> None:
         assert result.code == 2 and "the fleet's queue lives in PostgreSQL" in result.err
 
 
+def test_a_worker_until_idle_that_never_reaches_its_database_exits_4(tmp_path: Path) -> None:
+    """For cron: a wrong URL or a server that is down is one line and exit 4, not a worker
+    that tries again forever (a server lost after it was reached is still waited out)."""
+    result = invoke("postgresql://postgres@127.0.0.1:9/dayflow", _offline, "worker", "--until-idle")
+    assert result.code == 4, result.err
+    (line,) = result.err.splitlines()
+    assert line.startswith("error: cannot reach the queue's database: ") and "port 9" in line
+
+
 @pytest.mark.postgres
 def test_fleet_commands_work_on_a_new_database_whichever_comes_first(pg_server: Any) -> None:
     """The queue's tables may be made before Dayflow's (`fleet status` first): the store

@@ -117,6 +117,7 @@ class _Worker:
     # run to settle the day (a config file that cannot be read): not queued again by this
     # worker, so a broken profile costs each worker one try a day, not one per poll.
     gave_up: set[str] = field(default_factory=set)
+    reached: bool = False  # whether the queue's database answered once
 
     async def run(self) -> None:
         """Work the queue, connecting again (1 s, 2 s, ... 10 s apart) when its connection is
@@ -136,6 +137,8 @@ class _Worker:
                     await self._connected()
                     return
                 except queue.QueueLost as exc:
+                    if self.options.until_idle and not self.reached:
+                        raise  # never reached (a wrong URL, a server down): no restart to wait
                     self.say(f"{exc}; connecting again in {pause:.0f} s")
                     with contextlib.suppress(asyncio.TimeoutError):
                         await asyncio.wait_for(self.stop.wait(), pause)
@@ -148,6 +151,7 @@ class _Worker:
     async def _connected(self) -> None:
         options = self.options
         async with queue.connect(self.url) as queries:
+            self.reached = True
             # Off the event loop: it keeps the jobs' heartbeats.
             profiles = await asyncio.to_thread(_profiles, self.url)
             names = await asyncio.to_thread(lambda: {self.entrypoint_of(p) for p in profiles})
