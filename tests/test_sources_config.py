@@ -188,6 +188,20 @@ def test_the_starter_config_is_valid_and_declares_nothing_until_edited() -> None
     assert "[[inbox]]" in uncommented
 
 
+def test_the_starter_config_shows_who_you_are_and_your_sent_mail() -> None:
+    """`me`, the two followup settings and `sent` are in the file `init` writes, where they
+    parse once uncommented (the top-level keys above the first table, as TOML needs)."""
+    lines = [
+        line[2:] if line.startswith("# ") and "=" in line or line.startswith("# [[") else line
+        for line in STARTER.splitlines()
+    ]
+    tables = [i for i, line in enumerate(lines) if line == "[[inbox]]"]
+    config = parse("\n".join(lines[: tables[1]]))  # the top and the first (Maildir) inbox
+    assert config.me and config.waiting_after_days == 2 and config.followup_days == 14
+    assert config.inboxes[0].kind == "maildir" and config.inboxes[0].sent
+    assert 'sent = "[Gmail]/Sent Mail"' in "\n".join(lines)
+
+
 # --- through the CLI -------------------------------------------------------------------------
 
 

@@ -7,11 +7,18 @@ STARTER = """\
 # (password_command) or the name of an environment variable that holds it (password_env).
 # `dayflow sources check` opens each source and says what it found (no model call).
 
+# Who you are, for "You owe replies" and "Waiting on others" (top-level: keep these lines
+# above the first [[inbox]]). Without `me`: every IMAP and SMTP user that is an address.
+# me = ["you@example.org", "you@work.example"]
+# waiting_after_days = 2        # working days without an answer before you are waiting on it
+# followup_days = 14            # how many days of mail (inbox and sent) the two lists read
+
 # A local Maildir, e.g. the one mbsync (isync) or offlineimap keeps in sync:
 # [[inbox]]
 # name = "personal"
 # kind = "maildir"              # maildir | mbox | eml | imap | json
 # path = "~/Mail/personal/INBOX"
+# sent = "~/Mail/personal/Sent"  # your sent mail: a Maildir, an mbox or a folder of .eml
 
 # Gmail over IMAP with an app password (Google account > Security > App passwords):
 # [[inbox]]
@@ -21,6 +28,7 @@ STARTER = """\
 # user = "you@gmail.com"
 # password_command = "pass show mail/gmail-app-password"
 # folders = ["INBOX"]
+# sent = "[Gmail]/Sent Mail"    # default: the folder the server flags as Sent, else "Sent"
 # security = "tls"              # tls (port 993, the default) | starttls (143) | plain
 # timeout = 30                  # seconds
 
