@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from dayflow.cli_base import (
-    DbOpt,
     Deps,
     JsonOpt,
     get_deps,
@@ -48,6 +47,17 @@ DateOpt = Annotated[
     str | None,
     typer.Option(
         "--date", metavar="YYYY-MM-DD", callback=not_empty, help="The day [default: today, UTC]."
+    ),
+]
+
+# The queue lives in PostgreSQL: a SQLite file is refused (`_fleet_db`), so not offered.
+FleetDbOpt = Annotated[
+    str | None,  # not a Path: it would fold a postgresql:// URL's double slash
+    typer.Option(
+        "--db",
+        metavar="postgresql://...",
+        callback=not_empty,
+        help="The fleet's PostgreSQL database [env DAYFLOW_DB].",
     ),
 ]
 
@@ -113,7 +123,7 @@ BatchPollOpt = Annotated[
 @commands.command()
 def worker(
     ctx: typer.Context,
-    db: DbOpt = None,
+    db: FleetDbOpt = None,
     concurrency: Annotated[
         int, typer.Option(min=1, max=256, help="Briefs this worker drives at once.")
     ] = 4,
@@ -176,7 +186,7 @@ def worker(
 
 @fleet.command()
 def enqueue(
-    ctx: typer.Context, db: DbOpt = None, day: DateOpt = None, profile: NoProfileOpt = None
+    ctx: typer.Context, db: FleetDbOpt = None, day: DateOpt = None, profile: NoProfileOpt = None
 ) -> None:
     """Queue every profile's brief for the day now, whatever the clock says."""
     from datetime import UTC
@@ -195,7 +205,7 @@ def enqueue(
 @fleet.command()
 def status(
     ctx: typer.Context,
-    db: DbOpt = None,
+    db: FleetDbOpt = None,
     day: DateOpt = None,
     as_json: JsonOpt = False,
     profile: NoProfileOpt = None,

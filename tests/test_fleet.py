@@ -240,6 +240,8 @@ def test_the_worker_and_fleet_refuse_a_sqlite_database(tmp_path: Path) -> None:
     for args in (("worker", "--until-idle"), ("fleet", "status"), ("fleet", "enqueue")):
         result = invoke(tmp_path / "x.db", _offline, *args)
         assert result.code == 2 and "the fleet's queue lives in PostgreSQL" in result.err
+        shown = invoke(tmp_path / "x.db", _offline, *args[:2], "--help").out
+        assert "--db postgresql://..." in shown and "SQLite" not in shown, args  # as refused
 
 
 def test_a_worker_until_idle_that_never_reaches_its_database_exits_4(tmp_path: Path) -> None:
