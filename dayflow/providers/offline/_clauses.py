@@ -15,7 +15,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from dayflow.providers.offline._dates import Deadline, find_deadline
+from dayflow.providers.offline._dates import Deadline, any_phrase, any_word, find_deadline
 from dayflow.providers.offline._forms import Piece, whole_forms
 from dayflow.providers.offline._sentences import spoken_to
 from dayflow.providers.offline._titles import AND_RETURN, VERBS, finish, make_title
@@ -51,10 +51,12 @@ _NOT_A_REQUEST = re.compile(
     r"|take care|have (?:a|fun)|get well|arrive|be (?:on time|early)|beachten)\b",
     re.IGNORECASE,
 )
-_LET_KNOW = re.compile(
-    r"^(?:also,?\s+)?(?:let\s+me\s+know|tell\s+me|sag\s+mir|dis-moi|dites-moi|dime)\b\s*",
-    re.IGNORECASE,
-)
+# Asking to be told ("let me know", "tell me", "sag mir", "dis-moi"): at a sentence's start,
+# a request; anywhere, what opens a question back.
+_TELL_ME = ("let me know", "tell me")
+_TELL_ME_ANY = any_phrase((*_TELL_ME, "sag mir", "dis-moi", "dites-moi", "dime"))
+_LET_KNOW = re.compile(rf"^(?:also,?\s+)?{_TELL_ME_ANY}\b\s*", re.IGNORECASE)
+_ASK_BACK = re.compile(rf"(?:^|\s){any_phrase(_TELL_ME)}\b(?:\s+(?:if|whether)\b)?", re.I)
 _YOU_COMMIT = re.compile(
     r"\b(?:(?:thanks|thank\s+(?:you|u)|thx|ty)\s+(?:so\s+much\s+)?for\s+(?:offering|agreeing"
     r"|volunteering)\s+to"
@@ -69,10 +71,10 @@ _YOU_COMMIT = re.compile(
 _I_COMMIT = re.compile(
     r"\b(?:I(?:'ll|\s+will|'m\s+going\s+to)|let\s+me(?!\s+know\b))\s+", re.IGNORECASE
 )
-_OPEN_TO = re.compile(
-    r"^be\s+(?:open|interested|up\s+for|available)\s+(?:to|for|in)\s+", re.IGNORECASE
-)
-_WILLING = re.compile(r"^(?:be\s+(?:willing|able|happy)\s+to|mind|possibly|also)\s+", re.IGNORECASE)
+_OPEN = any_phrase(("open", "interested", "up for", "available"))
+_OPEN_TO = re.compile(rf"^be\s+{_OPEN}\s+(?:to|for|in)\s+", re.IGNORECASE)
+_ABLE = any_word("willing able happy")
+_WILLING = re.compile(rf"^(?:be\s+{_ABLE}\s+to|mind|possibly|also)\s+", re.IGNORECASE)
 _ASK_WILLING = re.compile(
     r"^be\s+(?:willing\s+to|ok(?:ay)?\s+(?:with\s+)?(?=\w+ing\b)|fine\s+with\s+(?=\w+ing\b))\s*",
     re.IGNORECASE,
@@ -110,7 +112,8 @@ _INFINITIVE = re.compile(
     re.IGNORECASE,
 )
 # A German list item: its verb last ("die Folien bis Freitag schicken").
-_GERMAN_ITEM = re.compile(r"\b(?:der|die|das|den|dem|ein|eine|einen|mir|uns)\b.*\w(?:en|ern|eln)$")
+_GERMAN_ARTICLES = any_word("der die das den dem ein eine einen mir uns")
+_GERMAN_ITEM = re.compile(rf"\b{_GERMAN_ARTICLES}\b.*\w(?:en|ern|eln)$")
 # Looking before answering is one thing: "take a look and tell me if..." is the answer.
 _LOOK = re.compile(
     r"^(?:take|have)\s+a\s+(?:quick\s+)?look(?:\s+at\s+(?:it|this|them))?$"
@@ -354,7 +357,7 @@ def _clause(text: str) -> str:
     )
     if colon:
         return text[colon.end() :].rstrip(" ?.!")
-    ask = re.search(r"(?:^|\s)(?:tell\s+me|let\s+me\s+know)\b(?:\s+(?:if|whether)\b)?", text, re.I)
+    ask = _ASK_BACK.search(text)
     if ask and (ask.start() == 0 or re.search(r"\s(?:if|whether)$", ask.group(0), re.I)):
         end = _ASK_END.search(text, ask.end())
     else:

@@ -60,6 +60,13 @@ def any_word(words: str) -> str:
     return f"(?:{alternation(words.split())})"
 
 
+def any_phrase(phrases: Iterable[str]) -> str:
+    """`(?:...)` for `phrases` ("any news", "y/n") taken literally but for the spaces between
+    their words, each of which stands for any run of white space."""
+    words = (r"\s+".join(map(re.escape, phrase.split())) for phrase in phrases)
+    return f"(?:{'|'.join(sorted(words, key=len, reverse=True))})"
+
+
 _WD = rf"(?:{alternation(WEEKDAY)})"
 _MO = rf"(?:{alternation(MONTH)})"
 _DAYNUM = r"\d{1,2}(?:st|nd|rd|th|er|\.)?"

@@ -13,7 +13,13 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from dayflow.providers.offline._dates import Deadline, find_deadline
+from dayflow.providers.offline._dates import (
+    Deadline,
+    alternation,
+    any_phrase,
+    any_word,
+    find_deadline,
+)
 from dayflow.providers.offline._titles import clean_subject, event, finish, strip_articles
 
 Piece = tuple[str, Deadline | None, bool]
@@ -35,11 +41,14 @@ _NEED_THING = re.compile(
     re.IGNORECASE,
 )
 # "we'll need your final slides uploaded to the portal by Friday": the thing, and what to do.
+_NEEDED_DONE = any_phrase(
+    ("uploaded", "sent", "signed", "submitted", "returned", "filled in", "filled out", "reviewed",
+     "approved", "completed", "updated", "finished", "booked", "paid", "shared", "posted", "added",
+     "done")
+)  # fmt: skip
 _NEED_DONE = re.compile(
     r"\b(?:(?:i|we)(?:'ll|\s+will)?\s+)?need\s+(?P<obj>(?:the|your|a|an|those|these)\s+"
-    r"[\w$#+' -]{2,60}?)\s+(?P<verb>uploaded|sent|signed|submitted|returned|filled\s+(?:in|out)"
-    r"|reviewed|approved|completed|updated|finished|booked|paid|shared|posted|added|done)\b"
-    r"(?P<rest>[^.;!?]{0,80})",
+    rf"[\w$#+' -]{{2,60}}?)\s+(?P<verb>{_NEEDED_DONE})\b(?P<rest>[^.;!?]{{0,80}})",
     re.IGNORECASE,
 )
 # "The Q4 assessment of $285 is due by 11/15": a payment that falls due.
@@ -54,8 +63,11 @@ _NEED_YOU_ON = re.compile(
     r"(?=\s+(?:now|asap|today|right\s+away|immediately)\b|[.,;!?]|$)",
     re.IGNORECASE,
 )
+# "I need your sign-off on X": what the sender needs, and the verb that gives it.
+_APPROVED_BY = {"approval": "Approve", "sign-off": "Sign off on", "signoff": "Sign off on",
+                "signature": "Sign", "ok": "Approve"}  # fmt: skip
 _APPROVAL = re.compile(
-    r"\b(?:i|we)\s+need\s+your\s+(?P<what>approval|sign-?off|signature|ok)"
+    rf"\b(?:i|we)\s+need\s+your\s+(?P<what>{alternation(_APPROVED_BY)})"
     r"(?:\s+(?:on|of|for)\s+(?P<obj>[\w' -]{3,60}?))?(?=\s+(?:by|before|so|to|until)\b|[.,;!?]|$)",
     re.IGNORECASE,
 )
@@ -66,16 +78,22 @@ _FEEDBACK = re.compile(
     r"|\b(?:i|we)\s+(?:need|want)\s+your\s+",
     re.IGNORECASE,
 )
+_LOOKS = any_phrase(
+    ("feedback", "thoughts", "input", "eyes", "review", "opinion", "comments", "take", "two cents",
+     "views")
+)  # fmt: skip
 _FEEDBACK_WHAT = re.compile(
-    r"^(?P<what>feedback|thoughts|input|eyes|review|opinion|comments|take|two\s+cents|views)"
-    r"\s+on\s+(?P<obj>.+?)(?=\s+(?:when|if|before|by|so|as)\b|[.,;!?]|$)",
+    rf"^(?P<what>{_LOOKS})\s+on\s+(?P<obj>.+?)(?=\s+(?:when|if|before|by|so|as)\b|[.,;!?]|$)",
     re.IGNORECASE,
 )
 # "the Kestrel PO has to be approved by COB": what must be done, by a deadline.
+_DUE_DONE = any_word(
+    "approved signed reviewed submitted paid returned completed renewed confirmed filed"
+    " countersigned"
+)
 _PASSIVE = re.compile(
     r"^(?:the\s+|this\s+|our\s+|your\s+)?(?P<obj>[\w#$'&/ -]{3,60}?)\s+(?:has|have|needs?|must)"
-    r"\s+(?:to\s+)?be\s+(?P<verb>approved|signed|reviewed|submitted|paid|returned|completed"
-    r"|renewed|confirmed|filed|countersigned)\b",
+    rf"\s+(?:to\s+)?be\s+(?P<verb>{_DUE_DONE})\b",
     re.IGNORECASE,
 )
 _MEET = re.compile(
@@ -126,10 +144,7 @@ def _needs(
     eyes."""
     approval = _APPROVAL.search(sentence)
     if approval:
-        what = approval.group("what").lower()
-        verb = {"signature": "Sign", "sign-off": "Sign off on", "signoff": "Sign off on"}.get(
-            what, "Approve"
-        )
+        verb = _APPROVED_BY[approval.group("what").lower()]
         obj = approval.group("obj") or clean_subject(subject)
         title = finish(f"{verb} {strip_articles(obj)}", sender)
         return [(title, find_deadline(sentence[approval.end() :], received), False)]

@@ -89,11 +89,13 @@ _INLINE_QUOTE = re.compile(
     r"|\bEl\s[^?!>]{0,120}\bescribió:",
     re.IGNORECASE,
 )
-_INVITATION = re.compile(r"^\s*(?:invitation|einladung|invitación|you're invited)\s*:", re.I)
-_GREETING = re.compile(
-    r"^(?:(?i:hi|hello|hey|dear|morning|good morning|hallo|hej|liebe[rs]?|bonjour|salut|hola"
-    r"|estimad[oa]|guten tag)\s+)?([A-Z][a-z]+)\s*[,!:]"
-)
+_INVITATIONS = ("invitation", "einladung", "invitación", "you're invited")
+_INVITATION = re.compile(rf"^\s*(?:{alternation(_INVITATIONS)})\s*:", re.I)
+_GREETINGS = alternation(
+    ("hi", "hello", "hey", "dear", "morning", "good morning", "hallo", "hej", "liebe", "lieber",
+     "liebes", "bonjour", "salut", "hola", "estimado", "estimada", "guten tag")
+)  # fmt: skip
+_GREETING = re.compile(rf"^(?:(?i:{_GREETINGS})\s+)?([A-Z][a-z]+)\s*[,!:]")
 # A line that only names an attachment ("Attachment: x.docx", "budget.pdf"), and an attached
 # file's name in brackets anywhere ("[scan.pdf]", "<deck.pptx>"), checked by `_FILE`.
 _ATTACHMENT = re.compile(

@@ -26,6 +26,7 @@ from dayflow.providers.offline._dates import (
     Deadline,
     alternation,
     any_date,
+    any_phrase,
     find_deadline,
     refers_back,
 )
@@ -38,11 +39,15 @@ from dayflow.providers.offline._sentences import (
 )
 from dayflow.providers.offline._titles import INVITE, VERBS, clean_subject, event, finish
 
+# What a note for information and a sentence that all is clear both say, in four languages.
+_JUST_INFO = alternation(("zur info", "pour info", "para tu información", "solo para informarte"))
+_NOTHING_TO_DO = alternation(
+    ("nothing you need to do", "you don't need to do anything", "ihr müsst nichts", "rien à faire")
+)
 _FYI = re.compile(
-    r"\bfyi\b|\bno action\b|nothing (?:is )?needed|nothing you need to do|for your information"
-    r"|no (?:need to|reply needed)|you don't need to do anything|zur info"
-    r"|ihr müsst nichts|rien à faire|pour info|no hace falta|para tu información"
-    r"|solo para informarte|for (?:visibility|your awareness|your records)|looping you in"
+    rf"\bfyi\b|\bno action\b|nothing (?:is )?needed|{_NOTHING_TO_DO}|{_JUST_INFO}"
+    r"|for your information|no (?:need to|reply needed)|no hace falta"
+    r"|for (?:visibility|your awareness|your records)|looping you in"
     r"|keeping you in the loop|cc'?(?:ing|ed)? (?:you|\w+) (?:for|so)\b",
     re.IGNORECASE,
 )
@@ -50,10 +55,9 @@ _FYI = re.compile(
 # its own sentence, and a snippet that opens with it is still opened.
 _HEADS_UP = re.compile(r"\bheads[- ]up\b", re.IGNORECASE)
 _ALL_CLEAR = re.compile(
-    r"^(?:fyi|just (?:a note|so you know|to let you know)|zur info|pour info|para tu"
-    r" información|solo para informarte)\b|\bno action (?:needed|required)|nothing (?:is )?needed"
-    r"|nothing you need to do|you don't need to do anything|no need to do anything|ihr müsst nichts"
-    r"|rien à faire|no hace falta que hagas nada",
+    rf"^(?:fyi|just (?:a note|so you know|to let you know)|{_JUST_INFO})\b"
+    rf"|\bno action (?:needed|required)|nothing (?:is )?needed|{_NOTHING_TO_DO}"
+    r"|no need to do anything|no hace falta que hagas nada",
     re.IGNORECASE,
 )
 _NEWSLETTER = re.compile(
@@ -77,10 +81,12 @@ _BOILERPLATE = re.compile(
 )
 _REPLY = re.compile(r"^\s*(?:re|aw|sv|rv|tr)\s*:", re.IGNORECASE)
 # A meeting system's or a person's invitation in the body: "X is inviting you to a meeting".
+_INVITED = any_phrase(
+    ("is inviting you to", "has invited you to", "invited you to", "you're invited to",
+     "you are invited to", "vous invite à", "te invita a")
+)  # fmt: skip
 _BODY_INVITE = re.compile(
-    r"\b(?:is\s+inviting\s+you\s+to|has\s+invited\s+you\s+to|invited\s+you\s+to|you(?:'re|\s+are)"
-    r"\s+invited\s+to|vous\s+invite\s+à|te\s+invita\s+a|(?:lädt|lade|laden)\s+(?:dich|sie|euch)\s+"
-    r"(?:\w+\s+)?(?:zu|ein))\b",
+    rf"\b(?:{_INVITED}|(?:lädt|lade|laden)\s+(?:dich|sie|euch)\s+(?:\w+\s+)?(?:zu|ein))\b",
     re.IGNORECASE,
 )
 _ANSWER = re.compile(
@@ -116,20 +122,19 @@ _TOPIC = re.compile(r"^\s*(?:topic|subject|sujet|thema|asunto|tema)\s*:\s*(.+)$"
 _POINTER = re.compile(
     r"^(?:both|all|each|these|everything|i'd\s+like|ideally)|\b(?:it|them|these|those)\b", re.I
 )
-_STATUS = re.compile(
-    r"^(?:eta|status|update|any\s+updates?|any\s+news|progress|where\s+are\s+we(?:\s+on\s+\w+)?"
-    r"|news|stand|statut|¿?novedades|¿?cómo\s+va)\s*\??$",
-    re.IGNORECASE,
-)
-_DECIDE = re.compile(
-    r"\b(?:yes\s+or\s+no|y/n|go\s*/\s*no[- ]go|yay\s+or\s+nay|in\s+or\s+out)\b", re.I
-)
+# A terse ask for news ("any updates?", "¿novedades?"), and one for a decision ("y/n?").
+_NEWS = any_phrase(
+    ("eta", "status", "update", "any update", "any updates", "any news", "progress", "news",
+     "stand", "statut", "novedades", "¿novedades", "cómo va", "¿cómo va")
+)  # fmt: skip
+_STATUS = re.compile(rf"^(?:{_NEWS}|where\s+are\s+we(?:\s+on\s+\w+)?)\s*\??$", re.IGNORECASE)
+_YES_OR_NO = any_phrase(("yes or no", "y/n", "yay or nay", "in or out"))
+_DECIDE = re.compile(rf"\b(?:{_YES_OR_NO}|go\s*/\s*no[- ]go)\b", re.I)
 _NEED_IT = re.compile(r"^(?:i\s+|we\s+)?need\s+(?:this|it|these|them|that)\b", re.IGNORECASE)
-_SHORT_THOUGHTS = re.compile(
-    r"^(?:thoughts|feedback|comments|opinions?|wdyt|what do you think|any thoughts|views"
-    r"|des avis|ton avis|votre avis|meinung|was meinst du|¿?qué opinas|opiniones)\b[^.!]{0,25}\??$",
-    re.IGNORECASE,
-)
+_THOUGHTS = ("thoughts", "feedback", "comments", "opinion", "opinions", "wdyt", "what do you think",
+             "any thoughts", "views", "des avis", "ton avis", "votre avis", "meinung",
+             "was meinst du", "qué opinas", "¿qué opinas", "opiniones")  # fmt: skip
+_SHORT_THOUGHTS = re.compile(rf"^(?:{alternation(_THOUGHTS)})\b[^.!]{{0,25}}\??$", re.IGNORECASE)
 
 
 def says_fyi(text: str, *, warning: bool = True) -> bool:

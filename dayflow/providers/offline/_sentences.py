@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dayflow.providers.offline._dates import any_phrase
 from dayflow.providers.offline._titles import VERBS
 
 _LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|\(?[a-e1-9]\)|[-*•])\s+")
@@ -33,18 +34,20 @@ _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+(?=[¿¡A-ZÀ-Ý\"'])|(?<=[?!])\s+(?=[a-zà-ÿ])|(?<=[a-zà-ÿ]{3}\.)\s+(?=[a-zà-ÿ])"
 )
 # "A couple of asks: first, X; second, Y; finally, Z."
-_ORDINAL = re.compile(
-    r"(?:(?<=[:;.])|(?<=[:;.]\s))\s*\b(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|finally|lastly"
-    r"|and\s+finally)\s*,\s*",
-    re.IGNORECASE,
-)
+_ORDINALS = any_phrase(
+    ("first", "firstly", "second", "secondly", "third", "thirdly", "then", "finally", "lastly",
+     "and finally")
+)  # fmt: skip
+_ORDINAL = re.compile(rf"(?:(?<=[:;.])|(?<=[:;.]\s))\s*\b{_ORDINALS}\s*,\s*", re.IGNORECASE)
 # A snippet runs a bulleted list into one line: "Alex, - Please X. - Review Y."
 _INLINE_BULLET = re.compile(r"(?<=[.!?:,;)])\s+[-*•]\s+(?=\S)")
-_GROUP = re.compile(
-    r"^(?:all|team|madame|monsieur|madam|sir|herr|frau|señora?|senora?|everyone|everybody|folks|guys|both|y'all|you\s+all|tous|alle|todos|equipo"
-    r"|l'équipe|zusammen)$",
-    re.IGNORECASE,
-)
+# Whom a greeting names when it names a group, or a title without a name ("Hi all,", "Madame,").
+_GROUPS = any_phrase(
+    ("all", "team", "madame", "monsieur", "madam", "sir", "herr", "frau", "señor", "señora",
+     "senor", "senora", "everyone", "everybody", "folks", "guys", "both", "y'all", "you all",
+     "tous", "alle", "todos", "equipo", "l'équipe", "zusammen")
+)  # fmt: skip
+_GROUP = re.compile(rf"^{_GROUPS}$", re.IGNORECASE)
 _NAME = r"[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?"
 # Words that open a sentence with a comma and are not someone spoken to.
 _NOT_NAMES = frozenset(

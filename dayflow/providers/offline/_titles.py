@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from dayflow.providers.offline._dates import Deadline
+from dayflow.providers.offline._dates import Deadline, alternation, any_word
 
 VERBS = frozenset(
     "accept add answer approve arrange ask attach block book bring buy call cancel change chase "
@@ -18,14 +18,15 @@ VERBS = frozenset(
     "renew reply reschedule reserve respond return review rsvp run schedule send set share sign "
     "sort step submit suggest take tell text transfer update upload venmo verify walk write".split()
 )
+_INVITATIONS = ("invitation", "einladung", "invitación", "invitacion", "you're invited",
+                "you are invited")  # fmt: skip
 INVITE = re.compile(
-    r"^(?:invitation|einladung|invitación|invitacion|you're invited|you are invited)\s*:\s*"
-    r"(?P<event>.+?)(?:\s+(?:@|[-–—]\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*\b).*)?$",
+    rf"^(?:{alternation(_INVITATIONS)})\s*:\s*(?P<event>.+?)"
+    r"(?:\s+(?:@|[-–—]\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*\b).*)?$",
     re.IGNORECASE,
 )
-_PRONOUN_OBJECT = re.compile(
-    r"^(?:it|them|this|that|these|those|one|yours|mine|es|sie|le|la|les|lo)$", re.IGNORECASE
-)
+_OBJECT_PRONOUNS = any_word("it them this that these those one yours mine es sie le la les lo")
+_PRONOUN_OBJECT = re.compile(rf"^{_OBJECT_PRONOUNS}$", re.IGNORECASE)
 _BACK_SIGNED = re.compile(
     r"^(?:get|send)\s+(it|this|them)\s+back(\s+to\s+\S+)?\s+signed\b", re.IGNORECASE
 )
