@@ -16,6 +16,8 @@ from dayflow.providers.offline._reading import body_action, thread_key, triage
 from dayflow.sources import JsonCalendar, JsonInbox
 
 BRIEF = dt.date(2026, 11, 5)
+# When the test mail arrived unless it says: the Wednesday before the brief.
+RECEIVED = "2026-11-04T10:00:00+00:00"
 TOOL_NAMES = ("read_inbox", "read_calendar", "read_tasks", "create_task")
 TOOLS = [
     {"name": n, "description": f"The {n} tool.", "input_schema": {"type": "object"}}
@@ -134,7 +136,7 @@ def _inbox_message(mid: str, snippet: str, **fields: Any) -> dict[str, Any]:
         "id": mid,
         "from": "Rui Tanaka <rui@example.com>",
         "subject": "Quick one",
-        "received_at": "2026-11-04T10:00:00+00:00",
+        "received_at": RECEIVED,
         "snippet": snippet,
         "unread": True,
     }
@@ -492,17 +494,17 @@ def _one_task(message: dict[str, Any]) -> dict[str, Any] | None:
 @pytest.mark.parametrize(
     ("snippet", "received", "due"),
     [
-        ("Can you send the slides by EOD?", "2026-11-04T10:00:00+00:00", "2026-11-04"),
-        ("Please review the draft by tomorrow.", "2026-11-04T10:00:00+00:00", "2026-11-05"),
-        ("Please review the draft by Nov 7.", "2026-11-04T10:00:00+00:00", "2026-11-07"),
-        ("Please review the draft by 7 November.", "2026-11-04T10:00:00+00:00", "2026-11-07"),
-        ("Please review the draft by next Friday.", "2026-11-04T10:00:00+00:00", "2026-11-13"),
+        ("Can you send the slides by EOD?", RECEIVED, "2026-11-04"),
+        ("Please review the draft by tomorrow.", RECEIVED, "2026-11-05"),
+        ("Please review the draft by Nov 7.", RECEIVED, "2026-11-07"),
+        ("Please review the draft by 7 November.", RECEIVED, "2026-11-07"),
+        ("Please review the draft by next Friday.", RECEIVED, "2026-11-13"),
         # sent on a Wednesday, "by Wednesday" is next week's (bench/eval/GUIDE.md)
-        ("Please review the draft by Wednesday.", "2026-11-04T10:00:00+00:00", "2026-11-11"),
-        ("Please review the draft by 2026-12-01.", "2026-11-04T10:00:00+00:00", "2026-12-01"),
+        ("Please review the draft by Wednesday.", RECEIVED, "2026-11-11"),
+        ("Please review the draft by 2026-12-01.", RECEIVED, "2026-12-01"),
         ("Please review the draft by Jan 3.", "2026-12-30T10:00:00+00:00", "2027-01-03"),
-        ("Please review the draft by end of week.", "2026-11-04T10:00:00+00:00", "2026-11-06"),
-        ("Please review the draft when you can.", "2026-11-04T10:00:00+00:00", None),
+        ("Please review the draft by end of week.", RECEIVED, "2026-11-06"),
+        ("Please review the draft when you can.", RECEIVED, None),
     ],
 )
 def test_deadlines_resolve_from_the_received_date(
@@ -572,7 +574,7 @@ def _full(body: str, **fields: Any) -> dict[str, Any]:
         "id": "b1",
         "from": "Rui Tanaka <rui@example.com>",
         "subject": "Update",
-        "received_at": "2026-11-04T10:00:00+00:00",
+        "received_at": RECEIVED,
         "thread_id": None,
         "unread": True,
         "body": body,

@@ -150,19 +150,6 @@ def test_a_newsletter_that_says_please_asks_nothing() -> None:
     assert _found(_mail(body, **{"from": "News <editor@news.example>"})) == []
 
 
-@pytest.mark.parametrize(
-    ("subject", "body", "title"),
-    [
-        ("Approve?", "Attached: Tariq's offer letter.", "Approve Tariq's offer letter"),
-        ("Deck?", "Sent from my phone", "Send Deck to Dana"),
-        ("Call?", "5 min when you're free.", "Call Dana"),
-        ("RSVP by Wednesday", "Holiday party, December 11. Thanks!", "RSVP to Holiday party"),
-    ],
-)
-def test_a_terse_request_is_read_from_its_subject(subject: str, body: str, title: str) -> None:
-    assert [t for t, _ in _found(_mail(body, subject=subject))] == [title]
-
-
 def test_a_request_quoted_inline_in_a_snippet_does_not_count() -> None:
     snippet = (
         "Great, see you at 7 then! On Thu, Oct 29, 2026, Jamie wrote: > Are you free Saturday?"
