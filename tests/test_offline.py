@@ -491,27 +491,31 @@ def _one_task(message: dict[str, Any]) -> dict[str, Any] | None:
     return creates[0]["input"] if creates else None
 
 
+# Sent on RECEIVED, a Wednesday (the messages' default).
 @pytest.mark.parametrize(
-    ("snippet", "received", "due"),
+    ("snippet", "due"),
     [
-        ("Can you send the slides by EOD?", RECEIVED, "2026-11-04"),
-        ("Please review the draft by tomorrow.", RECEIVED, "2026-11-05"),
-        ("Please review the draft by Nov 7.", RECEIVED, "2026-11-07"),
-        ("Please review the draft by 7 November.", RECEIVED, "2026-11-07"),
-        ("Please review the draft by next Friday.", RECEIVED, "2026-11-13"),
+        ("Can you send the slides by EOD?", "2026-11-04"),
+        ("Please review the draft by tomorrow.", "2026-11-05"),
+        ("Please review the draft by Nov 7.", "2026-11-07"),
+        ("Please review the draft by 7 November.", "2026-11-07"),
+        ("Please review the draft by next Friday.", "2026-11-13"),
         # sent on a Wednesday, "by Wednesday" is next week's (bench/eval/GUIDE.md)
-        ("Please review the draft by Wednesday.", RECEIVED, "2026-11-11"),
-        ("Please review the draft by 2026-12-01.", RECEIVED, "2026-12-01"),
-        ("Please review the draft by Jan 3.", "2026-12-30T10:00:00+00:00", "2027-01-03"),
-        ("Please review the draft by end of week.", RECEIVED, "2026-11-06"),
-        ("Please review the draft when you can.", RECEIVED, None),
+        ("Please review the draft by Wednesday.", "2026-11-11"),
+        ("Please review the draft by 2026-12-01.", "2026-12-01"),
+        ("Please review the draft by end of week.", "2026-11-06"),
+        ("Please review the draft when you can.", None),
     ],
 )
-def test_deadlines_resolve_from_the_received_date(
-    snippet: str, received: str, due: str | None
-) -> None:
-    task = _one_task(_inbox_message("d1", snippet, received_at=received))
+def test_deadlines_resolve_from_the_received_date(snippet: str, due: str | None) -> None:
+    task = _one_task(_inbox_message("d1", snippet))
     assert task is not None and task.get("due") == due
+
+
+def test_a_day_past_new_year_is_next_years() -> None:
+    snippet = "Please review the draft by Jan 3."
+    task = _one_task(_inbox_message("d1", snippet, received_at="2026-12-30T10:00:00+00:00"))
+    assert task is not None and task.get("due") == "2027-01-03"
 
 
 @pytest.mark.parametrize(
