@@ -220,10 +220,12 @@ _TASK_COLUMNS = (
 
 
 def undo_profiles(target: Path | str) -> None:
-    """Take the store at `target` back to its schema before profiles (migration 0009), its
+    """Take the store at `target` back to its schema before profiles (migrations 0009-0010), its
     rows kept: what a database written by an older Dayflow holds."""
     with Db(target) as db:
         for statement in (
+            "DROP INDEX runs_profile_created",  # 0010, on the profile column
+            "DELETE FROM schema_migrations WHERE name = '0010_runs_by_profile'",
             "DROP TABLE profiles",
             "DROP INDEX runs_profile_day",
             "ALTER TABLE runs DROP COLUMN profile",

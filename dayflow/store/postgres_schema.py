@@ -242,6 +242,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX tasks_status ON tasks(profile, status, due);
         """,
     ),
+    (
+        # As SQLite's 0010: a profile's runs newest first, in insertion order within a time.
+        "0010_runs_by_profile",
+        """
+        CREATE INDEX runs_profile_created ON runs(profile, created_at, rowid);
+        """,
+    ),
 ]
 
 

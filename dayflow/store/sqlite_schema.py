@@ -249,6 +249,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX tasks_status ON tasks(profile, status, due);
         """,
     ),
+    (
+        # `runs` lists a profile's newest runs first: an index in that order lets a page of 20
+        # stop after 20 rows (with runs_profile_day alone, every run of the profile was read,
+        # its step counts worked out, then sorted: 0.5 s at 10,000 runs).
+        "0010_runs_by_profile",
+        """
+        CREATE INDEX runs_profile_created ON runs(profile, created_at);
+        """,
+    ),
 ]
 
 
