@@ -61,6 +61,11 @@ FleetDbOpt = Annotated[
     ),
 ]
 
+WORKER_INTERRUPTED = (
+    "worker interrupted: a brief it had started was finished first or is left resumable; "
+    "the next worker resumes it"
+)
+
 # Hidden: the fleet's commands are every profile's, with no --profile to offer.
 NoProfileOpt = Annotated[str | None, typer.Option("--profile", hidden=True)]
 EVERYONE = "the fleet's commands work on every profile"
@@ -175,6 +180,11 @@ def worker(
                     clock=deps.clock,
                     say=deps.notice,
                 )
+            except KeyboardInterrupt:
+                # Not the one-run line (`dayflow resume` knows no profile): the worker's runs
+                # are resumed by the next worker that takes their jobs.
+                deps.notice(WORKER_INTERRUPTED)
+                raise typer.Exit(130) from None
             finally:
                 drive.close()
         deps.notice(

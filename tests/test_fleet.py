@@ -219,6 +219,29 @@ def test_a_brief_that_fails_before_its_run_begins_is_not_queued_again_each_poll(
 
 
 @pytest.mark.postgres
+def test_a_worker_interrupted_says_so_in_its_own_words_and_exits_130(fleet_db: str) -> None:
+    """Ctrl-C of a worker is not one run's Ctrl-C: no `dayflow resume` (which knows no
+    profile) is offered, and the brief is left to the next worker, which resumes it."""
+
+    def ctrl_c(*a: Any) -> Any:
+        raise KeyboardInterrupt
+
+    stopped = _run(fleet_db, "worker", "--until-idle", "--poll", "0.2", model=ctrl_c)
+    assert stopped.code == 130 and "dayflow resume" not in stopped.err, stopped.err
+    assert stopped.err.strip().splitlines()[-1].startswith("worker interrupted: ")
+
+    def all_done() -> bool:  # the jobs it held are retaken once their heartbeat is stale
+        again = _run(fleet_db, "worker", "--until-idle", "--poll", "0.2", "--heartbeat", "1")
+        assert again.code == 0, again.err
+        runs = _runs_by_profile(fleet_db)
+        return sorted(runs) == ["ann", "bob", "cat"] and all(
+            [status for _, status in r] == ["done"] for r in runs.values()
+        )
+
+    _until(all_done, "the next worker finishes every brief")
+
+
+@pytest.mark.postgres
 def test_a_profile_whose_source_fails_gets_its_brief_naming_it_once(
     fleet_db: str, tmp_path: Path
 ) -> None:
