@@ -180,11 +180,13 @@ class Deps:
 
         if not create and isinstance(settings.db_path, Path):
             config.require_existing_db(settings.db_path)
+        whose = profile or self.profile or DEFAULT_PROFILE
         return open_store(
             settings.db_path,
             clock=self.clock,
             durability=settings.durability,
-            profile=profile or self.profile or DEFAULT_PROFILE,
+            profile=whose,
+            registered=whose != DEFAULT_PROFILE,  # --profile's row must be there for a new run
         )
 
     def mcp(self, verbose: bool = False) -> Servers:

@@ -172,3 +172,24 @@ def test_profile_is_refused_in_one_line_where_it_means_nothing(tmp_path: Path) -
         assert shown.code == 0 and "Whose runs and tasks" not in shown.out, args
     # Where it means something, it stays.
     assert "--profile" in invoke(db, lambda *a: None, "runs", "--help").out
+
+
+def test_a_registered_profiles_run_is_refused_once_its_row_is_gone(
+    store_target: Path | str, clock: FixedClock
+) -> None:
+    """A worker took ann's job (her row was there), then `profiles remove ann --purge` went
+    first: the run the worker makes after is refused (ProfileNotFound, the job dropped), so
+    no run or task is left behind that no command shows. An unregistered store (a database
+    without a fleet) makes runs under any name, as before."""
+    with open_store(store_target, clock=clock) as s:
+        s.profiles.add(Profile("ann", "/etc/ann.toml"))
+    with open_store(store_target, clock=clock, profile="ann", registered=True) as a:
+        a.runs.create(_new_run())  # her row is there
+        expire_leases(store_target, clock)
+        with open_store(store_target, clock=clock) as s:
+            assert s.profiles.remove("ann", purge=True) == 1
+        with pytest.raises(ProfileNotFound, match="no profile 'ann'"):
+            a.runs.create(_new_run())
+    assert db_rows(store_target, "SELECT id FROM runs WHERE profile = 'ann'") == []
+    with open_store(store_target, clock=clock, profile="bob") as b:
+        assert b.runs.create(_new_run())[0].id  # no fleet row needed without `registered`

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from dayflow.clock import Clock
-from dayflow.store import Store, open_store
+from dayflow.store import DEFAULT_PROFILE, Store, open_store
 from dayflow.store.postgres import PgDatabase, open_backend
 from dayflow.store.values import Owner
 
@@ -73,7 +73,13 @@ class KeptStores:
         if not is_postgres_target(target) or (kept is not None and kept[3].lent):
             # A SQLite file has no server to keep a connection to; a store opened while this
             # thread's is open (none is, today) must not share its transactions.
-            return open_store(target, clock=self.clock, durability=durability, profile=profile)
+            return open_store(
+                target,
+                clock=self.clock,
+                durability=durability,
+                profile=profile,
+                registered=profile != DEFAULT_PROFILE,
+            )
         if kept is not None:
             url, durable, since, db, upkeep = kept
             if (url, durable) != (str(target), durability) or db.in_transaction:
@@ -90,7 +96,14 @@ class KeptStores:
                 self._all.append(db)
         _, _, _, db, upkeep = kept
         db.lent = True
-        return Store(db, upkeep, clock=self.clock, owner=Owner.current(), profile=profile)
+        return Store(
+            db,
+            upkeep,
+            clock=self.clock,
+            owner=Owner.current(),
+            profile=profile,
+            registered=profile != DEFAULT_PROFILE,  # a fleet's profile: its row must be there
+        )
 
     def _drop(self, db: _KeptDatabase) -> None:
         with self._lock:

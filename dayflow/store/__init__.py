@@ -82,9 +82,11 @@ def open_store(
     owner: Owner | None = None,
     durability: str = "NORMAL",
     profile: str = DEFAULT_PROFILE,
+    registered: bool = False,
 ) -> Store:
     """Open the store at `target` (a SQLite file path, created owner-only if missing, or a
-    `postgresql://` URL), its schema brought up to date, showing `profile`'s runs and tasks."""
+    `postgresql://` URL), its schema brought up to date, showing `profile`'s runs and tasks.
+    `registered`: `profile` is a row of `profiles`, which a new run then requires."""
     if is_postgres_target(target):
         # One slash only where pathlib folded two; "postgresql:///db" (a local socket) stays.
         url = re.sub(r"^(postgres(?:ql)?):/(?!/)", r"\1://", str(target), flags=re.IGNORECASE)
@@ -103,5 +105,10 @@ def open_store(
 
         db, upkeep = sqlite.open_backend(Path(target).expanduser(), durability=durability)
     return Store(
-        db, upkeep, clock=clock or SystemClock(), owner=owner or Owner.current(), profile=profile
+        db,
+        upkeep,
+        clock=clock or SystemClock(),
+        owner=owner or Owner.current(),
+        profile=profile,
+        registered=registered,
     )

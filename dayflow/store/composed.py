@@ -45,8 +45,9 @@ class Store:
         clock: Clock,
         owner: Owner,
         profile: str = DEFAULT_PROFILE,
+        registered: bool = False,
     ) -> None:
-        self._ctx = ctx = StoreContext(db, clock, owner, profile)
+        self._ctx = ctx = StoreContext(db, clock, owner, profile, registered)
         self.upkeep = upkeep
         self.events = EventLog(ctx)
         self.leases = Leases(ctx, self.events)

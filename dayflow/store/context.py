@@ -16,6 +16,9 @@ class StoreContext:
     owner: Owner
     # The person whose runs and tasks this store shows and writes (`open_store(profile=)`).
     profile: str = DEFAULT_PROFILE
+    # Whether `profile` is one of the `profiles` table (a fleet's, or --profile's): then a run
+    # is only started while its row is there (a purge and a worker's new run never cross).
+    registered: bool = False
 
     def now(self) -> str:
         return iso(self.clock.now())

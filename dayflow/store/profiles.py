@@ -68,7 +68,11 @@ class Profiles:
         sees them) unless `purge`, which deletes them too. Returns how many runs went."""
         db = self._ctx.db
         with db.transaction():
-            self.get(name)
+            # The row first, locked to the end: a run being made for the profile (which locks
+            # it too, `runs.create`) is either done, and seen below, or refused after.
+            sql = "SELECT name FROM profiles WHERE name = ?" + db.dialect.lock_row
+            if one(db, sql, (name,)) is None:
+                self.get(name)  # raises ProfileNotFound
             runs = 0
             if purge:
                 live = [r for r in self._runs_where("r.profile = ?", name) if r.status == RUNNING]

@@ -7,7 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from dayflow.clock import iso
-from dayflow.errors import AmbiguousRunId, DayTaken, RunNotFound
+from dayflow.errors import AmbiguousRunId, DayTaken, ProfileNotFound, RunNotFound
 from dayflow.models import INTERRUPTED, RUNNING, Run, RunSettings
 from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
@@ -36,6 +36,7 @@ class Runs:
 
         token = secrets.token_hex(8)
         with ctx.db.transaction():
+            self._check_registered()
             if sole_for_day:
                 self._check_day_free(spec.brief_date, spec.settings.reads_sample)
             run_id = self._new_id()
@@ -72,6 +73,18 @@ class Runs:
             )
             self._events.add(run_id, "run_started", {"model": spec.model, "date": spec.brief_date})
         return self.get(run_id), Lease(run_id, token)
+
+    def _check_registered(self) -> None:
+        """ProfileNotFound when this store's profile is a registered one whose row is gone. The
+        row is locked to the end of the run's creation, as `profiles.remove` locks it first: a
+        purge either waits for the new run (then sees it running and refuses) or goes first (the
+        run is refused), never deletes the profile's runs while one is being made."""
+        ctx = self._ctx
+        if not ctx.registered or ctx.profile == DEFAULT_PROFILE:
+            return
+        sql = "SELECT name FROM profiles WHERE name = ?" + ctx.db.dialect.lock_row
+        if one(ctx.db, sql, (ctx.profile,)) is None:
+            raise ProfileNotFound(f"no profile {ctx.profile!r} (see `dayflow profiles list`)")
 
     def _check_day_free(self, brief_date: str, sample: bool) -> None:
         """DayTaken when the day has a run; a run of the bundled sample does not count against
