@@ -346,3 +346,34 @@ def test_a_config_that_declares_no_source_is_said_plainly(
     (notice,) = [x for x in brief.err.splitlines() if x.startswith("No sources configured")]
     assert f"({path} {said})" in notice and "dayflow init" not in notice
     assert "add an [[inbox]] there, then `dayflow sources check`" in notice
+
+
+def test_an_open_task_due_today_from_mail_before_the_window_needs_action(
+    tmp_path: Path,
+) -> None:
+    """Priya asked on the 9th for the 18th; the brief of the 10th filed it. The brief of the
+    18th reads mail since the last brief only, so her message is not in it: the task is due
+    today all the same, so it is under Needs action (as a task on the list) and the One thing,
+    not only a prep line or nothing."""
+    from tests.mailkit import deliver, thread_mail
+
+    db, inbox = tmp_path / "d.db", tmp_path / "INBOX"
+    when = dt.datetime(2026, 11, 9, 15, 0, tzinfo=dt.UTC)
+    ask = "Could you send me the vendor comparison by November 18?"
+    deliver(inbox, thread_mail("p1@x", sender="Priya Raman <priya@example.com>",
+                               subject="Vendors", body=ask, when=when), when)  # fmt: skip
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[inbox]]\nname = "work"\nkind = "maildir"\npath = "{inbox}"\n')
+    env = {"DAYFLOW_CONFIG": str(config)}
+    first = invoke(db, OFFLINE, "brief", "--date", "2026-11-10", env=env,
+                   clock="2026-11-10T07:30:00+00:00")  # fmt: skip
+    assert first.code == 0, first.err
+    [task] = tasks(db)
+    assert task["due"] == "2026-11-18"
+    later = invoke(db, OFFLINE, "brief", "--date", "2026-11-18", env=env,
+                   clock="2026-11-18T07:30:00+00:00")  # fmt: skip
+    assert later.code == 0, later.err
+    needs = later.out.split("## Needs action", 1)[1].split("##", 1)[0]
+    assert f"- {task['title']} (on your task list, due today)" in needs
+    assert f"**{task['title']}, due today.**" in later.out.split("## One thing", 1)[1]
+    assert len(tasks(db)) == 1  # nothing filed again

@@ -38,9 +38,10 @@ from dayflow.tools import refused_by_cap
 @dataclass(frozen=True)
 class _Need:
     title: str
-    who: str
+    who: str  # "" for a task already on the list whose mail this brief did not read
     due: dt.date | None
     urgent: bool = False  # the message says so (an outage, "urgent", "ASAP")
+    key: str = ""  # the request's mail key: a task filed for it has the same one
 
 
 def snippet_actions(inbox: list[dict[str, Any]]) -> list[Action]:
@@ -170,6 +171,7 @@ def _mail(
                 str(r.get("from")),
                 date_of(r.get("due")),
                 r.get("urgent") is True,
+                str(r.get("key") or ""),
             )
             for r in _unique_requests(memory.requests)
             if r.get("key") not in done
@@ -179,14 +181,36 @@ def _mail(
         read, creates = bool(named(calls, "read_inbox")), visible_creates(calls)
         done = {c.key for c in creates if c.done}
         needs = [
-            _Need(a.title, who(a.message), a.due, is_urgent(a.message))
+            _Need(a.title, who(a.message), a.due, is_urgent(a.message), a.key)
             for a in no_tasks(calls).keep(snippet_actions(inbox))
             if a.key not in done
         ]
+    needs += _listed_and_due(calls, needs, today)
     # What is due today first, then what is overdue, then the rest by date (stable: ties keep
     # the order above), so that "One thing" is today's most pressing item, not last week's.
     needs.sort(key=lambda n: (_urgency(n.due, today), not n.urgent))
     return _Mail(needs, creates, error, read, _unavailable(messages, calls, "read_inbox"))
+
+
+def _listed_and_due(calls: list[Call], needs: list[_Need], today: dt.date | None) -> list[_Need]:
+    """Open tasks already on the list (read before this run filed any) that are due today or
+    overdue and that none of this brief's requests stands for: their mail is older than the
+    window this brief read, and they need doing today all the same."""
+    if today is None:
+        return []
+    tasks, _ = latest_list(calls, "read_tasks", "tasks")
+    keys = {n.key.split("#", 1)[0] for n in needs if n.key}
+    titles = {n.title.casefold() for n in needs}
+    out = []
+    for task in tasks:
+        due, title = date_of(task.get("due")), str(task.get("title") or "")
+        key = str(task.get("idempotency_key") or "").split("#", 1)[0]
+        if task.get("status", "open") != "open" or due is None or due > today or not title:
+            continue
+        if (key and key in keys) or title.casefold() in titles:
+            continue
+        out.append(_Need(title, "", due, key=key))
+    return out
 
 
 def _needs_lines(mail: _Mail, today: dt.date | None, limit: int | None) -> list[str]:
@@ -197,7 +221,8 @@ def _needs_lines(mail: _Mail, today: dt.date | None, limit: int | None) -> list[
         lines.append("- _The inbox was not read._")
     lines += [f"- _Could not read {n}: {why}_" for n, why in mail.unread]
     for need in mail.needs[:limit]:
-        lines.append(f"- {need.title} (from {need.who}, {_due_text(need.due, today)})")
+        whence = f"from {need.who}" if need.who else "on your task list"
+        lines.append(f"- {need.title} ({whence}, {_due_text(need.due, today)})")
     if limit is not None and len(mail.needs) > limit:
         lines.append(
             f"- {len(mail.needs) - limit} more, due later or with no deadline: `dayflow tasks` "
