@@ -243,6 +243,8 @@ def test_threads_with_and_open_tasks_from_for_meeting_prep() -> None:
 def test_me_refuses_an_invalid_address_naming_the_key() -> None:
     with pytest.raises(ConfigFileError, match=r"me entry 2 \('not an address'\)"):
         parse_me(["alex@example.org", "not an address"], "config.toml")
+    twice = parse_me(["Alex@Example.org", "alex@example.org", "alex+news@example.org"])
+    assert twice.to_json() == [{"address": "Alex@Example.org", "from": "me in the config file"}]
     with pytest.raises(ConfigFileError, match="me is empty: list your email addresses"):
         parse_me([], "config.toml")
     with pytest.raises(ConfigFileError, match="me must be a list"):

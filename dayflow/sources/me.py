@@ -68,7 +68,7 @@ def parse_me(value: object, where: str = "config.toml") -> Me:
                 f"{where}: me entry {n} ({shown}) is not an email address (like alex@example.org)"
             )
         origins.append((item.strip(), CONFIG_ORIGIN))
-    return Me(tuple(origins))
+    return Me(_once(origins))
 
 
 def default_me(users: Iterable[tuple[str, str]]) -> Me:
@@ -76,10 +76,15 @@ def default_me(users: Iterable[tuple[str, str]]) -> Me:
     origins = [
         (u.strip(), where) for u, where in users if isinstance(u, str) and is_address(u.strip())
     ]
+    return Me(_once(origins))
+
+
+def _once(origins: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """Each address once (case and `+tag` aside), as first written."""
     seen: set[str] = set()
     kept = []
     for address, where in origins:
         if base_address(address) not in seen:
             seen.add(base_address(address))
             kept.append((address, where))
-    return Me(tuple(kept))
+    return tuple(kept)
