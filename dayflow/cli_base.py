@@ -246,7 +246,10 @@ def handle_errors(deps: Deps) -> Iterator[None]:
         deps.err.print(f"error: {exc}", markup=False, soft_wrap=True)
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
-        deps.err.print("interrupted; `dayflow resume` continues the run", markup=False)
+        from dayflow.store.values import command_hint
+
+        again = command_hint(deps.profile, "resume")
+        deps.err.print(f"interrupted; `{again}` continues the run", markup=False)
         raise typer.Exit(130) from None
     finally:
         deps.stop_mcp()  # the servers a run started: stopped at the command's end

@@ -44,6 +44,7 @@ from dayflow.models import DEFAULT_COMPACT_AT, DEFAULT_MAX_TOKENS, DEFAULT_TASK_
 if TYPE_CHECKING:
     from dayflow import config
     from dayflow.briefing import Mode, Room
+    from dayflow.models import Run
     from dayflow.store import Store
 
 commands = typer.Typer()
@@ -304,18 +305,7 @@ def resume(
         out_format = brief_format(deps, fmt, as_json)
         settings = deps.settings(db=db, timeout=timeout, allow_remote=allow_remote)
         with deps.store(settings) as store:
-            if run_id is not None:
-                run = store.runs.find(run_id)
-            else:
-                found = store.runs.latest_unfinished()
-                if found is None:
-                    if not store.runs.list(limit=1):
-                        raise NothingToResume("nothing to resume: no runs yet (`dayflow brief`)")
-                    raise NothingToResume(
-                        "nothing to resume: every run is done or driven by a live process "
-                        "(see `dayflow runs`)"
-                    )
-                run = found
+            run = store.runs.find(run_id) if run_id is not None else _latest_unfinished(store)
             from dayflow.briefing import resume as continue_run
 
             outcome = continue_run(
@@ -329,3 +319,19 @@ def resume(
                 timeout=timeout,
             )
         print_outcome(deps, outcome.run, outcome.text, out_format, settings.prices, outcome.data)
+
+
+def _latest_unfinished(store: "Store") -> "Run":
+    """The run a bare `resume` continues, or NothingToResume naming the way on."""
+    from dayflow.store.values import command_hint
+
+    found = store.runs.latest_unfinished()
+    if found is not None:
+        return found
+    if not store.runs.list(limit=1):
+        hint = command_hint(store.profile, "brief")
+        raise NothingToResume(f"nothing to resume: no runs yet (`{hint}`)")
+    raise NothingToResume(
+        "nothing to resume: every run is done or driven by a live process "
+        f"(see `{command_hint(store.profile, 'runs')}`)"
+    )

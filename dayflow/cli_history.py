@@ -153,7 +153,9 @@ def fork(
         with deps.store(settings) as store:
             parent = store.runs.find(run_id)
             # Refuse a bad fork point before a model (and maybe an API key) is needed.
-            history.check_fork_point(parent, store.steps.of(parent.id), from_step)
+            history.check_fork_point(
+                parent, store.steps.of(parent.id), from_step, profile=store.profile
+            )
             chosen = model or parent.model
             settings = for_run(deps, parent, settings, timeout)  # the parent's provider
             try:

@@ -50,7 +50,10 @@ def runs(
     as_json: JsonOpt = False,
 ) -> None:
     """List runs, newest first."""
+    from functools import partial
+
     from dayflow import listing
+    from dayflow.store.values import command_hint
 
     deps = get_deps(ctx)
     with handle_errors(deps):
@@ -60,21 +63,22 @@ def runs(
         settings = deps.settings(db=db)
         with deps.store(settings) as store:
             found = store.runs.list(status=status, since=since_bound, limit=limit)
+            hint = partial(command_hint, store.profile)
             if as_json:
                 print_json(deps, [listing.run_json(r, settings.prices) for r in found])
                 return
             if not found:
                 filtered = status is not None or since is not None
                 if filtered and store.runs.list(limit=1):
-                    deps.notice("no runs match (`dayflow runs` without filters lists them all)")
+                    deps.notice(f"no runs match (`{hint('runs')}` without filters lists them all)")
                 else:
-                    deps.notice("no runs yet: `dayflow brief` starts one")
+                    deps.notice(f"no runs yet: `{hint('brief')}` starts one")
                 return
             print_table(deps, listing.runs_table, found, settings.prices, zone(settings))
             day = today(deps, settings).isoformat()
             for r in found:
                 if r.resumable and r.brief_date == day and not r.pruned_at and not r.redacted_at:
-                    deps.notice(f"run {r.id} is {r.status}: `dayflow resume {r.id}` continues it")
+                    deps.notice(f"run {r.id} is {r.status}: `{hint('resume', r.id)}` continues it")
                     break
             if any(r.estimated for r in found):
                 deps.notice("* token counts of the offline model are estimates")

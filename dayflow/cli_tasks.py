@@ -66,7 +66,7 @@ def export(
             found = store.tasks.list(include_done=show_all)
         from zoneinfo import ZoneInfo
 
-        text = taskfiles.export(found, fmt, ZoneInfo(settings.tz))
+        text = taskfiles.export(found, fmt, ZoneInfo(settings.tz), profile=store.profile)
         if output is None:
             deps.out.file.write(text)
             deps.out.file.flush()
@@ -94,15 +94,17 @@ def sync(
     touched (sync does not write the file). Unticking a task Dayflow has done does not reopen
     it."""
     from dayflow import files, taskfiles
+    from dayflow.store.values import command_hint
 
     deps = get_deps(ctx)
     with handle_errors(deps):
         text = files.read_text(file, "task file")
+        writes = command_hint(deps.profile, "tasks", "export", "--format", "markdown|todo.txt")
         reading = taskfiles.read_back(text)
         if reading.fmt is None:
             raise FileProblem(
                 f"{file} is not a task list Dayflow exported (no line carries a Dayflow task "
-                "id; `dayflow tasks export --format markdown|todo.txt` writes one); "
+                f"id; `{writes}` writes one); "
                 "nothing changed"
             )
         settings = deps.settings(db=db)

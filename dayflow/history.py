@@ -54,6 +54,7 @@ from dayflow.errors import RunPruned, UsageError
 from dayflow.models import COMPLETE, DISCARDED, DONE, FAILED, PENDING, RUNNING, STOPPED, Event, Run
 from dayflow.models import Step as StepRow
 from dayflow.store import Store, not_continuable
+from dayflow.store.values import DEFAULT_PROFILE, command_hint
 
 READ_TOOLS = frozenset({"read_inbox", "read_message", "read_calendar"})
 FINISHED = (DONE, FAILED, STOPPED)
@@ -66,8 +67,11 @@ ERROR, WARNING, INFO = "error", "warning", "info"
 # ------------------------------------------------------------------------------------ fork
 
 
-def check_fork_point(run: Run, steps: list[StepRow], n: int) -> None:
-    """Raise a clear error unless the first `n` steps of `run` can be a fork's history."""
+def check_fork_point(
+    run: Run, steps: list[StepRow], n: int, *, profile: str = DEFAULT_PROFILE
+) -> None:
+    """Raise a clear error unless the first `n` steps of `run` (a run of `profile`) can be a
+    fork's history."""
     if n < 0:
         raise UsageError("--from-step must be 0 or more")
     if n == 0:
@@ -83,7 +87,7 @@ def check_fork_point(run: Run, steps: list[StepRow], n: int) -> None:
     if step.state == PENDING:
         raise UsageError(
             f"step {n} of run {run.id} is pending (its tool calls never finished); {earlier}, "
-            f"or `dayflow resume {run.id}`"
+            f"or `{command_hint(profile, 'resume', run.id)}`"
         )
     if step.state == DISCARDED:
         raise UsageError(
@@ -109,7 +113,7 @@ def fork_run(
     """Start a run whose history is the parent's first `from_step` steps (no model call spent
     on them) and drive it to its end with `model` (the parent's by default)."""
     store = loop.store
-    check_fork_point(parent, store.steps.of(parent.id), from_step)
+    check_fork_point(parent, store.steps.of(parent.id), from_step, profile=store.profile)
     run, lease = store.archive.fork(
         parent.id, from_step, model=model or parent.model, max_steps=max_steps, budget=budget
     )
@@ -256,7 +260,7 @@ def diagnose(store: Store, *, fix: bool = False) -> DoctorReport:
                 ERROR,
                 f"run {run_id}: its totals ({_usage(totals)}) disagree with the sum of its steps "
                 f"({_usage(sums)})",
-                f"dayflow doctor --recompute-totals {run_id}",
+                command_hint(store.profile, "doctor", "--recompute-totals", run_id),
             )
         )
     findings += _unanswered_tool_uses(store)
@@ -267,7 +271,8 @@ def diagnose(store: Store, *, fix: bool = False) -> DoctorReport:
             "which is gone"
         )
         if fixed:
-            message += f"; marked interrupted, `dayflow resume {run.id}` continues it"
+            again = command_hint(store.profile, "resume", run.id)
+            message += f"; marked interrupted, `{again}` continues it"
         findings.append(
             Finding(
                 "stale_lease",
@@ -311,7 +316,7 @@ def _unanswered_tool_uses(store: Store) -> list[Finding]:
                         ERROR,
                         f"run {run.id} step {step.n}: tool_use id(s) {', '.join(missing)} have "
                         "no tool_result, so the conversation cannot be sent again",
-                        f"dayflow fork {run.id} --from-step {step.n - 1}",
+                        command_hint(store.profile, "fork", run.id, "--from-step", step.n - 1),
                     )
                 )
     return found

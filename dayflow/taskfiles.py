@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from dayflow.models import Task
+from dayflow.store.values import command_hint
 
 FORMATS = ("markdown", "todo.txt", "ics", "json")
 SYNC_FORMATS = ("markdown", "todo.txt")
 
 _ID = r"t_[0-9a-f]{12}"
-MD_HEADER = "<!-- dayflow tasks: tick a box, then `dayflow tasks sync THIS_FILE` -->"
 _MD_MARK = "🆔"
 _TODO_MARK = "dayflow:"
 _MD_LINE = re.compile(r"^\s*[-*+] \[(?P<box>.)\] (?P<rest>.*)$")
@@ -38,11 +38,21 @@ _ANY_MD_MARK = re.compile(_MD_MARK)
 _ANY_TODO_MARK = re.compile(r"(?i)dayflow:")
 
 
-def export(tasks: Iterable[Task], fmt: str, tz: tzinfo) -> str:
-    """The tasks in format `fmt` (one of FORMATS); dates in the timezone `tz`."""
+def md_header(profile: str | None = None) -> str:
+    """A Markdown export's first line: how to sync it back, for `profile`'s tasks."""
+    sync = command_hint(profile, "tasks", "sync", "THIS_FILE")
+    return f"<!-- dayflow tasks: tick a box, then `{sync}` -->"
+
+
+MD_HEADER = md_header()
+
+
+def export(tasks: Iterable[Task], fmt: str, tz: tzinfo, *, profile: str | None = None) -> str:
+    """The tasks in format `fmt` (one of FORMATS); dates in the timezone `tz`; a Markdown
+    header naming `profile`'s sync command."""
     items = list(tasks)
     if fmt == "markdown":
-        return markdown(items, tz)
+        return markdown(items, tz, profile=profile)
     if fmt == "todo.txt":
         return todotxt(items, tz)
     if fmt == "ics":
@@ -55,9 +65,9 @@ def export(tasks: Iterable[Task], fmt: str, tz: tzinfo) -> str:
 # ------------------------------------------------------------------------------ Markdown
 
 
-def markdown(tasks: list[Task], tz: tzinfo) -> str:
+def markdown(tasks: list[Task], tz: tzinfo, *, profile: str | None = None) -> str:
     """An Obsidian Tasks checklist: `- [ ] Title 📅 due ✅ done 🆔 id`, one task a line."""
-    lines = [MD_HEADER, ""]
+    lines = [md_header(profile), ""]
     for t in tasks:
         box = "x" if t.status == "done" else " "
         parts = [f"- [{box}] {_md_title(t.title)}"]

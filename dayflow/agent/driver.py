@@ -41,6 +41,7 @@ from dayflow.models import (
 )
 from dayflow.sources.factory import precheck
 from dayflow.store import DatabaseError, Lease, NewRun, Store
+from dayflow.store.values import command_hint
 
 KEEP_LAST = 1  # assistant/user pairs compaction never touches
 
@@ -155,10 +156,11 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
         while text is None:
             run = store.runs.get(run.id)
             if n >= run.max_steps:
+                more = command_hint(store.profile, "resume", run.id, "--max-steps", n + 5)
                 raise Stop(
                     STOPPED,
                     f"stopped by --max-steps {run.max_steps} after step {n}; "
-                    f"continue with `dayflow resume {run.id} --max-steps {n + 5}`",
+                    f"continue with `{more}`",
                 )
             messages = _maybe_compact(loop, run, lease, n, messages)
             request = ModelRequest(
@@ -216,10 +218,11 @@ def _failed(
 ) -> DayflowError:
     """Release the run as failed (resumable) after `exc`, and return the one-line error that
     names the run and the way on."""
+    again = command_hint(store.profile, "resume", run.id)
     if isinstance(exc, ModelError):
         store.leases.release(lease, FAILED, str(exc), exc.request_id)
         return type(exc)(
-            f"run {run.id} failed: {exc}; `dayflow resume {run.id}` continues it",
+            f"run {run.id} failed: {exc}; `{again}` continues it",
             status=exc.status,
             request_id=exc.request_id,
             retryable=exc.retryable,
@@ -227,7 +230,7 @@ def _failed(
     if isinstance(exc, SourceUnavailable):
         # A read the run needs failed (a file gone before a resume, or --strict-sources): the
         # run fails, resumable, and nothing is saved for that call, so resume reads again.
-        reason = f"{exc}; `dayflow resume {run.id}` reads it again"
+        reason = f"{exc}; `{again}` reads it again"
         store.leases.release(lease, FAILED, reason)
         return SourceUnavailable(reason)
     # The store refused or could not be reached (a server restarting, a full disk): what
@@ -236,7 +239,7 @@ def _failed(
     with contextlib.suppress(Exception):
         store.leases.release(lease, FAILED, f"database error: {cause}")
     return StoreError(
-        f"{exc}; run {run.id} stopped: `dayflow resume {run.id}` continues it once the "
+        f"{exc}; run {run.id} stopped: `{again}` continues it once the "
         "database can be written again"
     )
 
@@ -310,11 +313,12 @@ def _within_budget(loop: Loop, run: Run, request: ModelRequest) -> ModelRequest:
     used = run.usage.total
     left = run.budget - used - estimate
     if left < MIN_OUTPUT_TOKENS:
+        more = max(run.budget * 2, used + (estimate + run.max_tokens) * 2)
+        hint = command_hint(loop.store.profile, "resume", run.id, "--budget", more)
         raise Stop(
             STOPPED,
             f"stopped by --budget {run.budget}: {used} tokens used, the next call needs about "
-            f"{estimate} in plus its answer; continue with `dayflow resume {run.id} --budget "
-            f"{max(run.budget * 2, used + (estimate + run.max_tokens) * 2)}`",
+            f"{estimate} in plus its answer; continue with `{hint}`",
         )
     if left >= request.max_tokens:
         return request

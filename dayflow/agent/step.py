@@ -18,6 +18,7 @@ from dayflow.models import COMPLETE, FAILED, STOPPED, Message, Run
 from dayflow.shown import Shown, shown_in
 from dayflow.sources import as_calendar
 from dayflow.store import Lease, Store
+from dayflow.store.values import command_hint
 
 
 def settle(
@@ -62,7 +63,7 @@ def settle(
             raise Stop(
                 STOPPED,
                 f"the model ended step {n} without writing the brief; "
-                f"`dayflow resume {run.id}` asks again",
+                f"`{command_hint(store.profile, 'resume', run.id)}` asks again",
             )
         if not _grounded(store, run, n):
             # A brief written without reading anything is made up, however real it looks.
@@ -71,17 +72,19 @@ def settle(
                 STOPPED,
                 f"the model wrote a brief at step {n} without calling a tool to read the "
                 "inbox, calendar or tasks: it is not grounded, so it is kept but not shown; "
-                f"`dayflow resume {run.id}` asks again (`dayflow doctor --model` checks that "
+                f"`{command_hint(store.profile, 'resume', run.id)}` asks again (`dayflow doctor "
+                "--model` checks that "
                 "the model can call tools)",
             )
         _finish(loop, run, lease, n, text)
         return text
     if stop_reason in ("max_tokens", "model_context_window_exceeded"):
         store.steps.complete(lease, n, None, discard=True)
+        more = command_hint(store.profile, "resume", run.id, "--max-tokens", run.max_tokens * 2)
         raise Stop(
             STOPPED,
             f"the model's turn at step {n} was cut short ({stop_reason}); it is kept but "
-            f"not sent again; `dayflow resume {run.id} --max-tokens {run.max_tokens * 2}` "
+            f"not sent again; `{more}` "
             "asks again",
         )
     # A refusal (or anything unknown) is kept for the record but never sent back: resuming
@@ -126,7 +129,7 @@ def _deliver(loop: Loop, run: Run, lease: Lease, n: int, text: str, sinks: list[
         raise Stop(
             FAILED,
             f"delivery failed: {'; '.join(report.failed)}; the brief is written, and "
-            f"`dayflow resume {run.id}` delivers it",
+            f"`{command_hint(loop.store.profile, 'resume', run.id)}` delivers it",
             text=text,
         )
     return "; ".join(report.uncertain) or None

@@ -37,7 +37,7 @@ from dayflow.clock import iso
 from dayflow.errors import RunBusy, StoreError
 from dayflow.models import DONE, Run, RunSettings
 from dayflow.store.runs import DAY_LOOKBACK_DAYS, Runs
-from dayflow.store.values import DEFAULT_PROFILE
+from dayflow.store.values import DEFAULT_PROFILE, command_hint
 
 # A run for a day is created within a day or so of it in any timezone: look back far enough
 # without reading the whole history (as far as the store does when it creates the day's run).
@@ -141,7 +141,7 @@ def day_lock(
                 if time.monotonic() > deadline:
                     raise RunBusy(
                         f"another dayflow is still writing the brief for {day} after "
-                        f"{limit_s:.0f} s; `dayflow runs` shows it"
+                        f"{limit_s:.0f} s; `{command_hint(profile, 'runs')}` shows it"
                     ) from None
                 time.sleep(_POLL_S)
         try:
@@ -187,6 +187,24 @@ class _LockFiles:
 
 # Process-wide by nature: the kernel keeps POSIX locks per process, not per object.
 _locks = _LockFiles()
+
+
+def second_brief_notice(
+    say: Callable[[str], None], done: Run, day: date, tz: tzinfo, full: str | None, profile: str
+) -> Run | None:
+    """Say that the day has its brief (`profile`'s); return it when the new run is an update
+    of it (not when the flag `full` asks for a full one)."""
+    at = datetime.fromisoformat(done.finished_at or done.created_at).astimezone(tz)
+    head = f"the brief for {day} exists: run {done.id}, done at {at:%H:%M}"
+    if full:
+        say(f"{head}; writing a full new one ({full})")
+        return None
+    say(
+        f"{head}; writing an update with only what arrived since (--since-last; --new writes "
+        f"a full brief, --ensure-today or `{command_hint(profile, 'show', done.id)}` shows "
+        "that one)"
+    )
+    return done
 
 
 def wait_while_driven(get: Callable[[], Run], limit_s: float = WAIT_LIMIT_S) -> Run:

@@ -16,7 +16,7 @@ import contextlib
 import enum
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from dayflow.models import (
     RUNNING,
     Run,
 )
+from dayflow.store.values import command_hint
 
 if TYPE_CHECKING:
     from dayflow.agent import BriefOptions, Loop, SourceFactory
@@ -159,7 +160,9 @@ def _decide(the: _Day) -> Outcome:
         if request.mode is not Mode.RESUME_LATEST:
             full = "--new" if request.mode is Mode.NEW else None
             full = full or ("--since" if request.since is not None else None)
-            update_of = _second_brief_notice(say, current, day, the.settings.tz, full)
+            update_of = briefday.second_brief_notice(
+                say, current, day, zone(the.settings.tz), full, store.profile
+            )
     elif request.mode is Mode.SINCE_LAST:
         say(f"no finished brief for {day} yet: writing a full one")
     unfinished = store.runs.latest_unfinished(day.isoformat())
@@ -190,7 +193,8 @@ def _decide(the: _Day) -> Outcome:
     if unfinished is not None:
         say(
             f"note: run {unfinished.id} for {day} is {unfinished.status}; "
-            f"`dayflow resume {unfinished.id}` continues it (or brief --resume-latest)"
+            f"`{command_hint(store.profile, 'resume', unfinished.id)}` continues it (or brief "
+            "--resume-latest)"
         )
     # Alone on the day (no run of it seen), it is created only if it still is: two hosts
     # sharing a database write one full brief, not two (issue 19.13).
@@ -211,6 +215,7 @@ def _start(the: _Day, update_of: Run | None, sole: bool) -> Outcome:
         request,
         settings,
         db_path=store.upkeep.location,
+        profile=store.profile,
         moment=briefday.brief_moment(day, zone(settings.tz), now),
         mail_since=lambda: briefday.mail_since(store.runs, day, zone(settings.tz), now),
     )
@@ -414,7 +419,8 @@ def _todays(the: _Day, current: Run) -> Outcome:
         say(
             f"note: run {current.id} was started without delivering to "
             f"{', '.join(missed)}, so it is not delivered there; "
-            f"`dayflow brief --new --deliver ...` writes one that is"
+            f"`{command_hint(the.store.profile, 'brief', '--new', '--deliver', '...')}` writes "
+            "one that is"
         )
     return resume(the.room, the.store, current, crash_after=the.request.crash_after)
 
@@ -446,23 +452,6 @@ def _say_waiting(the: _Day) -> None:
     current = briefday.latest_for(the.store.runs, the.day, the.room.clock.now(), the.real)
     who = "" if current is None else f" (run {current.id}, pid {current.owner_pid})"
     the.room.say(f"another dayflow is writing the brief for {the.day}{who}; waiting for it")
-
-
-def _second_brief_notice(
-    say: Callable[[str], None], done: Run, day: date, tz: str, full: str | None
-) -> Run | None:
-    """Say that the day has its brief; return it when the new run is an update of it (not
-    when the flag `full` asks for a full one)."""
-    at = datetime.fromisoformat(done.finished_at or done.created_at).astimezone(zone(tz))
-    head = f"the brief for {day} exists: run {done.id}, done at {at:%H:%M}"
-    if full:
-        say(f"{head}; writing a full new one ({full})")
-        return None
-    say(
-        f"{head}; writing an update with only what arrived since (--since-last; --new writes "
-        f"a full brief, --ensure-today or `dayflow show {done.id}` shows that one)"
-    )
-    return done
 
 
 def _samples() -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from dayflow.briefing import day as briefday
 from dayflow.errors import UsageError
 from dayflow.frozen import replace
+from dayflow.store.values import command_hint
 
 if TYPE_CHECKING:
     from dayflow.briefing.flow import BriefRequest
@@ -74,6 +75,7 @@ def new_run_sources(
     *,
     db_path: str,
     moment: datetime,
+    profile: str | None = None,
     mail_since: Callable[[], datetime],
 ) -> Picked:
     """What a new run reads, as BriefOptions fields, and the notices saying so.
@@ -82,7 +84,7 @@ def new_run_sources(
     its [[inbox]] / [[calendar]] entries), and mail since --since, else `mail_since()`
     (day.mail_since: the last finished brief, else 24 hours before `moment`, the brief's);
     the sample is never used. Without one (or one holding only delivery settings): the bundled
-    sample (or the JSON files given), read whole."""
+    sample (or the JSON files given), read whole. The hints name `profile`'s commands."""
     from datetime import UTC
 
     from dayflow.sources.factory import run_settings_for
@@ -97,15 +99,15 @@ def new_run_sources(
         if settings.inbox is None:
             path, data = config.document(request.config_file)
             if data is None:
-                why, then = "does not exist", "`dayflow init` writes a config"
+                why, then = "does not exist", f"`{command_hint(profile, 'init')}` writes a config"
             else:
                 why = "declares no [[inbox]] or [[calendar]]" if data else "has no settings"
                 why += "" if data else " (empty, or every entry commented out)"
-                then = "add an [[inbox]] there, then `dayflow sources check`"
+                then = f"add an [[inbox]] there, then `{command_hint(profile, 'sources', 'check')}`"
             notices.append(
                 f"No sources configured ({path} {why}): this brief read the bundled sample "
                 f"inbox; its tasks are filed under 'sample:' keys in {db_path} "
-                f"(`dayflow tasks --clear-sample` removes them; {then})."
+                f"(`{command_hint(profile, 'tasks', '--clear-sample')}` removes them; {then})."
             )
         return Picked(out, (*notices, *((whole,) if request.since is not None else ())))
     chosen = run_settings_for(loaded, inbox=settings.inbox, calendar=settings.calendar)
@@ -121,7 +123,8 @@ def new_run_sources(
                 notices.append(
                     "note: no earlier brief read these inboxes, so this one read the last 24 "
                     f"hours of mail (since {at.astimezone(tz):%Y-%m-%d %H:%M}); "
-                    "`dayflow brief --since 3d` (or --since YYYY-MM-DD) reaches further back"
+                    f"`{command_hint(profile, 'brief', '--since', '3d')}` (or --since "
+                    "YYYY-MM-DD) reaches further back"
                 )
         out["mail_since"] = at.astimezone(UTC).isoformat()
     elif request.since is not None:

@@ -14,7 +14,7 @@ from dayflow.store.events import EventLog
 from dayflow.store.leases import Leases
 from dayflow.store.rows import RUN_SELECT, dump
 from dayflow.store.sql import one
-from dayflow.store.values import DEFAULT_PROFILE, Lease, NewRun
+from dayflow.store.values import DEFAULT_PROFILE, Lease, NewRun, command_hint
 
 # A run for a day is created within a day or so of it in any timezone (`briefday.latest_for`
 # looks back as far).
@@ -120,17 +120,21 @@ class Runs:
             raise RunNotFound(f"no run {run_id!r}")
         return self._leases.run(row)
 
+    @property
+    def _listed(self) -> str:
+        return command_hint(self._ctx.profile, "runs")
+
     def find(self, prefix: str) -> Run:
         """The run whose id is `prefix` or starts with it; errors on none or several."""
         prefix = prefix.strip().lower()
         if not prefix or not all(c in "0123456789abcdef" for c in prefix):
-            raise RunNotFound(f"{prefix!r} is not a run id (run ids are hex, see `dayflow runs`)")
+            raise RunNotFound(f"{prefix!r} is not a run id (run ids are hex, see `{self._listed}`)")
         rows = self._ctx.db.execute(
             "SELECT id FROM runs WHERE id >= ? AND id < ? AND profile = ? ORDER BY id LIMIT 6",
             (prefix, prefix + "g", self._ctx.profile),
         ).fetchall()
         if not rows:
-            raise RunNotFound(f"no run matches {prefix!r} (see `dayflow runs`)")
+            raise RunNotFound(f"no run matches {prefix!r} (see `{self._listed}`)")
         if len(rows) > 1:
             ids = ", ".join(r[0] for r in rows[:5])
             raise AmbiguousRunId(f"{prefix!r} matches several runs ({ids}); give more characters")

@@ -7,7 +7,7 @@ from dayflow.models import Task
 from dayflow.store.context import StoreContext
 from dayflow.store.rows import like_prefix, task_row
 from dayflow.store.sql import one, scalar
-from dayflow.store.values import task_id
+from dayflow.store.values import command_hint, task_id
 
 # Longer than any task id ("t_" and 12 hex digits; older databases' ids are shorter still).
 MAX_ID_CHARS = 64
@@ -67,13 +67,17 @@ class Tasks:
         sql += " ORDER BY status, due IS NULL, due, created_at, id"
         return [task_row(r) for r in self._ctx.db.execute(sql, (self._ctx.profile,))]
 
+    @property
+    def _listed(self) -> str:
+        return command_hint(self._ctx.profile, "tasks", "--all")
+
     def find(self, prefix: str) -> Task:
         # Task ids are lowercase; SQLite's LIKE ignores ASCII case and PostgreSQL's does not,
         # so an id typed in capitals is looked up in lowercase on both.
         prefix = prefix.strip().lower()
         if len(prefix) > MAX_ID_CHARS:  # no id is that long (and SQLite refuses such a LIKE)
             shown = prefix[:MAX_ID_CHARS] + "..."
-            raise RunNotFound(f"no task matches {shown!r} (see `dayflow tasks --all`)")
+            raise RunNotFound(f"no task matches {shown!r} (see `{self._listed}`)")
         rows = self._ctx.db.execute(
             "SELECT * FROM tasks WHERE profile = ? AND (id = ? OR id LIKE ? ESCAPE '\\') "
             "ORDER BY id LIMIT 6",
@@ -83,7 +87,7 @@ class Tasks:
         if exact:
             return task_row(exact[0])
         if not rows:
-            raise RunNotFound(f"no task matches {prefix!r} (see `dayflow tasks --all`)")
+            raise RunNotFound(f"no task matches {prefix!r} (see `{self._listed}`)")
         if len(rows) > 1:
             ids = ", ".join(r["id"] for r in rows[:5]) + (", ..." if len(rows) > 5 else "")
             raise AmbiguousRunId(f"{prefix!r} matches several tasks ({ids}); give more characters")
@@ -101,7 +105,7 @@ class Tasks:
             db, "SELECT * FROM tasks WHERE id = ? AND profile = ?", (task_id, self._ctx.profile)
         )
         if row is None:
-            raise RunNotFound(f"no task {task_id!r} (see `dayflow tasks --all`)")
+            raise RunNotFound(f"no task {task_id!r} (see `{self._listed}`)")
         return task_row(row)
 
     def delete_with_key_prefix(self, prefix: str) -> int:

@@ -104,6 +104,15 @@ def not_continuable(run_id: str, pruned_at: str | None, redacted_at: str | None)
 DEFAULT_PROFILE = "default"
 
 
+def command_hint(profile: str | None, *words: object) -> str:
+    """`dayflow WORDS` as a person types it to act on `profile`'s runs or tasks: another
+    profile's adds `--profile NAME` (without it the command looks at the default profile's
+    and finds nothing); the default profile's (or None's) is the words alone. Every hint
+    naming such a command is built here."""
+    line = " ".join(["dayflow", *map(str, words)])
+    return line if profile in (None, DEFAULT_PROFILE) else f"{line} --profile {profile}"
+
+
 def task_id(idempotency_key: str, profile: str = DEFAULT_PROFILE) -> str:
     """A task's id, derived from its key and its profile: the same key names the same task in
     any database, so a resumed or replayed run shows the very ids an uncrashed one would. The
