@@ -615,3 +615,24 @@ def test_a_step_answered_by_a_batch_is_marked_and_its_usage_counted_apart(store:
     assert [s.batch_id for s in steps] == ["mb_1", None]
     got = store.runs.get(run.id)
     assert got.batch_usage == steps[0].usage and got.usage == steps[0].usage + steps[1].usage
+
+
+def test_a_runs_batched_usage_is_read_through_its_partial_index(tmp_path: Path) -> None:
+    """`runs.get` runs before every model call: its batch sums must seek the partial index of
+    batched steps, not read every step of the run (SQLite's planner took the primary key, and
+    a 1,000-step run of 12 KB steps cost 17 ms a call instead of 0.3 ms)."""
+    from dayflow.store.rows import run_select
+    from dayflow.store.sqlite import SQLITE
+
+    db_path = tmp_path / "plan.db"
+    with open_store(db_path) as s:
+        run, _ = s.runs.create(_new_run())
+    conn = sqlite3.connect(db_path)
+    try:
+        plan = conn.execute(
+            "EXPLAIN QUERY PLAN " + run_select(SQLITE) + " WHERE r.id = ?", (run.id,)
+        ).fetchall()
+    finally:
+        conn.close()
+    details = [str(row[-1]) for row in plan]
+    assert sum("USING INDEX steps_batched" in d for d in details) == 4, details

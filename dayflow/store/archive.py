@@ -11,7 +11,7 @@ from dayflow.models import DONE, FAILED, INTERRUPTED, RUNNING, STOPPED, Run, Usa
 from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
 from dayflow.store.leases import Leases
-from dayflow.store.rows import RUN_SELECT, dump
+from dayflow.store.rows import dump, run_select
 from dayflow.store.runs import Runs
 from dayflow.store.sql import Row, one, scalar
 from dayflow.store.values import PRUNED_MARK, REDACTED_MARK, Lease, NewRun, not_continuable
@@ -256,7 +256,7 @@ class Archive:
     def stale_leases(self) -> list[Run]:
         """Runs stored as running whose driving process is gone (lease expired, or the
         process no longer exists on this host)."""
-        sql = RUN_SELECT + " WHERE r.status = 'running' AND r.profile = ?"
+        sql = run_select(self._ctx.db.dialect) + " WHERE r.status = 'running' AND r.profile = ?"
         rows = self._ctx.db.execute(sql, (self._ctx.profile,)).fetchall()
         return [self._leases.run(r) for r in rows if not self._leases.owner_alive(r)]
 

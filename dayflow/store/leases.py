@@ -201,7 +201,7 @@ class Leases:
         return True
 
     def run(self, row: Row) -> Run:
-        """The run in a `RUN_SELECT` row, shown `interrupted` when stored running with its
+        """The run in a `run_select` row, shown `interrupted` when stored running with its
         driver gone."""
         status = row["status"]
         if status == RUNNING and not self.owner_alive(row):

@@ -14,7 +14,7 @@ from dayflow.errors import ProfileNotFound, RunBusy, UsageError
 from dayflow.models import RUNNING, Run
 from dayflow.store.context import StoreContext
 from dayflow.store.leases import Leases
-from dayflow.store.rows import RUN_SELECT
+from dayflow.store.rows import run_select
 from dayflow.store.sql import IntegrityError, one, scalar
 from dayflow.store.values import DEFAULT_PROFILE, Profile
 
@@ -92,7 +92,7 @@ class Profiles:
 
     def day_runs(self, brief_date: str) -> list[tuple[str, Run]]:
         """Every profile's runs for `brief_date` (not pruned), as (profile, run), oldest first."""
-        sql = RUN_SELECT + " WHERE r.brief_date = ? AND r.pruned_at IS NULL"
+        sql = run_select(self._ctx.db.dialect) + " WHERE r.brief_date = ? AND r.pruned_at IS NULL"
         sql += f" ORDER BY r.created_at, r.{self._ctx.db.dialect.insertion_order}"
         rows = self._ctx.db.execute(sql, (brief_date,)).fetchall()
         return [(r["profile"], self._leases.run(r)) for r in rows]
@@ -109,7 +109,8 @@ class Profiles:
         )
 
     def _runs_where(self, condition: str, *args: Any) -> list[Run]:
-        rows = self._ctx.db.execute(RUN_SELECT + " WHERE " + condition, args).fetchall()
+        sql = run_select(self._ctx.db.dialect) + " WHERE " + condition
+        rows = self._ctx.db.execute(sql, args).fetchall()
         return [self._leases.run(r) for r in rows]
 
     # Last: below it, `list` in an annotation would name this method.

@@ -3,28 +3,37 @@
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any, TypeVar
 
 from dayflow.frozen import Frozen
 from dayflow.models import Run, RunSettings, Step, Task, ToolEffect, Usage
-from dayflow.store.sql import Row
+from dayflow.store.sql import Dialect, Row
 
 _V = TypeVar("_V", bound=Frozen)
 
 # Steps are numbered 1..n without gaps, so MAX(n) (one seek on the primary key) is the count.
 # The usage of its steps answered by Message Batches: a partial index holds only those steps,
-# so a run that never used a batch costs four empty seeks.
+# so a run that never used a batch costs four empty seeks (`Dialect.batched_steps`: SQLite's
+# planner takes the primary key instead, and reads every step of the run four times).
 _BATCH_PARTS = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
-RUN_SELECT = (
-    "SELECT r.*, COALESCE((SELECT MAX(n) FROM steps s WHERE s.run_id = r.id), 0) AS step_count,"
-    " (SELECT s.host FROM steps s WHERE s.run_id = r.id ORDER BY s.n DESC LIMIT 1) AS last_host"
-    + "".join(
-        f", (SELECT COALESCE(SUM(b.{part}), 0) FROM steps b"
-        f" WHERE b.run_id = r.id AND b.batch_id IS NOT NULL) AS batch_{part}"
-        for part in _BATCH_PARTS
+
+
+@cache
+def run_select(dialect: Dialect) -> str:
+    """SELECT of runs (as `r`) with their step counts, last host and batched usage."""
+    return (
+        "SELECT r.*, COALESCE((SELECT MAX(n) FROM steps s WHERE s.run_id = r.id), 0)"
+        " AS step_count,"
+        " (SELECT s.host FROM steps s WHERE s.run_id = r.id ORDER BY s.n DESC LIMIT 1)"
+        " AS last_host"
+        + "".join(
+            f", (SELECT COALESCE(SUM(b.{part}), 0) FROM {dialect.batched_steps}"
+            f" WHERE b.run_id = r.id AND b.batch_id IS NOT NULL) AS batch_{part}"
+            for part in _BATCH_PARTS
+        )
+        + " FROM runs r"
     )
-    + " FROM runs r"
-)
 
 
 def dump(value: Any) -> str:
@@ -39,7 +48,7 @@ def like_prefix(prefix: str) -> str:
 
 
 def run_row(row: Row, status: str) -> Run:
-    """The run in `row` (selected with `RUN_SELECT`), showing `status` as its status."""
+    """The run in `row` (selected with `run_select`), showing `status` as its status."""
     return _value(
         Run,
         row,

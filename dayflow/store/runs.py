@@ -12,7 +12,7 @@ from dayflow.models import INTERRUPTED, RUNNING, Run, RunSettings
 from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
 from dayflow.store.leases import Leases
-from dayflow.store.rows import RUN_SELECT, dump
+from dayflow.store.rows import dump, run_select
 from dayflow.store.sql import one
 from dayflow.store.values import DEFAULT_PROFILE, Lease, NewRun, command_hint
 
@@ -114,7 +114,7 @@ class Runs:
                 return run_id
 
     def get(self, run_id: str) -> Run:
-        sql = RUN_SELECT + " WHERE r.id = ? AND r.profile = ?"
+        sql = run_select(self._ctx.db.dialect) + " WHERE r.id = ? AND r.profile = ?"
         row = one(self._ctx.db, sql, (run_id, self._ctx.profile))
         if row is None:
             raise RunNotFound(f"no run {run_id!r}")
@@ -154,7 +154,7 @@ class Runs:
         elif status:
             where.append("r.status = ?")
             args.append(status)
-        sql = RUN_SELECT + " WHERE " + " AND ".join(where)
+        sql = run_select(self._ctx.db.dialect) + " WHERE " + " AND ".join(where)
         sql += self._newest_first()
         db = self._ctx.db
         if status in (RUNNING, INTERRUPTED):
@@ -171,7 +171,7 @@ class Runs:
 
     def latest_unfinished(self, brief_date: str | None = None) -> Run | None:
         """The newest run that is not done and not being driven right now."""
-        sql = RUN_SELECT + " WHERE r.status != 'done' AND r.pruned_at IS NULL"
+        sql = run_select(self._ctx.db.dialect) + " WHERE r.status != 'done' AND r.pruned_at IS NULL"
         sql += " AND r.redacted_at IS NULL AND r.profile = ?"
         args: list[Any] = [self._ctx.profile]
         if brief_date:

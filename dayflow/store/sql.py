@@ -118,6 +118,9 @@ class Dialect:
     # argument: the brief date), so two processes creating that day's run queue up. "" where a
     # write transaction locks the whole database anyway (SQLite's BEGIN IMMEDIATE).
     day_lock: str = ""
+    # The steps answered by a batch, as `b`, read through the partial index that holds only
+    # them (the planner's choice on PostgreSQL; SQLite's must be told, `INDEXED BY`).
+    batched_steps: str = "steps b"
 
 
 # (a boolean SQL expression, its arguments, the error to raise when it is false)

@@ -30,7 +30,12 @@ BUSY_TIMEOUT_MS = 30_000
 # "NORMAL" in WAL mode survives any process crash (kill -9); a power loss may lose the last
 # transactions but never corrupts the file. "FULL" also survives power loss (fsync per commit).
 SYNCHRONOUS_MODES = ("NORMAL", "FULL")
-SQLITE = Dialect("sqlite", lock_row="", insertion_order="rowid")
+SQLITE = Dialect(
+    "sqlite",
+    lock_row="",
+    insertion_order="rowid",
+    batched_steps="steps b INDEXED BY steps_batched",
+)
 
 
 def connect(path: Path | str, *, synchronous: str = "NORMAL") -> sqlite3.Connection:
