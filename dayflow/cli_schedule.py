@@ -223,6 +223,7 @@ def status(ctx: typer.Context, db: DbOpt = None) -> None:
 
     deps = get_deps(ctx)
     with _schedule_errors(deps):
+        settings = deps.settings(db=db)  # first: --profile's row is read from --db's store
         system = _system(deps)
         found = schedule.find(system)
         if not found:
@@ -243,7 +244,6 @@ def status(ctx: typer.Context, db: DbOpt = None) -> None:
             last = schedule.last_outcome(system, item.backend, log)
             if last:
                 deps.out.print(f"  last run: {last}", markup=False, soft_wrap=True)
-        settings = deps.settings(db=db)
         if isinstance(settings.db_path, Path) and not settings.db_path.exists():
             return
         day = today(deps, settings)

@@ -159,3 +159,19 @@ def test_the_config_commands_read_the_profiles_own_config_file(tmp_path: Path) -
         got = invoke(db, _offline, *args, "--profile", "nobody")
         assert got.code == 3 and "no profile 'nobody'" in got.err, (args, got.err)
         assert len(got.err.strip().splitlines()) == 1 and "Traceback" not in got.err
+
+
+def test_a_profile_in_another_database_is_read_there_by_every_command(tmp_path: Path) -> None:
+    """--db X --profile ann: ann's row is in X, not in the default database (which does not
+    exist here), whichever the command reads first, its settings or its config."""
+    db, config = tmp_path / "x.db", tmp_path / "ann.toml"
+    config.write_text("# ann: the sample\n")
+    env = {"DAYFLOW_DB": str(tmp_path / "none.db")}
+    assert invoke(db, _offline, "brief", "--db", str(db), env=env).code == 0
+    added = invoke(db, _offline, "profiles", "add", "ann", "--config", str(config), "--db",
+                   str(db), env=env)  # fmt: skip
+    assert added.code == 0, added.err
+    for args in (("schedule", "status"), ("runs",), ("tasks",), ("doctor",)):
+        got = invoke(db, _offline, *args, "--db", str(db), "--profile", "ann", env=env)
+        assert got.code == 0, (args, got.err)
+        assert "no Dayflow database" not in got.err, args
