@@ -377,3 +377,22 @@ def test_an_open_task_due_today_from_mail_before_the_window_needs_action(
     assert f"- {task['title']} (on your task list, due today)" in needs
     assert f"**{task['title']}, due today.**" in later.out.split("## One thing", 1)[1]
     assert len(tasks(db)) == 1  # nothing filed again
+
+
+def test_the_samples_tasks_never_need_action_in_a_brief_of_your_own_mail(
+    tmp_path: Path,
+) -> None:
+    """A first brief of the bundled sample leaves `sample:` tasks; the next one, of the user's
+    own (empty) Maildir, lists none of them as due or overdue: they were never the user's."""
+    db, inbox = tmp_path / "d.db", tmp_path / "INBOX"
+    assert invoke(db, OFFLINE, "brief", "--date", DAY).code == 0
+    assert tasks(db) and all(t["idempotency_key"].startswith("sample:") for t in tasks(db))
+    for sub in ("cur", "new", "tmp"):
+        (inbox / sub).mkdir(parents=True)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[inbox]]\nname = "work"\nkind = "maildir"\npath = "{inbox}"\n')
+    env, clock = {"DAYFLOW_CONFIG": str(config)}, "2026-11-09T07:30:00+00:00"
+    later = invoke(db, OFFLINE, "brief", "--date", "2026-11-09", env=env, clock=clock)
+    assert later.code == 0, later.err
+    needs = later.out.split("## Needs action", 1)[1].split("##", 1)[0]
+    assert "on your task list" not in needs and "Nothing in the inbox needs you" in needs

@@ -32,7 +32,10 @@ from dayflow.providers.offline._reading import (
     reader_of,
     who,
 )
+from dayflow.sources.identity import SAMPLE_SOURCE
 from dayflow.tools import refused_by_cap
+
+_SAMPLE = f"{SAMPLE_SOURCE}:"  # the bundled sample's task keys
 
 
 @dataclass(frozen=True)
@@ -195,7 +198,8 @@ def _mail(
 def _listed_and_due(calls: list[Call], needs: list[_Need], today: dt.date | None) -> list[_Need]:
     """Open tasks already on the list (read before this run filed any) that are due today or
     overdue and that none of this brief's requests stands for: their mail is older than the
-    window this brief read, and they need doing today all the same."""
+    window this brief read, and they need doing today all the same. The bundled sample's
+    tasks (`sample:` keys, left by a first brief) are not the user's: they are never listed."""
     if today is None:
         return []
     tasks, _ = latest_list(calls, "read_tasks", "tasks")
@@ -207,7 +211,7 @@ def _listed_and_due(calls: list[Call], needs: list[_Need], today: dt.date | None
         key = str(task.get("idempotency_key") or "").split("#", 1)[0]
         if task.get("status", "open") != "open" or due is None or due > today or not title:
             continue
-        if (key and key in keys) or title.casefold() in titles:
+        if (key and key in keys) or title.casefold() in titles or key.startswith(_SAMPLE):
             continue
         out.append(_Need(title, "", due, key=key))
     return out
