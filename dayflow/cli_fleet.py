@@ -218,12 +218,23 @@ def status(
     db: FleetDbOpt = None,
     day: DateOpt = None,
     as_json: JsonOpt = False,
+    heartbeat: Annotated[
+        float,
+        typer.Option(
+            min=1.0,
+            max=3600.0,
+            callback=_finite,
+            help="The workers' --heartbeat: a job held this long without a beat, before its "
+            "run began, is shown lost.",
+        ),
+    ] = 10.0,
     profile: NoProfileOpt = None,
 ) -> None:
-    """The day's briefs by state: due, running, done, failed, uncertain delivery, with the
-    oldest job still waiting for a worker."""
+    """The day's briefs by state: due, running, lost (its worker is gone: the next worker
+    retakes it), done, failed, uncertain delivery, with the oldest job still waiting for a
+    worker."""
     import asyncio
-    from datetime import UTC
+    from datetime import UTC, timedelta
 
     from dayflow.fleet import queue
     from dayflow.fleet.status import board
@@ -240,7 +251,8 @@ def status(
 
         waiting = asyncio.run(jobs())
         with deps.store(deps.settings(db=url)) as store:
-            found = board(store, waiting, when, deps.clock.now())
+            stale = timedelta(seconds=heartbeat)
+            found = board(store, waiting, when, deps.clock.now(), stale_after=stale)
         if as_json:
             print_json(deps, found.to_json())
             return

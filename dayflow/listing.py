@@ -280,6 +280,7 @@ def fleet_table(board: Board, tz: dt.tzinfo | None = None, *, width: int | None 
     oldest = board.oldest_waiting
     if oldest is not None:
         lines.append(f"oldest waiting: {oldest.profile}, queued {local_time(oldest.queued_at, tz)}")
+    lines += [f"{x.profile}: {x.state}: {x.detail}" for x in board.lines if x.detail]
     cols = [_Col("profile", 0), _Col("state", 1), _Col("due (its zone)", 2), _Col("run", 3)]
     rows = [[x.profile, x.state, local_time(x.due_at), x.run_id or "-"] for x in board.lines]
     return "\n".join(lines) + "\n" + table(cols, rows, width)

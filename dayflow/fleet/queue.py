@@ -44,12 +44,15 @@ class QueueLost(StoreError):
 
 
 class Waiting(Frozen):
-    """A job in the queue: the brief it asks for, whether a worker holds it, since when."""
+    """A job in the queue: the brief it asks for, whether a worker holds it, since when, and
+    when its worker last beat for it (the database's clock; a held job whose worker died
+    stops beating, and is retaken once its beat is older than the taker's --heartbeat)."""
 
     job: BriefJob
     picked: bool
     created: datetime
     attempts: int
+    heartbeat: datetime
 
 
 def connection_url(url: str) -> str:
@@ -154,7 +157,8 @@ async def waiting(queries: Queries) -> list[Waiting]:
             if not str(row.entrypoint).startswith(ENTRYPOINT_PREFIX):
                 continue  # another application's jobs in the same queue tables
             job = BriefJob.from_payload(row.payload)
-            out.append(Waiting(job, row.status == "picked", row.created, row.attempts))
+            picked = row.status == "picked"
+            out.append(Waiting(job, picked, row.created, row.attempts, row.heartbeat))
         if len(page) < 500:
             return sorted(out, key=lambda w: w.created)
         offset += len(page)

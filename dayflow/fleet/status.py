@@ -2,28 +2,37 @@
 holds and the jobs the queue holds, and the job that has waited longest.
 
 States: `done`; `uncertain` (done, but a delivery may or may not have been made: `dayflow show`
-says which); `running` (a live driver has it, or a worker holds its job); `failed` (failed or
-stopped: `dayflow runs --profile NAME` says why); `due` (its time has passed, or its job is
-queued, and nothing drives it); `later` (not yet its time today); `off` (not one of its days).
+says which); `running` (a live driver has it, or a live worker holds its job); `lost` (a
+worker holds its job but is gone: its run's lease expired, or its driver's process exited, or,
+before the run began, its worker stopped beating; the next worker retakes it, and `detail`
+says since when); `failed` (failed or stopped: `dayflow runs --profile NAME` says why); `due`
+(its time has passed, or its job is queued, and nothing drives it); `later` (not yet its time
+today); `off` (not one of its days).
+
+Times of leases and of the queue's heartbeats are the database server's (`store.db`'s clock),
+as the store and the queue compare them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from dayflow.clock import iso
 from dayflow.fleet.profiles import due_at
 from dayflow.frozen import Frozen
-from dayflow.models import DONE, FAILED, RUNNING, STOPPED, Run
+from dayflow.models import DONE, FAILED, INTERRUPTED, RUNNING, STOPPED, Run
 
 if TYPE_CHECKING:
     from dayflow.fleet.queue import Waiting
     from dayflow.store import Store
     from dayflow.store.values import Profile
 
-STATES = ("due", "running", "done", "uncertain", "failed", "later", "off")
+STATES = ("due", "running", "lost", "done", "uncertain", "failed", "later", "off")
+# How long a held job may go without its worker's beat before it is shown lost: a worker's
+# default --heartbeat (its beats come every half of it).
+STALE_AFTER = timedelta(seconds=10)
 
 
 class Line(Frozen):
@@ -35,6 +44,7 @@ class Line(Frozen):
     tz: str  # the profile's zone
     run_id: str | None = None
     queued_at: str | None = None  # when its job was queued, if one is (UTC)
+    detail: str | None = None  # what a state needs said (`lost`: since when, and what next)
 
 
 class Board(Frozen):
@@ -60,8 +70,17 @@ class Board(Frozen):
         }
 
 
-def board(store: Store, waiting: Iterable[Waiting], day: date, now: datetime) -> Board:
-    """Every profile's brief of `day` as of `now`."""
+def board(
+    store: Store,
+    waiting: Iterable[Waiting],
+    day: date,
+    now: datetime,
+    *,
+    stale_after: timedelta = STALE_AFTER,
+) -> Board:
+    """Every profile's brief of `day` as of `now`; a held job whose worker has not beaten for
+    `stale_after` (the workers' --heartbeat) is shown lost."""
+    server_now = store.db.server_clock.now() if store.db.server_clock else now
     runs: dict[str, Run] = {}
     for name, found in store.profiles.day_runs(day.isoformat()):
         runs[name] = found  # oldest first: the newest wins
@@ -70,11 +89,15 @@ def board(store: Store, waiting: Iterable[Waiting], day: date, now: datetime) ->
     for profile in store.profiles.list():
         run, job = runs.get(profile.name), jobs.get(profile.name)
         state = _state(store, profile, run, job is not None and job.picked, day, now)
+        detail = None
         if job is not None and state in ("later", "off"):
             state = "due"  # queued by `fleet enqueue`, whatever the clock says
+        if job is not None and job.picked:
+            state, detail = _held(state, run, job, server_now, stale_after)
         queued = None if job is None else iso(job.created)
         due = due_at(profile, day).isoformat(timespec="milliseconds")
-        lines.append(Line(profile.name, state, due, profile.tz, run.id if run else None, queued))
+        run_id = run.id if run else None
+        lines.append(Line(profile.name, state, due, profile.tz, run_id, queued, detail))
     idle = [line for line in lines if line.queued_at and line.state != "running"]
     oldest = min(idle, key=lambda line: line.queued_at or "", default=None)
     return Board(day.isoformat(), tuple(lines), oldest)
@@ -87,7 +110,7 @@ def _state(
         if run.status == DONE:
             return "uncertain" if store.profiles.uncertain_deliveries(run.id) else "done"
         if run.status == RUNNING or picked:
-            return "running"
+            return "running"  # (a held job whose run's driver is gone: `_held` says lost)
         if run.status in (FAILED, STOPPED):
             return "failed"
         return "due"  # interrupted: the next worker to take its job resumes it
@@ -96,3 +119,28 @@ def _state(
     if str(day.isoweekday()) not in profile.weekdays:
         return "off"
     return "due" if now >= due_at(profile, day) else "later"
+
+
+def _held(
+    state: str, run: Run | None, job: Waiting, now: datetime, stale_after: timedelta
+) -> tuple[str, str | None]:
+    """The state of a brief whose job a worker holds: `lost` when that worker is gone (the
+    run's lease expired or its driver exited; before any run, no beat for `stale_after`)."""
+    retaken = "the next worker retakes it"
+    if run is not None and run.status == INTERRUPTED:
+        expires = run.lease_expires_at
+        if expires is not None and datetime.fromisoformat(expires) <= now:
+            return "lost", f"lease expired {_ago(now - datetime.fromisoformat(expires))}, {retaken}"
+        return "lost", f"its driver (pid {run.owner_pid} on {run.owner_host}) exited, {retaken}"
+    if run is None and now - job.heartbeat > stale_after:
+        return "lost", f"its worker stopped beating {_ago(now - job.heartbeat)}, {retaken}"
+    return state, None
+
+
+def _ago(span: timedelta) -> str:
+    seconds = max(0, int(span.total_seconds()))
+    if seconds < 120:
+        return f"{seconds} s ago"
+    if seconds < 2 * 3600:
+        return f"{seconds // 60} min ago"
+    return f"{seconds // 3600} h ago"
