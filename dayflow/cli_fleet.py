@@ -46,7 +46,10 @@ FLEET_EXTRA = "pip install 'dayflow[fleet]'"
 DateOpt = Annotated[
     str | None,
     typer.Option(
-        "--date", metavar="YYYY-MM-DD", callback=not_empty, help="The day [default: today, UTC]."
+        "--date",
+        metavar="YYYY-MM-DD",
+        callback=not_empty,
+        help="The day [default: each profile's today, in its own timezone].",
     ),
 ]
 
@@ -199,17 +202,16 @@ def enqueue(
     ctx: typer.Context, db: FleetDbOpt = None, day: DateOpt = None, profile: NoProfileOpt = None
 ) -> None:
     """Queue every profile's brief for the day now, whatever the clock says."""
-    from datetime import UTC
-
     from dayflow.fleet.worker import enqueue_day
 
     deps = get_deps(ctx)
     with handle_errors(deps):
         _refuse_profile(profile or deps.profile, "fleet enqueue")
         url = _fleet_db(deps, db)
-        when = parse_date(day) if day else deps.clock.now().astimezone(UTC).date()
-        queued, profiles = enqueue_day(url, _entrypoints(deps, url), when)
-        deps.notice(f"{queued} brief(s) for {when} queued ({profiles - queued} already were)")
+        when = parse_date(day) if day else None
+        queued, profiles = enqueue_day(url, _entrypoints(deps, url), when, deps.clock.now())
+        which = when or "each profile's today"
+        deps.notice(f"{queued} brief(s) for {which} queued ({profiles - queued} already were)")
 
 
 @fleet.command()
@@ -234,7 +236,7 @@ def status(
     retakes it), done, failed, uncertain delivery, with the oldest job still waiting for a
     worker."""
     import asyncio
-    from datetime import UTC, timedelta
+    from datetime import timedelta
 
     from dayflow.fleet import queue
     from dayflow.fleet.status import board
@@ -243,7 +245,7 @@ def status(
     with handle_errors(deps):
         _refuse_profile(profile or deps.profile, "fleet status")
         url = _fleet_db(deps, db)
-        when = parse_date(day) if day else deps.clock.now().astimezone(UTC).date()
+        when = parse_date(day) if day else None
 
         async def jobs() -> list[Any]:
             async with queue.connect(url) as queries:

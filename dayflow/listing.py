@@ -271,10 +271,13 @@ def profiles_table(profiles: list[Profile], *, width: int | None = None) -> str:
 
 
 def fleet_table(board: Board, tz: dt.tzinfo | None = None, *, width: int | None = None) -> str:
-    """`fleet status`: the counts by state, the oldest waiting job (queued when, in the
-    user's zone `tz`), then each profile (due when, in its own zone)."""
+    """`fleet status`: the day (or, when the profiles' todays differ, that it is each one's),
+    the counts by state, the oldest waiting job (queued when, in the user's zone `tz`), what a
+    state needs said (`lost`, `missed`), then each profile (due when, in its own zone)."""
     counts = ", ".join(f"{n} {state}" for state, n in board.counts().items() if n)
-    lines = [f"{board.day}: {counts or 'no profiles'}"]
+    days = sorted({x.day for x in board.lines})
+    label = board.day or (f"each profile's today ({days[0]} to {days[-1]})" if days else "today")
+    lines = [f"{label}: {counts or 'no profiles'}"]
     if not board.lines:  # no table of nobody: say how to add someone
         return lines[0] + " yet: `dayflow profiles add NAME --config FILE`\n"
     oldest = board.oldest_waiting

@@ -143,10 +143,12 @@ def test_fleet_status_says_what_is_due_later_and_off(fleet_db: str, tmp_path: Pa
         ("eve", "--at", "00:00", "--weekdays", "--tz", "UTC"),
     ):
         assert _run(url, "profiles", "add", args[0], "--config", str(config), *args[1:]).code == 0
-    # Sunday 1 November, past: due (nothing queued, no run), but not for a weekdays profile.
+    # Sunday 1 November, over: missed (nothing queued, no run), but off for a weekdays one.
     status = json.loads(_run(url, "fleet", "status", "--date", "2026-11-01", "--json").out)
     states = {p["profile"]: p["state"] for p in status["profiles"]}
-    assert states == {"ann": "due", "bob": "due", "cat": "due", "dan": "due", "eve": "off"}
+    assert states == {"ann": "missed", "bob": "missed", "cat": "missed", "dan": "missed"} | {
+        "eve": "off"
+    }
     today = json.loads(_run(url, "fleet", "status", "--json").out)  # 2026-11-05 07:30 UTC
     assert {p["profile"]: p["state"] for p in today["profiles"]}["dan"] == "later"
     text = _run(url, "fleet", "status").out

@@ -100,13 +100,18 @@ def due_at(profile: Profile, day: date) -> datetime:
     return wall.astimezone(UTC).astimezone(zone)
 
 
+def local_today(profile: Profile, now: datetime) -> date:
+    """The day it is at `now` in `profile`'s zone: the day its brief of today is for."""
+    return now.astimezone(_zone(profile.tz)).date()
+
+
 def due_jobs(profiles: Iterable[Profile], now: datetime) -> list[BriefJob]:
     """The briefs due by `now`: each profile's local today (in its zone), when today is one of
     its weekdays and its schedule time has passed. Whether one already ran is the caller's
     (the store's) to say."""
     jobs = []
     for profile in profiles:
-        today = now.astimezone(_zone(profile.tz)).date()
+        today = local_today(profile, now)
         if str(today.isoweekday()) in profile.weekdays and now >= due_at(profile, today):
             jobs.append(BriefJob(profile.name, today))
     return jobs
@@ -116,7 +121,7 @@ def next_due(profiles: Iterable[Profile], now: datetime) -> datetime | None:
     """The first schedule time after `now` of any profile (within the coming eight days)."""
     found: list[datetime] = []
     for profile in profiles:
-        today = now.astimezone(_zone(profile.tz)).date()
+        today = local_today(profile, now)
         for ahead in range(9):
             day = today + timedelta(days=ahead)
             moment = due_at(profile, day)

@@ -6,8 +6,10 @@ says which); `running` (a live driver has it, or a live worker holds its job); `
 worker holds its job but is gone: its run's lease expired, or its driver's process exited, or,
 before the run began, its worker stopped beating; the next worker retakes it, and `detail`
 says since when); `failed` (failed or stopped: `dayflow runs --profile NAME` says why); `due`
-(its time has passed, or its job is queued, and nothing drives it); `later` (not yet its time
-today); `off` (not one of its days).
+(its time has passed, or its job is queued, and nothing drives it yet); `missed` (due on a day
+that is over in its zone, with no job queued: workers queue each profile's today only, so
+only `fleet enqueue --date DAY` writes it); `later` (not yet its time today); `off` (not one
+of its days). Without a day, each profile's brief of its own today (its zone's date).
 
 Times of leases and of the queue's heartbeats are the database server's (`store.db`'s clock),
 as the store and the queue compare them.
@@ -20,7 +22,7 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from dayflow.clock import iso
-from dayflow.fleet.profiles import due_at
+from dayflow.fleet.profiles import due_at, local_today
 from dayflow.frozen import Frozen
 from dayflow.models import DONE, FAILED, INTERRUPTED, RUNNING, STOPPED, Run
 
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from dayflow.store import Store
     from dayflow.store.values import Profile
 
-STATES = ("due", "running", "lost", "done", "uncertain", "failed", "later", "off")
+STATES = ("due", "running", "lost", "done", "uncertain", "failed", "missed", "later", "off")
 # How long a held job may go without its worker's beat before it is shown lost: a worker's
 # default --heartbeat (its beats come every half of it).
 STALE_AFTER = timedelta(seconds=10)
@@ -45,12 +47,14 @@ class Line(Frozen):
     run_id: str | None = None
     queued_at: str | None = None  # when its job was queued, if one is (UTC)
     detail: str | None = None  # what a state needs said (`lost`: since when, and what next)
+    day: str = ""  # the day of its brief (without --date: its today, in its zone)
 
 
 class Board(Frozen):
-    """The day's briefs, and the oldest job not yet taken by a worker."""
+    """The day's briefs, and the oldest job not yet taken by a worker. `day`: the day every
+    line is of (None: each profile's today, and they are not all the same day)."""
 
-    day: str
+    day: str | None
     lines: tuple[Line, ...]
     oldest_waiting: Line | None
 
@@ -73,34 +77,53 @@ class Board(Frozen):
 def board(
     store: Store,
     waiting: Iterable[Waiting],
-    day: date,
+    day: date | None,
     now: datetime,
     *,
     stale_after: timedelta = STALE_AFTER,
 ) -> Board:
-    """Every profile's brief of `day` as of `now`; a held job whose worker has not beaten for
-    `stale_after` (the workers' --heartbeat) is shown lost."""
+    """Every profile's brief of `day` (None: each profile's today, in its own zone) as of
+    `now`; a held job whose worker has not beaten for `stale_after` (the workers'
+    --heartbeat) is shown lost."""
     server_now = store.db.server_clock.now() if store.db.server_clock else now
-    runs: dict[str, Run] = {}
-    for name, found in store.profiles.day_runs(day.isoformat()):
-        runs[name] = found  # oldest first: the newest wins
-    jobs = {w.job.profile: w for w in waiting if w.job.day == day}
+    profiles = store.profiles.list()
+    days = {p.name: day or local_today(p, now) for p in profiles}
+    runs: dict[tuple[str, date], Run] = {}
+    for each in sorted(set(days.values())):
+        for name, found in store.profiles.day_runs(each.isoformat()):
+            runs[(name, each)] = found  # oldest first: the newest wins
+    jobs = {(w.job.profile, w.job.day): w for w in waiting}
     lines = []
-    for profile in store.profiles.list():
-        run, job = runs.get(profile.name), jobs.get(profile.name)
-        state = _state(store, profile, run, job is not None and job.picked, day, now)
+    for profile in profiles:
+        its_day = days[profile.name]
+        run, job = runs.get((profile.name, its_day)), jobs.get((profile.name, its_day))
+        state = _state(store, profile, run, job is not None and job.picked, its_day, now)
         detail = None
         if job is not None and state in ("later", "off"):
             state = "due"  # queued by `fleet enqueue`, whatever the clock says
         if job is not None and job.picked:
             state, detail = _held(state, run, job, server_now, stale_after)
+        if job is None and state == "due" and its_day < local_today(profile, now):
+            # A worker queues only each profile's today: nothing will drive this one.
+            state, detail = "missed", _missed(its_day, run)
         queued = None if job is None else iso(job.created)
-        due = due_at(profile, day).isoformat(timespec="milliseconds")
+        due = due_at(profile, its_day).isoformat(timespec="milliseconds")
         run_id = run.id if run else None
-        lines.append(Line(profile.name, state, due, profile.tz, run_id, queued, detail))
+        shown = its_day.isoformat()
+        lines.append(Line(profile.name, state, due, profile.tz, run_id, queued, detail, shown))
     idle = [line for line in lines if line.queued_at and line.state != "running"]
     oldest = min(idle, key=lambda line: line.queued_at or "", default=None)
-    return Board(day.isoformat(), tuple(lines), oldest)
+    every = {line.day for line in lines}
+    one_day = day.isoformat() if day else (every.pop() if len(every) == 1 else None)
+    return Board(one_day, tuple(lines), oldest)
+
+
+def _missed(day: date, run: Run | None) -> str:
+    what = "no brief was written" if run is None else f"run {run.id} was left {run.status}"
+    return (
+        f"{what} and its day is over (workers queue each profile's today only): "
+        f"`dayflow fleet enqueue --date {day.isoformat()}` writes it"
+    )
 
 
 def _state(

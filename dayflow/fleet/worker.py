@@ -32,7 +32,7 @@ from datetime import date, datetime, timedelta
 from dayflow.clock import Clock
 from dayflow.errors import DayflowError, ModelError, ProfileNotFound, StoreError
 from dayflow.fleet import queue
-from dayflow.fleet.profiles import BriefJob, due_jobs
+from dayflow.fleet.profiles import BriefJob, due_jobs, local_today
 from dayflow.frozen import Frozen
 from dayflow.models import DONE, FAILED, RUNNING, STOPPED
 from dayflow.store import open_store
@@ -88,13 +88,16 @@ def run_worker(
     return worker.report
 
 
-def enqueue_day(url: str, entrypoint_of: EntrypointOf, day: date) -> tuple[int, int]:
-    """Queue every profile's brief for `day` now, whatever the clock says: (queued, profiles).
-    A profile whose job is already queued or running is not queued twice."""
+def enqueue_day(
+    url: str, entrypoint_of: EntrypointOf, day: date | None, now: datetime
+) -> tuple[int, int]:
+    """Queue every profile's brief for `day` (None: each profile's today at `now`, in its
+    zone) now, whatever the clock says: (queued, profiles). A profile whose job is already
+    queued or running is not queued twice."""
 
     async def go() -> tuple[int, int]:
         profiles = await asyncio.to_thread(_profiles, url)
-        jobs = [(BriefJob(p.name, day), entrypoint_of(p)) for p in profiles]
+        jobs = [(BriefJob(p.name, day or local_today(p, now)), entrypoint_of(p)) for p in profiles]
         async with queue.connect(url) as queries:
             return await queue.enqueue(queries, jobs), len(profiles)
 
