@@ -201,7 +201,9 @@ def worker(
 def enqueue(
     ctx: typer.Context, db: FleetDbOpt = None, day: DateOpt = None, profile: NoProfileOpt = None
 ) -> None:
-    """Queue every profile's brief for the day now, whatever the clock says."""
+    """Queue every profile's brief for the day now, whatever the clock says; a profile whose
+    brief of the day is done is skipped (`dayflow brief --new --profile NAME` writes a second
+    one)."""
     from dayflow.fleet.worker import enqueue_day
 
     deps = get_deps(ctx)
@@ -209,9 +211,15 @@ def enqueue(
         _refuse_profile(profile or deps.profile, "fleet enqueue")
         url = _fleet_db(deps, db)
         when = parse_date(day) if day else None
-        queued, profiles = enqueue_day(url, _entrypoints(deps, url), when, deps.clock.now())
+        did = enqueue_day(url, _entrypoints(deps, url), when, deps.clock.now())
+        already = did.profiles - did.done - did.queued
+        skipped = [f"{did.done} already done, skipped"] if did.done else []
+        skipped += [f"{already} already queued or running"] if already else []
         which = when or "each profile's today"
-        deps.notice(f"{queued} brief(s) for {which} queued ({profiles - queued} already were)")
+        deps.notice(
+            f"{did.queued} brief(s) for {which} queued"
+            + (f" ({'; '.join(skipped)})" if skipped else "")
+        )
 
 
 @fleet.command()

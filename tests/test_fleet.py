@@ -113,14 +113,23 @@ def test_a_worker_writes_each_due_brief_once_however_often_it_is_queued(fleet_db
     # Nothing is due any more: a second worker queues nothing.
     again = _run(url, "worker", "--until-idle", "--poll", "0.2")
     assert again.code == 0 and "0 brief(s) driven" in again.err and "0 queued" in again.err
-    # `fleet enqueue` queues them whatever the clock says, once each however often it is asked
-    # while queued; driving them finds each day's brief done: no new run, no model call.
-    queued = _run(url, "fleet", "enqueue", "--date", "2026-11-05")
-    assert queued.code == 0 and "3 brief(s) for 2026-11-05 queued" in queued.err
-    twice = _run(url, "fleet", "enqueue", "--date", "2026-11-05")
-    assert "0 brief(s) for 2026-11-05 queued (3 already were)" in twice.err
+    # `fleet enqueue` skips a day whose brief is done (its job would only show it), and
+    # queues the others whatever the clock says, once each however often it is asked.
+    done = _run(url, "fleet", "enqueue", "--date", "2026-11-05")
+    assert "0 brief(s) for 2026-11-05 queued (3 already done, skipped)" in done.err, done.err
     status = json.loads(_run(url, "fleet", "status", "--json").out)
-    assert status["counts"]["done"] == 3 and status["oldest_waiting"]["profile"] in runs
+    assert status["counts"]["done"] == 3 and status["oldest_waiting"] is None
+    queued = _run(url, "fleet", "enqueue", "--date", "2026-11-04")
+    assert queued.code == 0 and "3 brief(s) for 2026-11-04 queued" in queued.err
+    twice = _run(url, "fleet", "enqueue", "--date", "2026-11-04")
+    assert "0 brief(s) for 2026-11-04 queued (3 already queued or running)" in twice.err
+    # ann's brief of the 4th is written by hand meanwhile: her job is no longer waiting (the
+    # oldest is another's), and driving it finds the day done: no new run, no model call.
+    by_hand = _run(url, "brief", "--profile", "ann", "--date", "2026-11-04", "--ensure-today")
+    assert by_hand.code == 0, by_hand.err
+    status = json.loads(_run(url, "fleet", "status", "--date", "2026-11-04", "--json").out)
+    assert status["counts"] == status["counts"] | {"done": 1, "due": 2}
+    assert status["oldest_waiting"]["profile"] in ("bob", "cat"), status["oldest_waiting"]
     calls: list[Any] = []
 
     def counting(*a: Any) -> Any:
@@ -129,8 +138,9 @@ def test_a_worker_writes_each_due_brief_once_however_often_it_is_queued(fleet_db
 
     shown = _run(url, "worker", "--until-idle", "--poll", "0.2", model=counting)
     assert shown.code == 0 and "3 brief(s) driven" in shown.err
-    assert _runs_by_profile(url) == runs and calls == []
-    after = json.loads(_run(url, "fleet", "status", "--json").out)
+    fourth = db_rows(url, "SELECT profile FROM runs WHERE brief_date = '2026-11-04'")
+    assert sorted(r[0] for r in fourth) == ["ann", "bob", "cat"] and len(calls) == 2
+    after = json.loads(_run(url, "fleet", "status", "--date", "2026-11-04", "--json").out)
     assert after["oldest_waiting"] is None and after["counts"]["done"] == 3
 
 

@@ -111,7 +111,10 @@ def board(
         run_id = run.id if run else None
         shown = its_day.isoformat()
         lines.append(Line(profile.name, state, due, profile.tz, run_id, queued, detail, shown))
-    idle = [line for line in lines if line.queued_at and line.state != "running"]
+    # Waiting: a job no live worker drives, for a brief not done (a done day's job only
+    # finds it done).
+    busy = ("running", "done", "uncertain")
+    idle = [line for line in lines if line.queued_at and line.state not in busy]
     oldest = min(idle, key=lambda line: line.queued_at or "", default=None)
     every = {line.day for line in lines}
     one_day = day.isoformat() if day else (every.pop() if len(every) == 1 else None)

@@ -88,18 +88,29 @@ def run_worker(
     return worker.report
 
 
-def enqueue_day(
-    url: str, entrypoint_of: EntrypointOf, day: date | None, now: datetime
-) -> tuple[int, int]:
-    """Queue every profile's brief for `day` (None: each profile's today at `now`, in its
-    zone) now, whatever the clock says: (queued, profiles). A profile whose job is already
-    queued or running is not queued twice."""
+class Enqueued(Frozen):
+    """What `fleet enqueue` did: jobs queued, profiles skipped because their brief of the
+    day is done, and how many profiles there are (the rest were queued or running already)."""
 
-    async def go() -> tuple[int, int]:
+    queued: int
+    done: int
+    profiles: int
+
+
+def enqueue_day(url: str, entrypoint_of: EntrypointOf, day: date | None, now: datetime) -> Enqueued:
+    """Queue every profile's brief for `day` (None: each profile's today at `now`, in its
+    zone) now, whatever the clock says, but those whose brief of the day is done (its job
+    would only show it: `dayflow brief --new --profile NAME` writes a second). A profile
+    whose job is already queued or running is not queued twice."""
+
+    async def go() -> Enqueued:
         profiles = await asyncio.to_thread(_profiles, url)
-        jobs = [(BriefJob(p.name, day or local_today(p, now)), entrypoint_of(p)) for p in profiles]
+        wanted = [(BriefJob(p.name, day or local_today(p, now)), p) for p in profiles]
+        done = await asyncio.to_thread(_settled, url, {j.day for j, _ in wanted}, (DONE,))
+        jobs = [(j, entrypoint_of(p)) for j, p in wanted if j.key not in done]
         async with queue.connect(url) as queries:
-            return await queue.enqueue(queries, jobs), len(profiles)
+            queued = await queue.enqueue(queries, jobs)
+        return Enqueued(queued, len(wanted) - len(jobs), len(profiles))
 
     return asyncio.run(go())
 
@@ -250,13 +261,13 @@ def _profiles(url: str) -> list[Profile]:
         return store.profiles.list()
 
 
-def _settled(url: str, days: set[date]) -> set[str]:
-    """The keys of the (profile, day) pairs among `days` that have a settled run."""
+def _settled(url: str, days: set[date], settled: Collection[str] = SETTLED) -> set[str]:
+    """The keys of the (profile, day) pairs among `days` that have a run in `settled`."""
     with open_store(url) as store:
         return {
             BriefJob(profile, run_date).key
             for day in days
             for profile, run in store.profiles.day_runs(day.isoformat())
-            if run.status in SETTLED
+            if run.status in settled
             for run_date in [date.fromisoformat(run.brief_date)]
         }
