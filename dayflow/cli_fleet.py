@@ -158,7 +158,9 @@ def worker(
     profile: NoProfileOpt = None,
 ) -> None:
     """Take the profiles' briefs from the queue when they are due (each at its local time)
-    and write them; run as many workers, on as many machines, as you like."""
+    and write them; run as many workers, on as many machines, as you like. A brief that
+    fails before its run begins (a config file that cannot be read) is tried again a minute
+    later, then 2, 4, ... minutes, an hour at most; `fleet status` shows it due meanwhile."""
     from contextlib import nullcontext
 
     from dayflow.fleet.worker import WorkerOptions, run_worker

@@ -226,7 +226,45 @@ def test_a_brief_that_fails_before_its_run_begins_is_not_queued_again_each_poll(
     # again at each look: the worker looked many times; bob's key it left alone.
     assert tries["bob"] == 1 and tries["ann"] > 1 and tries["cat"] > 1, (tries, said)
     assert report.failed == 1 and said == [
-        "bob:2026-11-05: /home/bob/dayflow.toml: is not UTF-8 text"
+        "bob:2026-11-05: /home/bob/dayflow.toml: is not UTF-8 text; tried again in 60 s"
+    ]
+
+
+@pytest.mark.postgres
+def test_a_brief_that_failed_before_its_run_began_is_tried_again_later_and_less_often(
+    fleet_db: str,
+) -> None:
+    """Not dropped until the worker restarts: tried again `recheck_s` later, then twice as
+    long after each failure, so a profile whose config file is fixed is written."""
+    import asyncio
+    import os
+    import signal
+
+    from dayflow.fleet.worker import WorkerOptions, run_worker
+
+    url, clock = fleet_db, FixedClock()
+    tries: dict[str, int] = {}
+
+    def drive(job: BriefJob) -> None:
+        tries[job.profile] = tries.get(job.profile, 0) + 1
+        if job.profile == "bob":
+            raise UsageError("/home/bob/dayflow.toml: is not UTF-8 text")
+
+    said: list[str] = []
+
+    def say(line: str) -> None:
+        said.append(line)
+        if line.startswith("bob:"):
+            clock.advance(61)  # past the first wait (60 s), not the second (120 s)
+            if len(said) == 2:
+                asyncio.get_running_loop().call_later(2.0, os.kill, os.getpid(), signal.SIGTERM)
+
+    options = WorkerOptions(poll_s=0.2, heartbeat_s=5, recheck_s=60)
+    report = run_worker(url, drive, lambda p: "brief.test", options=options, clock=clock, say=say)
+    assert tries["bob"] == 2 and report.failed == 2, (tries, said)
+    assert [line.rpartition("; ")[2] for line in said] == [
+        "tried again in 60 s",
+        "tried again in 2 min",
     ]
 
 

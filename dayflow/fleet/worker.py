@@ -12,7 +12,10 @@ What keeps one brief per (profile, day), however many workers and restarts:
 
 A brief that fails on a rate limit or an overloaded API (429, 529) is put back in the queue
 with a growing delay (it resumes where it stopped); a brief whose sources fail is written
-naming the failing source (the loop's own behaviour) and is done: never a retry storm. Every
+naming the failing source (the loop's own behaviour) and is done: never a retry storm. A
+brief that fails before it has a run to show for it (a config file that cannot be read, no API
+key) is tried again by the worker after `recheck_s`, doubling each time up to an hour: a
+broken profile costs a few tries an hour, and its fix is picked up without a restart. Every
 other failure leaves the run as `dayflow runs --profile NAME` shows it, for a person.
 
 Nothing here parses options or prints: the CLI hands in how one brief is driven (`drive`) and
@@ -46,7 +49,9 @@ SETTLED = (DONE, FAILED, STOPPED, RUNNING)
 class WorkerOptions(Frozen):
     """How a worker runs. `per_key`: briefs in flight at once per API key, across every
     worker (0: no limit); `heartbeat_s`: a job whose worker has not beaten for this long is
-    another worker's; `poll_s`: how often due briefs are looked for."""
+    another worker's; `poll_s`: how often due briefs are looked for; `recheck_s`: how long
+    after a brief failed with no run to show for it it is tried again (doubling each time,
+    up to an hour)."""
 
     concurrency: int = 4
     until_idle: bool = False
@@ -55,6 +60,7 @@ class WorkerOptions(Frozen):
     poll_s: float = 5.0
     max_attempts: int = 5
     backoff_s: float = 5.0
+    recheck_s: float = 60.0
 
 
 class WorkerReport:
@@ -127,10 +133,11 @@ class _Worker:
     clock: Clock
     say: Callable[[str], None]
     report: WorkerReport = field(default_factory=WorkerReport)
-    # The (profile, day) keys whose brief failed for good in this process before it had a
-    # run to settle the day (a config file that cannot be read): not queued again by this
-    # worker, so a broken profile costs each worker one try a day, not one per poll.
-    gave_up: set[str] = field(default_factory=set)
+    # The (profile, day) keys whose brief failed in this process before it had a run to
+    # settle the day (a config file that cannot be read): key -> (when it is tried again,
+    # the failures so far). Not queued again until then, so a broken profile costs a few
+    # tries an hour, not one per poll, and is written once it is fixed.
+    gave_up: dict[str, tuple[datetime, int]] = field(default_factory=dict)
     reached: bool = False  # whether the queue's database answered once
 
     async def run(self) -> None:
@@ -192,12 +199,18 @@ class _Worker:
         return self.clock.now()
 
     async def _tick(self, queries: queue.Queries) -> int:
-        return await _tick(queries, self.url, self.entrypoint_of, self.now(), self.gave_up)
+        now = self.now()
+        later = {key for key, (again, _) in self.gave_up.items() if again > now}
+        return await _tick(queries, self.url, self.entrypoint_of, now, later)
 
     def _give_up(self, job: BriefJob, exc: DayflowError) -> None:
+        """Leave `job`'s brief alone for a while: the first failure for `recheck_s`, each
+        next one twice as long, an hour at most."""
         self.report.failed += 1
-        self.gave_up.add(job.key)
-        self.say(f"{job.key}: {exc}")
+        _, failures = self.gave_up.get(job.key, (None, 0))
+        wait = min(self.options.recheck_s * 2**failures, 3600.0)
+        self.gave_up[job.key] = (self.now() + timedelta(seconds=wait), failures + 1)
+        self.say(f"{job.key}: {exc}; tried again in {_span(wait)}")
 
     async def _handle(self, job: BriefJob, attempts: int) -> None:
         """One brief, in a thread (the loop is synchronous); what its failure means for its
@@ -207,6 +220,7 @@ class _Worker:
             try:
                 await asyncio.get_running_loop().run_in_executor(self.pool, self.drive, job)
                 report.driven += 1
+                self.gave_up.pop(job.key, None)
             except (ModelError, StoreError) as exc:
                 # A rate limit, an overloaded API, a database that went away: later may work.
                 again = isinstance(exc, StoreError) or exc.retryable
@@ -271,3 +285,7 @@ def _settled(url: str, days: set[date], settled: Collection[str] = SETTLED) -> s
             if run.status in settled
             for run_date in [date.fromisoformat(run.brief_date)]
         }
+
+
+def _span(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
