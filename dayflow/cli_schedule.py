@@ -247,15 +247,21 @@ def status(ctx: typer.Context, db: DbOpt = None) -> None:
         if isinstance(settings.db_path, Path) and not settings.db_path.exists():
             return
         day = today(deps, settings)
-        with deps.store(settings) as store:
-            from dayflow.briefing import day as briefday
+        from dayflow.briefing import day as briefday
+        from dayflow.errors import ConfigFileError
 
-            latest = briefday.latest_for(store.runs, day, deps.clock.now())
+        try:  # what the scheduled brief reads: the user's mail, or the bundled sample
+            real = briefday.declares_sources(deps.config.document(None)[1])
+        except ConfigFileError:
+            real = True  # a config file named but unreadable: it was meant to name sources
+        with deps.store(settings) as store:
+            latest = briefday.latest_for(store.runs, day, deps.clock.now(), real)
         if latest is None:
             deps.out.print(f"today's brief ({day}): none yet", markup=False, soft_wrap=True)
         else:
+            sample = " (of the bundled sample)" if latest.settings.reads_sample else ""
             deps.out.print(
-                f"today's brief ({day}): run {latest.id} {latest.status}",
+                f"today's brief ({day}): run {latest.id} {latest.status}{sample}",
                 markup=False,
                 soft_wrap=True,
             )

@@ -433,7 +433,22 @@ def test_status_shows_the_timer_its_last_run_and_todays_brief(
     with open_store(db_path, clock=FixedClock()) as store:
         run = store.runs.list(limit=1)[0]
     status = machine(db_path, "schedule", "status")
-    assert f"today's brief (2026-11-05): run {run.id} done" in status.out
+    assert f"today's brief (2026-11-05): run {run.id} done (of the bundled sample)" in status.out
+
+
+def test_status_does_not_count_a_sample_run_once_the_config_names_real_mail(
+    machine: Machine, db_path: Path, tmp_path: Path
+) -> None:
+    """`dayflow brief` once with no config (the quick start's sample), then a config with
+    the user's own mail: the scheduled brief will not take the sample run for today's (the
+    brief itself does not), so neither does status."""
+    assert machine(db_path, "schedule", "install", "--at", "07:30").code == 0
+    assert machine(db_path, "brief").code == 0  # no config yet: the bundled sample
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[inbox]]\nname = "work"\nkind = "maildir"\npath = "{tmp_path}/mail"\n')
+    status = machine(db_path, "schedule", "status", DAYFLOW_CONFIG=str(config))
+    assert status.code == 0, status.err
+    assert "today's brief (2026-11-05): none yet" in status.out, status.out
 
 
 def test_status_and_remove_with_nothing_installed(machine: Machine, db_path: Path) -> None:

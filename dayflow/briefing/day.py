@@ -60,6 +60,12 @@ def latest_for(runs: Runs, day: date, now: datetime, real: bool = False) -> Run 
     return None
 
 
+def declares_sources(document: dict[str, Any] | None) -> bool:
+    """Whether a config file's document (unvalidated) names mail or calendar sources: a brief
+    with it reads the user's own, and a run of the bundled sample is not its day's brief."""
+    return bool(document and (document.get("inbox") or document.get("calendar")))
+
+
 def brief_moment(day: date, tz: tzinfo, now: datetime) -> datetime:
     """The moment a brief of `day` is written as of: `now` for today's brief (in `tz`), else the
     same wall-clock time on `day`: a brief for another day (`brief --date`) reads that day's

@@ -444,8 +444,7 @@ def _reads_own_mail(room: Room, request: BriefRequest, settings: Settings) -> bo
     does not validate fails later, where it did, if a run is started at all."""
     if settings.inbox is not None:
         return True
-    _, data = room.config.document(request.config_file)
-    return bool(data and (data.get("inbox") or data.get("calendar")))
+    return briefday.declares_sources(room.config.document(request.config_file)[1])
 
 
 def _say_waiting(the: _Day) -> None:
