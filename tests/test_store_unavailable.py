@@ -47,3 +47,34 @@ def test_a_store_error_mid_run_names_the_run_and_resume_finishes_it(
         "SELECT status, (SELECT COUNT(*) FROM steps), (SELECT COUNT(*) FROM tasks) FROM runs",
     )[0]
     assert (status, steps, tasks) == ("done", 3, 2)
+
+
+def test_a_connection_lost_mid_run_names_the_run_and_its_profile_once(
+    store_target: Path | str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The store's line names no command (it knows no run); the loop's names the one that
+    continues this run, as its profile types it: not a bare `dayflow resume`, which looks at
+    the default profile's runs and finds nothing of ann's."""
+    from dayflow.store.sql import ConnectionLost
+
+    real = Steps.begin
+
+    def dropped_at_step_2(self: Steps, lease: Any, n: int, *args: Any) -> None:
+        if n == 2:
+            raise ConnectionLost("server closed the connection unexpectedly")
+        real(self, lease, n, *args)
+
+    config = tmp_path / "ann.toml"
+    config.write_text("")
+    model = ScriptedModel(turns=list(seed_turns()))
+    added = invoke(
+        store_target, lambda *a: model, "profiles", "add", "ann", "--config", str(config)
+    )
+    assert added.code == 0, added.err
+    monkeypatch.setattr(Steps, "begin", dropped_at_step_2)
+    res = invoke(store_target, lambda *a: model, "brief", "--model", "scripted", "--profile", "ann")
+    assert res.code == 4, res.err
+    (run_id,) = db_rows(store_target, "SELECT id FROM runs")[0]
+    assert "lost the connection to the database server" in res.err and "Traceback" not in res.err
+    assert res.err.count("`dayflow resume") == 1, res.err
+    assert f"`dayflow resume {run_id} --profile ann` continues it" in res.err

@@ -49,13 +49,15 @@ class IntegrityError(DatabaseError):
 
 
 class ConnectionLost(DatabaseError):
-    """The server dropped the connection inside a transaction, which it rolled back."""
+    """The server dropped the connection inside a transaction, which it rolled back. Its line
+    names no command: the store knows no run; where one is driven, the loop adds the way on
+    (`dayflow resume RUN`, with the run's --profile: `values.command_hint`)."""
 
     def __init__(self, detail: str) -> None:
         StoreError.__init__(
             self,
             f"lost the connection to the database server ({detail}); "
-            "`dayflow resume` continues the run",
+            "the transaction in flight was rolled back",
         )
         self.detail = detail
 
