@@ -231,3 +231,25 @@ def test_mcp_list_shows_each_tool_offered_or_refused_and_check_fails_on_a_dead_s
     assert "gh: " in checked.stdout and "started in" in checked.stdout
     assert "jira: /nonexistent/jira-mcp: not started: could not start" in checked.stdout
     assert checked.stderr.strip().splitlines()[-1] == ("error: 1 MCP server(s) did not start: jira")
+
+
+def test_a_server_printing_garbage_on_stdout_puts_no_traceback_on_the_terminal(
+    tmp_path: Path, api: FakeAPI
+) -> None:
+    """The SDK logs each line that is not JSON-RPC with a traceback; Dayflow keeps its log
+    records off stderr (one line each with -v) and the server still answers."""
+    noisy = "print('Hello, not JSON-RPC'); print('\\x1b[31m{\"half\":'); " + (
+        "import runpy; runpy.run_module('tests.mcpserver', run_name='__main__')"
+    )
+    config = write_config(tmp_path)
+    old = 'args = ["-m", "tests.mcpserver"]'
+    config.write_text(config.read_text().replace(old, f'args = ["-c", {json.dumps(noisy)}]'))
+    log = tmp_path / "calls.jsonl"
+    quiet = run(tmp_path / "d.db", config, log, api, "mcp", "check")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "gh: " in quiet.stdout and "started in" in quiet.stdout
+    assert "Traceback" not in quiet.stderr and "JSONRPC" not in quiet.stderr
+    loud = run(tmp_path / "d.db", config, log, api, "mcp", "check", "-v")
+    assert loud.returncode == 0, loud.stderr
+    assert "Traceback" not in loud.stderr and "\x1b" not in loud.stderr
+    assert "MCP: Failed to parse JSONRPC message from server" in loud.stderr

@@ -13,13 +13,16 @@ for at most the server's own timeout.
   within `tool_timeout` is *down* for the rest of the process: `ServerDown` says why, and no
   later call waits for it again.
 - A stdio server's stderr goes to the null device unless `verbose` (-v): its logs are not the
-  user's business unless asked for.
+  user's business unless asked for. The SDK's own log records (a server that prints
+  something other than JSON-RPC on stdout is logged with a traceback per line) are kept off
+  the terminal too; with `verbose` each is one line, without its traceback.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import sys
 import threading
@@ -33,6 +36,7 @@ from dayflow.errors import SourceError
 from dayflow.mcp.config import ServerSpec, server_args, server_env, server_headers
 from dayflow.mcp.offer import ListedTool
 
+_HANDLER = "dayflow-mcp"  # the name of the handler quiet_sdk_logs puts on the SDK's logger
 _MARGIN = 2.0  # seconds a caller waits beyond the server's own timeout for its answer
 _STOP = object()
 
@@ -81,6 +85,7 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._errlog: TextIO | None = None
+        quiet_sdk_logs(verbose)
 
     # ------------------------------------------------------------------ the callers' side
 
@@ -303,6 +308,35 @@ class Hub:
         if self._errlog is None:
             self._errlog = open(os.devnull, "w")  # noqa: SIM115 - closed by close()
         return self._errlog
+
+
+class _OneLine(logging.Formatter):
+    """A log record as one line: its message, never its traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from dayflow.listing import plain
+
+        lines = record.getMessage().splitlines() or [""]
+        return f"MCP: {plain(lines[0][:300])}"
+
+
+def quiet_sdk_logs(verbose: bool) -> None:
+    """Keep the SDK's log records (the `mcp` loggers) off the terminal, or, when `verbose`,
+    show each as one line on stderr; never a traceback. Each hub sets it again (the last
+    one's `verbose` wins: one process has one -v)."""
+    logger = logging.getLogger("mcp")
+    logger.propagate = False  # nor through the root logger's last-resort handler
+    for old in list(logger.handlers):
+        if old.get_name() == _HANDLER:
+            logger.removeHandler(old)
+    handler: logging.Handler
+    if verbose:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_OneLine())
+    else:
+        handler = logging.NullHandler()
+    handler.set_name(_HANDLER)
+    logger.addHandler(handler)
 
 
 def require_sdk() -> None:
