@@ -253,3 +253,30 @@ def test_a_server_printing_garbage_on_stdout_puts_no_traceback_on_the_terminal(
     assert loud.returncode == 0, loud.stderr
     assert "Traceback" not in loud.stderr and "\x1b" not in loud.stderr
     assert "MCP: Failed to parse JSONRPC message from server" in loud.stderr
+
+
+@pytest.mark.parametrize(
+    ("now", "why"),
+    [
+        ({"writes": False}, "says destructiveHint: true, so it may change something"),
+        ({"allow": ["get_issue"], "writes": True}, "no longer in [mcp_servers.gh] allow_tools"),
+    ],
+)
+def test_a_resume_asks_the_config_again_and_never_calls_a_write_it_took_back(
+    tmp_path: Path, now: dict[str, Any], why: str
+) -> None:
+    """A run killed before its write was called, resumed after the user took `allow_writes`
+    (or the tool) back: the write is refused, not made, and the brief is still written."""
+    db, log = tmp_path / "d.db", tmp_path / "calls.jsonl"
+    config = write_config(tmp_path, allow=["delete_repo", "get_issue"], writes=True)
+    first = [("read_inbox", {"limit": 1}), ("mcp__gh__delete_repo", {})]
+    with FakeAPI(responder=script(first)) as fake:
+        killed = brief(db, config, log, fake, DAYFLOW_KILL_AT="after_pending:1")
+        assert killed.returncode == -signal.SIGKILL, killed.stderr
+        write_config(tmp_path, **now)
+        resumed = run(db, config, log, fake, "resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert calls(log) == []
+    text = final_text(db)
+    assert "toolu_01: Error: delete_repo of the MCP server gh was not called: it " in text
+    assert why in text

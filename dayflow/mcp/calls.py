@@ -8,6 +8,8 @@
   `<tool_use id>#pending` is committed before the call and the result after it. A resume that
   finds the mark without the result does not call again: it saves and returns an *uncertain*
   error (the call may have happened), as an interrupted delivery is reported.
+- Each call asks the config again (`Servers.call`): a resume never makes a call the user has
+  taken back since the run started (out of `allow_tools`, or a write without `allow_writes`).
 
 No transaction is open during a call (each save is its own, short one).
 """
@@ -61,14 +63,18 @@ def call_tool(
     server, tool, kind = entry
     if not isinstance(args, dict):
         return Called(error_text(f"the arguments of {name} must be a JSON object"), True)
+    before = None
     if kind == WRITE:
         mark = use_id + PENDING_SUFFIX
         if store.steps.get_effect(lease.run_id, mark) is not None:
             text = uncertain_text(name)
             store.steps.save_effect(lease, n, use_id, name, lambda: (text, True))
             return Called(text, True, uncertain=True)
-        store.steps.save_effect(lease, n, mark, name, lambda: ("pending", False))
-    content, is_error = servers.call(config, server, tool, args)
+
+        def before() -> None:  # the mark, committed once the config still allows the call
+            store.steps.save_effect(lease, n, mark, name, lambda: ("pending", False))
+
+    content, is_error = servers.call(config, server, tool, args, kind=kind, before=before)
     saved = store.steps.save_effect(lease, n, use_id, name, lambda: (content, is_error))
     return Called(saved.content, saved.is_error)
 

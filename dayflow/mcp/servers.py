@@ -9,14 +9,14 @@ whichever runs use it. The SDK is imported only when a config file has an enable
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dayflow.frozen import Frozen
 from dayflow.mcp import INSTALL_HINT
 from dayflow.mcp.config import ServerSpec, enabled, parse_servers
-from dayflow.mcp.offer import Offer, offer
+from dayflow.mcp.offer import READ, WRITE, ListedTool, Offer, kind_of, offer
 from dayflow.mcp.results import result_content
 from dayflow.tools import error_text
 
@@ -162,10 +162,20 @@ class Servers:
         return rows, offer(listed)
 
     def call(
-        self, config: str | None, server: str, tool: str, args: dict[str, Any]
+        self,
+        config: str | None,
+        server: str,
+        tool: str,
+        args: dict[str, Any],
+        *,
+        kind: str = READ,
+        before: Callable[[], None] | None = None,
     ) -> tuple[str, bool]:
-        """(content, is_error) of one call: the server's result, or, when the server is down
-        (did not start, crashed, timed out), an error naming it as an unavailable source."""
+        """(content, is_error) of one call of a tool the run offered as `kind`: the server's
+        result, or, when the server is down (did not start, crashed, timed out), an error
+        naming it as an unavailable source. The config decides again at each call (a resume
+        reads it anew): a tool no longer allowed, or a read the server now lists as a write,
+        is refused without being called. `before` runs just before the call is sent."""
         try:
             hub = self.hub(config, enabled(self.specs(config)))
         except ImportError:
@@ -173,6 +183,13 @@ class Servers:
         from dayflow.mcp.runtime import ServerDown
 
         try:
+            why = _refusal(hub.specs.get(server), hub.listing(server).tools, tool, kind)
+            if why is not None:
+                return error_text(
+                    f"{tool} of the MCP server {server} was not called: {why}; say so in the brief"
+                ), True
+            if before is not None:
+                before()
             result = hub.call(server, tool, args)
         except ServerDown as down:
             return error_text(
@@ -198,6 +215,27 @@ class Servers:
             hubs, self._hubs = list(self._hubs.values()), {}
         for hub in hubs:
             hub.close()
+
+
+def _refusal(
+    spec: ServerSpec | None, listed: Sequence[ListedTool], tool: str, kind: str
+) -> str | None:
+    """Why a tool the run was offered may not be called under the config as it is now (the
+    user may have taken `allow_tools` or `allow_writes` back since the run started); None
+    when it may."""
+    if spec is None:  # pragma: no cover - the hub has only enabled specs; listing raised
+        return "its server is no longer enabled in the config file"
+    if tool not in spec.allow_tools:
+        return f"it is no longer in [mcp_servers.{spec.name}] allow_tools"
+    found = next((t for t in listed if t.name == tool), None)
+    if found is None:
+        return "the server no longer lists it"
+    now, why = kind_of(spec, found)
+    if why is not None:
+        return f"it {why}"
+    if now == WRITE and kind != WRITE:
+        return "it was offered as a read, and the server now lists it as a write"
+    return None
 
 
 def for_config(configured: Config, *, verbose: bool = False) -> Servers:
