@@ -1,0 +1,61 @@
+"""The scorer's edges (bench/eval/score.py) that the hand-computed mix of tests/test_eval.py
+leaves open: the 0.5 threshold on both sides, one-to-one on both sides, multisets of words,
+tasks counted (not messages) and the per-100 rate's FYI/automated denominator."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.eval import score
+from bench.eval.dataset import GoldAction, Label
+from bench.eval.score import PredictedAction as P
+
+
+def _label(mid: str, category: str, *actions: GoldAction) -> Label:
+    return Label(mid, category, bool(actions), tuple(actions))
+
+
+def _gold(title: str, due: str | None = None) -> GoldAction:
+    return GoldAction(title, due, "Someone")
+
+
+def test_a_title_f1_of_exactly_one_half_matches_and_just_under_does_not() -> None:
+    gold = [_gold("Renew VPN certificate")]  # renew, vpn, certificate
+    # 1 of 1 against 1 of 3: F1 = 2*(1*1/3)/(1+1/3) = 0.5, a match
+    assert score.token_f1("Renew", "Renew VPN certificate") == pytest.approx(0.5)
+    assert score.match([P("Renew", None)], gold) == [(0, 0, pytest.approx(0.5))]
+    # 1 of 2 against 1 of 3: F1 = 2*(1/2*1/3)/(1/2+1/3) = 0.4, no match
+    assert score.token_f1("Renew passport", "Renew VPN certificate") == pytest.approx(0.4)
+    assert score.match([P("Renew passport", None)], gold) == []
+
+
+def test_one_task_never_matches_two_gold_actions() -> None:
+    gold = [_gold("Send the deck"), _gold("Send the deck to Sam")]
+    pairs = score.match([P("Send deck", None)], gold)
+    assert pairs == [(0, 0, 1.0)]
+    t = score.score({"m": _label("m", "multiple", *gold)}, {"m": [P("Send deck", None)]}).overall
+    assert (t.matched, t.action_recall) == (1, 0.5)
+
+
+def test_a_repeated_word_counts_once_per_occurrence() -> None:
+    # predicted (send, send, report) against gold (send, report): 2 common, P 2/3, R 1
+    assert score.token_f1("Send send report", "Send report") == pytest.approx(0.8)
+
+
+def test_false_tasks_count_tasks_and_the_rate_counts_only_fyi_and_automated() -> None:
+    labels = {
+        "f": _label("f", "fyi"),
+        "n": _label("n", "automated"),
+        "q": _label("q", "quoted"),  # asks nothing, but is not FYI/automated mail
+        "a": _label("a", "deadline", _gold("Sign the lease", "2026-11-04")),
+    }
+    predicted = {
+        "f": [P("Read the memo", None), P("File the memo", None)],
+        "q": [P("Send intro deck", None)],
+        "a": [P("Sign the lease", "2026-11-04")],
+    }
+    t = score.score(labels, predicted).overall
+    assert t.false_tasks == 3  # two on the FYI, one on the quoted message
+    assert (t.no_action_messages, t.no_action_tasks) == (2, 2)
+    assert t.false_per_100 == pytest.approx(100.0)
+    assert (t.tp, t.fp, t.fn) == (1, 2, 0)
