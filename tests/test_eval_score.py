@@ -59,3 +59,17 @@ def test_false_tasks_count_tasks_and_the_rate_counts_only_fyi_and_automated() ->
     assert (t.no_action_messages, t.no_action_tasks) == (2, 2)
     assert t.false_per_100 == pytest.approx(100.0)
     assert (t.tp, t.fp, t.fn) == (1, 2, 0)
+
+
+def test_the_same_title_asked_twice_pairs_each_task_with_its_own_due_date() -> None:
+    """Two gold actions with one title and two dates, predicted right but listed in the
+    other order: both dues are right (a pairing by position alone would call both wrong)."""
+    labels = {
+        "m": _label(
+            "m", "multiple", _gold("Send report", "2026-11-04"), _gold("Send report", "2026-11-11")
+        )
+    }
+    predicted = {"m": [P("Send report", "2026-11-11"), P("Send report", "2026-11-04")]}
+    t = score.score(labels, predicted).overall
+    assert (t.matched, t.due_right, t.wrong_dues) == (2, 2, [])
+    assert score.match(predicted["m"], labels["m"].actions) == [(1, 0, 1.0), (0, 1, 1.0)]

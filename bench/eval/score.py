@@ -79,11 +79,13 @@ def title_f1(predicted: str, gold: GoldAction) -> float:
 def match(
     predicted: Sequence[PredictedAction], gold: Sequence[GoldAction]
 ) -> list[tuple[int, int, float]]:
-    """One-to-one pairs (predicted index, gold index, F1) with F1 >= 0.5, best pairs first
-    (ties by position, so the result is deterministic)."""
+    """One-to-one pairs (predicted index, gold index, F1) with F1 >= 0.5, best pairs first;
+    among pairs of equal F1 (the same title asked twice), those whose due dates agree first,
+    then by position, so the result is deterministic and never depends on the order the
+    store listed the tasks in."""
     pairs = sorted(
         (
-            (-title_f1(p.title, g), i, j)
+            (-title_f1(p.title, g), p.due != g.due, i, j)
             for i, p in enumerate(predicted)
             for j, g in enumerate(gold)
         ),
@@ -91,7 +93,7 @@ def match(
     used_p: set[int] = set()
     used_g: set[int] = set()
     out = []
-    for neg, i, j in pairs:
+    for neg, _, i, j in pairs:
         if -neg < MATCH_F1:
             break
         if i in used_p or j in used_g:
