@@ -25,13 +25,23 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from bench.eval import dataset, report, run, score
 
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "bench" / "RESULTS.md"
+
 
 def main(
-    argv: list[str] | None = None, splits: tuple[dataset.HeldOut, ...] = dataset.HELD_OUT
+    argv: list[str] | None = None,
+    splits: tuple[dataset.HeldOut, ...] = dataset.HELD_OUT,
+    results: Path = RESULTS,
+    set_dir: Path = dataset.SET_DIR,
+    second_pass: Path | None = dataset.SECOND_PASS,
 ) -> int:
+    """The command; `splits`, `results`, `set_dir` and `second_pass` are where it reads and
+    writes (tests give their own)."""
     parser = argparse.ArgumentParser(
         prog="python -m bench.eval", description=__doc__.split("\n")[0]
     )
@@ -45,13 +55,17 @@ def main(
     if args.split in held and args.split not in {h.name for h in present}:
         print(f"error: bench/eval/{args.split}/ holds no messages", file=sys.stderr)
         return 2
-    evalset = dataset.load_held(args.split) if args.split in held else dataset.load()
+    evalset = (
+        dataset.load_held(args.split) if args.split in held else dataset.load(set_dir, second_pass)
+    )
+    say = _say(args.model)
     try:
-        output, scores, checks = _evaluate(evalset, args.model, args.split)
+        output, scores, checks = _evaluate(evalset, args.model, args.split, say)
         blinds = []
         if args.split == "all":
             for split in present:
-                blinds.append((split, _evaluate(dataset.load_held(split.name), args.model, "all")))
+                held_set = dataset.load_held(split.name)
+                blinds.append((split, _evaluate(held_set, args.model, "all", say)))
     except run.EvalError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -60,9 +74,8 @@ def main(
     blind_text: list[str] = []
     for split, (b_output, b_scores, b_checks) in blinds:
         blind_text += report.blind_lines(b_scores, b_checks, _run_line(b_output), split)
-    root = Path(__file__).resolve().parents[2]
     code = subprocess.run(
-        ["git", "-C", str(root), "log", "-1", "--format=%h", "--", "dayflow", "bench/eval"],
+        ["git", "-C", str(ROOT), "log", "-1", "--format=%h", "--", "dayflow", "bench/eval"],
         capture_output=True,
         text=True,
         check=False,
@@ -88,15 +101,29 @@ def main(
             print(f"{prefix}false alarms:", " ".join(t.false_alarms) or "-")
             print(f"{prefix}wrong due:", " ".join(t.wrong_dues) or "-")
     if args.split == "all" and not args.no_write:
-        report.write_section(root / "bench" / "RESULTS.md", model, text)
+        report.write_section(results, model, text)
     return 0
 
 
+def _say(model: str) -> Any:
+    """What a model run tells stderr before it starts and before each retry (never the
+    offline model: it takes a second and never waits)."""
+    if model == "offline":
+        return None
+
+    def say(message: str) -> None:
+        print(f"bench.eval: {message}", file=sys.stderr, flush=True)
+
+    return say
+
+
 def _evaluate(
-    evalset: dataset.EvalSet, model_arg: str, split: str
+    evalset: dataset.EvalSet, model_arg: str, split: str, say: Any = None
 ) -> tuple[run.RunOutput, score.Scores, list[score.Check]]:
     """One brief over `evalset` as one morning, scored on `split` (or all of it)."""
-    client, model = run.client_for(model_arg, os.environ)
+    client, model = run.client_for(model_arg, os.environ, say)
+    if say is not None:
+        say(f"{model_arg}: one brief over {len(evalset.messages)} messages (Ctrl-C stops it)")
     output = run.run(evalset, client, model)
     labels = evalset.labels
     if split != "all":

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -18,6 +19,7 @@ from zoneinfo import ZoneInfo
 from bench.eval.dataset import BRIEF_DATE, CALENDAR, TZ, EvalSet, public_id
 from bench.eval.score import PredictedAction
 from dayflow.agent import BriefOptions, Loop, start_run
+from dayflow.errors import DayflowError
 from dayflow.models import RunSettings
 from dayflow.providers import ModelClient
 from dayflow.sources.identity import json_message_stable_id, mail_key
@@ -50,27 +52,40 @@ class RunOutput:
     today_events: list[str] = field(default_factory=list)
 
 
-def client_for(model: str, env: Mapping[str, str]) -> tuple[ModelClient, str]:
+def client_for(
+    model: str, env: Mapping[str, str], say: Callable[[str], None] | None = None
+) -> tuple[ModelClient, str]:
     """The client and the model name the run records: `offline`, `claude-...` (needs
-    ANTHROPIC_API_KEY) or `local:NAME` (a Messages-API server at ANTHROPIC_BASE_URL)."""
+    ANTHROPIC_API_KEY) or `local:NAME` (a Messages-API server at ANTHROPIC_BASE_URL, sent a
+    placeholder key: the user's Anthropic key never goes to it). `say` is told of each
+    retry, so a hung or failing server is never a silent wait."""
     if model == "offline":
         from dayflow.providers.offline import OfflineModel
 
         return OfflineModel(), "offline"
-    from dayflow.providers.anthropic import make_client
-
     base_url = env.get("ANTHROPIC_BASE_URL") or None
     if model.startswith("local:"):
+        from dayflow.providers import local
+
         name = model.removeprefix("local:")
         if not name or not base_url:
             raise EvalError("--model local:NAME needs a model name and ANTHROPIC_BASE_URL")
-        return make_client(env.get("ANTHROPIC_API_KEY") or "local", base_url), name
+        return local.make_client(local.base_of(base_url), on_retry=say), name
     if model.startswith("claude-"):
+        from dayflow.providers.anthropic import make_client
+
         key = env.get("ANTHROPIC_API_KEY")
         if not key:
             raise EvalError(f"--model {model} needs ANTHROPIC_API_KEY")
-        return make_client(key, base_url), model
+        return make_client(key, base_url, on_retry=say), model
     raise EvalError(f"unknown model {model!r}: use offline, claude-... or local:NAME")
+
+
+def without_resume(text: str) -> str:
+    """A run's failure or stop reason without its `dayflow resume RUN` hint: the eval's store
+    is temporary, so there is no run to resume (the eval is simply run again)."""
+    text = re.sub(r"^run \w+ failed: ", "", text)
+    return re.sub(r"[;,]? *\(?`dayflow resume \w+`[^;)]*\)?", "", text).strip()
 
 
 def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
@@ -88,7 +103,10 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
                 settings=RunSettings(tz=TZ, inbox=str(inbox), calendar=str(CALENDAR)),
             )
             started = time.perf_counter()
-            result = start_run(Loop(store, client), options)
+            try:
+                result = start_run(Loop(store, client), options)
+            except DayflowError as exc:  # the model failed (connection, HTTP error, refusal)
+                raise EvalError(f"the model failed: {without_resume(str(exc))}") from None
             seconds = time.perf_counter() - started
             tasks = store.tasks.list(include_done=True)
     by_public = evalset.by_public_id()
@@ -110,7 +128,7 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
     return RunOutput(
         model=model,
         status=run_.status,
-        note=run_.reason,
+        note=without_resume(run_.reason) if run_.reason else None,
         steps=run_.steps,
         seconds=seconds,
         tokens_in=run_.usage.total_input,
@@ -136,4 +154,4 @@ def today_events(path: Path = CALENDAR) -> list[str]:
     return out
 
 
-__all__ = ["EvalError", "RunOutput", "client_for", "public_id", "run"]
+__all__ = ["EvalError", "RunOutput", "client_for", "public_id", "run", "without_resume"]

@@ -1,0 +1,125 @@
+"""`python -m bench.eval` as a user meets it (bench/eval/__main__.py, run.py, report.py): its
+help, hostile label files, RESULTS.md's markers, a model server that fails, hangs or is
+interrupted, and the same table for every kind of model. Models other than the offline one are
+only ever a loopback fake (tests/fakeapi.py); a tiny set of four messages keeps runs short."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.eval import run
+from bench.eval.__main__ import main
+from tests.fakeapi import FakeAPI, Local, error, overloaded, responder_from_client
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _message(mid: str, category: str, body: str, *actions: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": mid,
+        "from": "Priya Raman <priya@lumen.example>",
+        "subject": f"About {mid}",
+        "received_at": "2026-10-30T09:00:00-04:00",
+        "unread": True,
+        "body": body,
+        "label": {"has_action": bool(actions), "category": category, "actions": list(actions)},
+    }
+
+
+def _action(title: str, due: str | None) -> dict[str, Any]:
+    return {"title": title, "due": due, "requester": "Priya Raman"}
+
+
+TINY = {
+    "deadline": [
+        _message(
+            "t1",
+            "deadline",
+            "Hi Alex,\n\nCould you send me the Q3 headcount numbers by November 4?\n\nPriya",
+            _action("Send Q3 headcount numbers to Priya", "2026-11-04"),
+        )
+    ],
+    "fyi": [_message("t2", "fyi", "Hi all,\n\nThe office is closed on Friday. No action.\n")],
+    "automated": [
+        _message("t3", "automated", "Your receipt for order 1234. Thank you for shopping.\n")
+    ],
+}
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    folder = tmp_path / "set"
+    folder.mkdir()
+    for name, items in TINY.items():
+        (folder / f"{name}.json").write_text(json.dumps(items), encoding="utf-8")
+    return folder
+
+
+def _main(tiny: Path, *args: str, results: Path | None = None) -> int:
+    out = results or tiny.parent / "RESULTS.md"
+    return main(list(args), (), out, tiny, None)
+
+
+# --- models behind a loopback fake
+
+
+def _offline_api(**kw: Any) -> FakeAPI:
+    from dayflow.providers.offline import OfflineModel
+
+    return FakeAPI(responder=responder_from_client(OfflineModel()), **kw)
+
+
+def _key(request: Any) -> str:
+    """The key a request carried, however the SDK sent it."""
+    headers = request.headers
+    return str(headers.get("x-api-key") or headers.get("authorization", "")).removeprefix("Bearer ")
+
+
+def test_a_failing_server_is_retried_aloud_then_one_line_with_nothing_to_resume(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path
+) -> None:
+    with FakeAPI([overloaded(), overloaded(), overloaded()], local=Local()) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        assert _main(tiny, "--model", "local:q") == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert captured.out == "" and not (tiny.parent / "RESULTS.md").exists()
+    assert sum("retrying in" in line for line in lines) == 2
+    assert lines[-1].startswith("error: the model failed: local model server at ")
+    assert "after 3 attempts" in lines[-1] and "dayflow resume" not in captured.err
+
+
+def test_a_refusal_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    with FakeAPI([error(400, "invalid_request_error", "no such model")]) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        assert _main(tiny, "--model", "claude-nope") == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("error: the model failed: Anthropic API 400")
+    assert "Traceback" not in err and "dayflow resume" not in err
+
+
+def test_a_resume_hint_is_cut_from_any_reason_in_linear_time() -> None:
+    reason = "run ab12 failed: API 500 after 3 attempts; `dayflow resume ab12` continues it"
+    assert run.without_resume(reason) == "API 500 after 3 attempts"
+    hostile = "`dayflow resume " * 20_000 + "; (" * 20_000
+    started = time.perf_counter()
+    run.without_resume(hostile)
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_local_server_gets_a_placeholder_key_never_the_users(
+    monkeypatch: pytest.MonkeyPatch, tiny: Path
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-users-own-key")
+    with _offline_api(local=Local()) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        assert _main(tiny, "--model", "local:q", "--no-write") == 0
+    assert api.message_requests and {_key(r) for r in api.requests} == {"local"}
