@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bench.eval import run
+from bench.eval import report, run
 from bench.eval.__main__ import main
 from tests.fakeapi import FakeAPI, Local, error, overloaded, responder_from_client
 
@@ -63,6 +63,61 @@ def tiny(tmp_path: Path) -> Path:
 def _main(tiny: Path, *args: str, results: Path | None = None) -> int:
     out = results or tiny.parent / "RESULTS.md"
     return main(list(args), (), out, tiny, None)
+
+
+# --- RESULTS.md ---------------------------------------------------------------------------------
+
+OTHERS = "# Results\n\n## Mail\nmail figures\n\n## Reading\nhand-written reading\n"
+
+
+def test_results_md_missing_is_made_with_the_section_alone(tiny: Path) -> None:
+    results = tiny.parent / "RESULTS.md"
+    assert _main(tiny) == 0
+    text_ = results.read_text(encoding="utf-8")
+    assert text_.startswith(report.begin("offline")) and text_.endswith(
+        report.end("offline") + "\n"
+    )
+
+
+@pytest.mark.parametrize("damage", ["end lost", "begin lost", "doubled", "swapped"])
+def test_damaged_markers_are_refused_and_results_md_left_as_it_was(
+    capsys: pytest.CaptureFixture[str], tiny: Path, damage: str
+) -> None:
+    """A lost end marker once made the next run append a second section, and the run after
+    that replace everything from the old begin to the new end: the other sections went."""
+    head, tail = report.begin("offline"), report.end("offline")
+    section = f"{head}\nold figures\n{tail}\n"
+    damaged = {
+        "end lost": OTHERS + head + "\nold figures\n" + OTHERS,
+        "begin lost": OTHERS + "old figures\n" + tail + "\n" + OTHERS,
+        "doubled": OTHERS + section + OTHERS + section,
+        "swapped": OTHERS + f"{tail}\nold figures\n{head}\n" + OTHERS,
+    }[damage]
+    results = tiny.parent / "RESULTS.md"
+    results.write_text(damaged, encoding="utf-8")
+    assert _main(tiny) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "markers for 'offline' are damaged" in err
+    assert results.read_text(encoding="utf-8") == damaged
+
+
+def test_a_rerun_replaces_only_its_own_section(tiny: Path) -> None:
+    results = tiny.parent / "RESULTS.md"
+    results.write_text(OTHERS, encoding="utf-8")
+    assert _main(tiny) == 0 and _main(tiny) == 0
+    text_ = results.read_text(encoding="utf-8")
+    assert text_.startswith(OTHERS) and text_.count(report.begin("offline")) == 1
+
+
+def test_results_md_that_cannot_be_written_is_one_line_after_the_tables(
+    capsys: pytest.CaptureFixture[str], tiny: Path
+) -> None:
+    unwritable = tiny.parent / "RESULTS.md"
+    unwritable.mkdir()  # as root a read-only file is still writable; a directory never is
+    assert _main(tiny, results=unwritable) == 2
+    captured = capsys.readouterr()
+    assert report.HEADER[0] in captured.out
+    assert len(captured.err.splitlines()) == 1 and "RESULTS.md not written" in captured.err
 
 
 # --- models behind a loopback fake

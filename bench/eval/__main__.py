@@ -101,7 +101,11 @@ def main(
             print(f"{prefix}false alarms:", " ".join(t.false_alarms) or "-")
             print(f"{prefix}wrong due:", " ".join(t.wrong_dues) or "-")
     if args.split == "all" and not args.no_write:
-        report.write_section(results, model, text)
+        try:
+            report.write_section(results, model, text)
+        except (report.ResultsError, OSError) as exc:
+            print(f"error: {results} not written: {exc}", file=sys.stderr)
+            return 2
     return 0
 
 

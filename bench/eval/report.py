@@ -182,13 +182,26 @@ def end(model: str) -> str:
     return f"<!-- eval {model}: end -->"
 
 
+class ResultsError(Exception):
+    """RESULTS.md's markers for a model are damaged: nothing is written."""
+
+
 def write_section(path: Path, model: str, section: str) -> None:
-    """Put `section` between the model's markers in `path` (appended the first time)."""
+    """Put `section` between the model's markers in `path` (appended the first time, the
+    file made if missing). Markers that are not exactly one begin before one end (one lost,
+    doubled, or swapped by a hand edit) raise ResultsError and leave the file as it is:
+    guessing their span could swallow the other sections."""
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     head, tail = begin(model), end(model)
-    if head in text and tail in text:
+    heads, tails = text.count(head), text.count(tail)
+    if (heads, tails) == (1, 1) and text.index(head) < text.index(tail):
         before, rest = text.split(head, 1)
         text = before + section.rstrip("\n") + rest.split(tail, 1)[1]
+    elif (heads, tails) == (0, 0):
+        text = (text.rstrip("\n") + "\n\n" if text.strip() else "") + section
     else:
-        text = text.rstrip("\n") + "\n\n" + section
+        raise ResultsError(
+            f"its markers for {model!r} are damaged ({heads} {head!r}, {tails} {tail!r}, "
+            "expected one of each in that order): mend them by hand"
+        )
     path.write_text(text, encoding="utf-8")
