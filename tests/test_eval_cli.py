@@ -6,6 +6,10 @@ only ever a loopback fake (tests/fakeapi.py); a tiny set of four messages keeps 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +18,7 @@ import pytest
 
 from bench.eval import report, run
 from bench.eval.__main__ import main
-from tests.fakeapi import FakeAPI, Local, error, overloaded, responder_from_client
+from tests.fakeapi import FakeAPI, Local, Reply, error, overloaded, responder_from_client, text
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -63,6 +67,48 @@ def tiny(tmp_path: Path) -> Path:
 def _main(tiny: Path, *args: str, results: Path | None = None) -> int:
     out = results or tiny.parent / "RESULTS.md"
     return main(list(args), (), out, tiny, None)
+
+
+# --- hostile label files ------------------------------------------------------------------------
+
+
+def _break(folder: Path, how: str) -> None:
+    path = folder / "deadline.json"
+    if how == "bad json":
+        path.write_text('[{"id": ', encoding="utf-8")
+        return
+    items = json.loads(path.read_text(encoding="utf-8"))
+    action = items[0]["label"]["actions"][0]
+    if how == "due not ISO":
+        action["due"] = "next Friday"
+    elif how == "no title":
+        del action["title"]
+    elif how == "duplicate id":
+        items.append(dict(items[0]))
+    elif how == "unknown category":
+        items[0]["label"]["category"] = "urgentish"
+    path.write_text(json.dumps(items), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("how", "said"),
+    [
+        ("bad json", "deadline.json: not valid JSON"),
+        ("due not ISO", "due 'next Friday' is not an ISO date"),
+        ("no title", "an action needs a title"),
+        ("duplicate id", "duplicate id t1"),
+        ("unknown category", "unknown category 'urgentish'"),
+    ],
+)
+def test_a_malformed_label_file_is_one_line_and_exit_2_before_any_run(
+    capsys: pytest.CaptureFixture[str], tiny: Path, how: str, said: str
+) -> None:
+    _break(tiny, how)
+    assert _main(tiny) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and not (tiny.parent / "RESULTS.md").exists()
+    assert len(captured.err.splitlines()) == 1 and captured.err.startswith("error: ")
+    assert said in captured.err and "Traceback" not in captured.err
 
 
 # --- RESULTS.md ---------------------------------------------------------------------------------
@@ -178,3 +224,35 @@ def test_a_local_server_gets_a_placeholder_key_never_the_users(
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
         assert _main(tiny, "--model", "local:q", "--no-write") == 0
     assert api.message_requests and {_key(r) for r in api.requests} == {"local"}
+
+
+def test_ctrl_c_while_the_server_hangs_is_one_line_exit_130_from_any_directory(
+    tmp_path: Path,
+) -> None:
+    """Run from another directory (the repository on PYTHONPATH), against a server that never
+    answers: SIGINT ends it with one line, and no temporary store is left behind."""
+    with FakeAPI([Reply([text("late")], delay=60)], local=Local()) as api:
+        env = {
+            "HOME": str(tmp_path),
+            "PATH": os.environ["PATH"],
+            "PYTHONPATH": str(REPO),
+            "TMPDIR": str(tmp_path),
+            "ANTHROPIC_BASE_URL": api.base_url,
+        }
+        child = subprocess.Popen(
+            [sys.executable, "-m", "bench.eval", "--model", "local:q", "--no-write"],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while not api.message_requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert api.message_requests, "the run never asked the model"
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    assert child.returncode == 130 and out == ""
+    assert err.splitlines()[-1] == "interrupted: nothing written" and "Traceback" not in err
+    assert not list(tmp_path.glob("dayflow-eval-*"))

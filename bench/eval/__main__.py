@@ -14,13 +14,13 @@ go to stdout and, unless `--no-write` (or a split is chosen), into bench/RESULTS
 model's markers, with the date and the commit of `dayflow/`. `--failures` lists the ids of the
 messages missed, falsely flagged or given a wrong due date (of the chosen split, then of each
 blind one).
-Exit status 0, or 2 with one line on stderr when the run cannot be made.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import subprocess
 import sys
@@ -50,50 +50,39 @@ def main(
     parser.add_argument("--no-write", action="store_true", help="do not touch bench/RESULTS.md")
     parser.add_argument("--failures", action="store_true", help="list failing message ids")
     args = parser.parse_args(argv)
+    try:
+        return _main(args, splits, results, (set_dir, second_pass))
+    except KeyboardInterrupt:
+        print("interrupted: nothing written", file=sys.stderr)
+        return 130
+
+
+def _main(
+    args: argparse.Namespace,
+    splits: tuple[dataset.HeldOut, ...],
+    results: Path,
+    the_set: tuple[Path, Path | None],
+) -> int:
     held = {h.name for h in splits}
     present = dataset.present_held_out(splits)
     if args.split in held and args.split not in {h.name for h in present}:
-        print(f"error: bench/eval/{args.split}/ holds no messages", file=sys.stderr)
-        return 2
-    evalset = (
-        dataset.load_held(args.split) if args.split in held else dataset.load(set_dir, second_pass)
-    )
+        return _fail(f"bench/eval/{args.split}/ holds no messages")
+    try:  # every label file is read and checked before any model is asked anything
+        evalset = dataset.load_held(args.split) if args.split in held else dataset.load(*the_set)
+        mornings = [(s, dataset.load_held(s.name)) for s in present if args.split == "all"]
+    except json.JSONDecodeError as exc:
+        folders = [the_set[0], *(h.folder for h in present)]
+        broken = _broken_file(folders, the_set[1])
+        return _fail(f"{broken}: not valid JSON ({exc})")
+    except (dataset.LabelError, UnicodeDecodeError, OSError) as exc:
+        return _fail(f"a label file breaks GUIDE.md: {exc}")
     say = _say(args.model)
     try:
         output, scores, checks = _evaluate(evalset, args.model, args.split, say)
-        blinds = []
-        if args.split == "all":
-            for split in present:
-                held_set = dataset.load_held(split.name)
-                blinds.append((split, _evaluate(held_set, args.model, "all", say)))
+        blinds = [(s, _evaluate(m, args.model, "all", say)) for s, m in mornings]
     except run.EvalError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    model = output.model
-    agreement = score.agreement(evalset.labels, evalset.second) if evalset.second else None
-    blind_text: list[str] = []
-    for split, (b_output, b_scores, b_checks) in blinds:
-        blind_text += report.blind_lines(b_scores, b_checks, _run_line(b_output), split)
-    code = subprocess.run(
-        ["git", "-C", str(ROOT), "log", "-1", "--format=%h", "--", "dayflow", "bench/eval"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
-    command = "python -m bench.eval" + (f" --model {args.model}" if args.model != "offline" else "")
-    command += f" --split {args.split}" if args.split != "all" else ""
-    text = report.render(
-        model=model,
-        when=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        code=code or "?",
-        command=command,
-        run_line=_run_line(output),
-        scores=scores,
-        checks=checks,
-        agreement=agreement,
-        unattributed=len(output.unattributed),
-        blind=blind_text,
-    )
+        return _fail(str(exc))
+    text = _render(args, evalset, output, scores, checks, blinds)
     print(text)
     if args.failures:
         for prefix, t in [("", scores.overall)] + [(f"{s.name} ", b[1].overall) for s, b in blinds]:
@@ -102,11 +91,28 @@ def main(
             print(f"{prefix}wrong due:", " ".join(t.wrong_dues) or "-")
     if args.split == "all" and not args.no_write:
         try:
-            report.write_section(results, model, text)
+            report.write_section(results, output.model, text)
         except (report.ResultsError, OSError) as exc:
-            print(f"error: {results} not written: {exc}", file=sys.stderr)
-            return 2
+            return _fail(f"{results} not written: {exc}")
     return 0
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _broken_file(folders: list[Path], second_pass: Path | None) -> str:
+    """The first label file that is not valid JSON (for the error line), else the set."""
+    paths = [p for folder in folders for p in sorted(folder.glob("*.json"))]
+    for path in paths + ([second_pass] if second_pass else []):
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            return str(path)
+        except OSError:
+            continue
+    return str(folders[0])
 
 
 def _say(model: str) -> Any:
@@ -143,6 +149,43 @@ def _evaluate(
         scores.overall,
     )
     return output, scores, list(checks)
+
+
+def _render(
+    args: argparse.Namespace,
+    evalset: dataset.EvalSet,
+    output: run.RunOutput,
+    scores: score.Scores,
+    checks: list[score.Check],
+    blinds: list[tuple[dataset.HeldOut, tuple[run.RunOutput, score.Scores, list[score.Check]]]],
+) -> str:
+    """The model's section: the set's table, then each blind split's. It is named by
+    `--model` as given (`local:NAME` apart from `claude-...`, so neither overwrites the
+    other's section)."""
+    agreement = score.agreement(evalset.labels, evalset.second) if evalset.second else None
+    blind_text: list[str] = []
+    for split, (b_output, b_scores, b_checks) in blinds:
+        blind_text += report.blind_lines(b_scores, b_checks, _run_line(b_output), split)
+    code = subprocess.run(
+        ["git", "-C", str(ROOT), "log", "-1", "--format=%h", "--", "dayflow", "bench/eval"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    command = "python -m bench.eval" + (f" --model {args.model}" if args.model != "offline" else "")
+    command += f" --split {args.split}" if args.split != "all" else ""
+    return report.render(
+        model=output.model,
+        when=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        code=code or "?",
+        command=command,
+        run_line=_run_line(output),
+        scores=scores,
+        checks=checks,
+        agreement=agreement,
+        unattributed=len(output.unattributed),
+        blind=blind_text,
+    )
 
 
 def _run_line(output: run.RunOutput) -> str:
