@@ -181,6 +181,55 @@ def _key(request: Any) -> str:
     return str(headers.get("x-api-key") or headers.get("authorization", "")).removeprefix("Bearer ")
 
 
+def _shape(out: str) -> list[str]:
+    """The tables' header and row names, without the figures."""
+    return [line.split("|")[1].strip() for line in out.splitlines() if line.startswith("|")]
+
+
+def test_local_and_claude_models_give_the_offline_table_each_in_its_own_section(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path
+) -> None:
+    """The user's key goes to Claude's address only, never to a local server (which gets a
+    placeholder); `local:NAME` has its own section, so `local:claude-…` cannot overwrite
+    Claude's."""
+    results = tiny.parent / "RESULTS.md"
+    assert _main(tiny) == 0
+    offline = capsys.readouterr().out
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-users-own-key")
+    with _offline_api(local=Local()) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        assert _main(tiny, "--model", "local:claude-haiku-5-5") == 0
+        local = capsys.readouterr().out
+    assert api.message_requests and not any("sk-ant" in _key(r) for r in api.requests)
+    with _offline_api() as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        assert _main(tiny, "--model", "claude-haiku-5-5") == 0
+        claude = capsys.readouterr().out
+    assert all(_key(r) == "sk-ant-users-own-key" for r in api.requests)
+    assert _shape(offline) == _shape(local) == _shape(claude) and report.HEADER[0] in claude
+    written = results.read_text(encoding="utf-8")
+    for model in ("offline", "local:claude-haiku-5-5", "claude-haiku-5-5"):
+        assert written.count(report.begin(model)) == 1 == written.count(report.end(model))
+    assert "model `local:claude-haiku-5-5`" in written
+
+
+def test_a_run_that_stops_without_its_brief_prints_its_tables_but_writes_nothing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path
+) -> None:
+    """A server answering prose and no tool call: the run stops at step 1. Its zeros must
+    not replace the model's last real figures in RESULTS.md."""
+    results = tiny.parent / "RESULTS.md"
+    results.write_text(OTHERS, encoding="utf-8")
+    with FakeAPI([Reply([text("Hello! How can I help?")])], local=Local()) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        assert _main(tiny, "--model", "local:q") == 1
+    captured = capsys.readouterr()
+    assert report.HEADER[0] in captured.out and "Run: stopped" in captured.out
+    assert "dayflow resume" not in captured.out + captured.err
+    assert captured.err.splitlines()[-1].startswith("error: the run did not finish (stopped")
+    assert results.read_text(encoding="utf-8") == OTHERS
+
+
 def test_a_failing_server_is_retried_aloud_then_one_line_with_nothing_to_resume(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path
 ) -> None:

@@ -89,9 +89,14 @@ def _main(
             print(f"{prefix}missed:", " ".join(t.misses) or "-")
             print(f"{prefix}false alarms:", " ".join(t.false_alarms) or "-")
             print(f"{prefix}wrong due:", " ".join(t.wrong_dues) or "-")
+    stopped = [o for o in [output] + [b[0] for _, b in blinds] if o.status != "done"]
+    if stopped:
+        why = f"{stopped[0].status}" + (f": {stopped[0].note}" if stopped[0].note else "")
+        print(f"error: the run did not finish ({why}); RESULTS.md not written", file=sys.stderr)
+        return 1
     if args.split == "all" and not args.no_write:
         try:
-            report.write_section(results, output.model, text)
+            report.write_section(results, args.model, text)
         except (report.ResultsError, OSError) as exc:
             return _fail(f"{results} not written: {exc}")
     return 0
@@ -175,7 +180,7 @@ def _render(
     command = "python -m bench.eval" + (f" --model {args.model}" if args.model != "offline" else "")
     command += f" --split {args.split}" if args.split != "all" else ""
     return report.render(
-        model=output.model,
+        model=args.model,
         when=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         code=code or "?",
         command=command,
