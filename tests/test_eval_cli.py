@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from bench.eval import report, run
-from bench.eval.__main__ import main
+from bench.eval.__main__ import main, parser
 from tests.fakeapi import FakeAPI, Local, Reply, error, overloaded, responder_from_client, text
 
 REPO = Path(__file__).resolve().parents[1]
@@ -67,6 +67,31 @@ def tiny(tmp_path: Path) -> Path:
 def _main(tiny: Path, *args: str, results: Path | None = None) -> int:
     out = results or tiny.parent / "RESULTS.md"
     return main(list(args), (), out, tiny, None)
+
+
+# --- the help -----------------------------------------------------------------------------------
+
+
+def test_the_help_explains_every_flag_and_the_exit_codes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for action in parser()._actions:
+        assert action.help and len(action.help) > 20, action.option_strings
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0
+    for word in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "RESULTS.md", "exit status", "130"):
+        assert word in out
+
+
+def test_a_split_given_twice_is_refused_not_silently_the_last(
+    capsys: pytest.CaptureFixture[str], tiny: Path
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        _main(tiny, "--split", "tuning", "--split", "blind", "--no-write")
+    assert exit_.value.code == 2
+    assert "--split given twice" in capsys.readouterr().err
 
 
 # --- hostile label files ------------------------------------------------------------------------
@@ -166,7 +191,7 @@ def test_results_md_that_cannot_be_written_is_one_line_after_the_tables(
     assert len(captured.err.splitlines()) == 1 and "RESULTS.md not written" in captured.err
 
 
-# --- models behind a loopback fake
+# --- models behind a loopback fake --------------------------------------------------------------
 
 
 def _offline_api(**kw: Any) -> FakeAPI:
@@ -213,23 +238,6 @@ def test_local_and_claude_models_give_the_offline_table_each_in_its_own_section(
     assert "model `local:claude-haiku-5-5`" in written
 
 
-def test_a_run_that_stops_without_its_brief_prints_its_tables_but_writes_nothing(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path
-) -> None:
-    """A server answering prose and no tool call: the run stops at step 1. Its zeros must
-    not replace the model's last real figures in RESULTS.md."""
-    results = tiny.parent / "RESULTS.md"
-    results.write_text(OTHERS, encoding="utf-8")
-    with FakeAPI([Reply([text("Hello! How can I help?")])], local=Local()) as api:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
-        assert _main(tiny, "--model", "local:q") == 1
-    captured = capsys.readouterr()
-    assert report.HEADER[0] in captured.out and "Run: stopped" in captured.out
-    assert "dayflow resume" not in captured.out + captured.err
-    assert captured.err.splitlines()[-1].startswith("error: the run did not finish (stopped")
-    assert results.read_text(encoding="utf-8") == OTHERS
-
-
 def test_a_failing_server_is_retried_aloud_then_one_line_with_nothing_to_resume(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path
 ) -> None:
@@ -256,23 +264,21 @@ def test_a_refusal_is_one_line_and_exit_2(
     assert "Traceback" not in err and "dayflow resume" not in err
 
 
-def test_a_resume_hint_is_cut_from_any_reason_in_linear_time() -> None:
-    reason = "run ab12 failed: API 500 after 3 attempts; `dayflow resume ab12` continues it"
-    assert run.without_resume(reason) == "API 500 after 3 attempts"
-    hostile = "`dayflow resume " * 20_000 + "; (" * 20_000
-    started = time.perf_counter()
-    run.without_resume(hostile)
-    assert time.perf_counter() - started < 1.0
-
-
-def test_a_local_server_gets_a_placeholder_key_never_the_users(
-    monkeypatch: pytest.MonkeyPatch, tiny: Path
+def test_a_run_that_stops_without_its_brief_prints_its_tables_but_writes_nothing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-users-own-key")
-    with _offline_api(local=Local()) as api:
+    """A server answering prose and no tool call: the run stops at step 1. Its zeros must
+    not replace the model's last real figures in RESULTS.md."""
+    results = tiny.parent / "RESULTS.md"
+    results.write_text(OTHERS, encoding="utf-8")
+    with FakeAPI([Reply([text("Hello! How can I help?")])], local=Local()) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
-        assert _main(tiny, "--model", "local:q", "--no-write") == 0
-    assert api.message_requests and {_key(r) for r in api.requests} == {"local"}
+        assert _main(tiny, "--model", "local:q") == 1
+    captured = capsys.readouterr()
+    assert report.HEADER[0] in captured.out and "Run: stopped" in captured.out
+    assert "dayflow resume" not in captured.out + captured.err
+    assert captured.err.splitlines()[-1].startswith("error: the run did not finish (stopped")
+    assert results.read_text(encoding="utf-8") == OTHERS
 
 
 def test_ctrl_c_while_the_server_hangs_is_one_line_exit_130_from_any_directory(
@@ -305,3 +311,12 @@ def test_ctrl_c_while_the_server_hangs_is_one_line_exit_130_from_any_directory(
     assert child.returncode == 130 and out == ""
     assert err.splitlines()[-1] == "interrupted: nothing written" and "Traceback" not in err
     assert not list(tmp_path.glob("dayflow-eval-*"))
+
+
+def test_a_resume_hint_is_cut_from_any_reason_in_linear_time() -> None:
+    reason = "run ab12 failed: API 500 after 3 attempts; `dayflow resume ab12` continues it"
+    assert run.without_resume(reason) == "API 500 after 3 attempts"
+    hostile = "`dayflow resume " * 20_000 + "; (" * 20_000
+    started = time.perf_counter()
+    run.without_resume(hostile)
+    assert time.perf_counter() - started < 1.0

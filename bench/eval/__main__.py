@@ -31,6 +31,62 @@ from bench.eval import dataset, report, run, score
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "RESULTS.md"
+EXIT_CODES = (
+    "exit status: 0 scored; 1 the run stopped before its brief was done (the tables are "
+    "printed, RESULTS.md is not written); 2 bad usage, a label file that breaks GUIDE.md, a "
+    "model that cannot be reached or fails, or a RESULTS.md that cannot be written (one line "
+    "on stderr); 130 interrupted (nothing written)."
+)
+MODEL_HELP = (
+    "offline (the default: the rule-based model, no network, about a second); claude-NAME "
+    "(the Anthropic API: needs ANTHROPIC_API_KEY and costs tokens; ANTHROPIC_BASE_URL, if set, "
+    "is used as its address); local:NAME (model NAME on a Messages-API server at "
+    "ANTHROPIC_BASE_URL, e.g. Ollama's http://127.0.0.1:11434; sent a placeholder key, never "
+    "yours). Each model has its own section of RESULTS.md."
+)
+SPLIT_HELP = (
+    "all (the default: the set, then each blind split present in a table of its own; the "
+    "only choice written to RESULTS.md); tuning or held-out (the set's two parts, fixed by a "
+    "hash of each id); blind, blind2, blind3 (a folder of bench/eval/ each). Give it once."
+)
+WRITE_HELP = (
+    "print only. Without it a run of all the splits replaces this model's section of "
+    "bench/RESULTS.md (between its '<!-- eval MODEL: begin/end -->' markers, appended if "
+    "absent) and leaves the rest of the file as it is; damaged markers are refused."
+)
+FAILURES_HELP = (
+    "after the tables, list the ids of the messages missed, falsely flagged, or given a wrong "
+    "due date (the chosen split's, then each blind split's)"
+)
+
+
+class _Once(argparse.Action):
+    """Store the value, refusing a second one (a repeated --split would silently win)."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        if getattr(namespace, f"_{self.dest}_seen", False):
+            parser.error(f"{option} given twice: pick one split (or 'all')")
+        setattr(namespace, f"_{self.dest}_seen", True)
+        setattr(namespace, self.dest, values)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m bench.eval",
+        description=(
+            "Write one brief over the labelled set (bench/eval/, GUIDE.md) with the real loop "
+            "and score the tasks it made, per category and split, with counts. Run it from "
+            "the repository's root (bench/ is not installed)."
+        ),
+        epilog=EXIT_CODES,
+    )
+    p.add_argument("--model", default="offline", metavar="MODEL", help=MODEL_HELP)
+    p.add_argument(
+        "--split", choices=("all", *dataset.SPLITS), default="all", action=_Once, help=SPLIT_HELP
+    )
+    p.add_argument("--no-write", action="store_true", help=WRITE_HELP)
+    p.add_argument("--failures", action="store_true", help=FAILURES_HELP)
+    return p
 
 
 def main(
@@ -42,14 +98,7 @@ def main(
 ) -> int:
     """The command; `splits`, `results`, `set_dir` and `second_pass` are where it reads and
     writes (tests give their own)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.eval", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("--model", default="offline", help="offline, claude-..., or local:NAME")
-    parser.add_argument("--split", choices=("all", *dataset.SPLITS), default="all")
-    parser.add_argument("--no-write", action="store_true", help="do not touch bench/RESULTS.md")
-    parser.add_argument("--failures", action="store_true", help="list failing message ids")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     try:
         return _main(args, splits, results, (set_dir, second_pass))
     except KeyboardInterrupt:
