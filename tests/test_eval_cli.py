@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import pytest
 from bench.eval import report, run
 from bench.eval.__main__ import main, parser
 from tests.fakeapi import FakeAPI, Local, Reply, error, overloaded, responder_from_client, text
+from tests.httpkit import Loopback
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -320,3 +322,32 @@ def test_a_resume_hint_is_cut_from_any_reason_in_linear_time() -> None:
     started = time.perf_counter()
     run.without_resume(hostile)
     assert time.perf_counter() - started < 1.0
+
+
+class _NotTheAPI(BaseHTTPRequestHandler):
+    """A web server that answers every request with a page (200, text/html)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        page = b"<html><body>It works!</body></html>"
+        self.send_response(200)
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_server_answering_a_web_page_is_one_line_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path
+) -> None:
+    with Loopback(_NotTheAPI) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        assert _main(tiny, "--model", "local:q") == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == (
+        f"error: the model failed: local model server at {server.base_url} answered with no "
+        "message: '<html><body>It works!</body></html>'"
+    )

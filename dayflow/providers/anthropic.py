@@ -97,6 +97,8 @@ class AnthropicClient:
         """Make one Messages API call (retrying transient failures); raises ModelError."""
         params = build_params(request)
         message = self._with_retries(lambda: self._sdk.messages.create(**params))
+        if isinstance(message, str):  # a 200 that is not JSON (a proxy's or a web server's page)
+            raise ModelError(f"{self.label} answered with no message: {message[:60]!r}")
         return _response(message, request.model, message._request_id)
 
     def submit_batch(self, requests: Sequence[tuple[str, ModelRequest]]) -> str:
