@@ -351,3 +351,13 @@ def test_a_server_answering_a_web_page_is_one_line_not_a_traceback(
         f"error: the model failed: local model server at {server.base_url} answered with no "
         "message: '<html><body>It works!</body></html>'"
     )
+
+
+@pytest.mark.parametrize("url", ["not a url", "ftp://127.0.0.1:21", "http://"])
+def test_a_base_url_that_is_not_http_is_refused_before_any_request(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path, url: str
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    assert _main(tiny, "--model", "local:q") == 2
+    err = capsys.readouterr().err
+    assert err == f"error: ANTHROPIC_BASE_URL {url!r} is not an http(s) URL with a host\n"

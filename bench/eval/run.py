@@ -70,6 +70,8 @@ def client_for(
         name = model.removeprefix("local:")
         if not name or not base_url:
             raise EvalError("--model local:NAME needs a model name and ANTHROPIC_BASE_URL")
+        if local.host_of(base_url) is None:
+            raise EvalError(f"ANTHROPIC_BASE_URL {base_url!r} is not an http(s) URL with a host")
         return local.make_client(local.base_of(base_url), on_retry=say), name
     if model.startswith("claude-"):
         from dayflow.providers.anthropic import make_client
