@@ -361,3 +361,21 @@ def test_a_base_url_that_is_not_http_is_refused_before_any_request(
     assert _main(tiny, "--model", "local:q") == 2
     err = capsys.readouterr().err
     assert err == f"error: ANTHROPIC_BASE_URL {url!r} is not an http(s) URL with a host\n"
+
+
+@pytest.mark.parametrize("name", ["local:a -->", "claude-x<!--", "local:q\nb", "local:a--b"])
+def test_a_model_name_that_would_break_its_results_markers_is_refused(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path, name: str
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    results = tiny.parent / "RESULTS.md"
+    assert _main(tiny, "--model", name) == 2
+    assert "use letters, digits and . : / @ + - only" in capsys.readouterr().err
+    assert not results.exists()
+
+
+def test_model_names_people_use_are_accepted() -> None:
+    env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "sk-test"}
+    for name in ("local:qwen3:8b", "local:hf.co/org/model:Q4_K_M", "claude-haiku-5-5"):
+        assert run.client_for(name, env)[1] == name.removeprefix("local:")

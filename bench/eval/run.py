@@ -63,6 +63,9 @@ def client_for(
         from dayflow.providers.offline import OfflineModel
 
         return OfflineModel(), "offline"
+    if not re.fullmatch(r"[\w.:/@+-]+", model) or "--" in model:
+        # it names the section of RESULTS.md: an HTML comment that `-->` or a space would break
+        raise EvalError(f"model name {model!r}: use letters, digits and . : / @ + - only")
     base_url = env.get("ANTHROPIC_BASE_URL") or None
     if model.startswith("local:"):
         from dayflow.providers import local
