@@ -379,3 +379,11 @@ def test_model_names_people_use_are_accepted() -> None:
     env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "sk-test"}
     for name in ("local:qwen3:8b", "local:hf.co/org/model:Q4_K_M", "claude-haiku-5-5"):
         assert run.client_for(name, env)[1] == name.removeprefix("local:")
+
+
+def test_without_git_on_path_the_code_is_a_question_mark_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tiny))  # a folder with no git in it
+    assert _main(tiny, "--no-write") == 0
+    assert "code at `?`" in capsys.readouterr().out

@@ -220,18 +220,13 @@ def _render(
     blind_text: list[str] = []
     for split, (b_output, b_scores, b_checks) in blinds:
         blind_text += report.blind_lines(b_scores, b_checks, _run_line(b_output), split)
-    code = subprocess.run(
-        ["git", "-C", str(ROOT), "log", "-1", "--format=%h", "--", "dayflow", "bench/eval"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
+    code = _commit()
     command = "python -m bench.eval" + (f" --model {args.model}" if args.model != "offline" else "")
     command += f" --split {args.split}" if args.split != "all" else ""
     return report.render(
         model=args.model,
         when=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        code=code or "?",
+        code=code,
         command=command,
         run_line=_run_line(output),
         scores=scores,
@@ -240,6 +235,21 @@ def _render(
         unattributed=len(output.unattributed),
         blind=blind_text,
     )
+
+
+def _commit() -> str:
+    """The short commit of the last change to `dayflow/` or `bench/eval/`, or "?" where that
+    cannot be told (no git on PATH, not a checkout): the figures are still worth printing."""
+    try:
+        found = subprocess.run(
+            ["git", "-C", str(ROOT), "log", "-1", "--format=%h", "--", "dayflow", "bench/eval"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return "?"
+    return found.stdout.strip() or "?"
 
 
 def _run_line(output: run.RunOutput) -> str:
