@@ -387,3 +387,27 @@ def test_without_git_on_path_the_code_is_a_question_mark_not_a_traceback(
     monkeypatch.setenv("PATH", str(tiny))  # a folder with no git in it
     assert _main(tiny, "--no-write") == 0
     assert "code at `?`" in capsys.readouterr().out
+
+
+def test_timeout_bounds_a_hung_server_and_says_each_retry(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path
+) -> None:
+    """Without --timeout a hung local server is 3 x 600 s of waiting; with it, seconds."""
+    hung = [Reply([text("late")], delay=30) for _ in range(3)]
+    with FakeAPI(hung, local=Local()) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        started = time.monotonic()
+        assert _main(tiny, "--model", "local:q", "--timeout", "0.3") == 2
+        assert time.monotonic() - started < 15
+    lines = capsys.readouterr().err.splitlines()
+    assert sum("timed out (no answer in 0.3s); retrying" in line for line in lines) == 2
+    assert lines[-1].endswith("timed out (no answer in 0.3s) after 3 attempts")
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon", "nan", "inf"])
+def test_a_timeout_that_is_not_a_positive_number_is_refused(
+    capsys: pytest.CaptureFixture[str], tiny: Path, value: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        _main(tiny, "--timeout", value)
+    assert exit_.value.code == 2 and "is not a number of seconds above 0" in capsys.readouterr().err

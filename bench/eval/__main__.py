@@ -60,6 +60,23 @@ FAILURES_HELP = (
 )
 
 
+TIMEOUT_HELP = (
+    "how long one model request may take before it is retried (3 attempts in all), for "
+    "claude-... and local:NAME; default 120 for Claude, 600 for a local model (a CPU model "
+    "is slow). Each retry is said on stderr."
+)
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds above 0")
+    return seconds
+
+
 class _Once(argparse.Action):
     """Store the value, refusing a second one (a repeated --split would silently win)."""
 
@@ -86,6 +103,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-write", action="store_true", help=WRITE_HELP)
     p.add_argument("--failures", action="store_true", help=FAILURES_HELP)
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS", help=TIMEOUT_HELP)
     return p
 
 
@@ -127,8 +145,8 @@ def _main(
         return _fail(f"a label file breaks GUIDE.md: {exc}")
     say = _say(args.model)
     try:
-        output, scores, checks = _evaluate(evalset, args.model, args.split, say)
-        blinds = [(s, _evaluate(m, args.model, "all", say)) for s, m in mornings]
+        output, scores, checks = _evaluate(evalset, args, args.split, say)
+        blinds = [(s, _evaluate(m, args, "all", say)) for s, m in mornings]
     except run.EvalError as exc:
         return _fail(str(exc))
     text = _render(args, evalset, output, scores, checks, blinds)
@@ -182,12 +200,12 @@ def _say(model: str) -> Any:
 
 
 def _evaluate(
-    evalset: dataset.EvalSet, model_arg: str, split: str, say: Any = None
+    evalset: dataset.EvalSet, args: argparse.Namespace, split: str, say: Any = None
 ) -> tuple[run.RunOutput, score.Scores, list[score.Check]]:
     """One brief over `evalset` as one morning, scored on `split` (or all of it)."""
-    client, model = run.client_for(model_arg, os.environ, say)
+    client, model = run.client_for(args.model, os.environ, say, args.timeout)
     if say is not None:
-        say(f"{model_arg}: one brief over {len(evalset.messages)} messages (Ctrl-C stops it)")
+        say(f"{args.model}: one brief over {len(evalset.messages)} messages (Ctrl-C stops it)")
     output = run.run(evalset, client, model)
     labels = evalset.labels
     if split != "all":

@@ -53,12 +53,16 @@ class RunOutput:
 
 
 def client_for(
-    model: str, env: Mapping[str, str], say: Callable[[str], None] | None = None
+    model: str,
+    env: Mapping[str, str],
+    say: Callable[[str], None] | None = None,
+    timeout: float | None = None,
 ) -> tuple[ModelClient, str]:
     """The client and the model name the run records: `offline`, `claude-...` (needs
     ANTHROPIC_API_KEY) or `local:NAME` (a Messages-API server at ANTHROPIC_BASE_URL, sent a
     placeholder key: the user's Anthropic key never goes to it). `say` is told of each
-    retry, so a hung or failing server is never a silent wait."""
+    retry, so a hung or failing server is never a silent wait; `timeout` is each request's
+    limit in seconds (None: the CLI's, 120 for Claude and 600 for a local model)."""
     if model == "offline":
         from dayflow.providers.offline import OfflineModel
 
@@ -75,14 +79,16 @@ def client_for(
             raise EvalError("--model local:NAME needs a model name and ANTHROPIC_BASE_URL")
         if local.host_of(base_url) is None:
             raise EvalError(f"ANTHROPIC_BASE_URL {base_url!r} is not an http(s) URL with a host")
-        return local.make_client(local.base_of(base_url), on_retry=say), name
+        wait = timeout or local.LOCAL_TIMEOUT
+        return local.make_client(local.base_of(base_url), timeout=wait, on_retry=say), name
     if model.startswith("claude-"):
         from dayflow.providers.anthropic import make_client
 
         key = env.get("ANTHROPIC_API_KEY")
         if not key:
             raise EvalError(f"--model {model} needs ANTHROPIC_API_KEY")
-        return make_client(key, base_url, on_retry=say), model
+        limit = {"timeout": timeout} if timeout else {}
+        return make_client(key, base_url, on_retry=say, **limit), model
     raise EvalError(f"unknown model {model!r}: use offline, claude-... or local:NAME")
 
 
