@@ -4,6 +4,8 @@ tasks counted (not messages) and the per-100 rate's FYI/automated denominator.""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from bench.eval import score
@@ -73,3 +75,48 @@ def test_the_same_title_asked_twice_pairs_each_task_with_its_own_due_date() -> N
     t = score.score(labels, predicted).overall
     assert (t.matched, t.due_right, t.wrong_dues) == (2, 2, [])
     assert score.match(predicted["m"], labels["m"].actions) == [(1, 0, 1.0), (0, 1, 1.0)]
+
+
+# --- the checklist on the brief ------------------------------------------------------------------
+
+TODAY = dt.date(2026, 11, 2)
+
+
+def test_most_urgent_is_today_else_the_earliest_later_day_else_the_overdue() -> None:
+    overdue, today = _gold("Book train", "2026-10-30"), _gold("Call Dana", "2026-11-02")
+    soon, later = _gold("Sign lease", "2026-11-04"), _gold("File taxes", "2026-11-06")
+    labels = {
+        k: _label(k, "deadline", a)
+        for k, a in zip("otsl", (overdue, today, soon, later), strict=True)
+    }
+    assert score.most_urgent(labels, TODAY) == [today]
+    del labels["t"]
+    assert score.most_urgent(labels, TODAY) == [soon]
+    assert score.most_urgent({"o": labels["o"]}, TODAY) == [overdue]
+
+
+def _one_thing(one: str) -> score.Check:
+    labels = {"u": _label("u", "urgent", _gold("Join checkout incident bridge", "2026-11-02"))}
+    brief = f"# Brief\n\n## One thing\n{one}\n"
+    checks = score.check_brief(brief, [], [], labels, TODAY, score.Tally())
+    return next(c for c in checks if c.name.startswith("One thing"))
+
+
+def test_one_thing_needs_half_the_urgent_titles_words_however_long_it_is() -> None:
+    assert _one_thing("**Join the incident bridge**").ok  # 3 of 4 words
+    assert _one_thing("Join the bridge call").ok  # 2 of 4: exactly half
+    assert not _one_thing("Join the standup").ok  # 1 of 4
+    long = "Join checkout incident bridge now; " + "then lunch menus and parking " * 10
+    assert _one_thing(long).ok  # the share is of the title's words, not the text's
+
+
+def test_a_task_matching_the_messages_own_request_is_not_taken_from_quoted_text() -> None:
+    label = Label(
+        "r",
+        "quoted",
+        True,
+        (_gold("Confirm grout colour with Luis"),),
+        quoted=("Confirm grout colour",),
+    )
+    t = score.score({"r": label}, {"r": [P("Confirm grout colour with Luis", None)]}).overall
+    assert (t.quoted_messages, t.quoted_taken, t.quoted_bad) == (1, 0, 0)
