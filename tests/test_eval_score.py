@@ -5,6 +5,7 @@ tasks counted (not messages) and the per-100 rate's FYI/automated denominator.""
 from __future__ import annotations
 
 import datetime as dt
+import time
 
 import pytest
 
@@ -120,3 +121,14 @@ def test_a_task_matching_the_messages_own_request_is_not_taken_from_quoted_text(
     )
     t = score.score({"r": label}, {"r": [P("Confirm grout colour with Luis", None)]}).overall
     assert (t.quoted_messages, t.quoted_taken, t.quoted_bad) == (1, 0, 0)
+
+
+def test_the_brief_is_read_in_linear_time_whatever_a_model_writes() -> None:
+    """A heading line of 40,000 spaces took 17 s (a lazy group before `\\s*$`)."""
+    brief = "## One thing" + " " * 40_000 + "x\n" + "## Today\n" + "- " * 40_000 + "\n"
+    started = time.perf_counter()
+    parts = score.sections(brief)
+    score._bullets(parts["today"])
+    assert time.perf_counter() - started < 1.0
+    assert list(parts) == ["one thing" + " " * 40_000 + "x", "today"]
+    assert score.sections("##   Needs action  \n- a\n") == {"needs action": "- a\n"}

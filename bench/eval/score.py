@@ -247,7 +247,7 @@ def sections(brief: str) -> dict[str, str]:
     out: dict[str, str] = {}
     current = None
     for line in brief.splitlines():
-        heading = re.match(r"^#{2,3}\s+(.+?)\s*$", line)
+        heading = re.match(r"#{2,3}\s+(\S.*)", line)  # no lazy group before \s*$: linear
         if heading:
             current = heading.group(1).strip().lower()
             out[current] = ""
