@@ -132,3 +132,15 @@ def test_the_brief_is_read_in_linear_time_whatever_a_model_writes() -> None:
     assert time.perf_counter() - started < 1.0
     assert list(parts) == ["one thing" + " " * 40_000 + "x", "today"]
     assert score.sections("##   Needs action  \n- a\n") == {"needs action": "- a\n"}
+
+
+def test_matching_finds_as_many_pairs_as_there_can_be() -> None:
+    """Task 0 fits both actions, task 1 only the first: taking the best pair first (task 0
+    with action 0) would leave action 1 unmatched; both are matched."""
+    gold = [_gold("Send board deck to Priya"), _gold("Send board deck")]
+    tasks = [P("Send board deck Priya", None), P("Priya deck", None)]
+    f = [[score.title_f1(t.title, g) for g in gold] for t in tasks]
+    assert f[0][0] > f[1][0] >= 0.5 and f[0][1] >= 0.5 and f[1][1] < 0.5
+    pairs = score.match(tasks, gold)
+    assert [(i, j) for i, j, _ in pairs] == [(1, 0), (0, 1)]
+    assert [x for _, _, x in pairs] == [pytest.approx(f[1][0]), pytest.approx(f[0][1])]

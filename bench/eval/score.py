@@ -79,29 +79,45 @@ def title_f1(predicted: str, gold: GoldAction) -> float:
 def match(
     predicted: Sequence[PredictedAction], gold: Sequence[GoldAction]
 ) -> list[tuple[int, int, float]]:
-    """One-to-one pairs (predicted index, gold index, F1) with F1 >= 0.5, best pairs first;
-    among pairs of equal F1 (the same title asked twice), those whose due dates agree first,
-    then by position, so the result is deterministic and never depends on the order the
-    store listed the tasks in."""
-    pairs = sorted(
-        (
-            (-title_f1(p.title, g), p.due != g.due, i, j)
-            for i, p in enumerate(predicted)
-            for j, g in enumerate(gold)
-        ),
+    """One-to-one pairs (predicted index, gold index, F1) with F1 >= 0.5, as many as there
+    can be: best pairs first; among pairs of equal F1 (the same title asked twice), those
+    whose due dates agree first, then by position, so the result is deterministic and never
+    depends on the order the store listed the tasks in. Where taking a best pair would leave
+    another action with no task it could match, the pairs are moved along (an augmenting
+    path) so that both are matched."""
+    ranked = sorted(
+        (-title_f1(p.title, g), p.due != g.due, i, j)
+        for i, p in enumerate(predicted)
+        for j, g in enumerate(gold)
     )
-    used_p: set[int] = set()
-    used_g: set[int] = set()
-    out = []
-    for neg, _, i, j in pairs:
-        if -neg < MATCH_F1:
-            break
-        if i in used_p or j in used_g:
+    ranked = [r for r in ranked if -r[0] >= MATCH_F1]
+    f1 = {(i, j): -neg for neg, _, i, j in ranked}
+    owner: dict[int, int] = {}  # predicted index -> gold index
+    taken: set[int] = set()
+    for _, _, i, j in ranked:
+        if i not in owner and j not in taken:
+            owner[i] = j
+            taken.add(j)
+    options: dict[int, list[int]] = {}
+    for _, _, i, j in ranked:
+        options.setdefault(j, []).append(i)
+    for j in range(len(gold)):
+        if j not in taken:
+            _augment(j, options, owner, set())
+    return sorted(((i, j, f1[i, j]) for i, j in owner.items()), key=lambda t: t[1])
+
+
+def _augment(j: int, options: dict[int, list[int]], owner: dict[int, int], seen: set[int]) -> bool:
+    """Give gold action `j` a task, moving the tasks of others along a path (Kuhn's
+    algorithm); False, changing nothing, when no such path exists."""
+    for i in options.get(j, ()):
+        if i in seen:
             continue
-        used_p.add(i)
-        used_g.add(j)
-        out.append((i, j, -neg))
-    return sorted(out, key=lambda t: t[1])
+        seen.add(i)
+        if i not in owner or _augment(owner[i], options, owner, seen):
+            owner[i] = j
+            return True
+    return False
 
 
 @dataclass
