@@ -131,7 +131,18 @@ class Drop:
     delay: float = 0.0
 
 
-Item = Reply | Fault | Drop
+@dataclass
+class Body:
+    """A 200 (or `status`) answer of exactly these bytes: a server or proxy that answers
+    something other than a Messages API message (HTML, another JSON shape, broken JSON)."""
+
+    data: bytes
+    content_type: str = "application/json"
+    status: int = 200
+    delay: float = 0.0
+
+
+Item = Reply | Fault | Drop | Body
 
 
 @dataclass(frozen=True)
@@ -178,7 +189,7 @@ def rate_limited(retry_after: float | None = None, **kw: Any) -> Fault:
 
 def as_item(value: Any) -> Item:
     """Accept an item, a full wire message dict, or a dict of `Reply` fields."""
-    if isinstance(value, Reply | Fault | Drop):
+    if isinstance(value, Reply | Fault | Drop | Body):
         return value
     if isinstance(value, dict):
         keys = ("content", "stop_reason", "usage", "model", "stop_details")
@@ -595,6 +606,9 @@ class MessagesHandler(BaseHTTPRequestHandler):
             return self._send_json(200, {"input_tokens": item}, {"request-id": request_id})
         if item.delay and api._stopping.wait(item.delay):
             return  # closing: do not answer
+        if isinstance(item, Body):
+            record.status = item.status
+            return self._send_raw(item, request_id)
         if isinstance(item, Fault):
             record.status = item.status
             if item is EXHAUSTED:
@@ -634,6 +648,15 @@ class MessagesHandler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+
+    def _send_raw(self, item: Body, request_id: str) -> None:
+        self.send_response(item.status)
+        self.send_header("content-type", item.content_type)
+        self.send_header("content-length", str(len(item.data)))
+        self.send_header("connection", "close")
+        self.send_header("request-id", request_id)
+        self.end_headers()
+        self.wfile.write(item.data)
 
     def _drop(self, wire: dict[str, Any], request_id: str) -> None:
         data = json.dumps(wire).encode()

@@ -384,6 +384,49 @@ def test_sdk_value_error_becomes_model_error(fake, client_for, monkeypatch) -> N
     assert fake.requests == []
 
 
+@pytest.mark.parametrize(
+    ("body", "content_type", "said"),
+    [
+        (
+            b"<html>Welcome to the proxy</html>",
+            "text/html",
+            "with no message: '<html>Welcome to the proxy</html>'",
+        ),
+        (b'{"foo": 1, "bar": [1, 2]}', "application/json", "(no content list)"),
+        (b"[1, 2]", "application/json", "a list: '[1, 2]'"),
+        (
+            b'{"type": "message", "content": "words"}',
+            "application/json",
+            "content is str, not a list",
+        ),
+        (b'{"type": "message", "content": ["a", 5]}', "application/json", "block that is a str"),
+        (
+            b'{"type": "message", "content": [], "stop_reason": 7}',
+            "application/json",
+            "stop_reason is int, not a string",
+        ),
+        (
+            b'{"type": "message", "content": [], "usage": {"input_tokens": "many"}}',
+            "application/json",
+            "impossible token count (input_tokens='many')",
+        ),
+        (b'{"type": "mess', "application/json", "a body that is not JSON"),
+    ],
+)
+def test_a_200_that_is_not_a_messages_api_message_is_one_model_error_line(
+    fake, client_for, sleeps, body: bytes, content_type: str, said: str
+) -> None:
+    """The SDK builds its objects without validating them: an HTML page, another JSON shape
+    or broken JSON from a server (or a proxy) is a ModelError naming what came back, never an
+    internal error or an empty turn taken for the model's answer; it is not retried."""
+    fake.enqueue(fakeapi.Body(body, content_type))
+    with pytest.raises(ModelError) as caught:
+        client_for(fake, label="local model server at X").create(request())
+    assert said in str(caught.value)
+    assert str(caught.value).startswith("local model server at X answered with ")
+    assert "\n" not in str(caught.value) and len(fake.message_requests) == 1 and sleeps == []
+
+
 # --- count_tokens ---------------------------------------------------------------------------
 
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import copy
 import email.utils
+import json
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -99,7 +100,8 @@ class AnthropicClient:
         message = self._with_retries(lambda: self._sdk.messages.create(**params))
         if isinstance(message, str):  # a 200 that is not JSON (a proxy's or a web server's page)
             raise ModelError(f"{self.label} answered with no message: {message[:60]!r}")
-        return _response(message, request.model, message._request_id)
+        request_id = getattr(message, "_request_id", None)
+        return _response(message, request.model, request_id, label=self.label)
 
     def submit_batch(self, requests: Sequence[tuple[str, ModelRequest]]) -> str:
         """Submit (custom_id, request) pairs as one Message Batch, each request's params built
@@ -185,6 +187,10 @@ class AnthropicClient:
                     failure = f"{self.label} timed out (no answer in {self.timeout:g}s)"
                 else:
                     failure = f"{self.label} connection error: {_cause(err)}"
+            except json.JSONDecodeError as err:  # the SDK read the answer as JSON: it was not
+                raise ModelError(
+                    f"{self.label} answered with a body that is not JSON ({err})"
+                ) from None
             except ValueError as err:  # e.g. "Streaming is required ..." for a huge max_tokens
                 raise ModelError(f"{self.label} request not sent: {err}") from err
             except sdk.AnthropicError as err:
@@ -222,10 +228,24 @@ class AnthropicClient:
 
 
 def _response(
-    message: Any, model: str, request_id: str | None, batch_id: str | None = None
+    message: Any,
+    model: str,
+    request_id: str | None,
+    batch_id: str | None = None,
+    *,
+    label: str = "the API",
 ) -> ModelResponse:
-    """The SDK `message` as the plain `ModelResponse` the store keeps; an impossible token
-    count is refused (ModelError) like any other bad answer."""
+    """The SDK `message` as the plain `ModelResponse` the store keeps; an answer that is not
+    a Messages API message, or has an impossible token count, is refused (ModelError) like
+    any other bad answer."""
+    wrong_shape = _shape_problem(message)
+    if wrong_shape is not None:
+        # The SDK builds its objects without validating them, so a server (or a proxy) that
+        # answers 200 with something else would reach the store, or crash the loop.
+        raise ModelError(
+            f"{label} answered with something that is not a Messages API message ({wrong_shape})",
+            request_id=request_id,
+        )
     # A local server may leave out the cache counts, or usage altogether: 0, not a crash.
     usage = getattr(message, "usage", None)
     counts = {
@@ -237,12 +257,12 @@ def _response(
             "cache_read_input_tokens",
         )
     }
-    wrong = [f"{k}={v}" for k, v in counts.items() if not 0 <= v <= USAGE_MAX]
+    wrong = [f"{k}={v!r}" for k, v in counts.items() if not _is_count(v)]
     if wrong:
         # A broken answer (or a broken proxy): no store can keep, and no bill has, such a
         # count. Refused like any other bad answer: the run fails resumably, one line.
         raise ModelError(
-            f"the API answered with an impossible token count ({', '.join(wrong)[:200]})",
+            f"{label} answered with an impossible token count ({', '.join(wrong)[:200]})",
             request_id=request_id,
         )
     details = getattr(message, "stop_details", None)
@@ -255,6 +275,34 @@ def _response(
         stop_details=details.to_dict(mode="json") if details is not None else None,
         batch_id=batch_id,
     )
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= USAGE_MAX
+
+
+def _shape_problem(message: Any) -> str | None:
+    """What makes `message` no Messages API message, in a few words; None when it is one."""
+    from anthropic.types.message import Message as SdkMessage
+
+    if not isinstance(message, SdkMessage):
+        text = " ".join(str(message).split())[:60]
+        return f"a {type(message).__name__}: {text!r}"
+    content = getattr(message, "content", None)
+    if not isinstance(content, list):
+        return (
+            "no content list"
+            if content is None
+            else f"content is {type(content).__name__}, not a list"
+        )
+    for block in content:
+        kind = getattr(block, "type", None) if hasattr(block, "to_dict") else None
+        if not isinstance(kind, str):
+            return f"a content block that is a {type(block).__name__}, not a typed block"
+    stop = getattr(message, "stop_reason", None)
+    if stop is not None and not isinstance(stop, str):
+        return f"stop_reason is {type(stop).__name__}, not a string"
+    return None
 
 
 def _outcome(custom_id: str, result: Any, batch_id: str) -> BatchOutcome:
