@@ -140,6 +140,7 @@ class Body:
     content_type: str = "application/json"
     status: int = 200
     delay: float = 0.0
+    every: float = 0.0  # > 0: the body is sent one byte at a time, this many seconds apart
 
 
 Item = Reply | Fault | Drop | Body
@@ -656,7 +657,14 @@ class MessagesHandler(BaseHTTPRequestHandler):
         self.send_header("connection", "close")
         self.send_header("request-id", request_id)
         self.end_headers()
-        self.wfile.write(item.data)
+        if item.every <= 0:
+            self.wfile.write(item.data)
+            return
+        for i in range(len(item.data)):  # a server that trickles its answer
+            self.wfile.write(item.data[i : i + 1])
+            self.wfile.flush()
+            if self.api._stopping.wait(item.every):
+                return
 
     def _drop(self, wire: dict[str, Any], request_id: str) -> None:
         data = json.dumps(wire).encode()

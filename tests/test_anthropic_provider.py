@@ -6,6 +6,7 @@ import copy
 import json
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -425,6 +426,18 @@ def test_a_200_that_is_not_a_messages_api_message_is_one_model_error_line(
     assert said in str(caught.value)
     assert str(caught.value).startswith("local model server at X answered with ")
     assert "\n" not in str(caught.value) and len(fake.message_requests) == 1 and sleeps == []
+
+
+def test_an_answer_trickled_a_byte_at_a_time_is_cut_off_at_the_timeout(fake, client_for) -> None:
+    """httpx's timeouts are per read: a server sending a byte every 50 ms would be waited on
+    for the whole body (10 s here). The client's deadline covers the whole answer."""
+    fake.enqueue(fakeapi.Body(b" " * 200, every=0.05))
+    began = time.monotonic()
+    with pytest.raises(ModelError) as caught:
+        client_for(fake, timeout=0.5, max_retries=0).create(request())
+    assert time.monotonic() - began < 5
+    assert caught.value.retryable
+    assert str(caught.value) == "Anthropic API timed out (no answer in 0.5s) after 1 attempt"
 
 
 # --- count_tokens ---------------------------------------------------------------------------

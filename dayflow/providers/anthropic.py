@@ -12,6 +12,8 @@ server asks for longer than that, stops at once with a retryable `ModelError` (t
 resumed later) instead of making a person wait. That is simpler and easier to test than wrapping
 the SDK's transport (the sleep is injected), and it lets the error say how many attempts it took.
 The SDK sends no idempotency key, so each retried POST may be billed: keep `max_retries` small.
+`timeout` bounds the whole answer, not each read (`_deadline_client`): a server that trickles
+its answer is cut off and retried like one that says nothing.
 
 Prompt caching. Markers are added to a copy of the request, never to the caller's
 `ModelRequest` (the store keeps unmarked turns, and what it keeps is what the next call sends):
@@ -83,7 +85,7 @@ class AnthropicClient:
             base_url=base_url,
             max_retries=0,  # retries are ours: see the module docstring
             timeout=timeout,
-            http_client=http_client,
+            http_client=http_client or _deadline_client(anthropic, timeout),
         )
         self.max_retries = max_retries
         self.timeout = timeout
@@ -225,6 +227,44 @@ class AnthropicClient:
                     f"(attempt {attempt + 1} of {self.max_retries + 1})"
                 )
             self._sleep(pause)
+
+
+def _deadline_client(anthropic: Any, seconds: float) -> Any:
+    """The SDK's default HTTP client (its keep-alive, limits and proxies), with a deadline on
+    the whole answer: httpx's timeouts are per read, so a server that trickles a byte a second
+    would otherwise be waited on forever. Past `seconds` the read raises httpx's ReadTimeout,
+    which the SDK reports as a timeout (retried as one)."""
+    import httpx2
+
+    class Deadline(httpx2.SyncByteStream):
+        def __init__(self, inner: Any, deadline: float, request: Any) -> None:
+            self._inner, self._deadline, self._request = inner, deadline, request
+
+        def __iter__(self) -> Any:
+            for chunk in self._inner:
+                if time.monotonic() > self._deadline:
+                    raise httpx2.ReadTimeout(
+                        f"the answer took longer than {seconds:g}s", request=self._request
+                    )
+                yield chunk
+
+        def close(self) -> None:
+            self._inner.close()
+
+    class Client(anthropic.DefaultHttpxClient):  # type: ignore[misc, name-defined]
+        def send(self, request: Any, *, stream: bool = False, **kw: Any) -> Any:
+            deadline = time.monotonic() + seconds
+            response = super().send(request, stream=True, **kw)
+            response.stream = Deadline(response.stream, deadline, request)
+            if not stream:
+                try:
+                    response.read()
+                except BaseException:
+                    response.close()
+                    raise
+            return response
+
+    return Client(timeout=seconds)
 
 
 def _response(
