@@ -600,7 +600,7 @@ def test_the_offline_model_stops_filing_at_the_task_cap_and_says_how_many_were_l
             "subject": "Quick one",
             "received_at": "2026-11-05T08:00:00+00:00",
             "snippet": f"Could you check item {n} for me?",
-            "body": "y" * 20_000,
+            "body": f"Could you check item {n} for me?\n\n" + "y" * 20_000,
             "unread": True,
         }
         for n in range(30)

@@ -60,7 +60,7 @@ class Recording:
     """The offline model, keeping a copy of every request and response."""
 
     def __init__(self) -> None:
-        self.model = OfflineModel()
+        self.model = OfflineModel(opens_per_turn=1)  # one thread a turn: a long run
         self.exchanges: list[tuple[ModelRequest, ModelResponse]] = []
 
     def create(self, request: ModelRequest) -> ModelResponse:
@@ -195,7 +195,7 @@ def _drive(
 ) -> tuple[list[ModelResponse], list[ModelRequest]]:
     job = {"role": "user", "content": f"Prepare my daily brief for {BRIEF:%A} {BRIEF}. "
            "My timezone is UTC."}  # fmt: skip
-    model, exchanges = OfflineModel(), list[Any]()
+    model, exchanges = OfflineModel(opens_per_turn=1), list[Any]()
     responses, requests = [], []
     for _ in range(80):
         messages = _view(job, exchanges, policy)
@@ -254,6 +254,20 @@ def test_large_sample_takes_30_or_more_steps_and_files_every_buried_request(
     tasks = store.tasks.list(include_done=True)
     assert sorted((t.idempotency_key, t.title, t.due) for t in tasks) == sorted(LARGE_TASKS)
     assert all(t.source_id == t.idempotency_key for t in tasks)  # the sample's: id == key
+    assert [ln for ln in (result.text or "").splitlines() if ln.startswith("## ")] == HEADINGS
+    store.close()
+
+
+def test_the_default_model_opens_several_threads_a_turn_and_files_the_same(
+    tmp_path: Path,
+) -> None:
+    """Several read_message calls a turn: the same tasks in a quarter of the steps."""
+    store = open_store(tmp_path / "batched.db")
+    options = BriefOptions(brief_date=BRIEF, max_steps=80)
+    result = start_run(Loop(store, OfflineModel(), sources=_large), options)
+    assert result.run.status == DONE and result.run.steps <= 10
+    tasks = store.tasks.list(include_done=True)
+    assert sorted((t.idempotency_key, t.title, t.due) for t in tasks) == sorted(LARGE_TASKS)
     assert [ln for ln in (result.text or "").splitlines() if ln.startswith("## ")] == HEADINGS
     store.close()
 
@@ -411,7 +425,7 @@ def test_compaction_never_restarts_the_run() -> None:
     """A history that is only the job and a summary is not a fresh start."""
     _, requests = _drive(FakeTools(), all_but_last)
     messages = [m for m in requests[10].messages if m["role"] == "user"][:2]
-    response = OfflineModel().create(
+    response = OfflineModel(opens_per_turn=1).create(
         ModelRequest("offline", "sys", toolbox.definitions(), messages, 4096)
     )
     names = [b["name"] for b in _uses(response)]
@@ -425,7 +439,7 @@ def test_a_read_compacted_before_the_model_saw_it_is_read_again() -> None:
     exchanges = [(sent[i]["content"], sent[i + 1]["content"]) for i in range(1, len(sent), 2)]
     job = sent[0]
     squeezed = _view(job, exchanges, lambda n: n)  # everything summarised, even the last turn
-    response = OfflineModel().create(
+    response = OfflineModel(opens_per_turn=1).create(
         ModelRequest("offline", "sys", toolbox.definitions(), squeezed, 4096)
     )
     assert [b["input"]["id"] for b in _uses(response, "read_message")] == last_reads

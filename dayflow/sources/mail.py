@@ -30,6 +30,13 @@ class PathMissing(SourceError):
         self.source, self.path = source, path
 
 
+def is_whole(snippet: str, body: str | None) -> bool | None:
+    """Whether `snippet` shows all of `body` (as one line); None when the body is unknown."""
+    if body is None:
+        return None
+    return clean_line(body, len(body) + 1) == clean_line(snippet, len(snippet) + 1)
+
+
 @dataclass(frozen=True)
 class MailItem:
     """One message of one source; `body` and `attachments` are filled by `read` only."""
@@ -47,6 +54,9 @@ class MailItem:
     body: str | None = None
     attachments: tuple[Attachment, ...] = ()
     envelope: Envelope = Envelope()  # from, to, cc, thread links (dayflow.followups)
+    # Whether the snippet is the whole text, when the source read the body to list it (a
+    # listing drops the body, not this); None when it cannot tell.
+    snippet_whole: bool | None = None
 
     @classmethod
     def of(
@@ -73,6 +83,7 @@ class MailItem:
             body=parsed.body,
             attachments=parsed.attachments,
             envelope=parsed.envelope,
+            snippet_whole=is_whole(parsed.snippet, parsed.body),
         )
 
     @property
@@ -80,17 +91,26 @@ class MailItem:
         return prefixed(self.source, self.stable_id)
 
     def listing_json(self, tz: dt.tzinfo) -> dict[str, Any]:
-        """The message as read_inbox lists it."""
-        return {
+        """The message as read_inbox lists it; `snippet_is_whole` says whether the snippet is
+        all of the text (when the listing read the body: JSON, Maildir, mbox, .eml, IMAP's
+        first bytes), so that a reader knows when read_message would show nothing more."""
+        snippet = clean_line(self.snippet, 2 * 200)
+        out: dict[str, Any] = {
             "id": self.id,
             "source": self.source,
             "key": self.key,
             "from": clean_line(self.sender, HEADER_CHARS),
             "subject": clean_line(self.subject, HEADER_CHARS),
             "received_at": self.received_at.astimezone(tz).isoformat(),
-            "snippet": clean_line(self.snippet, 2 * 200),
+            "snippet": snippet,
             "unread": self.unread,
         }
+        whole = self.snippet_whole
+        if whole is None and self.body is not None:
+            whole = is_whole(self.snippet, self.body)
+        if whole is not None:
+            out["snippet_is_whole"] = whole
+        return out
 
     def message_json(self, tz: dt.tzinfo, cap: int = BODY_CHARS) -> dict[str, Any]:
         """The message as read_message returns it: the body cut at `cap` characters with a
@@ -252,6 +272,7 @@ class DictMail(MailSource):
                         position=f"{n:08d}",
                         body=body,
                         envelope=envelope_from_json(m),
+                        snippet_whole=is_whole(m.get("snippet") or snippet(body), body),
                     )
                 )
             self._items = items

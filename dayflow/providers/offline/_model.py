@@ -11,9 +11,10 @@ snippets settle everything (the bundled standard inbox) that is three turns.
 
 When `read_message` is offered and snippets are not enough (see `_reading.triage_all`), it
 works through the inbox instead: re-list it with `limit` 50 if the first page came back full,
-write a reading plan, open the planned messages one thread (1-3 messages) per turn, file a task
-for each request as it is found (batched with the next read), re-read the calendar if its
-results are no longer in view, then write the brief. On the large sample that is 30+ turns.
+write a reading plan, open the planned messages a few threads (whole, `OPENS_PER_TURN` messages
+at most) per turn, file a task for each request as it is found (batched with the next read),
+re-read the calendar if its results are no longer in view, then write the brief. On the large
+sample that is 8 turns (30+ with `OfflineModel(opens_per_turn=1)`, one thread a turn).
 A listing with a `next_cursor` is followed page by page (`NEXT_PAGE` messages each), each page
 read in the turn right after it arrives (so compaction never hides one before it is read): what
 it settles is noted, what it needs opened joins the plan, and that turn files nothing unless
@@ -85,7 +86,7 @@ from dayflow.providers.offline._conversation import (
     remember,
     tool_calls,
 )
-from dayflow.providers.offline._plan import FULL_LISTING, reading_turn
+from dayflow.providers.offline._plan import FULL_LISTING, OPENS_PER_TURN, reading_turn
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN
 
 GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -107,16 +108,21 @@ def estimate_tokens(obj: object) -> int:
 
 
 class OfflineModel:
-    """A `ModelClient` that needs no network and answers deterministically."""
+    """A `ModelClient` that needs no network and answers deterministically. `opens_per_turn`
+    is how many messages a reading turn opens at most (whole threads); 1 reads one thread a
+    turn, the long run the compaction tests want."""
+
+    def __init__(self, opens_per_turn: int = OPENS_PER_TURN) -> None:
+        self.opens_per_turn = max(1, opens_per_turn)
 
     def create(self, request: ModelRequest) -> ModelResponse:
         """Answer one turn of the daily-brief conversation; never raises."""
         try:
-            content, stop_reason = _reply(request)
+            content, stop_reason = _reply(request, opens=self.opens_per_turn)
             for limit in (40, 15, 5):  # a brief too long for max_tokens lists the first N
                 if stop_reason != "end_turn" or estimate_tokens(content) <= request.max_tokens:
                     break
-                content, stop_reason = _reply(request, limit)
+                content, stop_reason = _reply(request, limit, self.opens_per_turn)
             if stop_reason == "end_turn":  # it never calls an MCP tool: it says so, once
                 content = with_offline_note(content, request.tools)
             content = [_fitted(block, request.tools) for block in content]
@@ -172,7 +178,9 @@ def _cut(content: list[Block], max_tokens: int) -> list[Block]:
     return kept
 
 
-def _reply(request: ModelRequest, limit: int | None = None) -> tuple[list[Block], str]:
+def _reply(
+    request: ModelRequest, limit: int | None = None, opens: int = OPENS_PER_TURN
+) -> tuple[list[Block], str]:
     messages = [m for m in request.messages if isinstance(m, dict)]
     calls = tool_calls(messages)
     memory = remember(messages, calls)
@@ -187,7 +195,7 @@ def _reply(request: ModelRequest, limit: int | None = None) -> tuple[list[Block]
             return with_tools(messages, [intro], plan), "tool_use"
     if "read_message" in offered or memory.plan is not None:
         can_act = last.get("role") == "user" and (last_is_results or is_summary(last))
-        reading = reading_turn(messages, calls, memory, offered, can_act, limit)
+        reading = reading_turn(messages, calls, memory, offered, can_act, limit, opens)
         if reading is not None:
             return reading
     if last_is_results and "create_task" in offered:

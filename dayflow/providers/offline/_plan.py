@@ -1,6 +1,6 @@
-"""The offline model's reading flow: planning which messages to open, then opening them one
-thread per turn, noting what each settles and filing what it asks (see `_model` for the whole
-plan and the `Noted:` entries it keeps)."""
+"""The offline model's reading flow: planning which messages to open, then opening them a few
+threads per turn (several read_message calls in one turn), noting what each settles and filing
+what it asks (see `_model` for the whole plan and the `Noted:` entries it keeps)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,8 @@ from dayflow.providers.offline._reading import (
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN
 
 FULL_LISTING = 50  # read_inbox's largest page
-READS_PER_TURN = 3  # one thread at a time, at most this many of its messages
+READS_PER_TURN = 3  # a thread's messages opened together, at most this many
+OPENS_PER_TURN = 8  # messages opened in one turn (whole threads): a long morning stays short
 NOTES_PER_TURN = 30  # request notes a page's turn writes: with them, it stays under max_tokens
 NEXT_PAGE = 25  # the pages after the first: small, since each is noted whole in one turn
 FILES_PER_TURN = 12  # create_task calls in a reading turn: its text stays well under max_tokens
@@ -53,10 +54,12 @@ def reading_turn(
     offered: set,
     can_act: bool,
     limit: int | None = None,
+    opens: int = OPENS_PER_TURN,
 ) -> tuple[list[Block], str] | None:
-    """The next turn when messages are opened one thread at a time; None for the plain flow."""
+    """The next turn when messages are opened a few threads at a time (`opens` messages at
+    most, whole threads); None for the plain flow."""
     if memory.plan is None:
-        return _planning_turn(messages, calls, memory, offered) if can_act else None
+        return _planning_turn(messages, calls, memory, offered, opens) if can_act else None
     if not can_act:
         text = write_brief(messages, calls, memory, limit=limit)
         return [{"type": "text", "text": text}], "end_turn"
@@ -90,7 +93,7 @@ def reading_turn(
         said.append(f"Read {len(page)} more messages of the inbox.")
         if not complete:  # more to note than a turn holds: the same page again, for the rest
             more = None
-    group = next(([i for i in g if i not in done] for g in plan if set(g) - done), [])
+    group = _next_reads(plan, done, opens)
     reads: list[tuple[str, dict[str, Any]]] = []
     if page is not None and not complete and "read_inbox" in offered:
         reads.append(("read_inbox", again))
@@ -214,7 +217,7 @@ def _triage(
 
 
 def _planning_turn(
-    messages: list[Message], calls: list[Call], memory: Memory, offered: set
+    messages: list[Message], calls: list[Call], memory: Memory, offered: set, opens: int
 ) -> tuple[list[Block], str] | None:
     listed = named(calls, "read_inbox")
     inbox, error = latest_list(calls, "read_inbox", "messages")
@@ -245,10 +248,11 @@ def _planning_turn(
     if not groups and more is None and complete:
         return _settled_turn(messages, calls, memory, offered, settled, have, pending)
     count = sum(map(len, groups))
-    opening = f" Opening {and_list(groups[0])}." if groups else ""
+    first = _next_reads(groups, set(), opens)
+    opening = f" Opening {and_list(first)}." if groups else ""
     texts = [
         f"{count} messages may need you and their snippets do not settle it; I will open them "
-        f"one thread at a time.{opening}"
+        f"a few threads at a time.{opening}"
     ]
     texts += ["The inbox has more pages; I will read them as I go."] if more else []
     texts += [NOTED + "have " + compact_json(have)] if have else []
@@ -258,7 +262,7 @@ def _planning_turn(
     texts += [NOTED + "plan []"] if not groups else []
     reads = [("read_inbox", {"limit": NEXT_PAGE, "cursor": more})] if more else []
     reads = reads if complete else [("read_inbox", dict(listed[-1].input))]
-    reads += [("read_message", {"id": i}) for i in (groups[0] if groups else [])]
+    reads += [("read_message", {"id": i}) for i in first]
     # The rest as reading goes (a long page's notes alone fill a turn, so it files nothing).
     pending = [] if more or not complete else pending[: MAX_TOOL_CALLS_PER_TURN - len(reads)]
     uses = [("create_task", task_input(a, messages)) for a in pending]
@@ -291,6 +295,20 @@ def _settled_turn(
     texts += [NOTED + "request " + compact_json(request_entry(a)) for a in settled]
     texts += [NOTED + "plan []"]
     return with_tools(messages, texts, uses), "tool_use"
+
+
+def _next_reads(plan: list[list[str]], done: set[str], opens: int) -> list[str]:
+    """The messages to open next: the plan's first threads not yet done, whole, up to `opens`
+    messages (always the first such thread, however long)."""
+    out: list[str] = []
+    for group in plan:
+        todo = [i for i in group if i not in done and i not in out]
+        if not todo:
+            continue
+        if out and len(out) + len(todo) > opens:
+            break
+        out += todo
+    return out
 
 
 def _chunks(groups: list[list[str]]) -> list[list[list[str]]]:

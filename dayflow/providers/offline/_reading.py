@@ -55,6 +55,10 @@ _CUE = re.compile(
     re.IGNORECASE,
 )
 _TRUNCATED = ("...", "…")
+# A snippet without the listing's word on it is whole only when it is shorter than sources'
+# cuts and ends a sentence (closing quotes and brackets allowed).
+_WHOLE_CHARS = 100
+_ENDS_SENTENCE = re.compile(r"[.?!][\"'»”’)\]]{0,3}$")
 # Where the sender's own words end: a quoted reply's header, a forwarded or original message,
 # in the four languages and in the two common clients' forms.
 _QUOTE_HEAD = re.compile(
@@ -151,7 +155,7 @@ def listed_actions(message: dict[str, Any], user: str | None = None) -> list[Act
     """The requests a `read_inbox` item shows: all of them when its snippet is the whole
     message (or it is an invitation), else the one its snippet starts, if any."""
     if _whole(message):
-        return body_actions({**message, "body": message.get("snippet", "")}, user)
+        return body_actions({**message, "body": snippet_of(message)}, user)
     action = snippet_action(message, user)
     return [action] if action else []
 
@@ -167,9 +171,9 @@ def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[A
     is the whole message is read as the body; one cut short settles a request only when it
     shows the request and its deadline, and is opened when it may hold one."""
     if _whole(message):
-        return body_actions({**message, "body": message.get("snippet", "")}, user), False
+        return body_actions({**message, "body": snippet_of(message)}, user), False
     _, local = _sender(message)
-    subject, snippet = str(message.get("subject", "")), str(message.get("snippet", ""))
+    subject, snippet = str(message.get("subject", "")), snippet_of(message)
     if _is_automated(local, subject) or says_fyi(subject) or says_fyi(snippet, warning=False):
         return [], False
     found = _cut_short_actions(message, user)
@@ -190,7 +194,7 @@ def _greets(snippet: str, user: str) -> bool:
 
 def is_urgent(message: dict[str, Any]) -> bool:
     """Whether a message says it is urgent: an outage, "urgent", "ASAP", "right away"."""
-    text = f"{message.get('subject', '')} {message.get('snippet') or message.get('body') or ''}"
+    text = f"{message.get('subject', '')} {snippet_of(message) or message.get('body') or ''}"
     return bool(_URGENT.search(text))
 
 
@@ -198,7 +202,7 @@ def reader_of(inbox: list[dict[str, Any]]) -> str | None:
     """The first name the inbox greets most ("Hi Alex," "Hallo Alex,"): whose inbox it is."""
     counts: dict[str, int] = {}
     for message in inbox:
-        found = _GREETING.match(str(message.get("snippet", "")))
+        found = _GREETING.match(snippet_of(message))
         if found:
             counts[found.group(1)] = counts.get(found.group(1), 0) + 1
     if not counts:
@@ -265,20 +269,37 @@ def parse_time(iso: object) -> dt.datetime | None:
 # --- helpers ------------------------------------------------------------------------------------
 
 
+def snippet_of(message: dict[str, Any]) -> str:
+    """A listing item's snippet as text: HTML entities decoded (Gmail's API sends `&#39;`)."""
+    snippet = str(message.get("snippet", ""))
+    return html.unescape(snippet) if "&" in snippet else snippet
+
+
+def snippet_whole(message: dict[str, Any]) -> bool:
+    """Whether a listing item's snippet is all of its text. The listing says so when it knows
+    (`snippet_is_whole`); else only a short snippet that ends a sentence is taken for whole:
+    sources cut snippets with no mark (Gmail's ~200 characters, Outlook's 255, an IMAP
+    preview's bytes), so anything else may be cut and is worth opening."""
+    flag = message.get("snippet_is_whole")
+    if isinstance(flag, bool):
+        return flag
+    snippet = snippet_of(message).rstrip()
+    cut = snippet.endswith(_TRUNCATED) or len(snippet) >= _WHOLE_CHARS
+    return not cut and bool(_ENDS_SENTENCE.search(snippet))
+
+
 def _whole(message: dict[str, Any]) -> bool:
-    """Whether the snippet is all there is to read: not cut short, from a person (or an
+    """Whether the snippet is all there is to read: the whole text, from a person (or an
     invitation, whose subject says what it is)."""
     _, local = _sender(message)
-    snippet = str(message.get("snippet", ""))
-    whole = not snippet.rstrip().endswith(_TRUNCATED)
     return bool(_INVITATION.match(str(message.get("subject", "")))) or (
-        whole and not _is_automated(local)
+        snippet_whole(message) and not _is_automated(local)
     )
 
 
 def _cut_short_actions(message: dict[str, Any], user: str | None) -> list[Action]:
     """The requests a cut-short snippet shows, read as a body without its ellipsis."""
-    snippet = str(message.get("snippet", "")).rstrip()
+    snippet = snippet_of(message).rstrip()
     for tail in _TRUNCATED:
         snippet = snippet.removesuffix(tail)
     return body_actions({**message, "body": snippet}, user)

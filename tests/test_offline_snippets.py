@@ -1,0 +1,119 @@
+"""Snippets cut with no mark (issue 23, fourth round): a listing says whether its snippet is the
+whole message when it knows, and the offline model opens a message whose snippet may be cut."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from typing import Any
+
+import pytest
+
+from dayflow.providers.offline._reading import snippet_whole, triage_all
+from dayflow.sources.mail import MailItem, is_whole
+
+UTC = dt.UTC
+
+
+def _item(snippet: str, body: str | None, **extra: Any) -> MailItem:
+    return MailItem(
+        source="inbox",
+        stable_id="s1",
+        key="mail:s1",
+        sender="Quinn Ashby <quinn@harbour.example>",
+        subject="Shelving order",
+        received_at=dt.datetime(2026, 11, 2, 9, 0, tzinfo=UTC),
+        snippet=snippet,
+        unread=True,
+        thread_id=None,
+        position="0",
+        body=body,
+        **extra,
+    )
+
+
+def test_the_listing_says_a_snippet_is_whole_when_it_shows_all_of_the_body() -> None:
+    body = "Thanks for the shelving\nquote, all good."
+    listed = _item("Thanks for the shelving quote, all good.", body).listing_json(UTC)
+    assert listed["snippet_is_whole"] is True
+
+
+def test_the_listing_says_a_snippet_cut_without_a_mark_is_not_whole() -> None:
+    body = "Could you check the shelving quote and send it back to the joiner by Thursday?"
+    listed = _item(body[:40], body).listing_json(UTC)
+    assert listed["snippet_is_whole"] is False
+
+
+def test_a_listing_that_dropped_the_body_keeps_what_it_knew() -> None:
+    listed = _item("Short note.", None, snippet_whole=False).listing_json(UTC)
+    assert listed["snippet_is_whole"] is False
+
+
+def test_a_listing_that_never_read_the_body_says_nothing() -> None:
+    assert "snippet_is_whole" not in _item("Short note.", None).listing_json(UTC)
+    assert is_whole("Short note.", None) is None
+
+
+@pytest.mark.parametrize(
+    ("snippet", "whole"),
+    [
+        ("Thanks, the crates arrived.", True),
+        ("Can you check the crate count?", True),
+        ('He said "fine."', True),
+        ("Thanks, the crates arrived", False),  # no sentence end: maybe cut
+        ("Could you look over the crate manifest and tell me whether the count is", False),
+        ("Can you check the crates? " * 5, False),  # long enough to be a source's cut
+        ("Can you check the crate count...", False),
+        ("Can you check the crate count…", False),
+    ],
+)
+def test_without_the_listings_word_only_a_short_finished_sentence_is_whole(
+    snippet: str, whole: bool
+) -> None:
+    assert snippet_whole({"snippet": snippet}) is whole
+
+
+def test_the_listings_word_wins_over_the_shape_of_the_snippet() -> None:
+    cut = {"snippet": "Thanks, the crates arrived.", "snippet_is_whole": False}
+    assert snippet_whole(cut) is False
+    assert snippet_whole({"snippet": "Thanks, the crates arrived", "snippet_is_whole": True})
+
+
+def _message(snippet: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "id": "m1",
+        "from": "Quinn Ashby <quinn@harbour.example>",
+        "subject": "Crates",
+        "received_at": "2026-11-02T09:00:00-05:00",
+        "snippet": snippet,
+        "unread": True,
+        **extra,
+    }
+
+
+def test_a_snippet_cut_mid_word_is_opened_not_taken_for_the_message() -> None:
+    cut = "Hi Alex, the crates for the Harbour St fit-out came in short. Could you call the depo"
+    actions, wanted = triage_all(_message(cut, snippet_is_whole=False), "Alex")
+    assert wanted
+    assert not any(a.due for a in actions)
+
+
+def test_a_whole_snippet_is_read_as_the_body_and_not_opened() -> None:
+    text = "Alex, could you send the crate count to Quinn by Friday?"
+    actions, wanted = triage_all(_message(text, snippet_is_whole=True), "Alex")
+    assert not wanted
+    assert [a.due for a in actions] == [dt.date(2026, 11, 6)]
+
+
+def test_html_entities_in_a_snippet_are_read_as_text() -> None:
+    text = "Alex, could you send Quinn&#39;s crate count to the depot by Friday?"
+    actions, _ = triage_all(_message(text, snippet_is_whole=True), "Alex")
+    assert actions and "&#39;" not in actions[0].title
+
+
+def test_the_whole_snippet_check_is_linear_on_hostile_input() -> None:
+    hostile = ".!?" * 20_000 + "x"
+    started = time.perf_counter()
+    assert snippet_whole({"snippet": hostile}) is False
+    assert snippet_whole({"snippet": "&" * 50_000}) is False
+    assert time.perf_counter() - started < 1.0
