@@ -39,7 +39,10 @@ _CUE = re.compile(
     r"\s+(?:could|can)|to)|\b(?:any\s+chance|is\s+there\s+any\s+way|do\s+you\s+think)\s+you"
     r"\s+(?:could|can|would)|^(?:do\s+you\s+)?mind|\b(?:i'd|i\s+would)\s+(?:like|love)\s+(?:for\s+)?you"
     r"\s+to|\b(?:j'ai|j'aurais|on\s+a|nous\s+avons)\s+besoin\s+que\s+(?:tu|vous)"
-    r"|\bnecesit(?:o|amos|aría|aria)\s+que"
+    r"|\bnecesit(?:o|amos|aría|aria)\s+que|\b(?:le|te|les|os)\s+(?:agradecer(?:í|i)a(?:mos)?"
+    r"|pido|pedimos|ruego|rogamos)\s+que|\bfavor\s+de"
+    r"|\b(?:i|we)(?:'d|\s+would)\s+(?:really\s+)?appreciate\s+(?:it\s+)?if\s+you"
+    r"(?:\s+(?:could|can|would))?"
     r"|¿?\s*(?:me\s+)?(?:puedes|podrías|podrias|podría|podria|puede|pueden)|\bpor\s+favor,?)"
     r"\s+",
     re.IGNORECASE,
@@ -86,6 +89,7 @@ _CLAUSE_END = re.compile(
     r"|\s(?:using|so\s+(?:the|you|they))\b"
     r"|,\s+(?=(?:can|could|would|will)\s+you)|\s(?:so\s+(?:that|i|we)|because|since|if|when|once"
     r"|quand|lorsque|cuando|wenn|sobald|damit|afin|pour\s+que|para\s+que|je\s+dois|otherwise"
+    r"|dès\s+que\s+(?:tu|vous|t')|en\s+cuanto\s+(?:puedas|pueda|tengas|tenga|estés|esté)"
     r"|or\s+you)\b|\s\(|\)|,\s*(?=[a-z]+\s+(?:is|are|was)\b)|\s[-–—]\s",
     re.IGNORECASE,
 )
@@ -235,21 +239,30 @@ def _infinitive_of(cue: str, rest: str) -> str:
         return "send me " + rest[5:]
     if "besoin que" in low:
         return re.sub(r"^(\w+?)(?:es|e|iez|ez)\b", r"\1er", rest, count=1)
-    if "necesit" in low:
-        return re.sub(
-            r"^((?:me|nos)\s+)?(\w+?)([ae])s\b",
-            lambda m: (
-                (m.group(1) or "")
-                + m.group(2).translate(str.maketrans("áéíóú", "aeiou"))
-                + "ae"[m.group(3) == "a"]
-                + "r"
-            ),
-            rest,
-        )
+    if re.search(r"\b(?:necesit|agradec|pido|pedimos|ruego|rogamos)\w*\s+que$", low):
+        return _spanish_infinitive(rest)
     gerund = re.match(r"^(\w+?)ing\b", rest)
     if gerund and _base(gerund.group(1)) in VERBS:
         return _base(gerund.group(1)) + rest[gerund.end() :]
     return rest
+
+
+def _spanish_infinitive(rest: str) -> str:
+    """A subjunctive after "necesito que", "le agradecería que", "te pido que" as the
+    infinitive titles use: "me envíes" / "nos enviara" -> "enviar", "lo revises" -> "revisar"."""
+    found = re.match(
+        r"^((?:me|nos|lo|la|los|las|le|les)\s+)?(\w+?)(ara|iera|ase|iese|[ae])(s|n|mos)?\b",
+        rest,
+        re.I,
+    )
+    if found is None:
+        return rest
+    stem = found.group(2).translate(str.maketrans("áéíóú", "aeiou"))
+    ending = found.group(3).lower()
+    infinitive = stem + ("ar" if ending in {"ara", "ase", "e"} else "er")
+    # "me" / "nos" is the sender, whom the title names ("Mandar X a Priya"); "lo", "la": the thing
+    to_sender = (found.group(1) or "").strip().lower() in {"me", "nos"}
+    return ("me " if to_sender else "") + infinitive + rest[found.end() :]
 
 
 def _bare_clauses(
@@ -313,10 +326,13 @@ def _clause_pieces(
         rest = _WILLING.sub("", rest)
         rest = re.sub(r"^(\w+?)ing\b", lambda m: _base(m.group(1)), rest)
     clause = _clause(rest)
+    # "First thing Monday, could you send...": a deadline may open the sentence, before the cue
+    head = sentence[: sentence.find(rest)] if rest and rest in sentence else ""
     deadline = (
         find_deadline(clause, received, lead_on=commitment)
         or find_deadline(rest, received, lead_only=True)
         or find_deadline(sentence, received, lead_only=True)
+        or (find_deadline(head, received) if head else None)
     )
     after = rest[len(clause) :]
     conditional = re.match(r"\s*if\b", after, re.I) and not _POLITE_IF.match(after)

@@ -75,11 +75,12 @@ _TIME = r"(?:\d{1,2}(?::\d{2})?\s*(?:a\.?m\.?|p\.?m\.?|uhr|h)?|noon|midday|mitta
 _WHEN = (
     r"(?P<when>"
     r"(?P<iso>\d{4}-\d{2}-\d{2})"
+    rf"|(?P<eodday>(?:eod|cob|end\s+of\s+(?:the\s+)?(?:business\s+)?day)\s+(?:on\s+)?"
+    rf"(?:{_WD}\b|tomorrow|today|morgen|demain|mañana))"
     rf"|(?P<end>(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(?P<end_next>next\s+)?(?P<end_unit>day|week|month))"
     r"|(?P<fin>(?:la\s+)?fin\s+(?:de\s+la\s+|du\s+|de\s+)?(?P<fin_next>prochain\w*\s+)?(?P<fin_unit>semaine|mois|mes|journée|día|dia)(?:\s+prochaine?|\s+que\s+viene)?)"
     r"|(?P<ende>ende\s+(?:des|der|dieses|diesen|nächsten|naechsten|nächster|naechster|nächste)?\s*"
     r"(?P<ende_unit>monats|woche|tages))"
-    rf"|(?P<eodday>(?:eod|cob|end\s+of\s+day)\s+(?:on\s+)?{_WD}\b)"
     r"|(?P<eod>eod|cob|eow|eom)"
     rf"|(?P<wdate>(?:(?:next|this|coming)\s+)?{_WD}\b'?s?,?\s+(?:the\s+)?(?:{_DAYNUM}\s*(?:of\s+|de\s+)?{_MO}\b\.?|{_MO}\b\.?\s+{_DAYNUM}|the\s+{_DAYNUM}|\d{{1,2}}/\d{{1,2}}))"
     rf"|(?P<mdate>{_MO}\b\.?\s+{_DAYNUM}(?!\d)|(?:le\s+|el\s+)?{_DAYNUM}\s*(?:de\s+)?{_MO}\b)"
@@ -88,8 +89,9 @@ _WHEN = (
     r"|(?P<nth>the\s+\d{1,2}(?:st|nd|rd|th))"
     r"|(?P<clock>\d{1,2}:\d{2}\s*(?:am|pm|a\.m\.|p\.m\.)?|\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.))"
     r"|(?P<rel>today|tonight|this\s+(?:morning|afternoon|evening)|tomorrow(?:\s+(?:morning|afternoon|evening|night))?"
-    r"|the\s+day\s+after\s+tomorrow|heute(?:\s+abend)?|morgen(?:\s+früh)?|übermorgen"
-    r"|aujourd'hui|ce\s+soir|demain(?:\s+matin)?|après-demain|hoy|esta\s+tarde|mañana|pasado\s+mañana|noon|midday)"
+    r"|the\s+day\s+after\s+tomorrow|heute(?:\s+(?:abend|noch))?|morgen(?:\s+früh)?|übermorgen"
+    r"|aujourd'hui(?:\s+même)?|ce\s+soir|demain(?:\s+matin)?|après-demain|hoy(?:\s+mismo)?|esta\s+tarde"
+    r"|mañana|pasado\s+mañana|noon|midday)"
     rf"|(?P<wday>(?:(?P<wd_next>next|coming|nächsten|naechsten|próximo|proximo)\s+|this\s+|first\s+thing\s+)?{_WD}\b(?:'s)?(?:\s+(?:prochain|próximo|morning|afternoon|evening|night|eod|cob))?)"
     r")"
 )
@@ -105,6 +107,8 @@ _SOON = (
     r"asap|as\s+soon\s+as\s+(?:possible|you(?:'re|\s+are)\s+\w+|you\s+can)|right\s+away|immediately"
     r"|within\s+the\s+hour|urgently|so\s+schnell\s+wie\s+möglich|sofort|umgehend|dès\s+que\s+possible"
     r"|au\s+plus\s+vite|lo\s+antes\s+posible|cuanto\s+antes|urgente"
+    # "Can you join the bridge now?": now, asked
+    r"|(?:right\s+)?now(?=\s*(?:\?|$))|(?:jetzt|maintenant|ahora)(?=\s*(?:\?|$))"
 )
 _TIMED = rf"(?:{_TIME}\s+(?:on\s+|am\s+|le\s+|el\s+)?)?"
 _LEAD_RE = re.compile(rf"\b(?:{_LEADS})\s+(?:the\s+)?{_TIMED}{_WHEN}(?!\w)", re.IGNORECASE)
@@ -205,7 +209,8 @@ def resolve(when: str, received: dt.date) -> dt.date | None:
     "Ende des Monats") means, from the day `received`."""
     text = " ".join(when.lower().replace(",", " ").split())
     text = re.sub(r"'s\b", "", text)
-    text = re.sub(r"^(?:eod|cob|end of day)\s+(?:on\s+)?(?=\S)", "", text)  # "EOD Monday": Monday
+    # "EOD Monday", "COB tomorrow": that day
+    text = re.sub(r"^(?:eod|cob|end of (?:the )?(?:business )?day)\s+(?:on\s+)?(?=\S)", "", text)
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return _date(*map(int, text.split("-")))
     end = re.search(r"\b(?:end\s+of|fin|ende)\b", text)

@@ -89,7 +89,7 @@ _FEEDBACK_WHAT = re.compile(
 # "the Kestrel PO has to be approved by COB": what must be done, by a deadline.
 _DUE_DONE = any_word(
     "approved signed reviewed submitted paid returned completed renewed confirmed filed"
-    " countersigned"
+    " countersigned uploaded sent shared posted booked updated finished"
 )
 _PASSIVE = re.compile(
     r"^(?:the\s+|this\s+|our\s+|your\s+)?(?P<obj>[\w#$'&/ -]{3,60}?)\s+(?:has|have|needs?|must)"
@@ -103,13 +103,25 @@ _MEET = re.compile(
     r"|are\s+you\s+(?:free|around|available)|do\s+you\s+have\s+(?:time|a\s+few\s+minutes)"
     r"|passt\s+(?:dir|ihnen)|hast\s+du\s+.{1,30}\s+zeit|est-ce\s+que\s+.{1,40}\s+te\s+(?:va|convient)"
     r"|tu\s+es\s+dispo|(?:serais|es)-tu\s+dispo|(?:seriez|êtes)-vous\s+disponible"
-    r"|¿?te\s+(?:viene|va)\s+bien|¿?estarías\s+disponible)\b",
+    r"|¿?te\s+(?:viene|va)\s+bien|¿?estarías\s+disponible"
+    # A proposal's closing question: "Ça te va ?", "Does that work for you?", "¿Te parece?"
+    r"|^(?:est-ce\s+que\s+)?ça\s+(?:te|vous)\s+(?:va|convient|dit)|^(?:does|would)\s+(?:that|this)"
+    r"\s+work(?:\s+for\s+you)?\s*\?|^(?:that|this)\s+works?\s+for\s+you\s*\?"
+    r"|^¿?\s*(?:te|le|les)\s+(?:parece|conviene)(?:\s+bien)?\s*\?|^passt\s+(?:dir|ihnen|euch)"
+    r"\s+das\s*\?|^geht\s+das\s+(?:für\s+(?:dich|sie))?\s*\?)(?!\w)",
     re.IGNORECASE,
 )
 # "let me know by Wednesday if you three can make it": an answer to an invitation.
 _CAN_MAKE_IT = re.compile(
     r"\b(?:let\s+me\s+know|tell\s+me|confirm)\b.{0,40}?\b(?:if|whether)\s+(?:you|y'all|your)"
     r"(?:\s+\w+)?\s+(?:can|could|will)\s+(?:make\s+it|join\s+us|attend|be\s+there)\b",
+    re.IGNORECASE,
+)
+# "Please accept or decline by Tuesday", "bitte sagen Sie bis Freitag zu oder ab": an RSVP.
+_ACCEPT = re.compile(
+    r"\baccept\s+(?:or|/)\s+decline\b|\bzu-?\s*(?:oder|/)\s*ab(?:sagen)?\b|\bzu-\s*oder\s+absagen"
+    r"|\baccepter\s+ou\s+(?:refuser|décliner)|\bconfirme[rz]?\s+(?:ta|votre)\s+(?:présence|venue)"
+    r"|\baceptar\s+o\s+rechazar|\bconfirm(?:ar|es|e)\s+(?:tu|su)\s+asistencia",
     re.IGNORECASE,
 )
 # Where what follows a need's verb stops being part of the task.
@@ -131,7 +143,7 @@ def whole_forms(
     if meet:
         title = f"Reply to {sender} about {clean_subject(subject)}"
         return [(title, find_deadline(sentence[meet.end() :], received, lead_only=True), False)]
-    if _CAN_MAKE_IT.search(sentence):
+    if _CAN_MAKE_IT.search(sentence) or _ACCEPT.search(sentence):
         lead = find_deadline(sentence, received, lead_only=True)
         return [(f"RSVP to {event(subject)}", lead, False)]
     return _needs(sentence, subject, sender, received) or _owed(sentence, sender, received)

@@ -50,8 +50,10 @@ _AUTO_SUBJECT = re.compile(
 )
 # Subject cues that a cut-short message from a person may want something.
 _CUE = re.compile(
-    r"\?|\b(?:re|fwd?|fw)\s*:|\b(?:question|request|help|review|input|feedback|follow[- ]?up"
-    r"|reminder|action|urgent|asap|deadline|sign|approve|decision)\b",
+    r"\?|\b(?:re|fwd?|fw|aw|tr|rv)\s*:|\b(?:question|request|help|review|input|feedback"
+    r"|follow[- ]?up|reminder|action|urgent|asap|deadline|sign|sign[- ]?off|approv\w*|decision"
+    r"|please|pls|need|needed|needs|today|tonight|tomorrow|rsvp|confirm|bitte|dringend|heute"
+    r"|morgen|s'il (?:te|vous) pla[iî]t|urgente?|aujourd'hui|demain|por favor|hoy|mañana)\b",
     re.IGNORECASE,
 )
 _TRUNCATED = ("...", "…")
@@ -69,6 +71,13 @@ _QUOTE_HEAD = re.compile(
     r"|-{2,}\s*message (?:d'origine|transféré)|-{2,}\s*mensaje (?:original|reenviado))",
     re.IGNORECASE,
 )
+# The header lines of a calendar invitation's body (Outlook's "When:" / "Where:" over a rule).
+_INVITE_HEAD = re.compile(
+    r"^\s*(?:when|where|wann|wo|ort|quand|où|lieu|cuándo|cuando|dónde|donde|dauer|organizer"
+    r"|organizador|organisateur)\s?:\s",
+    re.IGNORECASE,
+)
+_RULE = re.compile(r"^_{8,}$")
 # A legal footer or disclaimer: it and what follows are boilerplate, never a request.
 _DISCLAIMER = re.compile(
     r"(?:^|(?<=[\s.]))(?:confidential(?:ity)?\s+notice|disclaimer\s*:|legal\s+notice"
@@ -339,6 +348,8 @@ def _own_words(message: dict[str, Any]) -> str:
         stripped = line.strip()
         # "On Tue, 27 Oct 2026 at 10:00, Dana Whitfield" / "<dana@...> wrote:" over two lines
         joined = f"{stripped} {rows[n + 1].strip()}" if n + 1 < len(rows) else stripped
+        if _RULE.match(stripped) and all(_INVITE_HEAD.match(r) or not r.strip() for r in rows[:n]):
+            continue  # an Outlook invitation's When/Where over a rule: the message follows
         if _QUOTE_HEAD.match(stripped) or stripped in {"--", "-- "}:
             break
         if stripped.lower().startswith("on ") and _QUOTE_HEAD.match(joined):

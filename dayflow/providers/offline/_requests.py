@@ -90,7 +90,8 @@ _BODY_INVITE = re.compile(
     re.IGNORECASE,
 )
 _ANSWER = re.compile(
-    r"\b(?:reply|respond|rsvp|answer|confirm|accept|let\s+me\s+know|bescheid|zusagen|antworte\w*"
+    r"\b(?:reply|respond|rsvp|answer|confirm|accept|let\s+me\s+know|bescheid|zusagen|absagen"
+    r"|zu\s+oder\s+ab|antworte\w*"
     r"|confirmer|répondre|confirmar|responder)\b",
     re.IGNORECASE,
 )
@@ -132,8 +133,16 @@ _YES_OR_NO = any_phrase(("yes or no", "y/n", "yay or nay", "in or out"))
 _DECIDE = re.compile(rf"\b(?:{_YES_OR_NO}|go\s*/\s*no[- ]go)\b", re.I)
 _NEED_IT = re.compile(r"^(?:i\s+|we\s+)?need\s+(?:this|it|these|them|that)\b", re.IGNORECASE)
 _THOUGHTS = ("thoughts", "feedback", "comments", "opinion", "opinions", "wdyt", "what do you think",
-             "any thoughts", "views", "des avis", "ton avis", "votre avis", "meinung",
+             "any thoughts", "views", "any feedback", "any comments", "your thoughts", "ideas",
+             "any ideas", "des idées", "tu en penses quoi", "qu'en penses-tu", "was denkst du",
+             "deine meinung", "ideen", "¿ideas", "¿qué te parece", "qué te parece", "des avis",
+             "ton avis", "votre avis", "meinung",
              "was meinst du", "qué opinas", "¿qué opinas", "opiniones")  # fmt: skip
+_SIGN_OFF = re.compile(
+    r"^(?:(?:your|any)\s+)?(?:sign[- ]?off|approval|ok|okay|go[- ]ahead|green\s+light|freigabe"
+    r"|validation|visto\s+bueno)\s*\?$",
+    re.IGNORECASE,
+)
 _SHORT_THOUGHTS = re.compile(rf"^(?:{alternation(_THOUGHTS)})\b[^.!]{{0,25}}\??$", re.IGNORECASE)
 
 
@@ -313,6 +322,11 @@ def _terse(
         verb = words.split(" ", 1)[0].lower().strip(",:?!") if words else ""
         if verb in VERBS and (len(words.split()) <= 3 or is_imperative(words)):
             return _terse_verb(verb, words, clean_subject(subject), sender, None)
+        # "Thoughts?", "Any thoughts?", "Sign-off?" over the thread: an ask about its subject
+        if _SHORT_THOUGHTS.match(words) and words.endswith("?"):
+            return [Found(f"Give {sender} thoughts on {clean_subject(subject)}", None)]
+        if _SIGN_OFF.match(words):
+            return [Found(finish(f"Sign off on {clean_subject(subject)}", sender), None)]
         return []
     subj = clean_subject(subject)
     deadline = find_deadline(body, received) or find_deadline(subj, received)

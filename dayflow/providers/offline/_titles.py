@@ -165,7 +165,9 @@ def _scrub(clause: str, deadline: Deadline | None) -> str:
         tail = r"\s+\w+" if lead and deadline.phrase.endswith("'s") else r"(?:'s\s+\w+)?"
         tail = "" if not lead else tail
         text = re.sub(re.escape(deadline.phrase) + tail, " ", text)
-    text = rewritten(text, _TIMES_OUT)
+    # One space between words: the patterns below start with \s+, and a long run of spaces
+    # (a phrase repeated and taken out) would make each of them quadratic.
+    text = rewritten(" ".join(text.split()), _TIMES_OUT)
     text = " ".join(w for w in text.split() if w.lower().strip(",.!?") not in _FILLERS)
     text = AND_RETURN.sub("", text)
     text = re.sub(r"\s+(?:for|on|by|at|until|before)\s*$", "", text.rstrip(" ,.?!"), flags=re.I)

@@ -1,0 +1,179 @@
+"""The offline model's rules of issue 23's fourth round, each on mail written for the test (no
+sentence of any split): request forms in four languages, deadlines before the cue or after
+EOD, terse asks in a reply, proposals closed by a question, RSVPs in a body, an Outlook
+invitation's rule line; and each new pattern against hostile input."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from dayflow.providers.offline._dates import find_deadline
+from dayflow.providers.offline._reading import body_actions, triage_all
+from tests.test_offline_requests import _mail as requests_mail
+
+FRI = "2026-10-30T10:00:00-04:00"  # a Friday
+MON = "2026-11-02T08:00:00-05:00"
+INES = "Inés Valcárcel <ines@tallermar.example>"
+
+
+def _found(
+    body: str, subject: str = "Hola", received: str = FRI, **fields: Any
+) -> list[tuple[str, str | None]]:
+    message = requests_mail(body, subject, **{"from": INES, "received_at": received} | fields)
+    return [(a.title, a.due.isoformat() if a.due else None) for a in body_actions(message, "Alex")]
+
+
+@pytest.mark.parametrize(
+    ("body", "title", "due"),
+    [
+        ("Le agradecería que nos enviara el albarán firmado antes del martes.",
+         "Enviar albarán firmado a Inés", "2026-11-03"),
+        ("Te pido que revises las medidas del mueble a más tardar el lunes.",
+         "Revisar medidas del mueble", "2026-11-02"),
+        ("Le rogamos que confirme la reserva antes del jueves.", "Confirmar reserva", "2026-11-05"),
+        ("Favor de enviar el inventario mañana.", "Enviar inventario", "2026-10-31"),
+        ("I'd appreciate it if you could countersign the lease by Wednesday.",
+         "Countersign lease", "2026-11-04"),
+        ("We would really appreciate it if you send the floor plan by Nov 9.",
+         "Send floor plan", "2026-11-09"),
+    ],
+)  # fmt: skip
+def test_formal_and_polite_request_forms(body: str, title: str, due: str) -> None:
+    assert _found(body) == [(title, due)]
+
+
+@pytest.mark.parametrize(
+    ("body", "due"),
+    [
+        ("First thing Monday, could you send the pallet count to Joaquín?", "2026-11-02"),
+        ("Can you update the cutting list by EOD tomorrow? Thanks", "2026-10-31"),
+        ("Please file the expenses by end of business day Monday.", "2026-11-02"),
+        ("Tomorrow, can you check the kiln temperatures?", "2026-10-31"),
+    ],
+)
+def test_a_deadline_before_the_cue_or_after_eod_is_the_requests(body: str, due: str) -> None:
+    assert [d for _, d in _found(body)] == [due]
+
+
+@pytest.mark.parametrize(
+    ("phrase", "iso"),
+    [
+        ("by EOD tomorrow", "2026-10-31"),
+        ("by COB Monday", "2026-11-02"),
+        ("by end of day tomorrow", "2026-10-31"),
+        ("hoy mismo", "2026-10-30"),
+        ("heute noch", "2026-10-30"),
+        ("aujourd'hui même", "2026-10-30"),
+    ],
+)
+def test_eod_with_a_day_and_emphatic_today_resolve(phrase: str, iso: str) -> None:
+    import datetime as dt
+
+    found = find_deadline(f"please do it {phrase}", dt.date(2026, 10, 30))
+    assert found is not None and found.due is not None and found.due.isoformat() == iso
+
+
+def test_now_asked_is_today_but_now_in_a_statement_is_no_deadline() -> None:
+    assert _found("Can you dial into the incident call now?", received=MON)[0][1] == "2026-11-02"
+    assert _found("The kiln is fixed now. Can you check the glaze?")[0][1] is None
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "title"),
+    [
+        ("Thoughts?", "Re: shelf layout v2", "Give Inés thoughts on shelf layout v2"),
+        ("Any thoughts?", "RE: kiln quote", "Give Inés thoughts on kiln quote"),
+        ("Qu'en penses-tu ?", "Re: devis menuiserie", "Give Inés thoughts on devis menuiserie"),
+        ("Sign-off?", "Re: spring catalogue copy", "Sign off on spring catalogue copy"),
+    ],
+)
+def test_a_terse_ask_in_a_reply_is_about_the_thread(body: str, subject: str, title: str) -> None:
+    assert _found(body, subject) == [(title, None)]
+
+
+def test_a_thanks_in_a_reply_asks_nothing() -> None:
+    assert _found("Thanks, all good.", "Re: shelf layout v2") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Je te propose un point jeudi à 10h pour caler le chantier. Ça te va ?",
+        "Te propongo una llamada el martes por la tarde. ¿Te parece bien?",
+        "How about Wednesday at 4 for the walkthrough? Does that work for you?",
+        "Ich schlage Dienstag um 9 Uhr für die Abnahme vor. Passt dir das?",
+    ],
+)
+def test_a_proposal_closed_by_a_question_wants_a_reply(body: str) -> None:
+    assert _found(body, "Obra Calle Mayor") == [("Reply to Inés about Obra Calle Mayor", None)]
+
+
+@pytest.mark.parametrize(
+    ("body", "due"),
+    [
+        ("Please accept or decline by Tuesday so I can book the room.", "2026-11-03"),
+        ("Bitte sagen Sie bis zum 6. November zu oder ab.", "2026-11-06"),
+        ("Merci de confirmer ta présence avant jeudi.", "2026-11-05"),
+    ],
+)
+def test_an_answer_to_an_invitation_is_an_rsvp(body: str, due: str) -> None:
+    assert _found(body, "Glaze workshop") == [("RSVP to Glaze workshop", due)]
+
+
+def test_an_outlook_invitations_rule_line_is_not_quoted_history() -> None:
+    body = (
+        "When: Wednesday, November 4, 2026 2:00 PM-3:00 PM (UTC-05:00) Eastern Time\n"
+        "Where: Room 3 / Teams\n\n________________________________\n\nHi Alex,\n\n"
+        "We need someone from product. Please accept or decline by Monday.\n\nInés"
+    )
+    assert _found(body, "Supplier audit prep") == [("RSVP to Supplier audit prep", "2026-11-02")]
+
+
+def test_a_rule_line_after_the_senders_words_still_starts_quoted_history() -> None:
+    body = (
+        "Done, thanks.\n\n________________________________\nFrom: Alex Morgan\n"
+        "Sent: Thursday\nCan you send the kiln quote by Friday?"
+    )
+    assert _found(body, "RE: kiln") == []
+
+
+def test_the_passive_with_a_deadline_covers_uploads() -> None:
+    body = "Final drawings must be uploaded to the client portal by November 12."
+    assert _found(body) == [("Upload Final drawings", "2026-11-12")]
+
+
+def test_a_cut_snippet_from_a_read_message_with_a_needy_subject_is_opened() -> None:
+    message = requests_mail(
+        "Sorry for the weekend ping. The staging database migration failed and the demo for",
+        "need your approval today",
+        **{"from": INES, "received_at": FRI, "unread": False, "snippet_is_whole": False},
+    )
+    message["snippet"] = message["body"]
+    assert triage_all(message, "Alex")[1] is True
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "le agradecería que " * 5_000,
+        "I'd appreciate it if you " * 5_000,
+        "When: x\n" * 5_000 + "_" * 10_000,
+        "Thoughts" + "?" * 20_000,
+        "Sign-off " * 10_000 + "?",
+        "Ça te va " * 6_000 + "?",
+        "accept or decline " * 6_000,
+        "zu oder ab " * 6_000,
+        "by EOD " * 10_000 + "tomorrow",
+        "now " * 20_000 + "?",
+        "dès que tu " * 10_000,
+        "Can you send it " + "hoy mismo " * 10_000,
+        "Can you send it " + "today " * 10_000,  # quadratic before: a run of spaces left behind
+    ],
+)
+def test_the_new_patterns_stay_linear_on_hostile_input(body: str) -> None:
+    started = time.perf_counter()
+    assert len(body_actions(requests_mail(body, "Re: x"), "Alex")) <= 5
+    assert time.perf_counter() - started < 10
