@@ -155,6 +155,52 @@ def test_a_cut_snippet_from_a_read_message_with_a_needy_subject_is_opened() -> N
     assert triage_all(message, "Alex")[1] is True
 
 
+def test_in_a_list_of_owners_only_the_readers_items_are_the_readers() -> None:
+    body = (
+        "Hi all,\n\nFor Monday's fit-out review, owners:\n\n- Bea: please order the hinges.\n"
+        "- Alex: can you sign the supplier contract by Tuesday?\n- Tom: please book the van.\n"
+    )
+    assert _found(body, "Fit-out owners") == [("Sign supplier contract", "2026-11-03")]
+
+
+def test_labels_that_are_things_still_ask_the_reader() -> None:
+    body = "Hi Alex,\n\n- Budget: please send the numbers by Friday.\n- Slides: review by Monday."
+    assert [d for _, d in _found(body)] == ["2026-11-06", "2026-11-02"]
+
+
+def test_a_list_under_a_decisions_heading_asks_nothing() -> None:
+    body = (
+        "Notes from the kiln session (Alex, Bea, Tom):\n\nDecisions\n- Drop the glaze B trial.\n"
+        "- Keep the Friday firing.\n\nAction items\n- Bea: order cones (Fri)\n\nNext in two weeks."
+    )
+    assert _found(body, "notes: kiln session") == []
+
+
+def test_no_action_needed_further_down_silences_bare_list_items() -> None:
+    body = (
+        "Hi all,\n\nShipped:\n- New booking page\n- Fix for the calendar sync\n\n"
+        "Risks:\n- Supplier delays; we're watching it.\n\n"
+        "No action needed from anyone, just keeping you posted.\n\nInés"
+    )
+    assert _found(body, "Weekly update") == []
+
+
+def test_no_action_said_to_someone_else_leaves_the_readers_asks() -> None:
+    body = (
+        "Bea, Alex\n\nAlex - two asks: approve the kiln order by tomorrow noon, and decide on "
+        "the shelf supplier.\n\nBea - fyi the labels are final, nothing needed.\n\nInés"
+    )
+    assert [t for t, _ in _found(body, "Kiln order")][:1] == ["Approve kiln order"]
+
+
+def test_an_outright_ask_survives_a_no_action_line() -> None:
+    body = (
+        "Hi Alex,\n\nThe new draft is in the folder. It has the kiln figures. Can you review it"
+        " by Friday? No action needed on the old one."
+    )
+    assert _found(body, "Draft") == [("Review Draft", "2026-11-06")]
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -169,6 +215,9 @@ def test_a_cut_snippet_from_a_read_message_with_a_needy_subject_is_opened() -> N
         "by EOD " * 10_000 + "tomorrow",
         "now " * 20_000 + "?",
         "dès que tu " * 10_000,
+        "- Alex: x\n" * 5_000,
+        "Decisions\n" + "- drop it\n" * 5_000,
+        "no action needed " * 5_000 + "please send it",
         "Can you send it " + "hoy mismo " * 10_000,
         "Can you send it " + "today " * 10_000,  # quadratic before: a run of spaces left behind
     ],

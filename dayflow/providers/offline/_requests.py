@@ -79,6 +79,18 @@ _BOILERPLATE = re.compile(
     r"|claim your|redeem|shared (?:a|the) (?:document|file|folder) with you",
     re.IGNORECASE,
 )
+_NO_ACTION = re.compile(
+    r"\bno (?:action|reply|response) (?:is )?(?:needed|required)\b|\bnothing (?:for you )?to do\b"
+    r"|\bkein(?:e)? (?:handlungsbedarf|aktion nötig)\b|\baucune action (?:requise|nécessaire)\b"
+    r"|\bno (?:se )?requiere (?:ninguna )?acción\b",
+    re.IGNORECASE,
+)
+# A heading over a list of what is done or decided, not asked ("Decisions", "Shipped:").
+_DONE_HEADING = re.compile(
+    r"^\s*(?:decisions?(?: made)?|decided|shipped(?: this week)?|done|completed|released|resolved"
+    r"|beschlüsse|entscheidungen|erledigt|décisions|décidé|livré|decisiones|acuerdos|hecho)\s*:?\s*$",
+    re.IGNORECASE,
+)
 _REPLY = re.compile(r"^\s*(?:re|aw|sv|rv|tr)\s*:", re.IGNORECASE)
 # A meeting system's or a person's invitation in the body: "X is inviting you to a meeting".
 _INVITED = any_phrase(
@@ -181,9 +193,11 @@ def requests_in(
     if from_user and greeted:  # the reader's own mail: "you" is the person it greets
         text = re.sub(r"\byou\b", greeted[0], text)
     found_sentences = sentences(text)
-    if any(_ALL_CLEAR.search(s.text) for s in found_sentences[:3]):
-        return []
     elsewhere = addressed_elsewhere(found_sentences, None if from_user else reader)
+    clear = _all_clear(found_sentences, elsewhere, reader)
+    if clear is None:
+        return []
+    done_list = False  # under a "Decisions" / "Shipped" heading: a list of what is done
     found: list[Found] = []
     needs: str | None = None  # "I need three things from you:" over the list that follows
     asked: set[int] = set()  # the sentences that asked something themselves
@@ -194,6 +208,9 @@ def requests_in(
         if says_fyi(sentence.text) or _BOILERPLATE.search(sentence.text) or elsewhere[n]:
             continue
         plain = spoken_rest(sentence.text)
+        done_list = bool(_DONE_HEADING.match(plain)) if not sentence.listed else done_list
+        if (clear or (done_list and sentence.listed)) and not has_cue(plain):
+            continue
         intro = _NEEDS_INTRO.search(plain)
         before = len(found)
         if sentence.listed and needs is not None:
@@ -221,6 +238,20 @@ def requests_in(
     if not found and not any(elsewhere) and not _BOILERPLATE.search(text):
         found = _terse(text, subject, sender, received, reply=bool(_REPLY.match(subject)))
     return _unique(found)
+
+
+def _all_clear(found: list[Sentence], elsewhere: list[bool], reader: str | None) -> bool | None:
+    """An all-clear said to the reader (not "Nadia - fyi, nothing needed"): None when one near
+    the top settles the message; True when one further down leaves only outright asks."""
+    cleared = [
+        bool(_ALL_CLEAR.search(s.text) or _NO_ACTION.search(s.text))
+        and not elsewhere[n]
+        and not any(name.lower() != str(reader).lower() for name in spoken_to(s.text)[0])
+        for n, s in enumerate(found)
+    ]
+    if any(cleared[n] and _ALL_CLEAR.search(s.text) for n, s in enumerate(found[:3])):
+        return None
+    return any(cleared)
 
 
 def _needed_item(

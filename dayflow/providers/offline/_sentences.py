@@ -191,7 +191,22 @@ def addressed_elsewhere(found: list[Sentence], reader: str | None) -> list[bool]
                 default = others
             current = others
         out.append(default if current is None else current)
-    return out
+    return _owners(found, me, out)
+
+
+_OWNER = re.compile(rf"^\s*({_NAME})\s*:\s")
+
+
+def _owners(found: list[Sentence], me: str, out: list[bool]) -> list[bool]:
+    """A list of owners ("- Rafael: please finalise the copy", "- Alex: can you confirm..."),
+    when one of them is the reader: each item is its owner's, the reader's only theirs."""
+    labels = [_OWNER.match(s.text) if s.listed else None for s in found]
+    names = [m.group(1) if m and m.group(1).lower() not in _NOT_NAMES else None for m in labels]
+    if me not in {n.lower() for n in names if n}:
+        return out
+    return [
+        was if name is None else name.lower() != me for was, name in zip(out, names, strict=True)
+    ]
 
 
 def without_signoff(text: str, sender: str) -> str:
