@@ -201,10 +201,52 @@ def test_an_outright_ask_survives_a_no_action_line() -> None:
     assert _found(body, "Draft") == [("Review Draft", "2026-11-06")]
 
 
+def test_a_list_intro_with_a_deadline_dates_its_items() -> None:
+    body = (
+        "Hello Alex,\n\nTwo things before our site visit on the 9th, please:\n\n"
+        "* send us the updated snag list, and\n* bring someone from the joinery team.\n\nHarriet"
+    )
+    assert [d for _, d in _found(body, "Site visit")] == ["2026-11-09", "2026-11-09"]
+
+
 @pytest.mark.parametrize(
     "body",
     [
-        "le agradecería que " * 5_000,
+        "Alex, te pido dos cosas para la feria:\n1) que me confirmes el horario del stand, y\n"
+        "2) que me mandes el logo antes del miércoles.",
+        "Alex, je te demande deux choses pour le salon :\n- confirmer l'horaire du stand\n"
+        "- m'envoyer le logo avant mercredi",
+    ],
+)
+def test_asking_for_a_list_of_things_is_a_list_of_needs(body: str) -> None:
+    assert [d for _, d in _found(body, "Feria")] == [None, "2026-11-04"]
+
+
+def test_an_item_of_someone_elses_recap_that_says_you_will_is_the_readers() -> None:
+    body = (
+        "Hi Alex,\n\nThanks for the call. Recap:\n\n- you'll send the revised floor plan to our "
+        "facilities team by Nov 6\n- I'll get the lease redlines back to you\n"
+        "- you'll receive the invoice next week"
+    )
+    assert _found(body, "call recap") == [
+        ("Send revised floor plan to facilities team", "2026-11-06")
+    ]
+
+
+def test_an_items_deadline_is_not_left_in_its_title() -> None:
+    body = "Hi Alex, I'm asking for two things: the venue list, and the budget by Friday."
+    assert _found(body) == [
+        ("Send venue list to Inés", None),
+        ("Send budget to Inés", "2026-11-06"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "te pido dos cosas " + "x " * 20_000 + ":",
+        "- you'll send " * 5_000,
+        "Two things before " * 5_000 + ":",
         "I'd appreciate it if you " * 5_000,
         "When: x\n" * 5_000 + "_" * 10_000,
         "Thoughts" + "?" * 20_000,

@@ -39,7 +39,7 @@ _CUE = re.compile(
     r"\s+(?:could|can)|to)|\b(?:any\s+chance|is\s+there\s+any\s+way|do\s+you\s+think)\s+you"
     r"\s+(?:could|can|would)|^(?:do\s+you\s+)?mind|\b(?:i'd|i\s+would)\s+(?:like|love)\s+(?:for\s+)?you"
     r"\s+to|\b(?:j'ai|j'aurais|on\s+a|nous\s+avons)\s+besoin\s+que\s+(?:tu|vous)"
-    r"|\bnecesit(?:o|amos|aría|aria)\s+que|\b(?:le|te|les|os)\s+(?:agradecer(?:í|i)a(?:mos)?"
+    r"|\bnecesit(?:o|amos|aría|aria)\s+que|\b(?:(?:le|te|les|os)\s+)?(?:agradecer(?:í|i)a(?:mos)?"
     r"|pido|pedimos|ruego|rogamos)\s+que|\bfavor\s+de"
     r"|\b(?:i|we)(?:'d|\s+would)\s+(?:really\s+)?appreciate\s+(?:it\s+)?if\s+you"
     r"(?:\s+(?:could|can|would))?"
@@ -172,6 +172,10 @@ def in_sentence(
         flags=re.IGNORECASE,
     )
     sentence = _ASIDE.sub(lambda m: _aside(m.group(0), received), sentence)
+    if listed and re.match(
+        r"^(?:you|u)(?:'ll|\s+will)\s+(?!be\b|get\b|receive\b|see\b)", sentence, re.I
+    ):
+        sentence = "so " + sentence  # an item of a recap: "- you'll send the quote by Nov 4"
     if re.match(r"^(?:if|si|wenn|falls)\s", sentence, re.I) and not _POLITE_IF.match(sentence):
         return []  # "If this wasn't you, please reset your password": only on that condition
     whole = whole_forms(sentence, subject, sender, received)

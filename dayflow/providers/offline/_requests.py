@@ -79,6 +79,7 @@ _BOILERPLATE = re.compile(
     r"|claim your|redeem|shared (?:a|the) (?:document|file|folder) with you",
     re.IGNORECASE,
 )
+_NO_DEADLINE: Deadline | None = None
 _NO_ACTION = re.compile(
     r"\bno (?:action|reply|response) (?:is )?(?:needed|required)\b|\bnothing (?:for you )?to do\b"
     r"|\bkein(?:e)? (?:handlungsbedarf|aktion nötig)\b|\baucune action (?:requise|nécessaire)\b"
@@ -108,11 +109,15 @@ _ANSWER = re.compile(
     re.IGNORECASE,
 )
 # "I need three things from you:", "necesito dos cosas:", "ich brauche zwei Dinge von dir:".
-_NEEDERS = r"(?:i|we)(?:'ll|\s+will|'d)?\s+(?:need|want)|necesit[oa]\w*|brauche\w*|benötige\w*"
+_NEEDERS = (
+    r"(?:i|we)(?:'ll|\s+will|'d)?\s+(?:need|want)|(?:i'm|i\s+am|we're)\s+asking(?:\s+you)?\s+for"
+    r"|necesit[oa]\w*|(?:te|le|les|os)\s+(?:pido|pedimos)|brauche\w*|benötige\w*|bräuchte\w*"
+    r"|(?:je|nous)\s+(?:te|vous)\s+demand\w*"
+)
 _NEEDED = ("thing", "things", "item", "items", "cosa", "cosas", "dinge", "sachen", "choses",
            "from you", "de ti", "von dir", "de toi")  # fmt: skip
 _NEEDS_INTRO = re.compile(
-    rf"(?P<need>\b(?:{_NEEDERS}|j'ai\s+besoin))\b[^:]{{0,80}}\b(?:{alternation(_NEEDED)})\s*:"
+    rf"(?P<need>\b(?:{_NEEDERS}|j'ai\s+besoin))\b[^:]{{0,80}}\b(?:{alternation(_NEEDED)})\b[^:.?!]{{0,40}}:"
     r"(?P<items>.*)$",
     re.IGNORECASE,
 )
@@ -194,10 +199,9 @@ def requests_in(
         text = re.sub(r"\byou\b", greeted[0], text)
     found_sentences = sentences(text)
     elsewhere = addressed_elsewhere(found_sentences, None if from_user else reader)
-    clear = _all_clear(found_sentences, elsewhere, reader)
-    if clear is None:
+    if (clear := _all_clear(found_sentences, elsewhere, reader)) is None:
         return []
-    done_list = False  # under a "Decisions" / "Shipped" heading: a list of what is done
+    done_list, list_due = False, _NO_DEADLINE  # under a "Decisions" heading; a list's date
     found: list[Found] = []
     needs: str | None = None  # "I need three things from you:" over the list that follows
     asked: set[int] = set()  # the sentences that asked something themselves
@@ -208,7 +212,11 @@ def requests_in(
         if says_fyi(sentence.text) or _BOILERPLATE.search(sentence.text) or elsewhere[n]:
             continue
         plain = spoken_rest(sentence.text)
-        done_list = bool(_DONE_HEADING.match(plain)) if not sentence.listed else done_list
+        if not sentence.listed:  # "Two things before our QBR on the 5th, please:" dates its list
+            done_list = bool(_DONE_HEADING.match(plain))
+            list_due = (
+                find_deadline(plain, received, lead_only=True) if plain.endswith(":") else None
+            )
         if (clear or (done_list and sentence.listed)) and not has_cue(plain):
             continue
         intro = _NEEDS_INTRO.search(plain)
@@ -229,7 +237,9 @@ def requests_in(
             plain, sentence.listed, subject, sender, received, from_user
         ):
             if deadline is None:
-                deadline = _carried(found_sentences, n, received, subject, asked)
+                deadline = (sentence.listed and list_due) or _carried(
+                    found_sentences, n, received, subject, asked
+                )
             found.append(Found(title, deadline, weak))
         if len(found) > before:
             asked.add(n)
@@ -271,6 +281,9 @@ def _needed_item(
         f"Decide on {decide.group('on')}" if decide else f"Send {thing} to {sender}", sender
     )
     deadline = find_deadline(item, received, lead_only=True)
+    if deadline is not None and deadline.phrase in thing:  # "the budget by Friday"
+        thing = thing.replace(deadline.phrase, " ").strip()
+        title = finish(f"Send {thing} to {sender}", sender) if not decide else title
     words = _content(thing)
     for sentence in after:
         if deadline is None and not sentence.listed:
