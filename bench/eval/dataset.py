@@ -13,7 +13,8 @@ same guide), written by someone who never saw the offline model's rules: `blind/
 once the model had been scored on it, so now one more tuning split), `blind2/` (written
 while the rules were changed, scored once after, then studied and tuned on in issue 23's
 third round: now a tuning split too, its first scoring kept in RESULTS.md) and `blind3/`
-(written by a third author, scored once after the rules were frozen). `load()` never reads
+(written by a third author, scored once after the rules were frozen, then studied and tuned
+on in issue 23's fourth round, its first scoring kept in RESULTS.md). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none
 is mixed into the set's figures.
 """
@@ -94,10 +95,12 @@ HELD_OUT = (
     HeldOut(
         "blind3",
         BLIND3_DIR,
-        "Third blind split (`bench/eval/blind3/`, scored once, never tuned on)",
+        "Third blind split (`bench/eval/blind3/`, tuned on since issue 23's fourth round)",
         "Written by a third author who did not open the offline model's rules, the other "
         "splits' messages (but four of `set/`, for their shape) or any result, from GUIDE.md "
-        "and the scorer's code (`blind3/README.md`); scored once, after the rules were frozen. "
+        "and the scorer's code (`blind3/README.md`); scored once on the frozen rules of the "
+        "third round, then its misses were studied and the rules generalised from them as "
+        "classes (the fourth round), so it is now one more tuning split, kept for comparison. "
         "A morning of its own (same date, timezone and calendar).",
     ),
 )
