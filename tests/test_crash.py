@@ -299,8 +299,9 @@ def test_long_run_killed_after_a_compaction_resends_the_same_bytes(
     """SIGKILL the large-inbox run at a step after its first compaction; on resume every
     request equals, byte for byte, the request the uncrashed run sent at that step."""
     args = ("brief", "--date", DATE, "--sample", "large")
+    slow_reader = OfflineModel(opens_per_turn=1)  # one thread a turn: 30+ steps, compacted
     clean_db, crash_db = tmp_path / "clean.db", store_target
-    with fakeapi.FakeAPI(responder=fakeapi.responder_from_client(OfflineModel())) as fake:
+    with fakeapi.FakeAPI(responder=fakeapi.responder_from_client(slow_reader)) as fake:
         assert dayflow(clean_db, *args, api=fake).code == 0
         clean = [r.body for r in fake.message_requests]
     conn = sqlite3.connect(clean_db)
@@ -308,7 +309,7 @@ def test_long_run_killed_after_a_compaction_resends_the_same_bytes(
     conn.close()
     assert first is not None and len(clean) >= 30
     kill_step = first + 1
-    with fakeapi.FakeAPI(responder=fakeapi.responder_from_client(OfflineModel())) as fake:
+    with fakeapi.FakeAPI(responder=fakeapi.responder_from_client(slow_reader)) as fake:
         killed = dayflow(crash_db, *args, api=fake, DAYFLOW_KILL_AT=f"after_complete:{kill_step}")
         assert killed.code == -signal.SIGKILL
         assert dayflow(crash_db, "resume", api=fake).code == 0
