@@ -14,9 +14,10 @@ once the model had been scored on it, so now one more tuning split), `blind2/` (
 while the rules were changed, scored once after, then studied and tuned on in issue 23's
 third round: now a tuning split too, its first scoring kept in RESULTS.md) and `blind3/`
 (written by a third author, scored once after the rules were frozen, then studied and tuned
-on in issue 23's fourth round, its first scoring kept in RESULTS.md). `load()` never reads
-them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none
-is mixed into the set's figures.
+on in issue 23's fourth round, its first scoring kept in RESULTS.md), `blind4/` and
+`blind5/` (a fourth and a fifth author's, each scored once on the fourth round's frozen rules).
+`load()` never reads them; only `load_held(name)` does, and the scorer runs each as a morning
+of its own, so none is mixed into the set's figures.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ SET_DIR = ROOT / "set"
 BLIND_DIR = ROOT / "blind"
 BLIND2_DIR = ROOT / "blind2"
 BLIND3_DIR = ROOT / "blind3"
+BLIND4_DIR = ROOT / "blind4"
+BLIND5_DIR = ROOT / "blind5"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
 BRIEF_DATE = dt.date(2026, 11, 2)
@@ -58,7 +61,7 @@ CATEGORIES = (
 )
 NO_ACTION_CATEGORIES = ("fyi", "automated")  # "false tasks per 100" counts these
 INBOX_FIELDS = ("id", "from", "subject", "received_at", "body", "snippet", "unread", "thread_id")
-SPLITS = ("tuning", "held-out", "blind", "blind2", "blind3")
+SPLITS = ("tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5")
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,26 @@ HELD_OUT = (
         "third round, then its misses were studied and the rules generalised from them as "
         "classes (the fourth round), so it is now one more tuning split, kept for comparison. "
         "A morning of its own (same date, timezone and calendar).",
+    ),
+    HeldOut(
+        "blind4",
+        BLIND4_DIR,
+        "Fourth blind split (`bench/eval/blind4/`, scored once, never tuned on)",
+        "Written by a fourth author who did not open the offline model's rules, the other "
+        "splits' messages (but one of `set/`, for its shape) or any result, from GUIDE.md and "
+        "the scorer's agreement function (`blind4/README.md`); scored once, on the rules "
+        "frozen at the end of issue 23's fourth round. A morning of its own (same date, "
+        "timezone and calendar).",
+    ),
+    HeldOut(
+        "blind5",
+        BLIND5_DIR,
+        "Fifth blind split (`bench/eval/blind5/`, scored once, never tuned on)",
+        "Written by a fifth author who did not open the offline model's rules, the other "
+        "splits' messages (but one of `set/`, for its shape) or any result, from GUIDE.md and "
+        "the scorer's agreement function (`blind5/README.md`), while the fourth round's rules "
+        "were being written; scored once, on those rules, frozen. A morning of its own (same "
+        "date, timezone and calendar).",
     ),
 )
 
