@@ -274,6 +274,40 @@ def test_a_label_with_a_bad_due_date_is_refused(tmp_path: Path) -> None:
         dataset.load(tmp_path, None)
 
 
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"actions": "Do it"}, "actions must be a list"),
+        ({"actions": ["Do it"]}, "each action must be an object"),
+        ({"actions": [{"title": "Do it", "due": None, "requester": "A", "alt": "Do"}]}, "alt"),
+        ({"quoted": "Send the deck"}, "quoted must be a list of strings"),
+    ],
+)
+def test_a_label_of_the_wrong_shape_is_a_label_error_not_a_crash(
+    tmp_path: Path, change: dict[str, object], says: str
+) -> None:
+    """A string where a list belongs would split into letters, or crash on `.get`."""
+    label = {"has_action": True, "category": "deadline"}
+    label["actions"] = [{"title": "Do it", "due": None, "requester": "A"}]
+    message = {
+        "id": "x1",
+        "from": "A <a@x.example>",
+        "subject": "s",
+        "received_at": "2026-11-02T08:00:00-05:00",
+        "body": "Please do it.",
+        "label": {**label, **change},
+    }
+    (tmp_path / "deadline.json").write_text(json.dumps([message]), encoding="utf-8")
+    with pytest.raises(LabelError, match=says):
+        dataset.load(tmp_path, None)
+
+
+def test_a_second_pass_without_labels_is_a_label_error(tmp_path: Path) -> None:
+    (tmp_path / "second_pass.json").write_text(json.dumps({"by": "me"}), encoding="utf-8")
+    with pytest.raises(LabelError, match="'labels' object"):
+        dataset.load(dataset.SET_DIR, tmp_path / "second_pass.json")
+
+
 def test_a_quick_offline_run_produces_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--no-write"]) == 0
     out = capsys.readouterr().out

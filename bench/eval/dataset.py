@@ -233,6 +233,8 @@ def load(
     second: dict[str, Label] = {}
     if second_pass is not None and second_pass.exists():
         data = json.loads(second_pass.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("labels"), dict):
+            raise LabelError(f"{second_pass.name}: expected an object with a 'labels' object")
         for mid, raw in data["labels"].items():
             if mid not in labels:
                 raise LabelError(f"second pass: unknown id {mid}")
@@ -262,7 +264,12 @@ def _parse_label(mid: str, raw: Any, where: str, *, requester_needed: bool = Tru
     if not isinstance(has_action, bool):
         raise LabelError(f"{where}: {mid}: has_action must be true or false")
     actions = []
-    for a in raw.get("actions", []):
+    raw_actions = raw.get("actions", [])
+    if not isinstance(raw_actions, list):
+        raise LabelError(f"{where}: {mid}: actions must be a list")
+    for a in raw_actions:
+        if not isinstance(a, dict):
+            raise LabelError(f"{where}: {mid}: each action must be an object")
         title, due = a.get("title"), a.get("due")
         if not isinstance(title, str) or not title.strip():
             raise LabelError(f"{where}: {mid}: an action needs a title")
@@ -274,11 +281,20 @@ def _parse_label(mid: str, raw: Any, where: str, *, requester_needed: bool = Tru
         requester = a.get("requester", "")
         if requester_needed and not (isinstance(requester, str) and requester):
             raise LabelError(f"{where}: {mid}: an action needs a requester")
-        actions.append(GoldAction(title, due, str(requester), tuple(a.get("alt", ()))))
+        alt = _strings(a.get("alt", []), f"{where}: {mid}: alt")
+        actions.append(GoldAction(title, due, str(requester), alt))
     if has_action != bool(actions):
         raise LabelError(f"{where}: {mid}: has_action is {has_action} with {len(actions)} actions")
-    quoted = tuple(raw.get("quoted", ()))
+    quoted = _strings(raw.get("quoted", []), f"{where}: {mid}: quoted")
     return Label(mid, category, has_action, tuple(actions), quoted)
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    """A list of strings as a tuple; a bare string (which would split into letters) or
+    anything else is a LabelError."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise LabelError(f"{where} must be a list of strings")
+    return tuple(value)
 
 
 def _instant(value: Any, where: str = "received_at") -> str:
