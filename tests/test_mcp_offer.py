@@ -13,6 +13,7 @@ from dayflow.mcp import offline_note
 from dayflow.mcp.config import ServerSpec
 from dayflow.mcp.offer import (
     MAX_DESCRIPTION,
+    MAX_SCHEMA,
     MAX_TOOLS,
     READ,
     WRITE,
@@ -140,6 +141,29 @@ def test_a_schema_that_cannot_be_merged_refuses_that_tool_only_with_a_notice() -
     assert "top-level oneOf that cannot be merged" in got.refused[0].reason
     for schema in ([1], {"type": "array"}, {"type": "object", "anyOf": [{"type": "string"}]}):
         assert fit_schema(schema)[1] is not None
+
+
+def test_a_huge_or_endlessly_nested_schema_refuses_that_tool_only() -> None:
+    """A schema goes with every request of the run: a server's 5 MB one would be paid for at
+    each call (or fail each one), so its tool is refused and the others still offered."""
+    big = {"type": "object", "properties": {"q": {"type": "string", "description": "Z" * 10**6}}}
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(5000):
+        deep = {"type": "object", "properties": {"a": deep}}
+    tools = [
+        ListedTool("big", "", big, read_only=True),
+        ListedTool("deep", "", deep, read_only=True),
+        _tool("good"),
+    ]
+    got = offer([(_spec("big", "deep", "good"), tools)])
+    assert [o.tool for o in got.offered] == ["good"]
+    reasons = {r.tool: r.reason for r in got.refused}
+    size = len(json.dumps(big, separators=(",", ":")))
+    assert size > 10**6
+    assert reasons["big"] == f"its input schema is {size:,} characters (over {MAX_SCHEMA:,})"
+    assert reasons["deep"] == "its input schema cannot be written as JSON"
+    fits = {"type": "object", "properties": {"q": {"type": "string", "description": "Z" * 19_000}}}
+    assert fit_schema(fits) == (fits, None)
 
 
 def test_structured_content_goes_as_json_and_text_otherwise() -> None:

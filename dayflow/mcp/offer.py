@@ -11,6 +11,8 @@
   required only what every branch requires), or the tool refused with a reason: one odd tool
   never fails a whole request.
 - At most MAX_TOOLS a run, in the config file's order; descriptions capped at MAX_DESCRIPTION.
+- A schema over MAX_SCHEMA characters (as compact JSON) refuses its tool: it would be sent,
+  and paid for, with every request of the run, and kept in the run's row.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from dayflow.mcp.config import ServerSpec
 MAX_NAME = 64
 MAX_TOOLS = 20
 MAX_DESCRIPTION = 1000
+MAX_SCHEMA = 20_000  # characters of an input schema's compact JSON (a few thousand tokens)
 READ, WRITE = "read", "write"
 _BAD = re.compile(r"[^A-Za-z0-9_-]")
 _COMBINERS = ("allOf", "anyOf", "oneOf")
@@ -165,6 +168,12 @@ def fit_schema(schema: Any) -> tuple[dict[str, Any], str | None]:
         out = merged
     if not isinstance(out.get("properties", {}), dict):
         return {}, "its input schema's properties are not an object"
+    try:
+        size = len(json.dumps(out, separators=(",", ":")))
+    except (TypeError, ValueError, RecursionError):
+        return {}, "its input schema cannot be written as JSON"
+    if size > MAX_SCHEMA:
+        return {}, f"its input schema is {size:,} characters (over {MAX_SCHEMA:,})"
     return out, None
 
 
