@@ -69,9 +69,9 @@ def list_servers(
             print_json(deps, {"servers": [_server_json(r) for r in rows], "tools": tools})
             return
         for row in rows:
-            deps.out.print(_server_line(row), markup=False, soft_wrap=True)
+            _line(deps, _server_line(row))
             for t in (t for t in tools if t["server"] == row.name):
-                deps.out.print(f"  {t['tool']}: {t['verdict']}", markup=False, soft_wrap=True)
+                _line(deps, f"  {t['tool']}: {t['verdict']}")
 
 
 @commands.command()
@@ -82,7 +82,7 @@ def check(ctx: typer.Context, config_file: ConfigOpt = None, verbose: VerboseOpt
     with handle_errors(deps):
         _, rows, _ = _survey(deps, config_file, verbose)
         for row in rows:
-            deps.out.print(_server_line(row), markup=False, soft_wrap=True)
+            _line(deps, _server_line(row))
         down = [r.name for r in rows if r.why is not None]
         if down:
             raise SourceError(f"{len(down)} MCP server(s) did not start: {', '.join(down)}")
@@ -139,6 +139,13 @@ def serve(ctx: typer.Context, db: DbOpt = None) -> None:
             raise UsageError(INSTALL_HINT) from None
         deps.store(settings).close()  # a missing database is one line now, not at a call
         serve_stdio(lambda: deps.store(settings), settings.tz, deps.clock.now)
+
+
+def _line(deps: Deps, text: str) -> None:
+    """A line of a server's listing: its tool names and errors are the server's words."""
+    from dayflow.listing import plain
+
+    deps.out.print(plain(text), markup=False, soft_wrap=True)
 
 
 def _server_line(row: Any) -> str:

@@ -280,3 +280,26 @@ def test_a_resume_asks_the_config_again_and_never_calls_a_write_it_took_back(
     text = final_text(db)
     assert "toolu_01: Error: delete_repo of the MCP server gh was not called: it " in text
     assert why in text
+
+
+def test_a_servers_tool_names_reach_the_terminal_escaped(tmp_path: Path, api: FakeAPI) -> None:
+    """A server names its tools: an ESC or a bidi override in a name is shown as an escape by
+    `mcp list` and `check`, and in a brief's notices, never obeyed by the terminal."""
+    evil = "\x1b[31mred\u202e"
+    program = (
+        "import anyio, mcp_types, tests.mcpserver as m; old = m._tools; "
+        "m._tools = lambda: [*old(), mcp_types.Tool(name='\\x1b[31mred\\u202e', "
+        "description='x', input_schema=m.OBJECT)]; anyio.run(m._stdio)"
+    )
+    config = write_config(tmp_path, allow=["get_issue", evil])
+    old = 'args = ["-m", "tests.mcpserver"]'
+    config.write_text(config.read_text().replace(old, f'args = ["-c", {json.dumps(program)}]'))
+    log = tmp_path / "calls.jsonl"
+    listed = run(tmp_path / "d.db", config, log, api, "mcp", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert "  \\u001b[31mred\\u202e: refused: does not say readOnlyHint: true" in listed.stdout
+    done = brief(tmp_path / "d.db", config, log, api)
+    assert done.returncode == 0, done.stderr
+    assert "mcp: MCP tool gh/\\u001b[31mred\\u202e not offered: does not say" in done.stderr
+    for out in (listed.stdout, listed.stderr, done.stdout, done.stderr):
+        assert "\x1b" not in out and "\u202e" not in out

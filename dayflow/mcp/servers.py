@@ -78,8 +78,8 @@ class Prepared(Frozen):
         return system, [*tools, *self.offer.definitions()], self.offer.catalog() or None
 
     def notices(self) -> list[str]:
-        """One line each: a server that is down, a listed tool refused for a reason other
-        than not being asked for, a tool left out over the cap."""
+        """One line each, safe for a terminal: a server that is down, a listed tool refused
+        for a reason other than not being asked for, a tool left out over the cap."""
         lines = [f"MCP server {name} is unavailable: {why}" for name, why in self.down]
         lines += [
             f"MCP tool {r.server}/{r.tool} not offered: {r.reason}"
@@ -87,7 +87,9 @@ class Prepared(Frozen):
             if r.reason != "not in allow_tools"
         ]
         lines += [f"MCP tool {r.server}/{r.tool} left out: {r.reason}" for r in self.offer.left_out]
-        return lines
+        from dayflow.listing import plain
+
+        return [plain(line) for line in lines]  # a server's tool names and words: escaped
 
 
 class Surveyed(Frozen):
