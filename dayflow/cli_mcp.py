@@ -117,6 +117,8 @@ def import_file(
             doc = json.loads(raw.decode("utf-8-sig"))
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
             raise ConfigFileError(f"{file}: not JSON ({err})") from None
+        except RecursionError:
+            raise ConfigFileError(f"{file}: not JSON (nested too deeply)") from None
         text, count = to_toml(doc, str(file))
         if count == 0:
             raise ConfigFileError(f"{file}: no mcpServers or servers in it")

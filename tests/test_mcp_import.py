@@ -120,3 +120,13 @@ def test_mcp_import_prints_toml_and_refuses_a_file_without_servers(tmp_path: Pat
     broken.write_text("{not json")
     bad = invoke(None, _no_model, "mcp", "import", str(broken))
     assert bad.code == 4 and "not JSON" in bad.err and len(bad.err.splitlines()) == 1
+
+
+def test_mcp_import_of_json_nested_too_deeply_is_one_line_not_an_internal_error(
+    tmp_path: Path,
+) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    done = invoke(None, _no_model, "mcp", "import", str(deep))
+    assert done.code == 4, done.err
+    assert done.err.strip() == f"error: {deep}: not JSON (nested too deeply)"
