@@ -108,12 +108,14 @@ def test_servers_that_do_not_start_are_named_with_why_and_the_rest_still_offered
         startup_timeout=1.0,
     )
     missing = ServerSpec(name="nope", command="/nonexistent/mcp-server")
+    quits = ServerSpec(name="quits", command=sys.executable, args=("-c", "raise SystemExit(3)"))
     novar = stdio_spec("novar", env=(("T", "${NOT_SET_ANYWHERE}"),))
-    servers = servers_of(stdio_spec(), hang, missing, novar)  # type: ignore[operator]
+    servers = servers_of(stdio_spec(), hang, missing, novar, quits)  # type: ignore[operator]
     prepared = servers.prepare(None)
     down = dict(prepared.down)
     assert down["hang"] == "did not start within 1 s"
     assert "its command was not found" in down["nope"]
+    assert down["quits"] == "closed the connection before answering (it may have exited at once)"
     assert down["novar"] == (
         "could not start: the environment variable NOT_SET_ANYWHERE (env.T) is not set"
     )

@@ -384,11 +384,16 @@ async def _list_tools(client: Any) -> list[ListedTool]:
 
 def _reason(exc: BaseException) -> str:
     """One line for why a server stopped, from whatever the SDK raised (a group included)."""
+    from mcp import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
     from dayflow.mcp.config import MissingVariable
     from dayflow.sources.oauth import TokenUnavailable
 
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
+        return "closed the connection before answering (it may have exited at once)"
     if isinstance(exc, MissingVariable | TokenUnavailable):
         return "could not start: " + (str(exc).partition(": ")[2] or str(exc))
     if isinstance(exc, TimeoutError):
