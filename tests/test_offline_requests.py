@@ -391,7 +391,7 @@ def test_end_of_next_week_is_a_deadline_without_by() -> None:
             ("Reply to Dana about Offsite", None),
         ),
         ("Lunch Thursday?", "Lunch", ("Reply to Dana about Lunch", None)),
-        ("ETA?", "Q3 report", ("Send Dana update on Q3 report", None)),
+        ("ETA?", "Q3 report", ("Send Dana ETA on Q3 report", None)),
         ("Need this today", "Signed NDA", ("Send Signed NDA to Dana", "2026-10-28")),
         (
             "Yes or no by Friday?",

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,15 +27,17 @@ from dayflow.providers.offline._reading import (
     MONTHS,
     Action,
     date_of,
-    is_urgent,
     listed_actions,
     parse_time,
     reader_of,
+    urgent_action,
     who,
 )
+from dayflow.providers.offline._titles import clean_subject
 from dayflow.sources.identity import SAMPLE_SOURCE
 from dayflow.tools import refused_by_cap
 
+_URGENT_MARK = re.compile(r"^\s*(?:urgent|dringend|urgente?|asap)\s*[:!-]*\s*", re.IGNORECASE)
 _SAMPLE = f"{SAMPLE_SOURCE}:"  # the bundled sample's task keys
 
 
@@ -45,6 +48,7 @@ class _Need:
     due: dt.date | None
     urgent: bool = False  # the message says so (an outage, "urgent", "ASAP")
     key: str = ""  # the request's mail key: a task filed for it has the same one
+    about: str = ""  # an urgent request's subject, which "One thing" names beside a short title
 
 
 def snippet_actions(inbox: list[dict[str, Any]]) -> list[Action]:
@@ -175,6 +179,7 @@ def _mail(
                 date_of(r.get("due")),
                 r.get("urgent") is True,
                 str(r.get("key") or ""),
+                str(r.get("about") or ""),
             )
             for r in _unique_requests(memory.requests)
             if r.get("key") not in done
@@ -184,7 +189,14 @@ def _mail(
         read, creates = bool(named(calls, "read_inbox")), visible_creates(calls)
         done = {c.key for c in creates if c.done}
         needs = [
-            _Need(a.title, who(a.message), a.due, is_urgent(a.message), a.key)
+            _Need(
+                a.title,
+                who(a.message),
+                a.due,
+                urgent := urgent_action(a),
+                a.key,
+                clean_subject(str(a.message.get("subject", ""))) if urgent else "",
+            )
             for a in no_tasks(calls).keep(snippet_actions(inbox))
             if a.key not in done
         ]
@@ -390,7 +402,7 @@ def _one_thing(
     if needs:
         first = needs[0]  # already ordered by due date, then by when it arrived
         due = f", {_due_text(first.due, today)}" if first.due else ""
-        return f"**{first.title}{due}.**"
+        return f"**{_with_about(first.title, first.about)}{due}.**"
     if unread:
         # Never an all-clear over a source that could not be read: say which, first.
         names = ", ".join(unread[:-1]) + " and " + unread[-1] if len(unread) > 1 else unread[0]
@@ -404,6 +416,17 @@ def _one_thing(
         first_event = min(events, key=lambda e: _sort_time(e.get("start")))
         return f"**Be ready for {first_event.get('title')} at {_hm(first_event.get('start'))}.**"
     return "**Nothing urgent: a clear day to get ahead.**"
+
+
+def _with_about(title: str, about: str) -> str:
+    """An urgent item's title with what it is about when the title does not say it: "Join
+    incident bridge (SEV1: checkout down)": the first thing to do, said so it can be done."""
+    about = _URGENT_MARK.sub("", about).strip()
+    theirs = re.findall(r"\w+", about.lower())
+    mine = set(re.findall(r"\w+", title.lower()))
+    if not theirs or 2 * sum(w in mine for w in theirs) >= len(theirs):
+        return title
+    return f"{title} ({about})"
 
 
 def _due_text(due: dt.date | None, today: dt.date | None) -> str:

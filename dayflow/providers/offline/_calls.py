@@ -20,9 +20,10 @@ from dayflow.providers.offline._conversation import (
 from dayflow.providers.offline._followups import no_tasks
 from dayflow.providers.offline._reading import (
     Action,
-    is_urgent,
+    urgent_action,
     who,
 )
+from dayflow.providers.offline._titles import clean_subject
 from dayflow.tools import due_window, refused_by_cap
 
 NOTED = "Noted: "
@@ -47,8 +48,9 @@ def request_entry(action: Action) -> dict[str, Any]:
     entry: dict[str, Any] = {"id": str(action.message.get("id")), "title": action.title}
     entry |= {"due": due, "from": sender}
     entry["key"] = action.key
-    if is_urgent(action.message):
+    if urgent_action(action):
         entry["urgent"] = True
+        entry["about"] = clean_subject(str(action.message.get("subject", "")))[:80]
     if action.deadline:
         entry["deadline"] = action.deadline[:60]
     return entry

@@ -43,6 +43,13 @@ _CUE = re.compile(
     r"|pido|pedimos|ruego|rogamos)\s+que|\bfavor\s+de"
     r"|\b(?:i|we)(?:'d|\s+would)\s+(?:really\s+)?appreciate\s+(?:it\s+)?if\s+you"
     r"(?:\s+(?:could|can|would))?"
+    # formal and roundabout asks: "We would be grateful if you could", "Would it be possible
+    # for you to", "I wanted to ask if you can"
+    r"|\b(?:i|we)(?:'d|\s+would)\s+be\s+(?:very\s+|most\s+|so\s+)?(?:grateful|thankful|obliged)"
+    r"\s+if\s+you(?:\s+(?:could|can|would))?"
+    r"|\b(?:would|will)\s+it\s+be\s+possible\s+(?:for\s+you\s+to|to)"
+    r"|\b(?:i|we)\s+(?:wanted|want|would\s+like)\s+to\s+ask\s+(?:if|whether)\s+you"
+    r"(?:\s+(?:could|can|would))?"
     r"|¿?\s*(?:me\s+)?(?:puedes|podrías|podrias|podría|podria|puede|pueden)|\bpor\s+favor,?)"
     r"\s+",
     re.IGNORECASE,
@@ -60,10 +67,14 @@ _TELL_ME = ("let me know", "tell me")
 _TELL_ME_ANY = any_phrase((*_TELL_ME, "sag mir", "dis-moi", "dites-moi", "dime"))
 _LET_KNOW = re.compile(rf"^(?:also,?\s+)?{_TELL_ME_ANY}\b\s*", re.IGNORECASE)
 _ASK_BACK = re.compile(rf"(?:^|\s){any_phrase(_TELL_ME)}\b(?:\s+(?:if|whether)\b)?", re.I)
+# "Thanks (a lot | again | so much) for offering to...", "(Really) appreciate you saying you'd..."
+_THANK = (
+    r"(?:(?:thanks|thank\s+(?:you|u)|thx|ty)(?:\s+(?:so\s+much|a\s+lot|again|very\s+much|a\s+ton))?"
+    r"\s+for|(?:i\s+|we\s+)?(?:really\s+|truly\s+)?appreciate\s+(?:you|u))"
+)
 _YOU_COMMIT = re.compile(
-    r"\b(?:(?:thanks|thank\s+(?:you|u)|thx|ty)\s+(?:so\s+much\s+)?for\s+(?:offering|agreeing"
-    r"|volunteering)\s+to"
-    r"|(?:thanks|thank\s+(?:you|u)|thx|ty)\s+(?:so\s+much\s+)?for\s+(?:saying|telling\s+me"
+    rf"\b(?:{_THANK}\s+(?:offering|agreeing|volunteering)\s+to"
+    rf"|{_THANK}\s+(?:saying|telling\s+me"
     r"|letting\s+me\s+know)\s+(?:you|u)(?:'d|\s+would|'ll|\s+will|\s+could|\s+can)"
     r"|(?:noted\s+that|so)\s+you(?:'ll|\s+will)|you\s+said\s+you(?:'d|\s+would)"
     r"|(?:great|glad|good|nice|happy|relieved)\s+(?:that\s+)?you(?:'ll|\s+will|'re\s+going\s+to"
@@ -72,7 +83,10 @@ _YOU_COMMIT = re.compile(
     re.IGNORECASE,
 )
 _I_COMMIT = re.compile(
-    r"\b(?:I(?:'ll|\s+will|'m\s+going\s+to)|let\s+me(?!\s+know\b))\s+", re.IGNORECASE
+    r"\b(?:I(?:'ll|\s+will|'m\s+going\s+to)|let\s+me(?!\s+know\b)"
+    # the reader saying yes: "Sure, I can cover your Thursday shift"
+    r"|(?:sure|yes|yep|yeah|of\s+course|happy\s+to\s+help)\s*[,!.]?\s+I\s+can)\s+",
+    re.IGNORECASE,
 )
 _OPEN = any_phrase(("open", "interested", "up for", "available"))
 _OPEN_TO = re.compile(rf"^be\s+{_OPEN}\s+(?:to|for|in)\s+", re.IGNORECASE)
@@ -87,7 +101,8 @@ _CLAUSE_END = re.compile(
     r"|,\s+(?:he|she|it|they|we|i|that|this)(?:'s|'re|'m|'ll|'d|'ve|\s+(?:is|are|was|has|have|will)\b)"
     r"|,\s+(?:i|he|she|they|we)\s+(?!and\b)\w+"
     r"|\s(?:using|so\s+(?:the|you|they))\b"
-    r"|,\s+(?=(?:can|could|would|will)\s+you)|\s(?:so\s+(?:that|i|we)|because|since|if|when|once"
+    r"|,\s+(?=(?:can|could|would|will)\s+you)|\swhile\s+(?=(?:you|i|we|they|he|she)\b)"
+    r"|\s(?:so\s+(?:that|i|we)|because|since|if|when|whenever|once"
     r"|quand|lorsque|cuando|wenn|sobald|damit|afin|pour\s+que|para\s+que|je\s+dois|otherwise"
     r"|dès\s+que\s+(?:tu|vous|t')|en\s+cuanto\s+(?:puedas|pueda|tengas|tenga|estés|esté)"
     r"|or\s+you)\b|\s\(|\)|,\s*(?=[a-z]+\s+(?:is|are|was)\b)|\s[-–—]\s",
@@ -301,6 +316,15 @@ def _bare_clauses(
     return [], False, subject
 
 
+def _after_negation(rest: str) -> str:
+    """What a "please don't X" asks after it: "... and bring it to IT" (the first "and" + a
+    verb), else the negation itself, which asks nothing."""
+    for then in re.finditer(r"\s(?:and|but)\s+(?:then\s+)?(?:please\s+)?(\w+)", rest):
+        if then.group(1).lower() in VERBS:
+            return rest[then.start(1) :]
+    return rest
+
+
 def _clause_pieces(
     rest: str,
     sentence: str,
@@ -312,6 +336,8 @@ def _clause_pieces(
 ) -> list[Piece]:
     """The titles of one clause (one per verb joined by "and"), each with its deadline."""
     rest = re.sub(r"^go\s+ahead\s+and\s+", "", rest, flags=re.I)  # "go ahead and book it"
+    if re.match(r"(?:do\s+not|don't)\b", rest, re.I):  # "please don't use it and bring it in"
+        rest = _after_negation(rest)
     if _NOT_A_REQUEST.match(rest) or re.match(r"^(?:go\s+ahead|proceed)\W*$", rest, re.I):
         return []  # "yes, please go ahead": a permission, nothing to do
     open_to = _OPEN_TO.match(rest)

@@ -107,8 +107,10 @@ _SOON = (
     r"asap|as\s+soon\s+as\s+(?:possible|you(?:'re|\s+are)\s+\w+|you\s+can)|right\s+away|immediately"
     r"|within\s+the\s+hour|urgently|so\s+schnell\s+wie\s+möglich|sofort|umgehend|dès\s+que\s+possible"
     r"|au\s+plus\s+vite|lo\s+antes\s+posible|cuanto\s+antes|urgente"
-    # "Can you join the bridge now?": now, asked
-    r"|(?:right\s+)?now(?=\s*(?:\?|$))|(?:jetzt|maintenant|ahora)(?=\s*(?:\?|$))"
+    # "Can you join the bridge now?", "Need you on the bridge now to decide": now, of the ask
+    # (not "for now", "by now", "until now", nor a statement's "The kiln is fixed now.")
+    r"|(?<!\bfor\s)(?<!\bby\s)(?<!\buntil\s)(?<!\bfrom\s)(?:right\s+)?now(?=\s*(?:[?!]|$)|\s+to\s)"
+    r"|(?:jetzt|maintenant|ahora)(?=\s*(?:\?|$))"
 )
 _TIMED = rf"(?:{_TIME}\s+(?:on\s+|am\s+|le\s+|el\s+)?)?"
 _LEAD_RE = re.compile(rf"\b(?:{_LEADS})\s+(?:the\s+)?{_TIMED}{_WHEN}(?!\w)", re.IGNORECASE)

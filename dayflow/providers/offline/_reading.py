@@ -78,6 +78,15 @@ _INVITE_HEAD = re.compile(
     re.IGNORECASE,
 )
 _RULE = re.compile(r"^_{8,}$")
+# A calendar tool's join block (Teams, Zoom, Meet, Webex), often between two rules: how to join,
+# not quoted history, and it asks nothing.
+_JOIN_BLOCK = re.compile(
+    r"^\s*(?:microsoft\s+teams\s+meeting|join\s+(?:zoom\s+meeting|with\s+google\s+meet"
+    r"|on\s+your\s+computer|the\s+meeting)|click\s+here\s+to\s+join|meeting\s+id\s*:"
+    r"|passcode\s*:|webex\s+meeting|google\s+meet\s+joining)",
+    re.IGNORECASE,
+)
+_JOIN_LINES = 8  # how far from a rule a join block's lines may be
 # A legal footer or disclaimer: it and what follows are boilerplate, never a request.
 _DISCLAIMER = re.compile(
     r"(?:^|(?<=[\s.]))(?:confidential(?:ity)?\s+notice|disclaimer\s*:|legal\s+notice"
@@ -95,6 +104,7 @@ _URGENT = re.compile(
     r"|as soon as (?:possible|you're up)|dringend|urgente|urgence|panne)\b",
     re.IGNORECASE,
 )
+_NOW = re.compile(r"^(?:right\s+)?now$", re.IGNORECASE)
 _INLINE_QUOTE = re.compile(
     r"\bOn\s[^.?!>]{0,160}\bwrote:|-{2,}\s*(?:original|forwarded) message|begin forwarded message:"
     r"|\s>\s|_{8,}|\b(?:From|Von|De)\s?:\s[^\n]{0,120}\b(?:Sent|Date|Gesendet|Datum|Envoyé|Enviado):"
@@ -205,6 +215,14 @@ def is_urgent(message: dict[str, Any]) -> bool:
     """Whether a message says it is urgent: an outage, "urgent", "ASAP", "right away"."""
     text = f"{message.get('subject', '')} {snippet_of(message) or message.get('body') or ''}"
     return bool(_URGENT.search(text))
+
+
+def urgent_action(action: Action) -> bool:
+    """Whether a request is to be done first: its message says it is urgent, or its own
+    deadline does ("bring it to IT right away", "on the bridge now", "ASAP"), which the
+    listing's snippet may have cut off."""
+    phrase = action.deadline or ""
+    return is_urgent(action.message) or bool(_URGENT.search(phrase) or _NOW.search(phrase))
 
 
 def reader_of(inbox: list[dict[str, Any]]) -> str | None:
@@ -343,7 +361,7 @@ def _own_words(message: dict[str, Any]) -> str:
     forwarded message, the signature or a legal footer."""
     lines = []
     raw = plain_text(str(message.get("body") or message.get("snippet") or ""))
-    rows = raw.splitlines()
+    rows = _without_join_blocks(raw.splitlines())
     for n, line in enumerate(rows):
         stripped = line.strip()
         # "On Tue, 27 Oct 2026 at 10:00, Dana Whitfield" / "<dana@...> wrote:" over two lines
@@ -371,6 +389,17 @@ def _own_words(message: dict[str, Any]) -> str:
     text = text[: inline.start()] if inline else text
     footer = _DISCLAIMER.search(text)
     return text[: footer.start()] if footer else text
+
+
+def _without_join_blocks(rows: list[str]) -> list[str]:
+    """The lines without a calendar tool's join block: a rule whose next or previous few lines
+    say how to join (and those lines) is the invitation's furniture, not a quoted reply."""
+    joins = [n for n, row in enumerate(rows) if _JOIN_BLOCK.match(row)]
+    if not joins:
+        return rows
+    near = {j + d for j in joins for d in range(-_JOIN_LINES, _JOIN_LINES + 1)}
+    drop = set(joins) | {n for n in near if 0 <= n < len(rows) and _RULE.match(rows[n].strip())}
+    return [row for n, row in enumerate(rows) if n not in drop]
 
 
 def _sender_name(display: str, local: str) -> str:

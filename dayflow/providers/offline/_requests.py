@@ -98,8 +98,22 @@ _INVITED = any_phrase(
     ("is inviting you to", "has invited you to", "invited you to", "you're invited to",
      "you are invited to", "vous invite à", "te invita a")
 )  # fmt: skip
+# A calendar tool's answer buttons: Outlook's "Accept | Tentative | Decline", Google's
+# "Going? Yes - Maybe - No", Teams' "Accept · Decline".
+_BUTTONS = (
+    r"accept\s*[|·•]\s*(?:tentative\s*[|·•]\s*)?decline|going\s*\??\s*yes\s*[-|·•]\s*maybe"
+    r"\s*[-|·•]\s*no|zusagen\s*[|·•]\s*(?:mit\s+vorbehalt\s*[|·•]\s*)?absagen"
+    r"|accepter\s*[|·•]\s*(?:provisoire\s*[|·•]\s*)?refuser|aceptar\s*[|·•]\s*(?:quizás\s*[|·•]\s*)?rechazar"
+)
 _BODY_INVITE = re.compile(
-    rf"\b(?:{_INVITED}|(?:lädt|lade|laden)\s+(?:dich|sie|euch)\s+(?:\w+\s+)?(?:zu|ein))\b",
+    rf"\b(?:{_INVITED}|(?:lädt|lade|laden)\s+(?:dich|sie|euch)\s+(?:\w+\s+)?(?:zu|ein)|{_BUTTONS})\b",
+    re.IGNORECASE,
+)
+# A calendar tool's notice about an invitation, which asks nothing of the reader.
+_NOTICE = re.compile(
+    r"^\s*(?:updated\s+invitation|cancel+ed|accepted|declined|tentative(?:ly\s+accepted)?"
+    r"|abgesagt|angenommen|abgelehnt|annulé|accepté|refusé|cancelad[oa]|aceptad[oa]|rechazad[oa])"
+    r"(?:\s+event)?\s*:",
     re.IGNORECASE,
 )
 _ANSWER = re.compile(
@@ -145,7 +159,12 @@ _NEWS = any_phrase(
     ("eta", "status", "update", "any update", "any updates", "any news", "progress", "news",
      "stand", "statut", "novedades", "¿novedades", "cómo va", "¿cómo va")
 )  # fmt: skip
-_STATUS = re.compile(rf"^(?:{_NEWS}|where\s+are\s+we(?:\s+on\s+\w+)?)\s*\??$", re.IGNORECASE)
+# "ETA?", "Any update on the deck?": on a thing of up to three words
+_STATUS = re.compile(
+    rf"^(?:{_NEWS}|where\s+are\s+we)(?:\s+(?:on|for|sur|zu|de)(?P<on>(?:\s+[\w'-]+){{1,3}}))?\s*\??$",
+    re.IGNORECASE,
+)
+_URL = re.compile(r"<?https?://\S+>?")
 _YES_OR_NO = any_phrase(("yes or no", "y/n", "yay or nay", "in or out"))
 _DECIDE = re.compile(rf"\b(?:{_YES_OR_NO}|go\s*/\s*no[- ]go)\b", re.I)
 _NEED_IT = re.compile(r"^(?:i\s+|we\s+)?need\s+(?:this|it|these|them|that)\b", re.IGNORECASE)
@@ -190,10 +209,8 @@ def requests_in(
     if automated or _NEWSLETTER.search(text) or says_fyi(subject):
         return []
     text = without_signoff(text, sender)
-    if _BODY_INVITE.search(text) and not re.search(r"\b(?:accepted|declined)\b", text, re.I):
-        topic = _TOPIC.search(text)
-        name = topic.group(1).strip() if topic else event(subject)
-        return [Found(f"RSVP to {name}"[:80], _reply_by(text, received))]
+    if (invited := _body_invitation(text, subject, received)) is not None:
+        return invited
     greeted = spoken_to(text.strip())[0]
     if from_user and greeted:  # the reader's own mail: "you" is the person it greets
         text = re.sub(r"\byou\b", greeted[0], text)
@@ -248,6 +265,20 @@ def requests_in(
     if not found and not any(elsewhere) and not _BOILERPLATE.search(text):
         found = _terse(text, subject, sender, received, reply=bool(_REPLY.match(subject)))
     return _unique(found)
+
+
+def _body_invitation(text: str, subject: str, received: dt.date | None) -> list[Found] | None:
+    """An invitation said in the body ("has invited you to", answer buttons), its RSVP; None
+    when the body is no invitation or a notice about one ("Declined: ...")."""
+    if (
+        not _BODY_INVITE.search(text)
+        or re.search(r"\b(?:accepted|declined)\b", text, re.I)
+        or _NOTICE.match(subject)
+    ):
+        return None
+    topic = _TOPIC.search(text)
+    name = topic.group(1).strip() if topic else event(subject)
+    return [Found(f"RSVP to {name}"[:80], _reply_by(text, received))]
 
 
 def _all_clear(found: list[Sentence], elsewhere: list[bool], reader: str | None) -> bool | None:
@@ -362,7 +393,7 @@ def _terse(
     if len(body.split()) > 12 or not subject.strip():
         return []
     if reply:
-        words = body.strip(" .!")
+        words = re.sub(r"\bsent from my \w+\b", "", body, flags=re.I).strip(" .!")
         verb = words.split(" ", 1)[0].lower().strip(",:?!") if words else ""
         if verb in VERBS and (len(words.split()) <= 3 or is_imperative(words)):
             return _terse_verb(verb, words, clean_subject(subject), sender, None)
@@ -371,6 +402,8 @@ def _terse(
             return [Found(f"Give {sender} thoughts on {clean_subject(subject)}", None)]
         if _SIGN_OFF.match(words):
             return [Found(finish(f"Sign off on {clean_subject(subject)}", sender), None)]
+        if _STATUS.match(words) and words.endswith("?"):  # "ETA?" on the thread
+            return [_status(words, clean_subject(subject), sender, None)]
         return []
     subj = clean_subject(subject)
     deadline = find_deadline(body, received) or find_deadline(subj, received)
@@ -385,7 +418,9 @@ def _terse(
     obj = url.group(1).replace("-", " ") if url else words.split("?")[0].split(".")[0]
     verb = words.split(" ", 1)[0].lower().strip(",:?!") if words else ""
     if _STATUS.match(words):
-        return [Found(f"Send {sender} update on {subj}", deadline)]
+        return [_status(words, subj, sender, deadline)]
+    if _SHORT_THOUGHTS.match(_URL.sub("", words).strip(" .!")):  # a link, then "thoughts?"
+        return [Found(f"Give {sender} thoughts on {subj}", deadline)]
     if _NEED_IT.match(words):
         return [Found(f"Send {subj} to {sender}", deadline)]
     timed = find_deadline(words, received) or re.search(r"\b\w+day\b", words, re.I)
@@ -415,6 +450,14 @@ def _terse(
         if thing:
             return [Found(f"Send {thing} to {sender}", lead)]
     return []
+
+
+def _status(words: str, subj: str, sender: str, deadline: Deadline | None) -> Found:
+    """ "ETA?" (on the subject), "Any update on the deck?" (on the thing it names)."""
+    asked = _STATUS.match(words)
+    on = asked.group("on").strip() if asked and asked.group("on") else subj
+    what = "ETA" if words.lower().startswith("eta") else "update"
+    return Found(f"Send {sender} {what} on {on}", deadline)
 
 
 def _terse_verb(

@@ -1,0 +1,178 @@
+"""The offline model's rules of issue 23's fifth round, each on mail written for the test:
+"One thing" puts an ask to be done now (its own deadline "right away", "now", "ASAP") over one
+merely dated today and says what it is about; a calendar tool's join block is not quoted
+history and its answer buttons are an invitation, while its notices ask nothing; terse asks
+for an ETA or thoughts beside a link; thanks for an offer as a commitment; formal and
+roundabout asks; "please don't X and Y"; and each new rule against hostile input."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from dayflow.providers.offline._brief import _Need, _one_thing
+from dayflow.providers.offline._reading import body_actions, triage_all, urgent_action
+
+MON = "2026-11-02T08:05:00-05:00"  # the brief's morning
+TODAY = dt.date(2026, 11, 2)
+FROM = "Ilse Varga <ilse@kestrel.example>"
+
+
+def _mail(body: str, subject: str = "Hello", **fields: Any) -> dict[str, Any]:
+    message = {"id": "v1", "key": "mail:v1", "from": FROM, "subject": subject,
+               "received_at": MON, "body": body}  # fmt: skip
+    return message | fields
+
+
+def _found(body: str, subject: str = "Hello", **fields: Any) -> list[tuple[str, str | None]]:
+    actions = body_actions(_mail(body, subject, **fields), "Alex")
+    return [(a.title, a.due.isoformat() if a.due else None) for a in actions]
+
+
+# --- One thing: what to do first -------------------------------------------------------------
+
+
+def test_an_ask_to_be_done_right_away_is_urgent_though_the_snippet_cut_it_off() -> None:
+    body = ("Hi Alex, the badge reader logged your card at two doors at once. Please don't "
+            "badge in again and bring your card to the front desk right away.")  # fmt: skip
+    message = _mail(body, "your badge", snippet=body[:70] + "…")
+    [action] = body_actions(message, "Alex")
+    assert action.title.startswith("Bring") and action.due == TODAY
+    assert urgent_action(action)
+    calm = body_actions(_mail("Could you file the expense report today?", "expenses"), "Alex")
+    assert calm[0].due == TODAY and not urgent_action(calm[0])
+
+
+def test_one_thing_puts_the_urgent_same_day_ask_first_and_says_what_it_is_about() -> None:
+    needs = [
+        _Need("Join war room", "Bo", TODAY, True, "k1", "SEV2: invoices not sending"),
+        _Need("Prepare slides", "Cy", TODAY, False, "k2"),
+    ]
+    assert _one_thing(needs, [], TODAY, []) == (
+        "**Join war room (SEV2: invoices not sending), due today.**"
+    )
+    # a title that already says it needs no more
+    said = [
+        _Need("Call Bo about invoices not sending", "Bo", TODAY, True, "k", "invoices not sending")
+    ]
+    assert _one_thing(said, [], TODAY, []) == "**Call Bo about invoices not sending, due today.**"
+
+
+def test_now_of_the_ask_is_today_but_for_now_is_not_a_deadline() -> None:
+    [(_, due)] = _found("Need you in the ops channel now to approve the rollback.")
+    assert due == "2026-11-02"
+    assert all(d is None for _, d in _found("For now, could you keep the old pricing page up?"))
+
+
+# --- invitations ---------------------------------------------------------------------------
+
+
+JOIN_BLOCK = (
+    "________________________________________________________________________________\n"
+    "Microsoft Teams meeting\nJoin on your computer, mobile app or room device\n"
+    "Click here to join the meeting\nMeeting ID: 901 222 333 44\nPasscode: aB3dE\n"
+    "________________________________________________________________________________\n"
+)
+
+
+def test_a_join_block_over_the_message_is_not_quoted_history() -> None:
+    body = (
+        JOIN_BLOCK
+        + "\nHello all, the supplier audit debrief. Please accept or decline by Wednesday."
+    )
+    [(title, due)] = _found(body, "Supplier audit debrief")
+    assert title.startswith("RSVP to") and "audit" in title.lower() and due == "2026-11-04"
+
+
+def test_answer_buttons_make_an_invitation_and_a_notice_asks_nothing() -> None:
+    body = ("When: Thursday, November 5, 2026 2:00 PM-2:30 PM\nWhere: Zoom\n\n"
+            "Accept | Tentative | Decline\n\nWalkthrough of the new billing flow.")  # fmt: skip
+    assert [t for t, _ in _found(body, "Billing flow walkthrough")] == [
+        "RSVP to Billing flow walkthrough"
+    ]
+    assert _found(body, "Declined: Billing flow walkthrough") == []
+    assert _found(body, "Canceled event: Billing flow walkthrough") == []
+    assert _found("Going? Yes - Maybe - No\nRooftop drinks at 6.", "Rooftop drinks") == [
+        ("RSVP to Rooftop drinks", None)
+    ]
+
+
+# --- terse asks ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "title"),
+    [
+        ("ETA?\n\nSent from my phone", "Re: warehouse labels", "Send Ilse ETA on warehouse labels"),
+        ("any update on the vendor list?", "vendors", "Send Ilse update on the vendor list"),
+        ("https://board.example/c/ROADMAP7\n\nthoughts?", "q3 roadmap",
+         "Give Ilse thoughts on q3 roadmap"),
+        ("your thoughts? <https://docs.example/d/abc>", "pricing memo",
+         "Give Ilse thoughts on pricing memo"),
+    ],
+)  # fmt: skip
+def test_terse_asks_for_an_eta_or_thoughts_beside_a_link(
+    body: str, subject: str, title: str
+) -> None:
+    assert [t for t, _ in _found(body, subject)] == [title]
+
+
+# --- commitments and roundabout asks ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "title"),
+    [
+        ("Thanks a lot for offering to proofread the grant summary before Friday!",
+         "Proofread grant summary"),
+        ("Thanks again for agreeing to judge the hackathon demos.", "Judge hackathon demos"),
+        ("Really appreciate you saying you'd mentor our new intern.", "Mentor new intern"),
+        ("We would be grateful if you could return the signed consent form.",
+         "Return signed consent form"),
+        ("Would it be possible for you to send the floor plan to our architect?",
+         "Send floor plan to architect"),
+        ("I wanted to ask if you could review the survey questions whenever you have a moment.",
+         "Review survey questions"),
+    ],
+)  # fmt: skip
+def test_thanks_for_an_offer_and_roundabout_asks(body: str, title: str) -> None:
+    assert [t for t, _ in _found(body)][:1] == [title]
+
+
+def test_the_readers_yes_is_a_commitment_and_while_ends_the_clause() -> None:
+    mine = _mail("Sure, I can water your plants on Saturday while you're away, Ilse.",
+                 "Re: plants", **{"from": "Alex Moreau <alex@home.example>"})  # fmt: skip
+    [action] = body_actions(mine, "Alex")
+    assert action.title == "Water plants" and action.due == dt.date(2026, 11, 7)
+
+
+def test_a_negated_please_asks_only_what_follows_it() -> None:
+    assert _found("Please don't reply-all to the thread.") == []
+    assert [t for t, _ in _found("Please don't merge it yet and send the logs to Dev.")] == [
+        "Send logs to Dev"
+    ]
+
+
+# --- hostile input -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        ("_" * 40 + "\n" + "Meeting ID: 1\n") * 20_000,
+        "Accept | " * 50_000 + "Decline",
+        "please don't " + "and x " * 100_000,
+        "thanks a lot for " * 30_000 + "offering to help",
+        "we would be grateful if you " * 20_000,
+        "ETA on " + "x " * 100_000 + "?",
+        "now " * 100_000,
+        "https://x.example/" + "a" * 500_000 + " thoughts?",
+    ],
+)
+def test_hostile_input_is_read_without_blowing_up(body: str) -> None:
+    message = _mail(body, "Re: hostile", snippet=body[:200] + "...", unread=False)
+    assert len(body_actions(message, "Alex")) <= 5
+    actions, wanted = triage_all(message, "Alex")
+    assert len(actions) <= 1 and isinstance(wanted, bool)
