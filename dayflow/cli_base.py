@@ -458,10 +458,12 @@ def print_outcome(
     fmt: str,
     prices: Prices | None = None,
     data: dict[str, Any] | None = None,
+    links: frozenset[str] = frozenset(),
 ) -> None:
     """The brief (or the JSON document) on stdout; a run that did not finish exits 6 or 7.
     `fmt` is one of BRIEF_FORMATS (see `brief_format`); the JSON document carries the run's
-    lists as data (`data`: `followups`, `prep`, `conflicts`, each null when it read none)."""
+    lists as data (`data`: `followups`, `prep`, `conflicts`, each null when it read none).
+    Markdown keeps only the links in `links` (the addresses the run read), as a file does."""
     from dayflow import listing
     from dayflow.models import DONE, FAILED
 
@@ -474,9 +476,12 @@ def print_outcome(
 
         deps.out.print(render.brief(text))
     elif text is not None:
-        # The Markdown itself, byte for byte: `dayflow brief > brief.md` is a Markdown file.
-        # (bidi overrides and control characters from mail escaped, as everywhere).
-        text = listing.plain(text)
+        # `dayflow brief > brief.md` is a Markdown file a notes app will render: made inert
+        # exactly as `--deliver file:` writes it (escapes, no image, no link the run's mail
+        # and calendar did not show, no raw HTML), since mail can make the model write anything.
+        from dayflow.safe_text import inert_markdown
+
+        text = inert_markdown(text, links)
         deps.out.file.write(text if text.endswith("\n") else text + "\n")
         deps.out.file.flush()
     if run.status != DONE:

@@ -218,7 +218,9 @@ def brief(
         )
         outcome = write_brief(request, brief_room(deps, settings, verbose))
         shown = None if outcome.quiet and out_format != "json" else outcome.text
-        print_outcome(deps, outcome.run, shown, out_format, settings.prices, outcome.data)
+        print_outcome(
+            deps, outcome.run, shown, out_format, settings.prices, outcome.data, outcome.links
+        )
 
 
 def _mode(
@@ -318,7 +320,15 @@ def resume(
                 max_tokens=max_tokens,
                 timeout=timeout,
             )
-        print_outcome(deps, outcome.run, outcome.text, out_format, settings.prices, outcome.data)
+        print_outcome(
+            deps,
+            outcome.run,
+            outcome.text,
+            out_format,
+            settings.prices,
+            outcome.data,
+            outcome.links,
+        )
 
 
 def _latest_unfinished(store: "Store") -> "Run":

