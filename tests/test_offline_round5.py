@@ -176,3 +176,81 @@ def test_hostile_input_is_read_without_blowing_up(body: str) -> None:
     assert len(body_actions(message, "Alex")) <= 5
     actions, wanted = triage_all(message, "Alex")
     assert len(actions) <= 1 and isinstance(wanted, bool)
+
+
+# --- more ways to ask (second part of the round) ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "title", "due"),
+    [
+        ("Dear Member,\n\nPlease renew your locker rental by 11/20 at the front desk.", "Lockers",
+         "Renew locker rental at front desk", "2026-11-20"),
+        ("if you want it in the 2.0 release, please squash your commits by Friday.", "PR 88",
+         "Squash commits", "2026-11-06"),
+        ("Alex, the supplier contract needs your signature before noon tomorrow.", "Contract",
+         "Sign supplier contract", "2026-11-03"),
+        ("It has to be countersigned and returned to me by 9 Nov.", "Vendor MSA",
+         "Countersign Vendor MSA", "2026-11-09"),
+        ("Hey, does Wednesday at 4 work for a short sync on the hiring plan?", "hiring plan",
+         "Reply to Ilse about hiring plan", None),
+        ("Hätten Sie kommende Woche Zeit für ein Gespräch?", "Gespräch",
+         "Reply to Ilse about Gespräch", None),
+        ("¿Podés mandarme el presupuesto cuando puedas?", "presupuesto",
+         "Mandar presupuesto a Ilse", None),
+    ],
+)  # fmt: skip
+def test_more_ways_to_ask_this_round(body: str, subject: str, title: str, due: str | None) -> None:
+    found = _found(body, subject)
+    assert found[:1] == [(title, due)]
+
+
+def test_an_if_that_is_not_the_readers_wish_still_conditions_the_ask() -> None:
+    assert _found("If this was not you, please reset your password.", "Sign-in") == []
+
+
+RELAY = "Bram Peeters via Partyful <noreply@partyful.example>"
+
+
+def test_a_relayed_invitation_asks_for_its_rsvp_but_the_service_alone_asks_nothing() -> None:
+    body = ("Bram Peeters has sent you an invitation.\n\nBoard games night\nFriday 13 Nov, 7 PM\n\n"
+            "Please RSVP by November 9.\n\nPartyful · Unsubscribe")  # fmt: skip
+    message = _mail(body, "You're invited to Board games night!", **{"from": RELAY})
+    assert [(a.title, str(a.due)) for a in body_actions(message, "Alex")] == [
+        ("RSVP to Board games night", "2026-11-09")
+    ]
+    assert triage_all(message | {"snippet": body[:60] + "…", "unread": True}, "Alex")[1]
+    promo = _mail("New themes are here! Please RSVP to our webinar.\nUnsubscribe", "New themes",
+                  **{"from": "Partyful <noreply@partyful.example>"})  # fmt: skip
+    assert body_actions(promo, "Alex") == []
+    no_ask = _mail("Bram Peeters invited you to Board games night.", "Invitation",
+                   **{"from": RELAY})  # fmt: skip
+    assert body_actions(no_ask, "Alex") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "if you want " + "3.2 " * 100_000 + ", please send it",
+        "the " + "form " * 100_000 + "needs your signature by Friday",
+        "It has to be " * 50_000 + "signed by Friday",
+        "Hey, does " + "x " * 100_000 + "work?",
+        "Hätten Sie " + "x " * 100_000 + "Zeit?",
+        "has sent you an invitation " * 30_000 + "RSVP",
+    ],
+)
+def test_hostile_input_of_the_second_part(body: str) -> None:
+    for sender in (FROM, RELAY):
+        message = _mail(body, "Re: hostile", snippet=body[:200] + "...", unread=True,
+                        **{"from": sender})  # fmt: skip
+        assert len(body_actions(message, "Alex")) <= 5
+        actions, wanted = triage_all(message, "Alex")
+        assert len(actions) <= 1 and isinstance(wanted, bool)
+
+
+def test_a_sentence_opening_with_a_deadline_dates_the_ask_before_it() -> None:
+    body = "Could you send the venue the final guest list? By Wednesday would be great."
+    assert _found(body, "Gala") == [("Send venue final guest list", "2026-11-04")]
+    # one that does not open with it stays the sentence's own
+    later = "Could you send the venue the final guest list? The caterer wants it by Wednesday."
+    assert _found(later, "Gala")[0][1] == "2026-11-04"

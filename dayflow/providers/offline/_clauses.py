@@ -50,7 +50,9 @@ _CUE = re.compile(
     r"|\b(?:would|will)\s+it\s+be\s+possible\s+(?:for\s+you\s+to|to)"
     r"|\b(?:i|we)\s+(?:wanted|want|would\s+like)\s+to\s+ask\s+(?:if|whether)\s+you"
     r"(?:\s+(?:could|can|would))?"
-    r"|¿?\s*(?:me\s+)?(?:puedes|podrías|podrias|podría|podria|puede|pueden)|\bpor\s+favor,?)"
+    # "¿podés revisar...?": the voseo of Argentina and Uruguay, and the plural "podéis"
+    r"|¿?\s*(?:me\s+)?(?:puedes|podrías|podrias|podría|podria|puede|pueden|podés|podes|podéis"
+    r"|podríais)|\bpor\s+favor,?)"
     r"\s+",
     re.IGNORECASE,
 )
@@ -119,6 +121,14 @@ _POLITE_IF = re.compile(
     r"\s*if\s+(?:that|this|it)(?:'s|\s+is)?\s+(?:works?|ok|okay|fine|possible|easier)"
     r"|\s*if\s+(?:you\s+)?(?:can|could|possible|you\s+don't\s+mind|you\s+get\s+a\s+(?:chance|minute))"
     r"|\s*if\s+you\s+have\s+(?:a\s+)?(?:minute|moment|sec|second|chance|time)",
+    re.IGNORECASE,
+)
+# The reader's own wish as the condition: the ask stands ("if you want it in 3.2, please
+# rebase by Friday"), unlike "If this wasn't you, please reset your password".
+_WISH_IF = re.compile(
+    r"^if\s+(?:you|u)(?:\s+still)?(?:\s+want|\s+wish|(?:'d|\s+would)\s+like)\b"
+    r"(?:[^,.;?!]|\.(?=\d)){0,80},\s*"
+    r"(?:please|pls|kindly|could\s+you|can\s+you)\b",
     re.IGNORECASE,
 )
 _PRONOUNS = {"mir", "mich", "uns", "me", "moi", "nous", "nos"}
@@ -191,7 +201,11 @@ def in_sentence(
         r"^(?:you|u)(?:'ll|\s+will)\s+(?!be\b|get\b|receive\b|see\b)", sentence, re.I
     ):
         sentence = "so " + sentence  # an item of a recap: "- you'll send the quote by Nov 4"
-    if re.match(r"^(?:if|si|wenn|falls)\s", sentence, re.I) and not _POLITE_IF.match(sentence):
+    if (
+        re.match(r"^(?:if|si|wenn|falls)\s", sentence, re.I)
+        and not _POLITE_IF.match(sentence)
+        and not _WISH_IF.match(sentence)
+    ):
         return []  # "If this wasn't you, please reset your password": only on that condition
     whole = whole_forms(sentence, subject, sender, received)
     if whole is not None:

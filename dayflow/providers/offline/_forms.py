@@ -96,12 +96,24 @@ _PASSIVE = re.compile(
     rf"\s+(?:to\s+)?be\s+(?P<verb>{_DUE_DONE})\b",
     re.IGNORECASE,
 )
+# "It needs to be signed and returned by 3 Nov": the pronoun is what the subject names.
+_IT_PASSIVE = re.compile(
+    r"^(?:it|this|this\s+one)\s+(?=(?:has|needs?|must)\s+(?:to\s+)?be\s+)", re.IGNORECASE
+)
+# "The order form needs your signature before 5pm": the thing, and the verb that gives it.
+_NEEDS_YOUR = re.compile(
+    r"^(?:the\s+|this\s+|our\s+|your\s+)?(?P<obj>[\w#$'&/ -]{3,60}?)\s+(?:still\s+)?needs\s+"
+    rf"your\s+(?P<what>{alternation(_APPROVED_BY)})\b",
+    re.IGNORECASE,
+)
 _MEET = re.compile(
-    r"^(?:(?:can|could|shall)\s+we\s+(?:do|meet|move|have|talk|grab|catch|find|set\s+up|schedule"
+    r"^(?:(?:hey|hi|hello|so|also|ok|okay)\s*[,!]?\s+)?"  # "Hey, does Thursday work...?"
+    r"(?:(?:can|could|shall)\s+we\s+(?:do|meet|move|have|talk|grab|catch|find|set\s+up|schedule"
     r"|book|get|hop|jump|sync|chat)|does\s+.{1,40}\s+work"
     r"|would\s+.{1,60}?\s+work\s+for\b|would\s+you\s+have\s+(?:\d+\s+minutes|time|a\s+moment)"
     r"|are\s+you\s+(?:free|around|available)|do\s+you\s+have\s+(?:time|a\s+few\s+minutes)"
-    r"|passt\s+(?:dir|ihnen)|hast\s+du\s+.{1,30}\s+zeit|est-ce\s+que\s+.{1,40}\s+te\s+(?:va|convient)"
+    r"|passt\s+(?:dir|ihnen)|hast\s+du\s+.{1,30}\s+zeit|(?:hätten|haben)\s+sie\s+.{1,30}\s+zeit"
+    r"|würde\s+(?:ihnen|dir)\s+.{1,60}?\s+passen|est-ce\s+que\s+.{1,40}\s+te\s+(?:va|convient)"
     r"|tu\s+es\s+dispo|(?:serais|es)-tu\s+dispo|(?:seriez|êtes)-vous\s+disponible"
     r"|¿?te\s+(?:viene|va)\s+bien|¿?estarías\s+disponible"
     # A proposal's closing question: "Ça te va ?", "Does that work for you?", "¿Te parece?"
@@ -146,6 +158,8 @@ def whole_forms(
     if _CAN_MAKE_IT.search(sentence) or _ACCEPT.search(sentence):
         lead = find_deadline(sentence, received, lead_only=True)
         return [(f"RSVP to {event(subject)}", lead, False)]
+    if _IT_PASSIVE.match(sentence) and clean_subject(subject) != "this":
+        sentence = _IT_PASSIVE.sub(clean_subject(subject) + " ", sentence)
     return _needs(sentence, subject, sender, received) or _owed(sentence, sender, received)
 
 
@@ -154,6 +168,11 @@ def _needs(
 ) -> list[Piece] | None:
     """What the sender needs from the reader: an approval, a thing, the reader's presence or
     eyes."""
+    yours = _NEEDS_YOUR.search(sentence)
+    if yours:
+        verb = _APPROVED_BY[yours.group("what").lower()]
+        title = finish(f"{verb} {strip_articles(yours.group('obj'))}", sender)
+        return [(title, find_deadline(sentence[yours.end() :], received), False)]
     approval = _APPROVAL.search(sentence)
     if approval:
         verb = _APPROVED_BY[approval.group("what").lower()]

@@ -28,7 +28,7 @@ from email.utils import parseaddr
 from typing import Any
 
 from dayflow.providers.offline._dates import alternation, any_word
-from dayflow.providers.offline._requests import requests_in, says_fyi
+from dayflow.providers.offline._requests import relayed_invitation, requests_in, says_fyi
 
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
@@ -191,9 +191,10 @@ def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[A
     shows the request and its deadline, and is opened when it may hold one."""
     if _whole(message):
         return body_actions({**message, "body": snippet_of(message)}, user), False
-    _, local = _sender(message)
+    name, local = _sender(message)
     subject, snippet = str(message.get("subject", "")), snippet_of(message)
-    if _is_automated(local, subject) or says_fyi(subject) or says_fyi(snippet, warning=False):
+    automated = _is_automated(local, subject) and not _relayed(name, f"{subject} {snippet}")
+    if automated or says_fyi(subject) or says_fyi(snippet, warning=False):
         return [], False
     found = _cut_short_actions(message, user)
     if found and found[0].due and not _SEVERAL.search(snippet):
@@ -246,13 +247,18 @@ def body_actions(message: dict[str, Any], user: str | None = None) -> list[Actio
     sender = _sender_name(name, local)
     from_user = bool(user) and (name.split() or [""])[0].lower() == str(user).lower()
     received = date_of(message.get("received_at"))
+    automated = _is_automated(local, subject)
+    if automated and _relayed(name, f"{subject} {message.get('body') or ''}"):
+        relayed = relayed_invitation(_own_words(message), subject, received)
+        return [Action(message, f.title, f.deadline.due if f.deadline else None,
+                       f.deadline.phrase if f.deadline else None, 0) for f in relayed]  # fmt: skip
     found = requests_in(
         _own_words(message),
         subject,
         sender,
         received,
         from_user=from_user,
-        automated=_is_automated(local, subject),
+        automated=automated,
         reader=user,
     )
     return [
@@ -335,6 +341,11 @@ def _cut_short_actions(message: dict[str, Any], user: str | None) -> list[Action
 def _sender(message: dict[str, Any]) -> tuple[str, str]:
     name, address = parseaddr(str(message.get("from", "")))
     return name, address.split("@")[0].lower()
+
+
+def _relayed(name: str, text: str) -> bool:
+    """Whether a service relays a person's invitation ("Tessa Morgan via Paperless Post")."""
+    return " via " in f" {name} " and bool(re.search(r"\binvit", text, re.IGNORECASE))
 
 
 def _is_automated(local: str, subject: str = "") -> bool:

@@ -182,6 +182,23 @@ _SIGN_OFF = re.compile(
 _SHORT_THOUGHTS = re.compile(rf"^(?:{alternation(_THOUGHTS)})\b[^.!]{{0,25}}\??$", re.IGNORECASE)
 
 
+# An invitation a service relays for a person ("Tessa Morgan via Paperless Post"): the
+# service's footer and no-reply address, but a person asks for the answer.
+_RELAYED = re.compile(
+    r"\b(?:has\s+sent\s+you\s+an\s+invitation|(?:has\s+)?invited\s+you\b|you(?:'re|\s+are)\s+invited)",
+    re.IGNORECASE,
+)
+_YOU_INVITED = re.compile(r"^(?:you(?:'re|\s+are)\s+invited\s+(?:to\s+)?|invitation\s*:\s*)", re.I)
+
+
+def relayed_invitation(text: str, subject: str, received: dt.date | None) -> list[Found]:
+    """The RSVP of an invitation relayed by a service for a person, when it asks for one."""
+    if not _RELAYED.search(text) or not _ANSWER.search(text) or _NOTICE.match(subject):
+        return []
+    name = _YOU_INVITED.sub("", clean_subject(subject)).strip(" !.") or event(subject)
+    return [Found(f"RSVP to {name}"[:80], _reply_by(text, received))]
+
+
 def says_fyi(text: str, *, warning: bool = True) -> bool:
     """Whether `text` says it asks nothing ("FYI", "no action needed", "zur Info"); with
     `warning`, a "heads up" counts too."""
@@ -357,6 +374,9 @@ def _carried(
         # it ("the form is on the counter, we have to mail it by the 15th") has its own task
         pointer = _POINTER.search(after)
         if carried and pointer and (pointer.start() == 0 or len(after.split()) <= 12):
+            return carried
+        # "By tomorrow would be ideal.": a sentence that opens with the deadline is the ask's
+        if carried and after.lower().startswith(carried.phrase.lower()):
             return carried
     previous = found[n - 1].text if n else ""
     if previous and not sentence.listed and not has_cue(previous) and n - 1 not in asked:
