@@ -254,3 +254,30 @@ def test_a_sentence_opening_with_a_deadline_dates_the_ask_before_it() -> None:
     # one that does not open with it stays the sentence's own
     later = "Could you send the venue the final guest list? The caterer wants it by Wednesday."
     assert _found(later, "Gala")[0][1] == "2026-11-04"
+
+
+def test_a_snippet_cut_inside_the_asking_sentence_is_opened_not_dated_by_what_came_before() -> None:
+    body = ("Hi Alex, sorry for the Sunday mail. Could you proofread the grant summary by "
+            "Tuesday noon? Thanks!")  # fmt: skip
+    cut = _mail(body, "grant", snippet=body[:70], unread=True)  # "...proofread the gr"
+    assert triage_all(cut, "Alex") == ([], True)
+    shown = _mail(body, "grant", snippet=body[:95] + "…", unread=True)  # the ask and its day
+    [action] = triage_all(shown, "Alex")[0]
+    assert action.due == dt.date(2026, 11, 3)
+
+
+def test_a_persons_invitation_cut_before_its_rsvp_is_opened() -> None:
+    body = ("Dear Alex, you are warmly invited to our studio opening on Friday 20 November at "
+            "6 pm. Please RSVP by November 12.")  # fmt: skip
+    person = _mail(body, "Invitation: studio opening", snippet=body[:60] + "…", unread=True)
+    actions, wanted = triage_all(person, "Alex")
+    assert wanted and actions == []
+    assert [(a.title, str(a.due)) for a in body_actions(person, "Alex")][0][1] == "2026-11-12"
+    tool = person | {"from": "Calendar <calendar-noreply@cal.example>"}
+    assert [a.title for a in triage_all(tool, "Alex")[0]] == ["RSVP to studio opening"]
+
+
+@pytest.mark.parametrize("snippet", ["could you send " * 20_000, "a. " * 100_000 + "please"])
+def test_a_long_cut_snippet_is_triaged_in_linear_time(snippet: str) -> None:
+    actions, wanted = triage_all(_mail("x", "Re: long", snippet=snippet, unread=False), "Alex")
+    assert len(actions) <= 1 and isinstance(wanted, bool)

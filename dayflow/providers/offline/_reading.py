@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from email.utils import parseaddr
 from typing import Any
 
+from dayflow.providers.offline._clauses import has_cue
 from dayflow.providers.offline._dates import alternation, any_word
 from dayflow.providers.offline._requests import relayed_invitation, requests_in, says_fyi
 
@@ -57,6 +58,7 @@ _CUE = re.compile(
     re.IGNORECASE,
 )
 _TRUNCATED = ("...", "…")
+_RSVP_SHOWN = re.compile(r"\b(?:rsvp|reply|respond|let\s+(?:me|us)\s+know)\b", re.IGNORECASE)
 # A snippet without the listing's word on it is whole only when it is shorter than sources'
 # cuts and ends a sentence (closing quotes and brackets allowed).
 _WHOLE_CHARS = 100
@@ -197,7 +199,7 @@ def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[A
     if automated or says_fyi(subject) or says_fyi(snippet, warning=False):
         return [], False
     found = _cut_short_actions(message, user)
-    if found and found[0].due and not _SEVERAL.search(snippet):
+    if found and found[0].due and not _SEVERAL.search(snippet) and not _ask_runs_off(snippet):
         return found[:1], False
     # A read message is opened when it speaks to the reader by name ("Hi Alex, ..."): its ask
     # often comes after what the snippet shows.
@@ -325,9 +327,23 @@ def _whole(message: dict[str, Any]) -> bool:
     """Whether the snippet is all there is to read: the whole text, from a person (or an
     invitation, whose subject says what it is)."""
     _, local = _sender(message)
-    return bool(_INVITATION.match(str(message.get("subject", "")))) or (
-        snippet_whole(message) and not _is_automated(local)
-    )
+    if _INVITATION.match(str(message.get("subject", ""))):
+        # a person's invitation cut before its RSVP is opened: the reply-by date follows
+        return snippet_whole(message) or _is_automated(local) or bool(_RSVP_SHOWN.search(
+            snippet_of(message)
+        ))  # fmt: skip
+    return snippet_whole(message) and not _is_automated(local)
+
+
+def _ask_runs_off(snippet: str) -> bool:
+    """Whether a cut snippet stops inside the sentence that asks ("could you give the
+    release a final read to"): its deadline may be in what was cut."""
+    text = snippet.rstrip()
+    for tail in _TRUNCATED:
+        text = text.removesuffix(tail).rstrip()
+    if _ENDS_SENTENCE.search(text):
+        return False
+    return has_cue(re.split(r"[.?!]\s+", text)[-1])
 
 
 def _cut_short_actions(message: dict[str, Any], user: str | None) -> list[Action]:
