@@ -109,22 +109,26 @@ HELD_OUT = (
     HeldOut(
         "blind4",
         BLIND4_DIR,
-        "Fourth blind split (`bench/eval/blind4/`, scored once, never tuned on)",
+        "Fourth blind split (`bench/eval/blind4/`, tuned on since issue 23's fifth round)",
         "Written by a fourth author who did not open the offline model's rules, the other "
         "splits' messages (but one of `set/`, for its shape) or any result, from GUIDE.md and "
         "the scorer's agreement function (`blind4/README.md`); scored once, on the rules "
-        "frozen at the end of issue 23's fourth round. A morning of its own (same date, "
+        "frozen at the end of issue 23's fourth round (`ffdd615`), then its misses were "
+        "studied and the rules generalised from them as classes (the fifth round), so it is "
+        "now one more tuning split, kept for comparison. A morning of its own (same date, "
         "timezone and calendar).",
     ),
     HeldOut(
         "blind5",
         BLIND5_DIR,
-        "Fifth blind split (`bench/eval/blind5/`, scored once, never tuned on)",
+        "Fifth blind split (`bench/eval/blind5/`, tuned on since issue 23's fifth round)",
         "Written by a fifth author who did not open the offline model's rules, the other "
         "splits' messages (but one of `set/`, for its shape) or any result, from GUIDE.md and "
         "the scorer's agreement function (`blind5/README.md`), while the fourth round's rules "
-        "were being written; scored once, on those rules, frozen. A morning of its own (same "
-        "date, timezone and calendar).",
+        "were being written; scored once, on those rules frozen (`ffdd615`), then its misses "
+        "were studied and the rules generalised from them as classes (the fifth round), so it "
+        "is now one more tuning split, kept for comparison. A morning of its own (same date, "
+        "timezone and calendar).",
     ),
 )
 
