@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from dayflow.agent import Note
     from dayflow.cli_base import Deps
     from dayflow.history import GcReport
+    from dayflow.store import Store
 
 commands = typer.Typer()
 
@@ -187,9 +188,7 @@ def fork(
                 result = history.fork_run(
                     loop, parent, from_step, model=chosen, max_steps=max_steps, budget=budget
                 )
-            from dayflow.shown import shown_in
-
-            links = shown_in(store.steps.conversation(result.run.id)).urls
+            links = _links_read(store, result.run.id)
             print_outcome(deps, result.run, result.text, out_format, settings.prices, links=links)
 
 
@@ -388,3 +387,10 @@ def _draw(run_id: str, events: list, png: Path) -> None:  # type: ignore[type-ar
     from dayflow.timeline import draw_timeline
 
     draw_timeline(run_id, events, png)
+
+
+def _links_read(store: "Store", run_id: str) -> frozenset[str]:
+    """The addresses the run's committed reads showed: the only links its Markdown keeps."""
+    from dayflow.shown import shown_in
+
+    return shown_in(store.steps.conversation(run_id)).urls

@@ -35,7 +35,9 @@ _IMAGE = re.compile(r"!\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])?")
 _LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?([^\s)>]*)>?(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*)>")
 _EMAIL_AUTOLINK = re.compile(r"<([^\s<>@]+@[^\s<>@]+)>")
-_BARE = re.compile(r"(?i)\b(?:(?:https?|ftp|file|data|javascript):|www\.)[^\s<>\"'`]*")
+# A bare address ends where `shown.urls_in` ends one (before a ")" or "]"), so that "(see
+# https://x/y)" keeps the address the run read and its closing parenthesis.
+_BARE = re.compile(r"(?i)\b(?:(?:https?|ftp|file|data|javascript):|www\.)[^\s<>\"'`)\]]*")
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 _TRAILING = ".,;:!?*_~"
 
