@@ -7,10 +7,11 @@
     python -m bench.eval --split blind3       # only the third blind split
     python -m bench.eval --split blind4       # only the fourth blind split
     python -m bench.eval --split blind5       # only the fifth blind split
+    python -m bench.eval --split blind6       # only the sixth blind split
     python -m bench.eval --model claude-haiku-5-5        # needs ANTHROPIC_API_KEY; costs tokens
     ANTHROPIC_BASE_URL=http://127.0.0.1:8080 python -m bench.eval --model local:qwen3
 
-Each blind split (`blind/` to `blind5/`) is a morning of its own: by default each one
+Each blind split (`blind/` to `blind6/`) is a morning of its own: by default each one
 present is run after the set and reported in its own table, never in the set's rows. The tables
 go to stdout and, unless `--no-write` (or a split is chosen), into bench/RESULTS.md between the
 model's markers, with the date and the commit of `dayflow/`. `--failures` lists the ids of the
@@ -49,7 +50,7 @@ MODEL_HELP = (
 SPLIT_HELP = (
     "all (the default: the set, then each blind split present in a table of its own; the "
     "only choice written to RESULTS.md); tuning or held-out (the set's two parts, fixed by a "
-    "hash of each id); blind, blind2 ... blind5 (a folder of bench/eval/ each). Give it once."
+    "hash of each id); blind, blind2 ... blind6 (a folder of bench/eval/ each). Give it once."
 )
 WRITE_HELP = (
     "print only. Without it a run of all the splits replaces this model's section of "

@@ -15,9 +15,10 @@ while the rules were changed, scored once after, then studied and tuned on in is
 third round: now a tuning split too, its first scoring kept in RESULTS.md) and `blind3/`
 (written by a third author, scored once after the rules were frozen, then studied and tuned
 on in issue 23's fourth round, its first scoring kept in RESULTS.md), `blind4/` and
-`blind5/` (a fourth and a fifth author's, each scored once on the fourth round's frozen rules).
-`load()` never reads them; only `load_held(name)` does, and the scorer runs each as a morning
-of its own, so none is mixed into the set's figures.
+`blind5/` (a fourth and a fifth author's, each scored once on the fourth round's frozen rules,
+then tuned on in the fifth) and `blind6/` (a sixth author's, scored once on the fifth round's
+frozen rules). `load()` never reads them; only `load_held(name)` does, and the scorer runs
+each as a morning of its own, so none is mixed into the set's figures.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ BLIND2_DIR = ROOT / "blind2"
 BLIND3_DIR = ROOT / "blind3"
 BLIND4_DIR = ROOT / "blind4"
 BLIND5_DIR = ROOT / "blind5"
+BLIND6_DIR = ROOT / "blind6"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
 BRIEF_DATE = dt.date(2026, 11, 2)
@@ -61,7 +63,7 @@ CATEGORIES = (
 )
 NO_ACTION_CATEGORIES = ("fyi", "automated")  # "false tasks per 100" counts these
 INBOX_FIELDS = ("id", "from", "subject", "received_at", "body", "snippet", "unread", "thread_id")
-SPLITS = ("tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5")
+SPLITS = ("tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6")
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,16 @@ HELD_OUT = (
         "were studied and the rules generalised from them as classes (the fifth round), so it "
         "is now one more tuning split, kept for comparison. A morning of its own (same date, "
         "timezone and calendar).",
+    ),
+    HeldOut(
+        "blind6",
+        BLIND6_DIR,
+        "Sixth blind split (`bench/eval/blind6/`, scored once, never tuned on)",
+        "Written by a sixth author who did not open the offline model's rules, the other "
+        "splits' messages (but one of `set/`, for its shape) or any result, from GUIDE.md and "
+        "the scorer's agreement function (`blind6/README.md`), while the fifth round's rules "
+        "were being written; scored once, on those rules frozen (`72cab21`). A morning of its "
+        "own (same date, timezone and calendar).",
     ),
 )
 
