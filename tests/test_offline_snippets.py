@@ -117,3 +117,35 @@ def test_the_whole_snippet_check_is_linear_on_hostile_input() -> None:
     assert snippet_whole({"snippet": hostile}) is False
     assert snippet_whole({"snippet": "&" * 50_000}) is False
     assert time.perf_counter() - started < 1.0
+
+
+def test_a_morning_of_400_asks_in_cut_snippets_is_briefed_within_the_default_steps(
+    tmp_path: Any,
+) -> None:
+    """After a week away every message may need opening: at eight a turn, 400 would outlast
+    --max-steps 40 and the run would stop with no brief. The opening is paced by the run's
+    step so that the reading ends with room to file and write."""
+    import json
+
+    from tests.harness import invoke, offline_model
+
+    context = "Some long context about the project and its many parts. " * 8
+    messages = [
+        {
+            "id": f"x{i}",
+            "from": f"Bo {i} <bo{i}@x.example>",
+            "subject": f"Project {i}",
+            "received_at": f"2026-11-05T0{i % 7}:{i % 60:02d}:{i % 59:02d}+00:00",
+            "body": f"Hi Alex, {context}Could you send me the figures for item {i} by Friday?",
+            "unread": True,
+        }
+        for i in range(400)
+    ]
+    inbox = tmp_path / "inbox.json"
+    inbox.write_text(json.dumps({"messages": messages}))
+    db = tmp_path / "d.db"
+    result = invoke(db, offline_model, "brief", "--inbox", str(inbox), "--format", "json")
+    assert result.code == 0, result.err
+    run = json.loads(result.out)["run"]
+    assert run["status"] == "done" and run["steps"] <= 40
+    assert "## One thing" in json.loads(result.out)["brief"]

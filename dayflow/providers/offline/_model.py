@@ -195,7 +195,9 @@ def _reply(
             return with_tools(messages, [intro], plan), "tool_use"
     if "read_message" in offered or memory.plan is not None:
         can_act = last.get("role") == "user" and (last_is_results or is_summary(last))
-        reading = reading_turn(messages, calls, memory, offered, can_act, limit, opens)
+        reading = reading_turn(
+            messages, calls, memory, offered, can_act, limit, opens, step=request.step
+        )
         if reading is not None:
             return reading
     if last_is_results and "create_task" in offered:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from dayflow.models import Block, Message
+from dayflow.models import DEFAULT_MAX_STEPS, Block, Message
 from dayflow.providers.offline._brief import action_order, write_brief
 from dayflow.providers.offline._calls import (
     NOTED,
@@ -41,6 +41,10 @@ from dayflow.tools import MAX_TOOL_CALLS_PER_TURN
 FULL_LISTING = 50  # read_inbox's largest page
 READS_PER_TURN = 3  # a thread's messages opened together, at most this many
 OPENS_PER_TURN = 8  # messages opened in one turn (whole threads): a long morning stays short
+# A long morning's opening is paced to end by this turn, leaving the default --max-steps room
+# to file the tasks and write the brief.
+READ_BY_TURN = DEFAULT_MAX_STEPS - 10
+MAX_OPENS = MAX_TOOL_CALLS_PER_TURN - 1  # with a page of the inbox, a turn's whole allowance
 NOTES_PER_TURN = 30  # request notes a page's turn writes: with them, it stays under max_tokens
 NEXT_PAGE = 25  # the pages after the first: small, since each is noted whole in one turn
 FILES_PER_TURN = 12  # create_task calls in a reading turn: its text stays well under max_tokens
@@ -55,9 +59,11 @@ def reading_turn(
     can_act: bool,
     limit: int | None = None,
     opens: int = OPENS_PER_TURN,
+    step: int | None = None,
 ) -> tuple[list[Block], str] | None:
     """The next turn when messages are opened a few threads at a time (`opens` messages at
-    most, whole threads); None for the plain flow."""
+    most, whole threads; more on a long morning, by `step`, the run's step this turn is);
+    None for the plain flow."""
     if memory.plan is None:
         return _planning_turn(messages, calls, memory, offered, opens) if can_act else None
     if not can_act:
@@ -93,7 +99,7 @@ def reading_turn(
         said.append(f"Read {len(page)} more messages of the inbox.")
         if not complete:  # more to note than a turn holds: the same page again, for the rest
             more = None
-    group = _next_reads(plan, done, opens)
+    group = _next_reads(plan, done, _paced(opens, plan, done, step, messages))
     reads: list[tuple[str, dict[str, Any]]] = []
     if page is not None and not complete and "read_inbox" in offered:
         reads.append(("read_inbox", again))
@@ -295,6 +301,22 @@ def _settled_turn(
     texts += [NOTED + "request " + compact_json(request_entry(a)) for a in settled]
     texts += [NOTED + "plan []"]
     return with_tools(messages, texts, uses), "tool_use"
+
+
+def _paced(
+    opens: int, plan: list[list[str]], done: set[str], step: int | None, messages: list[Message]
+) -> int:
+    """How many messages to open this turn: `opens`, or more when so many wait that at that
+    pace the reading would outlast the run's default steps (a morning after a week away: the
+    brief must still be written), spreading what waits over the turns left before
+    READ_BY_TURN. A model told to open fewer than OPENS_PER_TURN keeps its pace."""
+    if opens < OPENS_PER_TURN:
+        return opens
+    waiting = sum(1 for group in plan for i in group if i not in done)
+    # The run's step (compaction folds earlier turns away, so they cannot be counted).
+    turns = step if step is not None else sum(1 for m in messages if m.get("role") == "assistant")
+    left = max(1, READ_BY_TURN - turns)
+    return max(opens, min(MAX_OPENS, -(-waiting // left)))
 
 
 def _next_reads(plan: list[list[str]], done: set[str], opens: int) -> list[str]:
