@@ -204,13 +204,7 @@ def test_a_brief_that_fails_before_its_run_begins_is_not_queued_again_each_poll(
     from dayflow.fleet.worker import WorkerOptions, run_worker
 
     url = fleet_db
-    tries: dict[str, int] = {}
-
-    def drive(job: BriefJob) -> None:
-        tries[job.profile] = tries.get(job.profile, 0) + 1
-        if job.profile == "bob":
-            raise UsageError("/home/bob/dayflow.toml: is not UTF-8 text")
-
+    tries, drive = _bob_cannot_start()
     said: list[str] = []
 
     def say(line: str) -> None:
@@ -243,13 +237,7 @@ def test_a_brief_that_failed_before_its_run_began_is_tried_again_later_and_less_
     from dayflow.fleet.worker import WorkerOptions, run_worker
 
     url, clock = fleet_db, FixedClock()
-    tries: dict[str, int] = {}
-
-    def drive(job: BriefJob) -> None:
-        tries[job.profile] = tries.get(job.profile, 0) + 1
-        if job.profile == "bob":
-            raise UsageError("/home/bob/dayflow.toml: is not UTF-8 text")
-
+    tries, drive = _bob_cannot_start()
     said: list[str] = []
 
     def say(line: str) -> None:
@@ -439,6 +427,18 @@ def test_a_kept_connection_is_lent_to_one_store_at_a_time(fleet_db: str) -> None
             assert [p.name for p in again.profiles.list()] == ["ann", "bob", "cat"]
     finally:
         stores.close()
+
+
+def _bob_cannot_start() -> tuple[dict[str, int], Any]:
+    """(each profile's tries, a drive in which bob's brief fails before its run begins)."""
+    tries: dict[str, int] = {}
+
+    def drive(job: BriefJob) -> None:
+        tries[job.profile] = tries.get(job.profile, 0) + 1
+        if job.profile == "bob":
+            raise UsageError("/home/bob/dayflow.toml: is not UTF-8 text")
+
+    return tries, drive
 
 
 def _until(check: Any, what: str, seconds: float = 90.0) -> Any:
