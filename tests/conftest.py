@@ -279,6 +279,19 @@ def subprocess_env(db: Path | str, **extra: str) -> dict[str, str]:
     return env
 
 
+def claude_env(db: Path | str, base_url: str, home: Path) -> dict[str, str]:
+    """The environment of a child `python -m dayflow` whose Claude is the loopback fake API at
+    `base_url`, with `home` as its HOME (state under `home/state`)."""
+    return subprocess_env(
+        db,
+        ANTHROPIC_API_KEY="test",
+        ANTHROPIC_BASE_URL=base_url,
+        DAYFLOW_MODEL="claude-haiku-5-5",
+        XDG_STATE_HOME=str(home / "state"),
+        HOME=str(home),
+    )
+
+
 def dayflow_process(
     db: Path | str, cfg: Path, *args: str, timeout: float = 180, **env: str
 ) -> subprocess.CompletedProcess[str]:

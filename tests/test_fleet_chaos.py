@@ -37,7 +37,7 @@ import pytest
 
 from dayflow.store import open_store
 from dayflow.store.values import Profile
-from tests.conftest import subprocess_env
+from tests.conftest import claude_env
 from tests.fakeapi import FakeAPI, Reply
 from tests.pgcluster import Cluster, cluster_or_skip
 from tests.scripted import text, tool_use
@@ -135,14 +135,7 @@ def test_two_hundred_profiles_eight_workers_kills_and_a_restart_one_brief_each(
     rng = random.Random(25)
     kills = in_flight = 0
     with FakeAPI(responder=_respond) as api:
-        env = subprocess_env(
-            url,
-            ANTHROPIC_API_KEY="test",
-            ANTHROPIC_BASE_URL=api.base_url,
-            DAYFLOW_MODEL="claude-haiku-5-5",
-            XDG_STATE_HOME=str(tmp_path / "state"),
-            HOME=str(tmp_path),
-        )
+        env = claude_env(url, api.base_url, tmp_path)
         queued = subprocess.run(
             [sys.executable, "-m", "dayflow", "fleet", "enqueue", "--date", DATE],
             env=env,

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import db_rows, subprocess_env
+from tests.conftest import claude_env, db_rows
 from tests.fakeapi import FakeAPI, Reply
 from tests.scripted import text
 from tests.test_fleet import _run, _until, fleet_db  # noqa: F401 (fleet_db: a fixture)
@@ -33,14 +33,7 @@ def test_a_killed_workers_brief_is_shown_lost_with_its_lease_expiry_not_running(
 ) -> None:
     url = fleet_db + "&dayflow_lease_ttl=1"
     with FakeAPI(responder=_hangs) as api:
-        env = subprocess_env(
-            url,
-            ANTHROPIC_API_KEY="test",
-            ANTHROPIC_BASE_URL=api.base_url,
-            DAYFLOW_MODEL="claude-haiku-5-5",
-            XDG_STATE_HOME=str(tmp_path / "state"),
-            HOME=str(tmp_path),
-        )
+        env = claude_env(url, api.base_url, tmp_path)
         log = tmp_path / "worker.log"
         args = ["worker", "--concurrency", "1", "--heartbeat", "2", "--poll", "0.5"]
         with log.open("wb") as out:
