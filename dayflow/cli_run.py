@@ -120,8 +120,14 @@ def for_run(
     if provider != LOCAL:
         return again
     from dayflow.frozen import replace
+    from dayflow.network import shown_url
 
-    return replace(again, base_url=run.settings.base_url or OLLAMA_URL)
+    kept = run.settings.base_url or OLLAMA_URL
+    # The run keeps its server without a user:password: today's setting gives them back
+    # when it names the same server.
+    if again.base_url and shown_url(again.base_url) == kept:
+        kept = again.base_url
+    return replace(again, base_url=kept)
 
 
 def key_notice(deps: Deps, settings: config.Settings, model: str) -> None:

@@ -236,7 +236,11 @@ def load(
             f"--provider / DAYFLOW_PROVIDER must be one of {', '.join(PROVIDERS)}, not {which!r}"
         )
     chosen = model or env.get("DAYFLOW_MODEL") or table.get("name") or None
-    base_url = env.get("ANTHROPIC_BASE_URL") or table.get("base_url") or None
+    # A config file's base_url is a local model's server only: the Anthropic API key goes
+    # where its owner's environment says (ANTHROPIC_BASE_URL), never where a file does.
+    base_url = env.get("ANTHROPIC_BASE_URL") or None
+    if which == LOCAL:
+        base_url = base_url or table.get("base_url") or None
     defaulted = chosen is None and api_key is None and which != LOCAL
     if which == LOCAL:
         # No key and no default model: a local run names its model (checked where one is
@@ -300,6 +304,12 @@ def model_table(data: Mapping[str, Any] | None, path: Path) -> dict[str, Any]:
     for key in ("provider", "name", "base_url"):
         if key in table and (not isinstance(table[key], str) or not table[key].strip()):
             problems.append(f"[model]: {key!r} must be a non-empty string")
+    if "base_url" in table and table.get("provider") != LOCAL:
+        problems.append(
+            '[model]: base_url is for provider = "local" only: the Anthropic API key is sent '
+            "only where ANTHROPIC_BASE_URL (your environment) says, never where a config "
+            "file does"
+        )
     if table.get("provider") not in (None, *PROVIDERS):
         problems.append(
             f"[model]: provider must be one of {', '.join(PROVIDERS)}, not {table['provider']!r}"

@@ -130,7 +130,12 @@ class RunSettings(Frozen):
     # Who serves the model: "anthropic" (the default, and every run made before this was
     # stored) or "local", a server on this machine at `base_url` (dayflow.providers.local).
     provider: str = "anthropic"
-    base_url: str | None = None  # a local run's server, kept so a resume talks to the same one
+    # The model's server when it is not the Anthropic API's own address (a local run's, kept
+    # so a resume talks to the same one), never with its user:password (network.shown_url).
+    base_url: str | None = None
+    # How the model's requests travelled (network.route): "direct" or the proxy's URL
+    # without credentials; None for the offline model and for runs made before it was kept.
+    proxy: str | None = None
     # Dollars per million tokens (input, output) fixed when the run was made: a local run's
     # $0, so `runs` and `show` never look its model up in a price table. None: the table.
     price: tuple[float, float] | None = None
@@ -162,6 +167,8 @@ class RunSettings(Frozen):
             doc["provider"] = self.provider
         if self.base_url is not None:
             doc["base_url"] = self.base_url
+        if self.proxy is not None:
+            doc["proxy"] = self.proxy
         if self.price is not None:
             doc["price"] = list(self.price)
         if self.mcp_tools:
@@ -203,6 +210,7 @@ class RunSettings(Frozen):
             config=doc.get("config") if isinstance(doc.get("config"), str) else None,
             provider=str(doc.get("provider") or "anthropic"),
             base_url=doc.get("base_url") if isinstance(doc.get("base_url"), str) else None,
+            proxy=doc.get("proxy") if isinstance(doc.get("proxy"), str) else None,
             price=_price(doc.get("price")),
             mcp_tools=doc.get("mcp_tools") if isinstance(doc.get("mcp_tools"), dict) else None,
         )

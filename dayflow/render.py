@@ -79,10 +79,17 @@ def brief(text: str) -> Markdown:
 
 
 def _served_by(r: Run) -> list[tuple[str, RenderableType]]:
-    """A local run's server, and whether its mail stayed on this machine."""
-    if r.settings.provider != LOCAL:
-        return []
-    return [("served by", where(r.model, r.settings.base_url or OLLAMA_URL))]
+    """A local run's server, and whether its mail stayed on this machine; Claude's endpoint
+    when it was not the API's own address; the proxy the requests went through."""
+    from dayflow.network import DIRECT, shown_url
+
+    proxy = r.settings.proxy
+    if r.settings.provider == LOCAL:
+        return [("served by", where(r.model, r.settings.base_url or OLLAMA_URL, proxy))]
+    through = "" if proxy in (None, DIRECT) else f", through proxy {proxy}"
+    if r.settings.base_url:
+        return [("served by", f"{shown_url(r.settings.base_url)} (ANTHROPIC_BASE_URL){through}")]
+    return [("served by", f"the Anthropic API{through}")] if through else []
 
 
 def run_header(r: Run, prices: Prices | None = None, tz: dt.tzinfo | None = None) -> Table:

@@ -312,6 +312,7 @@ def _options(
     """The new run's options: the request's knobs, the settings' inputs, what it reads."""
     from dayflow.agent import BriefOptions
     from dayflow.models import RunSettings
+    from dayflow.network import shown_url
 
     return BriefOptions(
         brief_date=day,
@@ -330,12 +331,26 @@ def _options(
             update_of=None if update_of is None else update_of.id,
             deliver=tuple(sinks),
             provider=settings.provider,
-            base_url=settings.base_url if settings.local else None,
+            base_url=shown_url(settings.base_url) if settings.base_url else None,
+            proxy=_route(settings),
             price=(0.0, 0.0) if settings.local else None,  # recorded: never looked up
             **picked.options,
         ),
         sole_for_day=sole,
     )
+
+
+def _route(settings: Settings) -> str | None:
+    """How the run's model requests travel (`network.route`), kept with the run for `show`;
+    None for the offline model, which makes none."""
+    from dayflow.network import route
+    from dayflow.providers import ANTHROPIC_API_URL, OFFLINE_MODEL, local
+
+    if settings.local:
+        return route(settings.base_url or local.OLLAMA_URL)
+    if settings.model == OFFLINE_MODEL:
+        return None
+    return route(settings.base_url or ANTHROPIC_API_URL)
 
 
 def _check_first(room: Room, request: BriefRequest, day: date, sinks: list[str]) -> Settings:
@@ -386,11 +401,27 @@ def local_check(settings: Settings, model: str) -> None:
 
 
 def local_notice(say: Callable[[str], None], settings: Settings, model: str) -> None:
-    """Say where a local model's mail goes, as the run starts or resumes."""
-    if settings.local:
-        from dayflow.providers import local
+    """Say where the model's requests go, as the run starts or resumes: a local model's
+    server (and for a remote one, whether through a proxy); Claude at an endpoint other than
+    the API's own, or through a proxy (the key goes with every request)."""
+    from dayflow.network import DIRECT, route, shown_url
+    from dayflow.providers import ANTHROPIC_API_URL, OFFLINE_MODEL, local
 
-        say(local.where(model, settings.base_url or local.OLLAMA_URL))
+    if settings.local:
+        base = settings.base_url or local.OLLAMA_URL
+        say(local.where(model, base, route(base)))
+        return
+    if model == OFFLINE_MODEL or not settings.api_key:
+        return
+    how = route(settings.base_url or ANTHROPIC_API_URL)
+    through = "" if how == DIRECT else f", through proxy {how}"
+    if settings.base_url:
+        say(
+            f"Claude at {shown_url(settings.base_url)} (ANTHROPIC_BASE_URL), not the "
+            f"Anthropic API's own address: the API key is sent there{through}"
+        )
+    elif how != DIRECT:
+        say(f"the Anthropic API{through}")
 
 
 def _client_for_new_run(room: Room) -> ModelClient:

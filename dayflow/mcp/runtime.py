@@ -282,7 +282,6 @@ class Hub:
             client = Client(stdio_client(params, errlog=self._stderr()), cache=None)
             return await stack.enter_async_context(client)
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
         headers = server_headers(spec, self._env)
         if spec.token_command or spec.token_env:
@@ -298,7 +297,7 @@ class Hub:
             )
             headers["Authorization"] = f"Bearer {token}"
         assert spec.url is not None
-        http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+        http = await stack.enter_async_context(_http_client(spec.url, headers))
         client = Client(streamable_http_client(spec.url, http_client=http), cache=None)
         return await stack.enter_async_context(client)
 
@@ -308,6 +307,23 @@ class Hub:
         if self._errlog is None:
             self._errlog = open(os.devnull, "w")  # noqa: SIM115 - closed by close()
         return self._errlog
+
+
+def _http_client(url: str, headers: dict[str, str]) -> Any:
+    """The SDK's HTTP client for a server at `url` (its timeouts, as `create_mcp_http_client`
+    makes it), with the proxy `network.proxy_for` chooses: never one for a server on this
+    machine, whatever the environment says."""
+    import httpx2
+    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
+
+    from dayflow.network import proxy_for
+
+    proxy = proxy_for(url)
+    timeout = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
+    if proxy is not None:
+        return httpx2.AsyncClient(timeout=timeout, headers=headers, proxy=proxy)
+    direct: dict[str, Any] = {"http://": None, "https://": None, "all://": None}
+    return httpx2.AsyncClient(timeout=timeout, headers=headers, mounts=direct)
 
 
 class _OneLine(logging.Formatter):

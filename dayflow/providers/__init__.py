@@ -15,6 +15,7 @@ from dayflow.models import ModelRequest, ModelResponse
 
 OFFLINE_MODEL = "offline"
 DEFAULT_CLAUDE_MODEL = "claude-haiku-5-5"
+ANTHROPIC_API_URL = "https://api.anthropic.com"  # the SDK's own address, when none is given
 
 
 class ModelClient(Protocol):

@@ -41,12 +41,12 @@ import copy
 import email.utils
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from dayflow.errors import ModelError
 from dayflow.models import Message, ModelRequest, ModelResponse, Usage
-from dayflow.providers import CANCELED, ERRORED, EXPIRED, SUCCEEDED, BatchOutcome
+from dayflow.providers import ANTHROPIC_API_URL, CANCELED, ERRORED, EXPIRED, SUCCEEDED, BatchOutcome
 
 EPHEMERAL = {"type": "ephemeral"}
 MAX_CACHE_BREAKPOINTS = 4
@@ -76,16 +76,23 @@ class AnthropicClient:
         sleep: Callable[[float], None] = time.sleep,
         on_retry: Callable[[str], None] | None = None,
         label: str = "Anthropic API",
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         import anthropic
 
+        from dayflow.network import proxy_for
+
         self._anthropic = anthropic
+        # The proxy is chosen here, not by httpx from the environment: never one for a server
+        # on this machine (a local model's prompt and inbox), the environment's otherwise
+        # (dayflow.network), and `proxy` says which for the run's header.
+        self.proxy = proxy_for(base_url or ANTHROPIC_API_URL, environ)
         self._sdk = anthropic.Anthropic(
             api_key=api_key,
             base_url=base_url,
             max_retries=0,  # retries are ours: see the module docstring
             timeout=timeout,
-            http_client=http_client or _deadline_client(anthropic, timeout),
+            http_client=http_client or _deadline_client(anthropic, timeout, self.proxy),
         )
         self.max_retries = max_retries
         self.timeout = timeout
@@ -229,11 +236,13 @@ class AnthropicClient:
             self._sleep(pause)
 
 
-def _deadline_client(anthropic: Any, seconds: float) -> Any:
-    """The SDK's default HTTP client (its keep-alive, limits and proxies), with a deadline on
-    the whole answer: httpx's timeouts are per read, so a server that trickles a byte a second
-    would otherwise be waited on forever. Past `seconds` the read raises httpx's ReadTimeout,
-    which the SDK reports as a timeout (retried as one)."""
+def _deadline_client(anthropic: Any, seconds: float, proxy: str | None = None) -> Any:
+    """The SDK's default HTTP client (its keep-alive and limits), going through `proxy` or
+    straight to the server (the environment's proxy variables are not read by httpx: the
+    caller chose), with a deadline on the whole answer: httpx's timeouts are per read, so a
+    server that trickles a byte a second would otherwise be waited on forever. Past `seconds`
+    the read raises httpx's ReadTimeout, which the SDK reports as a timeout (retried as
+    one)."""
     import httpx2
 
     class Deadline(httpx2.SyncByteStream):
@@ -264,7 +273,12 @@ def _deadline_client(anthropic: Any, seconds: float) -> Any:
                     raise
             return response
 
-    return Client(timeout=seconds)
+    if proxy is not None:
+        return Client(timeout=seconds, proxy=proxy)
+    # No proxy: these mounts replace whatever httpx read from HTTP(S)_PROXY / ALL_PROXY
+    # (trust_env stays on for SSL_CERT_FILE and the like).
+    direct = {"http://": None, "https://": None, "all://": None}
+    return Client(timeout=seconds, mounts=direct)
 
 
 def _response(

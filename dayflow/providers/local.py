@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from dayflow.errors import UsageError
+from dayflow.network import DIRECT, is_loopback_host, shown_url
 
 if TYPE_CHECKING:
     from dayflow.providers.anthropic import AnthropicClient
@@ -50,16 +51,7 @@ def host_of(url: str) -> str | None:
 def is_loopback(url: str) -> bool:
     """Whether `url` is an address on this machine: 127.0.0.0/8, ::1 or localhost."""
     host = host_of(url)
-    if host is None:
-        return False
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    import ipaddress  # here: `runs` and `tasks` import this module, and never need it
-
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a name other than localhost: it could resolve anywhere
+    return host is not None and is_loopback_host(host)
 
 
 def is_cloud_model(name: str) -> bool:
@@ -92,11 +84,17 @@ def check(model: str | None, base_url: str, *, allow_remote: bool) -> None:
         )
 
 
-def where(model: str, base_url: str) -> str:
-    """What the brief's header and `show` say of a local run: where its mail went."""
+def where(model: str, base_url: str, proxy: str | None = None) -> str:
+    """What the brief's header and `show` say of a local run: where its mail went, and for a
+    remote server whether through a proxy (`proxy`: `network.route`'s answer, None when not
+    known; a server on this machine is never reached through one)."""
+    shown = shown_url(base_url)
     if is_loopback(base_url) and not is_cloud_model(model):
-        return f"local model {model} at {base_url}: mail stays on this machine"
-    return f"model {model} at {base_url} (--allow-remote): mail is sent to that machine"
+        return f"local model {model} at {shown}: mail stays on this machine"
+    route = ""
+    if proxy is not None:
+        route = ", not through a proxy" if proxy == DIRECT else f", through proxy {proxy}"
+    return f"model {model} at {shown} (--allow-remote): mail is sent to that machine{route}"
 
 
 def make_client(base_url: str, *, timeout: float = LOCAL_TIMEOUT, **kw: Any) -> AnthropicClient:
@@ -108,6 +106,6 @@ def make_client(base_url: str, *, timeout: float = LOCAL_TIMEOUT, **kw: Any) -> 
         api_key=PLACEHOLDER_KEY,
         base_url=base_url,
         timeout=timeout,
-        label=f"local model server at {base_url}",
+        label=f"local model server at {shown_url(base_url)}",
         **kw,
     )

@@ -14,6 +14,9 @@ elsewhere is followed without them, and a redirect from https:// to http:// is r
 send the rest of the exchange, and the URL's secret path, in clear). Every header value and the
 URL are checked for CR, LF and NUL before sending (`wire`).
 
+Proxies: `dayflow.network.proxy_for` chooses each request's (the environment's, never one for
+an address on this machine), not urllib.
+
 Secrets: calendar URLs often *are* the secret (Google's "secret address in iCal format"), and
 CalDAV needs a password. Neither ever appears in an error or a cache file name: errors name the
 source and the host only (`redact`). The feed cache is `dayflow.sources.feeds`.
@@ -29,6 +32,7 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from dayflow import __version__
 from dayflow.errors import SourceUnreadable
+from dayflow.network import proxy_for
 from dayflow.sources.deadline import Deadline
 from dayflow.sources.oauth import AuthRefused
 from dayflow.sources.wire import breaks_line
@@ -266,7 +270,24 @@ def _opener(clock: Deadline, source: str) -> Any:
 
         http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
 
-    return urllib.request.build_opener(Plain, Tls, Redirects)
+    class Proxies(urllib.request.ProxyHandler):
+        """Each request's proxy by `network.proxy_for` (never one for this machine), in
+        place of urllib's own reading of the environment."""
+
+        def __init__(self) -> None:
+            super().__init__({})
+
+        def http_open(self, req: Any) -> Any:
+            return self._route(req, "http")
+
+        def https_open(self, req: Any) -> Any:
+            return self._route(req, "https")
+
+        def _route(self, req: Any, scheme: str) -> Any:
+            proxy = proxy_for(req.full_url)
+            return None if proxy is None else self.proxy_open(req, proxy, scheme)
+
+    return urllib.request.build_opener(Proxies, Plain, Tls, Redirects)
 
 
 def _redirect_target(source: str, old: str, newurl: str, fp: Any) -> str:
