@@ -14,6 +14,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 from dayflow.models import Run, Task, Usage
+from dayflow.network import shown_url
 from dayflow.pricing import PRICES, Prices, format_cost, run_cost
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def run_json(r: Run, prices: Prices | None = None) -> dict[str, Any]:
         "brief_date": r.brief_date,
         "model": r.model,
         "provider": r.settings.provider,
-        "base_url": r.settings.base_url,
+        "base_url": None if r.settings.base_url is None else shown_url(r.settings.base_url),
         "created_at": r.created_at,
         "finished_at": r.finished_at,
         "steps": r.steps,

@@ -204,3 +204,34 @@ def test_a_loopback_mcp_server_over_http_is_reached_without_the_proxy(
             servers.close()
         assert (content, is_error) == ("Issue 3: flaky CI", False)
         assert proxy.seen == []
+
+
+@pytest.mark.slow
+def test_a_base_urls_password_is_never_printed_stored_or_shown(tmp_path: Path) -> None:
+    """32.6: a local run at http://ann:hunter2@127.0.0.1:PORT works, and the password is in
+    no line on stderr, no byte of the database, not in `runs --json` or `show`."""
+    responder = fakeapi.responder_from_client(OfflineModel())
+    with fakeapi.FakeAPI(responder=responder) as api:
+        base = api.base_url.replace("http://", "http://ann:hunter2@")
+        got = _local_run(tmp_path, api, base=base)
+        assert got.code == 0, got.err
+        db = tmp_path / "d.db"
+        listed = invoke(db, default_model_factory, "runs", "--json").out
+        shown = invoke(db, default_model_factory, "show", json.loads(listed)[0]["id"]).out
+        url = api.base_url
+    assert f"local model qwen3:8b at {url}: mail stays on this machine" in got.err
+    assert json.loads(listed)[0]["base_url"] == url
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("d.db"))
+    assert b"hunter2" not in stored
+    assert "hunter2" not in got.err + got.out + listed + shown
+    refused = invoke(
+        db,
+        default_model_factory,
+        "brief",
+        "--provider",
+        "local",
+        "--model",
+        "m",
+        env={"ANTHROPIC_BASE_URL": "http://ann:hunter2@10.1.2.3:1"},
+    )
+    assert refused.code == 2 and "10.1.2.3" in refused.err and "hunter2" not in refused.err

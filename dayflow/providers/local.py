@@ -69,12 +69,14 @@ def check(model: str | None, base_url: str, *, allow_remote: bool) -> None:
             "the config's [model] table (e.g. qwen3:8b; `ollama list` shows yours)"
         )
     if host_of(base_url) is None:
-        raise UsageError(f"the local model's base URL {base_url!r} is not an http(s) URL")
+        raise UsageError(
+            f"the local model's base URL {shown_url(base_url)!r} is not an http(s) URL"
+        )
     if allow_remote:
         return
     if not is_loopback(base_url):
         raise UsageError(
-            f"the local model's base URL {base_url} is not on this machine (host "
+            f"the local model's base URL {shown_url(base_url)} is not on this machine (host "
             f"{host_of(base_url)}): mail would leave it; --allow-remote sends it there anyway"
         )
     if is_cloud_model(model):
