@@ -58,6 +58,12 @@ USAGE_MAX = 10**12
 _UNCACHEABLE = {"thinking", "redacted_thinking"}
 # Answers after which the server surely took nothing (rate limit, overloaded, unavailable).
 _SURELY_REFUSED = (429, 503, 529)  # the API rejects cache_control on these
+# The one ValueError the SDK raises before sending anything (a non-streaming max_tokens that
+# may take longer than its timeout); any other comes from reading the answer.
+_NOT_SENT = "Streaming is required"
+# Statuses a gateway or a proxy answers with on the server's behalf: without the API's error
+# body they are the gateway's words, not the server's.
+_GATEWAY = (502, 504)
 _T = TypeVar("_T")
 
 
@@ -200,8 +206,18 @@ class AnthropicClient:
                 raise ModelError(
                     f"{self.label} answered with a body that is not JSON ({err})"
                 ) from None
-            except ValueError as err:  # e.g. "Streaming is required ..." for a huge max_tokens
-                raise ModelError(f"{self.label} request not sent: {err}") from err
+            except RecursionError:  # JSON nested past what Python's reader can follow
+                raise ModelError(
+                    f"{self.label} answered with JSON nested too deeply to read"
+                ) from None
+            except ValueError as err:
+                if _NOT_SENT in str(err):  # the SDK refuses a huge max_tokens before sending
+                    raise ModelError(f"{self.label} request not sent: {err}") from None
+                # After the request went: an answer the SDK could not read (not UTF-8 ...).
+                raise ModelError(
+                    f"{self.label} answered with something that cannot be read "
+                    f"({type(err).__name__}: {str(err)[:120]})"
+                ) from None
             except sdk.AnthropicError as err:
                 raise ModelError(f"{self.label} error: {err}") from err
             suffix = f" after {attempt} attempt{'s' if attempt > 1 else ''}"
@@ -320,13 +336,21 @@ def _response(
             request_id=request_id,
         )
     details = getattr(message, "stop_details", None)
+    try:
+        blocks = [block.to_dict(mode="json") for block in getattr(message, "content", None) or []]
+        stop_details = details.to_dict(mode="json") if details is not None else None
+    except (ValueError, RecursionError) as err:  # "Maximum serialization depth exceeded"
+        raise ModelError(
+            f"{label} answered with content that cannot be kept ({str(err)[:80]})",
+            request_id=request_id,
+        ) from None
     return ModelResponse(
-        content=[block.to_dict(mode="json") for block in getattr(message, "content", None) or []],
+        content=blocks,
         stop_reason=getattr(message, "stop_reason", None) or "",
         usage=Usage(**counts),
         model=getattr(message, "model", None) or model,
         request_id=request_id,
-        stop_details=details.to_dict(mode="json") if details is not None else None,
+        stop_details=stop_details,
         batch_id=batch_id,
     )
 
@@ -470,6 +494,13 @@ def _status_message(err: Any, label: str = "Anthropic API") -> str:
     kind = err.type or "error"
     detail = err.api_message or err.response.reason_phrase or "no message"
     text = f"{label} {err.status_code} {kind}: {detail}"
+    if err.type is None and err.status_code in _GATEWAY:
+        # No API error body: a gateway or proxy on the way said it, not the model server.
+        reason = err.response.reason_phrase or "no message"
+        text = (
+            f"{label} not reached: {err.status_code} {reason} from a gateway or proxy "
+            "on the way (not the server's own answer)"
+        )
     if err.request_id:
         text += f" (request {err.request_id})"
     if err.status_code == 401 and label == "Anthropic API":
