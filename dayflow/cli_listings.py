@@ -143,7 +143,7 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     """Show one run: its header, steps, event log and brief."""
-    from dayflow import render
+    from dayflow import render, turns
 
     deps = get_deps(ctx)
     with handle_errors(deps):
@@ -155,6 +155,7 @@ def show(
                 store.steps.effects(run.id),
                 store.events.of(run.id),
             )
+            turns.refuse_unreadable(run, steps, store.profile)
             if as_json:
                 print_json(
                     deps,

@@ -48,6 +48,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
+from dayflow import turns
 from dayflow.agent import Loop, RunResult, drive
 from dayflow.agent.notes import Forked
 from dayflow.errors import RunPruned, UsageError
@@ -82,6 +83,7 @@ def check_fork_point(
         raise UsageError(
             f"run {run.id} has {len(steps)} step(s): there is no step {n} to fork from"
         )
+    turns.refuse_unreadable(run, steps[:n], profile)
     step = steps[n - 1]
     earlier = f"fork from step {n - 1} instead"
     if step.state == PENDING:
@@ -234,6 +236,7 @@ CHECKS = (
     "integrity",
     "schema",
     "run totals",
+    "answers",
     "tool results",
     "leases",
     "permissions",
@@ -263,6 +266,7 @@ def diagnose(store: Store, *, fix: bool = False) -> DoctorReport:
                 command_hint(store.profile, "doctor", "--recompute-totals", run_id),
             )
         )
+    findings += _unreadable_steps(store)
     findings += _unanswered_tool_uses(store)
     for run in store.archive.stale_leases():
         fixed = fix and store.archive.release_stale(run.id)
@@ -299,6 +303,25 @@ def diagnose(store: Store, *, fix: bool = False) -> DoctorReport:
     return DoctorReport(upkeep.location, schema, checks, findings, skipped)
 
 
+def _unreadable_steps(store: Store) -> list[Finding]:
+    """Each step whose stored answer no server sends (`turns.unreadable_steps`): `show` and
+    `resume` refuse the run, and a fork from the step before it is the way on."""
+    found = []
+    for run in store.runs.list(limit=None):
+        if run.pruned_at:
+            continue  # its steps are gc's skeletons
+        for n, problem in turns.unreadable_steps(store.steps.of(run.id)):
+            found.append(
+                Finding(
+                    "malformed_step",
+                    ERROR,
+                    f"run {run.id} step {n}: {problem}; `show` and `resume` cannot read it",
+                    command_hint(store.profile, "fork", run.id, "--from-step", n - 1),
+                )
+            )
+    return found
+
+
 def _unanswered_tool_uses(store: Store) -> list[Finding]:
     found = []
     for run in store.runs.list(limit=None):
@@ -307,6 +330,8 @@ def _unanswered_tool_uses(store: Store) -> list[Finding]:
         for step in store.steps.of(run.id):
             if step.state != COMPLETE or step.stop_reason != "tool_use" or not step.tool_uses():
                 continue
+            if turns.answer_problem(step.assistant) is not None:
+                continue  # named by _unreadable_steps
             answered = {r.get("tool_use_id") for r in step.tool_results or []}
             missing = [u["id"] for u in step.tool_uses() if u.get("id") not in answered]
             if missing:

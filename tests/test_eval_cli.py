@@ -19,7 +19,16 @@ import pytest
 
 from bench.eval import report, run
 from bench.eval.__main__ import main, parser
-from tests.fakeapi import FakeAPI, Local, Reply, error, overloaded, responder_from_client, text
+from tests.fakeapi import (
+    Body,
+    FakeAPI,
+    Local,
+    Reply,
+    error,
+    overloaded,
+    responder_from_client,
+    text,
+)
 from tests.httpkit import Loopback
 
 REPO = Path(__file__).resolve().parents[1]
@@ -350,6 +359,24 @@ def test_a_server_answering_a_web_page_is_one_line_not_a_traceback(
     assert err[-1] == (
         f"error: the model failed: local model server at {server.base_url} answered with no "
         "message: '<html><body>It works!</body></html>'"
+    )
+
+
+def test_an_answer_nested_200000_deep_is_one_line_not_a_recursion_traceback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tiny: Path
+) -> None:
+    """Issue 32.11: it was a RecursionError and a 74-line traceback. bench.eval's exit for a
+    model that fails is 2 (its --help); `dayflow brief` gives the same line with exit 6."""
+    deep = b"[" * 200_000 + b"]" * 200_000
+    body = b'{"type": "message", "content": [], "pad": ' + deep + b"}"
+    with FakeAPI([Body(body)], local=Local()) as api:
+        url = api.base_url
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+        assert _main(tiny, "--model", "local:q") == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == (
+        f"error: the model failed: local model server at {url} answered with JSON "
+        "nested too deeply to read"
     )
 
 

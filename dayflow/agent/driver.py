@@ -37,6 +37,7 @@ from dayflow.models import (
     Message,
     ModelRequest,
     Run,
+    Step,
     Usage,
 )
 from dayflow.sources.factory import precheck
@@ -92,6 +93,8 @@ def resume_run(
     """Continue `run` from its committed steps; a finished run costs nothing."""
     if run.status == DONE:
         return RunResult(run, run.final_text, calls=0, resumed_from=run.steps)
+    # A step no server sends (written before answers were checked) would crash the drive.
+    turns.refuse_unreadable(run, loop.store.steps.of(run.id), loop.store.profile)
     try:
         lease = loop.store.leases.claim(run.id)
     except RunAlreadyDone:  # finished by another process since we looked
@@ -139,6 +142,7 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
     try:
         messages = rebuild_messages(store, run)
         last = store.steps.last(run.id)
+        used_ids = _used_ids(store, run, messages, last)
         n = last.n if last else 0
         text: str | None = None
         if last is not None and last.state == PENDING:
@@ -172,13 +176,19 @@ def _drive(loop: Loop, run: Run, lease: Lease, resumed_from: int | None) -> RunR
             started = time.monotonic()
             try:
                 # Read as what it means (a tool turn, a cut-off answer), whoever served it.
-                response = turns.settle(loop.client.create(request), request.max_tokens)
+                response = turns.settle(
+                    loop.client.create(request),
+                    request.max_tokens,
+                    used_ids=used_ids,
+                    step=n + 1,
+                )
             finally:
                 loop.report(notes.Called(n + 1))
             calls += 1
             n += 1
             kill_point(loop, "before_pending", n)
             store.steps.begin(lease, n, response, int((time.monotonic() - started) * 1000))
+            used_ids |= turns.tool_use_ids([response.content])
             kill_point(loop, "after_pending", n)
             text = settle(
                 loop,
@@ -242,6 +252,20 @@ def _failed(
         f"{exc}; run {run.id} stopped: `{again}` continues it once the "
         "database can be written again"
     )
+
+
+def _used_ids(store: Store, run: Run, messages: list[Message], last: Step | None) -> set[str]:
+    """Every tool_use id of the run so far, which a new answer must not repeat (the API pairs
+    each tool_result with one, and the saved effects are keyed by it): those of the messages
+    to be sent, of a pending last step, and of the steps a compaction replaced (read only when
+    there is one: a plain resume reads nothing more)."""
+    sent = [m["content"] for m in messages if m["role"] == "assistant"]
+    found = turns.tool_use_ids(c for c in sent if isinstance(c, list))
+    if last is not None and last.state == PENDING:
+        found |= turns.tool_use_ids([last.assistant])
+    if store.steps.latest_compaction(run.id) is not None:
+        found |= turns.tool_use_ids(s.assistant for s in store.steps.of(run.id))
+    return found
 
 
 def _close_sources(loop: Loop, run_id: str) -> None:
