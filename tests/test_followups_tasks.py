@@ -135,6 +135,22 @@ def test_list_bulk_and_automated_mail_is_no_task(tmp_path: Path, header: str) ->
     assert [k for k, _ in tasks] == [mail_key(message_stable_id("<survey@x>"))]
 
 
+def test_list_mail_past_the_bulk_lists_cap_is_no_task_either(tmp_path: Path) -> None:
+    """read_followups lists the newest MAX_KEYS bulk keys only; a busy inbox holds more list
+    mail than that, and each message carries its own `bulk` mark in read_inbox."""
+    from dayflow.followups.view import MAX_KEYS
+
+    root = tmp_path / "busy"
+    for n in range(MAX_KEYS + 5):
+        when = at(10) + dt.timedelta(minutes=20 * n)
+        raw = thread_mail(f"digest{n}@lists.example", sender=f"Member {n} <m{n}@lists.example>",
+                          subject=f"[staff] Re: Survey round {n}", when=when,
+                          body="Could you fill in the staff survey by Friday?",
+                          extra="List-Id: Staff <staff.lists.example>")  # fmt: skip
+        _mail(root, raw, when)
+    _nothing_filed(root)
+
+
 @pytest.mark.parametrize("long", [False, True], ids=["snippet", "opened"])
 def test_my_own_mail_found_in_the_inbox_is_no_task(tmp_path: Path, long: bool) -> None:
     """Alex's own question to Jordan, in the inbox (Gmail's All Mail): waited on, not filed."""

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from dayflow.providers.offline._reading import snippet_whole, triage_all
+from dayflow.sources.envelope import Envelope
 from dayflow.sources.mail import MailItem, is_whole
 
 UTC = dt.UTC
@@ -149,3 +150,20 @@ def test_a_morning_of_400_asks_in_cut_snippets_is_briefed_within_the_default_ste
     run = json.loads(result.out)["run"]
     assert run["status"] == "done" and run["steps"] <= 40
     assert "## One thing" in json.loads(result.out)["brief"]
+
+
+@pytest.mark.parametrize(
+    ("envelope", "bulk"),
+    [
+        (Envelope(), False),
+        (Envelope(listed=True), True),  # List-Id, List-Unsubscribe, Precedence: list/bulk
+        (Envelope(automated=True), True),  # Auto-Submitted, noreply, bounces
+    ],
+)
+def test_the_listing_marks_list_bulk_and_automated_mail_on_the_message(
+    envelope: Envelope, bulk: bool
+) -> None:
+    """The mark travels with the message: read_followups' `bulk` list is capped."""
+    listed = _item("Please fill in the survey.", None, envelope=envelope).listing_json(UTC)
+    assert listed.get("bulk", False) is bulk
+    assert ("bulk" in listed) is bulk  # plain mail's listing is as it was

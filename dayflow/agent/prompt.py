@@ -18,9 +18,9 @@ Work in this order:
    imperative title, the due date (YYYY-MM-DD) when the message gives one, source_id set to the
    message id, and idempotency_key set to the message's `key` from read_inbox. Skip messages
    already covered by an open task (same idempotency key). Never create a task for newsletters
-   or FYIs, nor for a message whose key read_followups lists under `answered` (the user wrote
-   after it: not a new request), `bulk` (mailing-list, bulk or automated mail) or `yours` (the
-   user's own mail to others). If a source
+   or FYIs, nor for a message read_inbox marks `bulk` or whose key read_followups lists under
+   `answered` (the user wrote after it: not a new request), `bulk` (mailing-list, bulk or
+   automated mail) or `yours` (the user's own mail to others). If a source
    is listed as unavailable (or none is configured), say in the brief which one could not be
    read.
    An owed reply is not a task: a request whose only action is to answer (a question to the

@@ -93,7 +93,9 @@ class MailItem:
     def listing_json(self, tz: dt.tzinfo) -> dict[str, Any]:
         """The message as read_inbox lists it; `snippet_is_whole` says whether the snippet is
         all of the text (when the listing read the body: JSON, Maildir, mbox, .eml, IMAP's
-        first bytes), so that a reader knows when read_message would show nothing more."""
+        first bytes), so that a reader knows when read_message would show nothing more;
+        `bulk` marks mailing-list, bulk and automated mail (the envelope's one predicate,
+        the one read_followups' `bulk` list uses), which asks nothing of the user."""
         snippet = clean_line(self.snippet, 2 * 200)
         out: dict[str, Any] = {
             "id": self.id,
@@ -110,6 +112,10 @@ class MailItem:
             whole = is_whole(self.snippet, self.body)
         if whole is not None:
             out["snippet_is_whole"] = whole
+        if self.envelope.listed or self.envelope.automated:
+            # On the message itself, not only in read_followups' `bulk` list: that list is
+            # capped (the newest keys), and a busy inbox has more list mail than it shows.
+            out["bulk"] = True
         return out
 
     def message_json(self, tz: dt.tzinfo, cap: int = BODY_CHARS) -> dict[str, Any]:

@@ -9,9 +9,9 @@ thing people forget), never over one due today, overdue or urgent.
 `NoTasks` is what the same read says is no task: a request whose only action is to answer
 (reply, respond, RSVP) in a thread of `you_owe` is that owed reply, shown under `## You owe
 replies` and not filed; a message the user has written after (`answered`), mailing-list,
-bulk or automated mail (`bulk`) and the user's own mail to others found in an inbox
-(`yours`) ask nothing new. Real work asked in an owed thread (send the report, sign the
-form) is still a task, under its message's key.
+bulk or automated mail (`bulk`, or marked so on the message itself by read_inbox) and the
+user's own mail to others found in an inbox (`yours`) ask nothing new. Real work asked in an
+owed thread (send the report, sign the form) is still a task, under its message's key.
 """
 
 from __future__ import annotations
@@ -43,17 +43,23 @@ class NoTasks:
     def files(self, action: Action) -> bool:
         """Whether `action` is a task: not bulk or answered mail, not an owed reply."""
         key = action.key.split("#", 1)[0]
-        if key in self.settled:
+        if key in self.settled or listed_bulk(action.message):
             return False
         owed = key in self.owed or str(action.message.get("id")) in self.owed
         return not (owed and _ANSWER_ONLY.match(action.title))
 
     def opens(self, message: dict[str, Any]) -> bool:
         """Whether a listed message may ask anything new (bulk or answered mail does not)."""
-        return str(message.get("key")) not in self.settled
+        return str(message.get("key")) not in self.settled and not listed_bulk(message)
 
     def keep(self, actions: list[Action]) -> list[Action]:
         return [a for a in actions if self.files(a)]
+
+
+def listed_bulk(message: dict[str, Any]) -> bool:
+    """Whether read_inbox (or read_message) marks the message as list, bulk or automated mail:
+    read_followups' `bulk` list holds only the newest keys, the mark is on every message."""
+    return message.get("bulk") is True
 
 
 def no_tasks(calls: list[Call]) -> NoTasks:
