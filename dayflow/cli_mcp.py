@@ -21,6 +21,7 @@ from dayflow.cli_base import (
     print_json,
 )
 from dayflow.errors import SourceError, UsageError
+from dayflow.mcp import shown
 
 commands = typer.Typer(
     name="mcp",
@@ -71,7 +72,7 @@ def list_servers(
         for row in rows:
             _line(deps, _server_line(row))
             for t in (t for t in tools if t["server"] == row.name):
-                _line(deps, f"  {t['tool']}: {t['verdict']}")
+                _line(deps, f"  {shown(t['tool'])}: {t['verdict']}")
 
 
 @commands.command()
@@ -127,9 +128,21 @@ def import_file(
 
 
 @commands.command()
-def serve(ctx: typer.Context, db: DbOpt = None) -> None:
+def serve(
+    ctx: typer.Context,
+    db: DbOpt = None,
+    read_only: Annotated[
+        bool,
+        typer.Option(
+            "--read-only",
+            help="Offer only the reading tools: a client cannot mark a task done (a call to "
+            "mark_task_done is refused).",
+        ),
+    ] = False,
+) -> None:
     """Serve today's brief, the open tasks and the run history to an MCP client over stdio
-    (read-only, and one tool that marks a task done); never starts a model run."""
+    (read-only, and one tool that marks a task done unless --read-only); never starts a model
+    run. Briefs are made inert as a file sink's are."""
     deps = get_deps(ctx)
     with handle_errors(deps):
         settings = deps.settings(db=db)
@@ -140,11 +153,12 @@ def serve(ctx: typer.Context, db: DbOpt = None) -> None:
 
             raise UsageError(INSTALL_HINT) from None
         deps.store(settings).close()  # a missing database is one line now, not at a call
-        serve_stdio(lambda: deps.store(settings), settings.tz, deps.clock.now)
+        serve_stdio(lambda: deps.store(settings), settings.tz, deps.clock.now, read_only=read_only)
 
 
 def _line(deps: Deps, text: str) -> None:
-    """A line of a server's listing: its tool names and errors are the server's words."""
+    """A line of a server's listing: its tool names and errors are the server's words (the
+    names already `shown`: escaped and cut)."""
     from dayflow.listing import plain
 
     deps.out.print(plain(text), markup=False, soft_wrap=True)
@@ -152,9 +166,10 @@ def _line(deps: Deps, text: str) -> None:
 
 def _server_line(row: Any) -> str:
     off = "" if row.enabled else " (enabled = false)"
+    head = f"{shown(row.name)}: {shown(row.where, 120)}"
     if row.why is not None:
-        return f"{row.name}: {row.where}: not started: {row.why}{off}"
-    return f"{row.name}: {row.where}: started in {row.seconds:.1f} s, {len(row.tools)} tool(s){off}"
+        return f"{head}: not started: {row.why}{off}"
+    return f"{head}: started in {row.seconds:.1f} s, {len(row.tools)} tool(s){off}"
 
 
 def _server_json(row: Any) -> dict[str, Any]:

