@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dayflow.mcp import offline_note
+from dayflow.mcp import MAX_SHOWN, offline_note, shown
 from dayflow.mcp.config import ServerSpec
 from dayflow.mcp.offer import (
     MAX_DESCRIPTION,
@@ -193,3 +193,18 @@ def test_the_offline_note_names_the_servers_once_and_is_none_without_mcp_tools()
     assert note is not None and "need a model (Claude or local)" in note and "gh" in note
     assert offline_note([{"name": "read_inbox"}]) is None
     json.dumps(note)
+
+
+def test_a_long_name_is_shown_cut_with_an_ellipsis_and_escaped() -> None:
+    assert shown("list_issues") == "list_issues"
+    long = shown("x" * 5000)
+    assert len(long) == MAX_SHOWN and long.endswith("…")
+    hostile = shown("\x1b" * 5000)  # each ESC is a 6-character escape: none is cut in half
+    assert "\x1b" not in hostile and len(hostile) <= MAX_SHOWN
+    assert hostile.removesuffix("…") == "\\u001b" * ((MAX_SHOWN - 1) // 6)
+
+
+@given(st.text(max_size=300))
+def test_shown_is_always_one_safe_line_within_the_limit(name: str) -> None:
+    out = shown(name)
+    assert len(out) <= MAX_SHOWN and "\x1b" not in out and "\n" not in out and "\u202e" not in out

@@ -12,6 +12,30 @@ from typing import Any
 
 PREFIX = "mcp__"  # the names the model sees: mcp__<server>__<tool> (dayflow.mcp.offer)
 INSTALL_HINT = "MCP servers need the mcp extra: pip install 'dayflow[mcp]'"
+MAX_SHOWN = 80  # characters of a server's or a tool's name on a terminal line
+
+
+def shown(name: str, limit: int = MAX_SHOWN) -> str:
+    """A name a server (or the config) gave, as one terminal line shows it: control
+    characters, line ends and bidi marks escaped, and cut to `limit` characters with an ellipsis (a
+    server may name a tool with 5,000 characters); never an escape cut in half."""
+    from dayflow.listing import plain as escaped
+
+    def plain(text: str) -> str:  # one line: a line end is an escape too
+        return escaped(text).replace("\n", "\\n")
+
+    text = plain(name)
+    if len(text) <= limit:
+        return text
+    pieces: list[str] = []
+    room = limit - 1
+    for char in name:  # whole escapes only
+        piece = plain(char)
+        if len(piece) > room:
+            break
+        pieces.append(piece)
+        room -= len(piece)
+    return "".join(pieces) + "…"
 
 
 def is_mcp_tool(name: object) -> bool:

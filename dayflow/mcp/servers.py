@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dayflow.frozen import Frozen
-from dayflow.mcp import INSTALL_HINT
+from dayflow.mcp import INSTALL_HINT, shown
 from dayflow.mcp.config import ServerSpec, enabled, parse_servers
 from dayflow.mcp.offer import READ, WRITE, ListedTool, Offer, kind_of, offer
 from dayflow.mcp.results import result_content
@@ -80,13 +80,16 @@ class Prepared(Frozen):
     def notices(self) -> list[str]:
         """One line each, safe for a terminal: a server that is down, a listed tool refused
         for a reason other than not being asked for, a tool left out over the cap."""
-        lines = [f"MCP server {name} is unavailable: {why}" for name, why in self.down]
+        lines = [f"MCP server {shown(name)} is unavailable: {why}" for name, why in self.down]
         lines += [
-            f"MCP tool {r.server}/{r.tool} not offered: {r.reason}"
+            f"MCP tool {shown(r.server)}/{shown(r.tool)} not offered: {r.reason}"
             for r in self.offer.refused
             if r.reason != "not in allow_tools"
         ]
-        lines += [f"MCP tool {r.server}/{r.tool} left out: {r.reason}" for r in self.offer.left_out]
+        lines += [
+            f"MCP tool {shown(r.server)}/{shown(r.tool)} left out: {r.reason}"
+            for r in self.offer.left_out
+        ]
         from dayflow.listing import plain
 
         return [plain(line) for line in lines]  # a server's tool names and words: escaped
