@@ -35,6 +35,20 @@ _FUTURE_SLACK = dt.timedelta(days=2)
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f]")
 _SURROGATE = re.compile("[\udc80-\udcff]")  # an undecodable header byte, as compat32 keeps it
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # C0 controls but \t \n \r
+# A terminal escape sequence, whole: CSI (`ESC [` or the 8-bit CSI, parameters, a final
+# byte), OSC and the other string controls (to BEL or ST, at most 512 characters), two-byte
+# escapes, and any other C1 control. Removing only
+# the ESC (as `_CONTROL` does) would leave `[1m` in a subject, and from there in a task title.
+_ESCAPE = re.compile(
+    "(?:\x1b\\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
+    "|\x1b[\\]PX^_][^\x07\x1b\x9c]{0,512}(?:\x07|\x1b\\\\|\x9c)?"
+    "|\x1b[\x20-\x2f]*[\x30-\x7e]?"
+    "|[\x80-\x9f]"
+)
+# What an escape leaves when its ESC was dropped on the way (by a mail client, a model): an SGR
+# `[1m`, `[0;31m`, `[m` that no title means.
+_C1 = re.compile("[\x80-\x9f]")
+_SGR_REMNANT = re.compile(r"\[(?:\d{1,3}(?:;\d{1,3})*)?m(?!\w*\])")
 
 
 @dataclass(frozen=True)
@@ -129,9 +143,22 @@ def header_text(msg: Message, name: str) -> str:
     return " ".join(_undo_surrogates(decoded).split())
 
 
+def without_escapes(text: str) -> str:
+    """`text` without terminal escape sequences (whole) and C1 controls."""
+    return _ESCAPE.sub("", text) if ("\x1b" in text or _C1.search(text)) else text
+
+
+def title_text(text: str, *, one_line: bool = True) -> str:
+    """A task's title (one line) or notes as the tools keep them: escape sequences and what
+    is left of one whose ESC was dropped (`[1m`) out, control and bidi characters out."""
+    text = _BIDI.sub("", _CONTROL.sub(" ", _SGR_REMNANT.sub("", without_escapes(text))))
+    return " ".join(text.split()) if one_line else text.strip()
+
+
 def clean_line(text: str, limit: int) -> str:
-    """One line of text fit to show: control and bidi characters out, cut at `limit`."""
-    text = _BIDI.sub("", _CONTROL.sub(" ", text))
+    """One line of text fit to show: escape sequences, control and bidi characters out, cut
+    at `limit`."""
+    text = _BIDI.sub("", _CONTROL.sub(" ", without_escapes(text)))
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -379,7 +406,7 @@ def _text(part: Message) -> str:
         charset = part.get_content_charset()
     except Exception:
         charset = None
-    text = _decode(data, charset)
+    text = without_escapes(_decode(data, charset))
     return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 

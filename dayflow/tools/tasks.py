@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from dayflow.shown import MODEL_KEY_PREFIX, Shown
+from dayflow.sources.mime import title_text
 from dayflow.tools.spec import ISO_DATE, Tool, ToolEnv, ToolError, string_schema
 
 
@@ -61,18 +62,24 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
                 f"'due' {due} is outside this brief's horizon ({lo} to {hi}); leave it out "
                 "unless the message gives a date in it; no task was created"
             )
+    # Text from mail may carry terminal escapes, or what is left of one (`[1m`): never kept.
+    title = title_text(args["title"])
+    if not title:
+        raise ToolError("'title' is empty once control characters are removed; no task was created")
+    notes = args.get("notes")
+    notes = title_text(notes, one_line=False) or None if isinstance(notes, str) else notes
     key = args["idempotency_key"]
     _check_key(key, args.get("source_id"), env.shown())
     book = env.tasks
     if not book.exists(key) and book.count_created_by(env.run_id) >= env.task_cap:
         raise TaskCapReached(env.task_cap)
     task, created = book.create(
-        title=args["title"],
+        title=title,
         idempotency_key=key,
         run_id=env.run_id,
         due=due,
         source_id=args.get("source_id"),
-        notes=args.get("notes"),
+        notes=notes,
     )
     # Only fields that do not depend on when or by which run the task was made, so that a
     # resumed run sends the model exactly the bytes an uncrashed run would have sent.
