@@ -139,9 +139,9 @@ def check(
         at = briefday.brief_moment(day, tz, now)
         context = SourceContext(day, tz, env, at)
         results = []
-        for spec in specs:  # each inbox followed by its sent folder
+        for spec in specs:  # each inbox followed by its sent folder (one token per account)
             results.append(check_source(spec, context))
-            results += [r for r in [check_sent(spec, context)] if r is not None]
+            results += [r for r in [check_sent(spec, context, results[-1])] if r is not None]
         # The database is not opened here: after a finished brief, a brief's window starts at
         # that brief instead (briefday.mail_since).
         since = (at - briefday.MAIL_WINDOW).astimezone(tz)
@@ -158,6 +158,8 @@ def check(
             deps.out.print_json(json.dumps(doc))
         else:
             for r in results:
+                if r.get("skipped"):  # its account's failure is the line above: one per account
+                    continue
                 deps.out.print(_check_line(r), markup=False, soft_wrap=True)
             if delivery["sinks"] or not delivery["ok"]:
                 head = f"{'delivery':<16} {'':<8}"
@@ -207,9 +209,13 @@ def _check_line(r: dict[str, Any]) -> str:
     if "auth" in r:  # the login mechanism and what the server made of it
         accepted = r.get("accepted")
         state = "not tried" if accepted is None else "accepted" if accepted else "refused"
+        if accepted is None and r.get("sent"):
+            state = "sent, no answer" + (f" in {r['timeout']:g} s" if "timeout" in r else "")
         head += f" {r['auth']} {state}" + ("," if r["ok"] else ";")
     if not r["ok"]:
         return f"{head} error: {r['error']}"
+    if "warning" in r:
+        return f"{head} warning: {r['warning']}"
     if r["table"] in ("inbox", "sent"):
         line = f"{head} {r['messages']} message(s)"
         if "newest" in r:

@@ -219,7 +219,7 @@ def test_caldav_never_sends_the_password_to_the_host_a_redirect_names() -> None:
                 tz=ZoneInfo("UTC"),
                 timeout=10,
             )
-            with pytest.raises(SourceUnreadable, match=r"\(HTTP 401\)"):
+            with pytest.raises(SourceUnreadable, match=r"another origin, which answered HTTP 401"):
                 source.events(dt.date(2026, 11, 2), dt.date(2026, 11, 8))
     assert first.seen[0].method == "PROPFIND" and "authorization" in first.seen[0].headers
     assert [s.method for s in elsewhere.seen] == ["PROPFIND"]

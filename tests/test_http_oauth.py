@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from dayflow.errors import SourceUnreadable
 from dayflow.sources.config import SourceSpec
 from dayflow.sources.factory import SourceContext, check_source, open_calendar
 from dayflow.sources.oauth import AuthRefused, TokenUnavailable
@@ -50,6 +51,7 @@ def caldav(url: str, command: str) -> SourceSpec:
         auth="bearer",
         token_command=command,
         timeout=10.0,
+        security="plain",  # the test server is http:// on loopback
     )
 
 
@@ -163,6 +165,7 @@ def feed(url: str, command: str | None = None, env_name: str | None = None) -> S
         token_command=command,
         token_env=env_name,
         timeout=5.0,
+        security="plain",  # the test server is http:// on loopback
     )
 
 
@@ -194,18 +197,54 @@ def test_a_bearer_token_is_never_sent_to_another_origin_on_a_redirect(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     home, elsewhere = origins
     home.target = elsewhere.url + "/private.ics"
-    command, _ = token_script(tmp_path)
-    with pytest.raises(AuthRefused):  # the other origin, given no token, answers 401
+    command, count = token_script(tmp_path)
+    with pytest.raises(SourceUnreadable) as caught:  # the other origin, given no token: 401
         open_calendar(feed(home.url + "/moved.ics", command), CTX).events(first=MONDAY, last=SUNDAY)
+    # Issue 32.25: not "the server refused the token", and no retry: where it went, and why
+    # the token was not sent there.
+    line = str(caught.value)
+    assert not isinstance(caught.value, AuthRefused) and runs(count) == 1, line
+    assert f"redirected to {elsewhere.url}/…, another origin, which answered HTTP 401" in line
+    assert "the token is never sent to another origin, so it was not sent there" in line
     assert home.seen and home.seen[0][1] == "Bearer token-1"
     assert elsewhere.seen and all(given is None for _, given in elsewhere.seen), elsewhere.seen
     # On the same origin the token goes along: the feed is read.
     home.seen.clear()
-    home.tokens = {"token-3"}
+    home.tokens = {"token-2"}
     events = open_calendar(feed(home.url + "/here.ics", command), CTX).events(
         first=MONDAY, last=SUNDAY
     )
     assert events and home.seen == [
-        ("/here.ics", "Bearer token-3"),
-        ("/private.ics", "Bearer token-3"),
+        ("/here.ics", "Bearer token-1"),
+        ("/private.ics", "Bearer token-1"),
+        ("/here.ics", "Bearer token-2"),
+        ("/private.ics", "Bearer token-2"),
     ]
+
+
+def test_a_token_is_never_sent_over_plain_http_unless_the_entry_says_plain(
+    origins: tuple[Origin, Origin], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32.7: IMAP's rule (a token only over TLS unless security = "plain") for the
+    calendars too: refused when the config is read, and again where it would be sent."""
+    from dataclasses import replace
+
+    from tests.conftest import config_problems, parse_sources
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    home, _ = origins
+    command, count = token_script(tmp_path)
+    for kind, extra in (("ics", ""), ("caldav", 'user = "alex"\n')):
+        toml = (
+            f'[[calendar]]\nname = "c"\nkind = "{kind}"\nurl = "http://cal.example.org/x"\n'
+            f'{extra}token_command = "oama access alex"\n'
+        )
+        [problem] = config_problems(toml)
+        assert "a token is sent only over https:// (the url is plain http://)" in problem
+        assert 'security = "plain"' in problem
+        parse_sources(toml + 'security = "plain"\n')  # said so: accepted
+    clear = replace(feed(home.url + "/private.ics", command), security="tls")
+    with pytest.raises(SourceUnreadable, match="a token is sent only over https://"):
+        open_calendar(clear, CTX).events(first=MONDAY, last=SUNDAY)
+    assert home.seen == []  # nothing went
+    assert runs(count) <= 1

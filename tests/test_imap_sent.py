@@ -116,18 +116,46 @@ def test_no_sent_folder_is_named_in_one_line_and_the_inbox_still_counts(
     assert 'set sent = "<folder>" in [[inbox]] work' in why
     env = _config(tmp_path, server.plain.port)
     check = invoke(tmp_path / "d.db", model, "sources", "check", "--json", env=env)
-    assert check.code == 4
+    assert check.code == 0, check.out  # none was asked for: a warning (issue 31.5)
     rows = {r["name"]: r for r in json.loads(check.out)["sources"]}
     assert rows["work"]["ok"] and rows["work"]["messages"] == 1
-    assert not rows["work/sent"]["ok"] and "no sent folder found" in rows["work/sent"]["error"]
+    assert rows["work/sent"]["ok"] and "no sent folder found" in rows["work/sent"]["warning"]
+    text = invoke(tmp_path / "d.db", model, "sources", "check", env=env)
+    assert text.code == 0
+    [line] = [x for x in text.out.splitlines() if x.startswith("work/sent")]
+    assert "warning: work/sent: no sent folder found" in line and "sent = false" in line
 
 
-def _config(tmp_path: Path, port: int) -> dict[str, str]:
+def test_sent_false_reads_no_sent_folder_and_a_named_missing_one_fails_the_check(
+    server: ImapServer, tmp_path: Path
+) -> None:
+    server.append(thread_mail("bob1@x", subject="Budget", when=at(13)), when=at(13).timestamp())
+    env = _config(tmp_path, server.plain.port, "sent = false\n")
+    listed = invoke(tmp_path / "d.db", model, "sources", "--json", env=env)
+    assert json.loads(listed.out)["sources"][0]["sent"] is False
+    check = invoke(tmp_path / "d.db", model, "sources", "check", "--json", env=env)
+    assert check.code == 0, check.out
+    assert [r["name"] for r in json.loads(check.out)["sources"]] == ["work"]
+    assert not server.plain.lines("LIST")  # not even looked for
+    brief = invoke(tmp_path / "d.db", model, "brief", "--json", env=env)
+    assert brief.code == 0, brief.err
+    assert not server.plain.lines("LIST")
+    env = _config(tmp_path, server.plain.port, 'sent = "Nope"\n')
+    check = invoke(tmp_path / "d.db", model, "sources", "check", "--json", env=env)
+    assert check.code == 4  # a folder the config names must be there
+    rows = {r["name"]: r for r in json.loads(check.out)["sources"]}
+    assert not rows["work/sent"]["ok"] and "Nope" in rows["work/sent"]["error"]
+    env = _config(tmp_path, server.plain.port, "sent = true\n")
+    bad = invoke(tmp_path / "d.db", model, "sources", "check", env=env)
+    assert bad.code == 4 and "'sent' must be a folder name or path, or false for none" in bad.err
+
+
+def _config(tmp_path: Path, port: int, extra: str = "") -> dict[str, str]:
     path = tmp_path / "config.toml"
     path.write_text(
         f'me = ["alex@example.org"]\n[[inbox]]\nname = "work"\nkind = "imap"\n'
         f'host = "127.0.0.1"\nport = {port}\nsecurity = "plain"\n'
-        'user = "demouser"\npassword_env = "IMAP_PW"\n'
+        'user = "demouser"\npassword_env = "IMAP_PW"\n' + extra
     )
     return {"DAYFLOW_CONFIG": str(path), **ENV}
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -397,22 +398,106 @@ def test_a_password_command_that_does_not_finish_is_killed_with_its_children(
 
 
 @pytest.mark.parametrize(
-    ("command", "expected"),
+    ("command", "expected", "hint"),
     [
-        ("~/bin/no-such-password-tool", "was not found (it runs without a shell"),
-        ("sh -c 'exit 3'", "exited with status 3 (it runs without a shell"),
-        ("true", "printed no password (it runs without a shell"),
+        ("~/bin/no-such-password-tool", "'~/bin/no-such-password-tool' was not found", True),
+        ("cat $HOME/.pw", "exited with status 1", True),
+        ("cat /no/such/file | head -1", "exited with status 1", True),
+        ('"pass show mail"', "program was not found", True),
+        ("sh -c 'exit 3'", "exited with status 3", False),
+        ("true", "printed no password (exit status 0)", False),
+        ("no-such-password-tool show mail", "'no-such-password-tool' was not found", False),
     ],
 )
-def test_a_password_command_that_fails_says_it_runs_without_a_shell(
-    command: str, expected: str
+def test_the_no_shell_hint_is_given_only_to_a_command_written_for_a_shell(
+    command: str, expected: str, hint: bool
 ) -> None:
-    """`~`, `$VAR` and pipes do not work in password_command: the error says so."""
+    """Issue 32.24: `~`, `$VAR`, pipes and a command quoted whole do not work without a shell,
+    and the error says so; a command that failed for its own reasons gets no such hint."""
     from dayflow.sources.secret_command import SecretCommandFailed, secret_from_command
 
     with pytest.raises(SecretCommandFailed) as caught:
         secret_from_command(command, 10)
-    assert expected in str(caught.value) and "sh -c" in str(caught.value)
+    assert expected in str(caught.value), str(caught.value)
+    assert ("sh -c" in str(caught.value)) == hint, str(caught.value)
+
+
+def test_a_failing_commands_first_stderr_line_is_shown_escaped_and_without_its_secret(
+    tmp_path: Path,
+) -> None:
+    """Issue 32.24: pizauth's "open this URL" is the reason a token_command fails; it is shown,
+    one line, with no terminal escape and nothing of the secret the command printed."""
+    from dayflow.sources.secret_command import SecretCommandFailed, secret_from_command
+
+    url = "https://login.example.com/oauth2/authorize?client_id=abc&state=Zq81XkT3bLm9wPq2"
+    script = tmp_path / "pizauth.py"
+    script.write_text(
+        "import sys\n"
+        "print('hunter2-Sekret-9876')\n"
+        "sys.stderr.write('\\n\\x1b[31merror: Token unavailable until authorised with URL "
+        f"{url} (old: hunter2-Sekret-9876 ghp_16C7e42F292c6912E7710c838347Ae178B4a)\\n')\n"
+        "sys.stderr.write('second line\\n')\n"
+        "sys.exit(1)\n"
+    )
+    with pytest.raises(SecretCommandFailed) as caught:
+        secret_from_command(f"{sys.executable} {script}", 10, key="token_command", what="token")
+    line = str(caught.value)
+    assert line.startswith("token_command exited with status 1; it said: ")
+    assert f"error: Token unavailable until authorised with URL {url}" in line
+    assert "\x1b" not in line and "\n" not in line and "second line" not in line
+    assert "hunter2" not in line and "ghp_" not in line and "without a shell" not in line
+
+
+def test_a_password_pasted_as_the_command_is_never_echoed() -> None:
+    """Issue 32.4: "'<the password>' was not found" put the password in the DB, the brief, the
+    sinks and the model. Only a word that reads as a program is shown."""
+    from dayflow.sources.secret_command import SecretCommandFailed, secret_from_command
+
+    for pasted in (
+        "Zx9kLq2mNw8pR4tV7yB1cD3fG6hJ0aS5eU",
+        "hunter2",
+        "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+        "correct-Horse7-battery",
+        "p@ssw0rd!",
+    ):
+        with pytest.raises(SecretCommandFailed) as caught:
+            secret_from_command(pasted, 10)
+        line = str(caught.value)
+        assert pasted not in line and "program was not found" in line, line
+        assert "not the password itself" in line
+    for program in ("oama-missing access me", "/opt/none/pass show x", "no-pizauth show work"):
+        with pytest.raises(SecretCommandFailed) as caught:
+            secret_from_command(program, 10)
+        assert f"{program.split()[0]!r} was not found" in str(caught.value)
+
+
+def test_a_command_printing_more_than_a_pipe_holds_is_read_not_timed_out(
+    tmp_path: Path,
+) -> None:
+    """Issue 32.15: a program printing over 64 KB blocked on its full pipe until the timeout
+    (a busy wait meanwhile). Its first line is the answer; a first line with no end is
+    refused saying so."""
+    import time
+
+    from dayflow.sources.secret_command import SecretCommandFailed, secret_from_command
+
+    big = tmp_path / "big.py"
+    big.write_text("import sys\nsys.stdout.write('tok-1\\n' + 'x' * 300_000 + '\\n')\n")
+    start = time.monotonic()
+    assert secret_from_command(f"{sys.executable} {big}", 20) == "tok-1"
+    assert time.monotonic() - start < 10
+    endless = tmp_path / "endless.py"
+    endless.write_text("import sys\nsys.stdout.write('y' * 300_000)\n")
+    with pytest.raises(SecretCommandFailed) as caught:
+        secret_from_command(f"{sys.executable} {endless}", 20, key="token_command", what="token")
+    assert "printed more than 64 KB without a line break: not a token" in str(caught.value)
+    spew = tmp_path / "spew.py"
+    spew.write_text("import sys\nwhile True:\n    sys.stdout.write('z' * 65536)\n")
+    start = time.monotonic()
+    with pytest.raises(SecretCommandFailed) as caught:
+        secret_from_command(f"{sys.executable} {spew}", 1.5)
+    assert "did not finish in 1.5 s (stopped, after printing more than 64 KB)" in str(caught.value)
+    assert time.monotonic() - start < 5
 
 
 def test_a_password_command_prints_a_non_ascii_password_as_utf8() -> None:

@@ -51,11 +51,15 @@ def json_sources(settings: RunSettings, brief_date: date) -> Sources:
 def source_factory(
     env: Mapping[str, str], configs: Callable[[Path], SourcesConfig] | None = None
 ) -> SourceFactory:
-    """A SourceFactory whose password_env lookups use `env` (the CLI's, `.env` included) and
-    whose config files come from `configs` (the process's `config.Config`: read once)."""
+    """A SourceFactory whose password_env lookups use `env` (the CLI's, `.env` included),
+    whose config files come from `configs` (the process's `config.Config`: read once), and
+    whose accounts fetch their token or password once for every source it builds."""
+    from dayflow.sources.oauth import Accounts
+
+    accounts = Accounts()
 
     def factory(settings: RunSettings, brief_date: date) -> Sources:
-        return build_sources(settings, brief_date, env=env, configs=configs)
+        return build_sources(settings, brief_date, env=env, configs=configs, accounts=accounts)
 
     return factory
 

@@ -65,8 +65,10 @@ def to_smtp(job: Attempt) -> str:
 class Refused(Exception):
     """The server's answer to the end of the message was not 250 (a 4xx or 5xx)."""
 
-    def __init__(self, code: int, resp: bytes) -> None:
-        self.reply = " ".join(f"{code} {resp.decode('utf-8', 'replace')}".split())[:300]
+    def __init__(self, code: int, resp: bytes, secrets: list[str | None] | None = None) -> None:
+        from dayflow.sources.secrets import server_words
+
+        self.reply = server_words(f"{code} {resp.decode('utf-8', 'replace')}", secrets or [])
         super().__init__(self.reply)
 
 
@@ -143,6 +145,7 @@ def send_mail(
     import ssl
 
     from dayflow.sources.oauth import AuthRefused, TokenUnavailable
+    from dayflow.sources.secrets import server_words
     from dayflow.sources.wire import breaks_line
 
     # Checked again where they are sent, whatever validated them: a line break in any of
@@ -154,6 +157,8 @@ def send_mail(
             raise DeliveryFailed(f"smtp to {cfg.where}: `{key}` holds a line break; not sent")
     if password is not None and breaks_line(password):
         raise DeliveryFailed(f"smtp to {cfg.where}: the password holds a line break; not sent")
+    # Whatever the server says is shown without the password or any token sent to it.
+    secrets: list[str | None] = [password]
     try:
         context = ssl.create_default_context(cafile=cfg.cafile)
         server: smtplib.SMTP
@@ -172,7 +177,7 @@ def send_mail(
                         f"smtp to {cfg.where}: a token is sent only over TLS unless "
                         'security = "plain"'
                     )
-                _authenticate(server, cfg, credential)
+                _authenticate(server, cfg, credential, secrets)
             elif cfg.user and password is not None:
                 _login(server, cfg.user, password)
             code, resp = server.mail(cfg.sender)
@@ -194,14 +199,14 @@ def send_mail(
                 server.send(b".\r\n")
                 code, resp = server.getreply()
             except (OSError, smtplib.SMTPException) as exc:
-                raise Unanswered(one_line(exc)) from None
+                raise Unanswered(smtp_reason(exc, secrets)) from None
             if code != 250:
-                raise Refused(code, resp)
-            return f"{code} {resp.decode('utf-8', 'replace')}"
+                raise Refused(code, resp, secrets)
+            return server_words(f"{code} {resp.decode('utf-8', 'replace')}", secrets)
     except (AuthRefused, TokenUnavailable) as exc:
         raise DeliveryFailed(str(exc)) from None
     except (OSError, smtplib.SMTPException) as exc:
-        raise DeliveryFailed(f"smtp to {cfg.where}: {smtp_reason(exc)}") from None
+        raise DeliveryFailed(f"smtp to {cfg.where}: {smtp_reason(exc, secrets)}") from None
 
 
 def _login(server: Any, user: str, password: str) -> None:
@@ -224,14 +229,17 @@ def _login(server: Any, user: str, password: str) -> None:
         raise smtplib.SMTPAuthenticationError(code, resp)
 
 
-def smtp_reason(exc: BaseException) -> str:
-    """An SMTP failure in one human line: what the server refused and its own words, never a
-    Python repr of the exception's arguments."""
+def smtp_reason(exc: BaseException, secrets: list[str | None] | None = None) -> str:
+    """An SMTP failure in one human line: what the server refused and its own words (the
+    password or token in `secrets` hidden from them), never a Python repr of the exception's
+    arguments."""
     import smtplib
+
+    from dayflow.sources.secrets import server_words
 
     def said(code: int, text: bytes | str) -> str:
         words = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
-        return " ".join(f"{code} {words}".split())[:300]
+        return server_words(f"{code} {words}", secrets or [])
 
     if isinstance(exc, smtplib.SMTPRecipientsRefused):
         parts = [f"{rcpt} ({said(*answer)})" for rcpt, answer in exc.recipients.items()]
@@ -246,10 +254,12 @@ def smtp_reason(exc: BaseException) -> str:
         return f"the server refused the message ({said(exc.smtp_code, exc.smtp_error)})"
     if isinstance(exc, smtplib.SMTPResponseException):
         return f"the server answered {said(exc.smtp_code, exc.smtp_error)}"
-    return one_line(exc)
+    return server_words(one_line(exc), secrets or [])
 
 
-def _authenticate(server: Any, cfg: SmtpConfig, credential: Credential) -> None:
+def _authenticate(
+    server: Any, cfg: SmtpConfig, credential: Credential, secrets: list[str | None]
+) -> None:
     """AUTH XOAUTH2 / OAUTHBEARER with the initial response (RFC 4954); a 535 fetches the token
     once more and tries again, a second is AuthRefused with the server's words."""
     import smtplib
@@ -266,6 +276,7 @@ def _authenticate(server: Any, cfg: SmtpConfig, credential: Credential) -> None:
     error_reply = sasl_error_reply(credential.mechanism).decode("ascii")
     token = credential.take()
     while True:
+        secrets.append(token)
         payload = sasl_payload(credential.mechanism, str(cfg.user), cfg.host, cfg.port, token)
         answers = iter((payload.decode("ascii"),))
 
@@ -275,10 +286,12 @@ def _authenticate(server: Any, cfg: SmtpConfig, credential: Credential) -> None:
             return str(next(answers, error_reply))
 
         try:
+            credential.sent = True
             server.auth(mechanism, respond)
+            credential.accepted = True
             return
         except smtplib.SMTPAuthenticationError as exc:
             words = exc.smtp_error
             said = words.decode("utf-8", "replace") if isinstance(words, bytes) else str(words)
-            credential.refused(f"{exc.smtp_code} {said}")  # raises after the one retry
+            credential.refused(f"{exc.smtp_code} {said}", token)  # raises after the one retry
             token = credential.take()

@@ -90,6 +90,7 @@ class CalDavCalendar(CalendarSource):
         today: dt.date | None = None,
         credential: Credential | None = None,
         me: people.Me = people.nobody,
+        plain_ok: bool = False,
     ) -> None:
         real = http.http_url(url)
         if real is None:
@@ -107,6 +108,7 @@ class CalDavCalendar(CalendarSource):
         self._password = password
         self._secret: str | None = None
         self._credential = credential  # a token instead of the password (Bearer)
+        self._plain_ok = plain_ok  # `security = "plain"`: a token may go over http://
         self._token: str | None = None
         self._tz = tz
         self._me = me  # which attendee is the user (their `response`)
@@ -282,7 +284,13 @@ class CalDavCalendar(CalendarSource):
             bearer=bearer,
             ok=(207,),
             deadline=self._clock,
+            plain_ok=self._plain_ok,
+            on_sent=self._sent if bearer is not None else None,
         )
+
+    def _sent(self) -> None:
+        if self._credential is not None:
+            self._credential.sent = True
 
     def _with_token(self, method: str, url: str, body: bytes, depth: str) -> http.Response:
         """The request with `Authorization: Bearer`: the token is fetched on the first request
@@ -291,11 +299,15 @@ class CalDavCalendar(CalendarSource):
         while True:
             if self._token is None:
                 self._token = self._credential.take()
+            token = self._token
             try:
-                return self._send(method, url, body, depth, bearer=self._token)
+                resp = self._send(method, url, body, depth, bearer=token)
             except http.Unauthorized as exc:
                 self._token = None
-                self._credential.refused(exc.reason)  # raises after the one retry
+                self._credential.refused(exc.reason, token)  # raises after the one retry
+                continue
+            self._credential.accepted = True
+            return resp
 
 
 def _read_props(prop: Any, props: dict[str, Any]) -> None:

@@ -31,6 +31,7 @@ from dayflow.sources.inbox import Inbox
 from dayflow.sources.json_files import JsonCalendar, JsonInbox
 from dayflow.sources.mail import DictMail, MailSource, PathMissing
 from dayflow.sources.me import Me
+from dayflow.sources.oauth import Accounts
 from dayflow.sources.protocols import CalendarSource, as_calendar
 
 if TYPE_CHECKING:
@@ -41,13 +42,15 @@ if TYPE_CHECKING:
 class SourceContext:
     """What a reader may need besides its entry: the day and zone of the brief, the
     environment (for password_env), the clock's now, and who the user is (a calendar's
-    `response` is the answer of the attendee who is `me`)."""
+    `response` is the answer of the attendee who is `me`), and the accounts whose token or
+    password is fetched once for all their sources (`oauth.Accounts`)."""
 
     brief_date: dt.date
     tz: dt.tzinfo = dt.UTC
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     now: dt.datetime | None = None
     me: Me = field(default_factory=Me)
+    accounts: Accounts = field(default_factory=Accounts)
 
 
 MailReader = Callable[[SourceSpec, SourceContext], MailSource]
@@ -81,7 +84,7 @@ def _json_mail(spec: SourceSpec, ctx: SourceContext) -> MailSource:
 def _imap(spec: SourceSpec, ctx: SourceContext) -> MailSource:
     from dayflow.sources.imap import ImapSource
 
-    return ImapSource(spec, env=ctx.env)
+    return ImapSource(spec, env=ctx.env, accounts=ctx.accounts)
 
 
 def _json_calendar(spec: SourceSpec, ctx: SourceContext) -> Any:
@@ -113,7 +116,7 @@ def _caldav(spec: SourceSpec, ctx: SourceContext) -> Any:
         spec.name,
         url=str(spec.url),
         user=str(spec.user),
-        password=lambda: resolve_password(spec, ctx.env),  # fetched only when the server asks
+        password=lambda: resolve_password(spec, ctx.env, ctx.accounts),  # when first asked
         calendars=spec.calendars,
         today=ctx.brief_date,
         **_calendar_args(spec, ctx),
@@ -122,15 +125,28 @@ def _caldav(spec: SourceSpec, ctx: SourceContext) -> Any:
 
 def _calendar_args(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
     """What an ICS or CalDAV calendar takes from its entry and the brief alike: the zone, the
-    timeout, the OAuth token source (fetched at the first request) and who "me" is."""
-    return {"tz": ctx.tz, "timeout": spec.timeout, "credential": _token(spec, ctx), "me": ctx.me}
+    timeout, the OAuth token source (fetched at the first request), who "me" is, and whether
+    a token may go over plain http:// (`security = "plain"`, IMAP's rule)."""
+    return {
+        "tz": ctx.tz,
+        "timeout": spec.timeout,
+        "credential": _token(spec, ctx),
+        "me": ctx.me,
+        "plain_ok": spec.security == "plain",
+    }
 
 
 def _token(spec: SourceSpec, ctx: SourceContext) -> Any:
     """The entry's OAuth token source (None for a password or no credential); the token
     itself is fetched only when the first request is made."""
+    from urllib.parse import urlsplit
+
     from dayflow.sources.oauth import token_credential
 
+    try:
+        host = spec.host or urlsplit(spec.url or "").hostname or ""
+    except ValueError:
+        host = ""
     return token_credential(
         spec.name,
         spec.auth,
@@ -138,6 +154,9 @@ def _token(spec: SourceSpec, ctx: SourceContext) -> Any:
         env_name=spec.token_env,
         timeout=spec.timeout,
         env=ctx.env,
+        accounts=ctx.accounts,
+        host=host,
+        user=spec.user or "",
     )
 
 
@@ -246,13 +265,21 @@ def build_sources(
     env: Mapping[str, str] | None = None,
     now: dt.datetime | None = None,
     configs: Callable[[Path], SourcesConfig] | None = None,
+    accounts: Accounts | None = None,
 ) -> tuple[Inbox, Calendar]:
     """The inbox and calendar a run reads, from its stored settings (its config file read by
-    `configs`, the process's one reading of it; else read here)."""
+    `configs`, the process's one reading of it; else read here). `accounts` holds the
+    tokens and passwords already fetched (the factory's: one fetch per account)."""
     if not isinstance(settings, RunSettings):
         settings = RunSettings.from_json(dict(settings))
     tz = ZoneInfo(settings.tz or "UTC")
-    ctx = SourceContext(brief_date, tz, dict(os.environ) if env is None else env, now)
+    ctx = SourceContext(
+        brief_date,
+        tz,
+        dict(os.environ) if env is None else env,
+        now,
+        accounts=accounts or Accounts(),
+    )
     strict = settings.strict_sources
     since = settings.mail_since
     default_since = dt.datetime.fromisoformat(since) if since else None
@@ -309,7 +336,7 @@ def _followups(
     if config is None:
         return Feed(mail, me=Me(), brief_date=brief_date, tz=ctx.tz)
     read = {s.name for s in mail}
-    sent = open_sent([s for s in config.inboxes if s.name in read], ctx.env, mail)
+    sent = open_sent([s for s in config.inboxes if s.name in read], ctx.env, mail, ctx.accounts)
     return Feed(
         mail, sent.sources, me=config.me, brief_date=brief_date, tz=ctx.tz,
         window_days=config.followup_days, waiting_after_days=config.waiting_after_days,
@@ -347,16 +374,21 @@ def _reload(
 
 def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
     """Open one source and say what it holds (no model call): how many messages or events,
-    the newest message or next event, or the error."""
+    the newest message or next event, or the error. With a credential, `accepted` says what
+    the server made of it (None: never tried) and `sent` that a token went and no answer came;
+    `account_failed` that an IMAP account never logged in (its sent folder is not tried)."""
+    from dayflow.sources.imap import ImapSource
     from dayflow.sources.oauth import AuthRefused
 
     out: dict[str, Any] = {"name": spec.name, "table": spec.table, "kind": spec.kind}
     out["where"] = spec.where
     if spec.auth:
         out["auth"] = spec.auth  # the mechanism; `accepted` says what the server made of it
+    source: MailSource | None = None
     try:
         if spec.table == "inbox":
-            out |= _mail_status(MAIL_READERS[spec.kind](spec, ctx), ctx)
+            source = MAIL_READERS[spec.kind](spec, ctx)
+            out |= _mail_status(source, ctx)
         else:
             reader = open_calendar(spec, ctx)
             events = reader.events(
@@ -379,24 +411,49 @@ def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
     except SourceError as exc:
         out["ok"] = False
         out["error"] = str(exc)
+        credential = _token(spec, ctx)
         if spec.auth:  # refused, or never reached (no token, no connection): unknown
-            out["accepted"] = False if isinstance(exc, AuthRefused) else None
+            refused = isinstance(exc, AuthRefused)
+            accepted = credential is not None and credential.accepted
+            out["accepted"] = False if refused else True if accepted else None
+            if out["accepted"] is None and credential is not None and credential.sent:
+                out["sent"] = True  # the token went, and no answer came
+                out["timeout"] = spec.timeout
+        if isinstance(source, ImapSource) and not source.logged_in:
+            out["account_failed"] = True
     return out
 
 
-def check_sent(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any] | None:
+def check_sent(
+    spec: SourceSpec, ctx: SourceContext, inbox: Mapping[str, Any] | None = None
+) -> dict[str, Any] | None:
     """The sent folder of an [[inbox]] entry, as `check_source` says what a source holds (its
-    count and newest message, or why it could not be read); None when it has none."""
+    count and newest message, or why it could not be read); None when it has none.
+
+    `inbox` is what `check_source` said of the entry: an IMAP account that never logged in is
+    one failure, its own (the sent folder is `skipped`, and its token never fetched again). A
+    sent folder the server was asked to find and has not is a `warning`, not a failure; one
+    named by `sent = "..."` that is missing is."""
+    from dayflow.sources.imap_sent import NoSentFolder, sent_name
     from dayflow.sources.sent import local_kind, open_sent
 
-    if spec.table != "inbox" or (spec.kind != "imap" and not spec.sent):
+    if spec.table != "inbox" or not spec.read_sent or (spec.kind != "imap" and not spec.sent):
         return None
-    opened = open_sent([spec], ctx.env)
     kind = spec.kind  # an IMAP account's sent folder is on its server; a local one is its own kind
     if spec.kind != "imap" and spec.sent:
         with contextlib.suppress(OSError):
             kind = local_kind(Path(spec.sent)) or spec.kind
     out: dict[str, Any] = {"table": "sent", "kind": kind, "of": spec.name}
+    if spec.kind == "imap" and inbox is not None and inbox.get("account_failed"):
+        return {
+            "name": sent_name(spec.name),
+            **out,
+            "where": spec.where,
+            "ok": False,
+            "skipped": True,
+            "error": f"not read: the account of {spec.name} could not log in (see above)",
+        }
+    opened = open_sent([spec], ctx.env, accounts=ctx.accounts)
     if opened.failures:
         name, why = opened.failures[0]
         return {"name": name, **out, "where": spec.sent, "ok": False, "error": why}
@@ -405,6 +462,8 @@ def check_sent(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any] | None:
     try:
         out |= _mail_status(source, ctx)
         out |= {"where": source.where, "ok": True}
+    except NoSentFolder as exc:
+        out |= {"where": source.where, "ok": True, "messages": 0, "warning": str(exc)}
     except SourceError as exc:
         out |= {"where": source.where, "ok": False, "error": str(exc)}
     return out

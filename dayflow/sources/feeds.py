@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,9 +36,12 @@ def fetch_feed(
     timeout: float,
     cache: Path | None,
     bearer: str | None = None,
+    plain_ok: bool = False,
+    on_sent: Callable[[], None] | None = None,
 ) -> bytes:
     """The body of an iCalendar feed, from the cache when the server says it is unchanged;
-    `bearer`, a token for a private feed."""
+    `bearer`, a token for a private feed (`plain_ok` and `on_sent` as `http.request` takes
+    them)."""
     cached = _load(cache, url) if cache is not None else None
     headers = {"Accept": "text/calendar, */*;q=0.5", "Accept-Encoding": "gzip, deflate"}
     if cached is not None:
@@ -49,7 +52,15 @@ def fetch_feed(
             headers["If-Modified-Since"] = cached.last_modified
     ok = (200, 304) if cached is not None else (200,)
     resp = request(
-        "GET", url, source=source, timeout=timeout, headers=headers, ok=ok, bearer=bearer
+        "GET",
+        url,
+        source=source,
+        timeout=timeout,
+        headers=headers,
+        ok=ok,
+        bearer=bearer,
+        plain_ok=plain_ok,
+        on_sent=on_sent,
     )
     if resp.status == 304 and cached is not None:
         return cached.body

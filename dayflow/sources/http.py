@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
@@ -95,6 +96,8 @@ def request(
     bearer: str | None = None,
     ok: tuple[int, ...] = (200,),
     deadline: Deadline | None = None,
+    plain_ok: bool = False,
+    on_sent: Callable[[], None] | None = None,
 ) -> Response:
     """One HTTP request; any answer not in `ok`, and any network failure, is a SourceUnreadable
     (a 401 is `Unauthorized`, so a caller with a token can fetch another and try again).
@@ -104,16 +107,26 @@ def request(
 
     `timeout` is a deadline for all of it (connecting, redirects, the whole answer), or
     `deadline` one shared with other requests (a CalDAV discovery). Credentials go only to the
-    origin of `url` (see the module docstring)."""
+    origin of `url` (see the module docstring); a token goes over plain http:// only when the
+    entry says `security = "plain"` (`plain_ok`), as IMAP's rule is. `on_sent` is called once
+    the connection that carries the token is open (the server may then have it). Whatever the
+    server says is shown with the credentials hidden (`secrets.server_words`)."""
     import http.client
     import urllib.error
     import urllib.request
 
     url, all_headers = _checked(url, source, headers, auth, bearer)
     where = redact(url)
+    if bearer is not None and not plain_ok and urlsplit(url).scheme.lower() == "http":
+        raise SourceUnreadable(
+            source,
+            f"{where} is plain http://: a token is sent only over https:// unless the entry "
+            'says security = "plain"; not sent',
+        )
+    hidden = [bearer, *(auth or ()), *(_without_userinfo(url)[1] or ())]
     clock = Deadline(timeout) if deadline is None else deadline
     limit = clock.seconds
-    opener = _opener(clock, source)
+    opener = _opener(clock, source, on_sent if bearer is not None else None)
     req = urllib.request.Request(url, data=body, headers=all_headers, method=method)
 
     def late() -> SourceUnreadable:
@@ -133,19 +146,21 @@ def request(
         except SourceUnreadable:
             raise
         except urllib.error.HTTPError as err:
-            return _answered(err, source, where, ok, bearer=bearer is not None)
+            return _answered(err, source, url, ok, bearer=bearer is not None, hidden=hidden)
         except TimeoutError:
             raise late() from None
         except urllib.error.URLError as err:
             if clock.expired or isinstance(err.reason, TimeoutError):
                 raise late() from None
             raise SourceUnreadable(
-                source, f"cannot reach {where} ({_reason(err.reason)})"
+                source, f"cannot reach {where} ({_reason(err.reason, hidden)})"
             ) from None
         except (http.client.HTTPException, OSError) as err:
             if clock.expired:
                 raise late() from None
-            raise SourceUnreadable(source, f"cannot read from {where} ({_reason(err)})") from None
+            raise SourceUnreadable(
+                source, f"cannot read from {where} ({_reason(err, hidden)})"
+            ) from None
         except ValueError:  # InvalidURL and friends quote the URL: never show it
             raise SourceUnreadable(source, f"{where} is not a valid address") from None
     if status not in ok:
@@ -178,21 +193,44 @@ def _checked(
     return url, all_headers
 
 
-def _answered(err: Any, source: str, where: str, ok: tuple[int, ...], *, bearer: bool) -> Response:
+def _answered(
+    err: Any,
+    source: str,
+    url: str,
+    ok: tuple[int, ...],
+    *,
+    bearer: bool,
+    hidden: list[str | None],
+) -> Response:
     """An HTTP error answer (urllib's HTTPError) as the Response a caller expects (a status in
-    `ok`), else the one-line error: Unauthorized for a 401, SourceUnreadable for the rest."""
+    `ok`), else the one-line error: Unauthorized for a 401, SourceUnreadable for the rest.
+
+    A 401 from another origin than `url`'s, after a redirect, is no refusal of the token:
+    the token was never sent there, and the error says where the request went."""
+    from dayflow.sources.secrets import server_words
+
+    where = redact(url)
     status, got = err.code, {k.lower(): v for k, v in (err.headers or {}).items()}
+    final = str(getattr(err, "url", None) or url)
     err.close()
     if status in ok:
         return Response(status, got, b"")
+    reason = server_words(str(err.reason), hidden, 200)
+    if status == 401 and origin(final) != origin(url):
+        what = "the token" if bearer else "the password"
+        raise SourceUnreadable(
+            source,
+            f"{where} redirected to {redact(final)}, another origin, which answered HTTP 401 "
+            f"{reason}: {what} is never sent to another origin, so it was not sent there "
+            "(give the address it moved to as the entry's url, if that is where it lives)",
+        ) from None
     if status == 401:
         if bearer:
-            said = f"{where} answered HTTP 401 {err.reason}{_bearer_error(got)}"
+            said = f"{where} answered HTTP 401 {reason}{_bearer_error(got, hidden)}"
             raise Unauthorized(source, said) from None
         raise Unauthorized(
             source, f"{where} refused the user name or password (HTTP 401)"
         ) from None
-    reason = " ".join(str(err.reason).split())[:200]
     raise SourceUnreadable(source, f"{where} answered HTTP {status} {reason}") from None
 
 
@@ -207,7 +245,7 @@ def origin(url: str) -> tuple[str, str, int | None]:
     return scheme, (parts.hostname or "").lower(), port
 
 
-def _opener(clock: Deadline, source: str) -> Any:
+def _opener(clock: Deadline, source: str, on_sent: Callable[[], None] | None = None) -> Any:
     """urllib with connections whose sockets `clock` watches from the first byte, and
     redirects that keep credentials with their origin."""
     import http.client
@@ -227,6 +265,8 @@ def _opener(clock: Deadline, source: str) -> Any:
 
             self._create_connection = create  # type: ignore[method-assign]
             super().connect()
+            if on_sent is not None:
+                on_sent()  # the request, its token with it, goes on this connection
 
     class WatchedTls(Watched, http.client.HTTPSConnection):
         pass
@@ -390,7 +430,7 @@ class Unauthorized(SourceUnreadable, AuthRefused):
     """The server answered 401: it refused the password or the token."""
 
 
-def _bearer_error(headers: dict[str, str]) -> str:
+def _bearer_error(headers: dict[str, str], hidden: list[str | None]) -> str:
     """The server's own words about a refused token (RFC 6750: `WWW-Authenticate: Bearer
     error="invalid_token", error_description="..."`), on one short line."""
     import re
@@ -401,7 +441,7 @@ def _bearer_error(headers: dict[str, str]) -> str:
     words = [
         f"{k}={v}" for k, v in re.findall(r'(error|error_description)="([^"]{0,200})"', challenge)
     ]
-    text = server_words(" ".join(words))
+    text = server_words(" ".join(words), hidden)
     return f" ({text})" if text else ""
 
 
@@ -432,8 +472,9 @@ def _without_userinfo(url: str) -> tuple[str, tuple[str, str] | None]:
     return bare, (unquote(parts.username), unquote(parts.password or ""))
 
 
-def _reason(reason: object) -> str:
+def _reason(reason: object, hidden: list[str | None]) -> str:
+    from dayflow.sources.secrets import server_words
+
     if isinstance(reason, OSError) and reason.strerror:
-        return reason.strerror
-    text = " ".join(str(reason).split())
-    return text[:200] or type(reason).__name__
+        return server_words(reason.strerror, hidden, 200)
+    return server_words(str(reason), hidden, 200) or type(reason).__name__

@@ -40,6 +40,7 @@ class IcsCalendar(CalendarSource):
         today: dt.date | None = None,
         credential: Credential | None = None,
         me: people.Me = people.nobody,
+        plain_ok: bool = False,
     ) -> None:
         if (path is None) == (url is None):
             raise SourceError(f"calendar {name!r}: give exactly one of 'path' or 'url'")
@@ -61,6 +62,7 @@ class IcsCalendar(CalendarSource):
         self._today = today
         self._data: bytes | None = None
         self._credential = credential  # a private feed's token (Authorization: Bearer)
+        self._plain_ok = plain_ok  # `security = "plain"`: a token may go over http://
         self._calendar: CalendarData | None = None
         self.cut_short: list[CutShort] = []  # the series the last `events()` cut short
 
@@ -97,14 +99,24 @@ class IcsCalendar(CalendarSource):
         tries again (`sources.oauth`)."""
         if self._credential is None:
             return feeds.fetch_feed(url, source=self.name, timeout=self._timeout, cache=self._cache)
+        credential = self._credential
         while True:
-            token = self._credential.take()
+            token = credential.take()
             try:
-                return feeds.fetch_feed(
-                    url, source=self.name, timeout=self._timeout, cache=self._cache, bearer=token
+                body = feeds.fetch_feed(
+                    url,
+                    source=self.name,
+                    timeout=self._timeout,
+                    cache=self._cache,
+                    bearer=token,
+                    plain_ok=self._plain_ok,
+                    on_sent=lambda: setattr(credential, "sent", True),
                 )
             except http.Unauthorized as exc:
-                self._credential.refused(exc.reason)  # raises after the one retry
+                credential.refused(exc.reason, token)  # raises after the one retry
+                continue
+            credential.accepted = True
+            return body
 
     def _read_file(self) -> bytes:
         assert self._path is not None

@@ -68,6 +68,8 @@ class Session:
     deadline: Deadline | None = None  # the exchange under way
     credential: oauth.Credential | None = None  # the next connection's token
     password: str | None = None
+    logged_in: bool = False  # a login worked once: a failure after it is not the account's
+    secrets: tuple[str, ...] = ()  # what logged in, hidden from whatever the server says
 
 
 class ImapSource(MailSource):
@@ -80,16 +82,23 @@ class ImapSource(MailSource):
         env: Mapping[str, str] | None = None,
         password: str | None = None,
         session: Session | None = None,
+        accounts: oauth.Accounts | None = None,
     ) -> None:
         self.name = spec.name
         self.spec = spec
         self._env = env
+        self._accounts = accounts  # the brief's accounts: one token, one password each
         self._session = session or Session(password=password)
         self._located: dict[str, tuple[str, int]] = {}
 
     @property
     def where(self) -> str:
         return self.spec.where
+
+    @property
+    def logged_in(self) -> bool:
+        """Whether this account's connection logged in at least once."""
+        return self._session.logged_in
 
     # --- the connection ------------------------------------------------------------------
 
@@ -128,7 +137,7 @@ class ImapSource(MailSource):
             # timeout, and a failing one never leaves a connection open.
             self._session.credential = self._token()
             if self._session.credential is None:
-                self._session.password = resolve_password(self.spec, self._env)
+                self._session.password = resolve_password(self.spec, self._env, self._accounts)
         deadline = Deadline(self.spec.timeout)
         self._session.deadline = deadline
         try:
@@ -167,6 +176,9 @@ class ImapSource(MailSource):
             env_name=self.spec.token_env,
             timeout=self.spec.timeout,
             env=self._env,
+            accounts=self._accounts,
+            host=str(self.spec.host),
+            user=str(self.spec.user),
         )
         if credential is not None:
             credential.prefetch()
@@ -185,7 +197,7 @@ class ImapSource(MailSource):
         credential, self._session.credential = self._session.credential or self._token(), None
         password = self._session.password
         if password is None and credential is None:
-            password = resolve_password(spec, self._env)
+            password = resolve_password(spec, self._env, self._accounts)
         for what, value in (("host", host), ("user", user), ("password", password or "")):
             if breaks_line(value):
                 raise self._fail(f"the {what} holds a line break or NUL; not sent to the server")
@@ -223,9 +235,12 @@ class ImapSource(MailSource):
             if credential is not None:
                 if spec.security != "plain" and not isinstance(conn.sock, ssl.SSLSocket):
                     raise self._fail('a token is sent only over TLS unless security = "plain"')
+                self._session.secrets = credential.held()
                 authenticate(conn, credential, user=user, host=host, port=port)
+                self._session.secrets = credential.held()
             else:
                 assert password is not None
+                self._session.secrets = (password,)
                 login(conn, user, password)
         except SourceError:
             with contextlib.suppress(OSError):
@@ -242,9 +257,14 @@ class ImapSource(MailSource):
             with contextlib.suppress(OSError):
                 conn.shutdown()
             self._raise_if_late()
-            raise self._fail(f"connection lost during login ({err})") from None
+            raise self._fail(f"connection lost during login ({self._said(err)})") from None
         self._session.client = conn
+        self._session.logged_in = True
         return conn
+
+    def _said(self, words: object) -> str:
+        """What the server said, on one line, with the password or token hidden."""
+        return oauth.server_words(str(words), self._session.secrets)
 
     def close(self) -> None:
         if self._session.client is not None:
@@ -281,14 +301,15 @@ class ImapSource(MailSource):
         except imaplib.IMAP4.abort as err:
             self._drop()
             self._raise_if_late()
-            raise self._fail(f"the connection was lost ({err})") from None
+            raise self._fail(f"the connection was lost ({self._said(err)})") from None
         except (imaplib.IMAP4.error, OSError) as err:
             self._raise_if_late()
-            raise self._fail(f"{args[0]} failed ({err})") from None
+            raise self._fail(f"{args[0]} failed ({self._said(err)})") from None
         if typ != "OK":
             first = data[0] if data else None
             detail = first.decode("utf-8", "replace") if isinstance(first, bytes) else typ
-            raise self._fail(f"{args[0]} {args[1] if len(args) > 1 else ''} failed: {detail}")
+            what = f"{args[0]} {args[1] if len(args) > 1 else ''}"
+            raise self._fail(f"{what} failed: {self._said(detail)}")
         return list(data)
 
     def _examine(self, folder: str) -> int:

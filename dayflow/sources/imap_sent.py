@@ -17,6 +17,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from dayflow.errors import SourceError
 from dayflow.sources.imap import ImapSource
 from dayflow.sources.mail import MailItem, PageQuery
 from dayflow.sources.spec import SourceSpec
@@ -24,6 +25,11 @@ from dayflow.sources.wire import imap_utf7_decode
 
 SENT_NAMES = ("Sent", "Sent Items", "Sent Messages", "[Gmail]/Sent Mail")
 _LIST = re.compile(rb'^\((?P<attrs>[^)]*)\) (?P<delim>"(?:[^"\\]|\\.)*"|NIL) (?P<name>.*)$', re.I)
+
+
+class NoSentFolder(SourceError):
+    """The server flags no folder \\Sent and has none of the usual names (the entry named none:
+    `sources check` warns, and `sent = false` says the account has none)."""
 
 
 def sent_name(entry: str) -> str:
@@ -77,10 +83,11 @@ class ImapSentSource(ImapSource):
                     delim and name.lower() == f"inbox{delim}{wanted}".lower()
                 ):
                     return name
-        raise self._fail(
-            "no sent folder found (none is flagged \\Sent, and none is named "
+        entry = self.spec.name.removesuffix("/sent")
+        raise NoSentFolder(
+            f"{self.name}: no sent folder found (none is flagged \\Sent, and none is named "
             + ", ".join(SENT_NAMES)
-            + f'); set sent = "<folder>" in [[inbox]] {self.spec.name.removesuffix("/sent")}'
+            + f'); set sent = "<folder>" in [[inbox]] {entry}, or sent = false for none'
         )
 
 

@@ -170,6 +170,7 @@ def authenticate(
             return next(answers, None)
 
         try:
+            credential.sent = True  # from here the server has the token (or may have it)
             if "SASL-IR" in conn.capabilities:
                 next(answers)
                 conn.literal = imaplib._Authenticator(respond).process
@@ -181,16 +182,17 @@ def authenticate(
         except imaplib.IMAP4.abort as err:
             raise SourceError(
                 f"{credential.source}: the connection was lost during login "
-                f"({oauth.server_words(str(err))})"
+                f"({oauth.server_words(str(err), [token])})"
             ) from None
         except imaplib.IMAP4.error as err:
             raise SourceError(
                 f"{credential.source}: AUTHENTICATE {mechanism} failed "
-                f"({oauth.server_words(str(err))})"
+                f"({oauth.server_words(str(err), [token])})"
             ) from None
         if typ == "OK":
             conn.state = "AUTH"
+            credential.accepted = True
             return
         words = b" ".join(d for d in data if isinstance(d, bytes)).decode("utf-8", "replace")
-        credential.refused(f"{typ} {words}")  # raises after the one retry
+        credential.refused(f"{typ} {words}", token)  # raises after the one retry
         token = credential.take()

@@ -7,15 +7,20 @@ the way mbsync's `PassCmd` and msmtp's `passwordeval` do:
     auth = "xoauth2"                       # password (the default) | xoauth2 | oauthbearer
     token_command = "oama access alex@contoso.example"   # or token_env = "WORK_TOKEN"
 
-- The token is fetched when the source is opened (the command's first line of output, trailing
-  whitespace removed), used for that connection only and never kept: not in the database, a
-  run's settings, an error or a log line. The command runs through the same runner as
-  `password_command` (`config.secret_from_command`), so it is killed with everything it started
-  when it hangs, and its output is never echoed.
+- The token is fetched when the account is first opened (the command's first line of output,
+  trailing whitespace removed), kept in memory for the account's other folders and
+  connections (`Accounts`: one per brief or `sources check`, an account being a host, a user and
+  a token source), and never written: not in the database, a run's settings, an error or a log
+  line. A token_command may open a browser, so it runs at most once per account, plus once
+  after a refusal. The command runs through the same runner as `password_command`
+  (`secret_command.secret_from_command`), so it is killed with everything it started when it
+  hangs, and its output is never echoed. What cannot be a token (JSON, `Bearer ...`) is
+  refused before anything is sent.
 - A server that refuses a token (IMAP NO, SMTP 535, HTTP 401) gets one more try with a token
   fetched again (`Credential.refused`): an access token lives about an hour, and the program
   refreshes it when asked. A second refusal is `AuthRefused`, one line naming the source, the
-  mechanism and the server's own words.
+  mechanism and the server's own words (the token hidden in them), remembered for the
+  account's other folders.
 - IMAP and SMTP send SASL `XOAUTH2` (Google's and Microsoft's) or `OAUTHBEARER` (RFC 7628); HTTP
   sources (CalDAV, a private ICS feed) send `Authorization: Bearer`.
 """
@@ -23,11 +28,16 @@ the way mbsync's `PassCmd` and msmtp's `passwordeval` do:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from dayflow.errors import SourceError
+from dayflow.sources.secrets import server_words
+
+__all__ = ["server_words"]  # re-exported: the readers show a server's words through it
 
 AUTH_MECHANISMS = ("password", "xoauth2", "oauthbearer")
 PASSWORD_KEYS = ("password_command", "password_env")
@@ -119,27 +129,54 @@ def fetch_token(
     return _checked(source, line.rstrip(), "token_command")
 
 
+_B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")  # RFC 6750's b64token: all a token can be
+
+
 def _checked(source: str, token: str, key: str) -> str:
     # A token goes on a protocol line (base64 in SASL, raw in an HTTP header): only the
-    # printable ASCII of RFC 6750's b64token, and never a line break.
+    # characters of RFC 6750's b64token, and never a line break. What cannot be a token (JSON,
+    # a quoted string, "Bearer ...") is refused before anything is sent, saying what it was.
     if not token:
         raise TokenUnavailable(f"{source}: {key} printed no token")
-    if len(token) > MAX_TOKEN or not all(0x21 <= ord(c) <= 0x7E for c in token):
+    if len(token) > MAX_TOKEN:
         raise TokenUnavailable(
-            f"{source}: what {key} gave is not an OAuth access token (it holds spaces, "
-            "control characters or non-ASCII, or is longer than 16 KB); not sent"
+            f"{source}: what {key} gave is not an OAuth access token (it is longer than "
+            "16 KB); not sent"
         )
+    if not _B64TOKEN.fullmatch(token):
+        raise TokenUnavailable(f"{source}: what {key} gave {_not_a_token(token)}; not sent")
     return token
+
+
+def _not_a_token(token: str) -> str:
+    """Why a line is not an access token, in words that follow "what token_command gave",
+    with how to get the token out of what it is (never quoting it)."""
+    if token[:1] in ("{", "["):
+        return (
+            "is JSON, not an access token (print the token alone: for `az account "
+            "get-access-token` add `--query accessToken -o tsv`, or write "
+            "sh -c '... | jq -r .accessToken')"
+        )
+    if token[:1] in ('"', "'"):
+        return "is a quoted string, not a bare access token (print it without quotes: jq -r)"
+    if token.split(None, 1)[0].lower() in ("bearer", "token"):
+        return "starts with 'Bearer'; print the token alone (Dayflow adds the 'Bearer')"
+    return (
+        "is not an OAuth access token (it holds spaces, control characters, non-ASCII or "
+        "punctuation no token has)"
+    )
 
 
 @dataclass
 class Credential:
-    """How one connection logs in with a token, and how to get another.
+    """The token of one account, shared by the sources that read it (an inbox and its sent
+    folder, a calendar), and how to get another.
 
-    `prefetch()` fetches the token before connecting (so a failing command never leaves a
-    connection open) and `take()` hands it over once; any later `take()` fetches again, for
-    the one retry a refusal gets (`refused`). The token is held only until it is taken, and
-    never shown by repr."""
+    `take()` gives the account's token, fetched on the first call only: a `token_command` may
+    open a browser, so it runs once per account and process (`Accounts`), plus once more after a
+    refusal (`refused`). A command that gave no token, and a token refused twice, are
+    remembered: the account's other folders get the same error without running it again. The
+    token is kept in memory only, and never shown by repr."""
 
     source: str
     mechanism: str  # xoauth2 | oauthbearer | bearer
@@ -148,14 +185,32 @@ class Credential:
     timeout: float = 30.0
     env: Mapping[str, str] | None = field(default=None, repr=False)
     retry_left: bool = True
+    sent: bool = False  # a token went to the server (`sources check`: "sent, no answer")
+    accepted: bool = False  # and the server took it
     _held: str | None = field(default=None, repr=False)
+    _failed: SourceError | None = field(default=None, repr=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def prefetch(self) -> None:
-        self._held = self._fetch()
+        """Fetch the token now, before connecting (a failing command never leaves a
+        connection open)."""
+        self.take()
 
     def take(self) -> str:
-        held, self._held = self._held, None
-        return held if held is not None else self._fetch()
+        with self._lock:
+            if self._failed is not None:
+                raise type(self._failed)(*self._failed.args)
+            if self._held is None:
+                try:
+                    self._held = self._fetch()
+                except TokenUnavailable as err:
+                    self._failed = err
+                    raise
+            return self._held
+
+    def held(self) -> tuple[str, ...]:
+        """The token held now, to hide from what a server says (`secrets.server_words`)."""
+        return (self._held,) if self._held else ()
 
     def _fetch(self) -> str:
         return fetch_token(
@@ -166,28 +221,89 @@ class Credential:
             env=self.env,
         )
 
-    def refused(self, words: str) -> None:
-        """The server refused the token: return when the one retry (with a fresh token) is
-        left, else raise AuthRefused naming the mechanism and the server's words."""
-        if self.retry_left:
-            self.retry_left = False
-            return
-        raise refusal(self.source, self.mechanism, words)
+    def refused(self, words: str, token: str | None = None) -> None:
+        """The server refused `token`: return when the one retry (with a fresh token) is
+        left, else raise AuthRefused naming the mechanism and the server's words (the token
+        hidden in them), and remember it for the account's other folders. A token already
+        replaced (another folder's refusal fetched the next one) costs no retry."""
+        with self._lock:
+            if self._failed is not None:
+                raise type(self._failed)(*self._failed.args)
+            if token is not None and self._held is not None and token != self._held:
+                return
+            hidden = [token, self._held]
+            if self.retry_left:
+                self.retry_left = False
+                self._held = None
+                return
+            self._held = None
+            self._failed = refusal(self.source, self.mechanism, words, secrets=hidden)
+            raise type(self._failed)(*self._failed.args)
+
+    def shown(self, words: str) -> str:
+        """What a server said, with this account's token hidden."""
+        return server_words(words, self.held())
 
 
-def server_words(words: str, limit: int = 300) -> str:
-    """What a server said, as one short line that cannot steer a terminal (control and
-    other unprintable characters dropped)."""
-    text = "".join(c if c.isprintable() else " " for c in words)
-    return " ".join(text.split())[:limit]
-
-
-def refusal(source: str, mechanism: str, words: str, *, twice: bool = True) -> AuthRefused:
-    said = server_words(words) or "no reason given"
+def refusal(
+    source: str,
+    mechanism: str,
+    words: str,
+    *,
+    twice: bool = True,
+    secrets: Iterable[str | None] = (),
+) -> AuthRefused:
+    said = server_words(words, secrets) or "no reason given"
     if mechanism == "password":
         return AuthRefused(f"{source}: the server refused the user name or password ({said})")
     again = " (and again with a fresh token)" if twice else ""
     return AuthRefused(f"{source}: the server refused the {mechanism} token{again}: {said}")
+
+
+class Accounts:
+    """The accounts of one brief or `sources check` (one process's reading of its config),
+    each with its one Credential and its one password: an account is a host, a user and where
+    its secret comes from, so an inbox and its sent folder, read over two connections, share
+    one token (one refusal) or one password_command run."""
+
+    def __init__(self) -> None:
+        self._tokens: dict[tuple[str, ...], Credential] = {}
+        self._passwords: dict[tuple[str, ...], str | SourceError] = {}
+        self._lock = threading.RLock()
+
+    def credential(
+        self,
+        source: str,
+        mechanism: str,
+        *,
+        host: str,
+        user: str,
+        command: str | None,
+        env_name: str | None,
+        timeout: float,
+        env: Mapping[str, str] | None,
+    ) -> Credential:
+        key = (host.lower(), user, mechanism, command or "", env_name or "")
+        with self._lock:
+            found = self._tokens.get(key)
+            if found is None:
+                found = Credential(source, mechanism, command, env_name, timeout, env=env)
+                self._tokens[key] = found
+            return found
+
+    def password(self, key: tuple[str, ...], fetch: Callable[[], str]) -> str:
+        """The account's password, `fetch`ed once (a failure too is remembered: a
+        password_command that asks for a passphrase is not asked twice)."""
+        with self._lock:
+            if key not in self._passwords:
+                try:
+                    self._passwords[key] = fetch()
+                except SourceError as err:
+                    self._passwords[key] = err
+            got = self._passwords[key]
+        if isinstance(got, SourceError):
+            raise type(got)(*got.args)
+        return got
 
 
 def token_credential(
@@ -198,11 +314,26 @@ def token_credential(
     env_name: str | None,
     timeout: float,
     env: Mapping[str, str] | None,
+    accounts: Accounts | None = None,
+    host: str = "",
+    user: str = "",
 ) -> Credential | None:
-    """The Credential of an entry whose mechanism takes a token, else None."""
+    """The Credential of an entry whose mechanism takes a token, else None: the account's
+    one Credential in `accounts` (host, user and token source), else one of its own."""
     if mechanism in (None, "password"):
         return None
-    return Credential(source, mechanism, command, env_name, timeout, env=env)
+    if accounts is None:
+        return Credential(source, mechanism, command, env_name, timeout, env=env)
+    return accounts.credential(
+        source,
+        mechanism,
+        host=host,
+        user=user,
+        command=command,
+        env_name=env_name,
+        timeout=timeout,
+        env=env,
+    )
 
 
 # ------------------------------------------------------------------------- SASL payloads

@@ -13,10 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dayflow.sources.imap_sent import sent_name
 from dayflow.sources.mail import MailSource
 from dayflow.sources.spec import SourceSpec
+
+if TYPE_CHECKING:
+    from dayflow.sources.oauth import Accounts
 
 
 @dataclass
@@ -31,11 +35,15 @@ def open_sent(
     specs: tuple[SourceSpec, ...] | list[SourceSpec],
     env: Mapping[str, str] | None = None,
     inboxes: Sequence[MailSource] = (),
+    accounts: Accounts | None = None,
 ) -> SentFolders:
-    """The sent folders of these [[inbox]] entries (IMAP ones always: found by the server).
-    An IMAP one shares the connection of its entry's source among `inboxes` (the run's)."""
+    """The sent folders of these [[inbox]] entries (IMAP ones unless `sent = false`: found by
+    the server). An IMAP one shares the connection of its entry's source among `inboxes` (the
+    run's), else its account's token or password in `accounts`."""
     out = SentFolders()
     for spec in specs:
+        if not spec.read_sent:
+            continue
         if spec.kind == "imap":
             from dayflow.sources.imap import ImapSource
             from dayflow.sources.imap_sent import ImapSentSource
@@ -43,7 +51,7 @@ def open_sent(
             inbox = next(
                 (s for s in inboxes if isinstance(s, ImapSource) and s.name == spec.name), None
             )
-            out.sources.append(ImapSentSource(spec, inbox, env=env))
+            out.sources.append(ImapSentSource(spec, inbox, env=env, accounts=accounts))
         elif spec.sent:
             source, why = local_sent(spec.name, Path(spec.sent))
             if source is not None:

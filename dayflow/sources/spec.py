@@ -30,9 +30,12 @@ _KEYS: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("host", "port", "user", *_AUTH_KEYS, "folders", "sent", "security", "timeout"),
         ("host", "user"),
     ),
-    ("calendar", "ics"): (("path", "url", "token_command", "token_env", "timeout"), ()),
+    ("calendar", "ics"): (
+        ("path", "url", "token_command", "token_env", "security", "timeout"),
+        (),
+    ),
     ("calendar", "caldav"): (
-        ("url", "user", *_AUTH_KEYS, "calendars", "timeout"),
+        ("url", "user", *_AUTH_KEYS, "calendars", "security", "timeout"),
         ("url", "user"),
     ),
     ("calendar", "json"): (("path",), ("path",)),
@@ -66,6 +69,7 @@ class SourceSpec:
     # The user's sent mail: beside a local `path`, a Maildir, mbox or .eml folder (expanded and
     # absolute); for IMAP a folder name (None: the folder flagged \Sent, else a usual name).
     sent: str | None = None
+    read_sent: bool = True  # False: `sent = false`, the entry has no sent folder to read
 
     @property
     def where(self) -> str:
@@ -83,9 +87,11 @@ class SourceSpec:
         out["where"] = self.where
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in ("name", "table", "kind", "url") or value in (None, ()):
+            if f.name in ("name", "table", "kind", "url", "read_sent") or value in (None, ()):
                 continue
             out[f.name] = list(value) if isinstance(value, tuple) else value
+        if not self.read_sent:
+            out["sent"] = False
         return out
 
 
@@ -125,7 +131,12 @@ def entry(table: str, n: int, entry: object, base: Path, problems: list[str]) ->
     for key in required:
         if entry.get(key) in (None, ""):
             problems.append(f"{where}: missing '{key}' (kind {kind!r} needs it)")
+    sent_off = "sent" in allowed and entry.get("sent") is False
+    if sent_off:  # `sent = false`: no sent folder, not even the one the server flags
+        entry = {k: v for k, v in entry.items() if k != "sent"}
     values = _values(entry, allowed, where, problems)
+    if sent_off:
+        values["read_sent"] = False
     _credentials(table, str(kind), entry, allowed, values, where, problems)
     _addresses(str(kind), values, where, problems)
     if "path" in values:
@@ -158,7 +169,9 @@ def _values(
     ):
         if key in entry and key in allowed:
             value = entry[key]
-            if not isinstance(value, str) or not value.strip():
+            if key == "sent" and not isinstance(value, str):
+                problems.append(f"{where}: 'sent' must be a folder name or path, or false for none")
+            elif not isinstance(value, str) or not value.strip():
                 problems.append(f"{where}: '{key}' must be a non-empty string")
             else:
                 values[key] = value if key.endswith("_command") else value.strip()
@@ -199,6 +212,11 @@ def _values(
     if values.get("security", "tls") not in SECURITY_MODES:
         problems.append(
             f"{where}: 'security' must be one of {', '.join(SECURITY_MODES)} (default tls)"
+        )
+    elif values.get("security") == "starttls" and "url" in allowed:
+        problems.append(
+            f"{where}: 'security' of a calendar is tls (the default) or plain (a token may go "
+            "over http://); starttls is for IMAP"
         )
     return values
 
@@ -263,6 +281,13 @@ def _addresses(kind: str, values: dict[str, Any], where: str, problems: list[str
             problems.append(f"{where}: 'url' {why}")
     if "path" in values and (why := variable_in_path(values["path"])):
         problems.append(f"{where}: 'path' {why}")
+    token = any(k in values for k in ("token_command", "token_env"))
+    url = str(values.get("url", ""))
+    if token and url.lower().startswith("http://") and values.get("security") != "plain":
+        problems.append(
+            f"{where}: a token is sent only over https:// (the url is plain http://); write "
+            'security = "plain" to send it in clear anyway, as IMAP\'s rule is'
+        )
 
 
 def _scheme_ok(url: str, schemes: tuple[str, ...]) -> bool:
