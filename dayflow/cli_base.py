@@ -124,10 +124,13 @@ class Deps:
     def for_profile(self, profile: Profile, db: str) -> Deps:
         """A bundle for `profile`'s briefs in the store at `db` (a worker's): its config file
         and timezone over this process's environment, its runs and tasks."""
+        from dayflow import config
         from dayflow.fleet.profiles import profile_env
 
+        env = {**profile_env(self.config.env, profile), "DAYFLOW_DB": db}
         twin = Deps(
-            env={**profile_env(self.config.env, profile), "DAYFLOW_DB": db},
+            env=env,
+            config=config.Config(env, notice=self.notice, profile=True),
             clock=self.clock,
             model_factory=self.model_factory,
             sources=self.sources,
@@ -158,7 +161,7 @@ class Deps:
             row = store.profiles.get(self.profile)
         from dayflow import config
 
-        self._config = config.Config(profile_env(base.env, row), notice=self.notice)
+        self._config = config.Config(profile_env(base.env, row), notice=self.notice, profile=True)
 
     def model_settings(
         self, config_file: Path | None = None, **flags: Any

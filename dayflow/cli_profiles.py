@@ -7,11 +7,15 @@ a timezone, a schedule time and the weekdays it runs on (`dayflow worker` takes 
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from dayflow.cli_base import DbOpt, JsonOpt, get_deps, handle_errors, not_empty, print_json
+
+if TYPE_CHECKING:
+    from dayflow.cli_base import Deps
+    from dayflow.store.values import Profile
 
 commands = typer.Typer(
     name="profiles",
@@ -77,10 +81,35 @@ def add(
             what = "a directory, not a config file" if path.is_dir() else "no such file"
             raise UsageError(f"--config {config}: {what} (`dayflow init` writes a config file)")
         added = Profile(name, str(path), zone, at, WEEKDAYS if weekdays else EVERY_DAY)
+        checked = check_profile_config(deps, added)
         with deps.store(settings, create=True) as store:
             store.profiles.add(added)
         days = "Monday to Friday" if weekdays else "every day"
         deps.notice(f"profile {name}: its brief at {at} {zone}, {days} ({path})")
+        deps.notice(checked)
+
+
+def check_profile_config(deps: "Deps", profile: "Profile") -> str:
+    """Validate `profile`'s config file as its worker will read it, contacting no server:
+    who owns it and who can write it, its TOML, sources, paths (under its directory),
+    delivery, `[model]` and `[mcp_servers.*]` tables. Raises the error a brief would (a
+    ConfigFileError, exit 4); returns the line saying what was checked."""
+    from dayflow import config
+    from dayflow.fleet.profiles import profile_env
+    from dayflow.mcp.servers import for_config
+
+    configured = config.Config(profile_env(deps.config.env, profile), profile=True)
+    path = Path(profile.config)
+    configured.model_settings()
+    sources = configured.sources_file(path)
+    configured.delivery(path)
+    for_config(configured).specs(str(path))
+    n = len(sources.all())
+    return (
+        f"config checked: its owner and mode, {n} source(s), paths, delivery, [model] and "
+        "MCP entries; no server contacted (`dayflow sources check --profile "
+        f"{profile.name}` tries them)"
+    )
 
 
 @commands.command("list")

@@ -161,7 +161,7 @@ def make_loop(
         client=client,
         report=Trace(deps.err, verbose),
         sources=since_sources(
-            deps.sources or source_factory(configured.env, configured.sources_file)
+            deps.sources or source_factory(configured.file_env, configured.sources_file)
         ),
         delivery=lambda: configured.delivery(config_file, deps.clock)[1],
         hooks=Hooks(crash_after=crash_after, kill_at=settings.kill_at),

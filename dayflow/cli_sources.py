@@ -28,7 +28,7 @@ sources_app = typer.Typer(
 
 
 def _env(deps: Deps) -> dict[str, str]:
-    return dict(deps.config.env)
+    return dict(deps.config.file_env)
 
 
 @commands.command()

@@ -106,7 +106,12 @@ class Config:
         cwd: Path | None = None,
         read: Reader = read_file,
         notice: Callable[[str], None] | None = None,
+        profile: bool = False,
     ) -> None:
+        # A profile's (a worker's, or --profile's): its config file is trusted only as
+        # `dayflow.trust` says, its paths stay beside it, its entries never read this
+        # process's secrets (`file_env`).
+        self.profile = profile
         self._env = env
         self._environ, self._cwd, self._read, self._notice = environ, cwd, read, notice
         self._files: dict[Path, bytes | None] = {}  # None: no such file
@@ -120,6 +125,16 @@ class Config:
                 self._cwd, notice=self._notice, environ=self._environ, read=self._read
             )
         return self._env
+
+    @property
+    def file_env(self) -> Mapping[str, str]:
+        """The environment a config file's entries may read (`password_env`, `token_env`,
+        `${VAR}` in MCP entries): `env`, without this process's secrets for a profile's."""
+        if not self.profile:
+            return self.env
+        from dayflow.trust import without_secrets
+
+        return without_secrets(self.env)
 
     def settings(self, **flags: Any) -> Settings:
         """The settings from these flags over the environment (see `load`)."""
@@ -150,6 +165,10 @@ class Config:
 
     def _bytes(self, path: Path) -> bytes | None:
         if path not in self._files:
+            if self.profile:
+                from dayflow.trust import check_config
+
+                check_config(path)
             try:
                 self._files[path] = config_bytes(path, self._read)
             except FileNotFoundError:
@@ -188,7 +207,10 @@ class Config:
             raw = self._bytes(path)
             if raw is None:
                 raise ConfigFileError(f"config file {path} does not exist")
-            self._sources[path] = parse_config(raw, path)
+            parsed = parse_config(raw, path)
+            if self.profile:
+                _confine_sources(parsed, path)
+            self._sources[path] = parsed
         return self._sources[path]
 
     def delivery(
@@ -199,7 +221,26 @@ class Config:
         from dayflow import delivery
 
         path, data = self.document(flag)
-        return delivery.from_document(data, path, self.env, clock)
+        sinks, how = delivery.from_document(data, path, self.file_env, clock)
+        if self.profile:
+            from dayflow.trust import confine
+
+            for sink in sinks:
+                if sink.startswith("file:"):
+                    confine(sink[5:], path.parent, what="deliver", config=path)
+        return sinks, how
+
+
+def _confine_sources(parsed: SourcesConfig, path: Path) -> None:
+    """A profile's sources read only under its config file's directory (dayflow.trust)."""
+    from dayflow.trust import confine
+
+    for spec in parsed.all():
+        keys = ("path",) if spec.kind == "imap" else ("path", "sent")
+        for key in keys:  # (an IMAP `sent` is a folder on the server)
+            value = getattr(spec, key, None)
+            if isinstance(value, str) and value:
+                confine(value, path.parent, what=f"{spec.name}'s {key}", config=path)
 
 
 def require_existing_db(path: Path) -> None:

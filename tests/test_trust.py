@@ -5,14 +5,17 @@ directory, and the programs it names run without the worker's secrets."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from dayflow import config
+from dayflow import config, trust
 from dayflow.cli_base import default_model_factory
 from dayflow.errors import ConfigFileError
 from dayflow.providers.offline import OfflineModel
+from dayflow.sources.secret_command import secret_from_command
 from tests import fakeapi
 from tests.harness import invoke
 
@@ -67,3 +70,156 @@ def test_a_non_default_claude_endpoint_is_named_in_the_header_and_in_show(
     assert said in got.err
     assert f"served by   {url} (ANTHROPIC_BASE_URL)" in shown, shown
     assert "hunter2" not in got.err + shown + json.dumps(runs)
+
+
+# 32.3: a profile's config file is the operator's code, confined to its directory.
+
+OTHER_UID = 4242  # a user the tests (root) hand files to
+
+
+def _owned_config(tmp_path: Path, text: str = "", name: str = "ann") -> Path:
+    home = tmp_path / name
+    home.mkdir(mode=0o755, exist_ok=True)
+    home.chmod(0o755)
+    path = home / "dayflow.toml"
+    path.write_text(text)
+    path.chmod(0o644)
+    return path
+
+
+def test_a_profile_config_owned_by_this_user_in_a_private_directory_is_trusted(
+    tmp_path: Path,
+) -> None:
+    path = _owned_config(tmp_path)
+    trust.check_config(path)
+    sticky = tmp_path / "shared"
+    sticky.mkdir()
+    sticky.chmod(0o1777)  # as /tmp: others cannot replace what is ours
+    (sticky / "c.toml").write_text("")
+    trust.check_config(sticky / "c.toml")
+
+
+def test_a_profile_config_someone_else_owns_or_can_write_is_refused(tmp_path: Path) -> None:
+    path = _owned_config(tmp_path)
+    os.chown(path, OTHER_UID, -1)
+    with pytest.raises(ConfigFileError, match="owned by uid 4242, not by this user"):
+        trust.check_config(path)
+    os.chown(path, os.geteuid(), -1)
+    path.chmod(0o666)
+    with pytest.raises(ConfigFileError, match="can be written by others .mode 666."):
+        trust.check_config(path)
+    path.chmod(0o644)
+    path.parent.chmod(0o777)
+    with pytest.raises(ConfigFileError, match="can be written by others .mode 777."):
+        trust.check_config(path)
+    path.parent.chmod(0o755)
+    # A link of ours to a file of someone else's is their code all the same.
+    theirs = _owned_config(tmp_path, name="eve")
+    os.chown(theirs, OTHER_UID, -1)
+    link = path.parent / "link.toml"
+    link.symlink_to(theirs)
+    with pytest.raises(ConfigFileError, match="owned by uid 4242"):
+        trust.check_config(link)
+    # The uid compared with is the process's, whatever it is: as another user, ours is not.
+    with pytest.raises(ConfigFileError, match="not by this user .uid 4243."):
+        trust.check_config(path, euid=4243) if os.geteuid() != 0 else _as_other(path)
+
+
+def _as_other(path: Path) -> None:
+    os.chown(path, 4244, -1)
+    trust.check_config(path, euid=4243)
+
+
+def test_a_profile_reads_and_writes_only_under_its_config_files_directory(
+    tmp_path: Path,
+) -> None:
+    root = _owned_config(tmp_path).parent
+    (root / "mail").mkdir()
+    trust.confine(str(root / "mail"), root, what="path", config=root / "dayflow.toml")
+    trust.confine(str(root / "out" / "{date}.md"), root, what="deliver", config=root)
+    bob = tmp_path / "bob" / "Maildir"
+    bob.mkdir(parents=True)
+    (root / "sneaky").symlink_to(bob)
+    for outside in (str(bob), str(root / "sneaky"), str(root / ".." / "bob"), "/etc/passwd"):
+        with pytest.raises(ConfigFileError, match="outside the profile's directory"):
+            trust.confine(outside, root, what="path", config=root / "dayflow.toml")
+
+
+def test_programs_a_config_names_never_see_the_key_or_the_database_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The password program writes out the environment it was given: no API key, no DB URL,
+    no DAYFLOW_* (for one user too); PATH, HOME and its own variables are there."""
+    dump = tmp_path / "env.txt"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-worker-key-123")
+    monkeypatch.setenv("DAYFLOW_DB", "postgresql://dayflow:dbpass@db/dayflow")
+    monkeypatch.setenv("PGPASSWORD", "dbpass-1234")
+    monkeypatch.setenv("COPIED_KEY", "x sk-ant-worker-key-123")
+    monkeypatch.setenv("VAULT_ADDR", "https://vault.example")
+    script = f"sh -c 'env > {dump}; echo hunter2'"
+    assert secret_from_command(script, 10) == "hunter2"
+    seen = dump.read_text()
+    for secret in ("sk-ant-worker-key-123", "dbpass", "DAYFLOW_", "ANTHROPIC_"):
+        assert secret not in seen
+    assert "VAULT_ADDR=https://vault.example" in seen and "PATH=" in seen and "HOME=" in seen
+
+
+def test_a_profiles_entries_cannot_name_the_workers_secrets() -> None:
+    """`password_env = "ANTHROPIC_API_KEY"` or `${DAYFLOW_DB}` in a profile's MCP entry finds
+    nothing: a profile's file reads the environment without this process's secrets."""
+    env = {
+        "ANTHROPIC_API_KEY": "sk-ant-worker-key-123",
+        "DAYFLOW_DB": "postgresql://u:p@db/x",
+        "ANN_TOKEN": "t0k3n",
+        "PATH": "/usr/bin",
+    }
+    assert config.Config(env).file_env == env  # one user's own file: their environment
+    assert config.Config(env, profile=True).file_env == {"ANN_TOKEN": "t0k3n", "PATH": "/usr/bin"}
+
+
+def _profile_brief(tmp_path: Path, text: str) -> tuple[Any, Any]:
+    """`profiles add` of a config holding `text`, and a brief of a profile whose config
+    came to hold it after it was added."""
+    db = tmp_path / "d.db"
+    path = _owned_config(tmp_path, name="eve")
+    assert invoke(db, _offline, "profiles", "add", "eve", "--config", str(path)).code == 0
+    path.write_text(text)
+    added = invoke(db, _offline, "profiles", "add", "eve2", "--config", str(path))
+    brief = invoke(db, _offline, "brief", "--profile", "eve", "--date", "2026-11-05")
+    return added, brief
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        '[[inbox]]\nname = "bob"\nkind = "maildir"\npath = "{bob}"\n',
+        'deliver = ["file:{bob}/../owned.md"]\n',
+        '[[calendar]]\nname = "bob"\nkind = "ics"\npath = "{bob}/cal.ics"\n',
+    ],
+)
+def test_a_profile_cannot_read_or_write_another_persons_files(tmp_path: Path, entry: str) -> None:
+    bob = tmp_path / "bob" / "Maildir"
+    for sub in ("cur", "new", "tmp"):
+        (bob / sub).mkdir(parents=True)
+    (bob / "cal.ics").write_text("BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n")
+    added, brief = _profile_brief(tmp_path, entry.replace("{bob}", str(bob)))
+    assert added.code == 4 and "outside the profile's directory" in added.err, added.err
+    assert brief.code == 4 and "outside the profile's directory" in brief.err, brief.err
+    assert not (tmp_path / "bob" / "owned.md").exists()
+
+
+def test_a_profile_config_others_can_write_is_refused_by_every_command(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    path = _owned_config(tmp_path, name="eve")
+    assert invoke(db, _offline, "profiles", "add", "eve", "--config", str(path)).code == 0
+    path.chmod(0o666)
+    brief = invoke(db, _offline, "brief", "--profile", "eve")
+    assert brief.code == 4 and "can be written by others" in brief.err, brief.err
+    os.chown(path, OTHER_UID, -1)
+    path.chmod(0o644)
+    again = invoke(db, _offline, "profiles", "add", "eve2", "--config", str(path))
+    assert again.code == 4 and "owned by uid 4242" in again.err, again.err
+
+
+def _offline(*a: Any) -> OfflineModel:
+    return OfflineModel()

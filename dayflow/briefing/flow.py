@@ -375,7 +375,7 @@ def _check_first(room: Room, request: BriefRequest, day: date, sinks: list[str])
     else:
         from dayflow.agent import source_factory
 
-        factory = source_factory(room.config.env, room.config.sources_file)
+        factory = source_factory(room.config.file_env, room.config.sources_file)
     precheck(*factory(options.settings, day), day)
     return settings
 

@@ -8,6 +8,7 @@ whichever runs use it. The SDK is imported only when a config file has an enable
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -251,6 +252,14 @@ def for_config(configured: Config, *, verbose: bool = False) -> Servers:
         if path is None:
             return ()
         where, data = configured.document(Path(path))
-        return parse_servers(data, where)
+        specs = parse_servers(data, where)
+        if configured.profile:
+            from dayflow.trust import confine
 
-    return Servers(configured.env, specs_of=specs_of, verbose=verbose)
+            for spec in specs:
+                if spec.cwd:
+                    cwd = os.path.expanduser(spec.cwd)
+                    confine(cwd, where.parent, what=f"[mcp_servers.{spec.name}] cwd", config=where)
+        return specs
+
+    return Servers(configured.file_env, specs_of=specs_of, verbose=verbose)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from dayflow.errors import SourceError
+from dayflow.trust import command_env
 
 if TYPE_CHECKING:
     from dayflow.sources.oauth import Accounts
@@ -117,6 +118,7 @@ def secret_from_command(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group, killed whole below
+            env=command_env(),  # no API key, no database URL (dayflow.trust)
         )
     except FileNotFoundError:
         shown = program_name(argv[0], single=len(argv) == 1)
