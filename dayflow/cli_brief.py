@@ -263,7 +263,7 @@ def brief_room(deps: Deps, settings: "config.Settings", verbose: bool) -> "Room"
         say=lambda text: deps.err.print(text, markup=False, soft_wrap=True),
         sources=deps.sources,
         settings_for=lambda run, timeout: for_run(deps, run, settings, timeout),
-        stdin=lambda: sys.stdin.buffer.read(),
+        stdin=sys.stdin.buffer.read,
     )
 
 

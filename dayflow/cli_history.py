@@ -98,13 +98,20 @@ def trace(
         if output is None:
             deps.out.out(text, end="", highlight=False)
             return
-        _writing(output, lambda: output.write_text(text, encoding="utf-8"))
+        from dayflow import files
+
+        _writing(output, lambda: files.write_atomic(output, text.encode("utf-8")))
         deps.err.print(f"wrote {len(events)} events of run {run.id} to {output}", markup=False)
 
 
 def _writing(path: Path, write: Callable[[], object]) -> None:
+    """`write()`, its failure one line (exit 2: the path given is the problem)."""
+    from dayflow.errors import FileProblem
+
     try:
         write()
+    except FileProblem as exc:
+        raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 

@@ -78,7 +78,12 @@ def add(
         zone = check_tz(tz or settings.tz)
         path = Path(os.path.abspath(config.expanduser()))
         if not path.is_file():
-            what = "a directory, not a config file" if path.is_dir() else "no such file"
+            from dayflow.files import kind_of
+
+            try:
+                what = f"is {kind_of(path.stat().st_mode)}, not a config file"
+            except OSError:
+                what = "no such file"
             raise UsageError(f"--config {config}: {what} (`dayflow init` writes a config file)")
         added = Profile(name, str(path), zone, at, WEEKDAYS if weekdays else EVERY_DAY)
         checked = check_profile_config(deps, added)

@@ -83,6 +83,13 @@ def _job(
     db_path = settings.db_path  # a postgresql:// URL is pinned as written
     if isinstance(db_path, str):
         _refuse_a_password(db_path)
+    elif db_path.exists() and not db_path.is_file():  # every morning's brief would fail on it
+        import os
+
+        from dayflow.errors import UsageError
+        from dayflow.files import kind_of
+
+        raise UsageError(f"--db {db_path}: is {kind_of(os.stat(db_path).st_mode)}, not a database")
     pinned["DAYFLOW_DB"] = str(db_path.absolute() if isinstance(db_path, Path) else db_path)
     pinned["DAYFLOW_TZ"] = settings.tz
     argv = [*installed_dayflow(), "brief", "--ensure-today"]

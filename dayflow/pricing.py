@@ -72,8 +72,12 @@ def load_prices(value: str | None) -> Prices:
     text, where = value, "DAYFLOW_PRICES"
     if value.lstrip()[:1] not in ("{", "[", '"') and not _looks_like_json(value):
         where = f"DAYFLOW_PRICES file {value}"
+        from dayflow import files
+
         try:
-            text = Path(value).expanduser().read_text(encoding="utf-8-sig")
+            text = files.read_regular(Path(value).expanduser(), 2**20).decode("utf-8-sig")
+        except (files.NotRegular, files.TooLarge) as exc:
+            raise UsageError(f"DAYFLOW_PRICES: cannot read the file {value}: {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
             why = getattr(exc, "strerror", None) or "not UTF-8 text"
             raise UsageError(f"DAYFLOW_PRICES: cannot read the file {value}: {why}") from None

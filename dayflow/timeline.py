@@ -110,7 +110,8 @@ def _is_restart(events: list[Event], i: int) -> bool:
 
 
 def draw_timeline(run_id: str, events: list[Event], path: Path) -> None:
-    """Write the PNG timeline of `events` (one run's log, in order) to `path`."""
+    """Write the PNG timeline of `events` (one run's log, in order) to `path` (FileProblem, one
+    line, if it cannot be written)."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -175,7 +176,15 @@ def draw_timeline(run_id: str, events: list[Event], path: Path) -> None:
     ax.set_title(f"run {run_id}: {len(events)} events, {len(lanes)} {processes}")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=5, frameon=False, fontsize=8)
-    fig.savefig(path)
+    # Drawn into memory, then written by the one guarded writer: a file is replaced whole, a
+    # FIFO no one reads is refused, and a name without ".png" is not given one.
+    import io
+
+    from dayflow import files
+
+    drawn = io.BytesIO()
+    fig.savefig(drawn, format="png")
+    files.write_atomic(path, drawn.getvalue())
 
 
 def _marker(style: Style) -> dict[str, Any]:

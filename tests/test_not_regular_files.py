@@ -4,16 +4,22 @@ Each is refused in one line naming the path and what it is; nothing waits."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
-from collections.abc import Iterator
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from dayflow.errors import SourceError
 from dayflow.providers.offline import OfflineModel
 from dayflow.sources.mbox import MboxSource
+from tests.conftest import subprocess_env
 from tests.harness import Result, invoke
 
 
@@ -86,3 +92,218 @@ def test_an_mbox_that_is_not_a_regular_file_is_one_line(odd: tuple[Path, str]) -
         f"old: {path} is {words}, not an mbox file",
         f"old: {path} is a directory, not an mbox file",
     )
+
+
+# Every path a user can name, in every command, with what the command does with it. A FIFO no
+# one writes to or reads from, and /dev/zero (never ends), must each give one line and an exit
+# code (no hang, no MemoryError): `test_every_path_a_command_takes_is_in_the_table` walks the
+# app, so a new command or option that takes a path cannot be left out of it.
+Case = Callable[[str, "World"], tuple[list[str], dict[str, str]]]
+
+
+@dataclass
+class World:
+    """A database with one finished run, in an environment of its own."""
+
+    root: Path
+    env: dict[str, str]
+    run_id: str
+
+    def config(self, text: str) -> dict[str, str]:
+        path = self.root / f"c{abs(hash(text))}.toml"
+        path.write_text(text)
+        return {"DAYFLOW_CONFIG": str(path)}
+
+
+def _args(*args: str) -> Case:
+    def case(odd: str, w: World) -> tuple[list[str], dict[str, str]]:
+        given = {"{odd}": odd, "{run}": w.run_id, "{root}": str(w.root)}
+        out = list(args)
+        for key, value in given.items():
+            out = [a.replace(key, value) for a in out]
+        return out, {}
+
+    return case
+
+
+def _entry(table: str, kind: str, key: str = "path", command: str = "sources check") -> Case:
+    def case(odd: str, w: World) -> tuple[list[str], dict[str, str]]:
+        where = {"path": f"'{odd}'"} if key == "path" else {"path": f"'{w.root}/m.mbox'"}
+        if key == "sent":
+            where["sent"] = f"'{odd}'"
+            (w.root / "m.mbox").write_text("")
+        lines = "\n".join(f"{k} = {v}" for k, v in where.items())
+        return command.split(), w.config(f"[[{table}]]\nname = 'x'\nkind = '{kind}'\n{lines}\n")
+
+    return case
+
+
+def _env(name: str, *args: str) -> Case:
+    return lambda odd, w: (list(args), {name: odd})
+
+
+# "command param" (as the app names them) -> the command line that makes it use the path.
+COMMAND_PATHS: dict[str, Case] = {
+    "brief inbox": _args("brief", "--new", "--inbox", "{odd}"),
+    "brief calendar": _args("brief", "--new", "--calendar", "{odd}"),
+    "brief db": _args("brief", "--db", "{odd}"),
+    "brief deliver": _args("brief", "--new", "--deliver", "file:{odd}"),
+    "brief config_file": _args("brief", "--config", "{odd}"),
+    "resume db": _args("resume", "{run}", "--db", "{odd}"),
+    "runs db": _args("runs", "--db", "{odd}"),
+    "show db": _args("show", "{run}", "--db", "{odd}"),
+    "trace output": _args("trace", "{run}", "-o", "{odd}"),
+    "trace png": _args("trace", "{run}", "--png", "{odd}"),
+    "trace db": _args("trace", "{run}", "--db", "{odd}"),
+    "fork db": _args("fork", "{run}", "--from-step", "1", "--db", "{odd}"),
+    "gc db": _args("gc", "--db", "{odd}"),
+    "doctor db": _args("doctor", "--db", "{odd}"),
+    "migrate to": _args("migrate", "--to", "{odd}"),
+    "migrate db": _args("migrate", "--to", "/nonexistent-dir/x.db", "--db", "{odd}"),
+    "tasks db": _args("tasks", "--db", "{odd}"),
+    "tasks export output": _args("tasks", "export", "-o", "{odd}"),
+    "tasks export db": _args("tasks", "export", "--db", "{odd}"),
+    "tasks sync file": _args("tasks", "sync", "{odd}"),
+    "tasks sync db": _args("tasks", "sync", "{root}/tasks.md", "--db", "{odd}"),
+    "schedule install db": _args(
+        "schedule", "install", "--at", "07:30", "--dry-run", "--db", "{odd}"
+    ),
+    "schedule install deliver": _args(
+        "schedule", "install", "--at", "07:30", "--dry-run", "--deliver", "file:{odd}"
+    ),
+    "schedule status db": _args("schedule", "status", "--db", "{odd}"),
+    "init config_file": _args("init", "--config", "{odd}"),
+    "sources config_file": _args("sources", "--config", "{odd}"),
+    "sources check config_file": _args("sources", "check", "--config", "{odd}"),
+    "profiles add config": _args("profiles", "add", "ann", "--config", "{odd}"),
+    "profiles add db": _args(
+        "profiles", "add", "ann", "--config", "{root}/empty.toml", "--db", "{odd}"
+    ),
+    "profiles list db": _args("profiles", "list", "--db", "{odd}"),
+    "profiles remove db": _args("profiles", "remove", "ann", "--db", "{odd}"),
+    "worker db": _args("worker", "--db", "{odd}"),
+    "fleet enqueue db": _args("fleet", "enqueue", "--db", "{odd}"),
+    "fleet status db": _args("fleet", "status", "--db", "{odd}"),
+    "mcp list config_file": _args("mcp", "list", "--config", "{odd}"),
+    "mcp check config_file": _args("mcp", "check", "--config", "{odd}"),
+    "mcp import file": _args("mcp", "import", "{odd}"),
+    "mcp serve db": _args("mcp", "serve", "--db", "{odd}"),
+}
+# Paths named in the environment or in the config file, for each command that reads them.
+OTHER_PATHS: dict[str, Case] = {
+    "DAYFLOW_CONFIG": _env("DAYFLOW_CONFIG", "sources", "check"),
+    "DAYFLOW_DB": _env("DAYFLOW_DB", "runs"),
+    "DAYFLOW_DOTENV": _env("DAYFLOW_DOTENV", "runs"),
+    "DAYFLOW_PRICES": _env("DAYFLOW_PRICES", "runs"),
+    "DAYFLOW_INBOX": _env("DAYFLOW_INBOX", "brief", "--new"),
+    "[[inbox]] json": _entry("inbox", "json"),
+    "[[inbox]] mbox": _entry("inbox", "mbox"),
+    "[[inbox]] maildir": _entry("inbox", "maildir"),
+    "[[inbox]] eml": _entry("inbox", "eml"),
+    "[[inbox]] mbox sent": _entry("inbox", "mbox", "sent"),
+    "[[calendar]] ics": _entry("calendar", "ics"),
+    "[[calendar]] json": _entry("calendar", "json"),
+    "[[calendar]] ics in a brief": _entry("calendar", "ics", command="brief --new"),
+    "[[inbox]] json in a brief": _entry("inbox", "json", command="brief --new"),
+    "deliver file: in the config": lambda odd, w: (
+        ["brief", "--new"],
+        w.config(f"deliver = ['file:{odd}']\n"),
+    ),
+    "[smtp] cafile": lambda odd, w: (
+        ["brief", "--new", "--deliver", "smtp"],
+        w.config(f"[smtp]\nhost = '127.0.0.1'\nport = 9\nto = 'a@b.example'\ncafile = '{odd}'\n"),
+    ),
+}
+# Refused as not a PostgreSQL URL before anything is opened (the line need not name it).
+NOT_OPENED = {"worker db", "fleet enqueue db", "fleet status db"}
+# The options that name no file, though their names might suggest one.
+NOT_PATHS = {"brief since", "brief sample", "doctor recompute_totals"}
+PATH_WORDS = ("db", "config", "file", "output", "png", "to", "deliver", "inbox", "calendar")
+
+
+def _path_params() -> set[str]:
+    import typer
+
+    from dayflow.cli import app
+
+    found: set[str] = set()
+
+    def walk(command: Any, path: list[str]) -> None:
+        for param in command.params:
+            name = " ".join([*path, param.name])
+            pathy = type(param.type).__name__ == "TyperPath" or any(
+                word in param.name.split("_") for word in PATH_WORDS
+            )
+            if pathy and name not in NOT_PATHS:
+                found.add(name)
+        for sub, each in getattr(command, "commands", {}).items():
+            walk(each, [*path, sub])
+
+    walk(typer.main.get_command(app), [])
+    return found
+
+
+def test_every_path_a_command_takes_is_in_the_table() -> None:
+    """A new command, or a new option naming a file, fails here until the table tries it."""
+    assert _path_params() == set(COMMAND_PATHS)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    root = tmp_path_factory.mktemp("paths")
+    env = subprocess_env(
+        root / "db.sqlite",
+        HOME=str(root / "home"),
+        XDG_DATA_HOME=str(root / "xdg"),
+        XDG_CONFIG_HOME=str(root / "xdg-config"),
+        XDG_CACHE_HOME=str(root / "cache"),
+        XDG_STATE_HOME=str(root / "state"),
+    )
+    for name in ("ANTHROPIC_API_KEY", "DAYFLOW_CONFIG", "DAYFLOW_MODEL"):
+        env.pop(name, None)
+    made = subprocess.run(
+        [sys.executable, "-m", "dayflow", "brief"], env=env, capture_output=True, timeout=120
+    )
+    assert made.returncode == 0, made.stderr
+    exported = [sys.executable, "-m", "dayflow", "tasks", "export", "-o", str(root / "tasks.md")]
+    assert subprocess.run(exported, env=env, capture_output=True).returncode == 0
+    (root / "empty.toml").write_text("")
+    listed = subprocess.run(
+        [sys.executable, "-m", "dayflow", "runs", "--json"], env=env, capture_output=True
+    )
+    return World(root, env, json.loads(listed.stdout)[0]["id"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(COMMAND_PATHS) + sorted(OTHER_PATHS))
+def test_no_command_hangs_on_or_reads_without_end_a_path_it_is_given(
+    world: World, name: str
+) -> None:
+    """Run under `timeout`: a FIFO that no one opens, and /dev/zero, each end in seconds with
+    one line naming the path (a write into /dev/zero, a device, may succeed: it is a sink)."""
+    fifo = world.root / "fifo"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    case = COMMAND_PATHS.get(name) or OTHER_PATHS[name]
+    for odd in (str(fifo), "/dev/zero"):
+        args, extra = case(odd, world)
+        done = subprocess.run(
+            ["timeout", "-s", "KILL", "30", sys.executable, "-m", "dayflow", *args],
+            env=world.env | extra,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
+        said = done.stderr + done.stdout
+        assert done.returncode not in (124, 137, -9), f"{name} {odd}: hung\n{said}"
+        assert "Traceback" not in said and "internal error" not in said, (name, odd, said)
+        naming = [line for line in said.splitlines() if odd in line]
+        if done.returncode != 0:
+            assert done.returncode in (2, 4, 6), (name, odd, done.returncode, said)
+            if name in NOT_OPENED:
+                assert said.count("error:") == 1, (name, odd, said)
+            else:
+                assert len(naming) == 1, (name, odd, said)
+        elif odd != "/dev/zero" and not name.startswith("schedule install"):
+            # Only a .env file is optional: skipped, with a warning that names it.
+            assert naming and naming[0].startswith("warning: cannot read"), (name, odd, said)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dayflow.briefing import day as briefday
-from dayflow.briefing.inputs import Picked, kept_inputs, new_run_sources, zone
+from dayflow.briefing.inputs import Picked, discard_kept, kept_inputs, new_run_sources, zone
 from dayflow.errors import ConfigError, DayTaken, RunBusy, StoreError, UsageError
 from dayflow.models import (
     DEFAULT_COMPACT_AT,
@@ -107,7 +107,7 @@ class Room:
     sources: SourceFactory | None = None  # None: the run's own settings decide (build_sources)
     # The settings a resume of a run uses (its own provider and server, --timeout); None: these
     settings_for: Callable[[Run, float | None], Settings] | None = None
-    stdin: Callable[[], bytes] = lambda: b""
+    stdin: Callable[[int], bytes] = lambda limit: b""  # at most `limit` bytes of stdin
     opened: list[ModelClient] = field(default_factory=list)
 
 
@@ -210,7 +210,7 @@ def _start(the: _Day, update_of: Run | None, sole: bool) -> Outcome:
 
     room, request, store, day, settings = the.room, the.request, the.store, the.day, the.settings
     if not the.first:
-        settings = _new_run_inputs(room, settings)
+        settings = _new_run_inputs(room, settings, day)
     now = room.clock.now()
     picked = new_run_sources(
         room.config,
@@ -359,32 +359,36 @@ def _check_first(room: Room, request: BriefRequest, day: date, sinks: list[str])
     brief that cannot start leaves no empty database behind (issue 19.7)."""
     from dayflow.sources.factory import precheck
 
-    settings = _new_run_inputs(room, room.settings)
-    moment = briefday.brief_moment(day, zone(settings.tz), room.clock.now())
-    picked = new_run_sources(  # a bad --since is refused here too
-        room.config,
-        request,
-        settings,
-        db_path=str(settings.db_path),
-        moment=moment,
-        mail_since=lambda: moment - briefday.MAIL_WINDOW,
-    )
-    options = _options(request, settings, day, sinks, None, picked)
-    if room.sources is not None:
-        factory = room.sources
-    else:
-        from dayflow.agent import source_factory
+    settings = _new_run_inputs(room, room.settings, day)
+    try:
+        moment = briefday.brief_moment(day, zone(settings.tz), room.clock.now())
+        picked = new_run_sources(  # a bad --since is refused here too
+            room.config,
+            request,
+            settings,
+            db_path=str(settings.db_path),
+            moment=moment,
+            mail_since=lambda: moment - briefday.MAIL_WINDOW,
+        )
+        options = _options(request, settings, day, sinks, None, picked)
+        if room.sources is not None:
+            factory = room.sources
+        else:
+            from dayflow.agent import source_factory
 
-        factory = source_factory(room.config.file_env, room.config.sources_file)
-    precheck(*factory(options.settings, day), day)
+            factory = source_factory(room.config.file_env, room.config.sources_file)
+        precheck(*factory(options.settings, day), day)
+    except BaseException:
+        discard_kept(room.settings, settings)  # no run will ever read them
+        raise
     return settings
 
 
-def _new_run_inputs(room: Room, settings: Settings) -> Settings:
+def _new_run_inputs(room: Room, settings: Settings, day: date) -> Settings:
     """A new run's stdin inputs kept and its model client made (`room.opened[-1]`), with the
     notices that go with them; a local model whose server is not on this machine refused."""
     local_check(settings, settings.model)
-    settings = kept_inputs(settings, room.stdin, room.say)
+    settings = kept_inputs(settings, room.stdin, room.say, day)
     local_notice(room.say, settings, settings.model)
     room.opened.append(_client_for_new_run(room))
     return settings

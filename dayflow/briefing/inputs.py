@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dayflow.briefing import day as briefday
-from dayflow.errors import UsageError
+from dayflow.errors import SourceError, UsageError
 from dayflow.frozen import replace
 from dayflow.store.values import command_hint
 
@@ -23,12 +23,20 @@ if TYPE_CHECKING:
 
 
 def kept_inputs(
-    settings: Settings, stdin: Callable[[], bytes], say: Callable[[str], None]
+    settings: Settings, stdin: Callable[[int], bytes], say: Callable[[str], None], day: date
 ) -> Settings:
     """An inbox or calendar read from standard input or a pipe (`-`, /dev/stdin, `<(...)`)
     is kept in a private file beside the database, so a resume (in another process) reads the
-    very same input again."""
+    very same input again.
+
+    `stdin(n)` reads at most n bytes of standard input. What came is checked first, as the
+    run's reader would check it for `day`: a bad one is refused naming what the user gave
+    (standard input, the pipe), nothing is kept, and no stream is read past
+    `files.MAX_STREAM_BYTES` (/dev/zero, a runaway producer)."""
     import hashlib
+
+    from dayflow import files
+    from dayflow.sources.json_files import check_input
 
     kept: dict[str, str] = {}
     for name in ("inbox", "calendar"):
@@ -43,10 +51,19 @@ def kept_inputs(
             continue
         if value == "-" and settings.inbox == settings.calendar == "-":
             raise UsageError("--inbox and --calendar cannot both read standard input")
+        where = "standard input" if value == "-" else value
         try:
-            data = stdin() if value == "-" else Path(value).read_bytes()
+            if value == "-":
+                data = stdin(files.MAX_STREAM_BYTES + 1)
+                if len(data) > files.MAX_STREAM_BYTES:
+                    raise files.TooLarge(files.MAX_STREAM_BYTES)
+            else:
+                data = files.read_stream(value)
+        except (files.TooLarge, files.NotRegular) as exc:
+            raise SourceError(f"--{name}: cannot read {where}: {exc}") from None
         except OSError as exc:
             raise UsageError(f"--{name}: cannot read {value}: {exc.strerror or exc}") from None
+        check_input(name, data, f"--{name} {where}", day)
         folder = settings.local_dir / "inputs"
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = folder / f"{name}-{hashlib.sha256(data).hexdigest()[:16]}.json"
@@ -55,11 +72,19 @@ def kept_inputs(
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
-        where = "standard input" if value == "-" else value
         say(f"read the {name} from {where}; kept as {path} for `dayflow resume`")
         kept[name] = str(path)
     inbox, calendar = kept.get("inbox", settings.inbox), kept.get("calendar", settings.calendar)
     return replace(settings, inbox=inbox, calendar=calendar)
+
+
+def discard_kept(given: Settings, kept: Settings) -> None:
+    """Remove the copies `kept_inputs` made of `given`'s inputs, when no run will read them
+    (the brief failed before its run was written)."""
+    for name in ("inbox", "calendar"):
+        copy = getattr(kept, name)
+        if copy is not None and copy != getattr(given, name):
+            Path(copy).unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)

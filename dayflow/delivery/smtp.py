@@ -160,7 +160,7 @@ def send_mail(
     # Whatever the server says is shown without the password or any token sent to it.
     secrets: list[str | None] = [password]
     try:
-        context = ssl.create_default_context(cafile=cfg.cafile)
+        context = _tls_context(cfg)
         server: smtplib.SMTP
         if cfg.security == "tls":
             server = smtplib.SMTP_SSL(cfg.host, cfg.port, timeout=cfg.timeout, context=context)
@@ -295,3 +295,22 @@ def _authenticate(
             said = words.decode("utf-8", "replace") if isinstance(words, bytes) else str(words)
             credential.refused(f"{exc.smtp_code} {said}", token)  # raises after the one retry
             token = credential.take()
+
+
+def _tls_context(cfg: SmtpConfig) -> Any:
+    """The TLS context, trusting `cafile` when one is set: read through the one guarded reader
+    (OpenSSL would wait for ever on a FIFO, and read /dev/zero to the end)."""
+    import ssl
+
+    if cfg.cafile is None:
+        return ssl.create_default_context()
+    from dayflow import files
+
+    try:
+        pem = files.read_regular(cfg.cafile, files.MAX_READ_BYTES).decode("ascii")
+    except UnicodeDecodeError:
+        raise DeliveryFailed(f"smtp to {cfg.where}: cafile {cfg.cafile} is not PEM text") from None
+    except OSError as exc:
+        why = str(exc) if isinstance(exc, files.NotRegular | files.TooLarge) else exc.strerror
+        raise DeliveryFailed(f"smtp to {cfg.where}: cafile {cfg.cafile}: {why or exc}") from None
+    return ssl.create_default_context(cadata=pem)

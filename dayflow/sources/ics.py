@@ -119,20 +119,19 @@ class IcsCalendar(CalendarSource):
             return body
 
     def _read_file(self) -> bytes:
+        from dayflow import files
+
         assert self._path is not None
         try:
-            with self._path.open("rb") as f:
-                data = f.read(http.MAX_BYTES + 1)
-            if len(data) > http.MAX_BYTES:
-                raise SourceUnreadable(
-                    self.name,
-                    f"{self._path} is larger than {http.MAX_BYTES // (1024 * 1024)} MB; refused",
-                )
-            return data
+            return files.read_regular(self._path, http.MAX_BYTES)
         except FileNotFoundError:
             raise SourceUnreadable(self.name, f"file not found: {self._path}") from None
-        except IsADirectoryError:
-            raise SourceUnreadable(self.name, f"{self._path} is a directory, not a file") from None
+        except files.TooLarge as err:
+            raise SourceUnreadable(
+                self.name, f"{self._path} is larger than {files.mb(err.limit)}; refused"
+            ) from None
+        except files.NotRegular as err:
+            raise SourceUnreadable(self.name, f"{self._path} is {err.kind}, not a file") from None
         except OSError as err:
             reason = err.strerror or str(err)
             raise SourceUnreadable(self.name, f"cannot read {self._path} ({reason})") from None

@@ -53,7 +53,38 @@ def login(conn: imaplib.IMAP4, user: str, password: str) -> None:
     conn.state = "AUTH"  # what imaplib's login() does after an OK
 
 
-class Imap4(imaplib.IMAP4):
+MAX_ANSWER_BYTES = 50 * 1024 * 1024  # one command's answer, literals and lines (as a feed's)
+
+
+class _Capped(imaplib.IMAP4):
+    """At most MAX_ANSWER_BYTES per command: imaplib reads any literal a server announces
+    (`{99999999999}`) into memory whole, and any number of lines; past the cap the connection
+    is aborted before the bytes are read (one line: "the connection was lost (...)")."""
+
+    _answered = 0
+
+    def _command(self, name: str, *args: Any) -> Any:
+        self._answered = 0
+        return super()._command(name, *args)  # type: ignore[misc]
+
+    def _count(self, size: int) -> None:
+        self._answered += size
+        if self._answered > MAX_ANSWER_BYTES:
+            raise self.abort(
+                f"the server sent more than {MAX_ANSWER_BYTES // 2**20} MB in one answer; refused"
+            )
+
+    def read(self, size: int) -> bytes:
+        self._count(size)  # before: a literal's announced size is not allocated
+        return super().read(size)
+
+    def readline(self) -> bytes:
+        line = super().readline()
+        self._count(len(line))
+        return line
+
+
+class Imap4(_Capped, imaplib.IMAP4):
     """imaplib's IMAP4, its socket watched by the exchange's deadline from the first byte."""
 
     def __init__(
@@ -68,7 +99,7 @@ class Imap4(imaplib.IMAP4):
         return sock
 
 
-class Imap4Tls(imaplib.IMAP4_SSL):
+class Imap4Tls(_Capped, imaplib.IMAP4_SSL):
     """imaplib's IMAP4_SSL, watched from before the TLS handshake."""
 
     def __init__(

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from dayflow.errors import SourceError
+from dayflow.files import NotRegular, TooLarge, mb, read_regular
 from dayflow.sources import people
 from dayflow.sources.protocols import CalendarSource, InboxSource
 
@@ -90,10 +91,13 @@ class _JsonFile:
         self._local_tz = tz
         self._anchored = False
         self._items: list[dict[str, Any]] | None = None
+        self._named: str | None = None  # check_input: what the user gave (standard input)
 
     @property
     def label(self) -> str:
         """How errors name this file."""
+        if self._named is not None:
+            return self._named
         return self._bundled if self._path is None else str(self._path)
 
     def _load(self) -> list[dict[str, Any]]:
@@ -107,11 +111,13 @@ class _JsonFile:
             if self._path is None:
                 return files("dayflow.fixtures").joinpath(self._bundled).read_text(encoding="utf-8")
             # utf-8-sig: a file saved with a byte-order mark (Windows editors) is still UTF-8.
-            return self._path.read_bytes().decode("utf-8-sig")
+            return read_regular(self._path).decode("utf-8-sig")
         except FileNotFoundError:
             raise self._error("file not found") from None
-        except IsADirectoryError:
-            raise self._error("is a directory, not a file") from None
+        except NotRegular as err:
+            raise self._error(f"is {err.kind}, not a file") from None
+        except TooLarge as err:
+            raise self._error(f"is larger than {mb(err.limit)}; refused") from None
         except UnicodeDecodeError:
             raise self._error("is not UTF-8 text") from None
         except OSError as err:
@@ -330,6 +336,20 @@ class JsonCalendar(_JsonFile, CalendarSource):
             "attendees": [],
             **who,
         }
+
+
+def check_input(kind: str, data: bytes, label: str, brief_date: dt.date) -> None:
+    """Raise the SourceError a reader of `data` (an inbox or a calendar, by `kind`) would
+    raise for `brief_date`, naming it `label` ("--inbox standard input") rather than a file."""
+    reader: _JsonFile = (
+        JsonInbox(None, brief_date) if kind == "inbox" else JsonCalendar(None, brief_date)
+    )
+    reader._named = label
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise reader._error("is not UTF-8 text") from None
+    reader._parse(text)
 
 
 def _person(text: str) -> dict[str, str] | None:

@@ -13,10 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from dayflow.errors import SourceError
+from dayflow.files import open_regular
 from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing, select_page
 from dayflow.sources.mime import ParsedMail, parse_message
 
 LIST_BYTES = 64 * 1024
+READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message (as a Maildir)
 EML_GLOB = "*.eml"
 
 
@@ -92,7 +94,7 @@ class EmlFolderSource(_ParsedFiles):
     def _messages(self) -> Iterator[tuple[bytes, dt.datetime, bool, object]]:
         for file in self._files():
             try:
-                with file.open("rb") as fh:
+                with open_regular(file) as fh:
                     raw = fh.read(LIST_BYTES)
                 mtime = dt.datetime.fromtimestamp(file.stat().st_mtime, dt.UTC)
             except OSError:
@@ -102,7 +104,8 @@ class EmlFolderSource(_ParsedFiles):
     def _raw(self, locator: object) -> bytes:
         path = Path(str(locator))
         try:
-            return path.read_bytes()
+            with open_regular(path) as fh:
+                return fh.read(READ_BYTES)  # as a Maildir's or an mbox's message is
         except FileNotFoundError:
             raise PathMissing(self.name, str(path)) from None
         except OSError as err:

@@ -100,6 +100,10 @@ def _create(p: Path) -> None:
         ) from None
     if p.is_dir():
         raise StoreError(f"{p} is a directory; --db names the database file")
+    if not stat.S_ISREG(p.stat().st_mode):  # a FIFO, a device: SQLite's "disk I/O error"
+        from dayflow.files import kind_of
+
+        raise StoreError(f"{p}: is {kind_of(p.stat().st_mode)}, not a database file")
     if not os.access(p, os.R_OK | os.W_OK):
         raise StoreError(
             f"{p} is not readable and writable by you (mode "
