@@ -154,7 +154,7 @@ OTHERS = "# Results\n\n## Mail\nmail figures\n\n## Reading\nhand-written reading
 
 def test_results_md_missing_is_made_with_the_section_alone(tiny: Path) -> None:
     results = tiny.parent / "RESULTS.md"
-    assert _main(tiny) == 0
+    assert _main(tiny, "--write") == 0
     text_ = results.read_text(encoding="utf-8")
     assert text_.startswith(report.begin("offline")) and text_.endswith(
         report.end("offline") + "\n"
@@ -177,7 +177,7 @@ def test_damaged_markers_are_refused_and_results_md_left_as_it_was(
     }[damage]
     results = tiny.parent / "RESULTS.md"
     results.write_text(damaged, encoding="utf-8")
-    assert _main(tiny) == 2
+    assert _main(tiny, "--write") == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "markers for 'offline' are damaged" in err
     assert results.read_text(encoding="utf-8") == damaged
@@ -186,7 +186,7 @@ def test_damaged_markers_are_refused_and_results_md_left_as_it_was(
 def test_a_rerun_replaces_only_its_own_section(tiny: Path) -> None:
     results = tiny.parent / "RESULTS.md"
     results.write_text(OTHERS, encoding="utf-8")
-    assert _main(tiny) == 0 and _main(tiny) == 0
+    assert _main(tiny, "--write") == 0 and _main(tiny, "--write") == 0
     text_ = results.read_text(encoding="utf-8")
     assert text_.startswith(OTHERS) and text_.count(report.begin("offline")) == 1
 
@@ -196,10 +196,40 @@ def test_results_md_that_cannot_be_written_is_one_line_after_the_tables(
 ) -> None:
     unwritable = tiny.parent / "RESULTS.md"
     unwritable.mkdir()  # as root a read-only file is still writable; a directory never is
-    assert _main(tiny, results=unwritable) == 2
+    assert _main(tiny, "--write", results=unwritable) == 2
     captured = capsys.readouterr()
     assert report.HEADER[0] in captured.out
     assert len(captured.err.splitlines()) == 1 and "RESULTS.md not written" in captured.err
+
+
+def test_a_plain_run_writes_nothing_so_a_clone_stays_clean(
+    capsys: pytest.CaptureFixture[str], tiny: Path
+) -> None:
+    """Issue 32.30: `python -m bench.eval` rewrote bench/RESULTS.md by default, leaving a
+    clone dirty. Writing is `--write`; `--no-write` (the default now) is still accepted."""
+    results = tiny.parent / "RESULTS.md"
+    results.write_text(OTHERS, encoding="utf-8")
+    assert _main(tiny) == 0 and _main(tiny, "--no-write") == 0
+    assert results.read_text(encoding="utf-8") == OTHERS
+    assert report.HEADER[0] in capsys.readouterr().out
+    assert _main(tiny, "--write") == 0
+    assert report.begin("offline") in results.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--write", "--no-write"), "--write and --no-write contradict each other"),
+        (("--write", "--split", "tuning"), "--write needs a run of all the splits"),
+    ],
+)
+def test_write_with_no_write_or_with_one_split_is_refused(
+    capsys: pytest.CaptureFixture[str], tiny: Path, args: tuple[str, ...], said: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        _main(tiny, *args)
+    assert exit_.value.code == 2 and said in capsys.readouterr().err
+    assert not (tiny.parent / "RESULTS.md").exists()
 
 
 # --- models behind a loopback fake --------------------------------------------------------------
@@ -229,17 +259,17 @@ def test_local_and_claude_models_give_the_offline_table_each_in_its_own_section(
     placeholder); `local:NAME` has its own section, so `local:claude-…` cannot overwrite
     Claude's."""
     results = tiny.parent / "RESULTS.md"
-    assert _main(tiny) == 0
+    assert _main(tiny, "--write") == 0
     offline = capsys.readouterr().out
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-users-own-key")
     with _offline_api(local=Local()) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
-        assert _main(tiny, "--model", "local:claude-haiku-5-5") == 0
+        assert _main(tiny, "--model", "local:claude-haiku-5-5", "--write") == 0
         local = capsys.readouterr().out
     assert api.message_requests and not any("sk-ant" in _key(r) for r in api.requests)
     with _offline_api() as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
-        assert _main(tiny, "--model", "claude-haiku-5-5") == 0
+        assert _main(tiny, "--model", "claude-haiku-5-5", "--write") == 0
         claude = capsys.readouterr().out
     assert all(_key(r) == "sk-ant-users-own-key" for r in api.requests)
     assert _shape(offline) == _shape(local) == _shape(claude) and report.HEADER[0] in claude
@@ -284,7 +314,7 @@ def test_a_run_that_stops_without_its_brief_prints_its_tables_but_writes_nothing
     results.write_text(OTHERS, encoding="utf-8")
     with FakeAPI([Reply([text("Hello! How can I help?")])], local=Local()) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
-        assert _main(tiny, "--model", "local:q") == 1
+        assert _main(tiny, "--model", "local:q", "--write") == 1
     captured = capsys.readouterr()
     assert report.HEADER[0] in captured.out and "Run: stopped" in captured.out
     assert "dayflow resume" not in captured.out + captured.err

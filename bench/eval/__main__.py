@@ -13,8 +13,10 @@
 
 Each blind split (`blind/` to `blind6/`) is a morning of its own: by default each one
 present is run after the set and reported in its own table, never in the set's rows. The tables
-go to stdout and, unless `--no-write` (or a split is chosen), into bench/RESULTS.md between the
-model's markers, with the date and the commit of `dayflow/`. `--failures` lists the ids of the
+go to stdout only: a run leaves the clone as it was. With `--write` (on a run of all the
+splits) they also go into bench/RESULTS.md between the model's markers, with the date and the
+commit of `dayflow/`. `--no-write` is still accepted (it is the default now: scripts that pass
+it keep working); given with `--write` it is refused. `--failures` lists the ids of the
 messages missed, falsely flagged or given a wrong due date (of the chosen split, then of each
 blind one).
 """
@@ -36,9 +38,9 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "RESULTS.md"
 EXIT_CODES = (
     "exit status: 0 scored; 1 the run stopped before its brief was done (the tables are "
-    "printed, RESULTS.md is not written); 2 bad usage, a label file that breaks GUIDE.md, a "
-    "model that cannot be reached or fails, or a RESULTS.md that cannot be written (one line "
-    "on stderr); 130 interrupted (nothing written)."
+    "printed, RESULTS.md is not written even with --write); 2 bad usage, a label file that "
+    "breaks GUIDE.md, a model that cannot be reached or fails, or a RESULTS.md that cannot be "
+    "written (one line on stderr); 130 interrupted (nothing written)."
 )
 MODEL_HELP = (
     "offline (the default: the rule-based model, no network, about a second); claude-NAME "
@@ -53,10 +55,12 @@ SPLIT_HELP = (
     "hash of each id); blind, blind2 ... blind6 (a folder of bench/eval/ each). Give it once."
 )
 WRITE_HELP = (
-    "print only. Without it a run of all the splits replaces this model's section of "
-    "bench/RESULTS.md (between its '<!-- eval MODEL: begin/end -->' markers, appended if "
-    "absent) and leaves the rest of the file as it is; damaged markers are refused."
+    "also write the tables into bench/RESULTS.md: a run of all the splits replaces this "
+    "model's section (between its '<!-- eval MODEL: begin/end -->' markers, appended if "
+    "absent) and leaves the rest of the file as it is; damaged markers are refused. Without "
+    "it nothing is written: the tables go to stdout only."
 )
+NO_WRITE_HELP = "print only: the default (kept so that scripts passing it keep working)"
 FAILURES_HELP = (
     "after the tables, list the ids of the messages missed, falsely flagged, or given a wrong "
     "due date (the chosen split's, then each blind split's)"
@@ -104,7 +108,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--split", choices=("all", *dataset.SPLITS), default="all", action=_Once, help=SPLIT_HELP
     )
-    p.add_argument("--no-write", action="store_true", help=WRITE_HELP)
+    p.add_argument("--write", action="store_true", help=WRITE_HELP)
+    p.add_argument("--no-write", action="store_true", help=NO_WRITE_HELP)
     p.add_argument("--failures", action="store_true", help=FAILURES_HELP)
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS", help=TIMEOUT_HELP)
     return p
@@ -119,7 +124,12 @@ def main(
 ) -> int:
     """The command; `splits`, `results`, `set_dir` and `second_pass` are where it reads and
     writes (tests give their own)."""
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    if args.write and args.no_write:
+        p.error("--write and --no-write contradict each other: give one")
+    if args.write and args.split != "all":
+        p.error("--write needs a run of all the splits (RESULTS.md holds the whole table)")
     try:
         return _main(args, splits, results, (set_dir, second_pass))
     except KeyboardInterrupt:
@@ -162,9 +172,10 @@ def _main(
     stopped = [o for o in [output] + [b[0] for _, b in blinds] if o.status != "done"]
     if stopped:
         why = f"{stopped[0].status}" + (f": {stopped[0].note}" if stopped[0].note else "")
-        print(f"error: the run did not finish ({why}); RESULTS.md not written", file=sys.stderr)
+        unwritten = "; RESULTS.md not written" if args.write else ""
+        print(f"error: the run did not finish ({why}){unwritten}", file=sys.stderr)
         return 1
-    if args.split == "all" and not args.no_write:
+    if args.write:
         try:
             report.write_section(results, args.model, text)
         except (report.ResultsError, OSError) as exc:
