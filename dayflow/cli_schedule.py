@@ -153,9 +153,11 @@ def install(
         if dry_run:
             _print_plan(deps, system, job, schedule.render(system, job, chosen))
             _warn_unpinned(deps, settings)
+            _warn_shell_secrets(deps)
             return
         done = schedule.install(system, job, chosen)
         _warn_unpinned(deps, settings)
+        _warn_shell_secrets(deps)
         deps.err.print(
             f"installed: {done.backend} ({done.where}), {job.when}: "
             f"{' '.join(_quote(a) for a in job.argv)}",
@@ -217,6 +219,46 @@ def _warn_unpinned(deps: Deps, settings: Settings) -> None:
             "warning: ANTHROPIC_API_KEY is set in this shell only, and a scheduled run does not "
             f"see it: put it in {config_dir(_environment(deps)) / '.env'} (or the file "
             "DAYFLOW_DOTENV names), or the scheduled brief uses the offline model or fails",
+            markup=False,
+            soft_wrap=True,
+        )
+
+
+def _warn_shell_secrets(deps: Deps) -> None:
+    """Each `password_env` / `token_env` of the config whose variable a scheduled run will not
+    have: set in this shell only (a timer, cron or launchd starts with none of its variables),
+    or not set at all. One set in a `.env` file Dayflow reads is found by the job too."""
+    from dayflow.config_files import Environment, config_dir
+    from dayflow.delivery.settings import from_document
+    from dayflow.errors import DayflowError
+
+    env = _environment(deps)
+    try:
+        sources = deps.config.sources()
+        path, document = deps.config.document()
+        smtp = from_document(document, path, env)[1].smtp
+    except DayflowError:
+        return  # a broken config is `sources check`'s to report, and the run's
+    specs = [(f"[[inbox]] {s.name!r}", s) for s in sources.inboxes] if sources else []
+    specs += [(f"[[calendar]] {s.name!r}", s) for s in sources.calendars] if sources else []
+    named: list[tuple[str, str | None]] = []
+    for where, spec in specs:
+        named += [
+            (f"{where} password_env", spec.password_env),
+            (f"{where} token_env", spec.token_env),
+        ]
+    if smtp is not None:
+        named += [("[smtp] password_env", smtp.password_env), ("[smtp] token_env", smtp.token_env)]
+    files = env.files if isinstance(env, Environment) else {}
+    dotenv = config_dir(env) / ".env"
+    for where, variable in named:
+        if not variable or variable in files:
+            continue
+        state = "is set in this shell only" if env.get(variable) else "is not set"
+        deps.err.print(
+            f"warning: {where} names ${variable}, which {state}, and a scheduled run does not "
+            f"see this shell's variables: put it in {dotenv} (or the file DAYFLOW_DOTENV "
+            "names), or the scheduled brief cannot read that source",
             markup=False,
             soft_wrap=True,
         )
