@@ -7,6 +7,9 @@ import datetime as dt
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from dayflow.sources import IcsCalendar, ical_text
 from dayflow.sources.ical import CalendarData
 
@@ -115,3 +118,54 @@ def test_a_huge_text_line_is_cut_and_a_huge_rule_or_date_list_refuses_its_event(
         "not read: its RRULE line is over 97 KB",
     )
     assert blocks[2].refused == "not read: it lists 5,001 RDATE/EXDATE dates"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="\r\n \tab:", max_size=40))
+def test_unfolding_equals_icalendars_on_any_text_and_its_bytes(text: str) -> None:
+    """The fast unfolding (literal replacements unless blank lines precede a continuation) is
+    icalendar's regex exactly, on text and on bytes."""
+    from icalendar.parser.content_line import UFOLD
+
+    assert ical_text.unfold(text) == UFOLD.sub("", text)
+    assert ical_text.decode(text.encode()) == UFOLD.sub("", text)
+
+
+def test_a_folded_first_part_without_a_colon_is_joined_not_dropped() -> None:
+    """Google folds ATTENDEE inside its parameters: the part before the fold has no ':'. It is
+    joined with its continuation, and the property before it is left as it was."""
+    text = _cal(
+        "\r\n".join(
+            [
+                "BEGIN:VEVENT",
+                "UID:g@google.com",
+                "DTSTART:20261118T090000Z",
+                "SUMMARY:Review",
+                "ATTENDEE;CUTYPE=INDIVIDUAL;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED;CN=Ben Ca",
+                " rter;X-NUM-GUESTS=0:mailto:ben@example.com",
+                "END:VEVENT",
+            ]
+        )  # fmt: skip
+    )
+    chosen = ical_text.select(ical_text.index(text), D("2026-11-18"), D("2026-11-18"))
+    assert "SUMMARY:Review\r\n" in chosen
+    assert (
+        "ATTENDEE;CUTYPE=INDIVIDUAL;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED;CN=Ben Carter;"
+        "X-NUM-GUESTS=0:mailto:ben@example.com\r\n" in chosen
+    )
+
+
+def test_content_lines_split_at_the_first_colon_outside_quotes() -> None:
+    assert ical_text.split("SUMMARY:a:b") == ("SUMMARY", "", "a:b")
+    assert ical_text.split('ATTENDEE;CN="Carter: Ben; Jr, Dr":mailto:b@x') == (
+        "ATTENDEE",
+        'CN="Carter: Ben; Jr, Dr"',
+        "mailto:b@x",
+    )
+    assert ical_text.split("dtStart ;TZID=Europe/Berlin:20261118T090000") == (
+        "DTSTART",
+        "TZID=Europe/Berlin",
+        "20261118T090000",
+    )
+    assert ical_text.split('X-A;P="no end:here') is None
+    assert ical_text.split("ATTENDEE;CN=Ben Ca") is None

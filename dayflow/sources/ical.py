@@ -77,7 +77,7 @@ class CalendarData:
         clock: Callable[[], float] = time.monotonic,
         me: people.Me = people.nobody,
     ) -> None:
-        text = data if isinstance(data, str) else _decode(data)
+        text = ical_text.unfold(data) if isinstance(data, str) else ical_text.decode(data)
         if "BEGIN:VCALENDAR" not in text[:4096].upper():
             raise SourceUnreadable(source, f"not an iCalendar file (it starts with {_start(text)})")
         self.source = source
@@ -421,14 +421,6 @@ def _overlaps(
     if start == end:
         return lo <= start < hi
     return start < hi and end > lo
-
-
-def _decode(data: bytes) -> str:
-    # RFC 5545 says UTF-8; old exports are often Windows-1252. Never fail on the bytes alone.
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("cp1252", errors="replace")
 
 
 def _start(text: str) -> str:

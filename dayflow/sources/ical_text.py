@@ -9,9 +9,28 @@ all that gets parsed. A recurring event (RRULE, RDATE, EXRULE, RECURRENCE-ID) or
 dates cannot be read from its text always touches. Each event carries `X-DAYFLOW-BLOCK:<n>`, its
 place in the index, so a parsed event can be kept and reused for every later range.
 
-Best effort as before: a line that is neither `NAME...:value` nor a folded continuation is
-dropped (icalendar would reject the whole file), and a file cut short gets its open components
-closed.
+The syntax is RFC 5545's, exactly, because the text chosen here is what the library parses: a
+line split or glued differently here is a property lost there (a Google export folds ATTENDEE
+inside its parameters, `;CN=Ben Ca` / ` rter;...`, and a scan that unfolded by guessing lost every
+attendee and the organizer's address). So (section 3.1):
+
+- Unfolding comes first, over the whole text: a line break (CRLF or LF) followed by one space
+  or tab is removed wherever it is, inside a parameter or a quoted value too. `decode` does it
+  on the bytes, before decoding, so a fold inside a multi-octet UTF-8 sequence joins the
+  sequence again. Blank lines between a line and its continuation are removed with it, as
+  icalendar does (old Mozilla exports write `VERSION` / `` / ` :2.0`).
+- Then lines are split at CRLF or LF only: not at a bare CR, U+2028, NEL or the other breaks
+  `str.splitlines` knows, which are text inside a value.
+- A content line is `name *(";" param) ":" value`; a parameter value may be a quoted string
+  holding ':', ';' and ',', so the value starts at the first ':' outside quotes (`split`).
+  Backslash means nothing before the value (the RFC's grammar; icalendar's too).
+
+Best effort: a line with no ':' outside quotes is not a content line and is dropped (inside an
+event icalendar drops it too; at the calendar's level it would reject the whole file), and a
+file cut short gets its open components closed. `tests/test_ical_conformance.py` holds every
+event field the brief uses to what plain icalendar and recurring-ical-events give for the whole
+file, on those libraries' own test calendars and on exports written to the big providers'
+shapes.
 
 Bounds, since anyone can write into a calendar one subscribes to (the parser costs about a
 millisecond a property and far more on one huge line): components nested deeper than MAX_DEPTH
@@ -31,7 +50,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from typing import TypeVar
 
+_T = TypeVar("_T", str, bytes)
 MAX_DEPTH = 8  # VCALENDAR > VEVENT > VALARM is 3
 MAX_LINE = 64 * 1024  # characters of one content line (unfolded)
 MAX_DATES = 5000  # RDATE and EXDATE values of one event
@@ -42,6 +63,11 @@ _TEXTS = {"SUMMARY", "DESCRIPTION", "LOCATION", "COMMENT", "CONTACT", "RESOURCES
 _LONGEST = 100 * MAX_LINE  # any other line is kept up to this, to be refused whole
 _RECURRING = {"RRULE", "RDATE", "EXRULE", "RECURRENCE-ID"}
 _DATE = re.compile(r"(\d{4})(\d{2})(\d{2})")
+# icalendar's fold (parser/content_line.py): a line break, any blank lines, one space or tab;
+# the lookbehinds pin a match to the first break of a run (no quadratic rescans).
+_FOLD = re.compile(r"(?:(?<!\n)\r\n|(?<![\r\n])\n)(?:\r?\n)*[ \t]")
+_FOLD_BYTES = re.compile(rb"(?:(?<!\n)\r\n|(?<![\r\n])\n)(?:\r?\n)*[ \t]")
+_NEWLINE = re.compile(r"\r?\n")
 _DURATION = re.compile(r"^[+]?P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?)?")
 
 
@@ -62,26 +88,26 @@ class Block:
 
 
 def index(text: str) -> list[str | Block]:
-    """The calendar's own lines (str) and its components (Block), in file order."""
+    """The calendar's own lines (str) and its components (Block), in file order, from an
+    iCalendar text (folded or not)."""
     items: list[str | Block] = []
     stack: list[str] = []
-    block: list[str] = []
+    block: list[tuple[str, str]] = []  # (name, line) of the component being read
     skipping = 0  # depth of a component being dropped for nesting too deep
     uids: dict[str, int] = {}
-    for line in _logical_lines(text):
-        name = _name(line)
+    for name, line in _logical_lines(text):
         if name == "BEGIN":
             if skipping or len(stack) >= MAX_DEPTH:
                 skipping += 1
                 continue
-            stack.append(line.partition(":")[2].strip().upper())
+            stack.append(_value(line).strip().upper())
         elif name == "END" and skipping:
             skipping -= 1
             continue
         elif skipping:
             continue
         if len(stack) >= 2:  # inside a component of a calendar
-            block.append(line)
+            block.append((name, line))
         else:
             items.append(line)
         if name == "END" and stack:
@@ -92,7 +118,7 @@ def index(text: str) -> list[str | Block]:
     while stack:  # a file cut short: close what is open
         closing = f"END:{stack.pop()}"
         if block:
-            block.append(closing)
+            block.append(("END", closing))
             if len(stack) == 1:
                 items.append(_block(block, uids, len(items)))
                 block = []
@@ -127,52 +153,106 @@ def events(items: list[str | Block]) -> list[Block]:
     return [item for item in items if isinstance(item, Block) and item.event is not None]
 
 
-def _logical_lines(text: str) -> list[str]:
-    """The unfolded content lines, a text one cut at MAX_LINE, any other at _LONGEST."""
-    lines: list[str] = []
-    parts: list[str] = []
-    size = 0
-    limit = MAX_LINE
+def decode(data: bytes) -> str:
+    """The text of an iCalendar file's bytes, unfolded: UTF-8 as RFC 5545 says, else
+    Windows-1252 (old exports), never failing on the bytes alone."""
+    data = _unfold(data)  # before decoding: a fold may split a UTF-8 sequence
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
 
-    def flush() -> None:
-        if parts:
-            line = "".join(parts)
-            lines.append(line.rstrip("\\") if len(line) >= limit else line)
 
-    for line in text.splitlines():
-        if line[:1] in (" ", "\t"):
-            if parts and size < limit:
-                parts.append(line[1 : 1 + limit - size])
-                size += len(parts[-1])
-            continue
-        if ":" not in line:
-            continue
-        flush()
-        name = _name(line)
-        limit = MAX_LINE if name in _TEXTS or name.startswith("X-") else _LONGEST
-        parts, size = [line[:limit]], min(len(line), limit)
-    flush()
+def unfold(text: str) -> str:
+    """The text with every fold removed (RFC 5545 3.1), exactly as icalendar unfolds."""
+    return _unfold(text)
+
+
+def _unfold(text: _T) -> _T:
+    # Without blank lines before a continuation (old Mozilla), icalendar's fold is CRLF or LF
+    # and one space or tab: four literal replacements, far faster than the regex over a file
+    # of short lines (tests/test_ical_text.py holds the two equal).
+    if isinstance(text, str):
+        crlf, lf, wsp, blank = "\r\n", "\n", (" ", "\t"), ("\n\n", "\n\r\n")
+        if any(b + w in text for b in blank for w in wsp):
+            return _FOLD.sub("", text)
+    else:
+        crlf, lf, wsp, blank = b"\r\n", b"\n", (b" ", b"\t"), (b"\n\n", b"\n\r\n")
+        if any(b + w in text for b in blank for w in wsp):
+            return _FOLD_BYTES.sub(b"", text)
+    for eol in (crlf, lf):
+        for w in wsp:
+            text = text.replace(eol + w, text[:0])
+    return text
+
+
+def split(line: str) -> tuple[str, str, str] | None:
+    """A content line's name (uppercase), its parameters as written (without the leading ';')
+    and its value; None when it has no ':' outside quotes (not a content line)."""
+    colon = line.find(":")
+    if colon == -1:
+        return None
+    semi = line.find(";", 0, colon)
+    if semi == -1:
+        return _clean(line[:colon]), "", line[colon + 1 :]
+    if line.find('"', semi, colon) != -1:  # a quoted parameter value: its ':' are not the end
+        inside, colon = False, -1
+        for i in range(semi, len(line)):
+            ch = line[i]
+            if ch == '"':
+                inside = not inside
+            elif ch == ":" and not inside:
+                colon = i
+                break
+        if colon == -1:
+            return None
+    return _clean(line[:semi]), line[semi + 1 : colon], line[colon + 1 :]
+
+
+def _clean(name: str) -> str:
+    # icalendar (not strict) ignores spaces and tabs in a name: `DTSTART :...` is DTSTART
+    return "".join(name.split()).upper() if " " in name or "\t" in name else name.upper()
+
+
+def _logical_lines(text: str) -> list[tuple[str, str]]:
+    """The content lines of a text, unfolded, each with its name; a text one cut at MAX_LINE,
+    any other at _LONGEST."""
+    lines: list[tuple[str, str]] = []
+    for line in _NEWLINE.split(unfold(text)):
+        parts = split(line)
+        if parts is None:
+            continue  # not a content line (blank, or no ':' outside quotes)
+        name, _, value = parts
+        if len(line) > MAX_LINE:
+            limit = MAX_LINE if name in _TEXTS or name.startswith("X-") else _LONGEST
+            if len(line) > limit and len(line) - len(value) < limit:
+                line = line[:limit].rstrip("\\")  # not ending in half an escape
+            elif len(line) > _LONGEST:
+                line = line[:_LONGEST]  # parameters this long: refused whole, by `_refused`
+        lines.append((name, line))
     return lines
 
 
-def _name(line: str) -> str:
-    head = line.partition(":")[0]
-    return head.partition(";")[0].strip().upper()
+def _value(line: str) -> str:
+    parts = split(line)
+    return "" if parts is None else parts[2]
 
 
-def _block(lines: list[str], uids: dict[str, int], number: int) -> Block:
+def _block(pairs: list[tuple[str, str]], uids: dict[str, int], number: int) -> Block:
     names: dict[str, str] = {}  # the event's own properties (not its alarms'), first wins
+    uid_at = -1  # where the event's own UID line is
     depth = 0
-    for line in lines:
-        name = _name(line)
+    for i, (name, line) in enumerate(pairs):
         if name == "BEGIN":
             depth += 1
         elif name == "END":
             depth -= 1
-        elif depth == 1:
-            names.setdefault(name, line)
-    kind = lines[0].partition(":")[2].strip().upper()
-    refused = _refused(lines, names)
+        elif depth == 1 and name not in names:
+            names[name] = line
+            uid_at = i if name == "UID" else uid_at
+    lines = [line for _, line in pairs]
+    kind = _value(lines[0]).strip().upper()
+    refused = _refused(pairs, names)
     if refused:
         title = _summary(names) if kind == "VEVENT" else f"a {kind} component"
         return Block("", None, refused, title, number if kind == "VEVENT" else None)
@@ -181,29 +261,29 @@ def _block(lines: list[str], uids: dict[str, int], number: int) -> Block:
     lines = [*lines[:-1], f"{MARK}:{number}", lines[-1]]
     if names.keys() & _RECURRING:
         return Block("\r\n".join(lines), None, event=number)
-    uid = names.get("UID", "").partition(":")[2].strip()
+    uid = _value(names.get("UID", "")).strip()
     seen = uids.get(uid, 0) if uid else 0
     if uid:
         uids[uid] = seen + 1
     if seen:
-        lines = [f"UID:{uid}#duplicate-{seen + 1}" if _name(x) == "UID" else x for x in lines]
+        lines[uid_at] = f"UID:{uid}#duplicate-{seen + 1}"
     return Block("\r\n".join(lines), _span(names), event=number)
 
 
-def _refused(lines: list[str], names: dict[str, str]) -> str | None:
-    if len(lines) > MAX_PROPERTIES:
-        return f"not read: it has {len(lines):,} lines"
-    dates = sum(line.count(",") + 1 for line in lines if _name(line) in _DATE_LISTS)
+def _refused(pairs: list[tuple[str, str]], names: dict[str, str]) -> str | None:
+    if len(pairs) > MAX_PROPERTIES:
+        return f"not read: it has {len(pairs):,} lines"
+    dates = sum(_value(line).count(",") + 1 for name, line in pairs if name in _DATE_LISTS)
     if dates > MAX_DATES:
         return f"not read: it lists {dates:,} RDATE/EXDATE dates"
-    long = next((line for line in lines if len(line) > MAX_LINE), None)
+    long = next(((name, line) for name, line in pairs if len(line) > MAX_LINE), None)
     if long is not None:
-        return f"not read: its {_name(long)} line is over {len(long) // 1024:,} KB"
+        return f"not read: its {long[0]} line is over {len(long[1]) // 1024:,} KB"
     return None
 
 
 def _summary(names: dict[str, str]) -> str:
-    text = names.get("SUMMARY", "").partition(":")[2][:500]
+    text = _value(names.get("SUMMARY", ""))[:500]
     return " ".join(text.replace("\\,", ",").replace("\\;", ";").split()) or "(untitled)"
 
 
@@ -213,7 +293,7 @@ def _span(names: dict[str, str]) -> tuple[dt.date, dt.date] | None:
         return None
     end = _date(names.get("DTEND"))
     if end is None and "DURATION" in names:
-        m = _DURATION.match(names["DURATION"].rpartition(":")[2].strip())
+        m = _DURATION.match(_value(names["DURATION"]).strip())
         if m is None:
             return None
         weeks, days, hours = (int(g or 0) for g in m.groups())
@@ -227,7 +307,7 @@ def _span(names: dict[str, str]) -> tuple[dt.date, dt.date] | None:
 def _date(line: str | None) -> dt.date | None:
     if line is None:
         return None
-    m = _DATE.match(line.rpartition(":")[2].strip())
+    m = _DATE.match(_value(line).strip())
     if m is None:
         return None
     try:
