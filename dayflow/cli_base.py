@@ -179,7 +179,7 @@ class Deps:
         that start runs pass `create`: the others never create a database (a typo in --db is
         an error, not an empty file)."""
         from dayflow import config
-        from dayflow.store import DEFAULT_PROFILE, open_store
+        from dayflow.store import DEFAULT_PROFILE, Owner, open_store
 
         if not create and isinstance(settings.db_path, Path):
             config.require_existing_db(settings.db_path)
@@ -187,6 +187,7 @@ class Deps:
         return open_store(
             settings.db_path,
             clock=self.clock,
+            owner=Owner.current(settings.host),
             durability=settings.durability,
             profile=whose,
             registered=whose != DEFAULT_PROFILE,  # --profile's row must be there for a new run

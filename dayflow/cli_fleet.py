@@ -313,8 +313,9 @@ class BriefDriver:
         from dayflow.fleet.kept import KeptClients, KeptStores
 
         self.deps, self.url, self.rounds = deps, url, rounds
-        self.durability = deps.settings(db=url).durability
-        self.stores = KeptStores(deps.clock)
+        settings = deps.settings(db=url)
+        self.durability = settings.durability
+        self.stores = KeptStores(deps.clock, host=settings.host)
         self.clients = KeptClients(deps.model_factory)
 
     def __call__(self, job: "BriefJob") -> object:

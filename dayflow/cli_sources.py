@@ -7,7 +7,6 @@ read-only) and prints what it found, or the error, one line per source.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -125,11 +124,11 @@ def check(
     deps = get_deps(ctx)
     with handle_errors(deps):
         from dayflow.briefing import day as briefday
-        from dayflow.cli_base import parse_date
+        from dayflow.cli_base import parse_date, zone
         from dayflow.sources.factory import SourceContext, check_sent, check_source
 
         env = _env(deps)
-        tz = _tz(env)
+        tz = zone(deps.settings())  # the brief's own rule: --profile's, DAYFLOW_TZ, $TZ, UTC
         now = deps.clock.now()
         day = parse_date(brief_date) if brief_date is not None else now.astimezone(tz).date()
         flag = config_file or ctx.meta.get("config_file")
@@ -256,12 +255,3 @@ def _load(deps: Deps, flag: str | None) -> SourcesConfig | None:
             soft_wrap=True,
         )
     return loaded
-
-
-def _tz(env: dict[str, str]) -> dt.tzinfo:
-    from zoneinfo import ZoneInfo
-
-    try:
-        return ZoneInfo(env.get("DAYFLOW_TZ") or "UTC")
-    except Exception:
-        return dt.UTC

@@ -70,6 +70,9 @@ class Settings(Frozen):
     # this machine at `base_url`; see dayflow.providers.local). `allow_remote`: --allow-remote.
     provider: str = "anthropic"
     allow_remote: bool = False
+    # The name this machine goes by in a shared database's leases (DAYFLOW_HOST; "": its host
+    # name), from the environment over the `.env` files as every setting is.
+    host: str = ""
 
     @property
     def local(self) -> bool:
@@ -303,6 +306,8 @@ def load(
         except (ValueError, ZoneInfoNotFoundError):
             raise UsageError(f"unknown timezone {zone!r} (use an IANA name such as UTC)") from None
     target = _db_target(db or env.get("DAYFLOW_DB")) or default_db_path(env)
+    if isinstance(target, str):
+        target = _with_pgbouncer(target, env.get("DAYFLOW_PG_PGBOUNCER"))
     return Settings(
         db_path=target,
         local_dir=target.parent if isinstance(target, Path) else default_db_path(env).parent,
@@ -323,6 +328,7 @@ def load(
         ),
         provider=which,
         allow_remote=allow_remote,
+        host=(env.get("DAYFLOW_HOST") or "").strip(),
     )
 
 
@@ -402,6 +408,17 @@ def _db_target(value: Path | str | None) -> Path | str | None:
     if str(value).lower().startswith(("postgresql:", "postgres:")):
         return str(value)
     return Path(value).expanduser()
+
+
+def _with_pgbouncer(url: str, flag: str | None) -> str:
+    """`url` with `dayflow_pgbouncer=1` when DAYFLOW_PG_PGBOUNCER (from the environment or a
+    `.env` file) turns it on and the URL does not say otherwise: the store reads the option
+    from the URL, so a `.env` file's value reaches it as the environment's does."""
+    if not flag or flag.strip().lower() not in ("1", "true", "yes", "on"):
+        return url
+    if "dayflow_pgbouncer=" in url.partition("?")[2]:
+        return url
+    return url + ("&" if "?" in url else "?") + "dayflow_pgbouncer=1"
 
 
 def _path_or_none(value: Path | str | None) -> str | None:

@@ -57,8 +57,9 @@ class _KeptDatabase(PgDatabase):
 class KeptStores:
     """Stores for the briefs of a worker's threads, each thread on a connection of its own."""
 
-    def __init__(self, clock: Clock, *, max_age_s: float = MAX_AGE_S) -> None:
+    def __init__(self, clock: Clock, *, host: str = "", max_age_s: float = MAX_AGE_S) -> None:
         self.clock, self.max_age_s = clock, max_age_s
+        self.host = host  # Settings.host: the name this machine goes by in leases
         self._local = threading.local()
         self._all: list[_KeptDatabase] = []
         self._lock = threading.Lock()
@@ -76,6 +77,7 @@ class KeptStores:
             return open_store(
                 target,
                 clock=self.clock,
+                owner=Owner.current(self.host),
                 durability=durability,
                 profile=profile,
                 registered=profile != DEFAULT_PROFILE,
@@ -100,7 +102,7 @@ class KeptStores:
             db,
             upkeep,
             clock=self.clock,
-            owner=Owner.current(),
+            owner=Owner.current(self.host),
             profile=profile,
             registered=profile != DEFAULT_PROFILE,  # a fleet's profile: its row must be there
         )

@@ -42,12 +42,11 @@ class Owner(Frozen):
     started: str | None
 
     @classmethod
-    def current(cls) -> Owner:
-        """This process; its host is DAYFLOW_HOST when set (the name a machine goes by in a
-        shared database), else the host name."""
+    def current(cls, host: str = "") -> Owner:
+        """This process; its host is `host` when given (`Settings.host`, DAYFLOW_HOST: the
+        name a machine goes by in a shared database), else the host name."""
         pid = os.getpid()
-        host = os.environ.get("DAYFLOW_HOST", "").strip() or _hostname()
-        return cls(pid, host, process_start(pid))
+        return cls(pid, host.strip() or _hostname(), process_start(pid))
 
 
 class NewRun(Frozen):
