@@ -190,16 +190,19 @@ def no_sources(deps: Deps, flag: str | None) -> str:
 
 def _check_delivery(deps: Deps, flag: str | None) -> dict[str, Any]:
     """The config's delivery settings as a brief will use them: its sinks, or the error that
-    would fail every brief (a bad `deliver`, an invalid [smtp], smtp with no [smtp])."""
+    would fail every brief (a bad `deliver`, an invalid [smtp], smtp with no [smtp], an [smtp]
+    server that does not take its login: it is logged in to, and left, sending nothing)."""
     from dayflow import delivery
+    from dayflow.delivery.smtp import check_login
     from dayflow.errors import DayflowError
 
     try:
         sinks, how = deps.config.delivery(flag, deps.clock)
         delivery.check(sinks, how)
+        login = check_login(how.smtp, _env(deps)) if how.smtp and "smtp" in sinks else ""
     except DayflowError as exc:
         return {"ok": False, "sinks": [], "error": str(exc).removeprefix("--deliver ")}
-    named = [f"smtp ({how.smtp.where})" if s == "smtp" and how.smtp else s for s in sinks]
+    named = [f"smtp ({how.smtp.where}, {login})" if s == "smtp" and how.smtp else s for s in sinks]
     return {"ok": True, "sinks": named}
 
 

@@ -579,7 +579,13 @@ def test_sinks_and_smtp_come_from_the_file_named_by_config_and_resume_keeps_it(
 ) -> None:
     """`--config FILE` is the file deliveries read too, and a resumed run reads the [smtp]
     table of the file its brief was started with (not the default one)."""
-    cfg = config(tmp_path, port, extra=f'deliver = ["smtp", "file:{tmp_path}/n/{{date}}.md"]')
+    from tests.mailkit import write_maildir
+
+    md = write_maildir(tmp_path / "Mail", 1)  # a source: a config without one mails no sample
+    inbox = f'[[inbox]]\nname = "home"\nkind = "maildir"\npath = "{md}"\n'
+    cfg = config(
+        tmp_path, port, extra=f'deliver = ["smtp", "file:{tmp_path}/n/{{date}}.md"]\n{inbox}'
+    )
     result = run(db_path, "brief", "--config", str(cfg))
     assert result.code == 6 and f"smtp to 127.0.0.1:{port}" in result.err
     assert (tmp_path / "n" / f"{DATE}.md").exists()

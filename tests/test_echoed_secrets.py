@@ -47,7 +47,8 @@ class EchoImap:
     """A one-connection-at-a-time IMAP server that refuses AUTHENTICATE and EXAMINE quoting
     what it was sent, as a careless server's error does."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, hang_on_auth: bool = False) -> None:
+        self.hang_on_auth = hang_on_auth  # take the token, never answer
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(4)
@@ -73,6 +74,8 @@ class EchoImap:
             verb = rest.split(" ", 1)[0].upper()
             if verb == "CAPABILITY":
                 reply = f"* CAPABILITY {caps}\r\n{tag} OK done\r\n"
+            elif verb == "AUTHENTICATE" and self.hang_on_auth:
+                continue
             elif verb == "AUTHENTICATE":
                 blob = rest.split()[-1]
                 said = base64.b64decode(blob).decode("utf-8", "replace").replace("\x01", " ")

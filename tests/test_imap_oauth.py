@@ -316,3 +316,22 @@ def test_one_token_run_per_account_whatever_its_folders_and_one_line_when_refuse
         again = dayflow_process(other, cfg, "brief")
         assert again.returncode == 0, again.stderr
         assert runs(count) == 6  # 2, where the inbox and the sent folder each ran it twice
+
+
+def test_sources_check_says_a_token_was_sent_and_not_answered_not_that_it_was_not_tried(
+    tmp_path: Path,
+) -> None:
+    """Issue 32.26: a server that took the token and hung read as "not tried"."""
+    from dayflow.cli_sources import _check_line
+    from tests.test_echoed_secrets import EchoImap
+
+    server = EchoImap(hang_on_auth=True)
+    try:
+        ctx = SourceContext(dt.datetime.now(dt.UTC).date(), dt.UTC, {"TOK": "tok-1"})
+        hung = check_source(spec(server.port, "", token_env="TOK", timeout=1.5), ctx)
+    finally:
+        server.close()
+    assert (hung["ok"], hung["accepted"], hung.get("sent")) == (False, None, True), hung
+    assert "work             imap     xoauth2 sent, no answer in 1.5 s; error:" in _check_line(hung)
+    never = check_source(spec(1, "", token_env="NONE"), ctx)  # no token: nothing went
+    assert "xoauth2 not tried; error:" in _check_line(never) and "sent" not in never

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -308,17 +309,84 @@ def test_sources_check_fails_on_delivery_settings_every_brief_would_fail_on(
     assert brief.code != 0 and said in brief.err  # what the check now predicts
 
 
-def test_sources_check_lists_the_sinks_it_checked(tmp_path: Path) -> None:
+class _Logins:
+    """aiosmtpd on loopback taking the password `pw-1` (AUTH PLAIN / LOGIN), every login and
+    every message kept."""
+
+    def __init__(self) -> None:
+        from aiosmtpd.controller import Controller
+        from aiosmtpd.smtp import AuthResult
+
+        from tests.test_delivery import Inbox, free_port
+
+        self.tried: list[bytes] = []
+        self.inbox = Inbox()
+
+        def check(
+            server: object, session: object, envelope: object, mech: str, data: object
+        ) -> object:
+            self.tried.append(data.password)  # type: ignore[attr-defined]
+            return AuthResult(success=data.password == b"pw-1", handled=False)  # type: ignore[attr-defined]
+
+        self.port = free_port()
+        self.controller = Controller(
+            self.inbox, hostname="127.0.0.1", port=self.port, authenticator=check,
+            auth_require_tls=False,
+        )  # fmt: skip
+
+    def smtp(self, extra: str = "") -> str:
+        return (
+            f'[smtp]\nhost = "127.0.0.1"\nport = {self.port}\nsecurity = "plain"\n'
+            f'user = "me@example.org"\npassword_env = "PW"\n{extra}'
+        )
+
+
+@pytest.fixture
+def logins() -> Iterator[_Logins]:
+    server = _Logins()
+    server.controller.start()
+    try:
+        yield server
+    finally:
+        server.controller.stop()
+
+
+def test_sources_check_logs_in_to_smtp_and_sends_nothing(tmp_path: Path, logins: _Logins) -> None:
+    """Issue 32.22: `sources check` never tried [smtp] AUTH, so a wrong password showed only at
+    the first brief's delivery. It logs in as a delivery would, and leaves."""
     md = write_maildir(tmp_path / "Mail", 1)
-    env = config(
-        tmp_path,
+    body = (
         'deliver = ["file:notes/{date}.md", "smtp"]\n'
-        f'[[inbox]]\nname = "home"\nkind = "maildir"\npath = "{md}"\n'
-        '[smtp]\nhost = "mail.example.org"\nuser = "me@example.org"\npassword_env = "PW"\n',
+        f'[[inbox]]\nname = "home"\nkind = "maildir"\npath = "{md}"\n' + logins.smtp()
     )
+    env = {**config(tmp_path, body), "PW": "pw-1"}
     res = invoke(tmp_path / "d.db", OFFLINE, "sources", "check", env=env)
-    assert res.code == 0, res.err
-    assert f"file:{tmp_path}/notes/{{date}}.md, smtp (mail.example.org:587)" in res.out
+    assert res.code == 0, res.out + res.err
+    where = f"127.0.0.1:{logins.port}"
+    assert f"file:{tmp_path}/notes/{{date}}.md, smtp ({where}, login accepted)" in res.out
+    assert logins.tried == [b"pw-1"] and logins.inbox.messages == []
+    res = invoke(tmp_path / "d.db", OFFLINE, "sources", "check", env={**env, "PW": "wrong"})
+    assert res.code == 4
+    (line,) = [x for x in res.out.splitlines() if x.startswith("delivery")]
+    assert f"error: smtp to {where}: the server refused the user name or password (535" in line
+    assert "wrong" not in line and logins.inbox.messages == []
+
+
+def test_a_config_with_only_smtp_does_not_mail_the_sample_brief(
+    tmp_path: Path, logins: _Logins
+) -> None:
+    """Issue 32.22: a config whose only section is [smtp] (deliver = ["smtp"]) mailed the
+    bundled sample's brief, made-up mail, to the user's real mailbox."""
+    env = {**config(tmp_path, 'deliver = ["smtp"]\n' + logins.smtp()), "PW": "pw-1"}
+    res = invoke(tmp_path / "d.db", OFFLINE, "brief", env=env)
+    assert res.code == 4, res.out + res.err
+    assert "declares no [[inbox]] or [[calendar]], so this brief would be of the bundled" in res.err
+    assert "it is not mailed to me@example.org" in res.err and "--deliver smtp" in res.err
+    assert logins.inbox.messages == [] and logins.tried == []
+    assert not (tmp_path / "d.db").exists()  # refused before a database was made
+    asked = invoke(tmp_path / "d.db", OFFLINE, "brief", "--deliver", "smtp", env=env)
+    assert asked.code == 0, asked.err  # asked for on the command line: done
+    assert len(logins.inbox.messages) == 1
 
 
 @pytest.mark.parametrize(

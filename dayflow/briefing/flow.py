@@ -123,6 +123,8 @@ def brief(request: BriefRequest, room: Room) -> Outcome:
     if not isinstance(settings.db_path, Path):  # a server: the day's lock lives here
         _local_dir(settings.local_dir)
     real = _reads_own_mail(room, request, settings)
+    if not real and settings.calendar is None:
+        _no_sample_mail(room, request)
     first = isinstance(settings.db_path, Path) and not settings.db_path.exists()
     if first:  # no database yet: check what can fail before one is made
         settings = _check_first(room, request, day, sinks)
@@ -473,6 +475,25 @@ def _sinks(room: Room, request: BriefRequest) -> list[str]:
             sinks.append(sink)
     delivery.check(sinks, how)
     return sinks
+
+
+def _no_sample_mail(room: Room, request: BriefRequest) -> None:
+    """Refuse to mail the bundled sample's brief because the config file says `smtp` (a config
+    with [smtp] and no source: the user's real mailbox would get a brief of made-up mail).
+    `--deliver smtp` on the command line asks for it knowingly, and is obeyed."""
+    from dayflow import delivery
+    from dayflow.errors import ConfigFileError
+
+    configured, how = room.config.delivery(request.config_file, room.clock)
+    if "smtp" not in configured or "smtp" in [delivery.parse_sink(f) for f in request.deliver]:
+        return
+    path, _ = room.config.config_path(request.config_file)
+    to = ", ".join(how.smtp.to) if how.smtp else "you"
+    raise ConfigFileError(
+        f"{path} declares no [[inbox]] or [[calendar]], so this brief would be of the bundled "
+        f"sample's made-up mail; it is not mailed to {to} (add a source, `dayflow init` shows "
+        "how; or pass --deliver smtp to mail the sample knowingly)"
+    )
 
 
 def _reads_own_mail(room: Room, request: BriefRequest, settings: Settings) -> bool:

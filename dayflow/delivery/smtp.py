@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -142,7 +143,6 @@ def send_mail(
     token (535, then 535 again with a fresh one) fails before anything of the message is
     sent, and the delivery is simply tried again by `resume`."""
     import smtplib
-    import ssl
 
     from dayflow.sources.oauth import AuthRefused, TokenUnavailable
     from dayflow.sources.secrets import server_words
@@ -160,26 +160,7 @@ def send_mail(
     # Whatever the server says is shown without the password or any token sent to it.
     secrets: list[str | None] = [password]
     try:
-        context = _tls_context(cfg)
-        server: smtplib.SMTP
-        if cfg.security == "tls":
-            server = smtplib.SMTP_SSL(cfg.host, cfg.port, timeout=cfg.timeout, context=context)
-        else:
-            server = smtplib.SMTP(cfg.host, cfg.port, timeout=cfg.timeout)
-        with server:
-            server.ehlo()
-            if cfg.security == "starttls":
-                server.starttls(context=context)
-                server.ehlo()
-            if credential is not None:
-                if cfg.security != "plain" and not isinstance(server.sock, ssl.SSLSocket):
-                    raise DeliveryFailed(
-                        f"smtp to {cfg.where}: a token is sent only over TLS unless "
-                        'security = "plain"'
-                    )
-                _authenticate(server, cfg, credential, secrets)
-            elif cfg.user and password is not None:
-                _login(server, cfg.user, password)
+        with _logged_in(cfg, password, credential, secrets) as server:
             code, resp = server.mail(cfg.sender)
             if code != 250:
                 raise smtplib.SMTPSenderRefused(code, resp, cfg.sender)
@@ -207,6 +188,62 @@ def send_mail(
         raise DeliveryFailed(str(exc)) from None
     except (OSError, smtplib.SMTPException) as exc:
         raise DeliveryFailed(f"smtp to {cfg.where}: {smtp_reason(exc, secrets)}") from None
+
+
+@contextlib.contextmanager
+def _logged_in(
+    cfg: SmtpConfig,
+    password: str | None,
+    credential: Credential | None,
+    secrets: list[str | None],
+) -> Iterator[Any]:
+    """A connection to the [smtp] server, TLS as `security` says, logged in with the token
+    or the password (none without a user); the tokens sent are added to `secrets`."""
+    import smtplib
+    import ssl
+
+    context = _tls_context(cfg)
+    server: smtplib.SMTP
+    if cfg.security == "tls":
+        server = smtplib.SMTP_SSL(cfg.host, cfg.port, timeout=cfg.timeout, context=context)
+    else:
+        server = smtplib.SMTP(cfg.host, cfg.port, timeout=cfg.timeout)
+    with server:
+        server.ehlo()
+        if cfg.security == "starttls":
+            server.starttls(context=context)
+            server.ehlo()
+        if credential is not None:
+            if cfg.security != "plain" and not isinstance(server.sock, ssl.SSLSocket):
+                raise DeliveryFailed(
+                    f'smtp to {cfg.where}: a token is sent only over TLS unless security = "plain"'
+                )
+            _authenticate(server, cfg, credential, secrets)
+        elif cfg.user and password is not None:
+            _login(server, cfg.user, password)
+        yield server
+
+
+def check_login(cfg: SmtpConfig, env: Mapping[str, str]) -> str:
+    """What `sources check` says of [smtp]: connect, log in as a delivery would (the password
+    or token fetched now), and leave with QUIT, sending nothing. DeliveryFailed says why not."""
+    import smtplib
+
+    from dayflow.sources.oauth import AuthRefused, TokenUnavailable
+
+    credential = _credential(cfg, env)
+    password = _password(cfg, env) if credential is None else None
+    secrets: list[str | None] = [password]
+    try:
+        with _logged_in(cfg, password, credential, secrets):
+            pass
+    except (AuthRefused, TokenUnavailable) as exc:
+        raise DeliveryFailed(str(exc)) from None
+    except (OSError, smtplib.SMTPException) as exc:
+        raise DeliveryFailed(f"smtp to {cfg.where}: {smtp_reason(exc, secrets)}") from None
+    if credential is not None:
+        return f"{cfg.auth} accepted"
+    return "login accepted" if cfg.user and password is not None else "connected (no login)"
 
 
 def _login(server: Any, user: str, password: str) -> None:
