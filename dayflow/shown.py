@@ -39,11 +39,13 @@ _READS = ("read_inbox", "read_message", "read_calendar", "read_followups", "read
 
 @dataclass(frozen=True)
 class Shown:
-    """The task keys the run may file under, each item's keys by its id, and the links."""
+    """The task keys the run may file under, each item's keys by its id, each item's own key
+    by its id (what a create_task with only a source_id is filed under), and the links."""
 
     keys: frozenset[str] = frozenset()
     keys_of: dict[str, frozenset[str]] = field(default_factory=dict)
     urls: frozenset[str] = frozenset()
+    key_for: dict[str, str] = field(default_factory=dict)
 
 
 def shown_in(messages: list[Message]) -> Shown:
@@ -51,6 +53,7 @@ def shown_in(messages: list[Message]) -> Shown:
     keys: set[str] = set()
     keys_of: dict[str, set[str]] = {}
     urls: set[str] = set()
+    own: dict[str, tuple[int, str]] = {}
     for name, payload in _results(messages):
         if name in _READS:
             for text in _strings(payload):
@@ -59,7 +62,15 @@ def shown_in(messages: list[Message]) -> Shown:
             keys.update(item_keys)
             if item_id is not None:
                 keys_of.setdefault(item_id, set()).update(item_keys)
-    return Shown(frozenset(keys), {k: frozenset(v) for k, v in keys_of.items()}, frozenset(urls))
+        for item_id, rank, key in _own_keys(name, payload):
+            if item_id not in own or rank < own[item_id][0]:
+                own[item_id] = (rank, key)
+    return Shown(
+        frozenset(keys),
+        {k: frozenset(v) for k, v in keys_of.items()},
+        frozenset(urls),
+        {item_id: key for item_id, (_, key) in own.items()},
+    )
 
 
 def latest_result(messages: list[Message], name: str, **args: Any) -> Any | None:
@@ -155,6 +166,30 @@ def _items(name: str, payload: Any) -> Iterator[tuple[str | None, set[str]]]:
                 yield None, _strs(t.get("key"))
     elif name == "create_task" and isinstance(payload.get("task"), dict):
         yield None, _strs(payload["task"].get("idempotency_key"))
+
+
+def _own_keys(name: str, payload: Any) -> Iterator[tuple[str, int, str]]:
+    """(item id, rank, key) of each item a result shows with a key of its own: a message's
+    `key` (rank 0) before an event's `event:<id>` (1) before the thread key read_followups
+    gives its latest message (2). The lowest rank, then the first shown, is the item's key:
+    a function of the run's committed rows alone, so a resumed call resolves the same key."""
+    if not isinstance(payload, dict):
+        return
+    found: list[tuple[dict[str, Any], int, str]] = []
+    if name == "read_inbox":
+        found = [(m, 0, str(m.get("key") or "")) for m in _dicts(payload.get("messages"))]
+    elif name == "read_message" and isinstance(payload.get("message"), dict):
+        found = [(payload["message"], 0, str(payload["message"].get("key") or ""))]
+    elif name in ("read_calendar", "read_prep"):
+        events = _dicts(payload.get("events"))
+        found = [(e, 1, EVENT_KEY_PREFIX + str(e.get("id") or "")) for e in events]
+    elif name == "read_followups":
+        items = (*_dicts(payload.get("you_owe")), *_dicts(payload.get("waiting_on")))
+        found = [(i, 2, str(i.get("key") or "")) for i in items]
+    for item, rank, key in found:
+        item_id = _id(item)
+        if item_id is not None and key and key != EVENT_KEY_PREFIX:
+            yield item_id, rank, key
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:

@@ -151,7 +151,7 @@ CREATES: list[tuple[str, Any, str | None]] = [
     ("create_task", dict(A, title="x" * 201, idempotency_key="big:title"), "'title' is too long"),
     ("create_task", dict(B, notes="n" * 2001, idempotency_key="big:notes"), "'notes' is too long"),
     ("create_task", dict(A, idempotency_key="k" * 201), "'idempotency_key' is too long"),
-    ("create_task", {"title": "No key"}, "'idempotency_key' is required"),
+    ("create_task", {"title": "No key"}, "give idempotency_key"),
     ("create_task", {"idempotency_key": "no:title"}, "'title' is required"),
     ("create_task", {"title": "", "idempotency_key": "empty:title"}, "'title' must not be empty"),
     ("create_task", {"title": 42, "idempotency_key": "int:title"}, "'title' must be a string"),

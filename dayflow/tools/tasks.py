@@ -1,5 +1,11 @@
 """The task tools: `read_tasks`, and `create_task` (the one tool with a local effect: a task
-filed under an item's key, within the run's cap and the brief's horizon)."""
+filed under an item's key, within the run's cap and the brief's horizon).
+
+A create_task may name its item by `source_id` alone (or with a bare `#2`, `#3` for a further
+request in one message): it is filed under that item's own key (`Shown.key_for`). A model
+that kept only the ids across a compaction can still file, and file exactly once: the key is
+worked out from the run's committed rows alone, so the same call resolves to the same key
+after a crash and a resume."""
 
 from __future__ import annotations
 
@@ -68,8 +74,7 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
         raise ToolError("'title' is empty once control characters are removed; no task was created")
     notes = args.get("notes")
     notes = title_text(notes, one_line=False) or None if isinstance(notes, str) else notes
-    key = args["idempotency_key"]
-    _check_key(key, args.get("source_id"), env.shown())
+    key = task_key(args.get("idempotency_key"), args.get("source_id"), env.shown())
     book = env.tasks
     if not book.exists(key) and book.count_created_by(env.run_id) >= env.task_cap:
         raise TaskCapReached(env.task_cap)
@@ -87,6 +92,34 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     return {"task": {k: task.to_json()[k] for k in keys}, "created": created}
 
 
+_ASK = re.compile(r"#([1-9][0-9]{0,2})")  # a request's number within its message, alone
+
+
+def task_key(key: str | None, source_id: str | None, shown: Shown) -> str:
+    """The key a create_task files under: `key` as given, checked against what the run was
+    shown; or, when it is left out or only `#n`, the own key of the item `source_id` names
+    (with `#n` for its n-th request, n > 1)."""
+    ask = _ASK.fullmatch(key) if key is not None else None
+    if key is not None and ask is None:
+        _check_key(key, source_id, shown)
+        return key
+    if source_id is None:
+        raise ToolError(
+            "give idempotency_key (the `key` read_inbox gave the message, 'event:<event id>', "
+            f"'thread:<thread_id>' or '{MODEL_KEY_PREFIX}<words>'), or the source_id of the "
+            "message or event the task comes from; no task was created"
+        )
+    own = shown.key_for.get(source_id)
+    if own is None:
+        raise ToolError(
+            f"source_id {source_id[:80]!r} is not the id of a message or event this run has "
+            "read, so it names no key: use the id read_inbox or read_calendar gave, or give "
+            "idempotency_key; no task was created"
+        )
+    n = int(ask.group(1)) if ask is not None else 1
+    return own if n == 1 else f"{own}#{n}"
+
+
 def _check_key(key: str, source_id: str | None, shown: Shown) -> None:
     """Refuse a key that is not the model's own nor an item's this run was shown, and a
     source_id that names an item the key is not its key of (a bogus task would otherwise
@@ -94,7 +127,14 @@ def _check_key(key: str, source_id: str | None, shown: Shown) -> None:
     own = key.startswith(MODEL_KEY_PREFIX) and len(key) > len(MODEL_KEY_PREFIX)
     # A message's second request is `<its key>#2`: still that item's, never another's.
     item_key = re.sub(r"#[1-9][0-9]{0,2}$", "", key)
+    right = shown.key_for.get(source_id) if source_id is not None else None
     if not own and item_key not in shown.keys:
+        if right is not None:
+            raise ToolError(
+                f"idempotency_key {key[:80]!r} is not the key of any item this run has read; "
+                f"the key of {source_id!r} is {right!r} (leave idempotency_key out to file "
+                "under it); no task was created"
+            )
         raise ToolError(
             f"idempotency_key {key[:80]!r} is not the key of any item this run has read: use "
             "the `key` read_inbox gave the message (or 'event:<event id>', 'thread:<thread_id>'), "
@@ -110,9 +150,10 @@ def _check_key(key: str, source_id: str | None, shown: Shown) -> None:
             "created"
         )
     if item_key not in keys:
+        that = right or " or ".join(sorted(keys))
         raise ToolError(
             f"idempotency_key {key[:80]!r} is not the key of {source_id[:80]!r} (that is "
-            f"{' or '.join(sorted(keys))!r}); no task was created"
+            f"{that!r}: leave idempotency_key out to file under it); no task was created"
         )
 
 
@@ -129,23 +170,29 @@ READ_TASKS = Tool(
 )
 CREATE_TASK = Tool(
     "create_task",
-    "Create a task for something the user must do. Set idempotency_key to the item's "
-    "`key` from read_inbox (e.g. 'mail:3fa2c1d9e0b7'), 'event:<id>' for an event, the "
-    "thread's `key` from read_followups (thread:<hash>) for an owed reply, or "
-    "'model:<words>' for a task that comes from no item; the same key again returns "
-    "the existing task with created=false instead of a duplicate (a second request in "
-    "one message: its key and '#2'). Only keys of items this run has read are accepted, "
-    "and a due date within a year.",
+    "Create a task for something the user must do. Set source_id to the id of the message "
+    "or event it came from: the task is filed under that item's `key` (idempotency_key "
+    "may then be left out, or be just '#2', '#3' for a second or third request in one "
+    "message). Or set idempotency_key to the item's `key` from read_inbox (e.g. "
+    "'mail:3fa2c1d9e0b7'), 'event:<id>' for an event, the thread's `key` from "
+    "read_followups (thread:<hash>) for an owed reply, or 'model:<words>' for a task that "
+    "comes from no item (then without source_id). The same key again returns the existing "
+    "task with created=false instead of a duplicate. Only keys of items this run has read "
+    "are accepted, and a due date within a year.",
     {
         "type": "object",
         "properties": {
             "title": string_schema(200, "Short imperative title."),
-            "idempotency_key": string_schema(200, "The item's key, e.g. 'mail:3fa2c1d9e0b7'."),
+            "idempotency_key": string_schema(
+                200,
+                "The item's key, e.g. 'mail:3fa2c1d9e0b7'; optional with source_id (then "
+                "'#2' alone is its second request).",
+            ),
             "due": {"type": "string", "description": "Due date, YYYY-MM-DD."},
             "source_id": string_schema(200, "The id of the message or event it came from."),
             "notes": {"type": "string", "maxLength": 2000, "description": "Context."},
         },
-        "required": ["title", "idempotency_key"],
+        "required": ["title"],
         "additionalProperties": False,
     },
     create_task,
