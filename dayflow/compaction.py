@@ -2,9 +2,33 @@
 
 Every call re-sends the whole history, so a run's cost grows with the square of its steps. Before
 a call whose estimated input passes a threshold, the loop replaces the old tool exchanges with
-one user turn labelled `Earlier in this run (compacted):` that keeps the *shape* of each
-exchange (which tool, which arguments, ok or which error, how many items, the ids of tasks
-created) and the assistant's own words, and drops the payloads (message bodies, event lists).
+one user turn labelled `LABEL` (`Earlier in this run (compacted):`) that keeps the *shape* of
+each exchange (which tool, which arguments, ok or which error, how many items) and the
+assistant's own words, and drops the payloads (message bodies, descriptions, snippets).
+
+What a later step needs of each result stays, because a model acts on it after the payload is
+gone (issue 31.2: without the keys it could file nothing; without the followups it filed the
+user's own mail, answered threads and owed replies as tasks; without the cut-short notice Today
+lost its "not read in full" line):
+- read_inbox: each message's id, `key` and subject; where the next page starts, how many were
+  left out, which sources failed.
+- read_message: its id, `key` and thread key (its requests are the model's reading, in its own
+  words: a second one is filed as `#2` with the source_id, see `tools.tasks`).
+- read_tasks: each task's id, key, title and due date (what is already covered).
+- create_task: the task's id and title, and its key when the call did not spell it out.
+- read_calendar: each event's times, title, place and whether it takes time; the conflicts;
+  the series cut short; what was left out or failed.
+- read_followups: all of it but the window's start, the user's addresses and each item's
+  sources: the owed and awaited threads and the keys of what is never a task (answered, bulk,
+  yours), which decide every later filing.
+- read_prep: each event's threads and open tasks (not its attendees).
+- another server's tool (MCP), or any result of no known shape: its size and its opening
+  (Dayflow cannot know what a later step needs of it); an error: its message.
+The calendar, followups and prep keep theirs as JSON that `summarised_calls` gives back (the
+offline model reads them so; a model reads the same JSON). These results are *kept in the
+summary* rather than *never compacted*: they come in the same turn as the inbox listing and
+the bodies, and exchanges are replaced whole (a tool_use needs its tool_result right after
+it), so keeping them out would keep the turn's payloads too; and each is bounded by its tool.
 
 Rules, each tested:
 - Below the threshold the list is returned unchanged.
@@ -14,9 +38,12 @@ Rules, each tested:
 - The summary is a *user* turn, labelled, so the model reads it as context it was given.
 
 Compaction is reversible: the step rows are never rewritten. The loop records which steps a
-compaction replaced and the summary text, so a resume rebuilds exactly the list the last call
-was sent, and `show` still prints the full history. The summariser is deterministic and makes
-no model call: compaction itself costs no tokens.
+compaction replaced and the summary text (the `compactions` table), so a resume rebuilds
+exactly the list the last call was sent, and `show` still prints the full history. A later
+compaction extends the stored text as it stands, so a run compacted by an older Dayflow goes on
+with its own words (its lines still read back: `summarised_calls` takes the older calendar form
+too); the stored record decides, never today's summariser. The summariser is deterministic and
+makes no model call: compaction itself costs no tokens.
 """
 
 from __future__ import annotations
@@ -26,6 +53,7 @@ import re
 from typing import Any
 
 from dayflow.models import DEFAULT_COMPACT_AT, Message
+from dayflow.shown import THREAD_KEY_PREFIX
 
 LABEL = "Earlier in this run (compacted):"
 MAX_NOTE_CHARS = 600
@@ -53,12 +81,12 @@ def summarise_exchange(step: int, assistant: list[dict[str, Any]], results: list
         if block.get("type") != "tool_use":
             continue
         args = json.dumps(block.get("input"), ensure_ascii=False, separators=(", ", ": "))
-        outcome = _outcome(block.get("name", ""), by_id.get(block.get("id")))
+        outcome = _outcome(block.get("name", ""), block.get("input"), by_id.get(block.get("id")))
         lines.append(f"- step {step}: {block.get('name')}({args}) -> {outcome}")
     return "\n".join(lines) if lines else f"- step {step}: (no tool calls)"
 
 
-def _outcome(name: str, result: dict[str, Any] | None) -> str:
+def _outcome(name: str, args: Any, result: dict[str, Any] | None) -> str:
     if result is None:
         return "no result"
     content = result.get("content")
@@ -71,20 +99,30 @@ def _outcome(name: str, result: dict[str, Any] | None) -> str:
     try:
         payload = json.loads(text)
     except ValueError:
-        return f"ok, {len(text)} chars"
+        return _opening(text)
     if not isinstance(payload, dict):
-        return "ok"
+        return _opening(text)
     if name == "create_task" and isinstance(payload.get("task"), dict):
         task = payload["task"]
         verb = "created" if payload.get("created") else "already existed"
-        return f"ok, task {task.get('id')} {verb}: {json.dumps(task.get('title'))}"
-    if name == "read_calendar" and isinstance(payload.get("events"), list):
-        # Events keep what a brief shows of them (times, title, place, all-day, status), as
-        # JSON a reader can take back (`summarised_calls`): the brief needs no second read.
-        events = [_event(e) for e in payload["events"] if isinstance(e, dict) and "id" in e]
-        shown = json.dumps(events[:MAX_IDS_LISTED], ensure_ascii=False, separators=(",", ":"))
-        cut = "; …" if len(events) > MAX_IDS_LISTED else ""
-        return f"ok, {len(payload['events'])} events: {shown}{cut}{_paging(payload)}"
+        out = f"ok, task {task.get('id')} {verb}: {json.dumps(task.get('title'))}"
+        given = args.get("idempotency_key") if isinstance(args, dict) else None
+        key = task.get("idempotency_key")
+        # Filed under a key the call did not spell out (source_id alone, or `#2`): say which,
+        # so a later step knows that item is done.
+        return out + (f"{_KEY}{json.dumps(key)}" if isinstance(key, str) and key != given else "")
+    keep = _KEPT.get(name)
+    if keep is not None:
+        kept = keep(payload)
+        return f"ok, {_counts(kept)}{_KEPT_MARK}{_json(kept)}"
+    if name == "read_message" and isinstance(payload.get("message"), dict):
+        message = payload["message"]
+        out = f"ok, message {message.get('id')} read"
+        if isinstance(message.get("key"), str):
+            out += f"{_KEY}{json.dumps(message['key'])}"
+        if isinstance(message.get("thread_id"), str) and message["thread_id"]:
+            out += f"; thread {json.dumps(THREAD_KEY_PREFIX + message['thread_id'])}"
+        return out
     for key, value in payload.items():
         if isinstance(value, list):
             items = [_item_label(item) for item in value if isinstance(item, dict) and "id" in item]
@@ -93,7 +131,83 @@ def _outcome(name: str, result: dict[str, Any] | None) -> str:
             return f"ok, {len(value)} {key}" + (f": {listed}" if items else "") + _paging(payload)
         if isinstance(value, dict) and "id" in value:
             return f"ok, {key} {value['id']} read"
-    return "ok"
+    return _opening(text)
+
+
+_KEY = "; key "
+_KEPT_MARK = ": "  # after the counts: the kept result, as one JSON object
+MAX_OPENING_CHARS = 300
+
+
+def _opening(text: str) -> str:
+    """A result the summary cannot read (another server's text, JSON of no known shape): its
+    size and its opening, since Dayflow cannot tell what a later step needs of it."""
+    flat = " ".join(text.split())
+    if not flat:
+        return "ok"
+    cut = flat if len(flat) <= MAX_OPENING_CHARS else flat[: MAX_OPENING_CHARS - 1] + "…"
+    return f"ok, {len(text)} chars: {json.dumps(cut, ensure_ascii=False)}"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _counts(kept: dict[str, Any]) -> str:
+    """`3 events`, `2 you_owe, 1 waiting_on`: the lists a kept result holds, by size."""
+    sizes = [f"{len(v)} {k}" for k, v in kept.items() if isinstance(v, list) and k in _COUNTED]
+    return ", ".join(sizes) or "nothing listed"
+
+
+_COUNTED = ("events", "you_owe", "waiting_on", "answered", "bulk", "yours")
+
+
+def _kept_calendar(payload: dict[str, Any]) -> dict[str, Any]:
+    """A calendar read as a brief still needs it: each event's times, title, place and
+    whether it takes time; the conflicts to flag; the series not read in full (Today's
+    "not read in full" line); what was left out and what could not be read."""
+    events = [e for e in payload.get("events", []) if isinstance(e, dict) and "id" in e]
+    kept: dict[str, Any] = {"events": [_event(e) for e in events]}
+    for key in ("conflicts", "conflicts_more", "cut_short", "more", "unavailable"):
+        if payload.get(key):
+            kept[key] = payload[key]
+    return kept
+
+
+def _kept_followups(payload: dict[str, Any]) -> dict[str, Any]:
+    """read_followups as later steps need it: the owed and awaited threads (their keys, the
+    owed messages' keys and latest id, who, about what, since when, for how long) and the
+    mail keys of no new request (answered, bulk, yours), which decide what is never a task;
+    the counts left out, why nothing can be told (`note`), what could not be read. Only the
+    window's start, the user's addresses and each item's sources go."""
+    kept = {k: v for k, v in payload.items() if k not in ("since", "me")}
+    for name in ("you_owe", "waiting_on"):
+        if isinstance(kept.get(name), list):
+            items = [i for i in kept[name] if isinstance(i, dict)]
+            kept[name] = [{k: v for k, v in i.items() if k != "sources"} for i in items]
+    return kept
+
+
+def _kept_prep(payload: dict[str, Any]) -> dict[str, Any]:
+    """read_prep as the brief's Today needs it: each event's times and title, its threads
+    (key, subject, who wrote last, when) and its open tasks; only the attendees go (the
+    threads name who wrote)."""
+    kept = dict(payload)
+    if isinstance(kept.get("events"), list):
+        events = [e for e in kept["events"] if isinstance(e, dict)]
+        kept["events"] = [
+            {k: v for k, v in e.items() if k not in ("with", "with_more")} for e in events
+        ]
+    return kept
+
+
+# The reads whose results a later step acts on, item by item, and that are small and bounded
+# by their tools: the summary keeps what of each it needs, as JSON `summarised_calls` reads.
+_KEPT = {
+    "read_calendar": _kept_calendar,
+    "read_followups": _kept_followups,
+    "read_prep": _kept_prep,
+}
 
 
 def _paging(payload: dict[str, Any]) -> str:
@@ -117,14 +231,22 @@ _SUMMARY_CALL = re.compile(r"^- step \d+: (?P<name>[A-Za-z_][\w-]*)\(")
 
 def summarised_unavailable(message: Message) -> dict[str, list[str]]:
     """The sources a summary says its latest call of each tool could not read, by tool name
-    (the `unavailable:` part `_paging` writes), so a model that lost the payload still knows
-    what it could not read."""
+    (the `unavailable:` part `_paging` writes, or the kept result's list), so a model that
+    lost the payload still knows what it could not read."""
     out: dict[str, list[str]] = {}
     if not is_summary(message):
         return out
     for line in _summary_text(message).splitlines():
         call = _SUMMARY_CALL.match(line)
         if call is None:
+            continue
+        parsed = _parse_call(line, call)
+        if parsed is not None and isinstance(parsed[1], dict):
+            failed = parsed[1].get("unavailable")
+            listed = failed if isinstance(failed, list) else []
+            out[call.group("name")] = [
+                str(f.get("source")) for f in listed if isinstance(f, dict) and f.get("source")
+            ]
             continue
         _, mark, names = line.rpartition(_UNAVAILABLE)
         out[call.group("name")] = [n for n in names.split(", ") if n] if mark else []
@@ -139,26 +261,26 @@ def _event(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def summarised_calls(message: Message) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
-    """The calls a summary keeps the results of, as (tool, arguments, result): the calendar
-    reads, whose events it holds in full for a brief. Others keep only their shape."""
+    """The calls a summary keeps the results of, as (tool, arguments, result): the calendar,
+    followups and prep reads, whose results it holds as later steps need them. Others keep
+    only their shape. A line an older Dayflow wrote (a calendar read's events as a bare list,
+    its failed sources by name) is read as well: a resumed run's stored summary is never
+    rewritten."""
     out: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
     if not is_summary(message):
         return out
-    decoder = json.JSONDecoder()
     for line in _summary_text(message).splitlines():
         call = _SUMMARY_CALL.match(line)
-        if call is None or call.group("name") != "read_calendar":
+        if call is None or call.group("name") not in _KEPT:
             continue
-        try:
-            args, end = decoder.raw_decode(line, call.end())
-            at = line.index(" events: ", end) + len(" events: ")
-            events, _ = decoder.raw_decode(line, at)
-        except ValueError:
+        parsed = _parse_call(line, call)
+        if parsed is None:
             continue
-        if not (line[end:].startswith(") -> ok, ") and isinstance(args, dict)):
-            continue
-        if isinstance(events, list):
-            result: dict[str, Any] = {"events": [e for e in events if isinstance(e, dict)]}
+        args, kept = parsed
+        if isinstance(kept, dict):
+            out.append((call.group("name"), args, kept))
+        elif isinstance(kept, list) and call.group("name") == "read_calendar":
+            result: dict[str, Any] = {"events": [e for e in kept if isinstance(e, dict)]}
             _, mark, names = line.rpartition(_UNAVAILABLE)
             if mark:
                 result["unavailable"] = [
@@ -170,16 +292,67 @@ def summarised_calls(message: Message) -> list[tuple[str, dict[str, Any], dict[s
     return out
 
 
+_FILED = re.compile(r"ok, task \S+ (?:created|already existed): ")
+
+
+def filed_key(outcome: str) -> str | None:
+    """The key a summarised create_task line says its task was filed under, when the call did
+    not spell it out (`ok, task t_1 created: "Title"; key "mail:3fa2#2"`); else None."""
+    found = _FILED.search(outcome)
+    if found is None:
+        return None
+    decoder = json.JSONDecoder()
+    try:
+        _, end = decoder.raw_decode(outcome, found.end())
+        if not outcome.startswith(_KEY, end):
+            return None
+        key, _ = decoder.raw_decode(outcome, end + len(_KEY))
+    except ValueError:
+        return None
+    return key if isinstance(key, str) else None
+
+
+def _parse_call(line: str, call: re.Match[str]) -> tuple[dict[str, Any], Any] | None:
+    """(arguments, kept JSON) of a summary line `- step N: tool({args}) -> ok, <counts>:
+    <JSON>`; None when the line keeps no JSON result (an error, a shape only)."""
+    decoder = json.JSONDecoder()
+    try:
+        args, end = decoder.raw_decode(line, call.end())
+    except ValueError:
+        return None
+    head = ") -> ok, "
+    if not (isinstance(args, dict) and line.startswith(head, end)):
+        return None
+    at = line.find(_KEPT_MARK, end + len(head))
+    if at < 0 or line[at + len(_KEPT_MARK) : at + len(_KEPT_MARK) + 1] not in ("{", "["):
+        return None
+    try:
+        kept, _ = decoder.raw_decode(line, at + len(_KEPT_MARK))
+    except ValueError:
+        return None
+    return args, kept
+
+
 def _item_label(item: dict[str, Any]) -> str:
-    """An item of a listing as its id and a short label (subject, or time and title): cheap,
-    and what a brief still needs once the payload is gone."""
+    """An item of a listing as its id, its task key (a message's `key`, a task's
+    idempotency key) and a short label (subject, or time and title; a task's due date):
+    cheap, and what a later step still needs once the payload is gone (a task filed under the
+    key, a message known to be covered)."""
     label = str(item.get("subject") or item.get("title") or "")
     if len(label) > MAX_LABEL_CHARS:
         label = label[: MAX_LABEL_CHARS - 1] + "…"
     start = item.get("start")
     if isinstance(start, str) and len(start) >= 16:
         label = f"{start[:10]} {start[11:16]} {label}"
-    return f"{item['id']} {json.dumps(label, ensure_ascii=False)}" if label else str(item["id"])
+    out = str(item["id"])
+    key = item.get("key") or item.get("idempotency_key")
+    if isinstance(key, str) and key:
+        out += f" {key}"
+    if label:
+        out += f" {json.dumps(label, ensure_ascii=False)}"
+    if isinstance(item.get("due"), str):
+        out += f" due {item['due']}"
+    return out
 
 
 def summary_message(

@@ -108,3 +108,72 @@ def seed_turns() -> list[ModelResponse]:
             usage=(3406, 582),
         ),
     ]
+
+
+def forgetful_filer(ids_wanted: int = 2) -> Callable[[ModelRequest], ModelResponse]:
+    """A model (a pure function of the request, so a resumed process gets the same answers)
+    that keeps only the message ids across a compaction, never their keys: it lists the
+    inbox, opens `ids_wanted` + 1 messages one a turn, and once the listing is compacted away
+    files from the ids alone: the first message's two requests by `source_id` (the second as
+    `#2`), the second's with a key it made up, then, told the right key, by `source_id` again;
+    then it writes the brief."""
+    import re
+
+    from dayflow.compaction import LABEL, is_summary
+
+    def ids_in(messages: list[dict[str, Any]]) -> list[str]:
+        for message in messages:
+            for block in message.get("content") or []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    body = block.get("content")
+                    if isinstance(body, str) and body.startswith('{"messages"'):
+                        import json
+
+                        return [m["id"] for m in json.loads(body)["messages"]]
+            if is_summary(message):
+                line = next(ln for ln in message["content"][0]["text"].splitlines()
+                            if ": read_inbox(" in ln)  # fmt: skip
+                listed = line.split(" messages: ", 1)[1]
+                return [item.split(" ", 1)[0] for item in listed.split("; ")]  # ids only
+        raise AssertionError("no listing and no summary of one")
+
+    def step_of(messages: list[dict[str, Any]]) -> int:
+        done = 0
+        if len(messages) > 1 and is_summary(messages[1]):
+            text_ = messages[1]["content"][0]["text"]
+            done = max(int(n) for n in re.findall(r"^- step (\d+)", text_, re.MULTILINE))
+        return done + sum(1 for m in messages if m["role"] == "assistant") + 1
+
+    def respond(request: ModelRequest) -> ModelResponse:
+        messages = request.messages
+        step = step_of(messages)
+        if step == 1:
+            return turn(tool_use("read_inbox", {"limit": 50}, "toolu_fg1"))
+        ids = ids_in(messages)
+        if step <= ids_wanted + 2:
+            return turn(tool_use("read_message", {"id": ids[step - 2]}, f"toolu_fg{step}"))
+        compacted = is_summary(messages[1]) and LABEL in messages[1]["content"][0]["text"]
+        assert compacted and not any(
+            isinstance(b, dict) and str(b.get("content", "")).startswith('{"messages"')
+            for m in messages[2:]
+            for b in (m["content"] if isinstance(m["content"], list) else [])
+        ), "the listing is still in view: nothing was forgotten"
+        if step == ids_wanted + 3:
+            first, second = ids[0], ids[1]
+            return turn(
+                tool_use("create_task", {"title": "Do the first thing", "source_id": first},
+                         f"toolu_fg{step}a"),
+                tool_use("create_task", {"title": "Do the second thing", "source_id": first,
+                                         "idempotency_key": "#2"}, f"toolu_fg{step}b"),
+                tool_use("create_task", {"title": "Answer the other", "source_id": second,
+                                         "idempotency_key": "mail:000000000000"},
+                         f"toolu_fg{step}c"),
+            )  # fmt: skip
+        if step == ids_wanted + 4:
+            return turn(
+                tool_use("create_task", {"title": "Answer the other", "source_id": ids[1]},
+                         f"toolu_fg{step}"),
+            )  # fmt: skip
+        return turn(text("## Today\nNothing on the calendar.\n\n## One thing\n**Do it.**"))
+
+    return respond

@@ -244,8 +244,8 @@ def test_compaction_off_sends_everything(store: Store) -> None:
     assert len(model.requests[-1].messages) == 1 + 2 * 8
 
 
-def test_listings_keep_ids_with_subjects_and_event_times() -> None:
-    inbox = {"messages": [{"id": "m1", "subject": "Sign the lease", "from": "x"}]}
+def test_listings_keep_ids_with_keys_subjects_and_event_times() -> None:
+    inbox = {"messages": [{"id": "m1", "key": "mail:3fa2", "subject": "Sign the lease"}]}
     events = {"events": [{"id": "e1", "title": "Standup", "start": "2026-11-05T09:30:00+00:00"}]}
     results = [
         {"type": "tool_result", "tool_use_id": "a", "content": json.dumps(inbox)},
@@ -253,9 +253,9 @@ def test_listings_keep_ids_with_subjects_and_event_times() -> None:
     ]
     uses = [tool_use("read_inbox", {"limit": 1}, "a"), tool_use("read_calendar", {}, "b")]
     lines = summarise_exchange(1, uses, results).splitlines()
-    assert lines[0].endswith('-> ok, 1 messages: m1 "Sign the lease"')
+    assert lines[0].endswith('-> ok, 1 messages: m1 mail:3fa2 "Sign the lease"')
     event = '{"id":"e1","start":"2026-11-05T09:30:00+00:00","title":"Standup"}'
-    assert lines[1].endswith(f"-> ok, 1 events: [{event}]")
+    assert lines[1].endswith(f'-> ok, 1 events: {{"events":[{event}]}}')
 
 
 def test_a_summarised_calendar_read_gives_its_events_back_for_the_brief() -> None:
@@ -387,3 +387,217 @@ def test_a_summarised_listing_keeps_its_next_cursor_what_was_left_out_and_failed
     events = {"events": [{"id": "cal:1", "title": "X", "start": "2026-11-05T09:00"}], "more": 7}
     result["content"] = json.dumps(events)
     assert "7 more not listed" in summarise_exchange(3, [call], [result])
+
+
+# ------------------------------------------------- keys across a compaction (issue 31.2)
+
+
+def _long_inbox(tmp_path: Path) -> str:
+    """Three long messages: their listing and bodies pass a low threshold within two steps."""
+    base = datetime(2026, 11, 5, 6, 0, tzinfo=UTC)
+    messages = [
+        {"id": f"m{i}", "from": f"Person {i} <p{i}@example.org>", "subject": f"Ask number {i}",
+         "received_at": (base - timedelta(hours=i)).isoformat(),
+         "body": f"Could you do thing {i} by Friday? " + "Background. " * 400}
+        for i in (1, 2, 3)
+    ]  # fmt: skip
+    path = tmp_path / "inbox.json"
+    path.write_text(json.dumps({"messages": messages}))
+    return str(path)
+
+
+def test_a_model_that_kept_only_ids_files_under_the_right_keys(
+    store: Store, tmp_path: Path
+) -> None:
+    """After a compaction the model has each message's id but not its key: create_task with
+    `source_id` alone files under that message's key, `#2` alone under its `<key>#2`, and a
+    made-up key is refused with the right key named, so its retry by source_id files once."""
+    from tests.scripted import forgetful_filer
+
+    settings = RunSettings(
+        inbox=_long_inbox(tmp_path), mail_since="2026-11-01T00:00:00+00:00", compact_at=2000
+    )
+    options = BriefOptions(brief_date=date(2026, 11, 5), max_steps=10, settings=settings)
+    model = ScriptedModel(fn=forgetful_filer())
+    result = start_run(Loop(store, model), options)
+    assert result.run.status == "done", result.run.reason
+    results = [s.tool_results or [] for s in store.steps.of(result.run.id)]
+    listing = json.loads(results[0][0]["content"])["messages"]
+    key = {m["id"]: m["key"] for m in listing}
+    first, second = listing[0], listing[1]  # newest first: m1, then m2
+    assert sorted((t.idempotency_key, t.title) for t in store.tasks.list()) == sorted([
+        (first["key"], "Do the first thing"),
+        (first["key"] + "#2", "Do the second thing"),
+        (second["key"], "Answer the other"),
+    ])  # fmt: skip
+    # The made-up key was refused, and the refusal named the key the model should have used.
+    refused = results[4][2]
+    assert refused.get("is_error") is True
+    assert f"the key of {second['id']!r} is {second['key']!r}" in refused["content"]
+    # It filed after a compaction that had taken the listing out of view; the summary's
+    # listing line keeps each message's key.
+    assert store.steps.compactions(result.run.id)
+    summary = model.requests[4].messages[1]["content"][0]["text"]
+    assert all(f"{mid} {k} " in summary for mid, k in key.items())
+
+
+def test_create_task_resolves_source_id_from_what_the_run_read_only() -> None:
+    """The key comes from the run's committed reads: a source_id the run never read, or none
+    at all, is refused; a key naming another item is refused with the right one named."""
+    from dayflow.shown import shown_in
+    from dayflow.tools import ToolError
+    from dayflow.tools.tasks import task_key
+
+    listing = {"messages": [{"id": "m1", "key": "mail:aaa"}, {"id": "m2", "key": "mail:bbb"}]}
+    opened = {"message": {"id": "m1", "key": "mail:aaa", "thread_id": "th1"}}
+    events = {"events": [{"id": "e1", "title": "Standup"}]}
+    owed = {"you_owe": [{"id": "m9", "key": "thread:ccc", "keys": ["mail:zzz"]}]}
+    reads = [("read_inbox", listing), ("read_message", opened), ("read_calendar", events),
+             ("read_followups", owed)]  # fmt: skip
+    messages: list[Message] = [JOB]
+    for n, (name, payload) in enumerate(reads):
+        messages.append({"role": "assistant", "content": [tool_use(name, {}, f"u{n}")]})
+        result = {"type": "tool_result", "tool_use_id": f"u{n}", "content": json.dumps(payload)}
+        messages.append({"role": "user", "content": [result]})
+    shown = shown_in(messages)
+    assert task_key(None, "m1", shown) == "mail:aaa"  # the message's key, not its thread's
+    assert task_key("#3", "m1", shown) == "mail:aaa#3"
+    assert task_key("#1", "m2", shown) == "mail:bbb"
+    assert task_key(None, "e1", shown) == "event:e1"
+    assert task_key(None, "m9", shown) == "thread:ccc"  # an owed thread's latest message
+    assert task_key("thread:th1", "m1", shown) == "thread:th1"  # a key of its own, as given
+    with pytest.raises(ToolError, match="is not the key of 'm1' \\(that is 'mail:aaa'"):
+        task_key("mail:bbb", "m1", shown)
+    with pytest.raises(ToolError, match="the key of 'm2' is 'mail:bbb'"):
+        task_key("mail:made-up", "m2", shown)
+    with pytest.raises(ToolError, match="not the id of a message or event this run has read"):
+        task_key(None, "m404", shown)
+    with pytest.raises(ToolError, match="give idempotency_key"):
+        task_key(None, None, shown)
+    with pytest.raises(ToolError, match="give idempotency_key"):
+        task_key("#2", None, shown)
+
+
+def test_a_resumed_run_sends_the_summary_its_compaction_stored_not_todays(
+    store: Store, store_target: Path | str
+) -> None:
+    """A run compacted by an older Dayflow (another summariser's words) resumes with exactly
+    the summary its compaction record holds, and a later compaction extends that text: the
+    stored record decides what is sent, never today's summariser."""
+    from tests.conftest import Db
+
+    with pytest.raises(SimulatedCrash):
+        start_run(Loop(store, ScriptedModel(_reader_turns(8)), hooks=Hooks(crash_after=4)), OPTS)
+    (run,) = store.runs.list()
+    latest = store.steps.latest_compaction(run.id)
+    assert latest is not None
+    through, today = latest
+    # What an older summariser wrote for the same steps: other words, no keys.
+    lines = [f"- step {n}: read_inbox({{\"limit\": 50}}) -> ok, 0 messages" for n in
+             range(1, through + 1)]  # fmt: skip
+    old: Message = {
+        "role": "user",
+        "content": [{"type": "text", "text": "\n".join([LABEL, *lines])}],
+    }
+    assert old != today
+    with Db(store_target) as db:
+        db.run(
+            "UPDATE compactions SET summary_json = ? WHERE run_id = ? AND through_step = ?",
+            json.dumps(old), run.id, through,
+        )  # fmt: skip
+    assert rebuild_messages(store, run)[1] == old  # what a resume sends: the stored record
+    fresh = ScriptedModel(_reader_turns(8)[4:])
+    resume_run(Loop(store, fresh), run)
+    summaries = [r.messages[1]["content"][0]["text"] for r in fresh.requests]
+    text_ = old["content"][0]["text"]
+    assert any(s != text_ for s in summaries), "no compaction after the resume"
+    # Each later compaction extends the stored text, as it stands, with today's lines.
+    assert all(s == text_ or s.startswith(text_ + "\n- step ") for s in summaries)
+
+
+def _summary_of(name: str, args: dict[str, Any], payload: Any) -> Message:
+    from dayflow.compaction import summary_message
+
+    content = payload if isinstance(payload, str) else json.dumps(payload)
+    result = {"type": "tool_result", "tool_use_id": "u", "content": content}
+    return summary_message([(1, [tool_use(name, args, "u")], [result])])
+
+
+def _line(message: Message) -> str:
+    return str(message["content"][0]["text"]).splitlines()[1]
+
+
+def test_each_read_keeps_what_a_later_step_needs() -> None:
+    """The followups' lists (owed, awaited, answered, bulk, yours) and the calendar's conflicts
+    and cut-short series come back whole from the summary; prep keeps its threads and tasks;
+    the task list and an opened message keep their keys; another server's text keeps its
+    opening."""
+    from dayflow.compaction import summarised_calls, summarised_unavailable
+
+    owed = {"key": "thread:aa", "with": {"name": "Marco", "address": "m@x"}, "subject": "Dinner",
+            "latest_at": "2026-11-17T18:00:00+00:00", "age_days": 1, "id": "home:7",
+            "keys": ["mail:77"], "sources": ["home"]}  # fmt: skip
+    followups = {"since": "2026-11-04T00:00:00+00:00", "me": ["alex@x"], "you_owe": [owed],
+                 "waiting_on": [], "answered": ["mail:11"], "bulk": ["mail:22"],
+                 "yours": ["mail:33"],
+                 "unavailable": [{"source": "work", "reason": "down"}]}  # fmt: skip
+    ((_, _, kept),) = summarised_calls(_summary_of("read_followups", {}, followups))
+    assert kept == {k: v for k, v in followups.items() if k not in ("since", "me")} | {
+        "you_owe": [{k: v for k, v in owed.items() if k != "sources"}]
+    }
+    summary = _summary_of("read_followups", {}, followups)
+    assert summarised_unavailable(summary) == {"read_followups": ["work"]}
+
+    cut = {"source": "office", "series": "Runaway", "reason": "not expanded"}
+    clash = {"kind": "overlap", "events": ["e1", "e2"], "titles": ["A", "B"],
+             "start": "2026-11-18T13:30:00+00:00", "end": "2026-11-18T14:00:00+00:00"}  # fmt: skip
+    calendar = {"events": [{"id": "e1", "title": "A", "description": "long"}],
+                "conflicts": [clash], "cut_short": [cut], "more": 3}  # fmt: skip
+    ((name, args, kept),) = summarised_calls(
+        _summary_of("read_calendar", {"range": "today"}, calendar)
+    )
+    assert (name, args) == ("read_calendar", {"range": "today"})
+    assert kept == {"events": [{"id": "e1", "title": "A"}], "conflicts": [clash],
+                    "cut_short": [cut], "more": 3}  # fmt: skip
+
+    thread = {"key": "thread:bb", "subject": "Agenda", "latest_at": "2026-11-17T09:00:00+00:00",
+              "latest_from": {"name": "Ben"}, "messages": 2}  # fmt: skip
+    task = {"id": "t_1", "title": "Add items", "due": None, "key": "mail:44"}
+    prep = {"events": [{"id": "e1", "title": "Review", "with": [{"address": "b@x"}],
+                        "threads": [thread], "tasks": [task]}]}  # fmt: skip
+    ((_, _, kept),) = summarised_calls(_summary_of("read_prep", {}, prep))
+    assert kept == {
+        "events": [{"id": "e1", "title": "Review", "threads": [thread], "tasks": [task]}]
+    }
+
+    tasks = {"tasks": [{"id": "t_1", "title": "Pay rent", "due": "2026-11-20", "status": "open",
+                        "source_id": "m9", "idempotency_key": "mail:99"}]}  # fmt: skip
+    assert _line(_summary_of("read_tasks", {"include_done": False}, tasks)).endswith(
+        '-> ok, 1 tasks: t_1 mail:99 "Pay rent" due 2026-11-20'
+    )
+    opened = {"message": {"id": "m9", "key": "mail:99", "thread_id": "th9", "body": "x" * 900}}
+    assert _line(_summary_of("read_message", {"id": "m9"}, opened)).endswith(
+        '-> ok, message m9 read; key "mail:99"; thread "thread:th9"'
+    )
+    words = "Ticket 42 is open: the printer on floor 3 is out of toner. " * 20
+    line = _line(_summary_of("mcp__desk__tickets", {}, words))
+    assert line.split(" -> ", 1)[1].startswith(f'ok, {len(words)} chars: "Ticket 42 is open')
+    assert len(line) < 400
+
+
+def test_a_summary_an_older_dayflow_wrote_still_reads_back() -> None:
+    """Stored summaries are never rewritten: a calendar line in the older form (its events as
+    a bare list, failed sources by name) still gives its events and failures back."""
+    from dayflow.compaction import summarised_calls, summarised_unavailable
+
+    old: Message = {"role": "user", "content": [{"type": "text", "text": (
+        LABEL + '\n- step 2: read_calendar({"range": "week"}) -> ok, 1 events: '
+        '[{"id":"e1","start":"2026-11-05T09:00:00+00:00","title":"Standup"}]; unavailable: work'
+    )}]}  # fmt: skip
+    ((name, args, result),) = summarised_calls(old)
+    assert (name, args) == ("read_calendar", {"range": "week"})
+    assert result["events"] == [
+        {"id": "e1", "start": "2026-11-05T09:00:00+00:00", "title": "Standup"}
+    ]
+    assert [u["source"] for u in result["unavailable"]] == ["work"]
+    assert summarised_unavailable(old) == {"read_calendar": ["work"]}

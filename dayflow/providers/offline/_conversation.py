@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from dayflow.compaction import is_summary, summarised_calls
+from dayflow.compaction import filed_key, is_summary, summarised_calls
 from dayflow.models import Message
 from dayflow.providers.offline._reading import date_of
 
@@ -159,9 +159,11 @@ def visible_creates(calls: list[Call]) -> list[Created]:
         existing = isinstance(call.result, dict) and call.result.get("created") is False
         done = existing and isinstance(task, dict) and task.get("status") == "done"
         title = str(call.input.get("title", "(untitled)"))
-        out.append(
-            Created(call.input.get("idempotency_key"), title, task_id, existing, call.error, done)
-        )
+        # A call that named its item by source_id alone: the key it was filed under.
+        key = call.input.get("idempotency_key")
+        if isinstance(task, dict) and isinstance(task.get("idempotency_key"), str):
+            key = task["idempotency_key"]
+        out.append(Created(key, title, task_id, existing, call.error, done))
     return out
 
 
@@ -207,4 +209,5 @@ def _summarised_create(rest: str, memory: Memory) -> None:
     title = str(args.get("title", "(untitled)"))
     existing = bool(created and created.group("verb") == "already existed")
     task_id = created.group("id") if created else None
-    memory.creates.append(Created(args.get("idempotency_key"), title, task_id, existing, error))
+    key = filed_key(outcome) or args.get("idempotency_key")
+    memory.creates.append(Created(key, title, task_id, existing, error))

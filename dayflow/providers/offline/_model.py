@@ -47,7 +47,11 @@ summary's tool-call lines it also reads its `create_task` calls, for the "Tasks 
 
     - step 7: create_task({"title": "...", "idempotency_key": "email:m151", ...}) -> ok, task
       t_ab12 created: "Sign renewal agreement in tenant portal"     (or `already existed`,
-      or `-> error: <message>`, or `-> no result`)   (on one line)
+      or `-> error: <message>`, or `-> no result`; `; key "..."` after the title when the
+      call named its item by source_id alone)   (on one line)
+
+and the results it keeps (`compaction.summarised_calls`): the calendar's events, conflicts and
+cut-short series, the followups' lists (what is never a task) and the meetings' prep.
 
 A message id counts as done once a `request` or `no request` entry names it; opened messages
 whose results vanished before they were looked at are opened again. So the tasks created, their
