@@ -318,3 +318,70 @@ def test_long_run_killed_after_a_compaction_resends_the_same_bytes(
     assert sent[kill_step:] == clean[kill_step:]  # the first resumed request included
     assert _state(crash_db)["final_text"] == _state(clean_db)["final_text"]
     assert _state(crash_db)["tasks"] == _state(clean_db)["tasks"]
+
+
+def _long_inbox(path: Path) -> Path:
+    """Three long messages: a threshold of 2,000 tokens compacts their listing away."""
+    messages = [
+        {"id": f"m{i}", "from": f"Person {i} <p{i}@example.org>", "subject": f"Ask number {i}",
+         "received_at": f"2026-11-05T0{6 - i}:00:00+00:00",
+         "body": f"Could you do thing {i} by Friday? " + "Background. " * 400}
+        for i in (1, 2, 3)
+    ]  # fmt: skip
+    path.write_text(json.dumps({"messages": messages}))
+    return path
+
+
+FORGETFUL_FILING_STEP = 5  # forgetful_filer(): list, open two, then file from the ids alone
+
+
+@pytest.fixture(scope="module")
+def forgetful_baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The uncrashed run of a model that files by source_id alone after a compaction."""
+    from tests.scripted import ScriptedModel, forgetful_filer
+
+    root = tmp_path_factory.mktemp("forgetful")
+    args = _forgetful_args(_long_inbox(root / "inbox.json"))
+    model = ScriptedModel(fn=forgetful_filer())
+    with fakeapi.FakeAPI(responder=fakeapi.responder_from_client(model)) as fake:
+        res = dayflow(root / "dayflow.db", *args, api=fake)
+        assert res.code == 0, res.err
+        bodies = [r.body for r in fake.message_requests]
+    state = _state(root / "dayflow.db")
+    assert len(state["tasks"]) == 3 and "compacted" in state["events"]
+    return state | {"bodies": bodies}
+
+
+def _forgetful_args(inbox: Path) -> tuple[str, ...]:
+    return ("brief", "--date", DATE, "--inbox", str(inbox), "--since", "2026-11-01",
+            "--compact-at", "2000")  # fmt: skip
+
+
+@pytest.mark.parametrize("point", KILL_POINTS)
+def test_a_kill_across_a_compaction_files_each_source_id_task_once(
+    tmp_path: Path, store_target: Path, forgetful_baseline: dict[str, Any], point: str
+) -> None:
+    """Issue 31.2: SIGKILL at each point of the step that files by source_id alone (after a
+    compaction took the keys out of view); the resume resolves the same keys from the saved
+    rows, so each task is filed once and every request is the uncrashed run's."""
+    from tests.scripted import ScriptedModel, forgetful_filer
+
+    args = _forgetful_args(_long_inbox(tmp_path / "inbox.json"))
+    model = ScriptedModel(fn=forgetful_filer())
+    with fakeapi.FakeAPI(responder=fakeapi.responder_from_client(model)) as fake:
+        kill = f"{point}:{FORGETFUL_FILING_STEP}"
+        killed = dayflow(store_target, *args, api=fake, DAYFLOW_KILL_AT=kill)
+        assert killed.code == -signal.SIGKILL, killed.err
+        resumed = dayflow(store_target, "resume", api=fake)
+        assert resumed.code == 0, resumed.err
+        sent = [r.body for r in fake.message_requests]
+    state = _state(store_target)
+    assert state["tasks"] == forgetful_baseline["tasks"]
+    assert state["final_text"] == forgetful_baseline["final_text"]
+    # A call lost with the killed process is made again, with the same bytes.
+    repaid = 1 if point == "before_pending" else 0
+    assert sent[:FORGETFUL_FILING_STEP] == forgetful_baseline["bodies"][:FORGETFUL_FILING_STEP]
+    assert (
+        sent[FORGETFUL_FILING_STEP:]
+        == (forgetful_baseline["bodies"][FORGETFUL_FILING_STEP - repaid :])
+    )
