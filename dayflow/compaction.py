@@ -10,8 +10,8 @@ What a later step needs of each result stays, because a model acts on it after t
 gone (issue 31.2: without the keys it could file nothing; without the followups it filed the
 user's own mail, answered threads and owed replies as tasks; without the cut-short notice Today
 lost its "not read in full" line):
-- read_inbox: each message's id, `key` and subject; where the next page starts, how many were
-  left out, which sources failed.
+- read_inbox: each message's id, `key`, subject and `bulk` mark; where the next page starts,
+  how many were left out, which sources failed.
 - read_message: its id, `key` and thread key (its requests are the model's reading, in its own
   words: a second one is filed as `#2` with the source_id, see `tools.tasks`).
 - read_tasks: each task's id, key, title and due date (what is already covered).
@@ -352,6 +352,8 @@ def _item_label(item: dict[str, Any]) -> str:
         out += f" {json.dumps(label, ensure_ascii=False)}"
     if isinstance(item.get("due"), str):
         out += f" due {item['due']}"
+    if item.get("bulk") is True:  # list, bulk or automated mail: never a task
+        out += " bulk"
     return out
 
 

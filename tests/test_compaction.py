@@ -245,7 +245,8 @@ def test_compaction_off_sends_everything(store: Store) -> None:
 
 
 def test_listings_keep_ids_with_keys_subjects_and_event_times() -> None:
-    inbox = {"messages": [{"id": "m1", "key": "mail:3fa2", "subject": "Sign the lease"}]}
+    lease = {"id": "m1", "key": "mail:3fa2", "subject": "Sign the lease"}
+    inbox = {"messages": [lease, {"id": "m2", "key": "mail:77", "subject": "Sale", "bulk": True}]}
     events = {"events": [{"id": "e1", "title": "Standup", "start": "2026-11-05T09:30:00+00:00"}]}
     results = [
         {"type": "tool_result", "tool_use_id": "a", "content": json.dumps(inbox)},
@@ -253,7 +254,9 @@ def test_listings_keep_ids_with_keys_subjects_and_event_times() -> None:
     ]
     uses = [tool_use("read_inbox", {"limit": 1}, "a"), tool_use("read_calendar", {}, "b")]
     lines = summarise_exchange(1, uses, results).splitlines()
-    assert lines[0].endswith('-> ok, 1 messages: m1 mail:3fa2 "Sign the lease"')
+    assert lines[0].endswith(
+        '-> ok, 2 messages: m1 mail:3fa2 "Sign the lease"; m2 mail:77 "Sale" bulk'
+    )
     event = '{"id":"e1","start":"2026-11-05T09:30:00+00:00","title":"Standup"}'
     assert lines[1].endswith(f'-> ok, 1 events: {{"events":[{event}]}}')
 
