@@ -1,14 +1,21 @@
 """Issue 4's figure: total input tokens of the long run with compaction on against off.
 
-The run is `dayflow brief --sample large` (69 long messages, about 35 steps) driven through the
+The run is `dayflow brief --sample large` (69 long messages) driven through the
 real loop and store by the offline model, which is deterministic: one run per setting gives the
 figure exactly, with no noise to average away. Tokens are the offline model's estimates (a
 quarter of the characters of each request), the same estimator on both sides.
+
+`python -m bench.compaction_tokens` measures it alone (about a minute) and prints the
+RESULTS.md section, with the commit of `dayflow/` it measured; it writes no file (`python -m
+bench` writes RESULTS.md).
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+import tempfile
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -85,3 +92,22 @@ def section(data: dict[int, dict[str, Any]]) -> list[str]:
         f"byte for byte: {'yes' if on['brief'] == off['brief'] == default['brief'] else 'no'}.",
         "",
     ]
+
+
+def main() -> int:
+    """Measure the figure alone and print its RESULTS.md section (nothing is written)."""
+    with tempfile.TemporaryDirectory(prefix="dayflow-bench-compaction-") as tmp:
+        data = measure(Path(tmp))
+    root = Path(__file__).resolve().parent.parent
+    code = subprocess.run(
+        ["git", "-C", str(root), "log", "-1", "--format=%h", "--", "dayflow"],
+        capture_output=True, text=True, check=False,
+    ).stdout.strip()  # fmt: skip
+    print("\n".join(section(data)))
+    print(f"(measured on dayflow/ at {code or '?'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    raise SystemExit(main())
