@@ -83,7 +83,8 @@ class MailItem:
             body=parsed.body,
             attachments=parsed.attachments,
             envelope=parsed.envelope,
-            snippet_whole=is_whole(parsed.snippet, parsed.body),
+            # Whole only when the body was read: headers past the listing's bytes hid it.
+            snippet_whole=is_whole(parsed.snippet, parsed.body) if parsed.body_read else False,
         )
 
     @property

@@ -30,7 +30,7 @@ from dayflow.errors import SourceError
 from dayflow.sources.identity import mail_key, short_hash
 from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing
 from dayflow.sources.maildir_index import Folder, NameIndex
-from dayflow.sources.mime import parse_message
+from dayflow.sources.mime import message_head, parse_message
 
 LIST_BYTES = 64 * 1024  # how much of a message a listing reads (headers and the first text)
 READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message
@@ -134,7 +134,15 @@ class MaildirSource(LocalMailSource):
     def _item(self, position: str, sub: str, name: str, cap: int) -> MailItem:
         file = name.replace("\x00", ":")
         try:
-            sub, name, raw = self._raw(sub, name, cap)
+            found: list[tuple[str, str]] = []
+
+            def first(n: int) -> bytes:
+                where, stored, raw = self._raw(sub, name, n)
+                found[:] = [(where, stored)]
+                return raw
+
+            raw, whole = message_head(first, cap)
+            sub, name = found[0]
         except OSError as err:
             # One message that cannot be read never fails the listing: it is shown as such.
             stable = short_hash("maildir-file:" + _position(name))
@@ -151,7 +159,7 @@ class MaildirSource(LocalMailSource):
                 thread_id=None,
                 position=position,
             )
-        parsed = parse_message(raw, fallback_time=_delivered(position))
+        parsed = parse_message(raw, fallback_time=_delivered(position), whole=whole)
         self._located[parsed.stable_id] = (sub, name)
         return MailItem.of(self.name, parsed, unread=_unread(sub, name), position=position)
 

@@ -9,13 +9,15 @@ or over IMAP. An .eml file carries no read state and counts as read.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from dayflow.errors import SourceError
 from dayflow.files import open_regular
 from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing, select_page
-from dayflow.sources.mime import ParsedMail, parse_message
+from dayflow.sources.mime import ParsedMail, message_head, parse_message
 
 LIST_BYTES = 64 * 1024
 READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message (as a Maildir)
@@ -31,8 +33,9 @@ class _ParsedFiles(LocalMailSource):
     def __init__(self) -> None:
         self._items: list[tuple[MailItem, object]] | None = None
 
-    def _messages(self) -> Iterator[tuple[bytes, dt.datetime, bool, object]]:
-        """(raw bytes, fallback time, unread, locator) for each message."""
+    def _messages(self) -> Iterator[tuple[bytes, bool, dt.datetime, bool, object]]:
+        """(its first bytes, whether they are all of it, fallback time, unread, locator) for
+        each message."""
         raise NotImplementedError
 
     def _raw(self, locator: object) -> bytes:
@@ -41,8 +44,8 @@ class _ParsedFiles(LocalMailSource):
     def _all(self) -> list[tuple[MailItem, object]]:
         if self._items is None:
             parsed = []
-            for raw, fallback, unread, locator in self._messages():
-                mail = parse_message(raw[:LIST_BYTES], fallback_time=fallback)
+            for raw, whole, fallback, unread, locator in self._messages():
+                mail = parse_message(raw, fallback_time=fallback, whole=whole)
                 parsed.append((self._item(mail, unread, ""), locator))
             parsed.sort(key=lambda p: (p[0].received_at, p[0].stable_id), reverse=True)
             self._items = [
@@ -68,6 +71,11 @@ class _ParsedFiles(LocalMailSource):
         return len(items), (items[0][0] if items else None)
 
 
+def _first(fh: BinaryIO, n: int) -> bytes:
+    fh.seek(0)
+    return fh.read(n)
+
+
 def _at(item: MailItem, position: str) -> MailItem:
     from dataclasses import replace
 
@@ -91,15 +99,15 @@ class EmlFolderSource(_ParsedFiles):
         except OSError as err:
             raise SourceError(f"{self.name}: cannot list {self.path} ({err.strerror})") from None
 
-    def _messages(self) -> Iterator[tuple[bytes, dt.datetime, bool, object]]:
+    def _messages(self) -> Iterator[tuple[bytes, bool, dt.datetime, bool, object]]:
         for file in self._files():
             try:
                 with open_regular(file) as fh:
-                    raw = fh.read(LIST_BYTES)
+                    raw, whole = message_head(functools.partial(_first, fh), LIST_BYTES)
                 mtime = dt.datetime.fromtimestamp(file.stat().st_mtime, dt.UTC)
             except OSError:
                 continue  # vanished or unreadable: the others still count
-            yield raw, mtime, False, file
+            yield raw, whole, mtime, False, file
 
     def _raw(self, locator: object) -> bytes:
         path = Path(str(locator))

@@ -32,7 +32,7 @@ from typing import BinaryIO
 from dayflow.errors import SourceError
 from dayflow.files import NotRegular, open_regular
 from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing
-from dayflow.sources.mime import parse_message
+from dayflow.sources.mime import message_head, parse_message
 
 LIST_BYTES = 64 * 1024  # how much of a message a listing reads
 READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message
@@ -131,13 +131,13 @@ class MboxSource(LocalMailSource):
     def _item(
         self, fh: _File, start: int, end: int, delivered: dt.datetime | None, cap: int
     ) -> MailItem:
-        raw = fh.read(start, min(end - start, cap))
+        raw, whole = message_head(lambda n: fh.read(start, min(end - start, n)), cap)
         raw = _ESCAPED.sub(rb"\1", raw[raw.find(b"\n") + 1 :])  # past the separator line
         head = raw.split(b"\n\n", 1)[0].split(b"\r\n\r\n", 1)[0]
         status = b"".join(m.group(1) for m in _STATUS.finditer(head))
         # No delivery time on the separator: the file's mtime bounds when it arrived.
         fallback = delivered or dt.datetime.fromtimestamp(self._mtime(), dt.UTC)
-        parsed = parse_message(raw, fallback_time=fallback)
+        parsed = parse_message(raw, fallback_time=fallback, whole=whole)
         self._located[parsed.stable_id] = start
         return MailItem.of(self.name, parsed, unread=b"R" not in status, position=f"{start:015d}")
 

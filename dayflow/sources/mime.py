@@ -18,6 +18,7 @@ import datetime as dt
 import email
 import email.policy
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.header import decode_header, make_header
 from email.message import Message
@@ -77,14 +78,34 @@ class ParsedMail:
     html_only: bool = False
     defects: int = 0  # problems the parser found and worked around
     envelope: Envelope = field(default=Envelope())  # who it is between, what it answers
+    # False when the bytes parsed stop inside the headers: the body was never reached, so
+    # an empty body says nothing (a snippet of "" is not the whole text).
+    body_read: bool = True
 
     @property
     def snippet(self) -> str:
         return snippet(self.body)
 
 
-def parse_message(raw: bytes, *, fallback_time: dt.datetime) -> ParsedMail:
-    """Parse `raw` best-effort: a malformed message still yields a ParsedMail."""
+MAX_HEADER_BYTES = 1024 * 1024  # how far a listing reads for the end of a message's headers
+_HEADERS_END = re.compile(rb"\r?\n\r?\n")
+
+
+def message_head(read: Callable[[int], bytes], cap: int) -> tuple[bytes, bool]:
+    """The start of a message for its listing, `read(n)` giving its first n bytes: `cap` of
+    them, or up to MAX_HEADER_BYTES more when its headers do not end within `cap` (a 64 KB
+    `Received:` chain would hide its To:, its Message-ID and its body); with whether that is
+    the whole message (`parse_message`'s `whole`)."""
+    raw = read(cap)
+    if len(raw) >= cap and not _HEADERS_END.search(raw):
+        cap += MAX_HEADER_BYTES
+        raw = read(cap)
+    return raw, len(raw) < cap
+
+
+def parse_message(raw: bytes, *, fallback_time: dt.datetime, whole: bool = True) -> ParsedMail:
+    """Parse `raw` best-effort: a malformed message still yields a ParsedMail. `whole`: `raw`
+    is all of the message; when it is not and stops inside the headers, `body_read` is False."""
     try:
         msg = email.message_from_bytes(raw, policy=email.policy.compat32)
     except Exception:  # pragma: no cover - compat32 parsing is total in practice
@@ -95,8 +116,11 @@ def parse_message(raw: bytes, *, fallback_time: dt.datetime) -> ParsedMail:
     subject = clean_line(header_text(msg, "Subject"), HEADER_CHARS)
     received_at, date_source = _received_at(msg, raw_date, fallback_time)
     stable = message_stable_id(message_id, sender=sender, date=raw_date, subject=subject)
+    body_read = whole or _HEADERS_END.search(raw) is not None
     try:
-        body, attachments, html_only = _body(msg)
+        # Bytes that stop inside the headers have no body: the parser would take the cut
+        # header line for one.
+        body, attachments, html_only = _body(msg) if body_read else ("", [], False)
     except Exception:  # a part the library chokes on: keep what the headers gave
         body, attachments, html_only = "", [], False
     return ParsedMail(
@@ -112,6 +136,7 @@ def parse_message(raw: bytes, *, fallback_time: dt.datetime) -> ParsedMail:
         html_only=html_only,
         defects=len(getattr(msg, "defects", []) or []),
         envelope=_envelope(msg),
+        body_read=body_read,
     )
 
 
