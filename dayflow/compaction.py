@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from dayflow.models import DEFAULT_COMPACT_AT, Message
@@ -292,12 +293,62 @@ def summarised_calls(message: Message) -> list[tuple[str, dict[str, Any], dict[s
     return out
 
 
+@dataclass(frozen=True)
+class SummarisedCreate:
+    """One create_task call a summary records: its arguments, the task's id (None when it
+    failed), whether the task existed already, why it failed (None when it did not), and
+    the key it was filed under (given, or as the summary says when the call named none)."""
+
+    args: dict[str, Any]
+    task_id: str | None
+    existing: bool
+    error: str | None
+    key: Any
+
+
+def summarised_creates(message: Message) -> list[SummarisedCreate]:
+    """The create_task calls a summary records, in order (none when it is no summary)."""
+    out: list[SummarisedCreate] = []
+    for line in summary_lines(message, calls=True):
+        call = _SUMMARY_CALL.match(line)
+        if call is None or call.group("name") != "create_task":
+            continue
+        rest = line[call.end() :]
+        try:
+            args, end = json.JSONDecoder().raw_decode(rest)
+        except ValueError:
+            args, end = {}, 0
+        args = args if isinstance(args, dict) else {}
+        outcome = rest[end:].partition("->")[2].strip()
+        created = _CREATED.search(outcome)
+        error = None
+        if outcome.startswith("error"):
+            error = outcome.removeprefix("error").lstrip(": ").strip() or "unknown error"
+        elif outcome.startswith("no result"):
+            error = "no result came back"
+        existing = bool(created and created.group("verb") == "already existed")
+        task_id = created.group("id") if created else None
+        key = _filed_key(outcome) or args.get("idempotency_key")
+        out.append(SummarisedCreate(args, task_id, existing, error, key))
+    return out
+
+
+def summary_lines(message: Message, *, calls: bool) -> list[str]:
+    """A summary's lines that record tool calls (`calls`), or all the others (the label and
+    the assistant's own words), so a reader never needs the lines' wording."""
+    if not is_summary(message):
+        return []
+    lines = _summary_text(message).splitlines()
+    return [ln for ln in lines if (_SUMMARY_CALL.match(ln) is not None) == calls]
+
+
+_CREATED = re.compile(r"\btask (?P<id>\S+) (?P<verb>created|already existed)\b")
 _FILED = re.compile(r"ok, task \S+ (?:created|already existed): ")
 
 
-def filed_key(outcome: str) -> str | None:
-    """The key a summarised create_task line says its task was filed under, when the call did
-    not spell it out (`ok, task t_1 created: "Title"; key "mail:3fa2#2"`); else None."""
+def _filed_key(outcome: str) -> str | None:
+    """The key a create_task outcome says its task was filed under, when the call did not
+    spell it out (`ok, task t_1 created: "Title"; key "mail:3fa2#2"`); else None."""
     found = _FILED.search(outcome)
     if found is None:
         return None

@@ -14,6 +14,9 @@ checked against what the run actually read:
 - a brief delivered to a file or by mail keeps a link only when its address appears in what the
   run read (`dayflow.safe_text`).
 
+`key_for` is each item's own key, which a create_task that names its item by `source_id` alone
+is filed under (a model that kept only the ids across a compaction).
+
 The record is the run's committed step rows (`store.steps.conversation`), never memory: a resumed
 process reads the same rows, so a call is judged the same after a crash as before it. A step's
 own results are not in it until the step commits, and the model had not seen them either.

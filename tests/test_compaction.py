@@ -604,3 +604,24 @@ def test_a_summary_an_older_dayflow_wrote_still_reads_back() -> None:
     ]
     assert [u["source"] for u in result["unavailable"]] == ["work"]
     assert summarised_unavailable(old) == {"read_calendar": ["work"]}
+
+
+def test_summarised_creates_give_back_each_call_with_the_key_it_was_filed_under() -> None:
+    """A reader of the summary gets its create_task calls as data (no parsing of the wording):
+    the key a source_id-only call was filed under, the task's id, and a refusal's reason."""
+    from dayflow.compaction import summarised_creates, summary_lines, summary_message
+
+    filed = {"task": {"id": "t_1", "title": "Pay", "idempotency_key": "mail:aa#2"}, "created": True}
+    calls = [
+        tool_use("create_task", {"title": "Pay", "source_id": "m1", "idempotency_key": "#2"}, "a"),
+        tool_use("create_task", {"title": "X", "idempotency_key": "mail:zz"}, "b"),
+    ]
+    results = [
+        {"type": "tool_result", "tool_use_id": "a", "content": json.dumps(filed)},
+        {"type": "tool_result", "tool_use_id": "b", "content": "Error: not read", "is_error": True},
+    ]
+    summary = summary_message([(3, [text("Filing."), *calls], results)])
+    one, two = summarised_creates(summary)
+    assert (one.key, one.task_id, one.existing, one.error) == ("mail:aa#2", "t_1", False, None)
+    assert (two.key, two.task_id, two.error) == ("mail:zz", None, "Error: not read")
+    assert summary_lines(summary, calls=False) == [LABEL, "- step 3, assistant: Filing."]

@@ -11,13 +11,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from dayflow.compaction import filed_key, is_summary, summarised_calls
+from dayflow.compaction import is_summary, summarised_calls, summarised_creates, summary_lines
 from dayflow.models import Message
 from dayflow.providers.offline._reading import date_of
 
 _ENTRY = re.compile(r"Noted: (plan|have|request|no request|reader) ")
-_TOOL_LINE = re.compile(r"^\s*-\s*step\s+\d+\s*:\s*(?P<name>[A-Za-z_][\w.-]*)\(")
-_CREATED = re.compile(r"\btask (?P<id>\S+) (?P<verb>created|already existed)\b")
 
 
 @dataclass(frozen=True)
@@ -139,14 +137,15 @@ def remember(messages: list[Message], calls: list[Call]) -> Memory:
             for text in _texts(message):
                 _read_entries(text, memory)
         elif is_summary(message):
+            # Entries anywhere in the summary but its tool-call lines; the creates it records.
             memory.compacted = True
-            for text in _texts(message):
-                for line in text.splitlines():
-                    tool = _TOOL_LINE.match(line)
-                    if tool is None:
-                        _read_entries(line, memory)
-                    elif tool.group("name") == "create_task":
-                        _summarised_create(line[tool.end() :], memory)
+            for line in summary_lines(message, calls=False):
+                _read_entries(line, memory)
+            memory.creates += [
+                Created(c.key, str(c.args.get("title", "(untitled)")), c.task_id, c.existing,
+                        c.error)
+                for c in summarised_creates(message)
+            ]  # fmt: skip
     memory.creates += visible_creates(calls)
     return memory
 
@@ -190,24 +189,3 @@ def _read_entries(text: str, memory: Memory) -> None:
             memory.done |= {str(i) for i in value}
         elif kind == "reader" and isinstance(value, str):
             memory.reader = value
-
-
-def _summarised_create(rest: str, memory: Memory) -> None:
-    """One `create_task({...}) -> outcome` summary line, from just after the `(`."""
-    try:
-        args, end = json.JSONDecoder().raw_decode(rest)
-    except ValueError:
-        args, end = {}, 0
-    args = args if isinstance(args, dict) else {}
-    outcome = rest[end:].partition("->")[2].strip()
-    created = _CREATED.search(outcome)
-    error = None
-    if outcome.startswith("error"):
-        error = outcome.removeprefix("error").lstrip(": ").strip() or "unknown error"
-    elif outcome.startswith("no result"):
-        error = "no result came back"
-    title = str(args.get("title", "(untitled)"))
-    existing = bool(created and created.group("verb") == "already existed")
-    task_id = created.group("id") if created else None
-    key = filed_key(outcome) or args.get("idempotency_key")
-    memory.creates.append(Created(key, title, task_id, existing, error))

@@ -43,7 +43,9 @@ that it can be filed in a later turn from the note alone.)
 (A long plan is split over several `plan` entries, read in order.) The model finds these entries
 in its visible assistant text blocks and in the compacted summary: anywhere in a summary line
 that is not a tool-call line, so `- step 4, assistant: Opening m151. Noted: ...` works. From the
-summary's tool-call lines it also reads its `create_task` calls, for the "Tasks created" section:
+summary's tool-call lines it also reads its `create_task` calls, for the "Tasks created" section
+(both through `compaction.summary_lines` and `summarised_creates`: the writer of the lines
+reads them back, so no module here parses the summary's wording):
 
     - step 7: create_task({"title": "...", "idempotency_key": "email:m151", ...}) -> ok, task
       t_ab12 created: "Sign renewal agreement in tenant portal"     (or `already existed`,
