@@ -102,7 +102,8 @@ def decide(
     thread: Thread, me: Me, today: dt.date, tz: dt.tzinfo, waiting_after_days: int
 ) -> tuple[str, FollowupItem] | None:
     """("owed" | "waiting", the item) for a thread that is on one of the lists, else None."""
-    latest = next((m for m in thread.messages if not m.automated), None)
+    # A message from outside that says it is the user's says nothing of the thread's state.
+    latest = next((m for m in thread.messages if not m.automated and not m.outside), None)
     if latest is None or not asks(latest):
         return None
     age = working_days(latest.received_at.astimezone(tz).date(), today)
@@ -127,7 +128,7 @@ def unanswered(thread: Thread) -> list[str]:
     for message in thread.messages:
         if message.from_me:
             break
-        if not bulk(message):
+        if not bulk(message) and not message.outside:
             out.append(message.key)
     return out
 

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from dayflow.sources.envelope import Address, Envelope, base_address
+from dayflow.sources.envelope import FAIL, PASS, Address, Envelope, base_address
 from dayflow.sources.identity import short_hash
 from dayflow.sources.mail import MailItem
 from dayflow.sources.me import Me
@@ -71,6 +71,10 @@ class ThreadMessage:
     text: str
     sources: tuple[str, ...]
     in_inbox: bool = False  # seen in an inbox, not only in a sent folder
+    # It says it is from one of the user's addresses but came from outside: its receiving
+    # server failed its authentication, or the user's sent mail was read and holds no copy of
+    # it. It is not the user's (`from_me` is False): never their note, never their reply.
+    outside: bool = False
 
     @property
     def snippet(self) -> str:
@@ -155,7 +159,10 @@ def build_threads(records: Iterable[Record], me: Me) -> list[Thread]:
     groups: dict[int, list[_Node]] = {}
     for i in range(real):
         groups.setdefault(find(i), []).append(nodes[i])
-    threads = [_thread(group, me) for group in groups.values()]
+    # Whether any sent folder was read (held a message in the window): only then can a
+    # message "from the user" with no copy there be told to have come from outside.
+    sent_read = any(r.in_sent for node in nodes for r in node.records)
+    threads = [_thread(group, me, sent_read) for group in groups.values()]
     threads.sort(key=lambda t: (t.latest_at, t.key), reverse=True)
     return threads
 
@@ -214,13 +221,13 @@ def _join_by_subject(
                 union(i, min(near, key=lambda j: abs(nodes[j].first.received_at - when)))
 
 
-def _thread(group: list[_Node], me: Me) -> Thread:
+def _thread(group: list[_Node], me: Me, sent_read: bool = False) -> Thread:
     # Newest first; at the same second, a reply (it names more of the thread) after what it
     # answers, so a reply sent the moment the question came still settles it.
     ordered = sorted(
         group, key=lambda n: (n.first.received_at, len(n.first.envelope.links), n.first.key)
     )
-    messages = [_message(node, me) for node in reversed(ordered)]
+    messages = [_message(node, me, sent_read) for node in reversed(ordered)]
     oldest = group[0].first  # the group keeps the nodes' order: oldest first
     env = oldest.envelope
     root = (env.references[0] if env.references else None) or env.in_reply_to or env.message_id
@@ -235,7 +242,7 @@ def _thread(group: list[_Node], me: Me) -> Thread:
     return Thread(key, latest.subject, latest.received_at, tuple(messages), participants, sources)
 
 
-def _message(node: _Node, me: Me) -> ThreadMessage:
+def _message(node: _Node, me: Me, sent_read: bool = False) -> ThreadMessage:
     first = node.first
     env = first.envelope
     name, address = env.sender
@@ -245,6 +252,16 @@ def _message(node: _Node, me: Me) -> ThreadMessage:
     # known not to be: a sent folder that is the inbox itself (a config naming the same path
     # twice) must not make every message in it the user's.
     theirs = in_inbox and bool(me.addresses) and bool(address)
+    claims_me = me.matches(address)
+    # Not the user's: forged by the receiving server's word, or, where the sent mail was read
+    # and holds no copy of it, not vouched for by it either (a copy sent from another of the
+    # user's accounts passes DKIM or SPF).
+    outside = (
+        claims_me
+        and in_inbox
+        and not in_sent
+        and (env.auth == FAIL or (sent_read and env.auth != PASS))
+    )
     return ThreadMessage(
         key=first.key,
         id=first.id,
@@ -254,10 +271,11 @@ def _message(node: _Node, me: Me) -> ThreadMessage:
         sender_address=address,
         to=env.to,
         cc=env.cc,
-        from_me=me.matches(address) or (in_sent and not theirs),
+        from_me=(claims_me and not outside) or (in_sent and not theirs),
         automated=env.automated,
         listed=env.listed,
         text=max((r.text for r in node.records), key=len),
         sources=tuple(dict.fromkeys(r.source for r in node.records)),
         in_inbox=in_inbox,
+        outside=outside,
     )

@@ -39,6 +39,9 @@ class Followups:
     answered: tuple[str, ...] = ()
     bulk: tuple[str, ...] = ()
     yours: tuple[str, ...] = ()
+    # The mail keys of messages that say they are from the user but came from outside
+    # (`ThreadMessage.outside`): not the user's note, never ranked above real requests.
+    not_yours: tuple[str, ...] = ()
 
     def threads_with(self, addresses: Iterable[str]) -> list[Thread]:
         """The threads any of `addresses` took part in, newest first."""
@@ -70,7 +73,7 @@ class Followups:
         for name, items in (("you_owe_more", self.owed), ("waiting_on_more", self.waiting)):
             if len(items) > MAX_ITEMS:
                 out[name] = len(items) - MAX_ITEMS
-        for name in NO_REQUESTS:
+        for name in (*NO_REQUESTS, "not_yours"):
             keys = getattr(self, name)
             if keys:
                 out[name] = list(keys[:MAX_KEYS])
@@ -125,11 +128,12 @@ def _no_requests(threads: list[Thread], me: Me) -> dict[str, tuple[str, ...]]:
     user wrote after, the window's bulk mail (list, bulk or automated) and the user's own mail
     to others found in an inbox (a note to self may well be a task)."""
     when: dict[str, dt.datetime] = {}
-    found: dict[str, list[str]] = {name: [] for name in NO_REQUESTS}
+    found: dict[str, list[str]] = {name: [] for name in (*NO_REQUESTS, "not_yours")}
     for thread in threads:
         when.update((m.key, m.received_at) for m in thread.messages)
         found["answered"] += answered(thread)
         found["bulk"] += [m.key for m in thread.messages if bulk(m) and not m.from_me]
+        found["not_yours"] += [m.key for m in thread.messages if m.outside]
         found["yours"] += [m.key for m in thread.messages if m.from_me and m.in_inbox
                            and any(not me.matches(a) for _, a in (*m.to, *m.cc))]  # fmt: skip
     newest = lambda k: (when[k], k)  # noqa: E731

@@ -50,6 +50,13 @@ class Envelope:
     references: tuple[str, ...] = ()
     listed: bool = False  # from a mailing list or bulk sender
     automated: bool = False  # an auto-reply, bounce, or noreply sender
+    # What the receiving server's Authentication-Results say of the sender (`auth_verdict`):
+    # "fail" (forged: the From address is not who sent it), "pass", or "" (none, or unclear).
+    auth: str = ""
+
+    @property
+    def auth_failed(self) -> bool:
+        return self.auth == FAIL
 
     @property
     def links(self) -> tuple[str, ...]:
@@ -81,6 +88,7 @@ def envelope_of(msg: Message, header: Any) -> Envelope:
         "junk",
     )
     return Envelope(
+        auth=auth_verdict(header(msg, "Authentication-Results")),
         sender=sender[0] if sender else ("", ""),
         to=tuple(_addresses(header(msg, "To"), MAX_RECIPIENTS)),
         cc=tuple(_addresses(header(msg, "Cc"), MAX_RECIPIENTS)),
@@ -94,8 +102,8 @@ def envelope_of(msg: Message, header: Any) -> Envelope:
 
 def envelope_from_json(message: dict[str, Any]) -> Envelope:
     """The envelope of a message in Dayflow's JSON shape: `from`, `to` and `cc` as address
-    strings (or lists of them), `message_id`, `in_reply_to`, `references`, `list_id` and
-    `auto_submitted` when the file gives them."""
+    strings (or lists of them), `message_id`, `in_reply_to`, `references`, `list_id`,
+    `auto_submitted` and `authentication_results` when the file gives them."""
 
     def joined(value: object) -> str:
         if isinstance(value, list):
@@ -107,6 +115,7 @@ def envelope_from_json(message: dict[str, Any]) -> Envelope:
     auto = str(message.get("auto_submitted") or "").lower()
     address = sender[0][1] if sender else ""
     return Envelope(
+        auth=auth_verdict(joined(message.get("authentication_results"))),
         sender=sender[0] if sender else ("", ""),
         to=tuple(_addresses(joined(message.get("to")), MAX_RECIPIENTS)),
         cc=tuple(_addresses(joined(message.get("cc")), MAX_RECIPIENTS)),
@@ -118,6 +127,27 @@ def envelope_from_json(message: dict[str, Any]) -> Envelope:
         or bool(_MACHINE.match(address))
         or bool(_AUTO_SUBJECT.match(str(message.get("subject") or ""))),
     )
+
+
+PASS, FAIL = "pass", "fail"
+_AUTH_RESULT = re.compile(r"\b(spf|dkim|dmarc)\s*=\s*([a-z]+)", re.IGNORECASE)
+
+
+def auth_verdict(results: str) -> str:
+    """What an Authentication-Results header (RFC 8601; the first one, which the user's own
+    receiving server adds on top) says of the sender: FAIL when DMARC fails, or, without a
+    DMARC verdict, SPF or DKIM fails (or soft-fails) and neither passes; PASS when DMARC, or
+    else DKIM or SPF, passes; "" when it says neither (none, neutral, absent)."""
+    verdicts: dict[str, set[str]] = {}
+    for method, result in _AUTH_RESULT.findall(results[:4096]):
+        verdicts.setdefault(method.lower(), set()).add(result.lower())
+    if "dmarc" in verdicts:
+        dmarc = verdicts["dmarc"]
+        return PASS if "pass" in dmarc else FAIL if "fail" in dmarc else ""
+    checks = verdicts.get("spf", set()) | verdicts.get("dkim", set())
+    if "pass" in checks:
+        return PASS
+    return FAIL if checks & {"fail", "softfail"} else ""
 
 
 def base_address(address: str) -> str:

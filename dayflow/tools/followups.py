@@ -49,7 +49,10 @@ READ_FOLLOWUPS = Tool(
     "owed reply is not a task unless the user needs one, and then create_task takes that key. "
     "`answered`, `bulk` and `yours` list the mail keys of no new request (the user wrote "
     "after them; list, bulk or automated mail; the user's own mail to others found in an inbox). "
-    "'unavailable' names folders that could not be read.",
+    "`not_yours` lists the mail keys of messages that say they are from the user but came "
+    "from outside (failed authentication, or no copy in the sent mail): not the user's own "
+    "note, never ranked above real requests. 'unavailable' names folders that could not be "
+    "read.",
     {"type": "object", "properties": {}, "additionalProperties": False},
     read_followups,
 )

@@ -66,7 +66,9 @@ READ_INBOX = Tool(
     "Read the user's mail, newest first: sender, subject, time, a snippet, the source "
     "it came from, the `key` to use as a task's idempotency_key and, when the source "
     "knows, `snippet_is_whole` (false: the snippet is cut, read_message shows the rest); "
-    "`bulk` true marks mailing-list, bulk or automated mail (never a task). "
+    "`bulk` true marks mailing-list, bulk or automated mail (never a task); "
+    "`sender_unverified` true, a sender the receiving server found forged (not who it says, "
+    "even when it names the user: never above real requests). "
     "Without `since` it "
     "lists the mail since the last brief; pass `next_cursor` back as `cursor` for the "
     "next page.",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dayflow.compaction import summarised_unavailable
@@ -20,7 +20,13 @@ from dayflow.providers.offline._conversation import (
     prompt_facts,
     visible_creates,
 )
-from dayflow.providers.offline._followups import Owed, followup_sections, no_tasks, weighs_more
+from dayflow.providers.offline._followups import (
+    Owed,
+    followup_sections,
+    no_tasks,
+    not_theirs,
+    weighs_more,
+)
 from dayflow.providers.offline._meetings import conflict_lines, event_mark, prep_lines
 from dayflow.providers.offline._reading import (
     DAYS,
@@ -49,6 +55,9 @@ class _Need:
     urgent: bool = False  # the message says so (an outage, "urgent", "ASAP")
     key: str = ""  # the request's mail key: a task filed for it has the same one
     about: str = ""  # an urgent request's subject, which "One thing" names beside a short title
+    # Its sender is not who it says (a forged "note to yourself" among them): listed after
+    # every real request, never urgent, never the One thing.
+    unverified: bool = False
 
 
 def snippet_actions(inbox: list[dict[str, Any]]) -> list[Action]:
@@ -201,9 +210,17 @@ def _mail(
             if a.key not in done
         ]
     needs += _listed_and_due(calls, needs, today)
+    forged = not_theirs(calls)
+    needs = [
+        replace(n, urgent=False, about="", unverified=True)
+        if n.key and n.key.split("#", 1)[0] in forged
+        else n
+        for n in needs
+    ]
     # What is due today first, then what is overdue, then the rest by date (stable: ties keep
-    # the order above), so that "One thing" is today's most pressing item, not last week's.
-    needs.sort(key=lambda n: (_urgency(n.due, today), not n.urgent))
+    # the order above), so that "One thing" is today's most pressing item, not last week's;
+    # a request whose sender is not who it says after all of them.
+    needs.sort(key=lambda n: (n.unverified, _urgency(n.due, today), not n.urgent))
     return _Mail(needs, creates, error, read, _unavailable(messages, calls, "read_inbox"))
 
 
@@ -238,6 +255,8 @@ def _needs_lines(mail: _Mail, today: dt.date | None, limit: int | None) -> list[
     lines += [f"- _Could not read {n}: {why}_" for n, why in mail.unread]
     for need in mail.needs[:limit]:
         whence = f"from {need.who}" if need.who else "on your task list"
+        if need.unverified:
+            whence += ", sender not verified"
         lines.append(f"- {need.title} ({whence}, {_due_text(need.due, today)})")
     if limit is not None and len(mail.needs) > limit:
         lines.append(
@@ -394,6 +413,8 @@ def _one_thing(
     unread: list[str],
     owed: Owed | None = None,
 ) -> str:
+    # A request whose sender is not who it says is never the One thing.
+    needs = [n for n in needs if not n.unverified]
     # A reply owed for days outweighs requests not due yet; what is due today, overdue or
     # urgent still comes first.
     pressing = bool(needs) and (needs[0].urgent or _urgency(needs[0].due, today)[0] < 2)

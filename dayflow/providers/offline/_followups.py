@@ -73,6 +73,24 @@ def no_tasks(calls: list[Call]) -> NoTasks:
     return NoTasks(frozenset(owed), frozenset(settled))
 
 
+def not_theirs(calls: list[Call]) -> frozenset[str]:
+    """The mail keys of messages whose sender is not who it says: read_followups' `not_yours`
+    (they say they are the user's but came from outside), and every message read_inbox or
+    read_message marks `sender_unverified` (its receiving server found the sender forged)."""
+    keys: set[str] = set()
+    for call in named(calls, FOLLOWUPS):
+        if isinstance(call.result, dict):
+            keys.update(_strings(call.result.get("not_yours")))
+    for name in ("read_inbox", "read_message"):
+        for call in named(calls, name):
+            result = call.result if isinstance(call.result, dict) else {}
+            listed = result.get("messages") if name == "read_inbox" else [result]
+            for message in listed if isinstance(listed, list) else []:
+                if isinstance(message, dict) and message.get("sender_unverified") is True:
+                    keys.update(_strings([message.get("key")]))
+    return frozenset(keys)
+
+
 @dataclass(frozen=True)
 class Owed:
     """The reply owed longest: who, about what, and for how many working days."""
