@@ -21,7 +21,6 @@ from dayflow.cli_base import (
     print_json,
 )
 from dayflow.errors import SourceError, UsageError
-from dayflow.mcp import shown
 
 commands = typer.Typer(
     name="mcp",
@@ -64,6 +63,8 @@ def list_servers(
     refused and why (starts each server to list its tools)."""
     deps = get_deps(ctx)
     with handle_errors(deps):
+        from dayflow.mcp import shown
+
         _, rows, offer = _survey(deps, config_file, verbose)
         tools = _tool_rows(rows, offer)
         if as_json:
@@ -81,9 +82,14 @@ def check(ctx: typer.Context, config_file: ConfigOpt = None, verbose: VerboseOpt
     start)."""
     deps = get_deps(ctx)
     with handle_errors(deps):
+        from dayflow.mcp import shown
+        from dayflow.mcp.offer import malformed
+
         _, rows, _ = _survey(deps, config_file, verbose)
         for row in rows:
             _line(deps, _server_line(row))
+            for name, why in row.malformed:  # left out, the rest of the server still used
+                _line(deps, f"  {shown(name)}: left out: {malformed(why)}")
         down = [r.name for r in rows if r.why is not None]
         if down:
             raise SourceError(f"{len(down)} MCP server(s) did not start: {', '.join(down)}")
@@ -165,16 +171,20 @@ def _line(deps: Deps, text: str) -> None:
 
 
 def _server_line(row: Any) -> str:
+    from dayflow.mcp import shown
+
     off = "" if row.enabled else " (enabled = false)"
     head = f"{shown(row.name)}: {shown(row.where, 120)}"
     if row.why is not None:
         return f"{head}: not started: {row.why}{off}"
-    return f"{head}: started in {row.seconds:.1f} s, {len(row.tools)} tool(s){off}"
+    bad = f", {len(row.malformed)} malformed" if row.malformed else ""
+    return f"{head}: started in {row.seconds:.1f} s, {len(row.tools)} tool(s){bad}{off}"
 
 
 def _server_json(row: Any) -> dict[str, Any]:
     return {"name": row.name, "where": row.where, "enabled": row.enabled, "tools": list(row.tools),
-            "seconds": row.seconds, "error": row.why}  # fmt: skip
+            "seconds": row.seconds, "error": row.why,
+            "malformed": [{"tool": n, "why": w} for n, w in row.malformed]}  # fmt: skip
 
 
 def _tool_rows(rows: list[Any], offer: Any) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,3 +162,88 @@ def test_without_the_sdk_a_configured_server_is_unavailable_saying_how_to_instal
     servers = servers_of(stdio_spec())  # type: ignore[operator]
     prepared = servers.prepare(None)
     assert prepared.down == (("gh", "MCP servers need the mcp extra: pip install 'dayflow[mcp]'"),)
+
+
+def raw_spec(tools: list[Any], results: dict[str, Any] | None = None, **kw: Any) -> ServerSpec:
+    """The hostile raw server (tests/mcpraw.py) listing `tools`, answering `results`."""
+    env = (("MCP_RAW_TOOLS", json.dumps(tools)), ("MCP_RAW_RESULTS", json.dumps(results or {})))
+    fields: dict[str, Any] = {"command": sys.executable, "args": ("-m", "tests.mcpraw")}
+    fields |= {"cwd": ROOT, "env": env, "allow_tools": ("ok", "bad", "broken")} | kw
+    return ServerSpec(name="raw", **fields)
+
+
+OK_TOOL = {"name": "ok", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}
+BAD_TOOLS = [
+    OK_TOOL,
+    {"name": "bad", "inputSchema": "not a schema", "annotations": {"readOnlyHint": True}},
+    {"description": "no name at all", "inputSchema": {"type": "object"}},
+]
+
+
+def test_a_malformed_tool_is_left_out_with_why_and_its_server_still_offers_the_rest(
+    servers_of: object,
+) -> None:
+    servers = servers_of(raw_spec(BAD_TOOLS))  # type: ignore[operator]
+    prepared = servers.prepare(None)
+    assert prepared.down == ()
+    assert [o.tool for o in prepared.offer.offered] == ["ok"]
+    why = {r.tool: r.reason for r in prepared.offer.refused}
+    assert why["bad"].startswith("the server listed it malformed (inputSchema: Input should be")
+    assert why["#3"] == "the server listed it malformed (name: Field required)"
+    notices = prepared.notices()  # the allowed one is named; the unasked-for one is not
+    assert any(n.startswith("MCP tool raw/bad not offered: the server listed it") for n in notices)
+    assert not any("#3" in n for n in notices)
+    assert servers.call(None, "raw", "ok", {}) == ("ok: fine", False)
+    content, is_error = servers.call(None, "raw", "bad", {})
+    assert is_error and "was not called: the server now lists it malformed" in content
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        {"isError": "yes"},  # no content, a string for a boolean
+        {"content": [{"type": "text", "text": 5}]},
+        {"content": [{"type": "hologram"}]},
+        {"content": [], "structuredContent": [1, 2]},
+    ],
+)
+def test_a_malformed_result_is_that_calls_error_and_the_server_answers_the_next(
+    servers_of: object, result: dict[str, Any]
+) -> None:
+    tools = [OK_TOOL, {**OK_TOOL, "name": "broken"}]
+    servers = servers_of(raw_spec(tools, {"broken": result}))  # type: ignore[operator]
+    content, is_error = servers.call(None, "raw", "broken", {})
+    assert is_error and content.startswith("Error: broken returned a result that is not valid MCP")
+    assert "unavailable" not in content
+    assert servers.call(None, "raw", "ok", {}) == ("ok: fine", False)
+
+
+def test_mcp_check_and_list_name_a_malformed_tool_and_cut_a_5000_character_name(
+    tmp_path: Path,
+) -> None:
+    from tests.conftest import python_process, subprocess_env
+
+    long = "n" * 5000
+    tools = [*BAD_TOOLS, {**OK_TOOL, "name": long}]
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f"""[mcp_servers.raw]
+command = {json.dumps(sys.executable)}
+args = ["-m", "tests.mcpraw"]
+cwd = {json.dumps(ROOT)}
+env = {{ MCP_RAW_TOOLS = {json.dumps(json.dumps(tools))} }}
+allow_tools = ["ok", "bad"]
+"""
+    )
+    env = subprocess_env(tmp_path / "d.db", DAYFLOW_CONFIG=str(config))
+    checked = python_process(env, "-m", "dayflow", "mcp", "check", timeout=120, cwd=Path(ROOT))
+    assert checked.returncode == 0, checked.stderr
+    lines = checked.stdout.splitlines()
+    assert "started in" in lines[0] and "2 tool(s), 2 malformed" in lines[0]
+    assert "  bad: left out: the server listed it malformed (inputSchema: " in checked.stdout
+    assert "  #3: left out: the server listed it malformed (name: Field required)" in lines
+    listed = python_process(env, "-m", "dayflow", "mcp", "list", timeout=120, cwd=Path(ROOT))
+    assert listed.returncode == 0, listed.stderr
+    assert long not in listed.stdout
+    assert f"  {'n' * 79}…: refused: not in allow_tools" in listed.stdout.splitlines()
+    assert "  bad: refused: the server listed it malformed (inputSchema: " in listed.stdout

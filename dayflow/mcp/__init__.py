@@ -7,12 +7,29 @@ a command that uses a configured server imports them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 PREFIX = "mcp__"  # the names the model sees: mcp__<server>__<tool> (dayflow.mcp.offer)
 INSTALL_HINT = "MCP servers need the mcp extra: pip install 'dayflow[mcp]'"
 MAX_SHOWN = 80  # characters of a server's or a tool's name on a terminal line
+# The system prompt's line naming the servers a run did not start for a model that never
+# calls MCP tools (`unstarted_note`); the offline model reads it back (`unstarted_in`).
+_UNSTARTED = "MCP servers not started, as this model never calls their tools: "
+
+
+def unstarted_note(servers: Sequence[str]) -> str:
+    """The system prompt's line for a model that never calls MCP tools (the offline model):
+    the config's enabled servers, which the run did not start (names are [A-Za-z0-9_-])."""
+    return f"{_UNSTARTED}{', '.join(servers)}."
+
+
+def unstarted_in(system: str) -> list[str]:
+    """The servers `unstarted_note` named in a system prompt (none when it has no such line)."""
+    for line in system.splitlines():
+        if line.startswith(_UNSTARTED):
+            return [s for s in line[len(_UNSTARTED) :].rstrip(".").split(", ") if s]
+    return []
 
 
 def shown(name: str, limit: int = MAX_SHOWN) -> str:
@@ -43,12 +60,21 @@ def is_mcp_tool(name: object) -> bool:
     return isinstance(name, str) and name.startswith(PREFIX)
 
 
-def offline_note(tools: Iterable[Any]) -> str | None:
-    """The offline model's one line about MCP tools it was offered (it cannot know what they
-    mean, so it never calls them); None when none was offered."""
+def offline_note(tools: Iterable[Any], system: str = "") -> str | None:
+    """The offline model's one line about the MCP servers it did not start (named in its
+    system prompt), or the MCP tools it was offered by a run made before servers were left
+    unstarted for it (it cannot know what they mean, so it never calls them); None when the
+    config has none."""
     names = [t.get("name") for t in tools if isinstance(t, dict) and is_mcp_tool(t.get("name"))]
     if not names:
-        return None
+        unstarted = unstarted_in(system)
+        if not unstarted:
+            return None
+        return (
+            "_MCP tools need a model (Claude or local): the offline model did not start "
+            f"{', '.join(unstarted)}, so nothing of {'it' if len(unstarted) == 1 else 'them'} "
+            "is in this brief._"
+        )
     servers = sorted({str(n)[len(PREFIX) :].split("__", 1)[0] for n in names})
     return (
         f"_MCP tools need a model (Claude or local): the offline model left {len(names)} "
@@ -56,10 +82,10 @@ def offline_note(tools: Iterable[Any]) -> str | None:
     )
 
 
-def with_offline_note(content: list[Any], tools: Iterable[Any]) -> list[Any]:
+def with_offline_note(content: list[Any], tools: Iterable[Any], system: str = "") -> list[Any]:
     """The offline model's final turn with `offline_note` after its brief (the last text
-    block), once; unchanged when no MCP tool is offered."""
-    note = offline_note(tools)
+    block), once; unchanged when the config has no MCP server."""
+    note = offline_note(tools, system)
     texts = [i for i, block in enumerate(content) if block.get("type") == "text"]
     if note is None or not texts:
         return content

@@ -1,8 +1,9 @@
 """Which MCP tools a run offers the model, under which names and schemas; pure.
 
-- Only tools named in the server's `allow_tools` are offered. A tool whose annotations do not
-  say `readOnlyHint: true`, or say `destructiveHint: true`, is a write, refused unless the entry
-  says `allow_writes = true`. Hints are never a permission: the list is.
+- Only tools named in the server's `allow_tools` are offered, and never one the server listed
+  malformed (`ListedTool.malformed`: the SDK's types refuse it), refused with why. A tool whose
+  annotations do not say `readOnlyHint: true`, or say `destructiveHint: true`, is a write,
+  refused unless the entry says `allow_writes = true`. Hints are never a permission: the list is.
 - Names are `mcp__<server>__<tool>` reduced to `^[a-zA-Z0-9_-]{1,64}$`: other characters
   become `_`, and a name that is too long, or taken, keeps a prefix and ends in a short hash of
   the server and tool, so it is the same in every process.
@@ -44,6 +45,7 @@ class ListedTool(Frozen):
     input_schema: Any
     read_only: bool | None = None  # annotations.readOnlyHint
     destructive: bool | None = None  # annotations.destructiveHint
+    malformed: str | None = None  # why the SDK's types refuse it (then it is never offered)
 
 
 class Offered(Frozen):
@@ -65,6 +67,7 @@ class Refused(Frozen):
     server: str
     tool: str
     reason: str
+    wanted: bool = True  # in allow_tools: a run's notices name it
 
 
 class Offer(Frozen):
@@ -105,11 +108,15 @@ def offer(listed: Sequence[tuple[ServerSpec, Sequence[ListedTool]]]) -> Offer:
         by_name = {t.name: t for t in tools}
         for t in tools:
             if t.name not in spec.allow_tools:
-                refused.append(Refused(spec.name, t.name, "not in allow_tools"))
+                unwanted = "not in allow_tools" if t.malformed is None else malformed(t.malformed)
+                refused.append(Refused(spec.name, t.name, unwanted, wanted=False))
         for wanted in spec.allow_tools:
             tool = by_name.get(wanted)
             if tool is None:
                 refused.append(Refused(spec.name, wanted, "in allow_tools, but not listed"))
+                continue
+            if tool.malformed is not None:
+                refused.append(Refused(spec.name, wanted, malformed(tool.malformed)))
                 continue
             kind, why = kind_of(spec, tool)
             schema, problem = fit_schema(tool.input_schema)
@@ -129,6 +136,11 @@ def offer(listed: Sequence[tuple[ServerSpec, Sequence[ListedTool]]]) -> Offer:
             }
             offered.append(Offered(name, spec.name, wanted, kind, definition))
     return Offer(tuple(offered), tuple(refused), tuple(left_out))
+
+
+def malformed(why: str) -> str:
+    """The reason a tool the server listed malformed is refused."""
+    return f"the server listed it malformed ({why})"
 
 
 def tool_name(server: str, tool: str, taken: Iterable[str] = ()) -> str:

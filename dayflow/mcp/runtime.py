@@ -8,10 +8,16 @@ to stop (the client must be left in the task that entered it). Callers wait on f
 for at most the server's own timeout.
 
 - Each server is started once per process, on first use, and stopped by `Hub.close()` (the CLI
-  calls it at exit; a killed process takes its stdio children with it: their stdin closes).
+  calls it at the command's end, on an error and on Ctrl-C too). A stdio server is a process
+  group that `dayflow.mcp.wire` owns: stopping it closes its stdin, then terminates, then
+  kills the group within seconds, and `close()` kills whatever is left. A killed Dayflow
+  leaves its servers their stdin's end.
 - A server that does not start within `startup_timeout`, crashes, or does not answer a call
   within `tool_timeout` is *down* for the rest of the process: `ServerDown` says why, and no
-  later call waits for it again.
+  later call waits for it again. Its task is cancelled through an anyio cancel scope, never
+  `Task.cancel()`, which would cut through the stop's shield and orphan the process.
+- A tool listed malformed is left out (`ListedTool.malformed` says why), and a call whose
+  result the SDK's types refuse is that call's error: neither takes its server down.
 - A stdio server's stderr goes to the null device unless `verbose` (-v): its logs are not the
   user's business unless asked for. The SDK's own log records (a server that prints
   something other than JSON-RPC on stdout is logged with a traceback per line) are kept off
@@ -38,6 +44,7 @@ from dayflow.mcp.offer import ListedTool
 
 _HANDLER = "dayflow-mcp"  # the name of the handler quiet_sdk_logs puts on the SDK's logger
 _MARGIN = 2.0  # seconds a caller waits beyond the server's own timeout for its answer
+_CLOSE_WAIT = 8.0  # seconds close() waits for the servers' own stops (each takes at most ~3)
 _STOP = object()
 
 
@@ -65,6 +72,13 @@ class _Server:
         self.ready: Future[Started] = Future()
         self.down: str | None = None
         self.task: asyncio.Task[None] | None = None
+        self.scope: Any = None  # the anyio CancelScope its task runs in
+        self.malformed: list[tuple[str, str]] = []  # tools it listed malformed: (name, why)
+
+    def cancel(self) -> None:
+        """Stop its task (in the hub's loop): the transport's stop still runs, shielded."""
+        if self.scope is not None:
+            self.scope.cancel()
 
 
 class Hub:
@@ -85,6 +99,9 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._errlog: TextIO | None = None
+        from dayflow.mcp.wire import Groups
+
+        self._groups = Groups()
         quiet_sdk_logs(verbose)
 
     # ------------------------------------------------------------------ the callers' side
@@ -128,26 +145,28 @@ class Hub:
         if loop is None or thread is None:
             return
         try:
-            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(15)
-        except Exception:  # a server that will not stop: the daemon thread dies with us
+            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(_CLOSE_WAIT)
+        except BaseException:  # noqa: S110 - a stop that hung, or a second Ctrl-C: kill below
             pass
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(5)
-        if self._errlog is not None:
-            self._errlog.close()
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(2)
+            self._groups.close()  # whatever is still alive: SIGTERM, then SIGKILL
+            if self._errlog is not None:
+                self._errlog.close()
 
     async def _shutdown(self) -> None:
         tasks = []
         for server in self._servers.values():
             if server.task is None or server.task.done():
                 continue
-            if server.ready.done():
+            if server.ready.done() and server.down is None:
                 server.queue.put_nowait(_STOP)
-            else:  # still starting: it reads no queue
-                server.task.cancel()
+            else:  # still starting (it reads no queue), or already going down
+                server.cancel()
             tasks.append(server.task)
         if tasks:
-            await asyncio.wait(tasks, timeout=10)
+            await asyncio.wait(tasks, timeout=_CLOSE_WAIT - 1)
 
     # ------------------------------------------------------------------ inside
 
@@ -182,9 +201,9 @@ class Hub:
     def _take_down(self, server: _Server, why: str) -> None:
         if server.down is None:
             server.down = why
-        loop, task = self._loop, server.task
-        if loop is not None and task is not None:
-            loop.call_soon_threadsafe(task.cancel)
+        loop = self._loop
+        if loop is not None:
+            loop.call_soon_threadsafe(server.cancel)
 
     def _running_loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
@@ -199,22 +218,25 @@ class Hub:
         return self._loop
 
     async def _spawn(self, server: _Server) -> None:
-        task = server.task = asyncio.current_task()
-        assert task is not None
+        import anyio
+
+        server.task = asyncio.current_task()
         timeout = server.spec.startup_timeout
 
         def late() -> None:  # the SDK's client is entered whole: time it out from outside
             if not server.ready.done() and server.down is None:
                 server.down = f"did not start within {timeout:g} s"
-                task.cancel()
+                server.ready.set_exception(self._down(server))  # the caller goes on now
+                server.cancel()  # and the process is stopped meanwhile
 
         timer = asyncio.get_running_loop().call_later(timeout, late)
         try:
-            await self._run(server)
+            with anyio.CancelScope() as server.scope:
+                await self._run(server)
         except BaseException as exc:  # a crash at start or between calls: the server is down
             if server.down is None:
                 server.down = _reason(exc)
-            if isinstance(exc, asyncio.CancelledError) and server.ready.done():
+            if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
             timer.cancel()
@@ -227,8 +249,10 @@ class Hub:
     async def _run(self, server: _Server) -> None:
         began = time.monotonic()
         async with contextlib.AsyncExitStack() as stack:
-            client = await self._client(server.spec, stack)
-            tools = await _list_tools(client)
+            client = await self._client(server, stack)
+            tools = await _list_tools(client, server.malformed)
+            if server.ready.done():  # late() gave up on it meanwhile
+                return
             server.ready.set_result(Started(server.spec, tools, time.monotonic() - began))
             while True:
                 item = await server.queue.get()
@@ -242,10 +266,14 @@ class Hub:
         import anyio
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED
+        from pydantic import ValidationError
+
+        from dayflow.mcp.wire import problem
 
         try:
             with anyio.fail_after(server.spec.tool_timeout):
                 result = await client.call_tool(tool, args)
+            answer = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         except TimeoutError:
             server.down = f"did not answer within {server.spec.tool_timeout:g} s"
             done.set_exception(self._down(server))
@@ -259,17 +287,29 @@ class Hub:
             text = f"{tool} failed on the server: {err.error.message}"[:2000]
             done.set_result({"content": [{"type": "text", "text": text}], "isError": True})
             return
-        except Exception as exc:
+        except ValidationError as err:  # this answer, not the server: it stays up
+            why = f"{tool} returned a result that is not valid MCP ({problem(err)})"
+            done.set_result({"content": [{"type": "text", "text": why}], "isError": True})
+            return
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as exc:
             server.down = _reason(exc)
             done.set_exception(self._down(server))
             return
-        done.set_result(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+        except Exception as exc:  # the SDK refused this result (its output schema...): its error
+            text = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+            why = f"{tool}'s result was refused ({type(exc).__name__}{': ' + text if text else ''})"
+            done.set_result({"content": [{"type": "text", "text": why}], "isError": True})
+            return
+        done.set_result(answer)
 
-    async def _client(self, spec: ServerSpec, stack: contextlib.AsyncExitStack) -> Any:
-        """The SDK's client of `spec`, entered on `stack` (with the HTTP client it is given,
-        which the SDK leaves to its owner to close)."""
+    async def _client(self, server: _Server, stack: contextlib.AsyncExitStack) -> Any:
+        """The SDK's client of `server`, entered on `stack` (with the HTTP client it is given,
+        which the SDK leaves to its owner to close), its listings checked tool by tool."""
         from mcp import Client, StdioServerParameters
 
+        from dayflow.mcp.wire import checked, stdio
+
+        spec = server.spec
         if spec.command is not None:
             params = StdioServerParameters(
                 command=spec.command,
@@ -277,9 +317,8 @@ class Hub:
                 env=server_env(spec, self._env),
                 cwd=os.path.expanduser(spec.cwd) if spec.cwd else None,
             )
-            from mcp.client.stdio import stdio_client
-
-            client = Client(stdio_client(params, errlog=self._stderr()), cache=None)
+            transport = stdio(params, self._stderr(), self._groups)
+            client = Client(checked(transport, server.malformed), cache=None)
             return await stack.enter_async_context(client)
         from mcp.client.streamable_http import streamable_http_client
 
@@ -298,7 +337,8 @@ class Hub:
             headers["Authorization"] = f"Bearer {token}"
         assert spec.url is not None
         http = await stack.enter_async_context(_http_client(spec.url, headers))
-        client = Client(streamable_http_client(spec.url, http_client=http), cache=None)
+        transport = streamable_http_client(spec.url, http_client=http)
+        client = Client(checked(transport, server.malformed), cache=None)
         return await stack.enter_async_context(client)
 
     def _stderr(self) -> TextIO:
@@ -376,7 +416,9 @@ def _fail_waiting(server: _Server, down: ServerDown) -> None:
             item[2].set_exception(down)
 
 
-async def _list_tools(client: Any) -> list[ListedTool]:
+async def _list_tools(client: Any, malformed: list[tuple[str, str]]) -> list[ListedTool]:
+    """The server's tools, page by page; those it listed malformed (`malformed`, filled as
+    each page is read) as tools with the reason they are left out."""
     tools: list[ListedTool] = []
     cursor: str | None = None
     for _ in range(50):  # a server whose pages never end is cut off, not waited on
@@ -395,15 +437,20 @@ async def _list_tools(client: Any) -> list[ListedTool]:
         cursor = page.next_cursor
         if cursor is None:
             break
-    return tools
+    return tools + [
+        ListedTool(name=name, description="", input_schema=None, malformed=why)
+        for name, why in malformed
+    ]
 
 
 def _reason(exc: BaseException) -> str:
     """One line for why a server stopped, from whatever the SDK raised (a group included)."""
     from mcp import MCPError
     from mcp_types import CONNECTION_CLOSED
+    from pydantic import ValidationError
 
     from dayflow.mcp.config import MissingVariable
+    from dayflow.mcp.wire import problem
     from dayflow.sources.oauth import TokenUnavailable
 
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -418,5 +465,7 @@ def _reason(exc: BaseException) -> str:
         return f"could not start: its command was not found ({exc.filename or exc})"
     if isinstance(exc, OSError):
         return f"could not start ({exc.strerror or type(exc).__name__})"
+    if isinstance(exc, ValidationError):
+        return f"its answer is not valid MCP ({problem(exc)})"
     text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
     return f"stopped: {type(exc).__name__}{': ' + text if text else ''}"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dayflow.frozen import Frozen
-from dayflow.mcp import INSTALL_HINT, shown
+from dayflow.mcp import INSTALL_HINT, shown, unstarted_note
 from dayflow.mcp.config import ServerSpec, enabled, parse_servers
 from dayflow.mcp.offer import READ, WRITE, ListedTool, Offer, kind_of, offer
 from dayflow.mcp.results import result_content
@@ -47,11 +47,14 @@ class Prepared(Frozen):
     offer: Offer = Offer()
     down: tuple[tuple[str, str], ...] = ()
     servers: tuple[str, ...] = ()  # every enabled server, in the config's order
+    unstarted: bool = False  # none started: the model never calls MCP tools (`Servers.unused`)
 
     def prompt_note(self) -> str | None:
         """The paragraph the system prompt gains when MCP servers are configured."""
         if not self.servers:
             return None
+        if self.unstarted:
+            return unstarted_note(self.servers)
         parts = []
         if self.offer.offered:
             used = sorted({o.server for o in self.offer.offered})
@@ -85,7 +88,7 @@ class Prepared(Frozen):
         lines += [
             f"MCP tool {shown(r.server)}/{shown(r.tool)} not offered: {r.reason}"
             for r in self.offer.refused
-            if r.reason != "not in allow_tools"
+            if r.wanted
         ]
         lines += [
             f"MCP tool {shown(r.server)}/{shown(r.tool)} left out: {r.reason}"
@@ -102,9 +105,10 @@ class Surveyed(Frozen):
     name: str
     where: str
     enabled: bool
-    tools: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()  # the tools it listed well formed
     seconds: float | None = None
     why: str | None = None
+    malformed: tuple[tuple[str, str], ...] = ()  # the tools it listed malformed: (name, why)
 
 
 class Servers:
@@ -144,6 +148,12 @@ class Servers:
         down = tuple((name, r.why) for name, r in started.items() if isinstance(r, ServerDown))
         return Prepared(offer(listed), down, names)
 
+    def unused(self, config: str | None) -> Prepared:
+        """What a new run offers a model that never calls MCP tools: none, and no server
+        started (nor the SDK imported); the prompt names the enabled servers."""
+        names = tuple(s.name for s in enabled(self.specs(config)))
+        return Prepared(servers=names, unstarted=True) if names else Prepared()
+
     def survey(self, config: str | None) -> tuple[list[Surveyed], Offer]:
         """Start every server of `config` (the disabled ones too, for `dayflow mcp list` and
         `check`): what each answered (tools, seconds) or why it is down, and what a run would
@@ -160,8 +170,11 @@ class Servers:
             if isinstance(got, ServerDown):
                 rows.append(Surveyed(spec.name, spec.where, spec.enabled, why=got.why))
                 continue
-            tools = tuple(t.name for t in got.tools)
-            rows.append(Surveyed(spec.name, spec.where, spec.enabled, tools, got.seconds))
+            tools = tuple(t.name for t in got.tools if t.malformed is None)
+            bad = tuple((t.name, t.malformed) for t in got.tools if t.malformed is not None)
+            rows.append(
+                Surveyed(spec.name, spec.where, spec.enabled, tools, got.seconds, malformed=bad)
+            )
         listed = [
             (s, r.tools) for s in enabled(specs) if not isinstance(r := started[s.name], ServerDown)
         ]
@@ -236,6 +249,8 @@ def _refusal(
     found = next((t for t in listed if t.name == tool), None)
     if found is None:
         return "the server no longer lists it"
+    if found.malformed is not None:
+        return f"the server now lists it malformed ({found.malformed})"
     now, why = kind_of(spec, found)
     if why is not None:
         return f"it {why}"
