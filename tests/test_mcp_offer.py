@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dayflow.mcp import MAX_SHOWN, offline_note, shown
+from dayflow.mcp import MAX_SHOWN, offline_note, shown, unstarted_in, unstarted_note
 from dayflow.mcp.config import ServerSpec
 from dayflow.mcp.offer import (
     MAX_DESCRIPTION,
@@ -193,6 +193,14 @@ def test_the_offline_note_names_the_servers_once_and_is_none_without_mcp_tools()
     assert note is not None and "need a model (Claude or local)" in note and "gh" in note
     assert offline_note([{"name": "read_inbox"}]) is None
     json.dumps(note)
+
+
+def test_the_servers_not_started_for_the_offline_model_are_read_back_from_its_prompt() -> None:
+    system = f"You write briefs.\n\n{unstarted_note(['gh', 'jira-2'])}\n\nMore."
+    assert unstarted_in(system) == ["gh", "jira-2"]
+    assert unstarted_in("You write briefs.") == []
+    note = offline_note([{"name": "read_inbox"}], system)
+    assert note is not None and "did not start gh, jira-2, so nothing of them" in note
 
 
 def test_a_long_name_is_shown_cut_with_an_ellipsis_and_escaped() -> None:

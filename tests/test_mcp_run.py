@@ -200,15 +200,35 @@ def test_servers_that_fail_to_start_or_time_out_are_named_and_the_brief_is_writt
     assert "Error: the MCP server gh did not answer within 5 s; it is unavailable" in text
 
 
-def test_the_offline_model_leaves_mcp_tools_alone_and_says_so_once(tmp_path: Path) -> None:
-    db, log = tmp_path / "d.db", tmp_path / "calls.jsonl"
-    config = write_config(tmp_path)
+def test_the_offline_model_starts_no_mcp_server_and_says_so_once_even_after_a_kill(
+    tmp_path: Path,
+) -> None:
+    """It never calls an MCP tool, so no server is started for it (each would cost its start
+    for nothing); its request offers none, and a resume sends the same request."""
+    log, pids = tmp_path / "calls.jsonl", tmp_path / "pids"
+    raw = (
+        f"[mcp_servers.raw]\ncommand = {json.dumps(sys.executable)}\n"
+        f'args = ["-m", "tests.mcpraw"]\ncwd = {json.dumps(str(ROOT))}\n'
+        f'env = {{ MCP_RAW_PIDS = {json.dumps(str(pids))} }}\nallow_tools = ["ok"]\n'
+    )
+    config = write_config(tmp_path, extra=raw)
+    args = ("brief", "--date", DATE, "--model", "offline")
     with FakeAPI() as fake:  # never asked: the offline model answers in process
-        done = run(db, config, log, fake, "brief", "--date", DATE, "--model", "offline")
+        done = run(tmp_path / "d.db", config, log, fake, *args)
+        killed = run(
+            tmp_path / "k.db", config, log, fake, *args, DAYFLOW_KILL_AT="after_complete:1"
+        )
+        resumed = run(tmp_path / "k.db", config, log, fake, "resume")
     assert done.returncode == 0, done.stderr
-    assert calls(log) == []
-    assert done.stdout.count("MCP tools need a model (Claude or local)") == 1
+    assert killed.returncode == -signal.SIGKILL and resumed.returncode == 0, resumed.stderr
+    assert not pids.exists() and calls(log) == []  # neither server was started
+    note = "MCP tools need a model (Claude or local): the offline model did not start gh, raw"
+    assert done.stdout.count(note) == 1 and done.stdout.count("MCP tools need a model") == 1
     assert fake.message_requests == []
+    rows = [Db(tmp_path / db).one("SELECT system, tools_json FROM runs") for db in ("d.db", "k.db")]
+    assert rows[0][0] == rows[1][0] and rows[0][1] == rows[1][1]
+    assert "mcp__" not in rows[0][1] and "gh, raw" in rows[0][0]
+    assert final_text(tmp_path / "k.db") == final_text(tmp_path / "d.db")
 
 
 def test_mcp_list_shows_each_tool_offered_or_refused_and_check_fails_on_a_dead_server(

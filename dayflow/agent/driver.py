@@ -40,6 +40,7 @@ from dayflow.models import (
     Step,
     Usage,
 )
+from dayflow.providers import LeavesMcpAlone
 from dayflow.sources.factory import precheck
 from dayflow.store import DatabaseError, Lease, NewRun, Store
 from dayflow.store.values import command_hint
@@ -59,7 +60,10 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
     precheck(*loop.sources(options.settings, options.brief_date), options.brief_date)
     system, tools, settings = SYSTEM_PROMPT, toolbox.definitions(), options.settings
     if loop.mcp is not None:  # the config's MCP servers, started now (no transaction open)
-        prepared = loop.mcp.prepare(settings.config_file)
+        if isinstance(loop.client, LeavesMcpAlone):  # the offline model: none to start
+            prepared = loop.mcp.unused(settings.config_file)
+        else:
+            prepared = loop.mcp.prepare(settings.config_file)
         for line in prepared.notices():
             loop.report(notes.McpNotice(line))
         system, tools, catalog = prepared.applied(system, tools)

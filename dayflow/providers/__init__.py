@@ -50,6 +50,14 @@ class ReportsRetries(Protocol):
     on_retry: Callable[[str], None] | None
 
 
+@runtime_checkable
+class LeavesMcpAlone(Protocol):
+    """A client that never calls an MCP server's tools (the offline model), so a new run
+    starts none of the config's servers for it and offers it none of their tools."""
+
+    leaves_mcp_alone: bool
+
+
 # What became of one request of an ended Message Batch (the API's result types).
 SUCCEEDED = "succeeded"
 ERRORED = "errored"

@@ -118,6 +118,10 @@ class OfflineModel:
     is how many messages a reading turn opens at most (whole threads); 1 reads one thread a
     turn, the long run the compaction tests want."""
 
+    # It never calls an MCP tool (it cannot know what one means): a run starts no MCP server
+    # for it (`providers.LeavesMcpAlone`).
+    leaves_mcp_alone = True
+
     def __init__(self, opens_per_turn: int = OPENS_PER_TURN) -> None:
         self.opens_per_turn = max(1, opens_per_turn)
 
@@ -130,7 +134,7 @@ class OfflineModel:
                     break
                 content, stop_reason = _reply(request, limit, self.opens_per_turn)
             if stop_reason == "end_turn":  # it never calls an MCP tool: it says so, once
-                content = with_offline_note(content, request.tools)
+                content = with_offline_note(content, request.tools, request.system)
             content = [_fitted(block, request.tools) for block in content]
         except Exception as exc:  # the contract is "always answer", so say what broke instead
             problem = f"offline model error: {type(exc).__name__}"
