@@ -47,6 +47,7 @@ def dav(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
 
 
 def _source(url: str, password: str = PASSWORD, **kwargs: object) -> CalDavCalendar:
+    kwargs.setdefault("plain_ok", True)  # the test server is http:// on loopback
     return CalDavCalendar("nextcloud", url=url, user=USER, password=lambda: password, tz=BERLIN,
                           **kwargs)  # type: ignore[arg-type]  # fmt: skip
 
@@ -109,7 +110,9 @@ def test_the_password_is_fetched_on_the_first_request_only(dav: DavServer) -> No
         asked.append(1)
         return PASSWORD
 
-    source = CalDavCalendar("nc", url=dav.base_url, user=USER, password=password, tz=BERLIN)
+    source = CalDavCalendar(
+        "nc", url=dav.base_url, user=USER, password=password, tz=BERLIN, plain_ok=True
+    )
     assert asked == []
     source.events(first=MONDAY, last=SUNDAY)
     source.events(first=MONDAY, last=MONDAY)
@@ -118,7 +121,9 @@ def test_the_password_is_fetched_on_the_first_request_only(dav: DavServer) -> No
     def broken() -> str:
         raise RuntimeError("pass: no such entry")
 
-    failing = CalDavCalendar("nc", url=dav.base_url, user=USER, password=broken, tz=BERLIN)
+    failing = CalDavCalendar(
+        "nc", url=dav.base_url, user=USER, password=broken, tz=BERLIN, plain_ok=True
+    )
     with pytest.raises(SourceUnreadable, match="cannot get the password"):
         failing.events(first=MONDAY, last=SUNDAY)
 
@@ -150,3 +155,33 @@ def test_caldav_events_carry_attendees_and_the_users_answer(dav: DavServer) -> N
         {"name": "", "address": "me@example.org"},
     ]
     assert dentist["response"] == "needs-action"  # no PARTSTAT: RFC 5545's default
+
+
+def test_a_password_never_goes_over_plain_http_unless_the_entry_says_plain(
+    dav: DavServer,
+) -> None:
+    """Issue 32.7's class: a CalDAV password (Basic) over http:// went in clear with no word.
+    IMAP's rule now holds for it as for a token: refused when the config is read, and before
+    the password is even asked for."""
+    from tests.conftest import config_problems, parse_sources
+
+    toml = (
+        '[[calendar]]\nname = "nc"\nkind = "caldav"\nurl = "http://cloud.example.org/dav"\n'
+        'user = "me"\npassword_env = "NC_PASSWORD"\n'
+    )
+    [problem] = config_problems(toml)
+    assert "a password is sent only over https:// (the url is plain http://)" in problem
+    parse_sources(toml + 'security = "plain"\n')  # said so: accepted
+    feed = '[[calendar]]\nname = "f"\nkind = "ics"\nurl = "http://u:pw@cal.example.org/x.ics"\n'
+    assert "a password is sent only over https://" in config_problems(feed)[0]
+    asked: list[int] = []
+    served = len(dav.requests())
+
+    def password() -> str:
+        asked.append(1)
+        return PASSWORD
+
+    clear = CalDavCalendar("nc", url=dav.base_url, user=USER, password=password, tz=BERLIN)
+    with pytest.raises(SourceUnreadable, match=r"is plain http://: a password is sent only"):
+        clear.events(first=MONDAY, last=SUNDAY)
+    assert asked == [] and len(dav.requests()) == served  # nothing asked, nothing sent

@@ -136,6 +136,7 @@ def test_a_caldav_account_feeds_the_brief_and_is_never_changed(tmp_path: Path) -
         body = (
             f'[[calendar]]\nname = "nextcloud"\nkind = "caldav"\nurl = "{dav.base_url}/"\n'
             f'user = "{USER}"\npassword_env = "NC_PASSWORD"\ncalendars = ["Personal"]\n'
+            'security = "plain"\n'  # the test server is http:// on loopback
         )
         env = {**_config(tmp_path, body), "NC_PASSWORD": PASSWORD}
         db = tmp_path / "d.db"

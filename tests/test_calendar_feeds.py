@@ -33,6 +33,7 @@ def server() -> Iterator[FeedServer]:
 
 
 def _calendar(url: str, cache: Path, **kwargs: Any) -> IcsCalendar:
+    kwargs.setdefault("plain_ok", True)  # the test server is http:// on loopback
     return IcsCalendar("home", url=url, tz=UTC, cache_dir=cache, **kwargs)
 
 

@@ -105,6 +105,7 @@ def other() -> Iterator[Server]:
 
 def get(url: str, **kwargs: Any) -> http.Response:
     kwargs.setdefault("timeout", 10)
+    kwargs.setdefault("plain_ok", True)  # the test servers are http:// on loopback
     return http.request("GET", url, source="cal", **kwargs)
 
 
@@ -218,6 +219,7 @@ def test_caldav_never_sends_the_password_to_the_host_a_redirect_names() -> None:
                 password=lambda: "correct horse",
                 tz=ZoneInfo("UTC"),
                 timeout=10,
+                plain_ok=True,  # the test servers are http:// on loopback
             )
             with pytest.raises(SourceUnreadable, match=r"another origin, which answered HTTP 401"):
                 source.events(dt.date(2026, 11, 2), dt.date(2026, 11, 8))

@@ -108,7 +108,7 @@ class CalDavCalendar(CalendarSource):
         self._password = password
         self._secret: str | None = None
         self._credential = credential  # a token instead of the password (Bearer)
-        self._plain_ok = plain_ok  # `security = "plain"`: a token may go over http://
+        self._plain_ok = plain_ok  # `security = "plain"`: a secret may go over http://
         self._token: str | None = None
         self._tz = tz
         self._me = me  # which attendee is the user (their `response`)
@@ -136,6 +136,9 @@ class CalDavCalendar(CalendarSource):
             self.cut_short = list(kept.cut_short)
             return [dict(e) for e in kept.events]
         # Before the clock starts: a password_command (or token_command) has its own timeout.
+        # Neither is run for a plain http:// url the entry did not say plain for.
+        if not self._plain_ok:
+            http.in_clear(self._url, self.name, "password" if self._credential is None else "token")
         if self._credential is None:
             self._ask_password()
         elif self._token is None:

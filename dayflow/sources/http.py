@@ -107,22 +107,18 @@ def request(
 
     `timeout` is a deadline for all of it (connecting, redirects, the whole answer), or
     `deadline` one shared with other requests (a CalDAV discovery). Credentials go only to the
-    origin of `url` (see the module docstring); a token goes over plain http:// only when the
-    entry says `security = "plain"` (`plain_ok`), as IMAP's rule is. `on_sent` is called once
-    the connection that carries the token is open (the server may then have it). Whatever the
-    server says is shown with the credentials hidden (`secrets.server_words`)."""
+    origin of `url` (see the module docstring); a token or a password goes over plain http://
+    only when the entry says `security = "plain"` (`plain_ok`), as IMAP's rule is. `on_sent`
+    is called once the connection that carries the token is open (the server may then have
+    it). Whatever the server says is shown with the credentials hidden (`server_words`)."""
     import http.client
     import urllib.error
     import urllib.request
 
     url, all_headers = _checked(url, source, headers, auth, bearer)
     where = redact(url)
-    if bearer is not None and not plain_ok and urlsplit(url).scheme.lower() == "http":
-        raise SourceUnreadable(
-            source,
-            f"{where} is plain http://: a token is sent only over https:// unless the entry "
-            'says security = "plain"; not sent',
-        )
+    if "Authorization" in all_headers and not plain_ok:
+        in_clear(url, source, "token" if bearer is not None else "password")
     hidden = [bearer, *(auth or ()), *(_without_userinfo(url)[1] or ())]
     clock = Deadline(timeout) if deadline is None else deadline
     limit = clock.seconds
@@ -166,6 +162,17 @@ def request(
     if status not in ok:
         raise SourceUnreadable(source, f"{where} answered HTTP {status}")
     return Response(status, got, _decoded(data, got.get("content-encoding"), source, where))
+
+
+def in_clear(url: str, source: str, what: str) -> None:
+    """Refuse to send a `what` (a token, a password) to a plain http:// `url` (the caller's
+    entry did not say `security = "plain"`): before it is fetched, and where it is sent."""
+    if urlsplit(url).scheme.lower() == "http":
+        raise SourceUnreadable(
+            source,
+            f"{redact(url)} is plain http://: a {what} is sent only over https:// unless the "
+            'entry says security = "plain"; not sent',
+        )
 
 
 def _checked(

@@ -98,8 +98,16 @@ class IcsCalendar(CalendarSource):
         """The feed, with the token when it takes one: a 401 fetches the token once more and
         tries again (`sources.oauth`)."""
         if self._credential is None:
-            return feeds.fetch_feed(url, source=self.name, timeout=self._timeout, cache=self._cache)
+            return feeds.fetch_feed(
+                url,
+                source=self.name,
+                timeout=self._timeout,
+                cache=self._cache,
+                plain_ok=self._plain_ok,
+            )
         credential = self._credential
+        if not self._plain_ok:  # before the token_command runs
+            http.in_clear(url, self.name, "token")
         while True:
             token = credential.take()
             try:

@@ -281,13 +281,16 @@ def _addresses(kind: str, values: dict[str, Any], where: str, problems: list[str
             problems.append(f"{where}: 'url' {why}")
     if "path" in values and (why := variable_in_path(values["path"])):
         problems.append(f"{where}: 'path' {why}")
-    token = any(k in values for k in ("token_command", "token_env"))
     url = str(values.get("url", ""))
-    if token and url.lower().startswith("http://") and values.get("security") != "plain":
-        problems.append(
-            f"{where}: a token is sent only over https:// (the url is plain http://); write "
-            'security = "plain" to send it in clear anyway, as IMAP\'s rule is'
-        )
+    if url.lower().startswith("http://") and values.get("security") != "plain":
+        token = any(k in values for k in ("token_command", "token_env"))
+        password = kind == "caldav" or "@" in url.partition("://")[2].partition("/")[0]
+        if token or password:
+            problems.append(
+                f"{where}: a {'token' if token else 'password'} is sent only over https:// "
+                '(the url is plain http://); write security = "plain" to send it in clear '
+                "anyway, as IMAP's rule is"
+            )
 
 
 def _scheme_ok(url: str, schemes: tuple[str, ...]) -> bool:
