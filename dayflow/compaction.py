@@ -99,7 +99,7 @@ def _outcome(name: str, args: Any, result: dict[str, Any] | None) -> str:
         return "error: " + (message[:300] + "…" if len(message) > 300 else message)
     try:
         payload = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # an MCP server's text can be anything
         return _opening(text)
     if not isinstance(payload, dict):
         return _opening(text)

@@ -51,7 +51,7 @@ from typing import Any
 from dayflow import turns
 from dayflow.agent import Loop, RunResult, drive
 from dayflow.agent.notes import Forked
-from dayflow.errors import RunPruned, UsageError
+from dayflow.errors import RunPruned, StoreError, UsageError
 from dayflow.models import COMPLETE, DISCARDED, DONE, FAILED, PENDING, RUNNING, STOPPED, Event, Run
 from dayflow.models import Step as StepRow
 from dayflow.store import Store, not_continuable
@@ -310,7 +310,19 @@ def _unreadable_steps(store: Store) -> list[Finding]:
     for run in store.runs.list(limit=None):
         if run.pruned_at:
             continue  # its steps are gc's skeletons
-        for n, problem in turns.unreadable_steps(store.steps.of(run.id)):
+        try:
+            steps = store.steps.of(run.id)
+        except StoreError as exc:  # a row nested past what can be read back
+            found.append(
+                Finding(
+                    "malformed_step",
+                    ERROR,
+                    f"{exc}; `show` and `resume` cannot read it",
+                    command_hint(store.profile, "fork", run.id, "--from-step", 0),
+                )
+            )
+            continue
+        for n, problem in turns.unreadable_steps(steps):
             found.append(
                 Finding(
                     "malformed_step",
@@ -327,7 +339,11 @@ def _unanswered_tool_uses(store: Store) -> list[Finding]:
     for run in store.runs.list(limit=None):
         if run.pruned_at:
             continue
-        for step in store.steps.of(run.id):
+        try:
+            steps = store.steps.of(run.id)
+        except StoreError:
+            continue  # named by _unreadable_steps
+        for step in steps:
             if step.state != COMPLETE or step.stop_reason != "tool_use" or not step.tool_uses():
                 continue
             if turns.answer_problem(step.assistant) is not None:

@@ -134,7 +134,7 @@ def _calls(messages: list[Message]) -> Iterator[tuple[str, dict[str, Any], Any]]
                     continue
                 try:
                     yield call[0], call[1], json.loads(text)
-                except ValueError:
+                except (ValueError, RecursionError):  # an MCP server's text can be anything
                     continue
 
 

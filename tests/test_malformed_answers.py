@@ -288,3 +288,60 @@ def test_a_proxys_502_is_not_blamed_on_the_model_server() -> None:
         with pytest.raises(ModelError) as caught:
             claude(api, label="local model server at X").create(request)
     assert str(caught.value).startswith("local model server at X 502 api_error: upstream")
+
+
+# --- JSON from outside, nested past what Python's reader follows ----------------------------
+
+
+def test_a_stored_row_nested_too_deeply_is_one_line_in_show_and_a_doctor_finding(
+    tmp_path: Path,
+) -> None:
+    """Written by hand (or by a version that did not check answers): `show` was a
+    RecursionError traceback; now one line (exit 4), and doctor names the run."""
+    db = tmp_path / "dayflow.db"
+    run_id = poisoned(db)
+    deep = "[" * 100_000 + "]" * 100_000
+    with Db(db) as raw:
+        raw.run("UPDATE steps SET assistant_json = ? WHERE n = 1", deep)
+    res = cli(db, None, "show", run_id)
+    assert res.code == 4, res.err
+    (line,) = res.err.strip().splitlines()
+    assert line == (
+        f"error: run {run_id} step 1: a stored value is nested too deeply to read (`dayflow "
+        "doctor` checks the database)"
+    )
+    report = json.loads(cli(db, None, "doctor", "--json").out)
+    (found,) = [f for f in report["findings"] if f["code"] == "malformed_step"]
+    assert found["message"].startswith(f"run {run_id} step 1: a stored value is nested")
+
+
+def test_tool_results_nested_too_deeply_are_read_as_not_json_wherever_they_are_parsed() -> None:
+    """An MCP server's result text can be anything: the offline model, the links check and
+    the compaction summary each read a 200,000-deep one as text that is not JSON."""
+    from dayflow.compaction import summary_message
+    from dayflow.providers.offline._conversation import tool_calls
+    from dayflow.shown import shown_in
+
+    deep = "[" * 200_000 + "]" * 200_000
+    use = {"type": "tool_use", "id": "toolu_1", "name": "mcp__notes__search", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": deep}
+    messages: list[Any] = [
+        {"role": "user", "content": "brief"},
+        {"role": "assistant", "content": [use]},
+        {"role": "user", "content": [result]},
+    ]
+    (call,) = tool_calls(messages)
+    assert call.error == "the result was not valid JSON" and call.result is None
+    assert not shown_in(messages).urls  # read as no JSON, without a RecursionError
+    summary = summary_message([(1, [use], [result])])
+    assert "mcp__notes__search" in json.dumps(summary)
+
+
+def test_a_cursor_nested_too_deeply_is_refused_as_a_cursor() -> None:
+    import base64
+
+    from dayflow.sources.inbox import CursorError, _decode_cursor
+
+    cursor = base64.urlsafe_b64encode(b"[" * 200_000 + b"]" * 200_000).decode()
+    with pytest.raises(CursorError, match="'cursor' is not one that read_inbox returned"):
+        _decode_cursor(cursor)

@@ -91,7 +91,7 @@ def _load(cache: Path, url: str) -> _Cached | None:
         if hashlib.sha256(body).hexdigest() != meta.get("sha256"):
             return None
         return _Cached(meta.get("etag"), meta.get("last_modified"), body)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
 
 

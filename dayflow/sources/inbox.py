@@ -292,7 +292,7 @@ def _decode_cursor(cursor: str) -> dict[str, Any]:
             raise ValueError(cursor)
         _from_iso(state.get("since"))
         return state
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):  # the model's: it can be anything
         raise CursorError("'cursor' is not one that read_inbox returned") from None
 
 

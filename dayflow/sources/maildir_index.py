@@ -219,7 +219,7 @@ class NameIndex:
             ):
                 with memoryview(mm) as view:
                     return self._parse(view)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return {}
 
     def _parse(self, view: memoryview) -> dict[str, Folder]:

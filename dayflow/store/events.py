@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from dayflow.models import Event
 from dayflow.store.context import StoreContext
-from dayflow.store.rows import dump
+from dayflow.store.rows import dump, stored_json
 
 
 class EventLog:
@@ -60,7 +59,7 @@ class EventLog:
                 r["run_id"],
                 r["seq"],
                 r["kind"],
-                json.loads(r["detail_json"]),
+                stored_json(r["detail_json"], f"run {run_id}"),
                 r["pid"],
                 r["host"],
                 r["at"],
@@ -111,12 +110,12 @@ def _from_steps(
         pid, host = (near.pid, near.host) if near is not None else (r["pid"], r["host"])
         errors = {
             b.get("tool_use_id"): bool(b.get("is_error"))
-            for b in json.loads(r["tool_results_json"] or "[]")
+            for b in stored_json(r["tool_results_json"] or "[]", f"run {run_id}")
             if isinstance(b, dict)
         }
         kinds: list[tuple[str, dict[str, Any]]] = [
             ("tool_executed", {"step": n, "tool": b.get("name"), "ok": not errors[b.get("id")]})
-            for b in json.loads(r["assistant_json"])
+            for b in stored_json(r["assistant_json"], f"run {run_id}")
             if isinstance(b, dict)
             and b.get("type") == "tool_use"
             and b.get("id") in errors

@@ -6,6 +6,7 @@ import json
 from functools import cache
 from typing import Any, TypeVar
 
+from dayflow.errors import StoreError
 from dayflow.frozen import Frozen
 from dayflow.models import Run, RunSettings, Step, Task, ToolEffect, Usage
 from dayflow.store.sql import Dialect, Row
@@ -54,13 +55,13 @@ def run_row(row: Row, status: str) -> Run:
         row,
         status=status,
         stored_status=row["status"],
-        tools=json.loads(row["tools_json"]),
-        user_msg=json.loads(row["user_msg_json"]),
+        tools=stored_json(row["tools_json"], f"run {row['id']}"),
+        user_msg=stored_json(row["user_msg_json"], f"run {row['id']}"),
         steps=row["step_count"],
         usage=usage(row),
         model_calls=row["step_count"],
         estimated=bool(row["estimated"]),
-        settings=RunSettings.from_json(json.loads(row["settings_json"])),
+        settings=RunSettings.from_json(stored_json(row["settings_json"], f"run {row['id']}")),
         host=row["last_host"] or row["owner_host"],
         batch_usage=Usage(*(row[f"batch_{part}"] for part in _BATCH_PARTS)),
     )
@@ -82,15 +83,29 @@ def usage(row: Row) -> Usage:
     )
 
 
+def stored_json(text: str | bytes, where: str) -> Any:
+    """A JSON column's value. One nested past what Python's reader follows (written by hand,
+    or by a version that did not check answers) is a StoreError naming `where`, not a
+    RecursionError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise StoreError(
+            f"{where}: a stored value is nested too deeply to read (`dayflow doctor` checks "
+            "the database)"
+        ) from None
+
+
 def step_row(r: Row) -> Step:
     details, results = r["stop_details_json"], r["tool_results_json"]
+    where = f"run {r['run_id']} step {r['n']}"
     return _value(
         Step,
         r,
-        assistant=json.loads(r["assistant_json"]),
-        tool_results=None if results is None else json.loads(results),
+        assistant=stored_json(r["assistant_json"], where),
+        tool_results=None if results is None else stored_json(results, where),
         usage=usage(r),
-        stop_details=None if details is None else json.loads(details),
+        stop_details=None if details is None else stored_json(details, where),
     )
 
 

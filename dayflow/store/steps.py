@@ -45,7 +45,7 @@ from dayflow.models import COMPLETE, DISCARDED, PENDING, Message, ModelResponse,
 from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
 from dayflow.store.leases import Leases
-from dayflow.store.rows import dump, effect_row, like_prefix, step_row
+from dayflow.store.rows import dump, effect_row, like_prefix, step_row, stored_json
 from dayflow.store.sql import Unless, one
 from dayflow.store.values import BatchItem, Lease
 
@@ -91,10 +91,11 @@ class Steps:
             (run_id, after),
         )
         messages: list[Message] = []
+        where = f"run {run_id}"
         for assistant, results in rows:
-            messages.append({"role": "assistant", "content": json.loads(assistant)})
+            messages.append({"role": "assistant", "content": stored_json(assistant, where)})
             if results is not None:
-                messages.append({"role": "user", "content": json.loads(results)})
+                messages.append({"role": "user", "content": stored_json(results, where)})
         return messages
 
     def last(self, run_id: str) -> Step | None:

@@ -88,7 +88,7 @@ def tool_calls(messages: list[Message]) -> list[Call]:
             else:
                 try:
                     result = json.loads(_text_of(found.get("content")))
-                except ValueError:
+                except (ValueError, RecursionError):  # an MCP server's text can be anything
                     error = "the result was not valid JSON"
             calls.append(Call(str(block.get("name")), args, result, error))
     return calls
