@@ -2,7 +2,9 @@
 (issue 31's method): Alex's IMAP INBOX of 117 messages with a Sent folder, read over XOAUTH2
 with a token from her token program (pymap, tests/oauthservers.py); her Google Calendar export
 over HTTP, folded as Google folds it; `me`, meeting prep and conflicts; the brief mailed to her
-over SMTP and written to her notes folder. The data is in `tests/realmorning.py`.
+over SMTP and written to her notes folder. The data is in `tests/realmorning.py`. The brief
+is written by the built-in offline model, and again on Claude's wire: the real SDK against the
+loopback Messages API (tests/fakeapi.py) with the same model answering behind it.
 
 The brief is checked section by section against what a careful person reading that mail and
 that calendar would write down (worked out by hand from the data, not copied from a run), the
@@ -36,6 +38,8 @@ from typing import Any
 
 import pytest
 
+from dayflow.providers.offline import OfflineModel
+from tests import fakeapi
 from tests.calserver import FeedServer
 from tests.conftest import db_rows, pg_schema, subprocess_env
 from tests.imapserver import PASSWORD, USER
@@ -384,8 +388,25 @@ def _steps(db: str, run_id: str) -> list[tuple[int, list[tuple[str, dict[str, An
     ]
 
 
+@pytest.fixture(params=["offline", "claude"])
+def model_env(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
+    """Who writes the brief: the built-in offline model (no key), or Claude's wire, the real
+    SDK against the loopback Messages API that the same model answers behind."""
+    if request.param == "offline":
+        yield {}
+        return
+    responder = fakeapi.responder_from_client(OfflineModel())
+    with fakeapi.FakeAPI(responder=responder) as api:
+        yield {
+            "ANTHROPIC_API_KEY": "test",
+            "ANTHROPIC_BASE_URL": api.base_url,
+            "DAYFLOW_MODEL": "claude-haiku-5-5",
+        }
+        assert api.message_requests and not api.rejected
+
+
 def test_a_busy_morning_with_everything_on_is_the_brief_a_careful_reader_writes(
-    morning: Morning, stores: tuple[str, str]
+    morning: Morning, stores: tuple[str, str], model_env: dict[str, str]
 ) -> None:
     db, _ = stores
     cfg = morning.config("notes")
@@ -399,11 +420,12 @@ def test_a_busy_morning_with_everything_on_is_the_brief_a_careful_reader_writes(
     assert "5 message(s)" in lines["work/sent"]
     assert lines["google"].split()[1] == "ics"
 
-    run = dayflow(db, cfg, *BRIEF_ARGS, "--format", "json")
+    run = dayflow(db, cfg, *BRIEF_ARGS, "--format", "json", **model_env)
     assert run.returncode == 0, run.stderr
     doc = json.loads(run.stdout)
     run_id = doc["run"]["id"]
     assert doc["run"]["status"] == "done"
+    assert doc["run"]["model"] == model_env.get("DAYFLOW_MODEL", "offline")
 
     # A morning this size at the default settings: the inbox is read page by page (117
     # messages, 50 to a page at most) and the history is compacted at least once.
