@@ -316,6 +316,8 @@ def test_one_token_run_per_account_whatever_its_folders_and_one_line_when_refuse
         again = dayflow_process(other, cfg, "brief")
         assert again.returncode == 0, again.stderr
         assert runs(count) == 6  # 2, where the inbox and the sent folder each ran it twice
+        assert "Could not read work/sent" not in again.stdout  # the account's one failure
+        assert "Could not read work: the server refused the xoauth2 token" in again.stdout
 
 
 def test_sources_check_says_a_token_was_sent_and_not_answered_not_that_it_was_not_tried(

@@ -48,10 +48,14 @@ def read_followups(
     until = window.now + dt.timedelta(microseconds=1)
     records: list[Record] = []
     failed = list(failures)
+    said: set[str] = set()
     for source, sent in sources:
         try:
             records += read_records(source, since=window.since, until=until, sent=sent)
         except SourceError as exc:
+            if str(exc) in said:  # an account's one failure (its inbox's), said once
+                continue
+            said.add(str(exc))
             failed.append((source.name, _reason(source.name, str(exc))))
         except OSError as exc:  # a reader that let one through: still one line
             failed.append((source.name, exc.strerror or str(exc)))
