@@ -51,6 +51,34 @@ def test_what_is_not_a_token_is_never_sent_nor_echoed(value: str) -> None:
     assert value[:6] not in line and "\n" not in line
 
 
+@pytest.mark.parametrize(
+    ("printed", "said"),
+    [
+        ('{\n  "accessToken": "eyJ0eXAi.x.y",\n  "expiresOn": "2026-12-02"\n}\n', "is JSON"),
+        ('{"accessToken": "eyJ0eXAi.x.y", "tokenType": "Bearer"}\n', "is JSON"),
+        ('"eyJ0eXAi.x.y"\n', "is a quoted string"),
+        ("Bearer eyJ0eXAi.x.y\n", "starts with 'Bearer'"),
+        ("access_token=abc;expires=3600\n", "is not an OAuth access token"),
+    ],
+)
+def test_what_a_token_command_prints_that_cannot_be_a_token_is_refused_with_a_hint(
+    tmp_path: Path, printed: str, said: str
+) -> None:
+    """Issue 32.27: `az account get-access-token` prints JSON; its first line, `{`, was sent
+    as the token. What cannot be an RFC 6750 token is refused before any server is
+    contacted, saying what it is (and, for JSON, how to print the token alone)."""
+    script = tmp_path / "az.py"
+    script.write_text(f"import sys\nsys.stdout.write({printed!r})\n")
+    spec = imap_spec(1, auth="xoauth2", token_command=f"{sys.executable} {script}", timeout=5.0)
+    with pytest.raises(TokenUnavailable) as caught:  # port 1: any connection would fail
+        ImapSource(spec).status()
+    line = str(caught.value)
+    assert line.startswith(f"work: what token_command gave {said}") and "not sent" in line
+    assert "eyJ0eXAi" not in line and "abc" not in line
+    if said == "is JSON":
+        assert "--query accessToken -o tsv" in line and "jq -r .accessToken" in line
+
+
 def test_the_sasl_responses_are_the_documented_bytes() -> None:
     assert xoauth2("a@b.c", "T0K") == b"user=a@b.c\x01auth=Bearer T0K\x01\x01"
     assert (

@@ -129,7 +129,8 @@ def fetch_token(
     return _checked(source, line.rstrip(), "token_command")
 
 
-_B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")  # RFC 6750's b64token: all a token can be
+# RFC 6750's b64token, all a token can be ("=" let in anywhere, as some providers write it).
+_B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/=]+")
 
 
 def _checked(source: str, token: str, key: str) -> str:
