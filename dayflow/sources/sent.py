@@ -3,6 +3,7 @@
 Beside a local `path` the value is a path, and what is there says how to read it: a folder
 with `cur/` or `new/` is a Maildir, any other folder a folder of `.eml` files, a file an mbox.
 For IMAP it is a folder name (none: the folder the server flags `\\Sent`, see `imap_sent`).
+`sent = false` says an entry has none: nothing is looked for.
 A sent source is listed as `<entry>/sent` and read exactly as its inbox is: read-only. One
 that is not there is not an error that stops the brief: it is named with why (`SentFolders`)
 and the rest is read.

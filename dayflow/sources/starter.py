@@ -28,7 +28,8 @@ STARTER = """\
 # user = "you@gmail.com"
 # password_command = "pass show mail/gmail-app-password"
 # folders = ["INBOX"]
-# sent = "[Gmail]/Sent Mail"    # default: the folder the server flags as Sent, else "Sent"
+# sent = "[Gmail]/Sent Mail"    # default: the folder the server flags as Sent, else "Sent";
+#                               # sent = false: the account has none (nothing looked for)
 # security = "tls"              # tls (port 993, the default) | starttls (143) | plain
 # timeout = 30                  # seconds
 
@@ -65,4 +66,5 @@ STARTER = """\
 # user = "you"
 # password_command = "pass show nextcloud"
 # calendars = ["Personal"]     # optional: all calendars when left out
+# security = "plain"            # only for an http:// url: the password then goes in clear
 """
