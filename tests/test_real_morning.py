@@ -508,3 +508,23 @@ def test_a_morning_killed_while_filing_its_tasks_resumes_to_the_same_brief_once(
     assert len(runs) == len(set(runs)) and kill.pid in runs, runs  # type: ignore[attr-defined]
     assert set(runs) <= {kill.pid, resumed.pid}  # type: ignore[attr-defined]
     check_mailbox_untouched(morning, before)
+
+
+def test_the_same_morning_compacted_hard_or_never_is_the_same_brief(
+    morning: Morning, stores: tuple[str, str]
+) -> None:
+    """Issue 31.2 on this mailbox: `--compact-at 0` (never) and `--compact-at 3000` (after
+    nearly every step) file the same four tasks and write the same brief as the default."""
+    for db, threshold in zip(stores, ("0", "3000"), strict=True):
+        cfg = morning.config(f"at-{threshold}")
+        run = dayflow(db, cfg, *BRIEF_ARGS, "--format", "json", "--compact-at", threshold)
+        assert run.returncode == 0, run.stderr
+        doc = json.loads(run.stdout)
+        [(compactions,)] = db_rows(
+            db, "SELECT count(*) FROM compactions WHERE run_id = ?", doc["run"]["id"]
+        )
+        assert (compactions == 0) is (threshold == "0"), compactions
+        tasks = store_tasks(db, cfg)
+        check_brief(doc["brief"], tasks)
+        check_tasks(tasks)
+        check_json(doc, doc["brief"])
