@@ -192,11 +192,7 @@ def worker(
                 raise typer.Exit(130) from None
             finally:
                 drive.close()
-        deps.notice(
-            f"worker done: {report.driven} brief(s) driven, {report.retried} put back, "
-            f"{report.failed} failed, {report.queued} queued"
-            + (f", {report.dropped} dropped (profile removed)" if report.dropped else "")
-        )
+        deps.notice(report.line())
 
 
 @fleet.command()
@@ -334,6 +330,8 @@ class BriefDriver:
         request = BriefRequest(day=job.day, mode=Mode.ENSURE_TODAY)
         room = replace(
             brief_room(as_them, settings, verbose=False),
+            # Every line of a brief a worker drives names whose it is: briefs run at once.
+            say=lambda text: deps.notice(f"{job.key}: {text}"),
             open_store=lambda s: stores.open(
                 s.db_path, durability=s.durability, profile=profile.name
             ),

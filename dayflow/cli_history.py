@@ -323,9 +323,18 @@ def doctor(
     allow_remote: AllowRemoteOpt = False,
     timeout: TimeoutOpt = None,
     as_json: JsonOpt = False,
+    name: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[NAME]",
+            help="With --model: the model to probe (`doctor --model qwen3:8b`) instead of "
+            "the configured one.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Check the database: integrity, schema, run totals, tool results, leases, permissions;
-    or, with --model, whether the configured model can write a brief.
+    or, with --model [NAME], whether the configured model (or NAME) can write a brief.
 
     Each finding comes with the command that repairs it. Exit 0 when healthy, 4 when problems
     remain (with --model: 6 when the model cannot be reached or cannot call tools)."""
@@ -338,9 +347,20 @@ def doctor(
 
     deps = get_deps(ctx)
     with handle_errors(deps):
+        if name is not None and not model:
+            from dayflow.errors import UsageError
+
+            raise UsageError(
+                f"{name[:60]!r}: a model name goes with --model (`dayflow doctor --model "
+                "NAME`); plain `doctor` checks the database"
+            )
         if model:
             settings = deps.model_settings(
-                db=db, provider=provider, allow_remote=allow_remote, timeout=timeout
+                db=db,
+                provider=provider,
+                allow_remote=allow_remote,
+                timeout=timeout,
+                model=name or None,
             )
             _probe(deps, settings, as_json)
             return

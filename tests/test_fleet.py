@@ -496,3 +496,54 @@ def test_a_worker_whose_listen_connection_drops_connects_again(
         worker.terminate()
         worker.wait(timeout=60)
     assert "Traceback" not in log.read_text()
+
+
+@pytest.mark.postgres
+def test_until_idle_names_the_jobs_put_back_and_status_says_why_they_are_due(
+    fleet_db: str,
+) -> None:
+    """32.19: a brief put back with a delay outlives a drain; the worker's last line says it
+    waits (not just "0 queued"), and `fleet status` says why it is `due`."""
+    from dayflow.fleet.worker import WorkerOptions, run_worker
+
+    url = fleet_db
+
+    def drive(job: BriefJob) -> None:
+        if job.profile == "ann":
+            raise ModelError("429 rate_limit_error", status=429, retryable=True)
+
+    options = WorkerOptions(until_idle=True, poll_s=0.2, backoff_s=600, heartbeat_s=5)
+    report = run_worker(
+        url, drive, lambda p: "brief.test", options=options, clock=FixedClock(), say=print
+    )
+    assert (report.retried, report.deferred) == (1, 1) and report.next_due is not None
+    assert "1 still waiting in the queue, put back with a delay" in report.line()
+    status = json.loads(_run(url, "fleet", "status", "--json").out)
+    ann = next(p for p in status["profiles"] if p["profile"] == "ann")
+    assert ann["state"] == "due"
+    assert "put back with a delay after 1 attempt(s)" in ann["detail"], ann
+    assert "due again in 9 min" in ann["detail"] or "due again in 10 min" in ann["detail"]
+    bob = next(p for p in status["profiles"] if p["profile"] == "bob")
+    assert bob["state"] == "due" and "no job is queued for it yet" in bob["detail"], bob
+
+
+@pytest.mark.postgres
+def test_every_line_of_a_brief_a_worker_drives_names_its_profile(fleet_db: str) -> None:
+    """32.29: briefs run at once; a line one of them says (here, that Claude is at a
+    non-default endpoint) starts with its job's profile and day."""
+    from dayflow.cli_base import default_model_factory
+    from tests import fakeapi
+
+    with fakeapi.FakeAPI(responder=fakeapi.responder_from_client(OfflineModel())) as api:
+        env = {
+            "ANTHROPIC_API_KEY": "test",
+            "ANTHROPIC_BASE_URL": api.base_url,
+            "DAYFLOW_MODEL": "claude-haiku-5-5",
+        }
+        got = invoke(
+            fleet_db, default_model_factory, "worker", "--until-idle", "--poll", "0.2", env=env
+        )
+    assert got.code == 0, got.err
+    said = [line for line in got.err.splitlines() if "ANTHROPIC_BASE_URL" in line]
+    assert sorted(line.split(":")[0] for line in said) == ["ann", "bob", "cat"], got.err
+    assert all(line.split(": ", 1)[0].endswith(":2026-11-05") for line in said), got.err

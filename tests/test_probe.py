@@ -141,3 +141,24 @@ def test_doctor_model_refuses_a_remote_address_like_brief_does() -> None:
     env = {"ANTHROPIC_BASE_URL": "http://192.168.7.7:11434", "DAYFLOW_MODEL": MODEL}
     res = invoke(None, default_model_factory, "doctor", "--model", "--provider", "local", env=env)
     assert res.code == 2 and "not on this machine" in res.err and res.out == ""
+
+
+def test_doctor_model_takes_the_models_name_as_brief_takes_it() -> None:
+    """32.29: `doctor --model NAME` probes NAME (it was refused as an extra argument)."""
+    with FakeAPI(responder=tool_capable, local=Local(models=("llama3.1:8b",))) as fake:
+        env = {"ANTHROPIC_BASE_URL": fake.base_url, "DAYFLOW_MODEL": MODEL}
+        res = invoke(
+            None,
+            default_model_factory,
+            "doctor",
+            "--model",
+            "llama3.1:8b",
+            "--provider",
+            "local",
+            env=env,
+        )
+        url = fake.base_url
+    assert res.code == 0, res.err
+    assert f"local model llama3.1:8b at {url}: mail stays on this machine" in res.err
+    alone = invoke(None, default_model_factory, "doctor", "qwen3:8b")
+    assert alone.code == 2 and "a model name goes with --model" in alone.err

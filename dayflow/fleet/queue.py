@@ -53,6 +53,13 @@ class Waiting(Frozen):
     created: datetime
     attempts: int
     heartbeat: datetime
+    # When it may be taken (the database's clock): later than now for a job put back with a
+    # delay (a rate limit), which no worker takes before then.
+    execute_after: datetime | None = None
+
+    def deferred(self, now: datetime) -> bool:
+        """Whether it is waiting for its delay to pass (not held, not yet takeable)."""
+        return not self.picked and self.execute_after is not None and self.execute_after > now
 
 
 def connection_url(url: str) -> str:
@@ -158,7 +165,9 @@ async def waiting(queries: Queries) -> list[Waiting]:
                 continue  # another application's jobs in the same queue tables
             job = BriefJob.from_payload(row.payload)
             picked = row.status == "picked"
-            out.append(Waiting(job, picked, row.created, row.attempts, row.heartbeat))
+            out.append(
+                Waiting(job, picked, row.created, row.attempts, row.heartbeat, row.execute_after)
+            )
         if len(page) < 500:
             return sorted(out, key=lambda w: w.created)
         offset += len(page)

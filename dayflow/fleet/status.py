@@ -106,6 +106,8 @@ def board(
         if job is None and state == "due" and its_day < local_today(profile, now):
             # A worker queues only each profile's today: nothing will drive this one.
             state, detail = "missed", _missed(its_day, run)
+        elif state == "due" and detail is None:
+            detail = _why_due(run, job, server_now)
         queued = None if job is None else iso(job.created)
         due = due_at(profile, its_day).isoformat(timespec="milliseconds")
         run_id = run.id if run else None
@@ -119,6 +121,25 @@ def board(
     every = {line.day for line in lines}
     one_day = day.isoformat() if day else (every.pop() if len(every) == 1 else None)
     return Board(one_day, tuple(lines), oldest)
+
+
+def _why_due(run: Run | None, job: Waiting | None, now: datetime) -> str:
+    """Why a brief that is due is not being written (what `due` alone leaves unsaid)."""
+    resumed = "" if run is None else f"run {run.id} was left {run.status}; "
+    if job is None:
+        return resumed + "no job is queued for it yet: a running `dayflow worker` queues it"
+    if job.deferred(now) and job.execute_after is not None:
+        return (
+            f"{resumed}put back with a delay after {job.attempts} attempt(s) (a rate limit "
+            f"or an overloaded API): due again in {_span(job.execute_after - now)}, at "
+            f"{iso(job.execute_after)}"
+        )
+    return resumed + f"queued at {iso(job.created)}, waiting for a worker to take it"
+
+
+def _span(span: timedelta) -> str:
+    seconds = max(0, int(span.total_seconds()))
+    return f"{seconds} s" if seconds < 120 else f"{seconds // 60} min"
 
 
 def _missed(day: date, run: Run | None) -> str:

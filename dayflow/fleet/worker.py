@@ -30,7 +30,7 @@ import signal
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from dayflow.clock import Clock
 from dayflow.errors import DayflowError, ModelError, ProfileNotFound, StoreError
@@ -63,6 +63,11 @@ class WorkerOptions(Frozen):
     recheck_s: float = 60.0
 
 
+# --until-idle waits out a job put back for this long at most (a short backoff); put back for
+# longer, it is left in the queue and named in the worker's last line.
+IDLE_WAIT_S = 60.0
+
+
 class WorkerReport:
     """What a worker did, for its last line."""
 
@@ -72,6 +77,26 @@ class WorkerReport:
         self.retried = 0
         self.failed = 0
         self.dropped = 0  # jobs of a profile removed since they were queued
+        # With --until-idle: the jobs left in the queue put back with a delay (a rate limit)
+        # that no worker takes before then, and when the first of them is due.
+        self.deferred = 0
+        self.next_due: datetime | None = None
+
+    def line(self) -> str:
+        """The worker's last line."""
+        text = (
+            f"worker done: {self.driven} brief(s) driven, {self.retried} put back, "
+            f"{self.failed} failed, {self.queued} queued"
+        )
+        if self.dropped:
+            text += f", {self.dropped} dropped (profile removed)"
+        if self.deferred and self.next_due is not None:
+            text += (
+                f"; {self.deferred} still waiting in the queue, put back with a delay (the "
+                f"first due again at {self.next_due.astimezone(UTC):%H:%M:%S} UTC): a worker "
+                "running then takes them"
+            )
+        return text
 
 
 Drive = Callable[[BriefJob], object]
@@ -179,7 +204,9 @@ class _Worker:
             default = queue.ENTRYPOINT_PREFIX + "default"
             entrypoints = dict.fromkeys(names | {default}, options.per_key)
             self.report.queued += await self._tick(queries)
-            ticker = None if options.until_idle else asyncio.create_task(self._ticking(queries))
+            ticker = asyncio.create_task(
+                self._idle_watch(queries) if options.until_idle else self._ticking(queries)
+            )
             try:
                 await queue.work(
                     queries,
@@ -192,15 +219,26 @@ class _Worker:
                     stop=self.stop,
                 )
             finally:
-                if ticker is not None:
-                    ticker.cancel()
+                ticker.cancel()
+            if options.until_idle:  # say what drain mode left behind: jobs not yet due
+                # (The queue's times are the database server's: compared with this machine's
+                # real clock, not the injected one a test fixes in the past.)
+                real_now = datetime.now(UTC)
+                left = [w for w in await queue.waiting(queries) if w.deferred(real_now)]
+                self.report.deferred = len(left)
+                self.report.next_due = min(
+                    (w.execute_after for w in left if w.execute_after), default=None
+                )
 
     def now(self) -> datetime:
         return self.clock.now()
 
     async def _tick(self, queries: queue.Queries) -> int:
         now = self.now()
-        later = {key for key, (again, _) in self.gave_up.items() if again > now}
+
+        def later() -> set[str]:  # read after the tick's own reads: a failure meanwhile counts
+            return {key for key, (again, _) in self.gave_up.items() if again > now}
+
         return await _tick(queries, self.url, self.entrypoint_of, now, later)
 
     def _give_up(self, job: BriefJob, exc: DayflowError) -> None:
@@ -240,6 +278,19 @@ class _Worker:
             except DayflowError as exc:  # the run says what happened; the job is done
                 self._give_up(job, exc)
 
+    async def _idle_watch(self, queries: queue.Queries) -> None:
+        """--until-idle: stop once every job left is one put back with a delay (the queue's
+        drain would wait the delay out, up to an hour, saying nothing); the last line then
+        names them."""
+        while not self.stop.is_set():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), self.options.poll_s)
+            with contextlib.suppress(DayflowError):
+                left = await queue.waiting(queries)
+                later = datetime.now(UTC) + timedelta(seconds=IDLE_WAIT_S)
+                if left and all(w.deferred(later) for w in left):
+                    self.stop.set()
+
     async def _ticking(self, queries: queue.Queries) -> None:
         while not self.stop.is_set():
             with contextlib.suppress(asyncio.TimeoutError):
@@ -255,19 +306,20 @@ async def _tick(
     url: str,
     entrypoint_of: EntrypointOf,
     now: datetime,
-    gave_up: Collection[str] = (),
+    gave_up: Callable[[], Collection[str]] = tuple,
 ) -> int:
-    """Queue the briefs due by `now` whose day has no settled run, but those of `gave_up`."""
+    """Queue the briefs due by `now` whose day has no settled run, but those `gave_up()`
+    names (asked last, just before queueing: a brief that failed while this tick read the
+    database is left alone too)."""
     profiles = await asyncio.to_thread(_profiles, url)
     due = due_jobs(profiles, now)
     if not due:
         return 0
-    taken = await asyncio.to_thread(_settled, url, {job.day for job in due}) | set(gave_up)
+    settled = await asyncio.to_thread(_settled, url, {job.day for job in due})
     by_name = {p.name: p for p in profiles}
-    fresh = await asyncio.to_thread(
-        lambda: [(j, entrypoint_of(by_name[j.profile])) for j in due if j.key not in taken]
-    )
-    return await queue.enqueue(queries, fresh)
+    pairs = await asyncio.to_thread(lambda: [(j, entrypoint_of(by_name[j.profile])) for j in due])
+    taken = settled | set(gave_up())
+    return await queue.enqueue(queries, [(j, e) for j, e in pairs if j.key not in taken])
 
 
 def _profiles(url: str) -> list[Profile]:
