@@ -69,7 +69,10 @@ InboxOpt = Annotated[
 ]
 CalendarOpt = Annotated[
     Path | None,
-    typer.Option(help="Calendar JSON ('-': standard input) [env DAYFLOW_CALENDAR]."),
+    typer.Option(
+        help="Calendar JSON, or an iCalendar file (.ics: an export of Google, Outlook, Apple..."
+        ") ('-': standard input) [env DAYFLOW_CALENDAR]."
+    ),
 ]
 SampleOpt = Annotated[
     str,

@@ -8,8 +8,9 @@ Fastmail (Cyrus: X-JMAP-* parameters), Proton (X-PM-* parameters, LF line ends) 
 Each is folded the way its producer folds: at 75 octets, anywhere, even inside a multi-octet
 UTF-8 character (RFC 5545 3.1 allows it and says to restore it), with CRLF or LF and a space or
 a tab. The day is DAY, in Europe/Berlin; every export has a meeting with Ben Carter
-(ben.carter@example.com) today, a recurring series with a moved and a cancelled occurrence, and
-an all-day event.
+(ben.carter@example.com) today (in Google's he is an attendee only, in the ATTENDEE lines
+that Google folds inside their parameters), a recurring series with a moved and a cancelled
+occurrence, and an all-day event.
 """
 
 from __future__ import annotations
@@ -21,20 +22,26 @@ BEN = "ben.carter@example.com"
 
 
 def fold(
-    lines: list[str], *, eol: bytes = b"\r\n", wsp: bytes = b" ", chars: bool = False
+    lines: list[str],
+    *,
+    eol: bytes = b"\r\n",
+    wsp: bytes = b" ",
+    chars: bool = False,
+    width: int = 75,
 ) -> bytes:
-    """The lines as an iCalendar file, each folded at 75 octets; at any octet unless `chars`
-    (then never inside a UTF-8 sequence, as Sabre and icalendar fold)."""
+    """The lines as an iCalendar file, each folded at `width` octets (RFC 5545 allows a fold
+    between any two octets); at any octet unless `chars` (then never inside a UTF-8 sequence,
+    as Sabre and icalendar fold)."""
     out = []
     for line in lines:
         data = line.encode("utf-8")
-        pieces, limit = [], 75
+        pieces, limit = [], width
         while len(data) > limit:
             cut = limit
             while chars and cut > 1 and (data[cut] & 0xC0) == 0x80:
                 cut -= 1
             pieces.append(data[:cut])
-            data, limit = data[cut:], 74
+            data, limit = data[cut:], width - 1
         pieces.append(data)
         out.append((eol + wsp).join(pieces))
     return eol.join(out) + eol
@@ -81,7 +88,7 @@ def google() -> bytes:
         "DTSTART:20261118T090000Z",
         "DTEND:20261118T100000Z",
         "DTSTAMP:20261117T120000Z",
-        "ORGANIZER;CN=Ben Carter:mailto:" + BEN,
+        "ORGANIZER;CN=Dana Whitfield-Okonkwo:mailto:dana@example.com",
         "UID:4kq2m3v1u7f0s9c8e6b5a4d3c2@google.com",
         attendee.format(ps="ACCEPTED", cn="Ben Carter", addr=BEN),
         attendee.format(ps="NEEDS-ACTION", cn="Dana Whitfield-Okonkwo", addr="dana@example.com"),

@@ -65,3 +65,59 @@ def test_nothing_in_the_mailboxes_or_the_calendar_changes(tmp_path: Path) -> Non
     before = week.snapshot(tmp_path)
     _brief(tmp_path)
     assert week.snapshot(tmp_path) == before
+
+
+def _today(out: str) -> list[str]:
+    return out.split("## Today\n")[1].split("\n\n")[0].splitlines()
+
+
+def test_a_folded_google_export_given_as_calendar_gives_prep_under_the_meeting(
+    tmp_path: Path,
+) -> None:
+    """`brief --calendar export.ics --inbox inbox.json` (or the export on standard input):
+    Google folds each ATTENDEE inside its parameters; the meeting still lists Ben (an attendee,
+    not the organizer), and his thread is its prep."""
+    from tests import provider_exports
+
+    calendar = tmp_path / "google.ics"
+    calendar.write_bytes(provider_exports.google())
+    assert b"PARTSTAT=ACCEPTED;RSVP=TRUE\r\n ;CN=Ben Carter" in calendar.read_bytes()
+    inbox = tmp_path / "inbox.json"
+    inbox.write_text(json.dumps({"messages": [{
+        "id": "m1", "from": f"Ben Carter <{provider_exports.BEN}>",
+        "subject": "Rivera contract: open points", "received_at": "2026-11-17T16:00:00+00:00",
+        "snippet": "Here are the open points before tomorrow.", "unread": True,
+        "thread_id": "th-rivera",
+    }]}))  # fmt: skip
+    for where, stdin in ((str(calendar), None), ("-", calendar.read_bytes())):
+        result = invoke(tmp_path / f"dayflow-{len(where)}.db", lambda *_: OfflineModel(),
+                        "brief", "--date", week.DAY, "--tz", week.TZ, "--calendar", where,
+                        "--inbox", str(inbox), clock=CLOCK, stdin=stdin)  # fmt: skip
+        assert result.code == 0, result.err
+        today = _today(result.out)
+        meeting = next(i for i, line in enumerate(today) if "Quarterly review with Ben" in line)
+        assert today[meeting].startswith("- 10:00–11:00 Quarterly review with Ben")
+        assert today[meeting + 1] == (
+            '  - Mail: "Rivera contract: open points" (latest from Ben Carter, Tue 17 Nov)'
+        )
+    kept = list((tmp_path / "inputs").glob("calendar-*")) or list(tmp_path.rglob("calendar-*"))
+    assert [p.suffix for p in kept] == [".ics"]  # standard input kept as what it is
+
+
+def test_the_weeks_calendar_folded_anywhere_gives_the_same_today(tmp_path: Path) -> None:
+    """The same calendar folded every 20 octets (RFC 5545 allows a fold between any two
+    octets: inside names, parameters and UTF-8 characters) gives the same Today section, prep
+    and conflicts included."""
+    from tests import provider_exports
+
+    config = week.build(tmp_path)
+    plain = _today(_brief(tmp_path).out)
+    lines = (week.WEEK / "calendar.ics").read_text(encoding="utf-8").splitlines()
+    assert not any(line[:1] in (" ", "\t") for line in lines)  # not folded yet
+    folded = tmp_path / "folded.ics"
+    folded.write_bytes(provider_exports.fold(lines, width=20))
+    assert len(folded.read_bytes().splitlines()) > len(lines)
+    config.write_text(config.read_text().replace(str(week.WEEK / "calendar.ics"), str(folded)))
+    (tmp_path / "dayflow.db").unlink()
+    assert _today(_brief(tmp_path).out) == plain
+    assert any(line.startswith("  - Mail:") for line in plain)

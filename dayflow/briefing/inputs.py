@@ -63,10 +63,16 @@ def kept_inputs(
             raise SourceError(f"--{name}: cannot read {where}: {exc}") from None
         except OSError as exc:
             raise UsageError(f"--{name}: cannot read {value}: {exc.strerror or exc}") from None
-        check_input(name, data, f"--{name} {where}", day)
+        # An iCalendar calendar keeps its kind in its name (`--calendar` reads a .ics as one).
+        ical = name == "calendar" and b"BEGIN:VCALENDAR" in data[:4096].upper()
+        if ical:
+            _check_ical(data, f"--{name} {where}", day)
+        else:
+            check_input(name, data, f"--{name} {where}", day)
         folder = settings.local_dir / "inputs"
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = folder / f"{name}-{hashlib.sha256(data).hexdigest()[:16]}.json"
+        suffix = ".ics" if ical else ".json"
+        path = folder / f"{name}-{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
         tmp = path.with_suffix(".tmp")
         fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
@@ -76,6 +82,16 @@ def kept_inputs(
         kept[name] = str(path)
     inbox, calendar = kept.get("inbox", settings.inbox), kept.get("calendar", settings.calendar)
     return replace(settings, inbox=inbox, calendar=calendar)
+
+
+def _check_ical(data: bytes, where: str, day: date) -> None:
+    """An iCalendar input read as the run will read it for `day` (SourceUnreadable naming
+    `where` when it cannot be)."""
+    from datetime import UTC
+
+    from dayflow.sources.ical import CalendarData
+
+    CalendarData(data, source=where, tz=UTC).read(day, day)
 
 
 def discard_kept(given: Settings, kept: Settings) -> None:

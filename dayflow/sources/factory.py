@@ -310,9 +310,15 @@ def build_sources(
         else:
             spec = SourceSpec("inbox", "inbox", "json", path=inbox_path)
             mail.append(DictMail("inbox", _Checked(spec, inner), where=inbox_path))
-    if calendar_path or not declared:
+    if calendar_path and is_ical_path(calendar_path):
+        from dayflow.sources.ics import IcsCalendar
+
+        spec = SourceSpec("calendar", "calendar", "ics", path=calendar_path)
+        ics = IcsCalendar("calendar", path=calendar_path, tz=tz, today=brief_date, me=ctx.me)
+        cals.append(("calendar", _Checked(spec, ics)))
+    elif calendar_path or not declared:
         inner_cal = JsonCalendar(
-            None if calendar_path is None else Path(calendar_path), brief_date, tz=tz
+            None if calendar_path is None else Path(calendar_path), brief_date, tz=tz, me=ctx.me
         )
         if calendar_path is None:
             cals.append((SAMPLE_SOURCE, inner_cal))
@@ -323,6 +329,15 @@ def build_sources(
     inbox = Inbox(mail, default_since=default_since, until=until, strict=strict)
     inbox.followups = _followups(config if declared else None, mail, brief_date, ctx)
     return inbox, calendar
+
+
+ICAL_SUFFIXES = (".ics", ".ical", ".icalendar", ".ifb")
+
+
+def is_ical_path(path: str) -> bool:
+    """Whether a `--calendar` file is an iCalendar file (by its name: nothing is read before
+    the run needs it), else it is Dayflow's calendar JSON."""
+    return path.lower().endswith(ICAL_SUFFIXES)
 
 
 def _followups(
@@ -519,6 +534,6 @@ def precheck(inbox: Any, calendar: Any, day: dt.date) -> None:
     if isinstance(calendar, Calendar):
         for _, reader in calendar.sources:
             if isinstance(reader, _Checked | JsonCalendar):
-                reader.events(first=day, last=day)
+                reader.events(first=day, last=day)  # a local file: JSON or iCalendar
     else:
         calendar.events(first=day, last=day)
