@@ -185,3 +185,24 @@ def test_a_password_never_goes_over_plain_http_unless_the_entry_says_plain(
     with pytest.raises(SourceUnreadable, match=r"is plain http://: a password is sent only"):
         clear.events(first=MONDAY, last=SUNDAY)
     assert asked == [] and len(dav.requests()) == served  # nothing asked, nothing sent
+
+
+def test_a_folded_google_event_served_over_caldav_keeps_its_attendees(tmp_path: Path) -> None:
+    """CalDAV answers go through the same reader as files: an event whose ATTENDEE lines are
+    folded inside their parameters (and whose line ends the XML made LF) keeps every attendee,
+    as the same export read from a file does."""
+    from dayflow.sources.ical import CalendarData
+    from tests import provider_exports
+
+    day = dt.date.fromisoformat(provider_exports.DAY)
+    data = provider_exports.google()
+    assert b"RSVP=TRUE\r\n ;CN=Ben Carter" in data
+    with DavServer(tmp_path) as server:
+        server.make_calendar("google", "Google")
+        server.put("google", "export.ics", data)
+        served = _source(server.base_url, calendars=["Google"]).events(first=day, last=day)
+    from_file = CalendarData(data, source="nextcloud", tz=BERLIN).read(day, day).events
+    people = [(e["title"], e.get("attendees"), e.get("organizer")) for e in served]
+    assert people == [(e["title"], e.get("attendees"), e.get("organizer")) for e in from_file]
+    meeting = next(e for e in served if e["title"].startswith("Quarterly review"))
+    assert {"name": "Ben Carter", "address": provider_exports.BEN} in meeting["attendees"]

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 from dayflow.errors import SourceError, SourceUnreadable
-from dayflow.sources import http, people
+from dayflow.sources import http, ical_text, people
 from dayflow.sources.deadline import Deadline
 from dayflow.sources.ics import default_range
 from dayflow.sources.protocols import CalendarSource
@@ -170,7 +170,7 @@ class CalDavCalendar(CalendarSource):
             texts = [
                 el.text
                 for el in tree.iter(f"{_CAL}calendar-data")
-                if el.text and "BEGIN:VCALENDAR" in el.text
+                if el.text and "BEGIN:VCALENDAR" in ical_text.unfold(el.text[:4096]).upper()
             ]
             if not texts:
                 continue
