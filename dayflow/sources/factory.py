@@ -204,6 +204,10 @@ class Calendar(CalendarSource):
         self.remote = remote  # a calendar is a server (CalDAV, a URL): reads saved at once
         self.failures: list[tuple[str, str]] = []
         self.cut_short: list[Any] = []
+        # A calendar that failed is down for the rest of this process's run: the week, today
+        # and each meeting's prep do not wait for its timeout again (issue 32.14). A resumed
+        # run, in a new process, tries it once more.
+        self._down: dict[str, str] = {}
 
     def configured(self) -> bool:
         return bool(self.sources)
@@ -216,6 +220,9 @@ class Calendar(CalendarSource):
         self.cut_short = []
         ok = 0
         for name, source in self.sources:
+            if name in self._down:
+                self.failures.append((name, self._down[name]))
+                continue
             try:
                 got = source.events(first=first, last=last)
             except PathMissing:
@@ -223,6 +230,7 @@ class Calendar(CalendarSource):
             except SourceError as exc:
                 if self.strict:
                     raise SourceUnavailable(f"{exc} (--strict-sources)") from None
+                self._down[name] = str(exc)
                 self.failures.append((name, str(exc)))
                 continue
             ok += 1

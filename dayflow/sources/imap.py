@@ -70,6 +70,10 @@ class Session:
     password: str | None = None
     logged_in: bool = False  # a login worked once: a failure after it is not the account's
     secrets: tuple[str, ...] = ()  # what logged in, hidden from whatever the server says
+    # Why the account could not be reached (no connection, or it was cut off): the rest of
+    # this process's run does not wait for it again, nor does the other folder (issue
+    # 32.14). A resumed run, in a new process, tries once more.
+    down: SourceError | None = None
 
 
 class ImapSource(MailSource):
@@ -131,6 +135,19 @@ class ImapSource(MailSource):
         if self._session.deadline is not None:  # already inside one
             yield
             return
+        session = self._session
+        if session.down is not None:
+            raise session.down  # the same line, at once
+        try:
+            with self._exchange():
+                yield
+        except SourceError as err:
+            if session.client is None:  # never connected, or cut off: the account is down
+                session.down = err
+            raise
+
+    @contextlib.contextmanager
+    def _exchange(self) -> Iterator[None]:
         session = self._session
         if session.client is None and session.password is None and session.credential is None:
             # Before the clock starts: a password_command (or token_command) has its own
