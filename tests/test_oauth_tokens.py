@@ -153,3 +153,37 @@ def test_a_server_that_challenges_for_ever_gets_an_abort_not_a_loop() -> None:
     assert line.startswith("work: AUTHENTICATE XOAUTH2 failed") and "\n" not in line
     assert lines[-1].strip() == b"*"  # the client gave up after answering the error once
     assert len(lines) == 5  # CAPABILITY, AUTHENTICATE, the payload, the answer, the abort
+
+
+def test_an_accounts_token_is_fetched_once_and_a_stale_refusal_costs_no_retry(
+    tmp_path: Path,
+) -> None:
+    """Issue 31.4: one Credential per account (`Accounts`): the token is fetched once for
+    every folder; the sent folder's refusal of a token the inbox already replaced is no
+    second refusal; a second real one is remembered, and no folder runs the command again."""
+    from dayflow.sources.oauth import Accounts, Credential, token_credential
+    from tests.oauthservers import runs, token_script
+
+    command, count = token_script(tmp_path)
+    accounts = Accounts()
+
+    def credential(host: str = "imap.example.org", user: str = "alex") -> Credential:
+        found = token_credential(
+            "work", "xoauth2", command=command, env_name=None, timeout=10, env=None,
+            accounts=accounts, host=host, user=user,
+        )  # fmt: skip
+        assert found is not None
+        return found
+
+    inbox, sent = credential(), credential("IMAP.example.org")
+    assert inbox is sent and credential(user="bob") is not inbox
+    assert inbox.take() == sent.take() == "token-1" and runs(count) == 1
+    inbox.refused("NO expired", "token-1")
+    assert inbox.take() == "token-2" and runs(count) == 2
+    sent.refused("NO expired", "token-1")  # stale: the inbox replaced it already
+    assert sent.take() == "token-2" and runs(count) == 2
+    with pytest.raises(AuthRefused, match=r"and again with a fresh token\): NO … is bad$"):
+        sent.refused("NO token-2 is bad", "token-2")
+    with pytest.raises(AuthRefused):
+        inbox.take()
+    assert runs(count) == 2

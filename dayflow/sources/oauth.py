@@ -190,6 +190,7 @@ class Credential:
     accepted: bool = False  # and the server took it
     _held: str | None = field(default=None, repr=False)
     _failed: SourceError | None = field(default=None, repr=False)
+    _spent: set[str] = field(default_factory=set, repr=False)  # the tokens refused so far
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def prefetch(self) -> None:
@@ -230,8 +231,10 @@ class Credential:
         with self._lock:
             if self._failed is not None:
                 raise type(self._failed)(*self._failed.args)
-            if token is not None and self._held is not None and token != self._held:
-                return
+            if token is not None and token != self._held and token in self._spent:
+                return  # refused already, and replaced (or being replaced): no second retry
+            if token is not None:
+                self._spent.add(token)
             hidden = [token, self._held]
             if self.retry_left:
                 self.retry_left = False
