@@ -337,8 +337,14 @@ def _response(
         )
     details = getattr(message, "stop_details", None)
     try:
-        blocks = [block.to_dict(mode="json") for block in getattr(message, "content", None) or []]
-        stop_details = details.to_dict(mode="json") if details is not None else None
+        # The SDK builds its models without validating them, so a value of an unexpected type
+        # (citations: "x") made pydantic print a UserWarning per block on stderr as it dumped
+        # it; the value is kept as sent, and `turns` judges the answer (one line if refused).
+        blocks = [
+            block.to_dict(mode="json", warnings=False)
+            for block in getattr(message, "content", None) or []
+        ]
+        stop_details = details.to_dict(mode="json", warnings=False) if details is not None else None
     except (ValueError, RecursionError) as err:  # "Maximum serialization depth exceeded"
         raise ModelError(
             f"{label} answered with content that cannot be kept ({str(err)[:80]})",
