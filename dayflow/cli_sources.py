@@ -211,7 +211,7 @@ def _check_line(r: dict[str, Any]) -> str:
     if "auth" in r:  # the login mechanism and what the server made of it
         accepted = r.get("accepted")
         state = "not tried" if accepted is None else "accepted" if accepted else "refused"
-        if accepted is None and r.get("sent"):
+        if accepted is None and r.get("token_sent"):
             state = "sent, no answer" + (f" in {r['timeout']:g} s" if "timeout" in r else "")
         head += f" {r['auth']} {state}" + ("," if r["ok"] else ";")
     if not r["ok"]:

@@ -333,7 +333,7 @@ def test_sources_check_says_a_token_was_sent_and_not_answered_not_that_it_was_no
         hung = check_source(spec(server.port, "", token_env="TOK", timeout=1.5), ctx)
     finally:
         server.close()
-    assert (hung["ok"], hung["accepted"], hung.get("sent")) == (False, None, True), hung
+    assert (hung["ok"], hung["accepted"], hung.get("token_sent")) == (False, None, True), hung
     assert "work             imap     xoauth2 sent, no answer in 1.5 s; error:" in _check_line(hung)
     never = check_source(spec(1, "", token_env="NONE"), ctx)  # no token: nothing went
-    assert "xoauth2 not tried; error:" in _check_line(never) and "sent" not in never
+    assert "xoauth2 not tried; error:" in _check_line(never) and "token_sent" not in never

@@ -398,7 +398,7 @@ def _reload(
 def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
     """Open one source and say what it holds (no model call): how many messages or events,
     the newest message or next event, or the error. With a credential, `accepted` says what
-    the server made of it (None: never tried) and `sent` that a token went and no answer came;
+    the server made of it (None: never tried) and `token_sent` that it went and no answer came;
     `account_failed` that an IMAP account never logged in (its sent folder is not tried)."""
     from dayflow.sources.imap import ImapSource
     from dayflow.sources.oauth import AuthRefused
@@ -440,7 +440,7 @@ def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
             accepted = credential is not None and credential.accepted
             out["accepted"] = False if refused else True if accepted else None
             if out["accepted"] is None and credential is not None and credential.sent:
-                out["sent"] = True  # the token went, and no answer came
+                out["token_sent"] = True  # the token went, and no answer came
                 out["timeout"] = spec.timeout
         if isinstance(source, ImapSource) and not source.logged_in:
             out["account_failed"] = True
