@@ -547,3 +547,24 @@ def test_every_line_of_a_brief_a_worker_drives_names_its_profile(fleet_db: str) 
     said = [line for line in got.err.splitlines() if "ANTHROPIC_BASE_URL" in line]
     assert sorted(line.split(":")[0] for line in said) == ["ann", "bob", "cat"], got.err
     assert all(line.split(": ", 1)[0].endswith(":2026-11-05") for line in said), got.err
+
+
+@pytest.mark.postgres
+def test_a_worker_refuses_a_profile_config_others_can_write_and_briefs_the_rest(
+    fleet_db: str, tmp_path: Path
+) -> None:
+    """32.3: the worker reads each profile's file as its own code: one that others can write
+    (or that another user owns) is refused before its brief begins, named in one line; the
+    other profiles are written."""
+    url = fleet_db
+    eve = tmp_path / "eve"
+    eve.mkdir(mode=0o755)
+    config = eve / "dayflow.toml"
+    config.write_text("")
+    assert _run(url, "profiles", "add", "eve", "--config", str(config), "--at", "00:00").code == 0
+    config.chmod(0o666)
+    got = _run(url, "worker", "--until-idle", "--poll", "0.2")
+    assert got.code == 0, got.err
+    assert "eve:2026-11-05: profile config" in got.err and "can be written by others" in got.err
+    runs = _runs_by_profile(url)
+    assert sorted(runs) == ["ann", "bob", "cat"]
