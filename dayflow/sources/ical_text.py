@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -214,10 +215,10 @@ def _clean(name: str) -> str:
     return "".join(name.split()).upper() if " " in name or "\t" in name else name.upper()
 
 
-def _logical_lines(text: str) -> list[tuple[str, str]]:
-    """The content lines of a text, unfolded, each with its name; a text one cut at MAX_LINE,
-    any other at _LONGEST."""
-    lines: list[tuple[str, str]] = []
+def _logical_lines(text: str) -> Iterator[tuple[str, str]]:
+    """The content lines of a text, unfolded, each with its name (one at a time: a name kept
+    for every line of a 100,000-event file would cost a hundred MB); a text one cut at
+    MAX_LINE, any other at _LONGEST."""
     for line in _NEWLINE.split(unfold(text)):
         parts = split(line)
         if parts is None:
@@ -229,8 +230,7 @@ def _logical_lines(text: str) -> list[tuple[str, str]]:
                 line = line[:limit].rstrip("\\")  # not ending in half an escape
             elif len(line) > _LONGEST:
                 line = line[:_LONGEST]  # parameters this long: refused whole, by `_refused`
-        lines.append((name, line))
-    return lines
+        yield name, line
 
 
 def _value(line: str) -> str:
