@@ -248,3 +248,28 @@ def test_a_token_is_never_sent_over_plain_http_unless_the_entry_says_plain(
         open_calendar(clear, CTX).events(first=MONDAY, last=SUNDAY)
     assert home.seen == []  # nothing went
     assert runs(count) <= 1
+
+
+def test_sources_check_says_a_feed_took_the_token_and_never_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32.26 for HTTP: the token went (the connection carrying it opened) and the
+    server hung: `sent, no answer in N s`, not `not tried`."""
+    import socket
+    from dataclasses import replace
+
+    from dayflow.cli_sources import _check_line
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    try:
+        spec = replace(feed(f"http://127.0.0.1:{port}/private.ics", env_name="TOK"), timeout=1.5)
+        ctx = SourceContext(MONDAY, CTX.tz, {"TOK": "tok-1"})
+        hung = check_source(spec, ctx)
+    finally:
+        listener.close()
+    assert (hung["ok"], hung["accepted"], hung.get("token_sent")) == (False, None, True), hung
+    assert "bearer sent, no answer in 1.5 s; error:" in _check_line(hung)
