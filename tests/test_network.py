@@ -235,3 +235,24 @@ def test_a_base_urls_password_is_never_printed_stored_or_shown(tmp_path: Path) -
         env={"ANTHROPIC_BASE_URL": "http://ann:hunter2@10.1.2.3:1"},
     )
     assert refused.code == 2 and "10.1.2.3" in refused.err and "hunter2" not in refused.err
+
+
+@pytest.mark.slow
+def test_claude_through_the_environments_proxy_is_said_in_the_header(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Claude API keeps the environment's proxy (a company's), and the run says so."""
+    responder = fakeapi.responder_from_client(OfflineModel())
+    with fakeapi.FakeAPI(responder=responder) as api, RecordingProxy(api.base_url) as proxy:
+        point_at(monkeypatch, proxy.url.replace("http://", "http://pu:psecret@"))
+        remote = "http://claude-gateway.example.test"
+        env = {"ANTHROPIC_BASE_URL": remote, "ANTHROPIC_API_KEY": "sk-ant-x"}
+        got = invoke(
+            tmp_path / "d.db", default_model_factory, "brief", "--date", "2026-11-05", env=env
+        )
+        assert got.code == 0, got.err
+        assert proxy.targets() and all(t.startswith(remote) for t in proxy.targets())
+        url = proxy.url
+    said = f"Claude at {remote} (ANTHROPIC_BASE_URL), not the Anthropic API's own address: "
+    assert said + f"the API key is sent there, through proxy {url}" in got.err
+    assert "psecret" not in got.err
