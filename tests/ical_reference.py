@@ -9,7 +9,8 @@ written out again rather than imported: an event overlaps the user's local dates
 event's end is exclusive and one day when absent, no end is DURATION or zero length, times are
 shown in the user's zone, a floating time is read in it, and an event's id hashes its UID (and
 RECURRENCE-ID within a series). People's names and addresses are cleaned by `people`'s value
-rules (they take values the library has already parsed).
+rules (they take values the library has already parsed); a person named by a `urn:uuid:` has
+the EMAIL parameter's address (RFC 7986).
 """
 
 from __future__ import annotations
@@ -127,7 +128,7 @@ def _event(component: Any, tz: dt.tzinfo, recurring: set[str], me: people.Me) ->
         params = value.params
         if str(params.get("CUTYPE", "")).upper() in {"ROOM", "RESOURCE"}:
             continue
-        who = people.person(params.get("CN"), value)
+        who = people.person(params.get("CN"), _address(value))
         if who is not None:
             partstat = str(params.get("PARTSTAT", "NEEDS-ACTION")).strip().upper()
             answer = {"DELEGATED": "declined"}.get(partstat, partstat.lower())
@@ -135,13 +136,21 @@ def _event(component: Any, tz: dt.tzinfo, recurring: set[str], me: people.Me) ->
     organizer = component.get("ORGANIZER")
     who = None
     if organizer is not None and not isinstance(organizer, list):
-        who = people.person(organizer.params.get("CN"), organizer)
+        who = people.person(organizer.params.get("CN"), _address(organizer))
     free = str(component.get("TRANSP", "")).strip().upper() == "TRANSPARENT"
     event.update(people.fields(listed, who, me, free=free))
     description = str(component.get("DESCRIPTION", ""))[:4000].strip()
     if description:
         event["description"] = description
     return event
+
+
+def _address(value: Any) -> Any:
+    """The value when it is an address, else the EMAIL parameter (RFC 7986 6.2), as the library
+    parsed them."""
+    if people.clean_address(value) or not value.params.get("EMAIL"):
+        return value
+    return value.params["EMAIL"]
 
 
 def _all(value: Any) -> list[Any]:

@@ -261,6 +261,8 @@ def apple() -> bytes:
         "=REQ-PARTICIPANT:mailto:" + BEN,
         'ATTENDEE;CN="Me";CUTYPE=INDIVIDUAL;EMAIL="me@example.org";PARTSTAT=ACCEPTED;ROLE=CHAI'
         "R;SCHEDULE-STATUS=1.2:mailto:me@example.org",
+        'ATTENDEE;CN="Dana Whitfield-Okonkwo";CUTYPE=INDIVIDUAL;EMAIL="dana@example.com";PARTST'
+        "AT=TENTATIVE;ROLE=OPT-PARTICIPANT:urn:uuid:6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
         "TRANSP:OPAQUE",
         "X-APPLE-TRAVEL-ADVISORY-BEHAVIOR:AUTOMATIC",
         "SUMMARY:Lunch with Ben",

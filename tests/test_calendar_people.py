@@ -129,6 +129,24 @@ def test_odd_cn_and_mailto_values_are_cleaned_or_dropped() -> None:
     assert "organizer" not in event
 
 
+def test_a_person_named_by_a_urn_has_the_email_parameters_address() -> None:
+    """iCloud and Exchange name some attendees by `urn:uuid:` or a principal URL, with the
+    address in EMAIL= (RFC 7986 6.2): that address is theirs, and the user's answer found."""
+    event = _one(
+        'ATTENDEE;CN=Ben Carter;EMAIL="ben@example.com";PARTSTAT=ACCEPTED:urn:uuid:6f1c2a3b-4d5e',
+        "ATTENDEE;EMAIL=a.doe@work.example;PARTSTAT=TENTATIVE:/1234/principal/",
+        'ORGANIZER;CN=Ben Carter;EMAIL="ben@example.com":urn:uuid:6f1c2a3b-4d5e',
+        'ATTENDEE;CN=Sam;EMAIL="not-this@example.com":mailto:sam@example.com',
+    )
+    assert event["attendees"] == [
+        {"name": "Ben Carter", "address": "ben@example.com"},
+        {"name": "", "address": "a.doe@work.example"},
+        {"name": "Sam", "address": "sam@example.com"},  # a mailto value wins
+    ]
+    assert event["organizer"] == {"name": "Ben Carter", "address": "ben@example.com"}
+    assert event["response"] == "tentative"
+
+
 def test_a_huge_attendee_list_keeps_fifty_counts_the_rest_and_still_finds_the_user() -> None:
     lines = [f"ATTENDEE;CN=Person {n}:mailto:p{n}@all-hands.example" for n in range(1200)]
     event = _one(*lines, "ATTENDEE;PARTSTAT=DECLINED:mailto:alex@example.org")

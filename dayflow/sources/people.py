@@ -6,11 +6,12 @@ they are bounded and cleaned here, once, for every calendar kind (`ical` hands o
 properties, `json_files` its strings). A name is the CN parameter with control, format and bidi
 characters dropped and whitespace collapsed, cut to MAX_NAME; an address is the `mailto:` value
 (any case, percent-escapes decoded, a `?query` dropped) lowercased, kept only when it looks like
-one address (MAX_ADDRESS characters, one `@`, no spaces or brackets), else "". An attendee with
-neither is dropped, as are rooms and resources (CUTYPE=ROOM or RESOURCE: not people), and an
-address listed twice is kept once. At most MAX_ATTENDEES are kept, in the calendar's order, the
-rest counted (`attendees_more`), but the user's answer is looked for among all of them, so a
-5,000-person all-hands still knows it was declined.
+one address (MAX_ADDRESS characters, one `@`, no spaces or brackets), else "". When the value
+is not an address (iCloud's `urn:uuid:...`, a principal URL), the EMAIL parameter is (RFC 7986
+6.2). An attendee with neither is dropped, as are rooms and resources (CUTYPE=ROOM or
+RESOURCE: not people), and an address listed twice is kept once. At most MAX_ATTENDEES are
+kept, in the calendar's order, the rest counted (`attendees_more`), but the user's answer is
+looked for among all of them, so a 5,000-person all-hands still knows it was declined.
 
 The user's answer (`response`): the PARTSTAT of the user's own ATTENDEE line (`me` says which
 addresses are the user's): `accepted`, `tentative`, `declined` or `needs-action` (RFC 5545's
@@ -85,13 +86,14 @@ def from_ical(component: Any, me: Me) -> dict[str, Any]:
         params = getattr(value, "params", {})
         if str(params.get("CUTYPE", "")).upper() in _NOT_PEOPLE:
             continue
-        who = person(params.get("CN"), value)
+        who = person(params.get("CN"), _address(value, params))
         if who is not None:
             listed.append((who, _partstat(params.get("PARTSTAT"))))
     organizer = None
     value = component.get("ORGANIZER")
     if value is not None and not isinstance(value, list):
-        organizer = person(getattr(value, "params", {}).get("CN"), value)
+        params = getattr(value, "params", {})
+        organizer = person(params.get("CN"), _address(value, params))
     free = str(component.get("TRANSP", "")).strip().upper() == "TRANSPARENT"
     return fields(listed, organizer, me, free=free)
 
@@ -159,6 +161,14 @@ def others(event: dict[str, Any], me: Me) -> list[dict[str, str]]:
         seen.add(mark)
         out.append(who)
     return out
+
+
+def _address(value: object, params: Any) -> object:
+    """The address of an ATTENDEE or ORGANIZER: its `mailto:` value, else its EMAIL parameter
+    (RFC 7986 6.2: iCloud and Exchange name some people by a `urn:uuid:` or a principal URL)."""
+    if clean_address(value) or not params.get("EMAIL"):
+        return value
+    return params.get("EMAIL")
 
 
 def _partstat(value: object) -> str:
