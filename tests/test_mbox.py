@@ -6,6 +6,7 @@ pages; the window uses the separator line's delivery time."""
 from __future__ import annotations
 
 import datetime as dt
+import email
 import json
 import mailbox
 from pathlib import Path
@@ -197,3 +198,21 @@ def test_separators_without_a_date_split_messages_after_a_blank_line(tmp_path: P
         )
     )
     assert subjects(MboxSource("g", glued)) == ["Message number 0"]
+
+
+def test_a_folded_status_header_still_marks_the_message_read(tmp_path: Path) -> None:
+    """RFC 5322 lets any header be folded: `Status:` / ` RO` is read, as the mailbox module
+    and mutt read it; a body line `Status: RO` says nothing."""
+    path = tmp_path / "f.mbox"
+    folded = message(1).replace(b"MIME-Version", b"Status:\r\n RO\r\nMIME-Version", 1)
+    in_body = message(2, body="Status: RO")
+    path.write_bytes(
+        b"From a@example.org Wed Nov  4 08:01:00 2026\n" + folded.replace(b"\r\n", b"\n")
+        + b"\nFrom a@example.org Wed Nov  4 08:02:00 2026\n" + in_body.replace(b"\r\n", b"\n")
+    )  # fmt: skip
+    assert email.message_from_bytes(folded)["Status"].split() == ["RO"]
+    items = Inbox([MboxSource("f", path)]).listing(limit=50).items  # type: ignore[list-item]
+    assert {m.subject: m.unread for m in items} == {
+        "Message number 1": False,
+        "Message number 2": True,
+    }

@@ -52,6 +52,7 @@ _HEADER = re.compile(rb"[!-9;-~]+:")
 _ASCTIME = re.compile(_WHEN)
 _STATUS = re.compile(rb"^(?:X-)?Status:[ \t]*([^\r\n]*)", re.IGNORECASE | re.MULTILINE)
 _ESCAPED = re.compile(rb"^>(>*From )", re.MULTILINE)
+_FOLD = re.compile(rb"\r?\n(?=[ \t])")
 
 Boundary = tuple[int, int, bytes]  # start, end (bytes), the separator line
 
@@ -134,6 +135,7 @@ class MboxSource(LocalMailSource):
         raw, whole = message_head(lambda n: fh.read(start, min(end - start, n)), cap)
         raw = _ESCAPED.sub(rb"\1", raw[raw.find(b"\n") + 1 :])  # past the separator line
         head = raw.split(b"\n\n", 1)[0].split(b"\r\n\r\n", 1)[0]
+        head = _FOLD.sub(b"", head)  # RFC 5322: a header may be folded, `Status:` / ` RO`
         status = b"".join(m.group(1) for m in _STATUS.finditer(head))
         # No delivery time on the separator: the file's mtime bounds when it arrived.
         fallback = delivered or dt.datetime.fromtimestamp(self._mtime(), dt.UTC)
