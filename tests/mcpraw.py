@@ -9,6 +9,7 @@ Its behaviour comes from the environment:
 - MCP_RAW_PIDS: a file it appends "pid pgid" to as it starts (a test finds it afterwards);
 - MCP_RAW_IGNORE_TERM=1: it ignores SIGTERM; MCP_RAW_KEEP=1: it stays up when its stdin
   closes (only a signal ends it); MCP_RAW_SLEEP: seconds it sleeps before reading a line;
+  MCP_RAW_CALL_SLEEP: seconds it sleeps before answering a tools/call;
 - MCP_RAW_CHILD=1: it starts a child (the same program, sleeping) in its process group,
   whose pid it also writes, as a server's own helper process would be.
 """
@@ -56,6 +57,7 @@ def _answer(request: dict[str, Any]) -> dict[str, Any] | None:
     elif method == "tools/list":
         result = {"tools": json.loads(os.environ.get("MCP_RAW_TOOLS", "null")) or DEFAULT_TOOLS}
     elif method == "tools/call":
+        time.sleep(float(os.environ.get("MCP_RAW_CALL_SLEEP", "0")))
         name = (request.get("params") or {}).get("name")
         results = json.loads(os.environ.get("MCP_RAW_RESULTS", "{}"))
         result = results.get(name, {"content": [{"type": "text", "text": f"{name}: fine"}]})

@@ -190,3 +190,40 @@ def test_a_brief_that_fails_on_the_model_leaves_no_server_behind(
     reap += started(tmp_path / "pids", 2, within=1)
     assert proc.returncode != 0 and "bad request" in err, err
     assert left(reap) == []
+
+
+CALLER = """
+import sys, time
+from dayflow.mcp.config import ServerSpec
+from dayflow.mcp.servers import Servers
+spec = ServerSpec(name="raw", command=sys.executable, args=("-m", "tests.mcpraw"),
+                  env=tuple(dict(a.split("=", 1) for a in sys.argv[1:]).items()),
+                  allow_tools=("ok",), tool_timeout=120)
+servers = Servers({}, specs_of=lambda _: (spec,))
+try:
+    print(servers.call(None, "raw", "ok", {}), flush=True)
+except KeyboardInterrupt:
+    began = time.monotonic()
+    servers.close()
+    print(f"closed in {time.monotonic() - began:.1f} s", flush=True)
+"""
+
+
+def test_ctrl_c_during_a_call_stops_the_server_at_once_not_after_the_call(
+    tmp_path: Path, reap: list[int]
+) -> None:
+    """The server answers calls after 60 s and ignores SIGTERM: Ctrl-C while the caller
+    waits for it stops it (and its helper) in seconds, without waiting for its answer."""
+    pids = tmp_path / "pids"
+    env = {"MCP_RAW_PIDS": str(pids), "MCP_RAW_CALL_SLEEP": "60", **STUBBORN}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CALLER, *(f"{k}={v}" for k, v in env.items())],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    reap += started(pids, 2)
+    time.sleep(1.0)  # the call is in flight
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert out.startswith("closed in ") and float(out.split()[2]) < 4.0, out
+    assert left(reap) == []

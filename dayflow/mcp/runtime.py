@@ -73,6 +73,7 @@ class _Server:
         self.down: str | None = None
         self.task: asyncio.Task[None] | None = None
         self.scope: Any = None  # the anyio CancelScope its task runs in
+        self.inflight: Future[dict[str, Any]] | None = None  # the call it is answering
         self.malformed: list[tuple[str, str]] = []  # tools it listed malformed: (name, why)
 
     def cancel(self) -> None:
@@ -160,9 +161,10 @@ class Hub:
         for server in self._servers.values():
             if server.task is None or server.task.done():
                 continue
-            if server.ready.done() and server.down is None:
+            if server.ready.done() and server.down is None and server.inflight is None:
                 server.queue.put_nowait(_STOP)
-            else:  # still starting (it reads no queue), or already going down
+            else:  # still starting (it reads no queue), in a call (Ctrl-C), or going down
+                server.down = server.down or "was stopped during a call"
                 server.cancel()
             tasks.append(server.task)
         if tasks:
@@ -258,7 +260,13 @@ class Hub:
                 item = await server.queue.get()
                 if item is _STOP:
                     return
-                await self._answer(server, client, *item)
+                server.inflight = item[2]
+                try:
+                    await self._answer(server, client, *item)
+                finally:
+                    server.inflight = None
+                    if not item[2].done():  # cancelled mid-call: its caller hears why
+                        item[2].set_exception(self._down(server))
                 if server.down is not None:
                     return
 
