@@ -14,8 +14,9 @@ in several ranges per file, on:
   Nextcloud (`tests/provider_exports.py`).
 
 A file the libraries reject, or that is not a calendar, is not passed over: each is listed in
-DIFFERENT with what Dayflow does instead, and that is checked. The whole corpus takes about 5
-seconds.
+DIFFERENT with what Dayflow does instead, and that is checked. The whole module (272 cases)
+takes about 6 s of CPU (15 s of wall time at a load of 8 on two cores, 2026-12-02); a file
+over 100 KB is compared on 2 ranges, not 6.
 """
 
 from __future__ import annotations
