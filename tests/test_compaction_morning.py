@@ -168,8 +168,8 @@ def _sections(brief: str) -> dict[str, str]:
     return {head: body.strip() for head, body in zip(parts[1::2], parts[2::2], strict=True)}
 
 
-def _key(mid: str) -> str:
-    return mail_key(message_stable_id(f"<{mid}>"))
+def _key(mid: str, sender: str) -> str:
+    return mail_key(message_stable_id(f"<{mid}>", sender=sender))
 
 
 @pytest.fixture(scope="module")
@@ -182,7 +182,7 @@ def test_the_uncompacted_morning_files_only_the_four_real_requests(
 ) -> None:
     plain = mornings[0]
     assert plain["compactions"] == 0
-    assert sorted(k for k, _ in plain["tasks"]) == sorted(_key(r[0]) for r in REQUESTS)
+    assert sorted(k for k, _ in plain["tasks"]) == sorted(_key(r[0], r[1]) for r in REQUESTS)
     sections = _sections(plain["brief"])
     assert "Runaway" in sections["Today"] and "was not read in full" in sections["Today"]
     assert "Conflict:" in sections["Today"]

@@ -224,7 +224,11 @@ def test_the_mail_window_follows_the_brief_date_not_the_clock(tmp_path: Path) ->
     db = tmp_path / "d.db"
 
     def filed() -> set[str]:
-        names = {f"home:{message_stable_id(f'<{name}@x>')}": name for name in at}
+        sent_by = {name: n for n, name in enumerate(list(at)[:-1])} | {"noon-on-the-5th": 9}
+        names = {
+            f"home:{message_stable_id(f'<{name}@x>', sender=f's{n}@example.org')}": name
+            for name, n in sent_by.items()
+        }
         return {names[t["source_id"]] for t in tasks(db)}
 
     past = invoke(db, OFFLINE, "brief", "--date", "2026-11-02", env=env, clock=f"{DAY}T07:30Z")

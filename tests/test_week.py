@@ -61,8 +61,14 @@ def _tuesday(config: Path, db: Path) -> None:
 
 
 def _key(message_id: str) -> str:
-    """The task key of the week's message with this Message-ID."""
-    return mail_key(message_stable_id(message_id))
+    """The task key of the week's message with this Message-ID (and its sender's)."""
+    import email
+
+    for path in sorted(week.WEEK.rglob("*.eml")):
+        msg = email.message_from_bytes(path.read_bytes())
+        if (msg["Message-ID"] or "").strip() == message_id:
+            return mail_key(message_stable_id(message_id, sender=msg["From"] or ""))
+    raise KeyError(message_id)
 
 
 def _tasks(db: Path, config: Path) -> list[tuple[str, str]]:

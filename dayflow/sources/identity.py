@@ -2,8 +2,8 @@
 
 An item's id is `<source name>:<stable id>`, so two sources can never shadow each other:
 
-- mail: a short hash of the normalised Message-ID (`message_stable_id`); a message without
-  one hashes its From, Date and Subject instead;
+- mail: a short hash of the normalised Message-ID and the sender's address
+  (`message_stable_id`); a message without one hashes its From, Date and Subject instead;
 - events: a short hash of UID plus RECURRENCE-ID (`item_id(source, f"{uid}\n{recurrence}")`),
   so each moved or recurring occurrence is its own item;
 - the bundled sample keeps its readable ids (`sample:m12`).
@@ -46,12 +46,26 @@ def normalise_message_id(raw: str | None) -> str | None:
 def message_stable_id(
     message_id: str | None, *, sender: str = "", date: str = "", subject: str = ""
 ) -> str:
-    """The stable part of a message's item id and key."""
+    """The stable part of a message's item id and key: its Message-ID with its sender's
+    address (anyone can send a Message-ID they have seen: the same id from another sender is
+    another message, never merged into the known one, issue 32.23; the same message in INBOX
+    and in Sent, or in two copies of a mailbox, has one sender and stays one). A message
+    without a Message-ID is its From, Date and Subject."""
     normal = normalise_message_id(message_id)
     if normal is not None:
-        return short_hash("mid:" + normal)
+        address = sender_address(sender)
+        return short_hash("mid:" + normal + (f"\nfrom:{address}" if address else ""))
     basis = "\n".join(" ".join(part.split()) for part in (sender, date, subject))
     return short_hash("hdr:" + basis)
+
+
+def sender_address(sender: str) -> str:
+    """The address of a From value ("Ann <Ann@X.org>" -> "ann@x.org"), lower-cased: the same
+    sender whatever display name a copy carries."""
+    from email.utils import parseaddr
+
+    address = parseaddr(sender)[1] if sender else ""
+    return "".join(address.split()).lower()
 
 
 def json_message_stable_id(message: dict[str, object]) -> str:
@@ -60,7 +74,7 @@ def json_message_stable_id(message: dict[str, object]) -> str:
     same headers in one file stay two, and a file reusing another's ids shares no key."""
     mid = message.get("message_id")
     if isinstance(mid, str) and normalise_message_id(mid):
-        return message_stable_id(mid)
+        return message_stable_id(mid, sender=str(message.get("from", "")))
     parts = [str(message.get(k, "")) for k in ("from", "received_at", "subject", "id")]
     return short_hash("json:" + "\n".join(parts))
 
