@@ -91,6 +91,18 @@ def test_prep_lines_list_threads_then_open_tasks_under_their_event() -> None:
     assert prep_lines([Call("read_prep", {}, None, "the inbox could not be read")]) == {}
 
 
+def test_one_more_thread_or_task_is_said_in_the_singular() -> None:
+    prep = {
+        "events": [
+            {"id": "sync", "title": "Sync", "with": [{"name": "Ben"}], "threads": [],
+             "threads_more": 1, "tasks": [], "tasks_more": 1},
+        ]
+    }  # fmt: skip
+    assert prep_lines([Call("read_prep", {}, prep, None)]) == {
+        "sync": ["  - and 1 older thread with them", "  - and 1 more open task from their mail"]
+    }
+
+
 def test_an_event_that_takes_no_time_says_why() -> None:
     assert event_mark({"status": "cancelled", "response": "declined"}) == " (cancelled)"
     assert event_mark({"response": "declined"}) == " (declined)"

@@ -186,7 +186,7 @@ TODAY = """\
   - Mail: "Thursday all-hands" (latest from Sofia Lindgren, Tue 10 Nov)
   - Mail: "Q4 budget draft" (latest from Ben Carter, Mon 9 Nov)
   - Mail: "Re: Travel policy" (latest from Ben Carter, Wed 4 Nov)
-  - and 1 older threads with them
+  - and 1 older thread with them
 - 10:00–11:00 Q4 budget review (Room 4.01)
   - Mail: "Notes from the vendor call" (latest from Priya Shah, Wed 11 Nov)
   - Mail: "Re: Receipts for October" (latest from Ben Carter, Tue 10 Nov)

@@ -57,10 +57,11 @@ def prep_lines(calls: list[Call]) -> dict[str, list[str]]:
     for item in items:
         lines = [_thread_line(t) for t in item.get("threads") or [] if isinstance(t, dict)]
         if isinstance(item.get("threads_more"), int):
-            lines.append(f"  - and {item['threads_more']} older threads with them")
+            lines.append(f"  - and {_count(item['threads_more'], 'older thread')} with them")
         lines += [_task_line(t) for t in item.get("tasks") or [] if isinstance(t, dict)]
         if isinstance(item.get("tasks_more"), int):
-            lines.append(f"  - and {item['tasks_more']} more open tasks from their mail")
+            more = _count(item["tasks_more"], "more open task")
+            lines.append(f"  - and {more} from their mail")
         if lines and isinstance(item.get("id"), str):
             out[item["id"]] = lines
     return out
@@ -109,6 +110,11 @@ def _task_line(task: dict[str, Any]) -> str:
     return f"  - Open task: {_one_line(task.get('title'))}" + (
         f" (due {_short_date(due)})" if due else ""
     )
+
+
+def _count(n: int, noun: str) -> str:
+    """`n` and `noun`, the noun's last word plural unless `n` is 1 ("1 older thread")."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _one_line(text: object) -> str:
