@@ -6,10 +6,11 @@ The inbox merges the sources' pages by `received_at` and hands out an opaque cur
 each source's last position, so a listing of thousands is walked page by page and costs what
 the page costs. The same message in two sources (a Maildir configured twice, IMAP beside its
 mbsync copy) is listed once per walk through the pages, the first copy in the merged order: an
-item whose key (`mail:<hash of its Message-ID>`) was listed already is skipped. The keys listed
-are kept by the Inbox for the walk its cursor names, not in the cursor (which the model copies
-back, and which would grow with every page); the walk's name is a hash of its first page, so a
-resumed run sends the same bytes, and a cursor from another process lists on without them.
+item whose key (`mail:<hash of its Message-ID and sender>`) was listed already is skipped. The
+keys listed are kept by the Inbox for the walk its cursor names, not in the cursor (which the
+model copies back, and which would grow with every page); the walk's name is a hash of its
+first page, so a resumed run sends the same bytes, and a cursor from another process lists on
+without them.
 A source that fails is reported by name (`Listing.failures`) while the others still answer;
 a local file or folder that is gone raises `PathMissing`, which the tools turn
 into a failed, resumable run (it must never end as a `done` run with a broken brief).
