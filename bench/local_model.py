@@ -1,6 +1,6 @@
 """A brief through `--provider local` against the test suite's local-shaped loopback server
 (tool turns reported as end_turn, blank text blocks, `call_` ids, no cache counts, no
-count_tokens), the offline model answering behind it: the figures README's "A private brief"
+count_tokens), the offline model answering behind it: the figures docs/local-models.md
 quotes. What it measures is Dayflow's own cost around a local model (process start, SDK,
 store, tools), not a model's speed: the fake answers at once, where a real 8B model on a CPU
 takes seconds to minutes a call.

@@ -331,7 +331,7 @@ _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_
 
 def variable_in_path(raw: str) -> str | None:
     """Why a path with `$HOME` or `${VAR}` in it is refused (only `~` is expanded in paths, as
-    the README says), in words that finish "'path' ..."; None when it has none."""
+    docs/sources.md says), in words that finish "'path' ..."; None when it has none."""
     found = _VARIABLE.search(raw)
     if found is None:
         return None

@@ -42,7 +42,7 @@ STARTER = """\
 # password_env = "FASTMAIL_APP_PASSWORD"
 
 # Microsoft 365, Outlook.com or Google over IMAP with an OAuth token from a program that
-# prints one (oama, pizauth; see the README, "Mail and calendars behind OAuth"):
+# prints one (oama, pizauth; see docs/oauth.md in Dayflow's repository):
 # [[inbox]]
 # name = "work"
 # kind = "imap"
