@@ -118,3 +118,19 @@ def test_the_checker_sees_what_it_must(tmp_path: Path) -> None:
         "b.md:1: (gone.md) no such file",
         "b.md:2: (a.md#nowhere) no such heading in a.md",
     ]
+
+
+QUICK_START = (
+    "python3 -m venv .venv && . .venv/bin/activate && pip install . && dayflow brief",
+    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]'"
+    " && python -m pytest -q",
+)
+
+
+def test_the_quick_start_keeps_its_two_commands_and_ci_runs_the_second() -> None:
+    """What users type and what `.ci/run` runs: the split kept them, word for word."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    for command in QUICK_START:
+        assert command in lines, f"the README's quick start lost: {command}"
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert QUICK_START[1].split(" && ", 2)[2] in ci, ".ci/run runs the README's test command"
