@@ -47,6 +47,36 @@ KILL_POINTS = ("before_pending", "after_pending", "between_tools", "after_tools"
 DELIVERY_KILL_POINTS = ("before_send", "while_sending", "after_send")
 
 
+class Section:
+    """The brief's `##` sections by name: the prompt asks for them, the offline model writes
+    them, and `notify` and the evaluation's checklist find them in a brief by these names."""
+
+    TODAY = "Today"
+    NEEDS_ACTION = "Needs action"
+    YOU_OWE = "You owe replies"
+    WAITING_ON = "Waiting on others"
+    TASKS_CREATED = "Tasks created"
+    THIS_WEEK = "This week"
+    ONE_THING = "One thing"
+
+    @staticmethod
+    def heading(name: str) -> str:
+        """The Markdown heading line of section `name`."""
+        return f"## {name}"
+
+
+# The sections in the order a brief has them.
+BRIEF_SECTIONS = (
+    Section.TODAY,
+    Section.NEEDS_ACTION,
+    Section.YOU_OWE,
+    Section.WAITING_ON,
+    Section.TASKS_CREATED,
+    Section.THIS_WEEK,
+    Section.ONE_THING,
+)
+
+
 class Usage(Frozen):
     """Token usage of one model call, with the cache parts kept apart."""
 

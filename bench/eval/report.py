@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bench.eval.dataset import CATEGORIES, HELD_OUT, SPLITS, HeldOut
 from bench.eval.score import Agreement, Check, Scores, Tally
+from dayflow.models import Section
 
 TARGETS = {"f1": 0.85, "category_f1": 0.7, "due": 0.9, "false_per_100": 2.0}
 
@@ -72,10 +73,10 @@ def reading(scores: Scores, checks: Sequence[Check], *, overall: bool = True) ->
         "- every category with a positive message at F1 >= 0.7: "
         + ("met" if not weak else "**missed** (" + ", ".join(weak) + ")")
     )
-    one = next((c for c in checks if c.name.startswith("One thing")), None)
+    one = next((c for c in checks if c.name.startswith(Section.ONE_THING)), None)
     if one is not None:
         out.append(
-            "- One thing picks a same-day item: "
+            f"- {Section.ONE_THING} picks a same-day item: "
             + ("met" if one.ok else "**missed**")
             + f" ({one.detail})"
         )

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bench.eval.dataset import NO_ACTION_CATEGORIES, GoldAction, Label
+from dayflow.models import Section
 
 MATCH_F1 = 0.5
 # Words that carry no meaning in a to-do title (English, German, French, Spanish), so that
@@ -320,21 +321,22 @@ def check_brief(
     inside a bullet), "One thing" among the most urgent (`most_urgent`: at least half of such
     an action's content words in it), nothing taken from quoted text (from `quoted`)."""
     parts = sections(brief)
-    needs = _bullets(parts.get("needs action", ""))
+    needs = _bullets(parts.get(Section.NEEDS_ACTION.lower(), ""))
     listed = sum(
         any(token_f1(t, b) >= MATCH_F1 or t.lower() in b.lower() for b in needs)
         for t in created_titles
     )
-    today_text = parts.get("today", "").lower()
+    today_text = parts.get(Section.TODAY.lower(), "").lower()
     shown = sum(e.lower() in today_text for e in today_events)
-    one = parts.get("one thing", "").strip()
+    one = parts.get(Section.ONE_THING.lower(), "").strip()
     urgent = most_urgent(labels, today)
     hit = max((max(_covers(one, t) for t in a.titles) for a in urgent), default=0.0)
-    detail = f"picked: {one.strip('*').strip()[:90]!r}" if one else "no One thing section"
+    picked = one.strip("*").strip()[:90]
+    detail = f"picked: {picked!r}" if one else f"no {Section.ONE_THING} section"
     return [
-        Check("every created task under Needs action", listed, len(created_titles)),
-        Check("every event of today under Today", shown, len(today_events)),
-        Check("One thing is among the most urgent", int(hit >= MATCH_F1), 1, detail),
+        Check(f"every created task under {Section.NEEDS_ACTION}", listed, len(created_titles)),
+        Check(f"every event of today under {Section.TODAY}", shown, len(today_events)),
+        Check(f"{Section.ONE_THING} is among the most urgent", int(hit >= MATCH_F1), 1, detail),
         Check(
             "nothing taken from quoted text",
             quoted.quoted_messages - quoted.quoted_bad,

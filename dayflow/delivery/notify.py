@@ -8,6 +8,7 @@ import subprocess
 from dayflow.delivery.effects import Attempt, Unanswered, one_line
 from dayflow.delivery.settings import DeliveryFailed
 from dayflow.listing import plain
+from dayflow.models import Section
 
 
 def to_notify(job: Attempt) -> str:
@@ -49,9 +50,10 @@ def to_notify(job: Attempt) -> str:
 
 def one_thing(text: str) -> str | None:
     """The brief's "One thing" line, for a notification."""
+    name = Section.ONE_THING.lower()
     lines = text.splitlines()
     for i, line in enumerate(lines):
-        if line.lstrip("#").strip().lower() == "one thing":
+        if line.lstrip("#").strip().lower() == name:
             for rest in lines[i + 1 :]:
                 if rest.strip():
                     return rest.strip().strip("*").strip()[:200]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from dayflow.compaction import summarised_unavailable
-from dayflow.models import Message
+from dayflow.models import Message, Section
 from dayflow.providers.offline._conversation import (
     Call,
     Created,
@@ -109,21 +109,21 @@ def write_brief(
         head += f": {DAYS[today.weekday()]} {today.day} {MONTHS[today.month - 1]} {today.year}"
     cal = _calendar(messages, calls, today)
     mail = _mail(messages, calls, memory, today)
-    lines = [head, f"_Times in {zone}._" if zone else "", "", "## Today"]
+    lines = [head, f"_Times in {zone}._" if zone else "", "", Section.heading(Section.TODAY)]
     lines += _today_lines(cal, calls, today)
-    lines += ["", "## Needs action", *_needs_lines(mail, today, limit)]
+    lines += ["", Section.heading(Section.NEEDS_ACTION), *_needs_lines(mail, today, limit)]
     followups, owed = followup_sections(calls)
     lines += followups
     _, tasks_error = latest_list(calls, "read_tasks", "tasks")
     creates = mail.creates
-    lines += ["", "## Tasks created"]
+    lines += ["", Section.heading(Section.TASKS_CREATED)]
     lines += _task_lines(
         creates[:limit], tasks_error, bool(mail.needs), mail.error or not mail.read
     )
     if limit is not None and len(creates) > limit:
         lines.append(f"- and {len(creates) - limit} more (`dayflow tasks`)")
     lines += _capped_lines(mail)
-    lines += ["", "## This week"]
+    lines += ["", Section.heading(Section.THIS_WEEK)]
     if cal.week_error:
         lines.append(f"- _Could not read this week's calendar: {cal.week_error}_")
     # "Nothing else on the calendar" only when the calendar said so, not when it failed.
@@ -134,7 +134,8 @@ def write_brief(
         calendar="the calendar" if cal.today_error or cal.week_error or not cal.read else None,
         calendars=[n for n, _ in cal.unread],
     )
-    lines += ["", "## One thing", _one_thing(mail.needs, cal.today, today, unread, owed)]
+    one = _one_thing(mail.needs, cal.today, today, unread, owed)
+    lines += ["", Section.heading(Section.ONE_THING), one]
     return "\n".join(lines).replace("\n\n\n", "\n\n").strip() + "\n"
 
 

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from dayflow.models import Section
 from dayflow.providers.offline._conversation import Call, named
 from dayflow.providers.offline._reading import DAYS, MONTHS, Action, parse_time
 
@@ -113,7 +114,7 @@ def followup_sections(calls: list[Call]) -> tuple[list[str], Owed | None]:
     call = found[-1]
     result = call.result if isinstance(call.result, dict) else {}
     owed, waiting = _items(result, "you_owe"), _items(result, "waiting_on")
-    lines = ["", "## You owe replies"]
+    lines = ["", Section.heading(Section.YOU_OWE)]
     if call.error:
         lines.append(f"- _Could not read who is waiting on you: {call.error}_")
     for gone in _items(result, "unavailable"):
@@ -124,7 +125,7 @@ def followup_sections(calls: list[Call]) -> tuple[list[str], Owed | None]:
     blocked = bool(call.error) or unknown
     lines += _lines(owed, result.get("you_owe_more"), "Reply to ", "waiting")
     lines += [] if owed or blocked else ["- Nobody is waiting on a reply from you."]
-    lines += ["", "## Waiting on others"]
+    lines += ["", Section.heading(Section.WAITING_ON)]
     lines += _lines(waiting, result.get("waiting_on_more"), "", "no answer for")
     if not waiting:
         lines.append("- _Not known either (see above)._" if blocked else EMPTY_WAITING)
