@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 
@@ -117,3 +118,14 @@ def route(url: str, environ: Mapping[str, str] | None = None) -> str:
     URL without its credentials."""
     proxy = proxy_for(url, environ)
     return DIRECT if proxy is None else shown_url(proxy)
+
+
+def direct_client_options() -> dict[str, Any]:
+    """Keyword arguments that make an httpx client go straight to its server: the
+    environment's proxy variables are never read (httpx builds a transport for each one it
+    reads, and a SOCKS one needs a package Dayflow does not install, so a loopback server
+    was unreachable with ALL_PROXY=socks5://...), while SSL_CERT_FILE and SSL_CERT_DIR still
+    are, as httpx reads them."""
+    import httpx2
+
+    return {"trust_env": False, "verify": httpx2.create_ssl_context(trust_env=True)}

@@ -256,3 +256,42 @@ def test_claude_through_the_environments_proxy_is_said_in_the_header(
     said = f"Claude at {remote} (ANTHROPIC_BASE_URL), not the Anthropic API's own address: "
     assert said + f"the API key is sent there, through proxy {url}" in got.err
     assert "psecret" not in got.err
+
+
+@pytest.mark.parametrize("scheme", ["socks5", "socks5h", "socks4"])
+def test_a_socks_proxy_in_the_environment_never_stops_a_loopback_server(
+    monkeypatch: pytest.MonkeyPatch, scheme: str
+) -> None:
+    """httpx builds a transport for each proxy variable it reads, and a SOCKS one needs a
+    package Dayflow does not install: a local model run died with an internal ImportError."""
+    with fakeapi.FakeAPI([fakeapi.reply([fakeapi.text("ok")])]) as api:
+        point_at(monkeypatch, f"{scheme}://127.0.0.1:1")
+        with AnthropicClient(api_key="test", base_url=api.base_url, max_retries=0) as client:
+            assert client.proxy is None
+            client.create(_request())
+        assert len(api.message_requests) == 1
+
+
+def test_a_loopback_mcp_client_is_made_with_a_socks_proxy_in_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    from dayflow.mcp.runtime import _http_client
+
+    point_at(monkeypatch, "socks5://127.0.0.1:1")
+    client = _http_client("http://127.0.0.1:9/mcp", {})
+    asyncio.run(client.aclose())
+
+
+def test_a_remote_socks_proxy_the_sdk_cannot_speak_is_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dayflow.errors import ConfigError
+
+    point_at(monkeypatch, "socks5://pu:psecret@127.0.0.1:1", no_proxy=None)
+    with pytest.raises(ConfigError) as caught:
+        AnthropicClient(api_key="test", base_url="http://gpu.example.test:8080", max_retries=0)
+    message = str(caught.value)
+    assert "socks5://127.0.0.1:1" in message and "psecret" not in message
+    assert "\n" not in message

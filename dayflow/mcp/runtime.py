@@ -370,8 +370,9 @@ def _http_client(url: str, headers: dict[str, str]) -> Any:
     timeout = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
     if proxy is not None:
         return httpx2.AsyncClient(timeout=timeout, headers=headers, proxy=proxy)
-    direct: dict[str, Any] = {"http://": None, "https://": None, "all://": None}
-    return httpx2.AsyncClient(timeout=timeout, headers=headers, mounts=direct)
+    from dayflow.network import direct_client_options
+
+    return httpx2.AsyncClient(timeout=timeout, headers=headers, **direct_client_options())
 
 
 class _OneLine(logging.Formatter):

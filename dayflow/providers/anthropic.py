@@ -289,12 +289,21 @@ def _deadline_client(anthropic: Any, seconds: float, proxy: str | None = None) -
                     raise
             return response
 
-    if proxy is not None:
+    if proxy is None:
+        from dayflow.network import direct_client_options
+
+        return Client(timeout=seconds, **direct_client_options())
+    try:
         return Client(timeout=seconds, proxy=proxy)
-    # No proxy: these mounts replace whatever httpx read from HTTP(S)_PROXY / ALL_PROXY
-    # (trust_env stays on for SSL_CERT_FILE and the like).
-    direct = {"http://": None, "https://": None, "all://": None}
-    return Client(timeout=seconds, mounts=direct)
+    except (ImportError, ValueError) as err:  # SOCKS without socksio, or an unknown scheme
+        from dayflow.errors import ConfigError
+        from dayflow.network import shown_url
+
+        why = str(err).split(". ")[0].rstrip(".")
+        raise ConfigError(
+            f"cannot use the proxy {shown_url(proxy)} from the environment ({why}); "
+            "set NO_PROXY for this server or name an http:// proxy"
+        ) from None
 
 
 def _response(
