@@ -13,6 +13,47 @@ from pathlib import Path
 
 from dayflow.errors import ConfigFileError
 
+# The model's keys, by the names the Anthropic SDK reads them under.
+API_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+# Every variable of Dayflow's own (and the SDK's) that Dayflow reads, said once (issue 33.3):
+# the settings read them (`config`), `schedule` pins some of them, `trust` keeps the keys from
+# the programs a config names, and the tests scrub every one. A test finds any other name read.
+ENV_VARS = (
+    *API_KEYS,
+    "ANTHROPIC_BASE_URL",
+    "DAYFLOW_DB",
+    "DAYFLOW_TZ",
+    "DAYFLOW_MODEL",
+    "DAYFLOW_PROVIDER",
+    "DAYFLOW_CONFIG",
+    "DAYFLOW_DOTENV",
+    "DAYFLOW_INBOX",
+    "DAYFLOW_CALENDAR",
+    "DAYFLOW_DURABILITY",
+    "DAYFLOW_PRICES",
+    "DAYFLOW_TIMEOUT",
+    "DAYFLOW_HOST",
+    "DAYFLOW_PG_PGBOUNCER",
+    "DAYFLOW_KILL_AT",
+    "DAYFLOW_DEBUG",
+)
+# The platform's variables Dayflow honours: the user's, not Dayflow's (the tests set their own).
+PLATFORM_ENV_VARS = (
+    "TZ",
+    "HOME",
+    "PATH",
+    "LOCALAPPDATA",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "COLUMNS",
+    "NO_COLOR",
+    "REQUEST_METHOD",  # a CGI request: its Proxy: header is not a proxy (`network`)
+)
+
 
 def _xdg(env: Mapping[str, str], name: str, fallback: Path) -> Path:
     """An XDG base directory; a relative one is ignored, as the XDG spec says."""

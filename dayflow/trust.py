@@ -23,15 +23,17 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from dayflow.config_files import API_KEYS, ENV_VARS
 from dayflow.errors import ConfigFileError
 
-# The variables no config file and no program it names may read: the model's key and
-# endpoint, the database (its URL holds its password), Dayflow's own settings.
+# The variables no config file and no program it names may read: every one Dayflow reads
+# (`config_files.ENV_VARS`: the model's key and endpoint, the database, whose URL holds its
+# password, Dayflow's own settings), and any other of these prefixes.
 SECRET_PREFIXES = ("ANTHROPIC_", "DAYFLOW_", "PG")
 SECRET_NAMES = frozenset({"DATABASE_URL"})
 # The variables whose value is a secret wherever it appears (a key copied under another
 # name): the keys, and a database URL (it may hold a password).
-_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "PGPASSWORD")
+_KEYS = (*API_KEYS, "PGPASSWORD")
 _URLS = ("DAYFLOW_DB", "DATABASE_URL")
 _MIN_SECRET = 8
 
@@ -39,7 +41,7 @@ _MIN_SECRET = 8
 def is_secret_name(name: str) -> bool:
     """Whether the variable `name` is one of this process's secrets."""
     upper = name.upper()
-    return upper in SECRET_NAMES or upper.startswith(SECRET_PREFIXES)
+    return upper in SECRET_NAMES or upper in ENV_VARS or upper.startswith(SECRET_PREFIXES)
 
 
 def without_secrets(env: Mapping[str, str]) -> dict[str, str]:

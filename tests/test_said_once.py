@@ -1,15 +1,21 @@
-"""Knowledge said once (issue 33.3): the brief's section names, ... each have one definition that
-the others use, and a fence here finds a second copy written by hand."""
+"""Knowledge said once (issue 33.3): the brief's section names and the environment variables
+Dayflow reads each have one definition that the others use, and a fence here finds a second
+copy written by hand."""
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from dayflow import trust
 from dayflow.agent.prompt import SYSTEM_PROMPT
+from dayflow.config_files import ENV_VARS, PLATFORM_ENV_VARS
 from dayflow.delivery import one_thing
 from dayflow.models import BRIEF_SECTIONS, Section
+from dayflow.schedule import PINNED
+from tests import conftest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,3 +65,68 @@ def test_the_prompt_asks_for_every_section_in_the_brief_order() -> None:
 def test_notify_finds_the_one_thing_section_by_its_name() -> None:
     brief = f"{Section.heading(Section.TODAY)}\n- x\n\n{Section.heading(Section.ONE_THING)}\n"
     assert one_thing(brief + "\n**Call Bo.**\n") == "Call Bo."
+
+
+def _envish(node: ast.AST) -> bool:
+    """Whether `node` reads as an environment: `os.environ`, `env`, `environ`, `self.env`..."""
+    if isinstance(node, ast.Name):
+        return "env" in node.id.lower()
+    if isinstance(node, ast.Attribute):
+        return "env" in node.attr.lower()
+    if isinstance(node, ast.BoolOp):  # `settings.env or os.environ`
+        return any(_envish(v) for v in node.values)
+    return isinstance(node, ast.Call) and any(_envish(a) for a in node.args)  # dict(os.environ)
+
+
+_NAME = re.compile(r"[A-Z][A-Z0-9_]+")
+
+
+def _names_read(path: Path) -> Iterator[tuple[int, str]]:
+    """The variable names `path` reads of an environment: `env.get("X")`, `env["X"]`,
+    `"X" in env`, `os.getenv("X")`, and a helper given an environment and a name."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[ast.expr] = []
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and (
+                func.attr == "getenv" or (func.attr in ("get", "pop") and _envish(func.value))
+            ):
+                names = node.args[:1]
+            elif any(_envish(a) for a in node.args):
+                names = node.args
+        elif isinstance(node, ast.Subscript) and _envish(node.value):
+            names = [node.slice]
+        elif isinstance(node, ast.Compare) and any(_envish(c) for c in node.comparators):
+            names = [node.left]
+        for name in names:
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                if _NAME.fullmatch(name.value):
+                    yield name.lineno, name.value
+
+
+def test_every_variable_dayflow_reads_is_on_the_one_list() -> None:
+    """A setting read under a name the list does not have is one the tests do not scrub and
+    the programs a config runs may see (five were missing from the tests' list)."""
+    known = set(ENV_VARS) | set(PLATFORM_ENV_VARS)
+    read, unknown = set(), []
+    for path in _modules("dayflow"):
+        for line, name in _names_read(path):
+            read.add(name)
+            if name not in known:
+                unknown.append(f"{path.relative_to(ROOT)}:{line}: {name}")
+    assert unknown == []
+    assert set(ENV_VARS) - read <= {"ANTHROPIC_AUTH_TOKEN"}  # the SDK's: read by it, not us
+
+
+def test_the_tests_scrub_every_variable_dayflow_reads() -> None:
+    """The base URL is not scrubbed but pointed at a closed loopback port (`_no_real_api`)."""
+    assert set(conftest._SCRUB) == set(ENV_VARS) - {"ANTHROPIC_BASE_URL"}
+
+
+def test_no_program_a_config_runs_sees_a_variable_dayflow_reads() -> None:
+    env = {name: "a-value-of-" + name for name in (*ENV_VARS, "PATH", "HOME")}
+    assert trust.command_env(env) == {"PATH": env["PATH"], "HOME": env["HOME"]}
+
+
+def test_a_scheduled_run_pins_only_variables_on_the_list() -> None:
+    assert set(PINNED) <= set(ENV_VARS) | set(PLATFORM_ENV_VARS)
