@@ -10,9 +10,9 @@ import plistlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from dayflow import schedule_parse
+from dayflow.schedule_system import System
 from dayflow.schedule_units import (
     UNIT,
     Job,
@@ -23,9 +23,6 @@ from dayflow.schedule_units import (
     systemd_argv,
     systemd_units,
 )
-
-if TYPE_CHECKING:
-    from dayflow.schedule import System
 
 
 @dataclass(frozen=True)
