@@ -13,21 +13,18 @@ and the local sources' files too, so a brief that cannot start creates no empty 
 from __future__ import annotations
 
 import contextlib
-import enum
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dayflow.briefing import day as briefday
 from dayflow.briefing.inputs import Picked, discard_kept, kept_inputs, new_run_sources, zone
+from dayflow.briefing.request import BriefRequest, Mode
 from dayflow.errors import ConfigError, DayTaken, RunBusy, StoreError, UsageError
 from dayflow.models import (
-    DEFAULT_COMPACT_AT,
     DEFAULT_MAX_STEPS,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_TASK_CAP,
     DONE,
     RUNNING,
     Run,
@@ -40,40 +37,6 @@ if TYPE_CHECKING:
     from dayflow.config import Config, Settings
     from dayflow.providers import ModelClient
     from dayflow.store import Store
-
-
-class Mode(enum.Enum):
-    """What a brief does when the day already has one (the CLI's mutually exclusive flags)."""
-
-    AUTO = "auto"  # a done brief: write an update since it; else a full one
-    SINCE_LAST = "--since-last"  # the same, said out loud (a note when there is none)
-    NEW = "--new"  # a full brief even if the day has one
-    ENSURE_TODAY = "--ensure-today"  # start, resume or show the day's brief
-    RESUME_LATEST = "--resume-latest"  # continue the day's unfinished run, else start one
-
-
-@dataclass(frozen=True)
-class BriefRequest:
-    """One `dayflow brief`, parsed. `given` names the options given on the command line (a
-    resumed run says which of them do not apply to it)."""
-
-    day: date | None = None  # None: today in the settings' timezone
-    mode: Mode = Mode.AUTO
-    sample: str = "standard"
-    max_steps: int | None = None
-    budget: int | None = None
-    task_cap: int = DEFAULT_TASK_CAP
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    compact_at: int = DEFAULT_COMPACT_AT
-    deliver: tuple[str, ...] = ()  # --deliver sinks, as written
-    config_file: Path | None = None
-    strict_sources: bool = False
-    crash_after: int | None = None
-    timeout: float | None = None  # --timeout, for a resumed run's own provider
-    given: frozenset[str] = frozenset()
-    # --since: where the configured inboxes' mail starts, a day (from its start) or a span
-    # before the brief's moment; None: since the last brief, else 24 hours (day.mail_since).
-    since: date | timedelta | None = None
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dayflow.briefing import day as briefday
+from dayflow.briefing.request import BriefRequest
 from dayflow.errors import SourceError, UsageError
 from dayflow.frozen import replace
 from dayflow.store.values import command_hint
 
 if TYPE_CHECKING:
-    from dayflow.briefing.flow import BriefRequest
     from dayflow.config import Config, Settings
 
 
