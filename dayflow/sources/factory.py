@@ -110,7 +110,7 @@ MAIL_READERS: dict[str, MailReader] = {
 
 def _caldav(spec: SourceSpec, ctx: SourceContext) -> Any:
     from dayflow.sources.caldav import CalDavCalendar
-    from dayflow.sources.secret_command import resolve_password
+    from dayflow.sources.passwords import resolve_password
 
     return CalDavCalendar(
         spec.name,

@@ -46,7 +46,7 @@ from dayflow.sources.imap_wire import (
 from dayflow.sources.mail import MailItem, MailSource, PageQuery
 from dayflow.sources.mime import parse_message
 from dayflow.sources.oauth import token_credential
-from dayflow.sources.secret_command import resolve_password
+from dayflow.sources.passwords import resolve_password
 from dayflow.sources.spec import SourceSpec
 from dayflow.sources.wire import breaks_line
 

@@ -1,6 +1,6 @@
-"""The secret commands: a source's password (`password_command` or `password_env`), fetched
-when the source is opened, and the one runner of every `password_command` and `token_command`
-(no shell, its own session, killed whole at its deadline; its output is never in a message)."""
+"""The secret commands: the one runner of every `password_command` and `token_command` (no
+shell, its own session, killed whole at its deadline; its output is never in a message). It
+knows no source nor account: `passwords` asks it for a source's password, `oauth` for a token."""
 
 from __future__ import annotations
 
@@ -8,53 +8,9 @@ import contextlib
 import os
 import shlex
 import subprocess
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from dayflow.errors import SourceError
 from dayflow.trust import command_env
-
-if TYPE_CHECKING:
-    from dayflow.sources.oauth import Accounts
-    from dayflow.sources.spec import SourceSpec
-
-
-def _host_of(url: str) -> str:
-    from urllib.parse import urlsplit
-
-    try:
-        return urlsplit(url).hostname or ""
-    except ValueError:
-        return ""
-
-
-def resolve_password(
-    spec: SourceSpec, env: Mapping[str, str] | None = None, accounts: Accounts | None = None
-) -> str:
-    """The source's password, fetched now from its command or environment variable (once per
-    account of `accounts`: its host, user and password source). Errors name the source and
-    the mechanism, never any output of the command."""
-    if accounts is not None:
-        host = spec.host or _host_of(spec.url or "")
-        source = (spec.password_command or "", spec.password_env or "")
-        key = ("password", host.lower(), spec.user or "", *source)
-        return accounts.password(key, lambda: resolve_password(spec, env))
-    env = os.environ if env is None else env
-    if spec.password_env:
-        value = env.get(spec.password_env)
-        if not value:
-            raise SourceError(
-                f"{spec.name}: the environment variable {spec.password_env} "
-                "(password_env) is not set"
-            )
-        return value
-    if not spec.password_command:
-        raise SourceError(f"{spec.name}: no password_command or password_env configured")
-    try:
-        return secret_from_command(spec.password_command, spec.timeout)
-    except SecretCommandFailed as err:
-        raise SourceError(f"{spec.name}: {err}") from None
-
 
 NO_SHELL = "it runs without a shell: ~, $VAR and pipes do not work; write sh -c '...' for them"
 _PASSWORD_OUTPUT = 64 * 1024  # more than any password or token; what comes after is read, not kept
