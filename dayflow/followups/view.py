@@ -16,7 +16,7 @@ from typing import Any
 
 from dayflow.followups.rules import FollowupItem, answered, bulk, decide
 from dayflow.followups.threads import Record, Thread, build_threads
-from dayflow.sources.config import FOLLOWUP_DAYS, WAITING_AFTER_DAYS
+from dayflow.models import FOLLOWUP_DAYS, WAITING_AFTER_DAYS
 from dayflow.sources.envelope import base_address
 from dayflow.sources.me import Me
 

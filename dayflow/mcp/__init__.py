@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-PREFIX = "mcp__"  # the names the model sees: mcp__<server>__<tool> (dayflow.mcp.offer)
+from dayflow.models import MCP_PREFIX as PREFIX
+from dayflow.models import is_mcp_tool
+
 INSTALL_HINT = "MCP servers need the mcp extra: pip install 'dayflow[mcp]'"
 MAX_SHOWN = 80  # characters of a server's or a tool's name on a terminal line
 # The system prompt's line naming the servers a run did not start for a model that never
@@ -36,7 +38,7 @@ def shown(name: str, limit: int = MAX_SHOWN) -> str:
     """A name a server (or the config) gave, as one terminal line shows it: control
     characters, line ends and bidi marks escaped, and cut to `limit` characters with an ellipsis (a
     server may name a tool with 5,000 characters); never an escape cut in half."""
-    from dayflow.listing import plain as escaped
+    from dayflow.printable import plain as escaped
 
     def plain(text: str) -> str:  # one line: a line end is an escape too
         return escaped(text).replace("\n", "\\n")
@@ -53,11 +55,6 @@ def shown(name: str, limit: int = MAX_SHOWN) -> str:
         pieces.append(piece)
         room -= len(piece)
     return "".join(pieces) + "…"
-
-
-def is_mcp_tool(name: object) -> bool:
-    """Whether a tool name the model sees is an MCP server's."""
-    return isinstance(name, str) and name.startswith(PREFIX)
 
 
 def offline_note(tools: Iterable[Any], system: str = "") -> str | None:

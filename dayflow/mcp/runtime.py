@@ -379,7 +379,7 @@ class _OneLine(logging.Formatter):
     """A log record as one line: its message, never its traceback."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from dayflow.listing import plain
+        from dayflow.printable import plain
 
         lines = record.getMessage().splitlines() or [""]
         return f"MCP: {plain(lines[0][:300])}"

@@ -11,7 +11,7 @@ What it returns is made inert as every sink makes it (the model's text is not tr
 message can make it write anything, and a client renders what it is given): a brief as a file
 carries it (`safe_text.inert_markdown`: no image, no link the run's mail and calendar did not
 show, no raw HTML, escapes visible), and task titles, notes and a run's reason with their
-control characters and bidi marks escaped (`listing.plain`).
+control characters and bidi marks escaped (`printable.plain`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from dayflow.errors import DayflowError
-from dayflow.listing import plain
 from dayflow.models import DONE, Run
+from dayflow.printable import plain
 from dayflow.safe_text import inert_markdown
 from dayflow.shown import shown_in
 from dayflow.store import Store

@@ -94,7 +94,7 @@ class Prepared(Frozen):
             f"MCP tool {shown(r.server)}/{shown(r.tool)} left out: {r.reason}"
             for r in self.offer.left_out
         ]
-        from dayflow.listing import plain
+        from dayflow.printable import plain
 
         return [plain(line) for line in lines]  # a server's tool names and words: escaped
 

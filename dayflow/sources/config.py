@@ -26,11 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from dayflow.errors import ConfigFileError, SourceError
+from dayflow.models import FOLLOWUP_DAYS, WAITING_AFTER_DAYS
 from dayflow.sources.me import Me, default_me, parse_me
 from dayflow.sources.spec import SourceSpec, entry
-
-FOLLOWUP_DAYS = 14  # the followups' window, in days (`followup_days`)
-WAITING_AFTER_DAYS = 2  # working days before an unanswered question is waited on
 
 DELIVERY_KEYS = ("deliver", "smtp")
 FOLLOWUP_KEYS = ("me", "waiting_after_days", "followup_days")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dayflow.errors import SourceUnavailable
-from dayflow.mcp import is_mcp_tool
+from dayflow.models import is_mcp_tool
 from dayflow.store import Lease, Store
 from dayflow.tools.calendar import READ_CALENDAR
 from dayflow.tools.followups import READ_FOLLOWUPS
