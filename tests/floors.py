@@ -31,7 +31,6 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "files",
             "printable",
             "network",
-            "trust",
             "shown",
             "safe_text",
             "schedule_units",
@@ -39,7 +38,10 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "schedule_system",
         ),
     ),
-    ("settings files and the store", ("config_files", "pricing", "store", "taskfiles")),
+    (
+        "settings files and the store",
+        ("config_files", "trust", "pricing", "store", "taskfiles"),
+    ),
     (
         "sources, tools, providers",
         (
