@@ -528,3 +528,40 @@ def test_the_same_morning_compacted_hard_or_never_is_the_same_brief(
         check_brief(doc["brief"], tasks)
         check_tasks(tasks)
         check_json(doc, doc["brief"])
+
+
+def test_a_morning_killed_once_the_smtp_server_took_the_brief_never_mails_it_twice(
+    morning: Morning, stores: tuple[str, str]
+) -> None:
+    """A real SIGKILL after the server accepted the mail and before that was recorded: the
+    resume cannot know it was sent, says so, and does not send it again; the note is written
+    once; nothing is read again (no token, no IMAP command)."""
+    whole, killed_db = stores
+    before = morning.mailbox_state()
+    first = dayflow(whole, morning.config("whole"), *BRIEF_ARGS, "--format", "json")
+    assert first.returncode == 0, first.stderr
+    final = json.loads(first.stdout)["run"]["steps"]
+
+    cfg = morning.config("killed")
+    kill = dayflow(killed_db, cfg, *BRIEF_ARGS, DAYFLOW_KILL_AT=f"after_send:{final}")
+    assert kill.returncode == -9, kill.stderr
+    assert not (morning.tmp / "killed").exists()
+    token_runs = len(morning.token_runs())
+    morning.imap.proxy.commands.clear()
+
+    resumed = dayflow(killed_db, cfg, "resume", "--format", "json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "uncertain" in resumed.stderr
+    doc = json.loads(resumed.stdout)
+    run_id = doc["run"]["id"]
+    assert doc["run"]["status"] == "done" and "uncertain" in doc["run"]["reason"]
+    tasks = store_tasks(killed_db, cfg)
+    check_brief(doc["brief"], tasks)
+    check_tasks(tasks)
+    mailed, noted = delivered(morning, killed_db, run_id, morning.tmp / "killed")
+    assert mailed.rstrip("\n") == noted.rstrip("\n") == doc["brief"].rstrip("\n")
+    smtp, note = show(killed_db, cfg, run_id)["deliveries"]
+    assert smtp["sink"] == "smtp" and not smtp["ok"] and "not sent again" in smtp["detail"]
+    assert note["ok"]
+    assert morning.token_runs()[token_runs:] == [] and morning.imap.proxy.commands == []
+    assert morning.mailbox_state() == before
