@@ -124,8 +124,17 @@ def _load(imap: OAuthImap) -> None:
         conn.logout()
 
 
+@pytest.fixture(scope="module")
+def mail_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OAuthImap]:
+    """pymap holding Alex's mailbox, loaded once for the module: no test may change it (each
+    checks every flag and UID before and after)."""
+    with oauth_imap(tmp_path_factory.mktemp("imap"), token=TOKEN) as imap:
+        _load(imap)
+        yield imap
+
+
 @pytest.fixture
-def morning(tmp_path: Path) -> Iterator[Morning]:
+def morning(tmp_path: Path, mail_server: OAuthImap) -> Iterator[Morning]:
     log = tmp_path / "token-runs"
     script = tmp_path / "oauth_token.py"
     script.write_text(
@@ -134,13 +143,13 @@ def morning(tmp_path: Path) -> Iterator[Morning]:
         "    f.write(f'{os.getppid()}\\n')\n"
         f"print({TOKEN!r})\n"
     )
+    with mail_server.proxy.lock:
+        mail_server.proxy.commands.clear()
     with contextlib.ExitStack() as stack:
-        imap = stack.enter_context(oauth_imap(tmp_path, token=TOKEN))
-        _load(imap)
         feed = stack.enter_context(FeedServer())
         feed.feeds[FEED] = google_calendar()
         smtp = stack.enter_context(SmtpServer(free_port()))
-        yield Morning(tmp_path, imap, feed, smtp, log, f"{sys.executable} {script}")
+        yield Morning(tmp_path, mail_server, feed, smtp, log, f"{sys.executable} {script}")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
