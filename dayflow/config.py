@@ -231,6 +231,8 @@ class Config:
             for sink in sinks:
                 if sink.startswith("file:"):
                     confine(sink[5:], path.parent, what="deliver", config=path)
+            if how.smtp is not None and how.smtp.cafile is not None:
+                confine(how.smtp.cafile, path.parent, what="[smtp] cafile", config=path)
         return sinks, how
 
 

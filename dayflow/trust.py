@@ -8,7 +8,8 @@ own file. For a fleet it is the operator's worker reading a file per person, so:
 
 - a profile's config file is trusted only when this process's user (or root) owns it, and
   neither it nor its directory can be written by anyone else (`check_config`);
-- a profile's paths stay under its config file's directory, symlinks resolved (`confine`);
+- a profile's paths (sources, `file:` sinks, `[smtp] cafile`, MCP `cwd`) stay under its
+  config file's directory, symlinks resolved (`confine`);
 - what a profile's file may read of the environment (`password_env`, `token_env`, `${VAR}`
   in MCP entries) is the environment without this process's secrets (`without_secrets`);
 - every secret program and MCP server runs without them, for one user too

@@ -195,6 +195,9 @@ def _profile_brief(tmp_path: Path, text: str) -> tuple[Any, Any]:
         '[[inbox]]\nname = "bob"\nkind = "maildir"\npath = "{bob}"\n',
         'deliver = ["file:{bob}/../owned.md"]\n',
         '[[calendar]]\nname = "bob"\nkind = "ics"\npath = "{bob}/cal.ics"\n',
+        # a file the worker reads as a CA bundle is a file it reads (a FIFO blocks it)
+        '[smtp]\nhost = "127.0.0.1"\nuser = "u"\nfrom = "a@b.example"\n'
+        'to = "a@b.example"\npassword_command = "echo x"\ncafile = "{bob}/cal.ics"\n',
     ],
 )
 def test_a_profile_cannot_read_or_write_another_persons_files(tmp_path: Path, entry: str) -> None:
