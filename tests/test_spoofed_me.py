@@ -76,19 +76,29 @@ def test_a_forged_note_from_me_is_not_mine_and_settles_no_request() -> None:
 
 
 def test_mail_from_me_with_no_copy_in_the_sent_mail_read_is_not_mine_unless_vouched_for() -> None:
-    """The sent folder was read (it holds another message): a "note to self" with no copy
-    there and no passing authentication came from outside; one signed by my domain (sent from
-    another of my accounts) is mine."""
+    """The sent folder was read (it holds another message): a "note to self" a mail server
+    handed on (a `Received:` chain) with no copy there and no passing authentication came from
+    outside; one signed by my domain (sent from another of my accounts) is mine, and so is a
+    copy my own client filed in the inbox (no `Received:` at all, as the week's question to
+    Jordan kept in the home INBOX)."""
+    hop = "Received: from mail.evil.example (mail.evil.example [203.0.113.9])"
     other = record(raw("s1@me", sender=ALEX, to="bob@example.com", when=ago(2)), sent=True)
-    note = raw("n1@x", sender=ALEX, to=ALEX, subject="Wire 5,000 today", when=ago(0.5))
+    note = raw("n1@x", sender=ALEX, to=ALEX, subject="Wire 5,000 today", when=ago(0.5), extra=hop)
     signed = raw(
         "n2@x", sender=ALEX, to=ALEX, subject="Buy milk", when=ago(0.4),
-        extra=f"Authentication-Results: {SIGNED}",
+        extra=f"Authentication-Results: {SIGNED}\r\n{hop}",
     )  # fmt: skip
-    copied = raw("n3@x", sender=ALEX, to=ALEX, subject="Call mum", when=ago(0.3))
-    out = follow(other, record(note), record(signed), record(copied), record(copied, sent=True))
+    copied = raw("n3@x", sender=ALEX, to=ALEX, subject="Call mum", when=ago(0.3), extra=hop)
+    filed = raw("n4@x", sender=ALEX, to="jo@example.com", subject="Book club", when=ago(0.2))
+    out = follow(
+        other, record(note), record(signed), record(copied), record(copied, sent=True),
+        record(filed),
+    )  # fmt: skip
     mine = {m.subject: m.from_me for t in out.threads for m in t.messages}  # type: ignore[attr-defined]
-    assert mine == {"Budget": True, "Wire 5,000 today": False, "Buy milk": True, "Call mum": True}
+    assert mine == {
+        "Budget": True, "Wire 5,000 today": False, "Buy milk": True, "Call mum": True,
+        "Book club": True,
+    }  # fmt: skip
     assert len(out.not_yours) == 1  # type: ignore[attr-defined]
     # With no sent mail read there is nothing to compare with: only a failed check counts.
     alone = follow(record(note))

@@ -254,13 +254,15 @@ def _message(node: _Node, me: Me, sent_read: bool = False) -> ThreadMessage:
     theirs = in_inbox and bool(me.addresses) and bool(address)
     claims_me = me.matches(address)
     # Not the user's: forged by the receiving server's word, or, where the sent mail was read
-    # and holds no copy of it, not vouched for by it either (a copy sent from another of the
-    # user's accounts passes DKIM or SPF).
+    # and holds no copy of it, handed on by a mail server (a `Received:` chain) and not vouched
+    # for by it either (a copy sent from another of the user's accounts passes DKIM or SPF). A
+    # copy with no `Received:` at all was filed by the user's own client (a Maildir or IMAP
+    # copy of what they sent): theirs, as before.
     outside = (
         claims_me
         and in_inbox
         and not in_sent
-        and (env.auth == FAIL or (sent_read and env.auth != PASS))
+        and (env.auth == FAIL or (sent_read and env.relayed and env.auth != PASS))
     )
     return ThreadMessage(
         key=first.key,

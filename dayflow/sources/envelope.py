@@ -53,6 +53,9 @@ class Envelope:
     # What the receiving server's Authentication-Results say of the sender (`auth_verdict`):
     # "fail" (forged: the From address is not who sent it), "pass", or "" (none, or unclear).
     auth: str = ""
+    # Whether a mail server handed it on (it has a `Received:` header): a copy the user's own
+    # client filed (a Maildir or IMAP copy of a sent message) has none, mail from outside has.
+    relayed: bool = False
 
     @property
     def auth_failed(self) -> bool:
@@ -89,6 +92,7 @@ def envelope_of(msg: Message, header: Any) -> Envelope:
     )
     return Envelope(
         auth=auth_verdict(header(msg, "Authentication-Results")),
+        relayed=bool(header(msg, "Received")),
         sender=sender[0] if sender else ("", ""),
         to=tuple(_addresses(header(msg, "To"), MAX_RECIPIENTS)),
         cc=tuple(_addresses(header(msg, "Cc"), MAX_RECIPIENTS)),
@@ -116,6 +120,7 @@ def envelope_from_json(message: dict[str, Any]) -> Envelope:
     address = sender[0][1] if sender else ""
     return Envelope(
         auth=auth_verdict(joined(message.get("authentication_results"))),
+        relayed=bool(message.get("received")),
         sender=sender[0] if sender else ("", ""),
         to=tuple(_addresses(joined(message.get("to")), MAX_RECIPIENTS)),
         cc=tuple(_addresses(joined(message.get("cc")), MAX_RECIPIENTS)),
