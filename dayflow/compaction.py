@@ -53,7 +53,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dayflow.models import DEFAULT_COMPACT_AT, Message
+from dayflow.models import DEFAULT_COMPACT_AT, Message, estimate_tokens
 from dayflow.shown import THREAD_KEY_PREFIX
 
 LABEL = "Earlier in this run (compacted):"
@@ -61,11 +61,6 @@ MAX_NOTE_CHARS = 600
 MAX_IDS_LISTED = 60
 MAX_LABEL_CHARS = 60
 _STEP_NUMBER = re.compile(r"^- step (\d+)", re.MULTILINE)
-
-
-def estimate_tokens(value: Any) -> int:
-    """A rough token count: a quarter of the characters of the compact JSON."""
-    return max(1, len(json.dumps(value, ensure_ascii=False, separators=(",", ":"))) // 4)
 
 
 def summarise_exchange(step: int, assistant: list[dict[str, Any]], results: list[Any]) -> str:

@@ -31,7 +31,7 @@ from dayflow.config_files import (
 )
 from dayflow.errors import ConfigFileError, StoreError, UsageError
 from dayflow.frozen import Frozen
-from dayflow.models import DELIVERY_KILL_POINTS, KILL_POINTS
+from dayflow.models import DELIVERY_KILL_POINTS, KILL_POINTS, is_postgres_target
 from dayflow.pricing import Prices, load_prices
 from dayflow.providers import DEFAULT_CLAUDE_MODEL, OFFLINE_MODEL
 from dayflow.providers.local import (
@@ -250,7 +250,7 @@ def _confine_sources(parsed: SourcesConfig, path: Path) -> None:
 
 def require_existing_db(path: Path) -> None:
     """Refuse a database path that does not exist: only commands that start runs create one."""
-    if str(path).startswith(("postgresql://", "postgres://")) or str(path) == ":memory:":
+    if is_postgres_target(path) or str(path) == ":memory:":
         return
     if not path.exists():
         raise StoreError(
@@ -407,7 +407,7 @@ def _db_target(value: Path | str | None) -> Path | str | None:
     """A postgresql:// URL as given (a Path would fold its `//`), else the file's path."""
     if not value:
         return None
-    if str(value).lower().startswith(("postgresql:", "postgres:")):
+    if is_postgres_target(value):
         return str(value)
     return Path(value).expanduser()
 

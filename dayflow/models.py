@@ -6,6 +6,9 @@ nine dataclasses cost more start-up time than the rest of it (see `dayflow.froze
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
 from typing import Any
 
 from dayflow.frozen import Frozen, fields_of
@@ -58,6 +61,22 @@ MCP_PREFIX = "mcp__"
 def is_mcp_tool(name: object) -> bool:
     """Whether a tool name the model sees is an MCP server's."""
     return isinstance(name, str) and name.startswith(MCP_PREFIX)
+
+
+def estimate_tokens(value: Any) -> int:
+    """About one token per four characters of `value` as compact JSON, rounded up: the one
+    estimate (the loop's before a call and at compaction, the offline model's usage)."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    return (len(text) + 3) // 4
+
+
+# Any "postgres:" or "postgresql:" target is a URL (also one whose "//" pathlib folded to "/").
+_POSTGRES = re.compile(r"^postgres(?:ql)?:", re.IGNORECASE)
+
+
+def is_postgres_target(target: str | Path) -> bool:
+    """Whether `target` names a PostgreSQL database (a server) rather than a SQLite file."""
+    return bool(_POSTGRES.match(str(target)))
 
 
 class Section:

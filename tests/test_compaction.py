@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dayflow.agent import BriefOptions, Hooks, Loop, rebuild_messages, resume_run, start_run
-from dayflow.compaction import LABEL, compact, estimate_tokens, pairs, summarise_exchange
+from dayflow.compaction import LABEL, compact, pairs, summarise_exchange
 from dayflow.errors import SimulatedCrash
-from dayflow.models import DEFAULT_COMPACT_AT, Message, RunSettings
+from dayflow.models import DEFAULT_COMPACT_AT, Message, RunSettings, estimate_tokens
 from dayflow.providers.offline import OfflineModel
 from dayflow.store import Store, open_store
 from tests.scripted import ScriptedModel, text, tool_use, turn

@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 
-from dayflow.models import ModelRequest, ModelResponse
-from dayflow.providers.offline._model import estimate_tokens
+from dayflow.models import ModelRequest, ModelResponse, estimate_tokens
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN, TOOLS
 from tests.conftest import db_rows, log_kinds
 from tests.harness import Result, invoke

@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from dayflow.models import ModelRequest, ModelResponse
+from dayflow.models import ModelRequest, ModelResponse, estimate_tokens
 from dayflow.providers.offline import OfflineModel
-from dayflow.providers.offline._model import estimate_tokens
 from dayflow.providers.offline._reading import body_action, thread_key, triage
 from dayflow.sources import JsonCalendar, JsonInbox
 

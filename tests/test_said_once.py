@@ -1,6 +1,7 @@
-"""Knowledge said once (issue 33.3): the brief's section names and the environment variables
-Dayflow reads each have one definition that the others use, and a fence here finds a second
-copy written by hand."""
+"""Knowledge said once (issue 33.3): the brief's section names, the token estimate, the
+compaction summary's wording, "is this target a server?" and the environment variables Dayflow
+reads each have one definition that the others use, and a fence here finds a second copy
+written by hand."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from dayflow import trust
+from dayflow import compaction, trust
 from dayflow.agent.prompt import SYSTEM_PROMPT
 from dayflow.config_files import ENV_VARS, PLATFORM_ENV_VARS
 from dayflow.delivery import one_thing
-from dayflow.models import BRIEF_SECTIONS, Section
+from dayflow.models import BRIEF_SECTIONS, Section, estimate_tokens, is_postgres_target
+from dayflow.providers.offline import _model as offline_model
 from dayflow.schedule import PINNED
 from tests import conftest
 
@@ -130,3 +132,61 @@ def test_no_program_a_config_runs_sees_a_variable_dayflow_reads() -> None:
 
 def test_a_scheduled_run_pins_only_variables_on_the_list() -> None:
     assert set(PINNED) <= set(ENV_VARS) | set(PLATFORM_ENV_VARS)
+
+
+def test_the_loop_and_the_offline_model_estimate_tokens_alike() -> None:
+    """One rule, a quarter of the compact JSON rounded up: the loop rounded down before."""
+    for value in ("x" * 5, {"a": 1}, [{"role": "user", "content": "hi"}], "é" * 9):
+        assert compaction.estimate_tokens(value) == offline_model.estimate_tokens(value)
+    assert estimate_tokens("x" * 5) == 2  # '"xxxxx"' is 7 characters
+
+
+def test_only_the_values_module_defines_a_token_estimate() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{node.lineno}: {node.name}"
+        for path in _modules("dayflow")
+        if path != ROOT / "dayflow" / "models.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef) and "estimate" in node.name and "token" in node.name
+    ]
+    assert found == []
+
+
+def test_only_compaction_spells_the_summary_it_writes() -> None:
+    """The offline model reads a summary through compaction's functions, not its wording."""
+    words = (compaction.LABEL, "- step ")
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {text[:60]!r}"
+        for path in _modules("dayflow", "bench")
+        if path != ROOT / "dayflow" / "compaction.py"
+        for line, text in _strings(path)
+        if any(w in text for w in words)
+    ]
+    assert found == []
+
+
+def test_one_predicate_says_whether_a_target_is_a_server() -> None:
+    """No module but `models` tests a target's prefix for PostgreSQL itself (three did, one
+    of them case-sensitively)."""
+    found = []
+    for path in _modules("dayflow"):
+        if path == ROOT / "dayflow" / "models.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr not in ("startswith", "match", "compile", "fullmatch"):
+                continue
+            texts = [
+                c.value
+                for a in node.args[:1]
+                for c in ast.walk(a)
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            ]
+            if any(t.lower().lstrip("^").startswith("postgres") for t in texts):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []
+    for url in ("postgresql://h/db", "POSTGRES://h/db", "postgresql:/h/db", "postgres:///db"):
+        assert is_postgres_target(url) and is_postgres_target(Path(url))
+    for other in ("db.sqlite", "/tmp/postgresql.db", ":memory:", "postgresqlx://h"):
+        assert not is_postgres_target(other)

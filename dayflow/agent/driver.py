@@ -15,7 +15,7 @@ from dayflow.agent import notes
 from dayflow.agent.loop import BriefOptions, Loop, RunResult, Stop, kill_point
 from dayflow.agent.prompt import SYSTEM_PROMPT, user_message
 from dayflow.agent.step import settle
-from dayflow.compaction import estimate_tokens, summary_message
+from dayflow.compaction import summary_message
 from dayflow.errors import (
     DayflowError,
     LeaseLost,
@@ -39,6 +39,7 @@ from dayflow.models import (
     Run,
     Step,
     Usage,
+    estimate_tokens,
 )
 from dayflow.providers import LeavesMcpAlone
 from dayflow.sources.factory import precheck

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from dayflow.clock import Clock, SystemClock
 from dayflow.errors import StoreError
+from dayflow.models import is_postgres_target
 from dayflow.store.composed import Store
 from dayflow.store.sql import Database, DatabaseError, IntegrityError, Upkeep
 from dayflow.store.tasks import Tasks
@@ -65,14 +66,6 @@ __all__ = [
     "process_start",
     "task_id",
 ]
-
-# Any "postgres:" or "postgresql:" target is a URL (also one whose "//" pathlib folded to "/").
-_POSTGRES = re.compile(r"^postgres(?:ql)?:", re.IGNORECASE)
-
-
-def is_postgres_target(target: str | Path) -> bool:
-    """Whether `target` names a PostgreSQL database rather than a SQLite file."""
-    return bool(_POSTGRES.match(str(target)))
 
 
 def open_store(

@@ -83,7 +83,7 @@ from typing import Any
 
 from dayflow.compaction import is_summary
 from dayflow.mcp import with_offline_note
-from dayflow.models import Block, ModelRequest, ModelResponse, Usage
+from dayflow.models import Block, ModelRequest, ModelResponse, Usage, estimate_tokens
 from dayflow.providers import OFFLINE_MODEL
 from dayflow.providers.offline._brief import write_brief
 from dayflow.providers.offline._calls import pending_actions, rereads, task_input, with_tools
@@ -105,12 +105,6 @@ GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
     ("read_followups", {}),
     ("read_prep", {}),
 )
-
-
-def estimate_tokens(obj: object) -> int:
-    """About one token per four characters of `obj` as compact JSON."""
-    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, default=str)
-    return (len(text) + 3) // 4
 
 
 class OfflineModel:
