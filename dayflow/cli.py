@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from dayflow.cli_base import EXIT_CODES, PROFILE_HELP, Deps, set_profile
+from dayflow.cli_base import COMPLETE_VAR, EXIT_CODES, PROFILE_HELP, Deps, set_profile
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     app: typer.Typer  # the whole app, built on first use: see `__getattr__` at the end
 
 __all__ = ["Deps", "app", "main"]
@@ -31,6 +33,11 @@ class _Group(typer.core.TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = super().get_command(ctx, cmd_name)
         return None if command is None else with_profile(command)
+
+    def whole(self) -> Any:
+        """The whole app's command tree, even when this group is lean (`app_for`): what
+        `dayflow man` documents (a command module asks its root for it: no import cycle)."""
+        return typer.main.get_command(_whole_app())
 
 
 def with_profile(command: Any) -> Any:
@@ -59,7 +66,9 @@ core = typer.Typer(
     cls=_Group,
     help="Dayflow: a daily-brief agent whose runs outlive their process.\n\n" + EXIT_CODES,
     no_args_is_help=True,
-    add_completion=False,
+    # --install-completion and --show-completion (Typer's): they cost no import, and `main()`
+    # answers a TAB from the command it completes (`completing`), not from the whole app.
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -83,16 +92,23 @@ def _main(
     """Dayflow: a daily-brief agent whose runs outlive their process."""
 
 
-def app_for(args: list[str]) -> typer.Typer:
+# The app's own options that answer without a command: they need no command module.
+_CORE_ONLY = ("--version", "--show-completion", "--install-completion")
+
+
+def app_for(args: list[str], *, whole_groups: bool = False) -> typer.Typer:
     """`app` with only the command `args` name. Before it parses anything, Typer builds every
     command it has, inspecting each signature: for `dayflow runs` that cost more than the rest
     of the command (issue 13), and so did importing every command module. No command, `--help`
-    or an unknown name get the whole app."""
+    or an unknown name get the whole app. `whole_groups` keeps a group's subcommands even when
+    `args` names none of them (a TAB after `dayflow tasks` offers them)."""
     import copy
 
     from typer.main import get_command_name
 
     name = next((a for a in args if not a.startswith("-")), None)
+    if name is None and args and args[0] in _CORE_ONLY:
+        return _with_modules([])  # eager, and printed before any command would be built
     if name is None or "--help" in args[: args.index(name)]:
         return _whole_app()
     source = _with_modules([m for m, names in COMMAND_MODULES.items() if name in names])
@@ -109,7 +125,8 @@ def app_for(args: list[str]) -> typer.Typer:
             (n for n in (group.name, inner and inner.info.name) if isinstance(n, str)), None
         )
         if group_name == name:
-            lean.registered_groups = [_without_unasked(group, args[args.index(name) + 1 :])]
+            rest = args[args.index(name) + 1 :]
+            lean.registered_groups = [group if whole_groups else _without_unasked(group, rest)]
         elif group_name is None and inner is not None:
             for command in inner.registered_commands:
                 cmd_name = command.name or get_command_name(command.callback.__name__)  # type: ignore[union-attr]
@@ -140,7 +157,11 @@ def _without_unasked(group: Any, rest: list[str]) -> Any:
 def main() -> None:
     """Console-script entry point: no tracebacks for users unless DAYFLOW_DEBUG is set."""
     try:
-        app_for(sys.argv[1:])()
+        words = completing(os.environ)
+        if words is None:
+            app_for(sys.argv[1:])()
+        else:  # a TAB: Typer answers it, from the command being completed only
+            app_for(words, whole_groups=True)()
     except Exception as exc:  # a bug: say so in one line, keep the detail for DAYFLOW_DEBUG
         if os.environ.get("DAYFLOW_DEBUG"):
             raise
@@ -150,6 +171,41 @@ def main() -> None:
             file=sys.stderr,
         )
         sys.exit(1)
+
+
+def completing(env: "Mapping[str, str]") -> list[str] | None:
+    """The words before the one being completed when the shell asks for completions (the
+    scripts' variables, read as Typer's completion classes read them), else None."""
+    instruction = env.get(COMPLETE_VAR)
+    if not instruction:
+        return None
+    shell = instruction.partition("_")[2]
+    if shell == "bash":
+        words = _split(env.get("COMP_WORDS", ""))
+        cword = env.get("COMP_CWORD", "")
+        return words[1 : int(cword)] if cword.isdigit() else words[1:]
+    line = env.get("_TYPER_COMPLETE_ARGS", "")
+    words = _split(line)[1:]
+    if shell in ("powershell", "pwsh"):
+        done = not env.get("_TYPER_COMPLETE_WORD_TO_COMPLETE")
+    else:  # zsh, fish: the last word is being completed unless a space follows it
+        done = line.endswith(" ")
+    return words if done or not words else words[:-1]
+
+
+def _split(line: str) -> list[str]:
+    """Shell words, an unclosed quote closing the last (as Click splits them)."""
+    import shlex
+
+    lexer = shlex.shlex(line, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    words: list[str] = []
+    try:
+        words.extend(lexer)
+    except ValueError:
+        words.append(lexer.token)
+    return words
 
 
 # The command modules and the top-level commands each adds (tests/test_startup.py keeps these
@@ -166,6 +222,7 @@ COMMAND_MODULES = {
     "cli_profiles": ("profiles",),
     "cli_fleet": ("worker", "fleet"),
     "cli_mcp": ("mcp",),
+    "cli_manual": ("completion", "man"),
 }
 
 

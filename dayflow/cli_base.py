@@ -50,6 +50,10 @@ problem · 5 run busy in another process · 6 the model failed: API error after 
 refusal (resumable) · 7 run stopped by a guard or a cut-short answer (resumable) · 70 simulated
 crash · 130 interrupted."""
 
+# Where the shell scripts of `dayflow completion` ask for completions (Typer's convention:
+# `_PROG_COMPLETE`); `cli.main()` reads it to load only the command being completed.
+COMPLETE_VAR = "_DAYFLOW_COMPLETE"
+
 
 def default_model_factory(model: str, settings: config.Settings) -> ModelClient:
     """The offline model, or Claude through the SDK (imported only here, only when needed)."""

@@ -83,6 +83,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "cli_profiles",
             "cli_fleet",
             "cli_mcp",
+            "cli_manual",
             "cli",
             "__main__",
         ),

@@ -81,6 +81,7 @@ FORBIDDEN_FOR_COMMANDS = (
     "dayflow.cli_profiles",
     "dayflow.cli_fleet",
     "dayflow.cli_mcp",
+    "dayflow.cli_manual",
 )
 
 PROBE = """import sys
@@ -145,6 +146,8 @@ def test_the_start_up_paths_import_only_what_they_print(sqlite_path: Path, args:
         ["init", "--help"],
         ["sources", "--help"],
         ["tasks", "sync", "--help"],
+        ["completion", "zsh"],
+        ["man", "--help"],
     ],
 )
 def test_the_lean_app_main_builds_answers_as_the_whole_app(db_path: Path, args: list[str]) -> None:
