@@ -28,15 +28,20 @@ def looks_secret(word: str) -> bool:
     letters and digits (or cases), as a 40-character random string does."""
     if len(word) < 16:
         return False
-    classes = sum(
+    classes = _classes(word)
+    digits = sum(c.isdigit() for c in word)
+    return classes >= 3 or (classes == 2 and digits >= 4) or len(word) > 40
+
+
+def _classes(word: str) -> int:
+    """How many of lower case, upper case and digits `word` holds."""
+    return sum(
         (
             any(c.islower() for c in word),
             any(c.isupper() for c in word),
             any(c.isdigit() for c in word),
         )
     )
-    digits = sum(c.isdigit() for c in word)
-    return classes >= 3 or (classes == 2 and digits >= 4) or len(word) > 40
 
 
 def program_name(argv0: str, *, single: bool) -> str | None:
@@ -50,6 +55,10 @@ def program_name(argv0: str, *, single: bool) -> str | None:
             return argv0
         return None
     if not _PLAIN_NAME.fullmatch(argv0) or looks_secret(argv0):
+        return None
+    if _classes(argv0) == 3:
+        # Upper and lower case and digits (`Zq9Kw3x7 --flag`): a password's mix, not a
+        # program's name, however short and whatever follows it.
         return None
     if single and (any(c.isdigit() for c in argv0) and any(c.isalpha() for c in argv0)):
         # `hunter2` alone: as likely a password as a program; a program almost always takes
