@@ -50,6 +50,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "turns",
             "sources",
             "followups",
+            "sources.inbox",
             "meetings",
             "mcp.config",
             "sources.config",
@@ -91,9 +92,4 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 # (importing module, imported module): why it stays for now.
-ALLOWED: dict[tuple[str, str], str] = {
-    # Type only. The Inbox carries the run's Feed for the tools (`env.mail.followups`) and
-    # closes it; the Feed belongs beside the Inbox in the tools' `ToolEnv`, a move through
-    # sources.factory, tools/ and the loop's sources while they are being changed (issue 33).
-    ("sources.inbox", "followups.feed"): "the Inbox carries the run's Feed (type only)",
-}
+ALLOWED: dict[tuple[str, str], str] = {}
