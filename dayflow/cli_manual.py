@@ -96,7 +96,8 @@ def man(
             "-o",
             metavar="DIR",
             help="Write one page per command (COMMAND and those under it) into DIR as "
-            "dayflow-NAME.1, and print their paths.",
+            "dayflow-NAME.1, and print their paths (`-o ~/.local/share/man/man1`: then `man "
+            "dayflow-tasks` finds them).",
         ),
     ] = None,
     fmt: Annotated[
