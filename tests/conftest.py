@@ -209,9 +209,18 @@ _TASK_COLUMNS = (
 )
 
 
+def undo_refusals(target: Path | str) -> None:
+    """Take the store at `target` back to its schema before refusals were data (migration
+    0011), its rows kept: what a database written by an older Dayflow holds."""
+    with Db(target) as db:
+        db.run("ALTER TABLE tool_effects DROP COLUMN refused_by")
+        db.run("DELETE FROM schema_migrations WHERE name = '0011_effect_refusals'")
+
+
 def undo_profiles(target: Path | str) -> None:
     """Take the store at `target` back to its schema before profiles (migrations 0009-0010), its
     rows kept: what a database written by an older Dayflow holds."""
+    undo_refusals(target)
     with Db(target) as db:
         for statement in (
             "DROP INDEX runs_profile_created",  # 0010, on the profile column

@@ -79,7 +79,7 @@ def test_a_database_from_before_profiles_keeps_its_rows_as_the_defaults(
         task, _ = s.tasks.create(title="Old", idempotency_key="mail:old", run_id=run.id)
     undo_profiles(store_target)
     with open_store(store_target, clock=clock) as s:
-        assert s.upkeep.schema_version() == s.upkeep.latest_schema() == "0010_runs_by_profile"
+        assert s.upkeep.schema_version() == s.upkeep.latest_schema() == "0011_effect_refusals"
         assert [r.id for r in s.runs.list()] == [run.id]
         assert s.tasks.list() == [task]
         # The key is now unique per profile: ann may file the same one.

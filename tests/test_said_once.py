@@ -190,3 +190,16 @@ def test_one_predicate_says_whether_a_target_is_a_server() -> None:
         assert is_postgres_target(url) and is_postgres_target(Path(url))
     for other in ("db.sqlite", "/tmp/postgresql.db", ":memory:", "postgresqlx://h"):
         assert not is_postgres_target(other)
+
+
+def test_no_count_matches_the_words_of_a_saved_result() -> None:
+    """The task cap's refusals were counted with `content LIKE 'Error: …'`; which rule refused
+    a call is now a column saved with it (`refused_by`), and only a migration reads words."""
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in _modules("dayflow")
+        if not path.name.endswith("_schema.py")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"content\s+(NOT\s+)?I?LIKE", line, re.IGNORECASE)
+    ]
+    assert found == []

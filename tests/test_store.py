@@ -27,7 +27,15 @@ from dayflow.store import (
     sqlite_schema,
 )
 from dayflow.store.sqlite_schema import MIGRATIONS
-from tests.conftest import Db, db_rows, expire_leases, foreign_sqlite, is_pg, undo_profiles
+from tests.conftest import (
+    Db,
+    db_rows,
+    expire_leases,
+    foreign_sqlite,
+    is_pg,
+    undo_profiles,
+    undo_refusals,
+)
 from tests.scripted import text, tool_use, turn
 from tests.test_agent import _new_run
 
@@ -636,3 +644,50 @@ def test_a_runs_batched_usage_is_read_through_its_partial_index(tmp_path: Path) 
         conn.close()
     details = [str(row[-1]) for row in plan]
     assert sum("USING INDEX steps_batched" in d for d in details) == 4, details
+
+
+_CAP_WORDS = "Error: task cap reached: this run may create at most 1 tasks; no task was created"
+
+
+def test_a_refusal_is_counted_from_the_flag_saved_with_it_not_from_its_words(
+    store: Store,
+) -> None:
+    """The task cap's note counted `LIKE 'Error: task cap reached%'`: a result that merely
+    starts with those words is no refusal, and a refusal is one whatever it says."""
+    run, lease = store.runs.create(_new_run())
+    store.steps.begin(lease, 1, turn(tool_use("create_task", {"title": "x"}, "u1")), 1)
+    save = store.steps.save_effect
+    save(lease, 1, "u1", "create_task", lambda: (_CAP_WORDS, True))
+    save(lease, 1, "u2", "create_task", lambda: ("Error: no", True, "task_cap"))
+    save(lease, 1, "u3", "create_task", lambda: ("ok", False))
+    assert store.steps.count_refused(run.id, "create_task", "task_cap") == 1
+    assert store.steps.count_refused(run.id, "read_inbox", "task_cap") == 0
+
+
+def test_an_upgraded_database_counts_its_old_cap_refusals_as_before(
+    store_target: Path | str, clock: FixedClock
+) -> None:
+    """Rows written before 0011 have no flag: the migration marks those the old count matched
+    (on each engine as its LIKE did), and the schema is then a blank database's."""
+    with open_store(store_target, clock=clock) as s:
+        blank = _schema(store_target)
+        run, lease = s.runs.create(_new_run())
+        s.steps.begin(lease, 1, turn(tool_use("create_task", {"title": "x"}, "u1")), 1)
+        for key, name, content, is_error in (
+            ("u1", "create_task", _CAP_WORDS, True),
+            ("u2", "create_task", _CAP_WORDS, True),
+            ("u3", "create_task", "Error: invalid arguments", True),
+            ("u4", "create_task", "task cap reached, said a mail", False),
+            ("u5", "read_inbox", _CAP_WORDS, True),
+        ):
+
+            def produce(saved: tuple[str, bool] = (content, is_error)) -> tuple[str, bool]:
+                return saved
+
+            s.steps.save_effect(lease, 1, key, name, produce)
+    undo_refusals(store_target)  # as an older Dayflow wrote them: no flag column at all
+    with open_store(store_target, clock=clock) as s:
+        assert s.upkeep.schema_version() == s.upkeep.latest_schema()
+        assert s.steps.count_refused(run.id, "create_task", "task_cap") == 2
+        assert s.steps.count_refused(run.id, "read_inbox", "task_cap") == 0
+    assert _schema(store_target) == blank

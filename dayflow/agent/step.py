@@ -185,7 +185,7 @@ def _grounded(store: Store, run: Run, n: int) -> bool:
 
 def _cap_note(store: Store, run: Run) -> str | None:
     """Say so when the run hit its task cap, so `runs` shows it."""
-    refused = store.steps.count_errors(run.id, "create_task", toolbox.TaskCapReached.MARK)
+    refused = store.steps.count_refused(run.id, "create_task", toolbox.TaskCapReached.refusal)
     if not refused:
         return None
     return f"task cap {run.task_cap} reached: {refused} create_task call(s) refused"

@@ -79,9 +79,9 @@ class Archive:
             )
             db.execute(
                 """INSERT INTO tool_effects (run_id, tool_use_id, step_n, tool_name,
-                   idempotency_key, content, is_error, created_at)
+                   idempotency_key, content, is_error, refused_by, created_at)
                    SELECT ?, tool_use_id, step_n, tool_name, idempotency_key, content, is_error,
-                   created_at FROM tool_effects WHERE run_id = ? AND step_n <= ?""",
+                   refused_by, created_at FROM tool_effects WHERE run_id = ? AND step_n <= ?""",
                 args,
             )
             # Only compactions made before a call the fork keeps: the fork decides its own next.

@@ -249,6 +249,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX runs_profile_created ON runs(profile, created_at, rowid);
         """,
     ),
+    (
+        # As SQLite's 0011 (LIKE is case-sensitive here, as the count's was).
+        "0011_effect_refusals",
+        f"""
+        ALTER TABLE tool_effects ADD COLUMN refused_by {_T};
+        UPDATE tool_effects SET refused_by = 'task_cap' WHERE tool_name = 'create_task'
+            AND is_error = 1 AND content LIKE 'Error: task cap reached%';
+        """,
+    ),
 ]
 
 

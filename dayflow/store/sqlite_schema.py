@@ -258,6 +258,17 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX runs_profile_created ON runs(profile, created_at);
         """,
     ),
+    (
+        # Which rule refused a call is data saved with its effect (issue 33.3), not a prefix of
+        # its text matched when counting: the task cap's refusals written before this are
+        # marked by the same match the count made (LIKE, ASCII case-insensitive here).
+        "0011_effect_refusals",
+        """
+        ALTER TABLE tool_effects ADD COLUMN refused_by TEXT;
+        UPDATE tool_effects SET refused_by = 'task_cap' WHERE tool_name = 'create_task'
+            AND is_error = 1 AND content LIKE 'Error: task cap reached%';
+        """,
+    ),
 ]
 
 

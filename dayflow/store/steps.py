@@ -45,7 +45,7 @@ from dayflow.models import COMPLETE, DISCARDED, PENDING, Message, ModelResponse,
 from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
 from dayflow.store.leases import Leases
-from dayflow.store.rows import dump, effect_row, like_prefix, step_row, stored_json
+from dayflow.store.rows import dump, effect_row, step_row, stored_json
 from dayflow.store.sql import Unless, one
 from dayflow.store.values import BatchItem, Lease
 
@@ -396,24 +396,29 @@ class Steps:
         step_n: int,
         key: str,
         name: str,
-        produce: Callable[[], tuple[str, bool]],
+        produce: Callable[[], tuple[str, bool] | tuple[str, bool, str | None]],
         idempotency_key: str | None = None,
     ) -> ToolEffect:
         """Run `produce` (a local effect, which writes through this same store, or the return of
         an already-read result) and save what it returns as the outcome of effect `key` (a
         tool_use id, or any key unique within the run), all in one transaction: a kill leaves
-        the local write and its saved outcome both or neither."""
+        the local write and its saved outcome both or neither. `produce` gives the content and
+        whether it is an error, and may add which rule refused the call (`refused_by`)."""
         ctx = self._ctx
         run_id = lease.run_id
         with ctx.db.transaction():
             self._leases.hold(lease)
-            content, is_error = produce()
+            produced = produce()
+            content, is_error = produced[0], produced[1]
+            refused_by = produced[2] if len(produced) == 3 else None
             now = ctx.now()
             ctx.db.execute(
                 """INSERT INTO tool_effects (run_id, tool_use_id, step_n, tool_name,
-                   idempotency_key, content, is_error, created_at) VALUES (?,?,?,?,?,?,?,?)""",
-                (run_id, key, step_n, name, idempotency_key, content, int(is_error), now),
-            )
+                   idempotency_key, content, is_error, refused_by, created_at)
+                   VALUES (?,?,?,?,?,?,?,?,?)""",
+                (run_id, key, step_n, name, idempotency_key, content, int(is_error),
+                 refused_by, now),
+            )  # fmt: skip
             self._events.add(
                 run_id,
                 "tool_executed",
@@ -421,13 +426,13 @@ class Steps:
             )
         return ToolEffect(run_id, key, step_n, name, content, is_error, now)
 
-    def count_errors(self, run_id: str, tool_name: str, prefix: str) -> int:
-        """How many of the run's `tool_name` calls failed with a message starting `prefix`."""
+    def count_refused(self, run_id: str, tool_name: str, refusal: str) -> int:
+        """How many of the run's `tool_name` calls the rule `refusal` refused (`refused_by`)."""
         row = one(
             self._ctx.db,
             "SELECT COUNT(*) FROM tool_effects WHERE run_id = ? AND tool_name = ? "
-            "AND is_error = 1 AND content LIKE ? ESCAPE '\\'",
-            (run_id, tool_name, "Error: " + like_prefix(prefix)),
+            "AND refused_by = ?",
+            (run_id, tool_name, refusal),
         )
         return 0 if row is None else int(row[0])
 

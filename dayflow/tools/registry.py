@@ -99,11 +99,11 @@ def execute(
     if problem is not None or tool is None:
         return Outcome(error_text(problem or "unknown tool"), True, saved=False)
 
-    def call() -> tuple[str, bool]:
+    def call() -> tuple[str, bool] | tuple[str, bool, str | None]:
         try:
             text = result_text(tool.handler(args, env))
         except ToolError as exc:
-            return error_text(_no_arguments(args, str(exc))), True
+            return error_text(_no_arguments(args, str(exc))), True, exc.refusal
         except SourceUnavailable:
             raise  # the run fails (resumably) and nothing is saved for this call
         except Exception as exc:  # a tool bug must not end the run: tell the model instead
@@ -118,7 +118,7 @@ def execute(
     if tool.effect:
         effect = store.steps.save_effect(lease, n, use_id, name, call, key)
         return Outcome(effect.content, effect.is_error, saved=True)
-    content, is_error = call()  # a read: outside any transaction
+    content, is_error = call()[:2]  # a read: outside any transaction (no rule refuses one)
     if reads_network(name, env):
         # A read from a mail or calendar server is saved the moment it returns, so a resume
         # never asks the server again for a step that already read it (issue 9).

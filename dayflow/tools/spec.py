@@ -23,6 +23,10 @@ from dayflow.store import Tasks
 class ToolError(Exception):
     """A failure the model can act on: becomes a tool_result with is_error."""
 
+    # Which rule refused the call, if one did: saved with the effect as data (its
+    # `refused_by`), so a count of refusals never matches the words the model reads.
+    refusal: str | None = None
+
 
 @dataclass
 class ToolEnv:

@@ -24,6 +24,7 @@ class TaskCapReached(ToolError):
     note and the offline model ask it instead of matching the text themselves."""
 
     MARK = "task cap reached"  # how the refusal starts, in the saved result and the request
+    refusal = "task_cap"  # saved with the effect (`tool_effects.refused_by`), counted as data
 
     def __init__(self, cap: int) -> None:
         super().__init__(
