@@ -52,6 +52,12 @@ PLATFORM_ENV_VARS = (
     "COLUMNS",
     "NO_COLOR",
     "REQUEST_METHOD",  # a CGI request: its Proxy: header is not a proxy (`network`)
+    # What the shell's completion scripts hand over (`cli.completing`, as Typer reads them).
+    "_DAYFLOW_COMPLETE",
+    "COMP_WORDS",
+    "COMP_CWORD",
+    "_TYPER_COMPLETE_ARGS",
+    "_TYPER_COMPLETE_WORD_TO_COMPLETE",
 )
 
 

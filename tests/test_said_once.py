@@ -80,7 +80,7 @@ def _envish(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and any(_envish(a) for a in node.args)  # dict(os.environ)
 
 
-_NAME = re.compile(r"[A-Z][A-Z0-9_]+")
+_NAME = re.compile(r"_?[A-Z][A-Z0-9_]+")
 
 
 def _names_read(path: Path) -> Iterator[tuple[int, str]]:
