@@ -6,7 +6,6 @@ nine dataclasses cost more start-up time than the rest of it (see `dayflow.froze
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -66,6 +65,8 @@ def is_mcp_tool(name: object) -> bool:
 def estimate_tokens(value: Any) -> int:
     """About one token per four characters of `value` as compact JSON, rounded up: the one
     estimate (the loop's before a call and at compaction, the offline model's usage)."""
+    import json  # here: `--help` imports this module and must not load json
+
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
     return (len(text) + 3) // 4
 
