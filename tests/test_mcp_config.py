@@ -78,6 +78,11 @@ def test_the_issue_example_parses_with_its_defaults() -> None:
         ({"url": "https://h/", "env": {}}, "'env' is for a command"),
         ({"command": "x", "token_env": "T"}, "'token_env' is for a 'url' server"),
         ({"url": "https://h/", "token_env": "T", "token_command": "c"}, "keep one of them"),
+        # Issue 32.7's rule for calendars, for an MCP server too: no token over plain http://
+        ({"url": "http://h/mcp", "token_command": "c"}, "a token is sent only over https://"),
+        ({"url": "http://h/mcp", "token_env": "T"}, 'write security = "plain"'),
+        ({"url": "https://h/", "security": "clear"}, "'security' must be tls"),
+        ({"command": "x", "security": "plain"}, "'security' is for a 'url' server"),
     ],
 )
 def test_each_problem_is_one_line_naming_the_table_and_the_key(
@@ -110,3 +115,10 @@ def test_a_missing_variable_names_the_server_key_and_variable_never_a_value() ->
     with pytest.raises(MissingVariable) as err:
         server_env(spec, {"OTHER": "ghp_secret"})
     assert str(err.value) == "gh: the environment variable GITHUB_TOKEN (env.TOKEN) is not set"
+
+
+def test_a_token_over_plain_http_is_sent_only_where_the_entry_says_security_plain() -> None:
+    table = {"web": {"url": "http://127.0.0.1:8080/mcp", "token_env": "T", "security": "plain"}}
+    (spec,) = parse_servers({"mcp_servers": table}, PATH)
+    assert spec.url == "http://127.0.0.1:8080/mcp" and spec.token_env == "T"
+    assert parse_servers({"mcp_servers": {"web": {"url": "http://h/mcp"}}}, PATH)  # no token

@@ -39,6 +39,7 @@ _KEYS: dict[str, Any] = {
     "headers": dict,
     "token_command": str,
     "token_env": str,
+    "security": str,
     "allow_tools": list,
     "allow_writes": bool,
     "startup_timeout": (int, float),
@@ -192,6 +193,22 @@ def _shape_problems(entry: dict[str, Any]) -> list[str]:
                 out.append(f"{key!r} is for a 'url' server; a command takes env = {{ ... }}")
     if "token_command" in entry and "token_env" in entry:
         out.append("both 'token_command' and 'token_env' given; keep one of them")
+    security = entry.get("security", "tls")
+    if security not in ("tls", "plain"):
+        out.append(f"'security' must be tls (the default) or plain, not {security!r}")
+    elif command is not None and "security" in entry:
+        out.append("'security' is for a 'url' server")
+    elif (
+        isinstance(url, str)
+        and url.lower().startswith("http://")
+        and security != "plain"
+        and ("token_command" in entry or "token_env" in entry)
+    ):
+        # The sources' rule (IMAP's): a token goes in clear only where the entry says so.
+        out.append(
+            "a token is sent only over https:// (the url is plain http://); write "
+            'security = "plain" to send it in clear anyway, as IMAP\'s rule is'
+        )
     for key in ("args", "allow_tools"):
         if any(not isinstance(v, str) for v in entry.get(key, ())):
             out.append(f"{key!r} must be a list of strings")
