@@ -17,45 +17,12 @@ from dataclasses import dataclass
 
 from dayflow.providers.offline._dates import Deadline, any_phrase, any_word, find_deadline
 from dayflow.providers.offline._forms import Piece, whole_forms
+from dayflow.providers.offline._lexicon import REQUEST_CUES, cues
 from dayflow.providers.offline._sentences import spoken_to
 from dayflow.providers.offline._titles import AND_RETURN, VERBS, finish, make_title
 
-_CUE = re.compile(
-    r"(?:\b(?:could|can|would|will)\s+(?:you|u|ya|someone|anyone|somebody)"
-    r"(?:\s+(?:please|pls|also|maybe|both|all|two|guys))*"
-    r"|\b(?:i|we)\s+need\s+(?:you|u)\s+to|\bneeds?\s+(?:someone|somebody|you)\s+to|\bplease|\bkindly"
-    r"|\b(?:pls|plz)\b"
-    # "You need to re-approve it", "Everyone needs to make their elections": an obligation
-    r"|\b(?:you|u|everyone|everybody|each\s+of\s+you|all\s+of\s+you)\s+(?:will\s+|also\s+|still\s+)?"
-    r"(?:need(?:s)?|ha(?:ve|s))\s+to"
-    # "bitten wir Sie, das Formular ... zurückzusenden": a formal plea, its verb a zu-infinitive
-    r"|\b(?:bitten\s+wir\s+(?:sie|dich|euch)|(?:wir|ich)\s+(?:bitten|bitte)\s+(?:sie|dich|euch))\s*,?"
-    r"|\b(?:kannst|könntest|koenntest|würdest|wuerdest)\s+du(?:\s+(?:bitte))*"
-    r"|\b(?:können|könnten|koennten|würden)\s+sie(?:\s+(?:bitte))*|\bbitte"
-    r"|\b(?:pourriez|pouvez)-vous|\b(?:peux|pourrais)-tu|\bmerci\s+de|\bveuillez"
-    r"|\b(?:est-ce\s+que\s+)?(?:tu\s+(?:peux|pourrais|veux\s+bien)|vous\s+(?:pouvez|pourriez))"
-    r"|\bn'oublie\s+pas\s+de|\bpense\s+à|\b(?:magst|möchtest)\s+du(?:\s+bitte)?"
-    r"|\b(?:it\s+)?would\s+be\s+(?:great|good|helpful|ideal|nice|amazing|awesome)\s+(?:if\s+you"
-    r"\s+(?:could|can)|to)|\b(?:any\s+chance|is\s+there\s+any\s+way|do\s+you\s+think)\s+you"
-    r"\s+(?:could|can|would)|^(?:do\s+you\s+)?mind|\b(?:i'd|i\s+would)\s+(?:like|love)\s+(?:for\s+)?you"
-    r"\s+to|\b(?:j'ai|j'aurais|on\s+a|nous\s+avons)\s+besoin\s+que\s+(?:tu|vous)"
-    r"|\bnecesit(?:o|amos|aría|aria)\s+que|\b(?:(?:le|te|les|os)\s+)?(?:agradecer(?:í|i)a(?:mos)?"
-    r"|pido|pedimos|ruego|rogamos)\s+que|\bfavor\s+de"
-    r"|\b(?:i|we)(?:'d|\s+would)\s+(?:really\s+)?appreciate\s+(?:it\s+)?if\s+you"
-    r"(?:\s+(?:could|can|would))?"
-    # formal and roundabout asks: "We would be grateful if you could", "Would it be possible
-    # for you to", "I wanted to ask if you can"
-    r"|\b(?:i|we)(?:'d|\s+would)\s+be\s+(?:very\s+|most\s+|so\s+)?(?:grateful|thankful|obliged)"
-    r"\s+if\s+you(?:\s+(?:could|can|would))?"
-    r"|\b(?:would|will)\s+it\s+be\s+possible\s+(?:for\s+you\s+to|to)"
-    r"|\b(?:i|we)\s+(?:wanted|want|would\s+like)\s+to\s+ask\s+(?:if|whether)\s+you"
-    r"(?:\s+(?:could|can|would))?"
-    # "¿podés revisar...?": the voseo of Argentina and Uruguay, and the plural "podéis"
-    r"|¿?\s*(?:me\s+)?(?:puedes|podrías|podrias|podría|podria|puede|pueden|podés|podes|podéis"
-    r"|podríais)|\bpor\s+favor,?)"
-    r"\s+",
-    re.IGNORECASE,
-)
+# The request cues of every language (`_lexicon.REQUEST_CUES`), then the request's words.
+_CUE = re.compile(rf"{cues(REQUEST_CUES)}\s+", re.IGNORECASE)
 _NOT_A_REQUEST = re.compile(
     r"(?:find|see|note|allow|ignore|disregard|do not|don't|feel free|excuse|forgive|keep in mind"
     r"|be (?:aware|advised)|believe|imagine|let (?:me|us) know if (?:you (?:have|need)|anything)"

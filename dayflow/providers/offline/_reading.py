@@ -29,6 +29,7 @@ from typing import Any
 
 from dayflow.providers.offline._clauses import has_cue
 from dayflow.providers.offline._dates import alternation, any_word
+from dayflow.providers.offline._lexicon import REPLY_PREFIXES, SUBJECT_CUES, cues
 from dayflow.providers.offline._requests import relayed_invitation, requests_in, says_fyi
 
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -50,13 +51,7 @@ _AUTO_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 # Subject cues that a cut-short message from a person may want something.
-_CUE = re.compile(
-    r"\?|\b(?:re|fwd?|fw|aw|tr|rv)\s*:|\b(?:question|request|help|review|input|feedback"
-    r"|follow[- ]?up|reminder|action|urgent|asap|deadline|sign|sign[- ]?off|approv\w*|decision"
-    r"|please|pls|need|needed|needs|today|tonight|tomorrow|rsvp|confirm|bitte|dringend|heute"
-    r"|morgen|s'il (?:te|vous) pla[iî]t|urgente?|aujourd'hui|demain|por favor|hoy|mañana)\b",
-    re.IGNORECASE,
-)
+_CUE = re.compile(rf"\?|\b{cues(REPLY_PREFIXES)}\s*:|\b{cues(SUBJECT_CUES)}\b", re.IGNORECASE)
 _TRUNCATED = ("...", "…")
 _RSVP_SHOWN = re.compile(r"\b(?:rsvp|reply|respond|let\s+(?:me|us)\s+know)\b", re.IGNORECASE)
 # A snippet without the listing's word on it is whole only when it is shorter than sources'

@@ -1,0 +1,105 @@
+"""The offline model's words per language, as data: English, German, French and Spanish.
+
+Each table maps a language code to a tuple of regex fragments (not literal words: a fragment
+may say "could|can you", an optional "please" after it, or a word's endings). The regexes
+that read with them are built once, at import, by `cues` (`_clauses._CUE`, `_reading._CUE`).
+A new language or a new way of asking is one more entry here, not one more line in a regex.
+
+Within one language a table's order is the order the alternation tries its fragments, so a
+longer form comes before its prefix there ("bitten wir Sie" before "bitte"). No fragment of
+one language can match where another language's does, so the languages' order does not
+matter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+Lexicon = Mapping[str, tuple[str, ...]]
+
+# What opens a request in a sentence ("could you", "kannst du", "pourriez-vous", "¿puedes");
+# the request's words follow it after white space.
+REQUEST_CUES: Lexicon = {
+    "en": (
+        r"\b(?:could|can|would|will)\s+(?:you|u|ya|someone|anyone|somebody)"
+        r"(?:\s+(?:please|pls|also|maybe|both|all|two|guys))*",
+        r"\b(?:i|we)\s+need\s+(?:you|u)\s+to",
+        r"\bneeds?\s+(?:someone|somebody|you)\s+to",
+        r"\bplease",
+        r"\bkindly",
+        r"\b(?:pls|plz)\b",
+        # "You need to re-approve it", "Everyone needs to make their elections": an obligation
+        r"\b(?:you|u|everyone|everybody|each\s+of\s+you|all\s+of\s+you)\s+"
+        r"(?:will\s+|also\s+|still\s+)?(?:need(?:s)?|ha(?:ve|s))\s+to",
+        r"\b(?:it\s+)?would\s+be\s+(?:great|good|helpful|ideal|nice|amazing|awesome)\s+"
+        r"(?:if\s+you\s+(?:could|can)|to)",
+        r"\b(?:any\s+chance|is\s+there\s+any\s+way|do\s+you\s+think)\s+you\s+(?:could|can|would)",
+        r"^(?:do\s+you\s+)?mind",
+        r"\b(?:i'd|i\s+would)\s+(?:like|love)\s+(?:for\s+)?you\s+to",
+        r"\b(?:i|we)(?:'d|\s+would)\s+(?:really\s+)?appreciate\s+(?:it\s+)?if\s+you"
+        r"(?:\s+(?:could|can|would))?",
+        # formal and roundabout asks: "We would be grateful if you could", "Would it be possible
+        # for you to", "I wanted to ask if you can"
+        r"\b(?:i|we)(?:'d|\s+would)\s+be\s+(?:very\s+|most\s+|so\s+)?(?:grateful|thankful|obliged)"
+        r"\s+if\s+you(?:\s+(?:could|can|would))?",
+        r"\b(?:would|will)\s+it\s+be\s+possible\s+(?:for\s+you\s+to|to)",
+        r"\b(?:i|we)\s+(?:wanted|want|would\s+like)\s+to\s+ask\s+(?:if|whether)\s+you"
+        r"(?:\s+(?:could|can|would))?",
+    ),
+    "de": (
+        # "bitten wir Sie, das Formular ... zurückzusenden": a formal plea, its verb a zu-infinitive
+        r"\b(?:bitten\s+wir\s+(?:sie|dich|euch)|(?:wir|ich)\s+(?:bitten|bitte)\s+(?:sie|dich|euch))"
+        r"\s*,?",
+        r"\b(?:kannst|könntest|koenntest|würdest|wuerdest)\s+du(?:\s+(?:bitte))*",
+        r"\b(?:können|könnten|koennten|würden)\s+sie(?:\s+(?:bitte))*",
+        r"\bbitte",
+        r"\b(?:magst|möchtest)\s+du(?:\s+bitte)?",
+    ),
+    "fr": (
+        r"\b(?:pourriez|pouvez)-vous",
+        r"\b(?:peux|pourrais)-tu",
+        r"\bmerci\s+de",
+        r"\bveuillez",
+        r"\b(?:est-ce\s+que\s+)?(?:tu\s+(?:peux|pourrais|veux\s+bien)|vous\s+(?:pouvez|pourriez))",
+        r"\bn'oublie\s+pas\s+de",
+        r"\bpense\s+à",
+        r"\b(?:j'ai|j'aurais|on\s+a|nous\s+avons)\s+besoin\s+que\s+(?:tu|vous)",
+    ),
+    "es": (
+        r"\bnecesit(?:o|amos|aría|aria)\s+que",
+        r"\b(?:(?:le|te|les|os)\s+)?(?:agradecer(?:í|i)a(?:mos)?|pido|pedimos|ruego|rogamos)\s+que",
+        r"\bfavor\s+de",
+        # "¿podés revisar...?": the voseo of Argentina and Uruguay, and the plural "podéis"
+        r"¿?\s*(?:me\s+)?(?:puedes|podrías|podrias|podría|podria|puede|pueden|podés|podes|podéis"
+        r"|podríais)",
+        r"\bpor\s+favor,?",
+    ),
+}
+
+# A reply's or a forward's subject prefix: "Re:", "Fwd:", "AW:" (Antwort), "TR:" (transféré),
+# "RV:" (reenviado).
+REPLY_PREFIXES: Lexicon = {
+    "en": ("re", "fwd?", "fw"),
+    "de": ("aw",),
+    "fr": ("tr",),
+    "es": ("rv",),
+}
+
+# Words in a subject that a cut-short message from a person may want something.
+SUBJECT_CUES: Lexicon = {
+    "en": (
+        "question", "request", "help", "review", "input", "feedback", "follow[- ]?up",
+        "reminder", "action", "urgent", "asap", "deadline", "sign", "sign[- ]?off", r"approv\w*",
+        "decision", "please", "pls", "need", "needed", "needs", "today", "tonight", "tomorrow",
+        "rsvp", "confirm",
+    ),
+    "de": ("bitte", "dringend", "heute", "morgen"),
+    "fr": ("s'il (?:te|vous) pla[iî]t", "urgente?", "aujourd'hui", "demain"),
+    "es": ("por favor", "hoy", "mañana"),
+}  # fmt: skip
+
+
+def cues(lexicon: Lexicon) -> str:
+    """`(?:a|b|...)`: every language's fragments of `lexicon` as one alternation, each
+    language's in its table's order."""
+    return "(?:" + "|".join(part for parts in lexicon.values() for part in parts) + ")"
