@@ -37,7 +37,7 @@ def test_a_secret_is_hidden_as_itself_and_inside_any_base64_of_it() -> None:
         # What is left of the base64 decodes to at most a few bytes of the token's ends.
         left = shown.removeprefix("NO bad response ").split("…")
         assert len(left) == 2 and len(left[1]) <= 8
-    assert server_words("a\x1b[31m\r\nb  c", ["zzz"]) == "a [31m b c"
+    assert server_words("a\x1b[31m\r\nb  c", ["zzz"]) == "a b c"  # the escape whole
 
 
 # --- IMAP ---------------------------------------------------------------------------------
@@ -228,3 +228,13 @@ def test_an_http_401_that_quotes_the_token_is_shown_without_it(
     assert "refused the bearer token" in line and "HTTP 401 Unauthorized Bearer …" in line, line
     assert "error_description=Bearer … expired" in line
     assert TOKEN not in line
+
+
+def test_a_servers_or_programs_words_keep_no_remnant_of_a_terminal_escape() -> None:
+    """A token program's coloured stderr ("\\x1b[31m...") was shown as "[31mred ]0;title err":
+    the ESC became a space and the rest of the sequence stayed."""
+    from dayflow.sources.secrets import server_words, stderr_line
+
+    said = "\x1b[31mred\x1b[0m \x1b]0;title\x07err \x9b2Jdone"
+    assert server_words(said) == "red err done"
+    assert stderr_line(f"{said}\nsecond\n".encode()) == "red err done"

@@ -98,6 +98,10 @@ def server_words(words: str, secrets: Iterable[str | None] = (), limit: int = 30
     `secrets` and cannot steer a terminal (control and other unprintable characters become
     spaces). The one function through which a server's words are kept or shown."""
     text = hide(words, secrets)
+    if "\x1b" in text or "\x9b" in text:
+        from dayflow.sources.mime import without_escapes
+
+        text = without_escapes(text)  # whole: dropping the ESC alone leaves `[31m` behind
     text = "".join(c if c.isprintable() else " " for c in text)
     return " ".join(text.split())[:limit]
 
