@@ -203,3 +203,11 @@ def test_no_count_matches_the_words_of_a_saved_result() -> None:
         if re.search(r"content\s+(NOT\s+)?I?LIKE", line, re.IGNORECASE)
     ]
     assert found == []
+
+
+def test_the_manual_names_every_variable_dayflow_reads() -> None:
+    """A variable on the list that no page mentions is a setting nobody can find (the SDK's
+    own ANTHROPIC_AUTH_TOKEN is the SDK's to document)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in pages)
+    assert [n for n in ENV_VARS if n not in text] == ["ANTHROPIC_AUTH_TOKEN"]
