@@ -839,3 +839,24 @@ def test_markdown_on_stdout_is_made_inert_as_a_file_is(db_path: Path, tmp_path: 
     assert "evil.example" not in result.out.replace("&lt;img", "")
     assert "![" not in result.out and "<img" not in result.out
     assert "Review [the Q4 doc]" in result.out and "x prize" in result.out
+
+
+@pytest.mark.parametrize(
+    ("content", "said"), [(b"\xff\xfe not text", "is not UTF-8 text"), (None, "larger than 8 MB")]
+)
+def test_a_note_that_cannot_be_merged_is_named_once_and_left_as_it_was(
+    tmp_path: Path, content: bytes | None, said: str
+) -> None:
+    """The failure read 'file N: file N is larger than 8 MB': the path twice."""
+    note = tmp_path / "n.md"
+    if content is None:
+        with note.open("wb") as fh:
+            fh.truncate(9 * 2**20)  # sparse: nine MB of nothing
+    else:
+        note.write_bytes(content)
+    before = note.stat()
+    brief = delivery.Brief("abc", DATE, "# Brief\n")
+    report = delivery.deliver_all([f"file:{note}"], brief, _Log(), delivery.Settings())
+    (line,) = report.failed
+    assert line.count(str(note)) == 1 and said in line, line
+    assert note.stat().st_size == before.st_size and note.stat().st_mtime == before.st_mtime

@@ -32,9 +32,10 @@ def to_file(sink: str, brief: Brief) -> str:
         merged, verb = with_section(existing, brief.run_id, brief.inert)
         if merged != existing:
             files.write_atomic(target, merged.encode("utf-8"))
-    except (OSError, DayflowError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
-        raise DeliveryFailed(f"file {target}: {reason}") from None
+    except DayflowError as exc:
+        raise DeliveryFailed(str(exc)) from None  # its words name the file already
+    except OSError as exc:
+        raise DeliveryFailed(f"file {target}: {exc.strerror or exc}") from None
     return f"{verb} {target}"
 
 
