@@ -238,3 +238,14 @@ def test_a_servers_or_programs_words_keep_no_remnant_of_a_terminal_escape() -> N
     said = "\x1b[31mred\x1b[0m \x1b]0;title\x07err \x9b2Jdone"
     assert server_words(said) == "red err done"
     assert stderr_line(f"{said}\nsecond\n".encode()) == "red err done"
+
+
+def test_a_short_password_is_hidden_inside_its_own_base64_too() -> None:
+    """AUTH LOGIN sends the password base64-encoded on its own; an SMTP server echoed it in
+    its 535 and a five-character password was shown as 'QWIzeDk=' (base64 of 'Ab3x9'): the
+    base64 forms were made only for secrets of six bytes or more."""
+    for secret in ("Ab3x9", "pw", "1234"):
+        alone = base64.b64encode(secret.encode()).decode()
+        shown = hide(f"535 5.7.8 auth failed for dQ== {alone} ({alone.rstrip('=')})", [secret])
+        assert alone not in shown and alone.rstrip("=") not in shown, shown
+        assert "dQ==" in shown  # the user name's base64 is not the secret

@@ -71,6 +71,9 @@ def _forms(secret: str) -> list[str]:
     """A secret as a server may echo it: itself, and inside base64 (a SASL response, Basic)."""
     forms = [secret]
     raw = secret.encode("utf-8", "replace")
+    # Sent alone (AUTH LOGIN's password line), it is exactly its own base64, at any length.
+    alone = base64.b64encode(raw).decode("ascii")
+    forms += [alone, alone.rstrip("=")]
     if len(raw) >= 6:
         # Any base64 text that holds the secret holds one of these three runs, whatever its
         # offset in the encoded bytes (the first and last bytes may share a character).
