@@ -1,4 +1,4 @@
-"""The offline model's rules of issue 23's fourth round, each on mail written for the test (no
+"""The offline model's request forms (issue 23), each on mail written for the test (no
 sentence of any split): request forms in four languages, deadlines before the cue or after
 EOD, terse asks in a reply, proposals closed by a question, RSVPs in a body, an Outlook
 invitation's rule line; and each new pattern against hostile input."""

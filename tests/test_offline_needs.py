@@ -1,4 +1,4 @@
-"""The offline model's rules of issue 23's third round, each on mail written for the test: a
+"""The offline model's asks as needs (issue 23), each on mail written for the test: a
 request phrased as a need or an obligation, a list of needs (English, Spanish), formal German,
 terse requests beside an attachment or a phone's sign-off, "heads up" openers, read messages
 that greet the reader, payments that fall due, deadlines that stay with their own clause; and
@@ -194,7 +194,9 @@ def test_hostile_input_is_read_without_blowing_up(body: str) -> None:
          "Tell Priya if you want the appendix in or out"),
     ],
 )  # fmt: skip
-def test_titles_of_this_round(body: str, subject: str, title: str) -> None:
+def test_titles_of_asks_to_reread_move_introduce_sign_off_and_tell(
+    body: str, subject: str, title: str
+) -> None:
     assert [t for t, _ in _found(body, subject)] == [title]
 
 

@@ -1,4 +1,4 @@
-"""Snippets cut with no mark (issue 23, fourth round): a listing says whether its snippet is the
+"""Snippets cut with no mark (issue 23): a listing says whether its snippet is the
 whole message when it knows, and the offline model opens a message whose snippet may be cut."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 from dayflow.providers.offline._reading import snippet_whole, triage_all
 from dayflow.sources.envelope import Envelope
 from dayflow.sources.mail import MailItem, is_whole
+from tests.offline_mail import mail
 
 UTC = dt.UTC
 
@@ -167,3 +168,13 @@ def test_the_listing_marks_list_bulk_and_automated_mail_on_the_message(
     listed = _item("Please fill in the survey.", None, envelope=envelope).listing_json(UTC)
     assert listed.get("bulk", False) is bulk
     assert ("bulk" in listed) is bulk  # plain mail's listing is as it was
+
+
+def test_a_snippet_cut_inside_the_asking_sentence_is_opened_not_dated_by_what_came_before() -> None:
+    body = ("Hi Alex, sorry for the Sunday mail. Could you proofread the grant summary by "
+            "Tuesday noon? Thanks!")  # fmt: skip
+    cut = mail(body, "grant", snippet=body[:70], unread=True)  # "...proofread the gr"
+    assert triage_all(cut, "Alex") == ([], True)
+    shown = mail(body, "grant", snippet=body[:95] + "…", unread=True)  # the ask and its day
+    [action] = triage_all(shown, "Alex")[0]
+    assert action.due == dt.date(2026, 11, 3)

@@ -1,0 +1,65 @@
+"""The offline model's invitations, each on mail written for the test: a calendar tool's join
+block is not quoted history and its answer buttons are an invitation, while its notices ask
+nothing; a relayed invitation asks for its RSVP but the service alone asks nothing; a person's
+invitation cut before its RSVP is opened."""
+
+from __future__ import annotations
+
+from dayflow.providers.offline._reading import body_actions, triage_all
+from tests.offline_mail import RELAY, found, mail
+
+JOIN_BLOCK = (
+    "________________________________________________________________________________\n"
+    "Microsoft Teams meeting\nJoin on your computer, mobile app or room device\n"
+    "Click here to join the meeting\nMeeting ID: 901 222 333 44\nPasscode: aB3dE\n"
+    "________________________________________________________________________________\n"
+)
+
+
+def test_a_join_block_over_the_message_is_not_quoted_history() -> None:
+    body = (
+        JOIN_BLOCK
+        + "\nHello all, the supplier audit debrief. Please accept or decline by Wednesday."
+    )
+    [(title, due)] = found(body, "Supplier audit debrief")
+    assert title.startswith("RSVP to") and "audit" in title.lower() and due == "2026-11-04"
+
+
+def test_answer_buttons_make_an_invitation_and_a_notice_asks_nothing() -> None:
+    body = ("When: Thursday, November 5, 2026 2:00 PM-2:30 PM\nWhere: Zoom\n\n"
+            "Accept | Tentative | Decline\n\nWalkthrough of the new billing flow.")  # fmt: skip
+    assert [t for t, _ in found(body, "Billing flow walkthrough")] == [
+        "RSVP to Billing flow walkthrough"
+    ]
+    assert found(body, "Declined: Billing flow walkthrough") == []
+    assert found(body, "Canceled event: Billing flow walkthrough") == []
+    assert found("Going? Yes - Maybe - No\nRooftop drinks at 6.", "Rooftop drinks") == [
+        ("RSVP to Rooftop drinks", None)
+    ]
+
+
+def test_a_relayed_invitation_asks_for_its_rsvp_but_the_service_alone_asks_nothing() -> None:
+    body = ("Bram Peeters has sent you an invitation.\n\nBoard games night\nFriday 13 Nov, 7 PM\n\n"
+            "Please RSVP by November 9.\n\nPartyful · Unsubscribe")  # fmt: skip
+    message = mail(body, "You're invited to Board games night!", **{"from": RELAY})
+    assert [(a.title, str(a.due)) for a in body_actions(message, "Alex")] == [
+        ("RSVP to Board games night", "2026-11-09")
+    ]
+    assert triage_all(message | {"snippet": body[:60] + "…", "unread": True}, "Alex")[1]
+    promo = mail("New themes are here! Please RSVP to our webinar.\nUnsubscribe", "New themes",
+                  **{"from": "Partyful <noreply@partyful.example>"})  # fmt: skip
+    assert body_actions(promo, "Alex") == []
+    no_ask = mail("Bram Peeters invited you to Board games night.", "Invitation",
+                   **{"from": RELAY})  # fmt: skip
+    assert body_actions(no_ask, "Alex") == []
+
+
+def test_a_persons_invitation_cut_before_its_rsvp_is_opened() -> None:
+    body = ("Dear Alex, you are warmly invited to our studio opening on Friday 20 November at "
+            "6 pm. Please RSVP by November 12.")  # fmt: skip
+    person = mail(body, "Invitation: studio opening", snippet=body[:60] + "…", unread=True)
+    actions, wanted = triage_all(person, "Alex")
+    assert wanted and actions == []
+    assert [(a.title, str(a.due)) for a in body_actions(person, "Alex")][0][1] == "2026-11-12"
+    tool = person | {"from": "Calendar <calendar-noreply@cal.example>"}
+    assert [a.title for a in triage_all(tool, "Alex")[0]] == ["RSVP to studio opening"]
