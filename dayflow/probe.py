@@ -41,12 +41,6 @@ ADVICE = (
     "such as qwen3:8b, llama3.1:8b or gpt-oss:20b (`ollama pull NAME`); smaller ones often "
     "skip tools or loop"
 )
-# The same findings at a Claude endpoint (the Anthropic provider): no local server to fix.
-CLAUDE_ADVICE = (
-    "every Claude model calls tools: check that ANTHROPIC_BASE_URL (when set) is the Messages "
-    "API or a gateway that passes tools through"
-)
-CLAUDE_CHECK = "check the model name (`claude-haiku-5-5`, say), the key and ANTHROPIC_BASE_URL"
 
 
 @dataclass(frozen=True)
@@ -86,12 +80,9 @@ def probe(
     *,
     list_models: Callable[[], list[str] | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
-    local: bool = True,
 ) -> Report:
     """Ask `model` one question that needs the probe tool, send the tool's result back, and
-    report what happened. Never raises ModelError: an unreachable server is a finding. The
-    advice is for a local server (Ollama's commands) unless `local` is False (Claude)."""
-    advice = ADVICE if local else CLAUDE_ADVICE
+    report what happened. Never raises ModelError: an unreachable server is a finding."""
     checks: list[Check] = []
     calls, seconds = 0, 0.0
 
@@ -114,8 +105,7 @@ def probe(
             served = list_models()
         except ModelError as exc:
             checks.append(Check(False, "reachable", str(exc)))
-            start = "start the server (`ollama serve`, `llama-server -m ...`)"
-            return done(False, start if local else CLAUDE_CHECK)
+            return done(False, "start the server (`ollama serve`, `llama-server -m ...`)")
         listed = _listed(model, served)
     question: list[Message] = [{"role": "user", "content": PROBE_QUESTION}]
     try:
@@ -128,8 +118,7 @@ def probe(
         checks += [listed] if listed is not None else []
         if reachable:
             checks.append(Check(False, "model answered", str(exc)))
-        check = "check the model name (`ollama list`) and the base URL"
-        return done(False, check if local else CLAUDE_CHECK)
+        return done(False, "check the model name (`ollama list`) and the base URL")
     checks.append(Check(True, "reachable", f"answered in {seconds:.1f} s"))
     checks += [listed] if listed is not None else []
     uses = [b for b in first.content if b.get("type") == "tool_use"]
@@ -138,7 +127,7 @@ def probe(
     refused = _bad_tool_call(first, uses, stop)
     if refused:
         checks += refused
-        return done(False, advice)
+        return done(False, ADVICE)
     args: dict[str, Any] = uses[0]["input"]  # checked above: a dict with a zone
     checks.append(Check(True, "tool call", f"get_time({_args(args)}), stop_reason {stop}"))
     checks.append(_usage(first))
@@ -157,10 +146,10 @@ def probe(
         second = ask(back)
     except ModelError as exc:
         checks.append(Check(False, "tool result read back", str(exc)))
-        return done(False, advice)
+        return done(False, ADVICE)
     read_back = _read_back(second)
     checks.append(read_back)
-    return done(bool(read_back.ok), None if read_back.ok else advice)
+    return done(bool(read_back.ok), None if read_back.ok else ADVICE)
 
 
 def _bad_tool_call(first: ModelResponse, uses: list[dict[str, Any]], stop: str) -> list[Check]:

@@ -109,6 +109,35 @@ def test_brief_with_scripted_model_and_json_output(db_path: Path) -> None:
     assert doc["run"]["usage"]["input_tokens"] == 1200 + 2758 + 3406
 
 
+@pytest.mark.parametrize("date", ["2026-11-05", "2026-11-07", "2026-11-09", None])
+def test_the_sample_brief_shows_every_section_with_content(cli: Harness, date: str | None) -> None:
+    """The quick start's brief (the bundled sample, on its own day, a weekend, a Monday or
+    today) shows owed replies, a wait, each meeting's mail and a conflict, never "not known";
+    the sample's real requests are still its tasks, and a question answered from its sent
+    mail (Tomas's coffee) is neither a task nor owed (issue 31.7)."""
+    res = cli("brief", "--format", "markdown", *(["--date", date] if date else []))
+    assert res.code == 0, res.err
+    brief = res.out
+    assert "not known" not in brief
+    owed = brief.split("## You owe replies")[1].split("## Waiting on others")[0]
+    assert '- Reply to Sam Okafor (sam@northwind.example): "Re: Partnership one-pager' in owed
+    assert "Tomas" not in brief
+    waiting = brief.split("## Waiting on others")[1].split("## Tasks created")[0]
+    assert '- Lena Fischer (lena.fischer@lumen-labs.example): "Pilot customer list"' in waiting
+    today = brief.split("## Today")[1].split("## Needs action")[0]
+    assert '  - Mail: "Pilot customer list" (latest from you,' in today
+    conflict = "- Conflict: 1:1 with Dana and Interview: backend candidate overlap, 11:15–11:30."
+    assert conflict in today
+    titles = sorted(t["title"] for t in json.loads(cli("tasks", "--json").out))
+    assert titles == [
+        "Approve Dana's expense report for Denver offsite",
+        "Confirm vendor comparison for Priya",
+        "RSVP for team dinner",
+        "Return signed field trip permission form",
+        "Send edits on partnership one-pager to Sam",
+    ]
+
+
 def test_offline_notice_is_shown_when_no_key(cli: Harness) -> None:
     res = cli("brief")
     assert "No ANTHROPIC_API_KEY set: using the built-in offline model" in res.err

@@ -210,8 +210,10 @@ def test_final_brief_has_every_section_built_from_the_results() -> None:
 def test_today_lists_events_in_time_order() -> None:
     responses, _ = _drive(FakeTools())
     today = _brief(responses[-1]).split("## Today")[1].split("##")[0]
-    times = [line[2:7] for line in today.splitlines() if line.startswith("- ")]
-    assert times == sorted(times) and len(times) == 5
+    lines = [line for line in today.splitlines() if line.startswith("- ")]
+    times = [line[2:7] for line in lines if not line.startswith("- Conflict:")]
+    assert times == sorted(times) and len(times) == 6
+    assert lines[-1].startswith("- Conflict: 1:1 with Dana and Interview")  # after the events
 
 
 # --- determinism --------------------------------------------------------------------------------

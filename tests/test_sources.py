@@ -360,6 +360,48 @@ def test_source_error_is_a_dayflow_error_with_exit_code_4() -> None:
     assert issubclass(SourceError, DayflowError) and SourceError.exit_code == 4
 
 
+def test_a_json_message_keeps_its_envelope_for_the_followups(tmp_path: Path) -> None:
+    """`to`, `cc` and the thread headers reach the envelope: with `me`, owed replies and
+    threads are told from a JSON inbox as from any other (they were dropped before)."""
+    from dayflow.sources.mail import DictMail
+
+    given = _message(to=["Alex <alex@x.example>"], cc="dana@x.example", message_id="<a@x>",
+                     in_reply_to="<b@x>", list_id="<team.x.example>")  # fmt: skip
+    path = _write(tmp_path, [given], "inbox.json")
+    (item,) = DictMail("inbox", JsonInbox(path, ANCHOR)).page(
+        since=None, after=None, limit=5, unread_only=False
+    )
+    env = item.envelope
+    assert env.to == (("Alex", "alex@x.example"),) and env.cc == (("", "dana@x.example"),)
+    assert env.message_id == "a@x" and env.in_reply_to == "b@x" and env.listed
+    assert "to" not in JsonInbox(_write(tmp_path, [_message()]), ANCHOR).messages()[0]
+    assert "message 1 'to' must be a string or a list, not a number" in _inbox_error(
+        tmp_path, [_message(to=3)]
+    )
+    assert "message 1 'cc' must be a string or a list of strings" in _inbox_error(
+        tmp_path, [_message(cc=["a@x.example", 3])]
+    )
+
+
+def test_the_bundled_sample_has_a_user_sent_mail_prep_and_a_conflict() -> None:
+    """The sample's user is `SAMPLE_ME`, whom its messages are to; its sent mail is anchored
+    like the inbox; its calendar names attendees by address and has two meetings that
+    overlap on the anchor day."""
+    from dayflow.sources.json_files import SAMPLE_ME, sample_sent
+
+    inbox = JsonInbox(None, ANCHOR).messages()
+    assert sum(SAMPLE_ME in str(m.get("to")) for m in inbox) >= 5
+    sent = sample_sent(ANCHOR + dt.timedelta(days=3)).messages()
+    assert sent and all(SAMPLE_ME in m["from"] and m["to"] for m in sent)
+    assert {m["id"]: m["received_at"][:10] for m in sent} == {
+        "s01": "2026-11-02", "s02": "2026-11-06"
+    }  # fmt: skip
+    today = [e for e in JsonCalendar(None, ANCHOR).events() if e["start"] < "2026-11-06"]
+    assert any(a["address"] for e in today for a in e.get("attendees", []))
+    spans = sorted((e["start"], e["end"]) for e in today)
+    assert any(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:], strict=False))
+
+
 def test_bundled_file_errors_name_the_bundled_file() -> None:
     assert JsonInbox(None, ANCHOR).label == "inbox.json"
     assert JsonCalendar(None, ANCHOR).label == "calendar.json"

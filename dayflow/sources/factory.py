@@ -1,5 +1,6 @@
 """Building the run's inbox and calendar from its settings: the config file's sources, or the
-JSON files / bundled sample when there is no config.
+JSON files / bundled sample when there is no config. The sample brings its own user
+(`SAMPLE_USER`, as a config's `me`) and sent mail, so its brief shows the followups working.
 
 A run stores *which* sources it reads (the config path and the entry names), never how to log in
 to them: a resume re-reads the config and fetches passwords again, so no secret or secret URL
@@ -28,7 +29,7 @@ from dayflow.models import RunSettings
 from dayflow.sources.config import SourcesConfig, SourceSpec, load_config
 from dayflow.sources.identity import SAMPLE_SOURCE, prefixed
 from dayflow.sources.inbox import Inbox
-from dayflow.sources.json_files import JsonCalendar, JsonInbox
+from dayflow.sources.json_files import SAMPLE_ME, JsonCalendar, JsonInbox, sample_sent
 from dayflow.sources.mail import DictMail, MailSource, PathMissing
 from dayflow.sources.me import Me
 from dayflow.sources.oauth import Accounts
@@ -52,6 +53,9 @@ class SourceContext:
     me: Me = field(default_factory=Me)
     accounts: Accounts = field(default_factory=Accounts)
 
+
+# The sample's user, as a config's `me` would name them (the sample calendar's Alex Morgan).
+SAMPLE_USER = Me(((SAMPLE_ME, "the bundled sample"),))
 
 MailReader = Callable[[SourceSpec, SourceContext], MailSource]
 CalendarReader = Callable[[SourceSpec, SourceContext], Any]
@@ -297,6 +301,7 @@ def build_sources(
         until = dt.datetime.combine(brief_date + dt.timedelta(days=1), dt.time(), tzinfo=tz)
     declared = settings.sources
     inbox_path, calendar_path = settings.inbox, settings.calendar
+    sampled = inbox_path is None and not declared  # the bundled sample's mail
     mail: list[MailSource] = []
     cals: list[tuple[str, Any]] = []
     remote = False
@@ -326,7 +331,10 @@ def build_sources(
         cals.append(("calendar", _Checked(spec, ics)))
     elif calendar_path or not declared:
         inner_cal = JsonCalendar(
-            None if calendar_path is None else Path(calendar_path), brief_date, tz=tz, me=ctx.me
+            None if calendar_path is None else Path(calendar_path),
+            brief_date,
+            tz=tz,
+            me=SAMPLE_USER if calendar_path is None else ctx.me,
         )
         if calendar_path is None:
             cals.append((SAMPLE_SOURCE, inner_cal))
@@ -335,8 +343,26 @@ def build_sources(
             cals.append(("calendar", _Checked(spec, inner_cal)))
     calendar = Calendar(cals, strict=strict, remote=remote)
     inbox = Inbox(mail, default_since=default_since, until=until, strict=strict)
-    inbox.followups = _followups(config if declared else None, mail, brief_date, ctx)
+    if sampled:
+        inbox.followups = _sample_followups(mail, brief_date, ctx)
+    else:
+        inbox.followups = _followups(config if declared else None, mail, brief_date, ctx)
     return inbox, calendar
+
+
+def _sample_followups(mail: list[MailSource], brief_date: dt.date, ctx: SourceContext) -> Feed:
+    """The bundled sample's followups: its inbox, its user's sent mail and who that user is,
+    so a newcomer's first brief shows owed replies and waits as a configured one does."""
+    from dayflow.followups import Feed
+    from dayflow.sources.imap_sent import sent_name
+
+    sent = DictMail(
+        sent_name(SAMPLE_SOURCE),
+        sample_sent(brief_date, tz=ctx.tz),
+        sample=True,
+        where="the bundled sample's sent mail",
+    )
+    return Feed(mail, [sent], me=SAMPLE_USER, brief_date=brief_date, tz=ctx.tz)
 
 
 ICAL_SUFFIXES = (".ics", ".ical", ".icalendar", ".ifb")

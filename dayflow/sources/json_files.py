@@ -20,7 +20,10 @@ Dayflow reads mail and events from JSON files. Two shapes are accepted:
     }
 
 Required message fields: `id`, `from`, `subject`, `received_at`. `snippet` defaults to the start of
-`body`, `body` to the snippet, `unread` to false, `thread_id` to null. Required event fields:
+`body`, `body` to the snippet, `unread` to false, `thread_id` to null. A message may also give
+its envelope, which the followups read (who owes whom a reply): `to` and `cc` (an address
+string or a list of them), `message_id`, `in_reply_to`, `references`, `list_id` and
+`auto_submitted`. Required event fields:
 `id`, `title`, `start`, `end`; `attendees` are strings ("Name <address>", an address or a name),
 and an event may name its `organizer` (the same way), the user's `response` (accepted,
 tentative, declined, needs-action) and `"free": true` (it takes no time). Timestamps are
@@ -52,8 +55,16 @@ from dayflow.sources import people
 from dayflow.sources.protocols import CalendarSource, InboxSource
 
 SNIPPET_CHARS = 200
+# The envelope fields a message may give (`envelope.envelope_from_json` reads them): kept as
+# given when present, else absent, so a file without them reads as before.
+_ENVELOPE_FIELDS = ("to", "cc", "message_id", "in_reply_to", "references", "list_id",
+                    "auto_submitted")  # fmt: skip
 SAMPLES = ("standard", "large")  # the bundled inboxes; the calendar is the same for both
 _SAMPLE_FILES = {"standard": "inbox.json", "large": "inbox_large.json"}
+# Who the sample's user is, and their sent mail (for every bundled inbox): with them the
+# sample's brief shows the followups working (an owed reply, a wait, a question answered).
+SAMPLE_ME = "alex.morgan@northwind.example"
+SAMPLE_SENT = "sent.json"
 
 
 def to_timezone(iso: str, tz: dt.tzinfo) -> str:
@@ -169,7 +180,13 @@ class _JsonFile:
         return SourceError(f"{self.label}: {problem}")
 
     def _field(
-        self, n: int, item: dict[str, Any], name: str, kind: type, *, required: bool = True
+        self,
+        n: int,
+        item: dict[str, Any],
+        name: str,
+        kind: type | tuple[type, ...],
+        *,
+        required: bool = True,
     ) -> Any:
         """One field of item n, type-checked; None when optional and absent (or null)."""
         value = item.get(name)
@@ -275,7 +292,26 @@ class JsonInbox(_JsonFile, InboxSource):
             "body": (snippet or "") if body is None else body,
             "unread": bool(self._field(n, obj, "unread", bool, required=False)),
             "thread_id": self._field(n, obj, "thread_id", str, required=False),
+            **self._envelope(n, obj),
         }
+
+    def _envelope(self, n: int, obj: dict[str, Any]) -> dict[str, Any]:
+        """The envelope fields the message gives, each a string or a list of strings."""
+        out: dict[str, Any] = {}
+        for name in _ENVELOPE_FIELDS:
+            value = self._field(n, obj, name, (str, list), required=False)
+            if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+                raise self._error(f"message {n} '{name}' must be a string or a list of strings")
+            if value is not None:
+                out[name] = value
+        return out
+
+
+def sample_sent(brief_date: dt.date, *, tz: dt.tzinfo | None = None) -> JsonInbox:
+    """The bundled sample's sent mail (`SAMPLE_SENT`), anchored like the sample inbox."""
+    reader = JsonInbox(None, brief_date, tz=tz)
+    reader._bundled = SAMPLE_SENT
+    return reader
 
 
 class JsonCalendar(_JsonFile, CalendarSource):
@@ -396,5 +432,7 @@ def _kind(value: object) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def _kind_name(kind: type) -> str:
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    if isinstance(kind, tuple):
+        return " or ".join(_kind_name(k) for k in kind)
     return {str: "a string", bool: "a boolean", list: "a list"}.get(kind, kind.__name__)
