@@ -400,7 +400,7 @@ def _probe(deps: "Deps", settings: "config.Settings", as_json: bool) -> None:
     client = deps.model_factory(name, settings)
     with closing(client):
         listing = client.list_models if isinstance(client, AnthropicClient) else None
-        report = probe(client, name, list_models=listing)
+        report = probe(client, name, list_models=listing, local=settings.local)
     if as_json:
         print_json(deps, {"model": name, "provider": settings.provider} | report.to_json())
     else:

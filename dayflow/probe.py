@@ -41,6 +41,12 @@ ADVICE = (
     "such as qwen3:8b, llama3.1:8b or gpt-oss:20b (`ollama pull NAME`); smaller ones often "
     "skip tools or loop"
 )
+# The same findings at a Claude endpoint (the Anthropic provider): no local server to fix.
+CLAUDE_ADVICE = (
+    "every Claude model calls tools: check that ANTHROPIC_BASE_URL (when set) is the Messages "
+    "API or a gateway that passes tools through"
+)
+CLAUDE_CHECK = "check the model name (`claude-haiku-5-5`, say), the key and ANTHROPIC_BASE_URL"
 
 
 @dataclass(frozen=True)
@@ -80,9 +86,12 @@ def probe(
     *,
     list_models: Callable[[], list[str] | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    local: bool = True,
 ) -> Report:
     """Ask `model` one question that needs the probe tool, send the tool's result back, and
-    report what happened. Never raises ModelError: an unreachable server is a finding."""
+    report what happened. Never raises ModelError: an unreachable server is a finding. The
+    advice is for a local server (Ollama's commands) unless `local` is False (Claude)."""
+    advice = ADVICE if local else CLAUDE_ADVICE
     checks: list[Check] = []
     calls, seconds = 0, 0.0
 
@@ -105,7 +114,8 @@ def probe(
             served = list_models()
         except ModelError as exc:
             checks.append(Check(False, "reachable", str(exc)))
-            return done(False, "start the server (`ollama serve`, `llama-server -m ...`)")
+            start = "start the server (`ollama serve`, `llama-server -m ...`)"
+            return done(False, start if local else CLAUDE_CHECK)
         listed = _listed(model, served)
     question: list[Message] = [{"role": "user", "content": PROBE_QUESTION}]
     try:
@@ -118,7 +128,8 @@ def probe(
         checks += [listed] if listed is not None else []
         if reachable:
             checks.append(Check(False, "model answered", str(exc)))
-        return done(False, "check the model name (`ollama list`) and the base URL")
+        check = "check the model name (`ollama list`) and the base URL"
+        return done(False, check if local else CLAUDE_CHECK)
     checks.append(Check(True, "reachable", f"answered in {seconds:.1f} s"))
     checks += [listed] if listed is not None else []
     uses = [b for b in first.content if b.get("type") == "tool_use"]
@@ -127,7 +138,7 @@ def probe(
     refused = _bad_tool_call(first, uses, stop)
     if refused:
         checks += refused
-        return done(False, ADVICE)
+        return done(False, advice)
     args: dict[str, Any] = uses[0]["input"]  # checked above: a dict with a zone
     checks.append(Check(True, "tool call", f"get_time({_args(args)}), stop_reason {stop}"))
     checks.append(_usage(first))
@@ -146,10 +157,10 @@ def probe(
         second = ask(back)
     except ModelError as exc:
         checks.append(Check(False, "tool result read back", str(exc)))
-        return done(False, ADVICE)
+        return done(False, advice)
     read_back = _read_back(second)
     checks.append(read_back)
-    return done(bool(read_back.ok), None if read_back.ok else ADVICE)
+    return done(bool(read_back.ok), None if read_back.ok else advice)
 
 
 def _bad_tool_call(first: ModelResponse, uses: list[dict[str, Any]], stop: str) -> list[Check]:

@@ -1,11 +1,10 @@
 """The offline model's request forms (issue 23), each on mail written for the test (no
 sentence of any split): request forms in four languages, deadlines before the cue or after
 EOD, terse asks in a reply, proposals closed by a question, RSVPs in a body, an Outlook
-invitation's rule line; and each new pattern against hostile input."""
+invitation's rule line (hostile input: test_offline_hostile)."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -239,32 +238,3 @@ def test_an_items_deadline_is_not_left_in_its_title() -> None:
         ("Send venue list to Inés", None),
         ("Send budget to Inés", "2026-11-06"),
     ]
-
-
-@pytest.mark.parametrize(
-    "body",
-    [
-        "te pido dos cosas " + "x " * 20_000 + ":",
-        "- you'll send " * 5_000,
-        "Two things before " * 5_000 + ":",
-        "I'd appreciate it if you " * 5_000,
-        "When: x\n" * 5_000 + "_" * 10_000,
-        "Thoughts" + "?" * 20_000,
-        "Sign-off " * 10_000 + "?",
-        "Ça te va " * 6_000 + "?",
-        "accept or decline " * 6_000,
-        "zu oder ab " * 6_000,
-        "by EOD " * 10_000 + "tomorrow",
-        "now " * 20_000 + "?",
-        "dès que tu " * 10_000,
-        "- Alex: x\n" * 5_000,
-        "Decisions\n" + "- drop it\n" * 5_000,
-        "no action needed " * 5_000 + "please send it",
-        "Can you send it " + "hoy mismo " * 10_000,
-        "Can you send it " + "today " * 10_000,  # quadratic before: a run of spaces left behind
-    ],
-)
-def test_the_new_patterns_stay_linear_on_hostile_input(body: str) -> None:
-    started = time.perf_counter()
-    assert len(body_actions(requests_mail(body, "Re: x"), "Alex")) <= 5
-    assert time.perf_counter() - started < 10

@@ -1,8 +1,8 @@
 """The offline model's asks as needs (issue 23), each on mail written for the test: a
 request phrased as a need or an obligation, a list of needs (English, Spanish), formal German,
 terse requests beside an attachment or a phone's sign-off, "heads up" openers, read messages
-that greet the reader, payments that fall due, deadlines that stay with their own clause; and
-each new rule against hostile input (long runs, deep nesting, a 1 MB line)."""
+that greet the reader, payments that fall due, deadlines that stay with their own clause
+(hostile input: test_offline_hostile)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from dayflow.providers.offline._reading import body_actions, triage_all
-from dayflow.providers.offline._sentences import sentences
 from tests.test_offline_requests import _mail as requests_mail
 
 FRI = "2026-10-30T10:00:00-04:00"  # a Friday
@@ -145,39 +144,6 @@ def test_titles_say_what_to_do_with_a_contract() -> None:
     assert _found("Can you get it back to me signed by Tuesday?", "Lease addendum") == [
         ("Return Lease addendum signed to Priya", "2026-11-03")
     ]
-
-
-@pytest.mark.parametrize(
-    "body",
-    [
-        " " * 100_000,
-        "(" * 100_000 + "by Friday",
-        "[" * 100_000,
-        "[" + "a" * 1_000_000,
-        "I need things from you:" * 20_000,
-        "we'll need your " + "x " * 100_000 + "uploaded",
-        "the " + "fee " * 100_000 + "is due by Friday",
-        "ok? " * 50_000,
-        "abc. " * 50_000,
-        "13. " * 100_000,
-        "zurückzu" * 100_000 + "en",
-        "Sent from my " * 50_000,
-        "Everyone needs to " * 20_000,
-        "please send it " * 20_000,
-        "Please send it. " * 20_000,
-        "\n".join(f"- a thing {i}" for i in range(20_000)) + "\nI need three things from you:",
-        "I need three things from you:\n" + "\n".join(f"- item {i}" for i in range(20_000)),
-        ">" * 50_000 + " can you send it?",
-        "Can you send the " + "word " * 200_000 + "by Friday?",
-    ],
-)
-def test_hostile_input_is_read_without_blowing_up(body: str) -> None:
-    """Each new rule on long runs, deep nesting and a 1 MB line: read, at most five tasks."""
-    message = _mail(body, snippet=body[:200] + "...", unread=False)
-    assert len(body_actions(message, "Alex")) <= 5
-    actions, wanted = triage_all(message, "Alex")
-    assert len(actions) <= 1 and isinstance(wanted, bool)
-    assert all(s.text.strip() for s in sentences(body[:20_000]))
 
 
 @pytest.mark.parametrize(

@@ -162,3 +162,19 @@ def test_doctor_model_takes_the_models_name_as_brief_takes_it() -> None:
     assert f"local model llama3.1:8b at {url}: mail stays on this machine" in res.err
     alone = invoke(None, default_model_factory, "doctor", "qwen3:8b")
     assert alone.code == 2 and "a model name goes with --model" in alone.err
+
+
+def test_doctor_model_on_claude_never_gives_ollamas_advice() -> None:
+    """A Claude endpoint that answered in prose, or with an error, was told to run `ollama
+    list` or `ollama pull`: advice for a local server."""
+    env = {"ANTHROPIC_API_KEY": "sk-ant-test-key-123"}
+    with FakeAPI(responder=tool_less) as fake:
+        env["ANTHROPIC_BASE_URL"] = fake.base_url
+        prose = invoke(None, default_model_factory, "doctor", "--model", "claude-x", env=env)
+    with FakeAPI([]) as fake:  # every call answered 500, not retried
+        env["ANTHROPIC_BASE_URL"] = fake.base_url
+        failing = invoke(None, default_model_factory, "doctor", "--model", "claude-x", env=env)
+    for res in (prose, failing):
+        assert res.code == 6 and "cannot write a brief" in res.err, res.err
+        assert "ollama" not in res.out + res.err, res.out + res.err
+    assert "ANTHROPIC_BASE_URL" in failing.err
