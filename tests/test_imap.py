@@ -468,3 +468,29 @@ def test_a_page_follows_uids_past_messages_whose_internaldate_is_outside_the_win
     second = read_inbox(inbox, limit=2, cursor=first["next_cursor"])
     got = [m["subject"] for m in first["messages"] + second["messages"]]
     assert got == [f"Message number {n}" for n in (3, 2, 1, 0)]
+
+
+def test_a_servers_greeting_refusal_is_its_words_not_a_bytes_repr() -> None:
+    """A server that greets with BYE was reported as "cannot connect to H:P (b'* BYE
+    \\x1b[2Jgo away \\xff')": Python's repr of the bytes, escape and all, into the brief."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+
+    def greet() -> None:
+        conn, _ = listener.accept()
+        conn.sendall(b"* BYE \x1b[2Jgo away \xff\r\n")
+        conn.close()
+
+    threading.Thread(target=greet, daemon=True).start()
+    try:
+        with pytest.raises(SourceError) as caught:
+            ImapSource(spec(listener.getsockname()[1]), env=ENV).status()
+    finally:
+        listener.close()
+    line = str(caught.value)
+    assert "b'" not in line and "\\x" not in line and "\x1b" not in line, line
+    assert "go away" in line

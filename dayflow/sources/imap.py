@@ -246,8 +246,7 @@ class ImapSource(MailSource):
             raise self._fail(f"TLS with {host}:{port} failed ({err.reason or err})") from None
         except (OSError, imaplib.IMAP4.error) as err:
             self._raise_if_late()
-            reason = getattr(err, "strerror", None) or str(err) or type(err).__name__
-            raise self._fail(f"cannot connect to {host}:{port} ({reason})") from None
+            raise self._fail(f"cannot connect to {host}:{port} ({_reason(err)})") from None
         try:
             if credential is not None:
                 if spec.security != "plain" and not isinstance(conn.sock, ssl.SSLSocket):
@@ -513,3 +512,16 @@ def _at(item: MailItem, position: str) -> MailItem:
     from dataclasses import replace
 
     return replace(item, position=position)
+
+
+def _reason(err: BaseException) -> str:
+    """An OSError's or imaplib's error as one line: a greeting imaplib hands on as bytes (a
+    `* BYE ...`) decoded, and the server's words made safe (`secrets.server_words`)."""
+    from dayflow.sources.secrets import server_words
+
+    first = err.args[0] if err.args else None
+    if isinstance(first, bytes):
+        text = first.decode("utf-8", "replace")
+    else:
+        text = getattr(err, "strerror", None) or str(err)
+    return server_words(text) or type(err).__name__
