@@ -7,8 +7,10 @@ import re
 
 import pytest
 
-from dayflow.providers.offline import _clauses, _reading
+from dayflow.providers.offline import _clauses, _reading, _sentences
 from dayflow.providers.offline._lexicon import (
+    ASKING_OPENERS,
+    GREETINGS,
     REPLY_PREFIXES,
     REQUEST_CUES,
     SUBJECT_CUES,
@@ -16,7 +18,13 @@ from dayflow.providers.offline._lexicon import (
 )
 
 LANGUAGES = ("en", "de", "fr", "es")
-TABLES = {"request": REQUEST_CUES, "reply": REPLY_PREFIXES, "subject": SUBJECT_CUES}
+TABLES = {
+    "request": REQUEST_CUES,
+    "reply": REPLY_PREFIXES,
+    "subject": SUBJECT_CUES,
+    "greeting": GREETINGS,
+    "asking": ASKING_OPENERS,
+}
 
 
 @pytest.mark.parametrize("name", TABLES)
@@ -33,6 +41,19 @@ def test_the_regexes_are_built_from_the_tables() -> None:
     assert _clauses._CUE.pattern == cues(REQUEST_CUES) + r"\s+"
     assert cues(REPLY_PREFIXES) in _reading._CUE.pattern
     assert cues(SUBJECT_CUES) in _reading._CUE.pattern
+    assert cues(GREETINGS) in _sentences.VOCATIVE.pattern  # said once for both
+    assert cues(GREETINGS) in _sentences._GREETING_WORD.pattern
+    assert _sentences._ASKING.pattern == "^" + cues(ASKING_OPENERS)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Hi Marcus, can you send it?", "Liebe Anna, kannst du das schicken?",
+     "Bonjour Luc, pourriez-vous l'envoyer ?", "Hola Tomás, ¿puedes enviarlo?"],
+)  # fmt: skip
+def test_each_languages_greeting_and_ask_speak_to_the_name(sentence: str) -> None:
+    names, _ = _sentences.spoken_to(sentence, strict=True)
+    assert names == [sentence.split()[1].rstrip(",")]
 
 
 @pytest.mark.parametrize(

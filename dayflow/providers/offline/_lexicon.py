@@ -2,8 +2,9 @@
 
 Each table maps a language code to a tuple of regex fragments (not literal words: a fragment
 may say "could|can you", an optional "please" after it, or a word's endings). The regexes
-that read with them are built once, at import, by `cues` (`_clauses._CUE`, `_reading._CUE`).
-A new language or a new way of asking is one more entry here, not one more line in a regex.
+that read with them are built once, at import, by `cues` (`_clauses._CUE`, `_reading._CUE`,
+`_sentences.VOCATIVE`, `_sentences._GREETING_WORD`, `_sentences._ASKING`). A new language or
+a new way of asking is one more entry here, not one more line in a regex.
 
 Within one language a table's order is the order the alternation tries its fragments, so a
 longer form comes before its prefix there ("bitten wir Sie" before "bitte"). No fragment of
@@ -96,6 +97,23 @@ SUBJECT_CUES: Lexicon = {
     "de": ("bitte", "dringend", "heute", "morgen"),
     "fr": ("s'il (?:te|vous) pla[iî]t", "urgente?", "aujourd'hui", "demain"),
     "es": ("por favor", "hoy", "mañana"),
+}  # fmt: skip
+
+# A greeting before the names a message speaks to ("Hi Marcus,", "Liebe Anna,", "Hola Tomás,").
+GREETINGS: Lexicon = {
+    "en": ("hi", "hello", "hey", "dear", "morning", r"good\s+morning"),
+    "de": ("hallo", "hej", "liebe[rs]?", r"guten\s+(?:tag|morgen)"),  # "hej": the Nordic hello
+    "fr": ("bonjour", "salut", "coucou"),
+    "es": ("hola", r"buenos\s+días", "estimad[oa]"),
+}
+
+# What a sentence spoken to someone goes on with when it is a request ("Marcus, can you...").
+ASKING_OPENERS: Lexicon = {
+    "en": ("can", "could", "would", "will", "please", "pls", "kindly", r"do\s+you", r"are\s+you",
+           r"any\s+chance"),
+    "de": ("kannst", "könntest", "können", "könnten", "würdest", "bitte"),
+    "fr": ("pourriez", "pouvez", "peux", r"tu\s", r"vous\s", "est-ce", "merci"),
+    "es": ("puedes", "podrías", "podrias", "podría", "¿", r"por\s+favor", r"me\s+puedes"),
 }  # fmt: skip
 
 

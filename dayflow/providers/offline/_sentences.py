@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from dayflow.providers.offline._dates import any_phrase
+from dayflow.providers.offline._lexicon import ASKING_OPENERS, GREETINGS, cues
 from dayflow.providers.offline._titles import VERBS
 
 _LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|\(?[a-e1-9]\)|[-*•])\s+")
@@ -75,22 +76,13 @@ _NOT_NAMES = frozenset(
     " mañana perdón disculpa buenas".split()
 )
 VOCATIVE = re.compile(
-    r"^(?:(?i:hi|hello|hey|dear|morning|good\s+morning|hallo|hej|liebe[rs]?|bonjour|salut|coucou"
-    r"|hola|buenos\s+días|estimad[oa]|guten\s+(?:tag|morgen))\s+)?"
+    rf"^(?:(?i:{cues(GREETINGS)})\s+)?"
     rf"(?P<names>{_NAME}(?:\s*(?:,|&|\band\b|\bund\b|\bet\b|\by\b)\s*{_NAME})*)"
     r"\s*(?:[,!]|(?<=[a-zà-ÿ])\s[-–—](?=\s))\s*"
 )
-_GREETING_WORD = re.compile(
-    r"^(?i:hi|hello|hey|dear|morning|good\s+morning|hallo|hej|liebe[rs]?|bonjour|salut|coucou"
-    r"|hola|buenos\s+días|estimad[oa]|guten\s+(?:tag|morgen))\s"
-)
+_GREETING_WORD = re.compile(rf"^(?i:{cues(GREETINGS)})\s")
 # What a sentence spoken to someone goes on with: a request ("Marcus, can you...").
-_ASKING = re.compile(
-    r"^(?:can|could|would|will|please|pls|kindly|kannst|könntest|können|könnten|würdest|bitte"
-    r"|pourriez|pouvez|peux|tu\s|vous\s|est-ce|merci|puedes|podrías|podrias|podría|¿|por\s+favor"
-    r"|me\s+puedes|do\s+you|are\s+you|any\s+chance)",
-    re.IGNORECASE,
-)
+_ASKING = re.compile(rf"^{cues(ASKING_OPENERS)}", re.IGNORECASE)
 _CLOSING = re.compile(
     r"(?:[.!?,]|\b(?:pls|please|thanks|thank\s+you|thx|cheers|best|merci|danke|gracias|love"
     r"|love\s+u|xx?))$",
