@@ -233,6 +233,9 @@ class Config:
                     confine(sink[5:], path.parent, what="deliver", config=path)
             if how.smtp is not None and how.smtp.cafile is not None:
                 confine(how.smtp.cafile, path.parent, what="[smtp] cafile", config=path)
+            if how.smtp is not None:
+                for key in ("password_env", "token_env"):
+                    _not_a_secret(getattr(how.smtp, key), f"[smtp] {key}", path)
         return sinks, how
 
 
@@ -241,11 +244,25 @@ def _confine_sources(parsed: SourcesConfig, path: Path) -> None:
     from dayflow.trust import confine
 
     for spec in parsed.all():
+        for key in ("password_env", "token_env"):
+            _not_a_secret(getattr(spec, key, None), f"{spec.name}'s {key}", path)
         keys = ("path",) if spec.kind == "imap" else ("path", "sent")
         for key in keys:  # (an IMAP `sent` is a folder on the server)
             value = getattr(spec, key, None)
             if isinstance(value, str) and value:
                 confine(value, path.parent, what=f"{spec.name}'s {key}", config=path)
+
+
+def _not_a_secret(name: str | None, what: str, path: Path) -> None:
+    """Refuse a profile's entry that reads one of the worker's secrets by name: it would be
+    read as unset (dayflow.trust), and "is not set" would send the operator looking for it."""
+    from dayflow.trust import is_secret_name
+
+    if name and is_secret_name(name):
+        raise ConfigFileError(
+            f"profile config {path}: {what} {name} is one of the worker's secrets (the API key, "
+            "the database, Dayflow's settings); a profile's config cannot read it"
+        )
 
 
 def require_existing_db(path: Path) -> None:

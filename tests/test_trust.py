@@ -211,6 +211,29 @@ def test_a_profile_cannot_read_or_write_another_persons_files(tmp_path: Path, en
     assert not (tmp_path / "bob" / "owned.md").exists()
 
 
+@pytest.mark.parametrize(
+    "entry",
+    [
+        '[[inbox]]\nname = "i"\nkind = "imap"\nhost = "127.0.0.1"\nuser = "u"\n'
+        'password_env = "ANTHROPIC_API_KEY"\n',
+        '[[calendar]]\nname = "c"\nkind = "ics"\nurl = "https://h.example/c.ics"\n'
+        'token_env = "DAYFLOW_DB"\n',
+        '[[calendar]]\nname = "c"\nkind = "ics"\npath = "c.ics"\n[smtp]\nhost = "127.0.0.1"\n'
+        'user = "u"\nfrom = "a@b.example"\nto = "a@b.example"\npassword_env = "PGPASSWORD"\n',
+    ],
+)
+def test_a_profile_naming_a_workers_secret_is_refused_not_told_it_is_unset(
+    tmp_path: Path, entry: str
+) -> None:
+    """profiles add said "config checked", and sources check then "the environment variable
+    ANTHROPIC_API_KEY (password_env) is not set" on a worker that has it set."""
+    (tmp_path / "eve" / "c.ics").parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "eve" / "c.ics").write_text("BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n")
+    added, brief = _profile_brief(tmp_path, entry)
+    for res in (added, brief):
+        assert res.code == 4 and "is one of the worker's secrets" in res.err, res.err
+
+
 def test_a_profile_config_others_can_write_is_refused_by_every_command(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
     path = _owned_config(tmp_path, name="eve")
