@@ -20,6 +20,7 @@ import typer
 
 from dayflow.cli_base import COMPLETE_VAR, get_deps, handle_errors
 from dayflow.errors import FileProblem, UsageError
+from dayflow.files import write_atomic
 
 commands = typer.Typer()
 
@@ -130,7 +131,9 @@ def man(
             output.mkdir(parents=True, exist_ok=True)
             for each in walk(target):
                 path = output / f"{page_name(each)}.1"
-                path.write_text(roff_page(each), encoding="utf-8")
+                # A page left there as a FIFO or a device is written as a stream, never
+                # waited on (files.write_atomic), and a regular one is replaced whole.
+                write_atomic(path, roff_page(each).encode("utf-8"))
                 deps.out.print(str(path), markup=False, highlight=False, soft_wrap=True)
         except OSError as exc:
             raise FileProblem(f"cannot write the manual pages to {output}: {exc}") from None

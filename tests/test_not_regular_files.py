@@ -188,6 +188,7 @@ COMMAND_PATHS: dict[str, Case] = {
     "mcp check config_file": _args("mcp", "check", "--config", "{odd}"),
     "mcp import file": _args("mcp", "import", "{odd}"),
     "mcp serve db": _args("mcp", "serve", "--db", "{odd}"),
+    "man output": _args("man", "runs", "--output", "{odd}"),
 }
 # Paths named in the environment or in the config file, for each command that reads them.
 OTHER_PATHS: dict[str, Case] = {
