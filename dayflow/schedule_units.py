@@ -26,6 +26,10 @@ PINNED = (
     "DAYFLOW_DB",
     "DAYFLOW_TZ",
     "DAYFLOW_MODEL",
+    # Which model server: a timer that dropped DAYFLOW_PROVIDER=local would send a private
+    # morning to Claude whenever the .env file holds a key.
+    "DAYFLOW_PROVIDER",
+    "DAYFLOW_PG_PGBOUNCER",
     "DAYFLOW_CONFIG",
     "DAYFLOW_DOTENV",
     "DAYFLOW_INBOX",

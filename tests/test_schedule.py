@@ -576,6 +576,8 @@ def test_the_job_pins_the_dotenv_and_endpoint_a_scheduled_run_needs_but_never_th
         ANTHROPIC_API_KEY="sk-ant-secret-value",
         XDG_CONFIG_HOME=str(tmp_path / "xdg"),
         DAYFLOW_MODEL="claude-haiku-5-5",
+        DAYFLOW_PROVIDER="anthropic",
+        DAYFLOW_PG_PGBOUNCER="1",
     )
     assert result.code == 0, result.err
     unit = tmp_path / "xdg" / "systemd" / "user" / "dayflow-brief.service"
@@ -586,6 +588,9 @@ def test_the_job_pins_the_dotenv_and_endpoint_a_scheduled_run_needs_but_never_th
     assert pinned["ANTHROPIC_BASE_URL"] == "https://proxy.example/anthropic"
     assert pinned["XDG_CONFIG_HOME"] == str(tmp_path / "xdg")
     assert pinned["DAYFLOW_MODEL"] == "claude-haiku-5-5"
+    # The model server chosen in this shell is the timer's too (a local one stays local).
+    assert pinned["DAYFLOW_PROVIDER"] == "anthropic"
+    assert pinned["DAYFLOW_PG_PGBOUNCER"] == "1"
     assert "ANTHROPIC_API_KEY" not in pinned
     assert "sk-ant-secret-value" not in unit.read_text() + result.out
     # The key came from this shell, which a timer does not have: said, not pinned.
