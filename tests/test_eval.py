@@ -201,8 +201,13 @@ def test_a_blind_split_loads_apart_with_every_category_and_valid_labels(split: s
     none of its ids in the set or another blind split, and the set (what tuning reads) holds
     no blind message."""
     blind = dataset.load_held(split)
-    assert len(blind.messages) >= 60 and not blind.second
-    assert {lab.category for lab in blind.labels.values()} == set(dataset.CATEGORIES)
+    assert not blind.second
+    if dataset.held_out(split).focused:  # a few classes' split: some categories, a few dozen
+        assert len(blind.messages) >= 30
+        assert {lab.category for lab in blind.labels.values()} <= set(dataset.CATEGORIES)
+    else:
+        assert len(blind.messages) >= 60
+        assert {lab.category for lab in blind.labels.values()} == set(dataset.CATEGORIES)
     for other in dataset.present_held_out():
         if other.name != split:
             assert not set(blind.labels) & set(dataset.load_held(other.name).labels)

@@ -41,6 +41,7 @@ BLIND3_DIR = ROOT / "blind3"
 BLIND4_DIR = ROOT / "blind4"
 BLIND5_DIR = ROOT / "blind5"
 BLIND6_DIR = ROOT / "blind6"
+PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
 BRIEF_DATE = dt.date(2026, 11, 2)
@@ -62,8 +63,14 @@ CATEGORIES = (
     "spanish",
 )
 NO_ACTION_CATEGORIES = ("fyi", "automated")  # "false tasks per 100" counts these
-INBOX_FIELDS = ("id", "from", "subject", "received_at", "body", "snippet", "unread", "thread_id")
-SPLITS = ("tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6")
+# `to`, `cc` and `list_id` are the envelope a real source hands over (the precision split has them).
+INBOX_FIELDS = (
+    "id", "from", "to", "cc", "list_id", "subject", "received_at", "body", "snippet", "unread",
+    "thread_id",
+)  # fmt: skip
+SPLITS = (
+    "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "precision",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,9 @@ class HeldOut:
     folder: Path
     heading: str
     provenance: str
+    # A split written for a few classes (issue 34's precision split): it need not hold every
+    # category or a whole morning's size.
+    focused: bool = False
 
 
 HELD_OUT = (
@@ -141,6 +151,17 @@ HELD_OUT = (
         "the scorer's agreement function (`blind6/README.md`), while the fifth round's rules "
         "were being written; scored once, on those rules frozen (`72cab21`). A morning of its "
         "own (same date, timezone and calendar).",
+    ),
+    HeldOut(
+        "precision",
+        PRECISION_DIR,
+        "Precision split (`bench/eval/precision/`, issue 34, never tuned on)",
+        "Written for issue 34's precision classes (broadcast imperatives, confidentiality, the "
+        "sender's own promise, requests to others with the reader in Cc, mailing-list posts, "
+        "several asks, relative dates) before any rule was changed for them, by the helper "
+        "who then changed the rules; its failures were never read to change a rule "
+        "(`precision/README.md`). A morning of its own (same date, timezone and calendar).",
+        focused=True,
     ),
 )
 
