@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from dayflow.providers.offline._dates import Deadline, any_phrase, any_word, find_deadline
 from dayflow.providers.offline._forms import Piece, whole_forms
-from dayflow.providers.offline._lexicon import REQUEST_CUES, cues
+from dayflow.providers.offline._lexicon import CONDUCT, DISCRETION, REQUEST_CUES, cues
 from dayflow.providers.offline._sentences import spoken_to
 from dayflow.providers.offline._titles import AND_RETURN, VERBS, finish, make_title
 
@@ -30,6 +30,9 @@ _NOT_A_REQUEST = re.compile(
     r"|take care|have (?:a|fun)|get well|arrive|be (?:on time|early)|beachten)\b",
     re.IGNORECASE,
 )
+# A way to behave ("be careful with ...") or news to keep to oneself ("keep this confidential"):
+# a request's words, but nothing a person would put on a to-do list (`_lexicon`).
+_BEHAVE = re.compile(rf"^(?:{cues(CONDUCT)}|{cues(DISCRETION)})", re.IGNORECASE)
 # Asking to be told ("let me know", "tell me", "sag mir", "dis-moi"): at a sentence's start,
 # a request; anywhere, what opens a question back.
 _TELL_ME = ("let me know", "tell me")
@@ -358,6 +361,8 @@ def _clause_pieces(
     owner = next((i for i, p in enumerate(parts) if deadline and deadline.phrase in p), None)
     out: list[Piece] = []
     for i, part in enumerate(parts):
+        if _BEHAVE.match(part.strip()):  # "please be careful ... and use the side door"
+            continue
         carried = deadline if owner is None or i <= owner else None
         part_deadline = find_deadline(part, received, lead_on=commitment) or carried
         made = make_title(part, part_deadline, topic, sender)

@@ -121,3 +121,75 @@ def cues(lexicon: Lexicon) -> str:
     """`(?:a|b|...)`: every language's fragments of `lexicon` as one alternation, each
     language's in its table's order."""
     return "(?:" + "|".join(part for parts in lexicon.values() for part in parts) + ")"
+
+
+# A way to behave, not a thing to do: what a "please" asks in an announcement ("please be
+# careful with the wet floor", "bitte seid vorsichtig", "soyez prudents", "tengan cuidado").
+# Matched at the start of what follows the request cue.
+CONDUCT: Lexicon = {
+    "en": (
+        r"be\s+(?:extra\s+|very\s+|more\s+|especially\s+)?(?:careful|mindful|patient|considerate"
+        r"|respectful|cautious|vigilant|alert|quiet|courteous|polite|discreet|safe|kind)\b",
+        r"bear\s+(?:with|in\s+mind)\b",
+        r"(?:remember|note|be\s+reminded|keep\s+in\s+mind)\s+that\b",
+        r"(?:stay|keep)\s+(?:safe|warm|tuned|alert|away|clear)\b",
+        r"take\s+care\b",
+        r"watch\s+(?:your|out)\b",
+        r"refrain\s+from\b",
+    ),
+    "de": (
+        r"(?:seid|sei|seien\s+sie)\s+(?:bitte\s+)?(?:vorsichtig|geduldig|rücksichtsvoll|leise)\b",
+        r"(?:habt|hab|haben\s+sie)\s+(?:bitte\s+)?(?:etwas\s+)?geduld\b",
+        r"(?:passt|pass|passen\s+sie)\s+(?:bitte\s+)?(?:gut\s+)?auf\b",
+    ),
+    "fr": (
+        r"(?:soyez|sois|d'être)\s+(?:très\s+)?(?:prudents?|patients?|vigilants?|attentifs?|discrets?)\b",
+        r"(?:faites|fais|faire|de\s+faire)\s+(?:bien\s+)?attention\b",
+    ),
+    "es": (
+        r"(?:tengan|tenga|ten|tened)\s+(?:mucho\s+)?(?:cuidado|paciencia)\b",
+        r"(?:sean|sea|sed|sé)\s+(?:muy\s+)?(?:prudentes?|pacientes?|discretos?)\b",
+    ),
+}
+
+# Keeping news to oneself: a confidentiality request asks nothing to be done ("please keep this
+# confidential", "behandle das bitte vertraulich", "garde ça pour toi", "mantenlo en reserva").
+# Matched at the start of what follows the request cue, or anywhere in a sentence without one.
+DISCRETION: Lexicon = {
+    "en": (
+        r"(?:keep|treat)\s+(?:this|it|that|these|them|the\s+(?:news|details?|information|above))"
+        r"(?:\s+\w+){0,3}?\s+(?:as\s+)?(?:confidential|private|quiet|secret|internal|under\s+wraps"
+        r"|between\s+(?:us|ourselves|the\s+two\s+of\s+us)|to\s+yourself|in\s+confidence"
+        r"|on\s+the\s+down-?low)\b",
+        r"keep\s+(?:this|it)\s+(?:strictly\s+)?(?:confidential|private|quiet|secret)\b",
+        r"(?:don't|do\s+not|not\s+to)\s+(?:share|mention|forward|tell|discuss|spread)\b",
+    ),
+    "de": (
+        r"(?:behandle|behandelt|behandeln\s+sie)\s+(?:das|dies|es)\s+(?:bitte\s+)?(?:streng\s+)?"
+        r"vertraulich\b",
+        r"(?:behalte|behaltet|behalten\s+sie)\s+(?:das|es)\s+(?:bitte\s+)?(?:noch\s+)?für\s+(?:dich|euch|sich)\b",
+        r"(?:das|dies|es)\s+(?:bitte\s+)?(?:noch\s+)?(?:vertraulich\s+behandeln|für\s+dich\s+behalten)\b",
+    ),
+    "fr": (
+        r"(?:garde[rz]?|gardes)\s+(?:cela|ça|ceci|cette\s+information|l'information|le\s+secret)"
+        r"(?:\s+pour\s+(?:toi|vous)|\s+confidentiel\w*)",
+        r"(?:de\s+)?ne\s+pas\s+(?:en\s+)?(?:parler|diffuser|partager)\b",
+    ),
+    "es": (
+        r"(?:mant(?:én|en|enga|engan|ener)|guard(?:a|e|en|ar))(?:lo|la)?\s+(?:esto\s+|esta\s+"
+        r"información\s+)?(?:en\s+)?(?:confidencial|secreto|reserva)\b",
+        r"(?:no\s+(?:lo\s+)?(?:compartas|comparta|compartan|comentes|comente|digas))\b",
+    ),
+}
+
+# What a request spoken to a group ("Hi all,", "Team,") asks when it is a house rule for everyone
+# ("please use the side door", "please avoid the lobby"), not the reader's to-do: the start of
+# the task's title (an imperative, or the infinitive titles use in German, French and Spanish).
+BROADCAST_CONDUCT: Lexicon = {
+    "en": (r"use\b", r"avoid\b", r"note\b", r"mind\b", r"stay\b", r"park\b", r"expect\b",
+           r"respect\b", r"wear\b", r"allow\b", r"enjoy\b",
+           r"follow\s+the\s+(?:signs?|rules?|instructions?|guidelines?|signage)\b"),
+    "de": (r"(?:be)?nutzen\b", r"vermeiden\b", r"beachten\b", r"parken\b"),
+    "fr": (r"utiliser\b", r"éviter\b", r"respecter\b", r"(?:se\s+)?garer\b"),
+    "es": (r"usar\b", r"utilizar\b", r"evitar\b", r"respetar\b", r"estacionar\b"),
+}  # fmt: skip

@@ -30,11 +30,13 @@ from dayflow.providers.offline._dates import (
     find_deadline,
     refers_back,
 )
+from dayflow.providers.offline._lexicon import BROADCAST_CONDUCT, cues
 from dayflow.providers.offline._sentences import (
     Sentence,
     addressed_elsewhere,
     sentences,
     spoken_to,
+    spoken_to_group,
     without_signoff,
 )
 from dayflow.providers.offline._titles import INVITE, VERBS, clean_subject, event, finish
@@ -144,6 +146,8 @@ _DECIDE_ON = re.compile(
     r"(?:\s+(?:they|he|she|you|we|i)\s+\w+(?:\s+(?:for|about))?)?$",
     re.IGNORECASE,
 )
+# A house rule in an announcement to a group, by its task's title ("Use side door on Elm St").
+_HOUSE_RULE = re.compile(rf"^{cues(BROADCAST_CONDUCT)}", re.IGNORECASE)
 _MAX_FOUND = 20
 _LOOK_AHEAD = 12  # how many sentences after a needed item may give it its deadline
 _PLAIN_WORDS = frozenset(
@@ -279,6 +283,8 @@ def requests_in(
             asked.add(n)
     if any(not f.weak for f in found):  # "let me know what you think" after the question
         found = [f for f in found if not f.weak]
+    if spoken_to_group(found_sentences):  # "Hi all, please use the side door until Friday"
+        found = [f for f in found if not _HOUSE_RULE.match(f.title)]
     if not found and not any(elsewhere) and not _BOILERPLATE.search(text):
         found = _terse(text, subject, sender, received, reply=bool(_REPLY.match(subject)))
     return _unique(found)

@@ -166,6 +166,17 @@ def spoken_to(sentence: str, *, strict: bool = False) -> tuple[list[str], int]:
     return names, found.end()
 
 
+# A greeting to a group: "Hi all,", "Hello everyone!", "Team,", "Dear colleagues,".
+_TO_GROUP = re.compile(
+    rf"^(?:(?i:{cues(GREETINGS)})\s+)?(?i:{_GROUPS}|colleagues|staff|(?:all|every)\s+staff)\s*[,!:]"
+)
+
+
+def spoken_to_group(found: list[Sentence]) -> bool:
+    """Whether a message opens by greeting a group ("Hi all,", "Team,"): an announcement."""
+    return bool(found) and bool(_TO_GROUP.match(found[0].text))
+
+
 def addressed_elsewhere(found: list[Sentence], reader: str | None) -> list[bool]:
     """For each sentence, whether it speaks to someone other than the reader: after a
     vocative naming others ("Marcus, ..."), up to the next vocative or paragraph; a message

@@ -1,0 +1,106 @@
+"""The offline model's precision (issue 34), each concept on mail written for the test: a
+way to behave is no task, news to keep to oneself is no task, an announcement's house rules
+are no one's to-do, the sender's own promise is the sender's, and a request to someone else
+is theirs; each beside the near miss that must stay a task."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.offline_mail import found
+
+# --- a way to behave is no task ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Please be careful with the ladders in the stairwell, the painters are in.",
+        "Please be mindful of noise on the third floor this week.",
+        "Please bear with us while the new badge readers are installed.",
+        "Please remember that the office closes at noon on Friday.",
+        "Bitte seid vorsichtig auf der Treppe, sie ist frisch gewischt.",
+        "Merci de faire attention aux câbles dans le couloir.",
+        "Por favor, tengan cuidado con el suelo mojado de la entrada.",
+    ],
+)
+def test_a_way_to_behave_is_no_task(body: str) -> None:
+    assert found(body, "This week") == []
+
+
+def test_a_way_to_behave_beside_a_real_ask_keeps_the_ask() -> None:
+    body = "Please be careful with the prototype and return the spare battery to the lab by Friday."
+    assert found(body, "Lab loan") == [("Return spare battery to lab", "2026-11-06")]
+
+
+# --- news to keep to oneself is no task ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "The reorg is announced on Thursday. Please keep this confidential until then.",
+        "Lena is leaving in January. Please keep this between us for now.",
+        "We got the grant! Please don't share it with the team yet.",
+        "Die Zahlen sind noch nicht offiziell. Bitte behandle das vertraulich.",
+        "Le rachat est signé. Merci de garder cela pour toi jusqu'à lundi.",
+        "La fusión sigue en secreto. Por favor, mantenlo en reserva hasta el anuncio.",
+    ],
+)
+def test_a_confidentiality_request_is_no_task(body: str) -> None:
+    assert found(body, "News") == []
+
+
+def test_a_confidentiality_request_does_not_hide_the_ask_after_it() -> None:
+    body = "Please keep this confidential. Could you draft the announcement by Thursday?"
+    assert found(body, "News") == [("Draft announcement", "2026-11-05")]
+
+
+# --- an announcement's house rules are no one's to-do -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Hi all,\n\nThe lifts are serviced on Tuesday. Please use the stairs on the east side.",
+        "Hello everyone, please avoid the lobby between 9 and 11 tomorrow, it is being filmed.",
+        "Team,\n\nThe garage is closed all week. Please park on Mill Street instead.",
+    ],
+)
+def test_a_house_rule_in_an_announcement_to_everyone_is_no_task(body: str) -> None:
+    assert found(body, "Building notice") == []
+
+
+def test_an_announcement_that_asks_everyone_for_a_thing_is_still_a_task() -> None:
+    """A group greeting does not make every ask a house rule: "submit" is a thing to do."""
+    body = "Hi all,\n\nPlease submit your timesheets by Friday."
+    assert found(body, "Timesheets") == [("Submit timesheets", "2026-11-06")]
+
+
+def test_a_house_rule_said_to_the_reader_alone_is_left_to_the_other_rules() -> None:
+    body = "Alex, please use the new template for the Q4 report by Friday."
+    assert found(body, "Template")[0][1] == "2026-11-06"
+
+
+# --- the sender's own promise is the sender's ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Thanks for spotting it. I'll send you the corrected invoice by Wednesday.",
+        "I will forward you the signed copy once legal is done.",
+        "We'll get back to you with a quote early next week.",
+        "I'm going to write up the notes tonight and share them with you tomorrow.",
+        "Ich schicke dir die korrigierte Fassung morgen.",
+        "Je t'envoie le devis corrigé demain.",
+        "Te mando la factura corregida mañana.",
+    ],
+)
+def test_the_senders_own_promise_is_no_task_of_the_reader(body: str) -> None:
+    assert found(body, "Re: invoice") == []
+
+
+def test_a_promise_then_an_ask_keeps_the_ask() -> None:
+    body = "I'll send you the numbers tonight. Could you check the chart titles before Friday?"
+    assert found(body, "Re: deck") == [("Check chart titles", "2026-11-06")]
