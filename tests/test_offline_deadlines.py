@@ -1,8 +1,17 @@
 """The offline model's deadlines, each on mail written for the test: "now" of the ask is today
-but "for now" is no deadline, and a sentence opening with a deadline dates the ask before it."""
+but "for now" is no deadline, a sentence opening with a deadline dates the ask before it, and
+relative dates resolve from the day received in the brief's zone, across month and year ends
+and the DST changes."""
 
 from __future__ import annotations
 
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from dayflow.providers.offline._reading import body_actions
+from dayflow.sources.mail import MailItem
 from tests.offline_mail import found
 
 
@@ -18,3 +27,70 @@ def test_a_sentence_opening_with_a_deadline_dates_the_ask_before_it() -> None:
     # one that does not open with it stays the sentence's own
     later = "Could you send the venue the final guest list? The caterer wants it by Wednesday."
     assert found(later, "Gala")[0][1] == "2026-11-04"
+
+
+# --- relative dates from the message's own day, in the brief's zone (issue 34) -----------------
+
+
+def _due(body: str, received: str, tz: str = "America/New_York") -> list[str | None]:
+    """The due dates the offline model gives `body` received at `received` (an aware ISO time),
+    read as read_message hands it over in the brief's zone `tz`."""
+    item = MailItem(
+        source="inbox", stable_id="d1", key="mail:d1", sender="Ilse Varga <ilse@kestrel.example>",
+        subject="Hello", received_at=dt.datetime.fromisoformat(received), snippet=body[:80],
+        unread=True, thread_id=None, position="0", body=body,
+    )  # fmt: skip
+    actions = body_actions(item.message_json(ZoneInfo(tz)), "Alex")
+    return [a.due.isoformat() if a.due else None for a in actions]
+
+
+@pytest.mark.parametrize(
+    ("body", "received", "due"),
+    [
+        # weekday names: the next such day, across a month's and a year's end
+        ("Could you send me the slides by Friday?", "2026-12-30T10:00:00-05:00", "2027-01-01"),
+        ("Could you sign off the budget by Monday?", "2026-10-30T10:00:00-04:00", "2026-11-02"),
+        ("Could you send me the slides by Wednesday?", "2027-01-27T10:00:00-05:00", "2027-02-03"),
+        # "next <weekday>": that day of the following week, also said without "by"
+        ("Can you present the roadmap next Monday?", "2026-12-31T10:00:00-05:00", "2027-01-04"),
+        ("Can you present the roadmap next Monday?", "2027-01-04T10:00:00-05:00", "2027-01-11"),
+        # "end of next week": the Friday of the following week
+        ("Can you get me the forecast by end of next week?", "2026-12-28T10:00:00-05:00",
+         "2027-01-08"),
+        ("Can you get me the forecast by end of next week?", "2026-10-29T10:00:00-04:00",
+         "2026-11-06"),
+        # "tomorrow EOD": the next calendar day, across the year's and February's end
+        ("Could you review the post tomorrow EOD?", "2026-12-31T10:00:00-05:00", "2027-01-01"),
+        ("Could you review the post tomorrow EOD?", "2026-02-28T10:00:00-05:00", "2026-03-01"),
+        ("Could you review the post tomorrow EOD?", "2028-02-28T10:00:00-05:00", "2028-02-29"),
+        # "the 19th": this month's, the next month's once it has passed
+        ("Please send me your feedback by the 19th.", "2026-12-20T10:00:00-05:00", "2027-01-19"),
+        ("Please send me your feedback by the 19th.", "2026-12-02T10:00:00-05:00", "2026-12-19"),
+        # a day the next month lacks is the first month after that has it
+        ("Please send me your feedback by the 30th.", "2026-01-31T10:00:00-05:00", "2026-03-30"),
+        ("Please send me your feedback by the 31st.", "2026-04-02T10:00:00-04:00", "2026-05-31"),
+        # "end of the month" on its last day, and at the year's end
+        ("Please finish the reviews by the end of the month.", "2026-12-31T09:00:00-05:00",
+         "2026-12-31"),
+    ],
+)  # fmt: skip
+def test_relative_dates_resolve_from_the_day_received_across_month_and_year_ends(
+    body: str, received: str, due: str
+) -> None:
+    assert _due(body, received) == [due]
+
+
+def test_a_date_is_the_day_received_in_the_briefs_zone_across_the_dst_change() -> None:
+    """03:30 UTC on 2 November 2026 is Sunday night in New York (EST since 02:00 that
+    morning): "tomorrow" is the 2nd there, the 3rd for a brief kept in UTC."""
+    late = "Could you approve the PO tomorrow morning?"
+    assert _due(late, "2026-11-02T03:30:00+00:00") == ["2026-11-02"]
+    assert _due(late, "2026-11-02T03:30:00+00:00", tz="UTC") == ["2026-11-03"]
+    # the spring change: 03:30 UTC on 9 March 2026 is 23:30 EDT on Sunday the 8th
+    assert _due(late, "2026-03-09T03:30:00+00:00") == ["2026-03-09"]
+    # "by Friday" sent on the Sunday night of the autumn change is that week's Friday
+    assert _due("Can you draft your section by Friday?", "2026-11-02T02:15:00+00:00") == [
+        "2026-11-06"
+    ]
+    # Europe's change a week earlier (25 October): 23:30 UTC on the 24th is Sunday in Berlin
+    assert _due(late, "2026-10-24T23:30:00+00:00", tz="Europe/Berlin") == ["2026-10-26"]

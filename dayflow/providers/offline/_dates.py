@@ -134,7 +134,8 @@ _BARE_OK = re.compile(
     r"^(?:today|tonight|this\s+(?:morning|afternoon|evening)|tomorrow|the\s+day\s+after|heute"
     r"|morgen|übermorgen|aujourd'hui|ce\s+soir|demain|après-demain|hoy|esta\s+tarde|mañana"
     r"|pasado|noon|midday|eod|cob|eow|eom|this\s+|first\s+thing|(?:the\s+)?end\s+of|(?:la\s+)?fin\s"
-    r"|ende\s)",
+    # "send it next Monday": a weekday of the following week is a day of its own (GUIDE.md)
+    r"|ende\s|next\s+(?=\w+day\b))",
     re.IGNORECASE,
 )
 _DAYPART = re.compile(r"\b(?:morning|afternoon|evening|night|eod|cob)\s*$", re.IGNORECASE)
@@ -245,20 +246,10 @@ def resolve(when: str, received: dt.date) -> dt.date | None:
     if dotted:  # day first
         return _nearest(received, int(dotted.group(2)), int(dotted.group(1)))
     day = next((WEEKDAY[w.strip(".")] for w in text.split() if w.strip(".") in WEEKDAY), None)
-    if number and day is None:  # "the 15th": this month's, or next month's once it has passed
-        n = int(number.group(1))
-        year, mon = received.year, received.month + (n < received.day)
-        if mon > 12:
-            year, mon = year + 1, 1
-        return _date(year, mon, n)
+    if number:  # "the 15th", "Monday the 9th" (the date wins)
+        return _day_of_month(received, int(number.group(1)))
     if day is None:
         return None
-    if number:  # "Monday the 9th": the date wins
-        n = int(number.group(1))
-        year, mon = received.year, received.month + (n < received.day)
-        if mon > 12:
-            year, mon = year + 1, 1
-        return _date(year, mon, n)
     if re.search(r"\b(?:next|nächsten|naechsten|prochain|próximo|proximo)\b", text):
         monday = received - dt.timedelta(days=received.weekday())
         return monday + dt.timedelta(days=7 + day)
@@ -277,6 +268,22 @@ def _relative(text: str, received: dt.date) -> dt.date | None:
         text,
     ):
         return received
+    return None
+
+
+def _day_of_month(received: dt.date, n: int) -> dt.date | None:
+    """ "the 15th": this month's, or the next month's once it has passed; a day this month
+    does not have ("the 30th" in February) is the next month that has it."""
+    if not 1 <= n <= 31:
+        return None
+    year, month = received.year, received.month
+    if n < received.day:
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    for _ in range(3):  # at most two months in a row lack a day (Feb, then never two 31sts)
+        found = _date(year, month, n)
+        if found is not None:
+            return found
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
     return None
 
 
