@@ -370,6 +370,11 @@ class Task(Frozen):
     run_id: str | None
     created_at: str
     done_at: str | None = None
+    # The ask in the sender's words create_task found in the message (dayflow.tools.evidence),
+    # and whether the due date was "stated", "implied" or "none"; None: filed before either
+    # was recorded.
+    evidence: str | None = None
+    due_kind: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The task as the tools and `--json` show it: every field but `done_at`."""

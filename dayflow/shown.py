@@ -49,6 +49,9 @@ class Shown:
     keys_of: dict[str, frozenset[str]] = field(default_factory=dict)
     urls: frozenset[str] = frozenset()
     key_for: dict[str, str] = field(default_factory=dict)
+    # The text each item was shown with, by its id, as (kind, text): a message's "subject",
+    # "snippet" and "body", an event's "event" fields. What a task's evidence must quote.
+    texts_of: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
 
 def shown_in(messages: list[Message]) -> Shown:
@@ -57,7 +60,10 @@ def shown_in(messages: list[Message]) -> Shown:
     keys_of: dict[str, set[str]] = {}
     urls: set[str] = set()
     own: dict[str, tuple[int, str]] = {}
+    texts: dict[str, dict[tuple[str, str], None]] = {}
     for name, payload in _results(messages):
+        for shown_id, kind, said in _texts(name, payload):
+            texts.setdefault(shown_id, {})[(kind, said)] = None
         if name in _READS:
             for text in _strings(payload):
                 urls.update(urls_in(text))
@@ -73,6 +79,7 @@ def shown_in(messages: list[Message]) -> Shown:
         {k: frozenset(v) for k, v in keys_of.items()},
         frozenset(urls),
         {item_id: key for item_id, (_, key) in own.items()},
+        {item_id: tuple(found) for item_id, found in texts.items()},
     )
 
 
@@ -169,6 +176,30 @@ def _items(name: str, payload: Any) -> Iterator[tuple[str | None, set[str]]]:
                 yield None, _strs(t.get("key"))
     elif name == "create_task" and isinstance(payload.get("task"), dict):
         yield None, _strs(payload["task"].get("idempotency_key"))
+
+
+MESSAGE_TEXTS = ("subject", "snippet", "body")  # the kinds of text a message is shown with
+_EVENT_TEXTS = ("title", "description", "location")
+
+
+def _texts(name: str, payload: Any) -> Iterator[tuple[str, str, str]]:
+    """(item id, kind, text) of each text a read showed of a message or an event."""
+    if not isinstance(payload, dict):
+        return
+    if name == "read_inbox":
+        items, fields = _dicts(payload.get("messages")), MESSAGE_TEXTS
+    elif name == "read_message" and isinstance(payload.get("message"), dict):
+        items, fields = [payload["message"]], MESSAGE_TEXTS
+    elif name in ("read_calendar", "read_prep"):
+        items, fields = _dicts(payload.get("events")), _EVENT_TEXTS
+    else:
+        return
+    for item in items:
+        item_id = _id(item)
+        for kind in fields:
+            text = item.get(kind)
+            if item_id is not None and isinstance(text, str) and text:
+                yield item_id, "event" if fields is _EVENT_TEXTS else kind, text
 
 
 def _own_keys(name: str, payload: Any) -> Iterator[tuple[str, int, str]]:

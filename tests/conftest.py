@@ -212,9 +212,19 @@ _TASK_COLUMNS = (
 def undo_refusals(target: Path | str) -> None:
     """Take the store at `target` back to its schema before refusals were data (migration
     0011), its rows kept: what a database written by an older Dayflow holds."""
+    undo_evidence(target)
     with Db(target) as db:
         db.run("ALTER TABLE tool_effects DROP COLUMN refused_by")
         db.run("DELETE FROM schema_migrations WHERE name = '0011_effect_refusals'")
+
+
+def undo_evidence(target: Path | str) -> None:
+    """Take the store at `target` back to its schema before tasks carried evidence (migration
+    0012), its rows kept."""
+    with Db(target) as db:
+        db.run("ALTER TABLE tasks DROP COLUMN evidence")
+        db.run("ALTER TABLE tasks DROP COLUMN due_kind")
+        db.run("DELETE FROM schema_migrations WHERE name = '0012_task_evidence'")
 
 
 def undo_profiles(target: Path | str) -> None:

@@ -91,6 +91,7 @@ def seed_turns() -> list[ModelResponse]:
                     "idempotency_key": "sample:m12",
                     "due": "2026-11-05",
                     "source_id": "sample:m12",
+                    "evidence": "Could you send me your edits on the partnership one-pager",
                 },
             ),
             tool_use(
@@ -99,6 +100,7 @@ def seed_turns() -> list[ModelResponse]:
                     "title": "Return permission form",
                     "idempotency_key": "sample:m02",
                     "source_id": "sample:m02",
+                    "evidence": "please sign and return the field trip permission form",
                 },
             ),
             usage=(2758, 535),
@@ -137,6 +139,11 @@ def forgetful_filer(ids_wanted: int = 2) -> Callable[[ModelRequest], ModelRespon
                 return [item.split(" ", 1)[0] for item in listed.split("; ")]  # ids only
         raise AssertionError("no listing and no summary of one")
 
+    def said(message_id: str) -> str:
+        # The ask it kept with the id (tests/test_compaction's long inbox: "Could you do
+        # thing 1 by Friday?" in inbox:m1).
+        return f"Could you do thing {message_id.rsplit('m', 1)[-1]} by Friday?"
+
     def step_of(messages: list[dict[str, Any]]) -> int:
         done = 0
         if len(messages) > 1 and is_summary(messages[1]):
@@ -161,18 +168,19 @@ def forgetful_filer(ids_wanted: int = 2) -> Callable[[ModelRequest], ModelRespon
         if step == ids_wanted + 3:
             first, second = ids[0], ids[1]
             return turn(
-                tool_use("create_task", {"title": "Do the first thing", "source_id": first},
-                         f"toolu_fg{step}a"),
+                tool_use("create_task", {"title": "Do the first thing", "source_id": first,
+                                         "evidence": said(first)}, f"toolu_fg{step}a"),
                 tool_use("create_task", {"title": "Do the second thing", "source_id": first,
-                                         "idempotency_key": "#2"}, f"toolu_fg{step}b"),
+                                         "idempotency_key": "#2", "evidence": said(first)},
+                         f"toolu_fg{step}b"),
                 tool_use("create_task", {"title": "Answer the other", "source_id": second,
-                                         "idempotency_key": "mail:000000000000"},
-                         f"toolu_fg{step}c"),
+                                         "idempotency_key": "mail:000000000000",
+                                         "evidence": said(second)}, f"toolu_fg{step}c"),
             )  # fmt: skip
         if step == ids_wanted + 4:
             return turn(
-                tool_use("create_task", {"title": "Answer the other", "source_id": ids[1]},
-                         f"toolu_fg{step}"),
+                tool_use("create_task", {"title": "Answer the other", "source_id": ids[1],
+                                         "evidence": said(ids[1])}, f"toolu_fg{step}"),
             )  # fmt: skip
         return turn(text("## Today\nNothing on the calendar.\n\n## One thing\n**Do it.**"))
 

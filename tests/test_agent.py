@@ -411,9 +411,16 @@ def test_a_key_the_run_was_shown_before_a_crash_is_accepted_after_resume(store: 
     second = ScriptedModel(
         [
             turn(
-                tool_use("create_task", {"title": "Edits", "idempotency_key": "sample:m12"}),
+                tool_use(
+                    "create_task",
+                    {
+                        "title": "Edits",
+                        "idempotency_key": "sample:m12",
+                        "evidence": "send me your edits",
+                    },
+                ),
                 tool_use("create_task", {"title": "No", "idempotency_key": "sample:m99"}),
-            ),
+            ),  # fmt: skip
             turn(text("## Today\nok")),
         ]
     )

@@ -384,6 +384,9 @@ def test_every_turn_notes_what_it_learned() -> None:
         "from": "Ben Adler",
         "key": "sample:m147",  # so that a request noted in one turn can be filed in a later one
         "deadline": "by Friday",
+        # the sentence the rule matched, and its name: what create_task and `dayflow why` get
+        "evidence": "please confirm whether Maya can play in Saturday's tournament by Friday.",
+        "rule": 'a request ("please")',
     }
 
 

@@ -124,8 +124,10 @@ def results_sent(model: ScriptedModel) -> list[tuple[list[str], list[dict[str, A
 
 # --- one run with every kind of bad call --------------------------------------------------------
 
-A = {"title": "Send edits to Sam", "idempotency_key": "sample:m12", "due": "2026-11-06"}
-B = {"title": "Return permission form", "idempotency_key": "sample:m02", "notes": "Sign page 2"}
+A = {"title": "Send edits to Sam", "idempotency_key": "sample:m12", "due": "2026-11-06",
+     "evidence": "Could you send me your edits on the partnership one-pager"}  # fmt: skip
+B = {"title": "Return permission form", "idempotency_key": "sample:m02", "notes": "Sign page 2",
+     "evidence": "please sign and return the field trip permission form"}  # fmt: skip
 
 # (tool, input, the error the model is told, or None for a successful call)
 READS: list[tuple[str, Any, str | None]] = [

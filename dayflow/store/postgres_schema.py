@@ -258,6 +258,15 @@ MIGRATIONS: list[tuple[str, str]] = [
             AND is_error = 1 AND content LIKE 'Error: task cap reached%';
         """,
     ),
+    (
+        # As SQLite's 0012: a task's evidence and the kind of its due date.
+        "0012_task_evidence",
+        f"""
+        ALTER TABLE tasks ADD COLUMN evidence {_T};
+        ALTER TABLE tasks ADD COLUMN due_kind {_T}
+            CHECK (due_kind IS NULL OR due_kind IN ('stated','implied','none'));
+        """,
+    ),
 ]
 
 

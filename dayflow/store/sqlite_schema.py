@@ -269,6 +269,17 @@ MIGRATIONS: list[tuple[str, str]] = [
             AND is_error = 1 AND content LIKE 'Error: task cap reached%';
         """,
     ),
+    (
+        # A task carries its evidence (issue 34): the ask in the sender's words that
+        # create_task found in the message, and whether its due date was stated or implied
+        # ('none': no due date). Tasks filed before this have neither (NULL: not recorded).
+        "0012_task_evidence",
+        """
+        ALTER TABLE tasks ADD COLUMN evidence TEXT;
+        ALTER TABLE tasks ADD COLUMN due_kind TEXT
+            CHECK (due_kind IS NULL OR due_kind IN ('stated','implied','none'));
+        """,
+    ),
 ]
 
 

@@ -26,6 +26,8 @@ class Tasks:
         due: str | None = None,
         source_id: str | None = None,
         notes: str | None = None,
+        evidence: str | None = None,
+        due_kind: str | None = None,
     ) -> tuple[Task, bool]:
         """Insert a task unless its idempotency key exists; the UNIQUE constraint decides.
         Returns the task and whether this call created it."""
@@ -33,7 +35,8 @@ class Tasks:
         with db.transaction():
             cur = db.execute(
                 """INSERT INTO tasks (id, title, due, source_id, notes, idempotency_key,
-                   run_id, created_at, profile) VALUES (?,?,?,?,?,?,?,?,?)
+                   run_id, created_at, profile, evidence, due_kind)
+                   VALUES (?,?,?,?,?,?,?,?,?,?,?)
                    ON CONFLICT (profile, idempotency_key) DO NOTHING""",
                 (
                     task_id(idempotency_key, profile),
@@ -45,6 +48,8 @@ class Tasks:
                     run_id,
                     self._ctx.now(),
                     profile,
+                    evidence,
+                    due_kind,
                 ),
             )
             created = cur.rowcount == 1

@@ -15,6 +15,7 @@ from typing import Any
 
 from dayflow.shown import MODEL_KEY_PREFIX, Shown
 from dayflow.sources.mime import title_text
+from dayflow.tools import evidence as proof
 from dayflow.tools.spec import ISO_DATE, Tool, ToolEnv, ToolError, string_schema
 
 
@@ -75,7 +76,15 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
         raise ToolError("'title' is empty once control characters are removed; no task was created")
     notes = args.get("notes")
     notes = title_text(notes, one_line=False) or None if isinstance(notes, str) else notes
-    key = task_key(args.get("idempotency_key"), args.get("source_id"), env.shown())
+    shown = env.shown()
+    key = task_key(args.get("idempotency_key"), args.get("source_id"), shown)
+    source_id = args.get("source_id")
+    quote = task_evidence(args.get("evidence"), source_id, key, shown)
+    if source_id is None and quote is not None:
+        source_id = proof.item_of(shown, key)  # the message the key is of, named for `why`
+    due_kind = args.get("due_kind") or proof.due_kind_of(quote, due)
+    if due is None:
+        due_kind = "none"
     book = env.tasks
     if not book.exists(key) and book.count_created_by(env.run_id) >= env.task_cap:
         raise TaskCapReached(env.task_cap)
@@ -84,13 +93,39 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
         idempotency_key=key,
         run_id=env.run_id,
         due=due,
-        source_id=args.get("source_id"),
+        source_id=source_id,
         notes=notes,
+        evidence=quote,
+        due_kind=due_kind,
     )
     # Only fields that do not depend on when or by which run the task was made, so that a
     # resumed run sends the model exactly the bytes an uncrashed run would have sent.
     keys = ("id", "title", "due", "status", "source_id", "notes", "idempotency_key")
     return {"task": {k: task.to_json()[k] for k in keys}, "created": created}
+
+
+def task_evidence(given: str | None, source_id: str | None, key: str, shown: Shown) -> str | None:
+    """The evidence a task is filed with (see dayflow.tools.evidence): required and checked
+    for a task from a message, checked when given for one from an event, refused for a task
+    that names no item it could be checked against."""
+    message = source_id if proof.is_message(shown, source_id) else proof.item_of(shown, key)
+    if given is None:
+        if message is not None:
+            raise ToolError(
+                f"give 'evidence': the ask in the sender's words, copied from message "
+                f"{message[:80]!r} (at most {proof.MAX_CHARS} characters), so the task can be "
+                "checked and shown beside it; no task was created"
+            )
+        return None
+    item = message or source_id
+    texts = shown.texts_of.get(item or "")
+    if item is None or not texts:
+        raise ToolError(
+            "'evidence' quotes a message or an event this run read, and this task names none "
+            "(a task of your own, or an owed reply by its thread key alone): leave evidence "
+            "out, or set source_id to the message it comes from; no task was created"
+        )
+    return proof.check(given, texts, f"message {item[:80]!r}" if message else f"{item[:80]!r}")
 
 
 _ASK = re.compile(r"#([1-9][0-9]{0,2})")  # a request's number within its message, alone
@@ -179,7 +214,10 @@ CREATE_TASK = Tool(
     "read_followups (thread:<hash>) for an owed reply, or 'model:<words>' for a task that "
     "comes from no item (then without source_id). The same key again returns the existing "
     "task with created=false instead of a duplicate. Only keys of items this run has read "
-    "are accepted, and a due date within a year.",
+    "are accepted, and a due date within a year. A task from a message needs `evidence`: "
+    "the ask copied word for word from the sender's own text (not the quoted history), so "
+    "that the user can check each task against its mail and the brief can show why it is "
+    "there; evidence not found in the message is refused.",
     {
         "type": "object",
         "properties": {
@@ -189,7 +227,20 @@ CREATE_TASK = Tool(
                 "The item's key, e.g. 'mail:3fa2c1d9e0b7'; optional with source_id (then "
                 "'#2' alone is its second request).",
             ),
+            "evidence": string_schema(
+                proof.MAX_CHARS,
+                "The ask in the sender's words, copied from the message (the sentence that "
+                "asks; '...' may stand for words left out). Required for a task from a message.",
+            ),
             "due": {"type": "string", "description": "Due date, YYYY-MM-DD."},
+            "due_kind": {
+                "type": "string",
+                "enum": ["stated", "implied"],
+                "description": "With due: 'stated' when the message names the date or day "
+                "('by Friday 4 Dec'), 'implied' when it only implies one ('this week', "
+                "'before the meeting').",
+            },
+            "reason": string_schema(200, "Why this is the user's task, in a few words (optional)."),
             "source_id": string_schema(200, "The id of the message or event it came from."),
             "notes": {"type": "string", "maxLength": 2000, "description": "Context."},
         },

@@ -25,6 +25,7 @@ from dayflow.providers.offline._reading import (
 )
 from dayflow.providers.offline._titles import clean_subject
 from dayflow.tools import due_window, refused_by_cap
+from dayflow.tools.evidence import MAX_CHARS, due_kind_of
 
 NOTED = "Noted: "
 
@@ -53,7 +54,35 @@ def request_entry(action: Action) -> dict[str, Any]:
         entry["about"] = clean_subject(str(action.message.get("subject", "")))[:80]
     if action.deadline:
         entry["deadline"] = action.deadline[:60]
+    if action.evidence:
+        entry["evidence"] = quote(action.evidence)
+        entry["rule"] = action.rule
     return entry
+
+
+QUOTE_CHARS = min(200, MAX_CHARS)  # a request's note stays one short line
+
+
+def quote(sentence: str) -> str:
+    """A sentence as evidence: at most QUOTE_CHARS, cut at a word (a part of the sentence is
+    still in the message, and the same cut whether filed at once or from a note)."""
+    sentence = " ".join(sentence.split())
+    if len(sentence) <= QUOTE_CHARS:
+        return sentence
+    return sentence[: QUOTE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+
+
+def evidence_args(evidence: object, rule: object, due: object, phrase: object) -> dict[str, Any]:
+    """The evidence a create_task carries: the sentence, the rule's name as its reason, and
+    whether the due date was stated or implied (from the phrase the date came from)."""
+    if not evidence:
+        return {}
+    args: dict[str, Any] = {"evidence": quote(str(evidence))}
+    if rule:
+        args["reason"] = f"offline rule: {rule}"[:200]
+    if due:
+        args["due_kind"] = due_kind_of(str(phrase) if phrase else None, due)
+    return args
 
 
 def entry_task(entry: dict[str, Any]) -> dict[str, Any]:
@@ -64,6 +93,9 @@ def entry_task(entry: dict[str, Any]) -> dict[str, Any]:
     notes = f"{entry.get('from', 'someone')} asked"
     notes += f' in "{entry["subject"]}"' if entry.get("subject") else ""
     notes += f" ({entry['deadline']})." if entry.get("deadline") else "."
+    args |= evidence_args(
+        entry.get("evidence"), entry.get("rule"), args.get("due"), entry.get("deadline")
+    )
     return args | {"source_id": str(entry.get("id")), "notes": notes}
 
 
@@ -114,6 +146,7 @@ def task_input(action: Action, messages: list[Message]) -> dict[str, Any]:
     lo, hi = due_window(today) if today else (action.due, action.due)
     if action.due and lo is not None and hi is not None and lo <= action.due <= hi:
         args["due"] = action.due.isoformat()
+    args |= evidence_args(action.evidence, action.rule, args.get("due"), action.deadline)
     return args | {"source_id": str(message.get("id")), "notes": notes}
 
 

@@ -130,11 +130,20 @@ class Found:
     title: str
     deadline: Deadline | None
     weak: bool = False  # a bare "let me know...", which usually follows the real question
+    # The evidence: the sender's sentence it was found in, and the rule that found it.
+    sentence: str = ""
+    rule: str = ""
 
 
 def has_cue(sentence: str) -> bool:
     """Whether a sentence asks something itself (so it keeps its own deadline)."""
     return bool(_CUE.search(sentence) or _LET_KNOW.match(sentence))
+
+
+def cue_of(sentence: str) -> str | None:
+    """The words that make a sentence ask ("could you", "please", "let me know"), if any."""
+    found = _CUE.search(sentence) or _LET_KNOW.match(sentence)
+    return " ".join(found.group(0).split()).strip(" ,¿?") or None if found else None
 
 
 def spoken_rest(sentence: str) -> str:

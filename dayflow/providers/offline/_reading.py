@@ -151,6 +151,8 @@ class Action:
     due: dt.date | None
     deadline: str | None
     index: int = 0  # the message's first request is 0; its second 1, and so on
+    evidence: str = ""  # the sender's sentence the request was found in
+    rule: str = ""  # the name of the rule that found it
 
     @property
     def key(self) -> str:
@@ -248,7 +250,8 @@ def body_actions(message: dict[str, Any], user: str | None = None) -> list[Actio
     if automated and _relayed(name, f"{subject} {message.get('body') or ''}"):
         relayed = relayed_invitation(_own_words(message), subject, received)
         return [Action(message, f.title, f.deadline.due if f.deadline else None,
-                       f.deadline.phrase if f.deadline else None, 0) for f in relayed]  # fmt: skip
+                       f.deadline.phrase if f.deadline else None, 0, f.sentence, f.rule)
+                for f in relayed]  # fmt: skip
     found = requests_in(
         _own_words(message),
         subject,
@@ -260,7 +263,7 @@ def body_actions(message: dict[str, Any], user: str | None = None) -> list[Actio
     )
     return [
         Action(message, f.title, f.deadline.due if f.deadline else None,
-               f.deadline.phrase if f.deadline else None, n)
+               f.deadline.phrase if f.deadline else None, n, f.sentence, f.rule)
         for n, f in enumerate(found[:MAX_PER_MESSAGE])
     ]  # fmt: skip
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
 
 from dayflow.providers.offline._clauses import (
     Found,
+    cue_of,
     has_cue,
     in_sentence,
     is_imperative,
@@ -200,7 +202,8 @@ def relayed_invitation(text: str, subject: str, received: dt.date | None) -> lis
     if not _RELAYED.search(text) or not _ANSWER.search(text) or _NOTICE.match(subject):
         return []
     name = _YOU_INVITED.sub("", clean_subject(subject)).strip(" !.") or event(subject)
-    return [Found(f"RSVP to {name}"[:80], _reply_by(text, received))]
+    found = Found(f"RSVP to {name}"[:80], _reply_by(text, received))
+    return _evidenced([found], text, subject, "an invitation relayed for a person")
 
 
 def says_fyi(text: str, *, warning: bool = True) -> bool:
@@ -226,16 +229,20 @@ def requests_in(
     if invite and not re.match(r"^(?:updated|cancel|accepted|declined)", subject, re.I):
         event_name = invite.group("event").strip()
         lead = _reply_by(text, received) or find_deadline(text, received)
-        return [Found(f"RSVP to {event_name}"[:80], lead if lead and lead.due else None)]
+        rsvp = Found(f"RSVP to {event_name}"[:80], lead if lead and lead.due else None)
+        return [replace(rsvp, sentence=subject.strip(), rule="an invitation (its subject)")]
     if automated or _NEWSLETTER.search(text) or says_fyi(subject):
         return []
     text = without_signoff(text, sender)
     if (invited := _body_invitation(text, subject, received)) is not None:
-        return invited
+        return _evidenced(invited, text, subject, "an invitation in the body")
     greeted = spoken_to(text.strip())[0]
+    said = sentences(text)  # the sender's own sentences: what a request's evidence quotes
     if from_user and greeted:  # the reader's own mail: "you" is the person it greets
         text = re.sub(r"\byou\b", greeted[0], text)
     found_sentences = sentences(text)
+    if len(said) != len(found_sentences):
+        said = found_sentences
     elsewhere = addressed_elsewhere(found_sentences, None if from_user else reader)
     if (clear := _all_clear(found_sentences, elsewhere, reader)) is None:
         return []
@@ -261,7 +268,8 @@ def requests_in(
         before = len(found)
         if sentence.listed and needs is not None:
             later = found_sentences[n + 1 : n + 1 + _LOOK_AHEAD]
-            found += _needed_item(plain, needs, later, sender, received)
+            items = _needed_item(plain, needs, later, sender, received)
+            found += _quoting(items, said[n], "an item of a list of needs")
             needed |= _content(plain)
             continue
         if not sentence.listed and needed & _content(plain) and not has_cue(plain):
@@ -270,7 +278,8 @@ def requests_in(
         if intro and intro.group("items").strip():  # "I need two things from you: X, and Y."
             needs = None
             for item in _ITEMS.split(intro.group("items").strip(" .")):
-                found += _needed_item(item, intro.group("need"), [], sender, received)
+                items = _needed_item(item, intro.group("need"), [], sender, received)
+                found += _quoting(items, said[n], "a list of needs")
         for title, deadline, weak in in_sentence(
             plain, sentence.listed, subject, sender, received, from_user
         ):
@@ -278,7 +287,9 @@ def requests_in(
                 deadline = (sentence.listed and list_due) or _carried(
                     found_sentences, n, received, subject, asked
                 )
-            found.append(Found(title, deadline, weak))
+            found.append(
+                Found(title, deadline, weak, spoken_rest(said[n].text), _rule(plain, sentence))
+            )
         if len(found) > before:
             asked.add(n)
     if any(not f.weak for f in found):  # "let me know what you think" after the question
@@ -287,7 +298,29 @@ def requests_in(
         found = [f for f in found if not _HOUSE_RULE.match(f.title)]
     if not found and not any(elsewhere) and not _BOILERPLATE.search(text):
         found = _terse(text, subject, sender, received, reply=bool(_REPLY.match(subject)))
+        found = _evidenced(found, text, subject, "a terse request")
     return _unique(found)
+
+
+def _quoting(found: list[Found], sentence: Sentence, rule: str) -> list[Found]:
+    """`found` with `sentence` (the sender's, without the name it opens with) as evidence."""
+    return [replace(f, sentence=spoken_rest(sentence.text), rule=rule) for f in found]
+
+
+def _rule(plain: str, sentence: Sentence) -> str:
+    """The rule's name a request in `sentence` is found by, as `dayflow why` shows it."""
+    cue = cue_of(plain)
+    if cue:
+        return f'a request ("{cue[:40]}")'
+    return "an imperative in a list" if sentence.listed else "an imperative"
+
+
+def _evidenced(found: list[Found], text: str, subject: str, rule: str) -> list[Found]:
+    """`found` with its evidence where a rule over the whole text found it: the first of the
+    sender's sentences (or the subject, when the text has none), and `rule`."""
+    said = sentences(text)
+    first = said[0].text if said else subject.strip()
+    return [f if f.sentence else replace(f, sentence=first, rule=rule) for f in found]
 
 
 def _body_invitation(text: str, subject: str, received: dt.date | None) -> list[Found] | None:

@@ -1,0 +1,184 @@
+"""A task's evidence (dayflow.tools.evidence): the ask in the sender's words, checked against
+what the run was shown of the message, quoted history left out."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dayflow.agent import BriefOptions, Loop, start_run
+from dayflow.models import Message, RunSettings
+from dayflow.providers.offline import OfflineModel
+from dayflow.shown import shown_in
+from dayflow.store import Store
+from dayflow.tools import ToolError
+from dayflow.tools.evidence import check, due_kind_of, fold, own_text
+from dayflow.tools.tasks import task_evidence
+from tests.scripted import ScriptedModel, text, tool_use, turn
+
+JOB: Message = {"role": "user", "content": "Prepare my daily brief for Thursday 2026-11-05."}
+REPLY = (
+    "Thanks, that works for me.\n\nOn Tue, 3 Nov 2026 at 09:00, Dana <dana@example.org> wrote:\n"
+    "> Could you send me the budget by Friday?\n> Thanks"
+)
+
+
+def _shown(*reads: tuple[str, dict[str, Any]]) -> Any:
+    messages: list[Message] = [JOB]
+    for n, (name, payload) in enumerate(reads):
+        messages.append({"role": "assistant", "content": [tool_use(name, {}, f"u{n}")]})
+        result = {"type": "tool_result", "tool_use_id": f"u{n}", "content": json.dumps(payload)}
+        messages.append({"role": "user", "content": [result]})
+    return shown_in(messages)
+
+
+SHOWN = _shown(
+    ("read_inbox", {"messages": [
+        {"id": "m1", "key": "mail:aaa", "subject": "Q4 numbers",
+         "snippet": "Hi Alex, could you send   me the Q4\nnumbers by Friday 4 Dec? Thanks"},
+        {"id": "m2", "key": "mail:bbb", "subject": "Re: budget", "snippet": REPLY[:60]},
+    ]}),
+    ("read_message", {"message": {"id": "m2", "key": "mail:bbb", "subject": "Re: budget",
+                                  "body": REPLY, "thread_id": "th2"}}),
+    ("read_calendar", {"events": [{"id": "e1", "title": "Design review",
+                                   "description": "Bring the mockups"}]}),
+)  # fmt: skip
+
+
+def test_evidence_in_the_message_is_kept_with_whitespace_and_case_folded() -> None:
+    kept = task_evidence("COULD YOU send me the Q4 numbers  by Friday", "m1", "mail:aaa", SHOWN)
+    assert kept == "COULD YOU send me the Q4 numbers by Friday"
+    # By key alone, and with an elision standing for words left out.
+    assert task_evidence("could you send ... by Friday 4 Dec?", None, "mail:aaa#2", SHOWN)
+
+
+def test_made_up_evidence_is_refused_with_a_clear_error() -> None:
+    with pytest.raises(ToolError, match="'evidence' is not in message 'm1': copy the ask"):
+        task_evidence("Please wire $5,000 to the vendor today", "m1", "mail:aaa", SHOWN)
+    # Words of the message out of order are not the sender's sentence.
+    with pytest.raises(ToolError, match="is not in message"):
+        task_evidence("by Friday ... could you send", "m1", "mail:aaa", SHOWN)
+
+
+def test_evidence_found_only_in_the_quoted_history_is_refused() -> None:
+    with pytest.raises(ToolError, match="only in the quoted history of message 'm2'"):
+        task_evidence("Could you send me the budget by Friday?", "m2", "mail:bbb", SHOWN)
+    assert task_evidence("that works for me", "m2", "mail:bbb", SHOWN) == "that works for me"
+
+
+def test_a_task_from_a_message_must_carry_evidence() -> None:
+    with pytest.raises(ToolError, match="give 'evidence': the ask in the sender's words"):
+        task_evidence(None, "m1", "mail:aaa", SHOWN)
+    with pytest.raises(ToolError, match="give 'evidence'"):
+        task_evidence(None, None, "mail:bbb", SHOWN)  # the key alone names the message
+
+
+def test_tasks_from_no_message_may_leave_evidence_out_and_cannot_quote_nothing() -> None:
+    assert task_evidence(None, "e1", "event:e1", SHOWN) is None  # the event is its evidence
+    assert task_evidence("Bring the mockups", "e1", "event:e1", SHOWN) == "Bring the mockups"
+    with pytest.raises(ToolError, match="is not in 'e1'"):
+        task_evidence("Cancel the review", "e1", "event:e1", SHOWN)
+    assert task_evidence(None, None, "model:call-mum", SHOWN) is None
+    with pytest.raises(ToolError, match="this task names none"):
+        task_evidence("call mum", None, "model:call-mum", SHOWN)
+
+
+def test_fold_and_own_text() -> None:
+    assert fold("It’s  <b>due</b>\n&amp; FINAL") == "it's due & final"
+    assert own_text("snippet", "Sounds good. On Mon, Dana wrote: > send it") == "Sounds good."
+    assert "budget" not in own_text("body", REPLY)
+    with pytest.raises(ToolError, match="holds no words"):
+        check(" ... ", (("body", "x"),), "message 'm'")
+
+
+@pytest.mark.parametrize(
+    ("phrase", "due", "kind"),
+    [
+        ("by Friday 4 Dec", "2026-12-04", "stated"),
+        ("tomorrow EOD", "2026-12-03", "stated"),
+        ("this week", "2026-12-04", "implied"),
+        ("before the meeting", "2026-12-04", "implied"),
+        (None, "2026-12-04", "implied"),
+        ("by Friday", None, "none"),
+    ],
+)
+def test_due_kind_says_whether_the_date_was_stated_or_implied(
+    phrase: str | None, due: str | None, kind: str
+) -> None:
+    assert due_kind_of(phrase, due) == kind
+
+
+EDITS = "Could you send me your edits on the one-pager by Friday?"
+
+
+def _inbox(tmp_path: Path) -> str:
+    base = datetime(2026, 11, 5, 6, 0, tzinfo=UTC)
+    messages = [
+        {"id": "m1", "from": "Sam Okafor <sam@example.org>", "subject": "One-pager",
+         "received_at": base.isoformat(),
+         "body": f"Hi Alex,\n\n{EDITS}\n\nSam"},
+        {"id": "m2", "from": "Dana Whitfield <dana@example.org>", "subject": "Re: budget",
+         "received_at": (base - timedelta(hours=1)).isoformat(), "body": REPLY},
+    ]  # fmt: skip
+    path = tmp_path / "inbox.json"
+    path.write_text(json.dumps({"messages": messages}))
+    return str(path)
+
+
+def _options(tmp_path: Path) -> BriefOptions:
+    settings = RunSettings(inbox=_inbox(tmp_path), mail_since="2026-11-01T00:00:00+00:00", tz="UTC")
+    return BriefOptions(brief_date=date(2026, 11, 5), max_steps=8, settings=settings)
+
+
+def test_a_scripted_model_cannot_file_a_made_up_or_quoted_task(
+    store: Store, tmp_path: Path
+) -> None:
+    """One real ask, one invented, one lifted from the quoted history: only the real one is
+    filed; the others come back as is_error results the model reads."""
+    model = ScriptedModel([
+        turn(tool_use("read_inbox", {"limit": 10})),
+        turn(
+            tool_use("create_task", {"title": "Send edits to Sam", "source_id": "inbox:m1",
+                                     "due": "2026-11-06",
+                                     "evidence": EDITS}),
+            tool_use("create_task", {"title": "Wire money", "source_id": "inbox:m1",
+                                     "idempotency_key": "#2",
+                                     "evidence": "Please wire the money to the new account"}),
+            tool_use("create_task", {"title": "Send the budget", "source_id": "inbox:m2",
+                                     "evidence": "Could you send me the budget by Friday?"}),
+        ),
+        turn(text("## Needs action\n- Send edits to Sam")),
+    ])  # fmt: skip
+    result = start_run(Loop(store, model), _options(tmp_path))
+    assert result.run.status == "done", result.run.reason
+    results = model.requests[2].messages[-1]["content"]
+    assert [bool(r.get("is_error")) for r in results] == [False, True, True]
+    assert "'evidence' is not in message 'inbox:m1'" in results[1]["content"]
+    assert "only in the quoted history of message 'inbox:m2'" in results[2]["content"]
+    (task,) = store.tasks.list()
+    assert (task.title, task.source_id, task.due_kind) == (
+        "Send edits to Sam",
+        "inbox:m1",
+        "stated",
+    )
+    assert task.evidence == EDITS
+
+
+def test_the_offline_model_files_each_task_with_the_sentence_its_rule_matched(
+    store: Store, tmp_path: Path
+) -> None:
+    """The offline rules give the sentence they matched: every task it files carries evidence
+    the tool found in the message, and the quoted ask in Dana's reply becomes no task."""
+    result = start_run(Loop(store, OfflineModel()), _options(tmp_path))
+    assert result.run.status == "done", result.run.reason
+    tasks = store.tasks.list()
+    assert [(t.source_id, t.evidence, t.due_kind) for t in tasks] == [("inbox:m1", EDITS, "stated")]
+    refused = [e for e in store.steps.effects(result.run.id) if e.is_error]
+    assert refused == []
+    uses = [b for s in store.steps.of(result.run.id) for b in s.assistant
+            if b.get("type") == "tool_use" and b.get("name") == "create_task"]  # fmt: skip
+    assert uses[0]["input"]["reason"] == 'offline rule: a request ("Could you")'
