@@ -299,7 +299,8 @@ def requests_in(
     if not found and not any(elsewhere) and not _BOILERPLATE.search(text):
         found = _terse(text, subject, sender, received, reply=bool(_REPLY.match(subject)))
         found = _evidenced(found, text, subject, "a terse request")
-    return _unique(found)
+    # Any request a rule above gave no sentence still carries one: the first of the sender's.
+    return _unique(_evidenced(found, text, subject, "a request"))
 
 
 def _quoting(found: list[Found], sentence: Sentence, rule: str) -> list[Found]:
