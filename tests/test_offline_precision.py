@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.offline_mail import found
+from dayflow.providers.offline._reading import body_actions
+from tests.offline_mail import found, mail
 
 # --- a way to behave is no task ------------------------------------------------------------------
 
@@ -104,3 +105,52 @@ def test_the_senders_own_promise_is_no_task_of_the_reader(body: str) -> None:
 def test_a_promise_then_an_ask_keeps_the_ask() -> None:
     body = "I'll send you the numbers tonight. Could you check the chart titles before Friday?"
     assert found(body, "Re: deck") == [("Check chart titles", "2026-11-06")]
+
+
+# --- several asks in one message: each a task, in reading order, each with its own date --------
+
+
+def test_several_asks_are_several_tasks_keyed_in_reading_order() -> None:
+    body = (
+        "Could you book the train for the offsite? Also please send Hana the visa letter. "
+        "And can you remind Omar about the deposit?"
+    )
+    actions = body_actions(mail(body, "Offsite"), "Alex")
+    assert [a.title for a in actions] == [
+        "Book train for offsite",
+        "Send Hana visa letter",
+        "Remind Omar about deposit",
+    ]
+    assert [a.key for a in actions] == ["mail:v1", "mail:v1#2", "mail:v1#3"]
+
+
+def test_an_asks_deadline_stays_its_own_when_another_ask_shares_the_sentence() -> None:
+    body = "Two things: please renew the domain by Thursday, and could you add Noor to billing?"
+    assert found(body, "Admin") == [("Renew domain", "2026-11-05"), ("Add Noor to billing", None)]
+
+
+def test_a_deadline_closing_one_verb_leaves_the_verbs_after_the_comma() -> None:
+    body = "Please sign the NDA by Friday, review the SOW and forward the redlines to legal."
+    assert [t for t, _ in found(body, "Acme")] == [
+        "Sign NDA",
+        "Review SOW",
+        "Forward redlines to legal",
+    ]
+    # a comma before a clause that is no ask still ends it
+    assert found("Please renew the seats by Friday, the invoice lapses Monday.", "Seats") == [
+        ("Renew seats", "2026-11-06")
+    ]
+
+
+def test_a_later_verbs_it_names_the_thing_the_verb_before_it_named() -> None:
+    body = "Can you update the pricing sheet and send it to finance by Wednesday?"
+    assert [t for t, _ in found(body, "Q4")] == [
+        "Update pricing sheet",
+        "Send pricing sheet to finance",
+    ]
+
+
+def test_a_title_does_not_end_on_a_dangling_word() -> None:
+    assert found("Please keep adding your notes to the board until then.", "Retro") == [
+        ("Keep adding notes to board", None)
+    ]

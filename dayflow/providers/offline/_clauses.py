@@ -194,8 +194,9 @@ def in_sentence(
     if not clauses:
         clauses, weak, topic = _bare_clauses(sentence, listed, subject, received)
     out: list[Piece] = []
-    for rest in clauses:
-        out += _clause_pieces(rest, sentence, topic, sender, received, commitment, weak)
+    for n, rest in enumerate(clauses):
+        others = tuple(c for i, c in enumerate(clauses) if i != n)
+        out += _clause_pieces(rest, sentence, topic, sender, received, commitment, weak, others)
     return out
 
 
@@ -326,8 +327,11 @@ def _clause_pieces(
     received: dt.date | None,
     commitment: bool,
     weak: bool,
+    others: tuple[str, ...] = (),
 ) -> list[Piece]:
-    """The titles of one clause (one per verb joined by "and"), each with its deadline."""
+    """The titles of one clause (one per verb joined by "and"), each with its deadline;
+    `others` are the sentence's other asks, whose deadlines are theirs ("please renew the
+    domain by Thursday, and could you add Noor?": Noor has none)."""
     rest = re.sub(r"^go\s+ahead\s+and\s+", "", rest, flags=re.I)  # "go ahead and book it"
     if re.match(r"(?:do\s+not|don't)\b", rest, re.I):  # "please don't use it and bring it in"
         rest = _after_negation(rest)
@@ -351,11 +355,15 @@ def _clause_pieces(
     clause = _clause(rest)
     # "First thing Monday, could you send...": a deadline may open the sentence, before the cue
     head = sentence[: sentence.find(rest)] if rest and rest in sentence else ""
+    around = [find_deadline(sentence, received, lead_only=True)]
+    around.append(find_deadline(head, received) if head else None)
+    # another ask's own deadline is not this one's
+    around = [d if d and not any(d.phrase in o for o in others) else None for d in around]
     deadline = (
         find_deadline(clause, received, lead_on=commitment)
         or find_deadline(rest, received, lead_only=True)
-        or find_deadline(sentence, received, lead_only=True)
-        or (find_deadline(head, received) if head else None)
+        or around[0]
+        or around[1]
     )
     after = rest[len(clause) :]
     conditional = re.match(r"\s*if\b", after, re.I) and not _POLITE_IF.match(after)
@@ -372,12 +380,29 @@ def _clause_pieces(
     for i, part in enumerate(parts):
         if _BEHAVE.match(part.strip()):  # "please be careful ... and use the side door"
             continue
+        if i:  # "update the pricing sheet and send it to finance": "it" is the sheet
+            part = _named_back(part, parts[i - 1])
         carried = deadline if owner is None or i <= owner else None
         part_deadline = find_deadline(part, received, lead_on=commitment) or carried
         made = make_title(part, part_deadline, topic, sender)
         if made:
             out.append((made, part_deadline, weak))
     return out
+
+
+_IT = re.compile(r"^(\w+)\s+(?:it|them)\b", re.IGNORECASE)
+_OBJECT = re.compile(r"^\s*(\w+)\s+((?:the|a|an|your|our|my|this|these)\s+[^,;]+?)\s*$", re.I)
+
+
+def _named_back(part: str, before: str) -> str:
+    """A part whose object is "it" or "them", with the thing the part before names, when
+    that part is a verb and its object ("update the pricing sheet")."""
+    pronoun, obj = _IT.match(part), _OBJECT.match(before)
+    if not pronoun or pronoun.group(1).lower() not in VERBS or not obj:
+        return part
+    if obj.group(1).lower() not in VERBS or find_deadline(obj.group(2), None) is not None:
+        return part
+    return f"{pronoun.group(1)} {obj.group(2)}{part[pronoun.end() :]}"
 
 
 def _base(stem: str) -> str:
@@ -406,8 +431,9 @@ def _clause(text: str) -> str:
     clause = text[: end.start()] if end else text
     # "renew the seats by Friday, the current invoice lapses...": the deadline closes it
     due = find_deadline(clause, None, lead_only=True)
-    if due is not None and re.match(r"\s*,\s", clause[due.end :]):
-        clause = clause[: due.end]
+    after = re.match(r"\s*,\s+(?:and\s+|then\s+)?(\w+)", clause[due.end :]) if due else None
+    if due is not None and after and after.group(1).lower() not in VERBS:
+        clause = clause[: due.end]  # "..., the current invoice lapses"; not "..., review the SOW"
     return clause
 
 

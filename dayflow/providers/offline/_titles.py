@@ -35,6 +35,8 @@ _CLITIC = re.compile(r"^(?:(?:le|la|les)\s+|l')(?P<verb>[a-zà-ÿ]{2,}(?:er|ir|r
 _DROP_WORDS = {"just", "also", "quickly", "kindly", "please", "pls", "maybe", "possibly", "still",
                "bitte", "auch", "mal", "doch", "también", "tambien", "aussi", "noch", "kurz",
                "eben", "schnell", "gleich"}  # fmt: skip
+# What a title never ends with: "Keep adding notes to the board until (then)" is half a clause.
+_DANGLING = {"too", "then", "again", "until", "till", "by", "before", "and", "or", "with"}
 # Words no to-do title needs wherever they stand.
 _FILLERS = {"pls", "please", "plz", "bitte", "noch", "kurz", "eben", "mal", "stp", "svp"}
 # "tell me whether X", "sag mir, ob X", "dis-moi si X": the question is kept as written.
@@ -109,7 +111,7 @@ def make_title(clause: str, deadline: Deadline | None, subject: str, sender: str
     words = _scrub(clause, deadline).split()
     while words and words[0].lower().strip(",") in _DROP_WORDS:
         words.pop(0)
-    while words and words[-1].lower().strip(",.?!") in _DROP_WORDS | {"too", "then", "again"}:
+    while words and words[-1].lower().strip(",.?!") in _DROP_WORDS | _DANGLING:
         words.pop()
     if not words:
         return None
