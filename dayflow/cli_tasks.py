@@ -1,4 +1,6 @@
-"""`dayflow tasks export` and `dayflow tasks sync`: the task list in the files people keep.
+"""`dayflow tasks export` and `dayflow tasks sync`: the task list in the files people keep;
+`tasks done` and `tasks reject`: the user's verdict on one task (a rejection is kept as a rule,
+`dayflow.rules`).
 
 Options, wiring and output only; the formats are in `dayflow.taskfiles`. `dayflow tasks`
 itself (list, `--done`) is the group's own callback, `dayflow.cli_listings.tasks`.
@@ -11,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from dayflow.cli_base import DbOpt, get_deps, handle_errors
+from dayflow.cli_base import ConfigOpt, DbOpt, get_deps, handle_errors, not_empty
 from dayflow.cli_listings import tasks as list_tasks
 from dayflow.errors import FileProblem, RunNotFound, UsageError
 from dayflow.models import Task
@@ -27,6 +29,63 @@ tasks_app = typer.Typer(
 # A bare `dayflow tasks` lists them (dayflow.cli_listings: fast); export and sync are its own.
 tasks_app.callback(invoke_without_command=True)(list_tasks)
 commands = tasks_app
+
+
+TaskArg = Annotated[
+    str, typer.Argument(metavar="ID", callback=not_empty, help="A task id or a unique prefix.")
+]
+
+
+@tasks_app.command("done")
+def done(ctx: typer.Context, task_id: TaskArg, db: DbOpt = None) -> None:
+    """Mark a task done (as `dayflow tasks --done ID`)."""
+    from dayflow.listing import plain
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        with deps.store(deps.settings(db=db)) as store:
+            task = store.tasks.find(task_id)
+            if task.status == "done":
+                deps.notice(f"already done: {task.id} {plain(task.title)}")
+                return
+            task = store.tasks.mark_done(task.id)
+        deps.notice(f"done: {task.id} {plain(task.title)}")
+
+
+@tasks_app.command("reject")
+def reject(
+    ctx: typer.Context,
+    task_id: TaskArg,
+    why: Annotated[
+        str | None,
+        typer.Option("--why", metavar="TEXT", callback=not_empty, help="Why, for your rules."),
+    ] = None,
+    asking: Annotated[
+        str | None,
+        typer.Option(
+            "--asking",
+            metavar="WORDS",
+            callback=not_empty,
+            help="The words of the request the rule refuses [default: the task's verb]; "
+            "--asking '' is not allowed: `dayflow mute` silences a sender altogether.",
+        ),
+    ] = None,
+    config: ConfigOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Not a task, and not mine: the task goes, and a rule keeps such a task from its sender
+    or list from coming back (`dayflow rules` lists it; mail from elsewhere is not touched)."""
+    from dayflow import rules
+    from dayflow.cli_rules import where
+    from dayflow.listing import plain
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        at = where(deps, config, f"tasks reject {task_id}", db)
+        with deps.store(deps.settings(db=db)) as store:
+            rule, task = rules.reject(store, at, task_id, why or "", asking)
+        deps.notice(f"rejected {task.id} {plain(task.title)}")
+        deps.notice(f"rule {rule.id}: {plain(rule.says())} ({at.path})")
 
 
 @tasks_app.command("export")

@@ -31,7 +31,12 @@ from dayflow.config_files import (
 )
 from dayflow.errors import ConfigFileError, StoreError, UsageError
 from dayflow.frozen import Frozen
-from dayflow.models import DELIVERY_KILL_POINTS, KILL_POINTS, is_postgres_target
+from dayflow.models import (
+    DELIVERY_KILL_POINTS,
+    KILL_POINTS,
+    RULES_KILL_POINTS,
+    is_postgres_target,
+)
 from dayflow.pricing import Prices, load_prices
 from dayflow.providers import DEFAULT_CLAUDE_MODEL, OFFLINE_MODEL
 from dayflow.providers.local import (
@@ -469,7 +474,7 @@ def _kill_at(value: str | None) -> tuple[str, int] | None:
     if not value:
         return None
     point, _, step = value.partition(":")
-    points = KILL_POINTS + DELIVERY_KILL_POINTS
+    points = KILL_POINTS + DELIVERY_KILL_POINTS + RULES_KILL_POINTS
     if point not in points or not step.isdigit():
         raise UsageError(
             f"DAYFLOW_KILL_AT must be POINT:STEP with POINT one of {', '.join(points)}"

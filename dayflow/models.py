@@ -51,6 +51,9 @@ KILL_POINTS = ("before_pending", "after_pending", "between_tools", "after_tools"
 # is saved, after the `sending` mark (before the message is committed), after a sink is
 # delivered but before that is saved.
 DELIVERY_KILL_POINTS = ("before_send", "while_sending", "after_send")
+# ...and of a write of `rules.toml` (dayflow.rules): the temporary file written, then synced,
+# then renamed over the old one.
+RULES_KILL_POINTS = ("rules_temp", "rules_synced", "rules_renamed")
 
 # An MCP server's tool as the model sees it: mcp__<server>__<tool> (dayflow.mcp.offer). A value
 # here, below both the tools' registry and the MCP client, which each tell its tools apart.
@@ -205,6 +208,9 @@ class RunSettings(Frozen):
     # The MCP tools the run offers, by the name the model sees: [server, tool, "read" or
     # "write"] (dayflow.mcp.offer; names only, never a secret): a resume calls the same ones.
     mcp_tools: dict[str, Any] | None = None
+    # The user's rules the run obeys (dayflow.rules, `RuleSet.to_json`), read from rules.toml
+    # when it was made: a resume obeys the same ones, whatever the file says by then.
+    rules: tuple[dict[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -236,6 +242,8 @@ class RunSettings(Frozen):
             doc["price"] = list(self.price)
         if self.mcp_tools:
             doc["mcp_tools"] = self.mcp_tools
+        if self.rules:
+            doc["rules"] = list(self.rules)
         return doc
 
     @property
@@ -276,6 +284,7 @@ class RunSettings(Frozen):
             proxy=doc.get("proxy") if isinstance(doc.get("proxy"), str) else None,
             price=_price(doc.get("price")),
             mcp_tools=doc.get("mcp_tools") if isinstance(doc.get("mcp_tools"), dict) else None,
+            rules=tuple(r for r in doc.get("rules") or () if isinstance(r, dict)),
         )
 
 

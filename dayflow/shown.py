@@ -52,6 +52,9 @@ class Shown:
     # The text each item was shown with, by its id, as (kind, text): a message's "subject",
     # "snippet" and "body", an event's "event" fields. What a task's evidence must quote.
     texts_of: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # The keys a rule of the user's says are no task (a message read_inbox or read_message
+    # marked `no_task`, a thread read_followups listed under `left_out`): the rule's words.
+    barred: dict[str, str] = field(default_factory=dict)
 
 
 def shown_in(messages: list[Message]) -> Shown:
@@ -61,7 +64,9 @@ def shown_in(messages: list[Message]) -> Shown:
     urls: set[str] = set()
     own: dict[str, tuple[int, str]] = {}
     texts: dict[str, dict[tuple[str, str], None]] = {}
+    barred: dict[str, str] = {}
     for name, payload in _results(messages):
+        barred.update(_barred(name, payload))
         for shown_id, kind, said in _texts(name, payload):
             texts.setdefault(shown_id, {})[(kind, said)] = None
         if name in _READS:
@@ -80,7 +85,40 @@ def shown_in(messages: list[Message]) -> Shown:
         frozenset(urls),
         {item_id: key for item_id, (_, key) in own.items()},
         {item_id: tuple(found) for item_id, found in texts.items()},
+        barred,
     )
+
+
+def messages_read(messages: list[Message]) -> Iterator[dict[str, Any]]:
+    """Every message the run's read_inbox and read_message results showed, in order."""
+    for name, payload in _results(messages):
+        if not isinstance(payload, dict):
+            continue
+        if name == "read_inbox":
+            yield from _dicts(payload.get("messages"))
+        elif name == "read_message" and isinstance(payload.get("message"), dict):
+            yield payload["message"]
+
+
+def _barred(name: str, payload: Any) -> Iterator[tuple[str, str]]:
+    """(key, the rule's words) of each item a result marks as no task by a rule."""
+    if not isinstance(payload, dict):
+        return
+    if name in ("read_inbox", "read_message"):
+        listed = _dicts(payload.get("messages")) if name == "read_inbox" else []
+        if name == "read_message" and isinstance(payload.get("message"), dict):
+            listed = [payload["message"]]
+        for m in listed:
+            rule = m.get("no_task")
+            if isinstance(rule, str) and rule:
+                for key in _strs(m.get("key")) | _strs(m.get("thread_id"), THREAD_KEY_PREFIX):
+                    yield key, rule
+    elif name == "read_followups":
+        for item in _dicts(payload.get("left_out")):
+            rule = item.get("rule")
+            if isinstance(rule, str) and rule:
+                for key in _strs(item.get("key")) | set(_strings(item.get("keys"))):
+                    yield key, rule
 
 
 def latest_result(messages: list[Message], name: str, **args: Any) -> Any | None:

@@ -40,7 +40,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "settings files and the store",
-        ("config_files", "trust", "pricing", "store", "taskfiles"),
+        ("config_files", "trust", "pricing", "store", "taskfiles", "rules"),
     ),
     (
         "sources, tools, providers",
@@ -78,6 +78,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "cli_listings",
             "cli_history",
             "cli_migrate",
+            "cli_rules",
             "cli_tasks",
             "cli_schedule",
             "cli_sources",

@@ -42,6 +42,7 @@ from dayflow.models import (
     estimate_tokens,
 )
 from dayflow.providers import LeavesMcpAlone
+from dayflow.rules import RuleSet
 from dayflow.sources.factory import precheck
 from dayflow.store import DatabaseError, Lease, NewRun, Store
 from dayflow.store.values import command_hint
@@ -60,6 +61,8 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
     # Fail on unreadable local sources before anything is written (no network here).
     precheck(*loop.sources(options.settings, options.brief_date), options.brief_date)
     system, tools, settings = SYSTEM_PROMPT, toolbox.definitions(), options.settings
+    # The user's rules, as the run keeps them (a resume sends this very system prompt).
+    system += RuleSet.from_json(list(settings.rules)).prompt_section()
     if loop.mcp is not None:  # the config's MCP servers, started now (no transaction open)
         if isinstance(loop.client, LeavesMcpAlone):  # the offline model: none to start
             prepared = loop.mcp.unused(settings.config_file)

@@ -15,6 +15,7 @@ from dayflow.agent import notes
 from dayflow.agent.loop import Loop, Stop, after_step, kill_point
 from dayflow.mcp.calls import caller as mcp_caller
 from dayflow.models import COMPLETE, FAILED, STOPPED, Message, Run
+from dayflow.rules import RuleSet
 from dayflow.shown import Shown, shown_in
 from dayflow.sources import as_calendar
 from dayflow.store import Lease, Store
@@ -222,6 +223,7 @@ def run_tools(
         task_cap=run.task_cap,
         shown=shown,
         mcp=mcp_caller(store, lease, run.settings, loop.mcp, _say(loop)),
+        rules=RuleSet.from_json(list(run.settings.rules)),
     )
     saved = store.steps.effects_of_step(run.id, n) if recovered else {}
     effects = bool(saved)

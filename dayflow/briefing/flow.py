@@ -188,6 +188,7 @@ def _start(the: _Day, update_of: Run | None, sole: bool) -> Outcome:
     )
     loop = room.make_loop(store, room.opened[-1], request.crash_after, request.config_file)
     options = _options(request, settings, day, the.sinks, update_of, picked, sole)
+    options = with_rules(options, room, request.config_file, store.profile)
     try:
         result = start_run(loop, options)
     except DayTaken as taken:
@@ -303,6 +304,24 @@ def _options(
         ),
         sole_for_day=sole,
     )
+
+
+def with_rules(
+    options: BriefOptions, room: Room, config_file: Path | None, profile: str
+) -> BriefOptions:
+    """The new run's options with the user's rules (`rules.toml` beside the config file), kept
+    in its settings; each problem with the file is one line."""
+    from dayflow import rules
+    from dayflow.frozen import replace
+
+    path, _ = room.config.config_path(config_file)
+    reading = rules.read_rules(rules.rules_path(path), profile)
+    for line in reading.problems:
+        room.say(line)
+    if not reading.rules:
+        return options
+    kept = tuple(reading.rules.to_json())
+    return replace(options, settings=replace(options.settings, rules=kept))
 
 
 def _route(settings: Settings) -> str | None:

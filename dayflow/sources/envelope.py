@@ -49,6 +49,7 @@ class Envelope:
     in_reply_to: str | None = None
     references: tuple[str, ...] = ()
     listed: bool = False  # from a mailing list or bulk sender
+    list_id: str = ""  # the List-Id's identifier (`news.example.org`), lower-cased; "" none
     automated: bool = False  # an auto-reply, bounce, or noreply sender
     # What the receiving server's Authentication-Results say of the sender (`auth_verdict`):
     # "fail" (forged: the From address is not who sent it), "pass", or "" (none, or unclear).
@@ -100,6 +101,7 @@ def envelope_of(msg: Message, header: Any) -> Envelope:
         in_reply_to=_first_id(header(msg, "In-Reply-To")),
         references=_references(header(msg, "References")),
         listed=listed,
+        list_id=list_ident(header(msg, "List-Id")),
         automated=automated,
     )
 
@@ -128,10 +130,19 @@ def envelope_from_json(message: dict[str, Any]) -> Envelope:
         in_reply_to=_first_id(str(message.get("in_reply_to") or "")),
         references=_references(joined(refs) if isinstance(refs, list) else str(refs or "")),
         listed=bool(message.get("list_id")),
+        list_id=list_ident(str(message.get("list_id") or "")),
         automated=(bool(auto) and auto != "no")
         or bool(_MACHINE.match(address))
         or bool(_AUTO_SUBJECT.match(str(message.get("subject") or ""))),
     )
+
+
+def list_ident(value: str) -> str:
+    """A List-Id header's identifier (RFC 2919: `Name <id>`, or the id alone), lower-cased."""
+    inner = (
+        value[value.find("<") + 1 : value.rfind(">")] if "<" in value and ">" in value else value
+    )
+    return inner.strip().lower()[:200]
 
 
 PASS, FAIL = "pass", "fail"

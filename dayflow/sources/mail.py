@@ -117,6 +117,8 @@ class MailItem:
             # On the message itself, not only in read_followups' `bulk` list: that list is
             # capped (the newest keys), and a busy inbox has more list mail than it shows.
             out["bulk"] = True
+        if self.envelope.list_id:  # what `dayflow mute list:ID` and a rejection name
+            out["list_id"] = clean_line(self.envelope.list_id, HEADER_CHARS)
         if self.envelope.auth_failed:
             # The receiving server found the From address forged: whoever it names did not
             # send it (a "note to yourself" from outside is not the user's).

@@ -113,6 +113,15 @@ class Tasks:
             raise RunNotFound(f"no task {task_id!r} (see `{self._listed}`)")
         return task_row(row)
 
+    def delete(self, task_id: str) -> bool:
+        """Delete one task (a rejected one: not a task at all); whether it was there."""
+        db = self._ctx.db
+        with db.transaction():
+            cur = db.execute(
+                "DELETE FROM tasks WHERE id = ? AND profile = ?", (task_id, self._ctx.profile)
+            )
+            return cur.rowcount == 1
+
     def delete_with_key_prefix(self, prefix: str) -> int:
         """Delete the tasks whose idempotency key starts with `prefix`; how many went."""
         db = self._ctx.db

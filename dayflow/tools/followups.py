@@ -12,6 +12,7 @@ from typing import Any
 
 from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.followups import Feed, Me
+from dayflow.rules import Facts, RuleSet
 from dayflow.tools.mail import NO_MAIL_SOURCE
 from dayflow.tools.spec import Tool, ToolEnv, ToolError
 
@@ -36,6 +37,30 @@ def read_followups(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     out = view.to_json(env.tz)
     if not view.me.addresses:
         out["note"] = NO_ME
+    return ruled(out, env.rules, env.brief_date) if env.rules else out
+
+
+def ruled(out: dict[str, Any], rules: RuleSet, day: Any) -> dict[str, Any]:
+    """The lists as the user's rules leave them: a muted person or thread, or a snoozed
+    thread, moved to `left_out` with the rule's words; an important person's items first
+    (marked `important`), the rest in their order."""
+    left: list[dict[str, Any]] = []
+    for name in ("you_owe", "waiting_on"):
+        kept, first = [], []
+        for item in out.get(name, []):
+            party = item.get("with") or {}
+            facts = Facts(sender=str(party.get("address") or ""), thread=str(item.get("key")))
+            rule = rules.leaves_out(facts, day)
+            if rule is not None:
+                gone = {k: item[k] for k in ("key", "with", "subject", "keys") if k in item}
+                left.append(gone | {"list": name, "rule": rule.named()})
+            elif rules.important(facts) is not None:
+                first.append(item | {"important": True})
+            else:
+                kept.append(item)
+        out[name] = first + kept
+    if left:
+        out["left_out"] = left
     return out
 
 

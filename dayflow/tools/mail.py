@@ -6,7 +6,9 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from dayflow.rules import Facts
 from dayflow.sources.inbox import CursorError
+from dayflow.sources.mail import MailItem
 from dayflow.tools.spec import Tool, ToolEnv, ToolError, reading, string_schema
 
 NO_MAIL_SOURCE = "no mail source is configured ([[inbox]] in the config file)"
@@ -27,7 +29,7 @@ def read_inbox(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
             )
         except CursorError as exc:
             raise ToolError(str(exc)) from None
-    out: dict[str, Any] = {"messages": [m.listing_json(env.tz) for m in page.items]}
+    out: dict[str, Any] = {"messages": [ruled(m, m.listing_json(env.tz), env) for m in page.items]}
     if page.next_cursor is not None:
         out["next_cursor"] = page.next_cursor
     if page.since is not None:
@@ -58,7 +60,31 @@ def read_message(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
             raise ToolError(
                 f"no message with id {args['id']!r}; ids come from read_inbox"
             ) from None
-    return {"message": found.message_json(env.tz)}
+    return {"message": ruled(found, found.message_json(env.tz), env)}
+
+
+def ruled(item: MailItem, shown: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
+    """A message as a read tool gives it, marked by the user's rules: `no_task` naming the
+    rule that says it is no task (a mute, a rejection, a snooze), `important` when its sender
+    is. create_task refuses a task under a key marked so (`Shown.barred`)."""
+    if not env.rules:
+        return shown
+    facts = facts_of(item)
+    barred = env.rules.bars(facts, env.brief_date)
+    if barred is not None:
+        shown["no_task"] = barred.named()
+    if env.rules.important(facts) is not None:
+        shown["important"] = True
+    return shown
+
+
+def facts_of(item: MailItem) -> Facts:
+    """What the rules read of a message: its sender, List-Id, key and words."""
+    from email.utils import parseaddr
+
+    sender = item.envelope.sender[1] or parseaddr(item.sender)[1]
+    text = " ".join((item.subject, item.snippet, item.body or ""))
+    return Facts(sender=sender.lower(), list_id=item.envelope.list_id, key=item.key, text=text)
 
 
 READ_INBOX = Tool(

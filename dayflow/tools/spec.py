@@ -13,6 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from dayflow.errors import SourceError, SourceUnavailable
+from dayflow.rules import RuleSet
 from dayflow.shown import Shown
 from dayflow.sources.inbox import Inbox, legacy_inbox
 from dayflow.sources.mail import PathMissing
@@ -46,6 +47,9 @@ class ToolEnv:
     # The run's MCP tools (dayflow.mcp.calls): (step, tool_use id, name, arguments) to the
     # saved tool_result content and whether it is an error. None: the run offers none.
     mcp: McpCaller | None = None
+    # The user's rules the run obeys (dayflow.rules; the run's own, kept in its settings): the
+    # reads mark what they touch, create_task refuses what they forbid.
+    rules: RuleSet = field(default_factory=RuleSet)
     # The one face each is read through: the merged `Inbox` (a dicts reader becomes one), a
     # calendar with the protocol's defaults (one that only has `events()` gets them).
     mail: Inbox = field(init=False)

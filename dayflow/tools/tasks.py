@@ -39,10 +39,28 @@ def refused_by_cap(error: str | None) -> bool:
     return error is not None and TaskCapReached.MARK in error
 
 
+class RuleForbids(ToolError):
+    """create_task refused: one of the user's rules (dayflow.rules) forbids this task."""
+
+    refusal = "rule"
+
+    def __init__(self, rule: str) -> None:
+        super().__init__(f"the user's {rule} forbids this task; no task was created")
+
+
 def read_tasks(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     tasks = env.tasks.list(include_done=args["include_done"])
     keys = ("id", "title", "due", "status", "source_id", "idempotency_key")
-    return {"tasks": [{k: t.to_json()[k] for k in keys} for t in tasks]}
+    out: dict[str, Any] = {"tasks": []}
+    for task in tasks:
+        snoozed = env.rules.snoozed(task.idempotency_key.split("#", 1)[0], env.brief_date)
+        if snoozed is None:
+            out["tasks"].append({k: task.to_json()[k] for k in keys})
+        else:  # left out of the brief until its day: named, so it is not filed again
+            out.setdefault("snoozed", []).append(
+                {"id": task.id, "idempotency_key": task.idempotency_key, "until": snoozed.until}
+            )
+    return out
 
 
 DUE_BEFORE_DAYS = 14  # how far before the brief's day a due date may be (overdue requests)
@@ -78,6 +96,7 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     notes = title_text(notes, one_line=False) or None if isinstance(notes, str) else notes
     shown = env.shown()
     key = task_key(args.get("idempotency_key"), args.get("source_id"), shown)
+    _obey_rules(key, args.get("source_id"), shown, env)
     source_id = args.get("source_id")
     quote = task_evidence(args.get("evidence"), source_id, key, shown)
     if source_id is None and quote is not None:
@@ -126,6 +145,24 @@ def task_evidence(given: str | None, source_id: str | None, key: str, shown: Sho
             "out, or set source_id to the message it comes from; no task was created"
         )
     return proof.check(given, texts, f"message {item[:80]!r}" if message else f"{item[:80]!r}")
+
+
+def _obey_rules(key: str, source_id: str | None, shown: Shown, env: ToolEnv) -> None:
+    """Refuse a task one of the user's rules forbids: under a rejected, snoozed or muted key,
+    or for an item a read marked `no_task` (the rules as the run read them)."""
+    if not env.rules:
+        return
+    base = key.split("#", 1)[0]
+    rule = env.rules.forbids_key(base, env.brief_date)
+    if rule is not None:
+        raise RuleForbids(rule.named())
+    found = shown.barred.get(base)
+    if found is None and source_id is not None:
+        found = next(
+            (shown.barred[k] for k in shown.keys_of.get(source_id, ()) if k in shown.barred), None
+        )
+    if found is not None:
+        raise RuleForbids(found)
 
 
 _ASK = re.compile(r"#([1-9][0-9]{0,2})")  # a request's number within its message, alone

@@ -58,6 +58,7 @@ class _Need:
     # Its sender is not who it says (a forged "note to yourself" among them): listed after
     # every real request, never urgent, never the One thing.
     unverified: bool = False
+    important: bool = False  # its sender is one the user marked important: listed first
 
 
 def snippet_actions(inbox: list[dict[str, Any]]) -> list[Action]:
@@ -206,6 +207,7 @@ def _mail(
                 urgent := urgent_action(a),
                 a.key,
                 clean_subject(str(a.message.get("subject", ""))) if urgent else "",
+                important=a.message.get("important") is True,
             )
             for a in no_tasks(calls).keep(snippet_actions(inbox))
             if a.key not in done
@@ -221,7 +223,8 @@ def _mail(
     # What is due today first, then what is overdue, then the rest by date (stable: ties keep
     # the order above), so that "One thing" is today's most pressing item, not last week's;
     # a request whose sender is not who it says after all of them.
-    needs.sort(key=lambda n: (n.unverified, _urgency(n.due, today), not n.urgent))
+    # What the user marked important before all of it (dayflow important).
+    needs.sort(key=lambda n: (n.unverified, not n.important, _urgency(n.due, today), not n.urgent))
     return _Mail(needs, creates, error, read, _unavailable(messages, calls, "read_inbox"))
 
 
@@ -419,6 +422,12 @@ def _one_thing(
     # A reply owed for days outweighs requests not due yet; what is due today, overdue or
     # urgent still comes first.
     pressing = bool(needs) and (needs[0].urgent or _urgency(needs[0].due, today)[0] < 2)
+    # The user's important senders are preferred: a request of theirs over any owed reply,
+    # an owed reply to them over any request of someone else's.
+    if needs and needs[0].important and not (owed is not None and owed.important):
+        owed = None
+    elif owed is not None and owed.important and not (needs and needs[0].important):
+        needs = []
     if owed is not None and (not needs or weighs_more(owed, pressing)):
         return owed.one_thing()
     if needs:

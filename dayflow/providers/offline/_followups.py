@@ -12,6 +12,11 @@ replies` and not filed; a message the user has written after (`answered`), maili
 bulk or automated mail (`bulk`, or marked so on the message itself by read_inbox) and the
 user's own mail to others found in an inbox (`yours`) ask nothing new. Real work asked in an
 owed thread (send the report, sign the form) is still a task, under its message's key.
+
+The user's rules (dayflow.rules) reach it as the reads mark them: a message marked `no_task`
+(muted, rejected, snoozed) is never filed nor opened, a thread read_followups lists under
+`left_out` is in neither section and its mail is no task, and an item marked `important`
+comes first in its section and is the One thing's first choice.
 """
 
 from __future__ import annotations
@@ -44,14 +49,18 @@ class NoTasks:
     def files(self, action: Action) -> bool:
         """Whether `action` is a task: not bulk or answered mail, not an owed reply."""
         key = action.key.split("#", 1)[0]
-        if key in self.settled or listed_bulk(action.message):
+        if key in self.settled or listed_bulk(action.message) or ruled_out(action.message):
             return False
         owed = key in self.owed or str(action.message.get("id")) in self.owed
         return not (owed and _ANSWER_ONLY.match(action.title))
 
     def opens(self, message: dict[str, Any]) -> bool:
         """Whether a listed message may ask anything new (bulk or answered mail does not)."""
-        return str(message.get("key")) not in self.settled and not listed_bulk(message)
+        return (
+            str(message.get("key")) not in self.settled
+            and not listed_bulk(message)
+            and not ruled_out(message)
+        )
 
     def keep(self, actions: list[Action]) -> list[Action]:
         return [a for a in actions if self.files(a)]
@@ -63,6 +72,11 @@ def listed_bulk(message: dict[str, Any]) -> bool:
     return message.get("bulk") is True
 
 
+def ruled_out(message: dict[str, Any]) -> bool:
+    """Whether a read marks the message as no task by one of the user's rules."""
+    return isinstance(message.get("no_task"), str)
+
+
 def no_tasks(calls: list[Call]) -> NoTasks:
     """What the latest read_followups result says is no task."""
     found = named(calls, FOLLOWUPS)
@@ -71,6 +85,8 @@ def no_tasks(calls: list[Call]) -> NoTasks:
     for item in _items(result, "you_owe"):
         owed.update(_strings(item.get("keys")) + _strings([item.get("id")]))
     settled = {k for name in ("answered", "bulk", "yours") for k in _strings(result.get(name))}
+    for item in _items(result, "left_out"):  # muted or snoozed by the user's rules
+        settled.update(_strings(item.get("keys")) + _strings([item.get("key")]))
     return NoTasks(frozenset(owed), frozenset(settled))
 
 
@@ -99,6 +115,7 @@ class Owed:
     who: str
     subject: str
     age_days: int
+    important: bool = False  # from a sender the user marked important (dayflow important)
 
     def one_thing(self) -> str:
         days = "working day" if self.age_days == 1 else "working days"
@@ -133,7 +150,12 @@ def followup_sections(calls: list[Call]) -> tuple[list[str], Owed | None]:
     if owed:
         age = owed[0].get("age_days")
         subject = str(owed[0].get("subject", ""))
-        oldest = Owed(_who(owed[0]), subject, age if isinstance(age, int) else 0)
+        oldest = Owed(
+            _who(owed[0]),
+            subject,
+            age if isinstance(age, int) else 0,
+            owed[0].get("important") is True,
+        )
     return lines, oldest
 
 

@@ -1,0 +1,187 @@
+"""`dayflow mute`, `important`, `snooze`, `rules` and `replay`: the user's corrections as rules
+(`dayflow tasks reject` and `tasks done` are in `cli_tasks.py`).
+
+Options, wiring and output only; the rules, their file and the corrections are in
+`dayflow.rules`, the replay in `dayflow.replay`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from dayflow.cli_base import ConfigOpt, DbOpt, Deps, JsonOpt, get_deps, handle_errors, not_empty
+
+if TYPE_CHECKING:
+    from dayflow import rules as rules_
+
+commands = typer.Typer()
+
+
+def where(deps: Deps, config: str | None, command: str, db: str | None = None) -> rules_.Where:
+    """Whose rules file a command writes (beside --profile's config file), today, and the
+    command as `dayflow rules` will name it."""
+    from dayflow import rules
+    from dayflow.cli_base import today
+    from dayflow.store import DEFAULT_PROFILE
+
+    settings = deps.settings(db=db)
+    path, _ = deps.config.config_path(config)
+    profile = deps.profile or DEFAULT_PROFILE
+    said = f"dayflow {command}" + (f" --profile {profile}" if deps.profile else "")
+    return rules.Where(
+        rules.rules_path(path),
+        profile,
+        today(deps, settings),
+        said,
+        rules.kill_hook(settings.kill_at),
+    )
+
+
+def _made(deps: Deps, rule: rules_.Rule, where: rules_.Where) -> None:
+    from dayflow.listing import plain
+
+    new = rule.made == where.today.isoformat() and rule.by == where.command
+    verb = "rule" if new else "already a rule"
+    deps.notice(f"{verb} {rule.id}: {plain(rule.says())} ({where.path})")
+
+
+Pattern = Annotated[
+    str, typer.Argument(metavar="PATTERN", callback=not_empty, help="What it applies to.")
+]
+
+
+@commands.command()
+def mute(
+    ctx: typer.Context,
+    pattern: Annotated[
+        str,
+        typer.Argument(
+            metavar="SENDER|DOMAIN|LIST-ID|thread:KEY",
+            help="An address, a domain (example.org), a list (list:ID or <ID>, its List-Id) "
+            "or a thread's key (thread:KEY, from a brief's --format json).",
+        ),
+    ],
+    config: ConfigOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Never a task, never a reply owed or awaited, from this sender, domain, list or thread.
+
+    Patterns that would match everything (`*`, `@`, an empty one, a bare top-level domain)
+    are refused."""
+    from dayflow import rules
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        at = where(deps, config, f"mute {pattern}", db)
+        _made(deps, rules.mute(at, pattern), at)
+
+
+@commands.command()
+def important(
+    ctx: typer.Context,
+    pattern: Annotated[
+        str,
+        typer.Argument(metavar="SENDER|DOMAIN", help="An address or a domain (example.org)."),
+    ],
+    config: ConfigOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Mail from this sender or domain comes first in its section, and One thing prefers it."""
+    from dayflow import rules
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        at = where(deps, config, f"important {pattern}", db)
+        _made(deps, rules.important(at, pattern), at)
+
+
+@commands.command()
+def snooze(
+    ctx: typer.Context,
+    item: Annotated[
+        str,
+        typer.Argument(
+            metavar="ID",
+            callback=not_empty,
+            help="A task id (or a unique prefix), or the thread:KEY of a reply owed or awaited.",
+        ),
+    ],
+    until: Annotated[
+        str,
+        typer.Option(
+            "--until",
+            metavar="DATE|3d",
+            callback=not_empty,
+            help="The day it comes back: YYYY-MM-DD, or days (3d) or weeks (2w) from today.",
+        ),
+    ],
+    config: ConfigOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Leave a task, an owed reply or a wait out of the brief until a day; it is back that day."""
+    from dayflow import rules
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        at = where(deps, config, f"snooze {item} --until {until}", db)
+        day = rules.parse_until(until, at.today)
+        if item.strip().lower().startswith("thread:"):
+            rule = rules.snooze(None, at, item, day)
+        else:
+            with deps.store(deps.settings(db=db)) as store:
+                rule = rules.snooze(store, at, item, day)
+        _made(deps, rule, at)
+
+
+@commands.command("rules")
+def list_rules(
+    ctx: typer.Context,
+    config: ConfigOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the rules in force and where each came from (the command, the date, the item it
+    was made on); each entry of rules.toml that is wrong is one line on stderr."""
+    from dayflow import rules
+    from dayflow.cli_base import print_json, today
+    from dayflow.listing import plain
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        at = where(deps, config, "rules", db)
+        reading = rules.read_rules(at.path, at.profile)
+        for line in reading.problems:
+            deps.notice(plain(line))
+        day = today(deps, deps.settings(db=db))
+        if as_json:
+            doc = [
+                r.to_json() | {"says": r.says(), "in_force": _in_force(r, day)}
+                for r in reading.rules.rules
+            ]
+            print_json(deps, {"path": str(at.path), "profile": at.profile, "rules": doc})
+            return
+        if not reading.rules:
+            none = "no rules" if reading.exists else "no rules yet"
+            deps.notice(f"{none} for profile {at.profile} ({at.path})")
+            return
+        lines = [f"rules of profile {at.profile} ({at.path}):"]
+        for rule in reading.rules.rules:
+            state = "" if _in_force(rule, day) else " [over]"
+            lines.append(f"{rule.id:<5} {rule.kind:<9} {rule.says()}{state}")
+            whence = [rule.made or "?", rule.by or "written by hand"]
+            if rule.item:
+                whence.append(f"on {rule.item}")
+            if rule.why:
+                whence.append(f"why: {rule.why}")
+            lines.append("      " + "; ".join(whence))
+        deps.out.file.write(plain("\n".join(lines)) + "\n")
+        deps.out.file.flush()
+
+
+def _in_force(rule: rules_.Rule, day: object) -> bool:
+    """A snooze whose day has come is over; every other rule is in force."""
+    from dayflow.rules import SNOOZE
+
+    return rule.kind != SNOOZE or str(day) < rule.until

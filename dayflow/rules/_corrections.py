@@ -1,0 +1,171 @@
+"""The user's corrections as rules: what `tasks reject`, `mute`, `important` and `snooze` do to
+`rules.toml` and to the task list. The CLI parses and prints; this is all it calls.
+
+`reject` writes its rule first, then deletes the task: a kill -9 between the two leaves the
+rule in force and the task on the list, and the same command again finds its rule (never a
+second) and deletes the task. Every other correction is one write of the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+from dayflow.errors import RunNotFound, UsageError
+from dayflow.models import Task
+from dayflow.rules._file import Kill, change, next_id
+from dayflow.rules._values import (
+    IMPORTANT,
+    LIST_PREFIX,
+    MUTE,
+    REJECT,
+    SNOOZE,
+    THREAD_PREFIX,
+    Facts,
+    Rule,
+    RuleSet,
+    asking_of,
+    check_until,
+    parse_match,
+)
+from dayflow.shown import messages_read
+from dayflow.store import Store
+
+MOST_SNOOZE_DAYS = 366
+
+
+@dataclass(frozen=True)
+class Where:
+    """Whose rules, in which file, made on which day by which command."""
+
+    path: Path
+    profile: str
+    today: date
+    command: str
+    kill: Kill | None = None
+
+    def add(self, rule: Rule, same: object = None) -> Rule:
+        """Add `rule` (a fresh id), unless one with the same `same(rule)` exists: that one."""
+        kept: list[Rule] = []
+
+        def edit(rules: RuleSet) -> RuleSet:
+            key = same if callable(same) else (lambda r: (r.kind, r.match, r.key))
+            found = [r for r in rules.rules if key(r) == key(rule)]
+            if found:
+                kept.append(found[0])
+                return rules
+            made = Rule.from_json(
+                rule.to_json()
+                | {"id": next_id(rules), "made": self.today.isoformat(), "by": self.command}
+            )
+            kept.append(made)
+            return RuleSet((*rules.rules, made))
+
+        change(self.path, self.profile, edit, self.kill)
+        return kept[0]
+
+
+def reject(
+    store: Store, where: Where, task_ref: str, why: str = "", asking: str | None = None
+) -> tuple[Rule, Task]:
+    """Reject a task: a rule that no such task comes again from its sender or list, then the
+    task gone from the list. The same reject again finds the rule it made."""
+    task = store.tasks.find(task_ref)
+    facts = task_facts(store, task)
+    match = ""
+    if facts.list_id:
+        match = LIST_PREFIX + facts.list_id
+    elif facts.sender:
+        match = facts.sender
+    words = asking_of(task.title) if asking is None else " ".join(asking.split())[:200]
+    rule = Rule(
+        id="",
+        kind=REJECT,
+        match=match,
+        asking=words,
+        key=task.idempotency_key.split("#", 1)[0],
+        why=" ".join(why.split())[:200],
+        item=task.id,
+        title=task.title[:200],
+    )
+    made = where.add(rule, same=lambda r: (r.kind, r.key))
+    store.tasks.delete(task.id)
+    return made, task
+
+
+def task_facts(store: Store, task: Task) -> Facts:
+    """What the rules can know of the mail a task was filed from: the message its run read
+    under the task's key or source id (none for a task of no message)."""
+    if task.run_id is None:
+        return Facts(key=task.idempotency_key.split("#", 1)[0])
+    base = task.idempotency_key.split("#", 1)[0]
+    found: Facts | None = None
+    for message in messages_read(store.steps.conversation(task.run_id)):
+        if message.get("key") == base or (task.source_id and message.get("id") == task.source_id):
+            found = Facts.of_json(message)  # the last read wins: read_message has the body
+    return found or Facts(key=base)
+
+
+def mute(where: Where, pattern: str) -> Rule:
+    """Mute a sender, a domain, a list or a thread."""
+    match = parse_match(pattern)
+    return where.add(Rule(id="", kind=MUTE, match=match))
+
+
+def important(where: Where, pattern: str) -> Rule:
+    """Mark a sender or a domain important."""
+    match = parse_match(pattern, lists=False, threads=False)
+    return where.add(Rule(id="", kind=IMPORTANT, match=match))
+
+
+def parse_until(text: str, today: date) -> date:
+    """`--until`: a date YYYY-MM-DD or a number of days (`3d`) or weeks (`2w`) from today."""
+    value = text.strip().lower()
+    if value[:-1].isdigit() and value[-1:] in ("d", "w") and len(value) <= 6:
+        days = int(value[:-1]) * (7 if value.endswith("w") else 1)
+        if days > MOST_SNOOZE_DAYS:
+            raise UsageError(f"--until {text}: snooze for a year at most (or mute it)")
+        return today + timedelta(days=days)
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"--until {text[:40]!r} is not a date (YYYY-MM-DD) nor 3d / 2w") from None
+
+
+def snooze(store: Store | None, where: Where, ref: str, until: date) -> Rule:
+    """Leave a task (by id) or an owed reply or wait (`thread:KEY`) out until `until`; a
+    second snooze of the same item moves its day."""
+    check_until(until, where.today, most_days=MOST_SNOOZE_DAYS)
+    if ref.strip().lower().startswith(THREAD_PREFIX):
+        match = parse_match(ref)
+        rule = Rule(id="", kind=SNOOZE, match=match, until=until.isoformat(), item=match)
+    else:
+        if store is None:
+            raise RunNotFound(f"no task {ref!r}")
+        task = store.tasks.find(ref)
+        if task.status != "open":
+            raise UsageError(f"task {task.id} is done already: nothing to snooze")
+        key = task.idempotency_key.split("#", 1)[0]
+        rule = Rule(
+            id="", kind=SNOOZE, key=key, until=until.isoformat(), item=task.id, title=task.title
+        )
+    moved: list[Rule] = []
+
+    def edit(rules: RuleSet) -> RuleSet:
+        same = [
+            r
+            for r in rules.rules
+            if r.kind == SNOOZE and (r.key, r.match) == (rule.key, rule.match)
+        ]
+        if not same:
+            return rules
+        new = Rule.from_json(same[0].to_json() | {"until": rule.until, "by": where.command})
+        moved.append(new)
+        return RuleSet(tuple(new if r is same[0] else r for r in rules.rules))
+
+    change(where.path, where.profile, edit, where.kill)
+    return moved[0] if moved else where.add(rule)
+
+
+KINDS_SHOWN = {REJECT: "rejected", MUTE: "muted", IMPORTANT: "important", SNOOZE: "snoozed"}

@@ -1,0 +1,277 @@
+"""`rules.toml`: one file per profile, beside its config file, that a person can read and edit.
+
+Read with `tomllib`; each entry checked on its own, so a malformed one is one line naming it
+(`rule 3: ...`) and the rest still apply. A file that is not a rules file at all (too large,
+not UTF-8, not TOML, or made for another profile) applies no rule and says so in one line;
+a command refuses to write over it (or over one with a malformed entry: the rewrite would
+lose it), so a person's hand edit is never thrown away.
+
+Written by our own serialiser (`dumps`: our schema is one string per field, nothing a
+library is needed for), crash-safely: the new text goes to a temporary file in the same
+directory, is flushed and fsync'ed, renamed over the old one, and the directory fsync'ed.
+A kill -9 before the rename leaves the old file (and a stray `.rules.toml.*.tmp`, which no
+reader reads); after it, the new one. Never a torn file. A lock (`rules.toml.lock`) keeps two
+commands from losing each other's rule.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from dayflow.errors import ConfigFileError
+from dayflow.models import RULES_KILL_POINTS
+from dayflow.rules._values import (
+    IMPORTANT,
+    KINDS,
+    MAX_FIELD_CHARS,
+    MUTE,
+    REJECT,
+    SNOOZE,
+    THREAD_PREFIX,
+    Rule,
+    RuleSet,
+    parse_match,
+)
+
+FILE_NAME = "rules.toml"
+MAX_RULES_BYTES = 1024 * 1024  # a file of a thousand rules is a tenth of this
+MAX_RULES = 2000
+# Where a kill -9 can land in a write (the crash tests' DAYFLOW_KILL_AT=POINT:1).
+KILL_POINTS = RULES_KILL_POINTS
+Kill = Callable[[str], None]
+
+
+def rules_path(config_path: Path) -> Path:
+    """Where a profile's rules live: beside its config file."""
+    return config_path.parent / FILE_NAME
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one read of `rules.toml` found: the rules in force and a line per problem.
+    `whole`: no entry was refused (a command may rewrite the file)."""
+
+    path: Path
+    rules: RuleSet
+    problems: tuple[str, ...] = ()
+    whole: bool = True
+    exists: bool = True
+
+
+def read_rules(path: Path, profile: str) -> Reading:
+    """The rules of `profile` in the file at `path` (none, when it does not exist)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return Reading(path, RuleSet(), exists=False)
+    except OSError as exc:
+        return _refused(path, f"cannot be read ({exc.strerror or exc})")
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return _refused(path, "is not a regular file")
+        raw = os.read(fd, MAX_RULES_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_RULES_BYTES:
+        return _refused(path, "is larger than 1 MB, not a rules file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return _refused(path, "is not UTF-8 text")
+    if "\x00" in text:
+        return _refused(path, "holds binary data, not TOML")
+    import tomllib
+
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return _refused(path, f"is not TOML ({exc})")
+    return parse_document(doc, path, profile)
+
+
+def _refused(path: Path, why: str) -> Reading:
+    line = f"warning: {path} {why}; no rule of it applies"
+    return Reading(path, RuleSet(), (line,), whole=False)
+
+
+def parse_document(doc: dict[str, Any], path: Path, profile: str) -> Reading:
+    """The rules of a parsed document, each entry checked on its own."""
+    owner = doc.get("profile")
+    if owner is not None and owner != profile:
+        shown = str(owner)[:40]
+        return _refused(path, f"is the rules of profile {shown!r}, not of {profile!r}")
+    extra = sorted(k for k in doc if k not in ("profile", "rule"))
+    problems = [f"warning: {path}: unknown key {k[:40]!r} ignored" for k in extra[:5]]
+    entries = doc.get("rule", [])
+    if not isinstance(entries, list):
+        return _refused(path, "has `rule` that is not a list of [[rule]] tables")
+    rules: list[Rule] = []
+    seen: set[str] = set()
+    whole = True
+    if len(entries) > MAX_RULES:
+        problems.append(f"warning: {path}: only the first {MAX_RULES} rules apply")
+        entries, whole = entries[:MAX_RULES], False
+    for n, entry in enumerate(entries, 1):
+        try:
+            rule = check_entry(entry, n, profile)
+        except ValueError as exc:
+            problems.append(f"warning: {path}: rule {n}: {exc}; that rule is ignored")
+            whole = False
+            continue
+        if rule.id in seen:
+            problems.append(f"warning: {path}: rule {n}: id {rule.id!r} again; ignored")
+            whole = False
+            continue
+        seen.add(rule.id)
+        rules.append(rule)
+    return Reading(path, RuleSet(tuple(rules)), tuple(problems), whole)
+
+
+def check_entry(entry: object, n: int, profile: str) -> Rule:
+    """One `[[rule]]` table as a Rule; ValueError saying what is wrong with it."""
+    if not isinstance(entry, dict):
+        raise ValueError("is not a table")
+    fields = set(Rule._fields) | {"profile"}
+    unknown = sorted(k for k in entry if k not in fields)
+    if unknown:
+        raise ValueError(f"unknown field {unknown[0][:40]!r}")
+    for name, value in entry.items():
+        if not isinstance(value, str):
+            raise ValueError(f"{name} must be a string")
+        if len(value) > MAX_FIELD_CHARS:
+            raise ValueError(f"{name} is longer than {MAX_FIELD_CHARS} characters")
+    if entry.get("profile", profile) != profile:
+        raise ValueError(f"names profile {entry['profile'][:40]!r}, not {profile!r}")
+    kind = entry.get("kind", "")
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind[:20]!r}")
+    doc = {k: v for k, v in entry.items() if k != "profile"}
+    doc.setdefault("id", f"e{n}")
+    try:
+        if kind in (MUTE, IMPORTANT) or (kind == REJECT and doc.get("match")):
+            doc["match"] = parse_match(
+                doc.get("match", ""), lists=kind != IMPORTANT, threads=kind == MUTE
+            )
+        if kind == SNOOZE:
+            date.fromisoformat(doc.get("until", ""))
+            if doc.get("match") and not doc["match"].startswith(THREAD_PREFIX):
+                raise ValueError("a snooze's match is a thread:KEY")
+    except ValueError as exc:
+        raise ValueError(str(exc) or "until must be a date YYYY-MM-DD") from None
+    except Exception as exc:  # a UsageError from parse_match: its words, one line
+        raise ValueError(str(exc)) from None
+    if kind in (REJECT, SNOOZE) and not (doc.get("match") or doc.get("key")):
+        raise ValueError(f"a {kind} needs match or key")
+    return Rule.from_json(doc)
+
+
+def dumps(rules: RuleSet, profile: str) -> str:
+    """The file's text: a header saying what it is, then one `[[rule]]` table per rule."""
+    lines = [
+        f"# Dayflow's rules for profile {_quote(profile)}: what your corrections taught it.",
+        "# Edit by hand if you like; `dayflow rules` lists them and says what is wrong.",
+        "# (A command that adds a rule writes this file anew: comments are not kept.)",
+        f"profile = {_quote(profile)}",
+    ]
+    for rule in rules.rules:
+        lines += ["", "[[rule]]"]
+        lines += [f"{k} = {_quote(v)}" for k, v in rule.to_json().items()]
+    return "\n".join(lines) + "\n"
+
+
+def _quote(value: str) -> str:
+    """A TOML basic string: backslash, quote and every control character escaped."""
+    out = ['"']
+    for ch in value:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def write_rules(path: Path, rules: RuleSet, profile: str, kill: Kill | None = None) -> None:
+    """Replace the file with these rules, crash-safely (see the module docstring)."""
+    data = dumps(rules, profile).encode("utf-8")
+    say = kill or (lambda point: None)
+    directory = path.parent
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                say("rules_temp")
+                os.fsync(fh.fileno())
+            say("rules_synced")
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        say("rules_renamed")
+        _sync_dir(directory)
+    except OSError as exc:
+        raise ConfigFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _sync_dir(directory: Path) -> None:
+    """The rename itself made durable (a power cut after it keeps the new name)."""
+    with contextlib.suppress(OSError):
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold `rules.toml.lock` beside the file for one read-change-write."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def change(
+    path: Path, profile: str, edit: Callable[[RuleSet], RuleSet], kill: Kill | None = None
+) -> RuleSet:
+    """Read the file, apply `edit`, write the result, under the lock; the new rules. A file
+    that did not read whole is refused (ConfigFileError, exit 4) and left as it is."""
+    with locked(path):
+        reading = read_rules(path, profile)
+        if not reading.whole:
+            first = reading.problems[0].removeprefix("warning: ") if reading.problems else ""
+            raise ConfigFileError(
+                f"{first}; fix {path} first (`dayflow rules` says what is wrong): a rewrite "
+                "would lose it; nothing changed"
+            )
+        changed = edit(reading.rules)
+        if changed != reading.rules:
+            write_rules(path, changed, profile, kill)
+        return changed
+
+
+def next_id(rules: RuleSet) -> str:
+    """A new rule's id: `r` and one more than the highest `rN` in use."""
+    used = [int(r.id[1:]) for r in rules.rules if r.id[:1] == "r" and r.id[1:].isdigit()]
+    return f"r{max(used, default=0) + 1}"

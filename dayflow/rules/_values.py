@@ -1,0 +1,276 @@
+"""A rule and the rules in force: what each kind forbids or prefers, said in words a person
+reads, and the one matcher every reader of mail asks (the tools, `replay`).
+
+Four kinds, each made by a command and kept in `rules.toml` (`_file.py`):
+
+- `reject` (`dayflow tasks reject`): no task from `match` (a sender, or `list:ID`) asking
+  `asking` (words of the request; empty: any request), nor ever again under `key`;
+- `mute`: nothing from `match` (a sender, a domain, `list:ID`, `thread:KEY`) is a task or a
+  reply owed or awaited;
+- `important`: mail from `match` (a sender or a domain) first in its section, and One thing
+  prefers it;
+- `snooze`: the task under `key`, or the owed reply or wait of thread `match`, left out on
+  every day before `until` (it is back on that day).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from email.utils import parseaddr
+from typing import Any
+
+from dayflow.errors import UsageError
+from dayflow.frozen import Frozen, fields_of
+
+REJECT, MUTE, IMPORTANT, SNOOZE = "reject", "mute", "important", "snooze"
+KINDS = (REJECT, MUTE, IMPORTANT, SNOOZE)
+LIST_PREFIX, THREAD_PREFIX = "list:", "thread:"
+MAX_FIELD_CHARS = 500  # no field a command writes is longer; a hand-written one is cut
+_DOMAIN = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}")
+_LIST_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,200}\.[a-z0-9-]{2,63}")
+_THREAD = re.compile(r"thread:[A-Za-z0-9._:@+-]{4,200}")
+_WORDS = re.compile(r"\w+")
+
+
+class Rule(Frozen):
+    """One rule: its kind and what it matches, and where it came from (`made`, the date;
+    `by`, the command; `item`, the task or item it was made on)."""
+
+    id: str
+    kind: str
+    match: str = ""  # reject, mute, important: whose mail; snooze: a thread's key
+    asking: str = ""  # reject: the words of the request ("" any)
+    key: str = ""  # reject, snooze: the task's item key (never a task again, or left out)
+    until: str = ""  # snooze: YYYY-MM-DD, the day it is back
+    why: str = ""
+    made: str = ""
+    by: str = ""
+    item: str = ""
+    title: str = ""  # the task's title, for the person reading the file
+
+    def says(self) -> str:
+        """The rule in one line, as `dayflow rules` lists it and errors name it."""
+        whose = shown_match(self.match)
+        if self.kind == REJECT:
+            asking = f" asking to {self.asking!r}" if self.asking else ""
+            return f"no task from {whose}{asking}" if whose else f"no task under {self.key}"
+        if self.kind == MUTE:
+            return f"mute {whose}: never a task, never a reply owed or awaited"
+        if self.kind == IMPORTANT:
+            return f"{whose} is important: first in its section, and the One thing"
+        what = f"task {self.title!r}" if self.key and self.title else self.key or whose
+        return f"{what} snoozed until {self.until}"
+
+    def named(self) -> str:
+        """`r3 (no task from ...)`: how a refusal names the rule."""
+        return f"rule {self.id} ({self.says()})"
+
+    def to_json(self) -> dict[str, str]:
+        """The rule as `rules.toml` and a run's settings keep it: the fields that are set."""
+        return {k: v for k, v in fields_of(self).items() if v}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Rule:
+        return cls(**{k: str(doc[k]) for k in cls._fields if k in doc})
+
+
+def shown_match(match: str) -> str:
+    """A match as a person reads it: `the list news.example.org`, `thread:…`, an address."""
+    if match.startswith(LIST_PREFIX):
+        return f"the list {match[len(LIST_PREFIX) :]}"
+    return match
+
+
+def parse_match(text: str, *, lists: bool = True, threads: bool = True) -> str:
+    """A mute or important pattern made canonical: an address (`dana@example.org`), a domain
+    (`example.org`, `@example.org`), `list:ID` (or `<ID>`, as a List-Id header writes it),
+    `thread:KEY`. UsageError for what would match everything or nothing (`*`, `@`, empty, a
+    bare TLD, a wildcard)."""
+    raw = text.strip()
+    low = raw.lower()
+    refused = f"{raw[:60]!r} would match too much or nothing"
+    if not raw or any(c in raw for c in "*?[]%") or any(c.isspace() for c in raw):
+        raise UsageError(
+            f"{refused}: give an address, a domain (example.org), list:ID or thread:KEY"
+        )
+    if low.startswith(THREAD_PREFIX):
+        if not threads or not _THREAD.fullmatch(raw):
+            raise UsageError(f"{refused}: thread:KEY takes the key a brief's JSON gives a thread")
+        return raw
+    if low.startswith(LIST_PREFIX) or (low.startswith("<") and low.endswith(">")):
+        ident = low[len(LIST_PREFIX) :] if low.startswith(LIST_PREFIX) else low[1:-1]
+        if not lists or not _LIST_ID.fullmatch(ident):
+            raise UsageError(f"{refused}: a list is list:ID, its List-Id (news.example.org)")
+        return LIST_PREFIX + ident
+    local, at, domain = low.rpartition("@")
+    if at and local:
+        if not _DOMAIN.fullmatch(domain) or not re.fullmatch(r"[a-z0-9.!#$&'+/=^_`{|}~-]+", local):
+            raise UsageError(f"{refused}: not an address")
+        return f"{local}@{domain}"
+    domain = domain.strip(".")
+    if not _DOMAIN.fullmatch(domain):
+        raise UsageError(
+            f"{refused}: a domain has a name and a top level (example.org), not only {domain!r}"
+            if domain
+            else f"{refused}: give an address, a domain (example.org), list:ID or thread:KEY"
+        )
+    return domain
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the rules read of one message or thread: its sender's address, its List-Id, its
+    followups thread key, its mail key and its words (subject and text)."""
+
+    sender: str = ""
+    list_id: str = ""
+    thread: str = ""
+    key: str = ""
+    text: str = ""
+
+    @classmethod
+    def of_json(cls, message: dict[str, Any], thread: str = "") -> Facts:
+        """The facts of a message as read_inbox or read_message gives it."""
+        text = " ".join(str(message.get(k) or "") for k in ("subject", "snippet", "body"))
+        return cls(
+            sender=parseaddr(str(message.get("from") or ""))[1].lower(),
+            list_id=str(message.get("list_id") or "").lower(),
+            thread=thread,
+            key=str(message.get("key") or "").split("#", 1)[0],
+            text=text,
+        )
+
+
+def matches(match: str, facts: Facts) -> bool:
+    """Whether a pattern (`parse_match`'s form) names this mail."""
+    if not match:
+        return False
+    if match.startswith(THREAD_PREFIX):
+        return facts.thread == match
+    if match.startswith(LIST_PREFIX):
+        return bool(facts.list_id) and facts.list_id == match[len(LIST_PREFIX) :]
+    sender = _base(facts.sender)
+    if "@" in match:
+        return bool(sender) and sender == _base(match)
+    domain = sender.rpartition("@")[2]
+    return bool(domain) and (domain == match or domain.endswith("." + match))
+
+
+def _base(address: str) -> str:
+    local, at, domain = address.strip().lower().rpartition("@")
+    return f"{local.split('+', 1)[0] or local}@{domain}" if at else ""
+
+
+def asks(asking: str, text: str) -> bool:
+    """Whether `text` asks with these words: each word in order, each a word's start
+    (`review` finds "reviewing"), case and spacing aside."""
+    words = _WORDS.findall(asking.casefold())
+    if not words:
+        return True
+    pattern = r"\W+".join(rf"\b{re.escape(w)}\w*" for w in words)
+    return re.search(pattern, text.casefold()) is not None
+
+
+def asking_of(title: str) -> str:
+    """The words a rejected task's request is known by: its title's verb ("Review the Q3
+    deck" -> "review"); "" when it has none worth matching (then any request)."""
+    words = _WORDS.findall(title.casefold())
+    return words[0] if words and len(words[0]) >= 3 and not words[0].isdigit() else ""
+
+
+def check_until(until: date, today: date, *, most_days: int) -> None:
+    """A snooze's day: after today, within `most_days`."""
+    if until <= today:
+        raise UsageError(f"--until {until} is not after today ({today}): nothing to snooze")
+    if (until - today).days > most_days:
+        raise UsageError(
+            f"--until {until} is more than {most_days} days away; snooze for a year at most "
+            "(or mute it)"
+        )
+
+
+class RuleSet:
+    """The rules in force for one run or one command: asked of each message and thread."""
+
+    def __init__(self, rules: tuple[Rule, ...] = ()) -> None:
+        self.rules = rules
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RuleSet) and other.rules == self.rules
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def of(self, kind: str) -> list[Rule]:
+        return [r for r in self.rules if r.kind == kind]
+
+    def bars(self, facts: Facts, day: date) -> Rule | None:
+        """The rule that says this mail is no task (a mute, a reject, a snooze), if one does."""
+        for rule in self.of(MUTE):
+            if matches(rule.match, facts):
+                return rule
+        for rule in self.of(REJECT):
+            if facts.key and rule.key and rule.key.split("#", 1)[0] == facts.key:
+                return rule
+            if matches(rule.match, facts) and asks(rule.asking, facts.text):
+                return rule
+        return self.snoozed(facts.key, day) or self.snoozed(facts.thread, day)
+
+    def snoozed(self, key: str, day: date) -> Rule | None:
+        """The snooze that leaves out, on `day`, the task under `key` or thread `key`."""
+        if not key:
+            return None
+        for rule in self.of(SNOOZE):
+            if key in (rule.key.split("#", 1)[0], rule.match) and day.isoformat() < rule.until:
+                return rule
+        return None
+
+    def forbids_key(self, key: str, day: date) -> Rule | None:
+        """The rule that refuses a task under `key` whatever the mail says: a rejected
+        task's own key, a snoozed one, a muted thread."""
+        base = key.split("#", 1)[0]
+        for rule in self.rules:
+            if rule.kind == REJECT and rule.key and rule.key.split("#", 1)[0] == base:
+                return rule
+            if rule.kind == MUTE and rule.match == base:
+                return rule
+        return self.snoozed(base, day)
+
+    def leaves_out(self, facts: Facts, day: date) -> Rule | None:
+        """The rule that leaves a reply owed or awaited out: a mute of its person or thread,
+        or a snooze of its thread."""
+        for rule in self.of(MUTE):
+            if matches(rule.match, facts):
+                return rule
+        return self.snoozed(facts.thread, day)
+
+    def important(self, facts: Facts) -> Rule | None:
+        return next((r for r in self.of(IMPORTANT) if matches(r.match, facts)), None)
+
+    def prompt_section(self) -> str:
+        """The short section of the system prompt that tells a model the user's rules (the
+        tools enforce them too: create_task refuses what a rule forbids)."""
+        if not self.rules:
+            return ""
+        lines = [
+            "",
+            "",
+            "The user's own rules, from their corrections. Obey them: no task for a message "
+            "read_inbox or read_message marks `no_task` (it names the rule; create_task "
+            "refuses it), nothing in your brief of what read_followups lists under "
+            "`left_out`, and what is marked `important` first in its section and preferred "
+            "for the One thing:",
+        ]
+        lines += [f"- {r.id}: {r.says()}" for r in self.rules]
+        return "\n".join(lines)
+
+    def to_json(self) -> list[dict[str, str]]:
+        return [r.to_json() for r in self.rules]
+
+    @classmethod
+    def from_json(cls, docs: list[dict[str, Any]] | None) -> RuleSet:
+        return cls(tuple(Rule.from_json(d) for d in docs or () if isinstance(d, dict)))

@@ -1,0 +1,153 @@
+"""`dayflow.rules`: what each rule matches, the patterns refused, and `rules.toml` read entry by
+entry (hostile files included) and written back byte for byte."""
+
+from __future__ import annotations
+
+import tomllib
+from datetime import date
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dayflow.errors import UsageError
+from dayflow.rules import Facts, Rule, RuleSet, dumps, parse_match, read_rules
+from dayflow.rules._file import parse_document, write_rules
+
+DAY = date(2026, 11, 6)
+
+
+HOSTILE = ["*", "@", "", "  ", "com", ".com", "@com", "*@x.org", "a b@x.org", "thread:", "list:",
+           "<>", "x@", "%.org"]  # fmt: skip
+
+
+@pytest.mark.parametrize("pattern", HOSTILE)
+def test_patterns_that_would_match_everything_or_nothing_are_refused(pattern: str) -> None:
+    with pytest.raises(UsageError, match="would match too much or nothing"):
+        parse_match(pattern)
+
+
+def test_patterns_are_made_canonical() -> None:
+    assert parse_match("Dana@Acme.Example") == "dana@acme.example"
+    assert parse_match("@acme.example") == "acme.example"
+    assert parse_match("<News.Example.org>") == "list:news.example.org"
+    assert parse_match("list:news.example.org") == "list:news.example.org"
+    assert parse_match("thread:ab12cd34") == "thread:ab12cd34"
+    with pytest.raises(UsageError):
+        parse_match("list:news.example.org", lists=False)
+
+
+def test_a_domain_matches_its_subdomains_and_nothing_that_merely_ends_like_it() -> None:
+    rules = RuleSet((Rule("r1", "mute", match="acme.example"),))
+    assert rules.bars(Facts(sender="a@acme.example"), DAY) is not None
+    assert rules.bars(Facts(sender="a@mail.acme.example"), DAY) is not None
+    assert rules.bars(Facts(sender="a@notacme.example"), DAY) is None
+
+
+def test_a_rejection_needs_its_sender_or_list_and_its_words() -> None:
+    rules = RuleSet((Rule("r1", "reject", match="reports@ops.example", asking="review"),))
+    ask = "Please review the report"
+    assert rules.bars(Facts(sender="reports@ops.example", text=ask), DAY) is not None
+    assert rules.bars(Facts(sender="Reports+x@ops.example", text="reviewing it?"), DAY)
+    assert rules.bars(Facts(sender="reports@ops.example", text="Please sign it"), DAY) is None
+    assert rules.bars(Facts(sender="dana@acme.example", text=ask), DAY) is None
+    listed = RuleSet((Rule("r2", "reject", match="list:news.example.org", asking="vote"),))
+    assert listed.bars(Facts(sender="x@y.example", list_id="news.example.org", text="Vote"), DAY)
+
+
+def test_a_snooze_leaves_out_until_its_day_and_not_on_it() -> None:
+    rules = RuleSet((Rule("r1", "snooze", key="mail:abc", until="2026-11-09"),))
+    assert rules.forbids_key("mail:abc#2", date(2026, 11, 8)) is not None
+    assert rules.forbids_key("mail:abc", date(2026, 11, 9)) is None
+
+
+def test_the_prompt_section_names_every_rule_and_is_empty_without_rules() -> None:
+    assert RuleSet().prompt_section() == ""
+    section = RuleSet((Rule("r1", "mute", match="acme.example"),)).prompt_section()
+    assert "- r1: mute acme.example" in section and "no_task" in section
+
+
+def _write(tmp_path: Path, text: str | bytes) -> Path:
+    path = tmp_path / "rules.toml"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+def test_a_malformed_entry_is_one_line_naming_it_and_the_rest_still_apply(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        """profile = "default"
+[[rule]]
+kind = "mute"
+match = "*"
+[[rule]]
+kind = "mute"
+match = "acme.example"
+[[rule]]
+kind = "snooze"
+key = "mail:x"
+until = "someday"
+[[rule]]
+kind = "important"
+mach = "dana@acme.example"
+""",
+    )
+    reading = read_rules(path, "default")
+    assert [r.match for r in reading.rules.rules] == ["acme.example"]
+    assert [p.split(": rule ")[1].split(":")[0] for p in reading.problems] == ["1", "3", "4"]
+    assert all(str(path) in p for p in reading.problems) and not reading.whole
+
+
+@pytest.mark.parametrize(
+    "content,why",
+    [
+        (b"\x00\xff\xfe binary" * 10, "not UTF-8"),
+        (b'profile = "default"\x00', "binary"),
+        (b"[[rule]\nkind=", "not TOML"),
+        (b"#" * (1024 * 1024 + 1), "larger than 1 MB"),
+        (b'profile = "alice"\n[[rule]]\nkind = "mute"\nmatch = "acme.example"\n', "'alice'"),
+    ],
+)
+def test_a_hostile_file_applies_no_rule_and_says_why_in_one_line(
+    tmp_path: Path, content: bytes, why: str
+) -> None:
+    reading = read_rules(_write(tmp_path, content), "default")
+    assert not reading.rules and len(reading.problems) == 1 and why in reading.problems[0]
+
+
+def test_an_entry_naming_another_profile_is_refused_alone(tmp_path: Path) -> None:
+    doc = {"rule": [{"kind": "mute", "match": "a.example", "profile": "bob"},
+                    {"kind": "mute", "match": "b.example"}]}  # fmt: skip
+    reading = parse_document(doc, tmp_path / "rules.toml", "default")
+    assert [r.match for r in reading.rules.rules] == ["b.example"]
+    assert "names profile 'bob'" in reading.problems[0]
+
+
+def test_a_directory_or_fifo_in_its_place_is_refused(tmp_path: Path) -> None:
+    import os
+
+    (tmp_path / "rules.toml").mkdir()
+    assert "regular" in read_rules(tmp_path / "rules.toml", "p").problems[0]
+    os.mkfifo(tmp_path / "fifo")
+    assert "regular" in read_rules(tmp_path / "fifo", "p").problems[0]
+
+
+_text = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
+
+
+@given(why=_text, title=_text, profile=_text)
+def test_what_is_written_reads_back_as_the_same_rules(why: str, title: str, profile: str) -> None:
+    rule = Rule("r1", "reject", match="a@b.example", key="mail:1", why=why, title=title)
+    rules = RuleSet((rule,))
+    doc = tomllib.loads(dumps(rules, profile))
+    assert doc["profile"] == profile
+    assert RuleSet.from_json(doc["rule"]) == rules
+
+
+def test_a_write_replaces_the_file_whole_and_leaves_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "cfg" / "rules.toml"
+    write_rules(path, RuleSet((Rule("r1", "mute", match="a.example"),)), "default")
+    write_rules(path, RuleSet((Rule("r2", "mute", match="b.example"),)), "default")
+    assert [r.match for r in read_rules(path, "default").rules.rules] == ["b.example"]
+    assert sorted(p.name for p in path.parent.iterdir()) == ["rules.toml"]
