@@ -144,6 +144,14 @@ StrictSourcesOpt = Annotated[
         "--strict-sources", help="Fail the run (resumably) when any source cannot be read."
     ),
 ]
+NoDraftsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-drafts",
+        help="Draft no reply this time, whatever the config's `drafts = ...` says: nothing is "
+        "written to any mailbox.",
+    ),
+]
 
 
 @commands.command()
@@ -172,6 +180,7 @@ def brief(
     timeout: TimeoutOpt = None,
     config_file: ConfigOpt = None,
     strict_sources: StrictSourcesOpt = False,
+    no_drafts: NoDraftsOpt = False,
     verbose: VerboseOpt = False,
     as_json: BriefJsonOpt = False,
     fmt: FormatOpt = None,
@@ -214,6 +223,7 @@ def brief(
             deliver=tuple(deliver or ()),
             config_file=None if config_file is None else Path(config_file),
             strict_sources=strict_sources,
+            drafts=not no_drafts,
             crash_after=crash_after,
             timeout=timeout,
             given=frozenset(name for name in ctx.params if _given(ctx, name)),

@@ -211,6 +211,10 @@ class RunSettings(Frozen):
     # The user's rules the run obeys (dayflow.rules, `RuleSet.to_json`), read from rules.toml
     # when it was made: a resume obeys the same ones, whatever the file says by then.
     rules: tuple[dict[str, str], ...] = ()
+    # Replies owed are drafted in the drafts folders the config's [[inbox]] entries name
+    # (`drafts = ...`, issue 36); False (the default, and `brief --no-drafts`): nothing is
+    # written to any mailbox, and the draft_reply tool is not offered.
+    drafts: bool = False
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -244,6 +248,8 @@ class RunSettings(Frozen):
             doc["mcp_tools"] = self.mcp_tools
         if self.rules:
             doc["rules"] = list(self.rules)
+        if self.drafts:
+            doc["drafts"] = True
         return doc
 
     @property
@@ -285,6 +291,7 @@ class RunSettings(Frozen):
             price=_price(doc.get("price")),
             mcp_tools=doc.get("mcp_tools") if isinstance(doc.get("mcp_tools"), dict) else None,
             rules=tuple(r for r in doc.get("rules") or () if isinstance(r, dict)),
+            drafts=doc.get("drafts") is True,
         )
 
 

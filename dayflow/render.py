@@ -199,6 +199,14 @@ def deliveries(effects: list[ToolEffect]) -> list[dict[str, Any]]:
     return describe(effects)
 
 
+def drafts(effects: list[ToolEffect]) -> list[dict[str, Any]]:
+    """The run's drafts (dayflow.drafts): thread, folder, Message-ID, to whom, and whether
+    written or only pending (a kill between its mark and its write, not resumed yet)."""
+    from dayflow.drafts import describe
+
+    return describe(effects)
+
+
 def show(
     r: Run,
     steps: list[Step],
@@ -220,6 +228,14 @@ def show(
             mark = "ok" if d["ok"] else "??"
             parts.append(Text(f" {mark}  {d['sink']}: {d['detail']}", overflow="fold"))
         parts.append(Text(""))
+    made = drafts(effects)
+    if made:
+        parts.append(Text("Drafts", style="bold underline"))
+        for d in made:
+            mark = "ok" if d["state"] == "written" else "??"
+            line = f" {mark}  {d['thread']}: {d['message_id']} in {d['folder']}, to {d['to']}"
+            parts.append(Text(line + ("" if mark == "ok" else " (pending)"), overflow="fold"))
+        parts.append(Text(""))
     parts += [Text("Events", style="bold underline"), events_table(events, tz)]
     if r.final_text:
         parts += [Text(""), Text("Brief", style="bold underline"), brief(r.final_text)]
@@ -239,6 +255,7 @@ def show_json(
         "brief": r.final_text,
         "compactions": compactions or [],
         "deliveries": deliveries(effects),
+        "drafts": drafts(effects),
         "steps": [
             {
                 "n": s.n,

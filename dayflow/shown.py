@@ -134,14 +134,25 @@ def latest_result(messages: list[Message], name: str, **args: Any) -> Any | None
 def run_lists(messages: list[Message]) -> dict[str, Any]:
     """The lists a run read, as data (`--format json`): `followups` (read_followups' result),
     `prep` (the events read_prep gave) and `conflicts` (today's, from read_calendar), each
-    None when the run never read it."""
+    None when the run never read it, and the `drafts` it wrote."""
     prep = latest_result(messages, "read_prep")
     today = latest_result(messages, "read_calendar", range="today")
     return {
         "followups": latest_result(messages, "read_followups"),
         "prep": prep.get("events") if isinstance(prep, dict) else None,
         "conflicts": today.get("conflicts", []) if isinstance(today, dict) else None,
+        # The drafts draft_reply wrote (issue 36): Message-ID, folder, to whom; None when the
+        # run drafted none.
+        "drafts": [p["draft"] for p in _payloads(messages, "draft_reply")] or None,
     }
+
+
+def _payloads(messages: list[Message], name: str) -> list[dict[str, Any]]:
+    return [
+        payload
+        for called, _, payload in _calls(messages)
+        if called == name and isinstance(payload, dict) and isinstance(payload.get("draft"), dict)
+    ]
 
 
 def urls_in(text: str) -> set[str]:

@@ -51,6 +51,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "sources",
             "followups",
             "sources.inbox",
+            "drafts",
             "meetings",
             "mcp.config",
             "sources.config",

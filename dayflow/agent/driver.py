@@ -13,7 +13,7 @@ from dayflow import tools as toolbox
 from dayflow import turns
 from dayflow.agent import notes
 from dayflow.agent.loop import BriefOptions, Loop, RunResult, Stop, kill_point
-from dayflow.agent.prompt import SYSTEM_PROMPT, user_message
+from dayflow.agent.prompt import SYSTEM_PROMPT, drafting, user_message
 from dayflow.agent.step import settle
 from dayflow.compaction import summary_message
 from dayflow.errors import (
@@ -60,7 +60,9 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
         ) from None
     # Fail on unreadable local sources before anything is written (no network here).
     precheck(*loop.sources(options.settings, options.brief_date), options.brief_date)
-    system, tools, settings = SYSTEM_PROMPT, toolbox.definitions(), options.settings
+    settings = options.settings
+    system = drafting(SYSTEM_PROMPT, settings.drafts)
+    tools = toolbox.definitions(drafts=settings.drafts)
     # The user's rules, as the run keeps them (a resume sends this very system prompt).
     system += RuleSet.from_json(list(settings.rules)).prompt_section()
     if loop.mcp is not None:  # the config's MCP servers, started now (no transaction open)

@@ -9,10 +9,12 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from dayflow import delivery as delivery_
+from dayflow import drafts as drafts_
 from dayflow import tools as toolbox
 from dayflow import turns
 from dayflow.agent import notes
 from dayflow.agent.loop import Loop, Stop, after_step, kill_point
+from dayflow.followups import Me
 from dayflow.mcp.calls import caller as mcp_caller
 from dayflow.models import COMPLETE, FAILED, STOPPED, Message, Run
 from dayflow.rules import RuleSet
@@ -148,8 +150,10 @@ def _update_label(run: Run) -> str | None:
 class _StepEffects:
     """The saved effects of one step of a run, as dayflow.delivery reads and writes them."""
 
-    def __init__(self, store: Store, lease: Lease, n: int) -> None:
-        self.store, self.lease, self.n = store, lease, n
+    def __init__(
+        self, store: Store, lease: Lease, n: int, name: str = delivery_.EFFECT_NAME
+    ) -> None:
+        self.store, self.lease, self.n, self.name = store, lease, n, name
 
     def get(self, key: str) -> tuple[str, bool] | None:
         saved = self.store.steps.get_effect(self.lease.run_id, key)
@@ -157,8 +161,22 @@ class _StepEffects:
 
     def save(self, key: str, content: str, is_error: bool = False) -> None:
         self.store.steps.save_effect(
-            self.lease, self.n, key, delivery_.EFFECT_NAME, lambda: (content, is_error)
+            self.lease, self.n, key, self.name, lambda: (content, is_error)
         )
+
+
+def _drafter(loop: Loop, run: Run, lease: Lease, n: int, inbox: Any) -> drafts_.Drafter:
+    """What step `n`'s draft_reply calls write through (dayflow.drafts): the run's drafts
+    folders, the step's saved marks and the profile's other runs' marks."""
+    feed = getattr(inbox, "followups", None)
+    return drafts_.Drafter(
+        getattr(inbox, "drafts", {}),
+        _StepEffects(loop.store, lease, n, drafts_.EFFECT_NAME),
+        lambda keys: loop.store.steps.marks_elsewhere(run.id, keys),
+        run.id,
+        me=feed.me if feed is not None else Me(),
+        kill=lambda point: kill_point(loop, point, n),
+    )
 
 
 def _join(*notes: str | None) -> str | None:
@@ -224,6 +242,7 @@ def run_tools(
         shown=shown,
         mcp=mcp_caller(store, lease, run.settings, loop.mcp, _say(loop)),
         rules=RuleSet.from_json(list(run.settings.rules)),
+        drafts=_drafter(loop, run, lease, n, inbox) if run.settings.drafts else None,
     )
     saved = store.steps.effects_of_step(run.id, n) if recovered else {}
     effects = bool(saved)

@@ -153,6 +153,8 @@ def new_run_sources(
         return Picked(out, (*notices, *((whole,) if request.since is not None else ())))
     chosen = run_settings_for(loaded, inbox=settings.inbox, calendar=settings.calendar)
     out["sources"] = chosen["sources"]
+    if request.drafts and chosen.get("drafts"):
+        out["drafts"] = True
     notices.append(f"sources from {loaded.path}: {', '.join(s.name for s in loaded.all())}")
     if loaded.inboxes and settings.inbox is None:
         tz = zone(settings.tz)

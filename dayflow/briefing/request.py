@@ -39,6 +39,7 @@ class BriefRequest:
     deliver: tuple[str, ...] = ()  # --deliver sinks, as written
     config_file: Path | None = None
     strict_sources: bool = False
+    drafts: bool = True  # False: --no-drafts, whatever the config's `drafts = ...` says
     crash_after: int | None = None
     timeout: float | None = None  # --timeout, for a resumed run's own provider
     given: frozenset[str] = frozenset()

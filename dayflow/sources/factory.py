@@ -261,13 +261,16 @@ def run_settings_for(
     secret or a URL); nothing when it reads the JSON files or the sample."""
     if config is None:
         return {}
-    return {
+    out: dict[str, Any] = {
         "sources": {
             "config": str(config.path),
             "inbox": [] if inbox else [s.name for s in config.inboxes],
             "calendar": [] if calendar else [s.name for s in config.calendars],
         }
     }
+    if not inbox and any(s.drafts for s in config.inboxes):
+        out["drafts"] = True  # an [[inbox]] says `drafts = ...` (brief --no-drafts: not)
+    return out
 
 
 def build_sources(
@@ -343,11 +346,37 @@ def build_sources(
             cals.append(("calendar", _Checked(spec, inner_cal)))
     calendar = Calendar(cals, strict=strict, remote=remote)
     inbox = Inbox(mail, default_since=default_since, until=until, strict=strict)
+    if declared and settings.drafts:
+        names = list(declared.get("inbox") or [])
+        inbox.drafts = drafts_boxes(list(config.named("inbox", names)), mail, ctx)
     if sampled:
         inbox.followups = _sample_followups(mail, brief_date, ctx)
     else:
         inbox.followups = _followups(config if declared else None, mail, brief_date, ctx)
     return inbox, calendar
+
+
+def drafts_boxes(
+    specs: list[SourceSpec], mail: list[MailSource], ctx: SourceContext
+) -> dict[str, Any]:
+    """The drafts folder of each entry of `specs` that names one (`drafts = ...`): a Maildir
+    folder, or an IMAP account's folder over the connection of its inbox in `mail`."""
+    from dayflow.sources.drafts import MaildirDrafts
+    from dayflow.sources.imap import ImapSource
+    from dayflow.sources.imap_drafts import ImapDrafts
+
+    boxes: dict[str, Any] = {}
+    by_name = {m.name: m for m in mail}
+    for spec in specs:
+        if not spec.drafts:
+            continue
+        if spec.kind == "imap":
+            inbox = by_name.get(spec.name)
+            shared = inbox if isinstance(inbox, ImapSource) else None
+            boxes[spec.name] = ImapDrafts(spec, shared, env=ctx.env, accounts=ctx.accounts)
+        else:
+            boxes[spec.name] = MaildirDrafts(spec.name, str(spec.drafts))
+    return boxes
 
 
 def _sample_followups(mail: list[MailSource], brief_date: dt.date, ctx: SourceContext) -> Feed:

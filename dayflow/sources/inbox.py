@@ -32,6 +32,7 @@ from dayflow.sources.protocols import InboxSource
 
 if TYPE_CHECKING:
     from dayflow.followups.feed import Feed
+    from dayflow.sources.drafts import DraftBox
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,9 @@ class Inbox:
         self._walks: dict[str, set[str]] = {}
         # The followups of these sources and their sent folders (set by build_sources).
         self.followups: Feed | None = None
+        # The drafts folders replies are drafted into, by [[inbox]] entry (issue 36; set by
+        # build_sources for a run with drafts on): empty, nothing is ever written.
+        self.drafts: dict[str, DraftBox] = {}
 
     @property
     def remote(self) -> bool:
@@ -167,6 +171,8 @@ class Inbox:
             src.close()
         if self.followups is not None:
             self.followups.close()
+        for box in self.drafts.values():
+            box.close()
 
     def messages(self) -> list[dict[str, Any]]:
         """Every message of every source as plain dicts, newest first (the old protocol)."""

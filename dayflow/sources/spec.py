@@ -22,12 +22,12 @@ _AUTH_KEYS = ("auth", *_PASSWORD_KEYS, "token_command", "token_env")
 
 # The keys each kind takes (besides `name` and `kind`), and the ones it cannot do without.
 _KEYS: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {
-    ("inbox", "maildir"): (("path", "sent"), ("path",)),
+    ("inbox", "maildir"): (("path", "sent", "drafts"), ("path",)),
     ("inbox", "mbox"): (("path", "sent"), ("path",)),
     ("inbox", "eml"): (("path", "sent"), ("path",)),
     ("inbox", "json"): (("path",), ("path",)),
     ("inbox", "imap"): (
-        ("host", "port", "user", *_AUTH_KEYS, "folders", "sent", "security", "timeout"),
+        ("host", "port", "user", *_AUTH_KEYS, "folders", "sent", "drafts", "security", "timeout"),
         ("host", "user"),
     ),
     ("calendar", "ics"): (
@@ -70,6 +70,10 @@ class SourceSpec:
     # absolute); for IMAP a folder name (None: the folder flagged \Sent, else a usual name).
     sent: str | None = None
     read_sent: bool = True  # False: `sent = false`, the entry has no sent folder to read
+    # Where replies the user owes are drafted (issue 36); None: nowhere, not one byte written.
+    # IMAP: True (the folder flagged \\Drafts, else a usual name) or a folder name; a Maildir:
+    # the path of a Maildir folder (expanded and absolute; True: `.Drafts` inside `path`).
+    drafts: str | bool | None = None
 
     @property
     def where(self) -> str:
@@ -135,12 +139,15 @@ def entry(table: str, n: int, entry: object, base: Path, problems: list[str]) ->
     if sent_off:  # `sent = false`: no sent folder, not even the one the server flags
         entry = {k: v for k, v in entry.items() if k != "sent"}
     values = _values(entry, allowed, where, problems)
+    _drafts(str(kind), entry, allowed, values, base, where, problems)
     if sent_off:
         values["read_sent"] = False
     _credentials(table, str(kind), entry, allowed, values, where, problems)
     _addresses(str(kind), values, where, problems)
     if "path" in values:
         values["path"] = str(_absolute(values["path"], base))
+        if values.get("drafts") is True:
+            values["drafts"] = str(Path(values["path"]) / ".Drafts")
     if "sent" in values and kind != "imap":  # a local folder or file, beside `path`
         if why := variable_in_path(values["sent"]):
             problems.append(f"{where}: 'sent' {why}")
@@ -219,6 +226,37 @@ def _values(
             "over http://); starttls is for IMAP"
         )
     return values
+
+
+def _drafts(
+    kind: str,
+    entry: dict[str, Any],
+    allowed: tuple[str, ...],
+    values: dict[str, Any],
+    base: Path,
+    where: str,
+    problems: list[str],
+) -> None:
+    """`drafts = true | "FOLDER" | "PATH"` (false or absent: off), checked; sets `drafts`."""
+    if "drafts" not in entry or "drafts" not in allowed or entry["drafts"] is False:
+        return
+    value = entry["drafts"]
+    if value is True:
+        values["drafts"] = True  # a Maildir's: `.Drafts` inside its path, once that is absolute
+        return
+    if not isinstance(value, str) or not value.strip():
+        problems.append(
+            f"{where}: 'drafts' must be true, false, or "
+            + ("a folder name" if kind == "imap" else "the path of a Maildir folder")
+        )
+    elif breaks_line(value):
+        problems.append(f"{where}: 'drafts' {WHY}; refused")
+    elif kind == "imap":
+        values["drafts"] = value.strip()
+    elif why := variable_in_path(value):
+        problems.append(f"{where}: 'drafts' {why}")
+    else:
+        values["drafts"] = str(_absolute(value.strip(), base))
 
 
 def _credentials(

@@ -248,7 +248,9 @@ class Steps:
                 # only needed until here (to resume a pending step), so keep each result once.
                 db.execute(
                     "UPDATE tool_effects SET content = '' "
-                    "WHERE run_id = ? AND step_n = ? AND is_error = 0",
+                    "WHERE run_id = ? AND step_n = ? AND is_error = 0 "
+                    # A draft's marks are not a tool's result: later runs read them.
+                    "AND tool_use_id NOT LIKE 'draft:%'",
                     (run_id, n),
                 )
             if final_text is not None:
@@ -425,6 +427,18 @@ class Steps:
                 {"step": step_n, "tool": name, "key": key, "ok": not is_error},
             )
         return ToolEffect(run_id, key, step_n, name, content, is_error, now)
+
+    def marks_elsewhere(self, run_id: str, keys: Sequence[str]) -> list[tuple[str, str]]:
+        """(run id, content) of the saved effects named `keys` (a draft's marks) in the
+        profile's runs other than `run_id`, oldest first."""
+        marks = ", ".join("?" for _ in keys)
+        rows = self._ctx.db.execute(
+            "SELECT e.run_id, e.content FROM tool_effects e JOIN runs r ON r.id = e.run_id "
+            f"WHERE r.profile = ? AND e.run_id <> ? AND e.tool_use_id IN ({marks}) "
+            "ORDER BY e.created_at",
+            (self._ctx.profile, run_id, *keys),
+        )
+        return [(str(r[0]), str(r[1])) for r in rows]
 
     def count_refused(self, run_id: str, tool_name: str, refusal: str) -> int:
         """How many of the run's `tool_name` calls the rule `refusal` refused (`refused_by`)."""

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from dayflow.drafts import voice_of
 from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.followups import Feed, Me
+from dayflow.followups.rules import own_words
 from dayflow.rules import Facts, RuleSet
 from dayflow.tools.mail import NO_MAIL_SOURCE
 from dayflow.tools.spec import Tool, ToolEnv, ToolError
+
+VOICE_MESSAGES = 30  # the user's newest sent messages the voice is read from
 
 NO_ME = (
     'who the user is is not known (set `me = ["you@example.org"]` in the config file), so '
@@ -37,6 +41,11 @@ def read_followups(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     out = view.to_json(env.tz)
     if not view.me.addresses:
         out["note"] = NO_ME
+    if env.drafts is not None:  # draft_reply writes in the user's voice: its form only
+        mine = [own_words(m.text) for t in view.threads for m in t.messages if m.from_me]
+        voice = voice_of(mine[:VOICE_MESSAGES])
+        if voice is not None:
+            out["your_voice"] = voice.to_json()
     return ruled(out, env.rules, env.brief_date) if env.rules else out
 
 

@@ -11,6 +11,7 @@ from dayflow.errors import SourceUnavailable
 from dayflow.models import is_mcp_tool
 from dayflow.store import Lease, Store
 from dayflow.tools.calendar import READ_CALENDAR
+from dayflow.tools.drafts import DRAFT_REPLY
 from dayflow.tools.followups import READ_FOLLOWUPS
 from dayflow.tools.mail import READ_INBOX, READ_MESSAGE
 from dayflow.tools.prep import READ_PREP
@@ -37,13 +38,20 @@ _ORDER = (
     CREATE_TASK,
     READ_FOLLOWUPS,
     READ_PREP,
+    DRAFT_REPLY,
 )
 TOOLS: dict[str, Tool] = {t.name: t for t in _ORDER}
+# Offered only by a run with drafts on (`RunSettings.drafts`): no other run's request changes.
+ONLY_WITH_DRAFTS = frozenset({DRAFT_REPLY.name})
 
 
-def definitions(tools: dict[str, Tool] | None = None) -> list[dict[str, Any]]:
-    """The tool definitions sent to the model, in a stable order."""
-    return [t.definition() for t in (tools or TOOLS).values()]
+def definitions(
+    tools: dict[str, Tool] | None = None, *, drafts: bool = False
+) -> list[dict[str, Any]]:
+    """The tool definitions sent to the model, in a stable order (draft_reply only with
+    `drafts`)."""
+    chosen = (tools or TOOLS).values()
+    return [t.definition() for t in chosen if drafts or t.name not in ONLY_WITH_DRAFTS]
 
 
 def idempotency_key_of(name: str, args: Any) -> str | None:
@@ -100,6 +108,7 @@ def execute(
         return Outcome(error_text(problem or "unknown tool"), True, saved=False)
 
     def call() -> tuple[str, bool] | tuple[str, bool, str | None]:
+        env.call_id = use_id
         try:
             text = result_text(tool.handler(args, env))
         except ToolError as exc:
@@ -119,7 +128,7 @@ def execute(
         effect = store.steps.save_effect(lease, n, use_id, name, call, key)
         return Outcome(effect.content, effect.is_error, saved=True)
     content, is_error = call()[:2]  # a read: outside any transaction (no rule refuses one)
-    if reads_network(name, env):
+    if tool.outward or reads_network(name, env):
         # A read from a mail or calendar server is saved the moment it returns, so a resume
         # never asks the server again for a step that already read it (issue 9).
         effect = store.steps.save_effect(lease, n, use_id, name, lambda: (content, is_error), key)

@@ -12,6 +12,7 @@ from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from dayflow.drafts import Drafter
 from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.rules import RuleSet
 from dayflow.shown import Shown
@@ -50,6 +51,11 @@ class ToolEnv:
     # The user's rules the run obeys (dayflow.rules; the run's own, kept in its settings): the
     # reads mark what they touch, create_task refuses what they forbid.
     rules: RuleSet = field(default_factory=RuleSet)
+    # Where draft_reply writes (dayflow.drafts): None, drafts are off and nothing is written.
+    drafts: Drafter | None = None
+    # The id of the tool_use being run (set by `registry.execute` before each call): the
+    # marks of a call with its own write (draft_reply) name it.
+    call_id: str = ""
     # The one face each is read through: the merged `Inbox` (a dicts reader becomes one), a
     # calendar with the protocol's defaults (one that only has `events()` gets them).
     mail: Inbox = field(init=False)
@@ -71,6 +77,9 @@ class Tool:
     input_schema: dict[str, Any]
     handler: Handler
     effect: bool = False
+    # A call that writes outside the store (draft_reply's APPEND) and saves its own marks
+    # around that write: run outside any transaction, its result saved the moment it returns.
+    outward: bool = False
 
     def definition(self) -> dict[str, Any]:
         """The tool as the Messages API takes it."""

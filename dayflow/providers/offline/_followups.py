@@ -140,7 +140,7 @@ def followup_sections(calls: list[Call]) -> tuple[list[str], Owed | None]:
     if unknown:
         lines.append(f"- _{NO_ADDRESS}_")
     blocked = bool(call.error) or unknown
-    lines += _lines(owed, result.get("you_owe_more"), "Reply to ", "waiting")
+    lines += _lines(owed, result.get("you_owe_more"), "Reply to ", "waiting", drafted(calls))
     lines += [] if owed or blocked else ["- Nobody is waiting on a reply from you."]
     lines += ["", Section.heading(Section.WAITING_ON)]
     lines += _lines(waiting, result.get("waiting_on_more"), "", "no answer for")
@@ -159,6 +159,11 @@ def followup_sections(calls: list[Call]) -> tuple[list[str], Owed | None]:
     return lines, oldest
 
 
+def drafted(calls: list[Call]) -> set[str]:
+    """The thread keys draft_reply wrote (or found written) a draft for (issue 36)."""
+    return {str(c.input.get("thread_key")) for c in named(calls, "draft_reply") if c.error is None}
+
+
 def weighs_more(owed: Owed | None, need_pressing: bool) -> bool:
     """Whether the owed reply is the One thing, over the most pressing request (if any)."""
     if owed is None:
@@ -175,14 +180,21 @@ def _strings(value: object) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _lines(items: list[dict[str, Any]], more: object, lead: str, waited: str) -> list[str]:
+def _lines(
+    items: list[dict[str, Any]],
+    more: object,
+    lead: str,
+    waited: str,
+    drafts: set[str] | frozenset[str] = frozenset(),
+) -> list[str]:
     out = []
     for item in items[:SHOWN]:
         age = item.get("age_days")
         days = f"{age} working day{'' if age == 1 else 's'}" if isinstance(age, int) else "?"
         since = _short(item.get("latest_at"))
         subject = item.get("subject", "")
-        out.append(f'- {lead}{_who(item)}: "{subject}", {waited} {days} (since {since})')
+        draft = " — draft in Drafts" if str(item.get("key")) in drafts else ""
+        out.append(f'- {lead}{_who(item)}: "{subject}", {waited} {days} (since {since}){draft}')
     extra = (len(items) - SHOWN if len(items) > SHOWN else 0) + (
         more if isinstance(more, int) else 0
     )

@@ -92,6 +92,7 @@ from dayflow.providers.offline._conversation import (
     remember,
     tool_calls,
 )
+from dayflow.providers.offline._drafts import drafting_turn
 from dayflow.providers.offline._plan import FULL_LISTING, OPENS_PER_TURN, reading_turn
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN
 
@@ -183,6 +184,19 @@ def _cut(content: list[Block], max_tokens: int) -> list[Block]:
 
 
 def _reply(
+    request: ModelRequest, limit: int | None = None, opens: int = OPENS_PER_TURN
+) -> tuple[list[Block], str]:
+    content, stop_reason = _answer(request, limit, opens)
+    if stop_reason == "end_turn":  # drafts first (when offered), then the brief
+        messages = [m for m in request.messages if isinstance(m, dict)]
+        offered = {t.get("name") for t in request.tools if isinstance(t, dict)}
+        turn = drafting_turn(messages, tool_calls(messages), offered)
+        if turn is not None:
+            return turn
+    return content, stop_reason
+
+
+def _answer(
     request: ModelRequest, limit: int | None = None, opens: int = OPENS_PER_TURN
 ) -> tuple[list[Block], str]:
     messages = [m for m in request.messages if isinstance(m, dict)]

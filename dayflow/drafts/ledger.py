@@ -1,0 +1,225 @@
+"""A draft made exactly once, whatever is killed: the saved marks around the one write.
+
+For an owed thread `T` the run saves, each in a transaction of its own, never open across the
+write:
+
+1. `draft:T#pending`: the draft's Message-ID (made by Dayflow), its folder, and its very bytes,
+   committed *before* the APPEND (or the Maildir file);
+2. the write (`DraftBox.append`);
+3. `draft:T`: the outcome (Message-ID, folder, to whom), committed after it.
+
+A kill before 1 wrote nothing. A kill between 1 and 3 leaves the pending mark: the resumed call
+(the same tool_use, re-run because its result was never saved) asks the folder for that
+Message-ID (`UID SEARCH HEADER Message-ID`, or the file in the Maildir) and writes the same
+bytes again only when it is not there; either way it then saves 3. After 3 the call returns the
+outcome. A write that fails after 1 fails the run resumably (`SourceUnavailable`): the resume
+does the same search first.
+
+A thread is drafted once, ever: a second call for it in the run is refused, and so is a call
+in a later run when any run of the profile holds a mark for it (a draft the user has since
+edited or deleted is theirs: it is never written again), or when the drafts folder already
+holds a draft answering the latest message (one the user began). A thread the user answered
+is not owed, so it is never drafted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from dayflow.drafts.compose import Reply, compose, new_message_id, reply_subject
+from dayflow.errors import SourceError, SourceUnavailable
+from dayflow.followups.rules import FollowupItem
+from dayflow.sources.drafts import DraftBox
+from dayflow.sources.mail import MailItem
+from dayflow.sources.me import Me
+
+KEY_PREFIX = "draft:"
+EFFECT_NAME = "draft_reply"  # the tool_name its marks are saved under
+PENDING = "#pending"
+
+
+class EffectLog(Protocol):
+    """The saved effects of the step being run (the store keeps them), as delivery's."""
+
+    def get(self, key: str) -> tuple[str, bool] | None: ...
+
+    def save(self, key: str, content: str, is_error: bool = False) -> None: ...
+
+
+class Refused(Exception):
+    """No draft: the words say why (the model reads them as the tool's error)."""
+
+
+Owed = Callable[[str], tuple[FollowupItem, MailItem]]
+
+
+@dataclass
+class Drafter:
+    """What a run's draft_reply calls write through: the drafts folders by [[inbox]] entry,
+    the step's saved marks, the marks other runs of the profile hold (`elsewhere`: key ->
+    [(run id, content)]), who the user is, and the crash tests' kill hook."""
+
+    boxes: Mapping[str, DraftBox]
+    log: EffectLog
+    elsewhere: Callable[[list[str]], list[tuple[str, str]]]
+    run_id: str
+    me: Me = field(default_factory=Me)
+    kill: Callable[[str], None] = lambda point: None
+    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
+
+    def _mark(self, key: str) -> dict[str, Any] | None:
+        found = self.log.get(key)
+        if found is None:
+            return None
+        try:
+            value = json.loads(found[0])
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def draft(self, use_id: str, thread: str, body: str, owed: Owed) -> dict[str, Any]:
+        """Draft the reply to owed `thread` for call `use_id` (see the module docstring);
+        `owed(thread)` gives its item and latest message, or raises Refused."""
+        key = KEY_PREFIX + thread
+        done = self._mark(key)
+        if done is not None:
+            if done.get("use_id") == use_id:
+                return _shown(done)
+            raise Refused(
+                f"a reply in {thread} was already drafted in this run (Message-ID "
+                f"{done.get('message_id')}); one draft per thread, no second one was written"
+            )
+        pending = self._mark(key + PENDING)
+        if pending is not None:
+            if pending.get("use_id") != use_id:
+                raise Refused(
+                    f"a reply in {thread} is already being drafted in this run; one draft per "
+                    "thread, no second one was written"
+                )
+            return self._write(key, pending, fresh=False)
+        for run_id, content in self.elsewhere([key, key + PENDING]):
+            mid = _field(content, "message_id")
+            raise Refused(
+                f"run {run_id} already drafted a reply in {thread}"
+                + (f" (Message-ID {mid})" if mid else "")
+                + ": a thread is drafted once (a draft the user edited or deleted is theirs); "
+                "no draft was written"
+            )
+        item, latest = owed(thread)
+        box = self.boxes.get(latest.source)
+        if box is None:
+            raise Refused(
+                f"drafts are off for {latest.source!r}, where the latest message of {thread} "
+                f"is (no `drafts = ...` in its [[inbox]] entry); no draft was written"
+            )
+        answered = latest.envelope.message_id
+        try:
+            if answered and box.answers([f"<{answered}>"]):
+                raise Refused(
+                    f"{box.folder} already holds a draft answering the latest message of "
+                    f"{thread} (the user's own, or one made before); no draft was written"
+                )
+            folder = box.folder
+        except SourceError as exc:
+            why = f"could not read the drafts folder ({exc}); no draft was written"
+            raise Refused(why) from None
+        reply = self._reply(thread, item, latest, body)
+        raw = compose(reply)
+        mark = {
+            "use_id": use_id,
+            "thread": thread,
+            "source": latest.source,
+            "folder": folder,
+            "message_id": reply.message_id,
+            "to": reply.to_address,
+            "subject": reply_subject(reply.subject),
+            "raw": raw.decode("ascii"),
+        }
+        self.log.save(key + PENDING, json.dumps(mark, ensure_ascii=False))
+        self.kill("draft_before_append")
+        return self._write(key, mark, fresh=True)
+
+    def _write(self, key: str, mark: dict[str, Any], *, fresh: bool) -> dict[str, Any]:
+        """Write the pending draft `mark` unless it is there already (`fresh`: it cannot be,
+        the mark was saved a moment ago), then save its outcome."""
+        box = self.boxes.get(str(mark.get("source")))
+        mid = str(mark.get("message_id"))
+        if box is None:
+            raise SourceUnavailable(
+                f"the draft {mid} was begun in the drafts folder of {mark.get('source')!r}, "
+                "whose `drafts = ...` is gone from the config; put it back to resume"
+            )
+        try:
+            if fresh or not box.holds(mid):
+                box.append(str(mark["raw"]).encode("ascii"), mid)
+                self.kill("draft_after_append")
+        except SourceError as exc:
+            raise SourceUnavailable(
+                f"the draft {mid} could not be written in {mark.get('folder')} ({exc}); "
+                "resuming the run looks for it there first and writes it only if it is not"
+            ) from None
+        outcome = {k: v for k, v in mark.items() if k != "raw"}
+        self.log.save(key, json.dumps(outcome, ensure_ascii=False))
+        return _shown(outcome)
+
+    def _reply(self, thread: str, item: FollowupItem, latest: MailItem, body: str) -> Reply:
+        env = latest.envelope
+        name, address = env.sender
+        if not address:
+            name, address = item.counterpart_name, item.counterpart_address
+        mine = [a for _, a in (*env.to, *env.cc) if self.me.matches(a)]
+        own = mine[0] if mine else (self.me.addresses[0] if self.me.addresses else None)
+        domain = (own or "").rpartition("@")[2] or "dayflow.invalid"
+        return Reply(
+            message_id=new_message_id(self.run_id, thread, domain),
+            to_name=name,
+            to_address=address,
+            subject=latest.subject,
+            in_reply_to=f"<{env.message_id}>" if env.message_id else None,
+            references=tuple(f"<{r}>" for r in env.references),
+            body=body,
+            quoted_from=name or address,
+            quoted_at=latest.received_at,
+            quoted_text=latest.body if latest.body is not None else latest.snippet,
+            from_address=own,
+            date=self.now(),
+        )
+
+
+def _field(content: str, name: str) -> Any:
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return None
+    return value.get(name) if isinstance(value, dict) else None
+
+
+def _shown(mark: dict[str, Any]) -> dict[str, Any]:
+    """What the tool gives back, and the brief's JSON carries, of a draft."""
+    keys = ("thread", "folder", "message_id", "to", "subject", "source")
+    return {k: mark.get(k) for k in keys}
+
+
+def describe(effects: list[Any]) -> list[dict[str, Any]]:
+    """The drafts among a run's saved effects, for `show` and `--format json`: each draft's
+    thread, folder, Message-ID and recipient, and whether it is only pending."""
+    out: dict[str, dict[str, Any]] = {}
+    for e in effects:
+        key = str(e.tool_use_id)
+        if not key.startswith(KEY_PREFIX):
+            continue
+        thread, sep, _ = key[len(KEY_PREFIX) :].partition(PENDING)
+        try:
+            value = json.loads(e.content) if e.content else {}
+        except ValueError:
+            value = {}
+        shown = _shown(value) | {"thread": thread}
+        if not sep:
+            out[thread] = shown | {"state": "written"}
+        elif thread not in out:
+            out[thread] = shown | {"state": "pending"}
+    return list(out.values())
