@@ -71,17 +71,17 @@ class SimulatedModel:
 
 
 def _deps(url: str, home: str) -> Any:
-    from dayflow.cli_base import Deps
+    from dayflow.app import Runtime
 
     env = {**os.environ, "DAYFLOW_DB": url, "DAYFLOW_MODEL": "claude-haiku-5-5"}
     env.update(ANTHROPIC_API_KEY="bench", HOME=home, XDG_STATE_HOME=home)
-    deps = Deps(env=env, model_factory=lambda model, settings: SimulatedModel())
+    deps = Runtime(env=env, model_factory=lambda model, settings: SimulatedModel())
     deps.notice = lambda text: None  # type: ignore[method-assign]
     return deps
 
 
 def _work(url: str, concurrency: int, home: str) -> None:
-    from dayflow.cli_fleet import make_driver
+    from dayflow.app.fleet import make_driver
     from dayflow.fleet.worker import WorkerOptions, run_worker
 
     deps = _deps(url, home)
@@ -109,7 +109,7 @@ def _claim(url: str, concurrency: int, home: str) -> None:
 
     import psycopg
 
-    from dayflow.cli_fleet import make_driver
+    from dayflow.app.fleet import make_driver
     from dayflow.fleet import BriefJob
 
     drive = make_driver(_deps(url, home), url)

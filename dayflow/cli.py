@@ -7,7 +7,6 @@ Tests pass their own `Deps` through `CliRunner.invoke(app, args, obj=deps)`.
 # annotation string at start-up (issue 13). Names imported only for type checking are quoted.
 
 import functools
-import os
 import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -156,14 +155,17 @@ def _without_unasked(group: Any, rest: list[str]) -> Any:
 
 def main() -> None:
     """Console-script entry point: no tracebacks for users unless DAYFLOW_DEBUG is set."""
+    from dayflow.app.environ import process
+
+    env = process()
     try:
-        words = completing(os.environ)
+        words = completing(env)
         if words is None:
             app_for(sys.argv[1:])()
         else:  # a TAB: Typer answers it, from the command being completed only
             app_for(words, whole_groups=True)()
     except Exception as exc:  # a bug: say so in one line, keep the detail for DAYFLOW_DEBUG
-        if os.environ.get("DAYFLOW_DEBUG"):
+        if env.get("DAYFLOW_DEBUG"):
             raise
         print(
             f"dayflow: internal error: {type(exc).__name__}: {exc} "

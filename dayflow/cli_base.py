@@ -17,32 +17,21 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, tzinfo
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from dayflow.app.runtime import Runtime, default_model_factory
 from dayflow.cli_console import lazy_console
-from dayflow.clock import Clock, SystemClock
-from dayflow.errors import ConfigError, DayflowError, SimulatedCrash, UsageError
+from dayflow.errors import DayflowError, SimulatedCrash, UsageError
 from dayflow.models import DEFAULT_MAX_STEPS
 
 if TYPE_CHECKING:  # imported where used: see the module docstring
-    from rich.console import Console
-
     from dayflow import config
-    from dayflow import config as configuration  # `Deps.config` shadows the module name
-    from dayflow.agent import SourceFactory
-    from dayflow.mcp.servers import Servers
     from dayflow.models import Run
     from dayflow.pricing import Prices
-    from dayflow.providers import ModelClient
-    from dayflow.store import Store
-    from dayflow.store.values import Profile
-
-    ModelFactory = Callable[[str, config.Settings], ModelClient]
 
 EXIT_CODES = """\
 Exit codes: 0 ok · 1 error · 2 bad usage · 3 no such run/task · 4 database or input file
@@ -53,169 +42,6 @@ crash · 130 interrupted."""
 # Where the shell scripts of `dayflow completion` ask for completions (Typer's convention:
 # `_PROG_COMPLETE`); `cli.main()` reads it to load only the command being completed.
 COMPLETE_VAR = "_DAYFLOW_COMPLETE"
-
-
-def default_model_factory(model: str, settings: config.Settings) -> ModelClient:
-    """The offline model, or Claude through the SDK (imported only here, only when needed)."""
-    from dayflow.providers import OFFLINE_MODEL
-
-    if settings.local:
-        from dayflow.providers import local
-
-        assert settings.base_url is not None  # config.load gives a local model its address
-        return local.make_client(settings.base_url, timeout=settings.timeout)
-    if model == OFFLINE_MODEL:
-        from dayflow.providers.offline import OfflineModel
-
-        return OfflineModel()
-    if not settings.api_key:
-        raise ConfigError(
-            f"model {model!r} needs ANTHROPIC_API_KEY (set it in the environment or .env), "
-            "or use --model offline"
-        )
-    from dayflow.providers.anthropic import make_client
-
-    return make_client(settings.api_key, settings.base_url, timeout=settings.timeout)
-
-
-class Deps:
-    """What commands are built from; tests replace any part. (A plain class, not a
-    dataclass: each dataclass costs start-up time, and this one is made by every command.)"""
-
-    def __init__(
-        self,
-        env: Mapping[str, str] | None = None,
-        clock: Clock | None = None,
-        model_factory: ModelFactory = default_model_factory,
-        sources: SourceFactory | None = None,  # None: the JSON files named in a run's settings
-        out: Console | None = None,
-        err: Console | None = None,
-        config: configuration.Config | None = None,
-    ) -> None:
-        self.env = env  # the whole environment (no `.env` read), or None: the process's
-        self._config = config
-        # --profile: whose runs and tasks (None: the default profile, today's single user).
-        # Another profile's config file and timezone replace the environment's once its row
-        # is read (`_as_profile`), on the first call for settings.
-        self.profile: str | None = None
-        self._profile_read = False
-        self._mcp: Servers | None = None  # made by `mcp()` when a run or command needs it
-        self.clock: Clock = clock or SystemClock()
-        self.model_factory = model_factory
-        self.sources = sources
-        # Text from mail, calendars and files is printed as is: no emoji codes (":x:" stays).
-        self.out: Console = out or lazy_console(highlight=False, emoji=False)
-        # Notices are whole lines: never hard-wrapped at 80 columns when stderr is a pipe.
-        self.err: Console = err or lazy_console(
-            stderr=True, highlight=False, soft_wrap=True, emoji=False
-        )
-
-    @property
-    def config(self) -> configuration.Config:
-        """This process's configuration, resolved once (`.env` and config files read once):
-        --profile's config file and timezone when one was given (its row read from the store
-        the environment names; a command with --db reads it there first, via `settings`)."""
-        self._as_profile({})
-        return self._environment_config()
-
-    def _environment_config(self) -> configuration.Config:
-        if self._config is None:
-            from dayflow import config
-
-            self._config = config.Config(self.env, notice=self.notice)
-        return self._config
-
-    def for_profile(self, profile: Profile, db: str) -> Deps:
-        """A bundle for `profile`'s briefs in the store at `db` (a worker's): its config file
-        and timezone over this process's environment, its runs and tasks."""
-        from dayflow import config
-        from dayflow.fleet.profiles import profile_env
-
-        env = {**profile_env(self.config.env, profile), "DAYFLOW_DB": db}
-        twin = Deps(
-            env=env,
-            config=config.Config(env, notice=self.notice, profile=True),
-            clock=self.clock,
-            model_factory=self.model_factory,
-            sources=self.sources,
-            out=self.out,
-            err=self.err,
-        )
-        twin.profile, twin._profile_read = profile.name, True
-        return twin
-
-    def settings(self, **flags: Any) -> configuration.Settings:
-        self._as_profile(flags)
-        return self._environment_config().settings(**flags)
-
-    def _as_profile(self, flags: dict[str, Any]) -> None:
-        """Read --profile's row from the store the flags name (ProfileNotFound: exit 3) and
-        take its config file and timezone as the environment's, once."""
-        if self._profile_read or self.profile is None:
-            return
-        self._profile_read = True
-        from dayflow.fleet.profiles import profile_env
-        from dayflow.store import DEFAULT_PROFILE
-
-        if self.profile == DEFAULT_PROFILE:
-            return
-        db = {k: v for k, v in flags.items() if k == "db"}
-        base = self._environment_config()
-        with self.store(base.settings(**db), profile=DEFAULT_PROFILE) as store:
-            row = store.profiles.get(self.profile)
-        from dayflow import config
-
-        self._config = config.Config(profile_env(base.env, row), notice=self.notice, profile=True)
-
-    def model_settings(
-        self, config_file: Path | None = None, **flags: Any
-    ) -> configuration.Settings:
-        """The settings of a command that talks to a model: `settings`, with the config
-        file's `[model]` table under the flags and the environment (only these commands read
-        the file: `runs` and `tasks` never do)."""
-        self._as_profile(flags)
-        return self.config.model_settings(config_file, **flags)
-
-    def store(
-        self, settings: configuration.Settings, *, create: bool = False, profile: str | None = None
-    ) -> Store:
-        """The store at the configured path, as --profile's (or `profile`'s). Only commands
-        that start runs pass `create`: the others never create a database (a typo in --db is
-        an error, not an empty file)."""
-        from dayflow import config
-        from dayflow.store import DEFAULT_PROFILE, Owner, open_store
-
-        if not create and isinstance(settings.db_path, Path):
-            config.require_existing_db(settings.db_path)
-        whose = profile or self.profile or DEFAULT_PROFILE
-        return open_store(
-            settings.db_path,
-            clock=self.clock,
-            owner=Owner.current(settings.host),
-            durability=settings.durability,
-            profile=whose,
-            registered=whose != DEFAULT_PROFILE,  # --profile's row must be there for a new run
-        )
-
-    def mcp(self, verbose: bool = False) -> Servers:
-        """This process's MCP servers, made once; none is started until a run needs it."""
-        if self._mcp is None:
-            from dayflow.mcp.servers import for_config
-
-            self._mcp = for_config(self.config, verbose=verbose)
-        return self._mcp
-
-    def stop_mcp(self) -> None:
-        """Stop the MCP servers this process started, if any."""
-        made = self._mcp
-        if made is not None:
-            self._mcp = None
-            made.close()
-
-    def notice(self, text: str) -> None:
-        """One line on stderr (written as is: no Rich needed for a line of text)."""
-        self.err.file.write(text + "\n")
-        self.err.file.flush()
 
 
 def set_profile(ctx: typer.Context, _param: Any, value: str | None) -> None:
@@ -235,10 +61,22 @@ PROFILE_HELP = (
 )
 
 
-def get_deps(ctx: typer.Context) -> Deps:
-    """The bundle a test passed with `obj=`, or the real one."""
-    if not isinstance(ctx.obj, Deps):
-        ctx.obj = Deps()
+# The runtime under its CLI name (the same class: a test's `obj=Deps(...)` is a Runtime).
+Deps = Runtime
+__all__ = ["Deps", "Runtime", "default_model_factory"]
+
+
+def get_deps(ctx: typer.Context) -> Runtime:
+    """The runtime a test passed with `obj=`, or this process's, made now."""
+    if not isinstance(ctx.obj, Runtime):
+        # Text from mail, calendars and files is printed as is: no emoji codes (":x:"
+        # stays); notices are whole lines, never hard-wrapped at 80 columns in a pipe.
+        made = Runtime()
+        made.out = lazy_console(made.environ, highlight=False, emoji=False)
+        made.err = lazy_console(
+            made.environ, stderr=True, highlight=False, soft_wrap=True, emoji=False
+        )
+        ctx.obj = made
     return ctx.obj
 
 

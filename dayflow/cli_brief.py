@@ -2,15 +2,15 @@
 `cli.py`).
 
 What happens on a day (the lock, new / update / ensure-today / resume, inputs, delivery) is
-`dayflow.briefing`'s; this module fills its `BriefRequest` and `Room` and prints the outcome.
+`dayflow.briefing`'s, made with the runtime's parts by `dayflow.app.cases`; this module
+fills a `BriefRequest` (or a `ResumeRequest`), calls the use case and prints the outcome.
 """
 
 # No `from __future__ import annotations` here: Typer would compile and eval every option's
 # annotation string when it builds the command (issue 13). Type-checking-only names are quoted.
 
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,7 +23,6 @@ from dayflow.cli_base import (
     ConfigOpt,
     CrashOpt,
     DbOpt,
-    Deps,
     FormatOpt,
     MaxStepsOpt,
     ProviderOpt,
@@ -37,15 +36,11 @@ from dayflow.cli_base import (
     parse_date,
     print_outcome,
 )
-from dayflow.cli_run import for_run, make_loop
-from dayflow.errors import NothingToResume, UsageError
+from dayflow.errors import UsageError
 from dayflow.models import DEFAULT_COMPACT_AT, DEFAULT_MAX_TOKENS, DEFAULT_TASK_CAP
 
 if TYPE_CHECKING:
-    from dayflow import config
-    from dayflow.briefing import Mode, Room
-    from dayflow.models import Run
-    from dayflow.store import Store
+    from dayflow.briefing import Mode
 
 commands = typer.Typer()
 
@@ -192,8 +187,8 @@ def brief(
     an update covering only what arrived since (--since-last); --new writes a full one,
     --ensure-today prints the one there is. A run of the bundled sample is never the day's
     brief of your own mail."""
+    from dayflow.app import cases
     from dayflow.briefing import BriefRequest
-    from dayflow.briefing import brief as write_brief
     from dayflow.briefing.inputs import parse_since
 
     deps = get_deps(ctx)
@@ -229,7 +224,7 @@ def brief(
             given=frozenset(name for name in ctx.params if _given(ctx, name)),
             since=None if since is None else parse_since(since),
         )
-        outcome = write_brief(request, brief_room(deps, settings, verbose))
+        outcome = cases.brief(deps, settings, request, verbose)
         shown = None if outcome.quiet and out_format != "json" else outcome.text
         print_outcome(
             deps, outcome.run, shown, out_format, settings.prices, outcome.data, outcome.links
@@ -255,29 +250,6 @@ def _mode(
     if since_given and chosen and chosen[0] is not Mode.NEW:
         raise UsageError(f"--since and {chosen[0].value} cannot be used together")
     return chosen[0] if chosen else Mode.AUTO
-
-
-def brief_room(deps: Deps, settings: "config.Settings", verbose: bool) -> "Room":
-    """What `dayflow.briefing` makes a brief with: this process's parts."""
-    from dayflow.briefing import Room
-
-    def loop(store: "Store", client: Any, crash_after: int | None, config_file: Path | None) -> Any:
-        return make_loop(
-            deps, store, client, verbose, crash_after, settings, config_file=config_file
-        )
-
-    return Room(
-        settings=settings,
-        config=deps.config,
-        clock=deps.clock,
-        open_store=lambda s: deps.store(s, create=True),
-        model_factory=deps.model_factory,
-        make_loop=loop,
-        say=lambda text: deps.err.print(text, markup=False, soft_wrap=True),
-        sources=deps.sources,
-        settings_for=lambda run, timeout: for_run(deps, run, settings, timeout),
-        stdin=sys.stdin.buffer.read,
-    )
 
 
 def _given(ctx: typer.Context, name: str) -> bool:
@@ -319,20 +291,12 @@ def resume(
     with handle_errors(deps):
         out_format = brief_format(deps, fmt, as_json)
         settings = deps.settings(db=db, timeout=timeout, allow_remote=allow_remote)
-        with deps.store(settings) as store:
-            run = store.runs.find(run_id) if run_id is not None else _latest_unfinished(store)
-            from dayflow.briefing import resume as continue_run
+        from dayflow.app import cases
 
-            outcome = continue_run(
-                brief_room(deps, settings, verbose),
-                store,
-                run,
-                crash_after=crash_after,
-                max_steps=max_steps,
-                budget=budget,
-                max_tokens=max_tokens,
-                timeout=timeout,
-            )
+        request = cases.ResumeRequest(
+            run_id, max_steps, budget, max_tokens, timeout, crash_after, verbose
+        )
+        outcome = cases.resume(deps, settings, request)
         print_outcome(
             deps,
             outcome.run,
@@ -342,19 +306,3 @@ def resume(
             outcome.data,
             outcome.links,
         )
-
-
-def _latest_unfinished(store: "Store") -> "Run":
-    """The run a bare `resume` continues, or NothingToResume naming the way on."""
-    from dayflow.store.values import command_hint
-
-    found = store.runs.latest_unfinished()
-    if found is not None:
-        return found
-    if not store.runs.list(limit=1):
-        hint = command_hint(store.profile, "brief")
-        raise NothingToResume(f"nothing to resume: no runs yet (`{hint}`)")
-    raise NothingToResume(
-        "nothing to resume: every run is done or driven by a live process "
-        f"(see `{command_hint(store.profile, 'runs')}`)"
-    )

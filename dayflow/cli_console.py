@@ -4,6 +4,7 @@ without importing rich.console (it costs more than the rest of `runs`: issue 13)
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -15,7 +16,8 @@ class _LazyConsole:
     needs (`file`, `is_terminal`, `width`, `color_system`) without importing rich.console,
     which costs more than the rest of `dayflow runs`."""
 
-    def __init__(self, *, stderr: bool = False, **kw: Any) -> None:
+    def __init__(self, env: Mapping[str, str], *, stderr: bool = False, **kw: Any) -> None:
+        self._env = env  # the runtime's: COLUMNS and NO_COLOR before Rich reads them
         self._kw = {"stderr": stderr, **kw}
         self._stderr = stderr
         self._console: Console | None = None
@@ -44,24 +46,22 @@ class _LazyConsole:
     def width(self) -> int:
         if self._console is not None:
             return self._console.width
-        import os
         import shutil
 
-        columns = os.environ.get("COLUMNS", "")
+        columns = self._env.get("COLUMNS", "")
         return int(columns) if columns.isdigit() else shutil.get_terminal_size().columns
 
     @property
     def color_system(self) -> str | None:
         if self._console is not None:
             return self._console.color_system
-        import os
-
-        return None if os.environ.get("NO_COLOR") or not self.is_terminal else "standard"
+        return None if self._env.get("NO_COLOR") or not self.is_terminal else "standard"
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real(), name)
 
 
-def lazy_console(**kw: Any) -> Console:
-    """A Console for `Deps.out` / `Deps.err` that imports Rich only when it must print."""
-    return cast("Console", _LazyConsole(**kw))
+def lazy_console(env: Mapping[str, str], **kw: Any) -> Console:
+    """A Console for `Runtime.out` / `Runtime.err` that imports Rich only when it must print
+    (`env`: the runtime's environment, for what is answered before Rich is imported)."""
+    return cast("Console", _LazyConsole(env, **kw))

@@ -37,15 +37,12 @@ from dayflow.cli_base import (
     print_table,
     zone,
 )
-from dayflow.cli_run import closing, for_run, key_notice, local_check, local_notice, make_loop
 from dayflow.errors import StoreError, UsageError
 
 if TYPE_CHECKING:
     from dayflow import config
-    from dayflow.agent import Note
     from dayflow.cli_base import Deps
     from dayflow.history import GcReport
-    from dayflow.store import Store
 
 commands = typer.Typer()
 
@@ -151,52 +148,19 @@ def fork(
     The tasks those steps created are not created again; the new run records its parent and
     the step it forked at (see `dayflow runs` and `dayflow show`). It keeps the parent's
     provider: a fork of a local run is served by the same local server."""
-    from dayflow import history  # imported here: it pulls in the agent
-    from dayflow.agent.notes import Forked
+    from dayflow.app import cases
 
     deps = get_deps(ctx)
     with handle_errors(deps):
         out_format = brief_format(deps, fmt, as_json)
         settings = deps.settings(db=db, timeout=timeout, allow_remote=allow_remote)
-        with deps.store(settings) as store:
-            parent = store.runs.find(run_id)
-            # Refuse a bad fork point before a model (and maybe an API key) is needed.
-            history.check_fork_point(
-                parent, store.steps.of(parent.id), from_step, profile=store.profile
-            )
-            chosen = model or parent.model
-            settings = for_run(deps, parent, settings, timeout)  # the parent's provider
-            try:
-                local_check(settings, chosen)
-            except UsageError as exc:
-                raise UsageError(f"run {parent.id} uses a local model: {exc}") from None
-            local_notice(deps, settings, chosen)
-            key_notice(deps, settings, chosen)
-            client = deps.model_factory(chosen, settings)
-            kept = parent.settings.config_file
-            config_file = Path(kept) if kept else None
-            loop = make_loop(
-                deps, store, client, verbose, crash_after, settings, config_file=config_file
-            )
-            trace_note = loop.report
-
-            def report(note: "Note") -> None:
-                if isinstance(note, Forked):
-                    deps.err.print(
-                        f"[fork {note.run.id}] of run {parent.id} at step {from_step}: "
-                        f"{from_step} step(s) copied (no model call), continuing with {chosen}",
-                        markup=False,
-                    )
-                else:
-                    trace_note(note)
-
-            loop.report = report
-            with closing(client):
-                result = history.fork_run(
-                    loop, parent, from_step, model=chosen, max_steps=max_steps, budget=budget
-                )
-            links = _links_read(store, result.run.id)
-            print_outcome(deps, result.run, result.text, out_format, settings.prices, links=links)
+        request = cases.ForkRequest(
+            run_id, from_step, model, max_steps, budget, timeout, crash_after, verbose
+        )
+        outcome = cases.fork(deps, settings, request)
+        print_outcome(
+            deps, outcome.run, outcome.text, out_format, settings.prices, links=outcome.links
+        )
 
 
 @commands.command()
@@ -395,8 +359,11 @@ def _probe(deps: "Deps", settings: "config.Settings", as_json: bool) -> None:
             "nothing to probe (--provider local --model NAME, or DAYFLOW_MODEL, names another)"
         )
         return
+    from dayflow.app.cases import closing
+    from dayflow.briefing.flow import local_check, local_notice
+
     local_check(settings, name)
-    local_notice(deps, settings, name)
+    local_notice(deps.notice, settings, name)
     client = deps.model_factory(name, settings)
     with closing(client):
         listing = client.list_models if isinstance(client, AnthropicClient) else None
@@ -414,10 +381,3 @@ def _draw(run_id: str, events: list, png: Path) -> None:  # type: ignore[type-ar
     from dayflow.timeline import draw_timeline
 
     draw_timeline(run_id, events, png)
-
-
-def _links_read(store: "Store", run_id: str) -> frozenset[str]:
-    """The addresses the run's committed reads showed: the only links its Markdown keeps."""
-    from dayflow.shown import shown_in
-
-    return shown_in(store.steps.conversation(run_id)).urls

@@ -37,6 +37,7 @@ from dayflow.models import (
     RULES_KILL_POINTS,
     is_postgres_target,
 )
+from dayflow.network import proxy_env
 from dayflow.pricing import Prices, load_prices
 from dayflow.providers import DEFAULT_CLAUDE_MODEL, OFFLINE_MODEL
 from dayflow.providers.local import (
@@ -78,6 +79,9 @@ class Settings(Frozen):
     # The name this machine goes by in a shared database's leases (DAYFLOW_HOST; "": its host
     # name), from the environment over the `.env` files as every setting is.
     host: str = ""
+    # The environment's proxy variables (`network.proxy_env`): what every HTTP client of a run
+    # chooses its proxy by, as the runtime read them.
+    proxy_env: tuple[tuple[str, str], ...] = ()
 
     @property
     def local(self) -> bool:
@@ -104,7 +108,8 @@ class Config:
     (tests inject one that counts).
 
     `env` given: that is the whole environment and no `.env` file is read (as tests do);
-    otherwise `environ` (default os.environ) over the `.env` files it points to."""
+    otherwise `environ` (the process environment, as `dayflow.app.Runtime` took it; none
+    given: an empty one) over the `.env` files it points to."""
 
     def __init__(
         self,
@@ -130,7 +135,7 @@ class Config:
         """The environment over the `.env` files (read on first use, then kept)."""
         if self._env is None:
             self._env = environment(
-                self._cwd, notice=self._notice, environ=self._environ, read=self._read
+                self._cwd, notice=self._notice, environ=self._environ or {}, read=self._read
             )
         return self._env
 
@@ -353,6 +358,7 @@ def load(
         provider=which,
         allow_remote=allow_remote,
         host=(env.get("DAYFLOW_HOST") or "").strip(),
+        proxy_env=proxy_env(env),
     )
 
 

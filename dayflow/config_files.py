@@ -151,16 +151,16 @@ def environment(
     cwd: Path | None = None,
     *,
     notice: Callable[[str], None] | None = None,
-    environ: Mapping[str, str] | None = None,
+    environ: Mapping[str, str],
     read: Reader = read_file,
 ) -> Environment:
-    """The process environment (`environ`, default os.environ) over the values of Dayflow's
+    """The process environment (`environ`, as the runtime took it) over the values of Dayflow's
     `.env` files (the environment wins).
 
     `cwd` resolves a relative DAYFLOW_DOTENV. A file that cannot be read or is not UTF-8 is
     skipped with one line through `notice`, naming it; so is each line that does not parse."""
     say = notice or (lambda text: print(text, file=sys.stderr))
-    process = os.environ if environ is None else environ
+    process = environ
     merged = Environment()
     files = [config_dir(process) / ".env"]
     named = process.get("DAYFLOW_DOTENV")

@@ -14,13 +14,13 @@ never left to read the environment itself. The rule is one for all of them:
 - `shown_url` is how a URL appears anywhere a person or the database sees it: without the
   `user:password@` it may carry.
 
-The environment read is the process's (`os.environ` unless a caller passes another): that is
-the one the HTTP libraries would have read, and the one the user set the proxy in.
+The environment is handed in (`environ`: the runtime's, or the `Settings.proxy_env` taken from
+it), never read here: it is the one the HTTP libraries would have read, and the one the user
+set the proxy in.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -54,10 +54,19 @@ def is_loopback(url: str) -> bool:
     return host is not None and is_loopback_host(host)
 
 
-def env_proxies(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+def proxy_env(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The variables of `environ` that choose a proxy (`<scheme>_proxy`, NO_PROXY and CGI's
+    REQUEST_METHOD), as a setting a run's model client carries (`Settings.proxy_env`)."""
+    return tuple(
+        (k, v)
+        for k, v in sorted(environ.items())
+        if (len(k) > 6 and k[-6:].lower() == "_proxy") or k == "REQUEST_METHOD"
+    )
+
+
+def env_proxies(environ: Mapping[str, str]) -> dict[str, str]:
     """The `<scheme>_proxy` variables of `environ` by scheme (`no` for NO_PROXY), the
     lower-case spelling winning over the upper-case one (urllib's `getproxies_environment`)."""
-    environ = os.environ if environ is None else environ
     found: dict[str, str] = {}
     for lower_first in (False, True):
         for name, value in environ.items():
@@ -70,7 +79,7 @@ def env_proxies(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return found
 
 
-def proxy_for(url: str, environ: Mapping[str, str] | None = None) -> str | None:
+def proxy_for(url: str, environ: Mapping[str, str]) -> str | None:
     """The proxy a request to `url` goes through, or None for a direct connection: never one
     for an address on this machine; else the environment's for the URL's scheme, unless
     NO_PROXY covers the host."""
@@ -113,7 +122,7 @@ def shown_url(url: str) -> str:
 DIRECT = "direct"  # `route`'s word for a connection made without a proxy
 
 
-def route(url: str, environ: Mapping[str, str] | None = None) -> str:
+def route(url: str, environ: Mapping[str, str]) -> str:
     """How a request to `url` travels, as a run stores and shows it: `DIRECT`, or the proxy's
     URL without its credentials."""
     proxy = proxy_for(url, environ)

@@ -55,10 +55,10 @@ def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def command_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a secret program runs in: the process's (`environ`), secrets taken
-    out (`without_secrets`)."""
-    return without_secrets(os.environ if environ is None else environ)
+def command_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment a secret program runs in: the one its entry reads (`environ`, built
+    from the runtime's), secrets taken out (`without_secrets`)."""
+    return without_secrets(environ)
 
 
 def check_config(path: Path, *, euid: int | None = None) -> None:

@@ -69,12 +69,12 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("briefing", "batching", "fleet", "history", "schedule_render", "schedule"),
     ),
     ("what is shown", ("timeline", "listing", "render")),
+    ("the application", ("app",)),
     (
         "the CLI",
         (
             "cli_console",
             "cli_base",
-            "cli_run",
             "cli_brief",
             "cli_listings",
             "cli_history",

@@ -95,13 +95,20 @@ class RecordingProxy:
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy")
 
 
-def point_at(monkeypatch: Any, proxy_url: str, *, no_proxy: str | None = "localhost") -> None:
+def point_at(
+    monkeypatch: Any, proxy_url: str, *, no_proxy: str | None = "localhost"
+) -> dict[str, str]:
     """Set every proxy variable of the process to `proxy_url` (NO_PROXY to `no_proxy`, as
-    people write it: localhost, which does not cover 127.0.0.1)."""
+    people write it: localhost, which does not cover 127.0.0.1); returns them, for the
+    environment a test's runtime is given (Dayflow reads the process's only there)."""
+    set_now: dict[str, str] = {}
     for name in PROXY_VARIABLES + ("all_proxy",):
         monkeypatch.setenv(name, proxy_url)
+        set_now[name] = proxy_url
     for name in ("NO_PROXY", "no_proxy"):
         if no_proxy is None:
             monkeypatch.delenv(name, raising=False)
         else:
             monkeypatch.setenv(name, no_proxy)
+            set_now[name] = no_proxy
+    return set_now

@@ -377,7 +377,7 @@ def test_command_modules_import_the_shared_base_never_cli_py() -> None:
 
 def test_the_spinner_says_how_long_the_model_has_been_thinking() -> None:
     """A local model on a CPU may take minutes a step: the wait is shown, in seconds."""
-    from dayflow.cli_run import _Waiting
+    from dayflow.app.trace import _Waiting
 
     ticks = iter([100.0, 100.4, 172.9])
     waiting = _Waiting(3, clock=lambda: next(ticks))

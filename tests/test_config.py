@@ -35,7 +35,7 @@ def test_dotenv_fills_in_what_the_environment_does_not_set(
     (folder / ".env").write_text("DAYFLOW_MODEL=claude-sonnet-5-5\nDAYFLOW_TZ=Asia/Tokyo\n")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("DAYFLOW_TZ", "UTC")
-    env = config.environment(tmp_path)
+    env = config.environment(tmp_path, environ=os.environ)
     assert env["DAYFLOW_MODEL"] == "claude-sonnet-5-5"
     assert env["DAYFLOW_TZ"] == "UTC"  # the process environment wins
     assert os.environ.get("DAYFLOW_MODEL") is None  # .env never leaks into os.environ
@@ -46,10 +46,10 @@ def test_a_dotenv_in_the_current_directory_is_read_only_when_asked(
 ) -> None:
     (tmp_path / ".env").write_text("ANTHROPIC_API_KEY=sk-from-a-project\n")
     monkeypatch.delenv("DAYFLOW_DOTENV", raising=False)
-    env = config.environment(tmp_path)
+    env = config.environment(tmp_path, environ=os.environ)
     assert "ANTHROPIC_API_KEY" not in env
     monkeypatch.setenv("DAYFLOW_DOTENV", "./.env")
-    env = config.environment(tmp_path)
+    env = config.environment(tmp_path, environ=os.environ)
     assert env["ANTHROPIC_API_KEY"] == "sk-from-a-project"
     settings = config.load(env)
     assert settings.api_key_file == str(tmp_path / ".env")
@@ -62,12 +62,12 @@ def test_a_dotenv_that_is_not_utf8_or_does_not_parse_is_named_and_skipped(
     bad.write_bytes(b"\xff\xfeDAYFLOW_MODEL=x\n")
     monkeypatch.setenv("DAYFLOW_DOTENV", str(bad))
     said: list[str] = []
-    env = config.environment(tmp_path, notice=said.append)
+    env = config.environment(tmp_path, environ=os.environ, notice=said.append)
     assert "DAYFLOW_MODEL" not in env
     assert said == [f"warning: {bad} is not UTF-8 text; skipped"]
     bad.write_text("DAYFLOW_MODEL=offline\nthis is not an assignment\n")
     said.clear()
-    env = config.environment(tmp_path, notice=said.append)
+    env = config.environment(tmp_path, environ=os.environ, notice=said.append)
     assert env["DAYFLOW_MODEL"] == "offline"
     assert said == [f"warning: {bad} line 2: not KEY=value; line ignored"]
 

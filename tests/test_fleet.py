@@ -332,8 +332,8 @@ def test_a_worker_sees_a_profile_edited_at_its_next_job_on_the_connection_it_kep
 ) -> None:
     """Each job reads its profile's row afresh, on the connection the worker's thread keeps
     from brief to brief; a connection the server dropped meanwhile is opened again."""
+    from dayflow.app.fleet import make_driver
     from dayflow.cli_base import Deps
-    from dayflow.cli_fleet import make_driver
 
     url = fleet_db
     for name in ("a", "b"):

@@ -7,6 +7,7 @@ records what it is asked to carry (`tests/proxykit.py`)."""
 from __future__ import annotations
 
 import json
+import os
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -88,7 +89,9 @@ def test_the_sdk_goes_straight_to_a_loopback_server_with_every_proxy_variable_se
 ) -> None:
     with RecordingProxy() as proxy, fakeapi.FakeAPI([fakeapi.reply([fakeapi.text("ok")])]) as api:
         point_at(monkeypatch, proxy.url)
-        with AnthropicClient(api_key="test", base_url=api.base_url, max_retries=0) as client:
+        with AnthropicClient(
+            api_key="test", base_url=api.base_url, max_retries=0, environ=os.environ
+        ) as client:
             assert client.proxy is None
             client.create(_request())
         assert proxy.seen == [] and len(api.message_requests) == 1
@@ -101,14 +104,23 @@ def test_the_sdk_uses_the_environments_proxy_for_a_remote_server(
         with RecordingProxy(upstream=api.base_url) as proxy:
             point_at(monkeypatch, proxy.url)
             remote = "http://models.example.test:8080"
-            with AnthropicClient(api_key="test", base_url=remote, max_retries=0) as client:
+            with AnthropicClient(
+                api_key="test", base_url=remote, max_retries=0, environ=os.environ
+            ) as client:
                 assert client.proxy == proxy.url
                 client.create(_request())
             assert proxy.targets() == [f"{remote}/v1/messages"]
 
 
-def _local_run(tmp_path: Path, api: fakeapi.FakeAPI, *extra: str, base: str | None = None) -> Any:
+def _local_run(
+    tmp_path: Path,
+    api: fakeapi.FakeAPI,
+    *extra: str,
+    base: str | None = None,
+    proxies: dict[str, str] | None = None,
+) -> Any:
     env = {"ANTHROPIC_BASE_URL": base or api.base_url, "ANTHROPIC_API_KEY": "sk-ant-secret"}
+    env |= proxies or {}
     return invoke(
         tmp_path / "d.db",
         default_model_factory,
@@ -132,8 +144,7 @@ def test_a_local_model_run_never_goes_through_the_proxy(
     HTTPS_PROXY and ALL_PROXY set and NO_PROXY=localhost (which does not name 127.0.0.1)."""
     responder = fakeapi.responder_from_client(OfflineModel())
     with RecordingProxy() as proxy, fakeapi.FakeAPI(responder=responder) as api:
-        point_at(monkeypatch, proxy.url)
-        got = _local_run(tmp_path, api)
+        got = _local_run(tmp_path, api, proxies=point_at(monkeypatch, proxy.url))
         assert got.code == 0, got.err
         assert proxy.seen == [] and len(api.message_requests) >= 2
     assert "mail stays on this machine" in got.err
@@ -145,9 +156,9 @@ def test_a_remote_model_says_it_goes_through_the_proxy_naming_it_without_credent
 ) -> None:
     responder = fakeapi.responder_from_client(OfflineModel())
     with fakeapi.FakeAPI(responder=responder) as api, RecordingProxy(api.base_url) as proxy:
-        point_at(monkeypatch, proxy.url.replace("http://", "http://pu:psecret@"))
+        proxies = point_at(monkeypatch, proxy.url.replace("http://", "http://pu:psecret@"))
         remote = "http://gpu.example.test:8080"
-        got = _local_run(tmp_path, api, "--allow-remote", base=remote)
+        got = _local_run(tmp_path, api, "--allow-remote", base=remote, proxies=proxies)
         assert got.code == 0, got.err
         assert proxy.targets() and all(t.startswith(remote) for t in proxy.targets())
         assert all("sk-ant-secret" not in json.dumps(c.headers) for c in proxy.seen)
@@ -178,9 +189,12 @@ def test_a_loopback_feed_is_fetched_directly_and_a_remote_one_through_the_proxy(
 ) -> None:
     with Loopback(_Feed) as feed, RecordingProxy(upstream=feed.base_url) as proxy:
         point_at(monkeypatch, proxy.url)
-        got = http.request("GET", feed.base_url + "/cal.ics", source="work", timeout=5)
+        env = os.environ
+        got = http.request("GET", feed.base_url + "/cal.ics", source="work", timeout=5, environ=env)
         assert got.body.startswith(b"BEGIN:VCALENDAR") and proxy.seen == []
-        remote = http.request("GET", "http://cal.example.test/x.ics", source="w", timeout=5)
+        remote = http.request(
+            "GET", "http://cal.example.test/x.ics", source="w", timeout=5, environ=env
+        )
         assert remote.body.startswith(b"BEGIN:VCALENDAR")
         assert proxy.targets() == ["http://cal.example.test/x.ics"]
 
@@ -197,7 +211,7 @@ def test_a_loopback_mcp_server_over_http_is_reached_without_the_proxy(
     with serve_http(MCP_TEST_LOG=str(log)) as url, RecordingProxy() as proxy:
         point_at(monkeypatch, proxy.url)
         spec = ServerSpec(name="web", url=url, allow_tools=("get_issue",))
-        servers = Servers({}, specs_of=lambda _: (spec,))
+        servers = Servers(dict(os.environ), specs_of=lambda _: (spec,))
         try:
             content, is_error = servers.call(None, "web", "get_issue", {"number": 3})
         finally:
@@ -244,9 +258,9 @@ def test_claude_through_the_environments_proxy_is_said_in_the_header(
     """The Claude API keeps the environment's proxy (a company's), and the run says so."""
     responder = fakeapi.responder_from_client(OfflineModel())
     with fakeapi.FakeAPI(responder=responder) as api, RecordingProxy(api.base_url) as proxy:
-        point_at(monkeypatch, proxy.url.replace("http://", "http://pu:psecret@"))
+        proxies = point_at(monkeypatch, proxy.url.replace("http://", "http://pu:psecret@"))
         remote = "http://claude-gateway.example.test"
-        env = {"ANTHROPIC_BASE_URL": remote, "ANTHROPIC_API_KEY": "sk-ant-x"}
+        env = {"ANTHROPIC_BASE_URL": remote, "ANTHROPIC_API_KEY": "sk-ant-x"} | proxies
         got = invoke(
             tmp_path / "d.db", default_model_factory, "brief", "--date", "2026-11-05", env=env
         )
@@ -266,7 +280,9 @@ def test_a_socks_proxy_in_the_environment_never_stops_a_loopback_server(
     package Dayflow does not install: a local model run died with an internal ImportError."""
     with fakeapi.FakeAPI([fakeapi.reply([fakeapi.text("ok")])]) as api:
         point_at(monkeypatch, f"{scheme}://127.0.0.1:1")
-        with AnthropicClient(api_key="test", base_url=api.base_url, max_retries=0) as client:
+        with AnthropicClient(
+            api_key="test", base_url=api.base_url, max_retries=0, environ=os.environ
+        ) as client:
             assert client.proxy is None
             client.create(_request())
         assert len(api.message_requests) == 1
@@ -280,7 +296,7 @@ def test_a_loopback_mcp_client_is_made_with_a_socks_proxy_in_the_environment(
     from dayflow.mcp.runtime import _http_client
 
     point_at(monkeypatch, "socks5://127.0.0.1:1")
-    client = _http_client("http://127.0.0.1:9/mcp", {})
+    client = _http_client("http://127.0.0.1:9/mcp", {}, os.environ)
     asyncio.run(client.aclose())
 
 
@@ -291,7 +307,12 @@ def test_a_remote_socks_proxy_the_sdk_cannot_speak_is_one_line(
 
     point_at(monkeypatch, "socks5://pu:psecret@127.0.0.1:1", no_proxy=None)
     with pytest.raises(ConfigError) as caught:
-        AnthropicClient(api_key="test", base_url="http://gpu.example.test:8080", max_retries=0)
+        AnthropicClient(
+            api_key="test",
+            base_url="http://gpu.example.test:8080",
+            max_retries=0,
+            environ=os.environ,
+        )
     message = str(caught.value)
     assert "socks5://127.0.0.1:1" in message and "psecret" not in message
     assert "\n" not in message

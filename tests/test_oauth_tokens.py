@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import os
 import socket
 import sys
 import threading
@@ -34,7 +35,9 @@ def token(value: str) -> str:
 def test_the_token_is_the_first_line_with_trailing_whitespace_removed(tmp_path: Path) -> None:
     script = tmp_path / "p.py"
     script.write_text("print('ya29.a0AfB_byC  \\t')\nprint('second line')\n")
-    got = fetch_token("work", command=f"{sys.executable} {script}", env_name=None, timeout=10)
+    got = fetch_token(
+        "work", command=f"{sys.executable} {script}", env_name=None, timeout=10, env=os.environ
+    )
     assert got == "ya29.a0AfB_byC"
     assert token("eyJ0eXAi.eyJhdWQi.sig\n") == "eyJ0eXAi.eyJhdWQi.sig"
 

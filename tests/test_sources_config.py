@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -371,7 +372,7 @@ def test_a_password_command_that_leaves_a_child_holding_the_pipe_answers_and_the
     pidfile = tmp_path / "child.pid"
     script = f"echo s3cret; sleep 120 & echo $! > {pidfile}"
     started = time.monotonic()
-    assert secret_from_command(f"sh -c '{script}'", 20) == "s3cret"
+    assert secret_from_command(f"sh -c '{script}'", 20, env=os.environ) == "s3cret"
     assert time.monotonic() - started < 15  # generous; the old code waited for the child
     child = int(pidfile.read_text())
     deadline = time.monotonic() + 10
@@ -389,7 +390,7 @@ def test_a_password_command_that_does_not_finish_is_killed_with_its_children(
 
     pidfile = tmp_path / "child.pid"
     with pytest.raises(SecretCommandFailed, match=r"did not finish in 1 s"):
-        secret_from_command(f"sh -c 'sleep 120 & echo $! > {pidfile}; wait'", 1)
+        secret_from_command(f"sh -c 'sleep 120 & echo $! > {pidfile}; wait'", 1, env=os.environ)
     child = int(pidfile.read_text())
     deadline = time.monotonic() + 10
     while not _gone(child) and time.monotonic() < deadline:
@@ -417,7 +418,7 @@ def test_the_no_shell_hint_is_given_only_to_a_command_written_for_a_shell(
     from dayflow.sources.secret_command import SecretCommandFailed, secret_from_command
 
     with pytest.raises(SecretCommandFailed) as caught:
-        secret_from_command(command, 10)
+        secret_from_command(command, 10, env=os.environ)
     assert expected in str(caught.value), str(caught.value)
     assert ("sh -c" in str(caught.value)) == hint, str(caught.value)
 
@@ -440,7 +441,9 @@ def test_a_failing_commands_first_stderr_line_is_shown_escaped_and_without_its_s
         "sys.exit(1)\n"
     )
     with pytest.raises(SecretCommandFailed) as caught:
-        secret_from_command(f"{sys.executable} {script}", 10, key="token_command", what="token")
+        secret_from_command(
+            f"{sys.executable} {script}", 10, env=os.environ, key="token_command", what="token"
+        )
     line = str(caught.value)
     assert line.startswith("token_command exited with status 1; it said: ")
     assert f"error: Token unavailable until authorised with URL {url}" in line
@@ -464,13 +467,13 @@ def test_a_password_pasted_as_the_command_is_never_echoed() -> None:
         "Blue42Sky tree staple",
     ):
         with pytest.raises(SecretCommandFailed) as caught:
-            secret_from_command(pasted, 10)
+            secret_from_command(pasted, 10, env=os.environ)
         line = str(caught.value)
         assert pasted.split()[0] not in line and "program was not found" in line, line
         assert "not the password itself" in line
     for program in ("oama-missing access me", "/opt/none/pass show x", "no-pizauth show work"):
         with pytest.raises(SecretCommandFailed) as caught:
-            secret_from_command(program, 10)
+            secret_from_command(program, 10, env=os.environ)
         assert f"{program.split()[0]!r} was not found" in str(caught.value)
 
 
@@ -487,18 +490,20 @@ def test_a_command_printing_more_than_a_pipe_holds_is_read_not_timed_out(
     big = tmp_path / "big.py"
     big.write_text("import sys\nsys.stdout.write('tok-1\\n' + 'x' * 300_000 + '\\n')\n")
     start = time.monotonic()
-    assert secret_from_command(f"{sys.executable} {big}", 20) == "tok-1"
+    assert secret_from_command(f"{sys.executable} {big}", 20, env=os.environ) == "tok-1"
     assert time.monotonic() - start < 10
     endless = tmp_path / "endless.py"
     endless.write_text("import sys\nsys.stdout.write('y' * 300_000)\n")
     with pytest.raises(SecretCommandFailed) as caught:
-        secret_from_command(f"{sys.executable} {endless}", 20, key="token_command", what="token")
+        secret_from_command(
+            f"{sys.executable} {endless}", 20, env=os.environ, key="token_command", what="token"
+        )
     assert "printed more than 64 KB without a line break: not a token" in str(caught.value)
     spew = tmp_path / "spew.py"
     spew.write_text("import sys\nwhile True:\n    sys.stdout.write('z' * 65536)\n")
     start = time.monotonic()
     with pytest.raises(SecretCommandFailed) as caught:
-        secret_from_command(f"{sys.executable} {spew}", 1.5)
+        secret_from_command(f"{sys.executable} {spew}", 1.5, env=os.environ)
     assert "did not finish in 1.5 s (stopped, after printing more than 64 KB)" in str(caught.value)
     assert time.monotonic() - start < 5
 
@@ -506,7 +511,7 @@ def test_a_command_printing_more_than_a_pipe_holds_is_read_not_timed_out(
 def test_a_password_command_prints_a_non_ascii_password_as_utf8() -> None:
     from dayflow.sources.secret_command import secret_from_command
 
-    assert secret_from_command("printf 'pässwörd\\r\\nmore'", 10) == "pässwörd"
+    assert secret_from_command("printf 'pässwörd\\r\\nmore'", 10, env=os.environ) == "pässwörd"
 
 
 @pytest.mark.parametrize("written", ["$HOME/Mail/INBOX", "${HOME}/Mail", "~/Mail/$USER"])

@@ -73,7 +73,9 @@ FORBIDDEN_FOR_HELP = (
 # A command imports only its own command module (`--help` imports them all).
 FORBIDDEN_FOR_COMMANDS = (
     "dayflow.cli_brief",
-    "dayflow.cli_run",
+    "dayflow.app.cases",
+    "dayflow.app.fleet",
+    "dayflow.app.trace",
     "dayflow.cli_history",
     "dayflow.cli_migrate",
     "dayflow.cli_schedule",

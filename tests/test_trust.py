@@ -157,7 +157,7 @@ def test_programs_a_config_names_never_see_the_key_or_the_database_url(
     monkeypatch.setenv("COPIED_KEY", "x sk-ant-worker-key-123")
     monkeypatch.setenv("VAULT_ADDR", "https://vault.example")
     script = f"sh -c 'env > {dump}; echo hunter2'"
-    assert secret_from_command(script, 10) == "hunter2"
+    assert secret_from_command(script, 10, env=os.environ) == "hunter2"
     seen = dump.read_text()
     for secret in ("sk-ant-worker-key-123", "dbpass", "DAYFLOW_", "ANTHROPIC_"):
         assert secret not in seen

@@ -105,12 +105,14 @@ def lock_path(db_path: Path | str, state_dir: Path | None = None) -> Path:
     """The lock file beside a SQLite database (its directory exists by now); for a database
     named by URL (PostgreSQL), a file named by the URL's hash in the state directory. The lock
     is a per-machine one: across machines sharing one PostgreSQL database, the store's day
-    lock (`runs.create(sole_for_day=True)`) keeps the day to one brief."""
+    lock (`runs.create(sole_for_day=True)`) keeps the day to one brief. The state directory
+    is the settings' (`Settings.local_dir`, from the runtime's environment): a brief passes
+    `Settings.local_db`, a file there, so a URL comes only with the directory it names."""
     target = str(db_path)
     if re.match(r"^[a-z][a-z0-9+.-]*:/", target, re.IGNORECASE):
-        xdg = os.environ.get("XDG_STATE_HOME") or ""
-        home_state = Path.home() / ".local" / "state"
-        base = state_dir or (Path(xdg) if Path(xdg).is_absolute() else home_state) / "dayflow"
+        if state_dir is None:
+            raise ValueError("the lock of a database named by URL needs its state directory")
+        base = state_dir
         base.mkdir(parents=True, exist_ok=True, mode=0o700)
         digest = hashlib.sha256(target.encode()).hexdigest()[:16]
         return base / f"day-{digest}.lock"

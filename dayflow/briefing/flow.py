@@ -231,18 +231,40 @@ def resume(
             f"run {run.id} is being driven by pid {run.owner_pid} on host {run.owner_host}; "
             "wait for it to finish"
         )
-    # The run's own provider and server, whatever the environment says today; a local run is
-    # refused (exit 2) where its server is not on this machine, unless --allow-remote.
+    with open_loop(room, store, run, run.model, crash_after, timeout, resuming=True) as loop:
+        result = resume_run(loop, run, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
+    if result.finished_elsewhere:
+        room.say(f"run {run.id} was finished by another process meanwhile; it is already done")
+    return _outcome(store, result.run, result.text)
+
+
+@contextlib.contextmanager
+def open_loop(
+    room: Room,
+    store: Store,
+    run: Run,
+    model: str,
+    crash_after: int | None,
+    timeout: float | None,
+    *,
+    resuming: bool = False,
+) -> Iterator[Loop]:
+    """The loop that drives `run` on (a resume) or from it (a fork, with `model`): the run's
+    own provider and server whatever the environment says today, a local one refused (exit 2)
+    where its server is not on this machine unless --allow-remote, the notices said, the model
+    client made and closed at the end."""
     settings = room.settings if room.settings_for is None else room.settings_for(run, timeout)
     try:
-        local_check(settings, run.model)
+        local_check(settings, model)
     except UsageError as exc:
         raise UsageError(f"run {run.id} uses a local model: {exc}") from None
-    local_notice(room.say, settings, run.model)
-    key_notice(room.say, settings, run.model)
+    local_notice(room.say, settings, model)
+    key_notice(room.say, settings, model)
     try:
-        client = room.model_factory(run.model, settings)
+        client = room.model_factory(model, settings)
     except ConfigError as exc:
+        if not resuming:
+            raise
         raise ConfigError(
             f"run {run.id} uses the model {run.model!r}: {exc}".replace(
                 ", or use --model offline", "; a resumed run keeps its model"
@@ -252,10 +274,7 @@ def resume(
     kept = run.settings.config_file
     loop = room.make_loop(store, client, crash_after, Path(kept) if kept else None)
     with _closing_all(room):
-        result = resume_run(loop, run, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
-    if result.finished_elsewhere:
-        room.say(f"run {run.id} was finished by another process meanwhile; it is already done")
-    return _outcome(store, result.run, result.text)
+        yield loop
 
 
 def key_notice(say: Callable[[str], None], settings: Settings, model: str) -> None:
@@ -331,10 +350,10 @@ def _route(settings: Settings) -> str | None:
     from dayflow.providers import ANTHROPIC_API_URL, OFFLINE_MODEL, local
 
     if settings.local:
-        return route(settings.base_url or local.OLLAMA_URL)
+        return route(settings.base_url or local.OLLAMA_URL, dict(settings.proxy_env))
     if settings.model == OFFLINE_MODEL:
         return None
-    return route(settings.base_url or ANTHROPIC_API_URL)
+    return route(settings.base_url or ANTHROPIC_API_URL, dict(settings.proxy_env))
 
 
 def _check_first(room: Room, request: BriefRequest, day: date, sinks: list[str]) -> Settings:
@@ -397,11 +416,11 @@ def local_notice(say: Callable[[str], None], settings: Settings, model: str) -> 
 
     if settings.local:
         base = settings.base_url or local.OLLAMA_URL
-        say(local.where(model, base, route(base)))
+        say(local.where(model, base, route(base, dict(settings.proxy_env))))
         return
     if model == OFFLINE_MODEL or not settings.api_key:
         return
-    how = route(settings.base_url or ANTHROPIC_API_URL)
+    how = route(settings.base_url or ANTHROPIC_API_URL, dict(settings.proxy_env))
     through = "" if how == DIRECT else f", through proxy {how}"
     if settings.base_url:
         say(

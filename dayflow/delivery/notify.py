@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 from dayflow.delivery.effects import Attempt, Unanswered, one_line
@@ -22,7 +21,7 @@ def to_notify(job: Attempt) -> str:
         argv = ["notify-send", "--app-name=Dayflow", title, body]
     import shutil
 
-    path = (settings.env or os.environ).get("PATH")
+    path = settings.env.get("PATH")
     exe = shutil.which(argv[0], path=path)
     if exe is None:
         raise DeliveryFailed(f"notify: `{argv[0]}` is not installed")

@@ -149,7 +149,7 @@ class Settings:
     password's variable), the platform and the clock (the mail's Date)."""
 
     smtp: SmtpConfig | None = None
-    env: Mapping[str, str] | None = None
+    env: Mapping[str, str] = field(default_factory=dict)  # the runtime's (`Config.file_env`)
     platform: str = sys.platform
     clock: Clock = field(default_factory=SystemClock)
     config: Path | None = None  # the config file these came from (named in errors)

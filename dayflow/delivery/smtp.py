@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime
@@ -37,8 +36,8 @@ def to_smtp(job: Attempt) -> str:
         msgid = json.loads(intent[0])["message_id"]
     job.kill("before_send")
     data = _mail_bytes(brief, cfg, msgid, settings.clock.now())
-    credential = _credential(cfg, settings.env or os.environ)
-    password = _password(cfg, settings.env or os.environ) if credential is None else None
+    credential = _credential(cfg, settings.env)
+    password = _password(cfg, settings.env) if credential is None else None
 
     def commit() -> None:
         job.mark("sending", message_id=msgid)
@@ -102,7 +101,7 @@ def _password(cfg: SmtpConfig, env: Mapping[str, str]) -> str | None:
         from dayflow.sources.secret_command import SecretCommandFailed, secret_from_command
 
         try:
-            return secret_from_command(cfg.password_command, cfg.timeout)
+            return secret_from_command(cfg.password_command, cfg.timeout, env=env)
         except SecretCommandFailed as exc:
             raise DeliveryFailed(f"smtp to {cfg.where}: {exc}") from None
     return None

@@ -344,7 +344,7 @@ class Hub:
             )
             headers["Authorization"] = f"Bearer {token}"
         assert spec.url is not None
-        http = await stack.enter_async_context(_http_client(spec.url, headers))
+        http = await stack.enter_async_context(_http_client(spec.url, headers, self._env))
         transport = streamable_http_client(spec.url, http_client=http)
         client = Client(checked(transport, server.malformed), cache=None)
         return await stack.enter_async_context(client)
@@ -357,7 +357,7 @@ class Hub:
         return self._errlog
 
 
-def _http_client(url: str, headers: dict[str, str]) -> Any:
+def _http_client(url: str, headers: dict[str, str], env: Mapping[str, str]) -> Any:
     """The SDK's HTTP client for a server at `url` (its timeouts, as `create_mcp_http_client`
     makes it), with the proxy `network.proxy_for` chooses: never one for a server on this
     machine, whatever the environment says."""
@@ -366,7 +366,7 @@ def _http_client(url: str, headers: dict[str, str]) -> Any:
 
     from dayflow.network import proxy_for
 
-    proxy = proxy_for(url)
+    proxy = proxy_for(url, env)
     timeout = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
     if proxy is not None:
         return httpx2.AsyncClient(timeout=timeout, headers=headers, proxy=proxy)

@@ -92,7 +92,7 @@ class AnthropicClient:
         # The proxy is chosen here, not by httpx from the environment: never one for a server
         # on this machine (a local model's prompt and inbox), the environment's otherwise
         # (dayflow.network), and `proxy` says which for the run's header.
-        self.proxy = proxy_for(base_url or ANTHROPIC_API_URL, environ)
+        self.proxy = proxy_for(base_url or ANTHROPIC_API_URL, environ or {})
         self._sdk = anthropic.Anthropic(
             api_key=api_key,
             base_url=base_url,

@@ -27,7 +27,7 @@ with a token fetched again (`sources.oauth`).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urljoin, urlsplit
@@ -91,6 +91,7 @@ class CalDavCalendar(CalendarSource):
         credential: Credential | None = None,
         me: people.Me = people.nobody,
         plain_ok: bool = False,
+        env: Mapping[str, str] | None = None,  # the runtime's: the proxy variables
     ) -> None:
         real = http.http_url(url)
         if real is None:
@@ -109,6 +110,7 @@ class CalDavCalendar(CalendarSource):
         self._secret: str | None = None
         self._credential = credential  # a token instead of the password (Bearer)
         self._plain_ok = plain_ok  # `security = "plain"`: a secret may go over http://
+        self._env = env or {}
         self._token: str | None = None
         self._tz = tz
         self._me = me  # which attendee is the user (their `response`)
@@ -289,6 +291,7 @@ class CalDavCalendar(CalendarSource):
             deadline=self._clock,
             plain_ok=self._plain_ok,
             on_sent=self._sent if bearer is not None else None,
+            environ=self._env,
         )
 
     def _sent(self) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -48,7 +47,7 @@ class SourceContext:
 
     brief_date: dt.date
     tz: dt.tzinfo = dt.UTC
-    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    env: Mapping[str, str] = field(default_factory=dict)  # the runtime's (`Config.file_env`)
     now: dt.datetime | None = None
     me: Me = field(default_factory=Me)
     accounts: Accounts = field(default_factory=Accounts)
@@ -99,7 +98,9 @@ def _json_calendar(spec: SourceSpec, ctx: SourceContext) -> Any:
 def _ics(spec: SourceSpec, ctx: SourceContext) -> Any:
     from dayflow.sources.ics import IcsCalendar
 
-    reader = IcsCalendar(spec.name, path=spec.path, url=spec.url, **_calendar_args(spec, ctx))
+    reader = IcsCalendar(
+        spec.name, path=spec.path, url=spec.url, env=ctx.env, **_calendar_args(spec, ctx)
+    )
     return _Checked(spec, reader) if spec.path else reader
 
 
@@ -123,6 +124,7 @@ def _caldav(spec: SourceSpec, ctx: SourceContext) -> Any:
         password=lambda: resolve_password(spec, ctx.env, ctx.accounts),  # when first asked
         calendars=spec.calendars,
         today=ctx.brief_date,
+        env=ctx.env,
         **_calendar_args(spec, ctx),
     )
 
@@ -291,7 +293,7 @@ def build_sources(
     ctx = SourceContext(
         brief_date,
         tz,
-        dict(os.environ) if env is None else env,
+        {} if env is None else env,
         now,
         accounts=accounts or Accounts(),
     )

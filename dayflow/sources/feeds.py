@@ -22,9 +22,9 @@ from dayflow.sources.http import request
 from dayflow.sources.wire import breaks_line
 
 
-def cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Where feed copies are kept: `$XDG_CACHE_HOME/dayflow/feeds`, else `~/.cache/...`."""
-    env = os.environ if env is None else env
+def cache_dir(env: Mapping[str, str]) -> Path:
+    """Where feed copies are kept: `$XDG_CACHE_HOME/dayflow/feeds`, else `~/.cache/...`
+    (`env`: the runtime's)."""
     base = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME") or Path.home()) / ".cache")
     return Path(base) / "dayflow" / "feeds"
 
@@ -38,6 +38,7 @@ def fetch_feed(
     bearer: str | None = None,
     plain_ok: bool = False,
     on_sent: Callable[[], None] | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> bytes:
     """The body of an iCalendar feed, from the cache when the server says it is unchanged;
     `bearer`, a token for a private feed (`plain_ok` and `on_sent` as `http.request` takes
@@ -58,6 +59,7 @@ def fetch_feed(
         timeout=timeout,
         headers=headers,
         ok=ok,
+        environ=environ,
         bearer=bearer,
         plain_ok=plain_ok,
         on_sent=on_sent,

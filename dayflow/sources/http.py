@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
@@ -98,6 +98,7 @@ def request(
     deadline: Deadline | None = None,
     plain_ok: bool = False,
     on_sent: Callable[[], None] | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> Response:
     """One HTTP request; any answer not in `ok`, and any network failure, is a SourceUnreadable
     (a 401 is `Unauthorized`, so a caller with a token can fetch another and try again).
@@ -122,7 +123,8 @@ def request(
     hidden = [bearer, *(auth or ()), *(_without_userinfo(url)[1] or ())]
     clock = Deadline(timeout) if deadline is None else deadline
     limit = clock.seconds
-    opener = _opener(clock, source, on_sent if bearer is not None else None)
+    # The proxy is chosen from `environ`, the runtime's (none given: an empty one, no proxy).
+    opener = _opener(clock, source, on_sent if bearer is not None else None, environ or {})
     req = urllib.request.Request(url, data=body, headers=all_headers, method=method)
 
     def late() -> SourceUnreadable:
@@ -252,7 +254,12 @@ def origin(url: str) -> tuple[str, str, int | None]:
     return scheme, (parts.hostname or "").lower(), port
 
 
-def _opener(clock: Deadline, source: str, on_sent: Callable[[], None] | None = None) -> Any:
+def _opener(
+    clock: Deadline,
+    source: str,
+    on_sent: Callable[[], None] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Any:
     """urllib with connections whose sockets `clock` watches from the first byte, and
     redirects that keep credentials with their origin."""
     import http.client
@@ -331,7 +338,7 @@ def _opener(clock: Deadline, source: str, on_sent: Callable[[], None] | None = N
             return self._route(req, "https")
 
         def _route(self, req: Any, scheme: str) -> Any:
-            proxy = proxy_for(req.full_url)
+            proxy = proxy_for(req.full_url, environ or {})
             return None if proxy is None else self.proxy_open(req, proxy, scheme)
 
     return urllib.request.build_opener(Proxies, Plain, Tls, Redirects)

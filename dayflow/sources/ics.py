@@ -9,6 +9,7 @@ it); URLs go through the conditional-GET cache in `feeds.fetch_feed`.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ class IcsCalendar(CalendarSource):
         url: str | None = None,
         timeout: float = http.DEFAULT_TIMEOUT,
         cache_dir: Path | None = None,
+        env: Mapping[str, str] | None = None,  # the runtime's: where the cache is
         today: dt.date | None = None,
         credential: Credential | None = None,
         me: people.Me = people.nobody,
@@ -58,7 +60,8 @@ class IcsCalendar(CalendarSource):
         if not timeout > 0:
             raise SourceError(f"calendar {name!r}: 'timeout' must be a positive number of seconds")
         self._timeout = float(timeout)
-        self._cache = feeds.cache_dir() if cache_dir is None else cache_dir
+        self._env = env or {}
+        self._cache = feeds.cache_dir(self._env) if cache_dir is None else cache_dir
         self._today = today
         self._data: bytes | None = None
         self._credential = credential  # a private feed's token (Authorization: Bearer)
@@ -104,6 +107,7 @@ class IcsCalendar(CalendarSource):
                 timeout=self._timeout,
                 cache=self._cache,
                 plain_ok=self._plain_ok,
+                environ=self._env,
             )
         credential = self._credential
         if not self._plain_ok:  # before the token_command runs
@@ -119,6 +123,7 @@ class IcsCalendar(CalendarSource):
                     bearer=token,
                     plain_ok=self._plain_ok,
                     on_sent=lambda: setattr(credential, "sent", True),
+                    environ=self._env,
                 )
             except http.Unauthorized as exc:
                 credential.refused(exc.reason, token)  # raises after the one retry

@@ -90,7 +90,7 @@ class ImapSource(MailSource):
     ) -> None:
         self.name = spec.name
         self.spec = spec
-        self._env = env
+        self._env = env or {}  # the runtime's (`Config.file_env`); none: an empty one
         self._accounts = accounts  # the brief's accounts: one token, one password each
         self._session = session or Session(password=password)
         self._located: dict[str, tuple[str, int]] = {}

@@ -129,10 +129,9 @@ def split_names(names: list[str]) -> tuple[list[str], list[str]]:
     return [n for n in every if n not in leave], [n for n in other if n[0] != "."]
 
 
-def cache_dir(env: Mapping[str, str] | None = None) -> Path:
+def cache_dir(env: Mapping[str, str]) -> Path:
     """Where Maildir name copies are kept: `$XDG_CACHE_HOME/dayflow/maildir`, else
     `~/.cache/dayflow/maildir`."""
-    env = os.environ if env is None else env
     base = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME") or Path.home()) / ".cache")
     return Path(base) / "dayflow" / "maildir"
 

@@ -27,7 +27,6 @@ the way mbsync's `PassCmd` and msmtp's `passwordeval` do:
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -105,12 +104,11 @@ def fetch_token(
     command: str | None,
     env_name: str | None,
     timeout: float,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
 ) -> str:
     """A token, fetched now: the first line `command` prints (trailing whitespace removed), or
     the value of the environment variable `env_name`. TokenUnavailable names the source and
     the command's exit status, never its output."""
-    env = os.environ if env is None else env
     if env_name:
         value = (env.get(env_name) or "").strip()
         if not value:
@@ -123,7 +121,7 @@ def fetch_token(
     from dayflow.sources.secret_command import SecretCommandFailed, secret_from_command
 
     try:
-        line = secret_from_command(command, timeout, key="token_command", what="token")
+        line = secret_from_command(command, timeout, env=env, key="token_command", what="token")
     except SecretCommandFailed as err:
         raise TokenUnavailable(f"{source}: {err}") from None
     return _checked(source, line.rstrip(), "token_command")
@@ -220,7 +218,7 @@ class Credential:
             command=self.command,
             env_name=self.env_name,
             timeout=self.timeout,
-            env=self.env,
+            env=self.env or {},  # the runtime's (`Config.file_env`); none: an empty one
         )
 
     def refused(self, words: str, token: str | None = None) -> None:

@@ -5,7 +5,6 @@ opened, once per account a brief or check reads. Above the entries (`spec`), the
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -27,7 +26,7 @@ def _host_of(url: str) -> str:
 
 
 def resolve_password(
-    spec: SourceSpec, env: Mapping[str, str] | None = None, accounts: Accounts | None = None
+    spec: SourceSpec, env: Mapping[str, str], accounts: Accounts | None = None
 ) -> str:
     """The source's password, fetched now from its command or environment variable (once per
     account of `accounts`: its host, user and password source). Errors name the source and
@@ -37,7 +36,6 @@ def resolve_password(
         source = (spec.password_command or "", spec.password_env or "")
         key = ("password", host.lower(), spec.user or "", *source)
         return accounts.password(key, lambda: resolve_password(spec, env))
-    env = os.environ if env is None else env
     if spec.password_env:
         value = env.get(spec.password_env)
         if not value:
@@ -49,6 +47,6 @@ def resolve_password(
     if not spec.password_command:
         raise SourceError(f"{spec.name}: no password_command or password_env configured")
     try:
-        return secret_from_command(spec.password_command, spec.timeout)
+        return secret_from_command(spec.password_command, spec.timeout, env=env)
     except SecretCommandFailed as err:
         raise SourceError(f"{spec.name}: {err}") from None

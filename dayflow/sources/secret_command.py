@@ -8,6 +8,7 @@ import contextlib
 import os
 import shlex
 import subprocess
+from collections.abc import Mapping
 
 from dayflow.errors import SourceError
 from dayflow.trust import command_env
@@ -41,7 +42,12 @@ def needs_shell(argv: list[str]) -> bool:
 
 
 def secret_from_command(
-    command: str, timeout: float, *, key: str = "password_command", what: str = "password"
+    command: str,
+    timeout: float,
+    *,
+    env: Mapping[str, str],
+    key: str = "password_command",
+    what: str = "password",
 ) -> str:
     """The first line a `password_command` (or, with `key`, a `token_command`) prints, in a
     session of its own: the one runner of every secret command.
@@ -74,7 +80,7 @@ def secret_from_command(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group, killed whole below
-            env=command_env(),  # no API key, no database URL (dayflow.trust)
+            env=command_env(env),  # no API key, no database URL (dayflow.trust)
         )
     except FileNotFoundError:
         shown = program_name(argv[0], single=len(argv) == 1)

@@ -27,8 +27,9 @@ It runs the store's shared SQL (qmark style, see `sql.py`) and isolates what dif
   `ConnectionLost` (exit 4): the server rolled that transaction back, so nothing half-written
   remains and `dayflow resume` continues;
 - no session state is relied on (no session advisory locks, no temp tables, no SET), so the
-  store works behind PgBouncer in transaction mode; the URL option `dayflow_pgbouncer=1` (or
-  DAYFLOW_PG_PGBOUNCER=1) also turns off server-side prepared statements
+  store works behind PgBouncer in transaction mode; the URL option `dayflow_pgbouncer=1` (which
+  DAYFLOW_PG_PGBOUNCER=1 adds: `config._with_pgbouncer`) also turns off server-side prepared
+  statements
   (`prepare_threshold=None`), which such a pooler cannot keep.
 
 URL options Dayflow reads (removed before connecting): `dayflow_pgbouncer=1`,

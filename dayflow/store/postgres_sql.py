@@ -8,7 +8,6 @@ imports psycopg, runs them; its docstring says why each is so.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
@@ -130,7 +129,9 @@ def split_options(url: str) -> tuple[str, bool, float | None]:
     query = parse_qsl(raw_query, keep_blank_values=True)
     ours = {k: v for k, v in query if k in _OPTIONS}
     rest = [(k, v) for k, v in query if k not in _OPTIONS]
-    flag = ours.get("dayflow_pgbouncer", os.environ.get("DAYFLOW_PG_PGBOUNCER", ""))
+    # DAYFLOW_PG_PGBOUNCER reaches here in the URL (`config._with_pgbouncer`): the store
+    # reads no environment of its own.
+    flag = ours.get("dayflow_pgbouncer", "")
     pgbouncer = flag.strip().lower() in ("1", "true", "yes", "on")
     ttl: float | None = None
     if "dayflow_lease_ttl" in ours:
