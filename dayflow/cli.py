@@ -226,6 +226,7 @@ COMMAND_MODULES = {
     "cli_mcp": ("mcp",),
     "cli_rules": ("mute", "important", "snooze", "rules"),
     "cli_manual": ("completion", "man"),
+    "cli_why": ("why",),
 }
 
 

@@ -66,7 +66,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the loop", ("agent", "probe")),
     (
         "what happens on a day",
-        ("briefing", "batching", "fleet", "history", "schedule_render", "schedule"),
+        ("briefing", "batching", "fleet", "history", "why", "schedule_render", "schedule"),
     ),
     ("what is shown", ("timeline", "listing", "render")),
     ("the application", ("app",)),
@@ -87,6 +87,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "cli_fleet",
             "cli_mcp",
             "cli_manual",
+            "cli_why",
             "cli",
             "__main__",
         ),

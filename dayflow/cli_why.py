@@ -1,0 +1,63 @@
+"""`dayflow why ID`: why a task is on the list, or why a message got none (`dayflow.why`).
+
+Options, wiring and output only; it reads what the run saved and never contacts a server.
+"""
+
+# No `from __future__ import annotations` here: Typer would compile and eval every option's
+# annotation string at start-up (issue 13).
+from typing import Annotated
+
+import typer
+
+from dayflow.cli_base import DbOpt, JsonOpt, get_deps, handle_errors, not_empty, print_json
+
+commands = typer.Typer()
+
+
+@commands.command()
+def why(
+    ctx: typer.Context,
+    item: Annotated[
+        str,
+        typer.Argument(
+            metavar="ID",
+            help="A task id (t_..., or a unique prefix), a message id, or an item's key "
+            "(mail:...; with #2 for a message's second request).",
+            callback=not_empty,
+        ),
+    ],
+    run: Annotated[
+        str | None,
+        typer.Option(
+            "--run",
+            metavar="RUN",
+            callback=not_empty,
+            help="Read this run (id or prefix) instead of the task's own run or the newest "
+            "run that read the message.",
+        ),
+    ] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Say why a task is on the list, or why a message got no task.
+
+    For a task: the message it came from (sender, date, subject), the evidence (the ask in
+    the sender's words create_task found in the message), why it counted (the offline
+    rule's name, or the model's quote), and whether its due date was stated or implied.
+    For a message with no task: why not (list or automated mail, your own, answered, an
+    owed reply, an ask only in the quoted history, no ask found, or a refused create_task).
+
+    It reads only what the run saved in the database: resumed and forked runs answer the
+    same, and no mail server or model is contacted. Exit code 3 when nothing matches ID."""
+    from dayflow.why import explain, render_text
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        settings = deps.settings(db=db)
+        with deps.store(settings) as store:
+            found = explain(store, item, run_id=run)
+        if as_json:
+            print_json(deps, found.to_json())
+            return
+        deps.out.file.write(render_text(found))
+        deps.out.file.flush()

@@ -1,0 +1,397 @@
+"""`dayflow why`: why a task is on the list, or why a message got none, from what a run saved.
+
+Everything here is read from the run's committed step rows (the reads' results and the
+create_task calls with their results) and the task book: never a mail server, never a model.
+A resumed run has the same rows as one that never crashed, and a fork holds copies of its
+parent's first steps, so the answer is the same for all three.
+
+For a task: the message it came from (sender, date, subject), the evidence create_task found
+in it, why it counted (the `reason` a create_task carries: the rule's name offline; without
+one, the model's quote), and the due date with whether the mail stated or implied it. For a
+message with no task, why not, in this order: a create_task for it was refused, it is list or
+automated mail (`bulk`), it is the user's own, the user has answered it, it is an owed reply
+(under "You owe replies"), its only ask is in the quoted history, or no ask was found.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from dayflow.errors import RunNotFound, UsageError
+from dayflow.models import Message, Run, Task
+from dayflow.printable import plain
+from dayflow.shown import shown_in
+from dayflow.store import Store
+from dayflow.tools.evidence import own_text
+
+RUNS_SEARCHED = 50  # a message id is looked for in the newest runs of the profile
+_ASKS = re.compile(
+    r"\?|\b(?:please|pls|could you|can you|would you|will you|need you to|let me know|"
+    r"bitte|könntest|pourriez|merci de|podrías|puedes)\b",
+    re.IGNORECASE,
+)
+# Mail from a service rather than a person: its sender's mailbox, or a line only such mail has.
+_AUTOMATED = re.compile(
+    r"(?:^|<|\s)(?:no-?reply|do-?not-?reply|newsletters?|notifications?|mailer-daemon|"
+    r"news|updates|info|alerts?|digest)@|\bunsubscribe\b|you are receiving this",
+    re.IGNORECASE,
+)
+_TASK_ID = re.compile(r"^t_[0-9a-f]{1,40}$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call of the run with its result (None: the step's results were not saved)."""
+
+    step: int
+    name: str
+    input: dict[str, Any]
+    content: str | None
+    is_error: bool
+
+
+@dataclass(frozen=True)
+class TaskWhy:
+    """One task (or a refused create_task) for the message, and why it is there."""
+
+    title: str
+    task_id: str | None
+    status: str | None
+    evidence: str | None
+    counted: str | None
+    due: str | None
+    due_kind: str | None
+    notes: str | None
+    refused: str | None = None
+    step: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id,
+            "title": self.title,
+            "status": self.status,
+            "evidence": self.evidence,
+            "counted": self.counted,
+            "due": self.due,
+            "due_kind": self.due_kind,
+            "notes": self.notes,
+            "refused": self.refused,
+            "step": self.step,
+        }
+
+
+@dataclass(frozen=True)
+class Why:
+    """What `dayflow why ID` prints: the run it read, the message, its tasks, or why none."""
+
+    run_id: str
+    asked: str
+    message: dict[str, Any] | None
+    tasks: list[TaskWhy] = field(default_factory=list)
+    no_task: str | None = None
+    item: str | None = None  # the key or id of an item that is no message (an event, a thread)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "asked": self.asked,
+            "item": self.item,
+            "message": self.message,
+            "tasks": [t.to_json() for t in self.tasks],
+            "no_task": self.no_task,
+        }
+
+
+def explain(store: Store, asked: str, *, run_id: str | None = None) -> Why:
+    """Why for `asked`: a task id (t_…), a message id, or an item's key (mail:…, with #n),
+    read from run `run_id` (a prefix), else from the task's own run or the newest run that
+    read the message. Raises RunNotFound (one line) when nothing matches."""
+    asked = asked.strip()
+    if not asked:
+        raise UsageError("give a task id, a message id or an item's key")
+    run = store.runs.find(run_id) if run_id is not None else None
+    if _TASK_ID.match(asked):
+        task = store.tasks.find(asked)
+        return _for_task(store, task, run)
+    runs = [run] if run is not None else store.runs.list(limit=RUNS_SEARCHED)
+    for candidate in runs:
+        messages = store.steps.conversation(candidate.id)
+        found = _for_item(candidate, messages, asked, store)
+        if found is not None:
+            return found
+    where = f"run {run.id}" if run is not None else f"the newest {RUNS_SEARCHED} runs"
+    raise RunNotFound(
+        f"no task, message or item {asked[:80]!r} in {where} (give a task id from `dayflow "
+        "tasks`, or a message id or key a brief read; --run picks the run)"
+    )
+
+
+def _for_task(store: Store, task: Task, run: Run | None) -> Why:
+    run_id = run.id if run is not None else task.run_id
+    if run_id is None:
+        raise RunNotFound(f"task {task.id} names no run that filed it")
+    messages = store.steps.conversation(run_id)
+    calls = list(_calls(messages))
+    made = [c for c in calls if c.name == "create_task" and _task_of(c) == task.id]
+    call = made[0] if made else None
+    source = task.source_id
+    shown = shown_in(messages)
+    message = _message(calls, source) if source else None
+    item = None if message is not None else (source or task.idempotency_key)
+    entry = TaskWhy(
+        title=task.title,
+        task_id=task.id,
+        status=task.status,
+        evidence=task.evidence if task.evidence is not None else _given(call, "evidence"),
+        counted=_counted(call, task.evidence),
+        due=task.due,
+        due_kind=task.due_kind,
+        notes=task.notes,
+        step=call.step if call else None,
+    )
+    if source and message is None and source in shown.texts_of:
+        item = source
+    return Why(run_id, task.id, message, [entry], item=item)
+
+
+def _for_item(run: Run, messages: list[Message], asked: str, store: Store) -> Why | None:
+    shown = shown_in(messages)
+    calls = list(_calls(messages))
+    base = re.sub(r"#[1-9][0-9]{0,2}$", "", asked)
+    if asked in shown.texts_of or asked in shown.keys_of:
+        item_id = asked
+    else:
+        ids = sorted(i for i, key in shown.key_for.items() if key == base)
+        if not ids:
+            return None
+        item_id = ids[0]
+    message = _message(calls, item_id)
+    keys = set(shown.keys_of.get(item_id, ())) | {shown.key_for.get(item_id, "")}
+    tasks = [
+        _entry(c, store) for c in calls if c.name == "create_task" and _about(c, item_id, keys)
+    ]
+    if base != asked:  # a key with #n: that request only
+        tasks = [t for t in tasks if t.refused or _key_of(t, store) == asked]
+    why = Why(run.id, asked, message, tasks, item=None if message is not None else item_id)
+    if any(t.task_id for t in tasks):
+        return why
+    return Why(why.run_id, asked, message, tasks, _no_task(calls, message, keys, tasks), why.item)
+
+
+def _entry(call: Call, store: Store) -> TaskWhy:
+    task_id = _task_of(call)
+    task = None
+    if task_id is not None:
+        try:
+            task = store.tasks.find(task_id)
+        except RunNotFound:  # deleted since (the sample's, cleared): the call still shows it
+            task = None
+    refused = call.content.removeprefix("Error: ") if call.is_error and call.content else None
+    evidence = task.evidence if task is not None else _given(call, "evidence")
+    return TaskWhy(
+        title=str(call.input.get("title") or ""),
+        task_id=task_id,
+        status=task.status if task else None,
+        evidence=evidence,
+        counted=_counted(call, evidence),
+        due=task.due if task else _given(call, "due"),
+        due_kind=task.due_kind if task else _given(call, "due_kind"),
+        notes=task.notes if task else _given(call, "notes"),
+        refused=refused,
+        step=call.step,
+    )
+
+
+def _key_of(entry: TaskWhy, store: Store) -> str | None:
+    if entry.task_id is None:
+        return None
+    try:
+        return store.tasks.find(entry.task_id).idempotency_key
+    except RunNotFound:
+        return None
+
+
+def _about(call: Call, item_id: str, keys: set[str]) -> bool:
+    """Whether a create_task call names the item: by source_id, or by one of its keys."""
+    key = call.input.get("idempotency_key")
+    base = re.sub(r"#[1-9][0-9]{0,2}$", "", key) if isinstance(key, str) else None
+    return call.input.get("source_id") == item_id or (base is not None and base in keys)
+
+
+def _no_task(
+    calls: list[Call], message: dict[str, Any] | None, keys: set[str], tasks: list[TaskWhy]
+) -> str:
+    """Why a message (or an item) got no task, from what the run read."""
+    refused = [t.refused for t in tasks if t.refused]
+    if refused:
+        return f"create_task was refused: {refused[-1]}"
+    if message is None:
+        return "no task was filed for it"
+    if message.get("bulk"):
+        return "list mail or automated (it is marked bulk): never a task"
+    followups = _latest(calls, "read_followups")
+    listed = {
+        name: {str(k) for k in followups.get(name) or [] if isinstance(k, str)}
+        for name in ("bulk", "answered", "yours")
+    }
+    if keys & listed["bulk"]:
+        return "list mail or automated (read_followups lists it as bulk): never a task"
+    if keys & listed["yours"]:
+        return "your own mail to others: what you asked is under Waiting on others"
+    if keys & listed["answered"]:
+        return "answered: you wrote in its thread after it, so it is no new request"
+    for owed in followups.get("you_owe") or []:
+        if isinstance(owed, dict) and (
+            owed.get("id") == message.get("id") or keys & {str(k) for k in owed.get("keys") or []}
+        ):
+            return "an owed reply: it asks only for an answer, under You owe replies"
+    body = str(message.get("body") or message.get("snippet") or "")
+    if _AUTOMATED.search(f"{message.get('from', '')} {body}"):
+        return "list mail or automated (its sender or an unsubscribe line says so): never a task"
+    kind = "body" if message.get("body") else "snippet"
+    own = own_text(kind, body)
+    if not _ASKS.search(own) and not _ASKS.search(str(message.get("subject") or "")):
+        if _ASKS.search(body):
+            return "quoted only: its one ask is in the quoted history, not the sender's words"
+    return "no ask found: nothing in the sender's own words asks something of you"
+
+
+def _message(calls: list[Call], item_id: str) -> dict[str, Any] | None:
+    """The message `item_id` as the run read it (its listing, with read_message's body)."""
+    found: dict[str, Any] | None = None
+    for call in calls:
+        payload = _payload(call)
+        if not isinstance(payload, dict):
+            continue
+        items: list[Any] = []
+        if call.name == "read_inbox":
+            items = payload.get("messages") or []
+        elif call.name == "read_message":
+            items = [payload.get("message")]
+        for item in items:
+            if isinstance(item, dict) and item.get("id") == item_id:
+                found = {**(found or {}), **item}
+    if found is None:
+        return None
+    keep = ("id", "key", "from", "subject", "received_at", "bulk", "snippet", "body")
+    return {k: found[k] for k in keep if k in found}
+
+
+def _latest(calls: list[Call], name: str) -> dict[str, Any]:
+    for call in reversed(calls):
+        payload = _payload(call) if call.name == name else None
+        if isinstance(payload, dict):
+            return payload
+    return {}
+
+
+def _counted(call: Call | None, evidence: str | None) -> str | None:
+    reason = _given(call, "reason")
+    if reason:
+        return reason
+    if evidence:
+        return "the model's quote of the message (above)"
+    return None
+
+
+def _given(call: Call | None, name: str) -> Any:
+    value = call.input.get(name) if call is not None else None
+    return value if isinstance(value, str) and value else None
+
+
+def _task_of(call: Call) -> str | None:
+    payload = _payload(call)
+    task = payload.get("task") if isinstance(payload, dict) else None
+    return str(task["id"]) if isinstance(task, dict) and task.get("id") else None
+
+
+def _payload(call: Call) -> Any:
+    if call.is_error or call.content is None:
+        return None
+    try:
+        return json.loads(call.content)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _calls(messages: list[Message]) -> Iterator[Call]:
+    """Each tool call of the conversation with its result, in order."""
+    pending: dict[str, tuple[int, str, dict[str, Any]]] = {}
+    step = 0
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") == "assistant":
+            step += 1
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use":
+                given = block.get("input")
+                pending[str(block.get("id"))] = (
+                    step,
+                    str(block.get("name")),
+                    given if isinstance(given, dict) else {},
+                )
+            elif block.get("type") == "tool_result":
+                use = pending.pop(str(block.get("tool_use_id")), None)
+                if use is None:
+                    continue
+                body = block.get("content")
+                if isinstance(body, list):
+                    body = "".join(b.get("text", "") for b in body if isinstance(b, dict))
+                yield Call(use[0], use[1], use[2], body if isinstance(body, str) else None,
+                           bool(block.get("is_error")))  # fmt: skip
+
+
+def render_text(why: Why) -> str:
+    """`dayflow why` as plain lines (the CLI prints them; the terminal's width aside)."""
+    lines = [f"run {why.run_id}"]
+    m = why.message
+    if m is not None:
+        lines.append(f"message {m.get('id')} ({m.get('key')})" if m.get("key") else
+                     f"message {m.get('id')}")  # fmt: skip
+        lines.append(f"  from:     {m.get('from', '?')}")
+        lines.append(f"  date:     {m.get('received_at', '?')}")
+        lines.append(f"  subject:  {m.get('subject', '')}")
+    elif why.item is not None:
+        lines.append(f"item {why.item} (not a message this run read)")
+    for t in why.tasks:
+        if t.refused:
+            lines.append(f"create_task refused at step {t.step}: {t.title}")
+            lines.append(f"  error:    {t.refused}")
+            if t.evidence:
+                lines.append(f'  evidence: "{t.evidence}" (not accepted)')
+            continue
+        state = f" ({t.status})" if t.status else ""
+        lines.append(f"task {t.task_id}: {t.title}{state}")
+        if t.evidence:
+            lines.append(f'  evidence: "{t.evidence}"')
+        else:
+            lines.append("  evidence: none recorded (filed before Dayflow kept evidence, or "
+                         "from no message)")  # fmt: skip
+        if t.counted:
+            lines.append(f"  counted:  {t.counted}")
+        lines.append(f"  due:      {due_line(t.due, t.due_kind)}")
+        if t.notes:
+            lines.append(f"  notes:    {t.notes}")
+    if why.no_task:
+        lines.append(f"no task: {why.no_task}")
+    # Mail's words are shown inert: control characters escaped, each field on its line.
+    return "".join(plain(re.sub(r"[\r\n\t]+", " ", line)) + "\n" for line in lines)
+
+
+def due_line(due: str | None, kind: str | None) -> str:
+    """A task's due date and where it comes from, in words."""
+    if due is None:
+        return "none (the message gives no date)"
+    if kind == "stated":
+        return f"{due}, stated in the message"
+    if kind == "implied":
+        return f"{due}, implied by the message (no date named)"
+    return f"{due} (whether stated or implied was not recorded)"

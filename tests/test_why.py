@@ -1,0 +1,142 @@
+"""`dayflow why` (dayflow.why, dayflow.cli_why): why a task is on the list, or why a message
+got none, read from what the run saved; the same on resumed and forked runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dayflow.providers.offline import OfflineModel
+from tests.harness import Result, invoke
+
+REPLY = (
+    "Thanks, that works for me.\n\nOn Tue, 3 Nov 2026 at 09:00, Dana <dana@example.org> wrote:\n"
+    "> Could you send me the budget by Friday?\n> Thanks"
+)
+EDITS = "Could you send me your edits on the one-pager by Friday?"
+
+
+def _inbox(tmp_path: Path) -> Path:
+    messages = [
+        {"id": "m1", "from": "Sam Okafor <sam@example.org>", "subject": "One-pager",
+         "received_at": "2026-11-05T06:00:00+00:00", "body": f"Hi Alex,\n\n{EDITS}\n\nSam"},
+        {"id": "m2", "from": "Dana Whitfield <dana@example.org>", "subject": "Re: budget",
+         "received_at": "2026-11-05T05:00:00+00:00", "body": REPLY},
+        {"id": "m3", "from": "The Weekly Byte <newsletter@weeklybyte.example>",
+         "subject": "Issue 212", "received_at": "2026-11-05T04:00:00+00:00",
+         "body": "Five ways to tame your inbox. Unsubscribe at any time."},
+        {"id": "m4", "from": "Lena Fischer <lena@example.org>", "subject": "Notes",
+         "received_at": "2026-11-05T03:00:00+00:00",
+         "body": "Here are the notes from Tuesday's call. The pilot went well."},
+    ]  # fmt: skip
+    path = tmp_path / "inbox.json"
+    path.write_text(json.dumps({"messages": messages}))
+    return path
+
+
+class Cli:
+    def __init__(self, db: Path, inbox: Path) -> None:
+        self.db, self.inbox = db, inbox
+
+    def __call__(self, *args: str) -> Result:
+        return invoke(self.db, lambda name, settings: OfflineModel(), *args)
+
+    def brief(self, *args: str) -> Result:
+        return self("brief", "--inbox", str(self.inbox), "--date", "2026-11-05", "--tz", "UTC",
+                    *args)  # fmt: skip
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    return Cli(tmp_path / "d.db", _inbox(tmp_path))
+
+
+def _only_task(cli: Cli) -> dict:
+    (task,) = json.loads(cli("tasks", "--json").out)
+    return task
+
+
+def test_tasks_json_carries_evidence_due_kind_and_source(cli: Cli) -> None:
+    assert cli.brief().code == 0
+    task = _only_task(cli)
+    assert (task["evidence"], task["due_kind"], task["source_id"]) == (EDITS, "stated", "inbox:m1")
+
+
+def test_why_a_task_names_its_message_evidence_rule_and_due(cli: Cli) -> None:
+    assert cli.brief().code == 0
+    task = _only_task(cli)
+    res = cli("why", task["id"])
+    assert res.code == 0, res.err
+    lines = res.out.splitlines()
+    assert lines[1] == f"message inbox:m1 ({task['idempotency_key']})"
+    assert "  from:     Sam Okafor <sam@example.org>" in lines
+    assert "  date:     2026-11-05T06:00:00+00:00" in lines
+    assert "  subject:  One-pager" in lines
+    assert f'  evidence: "{EDITS}"' in lines
+    assert '  counted:  offline rule: a request ("Could you")' in lines
+    assert "  due:      2026-11-06, stated in the message" in lines
+    # The message id and its key say the same.
+    assert cli("why", "inbox:m1").out == res.out
+    assert cli("why", task["idempotency_key"]).out == res.out
+    doc = json.loads(cli("why", task["id"], "--json").out)
+    assert doc["message"]["subject"] == "One-pager"
+    assert doc["tasks"][0]["evidence"] == EDITS and doc["tasks"][0]["due_kind"] == "stated"
+
+
+def test_why_a_message_got_no_task_gives_the_reason(cli: Cli) -> None:
+    assert cli.brief().code == 0
+    said = {m: cli("why", m).out.splitlines()[-1] for m in ("inbox:m2", "inbox:m3", "inbox:m4")}
+    assert said == {
+        "inbox:m2": "no task: quoted only: its one ask is in the quoted history, not the "
+        "sender's words",
+        "inbox:m3": "no task: list mail or automated (its sender or an unsubscribe line says so):"
+        " never a task",
+        "inbox:m4": "no task: no ask found: nothing in the sender's own words asks something of "
+        "you",
+    }
+    doc = json.loads(cli("why", "inbox:m4", "--json").out)
+    assert doc["tasks"] == [] and doc["no_task"].startswith("no ask found")
+
+
+def test_why_reads_a_resumed_run_as_the_uncrashed_one(cli: Cli, tmp_path: Path) -> None:
+    """Killed by --crash-after once its task is filed, then resumed: the same answers."""
+    whole = Cli(tmp_path / "whole.db", cli.inbox)
+    assert whole.brief().code == 0
+    crashed = cli.brief("--crash-after", "2")
+    assert crashed.code == 70, crashed.err
+    assert cli("resume").code == 0
+    task = _only_task(cli)
+    assert task["id"] == _only_task(whole)["id"]
+
+    def answers(c: Cli) -> list[str]:
+        return [c("why", i).out.split("\n", 1)[1] for i in (task["id"], "inbox:m2", "inbox:m4")]
+
+    assert answers(cli) == answers(whole)
+
+
+def test_why_works_on_a_forked_run(cli: Cli) -> None:
+    assert cli.brief().code == 0
+    (parent,) = json.loads(cli("runs", "--json").out)
+    forked = cli("fork", parent["id"], "--from-step", "1")
+    assert forked.code == 0, forked.err
+    runs = json.loads(cli("runs", "--json").out)
+    fork = next(r for r in runs if r["id"] != parent["id"])
+    task = _only_task(cli)
+    res = cli("why", task["id"], "--run", fork["id"])
+    assert res.code == 0, res.err
+    assert res.out.splitlines()[0] == f"run {fork['id']}"
+    assert f'  evidence: "{EDITS}"' in res.out
+    gone = cli("why", "inbox:m3", "--run", fork["id"])
+    assert gone.out.splitlines()[0] == f"run {fork['id']}"
+    assert "list mail or automated" in gone.out
+
+
+def test_why_unknown_ids_are_one_line_errors(cli: Cli) -> None:
+    assert cli.brief().code == 0
+    for asked in ("inbox:nope", "t_0000000000ff", "mail:0123"):
+        res = cli("why", asked)
+        assert res.code == 3, res.out
+        assert len(res.err.strip().splitlines()) == 1, res.err
+    assert cli("why", "inbox:m1", "--run", "ffffffffffff").code == 3
