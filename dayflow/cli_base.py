@@ -31,6 +31,7 @@ from dayflow.models import DEFAULT_MAX_STEPS
 if TYPE_CHECKING:  # imported where used: see the module docstring
     from dayflow import config
     from dayflow.models import Run
+    from dayflow.page import Page
     from dayflow.pricing import Prices
 
 EXIT_CODES = """\
@@ -146,15 +147,15 @@ ConfigOpt = Annotated[
         "$XDG_CONFIG_HOME/dayflow/config.toml].",
     ),
 ]
-BRIEF_FORMATS = ("markdown", "rich", "json")
+BRIEF_FORMATS = ("markdown", "rich", "json", "html")
 FormatOpt = Annotated[
     str | None,
     typer.Option(
         "--format",
-        metavar="markdown|rich|json",
+        metavar="markdown|rich|json|html",
         callback=not_empty,
-        help="How to print the brief [default: rendered on a terminal, the Markdown itself "
-        "when stdout is a file or a pipe].",
+        help="How to print the brief (html: one self-contained page) [default: rendered on a "
+        "terminal, the Markdown itself when stdout is a file or a pipe].",
     ),
 ]
 BriefJsonOpt = Annotated[
@@ -305,11 +306,13 @@ def print_outcome(
     prices: Prices | None = None,
     data: dict[str, Any] | None = None,
     links: frozenset[str] = frozenset(),
+    page: Page | None = None,
 ) -> None:
     """The brief (or the JSON document) on stdout; a run that did not finish exits 6 or 7.
     `fmt` is one of BRIEF_FORMATS (see `brief_format`); the JSON document carries the run's
     lists as data (`data`: `followups`, `prep`, `conflicts`, each null when it read none).
-    Markdown keeps only the links in `links` (the addresses the run read), as a file does."""
+    Markdown keeps only the links in `links` (the addresses the run read), as a file does;
+    html is `page` (`dayflow.page`, from the run's reads) as one document, as a mail carries it."""
     from dayflow import listing
     from dayflow.models import DONE, FAILED
 
@@ -317,6 +320,16 @@ def print_outcome(
         doc = {"run": listing.run_json(run, prices), "brief": text}
         doc |= {"followups": None, "prep": None, "conflicts": None} | (data or {})
         print_json(deps, doc)
+    elif text is not None and fmt == "html":
+        from dayflow.page import document, page_of
+
+        if page is None:  # no reads at hand: the page of the text's own lines
+            from dataclasses import replace
+
+            page = page_of([], text, run_id=run.id, brief_date=run.brief_date, zone="")
+            page = replace(page, links=links)
+        deps.out.file.write(document(page))
+        deps.out.file.flush()
     elif text is not None and fmt == "rich":
         from dayflow import render
 

@@ -227,7 +227,14 @@ def brief(
         outcome = cases.brief(deps, settings, request, verbose)
         shown = None if outcome.quiet and out_format != "json" else outcome.text
         print_outcome(
-            deps, outcome.run, shown, out_format, settings.prices, outcome.data, outcome.links
+            deps,
+            outcome.run,
+            shown,
+            out_format,
+            settings.prices,
+            outcome.data,
+            outcome.links,
+            outcome.page,
         )
 
 
@@ -305,4 +312,5 @@ def resume(
             settings.prices,
             outcome.data,
             outcome.links,
+            outcome.page,
         )

@@ -16,6 +16,10 @@ mail reader) renders what a sink writes. So before a brief leaves for a file or 
 
 The result depends only on the text and the run's committed reads, so a redone delivery
 writes the same bytes.
+
+`link_pieces` is the same judgement for the HTML page (`dayflow.page`): a text cut into plain
+pieces and the links the run read, for a template engine to escape; any other address is
+`(link removed)`, since a mail reader makes a link of a bare address in HTML too.
 """
 
 from __future__ import annotations
@@ -71,3 +75,29 @@ def _bare(links: frozenset[str], hold: Callable[[str], str]) -> Callable[[re.Mat
         return (hold(url) if url in links else REMOVED) + rest
 
     return judge
+
+
+def link_pieces(text: str, links: frozenset[str] = frozenset()) -> list[tuple[str, str | None]]:
+    """`text` (made `plain`) as (piece, address) pairs: an address is a link only when it is
+    in `links` (the addresses the run read), and each other address the text holds, whatever
+    its scheme (`javascript:`, `data:`, `www.`...), becomes `(link removed)` in its piece."""
+    out: list[tuple[str, str | None]] = []
+    rest = plain(text)
+    at = 0
+    for match in _BARE.finditer(rest):
+        found = match.group(0)
+        url = found.rstrip(_TRAILING)
+        before = rest[at : match.start()]
+        if url in links:
+            out += [(before, None), (url, url)]
+        else:
+            out.append((before + REMOVED, None))
+        at = match.start() + len(url)
+    out.append((rest[at:], None))
+    merged: list[tuple[str, str | None]] = []
+    for piece, href in out:
+        if merged and href is None and merged[-1][1] is None:
+            merged[-1] = (merged[-1][0] + piece, None)
+        elif piece:
+            merged.append((piece, href))
+    return merged

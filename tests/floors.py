@@ -33,6 +33,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "network",
             "shown",
             "safe_text",
+            "page",
             "schedule_units",
             "schedule_parse",
             "schedule_system",

@@ -144,10 +144,43 @@ def test_smtp_sends_one_mail_to_yourself_with_a_chosen_message_id(
     mail = message_from_bytes(smtp.inbox.messages[0])
     assert mail["To"] == "alex@example.org" and mail["From"] == "dayflow@example.org"
     assert mail["Message-ID"] == f"<dayflow.{done['id']}.{DATE}@example.org>"
-    body = mail.get_payload(decode=True)
-    assert isinstance(body, bytes) and "One thing" in body.decode()
+    from email import policy
+    from email.message import EmailMessage
+
+    parsed = message_from_bytes(smtp.inbox.messages[0], _class=EmailMessage, policy=policy.default)
+    plain = parsed.get_body(("plain",))
+    assert plain is not None and "One thing" in plain.get_content()
     (d,) = shown(db_path, done["id"])["deliveries"]
     assert d["sink"] == "smtp" and d["ok"] and f"127.0.0.1:{smtp.port}" in d["detail"]
+
+
+def test_the_mail_is_multipart_alternative_text_then_an_inert_page(
+    db_path: Path, tmp_path: Path, smtp: SmtpServer
+) -> None:
+    """Parsed back with the `email` package: text/plain (the Markdown as before) then
+    text/html (the page), both UTF-8 and quoted-printable, and the page fetches nothing."""
+    from email import policy
+    from email.parser import BytesParser
+
+    from tests.test_page import assert_inert
+
+    env = {"DAYFLOW_CONFIG": str(config(tmp_path, smtp.port))}
+    assert run(db_path, "brief", "--deliver", "smtp", env=env).code == 0
+    (raw,) = smtp.inbox.messages
+    mail = BytesParser(policy=policy.default).parsebytes(raw)
+    assert mail.get_content_type() == "multipart/alternative"
+    parts = list(mail.iter_parts())
+    assert [p.get_content_type() for p in parts] == ["text/plain", "text/html"]
+    assert [p.get_content_charset() for p in parts] == ["utf-8", "utf-8"]
+    assert [p["Content-Transfer-Encoding"] for p in parts] == ["quoted-printable"] * 2
+    text, page = (p.get_content() for p in parts)
+    assert text.startswith("# Daily brief: Thursday 5 November 2026\r\n")
+    assert (
+        page.startswith("<!DOCTYPE html>") and "<h1>Daily brief: Thursday 5 November 2026" in page
+    )
+    tree = assert_inert(page)
+    assert not [h for h in tree.hrefs() if not h.startswith("#")]  # the sample shows no link
+    assert mail.get_body(("html",)) is parts[1]
 
 
 def test_an_unreachable_smtp_server_fails_the_delivery_resumably_naming_the_host(

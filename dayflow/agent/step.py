@@ -4,7 +4,7 @@ the step completed, and on the last turn the brief checked, delivered and the ru
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -17,6 +17,7 @@ from dayflow.agent.loop import Loop, Stop, after_step, kill_point
 from dayflow.followups import Me
 from dayflow.mcp.calls import caller as mcp_caller
 from dayflow.models import COMPLETE, FAILED, STOPPED, Message, Run
+from dayflow.page import page_of_run, update_label
 from dayflow.rules import RuleSet
 from dayflow.shown import Shown, shown_in
 from dayflow.sources import as_calendar
@@ -111,14 +112,16 @@ def _deliver(loop: Loop, run: Run, lease: Lease, n: int, text: str, sinks: list[
     """Deliver the brief of final step `n` to each sink not yet delivered to (see
     dayflow.delivery); a failed sink stops the run resumably. Returns a note on uncertain
     deliveries, if any."""
+    conversation = loop.store.steps.conversation(run.id)
     report = delivery_.deliver_all(
         sinks,
         delivery_.Brief(
             run.id,
             run.brief_date,
             text,
-            links=shown_in(loop.store.steps.conversation(run.id)).urls,
-            label=_update_label(run),
+            links=shown_in(conversation).urls,
+            label=update_label(run),
+            page=page_of_run(conversation, run, text),
         ),
         _StepEffects(loop.store, lease, n),
         loop.delivery(),
@@ -136,15 +139,6 @@ def _deliver(loop: Loop, run: Run, lease: Lease, n: int, text: str, sinks: list[
             text=text,
         )
     return "; ".join(report.uncertain) or None
-
-
-def _update_label(run: Run) -> str | None:
-    """ "Update HH:MM" (when the run started, in the user's zone) for an update of the day's
-    brief; None for the day's brief. From the run's row, so a resume labels it the same."""
-    if run.settings.update_of is None:
-        return None
-    started = datetime.fromisoformat(run.created_at).astimezone(ZoneInfo(run.settings.tz))
-    return f"Update {started:%H:%M}"
 
 
 class _StepEffects:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from dayflow.agent import BriefOptions, Loop, SourceFactory
     from dayflow.clock import Clock
     from dayflow.config import Config, Settings
+    from dayflow.page import Page
     from dayflow.providers import ModelClient
     from dayflow.store import Store
 
@@ -51,6 +52,8 @@ class Outcome:
     data: dict[str, Any] = field(default_factory=dict)
     # The addresses the run read in mail and calendar: the only links Markdown keeps.
     links: frozenset[str] = frozenset()
+    # The brief as a page (`--format html`), from the run's committed reads.
+    page: Page | None = None
 
 
 LoopMaker = Callable[["Store", "ModelClient", "int | None", "Path | None"], "Loop"]
@@ -541,9 +544,15 @@ def _closing_all(room: Room) -> Iterator[None]:
 
 def _outcome(store: Store, run: Run, text: str | None, *, quiet: bool = False) -> Outcome:
     """The outcome with what the run's committed reads showed: its lists and its links."""
+    from dayflow.page import page_of_run
     from dayflow.shown import run_lists, shown_in
 
     conversation = store.steps.conversation(run.id)
     return Outcome(
-        run, text, quiet=quiet, data=run_lists(conversation), links=shown_in(conversation).urls
+        run,
+        text,
+        quiet=quiet,
+        data=run_lists(conversation),
+        links=shown_in(conversation).urls,
+        page=None if text is None else page_of_run(conversation, run, text),
     )

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from dayflow.delivery.settings import Settings
+    from dayflow.page import Page
 
 KEY_PREFIX = "deliver:"
 EFFECT_NAME = "deliver"
@@ -36,6 +37,20 @@ class Brief:
     # "Update 14:05" for a later brief of the day (an update), so that a note holding the
     # morning's brief and its updates tells them apart; None for the day's brief.
     label: str | None = None
+    # The brief as a page (`dayflow.page`), from the run's committed reads: what the HTML part
+    # of the mail and a `file:*.html` sink carry. None: a page of the text's own lines.
+    page: Page | None = None
+
+    @property
+    def html(self) -> Page:
+        """The page a mail's HTML part and a page file are written from."""
+        if self.page is not None:
+            return self.page
+        from dayflow.page import page_of
+
+        return page_of(
+            [], self.text, run_id=self.run_id, brief_date=self.brief_date, zone="", label=self.label
+        )
 
     @property
     def inert(self) -> str:

@@ -1,5 +1,8 @@
 """The `file:PATH` sink: the brief as a section of a Markdown note, between two comment lines
-that name its run, replaced atomically; the user's own lines are never touched."""
+that name its run, replaced atomically; the user's own lines are never touched. A path ending
+in `.html` (or `.htm`) is a page instead (`dayflow.page`): the day's brief and its updates as
+articles of one self-contained document, each replaced by its own run; a file there that
+Dayflow did not write is never overwritten."""
 
 from __future__ import annotations
 
@@ -29,7 +32,10 @@ def to_file(sink: str, brief: Brief) -> str:
             if target.exists():
                 raise
             existing = ""
-        merged, verb = with_section(existing, brief.run_id, brief.inert)
+        if target.suffix.lower() in (".html", ".htm"):
+            merged, verb = _with_page(existing, brief, target)
+        else:
+            merged, verb = with_section(existing, brief.run_id, brief.inert)
         if merged != existing:
             files.write_atomic(target, merged.encode("utf-8"))
     except DayflowError as exc:
@@ -37,6 +43,15 @@ def to_file(sink: str, brief: Brief) -> str:
     except OSError as exc:
         raise DeliveryFailed(f"file {target}: {exc.strerror or exc}") from None
     return f"{verb} {target}"
+
+
+def _with_page(existing: str, brief: Brief, target: object) -> tuple[str, str]:
+    from dayflow.page import with_article
+
+    merged = with_article(existing, brief.html)
+    if merged is None:
+        raise DeliveryFailed(f"file {target}: not a page Dayflow wrote; it is left as it is")
+    return merged
 
 
 def section_marks(run_id: str) -> tuple[str, str]:

@@ -87,6 +87,11 @@ def _mail_bytes(brief: Brief, cfg: SmtpConfig, msgid: str, now: datetime) -> byt
     msg["Message-ID"] = msgid
     msg["X-Dayflow-Run"] = brief.run_id
     msg.set_content(brief.inert.rstrip("\n") + "\n", subtype="plain", cte="quoted-printable")
+    # multipart/alternative: the text as before, then the page (a reader shows the last part
+    # it can). The page is inert as the text is (`dayflow.page.html`).
+    from dayflow.page import document
+
+    msg.add_alternative(document(brief.html), subtype="html", cte="quoted-printable")
     return msg.as_bytes()
 
 

@@ -1,0 +1,478 @@
+"""The brief as a page's data: its sections and lines, each line with its evidence, built from
+the run's committed reads and the tasks it filed (the structured record), not from the model's
+Markdown.
+
+Why not the Markdown: a model's text names no message, so a line written from it cannot link
+to the mail that justifies it, and turning a model's Markdown into HTML is one more parser of
+untrusted text. The run's tool results are data: an event has its times, a task its source
+message, a followup its thread's latest message. The model's own words appear where no read
+stands for them: the "One thing", and a section whose read the run never made.
+
+A page depends only on the run's committed rows and its final text, so a redone delivery
+writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from dayflow.models import BRIEF_SECTIONS, Message, Section
+from dayflow.printable import plain
+from dayflow.shown import latest_result, shown_in
+
+# One field of a page at most this long: a 1 MB subject is mail's, not the page's.
+MAX_FIELD = 500
+SUBJECT = 200
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a line stands on: a message (its subject, sender and date) or a thread's latest
+    message (a calendar event's line is its own evidence). `ref` is the id `dayflow why`
+    takes (a message or thread id); `quote` the ask in the sender's words, when the task
+    carries one (issue 34's `evidence`)."""
+
+    ref: str
+    subject: str
+    sender: str = ""
+    at: str = ""  # ISO time, as the read gave it (already in the reader's zone)
+    kind: str = "mail"  # mail (a message read) | thread (a thread's latest, as listed)
+    quote: str = ""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a section: its text, a detail shown smaller, its evidence, the lines under
+    it (an event's prep), and `warn` for a source that could not be read."""
+
+    text: str
+    detail: str = ""
+    evidence: Evidence | None = None
+    why: str | None = None  # the id a `/why/ID` page explains (a task id, else the evidence's)
+    sub: tuple[Line, ...] = ()
+    warn: bool = False
+    strong: bool = False
+
+
+@dataclass(frozen=True)
+class Part:
+    """A section of the page: its name (one of `models.BRIEF_SECTIONS`) and lines; `empty` is
+    what it says when it has none."""
+
+    name: str
+    lines: tuple[Line, ...]
+    empty: str = "Nothing."
+
+
+@dataclass(frozen=True)
+class Page:
+    """The brief of one run as a page: title, the update's label, the zone, the sections,
+    and the addresses the run read (the only ones a link may go to)."""
+
+    run_id: str
+    title: str
+    zone: str
+    parts: tuple[Part, ...]
+    links: frozenset[str] = frozenset()
+    label: str | None = None
+    model: str = ""
+    sample: bool = False
+
+    def evidence(self) -> list[tuple[str, Evidence]]:
+        """(anchor, evidence) of each distinct evidence in page order: the page's last list."""
+        seen: dict[Evidence, str] = {}
+        for part in self.parts:
+            for line in _walk(part.lines):
+                if line.evidence is not None and line.evidence not in seen:
+                    seen[line.evidence] = f"e-{_anchor(self.run_id)}-{len(seen) + 1}"
+        return [(anchor, ev) for ev, anchor in seen.items()]
+
+
+def _walk(lines: tuple[Line, ...]) -> list[Line]:
+    return [x for line in lines for x in (line, *_walk(line.sub))]
+
+
+def _anchor(value: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "-", value)
+
+
+def page_of(
+    conversation: list[Message],
+    text: str,
+    *,
+    run_id: str,
+    brief_date: str,
+    zone: str,
+    label: str | None = None,
+    model: str = "",
+) -> Page:
+    """The page of a run from its committed conversation and its final `text`."""
+    day = dt.date.fromisoformat(brief_date)
+    reads = _Reads(conversation)
+    parts = {
+        Section.TODAY: reads.today(day),
+        Section.NEEDS_ACTION: reads.needs(day),
+        Section.YOU_OWE: reads.followups("you_owe", day),
+        Section.WAITING_ON: reads.followups("waiting_on", day),
+        Section.TASKS_CREATED: reads.created(),
+        Section.THIS_WEEK: reads.week(day),
+        Section.ONE_THING: None,
+    }
+    built = []
+    for name in BRIEF_SECTIONS:
+        lines, empty = parts[name], _EMPTY[name]
+        if lines is None:  # no read stands for it: the model's own lines
+            written = written_lines(text, name)
+            lines = [Line(w, strong=name == Section.ONE_THING) for w in written]
+            empty = "Nothing said." if name == Section.ONE_THING else "Not read by this brief."
+        built.append(Part(name, tuple(lines), empty))
+    title = f"Daily brief: {day:%A} {day.day} {day:%B %Y}"
+    return Page(
+        run_id,
+        title,
+        zone,
+        tuple(built),
+        shown_in(conversation).urls,
+        label,
+        model,
+        sample=reads.sample,
+    )
+
+
+_EMPTY = {
+    Section.TODAY: "Nothing on the calendar today.",
+    Section.NEEDS_ACTION: "Nothing in the inbox needs you right now.",
+    Section.YOU_OWE: "No reply owed.",
+    Section.WAITING_ON: "Nobody owes you a reply.",
+    Section.TASKS_CREATED: "None.",
+    Section.THIS_WEEK: "Nothing else on the calendar.",
+    Section.ONE_THING: "Nothing said.",
+}
+
+
+def written_lines(text: str, name: str) -> list[str]:
+    """The lines the model wrote under section `name` (its `##` heading by `Section`), each
+    without its list mark and emphasis marks: text, never markup."""
+    out: list[str] = []
+    inside = False
+    for raw in text.splitlines():
+        if raw.startswith("#"):
+            inside = raw.lstrip("#").strip().casefold() == name.casefold()
+            continue
+        line = raw.strip()
+        if inside and line:
+            line = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", line)
+            out.append(clip(line.replace("**", "").replace("__", "")))
+    return out
+
+
+def clip(value: object, limit: int = MAX_FIELD) -> str:
+    """A field as a page shows it: one line, `plain`, at most `limit` characters."""
+    text = _SPACE.sub(" ", plain(str(value))).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _Reads:
+    """The run's reads, looked up by what each section needs."""
+
+    def __init__(self, conversation: list[Message]) -> None:
+        self.conversation = conversation
+        self.mail: dict[str, dict[str, Any]] = {}
+        inbox = latest_result(conversation, "read_inbox")
+        self.inbox_read = isinstance(inbox, dict)
+        for m in _dicts(inbox, "messages"):
+            self.mail[str(m.get("id"))] = m
+        self.sample = any(str(k).startswith("sample:") for k in self.mail)
+        for opened in _results(conversation, "read_message"):
+            found = opened.get("message")
+            if isinstance(found, dict) and found.get("id"):
+                self.mail.setdefault(str(found["id"]), found)
+        self.inbox_unread = _unavailable(inbox)
+        self.filed = self._filed()
+
+    def evidence(self, message_id: object, quote: object = "") -> Evidence | None:
+        m = self.mail.get(str(message_id))
+        if m is None:
+            return None
+        return Evidence(
+            str(m.get("id")),
+            clip(m.get("subject") or "(no subject)", SUBJECT),
+            clip(m.get("from") or ""),
+            str(m.get("received_at") or ""),
+            quote=clip(quote) if quote else "",
+        )
+
+    def today(self, day: dt.date) -> list[Line] | None:
+        result = latest_result(self.conversation, "read_calendar", range="today")
+        if not isinstance(result, dict):
+            return None
+        prep = {
+            str(e.get("id")): e
+            for e in _dicts(latest_result(self.conversation, "read_prep"), "events")
+        }
+        lines = _unread_lines(result)
+        for event in sorted(_dicts(result, "events"), key=lambda e: str(e.get("start"))):
+            times = (
+                "All day"
+                if event.get("all_day")
+                else f"{_hm(event.get('start'))}–{_hm(event.get('end'))}"
+            )
+            detail = clip(event.get("location") or "")
+            if event.get("status") == "cancelled":
+                detail = ", ".join(x for x in (detail, "cancelled") if x)
+            threads = _dicts(prep.get(str(event.get("id"))), "threads")
+            sub = tuple(self._thread_line(t) for t in threads)
+            lines.append(
+                Line(
+                    f"{times} {clip(event.get('title') or '(untitled)')}",
+                    detail,
+                    why=_event_id(event),
+                    sub=sub,
+                )
+            )
+        for c in _dicts(result, "conflicts"):
+            titles = " and ".join(clip(t, 120) for t in c.get("titles") or [] if isinstance(t, str))
+            lines.append(
+                Line(
+                    f"Conflict: {titles} overlap",
+                    f"{_hm(c.get('start'))}–{_hm(c.get('end'))}",
+                    warn=True,
+                )
+            )
+        return lines
+
+    def _thread_line(self, thread: dict[str, Any]) -> Line:
+        sender = thread.get("latest_from")
+        who = _person(sender, addresses=False) if isinstance(sender, dict) else ""
+        if thread.get("latest_from_me"):
+            who = "you"
+        ev = Evidence(
+            str(thread.get("key") or ""),
+            clip(thread.get("subject") or "(no subject)", SUBJECT),
+            who,
+            str(thread.get("latest_at") or ""),
+            kind="thread",
+        )
+        count = thread.get("messages")
+        more = f", {count} messages" if isinstance(count, int) and count > 1 else ""
+        return Line(f"Latest from {who}{more}" if who else "A thread", evidence=ev, why=ev.ref)
+
+    def _filed(self) -> list[dict[str, Any]]:
+        """The tasks this run filed (or found already filed), once each, in filing order."""
+        seen: dict[str, dict[str, Any]] = {}
+        for payload in _results(self.conversation, "create_task"):
+            task = payload.get("task")
+            if isinstance(task, dict) and task.get("id"):
+                seen.setdefault(str(task["id"]), dict(task, created=payload.get("created")))
+        return list(seen.values())
+
+    def needs(self, day: dt.date) -> list[Line] | None:
+        if not self.inbox_read and not self.filed:
+            return None
+        lines = [Line(f"Could not read {s}", why, warn=True) for s, why in self.inbox_unread]
+        tasks = [t for t in self.filed if t.get("status", "open") == "open"]
+        known = {str(t.get("id")) for t in tasks}
+        for t in _dicts(latest_result(self.conversation, "read_tasks"), "tasks"):
+            due = _date(t.get("due"))
+            if (
+                str(t.get("id")) not in known
+                and t.get("status", "open") == "open"
+                and due is not None
+                and due <= day
+                and not str(t.get("idempotency_key") or "").startswith("sample:")
+            ):
+                tasks.append(t)
+        tasks.sort(key=lambda t: _date(t.get("due")) or dt.date.max)
+        for t in tasks:
+            ev = self.evidence(t.get("source_id"), t.get("evidence") or "")
+            bits = [f"from {_sender_name(ev.sender)}" if ev else "on your task list"]
+            bits.append(_due_text(_date(t.get("due")), day, t.get("due_kind")))
+            lines.append(
+                Line(
+                    clip(t.get("title") or "(untitled)"), ", ".join(bits), ev, why=str(t.get("id"))
+                )
+            )
+        return lines
+
+    def created(self) -> list[Line] | None:
+        tasks = self.filed
+        if not tasks and not self.inbox_read:
+            return None
+        lines = []
+        for t in tasks:
+            how = "new" if t.get("created") else "already on your list"
+            if t.get("status") == "done":
+                how = "you already marked it done"
+            ev = self.evidence(t.get("source_id"), t.get("evidence") or "")
+            lines.append(
+                Line(
+                    clip(t.get("title") or "(untitled)"),
+                    f"{t.get('id')} · {how}",
+                    ev,
+                    why=str(t.get("id")),
+                )
+            )
+        return lines
+
+    def followups(self, which: str, day: dt.date) -> list[Line] | None:
+        result = latest_result(self.conversation, "read_followups")
+        if not isinstance(result, dict):
+            return None
+        lines = []
+        for item in _dicts(result, which):
+            person = item.get("with")
+            who = _person(person) if isinstance(person, dict) else "someone"
+            subject = clip(item.get("subject") or "(no subject)", SUBJECT)
+            days = item.get("age_days")
+            since = _short(_date(item.get("latest_at")))
+            age = f"{days} working day{'' if days == 1 else 's'}" if isinstance(days, int) else ""
+            if which == "you_owe":
+                text, detail = f"Reply to {who}", f"waiting {age} (since {since})"
+            else:
+                text, detail = who, f"no answer for {age} (since {since})"
+            ev = self.evidence(item.get("id")) or Evidence(
+                str(item.get("id") or item.get("key") or ""),
+                subject,
+                who,
+                str(item.get("latest_at") or ""),
+                kind="thread",
+            )
+            lines.append(Line(text, detail, ev, why=ev.ref))
+        return lines
+
+    def week(self, day: dt.date) -> list[Line] | None:
+        result = latest_result(self.conversation, "read_calendar", range="week")
+        if not isinstance(result, dict):
+            return None
+        days: dict[dt.date, list[Line]] = {}
+        for event in sorted(_dicts(result, "events"), key=lambda e: str(e.get("start"))):
+            on = _date(event.get("start"))
+            if on is None or on <= day:
+                continue
+            when = "all day" if event.get("all_day") else _hm(event.get("start"))
+            gone = " (cancelled)" if event.get("status") == "cancelled" else ""
+            title = clip(event.get("title") or "(untitled)")
+            days.setdefault(on, []).append(Line(f"{when} {title}{gone}", why=_event_id(event)))
+        return _unread_lines(result) + [
+            Line(_short(d), sub=tuple(ls)) for d, ls in sorted(days.items())
+        ]
+
+
+def _results(conversation: list[Message], name: str) -> list[dict[str, Any]]:
+    """The parsed results of each successful call of tool `name`, in order."""
+    import json
+
+    calls: set[str] = set()
+    out = []
+    for message in conversation:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and block.get("name") == name:
+                calls.add(str(block.get("id")))
+            elif (
+                block.get("type") == "tool_result"
+                and not block.get("is_error")
+                and str(block.get("tool_use_id")) in calls
+            ):
+                raw = block.get("content")
+                if isinstance(raw, list):
+                    raw = "".join(b.get("text", "") for b in raw if isinstance(b, dict))
+                try:
+                    parsed = json.loads(raw) if isinstance(raw, str) else None
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(parsed, dict):
+                    out.append(parsed)
+    return out
+
+
+def _dicts(value: Any, key: str) -> list[dict[str, Any]]:
+    listed = value.get(key) if isinstance(value, dict) else None
+    return [v for v in listed if isinstance(v, dict)] if isinstance(listed, list) else []
+
+
+def _unavailable(result: Any) -> list[tuple[str, str]]:
+    return [(clip(u.get("source")), clip(u.get("reason"))) for u in _dicts(result, "unavailable")]
+
+
+def _unread_lines(result: Any) -> list[Line]:
+    return [Line(f"Could not read {s}", why, warn=True) for s, why in _unavailable(result)]
+
+
+def _event_id(event: dict[str, Any]) -> str | None:
+    """An event is its own evidence: its id is what a `/why/ID` page would show."""
+    return str(event["id"]) if event.get("id") else None
+
+
+def _person(person: dict[str, Any], *, addresses: bool = True) -> str:
+    name, address = clip(person.get("name") or "", 120), clip(person.get("address") or "", 120)
+    if name and address and addresses:
+        return f"{name} ({address})"
+    return name or address or "someone"
+
+
+def _sender_name(sender: str) -> str:
+    """ "Dana Whitfield <dana@x>" as "Dana Whitfield"; an address alone as itself."""
+    name = sender.split("<", 1)[0].strip().strip('"').strip()
+    return name or sender.strip("<>") or "someone"
+
+
+def _time(iso: object) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromisoformat(str(iso))
+    except ValueError:
+        return None
+
+
+def _date(iso: object) -> dt.date | None:
+    if not iso:
+        return None
+    value = _time(iso)
+    if value is not None:
+        return value.date()
+    try:
+        return dt.date.fromisoformat(str(iso)[:10])
+    except ValueError:
+        return None
+
+
+def _hm(iso: object) -> str:
+    value = _time(iso)
+    return f"{value:%H:%M}" if value else "?"
+
+
+def _short(day: dt.date | None) -> str:
+    return f"{_DAYS[day.weekday()]} {day.day} {_MONTHS[day.month - 1]}" if day else "?"
+
+
+def when(iso: str) -> str:
+    """An evidence's time as a page shows it: "Tue 1 Dec 09:40"."""
+    value = _time(iso)
+    if value is None:
+        day = _date(iso)
+        return _short(day) if day else ""
+    return f"{_short(value.date())} {value:%H:%M}"
+
+
+def _due_text(due: dt.date | None, today: dt.date, kind: object = None) -> str:
+    implied = " (implied)" if kind == "implied" else ""
+    if due is None:
+        return "no deadline given"
+    if due == today:
+        return "due today" + implied
+    if due == today + dt.timedelta(days=1):
+        return "due tomorrow" + implied
+    if due < today:
+        return f"overdue since {_short(due)}"
+    return f"due {_short(due)}{implied}"
+
+
+__all__ = ["Evidence", "Line", "Page", "Part", "clip", "page_of", "when", "written_lines"]
