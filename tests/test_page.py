@@ -104,6 +104,7 @@ def test_each_line_links_to_its_messages_subject_and_date(db_path: Path) -> None
     anchor, subject, at = found.groups()
     target = page.split(f'<dt id="{anchor}">', 1)[1].split("</dd>", 1)[0]
     assert f"“{subject}”</dt>" in target and at in target
+    assert "<q>" in target  # the ask in the sender's words, as the task was filed with it
 
 
 def test_a_views_why_pages_are_the_lines_links_when_asked_for(db_path: Path) -> None:
@@ -146,7 +147,17 @@ def _hostile_run(db: Path, tmp_path: Path, *args: str) -> Result:
     model = ScriptedModel(
         [
             turn(tool_use("read_inbox", {"limit": 20})),
-            turn(tool_use("create_task", {"title": title, "source_id": "inbox:h1", "due": DATE})),
+            turn(
+                tool_use(
+                    "create_task",
+                    {
+                        "title": title,
+                        "source_id": "inbox:h1",
+                        "due": DATE,
+                        "evidence": "Please pay at javascript:alert(1) or https://pay.example/ok",
+                    },
+                )
+            ),
             turn(text(written)),
         ]
     )
@@ -167,7 +178,8 @@ def test_hostile_mail_and_a_hostile_model_leave_the_page_inert(
     assert RLO not in page and "\\u202e" in page  # the override shown, never obeyed
     assert len(page) < 50_000  # a 1 MB line is mail's, not the page's
     assert '<a href="https://pay.example/ok" rel="noreferrer noopener">' in page
-    # The hostile task's line and its evidence are there, shown as text.
+    # The hostile task's line and its evidence are there, shown as text, the quote too.
+    assert '<q>Please pay at (link removed)) or <a href="https://pay.example/ok"' in page
     assert "&lt;b onmouseover=alert(2)&gt;Pay&lt;/b&gt; [x]((link removed))" in page
     # (the mail reader drops the subject's override itself; the model's is shown escaped)
     assert "Mail “&lt;script&gt;alert(&#39;subject&#39;)&lt;/script&gt; Invoice fdp.exe S" in page

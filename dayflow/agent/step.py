@@ -121,7 +121,7 @@ def _deliver(loop: Loop, run: Run, lease: Lease, n: int, text: str, sinks: list[
             text,
             links=shown_in(conversation).urls,
             label=update_label(run),
-            page=page_of_run(conversation, run, text),
+            page=page_of_run(conversation, run, text, _filed(loop.store)),
         ),
         _StepEffects(loop.store, lease, n),
         loop.delivery(),
@@ -139,6 +139,11 @@ def _deliver(loop: Loop, run: Run, lease: Lease, n: int, text: str, sinks: list[
             text=text,
         )
     return "; ".join(report.uncertain) or None
+
+
+def _filed(store: Store) -> dict[str, Any]:
+    """The profile's tasks by id: the page's evidence quotes (`dayflow.page.page_of`)."""
+    return {t.id: t for t in store.tasks.list(include_done=True)}
 
 
 class _StepEffects:

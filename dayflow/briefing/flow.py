@@ -548,11 +548,12 @@ def _outcome(store: Store, run: Run, text: str | None, *, quiet: bool = False) -
     from dayflow.shown import run_lists, shown_in
 
     conversation = store.steps.conversation(run.id)
+    filed = {t.id: t for t in store.tasks.list(include_done=True)} if text is not None else {}
     return Outcome(
         run,
         text,
         quiet=quiet,
         data=run_lists(conversation),
         links=shown_in(conversation).urls,
-        page=None if text is None else page_of_run(conversation, run, text),
+        page=None if text is None else page_of_run(conversation, run, text, filed),
     )

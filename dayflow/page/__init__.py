@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 from dayflow.page.data import Evidence, Line, Page, Part, page_of
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
-    from dayflow.models import Message, Run
+    from dayflow.models import Message, Run, Task
 
 __all__ = [
     "Evidence",
@@ -42,8 +42,11 @@ def update_label(run: Run) -> str | None:
     return f"Update {started:%H:%M}"
 
 
-def page_of_run(conversation: list[Message], run: Run, text: str) -> Page:
-    """The page of `run`'s brief `text`, from its committed `conversation`."""
+def page_of_run(
+    conversation: list[Message], run: Run, text: str, proof: Mapping[str, Task] | None = None
+) -> Page:
+    """The page of `run`'s brief `text`, from its committed `conversation` (`proof`: the
+    tasks it filed, by id, for their evidence; see `page_of`)."""
     return page_of(
         conversation,
         text,
@@ -52,6 +55,7 @@ def page_of_run(conversation: list[Message], run: Run, text: str) -> Page:
         zone=run.settings.tz,
         label=update_label(run),
         model=run.model,
+        proof=proof,
     )
 
 

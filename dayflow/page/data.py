@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dayflow.models import BRIEF_SECTIONS, Message, Section
+from dayflow.models import BRIEF_SECTIONS, Message, Section, Task
 from dayflow.printable import plain
 from dayflow.shown import latest_result, shown_in
 
@@ -111,10 +112,14 @@ def page_of(
     zone: str,
     label: str | None = None,
     model: str = "",
+    proof: Mapping[str, Task] | None = None,
 ) -> Page:
-    """The page of a run from its committed conversation and its final `text`."""
+    """The page of a run from its committed conversation and its final `text`. `proof`: the
+    filed tasks by id, for what create_task's answer to the model leaves out (the evidence
+    quote and whether the due date was stated): fields fixed when a task is filed, so a
+    redone delivery still writes the same bytes."""
     day = dt.date.fromisoformat(brief_date)
-    reads = _Reads(conversation)
+    reads = _Reads(conversation, proof or {})
     parts = {
         Section.TODAY: reads.today(day),
         Section.NEEDS_ACTION: reads.needs(day),
@@ -181,7 +186,8 @@ def clip(value: object, limit: int = MAX_FIELD) -> str:
 class _Reads:
     """The run's reads, looked up by what each section needs."""
 
-    def __init__(self, conversation: list[Message]) -> None:
+    def __init__(self, conversation: list[Message], proof: Mapping[str, Task]) -> None:
+        self.proof = proof
         self.conversation = conversation
         self.mail: dict[str, dict[str, Any]] = {}
         inbox = latest_result(conversation, "read_inbox")
@@ -269,6 +275,9 @@ class _Reads:
         for payload in _results(self.conversation, "create_task"):
             task = payload.get("task")
             if isinstance(task, dict) and task.get("id"):
+                row = self.proof.get(str(task["id"]))
+                if row is not None:
+                    task = dict(task, evidence=row.evidence, due_kind=row.due_kind)
                 seen.setdefault(str(task["id"]), dict(task, created=payload.get("created")))
         return list(seen.values())
 

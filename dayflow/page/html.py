@@ -83,7 +83,7 @@ _TEMPLATE = """\
 {{- pieces(line.text) }}
 {%- if line.detail %} <span class="detail">{{ pieces(line.detail) }}</span>{% endif %}
 {%- if line.evidence is not none %}
-<a class="ev" href="{{ href(line) }}">Mail “{{ line.evidence.subject }}”
+<a class="ev" href="{{ href(line) }}">Mail “{{ unlinked(line.evidence.subject) }}”
 {%- if line.evidence.at %} · {{ when(line.evidence.at) }}{% endif %}</a>
 {%- endif %}
 {%- if line.sub %}
@@ -114,9 +114,10 @@ _TEMPLATE = """\
 <h2>Evidence</h2>
 <dl>
 {%- for anchor, ev in evidence %}
-<dt id="{{ anchor }}">Mail “{{ ev.subject }}”</dt>
-<dd>{% if ev.sender %}{{ ev.sender }}{% endif %}{% if ev.at %}{% if ev.sender %} · {% endif %}\
-{{ when(ev.at) }}{% endif %}{% if ev.quote %}<br><q>{{ ev.quote }}</q>{% endif %}\
+<dt id="{{ anchor }}">Mail “{{ pieces(ev.subject) }}”</dt>
+<dd>{% if ev.sender %}{{ pieces(ev.sender) }}{% endif %}\
+{% if ev.at %}{% if ev.sender %} · {% endif %}{{ when(ev.at) }}{% endif %}\
+{% if ev.quote %}<br><q>{{ pieces(ev.quote) }}</q>{% endif %}\
 {% if ev.ref %}<br>dayflow why {{ ev.ref }}{% endif %}</dd>
 {%- endfor %}
 </dl>
@@ -176,6 +177,8 @@ def article(page: Page, why: Callable[[str], str] | None = None) -> str:
         evidence=evidence,
         href=href,
         link=lambda text: link_pieces(text, page.links),
+        # Inside a link no other link can be: every address as text, a foreign one removed.
+        unlinked=lambda text: "".join(p for p, _ in link_pieces(text, page.links)),
         when=when,
         one_thing=Section.ONE_THING,
     )
