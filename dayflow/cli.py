@@ -224,7 +224,7 @@ COMMAND_MODULES = {
     "cli_profiles": ("profiles",),
     "cli_fleet": ("worker", "fleet"),
     "cli_mcp": ("mcp",),
-    "cli_rules": ("mute", "important", "snooze", "rules"),
+    "cli_rules": ("mute", "important", "snooze", "rules", "replay"),
     "cli_manual": ("completion", "man"),
     "cli_why": ("why",),
 }

@@ -1,8 +1,8 @@
 """`dayflow mute`, `important`, `snooze`, `rules` and `replay`: the user's corrections as rules
 (`dayflow tasks reject` and `tasks done` are in `cli_tasks.py`).
 
-Options, wiring and output only; the rules, their file and the corrections are in
-`dayflow.rules`, the replay in `dayflow.replay`.
+Options, wiring and output only; the rules, their file, the corrections and the replay are in
+`dayflow.rules`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import typer
 from dayflow.cli_base import ConfigOpt, DbOpt, Deps, JsonOpt, get_deps, handle_errors, not_empty
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from dayflow import rules as rules_
 
 commands = typer.Typer()
@@ -185,3 +187,83 @@ def _in_force(rule: rules_.Rule, day: object) -> bool:
     from dayflow.rules import SNOOZE
 
     return rule.kind != SNOOZE or str(day) < rule.until
+
+
+@commands.command()
+def replay(
+    ctx: typer.Context,
+    since: Annotated[
+        str,
+        typer.Option(
+            "--since",
+            metavar="DATE|14d",
+            callback=not_empty,
+            help="From which morning: YYYY-MM-DD, or days (14d) or weeks (2w) before today.",
+        ),
+    ] = "14d",
+    config: ConfigOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Read the saved mornings again with today's rules and print what would change: try a
+    rule before living with it. No model call, nothing written."""
+    from dayflow import rules
+    from dayflow.cli_base import print_json
+    from dayflow.listing import plain
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        at = where(deps, config, "replay", db)
+        first = _since(since, at.today)
+        reading = rules.read_rules(at.path, at.profile)
+        for line in reading.problems:
+            deps.notice(plain(line))
+        with deps.store(deps.settings(db=db)) as store:
+            found = rules.replay(store, reading.rules, first)
+        if as_json:
+            print_json(
+                deps,
+                {
+                    "rules": str(at.path),
+                    "since": first.isoformat(),
+                    "mornings": [
+                        {"day": m.day, "run": m.run_id, "changes": [c.to_json() for c in m.changes]}
+                        for m in found
+                    ],
+                },
+            )
+            return
+        lines = []
+        for morning in found:
+            lines.append(f"{morning.day} (run {morning.run_id}):")
+            lines += [f"  - {c.line()}" for c in morning.changes] or ["  nothing would change"]
+        if lines:
+            deps.out.file.write(plain("\n".join(lines)) + "\n")
+            deps.out.file.flush()
+        count = sum(len(m.changes) for m in found)
+        deps.notice(
+            f"replay: {len(found)} morning(s) since {first}, {count} change(s), with "
+            f"{len(reading.rules.rules)} rule(s) of {at.path}; no model call, nothing written"
+        )
+
+
+def _since(text: str, today: date) -> date:
+    """--since: a date, or days or weeks before today, within a year."""
+    from datetime import date, timedelta
+
+    from dayflow.errors import UsageError
+    from dayflow.rules import MOST_SNOOZE_DAYS
+
+    value = text.strip().lower()
+    if value[:-1].isdigit() and value[-1:] in ("d", "w") and len(value) <= 6:
+        days = int(value[:-1]) * (7 if value.endswith("w") else 1)
+    else:
+        try:
+            days = (today - date.fromisoformat(value)).days
+        except ValueError:
+            raise UsageError(
+                f"--since {text[:40]!r} is not a date (YYYY-MM-DD) nor 14d / 2w"
+            ) from None
+    if not 0 <= days <= MOST_SNOOZE_DAYS:
+        raise UsageError(f"--since {text[:40]}: from today back a year at most")
+    return today - timedelta(days=days)

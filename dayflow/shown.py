@@ -100,6 +100,11 @@ def messages_read(messages: list[Message]) -> Iterator[dict[str, Any]]:
             yield payload["message"]
 
 
+def calls_in(messages: list[Message]) -> Iterator[tuple[str, dict[str, Any], Any]]:
+    """(tool name, its arguments, parsed result) of each successful tool call in `messages`."""
+    return _calls(messages)
+
+
 def _barred(name: str, payload: Any) -> Iterator[tuple[str, str]]:
     """(key, the rule's words) of each item a result marks as no task by a rule."""
     if not isinstance(payload, dict):

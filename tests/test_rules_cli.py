@@ -239,3 +239,78 @@ def test_tasks_done_marks_it_done_once(user: Profile) -> None:
     assert "already done: " in user.run("tasks", "done", task).err
     assert "Review budget sheet 2026-11-06" not in user.tasks()
     assert user.run("tasks", "done", "t_nosuch").code == 3
+
+
+QUESTION = _mail("q1", DANA, "Offsite venue", "Do you prefer the lake venue or the city one?",
+                 "2026-11-03")  # fmt: skip
+
+
+def _owing(user: Profile, messages: list[dict[str, Any]]) -> None:
+    """The user's config reads `messages` as its one inbox, with the user's address known."""
+    inbox = user.inbox("home", messages)
+    (user.dir / "config.toml").write_text(
+        f'me = ["me@me.example"]\n[[inbox]]\nname = "home"\nkind = "json"\npath = "{inbox}"\n'
+    )
+
+
+def _owed(brief: str) -> list[str]:
+    return brief.split("## You owe replies\n", 1)[1].split("\n\n", 1)[0].strip().splitlines()
+
+
+def test_an_owed_reply_snoozed_by_its_thread_key_is_left_out_until_its_day(
+    user: Profile,
+) -> None:
+    _owing(user, [QUESTION])
+    first = user.run("brief", "--date", "2026-11-05", "--format", "json")
+    assert first.code == 0, first.err
+    owed = json.loads(first.out)["followups"]["you_owe"]
+    assert [o["subject"] for o in owed] == ["Offsite venue"]
+    assert user.run("snooze", owed[0]["key"], "--until", "2026-11-07").code == 0
+    later = user.run("brief", "--date", "2026-11-06", "--format", "markdown", clock=DAY2)
+    assert _owed(later.out) == ["- Nobody is waiting on a reply from you."]
+    back = user.run("brief", "--date", "2026-11-07", "--format", "markdown",
+                    clock="2026-11-07T07:30:00+00:00")  # fmt: skip
+    assert _owed(back.out)[0].startswith('- Reply to Dana Ruiz (dana@acme.example): "Offsite')
+
+
+def _no_model(model: str, settings: Any) -> Any:
+    raise AssertionError("replay must make no model call")
+
+
+def test_replay_reads_the_saved_mornings_with_todays_rules_and_changes_nothing(
+    user: Profile,
+) -> None:
+    _owing(user, [QUESTION, *INBOX1])
+    assert user.run("brief", "--date", "2026-11-05").code == 0
+    _owing(user, [QUESTION, *INBOX1, *INBOX2])
+    assert user.run("brief", "--date", "2026-11-06", clock=DAY2).code == 0
+    assert user.run("mute", "acme.example").code == 0
+    assert user.run("important", "other.example").code == 0
+    tasks, rules = user.tasks(), user.rules_file.read_bytes()
+    runs = user.run("runs", "--json").out
+    replayed = invoke(user.db, _no_model, "replay", "--since", "2026-11-01", env=user.env,
+                      clock=DAY2)  # fmt: skip
+    assert replayed.code == 0, replayed.err
+    r1 = "rule r1 (mute acme.example: never a task, never a reply owed or awaited)"
+    r2 = "rule r2 (other.example is important: first in its section, and the One thing)"
+    lines = replayed.out.splitlines()
+    assert lines[0].startswith("2026-11-05 (run ") and lines[4].startswith("2026-11-06 (run ")
+    assert lines[1:4] + lines[5:] == [
+        f'  - no task: "Review budget sheet 2026-11-06" from dana@acme.example ({r1})',
+        f'  - left out: reply owed to Dana Ruiz: "Offsite venue" ({r1})',
+        f'  - left out: reply owed to Dana Ruiz: "Budget sheet" ({r1})',
+        f'  - first: "Review Lee\'s slides 2026-11-09" from lee@other.example ({r2})',
+        f'  - left out: reply owed to Dana Ruiz: "Offsite venue" ({r1})',
+        f'  - left out: reply owed to Dana Ruiz: "Budget sheet" ({r1})',
+        f'  - first: reply owed to Lee Park: "Slides" ({r2})',
+    ]
+    assert "replay: 2 morning(s) since 2026-11-01, 7 change(s), with 2 rule(s)" in replayed.err
+    assert user.tasks() == tasks and user.rules_file.read_bytes() == rules
+    assert user.run("runs", "--json").out == runs
+
+
+@pytest.mark.parametrize("since", ["400d", "2027-01-01", "last week"])
+def test_replay_refuses_a_since_it_cannot_read_in_one_line(user: Profile, since: str) -> None:
+    assert user.brief("2026-11-05", INBOX1).code == 0
+    refused = user.run("replay", "--since", since)
+    assert refused.code == 2 and len(refused.err.strip().splitlines()) == 1

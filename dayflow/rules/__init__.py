@@ -3,7 +3,8 @@ profile's config file, what each rule forbids or prefers, and the commands that 
 
 The face: `Rule` and `RuleSet` (what is in force, asked of each message and thread through
 its `Facts`), `read_rules` / `rules_path` (the file, each malformed entry one line), and the
-corrections (`reject`, `mute`, `important`, `snooze`) with the `Where` they write to. A run
+corrections (`reject`, `mute`, `important`, `snooze`) with the `Where` they write to, and
+`replay` (the saved mornings read again with today's rules). A run
 keeps the rules it started with in its settings (`RuleSet.to_json`), so a resume obeys the
 same ones whatever the file says by then.
 """
@@ -34,6 +35,7 @@ from dayflow.rules._file import (
     read_rules,
     rules_path,
 )
+from dayflow.rules._replay import Change, Morning, replay
 from dayflow.rules._values import (
     IMPORTANT,
     KINDS,
@@ -57,8 +59,10 @@ __all__ = [
     "MAX_RULES_BYTES",
     "MOST_SNOOZE_DAYS",
     "MUTE",
+    "Morning",
     "REJECT",
     "SNOOZE",
+    "Change",
     "Facts",
     "Kill",
     "Reading",
@@ -75,6 +79,7 @@ __all__ = [
     "parse_until",
     "read_rules",
     "reject",
+    "replay",
     "rules_path",
     "snooze",
     "task_facts",
