@@ -154,3 +154,26 @@ def test_a_title_does_not_end_on_a_dangling_word() -> None:
     assert found("Please keep adding your notes to the board until then.", "Retro") == [
         ("Keep adding notes to board", None)
     ]
+
+
+# --- a request to someone else, the reader only copied ------------------------------------------
+
+
+@pytest.mark.parametrize("reader", ["Alex", None])
+def test_a_copied_readers_task_is_only_the_ask_that_names_them(reader: str | None) -> None:
+    """The listing says `copied` (the reader only in Cc) and whom the message is `to`; an ask
+    spoken to a recipient, or to no one, is theirs; one that names the reader is the reader's
+    (whether or not the model has learnt the reader's name from the inbox)."""
+    to = {"copied": True, "to": ["Dana Ross", "Lee Park"]}
+
+    def asks(body: str) -> list[str]:
+        return [a.title for a in body_actions(mail(body, "Q4", **to), reader)]
+
+    assert asks("Dana, could you send Lee the invoice by Monday?") == []
+    assert asks("Hi Dana,\n\nCan you book the hotel and confirm the headcount?") == []
+    assert asks("Can you please review the copy before Friday? Alex is copied.") == []
+    assert asks("Dana is on the numbers. Alex, could you check the churn model?") == [
+        "Check churn model"
+    ]
+    # the same message to the reader (no `copied`) is the reader's
+    assert [a.title for a in body_actions(mail("Can you please review the copy?", "Q4"), reader)]

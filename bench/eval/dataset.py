@@ -46,6 +46,7 @@ SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
 BRIEF_DATE = dt.date(2026, 11, 2)
 TZ = "America/New_York"
+ME = "alex.morgan@lumen.example"  # GUIDE.md's mailbox: the run's `me`
 CATEGORIES = (
     "deadline",
     "no_deadline",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from bench.eval.dataset import BRIEF_DATE, CALENDAR, TZ, EvalSet, public_id
+from bench.eval.dataset import BRIEF_DATE, CALENDAR, ME, TZ, EvalSet, public_id
 from bench.eval.score import PredictedAction
 from dayflow.agent import BriefOptions, Loop, start_run
 from dayflow.errors import DayflowError
@@ -104,6 +104,25 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
     with tempfile.TemporaryDirectory(prefix="dayflow-eval-") as tmp:
         inbox = Path(tmp) / "inbox.json"
         inbox.write_text(json.dumps(evalset.inbox(), ensure_ascii=False), encoding="utf-8")
+        settings = RunSettings(tz=TZ, inbox=str(inbox), calendar=str(CALENDAR))
+        if any("to" in m or "cc" in m for m in evalset.messages):
+            # A split whose mail carries its recipients (the precision split) is read as a
+            # config file's source with `me` (GUIDE.md's mailbox), as a user's config gives it:
+            # that is what tells a message the reader is only copied on. The other splits
+            # carry none, so `me` would tell them nothing, and would move a reply the reader
+            # owes from Needs action to You owe replies, which their labels count as tasks.
+            config = Path(tmp) / "config.toml"
+            config.write_text(
+                f'me = [{json.dumps(ME)}]\n\n[[inbox]]\nname = "inbox"\nkind = "json"\n'
+                f"path = {json.dumps(str(inbox))}\n",
+                encoding="utf-8",
+            )
+            settings = RunSettings(
+                tz=TZ,
+                calendar=str(CALENDAR),
+                sources={"config": str(config), "inbox": ["inbox"], "calendar": []},
+                config=str(config),
+            )
         with open_store(Path(tmp) / "eval.db") as store:
             options = BriefOptions(
                 brief_date=BRIEF_DATE,
@@ -111,7 +130,7 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
                 task_cap=TASK_CAP,
                 max_steps=MAX_STEPS,
                 max_tokens=MAX_TOKENS,
-                settings=RunSettings(tz=TZ, inbox=str(inbox), calendar=str(CALENDAR)),
+                settings=settings,
             )
             started = time.perf_counter()
             try:

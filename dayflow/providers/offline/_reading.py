@@ -260,12 +260,21 @@ def body_actions(message: dict[str, Any], user: str | None = None) -> list[Actio
         from_user=from_user,
         automated=automated,
         reader=user,
+        copied_to=_copied_to(message),
     )
     return [
         Action(message, f.title, f.deadline.due if f.deadline else None,
                f.deadline.phrase if f.deadline else None, n, f.sentence, f.rule)
         for n, f in enumerate(found[:MAX_PER_MESSAGE])
     ]  # fmt: skip
+
+
+def _copied_to(message: dict[str, Any]) -> tuple[str, ...] | None:
+    """Whom a message is to when the listing says the reader is only copied (`copied`)."""
+    if message.get("copied") is not True:
+        return None
+    to = message.get("to")
+    return tuple(str(n) for n in to if isinstance(n, str)) if isinstance(to, list) else ()
 
 
 def body_action(message: dict[str, Any]) -> Action | None:

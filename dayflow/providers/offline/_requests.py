@@ -36,6 +36,7 @@ from dayflow.providers.offline._lexicon import BROADCAST_CONDUCT, cues
 from dayflow.providers.offline._sentences import (
     Sentence,
     addressed_elsewhere,
+    addressed_when_copied,
     sentences,
     spoken_to,
     spoken_to_group,
@@ -221,10 +222,12 @@ def requests_in(
     from_user: bool,
     automated: bool = False,
     reader: str | None = None,
+    copied_to: tuple[str, ...] | None = None,
 ) -> list[Found]:
     """Every request (or commitment) in `text`, the sender's own words; `sender` is the name
     titles use for "me", `from_user` whether the reader wrote it, `reader` the reader's first
-    name (a sentence spoken to another name is not the reader's)."""
+    name (a sentence spoken to another name is not the reader's), `copied_to` the names the
+    message is to when the reader is only in Cc (then only what names the reader is theirs)."""
     invite = INVITE.match(subject.strip())
     if invite and not re.match(r"^(?:updated|cancel|accepted|declined)", subject, re.I):
         event_name = invite.group("event").strip()
@@ -244,6 +247,9 @@ def requests_in(
     if len(said) != len(found_sentences):
         said = found_sentences
     elsewhere = addressed_elsewhere(found_sentences, None if from_user else reader)
+    if copied_to is not None and not from_user:  # the reader only in Cc: theirs when named
+        copied = addressed_when_copied(found_sentences, copied_to, reader)
+        elsewhere = [a or b for a, b in zip(elsewhere, copied, strict=True)]
     if (clear := _all_clear(found_sentences, elsewhere, reader)) is None:
         return []
     done_list, list_due = False, _NO_DEADLINE  # under a "Decisions" heading; a list's date

@@ -202,6 +202,29 @@ def addressed_elsewhere(found: list[Sentence], reader: str | None) -> list[bool]
     return _owners(found, me, out)
 
 
+def addressed_when_copied(
+    found: list[Sentence], to: tuple[str, ...], reader: str | None
+) -> list[bool]:
+    """For a message the reader is only copied on (`to`: whom it is to), whether each
+    sentence speaks to someone else: all of them, but those after a vocative naming the
+    reader (or, the reader unknown, someone it is not to), up to the next vocative or
+    paragraph ("Mira is sending the numbers. Alex, could you check them?")."""
+    others = {name.split()[0].lower() for name in to if name.split()}
+    me = reader.lower() if reader else None
+    out: list[bool] = []
+    current: bool | None = None
+    paragraph = found[0].paragraph if found else 0
+    for sentence in found:
+        names, _ = spoken_to(sentence.text, strict=True)
+        if sentence.paragraph != paragraph:
+            paragraph, current = sentence.paragraph, None
+        if names and not any(_GROUP.match(x) for x in names):
+            low = [x.lower() for x in names]
+            current = not any(x == me if me else x not in others for x in low)
+        out.append(True if current is None else current)
+    return out
+
+
 _OWNER = re.compile(rf"^\s*({_NAME})\s*:\s")
 
 

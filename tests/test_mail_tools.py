@@ -1,0 +1,80 @@
+"""The mail tools through the loop: a message the user is only copied on says so (`copied`,
+with whom it is `to`) when `me` is known, and the offline model files no task from a request
+in it that names someone else, but does from one that names the user."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from dayflow.agent import BriefOptions, Loop, start_run
+from dayflow.followups import Feed
+from dayflow.providers.offline import OfflineModel
+from dayflow.sources.inbox import Inbox
+from dayflow.sources.json_files import JsonCalendar, JsonInbox
+from dayflow.sources.mail import DictMail
+from dayflow.sources.me import Me, parse_me
+from dayflow.store import Store
+from tests.scripted import ScriptedModel, text, tool_use, turn
+
+DAY = dt.date(2026, 11, 4)
+ME = "Alex Morgan <alex@example.org>"
+MAIL = [
+    {"id": "c1", "from": "Priya Raman <priya@example.org>", "to": "Mira Santos <mira@example.org>",
+     "cc": ME, "subject": "Q4 numbers", "received_at": "2026-11-03T10:05:00-05:00",
+     "body": "Mira, could you send Ravi the Q4 numbers by Thursday?\n\nPriya"},
+    {"id": "c2", "from": "Priya Raman <priya@example.org>", "to": "Mira Santos <mira@example.org>",
+     "cc": [ME, "Ben Carter <ben@example.org>"], "subject": "Re: Q4 numbers",
+     "received_at": "2026-11-03T11:00:00-05:00",
+     "body": "Mira is on it. Alex, could you check the churn assumptions first?\n\nPriya"},
+    {"id": "c3", "from": "Priya Raman <priya@example.org>", "to": ME, "cc": "mira@example.org",
+     "subject": "Roadmap", "received_at": "2026-11-03T12:00:00-05:00",
+     "body": "Could you send me the roadmap slide by Friday?\n\nPriya"},
+]  # fmt: skip
+
+
+def _sources(root: Path, me: Me) -> Any:
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "inbox.json"
+    path.write_text(json.dumps({"messages": MAIL}), encoding="utf-8")
+
+    def sources(settings: Any, day: dt.date) -> tuple[Inbox, JsonCalendar]:
+        inbox = Inbox([DictMail("inbox", JsonInbox(path, day, tz=dt.UTC))])
+        inbox.followups = Feed(inbox.sources, [], me=me, brief_date=day, tz=dt.UTC)
+        return inbox, JsonCalendar(None, day)
+
+    return sources
+
+
+def _listing(store: Store, root: Path, me: Me) -> dict[str, dict[str, Any]]:
+    model = ScriptedModel([turn(tool_use("read_inbox", {"limit": 10})), turn(text("done"))])
+    start_run(Loop(store, model, sources=_sources(root, me)), BriefOptions(brief_date=DAY))
+    (result,) = list(model.requests[1].messages[-1]["content"])
+    return {m["subject"]: m for m in json.loads(result["content"])["messages"]}
+
+
+def test_a_message_the_user_is_only_copied_on_says_so_with_whom_it_is_to(
+    store: Store, tmp_path: Path
+) -> None:
+    listed = _listing(store, tmp_path, parse_me(["alex@example.org"]))
+    assert listed["Q4 numbers"]["copied"] is True
+    assert listed["Q4 numbers"]["to"] == ["Mira Santos"]
+    assert listed["Re: Q4 numbers"]["copied"] is True
+    assert "copied" not in listed["Roadmap"] and "to" not in listed["Roadmap"]  # to the user
+
+
+def test_without_me_no_message_says_it_is_copied(store: Store, tmp_path: Path) -> None:
+    listed = _listing(store, tmp_path, Me())
+    assert not any("copied" in m or "to" in m for m in listed.values())
+
+
+def test_the_offline_model_files_only_the_copied_users_own_asks(
+    store: Store, tmp_path: Path
+) -> None:
+    sources = _sources(tmp_path, parse_me(["alex@example.org"]))
+    done = start_run(Loop(store, OfflineModel(), sources=sources), BriefOptions(brief_date=DAY))
+    assert done.run.status == "done"
+    titles = sorted(t.title for t in store.tasks.list())
+    assert titles == ["Check churn assumptions first", "Send roadmap slide to Priya"]
