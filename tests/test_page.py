@@ -4,6 +4,7 @@ bidi overrides, a 1 MB line); the `file:*.html` sink."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from html.parser import HTMLParser
@@ -107,6 +108,16 @@ def test_each_line_links_to_its_messages_subject_and_date(db_path: Path) -> None
     assert "<q>" in target  # the ask in the sender's words, as the task was filed with it
 
 
+def test_every_why_the_page_names_is_answered_by_dayflow_why(db_path: Path) -> None:
+    page = brief_html(db_path, offline_model).out
+    named = re.findall(r"<br>dayflow why ([^<]+)</dd>", page)
+    assert len(named) >= 5
+    for ref in named:
+        said = invoke(db_path, offline_model, "why", html.unescape(ref))
+        assert said.code == 0, (ref, said.err)
+        assert "subject:" in said.out
+
+
 def test_a_views_why_pages_are_the_lines_links_when_asked_for(db_path: Path) -> None:
     brief_html(db_path, offline_model)
     from dayflow.store import open_store
@@ -117,12 +128,13 @@ def test_a_views_why_pages_are_the_lines_links_when_asked_for(db_path: Path) -> 
 
         page = page_of_run(store.steps.conversation(run.id), run, str(run.final_text))
     tasks = json.loads(invoke(db_path, offline_model, "tasks", "--json").out)
-    html = document(page, why=lambda ref: f"/why/{ref}")
-    hrefs = parse(html).hrefs()
+    shown = document(page, why=lambda ref: f"/why/{ref}")
+    hrefs = parse(shown).hrefs()
     assert {f"/why/{t['id']}" for t in tasks} <= set(hrefs)
-    needs = html.split("<h2>Needs action</h2>", 1)[1].split("</section>", 1)[0]
+    needs = shown.split("<h2>Needs action</h2>", 1)[1].split("</section>", 1)[0]
     assert parse(needs).hrefs() == [f"/why/{t['id']}" for t in tasks]
-    assert not [h for h in hrefs if not h.startswith("/why/")]
+    # A meeting's prep thread has no id `why` answers: it links to the page's own list.
+    assert not [h for h in hrefs if not h.startswith(("/why/", "#e-"))]
 
 
 RLO = "\u202e"
@@ -224,9 +236,9 @@ def test_a_page_file_dayflow_did_not_write_is_left_as_it_is(tmp_path: Path) -> N
 def test_a_section_no_read_stands_for_shows_the_models_lines_as_text() -> None:
     written = "# Brief\n\n## Needs action\n- **Pay** <i>the</i> [bill](https://x.example)\n"
     page = page_of([], written, run_id="r1", brief_date=DATE, zone="UTC")
-    html = document(page)
-    assert_inert(html)
-    needs = html.split("<h2>Needs action</h2>", 1)[1].split("</ul>", 1)[0]
+    shown = document(page)
+    assert_inert(shown)
+    needs = shown.split("<h2>Needs action</h2>", 1)[1].split("</ul>", 1)[0]
     assert "Pay &lt;i&gt;the&lt;/i&gt; [bill]((link removed))" in needs
 
 

@@ -267,7 +267,8 @@ class _Reads:
         )
         count = thread.get("messages")
         more = f", {count} messages" if isinstance(count, int) and count > 1 else ""
-        return Line(f"Latest from {who}{more}" if who else "A thread", evidence=ev, why=ev.ref)
+        # A thread's key is no id `dayflow why` answers: its line links to the page's list.
+        return Line(f"Latest from {who}{more}" if who else "A thread", evidence=ev)
 
     def _filed(self) -> list[dict[str, Any]]:
         """The tasks this run filed (or found already filed), once each, in filing order."""

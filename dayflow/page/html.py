@@ -118,7 +118,7 @@ _TEMPLATE = """\
 <dd>{% if ev.sender %}{{ pieces(ev.sender) }}{% endif %}\
 {% if ev.at %}{% if ev.sender %} · {% endif %}{{ when(ev.at) }}{% endif %}\
 {% if ev.quote %}<br><q>{{ pieces(ev.quote) }}</q>{% endif %}\
-{% if ev.ref %}<br>dayflow why {{ ev.ref }}{% endif %}</dd>
+{% if ev.ref and ev.kind == "mail" %}<br>dayflow why {{ ev.ref }}{% endif %}</dd>
 {%- endfor %}
 </dl>
 </section>
