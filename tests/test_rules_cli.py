@@ -314,3 +314,47 @@ def test_replay_refuses_a_since_it_cannot_read_in_one_line(user: Profile, since:
     assert user.brief("2026-11-05", INBOX1).code == 0
     refused = user.run("replay", "--since", since)
     assert refused.code == 2 and len(refused.err.strip().splitlines()) == 1
+
+
+FILLER = " ".join(["We had a lovely time at the lake last weekend, thanks again."] * 6)
+
+
+def test_an_important_sender_comes_first_when_the_model_opens_the_message_too(
+    user: Profile,
+) -> None:
+    """The reading flow (a snippet cut short, the message opened) keeps the mark in its note."""
+    long = _mail("l2", LEE, "Slides", f"{FILLER}\n\nPlease review my slides by Monday "
+                 "2026-11-09.", "2026-11-06")  # fmt: skip
+    assert user.run("important", "lee@other.example").code == 0
+    day2 = user.brief("2026-11-06", [long, INBOX1[1]])
+    assert day2.code == 0, day2.err
+    needs = day2.out.split("## Needs action")[1].split("##")[0].strip().splitlines()
+    assert [n.split(" (from ")[1].split(",")[0] for n in needs] == ["Lee Park", "Dana Ruiz"]
+
+
+def test_a_muted_sender_is_never_owed_a_reply(user: Profile) -> None:
+    _owing(user, [QUESTION])
+    assert user.run("mute", "dana@acme.example").code == 0
+    brief = user.run("brief", "--date", "2026-11-05", "--format", "json")
+    assert brief.code == 0, brief.err
+    doc = json.loads(brief.out)
+    assert doc["followups"]["you_owe"] == []
+    assert [i["subject"] for i in doc["followups"]["left_out"]] == ["Offsite venue"]
+    assert _owed(doc["brief"]) == ["- Nobody is waiting on a reply from you."]
+
+
+def test_a_profiles_rules_live_beside_its_own_config_and_apply_to_it_alone(
+    user: Profile,
+) -> None:
+    theirs = user.dir / "alice"
+    theirs.mkdir(mode=0o755)
+    (theirs / "config.toml").write_text("")
+    assert user.brief("2026-11-05", INBOX1).code == 0  # the database exists
+    added = user.run("profiles", "add", "alice", "--config", str(theirs / "config.toml"))
+    assert added.code == 0, added.err
+    assert user.run("mute", "ops.example", "--profile", "alice").code == 0
+    assert 'profile = "alice"' in (theirs / "rules.toml").read_text()
+    assert not user.rules_file.exists()
+    listed = user.run("rules", "--profile", "alice", "--json")
+    assert [r["match"] for r in json.loads(listed.out)["rules"]] == ["ops.example"]
+    assert "no rules" in user.run("rules").err

@@ -191,6 +191,7 @@ def _mail(
                 r.get("urgent") is True,
                 str(r.get("key") or ""),
                 str(r.get("about") or ""),
+                important=r.get("important") is True,
             )
             for r in _unique_requests(memory.requests)
             if r.get("key") not in done

@@ -52,6 +52,8 @@ def request_entry(action: Action) -> dict[str, Any]:
     if urgent_action(action):
         entry["urgent"] = True
         entry["about"] = clean_subject(str(action.message.get("subject", "")))[:80]
+    if action.message.get("important") is True:  # a sender the user put first
+        entry["important"] = True
     if action.deadline:
         entry["deadline"] = action.deadline[:60]
     if action.evidence:
