@@ -67,9 +67,16 @@ def _pg_url() -> str:
     return os.environ.get(PG_ENV, "").strip()
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Without DAYFLOW_TEST_PG, leave out every PostgreSQL test (the `postgresql` half of
-    `store_target` and the tests marked `postgres`); the summary says so in one line."""
+    `store_target` and the tests marked `postgres`); the summary says so in one line. Under
+    pytest-xdist, the tests of a module that share a module-scoped fixture (an uncrashed
+    baseline, a server) go to one worker (`--dist loadgroup`), which computes it once."""
+    if config.pluginmanager.hasplugin("xdist"):
+        for item in items:
+            if item.get_closest_marker("xdist_group") is None and _uses_module_fixture(item):
+                item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
     if _pg_url():
         return
     keep: list[pytest.Item] = []
@@ -82,9 +89,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
         config.stash[_PG_LEFT_OUT] = len(drop)
+        # Under pytest-xdist this runs in each worker: the controller prints the line.
+        workeroutput = getattr(config, "workeroutput", None)
+        if workeroutput is not None:
+            workeroutput[_PG_LEFT_OUT_KEY] = len(drop)
+
+
+def _uses_module_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.values() if info is not None else ()
+    return any(d.scope == "module" for chain in defs for d in chain)
 
 
 _PG_LEFT_OUT = pytest.StashKey[int]()
+_PG_LEFT_OUT_KEY = "dayflow_pg_left_out"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """pytest-xdist's controller: a worker's count of left-out PostgreSQL tests (each worker
+    collects the whole suite, so every one counts the same)."""
+    left_out = getattr(node, "workeroutput", {}).get(_PG_LEFT_OUT_KEY, 0)
+    if left_out:
+        node.config.stash[_PG_LEFT_OUT] = left_out
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -105,10 +132,32 @@ def pg_server() -> Iterator[Any]:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=5)
     except psycopg.Error as exc:
         pytest.fail(f"{PG_ENV}={url}: cannot reach the PostgreSQL server: {exc}")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if worker:
+        # Each pytest-xdist worker has a database of its own (`test_gw0`, `test_gw1`, ...,
+        # kept for the next session): a database-wide lock (the store's migration lock) or a
+        # NOTIFY channel (the fleet's queue) of one worker's test never reaches the other's.
+        url = worker_db_url(conn, url, worker)
+        conn.close()
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=5)
     conn.execute("SET lock_timeout = '20s'")
     conn.url = url  # type: ignore[attr-defined]
     yield conn
     conn.close()
+
+
+def worker_db_url(admin: Any, url: str, worker: str) -> str:
+    """`url` with its database name suffixed by `worker` (`gw0`), created if it is missing
+    (a concurrent session of the suite may be creating it at the same moment)."""
+    import psycopg
+
+    parts = urlsplit(url)
+    name = f"{parts.path.lstrip('/') or 'postgres'}_{worker}"
+    exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+    if exists is None:
+        with contextlib.suppress(psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation):
+            admin.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(parts._replace(path="/" + name))
 
 
 def pg_schema_url(url: str, schema: str) -> str:

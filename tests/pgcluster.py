@@ -101,6 +101,19 @@ class Cluster:
             "start",
         )
 
+    def start_on_a_free_port(self, tries: int = 5) -> None:
+        """`start()`, on another free port while the one picked was taken in between (by a
+        test session on another pytest-xdist worker, or another program)."""
+        for attempt in range(tries):
+            try:
+                self.start()
+                return
+            except RuntimeError as exc:
+                if "could not bind" not in str(exc) or attempt == tries - 1:
+                    raise
+                self.port = _free_port()
+                self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
     def stop(self, mode: str = "fast") -> None:
         """Stop the server; `immediate` is a crash (no checkpoint; WAL replay at start)."""
         self._run(str(self._bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
@@ -124,7 +137,7 @@ def private_cluster(max_connections: int = 40) -> Iterator[Cluster]:
             os.chown(root, entry.pw_uid, entry.pw_gid)
         root.chmod(0o700)
         cluster.init()
-        cluster.start()
+        cluster.start_on_a_free_port()
         try:
             yield cluster
         finally:

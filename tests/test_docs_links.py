@@ -119,14 +119,20 @@ def test_the_checker_sees_what_it_must(tmp_path: Path) -> None:
 QUICK_START = (
     "python3 -m venv .venv && . .venv/bin/activate && pip install . && dayflow brief",
     "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]'"
-    " && python -m pytest -q",
+    " && python -m pytest -q -n 2 --dist loadgroup",
 )
 
 
 def test_the_quick_start_keeps_its_two_commands_and_ci_runs_the_second() -> None:
-    """What users type and what `.ci/run` runs: the split kept them, word for word."""
+    """What users type and what `.ci/run` runs: the split kept them, word for word. CI installs
+    the test extras once (with its linters) and runs the same pytest command."""
     lines = README.read_text(encoding="utf-8").splitlines()
     for command in QUICK_START:
         assert command in lines, f"the README's quick start lost: {command}"
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    assert QUICK_START[1].split(" && ", 2)[2] in ci, ".ci/run runs the README's test command"
+    install, test = QUICK_START[1].split(" && ")[2:]
+    assert test in ci, ".ci/run runs the README's test command"
+    installs = [line for line in ci if line.startswith(("pip install", "python -m pip install"))]
+    project = [line for line in installs if "'.[test]'" in line]
+    assert len(project) == 1, f".ci/run installs the project once: {installs}"
+    assert project[0].replace(" --quiet", "").startswith(install), project
