@@ -231,6 +231,8 @@ def _no_task(
         return f"create_task was refused: {refused[-1]}"
     if message is None:
         return "no task was filed for it"
+    if isinstance(message.get("no_task"), str):  # the user's own rule (dayflow.rules)
+        return f"your {message['no_task']} (`dayflow rules` lists it)"
     if message.get("bulk"):
         return "list mail or automated (it is marked bulk): never a task"
     followups = _latest(calls, "read_followups")
@@ -277,7 +279,7 @@ def _message(calls: list[Call], item_id: str) -> dict[str, Any] | None:
                 found = {**(found or {}), **item}
     if found is None:
         return None
-    keep = ("id", "key", "from", "subject", "received_at", "bulk", "snippet", "body")
+    keep = ("id", "key", "from", "subject", "received_at", "bulk", "no_task", "snippet", "body")
     return {k: found[k] for k in keep if k in found}
 
 

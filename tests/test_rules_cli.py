@@ -358,3 +358,14 @@ def test_a_profiles_rules_live_beside_its_own_config_and_apply_to_it_alone(
     listed = user.run("rules", "--profile", "alice", "--json")
     assert [r["match"] for r in json.loads(listed.out)["rules"]] == ["ops.example"]
     assert "no rules" in user.run("rules").err
+
+
+def test_why_names_the_rule_that_kept_a_message_from_being_a_task(user: Profile) -> None:
+    _reject_the_bots_task(user)
+    assert user.brief("2026-11-06", INBOX2).code == 0
+    said = user.run("why", "inbox:a2", clock=DAY2)
+    assert said.code == 0, said.err
+    assert (
+        "no task: your rule r1 (no task from reports@ops.example asking to 'review') "
+        "(`dayflow rules` lists it)" in said.out
+    )
