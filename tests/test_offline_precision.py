@@ -177,3 +177,21 @@ def test_a_copied_readers_task_is_only_the_ask_that_names_them(reader: str | Non
     ]
     # the same message to the reader (no `copied`) is the reader's
     assert [a.title for a in body_actions(mail("Can you please review the copy?", "Q4"), reader)]
+
+
+# --- a title is the imperative a person would write ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "title"),
+    [
+        # "¿me puedes / podrías ...?" is a cue before its verb, not "¿me mandas?" (a verb)
+        ("¿Me puedes mandar el acta de la reunión?", "Mandar acta de reunión a Ilse"),
+        ("Hola, ¿me podrías dar acceso al tablero?", "Dar acceso al tablero a Ilse"),
+        ("¿Me mandas el acta de la reunión?", "Mandar acta de reunión a Ilse"),
+        # "Please can you ...?": the question is the ask, its verb the title's
+        ("Please can you send the signed lease?", "Send signed lease"),
+    ],
+)
+def test_a_title_starts_with_the_asks_own_verb(body: str, title: str) -> None:
+    assert [t for t, _ in found(body, "Hola")] == [title]

@@ -169,8 +169,8 @@ def in_sentence(
 ) -> list[Piece]:
     """The requests in one sentence: (title, deadline, weak), in order."""
     # "¿me mandas el contrato?": a present-tense ask, read as "¿puedes mandarme el contrato?"
-    sentence = re.sub(
-        r"¿\s*me\s+([a-záéíóú]{2,}?)([ae])s\b",
+    sentence = re.sub(  # not "¿me puedes / podrías mandar ...?", already a cue with its verb
+        r"¿\s*me\s+(?!(?:puedes|podrías|podrias|podéis|podés|quieres)\b)([a-záéíóú]{2,}?)([ae])s\b",
         lambda m: f"¿puedes {m.group(1)}{'a' if m.group(2) == 'a' else 'e'}rme",
         sentence,
         flags=re.IGNORECASE,
@@ -223,7 +223,9 @@ def _cue_clauses(sentence: str, from_user: bool) -> tuple[list[str], bool]:
     kept = cues[:1]
     for cue in cues[1:]:
         gap = sentence[kept[-1].end() : cue.start()].split()
-        if not all(w.lower() in _PRONOUNS for w in gap):
+        if not gap and cue.group(0).lower().lstrip().startswith(("can", "could", "would")):
+            kept[-1] = cue  # "Please can you send them?": the question is the ask
+        elif not all(w.lower() in _PRONOUNS for w in gap):
             kept.append(cue)
     cues = kept[:_MAX_CUES]  # a sentence of a thousand "please"s asks no more than a few things
     clauses = []
