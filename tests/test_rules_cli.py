@@ -369,3 +369,11 @@ def test_why_names_the_rule_that_kept_a_message_from_being_a_task(user: Profile)
         "no task: your rule r1 (no task from reports@ops.example asking to 'review') "
         "(`dayflow rules` lists it)" in said.out
     )
+
+
+def test_the_html_page_puts_an_important_senders_task_first_too(user: Profile) -> None:
+    assert user.run("important", "other.example").code == 0
+    page = user.brief("2026-11-06", [*INBOX2, INBOX1[1]], "--format", "html")
+    assert page.code == 0, page.err
+    needs = page.out.split("Needs action", 1)[1]
+    assert needs.index("Review Lee&#39;s slides") < needs.index("Review budget sheet")

@@ -22,7 +22,7 @@ from typing import Any
 
 from dayflow.models import BRIEF_SECTIONS, Message, Section, Task
 from dayflow.printable import plain
-from dayflow.shown import latest_result, shown_in
+from dayflow.shown import latest_result, messages_read, shown_in
 
 # One field of a page at most this long: a 1 MB subject is mail's, not the page's.
 MAX_FIELD = 500
@@ -298,7 +298,11 @@ class _Reads:
                 and not str(t.get("idempotency_key") or "").startswith("sample:")
             ):
                 tasks.append(t)
-        tasks.sort(key=lambda t: _date(t.get("due")) or dt.date.max)
+        # A sender the user marked important first (dayflow important), then by due date.
+        first = {m.get("id") for m in messages_read(self.conversation) if m.get("important")}
+        tasks.sort(
+            key=lambda t: (t.get("source_id") not in first, _date(t.get("due")) or dt.date.max)
+        )
         for t in tasks:
             ev = self.evidence(t.get("source_id"), t.get("evidence") or "")
             bits = [f"from {_sender_name(ev.sender)}" if ev else "on your task list"]
