@@ -106,6 +106,9 @@ def test_each_line_links_to_its_messages_subject_and_date(db_path: Path) -> None
     target = page.split(f'<dt id="{anchor}">', 1)[1].split("</dd>", 1)[0]
     assert f"“{subject}”</dt>" in target and at in target
     assert "<q>" in target  # the ask in the sender's words, as the task was filed with it
+    # Each message once in the evidence list, however many lines stand on it.
+    listed = re.findall(r"<dt id=[^>]+>(.*?)</dt>\n<dd>(.*?)(?:<br>|</dd>)", page)
+    assert len(listed) >= 8 and len(set(listed)) == len(listed)
 
 
 def test_every_why_the_page_names_is_answered_by_dayflow_why(db_path: Path) -> None:

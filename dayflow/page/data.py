@@ -46,6 +46,11 @@ class Evidence:
     kind: str = "mail"  # mail (a message read) | thread (a thread's latest, as listed)
     quote: str = ""
 
+    @property
+    def key(self) -> tuple[str, str]:
+        """The message it is, whichever read gave it: its subject and time."""
+        return self.subject, self.at
+
 
 @dataclass(frozen=True)
 class Line:
@@ -85,14 +90,44 @@ class Page:
     model: str = ""
     sample: bool = False
 
-    def evidence(self) -> list[tuple[str, Evidence]]:
-        """(anchor, evidence) of each distinct evidence in page order: the page's last list."""
-        seen: dict[Evidence, str] = {}
+    def evidence(self) -> list[Entry]:
+        """The page's last list: each message its lines stand on, once, in page order (a
+        message a task came from and the same one as a thread's latest are one entry)."""
+        entries: dict[tuple[str, str], Entry] = {}
         for part in self.parts:
             for line in _walk(part.lines):
-                if line.evidence is not None and line.evidence not in seen:
-                    seen[line.evidence] = f"e-{_anchor(self.run_id)}-{len(seen) + 1}"
-        return [(anchor, ev) for ev, anchor in seen.items()]
+                ev = line.evidence
+                if ev is None:
+                    continue
+                key = ev.key
+                found = entries.get(key)
+                if found is None:
+                    anchor = f"e-{_anchor(self.run_id)}-{len(entries) + 1}"
+                    found = entries[key] = Entry(anchor, ev.subject, ev.sender, ev.at, (), "")
+                quotes = found.quotes + ((ev.quote,) if ev.quote not in ("", *found.quotes) else ())
+                mail = ev.kind == "mail"
+                entries[key] = Entry(
+                    found.anchor,
+                    found.subject,
+                    ev.sender if mail and ev.sender else found.sender,
+                    found.at,
+                    quotes,
+                    found.ref or (ev.ref if mail else ""),
+                )
+        return list(entries.values())
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One message of the page's evidence list: where the lines link (`anchor`), what it
+    is, the asks quoted from it, and the id `dayflow why` answers for it ("" for none)."""
+
+    anchor: str
+    subject: str
+    sender: str
+    at: str
+    quotes: tuple[str, ...]
+    ref: str
 
 
 def _walk(lines: tuple[Line, ...]) -> list[Line]:
@@ -201,6 +236,11 @@ class _Reads:
                 self.mail.setdefault(str(found["id"]), found)
         self.inbox_unread = _unavailable(inbox)
         self.filed = self._filed()
+        self.by_subject: dict[tuple[str, str], str] = {}
+        for item_id in self.mail:
+            found = self.evidence(item_id)
+            if found is not None:
+                self.by_subject.setdefault(found.key, item_id)
 
     def evidence(self, message_id: object, quote: object = "") -> Evidence | None:
         m = self.mail.get(str(message_id))
@@ -267,8 +307,13 @@ class _Reads:
         )
         count = thread.get("messages")
         more = f", {count} messages" if isinstance(count, int) and count > 1 else ""
-        # A thread's key is no id `dayflow why` answers: its line links to the page's list.
-        return Line(f"Latest from {who}{more}" if who else "A thread", evidence=ev)
+        # A thread's key is no id `dayflow why` answers; its latest message, when this run
+        # read it, is (found by subject and time).
+        read = self.by_subject.get(ev.key)
+        if read is not None:
+            ev = self.evidence(read) or ev
+        why = ev.ref if ev.kind == "mail" else None
+        return Line(f"Latest from {who}{more}" if who else "A thread", evidence=ev, why=why)
 
     def _filed(self) -> list[dict[str, Any]]:
         """The tasks this run filed (or found already filed), once each, in filing order."""
@@ -353,7 +398,7 @@ class _Reads:
             ev = self.evidence(item.get("id")) or Evidence(
                 str(item.get("id") or item.get("key") or ""),
                 subject,
-                who,
+                who if which == "you_owe" else "you",  # the question awaiting an answer
                 str(item.get("latest_at") or ""),
                 kind="thread",
             )
@@ -489,4 +534,4 @@ def _due_text(due: dt.date | None, today: dt.date, kind: object = None) -> str:
     return f"due {_short(due)}{implied}"
 
 
-__all__ = ["Evidence", "Line", "Page", "Part", "clip", "page_of", "when", "written_lines"]
+__all__ = ["Entry", "Evidence", "Line", "Page", "Part", "clip", "page_of", "when", "written_lines"]

@@ -113,12 +113,12 @@ _TEMPLATE = """\
 <section>
 <h2>Evidence</h2>
 <dl>
-{%- for anchor, ev in evidence %}
-<dt id="{{ anchor }}">Mail “{{ pieces(ev.subject) }}”</dt>
+{%- for ev in evidence %}
+<dt id="{{ ev.anchor }}">Mail “{{ pieces(ev.subject) }}”</dt>
 <dd>{% if ev.sender %}{{ pieces(ev.sender) }}{% endif %}\
 {% if ev.at %}{% if ev.sender %} · {% endif %}{{ when(ev.at) }}{% endif %}\
-{% if ev.quote %}<br><q>{{ pieces(ev.quote) }}</q>{% endif %}\
-{% if ev.ref and ev.kind == "mail" %}<br>dayflow why {{ ev.ref }}{% endif %}</dd>
+{% for quote in ev.quotes %}<br><q>{{ pieces(quote) }}</q>{% endfor %}\
+{% if ev.ref %}<br>dayflow why {{ ev.ref }}{% endif %}</dd>
 {%- endfor %}
 </dl>
 </section>
@@ -163,12 +163,12 @@ def article(page: Page, why: Callable[[str], str] | None = None) -> str:
     explanation page from its id (the view's `/why/ID`); without it a line links to the
     page's own evidence list."""
     evidence = page.evidence()
-    anchors = {ev: anchor for anchor, ev in evidence}
+    anchors = {(entry.subject, entry.at): entry.anchor for entry in evidence}
 
     def href(line: Line) -> str:
         if why is not None and line.why:
             return why(line.why)
-        return "#" + anchors[line.evidence] if line.evidence is not None else "#"
+        return "#" + anchors[line.evidence.key] if line.evidence is not None else "#"
 
     from dayflow.models import Section
 
