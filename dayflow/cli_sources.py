@@ -125,7 +125,12 @@ def check(
     with handle_errors(deps):
         from dayflow.briefing import day as briefday
         from dayflow.cli_base import parse_date, zone
-        from dayflow.sources.factory import SourceContext, check_sent, check_source
+        from dayflow.sources.factory import (
+            SourceContext,
+            check_drafts,
+            check_sent,
+            check_source,
+        )
 
         env = _env(deps)
         tz = zone(deps.settings())  # the brief's own rule: --profile's, DAYFLOW_TZ, $TZ, UTC
@@ -140,7 +145,9 @@ def check(
         results = []
         for spec in specs:  # each inbox followed by its sent folder (one token per account)
             results.append(check_source(spec, context))
-            results += [r for r in [check_sent(spec, context, results[-1])] if r is not None]
+            inbox = results[-1]
+            results += [r for r in [check_sent(spec, context, inbox)] if r is not None]
+            results += [r for r in [check_drafts(spec, context, inbox)] if r is not None]
         # The database is not opened here: after a finished brief, a brief's window starts at
         # that brief instead (briefday.mail_since).
         since = (at - briefday.MAIL_WINDOW).astimezone(tz)
@@ -218,6 +225,8 @@ def _check_line(r: dict[str, Any]) -> str:
         return f"{head} error: {r['error']}"
     if "warning" in r:
         return f"{head} warning: {r['warning']}"
+    if r["table"] == "drafts":
+        return f"{head} {r['folder']}: APPEND allowed (owed replies are drafted here, never sent)"
     if r["table"] in ("inbox", "sent"):
         line = f"{head} {r['messages']} message(s)"
         if "newest" in r:

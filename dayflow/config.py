@@ -33,6 +33,7 @@ from dayflow.errors import ConfigFileError, StoreError, UsageError
 from dayflow.frozen import Frozen
 from dayflow.models import (
     DELIVERY_KILL_POINTS,
+    DRAFT_KILL_POINTS,
     KILL_POINTS,
     RULES_KILL_POINTS,
     is_postgres_target,
@@ -480,7 +481,7 @@ def _kill_at(value: str | None) -> tuple[str, int] | None:
     if not value:
         return None
     point, _, step = value.partition(":")
-    points = KILL_POINTS + DELIVERY_KILL_POINTS + RULES_KILL_POINTS
+    points = KILL_POINTS + DELIVERY_KILL_POINTS + RULES_KILL_POINTS + DRAFT_KILL_POINTS
     if point not in points or not step.isdigit():
         raise UsageError(
             f"DAYFLOW_KILL_AT must be POINT:STEP with POINT one of {', '.join(points)}"

@@ -54,6 +54,9 @@ DELIVERY_KILL_POINTS = ("before_send", "while_sending", "after_send")
 # ...and of a write of `rules.toml` (dayflow.rules): the temporary file written, then synced,
 # then renamed over the old one.
 RULES_KILL_POINTS = ("rules_temp", "rules_synced", "rules_renamed")
+# ...and of a draft (dayflow.drafts.ledger): its pending mark saved, then the APPEND (or the
+# Maildir file) made, each before the next save.
+DRAFT_KILL_POINTS = ("draft_before_append", "draft_after_append")
 
 # An MCP server's tool as the model sees it: mcp__<server>__<tool> (dayflow.mcp.offer). A value
 # here, below both the tools' registry and the MCP client, which each tell its tools apart.

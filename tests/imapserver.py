@@ -40,6 +40,7 @@ def imap_spec(port: int, user: str = USER, **fields: Any) -> SourceSpec:
 
 
 _COMMAND = re.compile(rb"^[A-Za-z0-9]+ ((?:UID )?[A-Za-z]+.*)$")
+_LITERAL = re.compile(rb"\{(\d+)\+?\}$")
 
 
 def free_port() -> int:
@@ -173,6 +174,7 @@ class Proxy:
             return
 
         fetching = threading.Event()
+        skip = [0]  # bytes of a literal the client is sending, not to be read as commands
 
         def pump(src: socket.socket, dst: socket.socket, record: bool) -> None:
             buffer = b""
@@ -190,7 +192,21 @@ class Proxy:
                     dst.sendall(data)
                     if record:
                         buffer += data
-                        *lines, buffer = buffer.split(b"\r\n")
+                        lines: list[bytes] = []
+                        while True:  # a literal's bytes ({N} ends its line) are no command
+                            if skip[0]:
+                                taken = min(skip[0], len(buffer))
+                                buffer, skip[0] = buffer[taken:], skip[0] - taken
+                                if skip[0]:
+                                    break
+                            line, sep, after = buffer.partition(b"\r\n")
+                            if not sep:
+                                break
+                            buffer = after
+                            lines.append(line)
+                            literal = _LITERAL.search(line)
+                            if literal:
+                                skip[0] = int(literal.group(1))
                         for line in lines:
                             found = _COMMAND.match(line)
                             if found:

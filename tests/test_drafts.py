@@ -451,3 +451,32 @@ def _reply(subject: str = "Budget", to_name: str = "Bob", refs: tuple[str, ...] 
         quoted_from="Bob", quoted_at=dt.datetime(2026, 11, 17, tzinfo=dt.UTC),
         quoted_text="Could you?",
     )  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", ["draft_before_append", "draft_after_append", "after_tools"])
+def test_a_kill_at_a_maildir_drafts_write_point_leaves_one_draft(
+    tmp_path: Path, point: str
+) -> None:
+    """SIGKILL in a real process at each write of a Maildir draft, then `resume`: one file,
+    and nothing left in tmp/."""
+    import signal
+
+    from tests.conftest import dayflow_process
+    from tests.test_drafts_imap import _draft_step
+
+    probe = tmp_path / "probe"
+    probe_config = Path(_config(probe)["DAYFLOW_CONFIG"])
+    made = dayflow_process(probe / "d.db", probe_config, "brief", "--date", DAY, *SINCE)
+    assert made.returncode == 0, made.stderr
+    step = _draft_step(probe / "d.db", probe_config)
+    config = Path(_config(tmp_path)["DAYFLOW_CONFIG"])
+    db = tmp_path / "d.db"
+    killed = dayflow_process(db, config, "brief", "--date", DAY, *SINCE,
+                             DAYFLOW_KILL_AT=f"{point}:{step}")  # fmt: skip
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert len(_drafts(tmp_path)) == (0 if point == "draft_before_append" else 1)
+    resumed = dayflow_process(db, config, "resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(_drafts(tmp_path)) == 1 and "— draft in Drafts" in resumed.stdout
+    assert list((tmp_path / "mail" / "Drafts" / "tmp").iterdir()) == []

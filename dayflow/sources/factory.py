@@ -549,6 +549,33 @@ def check_sent(
     return out
 
 
+def check_drafts(
+    spec: SourceSpec, ctx: SourceContext, inbox: Mapping[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """The drafts folder of an [[inbox]] entry with `drafts = ...` (None without): which folder
+    (the one the server flags \\Drafts, when the entry does not name it) and whether the
+    server allows APPEND there; nothing is written. Skipped when the account could not log in."""
+    if spec.table != "inbox" or not spec.drafts:
+        return None
+    out: dict[str, Any] = {"name": f"{spec.name}/drafts", "table": "drafts", "kind": spec.kind}
+    out["of"] = spec.name
+    if inbox is not None and inbox.get("account_failed"):
+        why = f"not checked: the account of {spec.name} could not log in (see above)"
+        return out | {"where": spec.where, "ok": False, "skipped": True, "error": why}
+    [box] = drafts_boxes([spec], [], ctx).values()
+    try:
+        found = box.check()
+    except SourceError as exc:
+        return out | {"where": box.folder, "ok": False, "error": str(exc)}
+    finally:
+        box.close()
+    out |= {"where": found["folder"], "folder": found["folder"], "append": found["append"]}
+    if not found["append"]:
+        why = found.get("why") or "the server does not allow APPEND there"
+        return out | {"ok": False, "error": f"drafts folder {found['folder']}: {why}"}
+    return out | {"ok": True} | ({"how": found["how"]} if "how" in found else {})
+
+
 def _mail_status(source: MailSource, ctx: SourceContext) -> dict[str, Any]:
     """How many messages a mail source holds and its newest; the source is closed after."""
     try:
