@@ -35,10 +35,10 @@ MAIL = [
 ]  # fmt: skip
 
 
-def _sources(root: Path, me: Me) -> Any:
+def _sources(root: Path, me: Me, mail: list[dict[str, Any]] = MAIL) -> Any:
     root.mkdir(parents=True, exist_ok=True)
     path = root / "inbox.json"
-    path.write_text(json.dumps({"messages": MAIL}), encoding="utf-8")
+    path.write_text(json.dumps({"messages": mail}), encoding="utf-8")
 
     def sources(settings: Any, day: dt.date) -> tuple[Inbox, JsonCalendar]:
         inbox = Inbox([DictMail("inbox", JsonInbox(path, day, tz=dt.UTC))])
@@ -78,3 +78,22 @@ def test_the_offline_model_files_only_the_copied_users_own_asks(
     assert done.run.status == "done"
     titles = sorted(t.title for t in store.tasks.list())
     assert titles == ["Check churn assumptions first", "Send roadmap slide to Priya"]
+
+
+def test_a_mailing_lists_post_is_no_task_whatever_its_imperatives(
+    store: Store, tmp_path: Path
+) -> None:
+    """A technical post on a list (List-Id) is `bulk`: "Be patient", "restart it from the
+    Actions tab", "please test it" are the list's, not a to-do of the user's."""
+    post = {
+        "id": "l1", "from": "Kenji Watanabe <kenji@lists.example.org>",
+        "to": "dev@lists.example.org", "list_id": "<dev.lists.example.org>",
+        "subject": "Re: [dev] slow CI on the arm runners",
+        "received_at": "2026-11-03T06:40:00-05:00",
+        "body": "Be patient, the backlog clears by noon. If you need a run sooner, restart it "
+        "from the Actions tab. Please test the RC on your setup and report regressions by "
+        "Friday.\n\n-- \nKenji\ndev mailing list\nhttps://lists.example.org/listinfo/dev",
+    }  # fmt: skip
+    sources = _sources(tmp_path, parse_me(["alex@example.org"]), [post])
+    done = start_run(Loop(store, OfflineModel(), sources=sources), BriefOptions(brief_date=DAY))
+    assert done.run.status == "done" and store.tasks.list() == []
