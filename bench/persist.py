@@ -49,7 +49,7 @@ from bench.compaction_tokens import LONG_RUN_COMPACT_AT
 from bench.workload import USER_MSG, Step, dumps, payload
 from dayflow import tools as toolbox
 from dayflow.agent import SYSTEM_PROMPT, BriefOptions, Loop, start_run
-from dayflow.models import ModelRequest, ModelResponse, RunSettings, Usage
+from dayflow.models import Limits, ModelRequest, ModelResponse, RunSettings, Usage
 from dayflow.sources.inbox import Inbox, legacy_inbox
 from dayflow.store import Lease, NewRun, Store, open_store
 
@@ -229,7 +229,7 @@ def dayflow_loop(
                 options = BriefOptions(
                     date(2026, 11, 5),
                     model=MODEL,
-                    max_steps=len(workload) + 1,
+                    limits=Limits(max_steps=len(workload) + 1),
                     settings=RunSettings(compact_at=compact_at),
                 )
                 results.append(start_run(Loop(store, model, sources=loop_sources), options))

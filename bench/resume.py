@@ -33,7 +33,7 @@ from typing import Any
 from bench.persist import MODEL, disk_bytes, new_run, response, store_step
 from bench.workload import USER_MSG, Step
 from dayflow.agent import Loop, rebuild_messages, resume_run
-from dayflow.models import ModelRequest, ModelResponse, Usage
+from dayflow.models import Limits, ModelRequest, ModelResponse, Usage
 from dayflow.store import open_store
 from tests.fakeapi import strip_cache_control
 from tests.httpkit import Loopback
@@ -146,7 +146,7 @@ def resume_in_process(pristine: Path, run_id: str, tmp: Path) -> int:
     t0 = perf_counter_ns()
     with open_store(db) as store:
         run = store.runs.find(run_id)
-        result = resume_run(Loop(store, model), run, max_steps=run.steps + 1)
+        result = resume_run(Loop(store, model), run, Limits(max_steps=run.steps + 1))
     assert model.at is not None and result.calls == 1 and result.run.status == "done"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)

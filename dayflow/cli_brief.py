@@ -37,7 +37,7 @@ from dayflow.cli_base import (
     print_outcome,
 )
 from dayflow.errors import UsageError
-from dayflow.models import DEFAULT_COMPACT_AT, DEFAULT_MAX_TOKENS, DEFAULT_TASK_CAP
+from dayflow.models import DEFAULT_COMPACT_AT, DEFAULT_MAX_TOKENS, DEFAULT_TASK_CAP, Limits
 
 if TYPE_CHECKING:
     from dayflow.briefing import Mode
@@ -210,10 +210,7 @@ def brief(
             day=parse_date(brief_date) if brief_date is not None else None,
             mode=mode,
             sample=sample,
-            max_steps=max_steps,
-            budget=budget,
-            task_cap=task_cap,
-            max_tokens=max_tokens,
+            limits=Limits(max_steps, budget, max_tokens, task_cap),
             compact_at=compact_at,
             deliver=tuple(deliver or ()),
             config_file=None if config_file is None else Path(config_file),
@@ -300,9 +297,8 @@ def resume(
         settings = deps.settings(db=db, timeout=timeout, allow_remote=allow_remote)
         from dayflow.app import cases
 
-        request = cases.ResumeRequest(
-            run_id, max_steps, budget, max_tokens, timeout, crash_after, verbose
-        )
+        limits = Limits(max_steps, budget, max_tokens)
+        request = cases.ResumeRequest(run_id, limits, timeout, crash_after, verbose)
         outcome = cases.resume(deps, settings, request)
         print_outcome(
             deps,

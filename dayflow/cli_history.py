@@ -149,14 +149,14 @@ def fork(
     the step it forked at (see `dayflow runs` and `dayflow show`). It keeps the parent's
     provider: a fork of a local run is served by the same local server."""
     from dayflow.app import cases
+    from dayflow.models import Limits
 
     deps = get_deps(ctx)
     with handle_errors(deps):
         out_format = brief_format(deps, fmt, as_json)
         settings = deps.settings(db=db, timeout=timeout, allow_remote=allow_remote)
-        request = cases.ForkRequest(
-            run_id, from_step, model, max_steps, budget, timeout, crash_after, verbose
-        )
+        limits = Limits(max_steps, budget)
+        request = cases.ForkRequest(run_id, from_step, model, limits, timeout, crash_after, verbose)
         outcome = cases.fork(deps, settings, request)
         print_outcome(
             deps, outcome.run, outcome.text, out_format, settings.prices, links=outcome.links

@@ -52,7 +52,19 @@ from dayflow import turns
 from dayflow.agent import Loop, RunResult, drive
 from dayflow.agent.notes import Forked
 from dayflow.errors import RunPruned, StoreError, UsageError
-from dayflow.models import COMPLETE, DISCARDED, DONE, FAILED, PENDING, RUNNING, STOPPED, Event, Run
+from dayflow.models import (
+    COMPLETE,
+    DISCARDED,
+    DONE,
+    FAILED,
+    NO_LIMITS,
+    PENDING,
+    RUNNING,
+    STOPPED,
+    Event,
+    Limits,
+    Run,
+)
 from dayflow.models import Step as StepRow
 from dayflow.store import Store, not_continuable
 from dayflow.store.values import DEFAULT_PROFILE, command_hint
@@ -109,15 +121,14 @@ def fork_run(
     from_step: int,
     *,
     model: str | None = None,
-    max_steps: int | None = None,
-    budget: int | None = None,
+    limits: Limits = NO_LIMITS,
 ) -> RunResult:
     """Start a run whose history is the parent's first `from_step` steps (no model call spent
     on them) and drive it to its end with `model` (the parent's by default)."""
     store = loop.store
     check_fork_point(parent, store.steps.of(parent.id), from_step, profile=store.profile)
     run, lease = store.archive.fork(
-        parent.id, from_step, model=model or parent.model, max_steps=max_steps, budget=budget
+        parent.id, from_step, model=model or parent.model, limits=limits
     )
     loop.report(Forked(run, parent.id, from_step))
     return drive(loop, run, lease, resumed_from=None)

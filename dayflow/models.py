@@ -307,6 +307,37 @@ def _price(value: Any) -> tuple[float, float] | None:
     return float(value[0]), float(value[1])
 
 
+class Limits(Frozen):
+    """What a run may spend, one value wherever the guards travel (a request, a new run's
+    options, a resume, a fork): most model calls (`max_steps`), most tokens in + out over the
+    whole run, resumes included (`budget`), output tokens per call (`max_tokens`), most tasks
+    it may create (`task_cap`). A field left None is not given: a new run takes the default
+    (`for_new_run`), a resume or a fork keeps the run's own."""
+
+    max_steps: int | None = None
+    budget: int | None = None
+    max_tokens: int | None = None
+    task_cap: int | None = None
+
+    @property
+    def given(self) -> bool:
+        """Whether any limit is set (a resume writes only then)."""
+        return any(v is not None for v in (self.max_steps, self.budget, self.max_tokens))
+
+    def for_new_run(self) -> Limits:
+        """These limits with the defaults of a plain `brief` where none is given (a budget
+        stays unset: no budget)."""
+        return Limits(
+            max_steps=DEFAULT_MAX_STEPS if self.max_steps is None else self.max_steps,
+            budget=self.budget,
+            max_tokens=DEFAULT_MAX_TOKENS if self.max_tokens is None else self.max_tokens,
+            task_cap=DEFAULT_TASK_CAP if self.task_cap is None else self.task_cap,
+        )
+
+
+NO_LIMITS = Limits()  # none given: the defaults of a new run, a resumed run's own
+
+
 class Run(Frozen):
     """A run as stored, with its effective status, totals and settings."""
 
@@ -347,6 +378,11 @@ class Run(Frozen):
     @property
     def finished(self) -> bool:
         return self.status == DONE
+
+    @property
+    def limits(self) -> Limits:
+        """The guards the run is held to now (as started, or as its last resume set them)."""
+        return Limits(self.max_steps, self.budget, self.max_tokens, self.task_cap)
 
     @property
     def resumable(self) -> bool:

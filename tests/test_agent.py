@@ -19,10 +19,12 @@ from dayflow.agent import (
 )
 from dayflow.errors import ModelError, SimulatedCrash
 from dayflow.models import (
+    DEFAULT_TASK_CAP,
     DONE,
     FAILED,
     INTERRUPTED,
     STOPPED,
+    Limits,
     ModelRequest,
     Run,
     RunSettings,
@@ -246,8 +248,9 @@ def test_two_hundred_tool_calls_in_one_turn_are_capped(store: Store) -> None:
     results = model.requests[2].messages[-1]["content"]
     assert len(results) == 200  # one result per tool_use id, as the API requires
     assert [r["tool_use_id"] for r in results] == [c["id"] for c in calls]
-    assert sum(1 for r in results if not r.get("is_error")) == OPTIONS.task_cap
-    assert len(store.tasks.list()) == OPTIONS.task_cap <= MAX_TOOL_CALLS_PER_TURN
+    cap = DEFAULT_TASK_CAP  # OPTIONS gives none
+    assert sum(1 for r in results if not r.get("is_error")) == cap
+    assert len(store.tasks.list()) == cap <= MAX_TOOL_CALLS_PER_TURN
 
 
 def test_task_cap_holds_across_turns(store: Store) -> None:
@@ -260,24 +263,26 @@ def test_task_cap_holds_across_turns(store: Store) -> None:
         )
 
     model = ScriptedModel([spam(0), spam(10), spam(20), turn(text("brief"))])
-    start_run(Loop(store, model), BriefOptions(brief_date=date(2026, 11, 5), task_cap=15))
+    start_run(
+        Loop(store, model), BriefOptions(brief_date=date(2026, 11, 5), limits=Limits(task_cap=15))
+    )
     assert len(store.tasks.list()) == 15
 
 
 def test_max_steps_stops_the_run_and_resume_with_more_finishes_it(store: Store) -> None:
     model = ScriptedModel(seed_turns())
-    opts = BriefOptions(brief_date=date(2026, 11, 5), max_steps=2)
+    opts = BriefOptions(brief_date=date(2026, 11, 5), limits=Limits(max_steps=2))
     result = start_run(Loop(store, model), opts)
     assert result.run.status == STOPPED and "--max-steps 2" in (result.run.reason or "")
     assert model.calls == 2
     fresh = ScriptedModel(seed_turns()[2:])
-    done = resume_run(Loop(store, fresh), result.run, max_steps=5)
+    done = resume_run(Loop(store, fresh), result.run, Limits(max_steps=5))
     assert done.run.status == DONE and fresh.calls == 1
 
 
 def test_budget_stops_before_a_call_that_would_pass_it(store: Store) -> None:
     model = ScriptedModel(seed_turns())
-    opts = BriefOptions(brief_date=date(2026, 11, 5), budget=3000)
+    opts = BriefOptions(brief_date=date(2026, 11, 5), limits=Limits(budget=3000))
     result = start_run(Loop(store, model), opts)
     assert result.run.status == STOPPED
     assert "--budget 3000" in (result.run.reason or "")
@@ -429,3 +434,21 @@ def test_a_key_the_run_was_shown_before_a_crash_is_accepted_after_resume(store: 
     results = second.requests[1].messages[-1]["content"]
     assert [bool(r.get("is_error")) for r in results] == [False, True]
     assert [t.idempotency_key for t in store.tasks.list()] == ["sample:m12"]
+
+
+def test_one_limits_value_fills_a_new_runs_defaults_and_a_resume_keeps_the_rest(
+    store: Store,
+) -> None:
+    """Issue 33.1: a new run takes the defaults where a limit is not given; a resume writes
+    only the limits it is given (the run's task cap and output tokens stay its own)."""
+    from dayflow.models import DEFAULT_MAX_STEPS, DEFAULT_MAX_TOKENS
+
+    assert Limits(budget=5).for_new_run() == Limits(
+        DEFAULT_MAX_STEPS, 5, DEFAULT_MAX_TOKENS, DEFAULT_TASK_CAP
+    )
+    assert not Limits(task_cap=3).given and Limits(max_tokens=9).given
+    opts = BriefOptions(brief_date=date(2026, 11, 5), limits=Limits(max_steps=1, task_cap=7))
+    stopped = start_run(Loop(store, ScriptedModel(seed_turns())), opts).run
+    assert stopped.limits == Limits(1, None, DEFAULT_MAX_TOKENS, 7)
+    done = resume_run(Loop(store, ScriptedModel(seed_turns()[1:])), stopped, Limits(max_steps=9))
+    assert done.run.limits == Limits(9, None, DEFAULT_MAX_TOKENS, 7)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from dayflow.agent import BriefOptions, Hooks, Loop, rebuild_messages, resume_run, start_run
 from dayflow.compaction import LABEL, compact, pairs, summarise_exchange
 from dayflow.errors import SimulatedCrash
-from dayflow.models import DEFAULT_COMPACT_AT, Message, RunSettings, estimate_tokens
+from dayflow.models import DEFAULT_COMPACT_AT, Limits, Message, RunSettings, estimate_tokens
 from dayflow.providers.offline import OfflineModel
 from dayflow.store import Store, open_store
 from tests.scripted import ScriptedModel, text, tool_use, turn
@@ -193,7 +193,7 @@ def _reader_turns(n: int) -> list[Any]:
 
 
 OPTS = BriefOptions(
-    brief_date=date(2026, 11, 5), max_steps=30, settings=RunSettings(compact_at=3000)
+    brief_date=date(2026, 11, 5), limits=Limits(max_steps=30), settings=RunSettings(compact_at=3000)
 )
 
 
@@ -236,7 +236,9 @@ def test_each_request_equals_the_rebuild_a_resume_would_send(store: Store, tmp_p
 def test_compaction_off_sends_everything(store: Store) -> None:
     model = ScriptedModel(_reader_turns(8))
     opts = BriefOptions(
-        brief_date=date(2026, 11, 5), max_steps=30, settings=RunSettings(compact_at=0)
+        brief_date=date(2026, 11, 5),
+        limits=Limits(max_steps=30),
+        settings=RunSettings(compact_at=0),
     )
     result = start_run(Loop(store, model), opts)
     assert store.steps.compactions(result.run.id) == []
@@ -420,7 +422,9 @@ def test_a_model_that_kept_only_ids_files_under_the_right_keys(
     settings = RunSettings(
         inbox=_long_inbox(tmp_path), mail_since="2026-11-01T00:00:00+00:00", compact_at=2000
     )
-    options = BriefOptions(brief_date=date(2026, 11, 5), max_steps=10, settings=settings)
+    options = BriefOptions(
+        brief_date=date(2026, 11, 5), limits=Limits(max_steps=10), settings=settings
+    )
     model = ScriptedModel(fn=forgetful_filer())
     result = start_run(Loop(store, model), options)
     assert result.run.status == "done", result.run.reason

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from dayflow.agent import BriefOptions, Loop, start_run
-from dayflow.models import Message, RunSettings
+from dayflow.models import Limits, Message, RunSettings
 from dayflow.providers.offline import OfflineModel
 from dayflow.shown import shown_in
 from dayflow.store import Store
@@ -131,7 +131,7 @@ def _inbox(tmp_path: Path) -> str:
 
 def _options(tmp_path: Path) -> BriefOptions:
     settings = RunSettings(inbox=_inbox(tmp_path), mail_since="2026-11-01T00:00:00+00:00", tz="UTC")
-    return BriefOptions(brief_date=date(2026, 11, 5), max_steps=8, settings=settings)
+    return BriefOptions(brief_date=date(2026, 11, 5), limits=Limits(max_steps=8), settings=settings)
 
 
 def test_a_scripted_model_cannot_file_a_made_up_or_quoted_task(

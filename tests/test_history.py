@@ -26,7 +26,7 @@ from dayflow.history import (
     gc_candidates,
     recompute_totals,
 )
-from dayflow.models import DONE, INTERRUPTED, STOPPED, Event, Run, Usage
+from dayflow.models import DONE, INTERRUPTED, STOPPED, Event, Limits, Run, Usage
 from dayflow.store import PRUNED_MARK, REDACTED_MARK, Owner, Store, open_store
 from dayflow.timeline import label_levels, restart_indexes, spread_times
 from tests.conftest import is_pg
@@ -132,7 +132,7 @@ def test_a_fork_budget_counts_only_what_the_fork_spends(store: Store) -> None:
     # estimated, on the bundled sample) fits in it alone.
     assert parent.usage.total > 8000
     model = ScriptedModel(seed_turns()[2:])
-    result = fork_run(Loop(store, model), parent, 2, budget=8000)
+    result = fork_run(Loop(store, model), parent, 2, limits=Limits(budget=8000))
     assert result.run.status == DONE and result.run.budget == 8000, result.run.reason
 
 
@@ -307,7 +307,9 @@ def test_redact_blanks_what_the_reads_returned_and_nothing_else(store: Store) ->
 
 
 def test_a_stopped_run_that_was_redacted_cannot_be_resumed(store: Store) -> None:
-    result = start_run(Loop(store, ScriptedModel(seed_turns())), replace(OPTIONS, max_steps=1)).run
+    result = start_run(
+        Loop(store, ScriptedModel(seed_turns())), replace(OPTIONS, limits=Limits(max_steps=1))
+    ).run
     assert result.status == STOPPED
     collect_garbage(store, keep=0, redact=True)
     with pytest.raises(RunPruned, match="redacted by `dayflow gc --redact`"):

@@ -16,7 +16,7 @@ import pytest
 from dayflow import tools as toolbox
 from dayflow.agent import BriefOptions, Loop, start_run
 from dayflow.compaction import LABEL as COMPACTED
-from dayflow.models import DONE, ModelRequest, ModelResponse, RunSettings
+from dayflow.models import DONE, Limits, ModelRequest, ModelResponse, RunSettings
 from dayflow.providers.offline import OfflineModel
 from dayflow.sources import CalendarSource, InboxSource, JsonCalendar, JsonInbox
 from dayflow.sources.identity import json_message_stable_id, mail_key
@@ -240,7 +240,7 @@ def _brief(responses: list[ModelResponse]) -> str:
 def _real_run(tmp_path: Path, name: str) -> tuple[Recording, Store, Any]:
     store = open_store(tmp_path / f"{name}.db")
     model = Recording()
-    options = BriefOptions(brief_date=BRIEF, max_steps=80)
+    options = BriefOptions(brief_date=BRIEF, limits=Limits(max_steps=80))
     result = start_run(Loop(store, model, sources=_large), options)
     return model, store, result
 
@@ -263,7 +263,7 @@ def test_the_default_model_opens_several_threads_a_turn_and_files_the_same(
 ) -> None:
     """Several read_message calls a turn: the same tasks in a quarter of the steps."""
     store = open_store(tmp_path / "batched.db")
-    options = BriefOptions(brief_date=BRIEF, max_steps=80)
+    options = BriefOptions(brief_date=BRIEF, limits=Limits(max_steps=80))
     result = start_run(Loop(store, OfflineModel(), sources=_large), options)
     assert result.run.status == DONE and result.run.steps <= 10
     tasks = store.tasks.list(include_done=True)

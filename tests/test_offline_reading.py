@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from dayflow.agent import BriefOptions, Loop, start_run
-from dayflow.models import RunSettings
+from dayflow.models import Limits, RunSettings
 from dayflow.providers.offline import OfflineModel
 from dayflow.providers.offline._dates import find_deadline
 from dayflow.providers.offline._reading import body_actions, reader_of
@@ -190,8 +190,7 @@ def _brief_over(tmp_path: Path, messages: list[dict[str, Any]], day: dt.date) ->
     with open_store(tmp_path / "d.db") as store:
         options = BriefOptions(
             brief_date=day,
-            task_cap=100,
-            max_steps=100,
+            limits=Limits(max_steps=100, task_cap=100),
             settings=RunSettings(tz="America/New_York", inbox=str(path)),
         )
         result = start_run(Loop(store, OfflineModel()), options)

@@ -14,7 +14,7 @@ import pytest
 from dayflow.clock import FixedClock
 from dayflow.errors import LeaseLost, RunBusy, RunNotFound, StoreError
 from dayflow.frozen import replace
-from dayflow.models import INTERRUPTED, RUNNING, RunSettings
+from dayflow.models import INTERRUPTED, RUNNING, Limits, RunSettings
 from dayflow.store import (
     BatchItem,
     DatabaseError,
@@ -380,7 +380,7 @@ def test_every_write_of_a_driver_is_fenced_by_its_lease(store: Store) -> None:
     writes = [
         lambda: store.steps.complete(stale, 1, None),
         lambda: store.steps.save_effect(stale, 1, "k", "create_task", lambda: ("{}", False)),
-        lambda: store.runs.update_limits(stale, max_steps=99),
+        lambda: store.runs.update_limits(stale, Limits(max_steps=99)),
         lambda: store.leases.release(stale, INTERRUPTED),
         lambda: store.steps.add_compaction(
             stale,

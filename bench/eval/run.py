@@ -20,7 +20,7 @@ from bench.eval.dataset import BRIEF_DATE, CALENDAR, ME, TZ, EvalSet, public_id
 from bench.eval.score import PredictedAction
 from dayflow.agent import BriefOptions, Loop, start_run
 from dayflow.errors import DayflowError
-from dayflow.models import RunSettings
+from dayflow.models import Limits, RunSettings
 from dayflow.providers import ModelClient
 from dayflow.sources.identity import json_message_stable_id, mail_key
 from dayflow.store import open_store
@@ -127,9 +127,7 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
             options = BriefOptions(
                 brief_date=BRIEF_DATE,
                 model=model,
-                task_cap=TASK_CAP,
-                max_steps=MAX_STEPS,
-                max_tokens=MAX_TOKENS,
+                limits=Limits(max_steps=MAX_STEPS, max_tokens=MAX_TOKENS, task_cap=TASK_CAP),
                 settings=settings,
             )
             started = time.perf_counter()

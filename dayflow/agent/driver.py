@@ -32,8 +32,10 @@ from dayflow.models import (
     DONE,
     FAILED,
     INTERRUPTED,
+    NO_LIMITS,
     PENDING,
     STOPPED,
+    Limits,
     Message,
     ModelRequest,
     Run,
@@ -74,6 +76,9 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
             loop.report(notes.McpNotice(line))
         system, tools, catalog = prepared.applied(system, tools)
         settings = replace(settings, mcp_tools=catalog)
+    limits = options.limits.for_new_run()
+    assert limits.max_steps is not None and limits.max_tokens is not None
+    assert limits.task_cap is not None  # (for_new_run sets all three)
     run, lease = loop.store.runs.create(
         NewRun(
             model=options.model,
@@ -81,10 +86,10 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
             system=system,
             tools=tools,
             user_msg=user_message(options.brief_date, options.settings.tz, options.settings.since),
-            max_tokens=options.max_tokens,
-            max_steps=options.max_steps,
-            budget=options.budget,
-            task_cap=options.task_cap,
+            max_tokens=limits.max_tokens,
+            max_steps=limits.max_steps,
+            budget=limits.budget,
+            task_cap=limits.task_cap,
             settings=settings,
         ),
         sole_for_day=options.sole_for_day,
@@ -95,12 +100,10 @@ def start_run(loop: Loop, options: BriefOptions) -> RunResult:
 def resume_run(
     loop: Loop,
     run: Run,
-    *,
-    max_steps: int | None = None,
-    budget: int | None = None,
-    max_tokens: int | None = None,
+    limits: Limits = NO_LIMITS,
 ) -> RunResult:
-    """Continue `run` from its committed steps; a finished run costs nothing."""
+    """Continue `run` from its committed steps, held to `limits` from now on where given (a
+    task cap is the run's own); a finished run costs nothing."""
     if run.status == DONE:
         return RunResult(run, run.final_text, calls=0, resumed_from=run.steps)
     # A step no server sends (written before answers were checked) would crash the drive.
@@ -110,10 +113,8 @@ def resume_run(
     except RunAlreadyDone:  # finished by another process since we looked
         done = loop.store.runs.get(run.id)
         return RunResult(done, done.final_text, 0, done.steps, finished_elsewhere=True)
-    if max_steps is not None or budget is not None or max_tokens is not None:
-        loop.store.runs.update_limits(
-            lease, max_steps=max_steps, budget=budget, max_tokens=max_tokens
-        )
+    if limits.given:
+        loop.store.runs.update_limits(lease, limits)
     run = loop.store.runs.get(run.id)
     loop.store.events.add(
         run.id, "run_resumed", {"pid": os.getpid(), "steps": run.steps, "tokens": run.usage.total}

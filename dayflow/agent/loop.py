@@ -17,9 +17,8 @@ from dayflow.agent.notes import Note
 from dayflow.errors import SimulatedCrash
 from dayflow.frozen import Frozen
 from dayflow.models import (
-    DEFAULT_MAX_STEPS,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_TASK_CAP,
+    NO_LIMITS,
+    Limits,
     Run,
     RunSettings,
 )
@@ -71,10 +70,7 @@ class BriefOptions(Frozen):
 
     brief_date: date
     model: str = "offline"
-    max_steps: int = DEFAULT_MAX_STEPS
-    budget: int | None = None
-    task_cap: int = DEFAULT_TASK_CAP
-    max_tokens: int = DEFAULT_MAX_TOKENS
+    limits: Limits = NO_LIMITS  # None fields: a plain brief's defaults (`Limits.for_new_run`)
     settings: RunSettings = RunSettings()
     # Start it only if the day has no run yet (brief --ensure-today), else DayTaken names it.
     sole_for_day: bool = False

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dayflow.app.runtime import Runtime
+from dayflow.models import NO_LIMITS, Limits
 
 if TYPE_CHECKING:
     from dayflow.agent import Loop, Note
@@ -31,9 +32,7 @@ class ResumeRequest:
     on (None: as the run was started)."""
 
     run_id: str | None = None
-    max_steps: int | None = None
-    budget: int | None = None
-    max_tokens: int | None = None
+    limits: Limits = NO_LIMITS  # None fields: the run's own
     timeout: float | None = None
     crash_after: int | None = None
     verbose: bool = False
@@ -47,8 +46,7 @@ class ForkRequest:
     run_id: str
     from_step: int
     model: str | None = None
-    max_steps: int | None = None
-    budget: int | None = None
+    limits: Limits = NO_LIMITS  # steps and budget; None: the parent's
     timeout: float | None = None
     crash_after: int | None = None
     verbose: bool = False
@@ -72,9 +70,7 @@ def resume(rt: Runtime, settings: Settings, request: ResumeRequest) -> Outcome:
             store,
             run,
             crash_after=request.crash_after,
-            max_steps=request.max_steps,
-            budget=request.budget,
-            max_tokens=request.max_tokens,
+            limits=request.limits,
             timeout=request.timeout,
         )
 
@@ -101,8 +97,7 @@ def fork(rt: Runtime, settings: Settings, request: ForkRequest) -> Outcome:
                 parent,
                 request.from_step,
                 model=chosen,
-                max_steps=request.max_steps,
-                budget=request.budget,
+                limits=request.limits,
             )
         links = shown_in(store.steps.conversation(result.run.id)).urls
         return Outcome(result.run, result.text, links=links)

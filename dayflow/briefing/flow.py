@@ -24,9 +24,10 @@ from dayflow.briefing.inputs import Picked, discard_kept, kept_inputs, new_run_s
 from dayflow.briefing.request import BriefRequest, Mode
 from dayflow.errors import ConfigError, DayTaken, RunBusy, StoreError, UsageError
 from dayflow.models import (
-    DEFAULT_MAX_STEPS,
     DONE,
+    NO_LIMITS,
     RUNNING,
+    Limits,
     Run,
 )
 from dayflow.store.values import command_hint
@@ -149,15 +150,14 @@ def _decide(the: _Day) -> Outcome:
                 f"note: {', '.join(ignored)} do not apply to a resumed run: run "
                 f"{unfinished.id} keeps the settings it started with"
             )
-        max_tokens = request.max_tokens if "max_tokens" in request.given else None
+        given = request.limits
+        max_tokens = given.max_tokens if "max_tokens" in request.given else None
         return resume(
             the.room,
             store,
             unfinished,
             crash_after=request.crash_after,
-            max_steps=request.max_steps,
-            budget=request.budget,
-            max_tokens=max_tokens,
+            limits=Limits(given.max_steps, given.budget, max_tokens),
             timeout=request.timeout,
         )
     if unfinished is not None:
@@ -216,9 +216,7 @@ def resume(
     run: Run,
     *,
     crash_after: int | None = None,
-    max_steps: int | None = None,
-    budget: int | None = None,
-    max_tokens: int | None = None,
+    limits: Limits = NO_LIMITS,
     timeout: float | None = None,
 ) -> Outcome:
     """Continue `run` from its last committed step, or show it when it is done (no model
@@ -235,7 +233,7 @@ def resume(
             "wait for it to finish"
         )
     with open_loop(room, store, run, run.model, crash_after, timeout, resuming=True) as loop:
-        result = resume_run(loop, run, max_steps=max_steps, budget=budget, max_tokens=max_tokens)
+        result = resume_run(loop, run, limits)
     if result.finished_elsewhere:
         room.say(f"run {run.id} was finished by another process meanwhile; it is already done")
     return _outcome(store, result.run, result.text)
@@ -305,10 +303,7 @@ def _options(
     return BriefOptions(
         brief_date=day,
         model=settings.model,
-        max_steps=request.max_steps or DEFAULT_MAX_STEPS,
-        budget=request.budget,
-        task_cap=request.task_cap,
-        max_tokens=request.max_tokens,
+        limits=request.limits.for_new_run(),
         settings=RunSettings(
             tz=settings.tz,
             compact_at=request.compact_at,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from dayflow.models import DEFAULT_COMPACT_AT, DEFAULT_MAX_TOKENS, DEFAULT_TASK_CAP
+from dayflow.models import DEFAULT_COMPACT_AT, NO_LIMITS, Limits
 
 
 class Mode(enum.Enum):
@@ -31,10 +31,7 @@ class BriefRequest:
     day: date | None = None  # None: today in the settings' timezone
     mode: Mode = Mode.AUTO
     sample: str = "standard"
-    max_steps: int | None = None
-    budget: int | None = None
-    task_cap: int = DEFAULT_TASK_CAP
-    max_tokens: int = DEFAULT_MAX_TOKENS
+    limits: Limits = NO_LIMITS  # None fields: a new run's defaults (`Limits.for_new_run`)
     compact_at: int = DEFAULT_COMPACT_AT
     deliver: tuple[str, ...] = ()  # --deliver sinks, as written
     config_file: Path | None = None

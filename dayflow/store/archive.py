@@ -7,7 +7,17 @@ from collections.abc import Collection
 from typing import Any
 
 from dayflow.errors import RunPruned, StoreError
-from dayflow.models import DONE, FAILED, INTERRUPTED, RUNNING, STOPPED, Run, Usage
+from dayflow.models import (
+    DONE,
+    FAILED,
+    INTERRUPTED,
+    NO_LIMITS,
+    RUNNING,
+    STOPPED,
+    Limits,
+    Run,
+    Usage,
+)
 from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
 from dayflow.store.leases import Leases
@@ -29,13 +39,13 @@ class Archive:
         from_step: int,
         *,
         model: str,
-        max_steps: int | None = None,
-        budget: int | None = None,
+        limits: Limits = NO_LIMITS,
     ) -> tuple[Run, Lease]:
         """Create a run claimed by this process whose history is the parent's first
         `from_step` steps, with their saved tool effects and the compactions made before them,
         all in one transaction. The copies count 0 tokens: the fork did not pay for them, so
-        its totals still equal the sum of its steps and its budget counts only its own calls."""
+        its totals still equal the sum of its steps and its budget counts only its own calls.
+        `limits`' steps and budget replace the parent's where given."""
         db = self._ctx.db
         with db.transaction():
             # Lock the parent row: its event log gets a `run_forked` below.
@@ -58,8 +68,8 @@ class Archive:
                     tools=parent.tools,
                     user_msg=parent.user_msg,
                     max_tokens=parent.max_tokens,
-                    max_steps=parent.max_steps if max_steps is None else max_steps,
-                    budget=parent.budget if budget is None else budget,
+                    max_steps=parent.max_steps if limits.max_steps is None else limits.max_steps,
+                    budget=parent.budget if limits.budget is None else limits.budget,
                     task_cap=parent.task_cap,
                     settings=parent.settings,
                     parent_run_id=parent.id,

@@ -8,7 +8,7 @@ from typing import Any
 
 from dayflow.clock import iso
 from dayflow.errors import AmbiguousRunId, DayTaken, ProfileNotFound, RunNotFound
-from dayflow.models import INTERRUPTED, RUNNING, Run, RunSettings
+from dayflow.models import INTERRUPTED, RUNNING, Limits, Run, RunSettings
 from dayflow.store.context import StoreContext
 from dayflow.store.events import EventLog
 from dayflow.store.leases import Leases
@@ -183,16 +183,14 @@ class Runs:
                 return run
         return None
 
-    def update_limits(
-        self,
-        lease: Lease,
-        *,
-        max_steps: int | None = None,
-        budget: int | None = None,
-        max_tokens: int | None = None,
-    ) -> None:
-        """Raise (or set) a run's guards when it is resumed with new limits."""
-        changes = {"max_steps": max_steps, "budget": budget, "max_tokens": max_tokens}
+    def update_limits(self, lease: Lease, limits: Limits) -> None:
+        """Raise (or set) a run's guards when it is resumed with new limits (the given ones;
+        a task cap stays the run's own)."""
+        changes = {
+            "max_steps": limits.max_steps,
+            "budget": limits.budget,
+            "max_tokens": limits.max_tokens,
+        }
         # Column names come from the fixed dict above; the values are parameters.
         given = {k: v for k, v in changes.items() if v is not None}
         with self._ctx.db.transaction():
