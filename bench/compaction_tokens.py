@@ -22,7 +22,7 @@ from typing import Any
 
 from dayflow.agent import BriefOptions, Loop, start_run
 from dayflow.compaction import DEFAULT_COMPACT_AT
-from dayflow.models import RunSettings
+from dayflow.models import Limits, RunSettings
 from dayflow.providers.offline import OfflineModel
 from dayflow.store import open_store
 
@@ -37,7 +37,7 @@ def measure(tmp: Path) -> dict[int, dict[str, Any]]:
         with open_store(tmp / f"long-{compact_at}.db") as store:
             options = BriefOptions(
                 brief_date=date(2026, 11, 5),
-                max_steps=80,
+                limits=Limits(max_steps=80),
                 settings=RunSettings(sample="large", compact_at=compact_at),
             )
             result = start_run(Loop(store, OfflineModel()), options)

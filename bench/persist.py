@@ -445,7 +445,7 @@ def sql_per_step(workload: tuple[Step, ...], tmp: Path) -> dict[str, tuple[float
         options = BriefOptions(
             date(2026, 11, 5),
             model=MODEL,
-            max_steps=len(workload) + 1,
+            limits=Limits(max_steps=len(workload) + 1),
             settings=RunSettings(compact_at=0),
         )
         start_run(Loop(store, model, sources=loop_sources), options)
