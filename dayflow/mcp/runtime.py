@@ -75,6 +75,7 @@ class _Server:
         self.scope: Any = None  # the anyio CancelScope its task runs in
         self.inflight: Future[dict[str, Any]] | None = None  # the call it is answering
         self.malformed: list[tuple[str, str]] = []  # tools it listed malformed: (name, why)
+        self.refused: str | None = None  # the last answer the cap refused (network.cap_body)
 
     def cancel(self) -> None:
         """Stop its task (in the hub's loop): the transport's stop still runs, shielded."""
@@ -237,7 +238,7 @@ class Hub:
                 await self._run(server)
         except BaseException as exc:  # a crash at start or between calls: the server is down
             if server.down is None:
-                server.down = _reason(exc)
+                server.down = server.refused or _reason(exc)
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
@@ -293,6 +294,9 @@ class Hub:
                 return
             # The server answered with an error: the model reads it as an error result.
             text = f"{tool} failed on the server: {err.error.message}"[:2000]
+            if server.refused is not None:  # its answer was past the cap: not the server's words
+                text = f"{tool}'s result was refused: the server {server.refused}"
+                server.refused = None
             done.set_result({"content": [{"type": "text", "text": text}], "isError": True})
             return
         except ValidationError as err:  # this answer, not the server: it stays up
@@ -344,7 +348,11 @@ class Hub:
             )
             headers["Authorization"] = f"Bearer {token}"
         assert spec.url is not None
-        http = await stack.enter_async_context(_http_client(spec.url, headers, self._env))
+
+        def said(refused: Exception) -> None:
+            server.refused = str(refused)
+
+        http = await stack.enter_async_context(_http_client(spec.url, headers, self._env, said))
         transport = streamable_http_client(spec.url, http_client=http)
         client = Client(checked(transport, server.malformed), cache=None)
         return await stack.enter_async_context(client)
@@ -357,22 +365,28 @@ class Hub:
         return self._errlog
 
 
-def _http_client(url: str, headers: dict[str, str], env: Mapping[str, str]) -> Any:
+def _http_client(
+    url: str, headers: dict[str, str], env: Mapping[str, str], said: Any = None
+) -> Any:
     """The SDK's HTTP client for a server at `url` (its timeouts, as `create_mcp_http_client`
     makes it), with the proxy `network.proxy_for` chooses: never one for a server on this
-    machine, whatever the environment says."""
+    machine, whatever the environment says. Every answer is read through the cap the feeds
+    and the model are read with (`network.cap_body`: 50 MB, one event of a stream), `said`
+    told of a refusal."""
     import httpx2
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
-    from dayflow.network import proxy_for
+    from dayflow.network import cap_body, direct_client_options, proxy_for
+
+    async def capped(response: Any) -> None:
+        cap_body(response, said=said)
 
     proxy = proxy_for(url, env)
     timeout = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
-    if proxy is not None:
-        return httpx2.AsyncClient(timeout=timeout, headers=headers, proxy=proxy)
-    from dayflow.network import direct_client_options
-
-    return httpx2.AsyncClient(timeout=timeout, headers=headers, **direct_client_options())
+    options: dict[str, Any] = {"proxy": proxy} if proxy is not None else direct_client_options()
+    return httpx2.AsyncClient(
+        timeout=timeout, headers=headers, event_hooks={"response": [capped]}, **options
+    )
 
 
 class _OneLine(logging.Formatter):

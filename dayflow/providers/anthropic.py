@@ -13,7 +13,10 @@ resumed later) instead of making a person wait. That is simpler and easier to te
 the SDK's transport (the sleep is injected), and it lets the error say how many attempts it took.
 The SDK sends no idempotency key, so each retried POST may be billed: keep `max_retries` small.
 `timeout` bounds the whole answer, not each read (`_deadline_client`): a server that trickles
-its answer is cut off and retried like one that says nothing.
+its answer is cut off and retried like one that says nothing. An answer is read no further
+than `network.MAX_ANSWER_BYTES` (50 MB; a batch's results, one line of them), through the cap
+the calendar feeds are read with (`network.cap_body`): past it the call fails at once, one
+line, not retried (a server that sent 50 MB would send them again).
 
 Prompt caching. Markers are added to a copy of the request, never to the caller's
 `ModelRequest` (the store keeps unmarked turns, and what it keeps is what the next call sends):
@@ -46,6 +49,7 @@ from typing import Any, TypeVar
 
 from dayflow.errors import ModelError
 from dayflow.models import Message, ModelRequest, ModelResponse, Usage
+from dayflow.network import MAX_ANSWER_BYTES, AnswerRefused
 from dayflow.providers import ANTHROPIC_API_URL, CANCELED, ERRORED, EXPIRED, SUCCEEDED, BatchOutcome
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -83,6 +87,7 @@ class AnthropicClient:
         on_retry: Callable[[str], None] | None = None,
         label: str = "Anthropic API",
         environ: Mapping[str, str] | None = None,
+        answer_cap: int = MAX_ANSWER_BYTES,
     ) -> None:
         import anthropic
 
@@ -98,7 +103,7 @@ class AnthropicClient:
             base_url=base_url,
             max_retries=0,  # retries are ours: see the module docstring
             timeout=timeout,
-            http_client=http_client or _deadline_client(anthropic, timeout, self.proxy),
+            http_client=http_client or _deadline_client(anthropic, timeout, self.proxy, answer_cap),
         )
         self.max_retries = max_retries
         self.timeout = timeout
@@ -168,6 +173,8 @@ class AnthropicClient:
         except sdk.APIStatusError as err:
             raise ModelError(_status_message(err, self.label), status=err.status_code) from None
         except sdk.APIConnectionError as err:
+            if (refused := _refusal(err)) is not None:
+                raise ModelError(f"{self.label} {refused}") from None
             raise ModelError(f"{self.label} connection error: {_cause(err)}") from None
 
     def close(self) -> None:
@@ -197,6 +204,8 @@ class AnthropicClient:
                 wait = _retry_after(headers)
                 status, request_id = err.status_code, err.request_id
             except sdk.APIConnectionError as err:
+                if (refused := _refusal(err)) is not None:  # an answer past the cap
+                    raise ModelError(f"{self.label} {refused}") from None
                 retryable, wait, status, request_id = True, None, None, None
                 if isinstance(err, sdk.APITimeoutError):
                     failure = f"{self.label} timed out (no answer in {self.timeout:g}s)"
@@ -210,6 +219,10 @@ class AnthropicClient:
                 raise ModelError(
                     f"{self.label} answered with JSON nested too deeply to read"
                 ) from None
+            except RuntimeError as err:  # httpx's StreamError: a streamed answer past the cap
+                if (refused := _refusal(err)) is None:
+                    raise
+                raise ModelError(f"{self.label} {refused}") from None
             except ValueError as err:
                 if _NOT_SENT in str(err):  # the SDK refuses a huge max_tokens before sending
                     raise ModelError(f"{self.label} request not sent: {err}") from None
@@ -252,7 +265,9 @@ class AnthropicClient:
             self._sleep(pause)
 
 
-def _deadline_client(anthropic: Any, seconds: float, proxy: str | None = None) -> Any:
+def _deadline_client(
+    anthropic: Any, seconds: float, proxy: str | None = None, cap: int = MAX_ANSWER_BYTES
+) -> Any:
     """The SDK's default HTTP client (its keep-alive and limits), going through `proxy` or
     straight to the server (the environment's proxy variables are not read by httpx: the
     caller chose), with a deadline on the whole answer: httpx's timeouts are per read, so a
@@ -260,6 +275,8 @@ def _deadline_client(anthropic: Any, seconds: float, proxy: str | None = None) -
     the read raises httpx's ReadTimeout, which the SDK reports as a timeout (retried as
     one)."""
     import httpx2
+
+    from dayflow.network import cap_body
 
     class Deadline(httpx2.SyncByteStream):
         def __init__(self, inner: Any, deadline: float, request: Any) -> None:
@@ -280,6 +297,7 @@ def _deadline_client(anthropic: Any, seconds: float, proxy: str | None = None) -
         def send(self, request: Any, *, stream: bool = False, **kw: Any) -> Any:
             deadline = time.monotonic() + seconds
             response = super().send(request, stream=True, **kw)
+            cap_body(response, per_line=stream or None, limit=cap)  # streamed: batch results
             response.stream = Deadline(response.stream, deadline, request)
             if not stream:
                 try:
@@ -521,6 +539,16 @@ def _status_message(err: Any, label: str = "Anthropic API") -> str:
     if err.status_code == 401 and label == "Anthropic API":
         text += "; check ANTHROPIC_API_KEY"
     return text
+
+
+def _refusal(err: BaseException) -> AnswerRefused | None:
+    """The cap's refusal behind an SDK or httpx error (`network.cap_body`), if it is one."""
+    inner: BaseException | None = err
+    while inner is not None:
+        if isinstance(inner, AnswerRefused):
+            return inner
+        inner = inner.__cause__
+    return None
 
 
 def _cause(err: BaseException) -> str:

@@ -33,13 +33,13 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from dayflow import __version__
 from dayflow.errors import SourceUnreadable
-from dayflow.network import proxy_for
+from dayflow.network import MAX_ANSWER_BYTES, AnswerCap, AnswerRefused, proxy_for
 from dayflow.sources.deadline import Deadline
 from dayflow.sources.oauth import AuthRefused
 from dayflow.sources.wire import breaks_line
 
 DEFAULT_TIMEOUT = 20.0
-MAX_BYTES = 50 * 1024 * 1024  # a feed bigger than this is refused rather than held in memory
+MAX_BYTES = MAX_ANSWER_BYTES  # a feed bigger than this is refused rather than held in memory
 MAX_REDIRECTS = 10
 _REDIRECTS = (301, 302, 303, 307, 308)
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -138,7 +138,8 @@ def request(
         try:
             with opener.open(req, timeout=clock.remaining()) as resp:
                 status, got = resp.status, {k.lower(): v for k, v in resp.headers.items()}
-                data = _read_capped(resp, source, where)
+                encoding = got.get("content-encoding") if status in ok else None
+                data = _read_capped(resp, encoding, source, where)
             if clock.expired:  # the answer may have been cut short, not ended
                 raise late()
         except SourceUnreadable:
@@ -163,7 +164,7 @@ def request(
             raise SourceUnreadable(source, f"{where} is not a valid address") from None
     if status not in ok:
         raise SourceUnreadable(source, f"{where} answered HTTP {status}")
-    return Response(status, got, _decoded(data, got.get("content-encoding"), source, where))
+    return Response(status, got, data)
 
 
 def in_clear(url: str, source: str, what: str) -> None:
@@ -392,54 +393,6 @@ def _refused(source: str, reason: str) -> SourceUnreadable:
     return SourceUnreadable(source, reason)
 
 
-def _decoded(data: bytes, encoding: str | None, source: str, where: str) -> bytes:
-    """The body with its Content-Encoding undone (gzip, deflate), at most MAX_BYTES of it."""
-    import zlib
-
-    name = (encoding or "").strip().lower()
-    if name in ("", "identity"):
-        return data
-    if name in ("gzip", "x-gzip"):
-        modes = [31]
-    elif name == "deflate":
-        modes = [15, -15]  # zlib-wrapped as the RFC says, or raw as some servers send it
-    else:
-        raise SourceUnreadable(
-            source, f"{where} sent its answer in the {name[:40]!r} encoding, which is not read"
-        )
-    for wbits in modes:
-        try:
-            return _inflate(data, wbits, source, where)
-        except zlib.error:
-            continue
-    raise SourceUnreadable(source, f"{where} sent {name} data that does not decompress")
-
-
-def _inflate(data: bytes, wbits: int, source: str, where: str) -> bytes:
-    import zlib
-
-    out = bytearray()
-    pending = data
-    inflater = zlib.decompressobj(wbits)
-    while pending:
-        out += inflater.decompress(pending, MAX_BYTES + 1 - len(out))
-        if len(out) > MAX_BYTES:
-            raise SourceUnreadable(
-                source,
-                f"{where} sent more than {MAX_BYTES // (1024 * 1024)} MB once decompressed; "
-                "refused",
-            )
-        pending = inflater.unconsumed_tail
-        if inflater.eof:
-            pending = inflater.unused_data
-            if wbits != 31 or not pending.startswith(b"\x1f\x8b"):
-                break
-            inflater = zlib.decompressobj(wbits)  # gzip allows several members
-    if not inflater.eof:
-        raise zlib.error("truncated")
-    return bytes(out)
-
-
 class Unauthorized(SourceUnreadable, AuthRefused):
     """The server answered 401: it refused the password or the token."""
 
@@ -459,15 +412,17 @@ def _bearer_error(headers: dict[str, str], hidden: list[str | None]) -> str:
     return f" ({text})" if text else ""
 
 
-def _read_capped(resp: Any, source: str, where: str) -> bytes:
-    chunks, size = [], 0
-    while chunk := resp.read(64 * 1024):
-        size += len(chunk)
-        if size > MAX_BYTES:
-            raise SourceUnreadable(
-                source, f"{where} sent more than {MAX_BYTES // (1024 * 1024)} MB; refused"
-            )
-        chunks.append(chunk)
+def _read_capped(resp: Any, encoding: str | None, source: str, where: str) -> bytes:
+    """The body of `resp`, its `encoding` undone, through the one cap every answer is read
+    through (`network.AnswerCap`: MAX_BYTES before and after decompressing)."""
+    chunks = []
+    try:
+        cap = AnswerCap(encoding, MAX_BYTES)
+        while chunk := resp.read(64 * 1024):
+            chunks.append(cap.feed(chunk))
+        cap.end()
+    except AnswerRefused as refused:
+        raise SourceUnreadable(source, f"{where} {refused}") from None
     return b"".join(chunks)
 
 
