@@ -267,3 +267,28 @@ class _Log:
 
     def save(self, key: str, content: str, is_error: bool = False) -> None:
         self.saved[key] = (content, is_error)
+
+
+@pytest.mark.slow
+def test_a_page_file_killed_after_it_was_written_is_written_again_with_the_same_bytes(
+    tmp_path: Path,
+) -> None:
+    """SIGKILL after the page file's rename and before its delivery is saved: the resumed
+    run writes the page again, byte for byte the one already there, and records it."""
+    from tests.conftest import dayflow_process
+    from tests.test_delivery import _final_step, config
+
+    db, target = tmp_path / "dayflow.db", tmp_path / "brief.html"
+    cfg = config(tmp_path, 1)
+    n = _final_step(tmp_path)
+    sink = ("--deliver", f"file:{target}")
+    killed = dayflow_process(
+        db, cfg, "brief", "--date", DATE, *sink, DAYFLOW_KILL_AT=f"after_send:{n}"
+    )
+    assert killed.returncode == -9, killed.stderr
+    written = target.read_bytes()
+    assert_inert(written.decode())
+    resumed = dayflow_process(db, cfg, "resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"updated its article in {target}" in resumed.stderr
+    assert target.read_bytes() == written
