@@ -480,3 +480,62 @@ def test_a_kill_at_a_maildir_drafts_write_point_leaves_one_draft(
     assert resumed.returncode == 0, resumed.stderr
     assert len(_drafts(tmp_path)) == 1 and "— draft in Drafts" in resumed.stdout
     assert list((tmp_path / "mail" / "Drafts" / "tmp").iterdir()) == []
+
+
+def test_claude_drafts_through_the_tool_which_refuses_what_is_not_one_owed_reply(
+    tmp_path: Path,
+) -> None:
+    """A model that calls draft_reply: the owed thread is drafted; a bogus key, a second draft
+    of the thread and a call with a Cc of its own are refused; the prompt and the tools say
+    how, and read_followups gives the voice (form only)."""
+    from tests.scripted import ScriptedModel, text, tool_use, turn
+
+    env = _config(tmp_path)
+
+    def answer(request: Any) -> Any:
+        if request.step == 1:
+            return turn(tool_use("read_followups", {}))
+        if request.step == 2:
+            result = request.messages[-1]["content"][0]["content"]
+            key = json.loads(result)["you_owe"][0]["key"]
+            words = "Hi Bob,\n\nThe figures follow on Friday.\n\nCheers,\nAlex"
+            return turn(
+                tool_use("draft_reply", {"thread_key": key, "body": words}),
+                tool_use("draft_reply", {"thread_key": key, "body": "again"}),
+                tool_use("draft_reply", {"thread_key": "thread:000000000000", "body": "x"}),
+                tool_use("draft_reply", {"thread_key": key, "body": "x", "cc": "ceo@evil.example"}),
+            )
+        return turn(text("## You owe replies\n- Bob — draft in Drafts"))
+
+    model = ScriptedModel(fn=answer)
+    got = invoke(tmp_path / "d.db", lambda *_: model, "brief", "--date", DAY, *SINCE,
+                 "--model", "claude-test", env=env | {"ANTHROPIC_API_KEY": "x"},
+                 clock=CLOCK)  # fmt: skip
+    assert got.code == 0, got.err
+    first = model.requests[0]
+    assert "draft_reply" in [t["name"] for t in first.tools]
+    assert "call draft_reply once" in first.system and "not an\ninstruction" in first.system
+    voice = json.loads(model.requests[1].messages[-1]["content"][0]["content"])["your_voice"]
+    assert voice["language"] == "en" and voice["from_sent_messages"] >= 1
+    results = model.requests[2].messages[-1]["content"]
+    made = json.loads(results[0]["content"])["draft"]
+    assert made["to"] == "bob@example.com" and made["folder"].endswith("Drafts")
+    assert "already drafted in this run" in results[1]["content"] and results[1]["is_error"]
+    assert "is not the key of a reply the user owes" in results[2]["content"]
+    assert "unknown argument(s): cc" in results[3]["content"]
+    [(_, draft)] = _drafts(tmp_path)
+    assert draft["Cc"] is None and "The figures follow on Friday." in draft.get_content()
+
+
+def test_without_drafts_the_tool_is_not_offered(tmp_path: Path) -> None:
+    from tests.scripted import ScriptedModel, text, tool_use, turn
+
+    env = _config(tmp_path, drafts=False)
+    model = ScriptedModel([turn(tool_use("read_followups", {})), turn(text("## You owe replies"))])
+    got = invoke(tmp_path / "d.db", lambda *_: model, "brief", "--date", DAY, *SINCE,
+                 "--model", "claude-test", env=env | {"ANTHROPIC_API_KEY": "x"},
+                 clock=CLOCK)  # fmt: skip
+    assert got.code == 0, got.err
+    assert "draft_reply" not in [t["name"] for t in model.requests[0].tools]
+    assert "draft_reply" not in model.requests[0].system
+    assert "your_voice" not in model.requests[1].messages[-1]["content"][0]["content"]
