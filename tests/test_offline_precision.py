@@ -195,3 +195,12 @@ def test_a_copied_readers_task_is_only_the_ask_that_names_them(reader: str | Non
 )
 def test_a_title_starts_with_the_asks_own_verb(body: str, title: str) -> None:
     assert [t for t, _ in found(body, "Hola")] == [title]
+
+
+def test_a_title_starts_at_the_verb_and_a_fragment_without_one_is_no_task() -> None:
+    """ "Can someone with admin access restart it?" is "Restart <the subject's thing>", not
+    "With admin access restart it"; "no nuts" after "Packed lunch, please" asks no action."""
+    body = "The build server is stuck. Can someone with admin access restart it tonight?"
+    assert found(body, "Build server") == [("Restart Build server", "2026-11-02")]
+    body = "Please bring the signed form by Friday. Packed lunch, please - no nuts."
+    assert found(body, "Trip") == [("Bring signed form", "2026-11-06")]

@@ -386,10 +386,27 @@ def _clause_pieces(
             part = _named_back(part, parts[i - 1])
         carried = deadline if owner is None or i <= owner else None
         part_deadline = find_deadline(part, received, lead_on=commitment) or carried
-        made = make_title(part, part_deadline, topic, sender)
+        made = make_title(_from_verb(part), part_deadline, topic, sender)
+        if made and made.split()[0].lower() in _NOT_A_VERB:
+            made = None  # "Packed lunch, please - no nuts": no verb, no action
         if made:
             out.append((made, part_deadline, weak))
     return out
+
+
+# What no imperative opens with in English: a preposition, an article, a negation ("with admin
+# access restart it", "on your side look at it", "no nuts").
+_NOT_A_VERB = frozenset("on with no not the a an in at for and or but so ever if when".split())
+
+
+def _from_verb(part: str) -> str:
+    """A part that opens with a word no imperative opens with, from its first verb on
+    ("someone with admin access restart it" -> "restart it"); else as it is."""
+    words = part.split()
+    if not words or words[0].lower() not in _NOT_A_VERB:
+        return part
+    verb = next((i for i, w in enumerate(words) if w.lower().strip(",") in VERBS), None)
+    return part if verb is None else " ".join(words[verb:])
 
 
 _IT = re.compile(r"^(\w+)\s+(?:it|them)\b", re.IGNORECASE)

@@ -15,8 +15,9 @@ VERBS = frozenset(
     "draft drop edit email feed fill finalise finalize finish fix follow forward get give grab "
     "hand help introduce invite join lend let look mail move nudge order organise organize pay "
     "pick ping pop post prepare print proofread pull push put read register reimburse remind "
-    "renew reply reschedule reserve respond return review rsvp run schedule send set share sign "
-    "sort step submit suggest take tell text transfer update upload venmo verify walk write".split()
+    "renew reply reschedule reserve respond restart return review rsvp run schedule send set "
+    "share sign sort step submit suggest take tell text transfer update upload venmo verify walk "
+    "write".split()
 )
 _INVITATIONS = ("invitation", "einladung", "invitación", "invitacion", "you're invited",
                 "you are invited")  # fmt: skip
