@@ -21,7 +21,7 @@ from tests.scripted import ScriptedModel, text, tool_use, turn
 
 DAY = dt.date(2026, 11, 4)
 ME = "Alex Morgan <alex@example.org>"
-MAIL = [
+MAIL: list[dict[str, Any]] = [
     {"id": "c1", "from": "Priya Raman <priya@example.org>", "to": "Mira Santos <mira@example.org>",
      "cc": ME, "subject": "Q4 numbers", "received_at": "2026-11-03T10:05:00-05:00",
      "body": "Mira, could you send Ravi the Q4 numbers by Thursday?\n\nPriya"},
