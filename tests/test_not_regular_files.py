@@ -189,6 +189,20 @@ COMMAND_PATHS: dict[str, Case] = {
     "mcp import file": _args("mcp", "import", "{odd}"),
     "mcp serve db": _args("mcp", "serve", "--db", "{odd}"),
     "man output": _args("man", "runs", "--output", "{odd}"),
+    "mute config": _args("mute", "news@lists.example", "--config", "{odd}"),
+    "mute db": _args("mute", "news@lists.example", "--db", "{odd}"),
+    "important config": _args("important", "boss@example.com", "--config", "{odd}"),
+    "important db": _args("important", "boss@example.com", "--db", "{odd}"),
+    "snooze config": _args("snooze", "t_nonexistent", "--until", "3d", "--config", "{odd}"),
+    "snooze db": _args("snooze", "t_nonexistent", "--until", "3d", "--db", "{odd}"),
+    "rules config": _args("rules", "--config", "{odd}"),
+    "rules db": _args("rules", "--db", "{odd}"),
+    "replay config": _args("replay", "--config", "{odd}"),
+    "replay db": _args("replay", "--db", "{odd}"),
+    "tasks done db": _args("tasks", "done", "t_nonexistent", "--db", "{odd}"),
+    "tasks reject config": _args("tasks", "reject", "t_nonexistent", "--config", "{odd}"),
+    "tasks reject db": _args("tasks", "reject", "t_nonexistent", "--db", "{odd}"),
+    "why db": _args("why", "t_nonexistent", "--db", "{odd}"),
 }
 # Paths named in the environment or in the config file, for each command that reads them.
 OTHER_PATHS: dict[str, Case] = {
