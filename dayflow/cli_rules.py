@@ -29,7 +29,12 @@ def where(deps: Deps, config: str | None, command: str, db: str | None = None) -
     from dayflow.store import DEFAULT_PROFILE
 
     settings = deps.settings(db=db)
-    path, _ = deps.config.config_path(config)
+    # A named config or database that cannot be read is refused in one line, as every other
+    # command refuses it, rather than a rules file written beside a FIFO.
+    path, _ = deps.config.document(config)
+    if db is not None:
+        with deps.store(settings):
+            pass
     profile = deps.profile or DEFAULT_PROFILE
     said = f"dayflow {command}" + (f" --profile {profile}" if deps.profile else "")
     return rules.Where(
