@@ -162,9 +162,11 @@ def test_json_and_show_carry_the_drafts_message_id_and_folder(tmp_path: Path) ->
 def test_two_briefs_in_one_day_make_one_draft(tmp_path: Path) -> None:
     env = _config(tmp_path)
     _brief(tmp_path, env)
-    second = _brief(tmp_path, env, "--new")
+    second = _brief(tmp_path, env, "--new", "--format", "json")
     assert len(_drafts(tmp_path)) == 1
-    assert "— draft in Drafts" not in second.out  # this brief made none
+    # The draft is still there: the second brief says so, and wrote nothing.
+    doc = json.loads(second.out)
+    assert "— draft in Drafts" in doc["brief"] and doc["drafts"][0]["earlier"]
 
 
 def test_a_draft_the_user_deleted_is_never_made_again(tmp_path: Path) -> None:
@@ -173,8 +175,8 @@ def test_a_draft_the_user_deleted_is_never_made_again(tmp_path: Path) -> None:
     for sub in ("cur", "new"):
         for p in (tmp_path / "mail" / "Drafts" / sub).iterdir():
             p.unlink()
-    _brief(tmp_path, env, "--new")
-    assert _drafts(tmp_path) == []
+    again = _brief(tmp_path, env, "--new")
+    assert _drafts(tmp_path) == [] and "— draft in Drafts" not in again.out
 
 
 def test_a_draft_the_user_began_means_no_draft(tmp_path: Path, writes: list[Any]) -> None:
@@ -362,7 +364,7 @@ def _owed(thread: str) -> tuple[FollowupItem, MailItem]:
 
 
 def _drafter(
-    log: _Log, box: _Box, elsewhere: list[tuple[str, str]] | None = None, **kw: Any
+    log: _Log, box: _Box, elsewhere: list[tuple[str, str, str]] | None = None, **kw: Any
 ) -> Drafter:
     return Drafter({"work": box}, log, lambda keys: elsewhere or [], "run1",
                    me=Me((("alex@example.org", "config"),)), **kw)  # fmt: skip
@@ -379,10 +381,13 @@ def test_a_second_draft_and_a_thread_not_owed_are_refused() -> None:
         drafter.draft("use2", "thread:t1", "Hi again", _owed)
     with pytest.raises(Refused, match="not owed"):
         drafter.draft("use3", "thread:nope", "Hi", _owed)
-    with pytest.raises(Refused, match="run run0 already drafted"):
-        _drafter(_Log(), _Box(_Log()), [("run0", '{"message_id": "<m@x>"}')]).draft(
-            "use1", "thread:t1", "Hi", _owed
-        )
+    earlier = [("run0", "draft:thread:t1", json.dumps({"message_id": "<m@x>", "source": "work"}))]
+    with pytest.raises(Refused, match="run run0 already drafted.*no longer in the drafts"):
+        _drafter(_Log(), _Box(_Log()), earlier).draft("use1", "thread:t1", "Hi", _owed)
+    still = _Box(_Log())
+    still.held.add("<m@x>")  # the earlier draft is still there: shown, nothing written
+    shown = _drafter(_Log(), still, earlier).draft("use1", "thread:t1", "Hi", _owed)
+    assert shown["earlier"] == "run0" and shown["message_id"] == "<m@x>" and still.writes == 0
     assert box.writes == 1
 
 

@@ -65,7 +65,7 @@ class Drafter:
 
     boxes: Mapping[str, DraftBox]
     log: EffectLog
-    elsewhere: Callable[[list[str]], list[tuple[str, str]]]
+    elsewhere: Callable[[list[str]], list[tuple[str, str, str]]]
     run_id: str
     me: Me = field(default_factory=Me)
     kill: Callable[[str], None] = lambda point: None
@@ -101,14 +101,9 @@ class Drafter:
                     "thread, no second one was written"
                 )
             return self._write(key, pending, fresh=False)
-        for run_id, content in self.elsewhere([key, key + PENDING]):
-            mid = _field(content, "message_id")
-            raise Refused(
-                f"run {run_id} already drafted a reply in {thread}"
-                + (f" (Message-ID {mid})" if mid else "")
-                + ": a thread is drafted once (a draft the user edited or deleted is theirs); "
-                "no draft was written"
-            )
+        earlier = self.elsewhere([key, key + PENDING])
+        if earlier:
+            return self._earlier(thread, earlier)
         item, latest = owed(thread)
         box = self.boxes.get(latest.source)
         if box is None:
@@ -142,6 +137,28 @@ class Drafter:
         self.log.save(key + PENDING, json.dumps(mark, ensure_ascii=False))
         self.kill("draft_before_append")
         return self._write(key, mark, fresh=True)
+
+    def _earlier(self, thread: str, marks: list[tuple[str, str, str]]) -> dict[str, Any]:
+        """An earlier run's draft of `thread`: still in its folder (found by its Message-ID),
+        it is shown as this run's answer and nothing is written; gone, edited away or only
+        begun (a pending mark another run holds), the call is refused: a thread is drafted
+        once."""
+        written = [(run, json.loads(c)) for run, k, c in marks if not k.endswith(PENDING)]
+        run_id, mark = written[-1] if written else (marks[-1][0], {})
+        mid = mark.get("message_id")
+        box = self.boxes.get(str(mark.get("source")))
+        try:
+            there = bool(mid) and box is not None and box.holds(str(mid))
+        except SourceError:
+            there = False
+        if there:
+            return _shown(mark) | {"earlier": run_id}
+        raise Refused(
+            f"run {run_id} already drafted a reply in {thread}"
+            + (f" (Message-ID {mid}), no longer in the drafts folder" if mid else "")
+            + ": a thread is drafted once (a draft the user edited or deleted is theirs); "
+            "no draft was written"
+        )
 
     def _write(self, key: str, mark: dict[str, Any], *, fresh: bool) -> dict[str, Any]:
         """Write the pending draft `mark` unless it is there already (`fresh`: it cannot be,
@@ -188,14 +205,6 @@ class Drafter:
             from_address=own,
             date=self.now(),
         )
-
-
-def _field(content: str, name: str) -> Any:
-    try:
-        value = json.loads(content)
-    except ValueError:
-        return None
-    return value.get(name) if isinstance(value, dict) else None
 
 
 def _shown(mark: dict[str, Any]) -> dict[str, Any]:

@@ -428,17 +428,18 @@ class Steps:
             )
         return ToolEffect(run_id, key, step_n, name, content, is_error, now)
 
-    def marks_elsewhere(self, run_id: str, keys: Sequence[str]) -> list[tuple[str, str]]:
-        """(run id, content) of the saved effects named `keys` (a draft's marks) in the
+    def marks_elsewhere(self, run_id: str, keys: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(run id, key, content) of the saved effects named `keys` (a draft's marks) in the
         profile's runs other than `run_id`, oldest first."""
         marks = ", ".join("?" for _ in keys)
         rows = self._ctx.db.execute(
-            "SELECT e.run_id, e.content FROM tool_effects e JOIN runs r ON r.id = e.run_id "
+            "SELECT e.run_id, e.tool_use_id, e.content FROM tool_effects e "
+            "JOIN runs r ON r.id = e.run_id "
             f"WHERE r.profile = ? AND e.run_id <> ? AND e.tool_use_id IN ({marks}) "
             "ORDER BY e.created_at",
             (self._ctx.profile, run_id, *keys),
         )
-        return [(str(r[0]), str(r[1])) for r in rows]
+        return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
 
     def count_refused(self, run_id: str, tool_name: str, refusal: str) -> int:
         """How many of the run's `tool_name` calls the rule `refusal` refused (`refused_by`)."""

@@ -63,9 +63,10 @@ def draft_reply(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
         draft = drafter.draft(env.call_id, thread, body, owed)
     except Refused as exc:
         raise ToolError(str(exc)) from None
+    done = "made by an earlier brief, still" if draft.get("earlier") else "saved"
     return {
         "draft": draft,
-        "note": f'saved in {draft["folder"]} as a draft (never sent); say "draft in Drafts" '
+        "note": f'{done} in {draft["folder"]} as a draft (never sent); say "draft in Drafts" '
         "on this reply's line under You owe",
     }
 
