@@ -204,3 +204,15 @@ def test_a_title_starts_at_the_verb_and_a_fragment_without_one_is_no_task() -> N
     assert found(body, "Build server") == [("Restart Build server", "2026-11-02")]
     body = "Please bring the signed form by Friday. Packed lunch, please - no nuts."
     assert found(body, "Trip") == [("Bring signed form", "2026-11-06")]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Hallo zusammen,\n\nder Aufzug wird gewartet. Bitte benutzt die Treppe im Ostflügel.",
+        "Bonjour à tous,\n\nle parking est fermé. Merci d'utiliser le parking de la gare.",
+        "Hola a todos:\n\nel ascensor está en obras. Por favor, usen la escalera del fondo.",
+    ],
+)
+def test_a_house_rule_to_everyone_is_no_task_in_german_french_and_spanish(body: str) -> None:
+    assert found(body, "Gebäude / Bâtiment / Edificio") == []

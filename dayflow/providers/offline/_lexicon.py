@@ -189,7 +189,8 @@ BROADCAST_CONDUCT: Lexicon = {
     "en": (r"use\b", r"avoid\b", r"note\b", r"mind\b", r"stay\b", r"park\b", r"expect\b",
            r"respect\b", r"wear\b", r"allow\b", r"enjoy\b",
            r"follow\s+the\s+(?:signs?|rules?|instructions?|guidelines?|signage)\b"),
-    "de": (r"(?:be)?nutzen\b", r"vermeiden\b", r"beachten\b", r"parken\b"),
-    "fr": (r"utiliser\b", r"éviter\b", r"respecter\b", r"(?:se\s+)?garer\b"),
-    "es": (r"usar\b", r"utilizar\b", r"evitar\b", r"respetar\b", r"estacionar\b"),
+    "de": (r"(?:be)?nutz(?:en|t)\b", r"vermeide[nt]?\b", r"beachte[nt]?\b", r"park(?:en|t)\b"),
+    "fr": (r"utilise[rz]\b", r"évite[rz]\b", r"respecte[rz]\b", r"(?:se\s+|vous\s+)?gare[rz]\b"),
+    "es": (r"us(?:ar|en|e|a)\b", r"utili(?:zar|za|cen|ce)\b", r"evit(?:ar|en|e|a)\b",
+           r"respet(?:ar|en|e|a)\b", r"estacion(?:ar|en|e|a)\b"),
 }  # fmt: skip
