@@ -132,6 +132,7 @@ def test_an_owed_reply_is_drafted_once_to_its_sender_with_the_d_flag(
     assert draft["Subject"] == "Re: Budget"
     assert draft["In-Reply-To"] == "<bob1@x>" and draft["References"] == "<bob1@x>"
     assert draft["From"] == "alex@example.org"
+    assert draft["Date"] == "Wed, 18 Nov 2026 07:30:00 +0000"  # the run's clock
     body = draft.get_content()
     assert body.startswith("Hi Bob,") and ANSWER in body
     assert "> Could you send the figures?" in body
@@ -544,3 +545,38 @@ def test_without_drafts_the_tool_is_not_offered(tmp_path: Path) -> None:
     assert "draft_reply" not in [t["name"] for t in model.requests[0].tools]
     assert "draft_reply" not in model.requests[0].system
     assert "your_voice" not in model.requests[1].messages[-1]["content"][0]["content"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", ["api", "local"])
+def test_a_kill_after_the_write_through_a_served_model_leaves_one_draft(
+    tmp_path: Path, shape: str
+) -> None:
+    """The same over the SDK against the API-shaped and the local-shaped loopback servers
+    (the offline model's answers served as Claude's, or a local model's): killed after the
+    write and before its mark, resumed: one draft, and the resume asks no new turn for it."""
+    import signal
+
+    from tests import fakeapi
+    from tests.test_crash import dayflow
+    from tests.test_drafts_imap import _draft_step
+
+    local = fakeapi.LOCAL_SHAPED if shape == "local" else None
+    with fakeapi.FakeAPI(
+        responder=fakeapi.responder_from_client(OfflineModel()), local=local
+    ) as api:
+        probe = tmp_path / "probe"
+        probe_env = _config(probe)
+        made = dayflow(probe / "d.db", "brief", "--date", DAY, *SINCE, api=api, **probe_env)
+        assert made.code == 0, made.err
+        step = _draft_step(probe / "d.db", Path(probe_env["DAYFLOW_CONFIG"]))
+        env = _config(tmp_path)
+        db = tmp_path / "d.db"
+        calls = len(api.message_requests)
+        killed = dayflow(db, "brief", "--date", DAY, *SINCE, api=api,
+                         DAYFLOW_KILL_AT=f"draft_after_append:{step}", **env)  # fmt: skip
+        assert killed.code == -signal.SIGKILL, killed.err
+        assert len(api.message_requests) - calls == step  # the draft's turn was paid once
+        resumed = dayflow(db, "resume", api=api, **env)
+        assert resumed.code == 0, resumed.err
+    assert len(_drafts(tmp_path)) == 1 and "— draft in Drafts" in resumed.out

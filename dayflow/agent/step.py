@@ -175,6 +175,7 @@ def _drafter(loop: Loop, run: Run, lease: Lease, n: int, inbox: Any) -> drafts_.
         run.id,
         me=feed.me if feed is not None else Me(),
         kill=lambda point: kill_point(loop, point, n),
+        now=loop.store.clock.now,
     )
 
 

@@ -18,6 +18,7 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime, formataddr
 
+from dayflow.clock import SystemClock
 from dayflow.sources.identity import short_hash
 
 MAX_QUOTED_CHARS = 20_000  # of the latest message's text, quoted below the reply
@@ -92,7 +93,7 @@ def compose(reply: Reply) -> bytes:
         msg["From"] = clean_header(reply.from_address)
     msg["To"] = formataddr((clean_header(reply.to_name), clean_header(reply.to_address)), "utf-8")
     msg["Subject"] = reply_subject(reply.subject)
-    msg["Date"] = format_datetime(reply.date or dt.datetime.now(dt.UTC))
+    msg["Date"] = format_datetime(reply.date or SystemClock().now())
     msg["Message-ID"] = clean_header(reply.message_id)
     if reply.in_reply_to:
         msg["In-Reply-To"] = clean_header(reply.in_reply_to)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from dayflow.clock import SystemClock
 from dayflow.drafts.compose import Reply, compose, new_message_id, reply_subject
 from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.followups.rules import FollowupItem
@@ -69,7 +70,7 @@ class Drafter:
     run_id: str
     me: Me = field(default_factory=Me)
     kill: Callable[[str], None] = lambda point: None
-    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
+    now: Callable[[], dt.datetime] = SystemClock().now
 
     def _mark(self, key: str) -> dict[str, Any] | None:
         found = self.log.get(key)

@@ -70,6 +70,11 @@ class Store:
         return self._ctx.db
 
     @property
+    def clock(self) -> Clock:
+        """The store's clock: what a run's other stamps (a draft's Date) are read from."""
+        return self._ctx.clock
+
+    @property
     def profile(self) -> str:
         """The person whose runs and tasks this store shows and writes."""
         return self._ctx.profile
