@@ -151,3 +151,10 @@ def test_a_write_replaces_the_file_whole_and_leaves_no_temporary(tmp_path: Path)
     write_rules(path, RuleSet((Rule("r2", "mute", match="b.example"),)), "default")
     assert [r.match for r in read_rules(path, "default").rules.rules] == ["b.example"]
     assert sorted(p.name for p in path.parent.iterdir()) == ["rules.toml"]
+
+
+def test_the_prompt_names_forty_rules_and_counts_the_rest() -> None:
+    many = RuleSet(tuple(Rule(f"r{n}", "mute", match=f"s{n}.example") for n in range(1, 1001)))
+    section = many.prompt_section()
+    assert section.count("\n- r") == 40 and "- and 960 more" in section
+    assert many.bars(Facts(sender="x@s1000.example"), DAY) is not None

@@ -377,3 +377,18 @@ def test_the_html_page_puts_an_important_senders_task_first_too(user: Profile) -
     assert page.code == 0, page.err
     needs = page.out.split("Needs action", 1)[1]
     assert needs.index("Review Lee&#39;s slides") < needs.index("Review budget sheet")
+
+
+@pytest.mark.parametrize("content", [b"\x00\x01\x02" * 1000, b"# " + b"x" * (2 * 1024 * 1024)])
+def test_a_huge_or_binary_rules_file_is_one_line_and_the_brief_goes_on(
+    user: Profile, content: bytes
+) -> None:
+    user.rules_file.write_bytes(content)
+    day2 = user.brief("2026-11-06", INBOX2)
+    assert day2.code == 0
+    assert [line for line in day2.err.splitlines() if "rules.toml" in line] == [
+        next(line for line in day2.err.splitlines() if "no rule of it applies" in line)
+    ]
+    assert "Review capacity report 2026-11-09" in user.tasks()
+    listed = user.run("rules")
+    assert listed.code == 0 and "no rule of it applies" in listed.err

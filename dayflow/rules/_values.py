@@ -27,7 +27,8 @@ from dayflow.frozen import Frozen, fields_of
 REJECT, MUTE, IMPORTANT, SNOOZE = "reject", "mute", "important", "snooze"
 KINDS = (REJECT, MUTE, IMPORTANT, SNOOZE)
 LIST_PREFIX, THREAD_PREFIX = "list:", "thread:"
-MAX_FIELD_CHARS = 500  # no field a command writes is longer; a hand-written one is cut
+MAX_FIELD_CHARS = 500  # no field a command writes is longer; a hand-written one is refused
+PROMPT_RULES = 40  # rules named in the system prompt; the rest are applied all the same
 _DOMAIN = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}")
 _LIST_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,200}\.[a-z0-9-]{2,63}")
 _THREAD = re.compile(r"thread:[A-Za-z0-9._:@+-]{4,200}")
@@ -265,7 +266,12 @@ class RuleSet:
             "`left_out`, and what is marked `important` first in its section and preferred "
             "for the One thing:",
         ]
-        lines += [f"- {r.id}: {r.says()}" for r in self.rules]
+        # The tools enforce every rule; the prompt names the first PROMPT_RULES, so that a
+        # file of a thousand rules does not cost a thousand lines on every call.
+        lines += [f"- {r.id}: {r.says()[:200]}" for r in self.rules[:PROMPT_RULES]]
+        if len(self.rules) > PROMPT_RULES:
+            more = len(self.rules) - PROMPT_RULES
+            lines.append(f"- and {more} more, which the marks and create_task apply")
         return "\n".join(lines)
 
     def to_json(self) -> list[dict[str, str]]:
