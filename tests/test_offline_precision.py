@@ -175,6 +175,10 @@ def test_a_copied_readers_task_is_only_the_ask_that_names_them(reader: str | Non
     assert asks("Dana is on the numbers. Alex, could you check the churn model?") == [
         "Check churn model"
     ]
+    # a group greeting speaks to everyone it went to, the copied reader too
+    assert asks("Hi all,\n\nCan you add your items to the review agenda?") == [
+        "Add items to review agenda"
+    ]
     # the same message to the reader (no `copied`) is the reader's
     assert [a.title for a in body_actions(mail("Can you please review the copy?", "Q4"), reader)]
 

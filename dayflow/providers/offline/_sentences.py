@@ -209,20 +209,26 @@ def addressed_when_copied(
     """For a message the reader is only copied on (`to`: whom it is to), whether each
     sentence speaks to someone else: all of them, but those after a vocative naming the
     reader (or, the reader unknown, someone it is not to), up to the next vocative or
-    paragraph ("Mira is sending the numbers. Alex, could you check them?")."""
+    paragraph ("Mira is sending the numbers. Alex, could you check them?"), and all of a
+    message that opens by greeting a group ("Hi all, can you add your items?")."""
     others = {name.split()[0].lower() for name in to if name.split()}
     me = reader.lower() if reader else None
     out: list[bool] = []
     current: bool | None = None
+    group = False  # a message that opens "Hi all," asks everyone, up to a vocative naming one
     paragraph = found[0].paragraph if found else 0
-    for sentence in found:
+    for n, sentence in enumerate(found):
         names, _ = spoken_to(sentence.text, strict=True)
         if sentence.paragraph != paragraph:
             paragraph, current = sentence.paragraph, None
-        if names and not any(_GROUP.match(x) for x in names):
+        if _TO_GROUP.match(sentence.text) or any(_GROUP.match(x) for x in names):
+            current = False  # "Hi all," speaks to everyone it went to, the copied reader too
+            if n == 0:
+                group = True
+        elif names:
             low = [x.lower() for x in names]
             current = not any(x == me if me else x not in others for x in low)
-        out.append(True if current is None else current)
+        out.append((not group) if current is None else current)
     return out
 
 
