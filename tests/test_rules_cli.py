@@ -267,7 +267,10 @@ def test_an_owed_reply_snoozed_by_its_thread_key_is_left_out_until_its_day(
     assert [o["subject"] for o in owed] == ["Offsite venue"]
     assert user.run("snooze", owed[0]["key"], "--until", "2026-11-07").code == 0
     later = user.run("brief", "--date", "2026-11-06", "--format", "markdown", clock=DAY2)
-    assert _owed(later.out) == ["- Nobody is waiting on a reply from you."]
+    assert _owed(later.out) == [
+        "- Nobody is waiting on a reply from you.",
+        "- _1 left out by your rules (`dayflow rules` lists them)._",
+    ]
     back = user.run("brief", "--date", "2026-11-07", "--format", "markdown",
                     clock="2026-11-07T07:30:00+00:00")  # fmt: skip
     assert _owed(back.out)[0].startswith('- Reply to Dana Ruiz (dana@acme.example): "Offsite')
@@ -340,7 +343,10 @@ def test_a_muted_sender_is_never_owed_a_reply(user: Profile) -> None:
     doc = json.loads(brief.out)
     assert doc["followups"]["you_owe"] == []
     assert [i["subject"] for i in doc["followups"]["left_out"]] == ["Offsite venue"]
-    assert _owed(doc["brief"]) == ["- Nobody is waiting on a reply from you."]
+    assert _owed(doc["brief"]) == [
+        "- Nobody is waiting on a reply from you.",
+        "- _1 left out by your rules (`dayflow rules` lists them)._",
+    ]
 
 
 def test_a_profiles_rules_live_beside_its_own_config_and_apply_to_it_alone(

@@ -142,10 +142,12 @@ def followup_sections(calls: list[Call]) -> tuple[list[str], Owed | None]:
     blocked = bool(call.error) or unknown
     lines += _lines(owed, result.get("you_owe_more"), "Reply to ", "waiting", drafted(calls))
     lines += [] if owed or blocked else ["- Nobody is waiting on a reply from you."]
+    lines += _left_out(result, "you_owe")
     lines += ["", Section.heading(Section.WAITING_ON)]
     lines += _lines(waiting, result.get("waiting_on_more"), "", "no answer for")
     if not waiting:
         lines.append("- _Not known either (see above)._" if blocked else EMPTY_WAITING)
+    lines += _left_out(result, "waiting_on")
     oldest = None
     if owed:
         age = owed[0].get("age_days")
@@ -162,6 +164,15 @@ def followup_sections(calls: list[Call]) -> tuple[list[str], Owed | None]:
 def drafted(calls: list[Call]) -> set[str]:
     """The thread keys draft_reply wrote (or found written) a draft for (issue 36)."""
     return {str(c.input.get("thread_key")) for c in named(calls, "draft_reply") if c.error is None}
+
+
+def _left_out(result: dict[str, Any], which: str) -> list[str]:
+    """The line saying how many of a list the user's rules left out (muted or snoozed), so
+    an empty section is never mistaken for nothing at all."""
+    count = sum(1 for item in _items(result, "left_out") if item.get("list") == which)
+    if not count:
+        return []
+    return [f"- _{count} left out by your rules (`dayflow rules` lists them)._"]
 
 
 def weighs_more(owed: Owed | None, need_pressing: bool) -> bool:
