@@ -8,16 +8,11 @@ Tests pass their own `Deps` through `CliRunner.invoke(app, args, obj=deps)`.
 
 import functools
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
-from dayflow.cli_base import COMPLETE_VAR, EXIT_CODES, PROFILE_HELP, Deps, set_profile
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    app: typer.Typer  # the whole app, built on first use: see `__getattr__` at the end
+from dayflow.cli_base import EXIT_CODES, PROFILE_HELP, Deps, set_profile
 
 __all__ = ["Deps", "app", "main"]
 
@@ -27,16 +22,59 @@ EVERY_PROFILE = ("profiles", "fleet")
 
 
 class _Group(typer.core.TyperGroup):
-    """The app's group: every command it gives out has --profile (`with_profile`)."""
+    """A group whose commands are built when one is asked for, through Click's documented
+    hooks (`list_commands`, `get_command`: the "lazily loading subcommands" recipe): the app
+    lists the names of `COMMAND_MODULES` and imports a command module only when one of its
+    commands is resolved, and a command group (`tasks`) builds only the subcommand asked for
+    (Typer inspects every signature it builds: for `dayflow runs` that cost more than the rest
+    of the command, issue 13; so did importing every command module). `--help` lists every
+    command, and a TAB builds only the commands that match the word being completed. Every
+    command given out has --profile (`with_profile`)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        # name -> how to build it; the app's from COMMAND_MODULES, a group's set by `_lazy`
+        self.lazy: dict[str, Any] = {} if type(self) is _Subgroup else _app_commands()
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        # In the order they were registered, whichever were built first (`man` builds itself).
+        return [*self.lazy, *(n for n in self.commands if n not in self.lazy)]
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        command = super().get_command(ctx, cmd_name)
+        return self.built(cmd_name)
+
+    def built(self, cmd_name: str) -> Any:
+        """The command `cmd_name`, built (and kept) now if it was not yet; None if unknown."""
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            self.add_command(self.lazy[cmd_name](), cmd_name)
+        command = self.commands.get(cmd_name)
         return None if command is None else with_profile(command)
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """Typer's, its "Did you mean" drawn from every command, built or not."""
+        try:
+            return self._click_resolve_command(ctx, args)
+        except typer.core._click.exceptions.UsageError as exc:
+            import difflib
+
+            matches = difflib.get_close_matches(args[0], self.list_commands(ctx)) if args else []
+            if self.suggest_commands and matches:
+                suggestions = ", ".join(f"{m!r}" for m in matches)
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {suggestions}?"
+            raise
+
     def whole(self) -> Any:
-        """The whole app's command tree, even when this group is lean (`app_for`): what
-        `dayflow man` documents (a command module asks its root for it: no import cycle)."""
-        return typer.main.get_command(_whole_app())
+        """This group with every command and subcommand built: what `dayflow man` documents
+        (a command module asks its root for it: no import cycle)."""
+        for name in self.list_commands(None):
+            command = self.built(name)
+            if isinstance(command, _Group):
+                command.whole()
+        return self
+
+
+class _Subgroup(_Group):
+    """A command group of a command module (`tasks`, `fleet`), its subcommands built lazily."""
 
 
 def with_profile(command: Any) -> Any:
@@ -65,8 +103,8 @@ core = typer.Typer(
     cls=_Group,
     help="Dayflow: a daily-brief agent whose runs outlive their process.\n\n" + EXIT_CODES,
     no_args_is_help=True,
-    # --install-completion and --show-completion (Typer's): they cost no import, and `main()`
-    # answers a TAB from the command it completes (`completing`), not from the whole app.
+    # --install-completion and --show-completion (Typer's): they cost no import, and a TAB
+    # builds only the commands that match the word completed (`_Group`).
     add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
@@ -91,81 +129,14 @@ def _main(
     """Dayflow: a daily-brief agent whose runs outlive their process."""
 
 
-# The app's own options that answer without a command: they need no command module.
-_CORE_ONLY = ("--version", "--show-completion", "--install-completion")
-
-
-def app_for(args: list[str], *, whole_groups: bool = False) -> typer.Typer:
-    """`app` with only the command `args` name. Before it parses anything, Typer builds every
-    command it has, inspecting each signature: for `dayflow runs` that cost more than the rest
-    of the command (issue 13), and so did importing every command module. No command, `--help`
-    or an unknown name get the whole app. `whole_groups` keeps a group's subcommands even when
-    `args` names none of them (a TAB after `dayflow tasks` offers them)."""
-    import copy
-
-    from typer.main import get_command_name
-
-    name = next((a for a in args if not a.startswith("-")), None)
-    if name is None and args and args[0] in _CORE_ONLY:
-        return _with_modules([])  # eager, and printed before any command would be built
-    if name is None or "--help" in args[: args.index(name)]:
-        return _whole_app()
-    source = _with_modules([m for m, names in COMMAND_MODULES.items() if name in names])
-    lean = copy.copy(source)
-    lean.registered_commands, lean.registered_groups = [], []
-    for command in source.registered_commands:
-        if name == (command.name or get_command_name(command.callback.__name__)):  # type: ignore[union-attr]
-            lean.registered_commands = [command]
-    for group in source.registered_groups:
-        inner = group.typer_instance
-        # Typer leaves unset names as placeholders, not None: a nameless group's commands sit
-        # at the top level.
-        group_name = next(
-            (n for n in (group.name, inner and inner.info.name) if isinstance(n, str)), None
-        )
-        if group_name == name:
-            rest = args[args.index(name) + 1 :]
-            lean.registered_groups = [group if whole_groups else _without_unasked(group, rest)]
-        elif group_name is None and inner is not None:
-            for command in inner.registered_commands:
-                cmd_name = command.name or get_command_name(command.callback.__name__)  # type: ignore[union-attr]
-                if cmd_name == name:
-                    lean.registered_commands = [command]
-    if not lean.registered_commands and not lean.registered_groups:
-        return _whole_app()
-    return lean
-
-
-def _without_unasked(group: Any, rest: list[str]) -> Any:
-    """A command group (`tasks`) without its subcommands when none of them is asked for: a
-    bare `dayflow tasks` runs only the group's own callback."""
-    import copy
-
-    from typer.main import get_command_name
-
-    inner = group.typer_instance
-    names = {c.name or get_command_name(c.callback.__name__) for c in inner.registered_commands}
-    if "--help" in rest or any(a in names for a in rest):
-        return group
-    slim, bare = copy.copy(group), copy.copy(inner)
-    bare.registered_commands = []
-    slim.typer_instance = bare
-    return slim
-
-
 def main() -> None:
     """Console-script entry point: no tracebacks for users unless DAYFLOW_DEBUG is set."""
     from dayflow.app.environ import process
 
-    env = process()
     try:
-        words = completing(env)
-        if words is None:
-            app_for(sys.argv[1:])()
-        else:  # a TAB: Typer answers it, from the command being completed only
-            app_for(words, whole_groups=True)()
+        core()
     except Exception as exc:  # a bug: say so in one line, keep the detail for DAYFLOW_DEBUG
-        if env.get("DAYFLOW_DEBUG"):
+        if process().get("DAYFLOW_DEBUG"):
             raise
         print(
             f"dayflow: internal error: {type(exc).__name__}: {exc} "
@@ -173,41 +144,6 @@ def main() -> None:
             file=sys.stderr,
         )
         sys.exit(1)
-
-
-def completing(env: "Mapping[str, str]") -> list[str] | None:
-    """The words before the one being completed when the shell asks for completions (the
-    scripts' variables, read as Typer's completion classes read them), else None."""
-    instruction = env.get(COMPLETE_VAR)
-    if not instruction:
-        return None
-    shell = instruction.partition("_")[2]
-    if shell == "bash":
-        words = _split(env.get("COMP_WORDS", ""))
-        cword = env.get("COMP_CWORD", "")
-        return words[1 : int(cword)] if cword.isdigit() else words[1:]
-    line = env.get("_TYPER_COMPLETE_ARGS", "")
-    words = _split(line)[1:]
-    if shell in ("powershell", "pwsh"):
-        done = not env.get("_TYPER_COMPLETE_WORD_TO_COMPLETE")
-    else:  # zsh, fish: the last word is being completed unless a space follows it
-        done = line.endswith(" ")
-    return words if done or not words else words[:-1]
-
-
-def _split(line: str) -> list[str]:
-    """Shell words, an unclosed quote closing the last (as Click splits them)."""
-    import shlex
-
-    lexer = shlex.shlex(line, posix=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    words: list[str] = []
-    try:
-        words.extend(lexer)
-    except ValueError:
-        words.append(lexer.token)
-    return words
 
 
 # The command modules and the top-level commands each adds (tests/test_startup.py keeps these
@@ -230,26 +166,89 @@ COMMAND_MODULES = {
 }
 
 
-def _with_modules(modules: list[str]) -> typer.Typer:
-    """`core` with the commands of `modules` added (a copy: `core` stays as it is)."""
-    import copy
+def _app_commands() -> dict[str, Any]:
+    """How to build each command of `COMMAND_MODULES`, its module imported only then."""
+    return {
+        name: functools.partial(_build, module, name)
+        for module, names in COMMAND_MODULES.items()
+        for name in names
+    }
+
+
+def _build(module: str, name: str) -> Any:
+    """The Click command `name` of the command module `module` (imported now), alone: a
+    command group gets its own callback and options, its subcommands built when asked for."""
     import importlib
 
-    built = copy.copy(core)
-    built.registered_commands = list(core.registered_commands)
-    built.registered_groups = list(core.registered_groups)
-    for name in modules:
-        built.add_typer(importlib.import_module(f"dayflow.{name}").commands)
+    from typer.main import get_command_from_info, get_command_name
+
+    source = importlib.import_module(f"dayflow.{module}").commands
+    if source.info.name == name:  # the module's commands are one named group (`tasks`)
+        from typer.models import TyperInfo
+
+        return _lazy(TyperInfo(source))
+    infos = [
+        (c, c.name or get_command_name(c.callback.__name__)) for c in source.registered_commands
+    ]  # type: ignore[union-attr]
+    for group in source.registered_groups:
+        inner = group.typer_instance
+        # Typer leaves unset names as placeholders, not None: a nameless group's commands sit
+        # at the top level.
+        group_name = next(
+            (n for n in (group.name, inner and inner.info.name) if isinstance(n, str)), None
+        )
+        if group_name == name:
+            return _lazy(group)
+        if group_name is None and inner is not None:
+            infos += [
+                (c, c.name or get_command_name(c.callback.__name__))
+                for c in inner.registered_commands
+            ]  # type: ignore[union-attr]
+    for info, command_name in infos:
+        if command_name == name:
+            return get_command_from_info(
+                info, pretty_exceptions_short=core.pretty_exceptions_short, rich_markup_mode=None
+            )
+    raise LookupError(f"{module} adds no command {name!r}: COMMAND_MODULES is out of date")
+
+
+def _lazy(group: Any) -> "_Subgroup":
+    """A command group (`add_typer`'s info) built without its subcommands, which it builds
+    when one is asked for."""
+    import copy
+
+    from typer.main import get_command_from_info, get_command_name, get_group_from_info
+
+    inner = group.typer_instance
+    bare = copy.copy(inner)
+    bare.registered_commands, bare.registered_groups = [], []
+    bare.info = copy.copy(inner.info)
+    slim = copy.copy(group)
+    slim.typer_instance, slim.cls, bare.info.cls = bare, _Subgroup, _Subgroup
+    built = get_group_from_info(
+        slim,
+        pretty_exceptions_short=core.pretty_exceptions_short,
+        suggest_commands=core.suggest_commands,
+        rich_markup_mode=None,
+    )
+    assert isinstance(built, _Subgroup)
+    for info in inner.registered_commands:
+        built.lazy[info.name or get_command_name(info.callback.__name__)] = functools.partial(
+            get_command_from_info,
+            info,
+            pretty_exceptions_short=core.pretty_exceptions_short,
+            rich_markup_mode=None,
+        )
+    for sub in inner.registered_groups:
+        sub_name = next(
+            n
+            for n in (sub.name, sub.typer_instance and sub.typer_instance.info.name)
+            if isinstance(n, str)
+        )
+        built.lazy[sub_name] = functools.partial(_lazy, sub)
     return built
 
 
-@functools.cache
-def _whole_app() -> typer.Typer:
-    return _with_modules(list(COMMAND_MODULES))
-
-
-def __getattr__(name: str) -> typer.Typer:
-    """`app`, the whole app, is built on first use (PEP 562): `main()` seldom needs it."""
-    if name == "app":
-        return _whole_app()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The app under the name tests and `python -m dayflow` use: `core`, whose group builds its
+# commands lazily (`_Group`).
+app = core

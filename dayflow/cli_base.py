@@ -1,11 +1,11 @@
-"""What every `cli_*.py` command module shares: the `Deps` bundle, the one error -> exit code
-mapping, the common options and parsers, and the helpers that drive a run and print its outcome.
+"""What every `cli_*.py` command module shares: the runtime (`Deps`, `dayflow.app.Runtime`),
+the one error -> exit code mapping, the common options and parsers, and printing an outcome.
 
 A command module defines `commands = typer.Typer()` and decorates its commands with
 `@commands.command()`; `cli.py` lists it in `COMMAND_MODULES` with the names of its commands,
-and adds it with `app.add_typer(module.commands)` (a nameless group: its commands sit at the
-top level) when the whole app or one of its commands is asked for. Command modules import
-from here, never from `cli.py`, so there is no import cycle.
+and its group imports the module and builds a command of it only when that command is asked
+for (`cli._Group`). Command modules import from here, never from `cli.py`, so there is no
+import cycle.
 
 Keep this module cheap to import: it is on the path of `--help`, `runs` and `tasks`, and the
 command modules import it at start-up. What only some commands use (the store, the settings,
@@ -41,7 +41,7 @@ refusal (resumable) · 7 run stopped by a guard or a cut-short answer (resumable
 crash · 130 interrupted."""
 
 # Where the shell scripts of `dayflow completion` ask for completions (Typer's convention:
-# `_PROG_COMPLETE`); `cli.main()` reads it to load only the command being completed.
+# `_PROG_COMPLETE`), which `main()`'s Typer app answers (`prog_name` is "dayflow").
 COMPLETE_VAR = "_DAYFLOW_COMPLETE"
 
 

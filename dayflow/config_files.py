@@ -52,7 +52,7 @@ PLATFORM_ENV_VARS = (
     "COLUMNS",
     "NO_COLOR",
     "REQUEST_METHOD",  # a CGI request: its Proxy: header is not a proxy (`network`)
-    # What the shell's completion scripts hand over (`cli.completing`, as Typer reads them).
+    # What the shell's completion scripts hand over (as Typer's completion classes read them).
     "_DAYFLOW_COMPLETE",
     "COMP_WORDS",
     "COMP_CWORD",

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from typer.main import get_command
 
-from dayflow.cli import COMMAND_MODULES, app, completing
+from dayflow.cli import COMMAND_MODULES, app
 from dayflow.cli_manual import REGENERATE, markdown, walk
 from dayflow.providers.offline import OfflineModel
 from tests.conftest import python_process, subprocess_env
@@ -107,25 +107,6 @@ def test_completion_install_writes_where_the_shell_reads(
     assert _run("completion", "bash", "--install").code == 0
     assert "source '" in (tmp_path / ".bashrc").read_text()
     assert "complete_bash" in (tmp_path / ".bash_completions/dayflow.sh").read_text()
-
-
-@pytest.mark.parametrize(
-    ("env", "words"),
-    [
-        ({}, None),
-        ({"COMP_WORDS": "dayflow ru", "COMP_CWORD": "1"}, []),
-        ({"COMP_WORDS": "dayflow tasks export --f", "COMP_CWORD": "3"}, ["tasks", "export"]),
-        ({"COMP_WORDS": "dayflow tasks ", "COMP_CWORD": "2"}, ["tasks"]),
-        ({"_TYPER_COMPLETE_ARGS": "dayflow tasks ex"}, ["tasks"]),
-        ({"_TYPER_COMPLETE_ARGS": "dayflow tasks "}, ["tasks"]),
-        ({"_TYPER_COMPLETE_ARGS": "dayflow show 'a b"}, ["show"]),
-    ],
-)
-def test_completing_reads_the_words_before_the_tab(env: dict[str, str], words: Any) -> None:
-    shell = "bash" if "COMP_WORDS" in env else "zsh"
-    if env:
-        env = env | {"_DAYFLOW_COMPLETE": f"complete_{shell}"}
-    assert completing(env) == words
 
 
 BASH, ZSH = ("COMP_WORDS", "COMP_CWORD"), ("_TYPER_COMPLETE_ARGS",)

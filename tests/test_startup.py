@@ -155,16 +155,28 @@ def test_the_start_up_paths_import_only_what_they_print(sqlite_path: Path, args:
         ["man", "--help"],
     ],
 )
-def test_the_lean_app_main_builds_answers_as_the_whole_app(db_path: Path, args: list[str]) -> None:
-    """`main()` builds only the command asked for (`app_for`): the same output and exit code
-    as the whole app, for commands, groups, their subcommands, help and mistakes."""
+def test_the_lazy_app_answers_as_the_whole_app_built(db_path: Path, args: list[str]) -> None:
+    """The app builds only the command asked for (`cli._Group`, through Click's
+    `get_command` / `list_commands` hooks): the same output and exit code as the app with
+    every command built first, for commands, groups, their subcommands, help and mistakes."""
+    import copy
+
     from typer.testing import CliRunner
 
-    from dayflow.cli import app, app_for
+    from dayflow import cli
     from dayflow.cli_base import Deps
     from dayflow.clock import FixedClock
 
     assert invoke(db_path, lambda *a: OfflineModel(), "brief").code == 0
+
+    class Eager(cli._Group):
+        def __init__(self, *a: Any, **kw: Any) -> None:
+            super().__init__(*a, **kw)
+            self.whole()
+
+    eager = copy.copy(cli.app)
+    eager.info = copy.copy(cli.app.info)
+    eager.info.cls = Eager
 
     def run(which: Any) -> tuple[int, str]:
         deps = Deps(env={"DAYFLOW_DB": str(db_path)}, clock=FixedClock("2026-11-05T07:30:00+00:00"))
@@ -174,24 +186,37 @@ def test_the_lean_app_main_builds_answers_as_the_whole_app(db_path: Path, args: 
         res = CliRunner().invoke(which, args, obj=deps)
         return res.exit_code, out.getvalue() + res.output
 
-    lean = app_for(args)
-    if args[0] in ("runs", "tasks", "show", "gc"):
-        assert lean is not app
-    assert run(lean) == run(app)
+    assert run(cli.app) == run(eager)
 
 
-def test_command_modules_names_what_each_module_adds() -> None:
-    """`main()` imports a command module only for the names `COMMAND_MODULES` gives it: each
-    list is exactly what its module adds, and the whole app is `core` and all of them."""
+def test_a_command_is_built_only_when_asked_for_and_a_group_without_its_subcommands() -> None:
     from typer.main import get_command
 
     from dayflow import cli
 
-    def names(app: Any) -> set[str]:
-        return set(get_command(app).commands)  # type: ignore[attr-defined]
+    group: Any = get_command(cli.app)
+    assert group.commands == {}  # nothing built, no command module imported by this
+    tasks = group.get_command(None, "tasks")
+    assert list(group.commands) == ["tasks"] and tasks.commands == {}
+    assert tasks.list_commands(None) == ["done", "reject", "export", "sync"]
+    assert tasks.get_command(None, "export").name == "export"
+    assert list(tasks.commands) == ["export"]
+    assert any(p.name == "profile" for p in tasks.commands["export"].params)
+    assert group.get_command(None, "no-such-command") is None
 
-    core = names(cli.core)
+
+def test_command_modules_names_what_each_module_adds() -> None:
+    """A command module is imported only for the names `COMMAND_MODULES` gives it: each list
+    is exactly what its module adds, and the app lists them all, in that order."""
+    import importlib
+
+    from typer.main import get_command
+
+    from dayflow import cli
+
     for module, added in cli.COMMAND_MODULES.items():
-        assert names(cli._with_modules([module])) - core == set(added), module
-    every = core.union(*cli.COMMAND_MODULES.values())
-    assert names(cli.app) == every
+        made = get_command(importlib.import_module(f"dayflow.{module}").commands)
+        names = set(made.commands) if not made.name else {made.name}  # type: ignore[attr-defined]
+        assert names == set(added), module
+    every = [n for names in cli.COMMAND_MODULES.values() for n in names]
+    assert get_command(cli.app).list_commands(None) == every  # type: ignore[attr-defined]
