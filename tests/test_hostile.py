@@ -334,7 +334,7 @@ def test_a_piped_brief_is_the_markdown_itself(db_path: Path) -> None:
     assert "# Daily brief" not in on_terminal
     doc = json.loads(run(db_path, "brief", "--format", "json").out)
     assert doc["brief"].startswith("# Daily brief")
-    one_line(run(db_path, "brief", "--format", "html"), 2, "--format must be one of")
+    one_line(run(db_path, "brief", "--format", "yaml"), 2, "--format must be one of")
     one_line(run(db_path, "brief", "--json", "--format", "rich"), 2, "contradict")
 
 

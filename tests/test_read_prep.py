@@ -127,4 +127,9 @@ def test_read_prep_takes_no_arguments_and_reads_a_server_only_when_one_is_config
 
 
 def test_read_prep_is_a_read_offered_last() -> None:
-    assert list(tools.TOOLS)[-1] == "read_prep" and not tools.TOOLS["read_prep"].effect
+    """Last of what every run is offered (a run with drafts on adds draft_reply after it), so
+    an older run's tool list is the head of today's."""
+    offered = [d["name"] for d in tools.definitions()]
+    assert offered[-1] == "read_prep" and not tools.TOOLS["read_prep"].effect
+    with_drafts = [d["name"] for d in tools.definitions(drafts=True)]
+    assert with_drafts == [*offered, "draft_reply"]
