@@ -580,3 +580,19 @@ def test_a_kill_after_the_write_through_a_served_model_leaves_one_draft(
         resumed = dayflow(db, "resume", api=api, **env)
         assert resumed.code == 0, resumed.err
     assert len(_drafts(tmp_path)) == 1 and "— draft in Drafts" in resumed.out
+
+
+def test_sources_check_names_a_maildir_drafts_folder_and_fails_on_one_that_is_none(
+    tmp_path: Path,
+) -> None:
+    env = _config(tmp_path)
+    got = invoke(tmp_path / "d.db", lambda *_: OfflineModel(), "sources", "check", "--json",
+                 env=env, clock=CLOCK)  # fmt: skip
+    assert got.code == 0, got.err
+    [box] = [s for s in json.loads(got.out)["sources"] if s["table"] == "drafts"]
+    assert box["folder"] == str(tmp_path / "mail" / "Drafts") and box["append"] is True
+    for sub in ("cur", "new", "tmp"):
+        (tmp_path / "mail" / "Drafts" / sub).rmdir()
+    bad = invoke(tmp_path / "d.db", lambda *_: OfflineModel(), "sources", "check",
+                 env=env, clock=CLOCK)  # fmt: skip
+    assert bad.code == 4 and "work/drafts" in bad.out and "is not a Maildir" in bad.out
