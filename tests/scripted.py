@@ -185,3 +185,10 @@ def forgetful_filer(ids_wanted: int = 2) -> Callable[[ModelRequest], ModelRespon
         return turn(text("## Today\nNothing on the calendar.\n\n## One thing\n**Do it.**"))
 
     return respond
+
+
+class NoTasks:
+    """A task book with no task in it, for the read tools' tests: `filed_at` finds nothing."""
+
+    def filed_at(self, keys: list[str]) -> dict[str, Any]:
+        return {}

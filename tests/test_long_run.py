@@ -22,6 +22,7 @@ from dayflow.sources import CalendarSource, InboxSource, JsonCalendar, JsonInbox
 from dayflow.sources.identity import json_message_stable_id, mail_key
 from dayflow.sources.inbox import Inbox, legacy_inbox
 from dayflow.store import Store, open_store
+from tests.scripted import NoTasks
 
 BRIEF = dt.date(2026, 11, 5)
 # (idempotency key, title, due) in the order they are filed.
@@ -84,7 +85,7 @@ class FakeTools:
         inbox: InboxSource | None = None,
     ) -> None:
         self.env = toolbox.ToolEnv(
-            tasks=None,  # type: ignore[arg-type]  # the read handlers never touch it
+            tasks=NoTasks(),  # type: ignore[arg-type]  # the read handlers only ask filed_at
             run_id="r",
             inbox=inbox or JsonInbox(None, day, sample=sample),
             calendar=JsonCalendar(None, day),

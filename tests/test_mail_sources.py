@@ -21,13 +21,14 @@ from dayflow.sources.maildir import MaildirSource
 from dayflow.sources.mailfiles import EmlFolderSource
 from dayflow.sources.mbox import MboxSource
 from tests.mailkit import BASE, message, write_maildir, write_mbox
+from tests.scripted import NoTasks
 
 UTC = ZoneInfo("UTC")
 
 
 def env_for(inbox: Any) -> toolbox.ToolEnv:
     return toolbox.ToolEnv(
-        tasks=None,  # type: ignore[arg-type]  # the read tools never touch it
+        tasks=NoTasks(),  # type: ignore[arg-type]  # the read tools only ask filed_at
         run_id="r",
         inbox=inbox,
         calendar=JsonCalendar(None, dt.date(2026, 11, 5)),

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from dayflow.followups.reader import read_followups
 from dayflow.followups.view import FOLLOWUP_DAYS, WAITING_AFTER_DAYS, Followups, Window
-from dayflow.sources.mail import MailSource
+from dayflow.sources.mail import FiledAt, MailSource
 from dayflow.sources.me import Me
 
 
@@ -38,6 +38,9 @@ class Feed:
         end = dt.datetime.combine(brief_date + dt.timedelta(days=1), dt.time(), tzinfo=tz)
         self.at = end - dt.timedelta(microseconds=1)
         self._read: Followups | None = None
+        # The task book's filing times (`Inbox.keep_filed_keys`): messages keep the key a
+        # task was filed under before keys carried the sender.
+        self.filed_at: FiledAt | None = None
 
     @property
     def remote(self) -> bool:
@@ -54,5 +57,5 @@ class Feed:
         if self._read is None:
             pairs = [(s, False) for s in self.inbox] + [(s, True) for s in self.sent]
             window = Window(self.me, self.at, self.tz, self.window_days, self.waiting_after_days)
-            self._read = read_followups(pairs, window, self.failures)
+            self._read = read_followups(pairs, window, self.failures, self.filed_at)
         return self._read

@@ -17,21 +17,27 @@ from collections.abc import Iterable
 from dayflow.errors import SourceError
 from dayflow.followups.threads import Record
 from dayflow.followups.view import Followups, Window, build_followups
-from dayflow.sources.mail import MailSource
+from dayflow.sources.mail import FiledAt, MailSource, with_legacy_keys
 
 PAGE = 200
 MAX_PER_SOURCE = 50_000  # a window holding more than this is cut there (newest kept)
 
 
 def read_records(
-    source: MailSource, *, since: dt.datetime, until: dt.datetime, sent: bool
+    source: MailSource,
+    *,
+    since: dt.datetime,
+    until: dt.datetime,
+    sent: bool,
+    filed_at: FiledAt | None = None,
 ) -> list[Record]:
-    """Every message of `source` received in [since, until), newest first. Raises SourceError."""
+    """Every message of `source` received in [since, until), newest first, each with the key
+    a task was filed for it under (`mail.with_legacy_keys`). Raises SourceError."""
     out: list[Record] = []
     after: str | None = None
     while len(out) < MAX_PER_SOURCE:
         page = source.page(since=since, after=after, limit=PAGE, unread_only=False, before=until)
-        out += [Record.of(item, sent=sent) for item in page]
+        out += [Record.of(item, sent=sent) for item in with_legacy_keys(page, filed_at)]
         if len(page) < PAGE:
             break
         after = page[-1].position
@@ -42,6 +48,7 @@ def read_followups(
     sources: Iterable[tuple[MailSource, bool]],
     window: Window,
     failures: Iterable[tuple[str, str]] = (),
+    filed_at: FiledAt | None = None,
 ) -> Followups:
     """The followups of the mail in `sources` ((source, is a sent folder) pairs) over
     `window`; `failures` are sources that could not even be opened, reported with the rest."""
@@ -51,7 +58,9 @@ def read_followups(
     said: set[str] = set()
     for source, sent in sources:
         try:
-            records += read_records(source, since=window.since, until=until, sent=sent)
+            records += read_records(
+                source, since=window.since, until=until, sent=sent, filed_at=filed_at
+            )
         except SourceError as exc:
             if str(exc) in said:  # an account's one failure (its inbox's), said once
                 continue

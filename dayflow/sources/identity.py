@@ -10,8 +10,10 @@ An item's id is `<source name>:<stable id>`, so two sources can never shadow eac
 
 A task's idempotency key comes from the stable id *without* the source name (`mail:<hash>`),
 so the same message read over IMAP today and from a Maildir tomorrow is still
-one task. The sample's keys live in their own namespace (`sample:m12`), so a user's real
-message `m12` can never collide with what the quick start filed.
+one task. A message's key before its sender was part of it (the Message-ID alone) is its
+`legacy_stable_id`: a task filed under it before the change is found again, not filed twice
+(`mail.with_legacy_keys`). The sample's keys live in their own namespace (`sample:m12`), so a
+user's real message `m12` can never collide with what the quick start filed.
 """
 
 from __future__ import annotations
@@ -57,6 +59,17 @@ def message_stable_id(
         return short_hash("mid:" + normal + (f"\nfrom:{address}" if address else ""))
     basis = "\n".join(" ".join(part.split()) for part in (sender, date, subject))
     return short_hash("hdr:" + basis)
+
+
+def legacy_stable_id(message_id: str | None, sender: str = "") -> str | None:
+    """The stable id the message had before it carried its sender (the Message-ID alone), when
+    that is not its stable id now: the key a task filed before then is under
+    (`mail.with_legacy_keys` files the message under it again); None without a Message-ID
+    or a sender's address."""
+    normal = normalise_message_id(message_id)
+    if normal is None or not sender_address(sender):
+        return None
+    return short_hash("mid:" + normal)
 
 
 def sender_address(sender: str) -> str:

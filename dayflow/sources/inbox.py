@@ -27,7 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.sources.identity import SAMPLE_SOURCE
-from dayflow.sources.mail import DictMail, MailItem, MailSource, PathMissing
+from dayflow.sources.mail import (
+    DictMail,
+    FiledAt,
+    MailItem,
+    MailSource,
+    PathMissing,
+    with_legacy_keys,
+)
 from dayflow.sources.protocols import InboxSource
 
 if TYPE_CHECKING:
@@ -73,6 +80,16 @@ class Inbox:
         # The drafts folders replies are drafted into, by [[inbox]] entry (issue 36; set by
         # build_sources for a run with drafts on): empty, nothing is ever written.
         self.drafts: dict[str, DraftBox] = {}
+        # When tasks were filed under keys (the task book's, `keep_filed_keys`): a message
+        # filed under its key of before the sender was part of it keeps it.
+        self.filed_at: FiledAt | None = None
+
+    def keep_filed_keys(self, filed_at: FiledAt) -> None:
+        """Give each message listed or read here, and in its followups, the key of a task
+        filed for it before its key carried its sender (`mail.with_legacy_keys`)."""
+        self.filed_at = filed_at
+        if self.followups is not None:
+            self.followups.filed_at = filed_at
 
     @property
     def remote(self) -> bool:
@@ -106,6 +123,7 @@ class Inbox:
         heads, failures = self._heads(walk, limit)
         merged, taken = _merge(heads, limit, listed)
         more = walk.advance(heads, taken, limit)
+        merged = with_legacy_keys(merged, self.filed_at)
         if not walk.name:
             # Named by what the walk is and what its first page holds: the same in every
             # process (a resumed run's requests are the same bytes), and two walks with one
@@ -161,7 +179,7 @@ class Inbox:
             if src.name == name:
                 found = src.read(stable)
                 if found is not None:
-                    return found
+                    return with_legacy_keys([found], self.filed_at)[0]
                 break
         raise KeyError(wanted)
 

@@ -7,17 +7,27 @@ that only know `messages()` (the JSON files). Several of them make one `Inbox`
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from dayflow.errors import SourceError
 from dayflow.sources.envelope import Envelope, envelope_from_json
-from dayflow.sources.identity import json_message_stable_id, mail_key, prefixed
+from dayflow.sources.identity import (
+    json_message_stable_id,
+    legacy_stable_id,
+    mail_key,
+    prefixed,
+)
 from dayflow.sources.mime import HEADER_CHARS, Attachment, ParsedMail, clean_line, snippet
 
 BODY_CHARS = 20_000  # read_message's cap on one body
+# How much later than a task's filing a message may say it arrived and still be the message
+# that task was filed for (a sender's clock ahead of this machine's).
+FILED_SKEW = dt.timedelta(minutes=10)
+# When a task was filed under each of the keys asked for that has one (the task book's).
+FiledAt = Callable[[list[str]], dict[str, dt.datetime]]
 
 
 class PathMissing(SourceError):
@@ -35,6 +45,27 @@ def is_whole(snippet: str, body: str | None) -> bool | None:
     if body is None:
         return None
     return clean_line(body, len(body) + 1) == clean_line(snippet, len(snippet) + 1)
+
+
+def with_legacy_keys(items: Sequence[MailItem], filed_at: FiledAt | None) -> list[MailItem]:
+    """`items` with the key each had before its sender was part of it, where a task was
+    filed under that key when the message had already arrived: a message filed before the
+    change is found again under its task, never filed twice. A message that arrived after
+    that task was filed is not the one it was filed for (the same Message-ID from another
+    sender, issue 32.23) and keeps its own key. `filed_at` is the task book's (None: no
+    book, the keys as they are). Read from the store at the read, the keys are saved in the
+    read's result, so a resumed run files under the same key."""
+    wanted = sorted({i.legacy_key for i in items if i.legacy_key})
+    if filed_at is None or not wanted:
+        return list(items)
+    when = filed_at(wanted)
+    out = []
+    for item in items:
+        filed = when.get(item.legacy_key or "")
+        if filed is not None and item.received_at <= filed + FILED_SKEW:
+            item = replace(item, key=item.legacy_key or item.key)
+        out.append(item)
+    return out
 
 
 @dataclass(frozen=True)
@@ -57,6 +88,9 @@ class MailItem:
     # Whether the snippet is the whole text, when the source read the body to list it (a
     # listing drops the body, not this); None when it cannot tell.
     snippet_whole: bool | None = None
+    # Its key before the sender was part of it (`identity.legacy_stable_id`), when that differs:
+    # `with_legacy_keys` gives it back when a task was filed under it then.
+    legacy_key: str | None = None
 
     @classmethod
     def of(
@@ -85,6 +119,7 @@ class MailItem:
             envelope=parsed.envelope,
             # Whole only when the body was read: headers past the listing's bytes hid it.
             snippet_whole=is_whole(parsed.snippet, parsed.body) if parsed.body_read else False,
+            legacy_key=mail_key(parsed.legacy_id) if parsed.legacy_id else None,
         )
 
     @property
@@ -265,10 +300,18 @@ class DictMail(MailSource):
             items = []
             for n, m in enumerate(self._inner.messages()):
                 stable = str(m["id"])
+                legacy = None
                 if self._sample:
                     key = mail_key(stable, sample=True)
                 else:
                     key = mail_key(json_message_stable_id(m))
+                    mid = m.get("message_id")
+                    old = (
+                        legacy_stable_id(mid, str(m.get("from", "")))
+                        if isinstance(mid, str)
+                        else None
+                    )
+                    legacy = mail_key(old) if old else None
                 received = dt.datetime.fromisoformat(m["received_at"])
                 body = m.get("body") or m.get("snippet") or ""
                 items.append(
@@ -286,6 +329,7 @@ class DictMail(MailSource):
                         body=body,
                         envelope=envelope_from_json(m),
                         snippet_whole=is_whole(m.get("snippet") or snippet(body), body),
+                        legacy_key=legacy,
                     )
                 )
             self._items = items

@@ -27,7 +27,12 @@ from html.parser import HTMLParser
 from typing import Any
 
 from dayflow.sources.envelope import Envelope, envelope_of
-from dayflow.sources.identity import message_stable_id, normalise_message_id, short_hash
+from dayflow.sources.identity import (
+    legacy_stable_id,
+    message_stable_id,
+    normalise_message_id,
+    short_hash,
+)
 
 SNIPPET_CHARS = 200
 HEADER_CHARS = 300  # a subject or sender longer than this is cut (with "…")
@@ -81,6 +86,7 @@ class ParsedMail:
     # False when the bytes parsed stop inside the headers: the body was never reached, so
     # an empty body says nothing (a snippet of "" is not the whole text).
     body_read: bool = True
+    legacy_id: str | None = None  # its stable id before the sender was part of it
 
     @property
     def snippet(self) -> str:
@@ -137,6 +143,7 @@ def parse_message(raw: bytes, *, fallback_time: dt.datetime, whole: bool = True)
         defects=len(getattr(msg, "defects", []) or []),
         envelope=_envelope(msg),
         body_read=body_read,
+        legacy_id=legacy_stable_id(message_id, sender),
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from dayflow.errors import AmbiguousRunId, RunNotFound
 from dayflow.models import Task
 from dayflow.store.context import StoreContext
@@ -60,6 +62,18 @@ class Tasks:
     def exists(self, idempotency_key: str) -> bool:
         sql = "SELECT 1 FROM tasks WHERE profile = ? AND idempotency_key = ?"
         return one(self._ctx.db, sql, (self._ctx.profile, idempotency_key)) is not None
+
+    def filed_at(self, keys: list[str]) -> dict[str, datetime]:
+        """When the task under each of `keys` that has one was filed (its created_at)."""
+        if not keys:
+            return {}
+        marks = ",".join("?" * len(keys))
+        sql = (
+            "SELECT idempotency_key, created_at FROM tasks "
+            f"WHERE profile = ? AND idempotency_key IN ({marks})"
+        )
+        rows = self._ctx.db.execute(sql, (self._ctx.profile, *keys))
+        return {r["idempotency_key"]: datetime.fromisoformat(r["created_at"]) for r in rows}
 
     def count_created_by(self, run_id: str) -> int:
         return int(scalar(self._ctx.db, "SELECT COUNT(*) FROM tasks WHERE run_id = ?", (run_id,)))

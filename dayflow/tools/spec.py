@@ -63,6 +63,8 @@ class ToolEnv:
 
     def __post_init__(self) -> None:
         self.mail = legacy_inbox(self.inbox)
+        # A message filed before its key carried its sender is read with that task's key.
+        self.mail.keep_filed_keys(self.tasks.filed_at)
         self.calendars = as_calendar(self.calendar)
 
 
