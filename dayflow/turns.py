@@ -28,7 +28,8 @@ wrong, and `doctor` asks the same of the steps already stored):
 - a block that is not an object with a string `type`; a `text` block whose `text` is not a
   string; a `tool_use` block without a non-empty string `id` (unique in the turn and in the
   run: the API pairs each tool_result with it and the saved effects are keyed by it), a
-  non-empty string `name`, or an object `input`; a `thinking` block without string `thinking`
+  non-empty string `name`, or an object `input` (an id of more than `MAX_TOOL_USE_ID`
+  characters is no server's either); a `thinking` block without string `thinking`
   and `signature`; a `redacted_thinking` block without string `data`;
 - a block nested more than `MAX_NESTING` levels deep (no tool's input needs it, and Python's
   JSON reader gives up near 1,000 levels, so it could be written but never read back);
@@ -56,6 +57,9 @@ READ_TOOLS = frozenset(
 _ENDS = ("end_turn", "stop_sequence", "")
 MAX_NESTING = 64  # levels of objects and lists in one block, the block itself being 1
 MAX_CHARS_PER_TOKEN = 32  # an answer longer than this per max_tokens token is refused
+# A tool_use id longer than this is no server's (the API's are ~30 characters, a local
+# server's `call_<hex>` fewer): it would be stored, sent back and keyed on in every step after.
+MAX_TOOL_USE_ID = 256
 # The fields each block type must have, and their JSON type (the Messages API's shapes).
 _REQUIRED: dict[str, tuple[tuple[str, type], ...]] = {
     "text": (("text", str),),
@@ -154,6 +158,11 @@ def _block_problem(block: Any, seen: set[str]) -> str | None:
             return f"({kind}) has {name} {_shown(value)}, not {word}"
     if kind == "tool_use":
         use_id = block["id"]
+        if len(use_id) > MAX_TOOL_USE_ID:
+            return (
+                f"(tool_use) has an id of {len(use_id):,} characters "
+                f"(at most {MAX_TOOL_USE_ID}): {_shown(use_id)}"
+            )
         if use_id in seen:
             return f"(tool_use) repeats the id {_shown(use_id)} of an earlier tool_use"
         seen.add(use_id)

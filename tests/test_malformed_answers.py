@@ -47,6 +47,7 @@ def nested(depth: int) -> Any:
         ([{**GOOD, "id": 7}], "block 1 (tool_use) has id 7, not a non-empty string"),
         ([{**GOOD, "id": ""}], "has id '', not a non-empty string"),
         ([{**GOOD, "id": None}], "has id null, not a non-empty string"),
+        ([{**GOOD, "id": "x" * 100_000}], "(tool_use) has an id of 100,000 characters (at most"),
         ([GOOD, {**GOOD, "name": "read_tasks"}], "block 2 (tool_use) repeats the id 'toolu_1'"),
         ([{**GOOD, "name": 3}], "has name 3, not a non-empty string"),
         ([{k: v for k, v in GOOD.items() if k != "name"}], "(tool_use) has no name"),
@@ -237,6 +238,11 @@ def claude(api: fakeapi.FakeAPI, **kw: Any) -> Any:
         (
             b'[{"type": "tool_use", "name": "read_inbox", "input": {}}]',
             "refused, not written: block 1 (tool_use) has no id",
+        ),
+        (
+            b'[{"type": "tool_use", "id": "' + b"c" * 100_000 + b'", "name": "read_inbox", '
+            b'"input": {}}]',
+            "refused, not written: block 1 (tool_use) has an id of 100,000 characters",
         ),
     ],
 )
