@@ -83,6 +83,8 @@ class Settings(Frozen):
     # The environment's proxy variables (`network.proxy_env`): what every HTTP client of a run
     # chooses its proxy by, as the runtime read them.
     proxy_env: tuple[tuple[str, str], ...] = ()
+    # Why $TZ was not the zone (a name this machine does not know), said once by a brief.
+    tz_ignored: str | None = None
 
     @property
     def local(self) -> bool:
@@ -305,6 +307,7 @@ def load(
     table = model_table or {}
     api_key = env.get("ANTHROPIC_API_KEY") or None
     which = provider or env.get("DAYFLOW_PROVIDER") or table.get("provider") or ANTHROPIC
+    which = which.strip().lower()  # in any case: LOCAL is local
     if which not in PROVIDERS:
         raise UsageError(
             f"--provider / DAYFLOW_PROVIDER must be one of {', '.join(PROVIDERS)}, not {which!r}"
@@ -327,7 +330,8 @@ def load(
     durability = (env.get("DAYFLOW_DURABILITY") or "normal").upper()
     if durability not in ("NORMAL", "FULL"):
         raise UsageError("DAYFLOW_DURABILITY must be 'normal' or 'full'")
-    zone = tz or env.get("DAYFLOW_TZ") or _tz_from_env(env) or "UTC"
+    from_tz, tz_ignored = (None, None) if tz or env.get("DAYFLOW_TZ") else _tz_from_env(env)
+    zone = tz or env.get("DAYFLOW_TZ") or from_tz or "UTC"
     if zone != "UTC":  # (no zoneinfo import on the common path)
         from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -346,6 +350,7 @@ def load(
         model=chosen,
         model_was_defaulted_offline=defaulted,
         tz=zone,
+        tz_ignored=tz_ignored,
         inbox=_path_or_none(inbox or env.get("DAYFLOW_INBOX")),
         calendar=_path_or_none(calendar or env.get("DAYFLOW_CALENDAR")),
         durability=durability,
@@ -374,6 +379,8 @@ def model_table(data: Mapping[str, Any] | None, path: Path) -> dict[str, Any]:
     table = data["model"]
     if not isinstance(table, dict):
         raise ConfigFileError(f"{path}: 'model' must be a table ([model])")
+    if isinstance(table.get("provider"), str):  # "LOCAL", "Local " are local too
+        table = {**table, "provider": table["provider"].strip().lower()}
     problems = [
         f"[model]: unknown key {k!r} (expected {', '.join(MODEL_KEYS)})"
         for k in table
@@ -462,18 +469,24 @@ def _path_or_none(value: Path | str | None) -> str | None:
     return os.path.abspath(Path(value).expanduser())
 
 
-def _tz_from_env(env: Mapping[str, str]) -> str | None:
-    """$TZ when it is an IANA name this machine knows; anything else falls back to UTC."""
-    tz = env.get("TZ", "").lstrip(":")
-    if not ("/" in tz or tz == "UTC"):
-        return None
+def _tz_from_env(env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """$TZ when it is a zone name this machine knows (`Europe/Berlin`, `PST8PDT`), else None
+    and, when $TZ is set, the line that says its times are in UTC instead."""
+    tz = env.get("TZ", "").strip().lstrip(":")
+    if not tz:
+        return None, None
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
         ZoneInfo(tz)
     except (ValueError, ZoneInfoNotFoundError):
-        return None
-    return tz
+        from dayflow.printable import plain
+
+        return None, (
+            f"TZ={plain(tz[:60])!r} is not a zone name this machine knows, so times are in "
+            "UTC; set DAYFLOW_TZ (an IANA name such as America/Los_Angeles) to choose one"
+        )
+    return tz, None
 
 
 def _kill_at(value: str | None) -> tuple[str, int] | None:

@@ -137,6 +137,20 @@ def test_an_unknown_provider_is_a_usage_error(tmp_path: Path) -> None:
         config.load({"HOME": str(tmp_path), "DAYFLOW_PROVIDER": "openai"})
 
 
+def test_a_provider_in_capitals_is_that_provider_not_a_misleading_refusal(
+    tmp_path: Path,
+) -> None:
+    """`provider = "LOCAL"` with a base_url was refused as an Anthropic table given a base_url."""
+    path = tmp_path / "config.toml"
+    data = {"model": {"provider": "LOCAL", "name": "qwen3:8b", "base_url": "http://127.0.0.1:8080"}}
+    table = config.model_table(data, path)
+    assert table["provider"] == "local"
+    env = {"HOME": str(tmp_path)}
+    assert config.load(env, model_table=table).base_url == "http://127.0.0.1:8080"
+    assert config.load(env | {"DAYFLOW_PROVIDER": " Local"}, model="m").provider == "local"
+    assert config.load(env, provider="ANTHROPIC").provider == "anthropic"
+
+
 def test_the_model_table_names_every_problem_at_once(tmp_path: Path) -> None:
     from dayflow.errors import ConfigFileError
 

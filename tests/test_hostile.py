@@ -304,11 +304,27 @@ def test_json_output_is_strict_json(db_path: Path) -> None:
     assert cost is None or math.isfinite(cost)
 
 
-def test_a_bogus_tz_falls_back_to_utc(db_path: Path) -> None:
+def test_a_bogus_tz_falls_back_to_utc_saying_so(db_path: Path) -> None:
+    """It fell back in silence: a brief's times in UTC with nothing saying why."""
     res = run(db_path, "brief", env={"TZ": "Bogus/Zone"})
     assert res.code == 0, res.err
+    said = [line for line in res.err.splitlines() if "TZ=" in line]
+    assert said == [
+        "TZ='Bogus/Zone' is not a zone name this machine knows, so times are in UTC; set "
+        "DAYFLOW_TZ (an IANA name such as America/Los_Angeles) to choose one"
+    ]
     assert json.loads(run(db_path, "runs", "--json").out)[0]["brief_date"] == "2026-11-05"
     assert run(db_path, "runs", env={"TZ": "Bogus/Zone"}).code == 0
+
+
+def test_a_tz_without_a_slash_that_the_machine_knows_is_that_zone() -> None:
+    """TZ=PST8PDT (a zone of the tz database without a '/') was taken for garbage: UTC."""
+    from dayflow import config
+
+    assert config.load({"HOME": "/nonexistent", "TZ": "PST8PDT"}).tz == "PST8PDT"
+    assert config.load({"HOME": "/nonexistent", "TZ": ":Europe/Berlin"}).tz_ignored is None
+    quiet = config.load({"HOME": "/nonexistent", "TZ": "nope", "DAYFLOW_TZ": "UTC"})
+    assert quiet.tz == "UTC" and quiet.tz_ignored is None  # DAYFLOW_TZ chose: nothing to say
 
 
 def test_dayflow_tz_changes_the_times_runs_and_show_print(db_path: Path) -> None:

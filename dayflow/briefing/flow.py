@@ -443,6 +443,8 @@ def _client_for_new_run(room: Room) -> ModelClient:
             f"(token counts are estimates).{hint}"
         )
     key_notice(room.say, settings, settings.model)
+    if settings.tz_ignored is not None:
+        room.say(settings.tz_ignored)
     return client
 
 
