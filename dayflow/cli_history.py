@@ -102,15 +102,13 @@ def trace(
 
 
 def _writing(path: Path, write: Callable[[], object]) -> None:
-    """`write()`, its failure one line (exit 2: the path given is the problem)."""
+    """`write()`, its failure one line (exit 4, as every output that cannot be written)."""
     from dayflow.errors import FileProblem
 
     try:
         write()
-    except FileProblem as exc:
-        raise UsageError(str(exc)) from None
     except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise FileProblem(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 @commands.command()

@@ -35,6 +35,7 @@ from dayflow.schedule_units import (
     UNIT,
     Job,
     ScheduleError,
+    ScheduleFileError,
     by_hand,
     cron_block,
     launchd_plist,
@@ -292,7 +293,7 @@ def _write(path: Path, data: bytes, job: Job) -> None:
     try:
         files.write_atomic(path, data)
     except DayflowError as exc:
-        raise ScheduleError(
+        raise ScheduleFileError(
             f"{exc}; what to run by hand is printed on stdout", by_hand(job)
         ) from None
 
@@ -301,7 +302,7 @@ def _mkdir(path: Path, job: Job) -> None:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ScheduleError(
+        raise ScheduleFileError(
             f"cannot create {path}: {exc.strerror or exc}; what to run by hand is printed on "
             "stdout",
             by_hand(job),

@@ -99,6 +99,12 @@ class ScheduleError(DayflowError):
         self.by_hand = by_hand
 
 
+class ScheduleFileError(ScheduleError):
+    """A timer's file could not be written (exit 4, as every output that cannot be)."""
+
+    exit_code = 4
+
+
 @dataclass(frozen=True)
 class Job:
     """What the schedule runs, and when (the machine's local time)."""

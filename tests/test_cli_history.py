@@ -284,8 +284,8 @@ def test_trace_exports_json_lines_csv_and_files(
     ("args", "code", "message"),
     [
         (("--format", "xml"), 2, "--format must be one of jsonl, csv"),
-        (("--output", "/nonexistent/dir/x.jsonl"), 2, "cannot write /nonexistent/dir/x.jsonl"),
-        (("--png", "/nonexistent/dir/x.png"), 2, "cannot write /nonexistent/dir/x.png"),
+        (("--output", "/nonexistent/dir/x.jsonl"), 4, "cannot write /nonexistent/dir/x.jsonl"),
+        (("--png", "/nonexistent/dir/x.png"), 4, "cannot write /nonexistent/dir/x.png"),
     ],
 )
 def test_trace_errors(

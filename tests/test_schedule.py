@@ -608,3 +608,15 @@ def test_an_endpoint_holding_a_secret_is_never_pinned(
     assert result.code == 2 and "ANTHROPIC_BASE_URL holds a password or key" in result.err
     assert "pw-secret" not in result.out + result.err
     assert not machine.unit_dir.exists()
+
+
+def test_a_timer_that_cannot_be_written_is_exit_4_as_any_unwritable_output(
+    machine: Machine, db_path: Path
+) -> None:
+    """It was exit 1 where `trace -o` said 2 and `tasks export -o` 4: one code, the file's."""
+    (machine.home / ".config").mkdir()
+    (machine.home / ".config" / "systemd").write_text("a file where the folder goes")
+    result = machine(db_path, "schedule", "install", "--at", "07:30")
+    assert result.code == 4, result.err
+    assert result.err.count("\n") == 1 and "cannot create" in result.err
+    assert "brief --ensure-today" in result.out  # what to run by hand
