@@ -7,7 +7,9 @@ The order of writes is the product. For each step:
    any tool runs. From here on the response is paid for and never lost;
 3. for each tool_use block: if a result is saved for its id, reuse it (`tool_reused`); else run
    the tool. A call with a local effect (`create_task`) commits its result together with the
-   effect, in a transaction of its own; a read keeps its result in memory;
+   effect, in a transaction of its own; a read keeps its result in memory; a call that writes
+   outside the store (`draft_reply`'s APPEND) commits a pending mark before its write and its
+   outcome after it, each in a transaction of its own (dayflow.drafts.ledger);
 4. `steps.complete`: commit the tool results (or, on the last turn, the brief and the run's end),
    fenced by the lease, in one transaction. (The response, the reads and the completion need
    no events of their own: the step row records them, and the run's log shows them from it.)
