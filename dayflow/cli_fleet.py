@@ -8,7 +8,7 @@ and the queue's entrypoints are the application's (`dayflow.app.fleet`).
 # No `from __future__ import annotations` here: Typer would compile and eval every option's
 # annotation string at start-up (issue 13).
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -235,27 +235,13 @@ def status(
     """The day's briefs by state: due, running, lost (its worker is gone: the next worker
     retakes it), done, failed, uncertain delivery, with the oldest job still waiting for a
     worker."""
-    import asyncio
-    from datetime import timedelta
-
-    from dayflow.app.fleet import fleet_db
-    from dayflow.fleet import queue
-    from dayflow.fleet.status import board
+    from dayflow.app.fleet import fleet_db, fleet_status
 
     deps = get_deps(ctx)
     with handle_errors(deps):
         _refuse_profile(profile or deps.profile, "fleet status")
         url = fleet_db(deps, db)
-        when = parse_date(day) if day else None
-
-        async def jobs() -> list[Any]:
-            async with queue.connect(url) as queries:
-                return await queue.waiting(queries)
-
-        waiting = asyncio.run(jobs())
-        with deps.store(deps.settings(db=url)) as store:
-            stale = timedelta(seconds=heartbeat)
-            found = board(store, waiting, when, deps.clock.now(), stale_after=stale)
+        found = fleet_status(deps, url, parse_date(day) if day else None, heartbeat)
         if as_json:
             print_json(deps, found.to_json())
             return

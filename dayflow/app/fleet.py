@@ -17,9 +17,12 @@ from dayflow.app.runtime import Runtime
 from dayflow.errors import UsageError
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from dayflow.batching import Rounds
     from dayflow.briefing import Outcome
     from dayflow.fleet import BriefJob
+    from dayflow.fleet.status import Board
     from dayflow.store.values import Profile
 
 FLEET_EXTRA = "pip install 'dayflow[fleet]'"
@@ -39,6 +42,26 @@ def fleet_db(rt: Runtime, db: str | None) -> str:
     if importlib.util.find_spec("pgqueuer") is None:
         raise UsageError(f"the fleet needs its job queue library: {FLEET_EXTRA}")
     return target
+
+
+def fleet_status(rt: Runtime, url: str, day: date | None, heartbeat: float) -> Board:
+    """`fleet status`: the day's briefs (None: each profile's today) by state, from the
+    queue's waiting jobs and the store's runs; a job held `heartbeat` seconds without a beat,
+    before its run began, is lost."""
+    import asyncio
+    from datetime import timedelta
+
+    from dayflow.fleet import queue
+    from dayflow.fleet.status import board
+
+    async def jobs() -> list[Any]:
+        async with queue.connect(url) as queries:
+            return await queue.waiting(queries)
+
+    waiting = asyncio.run(jobs())
+    with rt.store(rt.settings(db=url)) as store:
+        stale = timedelta(seconds=heartbeat)
+        return board(store, waiting, day, rt.clock.now(), stale_after=stale)
 
 
 def make_driver(rt: Runtime, url: str, rounds: Rounds | None = None) -> JobDriver:
