@@ -94,3 +94,28 @@ def test_a_date_is_the_day_received_in_the_briefs_zone_across_the_dst_change() -
     ]
     # Europe's change a week earlier (25 October): 23:30 UTC on the 24th is Sunday in Berlin
     assert _due(late, "2026-10-24T23:30:00+00:00", tz="Europe/Berlin") == ["2026-10-26"]
+
+
+def test_a_span_of_days_or_a_date_that_suits_in_the_next_sentence_dates_the_ask() -> None:
+    body = "Could you fill in sections 4-6 of the questionnaire? They want it back within 3 days."
+    assert found(body, "Vendor") == [("Fill in sections 4-6 of questionnaire", "2026-11-05")]
+    body = (
+        "Thanks for saying you'd write the reference letter. The panel meets on the 12th, "
+        "so anytime before the 10th would be perfect."
+    )
+    assert found(body, "Reference") == [("Write reference letter", "2026-11-10")]
+    # the panel's own date is no deadline of the ask
+    assert found("Could you write the reference letter? The panel meets on the 12th.", "R") == [
+        ("Write reference letter", None)
+    ]
+
+
+def test_a_deadline_of_one_verb_is_not_another_things_unless_it_names_it_again() -> None:
+    body = "Please add a section on risks to the memo, and send Nadia the redlines by the 15th."
+    assert found(body, "Memo") == [("Add section on risks to memo", None),
+                                    ("Send Nadia redlines", "2026-11-15")]  # fmt: skip
+    # "sign the contract and send it back by Friday": the same thing, the same deadline
+    assert [d for _, d in found("Please sign the contract and send it back by Friday.", "C")] == [
+        "2026-11-06",
+        "2026-11-06",
+    ]

@@ -220,3 +220,9 @@ def test_a_title_starts_at_the_verb_and_a_fragment_without_one_is_no_task() -> N
 )
 def test_a_house_rule_to_everyone_is_no_task_in_german_french_and_spanish(body: str) -> None:
     assert found(body, "Gebäude / Bâtiment / Edificio") == []
+
+
+def test_a_statement_among_the_asks_is_no_task() -> None:
+    assert found("row 14 is yours, fill in the costs by EOW pls", "budget sheet") == [
+        ("Fill in costs", "2026-11-06")
+    ]

@@ -378,17 +378,20 @@ def _clause_pieces(
     # "approve X by tomorrow, and decide Y": a deadline stays with its own part and those
     # before it ("sign it and send it by Friday"), never the parts after it
     owner = next((i for i, p in enumerate(parts) if deadline and deadline.phrase in p), None)
+    # ... but only when its own part names the same thing again ("it", "both"): "add a
+    # section to the memo, and send Nadia the redlines by the 15th" dates the redlines only
+    shared = owner is not None and bool(_SAME_THING.search(parts[owner]))
     out: list[Piece] = []
     for i, part in enumerate(parts):
         if _BEHAVE.match(part.strip()):  # "please be careful ... and use the side door"
             continue
         if i:  # "update the pricing sheet and send it to finance": "it" is the sheet
             part = _named_back(part, parts[i - 1])
-        carried = deadline if owner is None or i <= owner else None
+        carried = deadline if owner is None or i == owner or (i < owner and shared) else None
         part_deadline = find_deadline(part, received, lead_on=commitment) or carried
         made = make_title(_from_verb(part), part_deadline, topic, sender)
-        if made and made.split()[0].lower() in _NOT_A_VERB:
-            made = None  # "Packed lunch, please - no nuts": no verb, no action
+        if made and (made.split()[0].lower() in _NOT_A_VERB or _is_statement(made)):
+            made = None  # "Packed lunch, please - no nuts", "Row 14 is yours": no action
         if made:
             out.append((made, part_deadline, weak))
     return out
@@ -396,6 +399,16 @@ def _clause_pieces(
 
 # What no imperative opens with in English: a preposition, an article, a negation ("with admin
 # access restart it", "on your side look at it", "no nuts").
+# A statement, not an imperative: "Row 14 is yours", "Slides are in the drive".
+_STATEMENT = re.compile(r"^\S+(?:\s+\S+){0,2}\s+(?:is|are|was|were)\b", re.IGNORECASE)
+
+
+def _is_statement(title: str) -> bool:
+    """Whether an English title says how things are ("Row 14 is yours"), its first word no
+    verb, rather than what to do."""
+    return title.split()[0].lower() not in VERBS and bool(_STATEMENT.match(title))
+
+
 _NOT_A_VERB = frozenset("on with no not the a an in at for and or but so ever if when".split())
 
 
@@ -409,6 +422,7 @@ def _from_verb(part: str) -> str:
     return part if verb is None else " ".join(words[verb:])
 
 
+_SAME_THING = re.compile(r"\b(?:it|them|this|these|both|everything|all\s+of\s+it)\b", re.I)
 _IT = re.compile(r"^(\w+)\s+(?:it|them)\b", re.IGNORECASE)
 _OBJECT = re.compile(r"^\s*(\w+)\s+((?:the|a|an|your|our|my|this|these)\s+[^,;]+?)\s*$", re.I)
 

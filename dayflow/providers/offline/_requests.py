@@ -151,6 +151,12 @@ _DECIDE_ON = re.compile(
 )
 # A house rule in an announcement to a group, by its task's title ("Use side door on Elm St").
 _HOUSE_RULE = re.compile(rf"^{cues(BROADCAST_CONDUCT)}", re.IGNORECASE)
+_WITHIN = re.compile(r"^(?:within|in)\s", re.IGNORECASE)
+_SUITS = re.compile(
+    r"^\s*(?:would\s+be|is|works?|should\s+be)\s+(?:\w+\s+)?"
+    r"(?:ideal|perfect|great|best|fine|good|enough|plenty)\b",
+    re.IGNORECASE,
+)
 _MAX_FOUND = 20
 _LOOK_AHEAD = 12  # how many sentences after a needed item may give it its deadline
 _PLAIN_WORDS = frozenset(
@@ -416,13 +422,19 @@ def _carried(
     after = found[n + 1].text if n + 1 < len(found) else ""
     if after and not has_cue(after):
         carried = find_deadline(after, received, lead_only=True)
+        if carried is None:  # "They want it back within 3 days.": a span of days is a lead
+            bare = find_deadline(after, received)
+            carried = bare if bare and _WITHIN.match(bare.phrase) else None
         # "Both by Friday": a pointer opens it, or it is short; a long sentence with "it" in
         # it ("the form is on the counter, we have to mail it by the 15th") has its own task
         pointer = _POINTER.search(after)
         if carried and pointer and (pointer.start() == 0 or len(after.split()) <= 12):
             return carried
-        # "By tomorrow would be ideal.": a sentence that opens with the deadline is the ask's
+        # "By tomorrow would be ideal.": a sentence that opens with the deadline is the ask's,
+        # and so is one that calls it what suits ("anytime before the 10th would be perfect")
         if carried and after.lower().startswith(carried.phrase.lower()):
+            return carried
+        if carried and _SUITS.match(after[carried.end :]):
             return carried
     previous = found[n - 1].text if n else ""
     if previous and not sentence.listed and not has_cue(previous) and n - 1 not in asked:
