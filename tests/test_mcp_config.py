@@ -122,3 +122,22 @@ def test_a_token_over_plain_http_is_sent_only_where_the_entry_says_security_plai
     (spec,) = parse_servers({"mcp_servers": table}, PATH)
     assert spec.url == "http://127.0.0.1:8080/mcp" and spec.token_env == "T"
     assert parse_servers({"mcp_servers": {"web": {"url": "http://h/mcp"}}}, PATH)  # no token
+
+
+def test_an_authorization_header_over_plain_http_off_this_machine_is_refused_as_a_token_is() -> (
+    None
+):
+    """`headers = { Authorization = "Bearer ..." }` to http://host was sent in clear, where
+    the same secret as token_env was refused."""
+    bearer = {"Authorization": "Bearer ${T}"}
+    for name in ("Authorization", "authorization", "Cookie"):
+        said = _one_problem({"web": {"url": "http://h.example/mcp", "headers": {name: "x"}}})
+        assert "an Authorization header is sent only over https:// off this machine" in said
+    fine = [
+        {"url": "https://h.example/mcp", "headers": bearer},
+        {"url": "http://h.example/mcp", "headers": bearer, "security": "plain"},
+        {"url": "http://127.0.0.1:8080/mcp", "headers": bearer},  # stays on this machine
+        {"url": "http://h.example/mcp", "headers": {"X-Trace": "1"}},
+    ]
+    for entry in fine:
+        assert parse_servers({"mcp_servers": {"web": entry}}, PATH)

@@ -25,6 +25,7 @@ from typing import Any
 
 from dayflow.errors import ConfigFileError, SourceError
 from dayflow.frozen import Frozen
+from dayflow.network import is_loopback
 
 TABLE = "mcp_servers"
 STARTUP_TIMEOUT = 20.0
@@ -168,6 +169,9 @@ def _kind_name(key: str) -> str:
     return "a string"
 
 
+_SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie")  # credentials as headers
+
+
 def _shape_problems(entry: dict[str, Any]) -> list[str]:
     """What is wrong with an entry whose keys have the right types."""
     out: list[str] = []
@@ -208,6 +212,18 @@ def _shape_problems(entry: dict[str, Any]) -> list[str]:
         out.append(
             "a token is sent only over https:// (the url is plain http://); write "
             'security = "plain" to send it in clear anyway, as IMAP\'s rule is'
+        )
+    elif (
+        isinstance(url, str)
+        and url.lower().startswith("http://")
+        and security != "plain"
+        and any(k.lower() in _SECRET_HEADERS for k in entry.get("headers") or {})
+        and not is_loopback(url)
+    ):
+        # A credential written as a header is a token too: not in clear off this machine.
+        out.append(
+            "an Authorization header is sent only over https:// off this machine (the url is "
+            'plain http://); write security = "plain" to send it in clear anyway'
         )
     for key in ("args", "allow_tools"):
         if any(not isinstance(v, str) for v in entry.get(key, ())):
