@@ -220,6 +220,8 @@ def _check_line(r: dict[str, Any]) -> str:
         state = "not tried" if accepted is None else "accepted" if accepted else "refused"
         if accepted is None and r.get("token_sent"):
             state = "sent, no answer" + (f" in {r['timeout']:g} s" if "timeout" in r else "")
+        if accepted is None and r.get("moved"):  # a redirect to another origin answered
+            state = f"not sent: {r['moved']}, another origin, answered without it"
         head += f" {r['auth']} {state}" + ("," if r["ok"] else ";")
     if not r["ok"]:
         return f"{head} error: {r['error']}"

@@ -120,7 +120,9 @@ class Origin:
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                if given not in {f"Bearer {t}" for t in origin.tokens}:
+                if given not in {f"Bearer {t}" for t in origin.tokens} and (
+                    self.path != "/public.ics"
+                ):
                     self.send_response(401)
                     self.send_header("WWW-Authenticate", 'Bearer error="invalid_token"')
                     self.send_header("Content-Length", "0")
@@ -273,3 +275,28 @@ def test_sources_check_says_a_feed_took_the_token_and_never_answered(
         listener.close()
     assert (hung["ok"], hung["accepted"], hung.get("token_sent")) == (False, None, True), hung
     assert "bearer sent, no answer in 1.5 s; error:" in _check_line(hung)
+
+
+def test_sources_check_never_says_accepted_for_a_token_another_origin_never_had(
+    origins: tuple[Origin, Origin], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A redirect to another origin that answers without a token: the feed is read, but the
+    token was never sent there, so `sources check` said "bearer accepted" of nothing."""
+    from dayflow.cli_sources import _check_line
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    home, elsewhere = origins
+    home.target = elsewhere.url + "/public.ics"
+    command, _ = token_script(tmp_path)
+    result = check_source(feed(home.url + "/moved.ics", command), CTX)
+    assert result["ok"] and result["accepted"] is None
+    assert result["moved"] == elsewhere.url + "/…"
+    line = _check_line(result)
+    assert "accepted" not in line
+    assert f"bearer not sent: {elsewhere.url}/…, another origin, answered without it" in line
+    assert all(given is None for _, given in elsewhere.seen)
+    home.target = home.url + "/private.ics"  # the same origin: the token is taken there
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    same = check_source(feed(home.url + "/moved.ics", token_script(fresh)[0]), CTX)
+    assert same["accepted"] is True and "moved" not in same

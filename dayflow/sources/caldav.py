@@ -312,7 +312,11 @@ class CalDavCalendar(CalendarSource):
                 self._token = None
                 self._credential.refused(exc.reason, token)  # raises after the one retry
                 continue
-            self._credential.accepted = True
+            moved = resp.moved_from(url)
+            if moved is not None:  # another origin answered: it never had the token
+                self._credential.moved = moved
+            else:
+                self._credential.accepted = True
             return resp
 
 

@@ -487,7 +487,12 @@ def check_source(spec: SourceSpec, ctx: SourceContext) -> dict[str, Any]:
                 out["cut_short"] = [c.to_json() for c in cut]
         out["ok"] = True
         if spec.auth:
-            out["accepted"] = True
+            credential = _token(spec, ctx)
+            moved = credential.moved if credential is not None else None
+            if moved is not None and not credential.accepted:
+                out["accepted"], out["moved"] = None, moved  # the token never went there
+            else:
+                out["accepted"] = True
     except SourceError as exc:
         out["ok"] = False
         out["error"] = str(exc)

@@ -39,10 +39,12 @@ def fetch_feed(
     plain_ok: bool = False,
     on_sent: Callable[[], None] | None = None,
     environ: Mapping[str, str] | None = None,
+    on_moved: Callable[[str], None] | None = None,
 ) -> bytes:
     """The body of an iCalendar feed, from the cache when the server says it is unchanged;
     `bearer`, a token for a private feed (`plain_ok` and `on_sent` as `http.request` takes
-    them)."""
+    them); `on_moved` is told where the answer came from when a redirect took it to another
+    origin (where the token was not sent)."""
     cached = _load(cache, url) if cache is not None else None
     headers = {"Accept": "text/calendar, */*;q=0.5", "Accept-Encoding": "gzip, deflate"}
     if cached is not None:
@@ -64,6 +66,9 @@ def fetch_feed(
         plain_ok=plain_ok,
         on_sent=on_sent,
     )
+    moved = resp.moved_from(url)
+    if moved is not None and on_moved is not None:
+        on_moved(moved)
     if resp.status == 304 and cached is not None:
         return cached.body
     etag, modified = resp.headers.get("etag"), resp.headers.get("last-modified")

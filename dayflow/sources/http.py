@@ -82,6 +82,14 @@ class Response:
     status: int
     headers: dict[str, str]
     body: bytes
+    url: str = ""  # where the answer came from, after any redirect ("": the URL asked)
+
+    def moved_from(self, url: str) -> str | None:
+        """Where the answer came from (shown with `redact`) when that is another origin than
+        `url`'s: a credential given for `url` was not sent there."""
+        if not self.url or origin(self.url) == origin(url):
+            return None
+        return redact(self.url)
 
 
 def request(
@@ -138,6 +146,7 @@ def request(
         try:
             with opener.open(req, timeout=clock.remaining()) as resp:
                 status, got = resp.status, {k.lower(): v for k, v in resp.headers.items()}
+                final = str(resp.geturl() or url)
                 encoding = got.get("content-encoding") if status in ok else None
                 data = _read_capped(resp, encoding, source, where)
             if clock.expired:  # the answer may have been cut short, not ended
@@ -164,7 +173,7 @@ def request(
             raise SourceUnreadable(source, f"{where} is not a valid address") from None
     if status not in ok:
         raise SourceUnreadable(source, f"{where} answered HTTP {status}")
-    return Response(status, got, data)
+    return Response(status, got, data, final)
 
 
 def in_clear(url: str, source: str, what: str) -> None:
@@ -224,7 +233,7 @@ def _answered(
     final = str(getattr(err, "url", None) or url)
     err.close()
     if status in ok:
-        return Response(status, got, b"")
+        return Response(status, got, b"", final)
     reason = server_words(str(err.reason), hidden, 200)
     if status == 401 and origin(final) != origin(url):
         what = "the token" if bearer else "the password"

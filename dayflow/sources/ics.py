@@ -124,11 +124,12 @@ class IcsCalendar(CalendarSource):
                     plain_ok=self._plain_ok,
                     on_sent=lambda: setattr(credential, "sent", True),
                     environ=self._env,
+                    on_moved=lambda where: setattr(credential, "moved", where),
                 )
             except http.Unauthorized as exc:
                 credential.refused(exc.reason, token)  # raises after the one retry
                 continue
-            credential.accepted = True
+            credential.accepted = credential.moved is None  # else: never sent where it answered
             return body
 
     def _read_file(self) -> bytes:

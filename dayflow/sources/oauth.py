@@ -186,6 +186,7 @@ class Credential:
     retry_left: bool = True
     sent: bool = False  # a token went to the server (`sources check`: "sent, no answer")
     accepted: bool = False  # and the server took it
+    moved: str | None = None  # the answer came from another origin, where it was not sent
     _held: str | None = field(default=None, repr=False)
     _failed: SourceError | None = field(default=None, repr=False)
     _spent: set[str] = field(default_factory=set, repr=False)  # the tokens refused so far
