@@ -91,6 +91,7 @@ class Section:
     them, and `notify` and the evaluation's checklist find them in a brief by these names."""
 
     TODAY = "Today"
+    SINCE = "Since yesterday"
     NEEDS_ACTION = "Needs action"
     YOU_OWE = "You owe replies"
     WAITING_ON = "Waiting on others"
@@ -107,6 +108,7 @@ class Section:
 # The sections in the order a brief has them.
 BRIEF_SECTIONS = (
     Section.TODAY,
+    Section.SINCE,
     Section.NEEDS_ACTION,
     Section.YOU_OWE,
     Section.WAITING_ON,

@@ -138,10 +138,12 @@ def latest_result(messages: list[Message], name: str, **args: Any) -> Any | None
 
 def run_lists(messages: list[Message]) -> dict[str, Any]:
     """The lists a run read, as data (`--format json`): `followups` (read_followups' result),
-    `prep` (the events read_prep gave) and `conflicts` (today's, from read_calendar), each
-    None when the run never read it, and the `drafts` it wrote."""
+    `prep` (the events read_prep gave), `conflicts` (today's, from read_calendar) and `since`
+    (read_since's changes), each None when the run never read it, and the `drafts` it
+    wrote."""
     prep = latest_result(messages, "read_prep")
     today = latest_result(messages, "read_calendar", range="today")
+    since = latest_result(messages, "read_since")
     return {
         "followups": latest_result(messages, "read_followups"),
         "prep": prep.get("events") if isinstance(prep, dict) else None,
@@ -149,6 +151,11 @@ def run_lists(messages: list[Message]) -> dict[str, Any]:
         # The drafts draft_reply wrote (issue 36): Message-ID, folder, to whom; None when the
         # run drafted none.
         "drafts": [p["draft"] for p in _payloads(messages, "draft_reply")] or None,
+        # What changed since the previous finished brief (read_since, issue 35); None on a
+        # first brief or when the run never compared.
+        "since": since
+        if isinstance(since, dict) and isinstance(since.get("previous"), dict)
+        else None,
     }
 
 

@@ -282,11 +282,11 @@ def test_max_steps_stops_the_run_and_resume_with_more_finishes_it(store: Store) 
 
 def test_budget_stops_before_a_call_that_would_pass_it(store: Store) -> None:
     model = ScriptedModel(seed_turns())
-    opts = BriefOptions(brief_date=date(2026, 11, 5), limits=Limits(budget=3000))
+    opts = BriefOptions(brief_date=date(2026, 11, 5), limits=Limits(budget=3200))
     result = start_run(Loop(store, model), opts)
     assert result.run.status == STOPPED
-    assert "--budget 3000" in (result.run.reason or "")
-    assert result.run.usage.total <= 3000
+    assert "--budget 3200" in (result.run.reason or "")
+    assert result.run.usage.total <= 3200
     assert model.calls == 1
 
 

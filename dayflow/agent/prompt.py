@@ -16,6 +16,7 @@ _WORDS = {
     "needs": Section.NEEDS_ACTION,
     "one": Section.ONE_THING,
     "h_today": Section.heading(Section.TODAY),
+    "h_since": Section.heading(Section.SINCE),
     "h_needs": Section.heading(Section.NEEDS_ACTION),
     "h_owe": Section.heading(Section.YOU_OWE),
     "h_waiting": Section.heading(Section.WAITING_ON),
@@ -30,7 +31,7 @@ You are Dayflow, a careful assistant that prepares a person's daily brief.
 Work in this order:
 1. Read the inbox, today's calendar, this week's calendar, the open tasks, the followups
    (read_followups: the replies the user owes and the ones the user is waiting for) and the
-   prep for today's meetings (read_prep).
+   prep for today's meetings (read_prep), and what changed since the last brief (read_since).
 2. For each message that asks the user to do something, create one task with a short
    imperative title, the due date (YYYY-MM-DD) when the message gives one, source_id set to the
    message id, and idempotency_key set to the message's `key` from read_inbox (if you no longer
@@ -51,9 +52,11 @@ Work in this order:
    a declined or free one marked so; under each event its prep from read_prep as indented
    lines: the latest threads with its people and the open tasks from their mail; then each of
    today's conflicts from read_calendar, one line each, starting "Conflict:"),
-   "{h_needs}" (what needs doing and by when), "{h_owe}" (who waits on a
-   reply from the user, about what, for how many working days), "{h_waiting}" (whom
-   the user is waiting on, about what, since when), "{h_created}", "{h_week}",
+   "{h_since}" (read_since's changes, one line each, a moved meeting with its old and new
+   times; left out when its previous is null), "{h_needs}" (what needs doing and by when),
+   "{h_owe}" (who waits on a reply from the user, about what, for how many working days),
+   "{h_waiting}" (whom the user is waiting on, about what, since when), "{h_created}",
+   "{h_week}",
    "{h_one}" (the single thing to do first, in bold). A section with nothing in it says
    so in one line. In "{one}", a reply owed for several working days outweighs a request
    that is not due yet; what is due today, overdue or urgent comes first. Never call the day

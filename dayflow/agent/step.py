@@ -243,6 +243,7 @@ def run_tools(
         mcp=mcp_caller(store, lease, run.settings, loop.mcp, _say(loop)),
         rules=RuleSet.from_json(list(run.settings.rules)),
         drafts=_drafter(loop, run, lease, n, inbox) if run.settings.drafts else None,
+        earlier=lambda: toolbox.earlier_brief(store, run),
     )
     saved = store.steps.effects_of_step(run.id, n) if recovered else {}
     effects = bool(saved)

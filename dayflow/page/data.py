@@ -157,6 +157,7 @@ def page_of(
     reads = _Reads(conversation, proof or {})
     parts = {
         Section.TODAY: reads.today(day),
+        Section.SINCE: None,
         Section.NEEDS_ACTION: reads.needs(day),
         Section.YOU_OWE: reads.followups("you_owe", day),
         Section.WAITING_ON: reads.followups("waiting_on", day),
@@ -166,6 +167,8 @@ def page_of(
     }
     built = []
     for name in BRIEF_SECTIONS:
+        if name == Section.SINCE and not reads.compared:
+            continue  # a first brief (or one that never compared): no such section
         lines, empty = parts[name], _EMPTY[name]
         if lines is None:  # no read stands for it: the model's own lines
             written = written_lines(text, name)
@@ -187,6 +190,7 @@ def page_of(
 
 _EMPTY = {
     Section.TODAY: "Nothing on the calendar today.",
+    Section.SINCE: "Nothing changed.",
     Section.NEEDS_ACTION: "Nothing in the inbox needs you right now.",
     Section.YOU_OWE: "No reply owed.",
     Section.WAITING_ON: "Nobody owes you a reply.",
@@ -235,6 +239,9 @@ class _Reads:
             if isinstance(found, dict) and found.get("id"):
                 self.mail.setdefault(str(found["id"]), found)
         self.inbox_unread = _unavailable(inbox)
+        since = latest_result(conversation, "read_since")
+        # Compared with an earlier brief (read_since, issue 35): its lines are the model's.
+        self.compared = isinstance(since, dict) and isinstance(since.get("previous"), dict)
         self.filed = self._filed()
         self.by_subject: dict[tuple[str, str], str] = {}
         for item_id in self.mail:

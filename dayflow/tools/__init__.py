@@ -25,6 +25,7 @@ from dayflow.tools.registry import (
     idempotency_key_of,
     reads_network,
 )
+from dayflow.tools.since import READ_SINCE, Earlier, earlier_brief
 from dayflow.tools.spec import (
     MAX_RESULT_CHARS,
     Handler,
@@ -52,9 +53,11 @@ __all__ = [
     "NO_ARGUMENTS",
     "NO_CALENDAR_SOURCE",
     "NO_MAIL_SOURCE",
+    "READ_SINCE",
     "TOOLS",
     "Handler",
     "McpCaller",
+    "Earlier",
     "Outcome",
     "Tool",
     "ToolEnv",
@@ -64,6 +67,7 @@ __all__ = [
     "create_task",
     "definitions",
     "due_window",
+    "earlier_brief",
     "error_text",
     "execute",
     "idempotency_key_of",

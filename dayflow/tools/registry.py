@@ -16,6 +16,7 @@ from dayflow.tools.followups import READ_FOLLOWUPS
 from dayflow.tools.mail import READ_INBOX, READ_MESSAGE
 from dayflow.tools.prep import READ_PREP
 from dayflow.tools.prep import reads_network as prep_reads_network
+from dayflow.tools.since import READ_SINCE
 from dayflow.tools.spec import (
     MAX_RESULT_CHARS,
     Tool,
@@ -39,6 +40,7 @@ _ORDER = (
     READ_FOLLOWUPS,
     READ_PREP,
     DRAFT_REPLY,
+    READ_SINCE,
 )
 TOOLS: dict[str, Tool] = {t.name: t for t in _ORDER}
 # Offered only by a run with drafts on (`RunSettings.drafts`): no other run's request changes.
@@ -159,4 +161,7 @@ def reads_network(name: str, env: ToolEnv) -> bool:
         return feed is not None and feed.remote
     if name == "read_prep":
         return prep_reads_network(env)
+    if name == "read_since":  # it reads the calendar and the followups again
+        feed = env.mail.followups
+        return env.calendars.remote or (feed is not None and feed.remote)
     return False

@@ -56,6 +56,9 @@ class ToolEnv:
     # The id of the tool_use being run (set by `registry.execute` before each call): the
     # marks of a call with its own write (draft_reply) name it.
     call_id: str = ""
+    # The previous finished brief of the profile (dayflow.tools.since.Earlier), read when
+    # read_since asks; None on a first brief.
+    earlier: Callable[[], Any] = lambda: None
     # The one face each is read through: the merged `Inbox` (a dicts reader becomes one), a
     # calendar with the protocol's defaults (one that only has `events()` gets them).
     mail: Inbox = field(init=False)

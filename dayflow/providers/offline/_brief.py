@@ -39,6 +39,7 @@ from dayflow.providers.offline._reading import (
     urgent_action,
     who,
 )
+from dayflow.providers.offline._since import since_lines
 from dayflow.providers.offline._titles import clean_subject
 from dayflow.sources.identity import SAMPLE_SOURCE
 from dayflow.tools import refused_by_cap
@@ -112,6 +113,7 @@ def write_brief(
     mail = _mail(messages, calls, memory, today)
     lines = [head, f"_Times in {zone}._" if zone else "", "", Section.heading(Section.TODAY)]
     lines += _today_lines(cal, calls, today)
+    lines += since_lines(calls)
     lines += ["", Section.heading(Section.NEEDS_ACTION), *_needs_lines(mail, today, limit)]
     followups, owed = followup_sections(calls)
     lines += followups

@@ -105,6 +105,7 @@ GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
     ("read_tasks", {"include_done": False}),
     ("read_followups", {}),
     ("read_prep", {}),
+    ("read_since", {}),
 )
 
 

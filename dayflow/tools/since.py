@@ -1,0 +1,259 @@
+"""`read_since`: what changed since the user's previous finished brief (issue 35 part 1).
+
+What the previous brief showed is read from its committed steps only (its calendar, followups
+and tasks reads and the tasks it filed): those rows are final once the run is done, so the
+"state it showed" is saved data, never the store's state now. This read is saved with its step
+like every read, so a resume or a fork that copies the step compares with exactly what it
+compared with the first time, whatever briefs finished since.
+
+Where a kill -9 lands: before the step's results are committed, the next process redoes the
+read (nothing of it was shown); after, it sends the saved result again. The previous brief is
+one whose status is `done` and whose day is before this one, so a kill while it was running
+leaves it out (an unfinished brief showed the user nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from dayflow import meetings
+from dayflow.models import Message
+from dayflow.shown import calls_in
+from dayflow.tools.calendar import calendar_range, read_calendar
+from dayflow.tools.followups import read_followups
+from dayflow.tools.spec import Tool, ToolEnv, ToolError
+
+if TYPE_CHECKING:
+    from dayflow.followups import Followups
+    from dayflow.models import Run
+    from dayflow.store import Store
+
+# The kinds of change, in the order the section lists them.
+KINDS = (
+    "replies_sent",
+    "answered",
+    "tasks_done",
+    "tasks_gone",
+    "meetings_moved",
+    "meetings_cancelled",
+    "meetings_new",
+    "conflicts_new",
+)
+MAX_EACH = 30  # items of one kind at most; the rest is counted in "<kind>_more"
+LOOK_BACK = 20  # finished runs of the profile looked at for the previous brief
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """The previous finished brief: its run, day and committed conversation."""
+
+    run_id: str
+    brief_date: str
+    messages: list[Message]
+
+
+@dataclass(frozen=True)
+class State:
+    """What a brief showed: the events it read by id (with the days its reads covered),
+    today's conflicts by their key, the followups' lists by thread key, and the open tasks by
+    id."""
+
+    events: dict[str, dict[str, Any]]
+    days: frozenset[date]
+    conflicts: dict[str, dict[str, Any]]
+    you_owe: dict[str, dict[str, Any]]
+    waiting_on: dict[str, dict[str, Any]]
+    tasks: dict[str, dict[str, Any]]
+
+
+def earlier_brief(store: Store, run: Run) -> Earlier | None:
+    """The newest finished brief of this profile for a day before `run`'s (a sample or a
+    redacted run never counts), with its committed conversation; None on a first brief."""
+    for other in store.runs.list(status="done", limit=LOOK_BACK):
+        if other.id == run.id or other.brief_date >= run.brief_date:
+            continue
+        if _sample(other) != _sample(run):  # the bundled sample is nobody's yesterday
+            continue
+        return Earlier(other.id, other.brief_date, store.steps.conversation(other.id))
+    return None
+
+
+def _sample(run: Run) -> bool:
+    s = run.settings
+    return s.inbox is None and s.sources is None
+
+
+def shown_state(messages: list[Message], brief_date: date) -> State:
+    """The state a brief's committed `messages` showed (the last read of each list wins)."""
+    events: dict[str, dict[str, Any]] = {}
+    days: set[date] = set()
+    conflicts: dict[str, dict[str, Any]] = {}
+    owe: dict[str, dict[str, Any]] = {}
+    waiting: dict[str, dict[str, Any]] = {}
+    tasks: dict[str, dict[str, Any]] = {}
+    for name, args, payload in calls_in(messages):
+        if not isinstance(payload, dict):
+            continue
+        if name == "read_calendar":
+            try:
+                first, last = calendar_range(args, brief_date)
+            except ToolError:
+                continue
+            days.update(first + timedelta(days=i) for i in range((last - first).days + 1))
+            for e in _dicts(payload.get("events")):
+                events[str(e.get("id"))] = _event(e)
+            if first == last == brief_date:
+                conflicts = {_conflict_key(c): c for c in _dicts(payload.get("conflicts"))}
+        elif name == "read_followups":
+            owe = _by_key(payload.get("you_owe"))
+            waiting = _by_key(payload.get("waiting_on"))
+        elif name == "read_tasks":
+            for t in _dicts(payload.get("tasks")):
+                if t.get("status", "open") != "done":
+                    tasks[str(t.get("id"))] = _task(t)
+        elif name == "create_task" and isinstance(payload.get("task"), dict):
+            t = payload["task"]
+            if t.get("status", "open") != "done":
+                tasks[str(t.get("id"))] = _task(t)
+    return State(events, frozenset(days), conflicts, owe, waiting, tasks)
+
+
+def changes(before: State, now: State, feed: Followups | None, today: date) -> dict[str, Any]:
+    """What changed from `before` (the previous brief) to `now`, by kind (see `KINDS`); `feed`
+    tells a reply sent or a wait answered from an item that only left the window."""
+    out: dict[str, list[dict[str, Any]]] = {k: [] for k in KINDS}
+    latest = {t.key: t.messages[0] for t in feed.threads if t.messages} if feed else {}
+    for key, item in before.you_owe.items():
+        last = latest.get(key)
+        if key not in now.you_owe and last is not None and last.from_me:
+            out["replies_sent"].append(_thread_line(item) | {"at": last.received_at.isoformat()})
+    for key, item in before.waiting_on.items():
+        last = latest.get(key)
+        if key not in now.waiting_on and last is not None and not last.from_me:
+            by = {"name": last.sender_name, "address": last.sender_address}
+            out["answered"].append(_thread_line(item) | {"by": by, "id": last.id})
+    for tid, task in before.tasks.items():
+        found = now.tasks.get(tid)
+        if found is None:
+            out["tasks_gone"].append(task)
+        elif found.get("status") == "done":
+            out["tasks_done"].append(task)
+    for eid, was in before.events.items():
+        day = _day(was)
+        if day is None or day < today or (day not in now.days and eid not in now.events):
+            continue
+        found = now.events.get(eid)
+        if found is None or (found.get("status") == "cancelled" != was.get("status")):
+            out["meetings_cancelled"].append(was)
+        elif (found["start"], found["end"]) != (was["start"], was["end"]):
+            when = {"start": found["start"], "end": found["end"]}
+            out["meetings_moved"].append(was | {"was": _when(was), "now": when})
+    if today in before.days:
+        for eid, e in now.events.items():
+            if _day(e) == today and eid not in before.events and e.get("status") != "cancelled":
+                out["meetings_new"].append(e)
+    old = _conflicts_on(before, today) if today in before.days else {}
+    out["conflicts_new"] = [c for k, c in now.conflicts.items() if k not in old]
+    result: dict[str, Any] = {}
+    for kind in KINDS:
+        items = out[kind]
+        result[kind] = items[:MAX_EACH]
+        if len(items) > MAX_EACH:
+            result[kind + "_more"] = len(items) - MAX_EACH
+    return result
+
+
+def read_since(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
+    earlier = env.earlier()
+    if earlier is None:
+        return {"previous": None, "note": "no earlier finished brief: leave the section out"}
+    before = shown_state(earlier.messages, date.fromisoformat(earlier.brief_date))
+    week = read_calendar({"range": "week"}, env)
+    today = read_calendar({"range": "today"}, env)
+    follow = read_followups({}, env)
+    now = State(
+        {str(e.get("id")): _event(e) for e in _dicts(week.get("events"))},
+        frozenset(env.brief_date + timedelta(days=i) for i in range(7)),
+        {_conflict_key(c): c for c in _dicts(today.get("conflicts"))},
+        _by_key(follow.get("you_owe")),
+        _by_key(follow.get("waiting_on")),
+        {t.id: _task(t.to_json()) for t in env.tasks.list(include_done=True)},
+    )
+    feed = _feed(env)
+    found = changes(before, now, feed, env.brief_date)
+    out: dict[str, Any] = {
+        "previous": {"run_id": earlier.run_id, "brief_date": earlier.brief_date},
+        **found,
+        "nothing": not any(found[k] for k in KINDS),
+    }
+    gone = [*_dicts(week.get("unavailable")), *_dicts(follow.get("unavailable"))]
+    if gone:
+        out["unavailable"] = gone
+    return out
+
+
+def _feed(env: ToolEnv) -> Followups | None:
+    feed = env.mail.followups
+    if feed is None or not (feed.inbox or feed.sent):
+        return None
+    try:
+        return feed()
+    except Exception:  # noqa: BLE001 - read_followups above already said what failed
+        return None
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _by_key(items: Any) -> dict[str, dict[str, Any]]:
+    return {str(i.get("key")): _thread_line(i) for i in _dicts(items)}
+
+
+def _thread_line(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: item[k] for k in ("key", "with", "subject") if k in item}
+
+
+def _event(e: dict[str, Any]) -> dict[str, Any]:
+    kept = ("id", "title", "start", "end", "all_day", "status", "free", "response", "location")
+    return {k: e[k] for k in kept if k in e}
+
+
+def _task(t: dict[str, Any]) -> dict[str, Any]:
+    return {k: t.get(k) for k in ("id", "title", "due", "status")}
+
+
+def _when(e: dict[str, Any]) -> dict[str, Any]:
+    return {"start": e.get("start"), "end": e.get("end")}
+
+
+def _day(e: dict[str, Any]) -> date | None:
+    try:
+        return datetime.fromisoformat(str(e.get("start"))).date()
+    except ValueError:
+        return None
+
+
+def _conflict_key(c: dict[str, Any]) -> str:
+    ids: Iterable[Any] = c.get("events") or ()
+    return str(c.get("kind")) + ":" + "|".join(sorted(str(i) for i in ids))
+
+
+def _conflicts_on(state: State, day: date) -> dict[str, dict[str, Any]]:
+    """The conflicts of `day` among the events a brief read (its week held them)."""
+    those = [e for e in state.events.values() if _day(e) == day]
+    found, _ = meetings.conflicts(those)
+    return {_conflict_key(c): c for c in found}
+
+
+READ_SINCE = Tool(
+    "read_since",
+    "What changed since the user's previous brief: replies_sent, answered ('by' whom), "
+    "tasks_done, tasks_gone, meetings_moved ('was', 'now'), meetings_cancelled, meetings_new, "
+    "conflicts_new. previous null: a first brief.",
+    {"type": "object", "properties": {}, "additionalProperties": False},
+    read_since,
+)

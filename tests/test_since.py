@@ -1,0 +1,169 @@
+"""`## Since yesterday` (issue 35 part 1): a two-day sequence through the CLI, on both engines.
+
+Day 1 (Wed 18 Nov) owes Bob a reply, waits on Dan, files a task from Erin's mail, and shows
+Thursday's standup at 11:00 and the review at 14:00. Overnight the user answers Bob, Dan
+answers, the task is marked done, the standup moves to 15:00, the 1:1 is cancelled and a
+client call lands on the review. Day 2's brief says exactly that, and a third brief of day 2's
+mail compared with day 2 says nothing changed.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.mailkit import deliver, thread_mail
+from tests.test_crash import dayflow
+from tests.test_sent_mail import ALEX, BOB, DAN, at, week
+
+pytestmark = pytest.mark.slow  # real `dayflow` processes
+
+DAY1, DAY2, DAY3 = "2026-11-18", "2026-11-19", "2026-11-20"
+ERIN = "Erin Wu <erin@example.net>"
+SINCE = ("--since", "2026-11-11")
+HEADING = "## Since yesterday"
+
+
+def _event(uid: str, title: str, start: str, end: str, extra: str = "") -> str:
+    return (
+        f"BEGIN:VEVENT\r\nUID:{uid}\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:{start}\r\n"
+        f"DTEND:{end}\r\nSUMMARY:{title}\r\n{extra}END:VEVENT\r\n"
+    )
+
+
+def _calendar(path: Path, *events: str) -> None:
+    path.write_text("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n" + "".join(events) + "END:VCALENDAR\r\n")
+
+
+STANDUP_1 = _event("standup@x", "Standup", "20261119T110000Z", "20261119T113000Z")
+STANDUP_2 = _event("standup@x", "Standup", "20261119T150000Z", "20261119T153000Z")
+REVIEW = _event("review@x", "Design review", "20261119T140000Z", "20261119T150000Z")
+ONE_ON_ONE = _event("one@x", "1:1 with Dan", "20261119T090000Z", "20261119T093000Z")
+CLIENT = _event("client@x", "Client call", "20261119T143000Z", "20261119T150000Z")
+
+
+def _day1(root: Path) -> dict[str, str]:
+    inbox, sent = week(root / "mail")
+    deliver(inbox, thread_mail("erin1@x", sender=ERIN, subject="Slides",
+                               body="Please send me the slides by Friday.", when=at(18, 8)),
+            at(18, 8))  # fmt: skip
+    _calendar(root / "cal.ics", STANDUP_1, REVIEW, ONE_ON_ONE)
+    path = root / "config.toml"
+    path.write_text(
+        f'me = ["alex@example.org"]\n[[inbox]]\nname = "work"\nkind = "maildir"\n'
+        f'path = "{inbox}"\nsent = "{sent}"\n[[calendar]]\nname = "cal"\nkind = "ics"\n'
+        f'path = "{root / "cal.ics"}"\n'
+    )
+    return {"DAYFLOW_CONFIG": str(path), "DAYFLOW_TZ": "UTC"}
+
+
+def _day2(root: Path) -> None:
+    """The night's changes: Alex answers Bob, Dan answers Alex, the calendar moves."""
+    mail = root / "mail"
+    sent = thread_mail("alex9@y", sender=ALEX, to=BOB, subject="Re: Budget",
+                       body="Here are the figures.", when=at(18, 18), reply_to="bob1@x",
+                       refs="<bob1@x>")  # fmt: skip
+    deliver(mail / "Sent", sent, at(18, 18))
+    answer = thread_mail("dan9@x", sender=DAN, to=ALEX, subject="Re: Contract signed?",
+                         body="Yes, signed this morning.", when=at(19, 7), reply_to="alex1@y",
+                         refs="<alex1@y>")  # fmt: skip
+    deliver(mail / "INBOX", answer, at(19, 7))
+    _calendar(root / "cal.ics", STANDUP_2, REVIEW, CLIENT)
+
+
+def _section(text: str) -> list[str]:
+    """The lines under the Since yesterday heading (None-like [] when it is absent)."""
+    if HEADING not in text:
+        return []
+    after = text.split(HEADING, 1)[1].split("\n## ", 1)[0]
+    return [line for line in after.strip().splitlines() if line]
+
+
+def _brief(db: Path | str, day: str, env: dict[str, str], *more: str) -> Any:
+    res = dayflow(db, "brief", "--date", day, *SINCE, "--model", "offline", *more, api=None, **env)
+    assert res.code == 0, res.err
+    return res
+
+
+def _sequence(root: Path, db: Path | str) -> tuple[Any, Any, Any]:
+    env = _day1(root)
+    one = _brief(db, DAY1, env)
+    tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    slides = next(t for t in tasks if "slides" in t["title"].lower())
+    assert dayflow(db, "tasks", "done", slides["id"], api=None, **env).code == 0
+    _day2(root)
+    two = _brief(db, DAY2, env, "--format", "json")
+    three = _brief(db, DAY3, env)
+    return one, json.loads(two.out), three
+
+
+DAY2_LINES = [
+    '- You replied to Bob Stone about "Budget".',
+    '- Dan Reyes answered "Contract signed?".',
+    "- Done: Send slides to Erin.",
+    "- Moved: Standup, Thursday 19 November 11:00–11:30 → 15:00–15:30.",
+    "- Cancelled: 1:1 with Dan (was Thursday 19 November 09:00–09:30).",
+    "- New today: Client call, 14:30–15:00.",
+    "- New conflict: Design review and Client call.",
+]
+
+
+def test_two_days_say_exactly_what_changed(tmp_path: Path, store_target: Path | str) -> None:
+    one, two, three = _sequence(tmp_path, store_target)
+    assert HEADING not in one.out  # a first brief has nothing to compare with
+    text = two["brief"]
+    assert _section(text) == DAY2_LINES
+    assert text.index("## Today") < text.index(HEADING) < text.index("## Needs action")
+    since = two["since"]
+    assert [i["subject"] for i in since["replies_sent"]] == ["Budget"]
+    assert [i["by"]["address"] for i in since["answered"]] == ["dan@example.net"]
+    assert [i["title"] for i in since["meetings_moved"]] == ["Standup"]
+    assert since["meetings_moved"][0]["was"]["start"] == "2026-11-19T11:00:00+00:00"
+    assert since["meetings_moved"][0]["now"]["start"] == "2026-11-19T15:00:00+00:00"
+    assert _section(three.out) == ["- Nothing changed since your brief of Thursday 19 November."]
+
+
+# Step 1 runs the reads (read_since the last of them): around its tool results' write, and
+# the step's completion, the brief's compared state is either unsaved (read again) or saved.
+POINTS = [("between_tools", 1), ("after_tools", 1), ("after_pending", 1), ("after_complete", 1)]
+
+
+@pytest.mark.parametrize(("point", "step"), POINTS, ids=[f"{p}-{s}" for p, s in POINTS])
+def test_a_kill_at_each_write_of_the_compared_state_resumes_to_the_same_lines(
+    tmp_path: Path, point: str, step: int
+) -> None:
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    _brief(db, DAY1, env)
+    tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    slides = next(t for t in tasks if "slides" in t["title"].lower())
+    assert dayflow(db, "tasks", "done", slides["id"], api=None, **env).code == 0
+    _day2(tmp_path)
+    killed = dayflow(db, "brief", "--date", DAY2, *SINCE, "--model", "offline",
+                     DAYFLOW_KILL_AT=f"{point}:{step}", api=None, **env)  # fmt: skip
+    assert killed.code == -signal.SIGKILL, killed.err
+    resumed = dayflow(db, "resume", api=None, **env)
+    assert resumed.code == 0, resumed.err
+    assert _section(resumed.out) == DAY2_LINES
+
+
+def test_a_resume_compares_what_it_saved_not_the_calendar_of_now(tmp_path: Path) -> None:
+    """Killed once step 1 (with read_since's result) is committed, the resume shows the saved
+    comparison, though the standup moved again before it."""
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    _brief(db, DAY1, env)
+    _day2(tmp_path)
+    killed = dayflow(db, "brief", "--date", DAY2, *SINCE, "--model", "offline",
+                     DAYFLOW_KILL_AT="after_complete:1", api=None, **env)  # fmt: skip
+    assert killed.code == -signal.SIGKILL, killed.err
+    later = _event("standup@x", "Standup", "20261119T160000Z", "20261119T163000Z")
+    _calendar(tmp_path / "cal.ics", later, REVIEW, CLIENT)
+    resumed = dayflow(db, "resume", api=None, **env)
+    assert resumed.code == 0, resumed.err
+    moved = [line for line in _section(resumed.out) if line.startswith("- Moved")]
+    assert moved == [DAY2_LINES[3]]
