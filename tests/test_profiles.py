@@ -9,6 +9,7 @@ import pytest
 
 from dayflow.errors import DayTaken, ProfileNotFound, RunBusy, RunNotFound, UsageError
 from dayflow.store import DEFAULT_PROFILE, open_store, task_id
+from dayflow.store.sqlite_schema import MIGRATIONS
 from dayflow.store.values import Profile
 from tests.conftest import FixedClock, db_rows, expire_leases, undo_profiles
 from tests.scripted import text, turn
@@ -79,7 +80,7 @@ def test_a_database_from_before_profiles_keeps_its_rows_as_the_defaults(
         task, _ = s.tasks.create(title="Old", idempotency_key="mail:old", run_id=run.id)
     undo_profiles(store_target)
     with open_store(store_target, clock=clock) as s:
-        assert s.upkeep.schema_version() == s.upkeep.latest_schema() == "0011_effect_refusals"
+        assert s.upkeep.schema_version() == s.upkeep.latest_schema() == MIGRATIONS[-1][0]
         assert [r.id for r in s.runs.list()] == [run.id]
         assert s.tasks.list() == [task]
         # The key is now unique per profile: ann may file the same one.
