@@ -8,6 +8,7 @@
     python -m bench.eval --split blind4       # only the fourth blind split
     python -m bench.eval --split blind5       # only the fifth blind split
     python -m bench.eval --split blind6       # only the sixth blind split
+    python -m bench.eval --split enron-asks   # public data from elsewhere (public/README.md)
     python -m bench.eval --model claude-haiku-5-5        # needs ANTHROPIC_API_KEY; costs tokens
     ANTHROPIC_BASE_URL=http://127.0.0.1:8080 python -m bench.eval --model local:qwen3
 
@@ -32,7 +33,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.eval import dataset, report, run, score
+from bench.eval import dataset, public, report, run, score
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "RESULTS.md"
@@ -52,7 +53,10 @@ MODEL_HELP = (
 SPLIT_HELP = (
     "all (the default: the set, then each blind split present in a table of its own; the "
     "only choice written to RESULTS.md); tuning or held-out (the set's two parts, fixed by a "
-    "hash of each id); blind, blind2 ... blind6 (a folder of bench/eval/ each). Give it once."
+    "hash of each id); blind, blind2 ... blind6 (a folder of bench/eval/ each); public data "
+    "from elsewhere, scored by its own loader (bench/eval/public/README.md): "
+    + ", ".join(public.SPLITS)
+    + ". Give it once."
 )
 WRITE_HELP = (
     "also write the tables into bench/RESULTS.md: a run of all the splits replaces this "
@@ -106,7 +110,11 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--model", default="offline", metavar="MODEL", help=MODEL_HELP)
     p.add_argument(
-        "--split", choices=("all", *dataset.SPLITS), default="all", action=_Once, help=SPLIT_HELP
+        "--split",
+        choices=("all", *dataset.SPLITS, *public.SPLITS),
+        default="all",
+        action=_Once,
+        help=SPLIT_HELP,
     )
     p.add_argument("--write", action="store_true", help=WRITE_HELP)
     p.add_argument("--no-write", action="store_true", help=NO_WRITE_HELP)
@@ -143,6 +151,14 @@ def _main(
     results: Path,
     the_set: tuple[Path, Path | None],
 ) -> int:
+    if args.split in public.SPLITS:
+        if args.model != "offline":
+            return _fail(f"--split {args.split} scores the offline model's rules only")
+        try:
+            print(public.report(args.split))
+        except public.Unavailable as exc:
+            return _fail(str(exc))
+        return 0
     held = {h.name for h in splits}
     present = dataset.present_held_out(splits)
     if args.split in held and args.split not in {h.name for h in present}:
