@@ -70,6 +70,22 @@ def test_evidence_found_only_in_the_quoted_history_is_refused() -> None:
     assert task_evidence("that works for me", "m2", "mail:bbb", SHOWN) == "that works for me"
 
 
+def test_a_snippet_opening_with_a_quoted_ask_keeps_the_senders_own_ask_after_it() -> None:
+    """A snippet runs its lines together: a quoted line that opens it ends at its sentence's
+    end, as the offline model reads it, not at the end of the snippet (blind bq06)."""
+    snippet = (
+        "> Can you write up the postmortem for incident 229 by Friday? Nevermind, Lucia"
+        " volunteered to write it. But please review her draft tomorrow, she'll share it tonight."
+    )
+    shown = _shown(("read_inbox", {"messages": [
+        {"id": "q1", "key": "mail:qqq", "subject": "Re: postmortem", "snippet": snippet},
+    ]}))  # fmt: skip
+    ask = "But please review her draft tomorrow, she'll share it tonight."
+    assert task_evidence(ask, "q1", "mail:qqq", shown) == ask
+    with pytest.raises(ToolError, match="only in the quoted history of message 'q1'"):
+        task_evidence("Can you write up the postmortem", "q1", "mail:qqq", shown)
+
+
 def test_a_task_from_a_message_must_carry_evidence() -> None:
     with pytest.raises(ToolError, match="give 'evidence': the ask in the sender's words"):
         task_evidence(None, "m1", "mail:aaa", SHOWN)

@@ -35,6 +35,8 @@ _REQUEST = re.compile(
     re.IGNORECASE,
 )
 _SIGNATURE = re.compile(r"^-- ?$")
+# A sentence's end not followed by another quoted line.
+_OPENING_QUOTE_END = re.compile(r"[.?!](?:\s+|$)(?!\s*>)")
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,16 @@ def own_words(text: str) -> str:
         if not stripped.startswith(">"):
             kept.append(stripped)
     return "\n".join(kept)
+
+
+def after_opening_quote(text: str) -> str:
+    """A snippet (its lines run together) without the quoted sentences that open it ("> Can
+    you ...? Nevermind, ..."): where a quoted line ended is not shown, so each runs to the end
+    of its sentence. The offline model's reading and the evidence check both cut here."""
+    while text.lstrip().startswith(">"):
+        rest = _OPENING_QUOTE_END.search(text)
+        text = text[rest.end() :] if rest else ""
+    return text
 
 
 def asks(message: ThreadMessage) -> bool:

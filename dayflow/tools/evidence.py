@@ -23,7 +23,7 @@ import html
 import re
 from collections.abc import Iterable
 
-from dayflow.followups.rules import own_words
+from dayflow.followups.rules import after_opening_quote, own_words
 from dayflow.shown import MESSAGE_TEXTS, Shown
 from dayflow.tools.spec import ToolError
 
@@ -60,6 +60,7 @@ def own_text(kind: str, text: str) -> str:
     if kind == "body":
         return own_words(text)
     if kind == "snippet":
+        text = after_opening_quote(text)
         cut = _INLINE_QUOTE.search(text)
         return own_words(text[: cut.start()] if cut else text)
     return text

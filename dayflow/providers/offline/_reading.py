@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from email.utils import parseaddr
 from typing import Any
 
+from dayflow.followups.rules import after_opening_quote
 from dayflow.providers.offline._clauses import has_cue
 from dayflow.providers.offline._dates import alternation, any_word
 from dayflow.providers.offline._lexicon import REPLY_PREFIXES, SUBJECT_CUES, cues
@@ -416,9 +417,7 @@ def _own_words(message: dict[str, Any]) -> str:
     text = text[: phone.start()] if phone else text
     # A snippet has its lines run together: quoted sentences may open it ("> Can you...?
     # Nevermind...") and a quoted reply's header may sit mid-line.
-    while text.lstrip().startswith(">"):
-        rest = re.search(r"[.?!](?:\s+|$)(?!\s*>)", text)
-        text = text[rest.end() :] if rest else ""
+    text = after_opening_quote(text)
     inline = _INLINE_QUOTE.search(text)
     text = text[: inline.start()] if inline else text
     footer = _DISCLAIMER.search(text)
