@@ -350,12 +350,28 @@ def claude_env(db: Path | str, base_url: str, home: Path) -> dict[str, str]:
     )
 
 
+def dayflow_command(*args: str) -> list[str]:
+    """The argv of `python -m dayflow ARGS` for a child process: a real process of its own
+    (it exits, or SIGKILLs itself, as that command would), forked from this worker's fork
+    server, which imported the CLI and the SDK once (tests/forkserver.py). A test that compares
+    a pid the child prints with `Popen.pid` runs `sys.executable -m dayflow` itself."""
+    from tests import forkserver
+
+    return forkserver.command(*args)
+
+
 def dayflow_process(
     db: Path | str, cfg: Path, *args: str, timeout: float = 180, **env: str
 ) -> subprocess.CompletedProcess[str]:
     """`python -m dayflow ARGS` in a child process, on database `db` with config file `cfg`."""
-    env = subprocess_env(db, DAYFLOW_CONFIG=str(cfg), **env)
-    return python_process(env, "-m", "dayflow", *args, timeout=timeout)
+    return subprocess.run(
+        dayflow_command(*args),
+        env=subprocess_env(db, DAYFLOW_CONFIG=str(cfg), **env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def every_view(
@@ -399,7 +415,7 @@ def dayflow_child(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
     """`python -m dayflow ARGS` started in a child process with environment `env` (for the test
     to kill or wait for), stdout and stderr piped as text."""
     return subprocess.Popen(
-        [sys.executable, "-m", "dayflow", *args],
+        dayflow_command(*args),
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -3,6 +3,8 @@
 Each child is `python -m dayflow ...` with `DAYFLOW_KILL_AT=POINT:STEP`, which makes the process
 SIGKILL itself at that point of that step: no `finally`, no atexit, nothing flushed. A fresh
 process then resumes the run, and the invariants are checked against an uncrashed baseline.
+Each child is forked from a server that imported the CLI and the SDK once (tests/forkserver.py):
+a process of its own all the same, which only skips the imports.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import json
 import signal
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ import pytest
 from dayflow.models import KILL_POINTS
 from dayflow.providers.offline import OfflineModel
 from tests import fakeapi
-from tests.conftest import Db, dayflow_child, subprocess_env
+from tests.conftest import Db, dayflow_child, dayflow_command, subprocess_env
 
 pytestmark = pytest.mark.slow  # real processes killed with SIGKILL
 
@@ -51,7 +52,7 @@ def dayflow(db: Path | str, *args: str, api: fakeapi.FakeAPI | None = None, **en
     elif api is not None:
         extra.update(ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=api.base_url)
     proc = subprocess.run(
-        [sys.executable, "-m", "dayflow", *args],
+        dayflow_command(*args),
         env=subprocess_env(db, **extra),
         capture_output=True,
         text=True,
