@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench.eval.__main__ import main
-from bench.eval.public import enron
+from bench.eval.public import enron, gaia
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -46,3 +46,60 @@ def test_enron_split_runs_from_the_command(capsys: pytest.CaptureFixture[str]) -
     assert "| train (`Ask0729-fixed.txt`) | `requests_in` | 3657 | 1719 |" in out
     assert "not like for like" in out.lower()
     assert main(["--split", "enron-asks", "--model", "claude-x"]) == 2
+
+
+def test_gaia_loads_both_corpora_and_the_slices() -> None:
+    old = gaia.load_cases(gaia.DATA / "action_items_2096fba.json")
+    new = gaia.load_cases(gaia.DATA / "action_items_ground_truth.json")
+    assert (len(old), sum(len(c.expected) for c in old), sum(not c.expected for c in old)) == (
+        26,
+        19,
+        10,
+    )
+    assert (len(new), sum(len(c.expected) for c in new)) == (20, 17)
+    assert old[0].expected == ("Please send me the Q3 budget spreadsheet by Friday.",)
+    assert new[0].sender == "Dana Kim <dana@acme.io>"
+    slices = gaia.load_slices()
+    assert len(slices) == 10
+    first = slices[0]
+    # each rubric line is tied to the message it names
+    assert first.inbox[gaia.thread_of(first.must[0], first.inbox)]["from"].startswith("PagerDuty")
+    assert "TechCrunch" in first.inbox[gaia.thread_of(first.must_not[0], first.inbox)]["from"]
+
+
+def test_gaia_item_scoring_by_hand() -> None:
+    cases = (
+        gaia.load_cases(gaia.DATA / "action_items_2096fba.json")[:2]
+        + [c for c in gaia.load_cases(gaia.DATA / "action_items_2096fba.json") if not c.expected][
+            :1
+        ]
+    )
+    # ai-001: the sentence less its last word still matches (ratio >= 0.8); ai-002: one of
+    # two found plus an unrelated one; the negative: one false task
+    predicted = {
+        "ai-001": ["Please send me the Q3 budget spreadsheet by"],
+        "ai-002": ["please confirm your attendance for the offsite by EOD.", "Book the room"],
+        cases[2].id: ["Read the newsletter"],
+    }
+    s = gaia.score_items(cases, predicted, by_text=True)
+    assert (s.gold, s.pred, s.tp, s.negatives, s.negatives_clean) == (3, 4, 2, 1, 0)
+    assert s.prf == pytest.approx((0.5, 2 / 3, 4 / 7))
+    assert s.misses == ("ai-002",) and s.false == ("ai-002", cases[2].id)
+    assert not gaia.same_item("Send the Q3 budget", cases[0].expected[0])
+    by_count = gaia.score_items(cases, predicted, by_text=False)
+    assert (by_count.tp, by_count.pred) == (3, 4)
+
+
+def test_gaia_slice_scoring_by_hand() -> None:
+    first = gaia.load_slices()[0]  # PagerDuty, Dana, TechCrunch, Amazon, LinkedIn
+    s = gaia.score_slice(first, {1, 2})  # Dana's ask and the newsletter got a task
+    assert (s.surfaced, s.must, s.kept_out, s.must_not) == (1, 2, 2, 3)
+    assert s.missed == (first.must[0],) and s.wrongly == (first.must_not[0],)
+
+
+def test_gaia_split_runs_the_real_loop(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--split", "gaia-email"]) == 0
+    out = capsys.readouterr().out
+    assert "| 26 cases (`2096fba`) | GAIA's deterministic extractor (published) |" in out
+    assert "| 26 cases (`2096fba`) | Dayflow offline (evidence ~ sentence) | 26 | 19/" in out
+    assert out.count("| briefing-0") == 10

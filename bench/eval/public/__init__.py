@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-SPLITS = ("enron-asks",)
+SPLITS = ("enron-asks", "gaia-email")
 
 
 class Unavailable(Exception):
@@ -28,4 +28,10 @@ def _enron() -> str:
     return enron.report()
 
 
-_REPORTS: dict[str, Callable[[], str]] = {"enron-asks": _enron}
+def _gaia() -> str:
+    from bench.eval.public import gaia
+
+    return gaia.report()
+
+
+_REPORTS: dict[str, Callable[[], str]] = {"enron-asks": _enron, "gaia-email": _gaia}
