@@ -226,7 +226,7 @@ def score_slice(s: Slice, with_task: set[int]) -> SliceScore:
 
 
 def briefing(s: Slice) -> SliceScore:
-    messages = [
+    messages: list[dict[str, Any]] = [
         {
             "id": f"{s.id}-{n}",
             "from": m["from"],
@@ -238,7 +238,7 @@ def briefing(s: Slice) -> SliceScore:
         for n, m in enumerate(s.inbox)
     ]
     outcome = run_brief(messages, BRIEF_DATE)
-    filed = {n for n, m in enumerate(messages) if outcome.by_message.get(m["id"])}
+    filed = {n for n, m in enumerate(messages) if outcome.by_message.get(str(m["id"]))}
     return score_slice(s, filed)
 
 
