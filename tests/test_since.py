@@ -24,6 +24,7 @@ pytestmark = pytest.mark.slow  # real `dayflow` processes
 
 DAY1, DAY2, DAY3 = "2026-11-18", "2026-11-19", "2026-11-20"
 ERIN = "Erin Wu <erin@example.net>"
+FRANK = "Frank Li <frank@example.net>"
 SINCE = ("--since", "2026-11-11")
 HEADING = "## Since yesterday"
 
@@ -51,6 +52,9 @@ def _day1(root: Path) -> dict[str, str]:
     deliver(inbox, thread_mail("erin1@x", sender=ERIN, subject="Slides",
                                body="Please send me the slides by Friday.", when=at(18, 8)),
             at(18, 8))  # fmt: skip
+    deliver(inbox, thread_mail("frank1@x", sender=FRANK, subject="Contract draft",
+                               body="Please review the contract draft by Monday 23 November.",
+                               when=at(18, 9)), at(18, 9))  # fmt: skip
     _calendar(root / "cal.ics", STANDUP_1, REVIEW, ONE_ON_ONE)
     path = root / "config.toml"
     path.write_text(
@@ -72,6 +76,10 @@ def _day2(root: Path) -> None:
                          body="Yes, signed this morning.", when=at(19, 7), reply_to="alex1@y",
                          refs="<alex1@y>")  # fmt: skip
     deliver(mail / "INBOX", answer, at(19, 7))
+    later = thread_mail("frank2@x", sender=FRANK, subject="Re: Contract draft",
+                        body="Good news: the deadline moved to Wednesday 25 November.",
+                        when=at(19, 6), reply_to="frank1@x", refs="<frank1@x>")  # fmt: skip
+    deliver(mail / "INBOX", later, at(19, 6))
     _calendar(root / "cal.ics", STANDUP_2, REVIEW, CLIENT)
 
 
@@ -97,6 +105,9 @@ def _sequence(root: Path, db: Path | str) -> tuple[Any, Any, Any]:
     assert dayflow(db, "tasks", "done", slides["id"], api=None, **env).code == 0
     _day2(root)
     two = _brief(db, DAY2, env, "--format", "json")
+    tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    contract = next(t for t in tasks if "contract" in t["title"].lower())
+    assert (contract["due"], contract["due_kind"]) == ("2026-11-25", "stated")
     three = _brief(db, DAY3, env)
     return one, json.loads(two.out), three
 
@@ -109,6 +120,8 @@ DAY2_LINES = [
     "- Cancelled: 1:1 with Dan (was Thursday 19 November 09:00–09:30).",
     "- New today: Client call, 14:30–15:00.",
     "- New conflict: Design review and Client call.",
+    '- Due date moved: Review contract draft, Monday 23 November → Wednesday 25 November ("Good '
+    'news: the deadline moved to Wednesday 25 November.").',
 ]
 
 
@@ -124,12 +137,21 @@ def test_two_days_say_exactly_what_changed(tmp_path: Path, store_target: Path | 
     assert [i["title"] for i in since["meetings_moved"]] == ["Standup"]
     assert since["meetings_moved"][0]["was"]["start"] == "2026-11-19T11:00:00+00:00"
     assert since["meetings_moved"][0]["now"]["start"] == "2026-11-19T15:00:00+00:00"
+    moved = since["due_moved"]
+    assert [(m["title"], m["was"], m["now"], m["by"]["name"]) for m in moved] == [
+        ("Review contract draft", "2026-11-23", "2026-11-25", "Frank Li")
+    ]
+    assert moved[0]["evidence"] == "Good news: the deadline moved to Wednesday 25 November."
     assert _section(three.out) == ["- Nothing changed since your brief of Thursday 19 November."]
 
 
 # Step 1 runs the reads (read_since the last of them): around its tool results' write, and
 # the step's completion, the brief's compared state is either unsaved (read again) or saved.
-POINTS = [("between_tools", 1), ("after_tools", 1), ("after_pending", 1), ("after_complete", 1)]
+# Step 2 moves the contract's due date (move_due, a saved effect): before its pending write,
+# after it, after the effect is saved with the step's results, after the step completes.
+POINTS = [("between_tools", 1), ("after_tools", 1), ("after_pending", 1), ("after_complete", 1),
+          ("before_pending", 2), ("after_pending", 2), ("after_tools", 2),
+          ("after_complete", 2)]  # fmt: skip
 
 
 @pytest.mark.parametrize(("point", "step"), POINTS, ids=[f"{p}-{s}" for p, s in POINTS])
@@ -149,6 +171,8 @@ def test_a_kill_at_each_write_of_the_compared_state_resumes_to_the_same_lines(
     resumed = dayflow(db, "resume", api=None, **env)
     assert resumed.code == 0, resumed.err
     assert _section(resumed.out) == DAY2_LINES
+    tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    assert [t["due"] for t in tasks if "contract" in t["title"].lower()] == ["2026-11-25"]
 
 
 def test_a_resume_compares_what_it_saved_not_the_calendar_of_now(tmp_path: Path) -> None:

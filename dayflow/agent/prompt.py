@@ -53,7 +53,9 @@ Work in this order:
    lines: the latest threads with its people and the open tasks from their mail; then each of
    today's conflicts from read_calendar, one line each, starting "Conflict:"),
    "{h_since}" (read_since's changes, one line each, a moved meeting with its old and new
-   times; left out when its previous is null), "{h_needs}" (what needs doing and by when),
+   times, and each due date moved with move_due for read_since's due_moved, its old and new
+   date and the message's words; left out when its previous is null), "{h_needs}" (what
+   needs doing and by when),
    "{h_owe}" (who waits on a reply from the user, about what, for how many working days),
    "{h_waiting}" (whom the user is waiting on, about what, since when), "{h_created}",
    "{h_week}",

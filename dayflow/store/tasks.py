@@ -112,6 +112,20 @@ class Tasks:
             raise AmbiguousRunId(f"{prefix!r} matches several tasks ({ids}); give more characters")
         return task_row(rows[0])
 
+    def move_due(self, task_id: str, due: str) -> Task | None:
+        """Set an open task's due date to `due` (a later message moved it: `due_kind` becomes
+        stated); None when there is no such open task. Run inside the caller's transaction
+        (a saved effect's), so the new date and its record commit together."""
+        db, profile = self._ctx.db, self._ctx.profile
+        with db.transaction():
+            db.execute(
+                "UPDATE tasks SET due = ?, due_kind = 'stated' "
+                "WHERE id = ? AND profile = ? AND status = 'open'",
+                (due, task_id, profile),
+            )
+            row = one(db, "SELECT * FROM tasks WHERE id = ? AND profile = ?", (task_id, profile))
+        return task_row(row) if row is not None and row["status"] == "open" else None
+
     def mark_done(self, task_id: str) -> Task:
         db = self._ctx.db
         with db.transaction():

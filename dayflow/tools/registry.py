@@ -16,7 +16,7 @@ from dayflow.tools.followups import READ_FOLLOWUPS
 from dayflow.tools.mail import READ_INBOX, READ_MESSAGE
 from dayflow.tools.prep import READ_PREP
 from dayflow.tools.prep import reads_network as prep_reads_network
-from dayflow.tools.since import READ_SINCE
+from dayflow.tools.since import MOVE_DUE, READ_SINCE
 from dayflow.tools.spec import (
     MAX_RESULT_CHARS,
     Tool,
@@ -41,6 +41,7 @@ _ORDER = (
     READ_PREP,
     DRAFT_REPLY,
     READ_SINCE,
+    MOVE_DUE,
 )
 TOOLS: dict[str, Tool] = {t.name: t for t in _ORDER}
 # Offered only by a run with drafts on (`RunSettings.drafts`): no other run's request changes.

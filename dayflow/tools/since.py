@@ -14,20 +14,24 @@ leaves it out (an unfinished brief showed the user nothing).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from dayflow import meetings
+from dayflow.followups.rules import own_words
 from dayflow.models import Message
 from dayflow.shown import calls_in
+from dayflow.tools import evidence as proof
 from dayflow.tools.calendar import calendar_range, read_calendar
 from dayflow.tools.followups import read_followups
-from dayflow.tools.spec import Tool, ToolEnv, ToolError
+from dayflow.tools.spec import Tool, ToolEnv, ToolError, string_schema
 
 if TYPE_CHECKING:
     from dayflow.followups import Followups
+    from dayflow.followups.threads import Thread, ThreadMessage
     from dayflow.models import Run
     from dayflow.store import Store
 
@@ -41,6 +45,7 @@ KINDS = (
     "meetings_cancelled",
     "meetings_new",
     "conflicts_new",
+    "due_moved",
 )
 MAX_EACH = 30  # items of one kind at most; the rest is counted in "<kind>_more"
 LOOK_BACK = 20  # finished runs of the profile looked at for the previous brief
@@ -184,6 +189,8 @@ def read_since(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     )
     feed = _feed(env)
     found = changes(before, now, feed, env.brief_date)
+    moves = due_moves(env, feed) if feed is not None else []
+    found["due_moved"] = moves[:MAX_EACH]
     out: dict[str, Any] = {
         "previous": {"run_id": earlier.run_id, "brief_date": earlier.brief_date},
         **found,
@@ -193,6 +200,113 @@ def read_since(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     if gone:
         out["unavailable"] = gone
     return out
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")  # fmt: skip
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+_DUE = re.compile(r"\b(?:deadline|due)\b", re.IGNORECASE)
+_MOVE = re.compile(
+    r"\b(?:moved|pushed|postponed|extended|shifted|changed|delayed|is now|now due)\b",
+    re.IGNORECASE,
+)
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + "|".join(_MONTHS) + r")\b", re.I)
+_MONTH_DAY = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I)
+_WEEKDAY = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
+
+
+def moved_to(text: str, sent: date) -> tuple[date, str] | None:
+    """The new due date a message's own words move a deadline to, with the sentence that
+    says so ("the deadline moved to Friday 27 November"); None when none does."""
+    for found in _SENTENCE.finditer(own_words(text)):
+        sentence = found.group(0).strip()
+        if not (_DUE.search(sentence) and _MOVE.search(sentence)):
+            continue
+        day = _date_in(sentence, sent)
+        if day is not None:
+            return day, sentence
+    return None
+
+
+def _date_in(sentence: str, sent: date) -> date | None:
+    iso = _ISO.search(sentence)
+    try:
+        if iso:
+            return date(int(iso[1]), int(iso[2]), int(iso[3]))
+        dm = _DAY_MONTH.search(sentence)
+        md = _MONTH_DAY.search(sentence)
+        if dm or md:
+            day, month = (int(dm[1]), dm[2]) if dm else (int(md[2]), md[1])  # type: ignore[index]
+            found = date(sent.year, _MONTHS.index(month.lower()) + 1, day)
+            return found if found >= sent else found.replace(year=sent.year + 1)
+    except ValueError:
+        return None
+    weekday = _WEEKDAY.search(sentence)
+    if weekday:
+        ahead = (_WEEKDAYS.index(weekday[1].lower()) - sent.weekday() - 1) % 7 + 1
+        return sent + timedelta(days=ahead)
+    return None
+
+
+def due_moves(env: ToolEnv, feed: Followups) -> list[dict[str, Any]]:
+    """The open tasks whose deadline a later message in their thread moved (someone else's,
+    after the one the task came from): the task, its due date then and now, the sentence that
+    moved it and the message it is in (`move_due` makes the change)."""
+    by_key: dict[str, tuple[Thread, ThreadMessage]] = {}
+    for thread in feed.threads:
+        for m in thread.messages:
+            by_key[m.key] = by_key[m.id] = (thread, m)
+    out = []
+    for task in env.tasks.list():
+        found = by_key.get(task.idempotency_key.split("#", 1)[0]) or by_key.get(
+            task.source_id or ""
+        )
+        if found is None:
+            continue
+        thread, origin = found
+        later = [m for m in thread.messages if m.received_at > origin.received_at]
+        for m in later:  # newest first: the latest word on the date wins
+            if m.from_me or m.automated or m.outside:
+                continue
+            moved = moved_to(m.text, m.received_at.astimezone(env.tz).date())
+            if moved is None:
+                continue
+            day, sentence = moved
+            if day.isoformat() != task.due:
+                by = {"name": m.sender_name, "address": m.sender_address}
+                out.append(
+                    {"id": task.id, "title": task.title, "was": task.due, "now": day.isoformat()}
+                    | {"evidence": sentence[: proof.MAX_CHARS], "source_id": m.id, "by": by}
+                )
+            break
+    return out
+
+
+def move_due(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
+    """Move an open task's due date, as a later message says: its words must be in that
+    message's own text (the evidence is kept with the change, in this saved effect)."""
+    # Checked against the message as this run's reads showed it (never read again here: an
+    # effect runs inside its saving transaction, which must not wait on a mail server).
+    source = args["source_id"]
+    texts = env.shown().texts_of.get(source)
+    if not texts:
+        raise ToolError(f"no message {source[:80]!r} among what this run read; nothing moved")
+    quote = proof.check(args["evidence"], texts, f"message {source[:80]!r}")
+    due = args["due"]
+    try:
+        day = date.fromisoformat(due)
+    except ValueError:
+        raise ToolError(f"'due' must be a real date as YYYY-MM-DD, got {due!r}") from None
+    if day < env.brief_date:
+        raise ToolError(f"'due' {due} is before the brief's day; nothing moved")
+    before = next((t for t in env.tasks.list() if t.id == args["task_id"]), None)
+    task = env.tasks.move_due(args["task_id"], due)
+    if task is None or before is None:
+        raise ToolError(f"no open task {args['task_id'][:80]!r}; nothing moved")
+    moved = {"id": task.id, "title": task.title, "was": before.due, "now": task.due}
+    return {"moved": moved | {"evidence": quote, "source_id": source}}
 
 
 def _feed(env: ToolEnv) -> Followups | None:
@@ -253,7 +367,26 @@ READ_SINCE = Tool(
     "read_since",
     "What changed since the user's previous brief: replies_sent, answered ('by' whom), "
     "tasks_done, tasks_gone, meetings_moved ('was', 'now'), meetings_cancelled, meetings_new, "
-    "conflicts_new. previous null: a first brief.",
+    "conflicts_new, due_moved (call move_due for each). previous null: a first brief.",
     {"type": "object", "properties": {}, "additionalProperties": False},
     read_since,
+)
+
+MOVE_DUE = Tool(
+    "move_due",
+    "Move an open task's due date as a later message says (read_since's due_moved): task_id, "
+    "the new due (YYYY-MM-DD), source_id (the message) and evidence (its words, copied).",
+    {
+        "type": "object",
+        "properties": {
+            "task_id": string_schema(64, "The task's id."),
+            "due": {"type": "string", "description": "The new due date, YYYY-MM-DD."},
+            "source_id": string_schema(300, "The id of the message that moves it."),
+            "evidence": string_schema(proof.MAX_CHARS, "The message's words that move it."),
+        },
+        "required": ["task_id", "due", "source_id", "evidence"],
+        "additionalProperties": False,
+    },
+    move_due,
+    effect=True,
 )

@@ -94,6 +94,7 @@ from dayflow.providers.offline._conversation import (
 )
 from dayflow.providers.offline._drafts import drafting_turn
 from dayflow.providers.offline._plan import FULL_LISTING, OPENS_PER_TURN, reading_turn
+from dayflow.providers.offline._since import move_calls
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN
 
 GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -212,6 +213,9 @@ def _answer(
         if plan:
             intro = "Let me look at your inbox, calendar and tasks."
             return with_tools(messages, [intro], plan), "tool_use"
+    moves = move_calls(calls, offered) if last_is_results else []
+    if moves:  # a later message moved a task's deadline (read_since): move it first
+        return with_tools(messages, ["A deadline moved; updating its task."], moves), "tool_use"
     if "read_message" in offered or memory.plan is not None:
         can_act = last.get("role") == "user" and (last_is_results or is_summary(last))
         reading = reading_turn(

@@ -35,7 +35,42 @@ def since_lines(calls: list[Call]) -> list[str]:
         more = result.get(kind + "_more")
         if isinstance(more, int) and more > 0:
             lines.append(f"- and {more} more")
+    # A deadline a later message moved: the moves made (move_due's answers), not proposed.
+    for moved in named(calls, "move_due"):
+        if not moved.error and isinstance(moved.result, dict):
+            made = moved.result.get("moved")
+            lines += ["- " + _due_moved(made)] if isinstance(made, dict) else []
     return lines
+
+
+def move_calls(calls: list[Call], offered: set[Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The move_due calls read_since's due_moved asks for that the run has not made yet."""
+    found = named(calls, "read_since")
+    if "move_due" not in offered or not found or not isinstance(found[-1].result, dict):
+        return []
+    made = {(c.input.get("task_id"), c.input.get("due")) for c in named(calls, "move_due")}
+    out = []
+    for item in _dicts(found[-1].result.get("due_moved")):
+        args = {k: item.get(f) for k, f in _MOVE_ARGS}
+        if all(isinstance(v, str) and v for v in args.values()):
+            if (args["task_id"], args["due"]) not in made:
+                out.append(("move_due", args))
+    return out
+
+
+_MOVE_ARGS = (
+    ("task_id", "id"),
+    ("due", "now"),
+    ("source_id", "source_id"),
+    ("evidence", "evidence"),
+)
+
+
+def _due_moved(item: dict[str, Any]) -> str:
+    was, now = _date(item.get("was")), _date(item.get("now"))
+    then = f"{_day(was)} → " if was else "now "
+    said = f' ("{item["evidence"]}")' if item.get("evidence") else ""
+    return f"Due date moved: {item.get('title') or '(untitled)'}, {then}{_day(now)}{said}."
 
 
 def _replied(item: dict[str, Any]) -> str:
