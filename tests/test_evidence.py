@@ -86,6 +86,39 @@ def test_a_snippet_opening_with_a_quoted_ask_keeps_the_senders_own_ask_after_it(
         task_evidence("Can you write up the postmortem", "q1", "mail:qqq", shown)
 
 
+def test_an_outlook_invitations_words_under_its_rule_are_the_senders_own() -> None:
+    """The rule under an invitation's When/Where lines opens its message, not quoted history,
+    as the offline model reads it (blind3 k191, blind5, blind6: an RSVP task refused)."""
+    body = (
+        "When: Thursday, November 5, 2026 11:00 AM-12:00 PM\nWhere: Microsoft Teams Meeting\n\n"
+        "_____________________________________\n\nHi Alex,\n\nPlease accept or decline by "
+        "Tuesday so I can confirm attendees.\n\nTomasz"
+    )
+    shown = _shown(("read_message", {"message": {
+        "id": "i1", "key": "mail:iii", "subject": "Security review", "body": body}}))  # fmt: skip
+    ask = "Please accept or decline by Tuesday"
+    assert task_evidence(ask, "i1", "mail:iii", shown) == ask
+    quoted = body.replace("Where: Microsoft Teams Meeting", "Sent from my phone")
+    shown = _shown(("read_message", {"message": {
+        "id": "i2", "key": "mail:jjj", "subject": "Security review", "body": quoted}}))  # fmt: skip
+    with pytest.raises(ToolError, match="only in the quoted history"):
+        task_evidence(ask, "i2", "mail:jjj", shown)
+
+
+def test_a_join_block_between_rules_is_no_quote_start() -> None:
+    """A Teams join block between two rules, then the sender's words (blind5 w9649)."""
+    rule = "_" * 60
+    body = (
+        f"{rule}\nMicrosoft Teams meeting\nJoin on your computer, mobile app or room device\n"
+        f"Meeting ID: 334 812 990 17\n{rule}\n\nDear all, the integration review. Please "
+        "accept or decline so that I can book the room.\n\nBest regards, M."
+    )
+    shown = _shown(("read_message", {"message": {
+        "id": "j1", "key": "mail:kkk", "subject": "Review", "body": body}}))  # fmt: skip
+    ask = "Please accept or decline so that I can book the room."
+    assert task_evidence(ask, "j1", "mail:kkk", shown) == ask
+
+
 def test_a_task_from_a_message_must_carry_evidence() -> None:
     with pytest.raises(ToolError, match="give 'evidence': the ask in the sender's words"):
         task_evidence(None, "m1", "mail:aaa", SHOWN)

@@ -35,6 +35,22 @@ _REQUEST = re.compile(
     re.IGNORECASE,
 )
 _SIGNATURE = re.compile(r"^-- ?$")
+# The header lines of a calendar invitation's body (Outlook's "When:" / "Where:" over a rule).
+_INVITE_HEAD = re.compile(
+    r"^\s*(?:when|where|wann|wo|ort|quand|où|lieu|cuándo|cuando|dónde|donde|dauer|organizer"
+    r"|organizador|organisateur)\s?:\s",
+    re.IGNORECASE,
+)
+RULE = re.compile(r"^_{8,}$")
+# A calendar tool's join block (Teams, Zoom, Meet, Webex), often between two rules: how to join,
+# not quoted history, and it asks nothing.
+_JOIN_BLOCK = re.compile(
+    r"^\s*(?:microsoft\s+teams\s+meeting|join\s+(?:zoom\s+meeting|with\s+google\s+meet"
+    r"|on\s+your\s+computer|the\s+meeting)|click\s+here\s+to\s+join|meeting\s+id\s*:"
+    r"|passcode\s*:|webex\s+meeting|google\s+meet\s+joining)",
+    re.IGNORECASE,
+)
+_JOIN_LINES = 8  # how far from a rule a join block's lines may be
 # A sentence's end not followed by another quoted line.
 _OPENING_QUOTE_END = re.compile(r"[.?!](?:\s+|$)(?!\s*>)")
 
@@ -66,12 +82,35 @@ class FollowupItem:
         return out | {"keys": list(self.keys)} if self.keys else out
 
 
+def without_join_blocks(rows: list[str]) -> list[str]:
+    """The lines without a calendar tool's join block: a rule whose next or previous few lines
+    say how to join (and those lines) is the invitation's furniture, not a quoted reply."""
+    joins = [n for n, row in enumerate(rows) if _JOIN_BLOCK.match(row)]
+    if not joins:
+        return rows
+    near = {j + d for j in joins for d in range(-_JOIN_LINES, _JOIN_LINES + 1)}
+    drop = set(joins) | {n for n in near if 0 <= n < len(rows) and RULE.match(rows[n].strip())}
+    return [row for n, row in enumerate(rows) if n not in drop]
+
+
+def opens_invitation(rows: list[str], n: int) -> bool:
+    """Whether line `n` is the rule under an Outlook invitation's When/Where lines: the
+    message follows it, not quoted history."""
+    return bool(RULE.match(rows[n].strip())) and all(
+        _INVITE_HEAD.match(r) or not r.strip() for r in rows[:n]
+    )
+
+
 def own_words(text: str) -> str:
     """A message's text without what it quotes (`>` lines, and everything from an
-    "On ... wrote:" or "-----Original Message-----" line on) or its signature."""
+    "On ... wrote:" or "-----Original Message-----" line on) or its signature; the rule
+    under an invitation's When/Where lines is no quote (`opens_invitation`)."""
     kept = []
-    for line in text.splitlines():
+    rows = without_join_blocks(text.splitlines())
+    for n, line in enumerate(rows):
         stripped = line.strip()
+        if opens_invitation(rows, n):
+            continue
         if _QUOTE_START.match(stripped) or _SIGNATURE.match(line):
             break
         if not stripped.startswith(">"):

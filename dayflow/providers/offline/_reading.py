@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from email.utils import parseaddr
 from typing import Any
 
-from dayflow.followups.rules import after_opening_quote
+from dayflow.followups.rules import after_opening_quote, opens_invitation, without_join_blocks
 from dayflow.providers.offline._clauses import has_cue
 from dayflow.providers.offline._dates import alternation, any_word
 from dayflow.providers.offline._lexicon import REPLY_PREFIXES, SUBJECT_CUES, cues
@@ -69,22 +69,6 @@ _QUOTE_HEAD = re.compile(
     r"|-{2,}\s*message (?:d'origine|transféré)|-{2,}\s*mensaje (?:original|reenviado))",
     re.IGNORECASE,
 )
-# The header lines of a calendar invitation's body (Outlook's "When:" / "Where:" over a rule).
-_INVITE_HEAD = re.compile(
-    r"^\s*(?:when|where|wann|wo|ort|quand|où|lieu|cuándo|cuando|dónde|donde|dauer|organizer"
-    r"|organizador|organisateur)\s?:\s",
-    re.IGNORECASE,
-)
-_RULE = re.compile(r"^_{8,}$")
-# A calendar tool's join block (Teams, Zoom, Meet, Webex), often between two rules: how to join,
-# not quoted history, and it asks nothing.
-_JOIN_BLOCK = re.compile(
-    r"^\s*(?:microsoft\s+teams\s+meeting|join\s+(?:zoom\s+meeting|with\s+google\s+meet"
-    r"|on\s+your\s+computer|the\s+meeting)|click\s+here\s+to\s+join|meeting\s+id\s*:"
-    r"|passcode\s*:|webex\s+meeting|google\s+meet\s+joining)",
-    re.IGNORECASE,
-)
-_JOIN_LINES = 8  # how far from a rule a join block's lines may be
 # A legal footer or disclaimer: it and what follows are boilerplate, never a request.
 _DISCLAIMER = re.compile(
     r"(?:^|(?<=[\s.]))(?:confidential(?:ity)?\s+notice|disclaimer\s*:|legal\s+notice"
@@ -396,12 +380,12 @@ def _own_words(message: dict[str, Any]) -> str:
     forwarded message, the signature or a legal footer."""
     lines = []
     raw = plain_text(str(message.get("body") or message.get("snippet") or ""))
-    rows = _without_join_blocks(raw.splitlines())
+    rows = without_join_blocks(raw.splitlines())
     for n, line in enumerate(rows):
         stripped = line.strip()
         # "On Tue, 27 Oct 2026 at 10:00, Dana Whitfield" / "<dana@...> wrote:" over two lines
         joined = f"{stripped} {rows[n + 1].strip()}" if n + 1 < len(rows) else stripped
-        if _RULE.match(stripped) and all(_INVITE_HEAD.match(r) or not r.strip() for r in rows[:n]):
+        if opens_invitation(rows, n):
             continue  # an Outlook invitation's When/Where over a rule: the message follows
         if _QUOTE_HEAD.match(stripped) or stripped in {"--", "-- "}:
             break
@@ -422,17 +406,6 @@ def _own_words(message: dict[str, Any]) -> str:
     text = text[: inline.start()] if inline else text
     footer = _DISCLAIMER.search(text)
     return text[: footer.start()] if footer else text
-
-
-def _without_join_blocks(rows: list[str]) -> list[str]:
-    """The lines without a calendar tool's join block: a rule whose next or previous few lines
-    say how to join (and those lines) is the invitation's furniture, not a quoted reply."""
-    joins = [n for n, row in enumerate(rows) if _JOIN_BLOCK.match(row)]
-    if not joins:
-        return rows
-    near = {j + d for j in joins for d in range(-_JOIN_LINES, _JOIN_LINES + 1)}
-    drop = set(joins) | {n for n in near if 0 <= n < len(rows) and _RULE.match(rows[n].strip())}
-    return [row for n, row in enumerate(rows) if n not in drop]
 
 
 def _sender_name(display: str, local: str) -> str:
