@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-SPLITS = ("enron-asks", "gaia-email")
+SPLITS = ("enron-asks", "gaia-email", "agentdojo")
 
 
 class Unavailable(Exception):
@@ -34,4 +34,14 @@ def _gaia() -> str:
     return gaia.report()
 
 
-_REPORTS: dict[str, Callable[[], str]] = {"enron-asks": _enron, "gaia-email": _gaia}
+def _agentdojo() -> str:
+    from bench.eval.public import agentdojo
+
+    return agentdojo.report()
+
+
+_REPORTS: dict[str, Callable[[], str]] = {
+    "enron-asks": _enron,
+    "gaia-email": _gaia,
+    "agentdojo": _agentdojo,
+}
