@@ -137,14 +137,16 @@ def latest_result(messages: list[Message], name: str, **args: Any) -> Any | None
 
 
 def run_lists(messages: list[Message]) -> dict[str, Any]:
-    """The lists a run read, as data (`--format json`): `followups` (read_followups' result),
-    `prep` (the events read_prep gave), `conflicts` (today's, from read_calendar) and `since`
-    (read_since's changes), each None when the run never read it, and the `drafts` it
-    wrote."""
+    """The lists a run read, as data (`--format json`): `tasks` (those its create_task calls
+    filed or found, each with its `evidence`, `due_kind` and `source_id`), `followups`
+    (read_followups' result), `prep` (the events read_prep gave), `conflicts` (today's, from
+    read_calendar) and `since` (read_since's changes), each None when the run never read it,
+    and the `drafts` it wrote."""
     prep = latest_result(messages, "read_prep")
     today = latest_result(messages, "read_calendar", range="today")
     since = latest_result(messages, "read_since")
     return {
+        "tasks": run_tasks(messages),
         "followups": latest_result(messages, "read_followups"),
         "prep": prep.get("events") if isinstance(prep, dict) else None,
         "conflicts": today.get("conflicts", []) if isinstance(today, dict) else None,
@@ -165,6 +167,18 @@ def _payloads(messages: list[Message], name: str) -> list[dict[str, Any]]:
         for called, _, payload in _calls(messages)
         if called == name and isinstance(payload, dict) and isinstance(payload.get("draft"), dict)
     ]
+
+
+def run_tasks(messages: list[Message]) -> list[dict[str, Any]]:
+    """The tasks the run's create_task calls filed (or found filed), once each, in order, with
+    `created`; a task filed before evidence was kept has `evidence` and `due_kind` null."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, _, payload in _calls(messages):
+        task = payload.get("task") if name == "create_task" and isinstance(payload, dict) else None
+        if isinstance(task, dict) and isinstance(task.get("id"), str) and task["id"] not in out:
+            kept = {"evidence": task.get("evidence"), "due_kind": task.get("due_kind")}
+            out[task["id"]] = task | kept | {"created": payload.get("created") is True}
+    return list(out.values())
 
 
 def urls_in(text: str) -> set[str]:

@@ -10,6 +10,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -673,3 +674,38 @@ def test_an_odd_value_in_an_answer_prints_no_pydantic_warning(
     except ModelError:
         return
     assert response.content[0]["text"] == block["text"]
+
+
+def test_a_brief_on_claudes_wire_offers_evidence_and_the_prompt_says_why(tmp_path: Path) -> None:
+    """The create_task Claude is sent takes `evidence` (the ask in the sender's words, 300
+    characters at most) and `due_kind`; the system prompt says why (the task is checked
+    against its message and shown beside it); the tasks filed over the wire carry it."""
+    from dayflow.providers.offline import OfflineModel
+    from tests.conftest import claude_env
+
+    db = tmp_path / "d.db"
+    with fakeapi.FakeAPI(responder=fakeapi.responder_from_client(OfflineModel())) as api:
+        proc = subprocess.run(
+            [sys.executable, "-m", "dayflow", "brief", "--format", "json"],
+            env=claude_env(db, api.base_url, tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert api.message_requests and not api.rejected
+        body = api.message_requests[0].json
+    tool = next(t for t in body["tools"] if t["name"] == "create_task")
+    evidence = tool["input_schema"]["properties"]["evidence"]
+    assert (evidence["type"], evidence["maxLength"]) == ("string", 300)
+    assert tool["input_schema"]["properties"]["due_kind"]["enum"] == ["stated", "implied"]
+    assert "evidence not found in the message is refused" in tool["description"]
+    system = (
+        "".join(b["text"] for b in body["system"])
+        if isinstance(body["system"], list)
+        else (body["system"])
+    )
+    assert "`evidence`: the sentence that asks" in system
+    assert "checked against the message" in " ".join(system.split())
+    doc = json.loads(proc.stdout)
+    assert doc["tasks"] and all(t["evidence"] and t["due_kind"] for t in doc["tasks"])

@@ -342,7 +342,10 @@ def test_large_brief_lists_every_request_by_due_date() -> None:
     brief = _brief(_drive(FakeTools())[0])
     assert [ln for ln in brief.splitlines() if ln.startswith("## ")] == HEADINGS
     needs = brief.split("## Needs action")[1].split("##")[0]
-    assert needs.strip().splitlines() == [
+    lines = needs.strip().splitlines()
+    # Each request carries the sender's words under it (checked in tests/test_why.py).
+    assert all(said.startswith('  - "') for said in lines[1::2])
+    assert lines[::2] == [
         "- Book table at Casa Verde for Mum's birthday (from Nora Morgan, due today)",
         "- Confirm whether Maya can play in Saturday's tournament (from Ben Adler, due tomorrow)",
         "- Confirm travel dates and dietary needs in speaker form (from Ines Costa, due tomorrow)",

@@ -223,8 +223,20 @@ TASKS = [
     ("Return signed permission slip", "2026-11-13", "Oakridge Primary School", "due Fri 13 Nov"),
     ("Approve final mockups", "2026-11-16", "Marco Rossi", "due Mon 16 Nov"),
 ]
+# Under each, the sender's words it was found in (cut for the terminal), and the date's kind.
+EVIDENCE = [
+    '"Ahead of Wednesday\'s budget review, could you send me the Q4 budget draft by Thursday 12…"'
+    ' (due stated: "by Thursday 12 November")',
+    '"One thing for you: please add your cost-centre codes to the vendor sheet by Friday,…"'
+    " (due stated)",
+    '"Please return the signed permission slip by Friday 13 November; without it your child…"'
+    " (due stated)",
+    '"Please approve the final mockups by Monday 16 November so I can hand them over to the…"'
+    " (due stated)",
+]
 NEEDS_ACTION = "## Needs action\n" + "\n".join(
-    f"- {title} (from {who}, {when})" for title, _, who, when in TASKS
+    f"- {title} (from {who}, {when})\n  - {said}"
+    for (title, _, who, when), said in zip(TASKS, EVIDENCE, strict=True)
 )
 # The people whose latest mail to Alex asks something she has not answered, longest first.
 OWED = [
@@ -233,16 +245,26 @@ OWED = [
     ("Marco Rossi", "marco@rossi-design.example", "Re: Homepage mockups", 1, "Tue 10 Nov"),
     ("Priya Shah", "priya@northwind.example", "Notes from the vendor call", 0, "Wed 11 Nov"),
 ]
+# Under each, its evidence: the question its latest message asked (cut for the terminal).
+ASKED = [
+    "Ahead of Wednesday's budget review, could you send me the Q4 budget draft by Thursday 12…",
+    "Are you able to present the hiring update at Thursday's all-hands?",
+    "Please approve the final mockups by Monday 16 November so I can hand them over to the…",
+    "One thing for you: please add your cost-centre codes to the vendor sheet by Friday,…",
+]
 YOU_OWE = "## You owe replies\n" + "\n".join(
     f'- Reply to {name} ({address}): "{subject}", waiting {age} working '
-    f"day{'' if age == 1 else 's'} (since {since})"
-    for name, address, subject, age, since in OWED
+    f"day{'' if age == 1 else 's'} (since {since})\n"
+    f'  - asked: "{asked}"'
+    for (name, address, subject, age, since), asked in zip(OWED, ASKED, strict=True)
 )
 # Alex asked Dana a week ago (five working days); Ben answered her, Marco answered her.
 WAITING = """\
 ## Waiting on others
 - Dana Kim (dana.kim@lumenlegal.example): "Services agreement", no answer for 5 working days \
-(since Wed 4 Nov)"""
+(since Wed 4 Nov)
+  - asked: "Could you send me the countersigned services agreement once your partner has \
+signed it?\""""
 # Friday has no standup (the EXDATE); Thursday's is at its usual time (only today's moved).
 THIS_WEEK = """\
 ## This week

@@ -84,9 +84,10 @@ def model(m: str, s: Any) -> OfflineModel:
     return OfflineModel()
 
 
-def section(out: str, heading: str) -> list[str]:
-    lines = out.split(f"## {heading}\n", 1)[1].split("\n\n", 1)[0]
-    return lines.strip().splitlines()
+def section(out: str, heading: str, *, asked: bool = False) -> list[str]:
+    """A section's lines; with `asked`, the question under each reply too (its evidence)."""
+    lines = out.split(f"## {heading}\n", 1)[1].split("\n\n", 1)[0].strip().splitlines()
+    return [line for line in lines if asked or not line.startswith("  - asked: ")]
 
 
 def test_a_week_of_mail_gives_exactly_the_owed_and_awaited_replies(tmp_path: Path) -> None:
@@ -99,9 +100,11 @@ def test_a_week_of_mail_gives_exactly_the_owed_and_awaited_replies(tmp_path: Pat
         '- Reply to Bob Stone (bob@example.com): "Budget", waiting 3 working days '
         "(since Fri 13 Nov)"
     ]
-    assert section(got.out, "Waiting on others") == [
+    # Under each, its evidence: the question the latest message asked, in its own words.
+    assert section(got.out, "Waiting on others", asked=True) == [
         '- Dan Reyes (dan@example.net): "Contract signed?", no answer for 2 working days '
-        "(since Mon 16 Nov)"
+        "(since Mon 16 Nov)",
+        '  - asked: "Did you sign the contract?"',
     ]
     # A reply owed for three working days outweighs a request with no deadline.
     assert section(got.out, "One thing") == [

@@ -149,7 +149,9 @@ def test_the_week_gives_exactly_these_owed_replies_waits_prep_and_conflicts(
 
     brief = out["brief"]
     assert _section(brief, "Needs action") == [
-        "- Add items to design review agenda (from Ben Carter, due today)"
+        "- Add items to design review agenda (from Ben Carter, due today)",
+        # the sender's words the request was found in, and whether its date was stated
+        AGENDA_ASK,
     ]
     assert _section(brief, "Tasks created") == [
         "- None new: everything that needs action is already on your task list."
@@ -177,7 +179,9 @@ def test_only_real_work_is_filed_not_owed_answered_or_list_mail(
     tuesday = _brief(db, config, "2026-11-17", TUESDAY, "--since", "2026-11-09").out
     assert _section(tuesday, "Needs action") == [
         "- Add items to design review agenda (from Ben Carter, due tomorrow)",
+        AGENDA_ASK,
         "- Send edits on partnership one-pager to Sam (from Sam Okafor, due Thu 19 Nov)",
+        '  - "Could you send me your edits on the partnership one-pager by Thursday?" (due stated)',
     ]
     filed = [
         (_key("<w4.agenda@work.example>"), "Add items to design review agenda"),
@@ -198,6 +202,13 @@ def test_only_real_work_is_filed_not_owed_answered_or_list_mail(
     marco = followups["you_owe"][1]
     assert marco["keys"] == [_key("<h1.dinner@example.net>")]
     assert marco["key"].startswith("thread:")
+
+
+# The line under the agenda request: the sender's words it was found in, the date's kind.
+AGENDA_ASK = (
+    '  - "Hi all, Can you add your items to the design review agenda before Wednesday?" '
+    + ("(due stated)")
+)
 
 
 def _section(brief: str, heading: str) -> list[str]:

@@ -140,3 +140,20 @@ def test_why_unknown_ids_are_one_line_errors(cli: Cli) -> None:
         assert res.code == 3, res.out
         assert len(res.err.strip().splitlines()) == 1, res.err
     assert cli("why", "inbox:m1", "--run", "ffffffffffff").code == 3
+
+
+def test_the_brief_shows_each_request_with_its_quote_and_json_carries_it(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """Under a Needs action line, the sender's words and whether the date was stated; in
+    --format json, each task with its evidence, due_kind and source id."""
+    res = cli.brief("--format", "markdown")
+    assert res.code == 0, res.err
+    needs = res.out.split("## Needs action\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert needs == [
+        "- Send edits on one-pager to Sam (from Sam Okafor, due tomorrow)",
+        f'  - "{EDITS}" (due stated)',
+    ]
+    doc = json.loads(Cli(tmp_path / "json.db", cli.inbox).brief("--format", "json").out)
+    (task,) = doc["tasks"]
+    assert (task["evidence"], task["due_kind"], task["source_id"]) == (EDITS, "stated", "inbox:m1")

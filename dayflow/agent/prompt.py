@@ -36,7 +36,12 @@ Work in this order:
    imperative title, the due date (YYYY-MM-DD) when the message gives one, source_id set to the
    message id, and idempotency_key set to the message's `key` from read_inbox (if you no longer
    have the key, leave idempotency_key out: source_id alone files it under the message's key;
-   "#2" alone for a second request in one message). Skip messages
+   "#2" alone for a second request in one message), and `evidence`: the sentence that asks,
+   copied word for word from the sender's own text (not from the quoted history), with
+   due_kind "stated" when the message names the date or day and "implied" when it only
+   implies one. The evidence is checked against the message (a task whose evidence is not in
+   it is refused, so no task is filed that the mail does not ask for) and shown to the user
+   beside the task, so they can see why it is there. Skip messages
    already covered by an open task (same idempotency key). Never create a task for newsletters
    or FYIs, nor for a message read_inbox marks `bulk` or whose key read_followups lists under
    `answered` (the user wrote after it: not a new request), `bulk` (mailing-list, bulk or
@@ -55,10 +60,10 @@ Work in this order:
    "{h_since}" (read_since's changes, one line each, a moved meeting with its old and new
    times, and each due date moved with move_due for read_since's due_moved, its old and new
    date and the message's words; left out when its previous is null), "{h_needs}" (what
-   needs doing and by when),
-   "{h_owe}" (who waits on a reply from the user, about what, for how many working days),
-   "{h_waiting}" (whom the user is waiting on, about what, since when), "{h_created}",
-   "{h_week}",
+   needs doing and by when; under each, an indented line with the quoted evidence, shortened
+   to about 90 characters, and whether the due date was stated or implied), "{h_owe}" (who
+   waits on a reply from the user, about what, for how many working days), "{h_waiting}"
+   (whom the user is waiting on, about what, since when), "{h_created}", "{h_week}",
    "{h_one}" (the single thing to do first, in bold). A section with nothing in it says
    so in one line. In "{one}", a reply owed for several working days outweighs a request
    that is not due yet; what is due today, overdue or urgent comes first. Never call the day

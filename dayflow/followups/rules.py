@@ -68,6 +68,7 @@ class FollowupItem:
     sources: tuple[str, ...]
     message_id: str  # the latest message's item id
     keys: tuple[str, ...] = ()  # an owed reply's: the mail keys of the messages it answers
+    asked: str = ""  # its evidence: the sentence of the latest message that asks (own words)
 
     def to_json(self, tz: dt.tzinfo) -> dict[str, Any]:
         out = {
@@ -79,6 +80,7 @@ class FollowupItem:
             "sources": list(self.sources),
             "id": self.message_id,
         }
+        out |= {"asked": self.asked} if self.asked else {}
         return out | {"keys": list(self.keys)} if self.keys else out
 
 
@@ -135,6 +137,22 @@ def asks(message: ThreadMessage) -> bool:
     if "?" in words or _REQUEST.search(words):
         return True
     return not words.strip() and "?" in message.subject
+
+
+ASKED_CHARS = 300
+_SENTENCE = re.compile(r"[^.?!\x00]*(?:[.?!]+|\x00|$)")
+
+
+def asked_in(message: ThreadMessage) -> str:
+    """The sentence a message asks in (its own words: the first with a question mark or a
+    request), at most ASKED_CHARS; its subject when its text says nothing."""
+    words = own_words(message.text)
+    # Lines wrapped inside a sentence are one sentence; a blank line ends one.
+    for found in _SENTENCE.finditer(re.sub(r"\n\s*\n", "\x00", words)):
+        sentence = " ".join(found.group(0).replace("\x00", " ").split())
+        if sentence and ("?" in sentence or _REQUEST.search(sentence)):
+            return sentence[:ASKED_CHARS]
+    return message.subject[:ASKED_CHARS] if not words.strip() else ""
 
 
 def working_days(since: dt.date, today: dt.date) -> int:
@@ -204,5 +222,5 @@ def bulk(message: ThreadMessage) -> bool:
 def _item(thread: Thread, latest: ThreadMessage, name: str, address: str, age: int) -> FollowupItem:
     return FollowupItem(
         thread.key, name, address, latest.subject, latest.received_at, age, thread.sources,
-        latest.id,
+        latest.id, asked=asked_in(latest),
     )  # fmt: skip

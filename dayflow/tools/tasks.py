@@ -119,7 +119,9 @@ def create_task(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     )
     # Only fields that do not depend on when or by which run the task was made, so that a
     # resumed run sends the model exactly the bytes an uncrashed run would have sent.
-    keys = ("id", "title", "due", "status", "source_id", "notes", "idempotency_key")
+    # With its evidence and due_kind: what `--format json` lists the run's tasks with.
+    keys: tuple[str, ...] = ("id", "title", "due", "status", "source_id", "notes")
+    keys += ("idempotency_key", "evidence", "due_kind")
     return {"task": {k: task.to_json()[k] for k in keys}, "created": created}
 
 

@@ -43,6 +43,7 @@ from dayflow.providers.offline._since import since_lines
 from dayflow.providers.offline._titles import clean_subject
 from dayflow.sources.identity import SAMPLE_SOURCE
 from dayflow.tools import refused_by_cap
+from dayflow.tools.evidence import due_kind_of
 
 _URGENT_MARK = re.compile(r"^\s*(?:urgent|dringend|urgente?|asap)\s*[:!-]*\s*", re.IGNORECASE)
 _SAMPLE = f"{SAMPLE_SOURCE}:"  # the bundled sample's task keys
@@ -60,6 +61,8 @@ class _Need:
     # every real request, never urgent, never the One thing.
     unverified: bool = False
     important: bool = False  # its sender is one the user marked important: listed first
+    evidence: str = ""  # the sender's sentence the request was found in
+    phrase: str = ""  # the words its due date came from ("by Friday")
 
 
 def snippet_actions(inbox: list[dict[str, Any]]) -> list[Action]:
@@ -194,6 +197,8 @@ def _mail(
                 str(r.get("key") or ""),
                 str(r.get("about") or ""),
                 important=r.get("important") is True,
+                evidence=str(r.get("evidence") or ""),
+                phrase=str(r.get("deadline") or ""),
             )
             for r in _unique_requests(memory.requests)
             if r.get("key") not in done
@@ -211,6 +216,8 @@ def _mail(
                 a.key,
                 clean_subject(str(a.message.get("subject", ""))) if urgent else "",
                 important=a.message.get("important") is True,
+                evidence=a.evidence,
+                phrase=a.deadline or "",
             )
             for a in no_tasks(calls).keep(snippet_actions(inbox))
             if a.key not in done
@@ -265,6 +272,7 @@ def _needs_lines(mail: _Mail, today: dt.date | None, limit: int | None) -> list[
         if need.unverified:
             whence += ", sender not verified"
         lines.append(f"- {need.title} ({whence}, {_due_text(need.due, today)})")
+        lines += _evidence_line(need)
     if limit is not None and len(mail.needs) > limit:
         lines.append(
             f"- {len(mail.needs) - limit} more, due later or with no deadline: `dayflow tasks` "
@@ -272,6 +280,26 @@ def _needs_lines(mail: _Mail, today: dt.date | None, limit: int | None) -> list[
         )
     lines += _nothing(not mail.needs and not mail.error and mail.read, bool(mail.unread), _NO_NEEDS)
     return lines
+
+
+QUOTE_SHOWN = 90  # a quote's characters on a brief's line (`dayflow why` shows it whole)
+
+
+def _evidence_line(need: _Need) -> list[str]:
+    """The line under a request: the sender's words it was found in, shortened for the
+    terminal, and whether its due date was stated or implied, with the words it came from."""
+    if not need.evidence:
+        return []
+    said = " ".join(need.evidence.split())
+    if len(said) > QUOTE_SHOWN:
+        said = said[: QUOTE_SHOWN - 1].rsplit(" ", 1)[0] + "…"
+    line = f'  - "{said}"'
+    if need.due is not None:
+        kind = due_kind_of(need.phrase or None, need.due)
+        # The words the date came from, unless the quote shows them already.
+        shown = not need.phrase or need.phrase.casefold() in said.casefold()
+        line += f" (due {kind})" if shown else f' (due {kind}: "{need.phrase}")'
+    return [line]
 
 
 # What an empty section says: (when some of its sources could not be read, when all were).

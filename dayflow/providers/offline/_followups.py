@@ -206,12 +206,26 @@ def _lines(
         subject = item.get("subject", "")
         draft = " — draft in Drafts" if str(item.get("key")) in drafts else ""
         out.append(f'- {lead}{_who(item)}: "{subject}", {waited} {days} (since {since}){draft}')
+        out += _asked_line(item)
     extra = (len(items) - SHOWN if len(items) > SHOWN else 0) + (
         more if isinstance(more, int) else 0
     )
     if extra:
         out.append(f"- and {extra} more")
     return out
+
+
+ASKED_SHOWN = 90  # the question's characters on a brief's line
+
+
+def _asked_line(item: dict[str, Any]) -> list[str]:
+    """The line under an owed or awaited reply: the question its latest message asked."""
+    asked = " ".join(str(item.get("asked") or "").split())
+    if not asked:
+        return []
+    if len(asked) > ASKED_SHOWN:
+        asked = asked[: ASKED_SHOWN - 1].rsplit(" ", 1)[0] + "…"
+    return [f'  - asked: "{asked}"']
 
 
 def _who(item: dict[str, Any]) -> str:
