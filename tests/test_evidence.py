@@ -231,3 +231,40 @@ def test_the_offline_model_files_each_task_with_the_sentence_its_rule_matched(
     uses = [b for s in store.steps.of(result.run.id) for b in s.assistant
             if b.get("type") == "tool_use" and b.get("name") == "create_task"]  # fmt: skip
     assert uses[0]["input"]["reason"] == 'offline rule: a request ("Could you")'
+
+
+def test_an_old_run_whose_saved_create_task_has_no_evidence_resumes_as_it_was(
+    store: Store, store_target: Path | str, tmp_path: Path
+) -> None:
+    """A run written before evidence (its saved create_task input has none, its task no
+    evidence column value) resumes without its saved call being judged again: the model is
+    sent the same successful result, and the task stays filed once."""
+    from dayflow.agent import Hooks, resume_run
+    from dayflow.errors import SimulatedCrash
+    from tests.conftest import Db
+
+    first = ScriptedModel([
+        turn(tool_use("read_inbox", {"limit": 10})),
+        turn(tool_use("create_task", {"title": "Send edits to Sam", "source_id": "inbox:m1",
+                                      "evidence": EDITS}, "toolu_old")),
+    ])  # fmt: skip
+    with pytest.raises(SimulatedCrash):
+        start_run(Loop(store, first, hooks=Hooks(crash_after=2)), _options(tmp_path))
+    (run,) = store.runs.list()
+    with Db(store_target) as db:  # as an older Dayflow wrote them
+        (body,) = db.rows("SELECT assistant_json FROM steps WHERE run_id = ? AND n = 2", run.id)
+        blocks = json.loads(body[0])
+        del blocks[0]["input"]["evidence"]
+        db.run("UPDATE steps SET assistant_json = ? WHERE run_id = ? AND n = 2",
+               json.dumps(blocks), run.id)  # fmt: skip
+        db.run("UPDATE tasks SET evidence = NULL, due_kind = NULL")
+    saved = store.steps.of(run.id)[1].tool_results
+    assert saved is not None
+    second = ScriptedModel([turn(text("## Needs action\n- Send edits to Sam"))])
+    resumed = resume_run(Loop(store, second), store.runs.get(run.id))
+    assert resumed.run.status == "done", resumed.run.reason
+    sent = second.requests[0].messages
+    assert sent[-1]["content"] == saved and not saved[0].get("is_error")
+    assert "evidence" not in sent[-2]["content"][0]["input"]
+    (task,) = store.tasks.list()
+    assert (task.title, task.evidence) == ("Send edits to Sam", None)
