@@ -120,7 +120,7 @@ def explain(store: Store, asked: str, *, run_id: str | None = None) -> Why:
     runs = [run] if run is not None else store.runs.list(limit=RUNS_SEARCHED)
     for candidate in runs:
         messages = store.steps.conversation(candidate.id)
-        found = _for_item(candidate, messages, asked, store)
+        found = _for_item(candidate, messages, asked, store, filed_elsewhere=run is None)
         if found is not None:
             return found
     where = f"run {run.id}" if run is not None else f"the newest {RUNS_SEARCHED} runs"
@@ -158,7 +158,9 @@ def _for_task(store: Store, task: Task, run: Run | None) -> Why:
     return Why(run_id, task.id, message, [entry], item=item)
 
 
-def _for_item(run: Run, messages: list[Message], asked: str, store: Store) -> Why | None:
+def _for_item(
+    run: Run, messages: list[Message], asked: str, store: Store, *, filed_elsewhere: bool = False
+) -> Why | None:
     shown = shown_in(messages)
     calls = list(_calls(messages))
     base = re.sub(r"#[1-9][0-9]{0,2}$", "", asked)
@@ -179,7 +181,27 @@ def _for_item(run: Run, messages: list[Message], asked: str, store: Store) -> Wh
     why = Why(run.id, asked, message, tasks, item=None if message is not None else item_id)
     if any(t.task_id for t in tasks):
         return why
+    if filed_elsewhere:  # a later brief read it again and filed nothing: the task's own run
+        earlier = _filing_run(store, keys, asked if base != asked else None, run.id)
+        if earlier is not None:
+            again = _for_item(earlier, store.steps.conversation(earlier.id), asked, store)
+            if again is not None and any(t.task_id for t in again.tasks):
+                return again
     return Why(why.run_id, asked, message, tasks, _no_task(calls, message, keys, tasks), why.item)
+
+
+def _filing_run(store: Store, keys: set[str], exact: str | None, not_run: str) -> Run | None:
+    """The run that filed the task of one of `keys` (`exact`: that key with its #n), when it is
+    another run than `not_run` and still in the store."""
+    for task in store.tasks.list(include_done=True):
+        key = task.idempotency_key
+        hit = key == exact if exact is not None else key.split("#", 1)[0] in keys
+        if hit and task.run_id is not None and task.run_id != not_run:
+            try:
+                return store.runs.find(task.run_id)
+            except RunNotFound:  # pruned: the run that read it answers
+                return None
+    return None
 
 
 def _entry(call: Call, store: Store) -> TaskWhy:

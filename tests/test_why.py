@@ -157,3 +157,23 @@ def test_the_brief_shows_each_request_with_its_quote_and_json_carries_it(
     doc = json.loads(Cli(tmp_path / "json.db", cli.inbox).brief("--format", "json").out)
     (task,) = doc["tasks"]
     assert (task["evidence"], task["due_kind"], task["source_id"]) == (EDITS, "stated", "inbox:m1")
+
+
+def test_why_a_message_a_later_brief_read_again_names_its_task(cli: Cli) -> None:
+    """A later brief of the day reads the message again and files nothing (the task exists):
+    `why` on the message id still names the task and the run that filed it, never "no ask
+    found" for a message that holds one (found by a hostile pass: the page's evidence line
+    names the message id)."""
+    assert cli.brief().code == 0
+    task = _only_task(cli)
+    assert cli.brief("--new").code == 0
+    newest = json.loads(cli("runs", "--json").out)[0]["id"]
+    assert newest != task["run_id"]
+    for asked in ("inbox:m1", task["idempotency_key"]):
+        res = cli("why", asked)
+        assert res.code == 0, res.err
+        assert res.out.splitlines()[0] == f"run {task['run_id']}", res.out
+        assert f"task {task['id']}: " in res.out and "no task" not in res.out
+    # --run still answers for the run asked, as it read the message.
+    pinned = cli("why", "inbox:m1", "--run", newest)
+    assert pinned.out.splitlines()[0] == f"run {newest}"
