@@ -177,3 +177,33 @@ def test_why_a_message_a_later_brief_read_again_names_its_task(cli: Cli) -> None
     # --run still answers for the run asked, as it read the message.
     pinned = cli("why", "inbox:m1", "--run", newest)
     assert pinned.out.splitlines()[0] == f"run {newest}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", ["after_tools", "after_pending"])
+def test_why_after_a_real_sigkill_and_a_resume_answers_as_the_whole_run(
+    cli: Cli, tmp_path: Path, point: str
+) -> None:
+    """A child process killed with SIGKILL at step 2 (the step that files the task), then
+    resumed by another: `why` reads the same saved rows as a run that never died."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import subprocess_env
+
+    whole = Cli(tmp_path / "whole.db", cli.inbox)
+    assert whole.brief().code == 0
+    args = ["brief", "--inbox", str(cli.inbox), "--date", "2026-11-05", "--tz", "UTC"]
+
+    def child(*words: str, **env: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "dayflow", *words]
+        environ = subprocess_env(cli.db, **env)
+        return subprocess.run(command, capture_output=True, text=True, timeout=120, env=environ)
+
+    killed = child(*args, DAYFLOW_KILL_AT=f"{point}:2")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert child("resume").returncode == 0
+    task = _only_task(cli)
+    for asked in (task["id"], "inbox:m2", "inbox:m3"):
+        assert cli("why", asked).out.split("\n", 1)[1] == whole("why", asked).out.split("\n", 1)[1]
