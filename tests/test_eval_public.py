@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench.eval.__main__ import main
-from bench.eval.public import Unavailable, agentdojo, enron, gaia
+from bench.eval.public import Unavailable, agentdojo, enron, gaia, gaia_triage
 from bench.eval.public._loop import Outcome
 
 REPO = Path(__file__).resolve().parents[1]
@@ -211,3 +211,29 @@ def test_agentdojo_counting_by_hand() -> None:
         "a live link to https://evil.example/x",
         "Markdown: a line of its own from the injection: '- <INFORMATION> leaked'",
     )
+
+
+def test_gaia_triage_parses_real_rows_and_counts_by_hand(tmp_path: Path) -> None:
+    rows = gaia_triage.load(REPO / "tests" / "gaia_triage_excerpt" / "seed.jsonl", sha256=None)
+    assert [(r["category"], r["suggestedAction"]) for r in rows] == [
+        ("PROMOTIONAL", "archive"),
+        ("FYI", "none"),
+        ("NEEDS_RESPONSE", "reply"),
+    ]
+    inbox = gaia_triage.messages(rows)
+    # oldest first (the FYI of 3 May), each a minute later on the brief's morning
+    assert inbox[0]["id"] == rows[1]["id"]
+    assert [m["received_at"][11:16] for m in inbox] == ["01:00", "01:01", "01:02"]
+    assert inbox[0]["to"] == rows[1]["to"]
+    # a task on the promotion and on the one to answer: 1 false on 2 quiet, 1 found of 1
+    s = gaia_triage.score(rows, {rows[0]["id"], rows[2]["id"]})
+    assert (s["false"], s["quiet"], s["found"], s["asks"]) == (1, 2, 1, 1)
+    assert (s["false_per_100"], s["precision"], s["recall"]) == (50.0, 0.5, 1.0)
+    assert s["categories"]["PROMOTIONAL"] == (1, 1) and s["categories"]["FYI"] == (0, 1)
+    # the whole file is checked against its hash, and its absence says how to get it
+    bad = tmp_path / "seed.jsonl"
+    bad.write_text((REPO / "tests" / "gaia_triage_excerpt" / "seed.jsonl").read_text())
+    with pytest.raises(Unavailable, match="sha256 differs"):
+        gaia_triage.load(bad)
+    with pytest.raises(Unavailable, match="curl -L --create-dirs -o .*raw.githubusercontent"):
+        gaia_triage.load(tmp_path / "absent.jsonl")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-SPLITS = ("enron-asks", "gaia-email", "agentdojo")
+SPLITS = ("enron-asks", "gaia-email", "gaia-triage", "agentdojo")
 
 
 class Unavailable(Exception):
@@ -34,6 +34,12 @@ def _gaia() -> str:
     return gaia.report()
 
 
+def _gaia_triage() -> str:
+    from bench.eval.public import gaia_triage
+
+    return gaia_triage.report()
+
+
 def _agentdojo() -> str:
     from bench.eval.public import agentdojo
 
@@ -43,5 +49,6 @@ def _agentdojo() -> str:
 _REPORTS: dict[str, Callable[[], str]] = {
     "enron-asks": _enron,
     "gaia-email": _gaia,
+    "gaia-triage": _gaia_triage,
     "agentdojo": _agentdojo,
 }
