@@ -49,8 +49,7 @@ def where(deps: Deps, config: str | None, command: str, db: str | None = None) -
 def _made(deps: Deps, rule: rules_.Rule, where: rules_.Where) -> None:
     from dayflow.listing import plain
 
-    new = rule.made == where.today.isoformat() and rule.by == where.command
-    verb = "rule" if new else "already a rule"
+    verb = "rule" if rule.id in where.written else "already a rule"
     deps.notice(f"{verb} {rule.id}: {plain(rule.says())} ({where.path})")
 
 

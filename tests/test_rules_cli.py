@@ -400,3 +400,30 @@ def test_a_huge_or_binary_rules_file_is_one_line_and_the_brief_goes_on(
     assert "Review capacity report 2026-11-09" in user.tasks()
     listed = user.run("rules")
     assert listed.code == 0 and "no rule of it applies" in listed.err
+
+
+def test_the_same_correction_twice_says_it_is_a_rule_already(user: Profile) -> None:
+    """The second `mute` of the same pattern (the very same command, the same day) adds no rule
+    and says so, as a differently spelled one did; a moved snooze is news, not "already"."""
+    first = user.run("mute", "ops.example")
+    assert first.code == 0 and first.err.startswith("rule r1: mute ops.example"), first.err
+    again = user.run("mute", "ops.example")
+    assert again.code == 0 and again.err.startswith("already a rule r1: mute"), again.err
+    assert user.rules_file.read_text().count("[[rule]]") == 1
+    assert user.run("important", "acme.example").err.startswith("rule r2: ")
+    assert user.run("important", "acme.example").err.startswith("already a rule r2: ")
+    thread = "thread:0123456789ab"
+    assert user.run("snooze", thread, "--until", "3d").err.startswith("rule r3: ")
+    moved = user.run("snooze", thread, "--until", "5d")
+    assert moved.err.startswith("rule r3: ") and "2026-11-10" in moved.err, moved.err
+
+
+@pytest.mark.parametrize("pattern", ["thread:0123456789ab", "list:news.example.org", "<a.b.org>"])
+def test_important_names_what_it_takes_for_a_thread_or_a_list(user: Profile, pattern: str) -> None:
+    """`important` takes an address or a domain: a well-formed thread or list is refused as
+    such, not as a pattern "that would match too much or nothing"."""
+    refused = user.run("important", pattern)
+    assert refused.code == 2 and len(refused.err.strip().splitlines()) == 1, refused.err
+    assert "would match too much" not in refused.err
+    assert "important takes an address or a domain" in refused.err
+    assert not user.rules_file.exists()

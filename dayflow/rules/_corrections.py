@@ -8,7 +8,7 @@ second) and deletes the task. Every other correction is one write of the file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -44,6 +44,9 @@ class Where:
     today: date
     command: str
     kill: Kill | None = None
+    written: list[str] = field(default_factory=list, compare=False)
+    """The ids of the rules this command wrote (added, or a snooze moved): the others it
+    found already there."""
 
     def add(self, rule: Rule, same: object = None) -> Rule:
         """Add `rule` (a fresh id), unless one with the same `same(rule)` exists: that one."""
@@ -60,6 +63,7 @@ class Where:
                 | {"id": next_id(rules), "made": self.today.isoformat(), "by": self.command}
             )
             kept.append(made)
+            self.written.append(made.id)
             return RuleSet((*rules.rules, made))
 
         change(self.path, self.profile, edit, self.kill)
@@ -115,6 +119,13 @@ def mute(where: Where, pattern: str) -> Rule:
 
 def important(where: Where, pattern: str) -> Rule:
     """Mark a sender or a domain important."""
+    low = pattern.strip().lower()
+    if low.startswith((THREAD_PREFIX, LIST_PREFIX)) or (low.startswith("<") and low.endswith(">")):
+        what = "a thread" if low.startswith(THREAD_PREFIX) else "a list"
+        raise UsageError(
+            f"{pattern.strip()[:60]!r} is {what}: important takes an address or a domain "
+            "(example.org)"
+        )
     match = parse_match(pattern, lists=False, threads=False)
     return where.add(Rule(id="", kind=IMPORTANT, match=match))
 
@@ -162,6 +173,7 @@ def snooze(store: Store | None, where: Where, ref: str, until: date) -> Rule:
             return rules
         new = Rule.from_json(same[0].to_json() | {"until": rule.until, "by": where.command})
         moved.append(new)
+        where.written.append(new.id)
         return RuleSet(tuple(new if r is same[0] else r for r in rules.rules))
 
     change(where.path, where.profile, edit, where.kill)
