@@ -158,3 +158,13 @@ def test_the_prompt_names_forty_rules_and_counts_the_rest() -> None:
     section = many.prompt_section()
     assert section.count("\n- r") == 40 and "- and 960 more" in section
     assert many.bars(Facts(sender="x@s1000.example"), DAY) is not None
+
+
+@pytest.mark.parametrize("until", ["2026-02-30", "someday", "", "2026-13-01"])
+def test_a_snooze_with_a_bad_day_names_until_and_its_value(tmp_path: Path, until: str) -> None:
+    """A hand-written until that is no date names the field and what it holds (it said "day is
+    out of range for month" for 2026-02-30, naming neither)."""
+    text = f'profile = "default"\n[[rule]]\nkind = "snooze"\nkey = "mail:x"\nuntil = "{until}"\n'
+    reading = read_rules(_write(tmp_path, text.encode()), "default")
+    (problem,) = reading.problems
+    assert f"rule 1: until {until!r} is not a date (YYYY-MM-DD)" in problem, problem

@@ -162,7 +162,11 @@ def check_entry(entry: object, n: int, profile: str) -> Rule:
                 doc.get("match", ""), lists=kind != IMPORTANT, threads=kind == MUTE
             )
         if kind == SNOOZE:
-            date.fromisoformat(doc.get("until", ""))
+            until = doc.get("until", "")
+            try:
+                date.fromisoformat(until)
+            except ValueError:
+                raise ValueError(f"until {until[:40]!r} is not a date (YYYY-MM-DD)") from None
             if doc.get("match") and not doc["match"].startswith(THREAD_PREFIX):
                 raise ValueError("a snooze's match is a thread:KEY")
     except ValueError as exc:
