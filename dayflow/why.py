@@ -40,7 +40,7 @@ _AUTOMATED = re.compile(
     r"news|updates|info|alerts?|digest)@|\bunsubscribe\b|you are receiving this",
     re.IGNORECASE,
 )
-_TASK_ID = re.compile(r"^t_[0-9a-f]{1,40}$", re.IGNORECASE)
+_TASK_ID = re.compile(r"^t_[0-9a-f]{0,40}$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

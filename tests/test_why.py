@@ -207,3 +207,21 @@ def test_why_after_a_real_sigkill_and_a_resume_answers_as_the_whole_run(
     task = _only_task(cli)
     for asked in (task["id"], "inbox:m2", "inbox:m3"):
         assert cli("why", asked).out.split("\n", 1)[1] == whole("why", asked).out.split("\n", 1)[1]
+
+
+def test_why_an_ambiguous_task_prefix_says_so_as_tasks_done_does(tmp_path: Path) -> None:
+    """`why t_` with two tasks is an ambiguous prefix (exit 3, naming them), as `tasks done
+    t_` says; it said there was no task, message or item 't_'."""
+    inbox = tmp_path / "two.json"
+    two = [
+        {"id": f"m{i}", "from": f"Sam <sam{i}@example.org>", "subject": f"S{i}",
+         "received_at": "2026-11-05T06:00:00+00:00", "body": f"Could you send me {w} by Friday?"}
+        for i, w in ((1, "the slides"), (2, "the budget"))
+    ]  # fmt: skip
+    inbox.write_text(json.dumps({"messages": two}))
+    cli = Cli(tmp_path / "d.db", inbox)
+    assert cli.brief().code == 0
+    assert len(json.loads(cli("tasks", "--json").out)) == 2
+    said, done = cli("why", "t_"), cli("tasks", "done", "t_")
+    assert said.code == done.code == 3
+    assert "matches several tasks" in said.err and said.err == done.err
