@@ -121,6 +121,14 @@ def test_a_calendar_secret_address_is_shown_only_as_scheme_and_host() -> None:
         ('[[calendar]]\nname = "c"\nkind = "ics"\nurl = "ftp://x/y"\n', "'url' must start"),
         ('[[inbox]]\nname = "a"\nkind = "maildir"\npath = "x"\nfolders = []\n', "unknown key"),
         ('[inbox]\nname = "a"\n', "must be written [[inbox]]"),
+        (
+            '[[inbox]]\nname = "a"\nkind = "mbox"\npath = "x"\ndrafts = true\n',
+            "'drafts' needs a maildir or imap inbox (kind 'mbox' cannot hold drafts)",
+        ),
+        (
+            '[[inbox]]\nname = "a"\nkind = "eml"\npath = "x"\ndrafts = "d"\n',
+            "'drafts' needs a maildir or imap inbox (kind 'eml' cannot hold drafts)",
+        ),
         ('[[inboxes]]\nname = "a"\n', "unknown table or key 'inboxes'"),
         (
             '[[inbox]]\nname = "a"\nkind = "maildir"\npath = "x"\n'

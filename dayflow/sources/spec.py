@@ -127,7 +127,12 @@ def entry(table: str, n: int, entry: object, base: Path, problems: list[str]) ->
         return None
     allowed, required = _KEYS[(table, str(kind))]
     for key in entry:
-        if key not in ("name", "kind", "password", "token", *allowed):
+        if key == "drafts" and table == "inbox" and key not in allowed:
+            problems.append(
+                f"{where}: 'drafts' needs a maildir or imap inbox (kind {kind!r} cannot hold "
+                "drafts)"
+            )
+        elif key not in ("name", "kind", "password", "token", *allowed):
             problems.append(
                 f"{where}: unknown key {key!r} for kind {kind!r} "
                 f"(known: name, kind, {', '.join(allowed)})"
