@@ -268,6 +268,8 @@ def _since(text: str, today: date) -> date:
             raise UsageError(
                 f"--since {text[:40]!r} is not a date (YYYY-MM-DD) nor 14d / 2w"
             ) from None
-    if not 0 <= days <= MOST_SNOOZE_DAYS:
+    if days < 0:
+        raise UsageError(f"--since {text[:40]} is after today ({today})")
+    if days > MOST_SNOOZE_DAYS:
         raise UsageError(f"--since {text[:40]}: from today back a year at most")
     return today - timedelta(days=days)

@@ -427,3 +427,11 @@ def test_important_names_what_it_takes_for_a_thread_or_a_list(user: Profile, pat
     assert "would match too much" not in refused.err
     assert "important takes an address or a domain" in refused.err
     assert not user.rules_file.exists()
+
+
+def test_replay_since_a_day_after_today_says_it_is_in_the_future(user: Profile) -> None:
+    """A --since after today is refused as a day to come, not as "back a year at most"."""
+    refused = user.run("replay", "--since", "2027-01-01")
+    assert refused.code == 2, refused.err
+    assert refused.err.strip() == "error: --since 2027-01-01 is after today (2026-11-05)"
+    assert "a year at most" in user.run("replay", "--since", "400d").err
