@@ -1,5 +1,6 @@
 """`dayflow tasks export` and `dayflow tasks sync`: the task list in the files people keep;
-`tasks done` and `tasks reject`: the user's verdict on one task (a rejection is kept as a rule,
+`tasks add --from promise:KEY`: a promise of the user's made a task; `tasks done` and
+`tasks reject`: the user's verdict on one task (a rejection is kept as a rule,
 `dayflow.rules`).
 
 Options, wiring and output only; the formats are in `dayflow.taskfiles`. `dayflow tasks`
@@ -50,6 +51,32 @@ def done(ctx: typer.Context, task_id: TaskArg, db: DbOpt = None) -> None:
                 return
             task = store.tasks.mark_done(task.id)
         deps.notice(f"done: {task.id} {plain(task.title)}")
+
+
+@tasks_app.command("add")
+def add(
+    ctx: typer.Context,
+    source: Annotated[
+        str,
+        typer.Option(
+            "--from",
+            metavar="promise:KEY",
+            callback=not_empty,
+            help="One of your promises (the key the brief shows beside it), made a task.",
+        ),
+    ],
+    db: DbOpt = None,
+) -> None:
+    """Make one of your promises a task: its words, whom to and its due date kept."""
+    from dayflow.listing import plain
+    from dayflow.tools.promises import task_from_promise
+
+    deps = get_deps(ctx)
+    with handle_errors(deps):
+        with deps.store(deps.settings(db=db)) as store:
+            task, created = task_from_promise(store, source)
+        how = "added" if created else "already on your list"
+        deps.notice(f"{how}: {task.id} {plain(task.title)}")
 
 
 @tasks_app.command("reject")

@@ -95,6 +95,7 @@ class Section:
     NEEDS_ACTION = "Needs action"
     YOU_OWE = "You owe replies"
     WAITING_ON = "Waiting on others"
+    PROMISED = "You promised"
     TASKS_CREATED = "Tasks created"
     THIS_WEEK = "This week"
     ONE_THING = "One thing"
@@ -112,6 +113,7 @@ BRIEF_SECTIONS = (
     Section.NEEDS_ACTION,
     Section.YOU_OWE,
     Section.WAITING_ON,
+    Section.PROMISED,
     Section.TASKS_CREATED,
     Section.THIS_WEEK,
     Section.ONE_THING,

@@ -10,6 +10,7 @@ mail compared with day 2 says nothing changed.
 from __future__ import annotations
 
 import json
+import re
 import signal
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ pytestmark = pytest.mark.slow  # real `dayflow` processes
 DAY1, DAY2, DAY3 = "2026-11-18", "2026-11-19", "2026-11-20"
 ERIN = "Erin Wu <erin@example.net>"
 FRANK = "Frank Li <frank@example.net>"
+HANA = "Hana Sato <hana@example.net>"
+IVAN = "Ivan Petrov <ivan@example.net>"
 SINCE = ("--since", "2026-11-11")
 HEADING = "## Since yesterday"
 
@@ -55,6 +58,14 @@ def _day1(root: Path) -> dict[str, str]:
     deliver(inbox, thread_mail("frank1@x", sender=FRANK, subject="Contract draft",
                                body="Please review the contract draft by Monday 23 November.",
                                when=at(18, 9)), at(18, 9))  # fmt: skip
+    promise = thread_mail("alex5@y", sender=ALEX, to=HANA, subject="Quarterly report",
+                          body="Thanks Hana. I'll send you the quarterly report by Friday.",
+                          when=at(17, 15))  # fmt: skip
+    deliver(sent, promise, at(17, 15))
+    check = thread_mail("alex6@y", sender=ALEX, to=IVAN, subject="Lease terms",
+                        body="Good point. Let me check with legal and revert tomorrow.",
+                        when=at(18, 7))  # fmt: skip
+    deliver(sent, check, at(18, 7))
     _calendar(root / "cal.ics", STANDUP_1, REVIEW, ONE_ON_ONE)
     path = root / "config.toml"
     path.write_text(
@@ -80,6 +91,10 @@ def _day2(root: Path) -> None:
                         body="Good news: the deadline moved to Wednesday 25 November.",
                         when=at(19, 6), reply_to="frank1@x", refs="<frank1@x>")  # fmt: skip
     deliver(mail / "INBOX", later, at(19, 6))
+    kept = thread_mail("alex10@y", sender=ALEX, to=HANA, subject="Re: Quarterly report",
+                       body="Here is the quarterly report, as promised.", when=at(18, 19),
+                       reply_to="alex5@y", refs="<alex5@y>")  # fmt: skip
+    deliver(mail / "Sent", kept, at(18, 19))
     _calendar(root / "cal.ics", STANDUP_2, REVIEW, CLIENT)
 
 
@@ -89,6 +104,14 @@ def _section(text: str) -> list[str]:
         return []
     after = text.split(HEADING, 1)[1].split("\n## ", 1)[0]
     return [line for line in after.strip().splitlines() if line]
+
+
+def _promised(text: str) -> list[str]:
+    """The lines under You promised, each without its key."""
+    if "## You promised" not in text:
+        return []
+    after = text.split("## You promised", 1)[1].split("\n## ", 1)[0]
+    return [re.sub(r" \(`promise:[0-9a-f]+`\)$", "", x) for x in after.strip().splitlines()]
 
 
 def _brief(db: Path | str, day: str, env: dict[str, str], *more: str) -> Any:
@@ -125,9 +148,28 @@ DAY2_LINES = [
 ]
 
 
+DAY1_PROMISED = [
+    "- To Hana Sato: I'll send you the quarterly report by Friday, due Friday 20 November",
+    "- To Ivan Petrov: Let me check with legal and revert tomorrow, due Thursday 19 November "
+    "(implied)",
+]
+
+
 def test_two_days_say_exactly_what_changed(tmp_path: Path, store_target: Path | str) -> None:
     one, two, three = _sequence(tmp_path, store_target)
     assert HEADING not in one.out  # a first brief has nothing to compare with
+    assert _promised(one.out) == DAY1_PROMISED
+    assert _promised(two["brief"]) == DAY1_PROMISED[1:]  # Hana's report was sent
+    one_thing = two["brief"].split("## One thing", 1)[1].strip()
+    assert one_thing == (
+        "**Keep your promise to Ivan Petrov: Let me check with legal and revert tomorrow, "
+        "due today.**"
+    )
+    promised = two["followups"]["you_promised"]
+    assert [(p["with"]["address"], p["due"], p["due_kind"]) for p in promised] == [
+        ("ivan@example.net", "2026-11-19", "implied")
+    ]
+    assert promised[0]["evidence"] == "Let me check with legal and revert tomorrow."
     text = two["brief"]
     assert _section(text) == DAY2_LINES
     assert text.index("## Today") < text.index(HEADING) < text.index("## Needs action")
@@ -191,3 +233,29 @@ def test_a_resume_compares_what_it_saved_not_the_calendar_of_now(tmp_path: Path)
     assert resumed.code == 0, resumed.err
     moved = [line for line in _section(resumed.out) if line.startswith("- Moved")]
     assert moved == [DAY2_LINES[3]]
+
+
+def test_a_promise_is_a_task_only_when_the_user_adds_it(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    res = _brief(db, DAY1, env, "--format", "json")
+    before = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    assert not [t for t in before if t["idempotency_key"].startswith("promise:")]
+    ivan = next(p for p in json.loads(res.out)["followups"]["you_promised"] if "ivan" in p["id"]
+                or p["with"]["address"] == "ivan@example.net")  # fmt: skip
+    added = dayflow(db, "tasks", "add", "--from", ivan["key"], api=None, **env)
+    assert added.code == 0, added.err
+    again = dayflow(db, "tasks", "add", "--from", ivan["key"], api=None, **env)
+    assert "already on your list" in again.err
+    after = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    made = [t for t in after if t["idempotency_key"] == ivan["key"]]
+    assert [(t["title"], t["due"], t["due_kind"], t["evidence"]) for t in made] == [
+        (
+            "Let me check with legal and revert tomorrow (to Ivan Petrov)",
+            "2026-11-19",
+            "implied",
+            "Let me check with legal and revert tomorrow.",
+        )
+    ]
+    wrong = dayflow(db, "tasks", "add", "--from", "promise:0000", api=None, **env)
+    assert wrong.code != 0 and "no promise" in wrong.err

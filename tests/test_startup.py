@@ -198,7 +198,7 @@ def test_a_command_is_built_only_when_asked_for_and_a_group_without_its_subcomma
     assert group.commands == {}  # nothing built, no command module imported by this
     tasks = group.get_command(None, "tasks")
     assert list(group.commands) == ["tasks"] and tasks.commands == {}
-    assert tasks.list_commands(None) == ["done", "reject", "export", "sync"]
+    assert tasks.list_commands(None) == ["done", "add", "reject", "export", "sync"]
     assert tasks.get_command(None, "export").name == "export"
     assert list(tasks.commands) == ["export"]
     assert any(p.name == "profile" for p in tasks.commands["export"].params)

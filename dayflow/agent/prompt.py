@@ -20,6 +20,7 @@ _WORDS = {
     "h_needs": Section.heading(Section.NEEDS_ACTION),
     "h_owe": Section.heading(Section.YOU_OWE),
     "h_waiting": Section.heading(Section.WAITING_ON),
+    "h_promised": Section.heading(Section.PROMISED),
     "h_created": Section.heading(Section.TASKS_CREATED),
     "h_week": Section.heading(Section.THIS_WEEK),
     "h_one": Section.heading(Section.ONE_THING),
@@ -63,7 +64,9 @@ Work in this order:
    needs doing and by when; under each, an indented line with the quoted evidence, shortened
    to about 90 characters, and whether the due date was stated or implied), "{h_owe}" (who
    waits on a reply from the user, about what, for how many working days), "{h_waiting}"
-   (whom the user is waiting on, about what, since when), "{h_created}", "{h_week}",
+   (whom the user is waiting on, about what, since when), "{h_promised}" (read_followups'
+   you_promised: to whom, what, by when, with its key; left out when there are none; a
+   promise due today may be the one thing), "{h_created}", "{h_week}",
    "{h_one}" (the single thing to do first, in bold). A section with nothing in it says
    so in one line. In "{one}", a reply owed for several working days outweighs a request
    that is not due yet; what is due today, overdue or urgent comes first. Never call the day

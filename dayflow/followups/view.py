@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from dayflow.followups.promises import Promise, promises
 from dayflow.followups.rules import FollowupItem, answered, bulk, decide
 from dayflow.followups.threads import Record, Thread, build_threads
 from dayflow.models import FOLLOWUP_DAYS, WAITING_AFTER_DAYS
@@ -42,6 +43,8 @@ class Followups:
     # The mail keys of messages that say they are from the user but came from outside
     # (`ThreadMessage.outside`): not the user's note, never ranked above real requests.
     not_yours: tuple[str, ...] = ()
+    # What the user promised in their sent mail and has not delivered (issue 35 part 3).
+    promised: tuple[Promise, ...] = ()
 
     def threads_with(self, addresses: Iterable[str]) -> list[Thread]:
         """The threads any of `addresses` took part in, newest first."""
@@ -79,6 +82,8 @@ class Followups:
                 out[name] = list(keys[:MAX_KEYS])
             if len(keys) > MAX_KEYS:
                 out[name + "_more"] = len(keys) - MAX_KEYS
+        if self.promised:
+            out["you_promised"] = [p.to_json(tz) for p in self.promised]
         if self.failures:
             out["unavailable"] = [{"source": n, "reason": why} for n, why in self.failures]
         return out
@@ -119,7 +124,7 @@ def build_followups(
     waiting.sort(key=order)
     return Followups(
         tuple(threads), tuple(owed), tuple(waiting), since, me, tuple(failures),
-        **_no_requests(threads, me),
+        **_no_requests(threads, me), promised=tuple(promises(threads, me, tz)),
     )  # fmt: skip
 
 

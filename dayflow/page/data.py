@@ -161,6 +161,7 @@ def page_of(
         Section.NEEDS_ACTION: reads.needs(day),
         Section.YOU_OWE: reads.followups("you_owe", day),
         Section.WAITING_ON: reads.followups("waiting_on", day),
+        Section.PROMISED: None,
         Section.TASKS_CREATED: reads.created(),
         Section.THIS_WEEK: reads.week(day),
         Section.ONE_THING: None,
@@ -169,6 +170,8 @@ def page_of(
     for name in BRIEF_SECTIONS:
         if name == Section.SINCE and not reads.compared:
             continue  # a first brief (or one that never compared): no such section
+        if name == Section.PROMISED and not reads.promised:
+            continue  # no promise open: no such section
         lines, empty = parts[name], _EMPTY[name]
         if lines is None:  # no read stands for it: the model's own lines
             written = written_lines(text, name)
@@ -194,6 +197,7 @@ _EMPTY = {
     Section.NEEDS_ACTION: "Nothing in the inbox needs you right now.",
     Section.YOU_OWE: "No reply owed.",
     Section.WAITING_ON: "Nobody owes you a reply.",
+    Section.PROMISED: "No promise open.",
     Section.TASKS_CREATED: "None.",
     Section.THIS_WEEK: "Nothing else on the calendar.",
     Section.ONE_THING: "Nothing said.",
@@ -242,6 +246,8 @@ class _Reads:
         since = latest_result(conversation, "read_since")
         # Compared with an earlier brief (read_since, issue 35): its lines are the model's.
         self.compared = isinstance(since, dict) and isinstance(since.get("previous"), dict)
+        follow = latest_result(conversation, "read_followups")
+        self.promised = isinstance(follow, dict) and bool(follow.get("you_promised"))
         self.filed = self._filed()
         self.by_subject: dict[tuple[str, str], str] = {}
         for item_id in self.mail:

@@ -21,6 +21,7 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from dayflow import meetings
+from dayflow.followups.promises import date_in
 from dayflow.followups.rules import own_words
 from dayflow.models import Message
 from dayflow.shown import calls_in
@@ -202,19 +203,12 @@ def read_since(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     return out
 
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-           "september", "october", "november", "december")  # fmt: skip
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _DUE = re.compile(r"\b(?:deadline|due)\b", re.IGNORECASE)
 _MOVE = re.compile(
     r"\b(?:moved|pushed|postponed|extended|shifted|changed|delayed|is now|now due)\b",
     re.IGNORECASE,
 )
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + "|".join(_MONTHS) + r")\b", re.I)
-_MONTH_DAY = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I)
-_WEEKDAY = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
 
 
 def moved_to(text: str, sent: date) -> tuple[date, str] | None:
@@ -224,29 +218,9 @@ def moved_to(text: str, sent: date) -> tuple[date, str] | None:
         sentence = found.group(0).strip()
         if not (_DUE.search(sentence) and _MOVE.search(sentence)):
             continue
-        day = _date_in(sentence, sent)
+        day = date_in(sentence, sent)
         if day is not None:
             return day, sentence
-    return None
-
-
-def _date_in(sentence: str, sent: date) -> date | None:
-    iso = _ISO.search(sentence)
-    try:
-        if iso:
-            return date(int(iso[1]), int(iso[2]), int(iso[3]))
-        dm = _DAY_MONTH.search(sentence)
-        md = _MONTH_DAY.search(sentence)
-        if dm or md:
-            day, month = (int(dm[1]), dm[2]) if dm else (int(md[2]), md[1])  # type: ignore[index]
-            found = date(sent.year, _MONTHS.index(month.lower()) + 1, day)
-            return found if found >= sent else found.replace(year=sent.year + 1)
-    except ValueError:
-        return None
-    weekday = _WEEKDAY.search(sentence)
-    if weekday:
-        ahead = (_WEEKDAYS.index(weekday[1].lower()) - sent.weekday() - 1) % 7 + 1
-        return sent + timedelta(days=ahead)
     return None
 
 

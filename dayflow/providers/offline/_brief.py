@@ -28,6 +28,7 @@ from dayflow.providers.offline._followups import (
     weighs_more,
 )
 from dayflow.providers.offline._meetings import conflict_lines, event_mark, prep_lines
+from dayflow.providers.offline._promises import due_promise
 from dayflow.providers.offline._reading import (
     DAYS,
     MONTHS,
@@ -140,7 +141,9 @@ def write_brief(
         calendar="the calendar" if cal.today_error or cal.week_error or not cal.read else None,
         calendars=[n for n, _ in cal.unread],
     )
-    one = _one_thing(mail.needs, cal.today, today, unread, owed)
+    follow = named(calls, "read_followups")
+    result = follow[-1].result if follow and isinstance(follow[-1].result, dict) else {}
+    one = _one_thing(mail.needs, cal.today, today, unread, owed, due_promise(result, today))
     lines += ["", Section.heading(Section.ONE_THING), one]
     return "\n".join(lines).replace("\n\n\n", "\n\n").strip() + "\n"
 
@@ -447,6 +450,7 @@ def _one_thing(
     today: dt.date | None,
     unread: list[str],
     owed: Owed | None = None,
+    promise: str | None = None,
 ) -> str:
     # A request whose sender is not who it says is never the One thing.
     needs = [n for n in needs if not n.unverified]
@@ -459,6 +463,8 @@ def _one_thing(
         owed = None
     elif owed is not None and owed.important and not (needs and needs[0].important):
         needs = []
+    if promise is not None and not pressing:  # a promise of the user's, due today or before
+        return promise
     if owed is not None and (not needs or weighs_more(owed, pressing)):
         return owed.one_thing()
     if needs:

@@ -27,6 +27,7 @@ from typing import Any
 
 from dayflow.models import Section
 from dayflow.providers.offline._conversation import Call, named
+from dayflow.providers.offline._promises import promise_lines
 from dayflow.providers.offline._reading import DAYS, MONTHS, Action, parse_time
 
 FOLLOWUPS = "read_followups"
@@ -148,6 +149,7 @@ def followup_sections(calls: list[Call]) -> tuple[list[str], Owed | None]:
     if not waiting:
         lines.append("- _Not known either (see above)._" if blocked else EMPTY_WAITING)
     lines += _left_out(result, "waiting_on")
+    lines += promise_lines(result)
     oldest = None
     if owed:
         age = owed[0].get("age_days")
