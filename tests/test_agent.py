@@ -17,6 +17,8 @@ from dayflow.agent import (
     start_run,
     totals_from_steps,
 )
+from dayflow.agent.driver import MIN_OUTPUT_TOKENS
+from dayflow.agent.prompt import user_message
 from dayflow.errors import ModelError, SimulatedCrash
 from dayflow.models import (
     DEFAULT_TASK_CAP,
@@ -29,6 +31,7 @@ from dayflow.models import (
     Run,
     RunSettings,
     Usage,
+    estimate_tokens,
 )
 from dayflow.store import Store, open_store
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN, definitions
@@ -282,13 +285,16 @@ def test_max_steps_stops_the_run_and_resume_with_more_finishes_it(store: Store) 
 
 def test_budget_stops_before_a_call_that_would_pass_it(store: Store) -> None:
     model = ScriptedModel(seed_turns())
-    # The first request (the system prompt and the tools) is about 2,950 tokens: room for it,
-    # not for a second.
-    opts = BriefOptions(brief_date=date(2026, 11, 5), limits=Limits(budget=3400))
+    # Room for the first request (the system prompt, the tools, the first turn) and a short
+    # answer, not for a second call: counted from the prompt, so a longer prompt keeps it so.
+    day = date(2026, 11, 5)
+    first = estimate_tokens([SYSTEM_PROMPT, definitions(), [user_message(day, "UTC")]])
+    budget = first + MIN_OUTPUT_TOKENS + 100
+    opts = BriefOptions(brief_date=day, limits=Limits(budget=budget))
     result = start_run(Loop(store, model), opts)
     assert result.run.status == STOPPED
-    assert "--budget 3400" in (result.run.reason or "")
-    assert result.run.usage.total <= 3400
+    assert f"--budget {budget}" in (result.run.reason or "")
+    assert result.run.usage.total <= budget
     assert model.calls == 1
 
 
