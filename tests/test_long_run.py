@@ -293,7 +293,8 @@ def test_turn_by_turn_shape_of_the_large_run() -> None:
     responses, _ = _drive(FakeTools())
     assert len(responses) >= 30
     first = [(b["name"], b["input"]) for b in _uses(responses[0])]
-    assert first[0] == ("read_inbox", {"limit": 50}) and len(first) == 6
+    assert first[0] == ("read_inbox", {"limit": 50}) and len(first) == 7
+    assert first[-1][0] == "read_since"  # what changed since the last brief (issue 35)
     listings = [b["input"] for r in responses for b in _uses(r, "read_inbox")]
     assert listings[0] == {"limit": 50}  # listed once: later pages only by their cursor
     assert all(a.get("cursor") for a in listings[1:])

@@ -251,8 +251,10 @@ def _path_params() -> set[str]:
             )
             if pathy and name not in NOT_PATHS:
                 found.add(name)
-        for sub, each in getattr(command, "commands", {}).items():
-            walk(each, [*path, sub])
+        if hasattr(command, "list_commands"):  # a group: its commands are built when asked for
+            ctx = typer.Context(command)
+            for sub in command.list_commands(ctx):
+                walk(command.get_command(ctx, sub), [*path, sub])
 
     walk(typer.main.get_command(app), [])
     return found

@@ -126,10 +126,12 @@ def test_read_prep_takes_no_arguments_and_reads_a_server_only_when_one_is_config
     assert tools.reads_network("read_prep", env) is False
 
 
-def test_read_prep_is_a_read_offered_last() -> None:
-    """Last of what every run is offered (a run with drafts on adds draft_reply after it), so
-    an older run's tool list is the head of today's."""
+def test_read_prep_is_a_read_offered_after_the_tools_before_it() -> None:
+    """The order is part of every request: tools added since (draft_reply, read_since,
+    move_due) come after read_prep, so an older run's tool list is the head of today's."""
+    before = ["read_inbox", "read_message", "read_calendar", "read_tasks", "create_task"]
+    assert list(tools.TOOLS)[:7] == [*before, "read_followups", "read_prep"]
+    assert not tools.TOOLS["read_prep"].effect
     offered = [d["name"] for d in tools.definitions()]
-    assert offered[-1] == "read_prep" and not tools.TOOLS["read_prep"].effect
-    with_drafts = [d["name"] for d in tools.definitions(drafts=True)]
-    assert with_drafts == [*offered, "draft_reply"]
+    assert "draft_reply" not in offered and offered[:7] == list(tools.TOOLS)[:7]
+    assert [d["name"] for d in tools.definitions(drafts=True)] == list(tools.TOOLS)

@@ -77,6 +77,10 @@ def _envish(node: ast.AST) -> bool:
         return "env" in node.attr.lower()
     if isinstance(node, ast.BoolOp):  # `settings.env or os.environ`
         return any(_envish(v) for v in node.values)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+        called = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+        if called == "process":  # dayflow.app.environ.process(): the process's environment
+            return True
     return isinstance(node, ast.Call) and any(_envish(a) for a in node.args)  # dict(os.environ)
 
 
