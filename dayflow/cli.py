@@ -163,6 +163,7 @@ COMMAND_MODULES = {
     "cli_rules": ("mute", "important", "snooze", "rules", "replay"),
     "cli_manual": ("completion", "man"),
     "cli_why": ("why",),
+    "cli_view": ("view",),
 }
 
 

@@ -69,7 +69,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "what happens on a day",
         ("briefing", "batching", "fleet", "history", "why", "schedule_render", "schedule"),
     ),
-    ("what is shown", ("timeline", "listing", "render")),
+    ("what is shown", ("timeline", "listing", "render", "view")),
     ("the application", ("app",)),
     (
         "the CLI",
@@ -89,6 +89,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "cli_mcp",
             "cli_manual",
             "cli_why",
+            "cli_view",
             "cli",
             "__main__",
         ),

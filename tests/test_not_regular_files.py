@@ -203,6 +203,8 @@ COMMAND_PATHS: dict[str, Case] = {
     "tasks reject config": _args("tasks", "reject", "t_nonexistent", "--config", "{odd}"),
     "tasks reject db": _args("tasks", "reject", "t_nonexistent", "--db", "{odd}"),
     "why db": _args("why", "t_nonexistent", "--db", "{odd}"),
+    "view config": _args("view", "--config", "{odd}"),
+    "view db": _args("view", "--db", "{odd}"),
 }
 # Paths named in the environment or in the config file, for each command that reads them.
 OTHER_PATHS: dict[str, Case] = {
