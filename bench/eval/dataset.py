@@ -16,8 +16,9 @@ third round: now a tuning split too, its first scoring kept in RESULTS.md) and `
 (written by a third author, scored once after the rules were frozen, then studied and tuned
 on in issue 23's fourth round, its first scoring kept in RESULTS.md), `blind4/` and
 `blind5/` (a fourth and a fifth author's, each scored once on the fourth round's frozen rules,
-then tuned on in the fifth) and `blind6/` (a sixth author's, scored once on the fifth round's
-frozen rules). `load()` never reads them; only `load_held(name)` does, and the scorer runs
+then tuned on in the fifth), `blind6/` (a sixth author's, scored once on the fifth round's
+frozen rules) and `blind7/` (a seventh author's, with issue 34's precision classes mixed into a
+whole morning). `load()` never reads them; only `load_held(name)` does, and the scorer runs
 each as a morning of its own, so none is mixed into the set's figures.
 """
 
@@ -41,6 +42,7 @@ BLIND3_DIR = ROOT / "blind3"
 BLIND4_DIR = ROOT / "blind4"
 BLIND5_DIR = ROOT / "blind5"
 BLIND6_DIR = ROOT / "blind6"
+BLIND7_DIR = ROOT / "blind7"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -70,7 +72,8 @@ INBOX_FIELDS = (
     "thread_id",
 )  # fmt: skip
 SPLITS = (
-    "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "precision",
+    "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
+    "precision",
 )  # fmt: skip
 
 
@@ -152,6 +155,18 @@ HELD_OUT = (
         "the scorer's agreement function (`blind6/README.md`), while the fifth round's rules "
         "were being written; scored once, on those rules frozen (`72cab21`). A morning of its "
         "own (same date, timezone and calendar).",
+    ),
+    HeldOut(
+        "blind7",
+        BLIND7_DIR,
+        "Seventh blind split (`bench/eval/blind7/`, issue 34, not yet scored)",
+        "Written by a seventh author (helper session `hblind`) who did not open the offline "
+        "model's rules, the tools, the followups, the tests, RESULTS.md or any other split's "
+        "messages, from GUIDE.md, dataset.py and issue 34 alone (`blind7/README.md`); a whole "
+        "morning with issue 34's hard classes mixed in (broadcast imperatives, confidentiality, "
+        "the sender's own promise, asks to others with the reader in Cc, several asks, relative "
+        "and body-only dates across the month end). A morning of its own (same date, timezone "
+        "and calendar).",
     ),
     HeldOut(
         "precision",
