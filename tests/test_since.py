@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from dayflow.providers.offline import OfflineModel
+from tests.fakeapi import FakeAPI, responder_from_client
 from tests.mailkit import deliver, thread_mail
 from tests.test_crash import dayflow
 from tests.test_sent_mail import ALEX, BOB, DAN, at, week
@@ -198,9 +200,9 @@ POINTS = [("between_tools", 1), ("after_tools", 1), ("after_pending", 1), ("afte
 
 @pytest.mark.parametrize(("point", "step"), POINTS, ids=[f"{p}-{s}" for p, s in POINTS])
 def test_a_kill_at_each_write_of_the_compared_state_resumes_to_the_same_lines(
-    tmp_path: Path, point: str, step: int
+    tmp_path: Path, store_target: Path | str, point: str, step: int
 ) -> None:
-    db = tmp_path / "d.db"
+    db = store_target
     env = _day1(tmp_path)
     _brief(db, DAY1, env)
     tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
@@ -259,3 +261,30 @@ def test_a_promise_is_a_task_only_when_the_user_adds_it(tmp_path: Path) -> None:
     ]
     wrong = dayflow(db, "tasks", "add", "--from", "promise:0000", api=None, **env)
     assert wrong.code != 0 and "no promise" in wrong.err
+
+
+def test_on_claudes_wire_the_tools_and_the_section_are_the_same(tmp_path: Path) -> None:
+    """The real SDK against the loopback API (which checks each request's tools and blocks):
+    read_since and move_due as Claude is offered them, the same lines on day 2."""
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    with FakeAPI(responder=responder_from_client(OfflineModel())) as api:
+        one = dayflow(db, "brief", "--date", DAY1, *SINCE, api=api, **env)
+        assert one.code == 0, one.err
+        tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+        slides = next(t for t in tasks if "slides" in t["title"].lower())
+        assert dayflow(db, "tasks", "done", slides["id"], api=None, **env).code == 0
+        _day2(tmp_path)
+        two = dayflow(db, "brief", "--date", DAY2, *SINCE, api=api, **env)
+        assert two.code == 0, two.err
+        offered = {t["name"] for t in json.loads(api.message_requests[-1].body)["tools"]}
+        page = dayflow(db, "brief", "--date", DAY3, *SINCE, "--format", "html", api=api, **env)
+        assert page.code == 0, page.err
+    assert {"read_since", "move_due"} <= offered
+    assert _section(two.out) == DAY2_LINES
+    # The page has both sections, after Today and after Waiting on others.
+    html = page.out
+    assert "Since yesterday" in html and "Nothing changed since your brief of Thursday" in html
+    assert html.index("Today") < html.index("Since yesterday") < html.index("Needs action")
+    assert html.index("Waiting on others") < html.index("You promised")
+    assert "Let me check with legal and revert tomorrow" in html
