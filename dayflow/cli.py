@@ -50,6 +50,35 @@ class _Group(typer.core.TyperGroup):
         command = self.commands.get(cmd_name)
         return None if command is None else with_profile(command)
 
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """Typer's list of commands, the app's unbuilt ones summed up from `SUMMARIES` (a
+        command group builds its subcommands to list them, as Typer does)."""
+        if type(self) is _Subgroup:
+            return super().format_commands(ctx, formatter)
+        from gettext import gettext
+
+        from typer._click.utils import make_default_short_help
+
+        rows: list[tuple[str, Any]] = []
+        for name in self.list_commands(ctx):
+            summary = None if name in self.commands else SUMMARIES.get(name)
+            command = self.get_command(ctx, name) if summary is None else None
+            if summary is not None or (command is not None and not command.hidden):
+                rows.append((name, summary if summary is not None else command))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            helps = [
+                (
+                    n,
+                    make_default_short_help(h, limit)
+                    if isinstance(h, str)
+                    else h.get_short_help_str(limit),
+                )
+                for n, h in rows
+            ]
+            with formatter.section(gettext("Commands")):
+                formatter.write_dl(helps)
+
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         """Typer's, its "Did you mean" drawn from every command, built or not."""
         try:
@@ -164,6 +193,79 @@ COMMAND_MODULES = {
     "cli_manual": ("completion", "man"),
     "cli_why": ("why",),
     "cli_view": ("view",),
+}
+
+
+# What `dayflow --help` says of each command: the first sentence of its help (all Click's
+# short help reads of it), so `--help` lists the commands without importing their modules or
+# building them (that was most of its start-up: issue 33). A command not here is built to ask;
+# tests/test_startup.py keeps every entry equal to the command's own help.
+SUMMARIES = {
+    "brief": "Read the inbox, calendar and tasks, create the tasks found, and print the brief.",
+    "resume": (
+        "Continue an interrupted, failed or stopped run from its last committed step, with the "
+        "model, provider and server it was started with."
+    ),
+    "runs": "List runs, newest first.",
+    "show": "Show one run: its header, steps, event log and brief.",
+    "trace": "Export a run's event log (JSON lines or CSV), or draw its timeline as a PNG.",
+    "fork": (
+        "Start a new run from the first N steps of RUN and continue it (maybe with another model)."
+    ),
+    "gc": "Prune old finished runs to tombstones and reclaim the space (VACUUM).",
+    "doctor": (
+        "Check the database: integrity, schema, run totals, tool results, leases, permissions; "
+        "or, with --model [NAME], whether the configured model (or NAME) can write a brief."
+    ),
+    "migrate": (
+        "Copy every run, step, saved effect, task, event and compaction to TARGET, verbatim."
+    ),
+    "tasks": (
+        "List the tasks the agent created (open ones unless --all), or mark one done; `tasks "
+        "export` and `tasks sync` keep them in your notes."
+    ),
+    "schedule": (
+        "Run `dayflow brief --ensure-today` every morning: a systemd user timer, a crontab entry "
+        "or a launchd agent."
+    ),
+    "init": "Write a commented starter config file (never overwrites one).",
+    "sources": "The configured mail and calendar sources: list them, or `check` them.",
+    "profiles": (
+        "The people a fleet briefs: one profile each, with its own runs and tasks (`--profile "
+        "NAME` on any command)."
+    ),
+    "worker": (
+        "Take the profiles' briefs from the queue when they are due (each at its local time) and "
+        "write them; run as many workers, on as many machines, as you like."
+    ),
+    "fleet": "The fleet's briefs: queue a day's briefs now, or see where each one is.",
+    "mcp": (
+        "MCP: other servers' tools in the brief ([mcp_servers.NAME] in the config file), and "
+        "`serve`, Dayflow's briefs and tasks for an MCP client."
+    ),
+    "mute": (
+        "Never a task, never a reply owed or awaited, from this sender, domain, list or thread."
+    ),
+    "important": (
+        "Mail from this sender or domain comes first in its section, and One thing prefers it."
+    ),
+    "snooze": (
+        "Leave a task, an owed reply or a wait out of the brief until a day; it is back that day."
+    ),
+    "rules": (
+        "List the rules in force and where each came from (the command, the date, the item it was"
+        " made on); each entry of rules.toml that is wrong is one line on stderr."
+    ),
+    "replay": (
+        "Read the saved mornings again with today's rules and print what would change: try a rule"
+        " before living with it."
+    ),
+    "completion": "Print the shell completion script for SHELL, or install it with --install.",
+    "man": "Print the manual page of COMMAND (roff, for `man -l -`), or the CLI reference.",
+    "why": "Say why a task is on the list, or why a message got no task.",
+    "view": (
+        "Show the briefs, their evidence, runs and tasks in a browser, with buttons to correct."
+    ),
 }
 
 

@@ -76,7 +76,7 @@ FORBIDDEN_FOR_HELP = (
     "dataclasses",
     "json",
 )
-# A command imports only its own command module (`--help` imports them all).
+# A command imports only its own command module (`--help` imports none).
 FORBIDDEN_FOR_COMMANDS = (
     "dayflow.cli_brief",
     "dayflow.app.cases",
@@ -126,6 +126,11 @@ def test_the_start_up_paths_import_only_what_they_print(sqlite_path: Path, args:
     assert _hits(loaded, FORBIDDEN) == []
     if args[0] == "--help":
         assert _hits(loaded, FORBIDDEN_FOR_HELP) == []
+        # and no command module: the commands are listed from `cli.SUMMARIES`, none built
+        assert sorted(m for m in loaded if m.startswith("dayflow.cli_")) == [
+            "dayflow.cli_base",
+            "dayflow.cli_console",
+        ]
     else:
         assert _hits(loaded, FORBIDDEN_FOR_COMMANDS) == []
         assert ("dayflow.cli_tasks" in loaded) == (args[0] == "tasks")
@@ -144,6 +149,8 @@ def test_the_start_up_paths_import_only_what_they_print(sqlite_path: Path, args:
         ["show", "zz"],
         ["gc", "--keep", "1", "--dry-run"],
         ["runs", "--help"],
+        ["--help"],
+        [],
         ["--version"],
         ["nonsense"],
         ["trace", "--help"],
@@ -223,3 +230,24 @@ def test_command_modules_names_what_each_module_adds() -> None:
         assert names == set(added), module
     every = [n for names in cli.COMMAND_MODULES.values() for n in names]
     assert get_command(cli.app).list_commands(None) == every  # type: ignore[attr-defined]
+
+
+def test_help_sums_up_each_command_as_its_own_help_does_without_building_it() -> None:
+    """`--help` lists the commands from `cli.SUMMARIES`, not by importing their modules: each
+    entry is the first sentence of the command's help (all Click's short help reads of it),
+    and every command has one."""
+    from typer.main import get_command
+
+    from dayflow import cli
+
+    whole: Any = get_command(cli.app)
+    whole.whole()
+    expected = {}
+    for name in whole.list_commands(None):
+        words = whole.commands[name].help.split("\n\n")[0].split()
+        end = next((i for i, w in enumerate(words) if w.endswith(".")), len(words) - 1)
+        expected[name] = " ".join(words[: end + 1])
+        assert not whole.commands[name].hidden and not whole.commands[name].short_help, name
+    wrong = {n: s for n, s in expected.items() if cli.SUMMARIES.get(n) != s}
+    assert wrong == {}, "cli.SUMMARIES: set these entries to these values"
+    assert set(cli.SUMMARIES) == set(expected), "cli.SUMMARIES: a command that is no more"
