@@ -1,0 +1,110 @@
+"""The user's promises in their sent mail (`dayflow.followups.promises`) and a moved deadline's
+date (`dayflow.tools.since.moved_to`): pure over threads and text."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+import pytest
+
+from dayflow.followups.promises import date_in, promises
+from dayflow.followups.threads import Thread, ThreadMessage
+from dayflow.sources.me import parse_me
+from dayflow.tools.since import moved_to
+
+ME = parse_me(["alex@example.org"])
+UTC = dt.UTC
+WED = dt.datetime(2026, 11, 18, 9, 0, tzinfo=UTC)
+
+
+def _msg(text: str, *, mine: bool = True, at: dt.datetime = WED, n: int = 1) -> ThreadMessage:
+    me, them = ("Alex", "alex@example.org"), ("Hana Sato", "hana@example.net")
+    sender, to = (me, them) if mine else (them, me)
+    return ThreadMessage(
+        f"k{n}", f"m{n}", "Report", at, sender[0], sender[1], (to,), (), mine, False, False,
+        text, ("work",),
+    )  # fmt: skip
+
+
+def _open(*messages: ThreadMessage) -> list[tuple[str, str | None, str]]:
+    """(what, due, due_kind) of each open promise of one thread (`messages` oldest first)."""
+    newest = tuple(reversed(messages))
+    thread = Thread("thread:t", "Report", newest[0].received_at, newest, frozenset(), ("work",))
+    return [(p.what, p.due, p.due_kind) for p in promises([thread], ME, UTC)]
+
+
+@pytest.mark.parametrize(
+    ("text", "what", "due", "kind"),
+    [
+        ("I'll send you the report by Friday.", "I'll send you the report by Friday",
+         "2026-11-20", "stated"),
+        ("I will get back to you by 25 November.", "I will get back to you by 25 November",
+         "2026-11-25", "stated"),
+        ("Let me check and revert tomorrow.", "Let me check and revert tomorrow",
+         "2026-11-19", "implied"),
+        ("Ich schicke Ihnen den Bericht morgen.", "Ich schicke Ihnen den Bericht morgen",
+         "2026-11-19", "implied"),
+        ("Je vous enverrai le rapport demain.", "Je vous enverrai le rapport demain",
+         "2026-11-19", "implied"),
+        ("Te envío el informe mañana.", "Te envío el informe mañana", "2026-11-19", "implied"),
+        ("I'll share the deck soon.", "I'll share the deck soon", None, "none"),
+    ],
+)  # fmt: skip
+def test_a_promise_in_each_language_with_its_due_date(
+    text: str, what: str, due: str | None, kind: str
+) -> None:
+    assert _open(_msg(f"Thanks. {text}")) == [(what, due, kind)]
+
+
+def test_a_question_a_request_and_others_words_are_no_promise() -> None:
+    assert _open(_msg("Shall I send you the report?")) == []
+    assert _open(_msg("Could you send me the report?")) == []
+    assert _open(_msg("I'll send you the report by Friday.", mine=False)) == []
+    # What the user quotes is not what they say now.
+    assert _open(_msg("Sure.\n> I'll send you the report by Friday.")) == []
+
+
+def test_a_delivery_or_a_no_longer_needed_keeps_it() -> None:
+    promise = _msg("I'll send you the report by Friday.")
+    later = WED + dt.timedelta(hours=5)
+    assert _open(promise, _msg("Here is the report, as promised.", at=later, n=2)) == []
+    assert _open(promise, _msg("Anbei der Bericht.", at=later, n=2)) == []
+    assert _open(promise, _msg("Never mind, no longer needed.", mine=False, at=later, n=2)) == []
+    # The other's thanks or a note of the user's that delivers nothing keeps it open.
+    assert len(_open(promise, _msg("Thanks!", mine=False, at=later, n=2))) == 1
+    assert len(_open(promise, _msg("Still working on it.", at=later, n=2))) == 1
+
+
+def test_a_note_to_self_is_no_promise() -> None:
+    note = ThreadMessage(
+        "k1", "m1", "Note", WED, "Alex", "alex@example.org", (("Alex", "alex@example.org"),), (),
+        True, False, False, "I'll send the report by Friday.", ("work",),
+    )  # fmt: skip
+    thread = Thread("thread:t", "Note", WED, (note,), frozenset(), ("work",))
+    assert promises([thread], ME, UTC) == []
+
+
+def test_a_huge_sent_message_is_read_in_linear_time() -> None:
+    text = ("I will " * 20_000) + "x" + ("word " * 100_000)
+    start = time.perf_counter()
+    _open(_msg(text))
+    assert time.perf_counter() - start < 5
+
+
+def test_a_moved_deadline_and_its_date() -> None:
+    sent = dt.date(2026, 11, 19)
+    said = "Good news: the deadline moved to Wednesday 25 November."
+    assert moved_to(f"Hi.\n{said}\nBest", sent) == (dt.date(2026, 11, 25), said)
+    assert moved_to("The due date is now 2026-12-01.", sent) == (
+        dt.date(2026, 12, 1),
+        "The due date is now 2026-12-01.",
+    )
+    assert moved_to("We postponed the deadline to Friday.", sent) == (
+        dt.date(2026, 11, 20),
+        "We postponed the deadline to Friday.",
+    )
+    assert moved_to("The meeting moved to Friday.", sent) is None  # no deadline named
+    assert moved_to("The deadline is Friday.", sent) is None  # nothing moved
+    assert date_in("by 3 January", sent) == dt.date(2027, 1, 3)  # past this year: next year
+    assert date_in("by 31 February", sent) is None
