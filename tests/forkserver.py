@@ -120,6 +120,12 @@ def serve(path: str) -> socket.socket:
             conn.setblocking(True)
             return conn
         conn.close()
+    # Its process is gone without stopping it (an xdist worker may end by os._exit): the
+    # server removes its own directory.
+    import shutil
+
+    listener.close()
+    shutil.rmtree(os.path.dirname(path), ignore_errors=True)
     sys.exit(0)
 
 
@@ -246,13 +252,15 @@ def _start() -> str | None:
                     cwd=root,
                 )
             _socket = path
-            atexit.register(_stop, root)
+            atexit.register(_stop, root, os.getpid())
         return _socket
 
 
-def _stop(root: Path) -> None:
+def _stop(root: Path, owner: int) -> None:
     import shutil
 
+    if os.getpid() != owner:  # a forked copy of the process that started it exits
+        return
     if _server is not None and _server.poll() is None:
         _server.kill()
         _server.wait()
