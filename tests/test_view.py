@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.test_page import _hostile_run, parse
-from tests.test_rules_cli import INBOX1, Profile
+from tests.test_rules_cli import INBOX1, INBOX2, Profile
 
 pytestmark = pytest.mark.slow
 
@@ -140,7 +140,7 @@ def test_every_request_without_the_token_or_for_another_host_is_refused(
     assert rebound[0] == 403
     status, page, headers = view.ask("GET", f"/?token={view.token}")
     assert status == 200 and "Review capacity report 2026-11-06" in page
-    assert headers["referrer-policy"] == "no-referrer"
+    assert headers["referrer-policy"] == "same-origin"  # never sent to another site
     assert headers["content-security-policy"].startswith("default-src 'none'")
     assert "frame-ancestors 'none'" in headers["content-security-policy"]
     assert "set-cookie" not in headers  # the token never travels in a cookie
@@ -237,9 +237,25 @@ def test_a_run_page_draws_its_timeline_as_svg_and_lists_its_steps(
     page = view.get(f"/runs/{run}")
     svg = page[page.index("<svg") : page.index("</svg>") + 6]
     traced = [json.loads(line) for line in user.run("trace", run).out.splitlines()]
-    assert svg.count('<circle class="event"') == len(traced) > 0
+    assert svg.count('<circle class="event') == len(traced) > 0
     assert "run_finished" in svg and "run_started" in svg
+    assert ">step committed</text>" in svg and ">run finished</text>" in svg  # the legend
+    assert "stroke-dasharray" not in svg  # one process, never restarted
     assert page.count("<tr><td>") == len([e for e in traced if e["kind"] == "step_committed"])
+
+
+def test_a_resumed_runs_timeline_marks_the_restart(user: Profile) -> None:
+    crashed = user.brief("2026-11-06", INBOX2, "--crash-after", "1")
+    assert crashed.code == 70, crashed.err
+    assert user.run("resume", clock="2026-11-06T07:30:00+00:00").code == 0
+    view = start_view(_env(user))
+    try:
+        (run,) = set(re.findall(r'href="/runs/([0-9a-f]+)\?', view.get("/days/2026-11-06")))
+        page = view.get(f"/runs/{run}")
+    finally:
+        view.stop()
+    svg = page[page.index("<svg") : page.index("</svg>")]
+    assert svg.count("stroke-dasharray") == 1 and ">run resumed</text>" in svg
 
 
 def test_past_days_and_why_pages(view: View, user: Profile) -> None:

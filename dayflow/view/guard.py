@@ -4,7 +4,8 @@ names (no DNS rebinding), and for a write its CSRF token and its Origin.
 Why the token travels in every URL and never in a cookie: cookies ignore ports, so a cookie
 set by the view on 127.0.0.1:8001 would be sent to whatever else listens on 127.0.0.1, and
 another loopback port is the same *site* (SameSite does not help). Pages carry the token in
-their links and forms, and say `Referrer-Policy: no-referrer`, so no link out leaks it.
+their links and forms, and say `Referrer-Policy: same-origin`, so no link out leaks it (not
+`no-referrer`: under it Chromium sends `Origin: null` with the view's own forms).
 """
 
 from __future__ import annotations

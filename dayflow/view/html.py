@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 _CSS = """
 nav{max-width:46rem;margin:0 auto;padding:.6rem 1rem;display:flex;flex-wrap:wrap;gap:.4rem 1rem;\
 border-bottom:1px solid #d0d7de}
-main{max-width:64rem;margin:0 auto;padding:0 1rem 2rem}
+main{max-width:46rem;margin:0 auto;padding:0 1rem 2rem}
 main>article{padding-left:0;padding-right:0}
 .said{background:#dafbe1;color:#116329;padding:.5rem .8rem;border-radius:6px;margin:1rem 0}
 .task{border:1px solid #d0d7de;border-radius:6px;padding:.6rem .8rem;margin:.6rem 0}
@@ -31,10 +31,11 @@ form{display:inline-block;margin:.3rem .4rem 0 0}
 button,select{font:inherit;font-size:.9rem;padding:.25rem .6rem;border-radius:6px;\
 border:1px solid #d0d7de;background:#f6f8fa;color:#1f2328}
 pre{white-space:pre-wrap;background:#f6f8fa;padding:.8rem;border-radius:6px;font-size:.9rem}
-table{border-collapse:collapse;width:100%;font-size:.9rem}
+table{border-collapse:collapse;width:100%;font-size:.9rem;overflow-wrap:normal}
 td,th{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #d0d7de;vertical-align:top}
 .scroll{overflow-x:auto}
 svg{width:100%;height:auto;display:block}
+.timeline svg{min-width:640px}
 svg text{font:11px system-ui,sans-serif;fill:#59636e}
 svg .lane{stroke:#d0d7de}
 .readonly{color:#59636e}
@@ -45,6 +46,7 @@ button,select{background:#212830;color:#e6edf3;border-color:#3d444d}
 pre{background:#151b23}
 svg text{fill:#9198a1}
 svg .lane{stroke:#3d444d}
+svg .ink{fill:#e6edf3;stroke:#e6edf3}
 }"""
 
 _TEMPLATE = """\
@@ -87,7 +89,7 @@ _TEMPLATE = """\
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <meta name="color-scheme" content="light dark">
 <title>{{ plain(title) }}</title>
 <style>{{ css }}</style>
@@ -119,7 +121,7 @@ run(s): {% for r in runs %}<a href="{{ href('/runs/' ~ quote(r.id)) }}">{{ r.id 
 <a href="{{ href('/days/' ~ run.brief_date) }}">{{ run.brief_date }}</a> · {{ run.steps }}
 step(s){% if run.reason %} · {{ plain(run.reason) }}{% endif %}</p>
 <h2>Timeline</h2>
-{{ svg }}
+<div class="scroll timeline">{{ svg }}</div>
 <h2>Steps</h2>
 <div class="scroll"><table><tr><th>#</th><th>state</th><th>stop</th><th>tools</th><th>ms</th>
 <th>at</th></tr>
@@ -187,20 +189,28 @@ _SVG = """\
 <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {{ d.width }} {{ d.height }}" \
 role="img" aria-label="timeline of run {{ run_id }}">
 <title>Timeline of run {{ run_id }}</title>
+{%- set axis = d.lanes[-1][0] + 40 if d.lanes else 40 %}
 {%- if d.empty %}<text x="10" y="30">no events</text>{% endif %}
 {%- for y, label in d.lanes %}
 <line class="lane" x1="{{ d.left }}" y1="{{ y }}" x2="{{ d.width - 10 }}" y2="{{ y }}"/>
 <text x="6" y="{{ y + 4 }}">{{ plain(label) }}</text>
 {%- endfor %}
 {%- for x in d.restarts %}
-<line x1="{{ x }}" y1="12" x2="{{ x }}" y2="{{ d.height - 26 }}" stroke="#d62728" \
+<line x1="{{ x }}" y1="12" x2="{{ x }}" y2="{{ axis - 16 }}" stroke="#d62728" \
 stroke-dasharray="5 4"/>
 {%- endfor %}
 {%- for x, label in d.ticks %}
-<text x="{{ x }}" y="{{ d.height - 8 }}" text-anchor="middle">{{ label }}</text>
+<text x="{{ x }}" y="{{ axis }}" text-anchor="middle">{{ label }}</text>
+{%- endfor %}
+{%- for m in d.legend %}
+<circle class="{{ 'ink' if m.colour == '#000000' else 'key' }}" \
+cx="{{ m.x }}" cy="{{ m.y - 4 }}" r="5" stroke="{{ m.colour }}" stroke-width="2" \
+fill="{{ m.colour if m.filled else 'none' }}"/>
+<text x="{{ m.x + 10 }}" y="{{ m.y }}">{{ m.title }}</text>
 {%- endfor %}
 {%- for m in d.marks %}
-<circle class="event" cx="{{ m.x }}" cy="{{ m.y }}" r="6" stroke="{{ m.colour }}" \
+<circle class="event{{ ' ink' if m.colour == '#000000' else '' }}" \
+cx="{{ m.x }}" cy="{{ m.y }}" r="6" stroke="{{ m.colour }}" \
 stroke-width="2" fill="{{ m.colour if m.filled else 'none' }}"><title>{{ plain(m.title) }}</title>\
 </circle>
 {%- endfor %}

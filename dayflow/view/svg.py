@@ -32,6 +32,7 @@ class Drawing:
     restarts: list[float]  # x of each dashed line
     ticks: list[tuple[float, str]]  # x, seconds
     empty: bool
+    legend: list[Mark]  # one per kind of event drawn, its label for title
     left: int = LEFT
 
 
@@ -62,13 +63,30 @@ def drawing(events: list[Event]) -> Drawing:
                 f"{style.label} ({e.kind}) at {e.at}, +{x:.3f} s",
             )
         )
-    ticks = [(at(span * i / 4), f"{span * i / 4:.2f} s") for i in range(5)]
+    ticks = [(at(span * i / 4), _seconds(span * i / 4, span)) for i in range(5)]
+    axis = TOP + LANE * max(len(lanes), 1) + 30
+    legend: list[Mark] = []
+    x, y = 16.0, axis + 22.0
+    for style in dict.fromkeys(STYLES.get(e.kind, OTHER) for e in events):
+        room = 26 + 6.5 * len(style.label)
+        if x + room > WIDTH:
+            x, y = 16.0, y + 22
+        legend.append(Mark(x, y, style.color, style.filled, style.label))
+        x += room
     return Drawing(
         WIDTH,
-        TOP + LANE * max(len(lanes), 1) + 30,
+        int(y + 14) if legend else axis,
         [(lane_y(n), f"pid {pid} on {host}") for (pid, host), n in lanes.items()],
         marks,
         [at((xs[i - 1] + xs[i]) / 2) for i in restart_indexes(events)],
         ticks,
         not events,
+        legend,
     )
+
+
+def _seconds(value: float, span: float) -> str:
+    """A tick's time, in milliseconds when the whole run took less than a few seconds."""
+    if span < 0.05:
+        return f"{value * 1000:.1f} ms"
+    return f"{value * 1000:.0f} ms" if span < 5 else f"{value:.1f} s"
