@@ -1,6 +1,6 @@
 """The Typer app: parse options, build the pieces, call the core, render. Nothing else.
 
-Tests pass their own `Deps` through `CliRunner.invoke(app, args, obj=deps)`.
+Tests pass their own `Runtime` through `CliRunner.invoke(app, args, obj=deps)`.
 """
 
 # No `from __future__ import annotations` here: Typer would compile and eval every option's
@@ -12,9 +12,9 @@ from typing import Annotated, Any
 
 import typer
 
-from dayflow.cli_base import EXIT_CODES, PROFILE_HELP, Deps, set_profile
+from dayflow.cli_base import EXIT_CODES, PROFILE_HELP, Runtime, set_profile
 
-__all__ = ["Deps", "app", "main"]
+__all__ = ["Runtime", "app", "main"]
 
 
 # The command groups that work on every profile at once: --profile is refused there.

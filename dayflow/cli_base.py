@@ -1,4 +1,4 @@
-"""What every `cli_*.py` command module shares: the runtime (`Deps`, `dayflow.app.Runtime`),
+"""What every `cli_*.py` command module shares: the runtime (`dayflow.app.Runtime`),
 the one error -> exit code mapping, the common options and parsers, and printing an outcome.
 
 A command module defines `commands = typer.Typer()` and decorates its commands with
@@ -62,7 +62,8 @@ PROFILE_HELP = (
 )
 
 
-# The runtime under its CLI name (the same class: a test's `obj=Deps(...)` is a Runtime).
+# The runtime's old CLI name, kept only for branches written before the rename (nothing in
+# dayflow/ or tests/ says it any more): `Runtime` is the name.
 Deps = Runtime
 __all__ = ["Deps", "Runtime", "default_model_factory"]
 
@@ -82,7 +83,7 @@ def get_deps(ctx: typer.Context) -> Runtime:
 
 
 @contextlib.contextmanager
-def handle_errors(deps: Deps) -> Iterator[None]:
+def handle_errors(deps: Runtime) -> Iterator[None]:
     """Turn every expected failure into one line on stderr and an exit code."""
     try:
         yield
@@ -239,12 +240,12 @@ def parse_date(value: str, option: str = "--date") -> date:
     return day
 
 
-def today(deps: Deps, settings: config.Settings) -> date:
+def today(deps: Runtime, settings: config.Settings) -> date:
     """Today in the user's timezone (not UTC's: a brief at 00:30 in Tokyo is for that day)."""
     return deps.clock.now().astimezone(zone(settings)).date()
 
 
-def brief_format(deps: Deps, fmt: str | None, as_json: bool) -> str:
+def brief_format(deps: Runtime, fmt: str | None, as_json: bool) -> str:
     """markdown, rich or json: --json wins; by default rendered only on a terminal."""
     if as_json:
         if fmt not in (None, "json"):
@@ -257,7 +258,7 @@ def brief_format(deps: Deps, fmt: str | None, as_json: bool) -> str:
     return fmt
 
 
-def print_json(deps: Deps, doc: Any) -> None:
+def print_json(deps: Runtime, doc: Any) -> None:
     """Strict JSON on stdout: never NaN or Infinity (whatever a price table held), and the
     characters a terminal would obey (bidi overrides) as `\\uXXXX` escapes."""
     import json  # here: `--help` and the tables need none
@@ -269,7 +270,7 @@ def print_json(deps: Deps, doc: Any) -> None:
     deps.out.file.flush()
 
 
-def print_table(deps: Deps, build: Callable[..., str], *args: Any) -> None:
+def print_table(deps: Runtime, build: Callable[..., str], *args: Any) -> None:
     """A plain-text listing (`dayflow.listing`) on stdout: fitted to a terminal's width (in
     colour unless NO_COLOR), whole in a pipe."""
     terminal = deps.out.is_terminal
@@ -299,7 +300,7 @@ def _finite(value: Any) -> Any:
 
 
 def print_outcome(
-    deps: Deps,
+    deps: Runtime,
     run: Run,
     text: str | None,
     fmt: str,

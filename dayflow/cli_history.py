@@ -41,7 +41,7 @@ from dayflow.errors import StoreError, UsageError
 
 if TYPE_CHECKING:
     from dayflow import config
-    from dayflow.cli_base import Deps
+    from dayflow.app import Runtime
     from dayflow.history import GcReport
 
 commands = typer.Typer()
@@ -216,7 +216,9 @@ def gc(
         _print_gc(deps, report, settings, as_json)
 
 
-def _print_gc(deps: "Deps", report: "GcReport", settings: "config.Settings", as_json: bool) -> None:
+def _print_gc(
+    deps: "Runtime", report: "GcReport", settings: "config.Settings", as_json: bool
+) -> None:
     """What gc did (or would do): JSON, or the table of runs and one line on stderr."""
     from dayflow import listing
 
@@ -342,7 +344,7 @@ def doctor(
             raise StoreError(f"{len(problems)} problem(s) remain{hint}")
 
 
-def _probe(deps: "Deps", settings: "config.Settings", as_json: bool) -> None:
+def _probe(deps: "Runtime", settings: "config.Settings", as_json: bool) -> None:
     """`doctor --model`: one round trip with a tiny tool (dayflow.probe), reported."""
     from dayflow import render
     from dayflow.errors import ModelError

@@ -13,8 +13,8 @@ import typer
 from dayflow.cli_base import (
     ConfigOpt,
     DbOpt,
-    Deps,
     JsonOpt,
+    Runtime,
     VerboseOpt,
     get_deps,
     handle_errors,
@@ -38,7 +38,7 @@ IMPORT_HELP = (
 )
 
 
-def _survey(deps: Deps, config_file: str | None, verbose: bool) -> tuple[Any, list[Any], Any]:
+def _survey(deps: Runtime, config_file: str | None, verbose: bool) -> tuple[Any, list[Any], Any]:
     path, _ = deps.config.config_path(config_file)
     servers = deps.mcp(verbose)
     try:
@@ -162,7 +162,7 @@ def serve(
         serve_stdio(lambda: deps.store(settings), settings.tz, deps.clock.now, read_only=read_only)
 
 
-def _line(deps: Deps, text: str) -> None:
+def _line(deps: Runtime, text: str) -> None:
     """A line of a server's listing: its tool names and errors are the server's words (the
     names already `shown`: escaped and cut)."""
     from dayflow.listing import plain

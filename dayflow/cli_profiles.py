@@ -14,7 +14,7 @@ import typer
 from dayflow.cli_base import DbOpt, JsonOpt, get_deps, handle_errors, not_empty, print_json
 
 if TYPE_CHECKING:
-    from dayflow.cli_base import Deps
+    from dayflow.app import Runtime
     from dayflow.store.values import Profile
 
 commands = typer.Typer(
@@ -94,7 +94,7 @@ def add(
         deps.notice(checked)
 
 
-def check_profile_config(deps: "Deps", profile: "Profile") -> str:
+def check_profile_config(deps: "Runtime", profile: "Profile") -> str:
     """Validate `profile`'s config file as its worker will read it, contacting no server:
     who owns it and who can write it, its TOML, sources, paths (under its directory),
     delivery, `[model]` and `[mcp_servers.*]` tables. Raises the error a brief would (a

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from dayflow.cli_base import ConfigOpt, DbOpt, Deps, JsonOpt, get_deps, handle_errors, not_empty
+from dayflow.cli_base import ConfigOpt, DbOpt, JsonOpt, Runtime, get_deps, handle_errors, not_empty
 
 if TYPE_CHECKING:
     from datetime import date
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 commands = typer.Typer()
 
 
-def where(deps: Deps, config: str | None, command: str, db: str | None = None) -> rules_.Where:
+def where(deps: Runtime, config: str | None, command: str, db: str | None = None) -> rules_.Where:
     """Whose rules file a command writes (beside --profile's config file), today, and the
     command as `dayflow rules` will name it."""
     from dayflow import rules
@@ -46,7 +46,7 @@ def where(deps: Deps, config: str | None, command: str, db: str | None = None) -
     )
 
 
-def _made(deps: Deps, rule: rules_.Rule, where: rules_.Where) -> None:
+def _made(deps: Runtime, rule: rules_.Rule, where: rules_.Where) -> None:
     from dayflow.listing import plain
 
     verb = "rule" if rule.id in where.written else "already a rule"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from dayflow.cli_base import DbOpt, Deps, get_deps, handle_errors, today
+from dayflow.cli_base import DbOpt, Runtime, get_deps, handle_errors, today
 
 if TYPE_CHECKING:  # imported by the commands themselves: `--help` stays fast
     from dayflow import schedule
@@ -41,11 +41,11 @@ BackendOpt = Annotated[
 ]
 
 
-def _environment(deps: Deps) -> Mapping[str, str]:
+def _environment(deps: Runtime) -> Mapping[str, str]:
     return deps.config.env
 
 
-def _system(deps: Deps) -> schedule.System:
+def _system(deps: Runtime) -> schedule.System:
     from dayflow import schedule
 
     return schedule.System(_environment(deps), sys.platform)
@@ -66,7 +66,7 @@ def installed_dayflow() -> list[str]:
 
 
 def _job(
-    deps: Deps,
+    deps: Runtime,
     settings: Settings,
     system: schedule.System,
     when: tuple[int, int],
@@ -190,7 +190,7 @@ def _refuse_a_password(url: str) -> None:
 
 
 def _print_plan(
-    deps: Deps, system: schedule.System, job: schedule.Job, rendered: schedule.Rendered
+    deps: Runtime, system: schedule.System, job: schedule.Job, rendered: schedule.Rendered
 ) -> None:
     from dayflow import schedule
 
@@ -208,7 +208,7 @@ def _print_plan(
         write(f"# then: launchctl bootstrap gui/{system.uid} {system.launchd_plist}\n")
 
 
-def _warn_unpinned(deps: Deps, settings: Settings) -> None:
+def _warn_unpinned(deps: Runtime, settings: Settings) -> None:
     """A key only this shell has is not there at 07:30: say so (the key is never pinned)."""
     from dayflow.providers import OFFLINE_MODEL
 
@@ -224,7 +224,7 @@ def _warn_unpinned(deps: Deps, settings: Settings) -> None:
         )
 
 
-def _warn_shell_secrets(deps: Deps) -> None:
+def _warn_shell_secrets(deps: Runtime) -> None:
     """Each `password_env` / `token_env` of the config whose variable a scheduled run will not
     have: set in this shell only (a timer, cron or launchd starts with none of its variables),
     or not set at all. One set in a `.env` file Dayflow reads is found by the job too."""
@@ -331,7 +331,7 @@ def remove(ctx: typer.Context) -> None:
 
 
 @contextlib.contextmanager
-def _schedule_errors(deps: Deps) -> Iterator[None]:
+def _schedule_errors(deps: Runtime) -> Iterator[None]:
     """handle_errors, plus: a schedule that could not be installed prints what to run by hand
     on stdout before its one error line."""
     from dayflow.schedule import ScheduleError

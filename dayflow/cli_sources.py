@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from dayflow.cli_base import ConfigOpt, Deps, JsonOpt, get_deps, handle_errors
+from dayflow.cli_base import ConfigOpt, JsonOpt, Runtime, get_deps, handle_errors
 from dayflow.errors import ConfigFileError, UsageError
 
 if TYPE_CHECKING:  # the sources package is imported by the commands that use it, not by --help
@@ -26,7 +26,7 @@ sources_app = typer.Typer(
 )
 
 
-def _env(deps: Deps) -> dict[str, str]:
+def _env(deps: Runtime) -> dict[str, str]:
     return dict(deps.config.file_env)
 
 
@@ -187,7 +187,7 @@ def check(
             raise typer.Exit(4)
 
 
-def no_sources(deps: Deps, flag: str | None) -> str:
+def no_sources(deps: Runtime, flag: str | None) -> str:
     """Why an existing config file reads no source (then a brief reads the bundled sample)."""
     path, data = deps.config.document(flag)
     if not data:
@@ -195,7 +195,7 @@ def no_sources(deps: Deps, flag: str | None) -> str:
     return f"{path} declares no [[inbox]] or [[calendar]]: nothing to check"
 
 
-def _check_delivery(deps: Deps, flag: str | None) -> dict[str, Any]:
+def _check_delivery(deps: Runtime, flag: str | None) -> dict[str, Any]:
     """The config's delivery settings as a brief will use them: its sinks, or the error that
     would fail every brief (a bad `deliver`, an invalid [smtp], smtp with no [smtp], an [smtp]
     server that does not take its login: it is logged in to, and left, sending nothing)."""
@@ -258,7 +258,7 @@ def _sent_where(spec: SourceSpec) -> str:
 commands.add_typer(sources_app, name="sources")
 
 
-def _load(deps: Deps, flag: str | None) -> SourcesConfig | None:
+def _load(deps: Runtime, flag: str | None) -> SourcesConfig | None:
     loaded = deps.config.sources(flag)
     if loaded is None:
         path, _ = deps.config.config_path(flag)

@@ -12,7 +12,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from dayflow.cli import app
-from dayflow.cli_base import Deps
+from dayflow.cli_base import Runtime
 from dayflow.clock import FixedClock
 
 runner = CliRunner()
@@ -39,7 +39,7 @@ def invoke(
     exception other than an exit is re-raised. `terminal_width` makes stdout a terminal of
     that width (else it is a file, as in a pipe); `stdin` is what standard input holds."""
     out, err = io.StringIO(), io.StringIO()
-    deps = Deps(
+    deps = Runtime(
         env=({} if db is None else {"DAYFLOW_DB": str(db)}) | (env or {}),
         clock=FixedClock(clock),
         model_factory=model_factory,

@@ -177,12 +177,12 @@ def _brief_with(config_: config.Config, *args: str) -> tuple[int, str]:
     from typer.testing import CliRunner
 
     from dayflow.cli import app
-    from dayflow.cli_base import Deps
+    from dayflow.cli_base import Runtime
     from dayflow.clock import FixedClock
     from dayflow.providers.offline import OfflineModel
 
     err = io.StringIO()
-    deps = Deps(
+    deps = Runtime(
         clock=FixedClock("2026-11-05T07:30:00+00:00"),
         model_factory=lambda *a: OfflineModel(),
         config=config_,

@@ -333,7 +333,7 @@ def test_a_worker_sees_a_profile_edited_at_its_next_job_on_the_connection_it_kep
     """Each job reads its profile's row afresh, on the connection the worker's thread keeps
     from brief to brief; a connection the server dropped meanwhile is opened again."""
     from dayflow.app.fleet import make_driver
-    from dayflow.cli_base import Deps
+    from dayflow.cli_base import Runtime
 
     url = fleet_db
     for name in ("a", "b"):
@@ -341,7 +341,7 @@ def test_a_worker_sees_a_profile_edited_at_its_next_job_on_the_connection_it_kep
             f'deliver = ["file:{tmp_path}/{name}-{{date}}.md"]\n'
         )
     assert _run(url, "profiles", "add", "dan", "--config", str(tmp_path / "a.toml")).code == 0
-    deps = Deps(
+    deps = Runtime(
         env={"DAYFLOW_DB": url, "DAYFLOW_MODEL": "offline"},
         clock=FixedClock(),
         model_factory=_offline,

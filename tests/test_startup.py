@@ -174,7 +174,7 @@ def test_the_lazy_app_answers_as_the_whole_app_built(db_path: Path, args: list[s
     from typer.testing import CliRunner
 
     from dayflow import cli
-    from dayflow.cli_base import Deps
+    from dayflow.cli_base import Runtime
     from dayflow.clock import FixedClock
 
     assert invoke(db_path, lambda *a: OfflineModel(), "brief").code == 0
@@ -189,7 +189,9 @@ def test_the_lazy_app_answers_as_the_whole_app_built(db_path: Path, args: list[s
     eager.info.cls = Eager
 
     def run(which: Any) -> tuple[int, str]:
-        deps = Deps(env={"DAYFLOW_DB": str(db_path)}, clock=FixedClock("2026-11-05T07:30:00+00:00"))
+        deps = Runtime(
+            env={"DAYFLOW_DB": str(db_path)}, clock=FixedClock("2026-11-05T07:30:00+00:00")
+        )
         out = io.StringIO()
         deps.out = Console(file=out, width=200, color_system=None)
         deps.err = Console(file=out, width=200, color_system=None)
