@@ -22,6 +22,7 @@ lost its "not read in full" line):
   sources: the owed and awaited threads and the keys of what is never a task (answered, bulk,
   yours), which decide every later filing.
 - read_prep: each event's threads and open tasks (not its attendees).
+- read_since and move_due: whole (what changed since the last brief, a due date moved).
 - another server's tool (MCP), or any result of no known shape: its size and its opening
   (Dayflow cannot know what a later step needs of it); an error: its message.
 The calendar, followups and prep keep theirs as JSON that `summarised_calls` gives back (the
@@ -197,12 +198,20 @@ def _kept_prep(payload: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
+def _kept_whole(payload: dict[str, Any]) -> dict[str, Any]:
+    """read_since and move_due whole: the brief's Since yesterday is written from them, and
+    each is bounded by its tool (at most 30 items of each kind; one task)."""
+    return dict(payload)
+
+
 # The reads whose results a later step acts on, item by item, and that are small and bounded
 # by their tools: the summary keeps what of each it needs, as JSON `summarised_calls` reads.
 _KEPT = {
     "read_calendar": _kept_calendar,
     "read_followups": _kept_followups,
     "read_prep": _kept_prep,
+    "read_since": _kept_whole,
+    "move_due": _kept_whole,
 }
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from dayflow.providers.offline import OfflineModel
+from tests.conftest import log_kinds
 from tests.fakeapi import FakeAPI, responder_from_client
 from tests.mailkit import deliver, thread_mail
 from tests.test_crash import dayflow
@@ -288,3 +289,18 @@ def test_on_claudes_wire_the_tools_and_the_section_are_the_same(tmp_path: Path) 
     assert html.index("Today") < html.index("Since yesterday") < html.index("Needs action")
     assert html.index("Waiting on others") < html.index("You promised")
     assert "Let me check with legal and revert tomorrow" in html
+
+
+def test_a_compacted_morning_keeps_the_section(tmp_path: Path) -> None:
+    """With the history compacted early (--compact-at 3000), the summary keeps read_since and
+    move_due whole: day 2 says the same."""
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    _brief(db, DAY1, env)
+    tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    slides = next(t for t in tasks if "slides" in t["title"].lower())
+    assert dayflow(db, "tasks", "done", slides["id"], api=None, **env).code == 0
+    _day2(tmp_path)
+    two = _brief(db, DAY2, env, "--compact-at", "3000")
+    assert "compacted" in log_kinds(db)  # the history was compacted in that run
+    assert _section(two.out) == DAY2_LINES
