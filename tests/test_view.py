@@ -10,11 +10,12 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import queue
 import re
-import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -83,17 +84,29 @@ def start_view(env: dict[str, str], *args: str) -> View:
     )
     assert proc.stderr is not None
     lines: list[str] = []
+    # readline in a thread: a select() on the pipe would miss lines already buffered
+    got: queue.Queue[str] = queue.Queue()
+    stream = proc.stderr
+
+    def read_line() -> None:
+        threading.Thread(target=lambda: got.put(stream.readline()), daemon=True).start()
+
+    read_line()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stderr], [], [], 1)
-        if ready:
-            line = proc.stderr.readline()
-            if not line:
-                break
-            lines.append(line)
-            found = re.search(r"http://\S+token=\S+", line)
-            if found:
-                return View(proc, found.group(0), lines)
+        try:
+            line = got.get(timeout=max(deadline - time.monotonic(), 0.1))
+        except queue.Empty:
+            break
+        if not line:
+            break
+        lines.append(line)
+        found = re.search(r"http://\S+token=\S+", line)
+        if found:
+            return View(proc, found.group(0), lines)
+        threading.Thread(
+            target=lambda: got.put(proc.stderr.readline() if proc.stderr else "")
+        ).start()
     proc.kill()
     _, rest = proc.communicate()
     raise AssertionError(f"no address printed: {''.join(lines)}{rest}")
@@ -291,3 +304,80 @@ def test_hostile_mail_is_inert_in_every_page(db_path: Path | str, tmp_path: Path
         assert "&lt;script&gt;" in home and "\\u202e" in home
     finally:
         view.stop()
+
+
+def test_a_profiles_view_shows_and_corrects_its_own_and_never_reads_mail(
+    user: Profile, tmp_path: Path
+) -> None:
+    """`view --profile ann`: ann's brief and tasks only, a rejection in ann's rules file, and
+    the IMAP server ann's config names is never connected to (a listener counts)."""
+    import socket
+
+    from tests.harness import invoke
+    from tests.test_rules_cli import DAY2, INBOX2
+    from tests.test_rules_cli import OfflineModel as Offline
+
+    ann_dir = tmp_path / "ann"
+    ann_dir.mkdir()
+    config = ann_dir / "ann.toml"
+    config.write_text("")
+    home = {"HOME": str(tmp_path)}
+    offline = lambda m, s: Offline()  # noqa: E731
+    assert invoke(user.db, offline, "profiles", "add", "ann", "--config", str(config)).code == 0
+    inbox = user.inbox("ann", INBOX2)
+    made = invoke(
+        user.db, offline, "brief", "--profile", "ann", "--date", "2026-11-06", "--inbox", inbox,
+        env=home, clock=DAY2,
+    )  # fmt: skip
+    assert made.code == 0, made.err
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.2)
+    config.write_text(
+        '[[inbox]]\nname = "work"\nkind = "imap"\nhost = "127.0.0.1"\n'
+        f'port = {listener.getsockname()[1]}\nuser = "ann"\nsecurity = "plain"\n'
+        'password_command = "echo pw"\ntimeout = 5\n'
+    )
+    view = start_view({"DAYFLOW_DB": str(user.db)} | home, "--profile", "ann")
+    try:
+        home_page, tasks_page = view.get("/"), view.get("/tasks")
+        assert "Review Lee&#39;s slides 2026-11-09" in tasks_page and "profile ann" in home_page
+        assert "budget sheet" not in home_page + tasks_page  # the default profile's
+        anns = invoke(user.db, offline, "tasks", "--json", "--profile", "ann", env=home).out
+        (lee,) = [t["id"] for t in json.loads(anns) if t["title"].startswith("Review Lee")]
+        assert f'data-task="{lee}"' in home_page
+        own = {"Origin": f"http://127.0.0.1:{view.port}"}
+        body = f"csrf={_csrf(tasks_page)}&next=/tasks"
+        status = view.ask("POST", f"/tasks/{lee}/reject?token={view.token}", body, own)[0]
+        assert status == 303
+    finally:
+        code, err = view.stop()
+    assert code == 0, err
+    rules_text = (ann_dir / "rules.toml").read_text()
+    assert "lee@other.example" in rules_text and "--profile ann" in rules_text
+    assert not user.rules_file.exists()  # the default profile's rules are untouched
+    with pytest.raises(TimeoutError):
+        listener.accept()  # nobody ever knocked
+    listener.close()
+
+
+def test_open_starts_the_browser_and_host_elsewhere_warns(user: Profile, tmp_path: Path) -> None:
+    opened = tmp_path / "opened"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\n')
+    browser.chmod(0o755)
+    view = start_view(_env(user) | {"BROWSER": str(browser)}, "--open", "--host", "0.0.0.0")
+    try:
+        deadline = time.monotonic() + 20
+        while not opened.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert opened.read_text() == view.url
+        assert view.get("/tasks")  # reached on 127.0.0.1 as on any address
+    finally:
+        code, err = view.stop()
+    assert code == 0
+    assert "warning: listening on 0.0.0.0, not only this machine" in err
+    loopback = start_view(_env(user))
+    _, quiet = loopback.stop()
+    assert "warning" not in quiet
