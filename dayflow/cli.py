@@ -163,16 +163,54 @@ def main() -> None:
     from dayflow.app.environ import process
 
     try:
-        core()
+        try:
+            core()
+        finally:  # what is left of stdout's buffer: a full disk fails here, or at exit
+            sys.stdout.flush()
+    except OSError as exc:
+        if _stdout_lost(exc):
+            print(f"error: could not write the output to stdout: {exc}", file=sys.stderr)
+            sys.exit(4)
+        if process().get("DAYFLOW_DEBUG"):
+            raise
+        _internal(exc)
     except Exception as exc:  # a bug: say so in one line, keep the detail for DAYFLOW_DEBUG
         if process().get("DAYFLOW_DEBUG"):
             raise
-        print(
-            f"dayflow: internal error: {type(exc).__name__}: {exc} "
-            "(set DAYFLOW_DEBUG=1 for the traceback)",
-            file=sys.stderr,
-        )
-        sys.exit(1)
+        _internal(exc)
+
+
+def _stdout_lost(exc: OSError) -> bool:
+    """Whether `exc` is stdout failing to take the output: a full disk or a device error with
+    no file named (every file Dayflow writes by name is reported as a FileProblem; SQLite's
+    errors are not OSErrors; a closed pipe is Click's, quiet). Then stdout goes to /dev/null,
+    so that the exit's own flush does not fail again."""
+    import errno
+    import os
+
+    if exc.filename is not None or exc.errno not in (
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EIO,
+        errno.EFBIG,
+    ):
+        return False
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):
+        pass
+    return True
+
+
+def _internal(exc: Exception) -> None:
+    print(
+        f"dayflow: internal error: {type(exc).__name__}: {exc} "
+        "(set DAYFLOW_DEBUG=1 for the traceback)",
+        file=sys.stderr,
+    )
+    sys.exit(1)
 
 
 # The command modules and the top-level commands each adds (tests/test_startup.py keeps these

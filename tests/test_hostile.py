@@ -699,3 +699,34 @@ def test_an_argument_that_is_not_utf8_is_a_usage_error(
 def test_inbox_and_calendar_cannot_both_read_standard_input(db_path: Path) -> None:
     res = run(db_path, "brief", "--inbox", "-", "--calendar", "-", stdin=_message())
     one_line(res, 2, "cannot both read standard input")
+
+
+@pytest.mark.slow  # spawns processes
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [("runs", "--json"), ("rules", "--json"), ("show", "nope")])
+def test_a_stdout_that_cannot_be_written_is_one_line_and_exit_4(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """A full disk under stdout (`> /dev/full`) is an output that cannot be written: one line
+    naming it, exit 4, as the EXIT_CODES table says. It was "internal error: OSError" and
+    Python's own "Exception ignored" lines with exit 120."""
+    import subprocess
+    import sys
+
+    from tests.conftest import subprocess_env
+
+    db = tmp_path / "d.db"
+    open_store(db).close()
+    env = subprocess_env(db) | {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "dayflow", *args, "--db", str(db)],
+            env=env, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    if args[0] == "show":  # an error on stderr, nothing on stdout: as before
+        assert proc.returncode == 3, proc.stderr
+        return
+    assert proc.returncode == 4, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "error: could not write the output to stdout: [Errno 28] No space left on device"
+    ]
