@@ -42,6 +42,7 @@ from dayflow.errors import StoreError, UsageError
 if TYPE_CHECKING:
     from dayflow import config
     from dayflow.app import Runtime
+    from dayflow.app.upkeep import Probe
     from dayflow.history import GcReport
 
 commands = typer.Typer()
@@ -77,15 +78,14 @@ def trace(
 ) -> None:
     """Export a run's event log (JSON lines or CSV), or draw its timeline as a PNG."""
     from dayflow import history  # imported here: it pulls in the agent
+    from dayflow.app import upkeep
 
     deps = get_deps(ctx)
     with handle_errors(deps):
         if fmt is not None and fmt not in history.TRACE_FORMATS:
             raise UsageError(f"--format must be one of {', '.join(history.TRACE_FORMATS)}")
-        settings = deps.settings(db=db)
-        with deps.store(settings) as store:
-            run = store.runs.find(run_id)
-            events = store.events.of(run.id)
+        found = upkeep.trace(deps, upkeep.TraceRequest(run_id, db=db))
+        run, events = found.run, found.events
         if png is not None:
             _writing(png, lambda: _draw(run.id, events, png))
             deps.err.print(f"wrote the timeline of run {run.id} to {png}", markup=False)
@@ -198,22 +198,21 @@ def gc(
     payloads and event details go. Tasks and their idempotency keys are never deleted, so no
     later run re-creates a task a pruned run created. A pruned run cannot be resumed or forked.
     """
-    from dayflow import history  # imported here: it pulls in the agent
+    from dayflow.app import upkeep
 
     deps = get_deps(ctx)
     with handle_errors(deps):
         day = parse_date(before, "--before") if before is not None else None
-        settings = deps.settings(db=db)
-        with deps.store(settings) as store:
-            report = history.collect_garbage(
-                store,
-                before=day,
-                keep=keep,
-                redact=redact,
-                dry_run=dry_run,
-                unfinished=include_interrupted,
-            )
-        _print_gc(deps, report, settings, as_json)
+        request = upkeep.GcRequest(
+            before=day,
+            keep=keep,
+            redact=redact,
+            dry_run=dry_run,
+            include_interrupted=include_interrupted,
+            db=db,
+        )
+        done = upkeep.gc(deps, request)
+        _print_gc(deps, done.report, done.settings, as_json)
 
 
 def _print_gc(
@@ -302,12 +301,8 @@ def doctor(
 
     Each finding comes with the command that repairs it. Exit 0 when healthy, 4 when problems
     remain (with --model: 6 when the model cannot be reached or cannot call tools)."""
-    import dataclasses
-
-    from dayflow import (
-        history,  # imported here: it pulls in the agent
-        render,
-    )
+    from dayflow import render
+    from dayflow.app import upkeep
 
     deps = get_deps(ctx)
     with handle_errors(deps):
@@ -319,20 +314,14 @@ def doctor(
                 "NAME`); plain `doctor` checks the database"
             )
         if model:
-            settings = deps.model_settings(
-                db=db,
-                provider=provider,
-                allow_remote=allow_remote,
-                timeout=timeout,
-                model=name or None,
+            request = upkeep.ProbeRequest(
+                model=name, provider=provider, allow_remote=allow_remote, timeout=timeout, db=db
             )
-            _probe(deps, settings, as_json)
+            _print_probe(deps, upkeep.probe_model(deps, request), as_json)
             return
-        settings = deps.settings(db=db)
-        with deps.store(settings) as store:
-            first = [history.recompute_totals(store, recompute_totals)] if recompute_totals else []
-            report = history.diagnose(store, fix=fix)
-        report = dataclasses.replace(report, findings=first + report.findings)
+        report = upkeep.doctor(
+            deps, upkeep.DoctorRequest(fix=fix, recompute_totals=recompute_totals, db=db)
+        )
         if as_json:
             print_json(deps, report.to_json())
         else:
@@ -344,37 +333,22 @@ def doctor(
             raise StoreError(f"{len(problems)} problem(s) remain{hint}")
 
 
-def _probe(deps: "Runtime", settings: "config.Settings", as_json: bool) -> None:
-    """`doctor --model`: one round trip with a tiny tool (dayflow.probe), reported."""
+def _print_probe(deps: "Runtime", probed: "Probe | None", as_json: bool) -> None:
+    """`doctor --model`'s report (nothing when there was nothing to probe); exit 6 when the
+    model cannot call tools."""
+    if probed is None:
+        return
     from dayflow import render
     from dayflow.errors import ModelError
-    from dayflow.probe import probe
-    from dayflow.providers import OFFLINE_MODEL
-    from dayflow.providers.anthropic import AnthropicClient
 
-    name = settings.model
-    if name == OFFLINE_MODEL and not settings.local:
-        deps.notice(
-            "the configured model is the built-in offline model: it always calls its tools, "
-            "nothing to probe (--provider local --model NAME, or DAYFLOW_MODEL, names another)"
-        )
-        return
-    from dayflow.app.cases import closing
-    from dayflow.briefing.flow import local_check, local_notice
-
-    local_check(settings, name)
-    local_notice(deps.notice, settings, name)
-    client = deps.model_factory(name, settings)
-    with closing(client):
-        listing = client.list_models if isinstance(client, AnthropicClient) else None
-        report = probe(client, name, list_models=listing, local=settings.local)
+    report = probed.report
     if as_json:
-        print_json(deps, {"model": name, "provider": settings.provider} | report.to_json())
+        print_json(deps, {"model": probed.model, "provider": probed.provider} | report.to_json())
     else:
-        deps.out.file.write(render.probe_report(name, report))
+        deps.out.file.write(render.probe_report(probed.model, report))
         deps.out.file.flush()
     if not report.tools_work:
-        raise ModelError(f"{name} cannot write a brief: {report.advice}")
+        raise ModelError(f"{probed.model} cannot write a brief: {report.advice}")
 
 
 def _draw(run_id: str, events: list, png: Path) -> None:  # type: ignore[type-arg]
