@@ -168,3 +168,11 @@ def test_a_snooze_with_a_bad_day_names_until_and_its_value(tmp_path: Path, until
     reading = read_rules(_write(tmp_path, text.encode()), "default")
     (problem,) = reading.problems
     assert f"rule 1: until {until!r} is not a date (YYYY-MM-DD)" in problem, problem
+
+
+def test_a_thread_pattern_takes_its_prefix_in_any_case_as_list_does() -> None:
+    """`THREAD:KEY` is `thread:KEY` (the prefix is routed case-blind, as `LIST:` is); it was
+    refused as "would match too much or nothing"."""
+    assert parse_match("THREAD:0123456789ab") == "thread:0123456789ab"
+    assert parse_match("Thread:0123456789ab") == "thread:0123456789ab"
+    assert parse_match("LIST:News.Example.org") == "list:news.example.org"
