@@ -163,3 +163,44 @@ def test_a_form_on_another_loopback_port_cannot_write(
         other.shutdown()
         other.server_close()
     assert task in user.tasks().values() and not user.rules_file.exists()
+
+
+def test_hostile_mail_neither_runs_nor_scrolls_sideways_in_the_view_on_a_phone(
+    browser: Any,  # noqa: F811
+    db_path: Path | str,
+    tmp_path: Path,
+    shots: Path,  # noqa: F811
+) -> None:
+    from tests.test_page import _hostile_run
+
+    assert _hostile_run(db_path, tmp_path).code == 0  # type: ignore[arg-type]
+    view = start_view({"DAYFLOW_DB": str(db_path), "HOME": str(tmp_path)})
+    try:
+        (task,) = set(re.findall(r'data-task="(t_[0-9a-f]+)"', view.get("/")))
+        dialogs: list[str] = []  # any alert() the page would run
+        for path in ("/", "/tasks", f"/why/{task}"):
+            tab = browser.new_page(viewport={"width": 360, "height": 900})
+            tab.on("dialog", lambda d: _dismissed(d, dialogs))
+            try:
+                tab.goto(f"http://127.0.0.1:{view.port}{path}?token={view.token}")
+                tab.locator(".task .title").first.hover()  # the title's onmouseover, if live
+                name = path.strip("/").replace("/", "-") or "home"
+                tab.screenshot(path=str(shots / f"view-hostile-{name}.png"), full_page=True)
+                look = tab.evaluate(
+                    """() => ({scroll: document.documentElement.scrollWidth,
+                              scripts: document.scripts.length,
+                              images: document.images.length,
+                              bold: document.querySelectorAll("main b").length})"""
+                )
+            finally:
+                tab.close()
+            assert look == {"scroll": look["scroll"], "scripts": 0, "images": 0, "bold": 0}
+            assert look["scroll"] <= 360, path
+        assert dialogs == []  # no alert() ran
+    finally:
+        view.stop()
+
+
+def _dismissed(dialog: Any, seen: list[str]) -> None:
+    seen.append(dialog.message)
+    dialog.dismiss()
