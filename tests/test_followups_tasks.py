@@ -121,7 +121,8 @@ def test_a_request_answered_from_sent_is_no_task(tmp_path: Path, long: bool) -> 
 @pytest.mark.parametrize(
     "header",
     ["List-Id: <staff.lists.example>", "Precedence: list", "Precedence: bulk",
-     "Auto-Submitted: auto-generated", "List-Unsubscribe: <https://x.example/u>"],
+     "Auto-Submitted: auto-generated", "List-Unsubscribe: <https://x.example/u>",
+     "X-Spam-Flag: YES", "X-Spam-Status: Yes, score=7.9 required=5.0"],
 )  # fmt: skip
 def test_list_bulk_and_automated_mail_is_no_task(tmp_path: Path, header: str) -> None:
     body = "Please fill in the staff survey by Friday."

@@ -4,8 +4,9 @@
 .eml, IMAP, the JSON files) hands the followups the same facts: sender and recipients as
 (name, address) with the address lower-cased, Message-ID / In-Reply-To / References
 normalised, and whether the message came from a mailing list or a machine (`List-Id`,
-`List-Unsubscribe`, `Precedence: bulk|list|junk`; `Auto-Submitted` other than `no`, `noreply`
-and `mailer-daemon` senders, delivery reports, out-of-office subjects). Best-effort, never
+`List-Unsubscribe`, `Precedence: bulk|list|junk`, a server's `X-Spam-Flag: YES`;
+`Auto-Submitted` other than `no`, `noreply` and `mailer-daemon` senders, delivery reports,
+out-of-office subjects). Best-effort, never
 raising: a header that cannot be read is left empty.
 """
 
@@ -86,10 +87,16 @@ def envelope_of(msg: Message, header: Any) -> Envelope:
         or bool(_AUTO_SUBJECT.match(subject))
         or precedence == "auto_reply"
     )
-    listed = bool(header(msg, "List-Id") or header(msg, "List-Unsubscribe")) or precedence in (
-        "bulk",
-        "list",
-        "junk",
+    # The receiving server's spam verdict (SpamAssassin's X-Spam-Flag / X-Spam-Status) is
+    # junk, as Precedence: junk is: bulk mail, never a task.
+    spam = any(
+        header(msg, name).strip().lower().startswith("yes")
+        for name in ("X-Spam-Flag", "X-Spam-Status")
+    )
+    listed = (
+        bool(header(msg, "List-Id") or header(msg, "List-Unsubscribe"))
+        or precedence in ("bulk", "list", "junk")
+        or spam
     )
     return Envelope(
         auth=auth_verdict(header(msg, "Authentication-Results")),

@@ -20,6 +20,7 @@ from dayflow.sources.identity import (
     mail_key,
     prefixed,
 )
+from dayflow.sources.injected import addresses_assistant
 from dayflow.sources.mime import HEADER_CHARS, Attachment, ParsedMail, clean_line, snippet
 
 BODY_CHARS = 20_000  # read_message's cap on one body
@@ -154,6 +155,10 @@ class MailItem:
             out["bulk"] = True
         if self.envelope.list_id:  # what `dayflow mute list:ID` and a rejection name
             out["list_id"] = clean_line(self.envelope.list_id, HEADER_CHARS)
+        if addresses_assistant(f"{self.subject}\n{self.snippet}\n{self.body or ''}"):
+            # Text written to an AI assistant, not to the user (a prompt injection): what it
+            # asks is never a task, and no tool is called for it (`sources/injected.py`).
+            out["to_assistant"] = True
         if self.envelope.auth_failed:
             # The receiving server found the From address forged: whoever it names did not
             # send it (a "note to yourself" from outside is not the user's).

@@ -194,3 +194,44 @@ BROADCAST_CONDUCT: Lexicon = {
     "es": (r"us(?:ar|en|e|a)\b", r"utili(?:zar|za|cen|ce)\b", r"evit(?:ar|en|e|a)\b",
            r"respet(?:ar|en|e|a)\b", r"estacion(?:ar|en|e|a)\b"),
 }  # fmt: skip
+
+# What a scam or spam mail dangles: money to claim, a prize, a deal too good, and what it fishes
+# for (an account to "verify", banking details, a fee to release funds). Matched anywhere in
+# the subject and text; `_scam` counts a message a scam only with a second sign beside it
+# (pressure, a spammer's style or a sender domain that names itself a promotion).
+SCAM_BAIT: Lexicon = {
+    "en": (
+        r"you(?:'ve|\s+have)\s+(?:been\s+selected|won)\b", r"winner", r"prize", r"lottery",
+        r"jackpot",
+        r"inheritance", r"beneficiary", r"unclaimed", r"trust\s+fund", r"funds?\s+transfer",
+        r"processing\s+fee", r"release\s+(?:the|your)\s+funds", r"\$\s?\d[\d,.]*\s*(?:m|million)\b",
+        r"(?:bank(?:ing)?|account|card|login|personal)\s+(?:details|information|credentials)",
+        r"passport\s+copy", r"social\s+security\s+number", r"wire\s+(?:transfer|\$|the)",
+        r"(?:verify|confirm|validate|unlock|reactivate)\s+your\s+(?:account|identity|password"
+        r"|mailbox|wallet)", r"account\s+(?:will\s+be\s+)?(?:suspended|locked|closed|deactivated)",
+        r"bitcoin", r"crypto(?:currency)?", r"guaranteed\s+returns?", r"double\s+your",
+        r"refinanc\w*", r"mortgage\s+rates?", r"pharmacy", r"pills?\b", r"pain\s?killers",
+        r"viagra", r"casino", r"lowest\s+prices?",
+        r"(?:special|exclusive|limited)\s+(?:offer|deal)",
+        r"offer\s+inside", r"free\s+(?:gift|trial|money)", r"claim\s+(?:it|your|now)",
+        r"stock\s+(?:pick|select)\w*", r"(?:overdue|unpaid)\s+invoice\s+attached",
+    ),
+    "de": (r"gewinn(?:spiel|er)?\b", r"erbschaft", r"konto\s+(?:bestätigen|verifizieren)"),
+    "fr": (r"gagnant", r"héritage", r"vérifie[zr]\s+votre\s+compte"),
+    "es": (r"ganador", r"herencia", r"verifi(?:ca|que)\s+su\s+cuenta"),
+}  # fmt: skip
+
+# The pressure a scam puts on its reader to act before thinking.
+SCAM_PRESSURE: Lexicon = {
+    "en": (
+        r"act\s+(?:fast|now|quickly|immediately)", r"expires?\s+(?:in|within|today|soon)",
+        r"within\s+(?:24|48|72)\s+hours", r"before\s+(?:it'?s\s+too\s+late|spots?\s+fill)",
+        r"spots?\s+(?:are\s+)?filling", r"don'?t\s+(?:miss|delay)", r"last\s+chance",
+        r"limited\s+time", r"click\s+(?:here|fast|now|below|the\s+link)", r"do\s+not\s+delay",
+        r"(?:reply|respond)\s+(?:immediately|at\s+once)", r"or\s+(?:lose|forfeit)",
+        r"money\s+goes\s+back", r"urgent\s+(?:offer|reply|response)",
+    ),
+    "de": (r"nur\s+noch\s+heute", r"jetzt\s+klicken", r"sofort\s+handeln"),
+    "fr": (r"dernière\s+chance", r"cliquez\s+ici", r"agissez\s+vite"),
+    "es": (r"última\s+oportunidad", r"haga\s+clic\s+aquí", r"actúe\s+ya"),
+}  # fmt: skip

@@ -32,6 +32,8 @@ from dayflow.providers.offline._clauses import has_cue
 from dayflow.providers.offline._dates import alternation, any_word
 from dayflow.providers.offline._lexicon import REPLY_PREFIXES, SUBJECT_CUES, cues
 from dayflow.providers.offline._requests import relayed_invitation, requests_in, says_fyi
+from dayflow.providers.offline._scam import looks_like_scam
+from dayflow.sources.injected import addresses_assistant, without_injected
 
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
@@ -49,6 +51,14 @@ _AUTO_SUBJECT = re.compile(
     r"^\s*(?:undeliverable|undelivered|delivery status notification|mail delivery (?:failed|failure"
     r"|system)|returned mail|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|out of (?:the )?"
     r"office|abwesenheit|réponse automatique|respuesta automática|\[(?:jira|github|confluence)\])",
+    re.IGNORECASE,
+)
+# An auto-reply that says so on its first line, under a person's subject ("Re: ..."): "Auto-Reply:
+# Out of Office", "Automatic reply", "Abwesenheitsnotiz". A line of its own or a label, so that
+# "Out of office next week, so please ..." is still a person's sentence.
+_AUTO_BODY = re.compile(
+    r"^\s*(?:auto(?:matic)?[- ]?(?:reply|response)|out\s+of\s+(?:the\s+)?office|abwesenheits\w*"
+    r"|réponse\s+automatique|respuesta\s+automática)\s*(?::|\n|$)",
     re.IGNORECASE,
 )
 # Subject cues that a cut-short message from a person may want something.
@@ -177,9 +187,20 @@ def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[A
         return body_actions({**message, "body": snippet_of(message)}, user), False
     name, local = _sender(message)
     subject, snippet = str(message.get("subject", "")), snippet_of(message)
+    if message.get("to_assistant") is True or addresses_assistant(f"{subject}\n{snippet}"):
+        # Text written to an assistant, not the reader (a prompt injection): what the
+        # snippet asks outside it may still count, but nothing it says opens the message.
+        return body_actions({**message, "body": without_injected(snippet)}, user), False
     automated = _is_automated(local, subject) and not _relayed(name, f"{subject} {snippet}")
-    if automated or says_fyi(subject) or says_fyi(snippet, warning=False):
+    if (
+        automated
+        or _AUTO_BODY.match(snippet)
+        or says_fyi(subject)
+        or says_fyi(snippet, warning=False)
+    ):
         return [], False
+    if looks_like_scam(subject, snippet, str(message.get("from", ""))):
+        return [], False  # a prize notice's "click here to claim" is no one's task
     found = _cut_short_actions(message, user)
     if found and found[0].due and not _SEVERAL.search(snippet) and not _ask_runs_off(snippet):
         return found[:1], False
@@ -231,12 +252,14 @@ def body_actions(message: dict[str, Any], user: str | None = None) -> list[Actio
     sender = _sender_name(name, local)
     from_user = bool(user) and (name.split() or [""])[0].lower() == str(user).lower()
     received = date_of(message.get("received_at"))
-    automated = _is_automated(local, subject)
+    automated = _is_automated(local, subject) or bool(_AUTO_BODY.match(_own_words(message)))
     if automated and _relayed(name, f"{subject} {message.get('body') or ''}"):
         relayed = relayed_invitation(_own_words(message), subject, received)
         return [Action(message, f.title, f.deadline.due if f.deadline else None,
                        f.deadline.phrase if f.deadline else None, 0, f.sentence, f.rule)
                 for f in relayed]  # fmt: skip
+    if looks_like_scam(subject, str(message.get("body") or ""), str(message.get("from", ""))):
+        return []  # spam or a scam: what it urges is no task
     found = requests_in(
         _own_words(message),
         subject,
@@ -379,7 +402,8 @@ def _own_words(message: dict[str, Any]) -> str:
     """The sender's own words: no quoted lines, nothing after a quoted reply's header, a
     forwarded message, the signature or a legal footer."""
     lines = []
-    raw = plain_text(str(message.get("body") or message.get("snippet") or ""))
+    # What it says to an assistant is no one's request (cut before tags are read as HTML).
+    raw = plain_text(without_injected(str(message.get("body") or message.get("snippet") or "")))
     rows = without_join_blocks(raw.splitlines())
     for n, line in enumerate(rows):
         stripped = line.strip()

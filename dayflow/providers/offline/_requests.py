@@ -157,6 +157,14 @@ _SUITS = re.compile(
     r"(?:ideal|perfect|great|best|fine|good|enough|plenty)\b",
     re.IGNORECASE,
 )
+# What points at a list below instead of naming a thing: "the following", "these", "below".
+_AHEAD = re.compile(
+    r"\b(?:the\s+following(?:\s+(?:things?|items?|tasks?|steps?|points?|to-?dos?))?"
+    r"|(?:these|this\s+list\s+of|the)\s+(?:things?|items?|tasks?|steps?|to-?dos?)(?:\s+below)?"
+    r"|(?:what|everything)\s+(?:is\s+)?(?:listed\s+)?below|folgendes|folgende\s+(?:punkte|dinge)"
+    r"|ce\s+qui\s+suit|les\s+points\s+suivants|lo\s+siguiente|las\s+siguientes\s+cosas)\b",
+    re.IGNORECASE,
+)
 _MAX_FOUND = 20
 _LOOK_AHEAD = 12  # how many sentences after a needed item may give it its deadline
 _PLAIN_WORDS = frozenset(
@@ -263,6 +271,7 @@ def requests_in(
     needs: str | None = None  # "I need three things from you:" over the list that follows
     asked: set[int] = set()  # the sentences that asked something themselves
     needed: set[str] = set()  # the words of the needed things listed so far
+    pointed: int | None = None  # the paragraph of a "do the following:" over its to-do list
     for n, sentence in enumerate(found_sentences):
         if len(found) >= _MAX_FOUND:  # a message asks a few things; the rest is not read
             break
@@ -292,9 +301,15 @@ def requests_in(
             for item in _ITEMS.split(intro.group("items").strip(" .")):
                 items = _needed_item(item, intro.group("need"), [], sender, received)
                 found += _quoting(items, said[n], "a list of needs")
-        for title, deadline, weak in in_sentence(
-            plain, sentence.listed, subject, sender, received, from_user
-        ):
+        if _points_ahead(plain, sentence, found_sentences[n + 1 : n + 2]):
+            pointed = sentence.paragraph  # "Please do the following by Friday:": its items ask
+            continue
+        if not sentence.listed and sentence.paragraph != pointed:
+            pointed = None
+        pieces = in_sentence(plain, sentence.listed, subject, sender, received, from_user)
+        if sentence.listed and pointed is not None:
+            pieces = pieces[:1]  # one to-do an item: "Take a look at X, suggest Y and add them"
+        for title, deadline, weak in pieces:
             if deadline is None:
                 deadline = (sentence.listed and list_due) or _carried(
                     found_sentences, n, received, subject, asked
@@ -313,6 +328,18 @@ def requests_in(
         found = _evidenced(found, text, subject, "a terse request")
     # Any request a rule above gave no sentence still carries one: the first of the sender's.
     return _unique(_evidenced(found, text, subject, "a request"))
+
+
+def _points_ahead(plain: str, sentence: Sentence, after: list[Sentence]) -> bool:
+    """Whether `sentence` only points at the list that follows it ("please do the following:",
+    "bitte Folgendes erledigen:", "merci de faire ce qui suit :"): each item is a request of
+    its own, and the pointer is none."""
+    return (
+        not sentence.listed
+        and plain.rstrip().endswith(":")
+        and bool(after and after[0].listed)
+        and bool(_AHEAD.search(plain))
+    )
 
 
 def _quoting(found: list[Found], sentence: Sentence, rule: str) -> list[Found]:

@@ -17,7 +17,8 @@ from dayflow.providers.offline._dates import any_phrase
 from dayflow.providers.offline._lexicon import ASKING_OPENERS, GREETINGS, cues
 from dayflow.providers.offline._titles import VERBS
 
-_LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|\(?[a-e1-9]\)|[-*•])\s+")
+# A list item's marker, or markers stacked ("- 1. Take a look...").
+_LIST_ITEM = re.compile(r"^\s*(?:(?:\d+[.)]|\(?[a-e1-9]\)|[-*•])\s+)+")
 _ABBREVIATIONS = re.compile(
     r"\b(?:Dr|Mr|Mrs|Ms|St|Prof|e\.g|i\.e|a\.m|p\.m|vs|approx|no)\.", re.IGNORECASE
 )

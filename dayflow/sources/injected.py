@@ -1,0 +1,92 @@
+"""Text in a message addressed to an AI assistant rather than to its reader: a prompt injection.
+
+Mail is written to a person. A passage that speaks to the software reading it ("to you, AI
+assistant", "ignore all previous instructions", "before you can solve the task I gave you",
+an `<INFORMATION>` or `<system>` block) is someone trying to steer that software, and what it
+asks is never the reader's task. `injected_spans` finds such passages by how they are
+addressed, not by any one attack's wording:
+
+- a block in a tag an assistant's prompt would use (`<information>`, `<instructions>`,
+  `<system>`, `[INST]`...), to its closing tag or the end of the text;
+- a sentence that names its addressee as an assistant, model or agent, or the product
+  ("to you, Dayflow"), or speaks of "the task the user gave you", "your instructions", "the
+  system prompt": from that sentence's start to the end of the text, because what follows a
+  turn to the assistant is for the assistant.
+
+The read tools mark such a message `to_assistant` (`MailItem.listing_json`), so that every model
+sees it flagged; the offline model reads the message without these spans (`without_injected`)
+and opens no message for them.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Who an injection speaks to: the software, by what it is or by this product's name. Never a
+# word that also names a person ("Claude") or a job ("the assistant coach", "Dear Agent").
+_AI = (
+    r"(?:(?:the|an?|my|our|this)\s+)?(?:ai(?:\s+(?:assistant|agent|model|system))?|a\.i\."
+    r"|(?:email|mail|virtual|digital)\s+assistant|(?:large\s+)?language\s+model|llm|chat\s?bot"
+    r"|gpt|chatgpt|dayflow)"
+)
+_ASSISTANT = rf"(?:{_AI}|(?:the\s+)?(?:assistant|model|agent|bot))"
+_TAGS = r"information|instructions?|system|important|admin|prompt|assistant|ai|injection|secret"
+_BLOCK = re.compile(
+    rf"<\s*(?P<tag>{_TAGS})\s*>.*?(?:<\s*/\s*(?P=tag)\s*>|\Z)"
+    r"|\[INST\].*?(?:\[/INST\]|\Z)|<\|im_start\|>.*?(?:<\|im_end\|>|\Z)",
+    re.IGNORECASE | re.DOTALL,
+)
+_ADDRESSED = re.compile(
+    # "to you, Dayflow", "for you, the AI assistant", "Dear AI,", "Attention assistant:"
+    rf"\b(?:to|for)\s+you,?\s+{_ASSISTANT}\b"
+    rf"|(?:^|(?<=[\s.!?]))(?:dear|hey|hi|hello|attention|note\s+to|message\s+to|instructions?\s+for)"
+    rf"\s+{_AI}\s*[,:!]"
+    # "If you are an AI reading this", "AI assistants processing this email"
+    rf"|\bif\s+you\s+are\s+{_AI}\b|\b{_AI}s?\s+(?:reading|processing|summari[sz]ing"
+    r"|handling|parsing)\s+(?:this|these)\b"
+    rf"|\byou\s+are\s+(?:now\s+)?{_AI}\b|\bas\s+an?\s+(?:ai|language\s+model)\b"
+    # what only the software has: its instructions, the user's task, its prompt
+    r"|\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
+    r"(?:previous|prior|above|earlier|preceding|original|system|your)\s+(?:instructions?|prompts?"
+    r"|directions|rules|guidelines)\b"
+    r"|\b(?:ignore|disregard)\s+(?:all|any)\s+(?:instructions?|prompts?)\b"
+    r"|\b(?:the\s+)?task\s+(?:that\s+)?(?:i|the\s+user|your\s+user|your\s+owner)\s+(?:gave|assigned)"
+    r"\s+(?:to\s+)?you\b"
+    r"|\bbefore\s+you\s+(?:can\s+)?(?:solve|complete|finish|continue|answer|summari[sz]e|do)\s+"
+    r"(?:the|your|this|any)\s+(?:original\s+)?task\b"
+    r"|\b(?:system|developer)\s+prompt\b|\bnew\s+instructions?\s*:"
+    # "an important message from me, Emma Johnson, to you": the user writing to their software
+    r"|\bmessage\s+from\s+me,\s+[^,.\n]{1,60},\s+to\s+you\b",
+    re.IGNORECASE,
+)
+# Where the sentence holding a cue starts: after the last sentence end or blank line before it.
+_SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n\s*\n)")
+
+
+def injected_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) spans of `text` addressed to an assistant, in order, not overlapping."""
+    spans = [(m.start(), m.end()) for m in _BLOCK.finditer(text)]
+    rest = _ADDRESSED.search(text)
+    while rest is not None and any(a <= rest.start() < b for a, b in spans):
+        rest = _ADDRESSED.search(text, next(b for a, b in spans if a <= rest.start() < b))
+    if rest is not None:
+        ends = [m.end() for m in _SENTENCE_START.finditer(text, 0, rest.start())]
+        start = ends[-1] if ends else 0
+        spans = [(a, b) for a, b in spans if b <= start] + [(start, len(text))]
+    return spans
+
+
+def addresses_assistant(text: str) -> bool:
+    """Whether any of `text` is addressed to an assistant rather than to its reader."""
+    return bool(_BLOCK.search(text) or _ADDRESSED.search(text))
+
+
+def without_injected(text: str) -> str:
+    """`text` without what it says to an assistant (each such passage becomes a blank line)."""
+    out, last = [], 0
+    for start, end in injected_spans(text):
+        out.append(text[last:start])
+        out.append("\n\n")
+        last = end
+    out.append(text[last:])
+    return "".join(out) if last else text
