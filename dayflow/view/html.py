@@ -179,7 +179,6 @@ def page(site: Any, visit: Visit, title: str, kind: str, values: dict[str, Any])
             csrf_name=CSRF_FIELD,
             here=visit.here,
             said=visit.said,
-            item=title.removeprefix("Why "),
             **shown,
         )
     )

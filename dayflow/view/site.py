@@ -16,7 +16,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dayflow.errors import RunNotFound, UsageError
 
@@ -110,7 +110,13 @@ class Site:
             visit,
             f"Why {item}",
             "why",
-            {"text": render_text(found), "why": found, "rows": rows, "snoozes": SNOOZES},
+            {
+                "item": item,
+                "text": render_text(found),
+                "why": found,
+                "rows": rows,
+                "snoozes": SNOOZES,
+            },
         )
 
     def _day(self, store: Store, visit: Visit, day: str, runs: list[Run], newest: bool) -> str:
@@ -225,10 +231,3 @@ def _path(item: str) -> str:
     from urllib.parse import quote
 
     return quote(item, safe="")
-
-
-def shown(value: Any) -> str:
-    """Any value as a terminal-safe text (bidi overrides and controls made visible)."""
-    from dayflow.printable import plain
-
-    return plain("" if value is None else str(value))
