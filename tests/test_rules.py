@@ -176,3 +176,21 @@ def test_a_thread_pattern_takes_its_prefix_in_any_case_as_list_does() -> None:
     assert parse_match("THREAD:0123456789ab") == "thread:0123456789ab"
     assert parse_match("Thread:0123456789ab") == "thread:0123456789ab"
     assert parse_match("LIST:News.Example.org") == "list:news.example.org"
+
+
+def test_a_rules_file_that_is_a_symlink_is_written_through_it(tmp_path: Path) -> None:
+    """A rules.toml kept in a dotfiles repository and linked into place stays a link: the
+    rewrite replaces its target (crash-safely, beside the target), not the link with a file of
+    its own (which left the repository's copy stale and the link gone)."""
+    repo = tmp_path / "dotfiles"
+    repo.mkdir()
+    target = repo / "rules.toml"
+    target.write_text('profile = "default"\n')
+    link = tmp_path / "config" / "rules.toml"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    write_rules(link, RuleSet((Rule("r1", "mute", match="acme.example"),)), "default")
+    assert link.is_symlink() and link.resolve() == target
+    assert 'match = "acme.example"' in target.read_text()
+    assert [r.match for r in read_rules(link, "default").rules.rules] == ["acme.example"]
+    assert not [p for p in link.parent.iterdir() if p.name.endswith(".tmp")]

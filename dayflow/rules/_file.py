@@ -210,10 +210,13 @@ def write_rules(path: Path, rules: RuleSet, profile: str, kill: Kill | None = No
     """Replace the file with these rules, crash-safely (see the module docstring)."""
     data = dumps(rules, profile).encode("utf-8")
     say = kill or (lambda point: None)
-    directory = path.parent
+    # A rules.toml linked into place (a dotfiles repository) is written through the link: the
+    # rename replaces its target, beside it, and the link stays.
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    directory = target.parent
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
@@ -221,7 +224,7 @@ def write_rules(path: Path, rules: RuleSet, profile: str, kill: Kill | None = No
                 say("rules_temp")
                 os.fsync(fh.fileno())
             say("rules_synced")
-            os.replace(tmp, path)
+            os.replace(tmp, target)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
