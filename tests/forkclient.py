@@ -1,13 +1,14 @@
 """The stand-in for one `python -m dayflow ARGS` forked by tests/forkserver.py.
 
-Run as `python -I -S forkclient.py SOCKET ARGS...` (no site, no imports of its own to speak
-of: it starts in milliseconds). It passes its stdin, stdout and stderr, its argv, environment,
-working directory and umask to the server, which forks the dayflow process; it forwards the
-signals it is sent to that process and ends as it ended: with its exit code, or killed by the
-same signal (a child that SIGKILLed itself is seen by the test as killed by SIGKILL). Killed
-itself, its child is killed too (the server's waiter sees the connection close). When the
-server is not there or declines (an environment it was not started with), it execs
-`python -m dayflow ARGS` in its own place.
+Run as `python -I -S forkclient.py SOCKET MODULE ARGS...` (no site, no imports of its own to
+speak of: it starts in milliseconds). It passes its stdin, stdout and stderr, its argv,
+environment, working directory and umask to the server, which forks the dayflow process
+(`python -m MODULE ARGS`: MODULE is `dayflow`, or a test's driver of the preloaded modules such
+as `tests.batchdriver`); it forwards the signals it is sent to that process and ends as it
+ended: with its exit code, or killed by the same signal (a child that SIGKILLed itself is seen
+by the test as killed by SIGKILL). Killed itself, its child is killed too (the server's waiter
+sees the connection close). When the server is not there or declines (an environment it was
+not started with), it execs `python -m MODULE ARGS` in its own place.
 """
 
 import json
@@ -28,15 +29,21 @@ FORWARDED = (
 
 
 def main() -> None:
-    path, args = sys.argv[1], sys.argv[2:]
-    real = [sys.executable, "-m", "dayflow", *args]
+    path, module, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    real = [sys.executable, "-m", module, *args]
     umask = os.umask(0)
     os.umask(umask)
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(path)
         body = json.dumps(
-            {"argv": args, "env": dict(os.environ), "cwd": os.getcwd(), "umask": umask}
+            {
+                "module": module,
+                "argv": args,
+                "env": dict(os.environ),
+                "cwd": os.getcwd(),
+                "umask": umask,
+            }
         ).encode()
         socket.send_fds(conn, [struct.pack("!Q", len(body))], [0, 1, 2])
         conn.sendall(body)

@@ -280,26 +280,29 @@ def ready(timeout: float = 120) -> bool:
     return False
 
 
-def exec_command(*args: str) -> list[str]:
+def exec_command(*args: str, module: str = "dayflow") -> list[str]:
     """`python -m dayflow ARGS` started afresh, as without the server."""
-    return [sys.executable, "-m", "dayflow", *args]
+    return [sys.executable, "-m", module, *args]
 
 
-def command(*args: str) -> list[str]:
+def command(*args: str, module: str = "dayflow") -> list[str]:
     """The argv of `python -m dayflow ARGS`, forked from this process's server: a real
-    process of its own that only skips the imports (see the module's docstring)."""
+    process of its own that only skips the imports (see the module's docstring). `module`
+    names another module to run as `python -m` does (a test's driver of Dayflow's modules,
+    `tests.batchdriver`), run from the working directory the child is given."""
     if os.environ.get(OFF) == "1" or not ready():
-        return exec_command(*args)
+        return exec_command(*args, module=module)
     assert _socket is not None
-    return [sys.executable, "-I", "-S", str(CLIENT), _socket, *args]
+    return [sys.executable, "-I", "-S", str(CLIENT), _socket, module, *args]
 
 
 if __name__ == "__main__":
     sys.path[0] = os.getcwd()  # not tests/: as `python -m` puts it
     _conn = serve(sys.argv[1])
     _request = wait_for_child(_conn, startup_env(os.environ))
-    # Only the child gets here: `python -m dayflow`, whose SystemExit (or SIGKILL) ends it.
+    # Only the child gets here: `python -m MODULE`, whose SystemExit (or SIGKILL) ends it.
+    _module = str(_request["module"])
     del _conn, _request
     import runpy
 
-    runpy.run_module("dayflow", run_name="__main__", alter_sys=True)
+    runpy.run_module(_module, run_name="__main__", alter_sys=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -25,6 +24,7 @@ from dayflow.pricing import PRICES, estimate_cost, run_cost
 from dayflow.providers.anthropic import AnthropicClient
 from dayflow.providers.offline import OfflineModel
 from dayflow.store import open_store
+from tests import forkserver
 from tests.conftest import db_rows, pg_schema, subprocess_env
 from tests.fakeapi import FakeAPI, error, overloaded, responder_from_client
 from tests.fakebatches import FakeBatchAPI
@@ -220,8 +220,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def driver(target: Path | str, fake: FakeAPI, runs: list[str], *extra: str) -> list[str]:
-    """The argv of a batch driver in a child process (tests.batchdriver)."""
-    return [sys.executable, "-m", "tests.batchdriver", str(target), fake.base_url, *runs, *extra]
+    """The argv of a batch driver in a child process (tests.batchdriver), forked from the fork
+    server (tests/forkserver.py): a real process that skips the SDK's imports."""
+    return forkserver.command(str(target), fake.base_url, *runs, *extra, module="tests.batchdriver")
 
 
 def finish(target: Path | str, fake: FakeAPI, runs: list[str]) -> dict[str, Any]:
@@ -276,7 +277,7 @@ def test_a_driver_killed_while_its_batch_runs_polls_the_same_batch_after(
         driver(db_path, fake, runs),
         env=subprocess_env(db_path),
         cwd=ROOT,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
     try:
@@ -286,6 +287,11 @@ def test_a_driver_killed_while_its_batch_runs_polls_the_same_batch_after(
     finally:
         child.kill()  # SIGKILL: no finally, no atexit in the child
         child.wait()
+        # Forked, the driver is the stand-in's child, killed as the stand-in dies: its end of
+        # stdout closes only once it is gone too.
+        assert child.stdout is not None
+        child.stdout.read()
+        child.stdout.close()
     assert fake.creates == 1 and all(not steps_of(db_path, r) for r in runs)
     fake.release()
     out = finish(db_path, fake, runs)

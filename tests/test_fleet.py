@@ -463,10 +463,9 @@ def test_a_worker_whose_listen_connection_drops_connects_again(
     """The queue listens on a connection of its own (`queue.SplitDriver`): when only that
     one is dropped, the worker starts afresh on new connections and goes on taking jobs."""
     import subprocess
-    import sys
     from urllib.parse import parse_qs, urlsplit
 
-    from tests.conftest import subprocess_env
+    from tests.conftest import dayflow_command, subprocess_env
 
     url = fleet_db
     app = parse_qs(urlsplit(url).query)["application_name"][0]
@@ -476,7 +475,7 @@ def test_a_worker_whose_listen_connection_drops_connects_again(
     log = tmp_path / "worker.log"
     with log.open("wb") as out:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "dayflow", "worker", "--poll", "1"],
+            dayflow_command("worker", "--poll", "1"),
             env=env,
             stdout=out,
             stderr=out,

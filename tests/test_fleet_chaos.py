@@ -26,7 +26,6 @@ import contextlib
 import random
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,7 +36,7 @@ import pytest
 
 from dayflow.store import open_store
 from dayflow.store.values import Profile
-from tests.conftest import claude_env
+from tests.conftest import claude_env, dayflow_command
 from tests.fakeapi import FakeAPI, Reply
 from tests.pgcluster import Cluster, cluster_or_skip
 from tests.scripted import text, tool_use
@@ -91,9 +90,7 @@ def _setup(url: str, tmp: Path) -> None:
 def _worker(url: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     args = ["worker", "--db", url, "--concurrency", "1", "--heartbeat", "10", "--poll", "1"]
     with log.open("ab") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "dayflow", *args], env=env, stdout=out, stderr=out
-        )
+        return subprocess.Popen(dayflow_command(*args), env=env, stdout=out, stderr=out)
 
 
 def _restart_counting_in_flight(cluster: Cluster, admin_url: str) -> int:
@@ -137,7 +134,7 @@ def test_two_hundred_profiles_eight_workers_kills_and_a_restart_one_brief_each(
     with FakeAPI(responder=_respond) as api:
         env = claude_env(url, api.base_url, tmp_path)
         queued = subprocess.run(
-            [sys.executable, "-m", "dayflow", "fleet", "enqueue", "--date", DATE],
+            dayflow_command("fleet", "enqueue", "--date", DATE),
             env=env,
             capture_output=True,
             text=True,

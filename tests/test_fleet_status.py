@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import claude_env, db_rows
+from tests.conftest import claude_env, dayflow_command, db_rows
 from tests.fakeapi import FakeAPI, Reply
 from tests.scripted import text
 from tests.test_fleet import _run, _until, fleet_db  # noqa: F401 (fleet_db: a fixture)
@@ -37,9 +36,7 @@ def test_a_killed_workers_brief_is_shown_lost_with_its_lease_expiry_not_running(
         log = tmp_path / "worker.log"
         args = ["worker", "--concurrency", "1", "--heartbeat", "2", "--poll", "0.5"]
         with log.open("wb") as out:
-            worker = subprocess.Popen(
-                [sys.executable, "-m", "dayflow", *args], env=env, stdout=out, stderr=out
-            )
+            worker = subprocess.Popen(dayflow_command(*args), env=env, stdout=out, stderr=out)
         try:
             # On the real clock every profile is due (00:00 UTC): the worker queues them.
             _until(lambda: api.message_requests, "the worker is in a brief's model call")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ import pytest
 from dayflow.providers.offline import OfflineModel
 from dayflow.sources.identity import mail_key, message_stable_id
 from tests import week
-from tests.conftest import subprocess_env
+from tests.conftest import dayflow_command, subprocess_env
 from tests.fakeapi import FakeAPI, responder_from_client
 from tests.harness import invoke
 from tests.imapserver import ImapServer, imap_server
@@ -252,5 +251,5 @@ def _child(db: Path, config: Path, api: FakeAPI, *args: str, **extra: str) -> An
         **extra,
     )
     since = ["--since", "2026-11-09"] if args[0] == "brief" else []
-    command = [sys.executable, "-m", "dayflow", *args, *since]
+    command = dayflow_command(*args, *since)
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
