@@ -194,3 +194,13 @@ def test_a_rules_file_that_is_a_symlink_is_written_through_it(tmp_path: Path) ->
     assert 'match = "acme.example"' in target.read_text()
     assert [r.match for r in read_rules(link, "default").rules.rules] == ["acme.example"]
     assert not [p for p in link.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_domain_in_another_script_is_refused_naming_its_ascii_form() -> None:
+    """`exämple.org` is a real domain, not one that "would match too much or nothing": the
+    refusal names the xn-- form the mail carries, which is accepted."""
+    with pytest.raises(UsageError) as refused:
+        parse_match("exämple.org")
+    assert "would match too much" not in str(refused.value)
+    assert "xn--exmple-cua.org" in str(refused.value)
+    assert parse_match("xn--exmple-cua.org") == "xn--exmple-cua.org"

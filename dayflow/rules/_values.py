@@ -107,6 +107,7 @@ def parse_match(text: str, *, lists: bool = True, threads: bool = True) -> str:
             raise UsageError(f"{refused}: a list is list:ID, its List-Id (news.example.org)")
         return LIST_PREFIX + ident
     local, at, domain = low.rpartition("@")
+    _ascii_domain(raw, local if at else "", domain.strip("."))
     if at and local:
         if not _DOMAIN.fullmatch(domain) or not re.fullmatch(r"[a-z0-9.!#$&'+/=^_`{|}~-]+", local):
             raise UsageError(f"{refused}: not an address")
@@ -119,6 +120,19 @@ def parse_match(text: str, *, lists: bool = True, threads: bool = True) -> str:
             else f"{refused}: give an address, a domain (example.org), list:ID or thread:KEY"
         )
     return domain
+
+
+def _ascii_domain(raw: str, local: str, domain: str) -> None:
+    """A domain in another script (`exämple.org`) is refused naming its IDNA form
+    (`xn--exmple-cua.org`), the form mail headers carry it in."""
+    if domain.isascii():
+        return
+    try:
+        ascii_form = domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        return  # not a domain at all: the checks below refuse it
+    shown = f"{local}@{ascii_form}" if local else ascii_form
+    raise UsageError(f"{raw[:60]!r}: write the domain as mail carries it: {shown}")
 
 
 @dataclass(frozen=True)
