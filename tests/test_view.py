@@ -214,6 +214,27 @@ def test_done_snooze_and_mute_are_the_clis_corrections(view: View, user: Profile
     assert status == 303 and headers["location"].startswith("/?token=")
 
 
+def test_a_big_form_is_refused_unread_and_a_busy_port_is_one_line(
+    view: View, user: Profile
+) -> None:
+    own = {"Origin": f"http://127.0.0.1:{view.port}"}
+    task = _bots_task(user)
+    big = f"csrf={_csrf(view.get('/tasks'))}&why=" + "x" * 100_000
+    assert view.ask("POST", f"/tasks/{task}/reject?token={view.token}", big, own)[0] == 413
+    assert task in user.tasks().values()
+    busy = subprocess.run(
+        [sys.executable, "-m", "dayflow", "view", "--port", str(view.port)],
+        env={k: v for k, v in os.environ.items() if not k.startswith("DAYFLOW_")} | _env(user),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert busy.returncode == 2
+    assert busy.stderr.strip().splitlines() == [
+        f"error: cannot listen on 127.0.0.1:{view.port}: Address already in use"
+    ]
+
+
 def test_read_only_has_no_write_route_and_no_button(user: Profile) -> None:
     view = start_view(_env(user), "--read-only")
     try:

@@ -29,6 +29,7 @@ from dayflow.errors import DayflowError, RunNotFound
 from dayflow.view.guard import CSRF_FIELD, TOKEN_PARAM, Guard, Visit
 from dayflow.view.site import Site
 
+MAX_FORM_BYTES = 16 * 1024  # a button's form is a few hundred bytes
 HEADERS = {
     # no script, no remote resource; forms post only here; never in a frame
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
@@ -82,6 +83,11 @@ def app(site: Site, guard: Guard) -> Callable[[Any, Any, Any], Any]:
         async def endpoint(request: Request) -> Response:
             from starlette.concurrency import run_in_threadpool
 
+            length = request.headers.get("content-length", "")
+            if not length.isdigit() or int(length) > MAX_FORM_BYTES:
+                return PlainTextResponse(
+                    "a form of at most 16 KB\n", status_code=413, headers=HEADERS
+                )
             form = await request.form(max_files=0, max_fields=20, max_part_size=64 * 1024)
             fields = {k: str(v) for k, v in form.items()}
             if not guard.csrf_ok(fields.get(CSRF_FIELD)):
