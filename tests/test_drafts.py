@@ -600,3 +600,34 @@ def test_sources_check_names_a_maildir_drafts_folder_and_fails_on_one_that_is_no
     bad = invoke(tmp_path / "d.db", lambda *_: OfflineModel(), "sources", "check",
                  env=env, clock=CLOCK)  # fmt: skip
     assert bad.code == 4 and "work/drafts" in bad.out and "is not a Maildir" in bad.out
+
+
+@pytest.mark.parametrize("what", ["missing", "file", "no cur"])
+def test_a_drafts_folder_that_is_no_maildir_is_said_on_stderr(tmp_path: Path, what: str) -> None:
+    """`drafts = "PATH"` naming no Maildir (missing, a plain file, a folder without cur/) drafts
+    nothing, and the brief says so in one line on stderr naming the folder: it was silent (the
+    model's draft_reply got the error; the brief said nothing, exit 0, no draft)."""
+    env = _config(tmp_path)
+    box = tmp_path / "mail" / "Drafts"
+    for sub in ("cur", "new", "tmp"):
+        (box / sub).rmdir()
+    box.rmdir()
+    if what == "file":
+        box.write_text("not a folder")
+    elif what == "no cur":
+        (box / "new").mkdir(parents=True)
+        (box / "tmp").mkdir()
+    got = _brief(tmp_path, env)
+    said = [line for line in got.err.splitlines() if "drafts folder" in line]
+    assert said == [
+        f"warning: work: the drafts folder {box} is not a Maildir (no "
+        + ("cur/" if what == "no cur" else "cur/, new/, tmp/")
+        + "); no draft is written (`dayflow sources check` checks it)"
+    ], got.err
+    assert "— draft in Drafts" not in got.out
+    assert (box.is_file() and box.read_text() == "not a folder") or not box.is_file()
+
+
+def test_a_maildir_drafts_folder_that_is_ready_gives_no_warning(tmp_path: Path) -> None:
+    got = _brief(tmp_path, _config(tmp_path))
+    assert "drafts folder" not in got.err and "— draft in Drafts" in got.out

@@ -128,7 +128,7 @@ def new_run_sources(
     sample (or the JSON files given), read whole. The hints name `profile`'s commands."""
     from datetime import UTC
 
-    from dayflow.sources.factory import run_settings_for
+    from dayflow.sources.factory import run_settings_for, unready_drafts
 
     loaded = config.sources(request.config_file)
     out: dict[str, Any] = {"strict_sources": request.strict_sources}
@@ -155,6 +155,8 @@ def new_run_sources(
     out["sources"] = chosen["sources"]
     if request.drafts and chosen.get("drafts"):
         out["drafts"] = True
+        if settings.inbox is None:
+            notices.extend(unready_drafts(list(loaded.inboxes)))
     notices.append(f"sources from {loaded.path}: {', '.join(s.name for s in loaded.all())}")
     if loaded.inboxes and settings.inbox is None:
         tz = zone(settings.tz)

@@ -69,13 +69,20 @@ class MaildirDrafts:
     def folder(self) -> str:
         return str(self.path)
 
-    def _ready(self) -> None:
+    def problem(self) -> str | None:
+        """Why no draft can be written here (not a Maildir), or None: a look, no write."""
         missing = [d for d in ("cur", "new", "tmp") if not (self.path / d).is_dir()]
         if missing:
-            raise SourceError(
+            return (
                 f"{self.name}: the drafts folder {self.path} is not a Maildir (no "
                 f"{', '.join(d + '/' for d in missing)}); no draft is written"
             )
+        return None
+
+    def _ready(self) -> None:
+        problem = self.problem()
+        if problem is not None:
+            raise SourceError(problem)
 
     def _files(self) -> Iterator[Path]:
         for sub in ("cur", "new"):

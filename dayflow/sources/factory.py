@@ -381,6 +381,22 @@ def drafts_boxes(
     return boxes
 
 
+def unready_drafts(specs: list[SourceSpec]) -> list[str]:
+    """A warning for each Maildir drafts folder of `specs` that is not one (missing, a file,
+    no cur/): the brief says it, as `sources check` does, rather than draft nothing in
+    silence. Only a look at the folder: nothing is made or written (an IMAP folder is the
+    server's, found when a draft is written)."""
+    from dayflow.sources.drafts import MaildirDrafts
+
+    out = []
+    for spec in specs:
+        if spec.drafts and spec.kind == "maildir":
+            problem = MaildirDrafts(spec.name, str(spec.drafts)).problem()
+            if problem is not None:
+                out.append(f"warning: {problem} (`dayflow sources check` checks it)")
+    return out
+
+
 def _sample_followups(mail: list[MailSource], brief_date: dt.date, ctx: SourceContext) -> Feed:
     """The bundled sample's followups: its inbox, its user's sent mail and who that user is,
     so a newcomer's first brief shows owed replies and waits as a configured one does."""
