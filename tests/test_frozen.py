@@ -32,6 +32,7 @@ def _distinct(cls: type[Frozen]) -> tuple[Frozen, dict[str, Any]]:
 def test_the_listing_paths_value_classes_are_all_frozen_classes() -> None:
     names = {c.__name__ for c in CLASSES}
     assert {"Usage", "Run", "RunSettings", "Task", "Step", "Event", "Settings", "Lease"} <= names
+    assert {"Dialect", "StoreContext"} <= names  # the store's, on the same paths
     assert not any(dataclasses.is_dataclass(c) for c in CLASSES)
 
 

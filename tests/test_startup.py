@@ -133,6 +133,8 @@ def test_the_start_up_paths_import_only_what_they_print(sqlite_path: Path, args:
         ]
     else:
         assert _hits(loaded, FORBIDDEN_FOR_COMMANDS) == []
+        # their values are `Frozen` classes, not dataclasses (compiled at each import)
+        assert "dataclasses" not in loaded
         assert ("dayflow.cli_tasks" in loaded) == (args[0] == "tasks")
         assert "dayflow.store" in loaded or args[-1] == "--help"  # the probe saw a real run
 

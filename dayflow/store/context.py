@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from dayflow.clock import Clock, iso
+from dayflow.frozen import Frozen
 from dayflow.store.sql import Database
 from dayflow.store.values import DEFAULT_PROFILE, Owner
 
 
-@dataclass(frozen=True)
-class StoreContext:
+class StoreContext(Frozen):  # not a dataclass: `dayflow runs` imports it (dayflow.frozen)
     db: Database
     clock: Clock
     owner: Owner

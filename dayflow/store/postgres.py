@@ -404,7 +404,7 @@ def open_backend(
 
 
 def _with_ttl(seconds: float) -> Dialect:
-    from dataclasses import replace
+    from dayflow.frozen import replace
 
     return replace(POSTGRES, lease_ttl=timedelta(seconds=seconds))
 

@@ -21,12 +21,12 @@ import functools
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
 
 from dayflow.clock import Clock
 from dayflow.errors import DayflowError, StoreError
+from dayflow.frozen import Frozen
 from dayflow.store.values import LEASE_TTL, UpkeepFinding
 
 
@@ -100,8 +100,7 @@ class Cursor(Protocol):
     def __iter__(self) -> Iterator[Row]: ...
 
 
-@dataclass(frozen=True)
-class Dialect:
+class Dialect(Frozen):  # not a dataclass: `dayflow runs` imports it (dayflow.frozen)
     """The fragments of SQL that differ between engines."""
 
     name: str
