@@ -199,6 +199,7 @@ COMMAND_PATHS: dict[str, Case] = {
     "rules db": _args("rules", "--db", "{odd}"),
     "replay config": _args("replay", "--config", "{odd}"),
     "replay db": _args("replay", "--db", "{odd}"),
+    "tasks add db": _args("tasks", "add", "--from", "promise:nonexistent", "--db", "{odd}"),
     "tasks done db": _args("tasks", "done", "t_nonexistent", "--db", "{odd}"),
     "tasks reject config": _args("tasks", "reject", "t_nonexistent", "--config", "{odd}"),
     "tasks reject db": _args("tasks", "reject", "t_nonexistent", "--db", "{odd}"),
