@@ -304,3 +304,92 @@ def test_a_compacted_morning_keeps_the_section(tmp_path: Path) -> None:
     two = _brief(db, DAY2, env, "--compact-at", "3000")
     assert "compacted" in log_kinds(db)  # the history was compacted in that run
     assert _section(two.out) == DAY2_LINES
+
+
+KIM = "Kim Park <kim@vendor.example>"
+LEO = "Leo Grant <leo@other.example>"
+MIA = "Mia Ross <mia@promo.example>"
+
+
+def _needs(text: str) -> list[str]:
+    """The task titles under Needs action (each line without its sender and due)."""
+    after = text.split("## Needs action", 1)[1].split("\n## ", 1)[0]
+    return [x[2:].split(" (from ", 1)[0] for x in after.strip().splitlines() if x[:2] == "- "]
+
+
+def _owed(text: str) -> list[str]:
+    after = text.split("## You owe replies", 1)[1].split("\n## ", 1)[0]
+    return [x for x in after.strip().splitlines() if x.startswith("- ")]
+
+
+def test_a_corrected_day_one_shapes_day_two(tmp_path: Path, store_target: Path | str) -> None:
+    """The held-out sequence: day 1 adds Kim's invoice (rejected), Mia's banner (her domain
+    muted) and Erin's slides (the owed reply snoozed); day 2 has Kim's next invoice (no task),
+    Leo's like invoice (a task), Mia's next ask (nothing) and the night's changes of `_day2`."""
+    db = store_target
+    env = _day1(tmp_path)
+    inbox = tmp_path / "mail" / "INBOX"
+    for mid, who, subject, body in (
+        ("kim1@x", KIM, "Invoice 113", "Please review the attached invoice."),
+        ("mia1@x", MIA, "Banner", "Could you approve the banner?"),
+    ):
+        deliver(inbox, thread_mail(mid, sender=who, subject=subject, body=body, when=at(18, 10)),
+                at(18, 10))  # fmt: skip
+    one = json.loads(_brief(db, DAY1, env, "--format", "json").out)
+    assert _needs(one["brief"]) == ["Send slides to Erin", "Review contract draft",
+                                    "Send figures", "Review attached invoice",
+                                    "Approve banner"]  # fmt: skip
+    assert _promised(one["brief"]) == DAY1_PROMISED
+    tasks = {t["title"]: t for t in json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)}
+    assert sorted(tasks) == ["Approve banner", "Review attached invoice", "Review contract draft",
+                             "Send figures", "Send slides to Erin"]  # fmt: skip
+    # The corrections: Kim's invoice is no task, promo.example is muted, Erin's reply waits.
+    reject = dayflow(db, "tasks", "reject", tasks["Review attached invoice"]["id"], api=None, **env)
+    assert "no task from kim@vendor.example asking to 'review'" in reject.err, reject.err
+    assert dayflow(db, "mute", "promo.example", api=None, **env).code == 0
+    erin = next(
+        i for i in one["followups"]["you_owe"] if i["with"]["address"] == "erin@example.net"
+    )
+    snooze = dayflow(db, "snooze", erin["key"], "--until", "3d", api=None, **env)
+    assert snooze.code == 0, snooze.err
+    assert (
+        dayflow(db, "tasks", "done", tasks["Send slides to Erin"]["id"], api=None, **env).code == 0
+    )
+    _day2(tmp_path)
+    for mid, who, subject, body in (
+        ("kim2@x", KIM, "Invoice 114", "Please review the attached invoice."),
+        ("leo1@x", LEO, "Invoice 7", "Please review the attached invoice."),
+        ("mia2@x", MIA, "Banner v2", "Could you approve the new banner?"),
+    ):
+        deliver(inbox, thread_mail(mid, sender=who, subject=subject, body=body, when=at(19, 6)),
+                at(19, 6))  # fmt: skip
+    two = _brief(db, DAY2, env).out
+    assert _section(two) == [*DAY2_LINES[:3], "- No longer on your list: Review attached invoice.",
+                             *DAY2_LINES[3:]]  # fmt: skip
+    assert _promised(two) == DAY1_PROMISED[1:]  # Hana's report was sent: kept
+    assert _needs(two) == ["Review contract draft", "Review attached invoice"]
+    assert "from Leo Grant" in two.split("## Needs action", 1)[1].split("\n## ", 1)[0]
+    assert _owed(two) == [
+        '- Reply to Kim Park (kim@vendor.example): "Invoice 113", waiting 1 working day '
+        "(since Wed 18 Nov)",
+        '- Reply to Kim Park (kim@vendor.example): "Invoice 114", waiting 0 working days '
+        "(since Thu 19 Nov)",
+        '- Reply to Leo Grant (leo@other.example): "Invoice 7", waiting 0 working days '
+        "(since Thu 19 Nov)",
+        "- _3 left out by your rules (`dayflow rules` lists them)._",
+    ]
+    after = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    assert sorted(
+        (
+            t["title"],
+            t["due"],
+            t["status"],
+            t["source_id"] == tasks.get(t["title"], {}).get("source_id"),
+        )
+        for t in after
+    ) == [  # fmt: skip
+        ("Approve banner", None, "open", True),  # muted: no new task, the old one stays
+        ("Review attached invoice", None, "open", False),  # Leo's, not Kim's
+        ("Review contract draft", "2026-11-25", "open", True),
+        ("Send figures", None, "open", True),
+    ]  # the slides are done (not listed); Kim's rejected task is gone
