@@ -393,3 +393,29 @@ def test_a_corrected_day_one_shapes_day_two(tmp_path: Path, store_target: Path |
         ("Review contract draft", "2026-11-25", "open", True),
         ("Send figures", None, "open", True),
     ]  # the slides are done (not listed); Kim's rejected task is gone
+
+
+def test_a_fork_of_day_two_shows_the_same_since_yesterday(
+    tmp_path: Path, store_target: Path | str
+) -> None:
+    """`dayflow fork RUN --from-step N` of day 2's brief, after the standup moved again: from
+    step 1 (read_since's result copied, move_due made again on a task already moved) and from
+    step 2 (both copied), the section is the one the forked run showed."""
+    db = store_target
+    env = _day1(tmp_path)
+    _brief(db, DAY1, env)
+    tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    slides = next(t for t in tasks if "slides" in t["title"].lower())
+    assert dayflow(db, "tasks", "done", slides["id"], api=None, **env).code == 0
+    _day2(tmp_path)
+    two = json.loads(_brief(db, DAY2, env, "--format", "json").out)
+    assert _section(two["brief"]) == DAY2_LINES
+    later = _event("standup@x", "Standup", "20261119T160000Z", "20261119T163000Z")
+    _calendar(tmp_path / "cal.ics", later, REVIEW, CLIENT)
+    for step in ("1", "2"):
+        fork = dayflow(db, "fork", two["run"]["id"], "--from-step", step, api=None, **env)
+        assert fork.code == 0, fork.err
+        assert f"at step {step}: {step} step(s) copied" in fork.err
+        assert _section(fork.out) == DAY2_LINES
+    tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    assert [t["due"] for t in tasks if "contract" in t["title"].lower()] == ["2026-11-25"]

@@ -36,10 +36,15 @@ def since_lines(calls: list[Call]) -> list[str]:
         if isinstance(more, int) and more > 0:
             lines.append(f"- and {more} more")
     # A deadline a later message moved: the moves made (move_due's answers), not proposed.
+    # Its date then is the one the compared state showed (read_since's), when it has one: a
+    # fork that makes the move again finds the task already moved by the run it forked from.
+    proposed = {(i.get("id"), i.get("now")): i for i in _dicts(result.get("due_moved"))}
     for moved in named(calls, "move_due"):
         if not moved.error and isinstance(moved.result, dict):
             made = moved.result.get("moved")
-            lines += ["- " + _due_moved(made)] if isinstance(made, dict) else []
+            if isinstance(made, dict):
+                was = proposed.get((made.get("id"), made.get("now")), {}).get("was")
+                lines.append("- " + _due_moved(made | ({"was": was} if was else {})))
     return lines
 
 
