@@ -107,6 +107,20 @@ def test_a_sample_run_of_yesterday_does_not_start_todays_mail_window(tmp_path: P
     ) in res.err
 
 
+def test_a_same_day_update_says_nothing_of_the_last_24_hours(tmp_path: Path) -> None:
+    """A second brief of the day reads since the day's brief: the first brief's note that no
+    earlier brief read the inboxes (so it read the last 24 hours) is not said again."""
+    db = tmp_path / "d.db"
+    env = _maildir_config(tmp_path)
+    first = _brief(db, env=env)
+    assert first.code == 0 and "last 24 hours" in first.err, first.err
+    again = _brief(db, env=env)
+    assert again.code == 0, again.err
+    assert "writing an update with only what arrived since" in again.err
+    assert "no earlier brief" not in again.err and "last 24 hours" not in again.err
+    assert _settings(db)[0].update_of is not None
+
+
 @pytest.mark.parametrize(
     ("since", "window"),
     [

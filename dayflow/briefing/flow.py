@@ -188,6 +188,7 @@ def _start(the: _Day, update_of: Run | None, sole: bool) -> Outcome:
         profile=store.profile,
         moment=briefday.brief_moment(day, zone(settings.tz), now),
         mail_since=lambda: briefday.mail_since(store.runs, day, zone(settings.tz), now),
+        update=update_of is not None,
     )
     loop = room.make_loop(store, room.opened[-1], request.crash_after, request.config_file)
     options = _options(request, settings, day, the.sinks, update_of, picked, sole)

@@ -118,6 +118,7 @@ def new_run_sources(
     moment: datetime,
     profile: str | None = None,
     mail_since: Callable[[], datetime],
+    update: bool = False,
 ) -> Picked:
     """What a new run reads, as BriefOptions fields, and the notices saying so.
 
@@ -125,7 +126,9 @@ def new_run_sources(
     its [[inbox]] / [[calendar]] entries), and mail since --since, else `mail_since()`
     (day.mail_since: the last finished brief, else 24 hours before `moment`, the brief's);
     the sample is never used. Without one (or one holding only delivery settings): the bundled
-    sample (or the JSON files given), read whole. The hints name `profile`'s commands."""
+    sample (or the JSON files given), read whole. The hints name `profile`'s commands. An
+    `update` of the day's brief reads only what arrived since that brief (its own window,
+    briefing.day.since_sources), so the first brief's "last 24 hours" note is not said."""
     from datetime import UTC
 
     from dayflow.sources.factory import run_settings_for, unready_drafts
@@ -164,7 +167,7 @@ def new_run_sources(
             at = since_moment(request.since, moment, tz)
         else:
             at = mail_since()
-            if at == moment - briefday.MAIL_WINDOW:
+            if at == moment - briefday.MAIL_WINDOW and not update:
                 notices.append(
                     "note: no earlier brief read these inboxes, so this one read the last 24 "
                     f"hours of mail (since {at.astimezone(tz):%Y-%m-%d %H:%M}); "
