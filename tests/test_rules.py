@@ -33,6 +33,9 @@ def test_patterns_are_made_canonical() -> None:
     assert parse_match("@acme.example") == "acme.example"
     assert parse_match("<News.Example.org>") == "list:news.example.org"
     assert parse_match("list:news.example.org") == "list:news.example.org"
+    # list: before the List-Id as a user copies it from the header, brackets and all
+    assert parse_match("list:<News.Example.org>") == "list:news.example.org"
+    assert parse_match("LIST:<news.example.org>") == "list:news.example.org"
     assert parse_match("thread:ab12cd34") == "thread:ab12cd34"
     with pytest.raises(UsageError):
         parse_match("list:news.example.org", lists=False)

@@ -86,9 +86,9 @@ def shown_match(match: str) -> str:
 
 def parse_match(text: str, *, lists: bool = True, threads: bool = True) -> str:
     """A mute or important pattern made canonical: an address (`dana@example.org`), a domain
-    (`example.org`, `@example.org`), `list:ID` (or `<ID>`, as a List-Id header writes it),
-    `thread:KEY`. UsageError for what would match everything or nothing (`*`, `@`, empty, a
-    bare TLD, a wildcard)."""
+    (`example.org`, `@example.org`), `list:ID` (or `<ID>` or `list:<ID>`, as a List-Id header
+    writes it), `thread:KEY`. UsageError for what would match everything or nothing (`*`, `@`,
+    empty, a bare TLD, a wildcard)."""
     raw = text.strip()
     low = raw.lower()
     refused = f"{raw[:60]!r} would match too much or nothing"
@@ -102,7 +102,9 @@ def parse_match(text: str, *, lists: bool = True, threads: bool = True) -> str:
             raise UsageError(f"{refused}: thread:KEY takes the key a brief's JSON gives a thread")
         return raw
     if low.startswith(LIST_PREFIX) or (low.startswith("<") and low.endswith(">")):
-        ident = low[len(LIST_PREFIX) :] if low.startswith(LIST_PREFIX) else low[1:-1]
+        ident = low[len(LIST_PREFIX) :] if low.startswith(LIST_PREFIX) else low
+        if ident.startswith("<") and ident.endswith(">"):
+            ident = ident[1:-1]  # `list:<ID>`: the List-Id as copied from its header
         if not lists or not _LIST_ID.fullmatch(ident):
             raise UsageError(f"{refused}: a list is list:ID, its List-Id (news.example.org)")
         return LIST_PREFIX + ident
