@@ -68,6 +68,7 @@ class TaskWhy:
     notes: str | None
     refused: str | None = None
     step: int | None = None
+    moves: tuple[dict[str, Any], ...] = ()  # the due-date moves made on it (move_due), oldest first
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -81,6 +82,7 @@ class TaskWhy:
             "notes": self.notes,
             "refused": self.refused,
             "step": self.step,
+            "due_moves": list(self.moves),
         }
 
 
@@ -152,6 +154,7 @@ def _for_task(store: Store, task: Task, run: Run | None) -> Why:
         due_kind=task.due_kind,
         notes=task.notes,
         step=call.step if call else None,
+        moves=tuple(due_moves(store, task.id)),
     )
     if source and message is None and source in shown.texts_of:
         item = source
@@ -188,6 +191,34 @@ def _for_item(
             if again is not None and any(t.task_id for t in again.tasks):
                 return again
     return Why(why.run_id, asked, message, tasks, _no_task(calls, message, keys, tasks), why.item)
+
+
+def due_moves(store: Store, task_id: str) -> list[dict[str, Any]]:
+    """The due-date moves made on task `task_id`, oldest first: each saved move_due effect of
+    the newest runs (its date then and now, the message that moved it with its sender, date and
+    subject as that run read it, and its words). A fork that made a move again on a task
+    already moved (then and now the same) adds nothing; nor does the same move seen twice."""
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[Any, Any, Any]] = set()
+    for run in reversed(store.runs.list(limit=RUNS_SEARCHED)):
+        messages = store.steps.conversation(run.id)
+        calls = list(_calls(messages))
+        for call in (c for c in calls if c.name == "move_due"):
+            payload = _payload(call)
+            moved = payload.get("moved") if isinstance(payload, dict) else None
+            if not isinstance(moved, dict) or moved.get("id") != task_id:
+                continue
+            was, now, source = moved.get("was"), moved.get("now"), moved.get("source_id")
+            if was == now or (was, now, source) in seen:
+                continue
+            seen.add((was, now, source))
+            message = _message(calls, str(source)) or {}
+            out.append(
+                {"was": was, "now": now, "source_id": source, "evidence": moved.get("evidence")}
+                | {"run_id": run.id, "step": call.step}
+                | {k: message[k] for k in ("from", "subject", "received_at") if k in message}
+            )
+    return out
 
 
 def _filing_run(store: Store, keys: set[str], exact: str | None, not_run: str) -> Run | None:
@@ -402,6 +433,15 @@ def render_text(why: Why) -> str:
         if t.counted:
             lines.append(f"  counted:  {t.counted}")
         lines.append(f"  due:      {due_line(t.due, t.due_kind)}")
+        for move in t.moves:
+            lines.append(f"  moved:    {move.get('was') or 'no date'} → {move.get('now')} "
+                         f"(run {move.get('run_id')}, step {move.get('step')})")  # fmt: skip
+            sender = f" from {move['from']}" if move.get("from") else ""
+            when = f", {move['received_at']}" if move.get("received_at") else ""
+            lines.append(f"    by:     message {move.get('source_id')}{sender}{when}")
+            if move.get("subject"):
+                lines.append(f"    subject: {move['subject']}")
+            lines.append(f'    words:  "{move.get("evidence") or ""}"')
         if t.notes:
             lines.append(f"  notes:    {t.notes}")
     if why.no_task:

@@ -419,3 +419,37 @@ def test_a_fork_of_day_two_shows_the_same_since_yesterday(
         assert _section(fork.out) == DAY2_LINES
     tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
     assert [t["due"] for t in tasks if "contract" in t["title"].lower()] == ["2026-11-25"]
+
+
+def test_why_shows_the_due_date_a_later_message_moved(tmp_path: Path) -> None:
+    """`dayflow why` on the contract task after day 2: the move from move_due's saved effect,
+    with the message that made it and its words (once, though a fork made it again)."""
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    _brief(db, DAY1, env)
+    _day2(tmp_path)
+    two = json.loads(_brief(db, DAY2, env, "--format", "json").out)
+    fork = dayflow(db, "fork", two["run"]["id"], "--from-step", "1", api=None, **env)
+    assert fork.code == 0, fork.err
+    tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    contract = next(t for t in tasks if "contract" in t["title"].lower())
+    why = dayflow(db, "why", contract["id"], api=None, **env)
+    assert why.code == 0, why.err
+    lines = why.out.splitlines()
+    at_move = next(i for i, line in enumerate(lines) if line.startswith("  moved:"))
+    assert lines[at_move - 1] == "  due:      2026-11-25, stated in the message"
+    assert lines[at_move].startswith(
+        f"  moved:    2026-11-23 → 2026-11-25 (run {two['run']['id']}, step "
+    )
+    assert lines[at_move + 1].startswith("    by:     message work:")
+    assert " from Frank Li <frank@example.net>, 2026-11-19T06:00:00+00:00" in lines[at_move + 1]
+    assert lines[at_move + 2:at_move + 4] == [
+        "    subject: Re: Contract draft",
+        '    words:  "Good news: the deadline moved to Wednesday 25 November."',
+    ]  # fmt: skip
+    assert sum(line.startswith("  moved:") for line in lines) == 1
+    doc = json.loads(dayflow(db, "why", contract["id"], "--json", api=None, **env).out)
+    [move] = doc["tasks"][0]["due_moves"]
+    assert (move["was"], move["now"], move["run_id"]) == ("2026-11-23", "2026-11-25",
+                                                          two["run"]["id"])  # fmt: skip
+    assert move["evidence"] == "Good news: the deadline moved to Wednesday 25 November."
