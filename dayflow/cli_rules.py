@@ -7,6 +7,7 @@ Options, wiring and output only; the rules, their file, the corrections and the 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from datetime import date
 
     from dayflow import rules as rules_
+    from dayflow.config import Settings
 
 commands = typer.Typer()
 
@@ -133,12 +135,29 @@ def snooze(
     with handle_errors(deps):
         at = where(deps, config, f"snooze {item} --until {until}", db)
         day = rules.parse_until(until, at.today)
+        settings = deps.settings(db=db)
         if item.strip().lower().startswith("thread:"):
             rule = rules.snooze(None, at, item, day)
-        else:
-            with deps.store(deps.settings(db=db)) as store:
-                rule = rules.snooze(store, at, item, day)
+            _made(deps, rule, at)
+            # Kept, since a right key from another database or an older brief is not refused;
+            # but a key no saved brief showed is most likely a typo, and it would snooze nothing.
+            missing = isinstance(settings.db_path, Path) and not settings.db_path.exists()
+            if missing or not _shown(deps, settings, rule.match):
+                deps.notice(
+                    f"note: no saved brief showed {rule.match} (a reply owed or awaited); the "
+                    "rule is kept: check the key in `dayflow brief --format json`"
+                )
+            return
+        with deps.store(settings) as store:
+            rule = rules.snooze(store, at, item, day)
         _made(deps, rule, at)
+
+
+def _shown(deps: Runtime, settings: Settings, match: str) -> bool:
+    from dayflow import rules
+
+    with deps.store(settings) as store:
+        return rules.thread_shown(store, match)
 
 
 @commands.command("rules")

@@ -266,7 +266,8 @@ def test_an_owed_reply_snoozed_by_its_thread_key_is_left_out_until_its_day(
     assert first.code == 0, first.err
     owed = json.loads(first.out)["followups"]["you_owe"]
     assert [o["subject"] for o in owed] == ["Offsite venue"]
-    assert user.run("snooze", owed[0]["key"], "--until", "2026-11-07").code == 0
+    snoozed = user.run("snooze", owed[0]["key"], "--until", "2026-11-07")
+    assert snoozed.code == 0 and "no saved brief showed" not in snoozed.err, snoozed.err
     later = user.run("brief", "--date", "2026-11-06", "--format", "markdown", clock=DAY2)
     assert _owed(later.out) == [
         "- Nobody is waiting on a reply from you.",
@@ -275,6 +276,20 @@ def test_an_owed_reply_snoozed_by_its_thread_key_is_left_out_until_its_day(
     back = user.run("brief", "--date", "2026-11-07", "--format", "markdown",
                     clock="2026-11-07T07:30:00+00:00")  # fmt: skip
     assert _owed(back.out)[0].startswith('- Reply to Dana Ruiz (dana@acme.example): "Offsite')
+
+
+def test_a_thread_no_saved_brief_showed_is_snoozed_with_a_warning(user: Profile) -> None:
+    """A thread key no saved brief showed (a typo, or one from another database) is still
+    snoozed, so a correct key is never refused, but one line on stderr says no brief showed it
+    after the rule's line."""
+    _owing(user, [QUESTION])
+    assert user.run("brief", "--date", "2026-11-05", "--format", "json").code == 0
+    typo = user.run("snooze", "thread:000000000000", "--until", "3d")
+    assert typo.code == 0, typo.err
+    lines = typo.err.strip().splitlines()
+    assert lines[0].startswith("rule r1: thread:000000000000 snoozed") and len(lines) == 2
+    assert lines[1].startswith("note: no saved brief showed thread:000000000000"), typo.err
+    assert "thread:000000000000" in user.rules_file.read_text()
 
 
 def _no_model(model: str, settings: Any) -> Any:

@@ -24,6 +24,7 @@ from dayflow.rules._corrections import (
     reject,
     snooze,
     task_facts,
+    thread_shown,
 )
 from dayflow.rules._file import (
     FILE_NAME,
@@ -83,6 +84,7 @@ __all__ = [
     "rules_path",
     "snooze",
     "task_facts",
+    "thread_shown",
 ]
 
 

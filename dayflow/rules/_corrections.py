@@ -29,10 +29,11 @@ from dayflow.rules._values import (
     check_until,
     parse_match,
 )
-from dayflow.shown import messages_read
+from dayflow.shown import calls_in, messages_read
 from dayflow.store import Store
 
 MOST_SNOOZE_DAYS = 366
+SHOWN_LOOK_BACK = 60  # finished briefs looked at for a snoozed thread: two months of mornings
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,24 @@ def snooze(store: Store | None, where: Where, ref: str, until: date) -> Rule:
 
     change(where.path, where.profile, edit, where.kill)
     return moved[0] if moved else where.add(rule)
+
+
+def thread_shown(store: Store, match: str, look_back: int = SHOWN_LOOK_BACK) -> bool:
+    """Whether one of the last `look_back` finished briefs of the store's profile showed the
+    thread `match` (`thread:KEY`) as a reply owed or awaited: its saved read_followups steps
+    hold the keys a brief's JSON gives. Newest first, so a key of this morning's is found in
+    the first run."""
+    for run in store.runs.list(status="done", limit=look_back):
+        for name, _args, payload in calls_in(store.steps.conversation(run.id)):
+            if name != "read_followups" or not isinstance(payload, dict):
+                continue
+            for kind in ("you_owe", "waiting_on"):
+                listed = payload.get(kind)
+                if isinstance(listed, list) and any(
+                    isinstance(item, dict) and item.get("key") == match for item in listed
+                ):
+                    return True
+    return False
 
 
 KINDS_SHOWN = {REJECT: "rejected", MUTE: "muted", IMPORTANT: "important", SNOOZE: "snoozed"}
