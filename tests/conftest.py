@@ -77,6 +77,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if item.get_closest_marker("xdist_group") is None and _uses_module_fixture(item):
                 item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+        # The longest single tests first: a worker that took one near the end would finish
+        # minutes after the other (xdist hands out scopes in this order, after its groups).
+        items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in LONGEST_FIRST)
     if _pg_url():
         return
     keep: list[pytest.Item] = []
@@ -93,6 +96,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         workeroutput = getattr(config, "workeroutput", None)
         if workeroutput is not None:
             workeroutput[_PG_LEFT_OUT_KEY] = len(drop)
+
+
+# The single tests of a minute or more under load (`--durations`), started first under xdist.
+LONGEST_FIRST = ("tests/test_fleet_chaos.py",)
 
 
 def _uses_module_fixture(item: pytest.Item) -> bool:
