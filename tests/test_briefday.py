@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -171,8 +172,16 @@ def test_concurrent_ensure_today_processes_write_one_brief(tmp_path: Path, n: in
 @pytest.mark.slow
 def test_a_waiter_takes_over_when_the_driver_is_killed(tmp_path: Path) -> None:
     db = tmp_path / "dayflow.db"
-    slow = slowed(responder_from_client(OfflineModel()), 1.0)
-    with FakeAPI(responder=slow) as fake:
+    # Each call answered a second late while the driver lives (it is in a call when the waiter
+    # arrives and when it is killed); the waiter's own calls after it, at once.
+    killed = threading.Event()
+    offline = responder_from_client(OfflineModel())
+    slow = slowed(offline, 1.0)
+
+    def respond(body: dict[str, Any]) -> Any:
+        return offline(body) if killed.is_set() else slow(body)
+
+    with FakeAPI(responder=respond) as fake:
         env = subprocess_env(db, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake.base_url)
         driver = _spawn(db, env)
         while len(fake.message_requests) < 1:  # the driver holds the lock and is calling
@@ -181,7 +190,8 @@ def test_a_waiter_takes_over_when_the_driver_is_killed(tmp_path: Path) -> None:
         assert waiter.stderr is not None
         assert "waiting for it" in waiter.stderr.readline()
         driver.send_signal(signal.SIGKILL)
-        driver.communicate(timeout=30)
+        driver.communicate(timeout=30)  # to its pipes' end: the forked driver is gone too
+        killed.set()
         code = waiter.wait(timeout=120)
         out, err = waiter.communicate()
     assert code == 0, err
