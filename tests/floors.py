@@ -33,6 +33,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "network",
             "shown",
             "safe_text",
+            "dates",
             "page",
             "schedule_units",
             "schedule_parse",

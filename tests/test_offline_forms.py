@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from dayflow.providers.offline._dates import find_deadline
+from dayflow.dates import find_deadline
 from dayflow.providers.offline._reading import body_actions, triage_all
 from tests.test_offline_requests import _mail as requests_mail
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from dayflow.agent import BriefOptions, Loop, start_run
+from dayflow.dates import find_deadline
 from dayflow.models import Limits, RunSettings
 from dayflow.providers.offline import OfflineModel
-from dayflow.providers.offline._dates import find_deadline
 from dayflow.providers.offline._reading import body_actions, reader_of
 from dayflow.store import open_store
 

@@ -49,6 +49,18 @@ def _open(*messages: ThreadMessage) -> list[tuple[str, str | None, str]]:
          "2026-11-19", "implied"),
         ("Te envío el informe mañana.", "Te envío el informe mañana", "2026-11-19", "implied"),
         ("I'll share the deck soon.", "I'll share the deck soon", None, "none"),
+        # A date named, in each language (read by `dayflow.dates`, as the offline model does)
+        ("Ich schicke Ihnen den Bericht bis Freitag, 27. November.",
+         "Ich schicke Ihnen den Bericht bis Freitag, 27. November", "2026-11-27", "stated"),
+        ("Ich melde mich bis Montag.", "Ich melde mich bis Montag", "2026-11-23", "stated"),
+        ("Je vous enverrai le rapport le 26 novembre.",
+         "Je vous enverrai le rapport le 26 novembre", "2026-11-26", "stated"),
+        ("Je reviens vers vous vendredi.", "Je reviens vers vous vendredi", "2026-11-20",
+         "stated"),
+        ("Te envío el informe el 30 de noviembre.", "Te envío el informe el 30 de noviembre",
+         "2026-11-30", "stated"),
+        ("Te confirmo el jueves.", "Te confirmo el jueves", "2026-11-19", "stated"),
+        ("I'll send it by 2026-12-04.", "I'll send it by 2026-12-04", "2026-12-04", "stated"),
     ],
 )  # fmt: skip
 def test_a_promise_in_each_language_with_its_due_date(
@@ -106,5 +118,16 @@ def test_a_moved_deadline_and_its_date() -> None:
     )
     assert moved_to("The meeting moved to Friday.", sent) is None  # no deadline named
     assert moved_to("The deadline is Friday.", sent) is None  # nothing moved
+    for said, day in (
+        ("Die Abgabefrist wurde auf Freitag, 27. November verschoben.", dt.date(2026, 11, 27)),
+        ("Die Frist ist jetzt der 30.11.", dt.date(2026, 11, 30)),
+        ("La date limite est reportée au lundi 30 novembre.", dt.date(2026, 11, 30)),
+        ("L'échéance a été décalée à vendredi.", dt.date(2026, 11, 20)),
+        ("El plazo se ha pospuesto al 2 de diciembre.", dt.date(2026, 12, 2)),
+        ("La fecha de entrega ahora es el viernes.", dt.date(2026, 11, 20)),
+    ):
+        assert moved_to(f"Hallo.\n{said}\nGruß", sent) == (day, said), said
+    assert moved_to("Die Besprechung wurde auf Freitag verschoben.", sent) is None  # no deadline
+    assert moved_to("La date limite est vendredi.", sent) is None  # nothing moved
     assert date_in("by 3 January", sent) == dt.date(2027, 1, 3)  # past this year: next year
     assert date_in("by 31 February", sent) is None

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from dayflow.dates import SENTENCE, named_date
 from dayflow.followups.rules import own_words
 from dayflow.followups.threads import Thread, ThreadMessage
 from dayflow.sources.identity import short_hash
@@ -56,15 +57,7 @@ _NOT_NEEDED = re.compile(
     r"|pas\s+la\s+peine|ya\s+no\s+hace\s+falta|ya\s+no\s+lo\s+necesito)\b",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-           "september", "october", "november", "december")  # fmt: skip
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + "|".join(_MONTHS) + r")\b", re.I)
-_MONTH_DAY = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I)
-_WEEKDAY = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
 _NEXT_WEEK = r"\b(?:next\s+week|nächste\s+woche|semaine\s+prochaine|próxima\s+semana)\b"
 _IMPLIED = (
     (re.compile(r"\b(?:today|end\s+of\s+(?:the\s+)?day|eod|heute|aujourd'hui|hoy)\b", re.I), 0),
@@ -74,24 +67,10 @@ _IMPLIED = (
 
 
 def date_in(sentence: str, sent: dt.date) -> dt.date | None:
-    """The date a sentence names, read from the day it was written: an ISO date, "25
-    November", "November 25" (this year, or next when past), or a weekday (the next one)."""
-    iso = _ISO.search(sentence)
-    try:
-        if iso:
-            return dt.date(int(iso[1]), int(iso[2]), int(iso[3]))
-        dm, md = _DAY_MONTH.search(sentence), _MONTH_DAY.search(sentence)
-        if dm is not None or md is not None:
-            day, month = (int(dm[1]), dm[2]) if dm is not None else (int(md[2]), md[1])  # type: ignore[index]
-            found = dt.date(sent.year, _MONTHS.index(month.lower()) + 1, day)
-            return found if found >= sent else found.replace(year=sent.year + 1)
-    except ValueError:
-        return None
-    weekday = _WEEKDAY.search(sentence)
-    if weekday:
-        ahead = (_WEEKDAYS.index(weekday[1].lower()) - sent.weekday() - 1) % 7 + 1
-        return sent + dt.timedelta(days=ahead)
-    return None
+    """The date a sentence names, read from the day it was written, in any of the four
+    languages (`dayflow.dates.named_date`: an ISO date, "25 November", "20. November", "le 25
+    novembre", "25 de noviembre", a weekday as the next one)."""
+    return named_date(sentence, sent)
 
 
 @dataclass(frozen=True)
@@ -143,7 +122,7 @@ def _promise(thread: Thread, m: ThreadMessage, me: Me, tz: dt.tzinfo) -> Promise
     others = [a for a in (*m.to, *m.cc) if not me.matches(a[1])]
     if not others:
         return None  # a note to self
-    for found in _SENTENCE.finditer(own_words(m.text)):
+    for found in SENTENCE.finditer(own_words(m.text)):
         sentence = " ".join(found.group(0).split())
         cue = _PROMISE.search(sentence)
         if cue is None or "?" in sentence:

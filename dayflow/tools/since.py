@@ -21,6 +21,7 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from dayflow import meetings
+from dayflow.dates import SENTENCE
 from dayflow.followups.promises import date_in
 from dayflow.followups.rules import own_words
 from dayflow.models import Message
@@ -203,10 +204,18 @@ def read_since(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     return out
 
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
-_DUE = re.compile(r"\b(?:deadline|due)\b", re.IGNORECASE)
+# A deadline named, and a word that it moved, in English, German, French and Spanish.
+_DUE = re.compile(
+    r"\b(?:deadline|due|frist|abgabe\w*|fällig\w*|termin|date\s+limite|échéance|délai|remise"
+    r"|plazo|fecha\s+límite|fecha\s+de\s+entrega|entrega|vencimiento)\b",
+    re.IGNORECASE,
+)
 _MOVE = re.compile(
-    r"\b(?:moved|pushed|postponed|extended|shifted|changed|delayed|is now|now due)\b",
+    r"\b(?:moved|pushed|postponed|extended|shifted|changed|delayed|is\s+now|now\s+due"
+    r"|verschoben|verlegt|verlängert|geändert|ist\s+jetzt|jetzt\s+am|neu(?:e|er)?"
+    r"|reporté\w*|repoussé\w*|décalé\w*|prolongé\w*|déplacé\w*|changé\w*|est\s+maintenant"
+    r"|pospuest[oa]s?|aplazad[oa]s?|movid[oa]s?|cambiad[oa]s?|ampliad[oa]s?|prorrogad[oa]s?"
+    r"|retrasad[oa]s?|ahora\s+es)\b",
     re.IGNORECASE,
 )
 
@@ -214,7 +223,7 @@ _MOVE = re.compile(
 def moved_to(text: str, sent: date) -> tuple[date, str] | None:
     """The new due date a message's own words move a deadline to, with the sentence that
     says so ("the deadline moved to Friday 27 November"); None when none does."""
-    for found in _SENTENCE.finditer(own_words(text)):
+    for found in SENTENCE.finditer(own_words(text)):
         sentence = found.group(0).strip()
         if not (_DUE.search(sentence) and _MOVE.search(sentence)):
             continue

@@ -6,7 +6,7 @@ reads the conversation (tool calls, results and its own `Noted:` entries), `_bri
 the brief (`_followups.py` its owed and awaited replies), `_reading.py` decides what to open
 and reads a message's own words, `_sentences.py` splits them and says whom each sentence speaks
 to, `_requests.py` finds the message's requests, `_clauses.py` those of one sentence,
-`_titles.py` words them as tasks and `_dates.py` finds their deadlines.
+`_titles.py` words them as tasks and `dayflow/dates.py` finds their deadlines.
 """
 
 from __future__ import annotations

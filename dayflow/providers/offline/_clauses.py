@@ -15,7 +15,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from dayflow.providers.offline._dates import Deadline, any_phrase, any_word, find_deadline
+from dayflow.dates import Deadline, any_phrase, any_word, find_deadline
 from dayflow.providers.offline._forms import Piece, whole_forms
 from dayflow.providers.offline._lexicon import CONDUCT, DISCRETION, REQUEST_CUES, cues
 from dayflow.providers.offline._sentences import spoken_to

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from dayflow.providers.offline._dates import (
+from dayflow.dates import (
     Deadline,
     alternation,
     any_phrase,

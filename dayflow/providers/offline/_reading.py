@@ -13,7 +13,7 @@ its request. Three questions are answered here:
   replies ("> ..."), anything after "On ... wrote:" (or "Am ... schrieb", "Le ... a écrit"),
   forwarded or original messages, and the signature are ignored. The sentences are read by
   `_requests` (several requests a message, four languages, invitations, commitments, terse
-  requests) and their deadlines by `_dates`.
+  requests) and their deadlines by `dayflow.dates`.
 - `triage_all` / `listed_actions`: the same for a listing's item, whose snippet is read as the
   body when it is the whole message.
 """
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from email.utils import parseaddr
 from typing import Any
 
+from dayflow.dates import alternation, any_word
 from dayflow.followups.rules import after_opening_quote, opens_invitation, without_join_blocks
 from dayflow.providers.offline._clauses import has_cue
-from dayflow.providers.offline._dates import alternation, any_word
 from dayflow.providers.offline._lexicon import REPLY_PREFIXES, SUBJECT_CUES, cues
 from dayflow.providers.offline._requests import relayed_invitation, requests_in, says_fyi
 from dayflow.providers.offline._scam import looks_like_scam

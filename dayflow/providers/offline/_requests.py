@@ -16,6 +16,14 @@ import datetime as dt
 import re
 from dataclasses import replace
 
+from dayflow.dates import (
+    Deadline,
+    alternation,
+    any_date,
+    any_phrase,
+    find_deadline,
+    refers_back,
+)
 from dayflow.providers.offline._clauses import (
     Found,
     cue_of,
@@ -23,14 +31,6 @@ from dayflow.providers.offline._clauses import (
     in_sentence,
     is_imperative,
     spoken_rest,
-)
-from dayflow.providers.offline._dates import (
-    Deadline,
-    alternation,
-    any_date,
-    any_phrase,
-    find_deadline,
-    refers_back,
 )
 from dayflow.providers.offline._lexicon import BROADCAST_CONDUCT, cues
 from dayflow.providers.offline._sentences import (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from dayflow.providers.offline._dates import any_phrase
+from dayflow.dates import any_phrase
 from dayflow.providers.offline._lexicon import ASKING_OPENERS, GREETINGS, cues
 from dayflow.providers.offline._titles import VERBS
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from dayflow.providers.offline._dates import Deadline, alternation, any_word
+from dayflow.dates import Deadline, alternation, any_word
 
 VERBS = frozenset(
     "accept add answer approve arrange ask attach block book bring buy call cancel change chase "

@@ -1,4 +1,4 @@
-"""Deadline phrases in English, German, French and Spanish, and the dates they mean.
+"""Deadline phrases and dates in English, German, French and Spanish, and the days they mean.
 
 Pure functions of a piece of text and the day a message was received (in the reader's zone).
 `find_deadline` looks for a phrase that sets a deadline: a lead word ("by", "before", "due",
@@ -186,6 +186,24 @@ def any_date(text: str, received: dt.date | None) -> Deadline | None:
         return None
     due = _resolve_match(last, received) if received else None
     return Deadline(last.group(0), due, last.start(), last.end())
+
+
+# A sentence, whose full stop is none after a day's number ("am 27. November", "20.11.").
+SENTENCE = re.compile(rf"(?:[^.!?\n]|(?<=\d)\.(?=\s*{_MO}\b|\d))+[.!?]?", re.IGNORECASE)
+_NAMED = ("iso", "wdate", "mdate", "dotted", "wday")
+
+
+def named_date(text: str, received: dt.date) -> dt.date | None:
+    """The first date `text` names outright, with or without a lead word: an ISO date, a day
+    and month ("25 November", "25. November", "le 25 novembre", "25 de noviembre", "November
+    25", with or without its weekday) or a weekday ("Friday", "Freitag", "vendredi",
+    "viernes", "next Tuesday"), as the day it means from `received`. "Tomorrow", "end of the
+    week", a time of day are none (a caller reads those as implied)."""
+    for found in _BARE_RE.finditer(text):
+        kind = next((k for k in _NAMED if found.group(k)), None)
+        if kind is not None:
+            return resolve(found.group("when"), received)
+    return None
 
 
 def refers_back(text: str) -> re.Match[str] | None:
