@@ -232,9 +232,10 @@ def show(
     if made:
         parts.append(Text("Drafts", style="bold underline"))
         for d in made:
-            mark = "ok" if d["state"] == "written" else "??"
+            mark = {"written": "ok", "refused": "no"}.get(d["state"], "??")
             line = f" {mark}  {d['thread']}: {d['message_id']} in {d['folder']}, to {d['to']}"
-            parts.append(Text(line + ("" if mark == "ok" else " (pending)"), overflow="fold"))
+            tail = {"ok": "", "no": " (refused by the folder, not written)"}.get(mark, " (pending)")
+            parts.append(Text(line + tail, overflow="fold"))
         parts.append(Text(""))
     parts += [Text("Events", style="bold underline"), events_table(events, tz)]
     if r.final_text:

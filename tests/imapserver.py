@@ -103,6 +103,9 @@ class Proxy:
     # Folders the proxy flags in LIST answers (pymap has no SPECIAL-USE): name -> attribute,
     # e.g. {"Outbox": "\\Sent"}, as a server with RFC 6154 would list them.
     special_use: dict[str, str] = field(default_factory=dict)
+    # Commands the proxy answers itself, never forwarding them: verb -> "NO" or "BAD" (a
+    # server refusing, e.g. {"APPEND": "NO"}: an APPEND's literal is then never sent).
+    refuse: dict[str, str] = field(default_factory=dict)
 
     def start(self) -> Proxy:
         self._sock = socket.socket()
@@ -149,6 +152,16 @@ class Proxy:
             data = re.sub(line, rb"\1\2 " + attr.encode().replace(b"\\", b"\\\\") + rb"\3", data)
         return data
 
+    def _refused(self, data: bytes) -> bytes | None:
+        """The answer the proxy gives itself to a command `refuse` names, or None."""
+        found = re.match(rb"^([A-Za-z0-9]+) ([A-Za-z]+)", data)
+        if found is None:
+            return None
+        word = self.refuse.get(found.group(2).decode().upper())
+        if word is None:
+            return None
+        return found.group(1) + f" {word} [CANNOT] refused by the test proxy\r\n".encode()
+
     def _accept(self) -> None:
         while not self._stopping.is_set():
             try:
@@ -189,7 +202,11 @@ class Proxy:
                         fetching.set()
                     if not record and self.special_use:
                         data = self._flag(data)
-                    dst.sendall(data)
+                    answer = self._refused(data) if record and self.refuse else None
+                    if answer is not None:
+                        src.sendall(answer)
+                    else:
+                        dst.sendall(data)
                     if record:
                         buffer += data
                         lines: list[bytes] = []

@@ -274,3 +274,57 @@ def _oauth_drafts(
     again = dayflow_process(store_target, config, "brief", "--date", DAY, *SINCE, "--new")
     assert again.returncode == 0, again.stderr
     assert len(_folder(conn)) == 1 and _verbs(oauth.proxy).count("APPEND") == 1
+
+
+def _brief_any(root: Path, config: Path, *args: str) -> Any:
+    return invoke(root / "d.db", lambda *_: OfflineModel(), "brief", "--date", DAY, *SINCE,
+                  *args, env={"DAYFLOW_CONFIG": str(config), **ENV}, clock=CLOCK)  # fmt: skip
+
+
+def test_a_missing_imap_drafts_folder_is_said_on_stderr(
+    server: ImapServer, conn: imaplib.IMAP4, tmp_path: Path
+) -> None:
+    """`drafts = "Nope"`, a folder the server does not have: the brief says so on stderr in
+    one line naming it (it was silent: exit 0, only the model saw the error), writes nothing."""
+    config = _config(tmp_path, server.plain.port, drafts='drafts = "Nope"')
+    got = _brief_any(tmp_path, config)
+    assert got.code == 0, got.err
+    said = [line for line in got.err.splitlines() if line.startswith("warning:")]
+    assert len(said) == 1 and "Nope" in said[0] and "sources check" in said[0], got.err
+    assert "draft in Drafts" not in got.out and "APPEND" not in _verbs(server.plain)
+
+
+@pytest.mark.parametrize("answer", ["NO", "BAD"])
+def test_a_refused_append_is_said_and_never_tried_twice_in_the_run(
+    server: ImapServer, conn: imaplib.IMAP4, tmp_path: Path, answer: str
+) -> None:
+    """The server answers APPEND NO (or BAD): the brief is still made (exit 0), says on stderr
+    that the folder refused the draft, and its line has no "draft in Drafts". The pending mark
+    stays, with the outcome `refused`: the run never writes it again (a resume reuses the
+    call's result); the next brief, nothing having been written, drafts afresh, once."""
+    server.plain.refuse = {"APPEND": answer}
+    config = _config(tmp_path, server.plain.port)
+    got = _brief_any(tmp_path, config)
+    assert got.code == 0, got.err
+    said = [line for line in got.err.splitlines() if line.startswith("warning:")]
+    assert len(said) == 1 and f"refused APPEND to {FOLDER}" in said[0], got.err
+    assert "draft in Drafts" not in got.out and _folder(conn) == []
+    assert _verbs(server.plain).count("APPEND") == 1
+    run_id = got.err.split("[run ", 1)[1].split()[0]
+    shown = invoke(tmp_path / "d.db", lambda *_: OfflineModel(), "show", run_id, "--json",
+                   env={"DAYFLOW_CONFIG": str(config), **ENV})  # fmt: skip
+    [draft] = json.loads(shown.out)["drafts"]
+    assert draft["state"] == "refused" and draft["message_id"].startswith("<dayflow-draft.")
+    text = invoke(tmp_path / "d.db", lambda *_: OfflineModel(), "show", run_id,
+                  env={"DAYFLOW_CONFIG": str(config), **ENV}).out  # fmt: skip
+    assert "(refused by the folder, not written)" in text
+    # The server takes drafts again: the next brief writes one, and only one.
+    server.plain.refuse = {}
+    server.clear()
+    again = _brief_any(tmp_path, config, "--new")
+    assert again.code == 0 and "— draft in Drafts" in again.out, again.err
+    assert len(_folder(conn)) == 1 and _verbs(server.plain).count("APPEND") == 1
+    server.clear()
+    third = _brief_any(tmp_path, config, "--new")
+    assert len(_folder(conn)) == 1 and "APPEND" not in _verbs(server.plain)
+    assert "— draft in Drafts" in third.out

@@ -82,6 +82,12 @@ class McpNotice(Frozen):
     line: str
 
 
+class DraftWarning(Frozen):
+    """A drafts folder that could not be read, or refused a draft: one `warning:` line."""
+
+    line: str
+
+
 class Finished(Frozen):
     """The run ended with its brief."""
 
@@ -100,5 +106,6 @@ Note = (
     | Delivered
     | Uncertain
     | McpNotice
+    | DraftWarning
     | Finished
 )

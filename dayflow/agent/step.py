@@ -176,6 +176,7 @@ def _drafter(loop: Loop, run: Run, lease: Lease, n: int, inbox: Any) -> drafts_.
         me=feed.me if feed is not None else Me(),
         kill=lambda point: kill_point(loop, point, n),
         now=loop.store.clock.now,
+        warn=lambda line: loop.report(notes.DraftWarning(line)),
     )
 
 

@@ -63,6 +63,8 @@ class Trace:
             self.console.print(f"delivery {note.line}", markup=False, soft_wrap=True)
         elif isinstance(note, notes.McpNotice):
             self.console.print(f"mcp: {note.line}", markup=False, soft_wrap=True)
+        elif isinstance(note, notes.DraftWarning):
+            self.console.print(note.line, markup=False, soft_wrap=True)
         elif isinstance(note, notes.Finished):
             run = note.run
             word = "resumed" if note.resumed else "run"

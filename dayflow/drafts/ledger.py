@@ -13,7 +13,9 @@ A kill before 1 wrote nothing. A kill between 1 and 3 leaves the pending mark: t
 Message-ID (`UID SEARCH HEADER Message-ID`, or the file in the Maildir) and writes the same
 bytes again only when it is not there; either way it then saves 3. After 3 the call returns the
 outcome. A write that fails after 1 fails the run resumably (`SourceUnavailable`): the resume
-does the same search first.
+does the same search first. A write the folder refuses (`AppendRefused`: the server answered
+NO/BAD, nothing was written) saves 3 as `refused` and is said on stderr: that run never tries
+again, and a later brief, finding only refused marks, drafts the thread afresh.
 
 A thread is drafted once, ever: a second call for it in the run is refused, and so is a call
 in a later run when any run of the profile holds a mark for it (a draft the user has since
@@ -34,7 +36,7 @@ from dayflow.clock import SystemClock
 from dayflow.drafts.compose import Reply, compose, new_message_id, reply_subject
 from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.followups.rules import FollowupItem
-from dayflow.sources.drafts import DraftBox
+from dayflow.sources.drafts import AppendRefused, DraftBox, MaildirDrafts
 from dayflow.sources.mail import MailItem
 from dayflow.sources.me import Me
 
@@ -71,6 +73,15 @@ class Drafter:
     me: Me = field(default_factory=Me)
     kill: Callable[[str], None] = lambda point: None
     now: Callable[[], dt.datetime] = SystemClock().now
+    # Where a drafts folder that cannot be read or refuses the write is said (the brief's
+    # stderr, once per line): not only the model's tool error.
+    warn: Callable[[str], None] = lambda line: None
+    _warned: set[str] = field(default_factory=set)
+
+    def _warn(self, line: str) -> None:
+        if line not in self._warned:
+            self._warned.add(line)
+            self.warn(line)
 
     def _mark(self, key: str) -> dict[str, Any] | None:
         found = self.log.get(key)
@@ -88,6 +99,8 @@ class Drafter:
         key = KEY_PREFIX + thread
         done = self._mark(key)
         if done is not None:
+            if done.get("refused"):
+                raise Refused(f"{done['refused']}; no draft was written")
             if done.get("use_id") == use_id:
                 return _shown(done)
             raise Refused(
@@ -103,8 +116,9 @@ class Drafter:
                 )
             return self._write(key, pending, fresh=False)
         earlier = self.elsewhere([key, key + PENDING])
-        if earlier:
-            return self._earlier(thread, earlier)
+        shown = self._earlier(thread, earlier) if earlier else None
+        if shown is not None:
+            return shown
         item, latest = owed(thread)
         box = self.boxes.get(latest.source)
         if box is None:
@@ -121,6 +135,8 @@ class Drafter:
                 )
             folder = box.folder
         except SourceError as exc:
+            if not isinstance(box, MaildirDrafts):  # a Maildir's is said as each run begins
+                self._warn(f"warning: {exc} (`dayflow sources check` checks it)")
             why = f"could not read the drafts folder ({exc}); no draft was written"
             raise Refused(why) from None
         reply = self._reply(thread, item, latest, body)
@@ -139,12 +155,17 @@ class Drafter:
         self.kill("draft_before_append")
         return self._write(key, mark, fresh=True)
 
-    def _earlier(self, thread: str, marks: list[tuple[str, str, str]]) -> dict[str, Any]:
+    def _earlier(self, thread: str, marks: list[tuple[str, str, str]]) -> dict[str, Any] | None:
         """An earlier run's draft of `thread`: still in its folder (found by its Message-ID),
         it is shown as this run's answer and nothing is written; gone, edited away or only
         begun (a pending mark another run holds), the call is refused: a thread is drafted
-        once."""
+        once. None: every earlier try was refused by the folder (nothing written)."""
         written = [(run, json.loads(c)) for run, k, c in marks if not k.endswith(PENDING)]
+        refused = {run for run, mark in written if mark.get("refused")}
+        written = [(run, mark) for run, mark in written if run not in refused]
+        marks = [m for m in marks if m[0] not in refused]
+        if not marks:
+            return None  # only refused by the folder, so never written: drafted afresh
         run_id, mark = written[-1] if written else (marks[-1][0], {})
         mid = mark.get("message_id")
         box = self.boxes.get(str(mark.get("source")))
@@ -175,6 +196,14 @@ class Drafter:
             if fresh or not box.holds(mid):
                 box.append(str(mark["raw"]).encode("ascii"), mid)
                 self.kill("draft_after_append")
+        except AppendRefused as exc:
+            # The server said NO/BAD: nothing was written. The pending mark stays and the
+            # outcome says refused: this run never tries again, a later brief drafts afresh.
+            said = f"{exc}; the draft {mid} was not written"
+            refused = {k: v for k, v in mark.items() if k != "raw"} | {"refused": said}
+            self.log.save(key, json.dumps(refused, ensure_ascii=False))
+            self._warn(f"warning: {said} (a later brief tries again)")
+            raise Refused(f"{said}; no draft was written") from None
         except SourceError as exc:
             raise SourceUnavailable(
                 f"the draft {mid} could not be written in {mark.get('folder')} ({exc}); "
@@ -229,7 +258,7 @@ def describe(effects: list[Any]) -> list[dict[str, Any]]:
             value = {}
         shown = _shown(value) | {"thread": thread}
         if not sep:
-            out[thread] = shown | {"state": "written"}
+            out[thread] = shown | {"state": "refused" if value.get("refused") else "written"}
         elif thread not in out:
             out[thread] = shown | {"state": "pending"}
     return list(out.values())

@@ -35,6 +35,12 @@ HEAD_BYTES = 64 * 1024  # of a file, to read its headers
 MAX_SCANNED = 5000  # files of a drafts Maildir looked at by their headers
 
 
+class AppendRefused(SourceError):
+    """The folder refused the draft (the IMAP server answered the APPEND NO or BAD): nothing
+    was written, and trying again now would be refused again (a lost connection is a plain
+    SourceError: it may have been written)."""
+
+
 class DraftBox(Protocol):
     """An account's drafts folder: `name` is the [[inbox]] entry, `folder` what it is called."""
 

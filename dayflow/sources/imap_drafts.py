@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from dayflow.errors import SourceError
+from dayflow.sources.drafts import AppendRefused
 from dayflow.sources.imap import ImapSource
 from dayflow.sources.imap_sent import _parse
 from dayflow.sources.imap_wire import mailbox, quote
@@ -96,12 +97,16 @@ class ImapDrafts(ImapSource):
                 raise self._fail(
                     f"the connection was lost during APPEND ({self._said(err)})"
                 ) from None
-            except (imaplib.IMAP4.error, OSError) as err:
+            except OSError as err:
                 raise self._fail(f"APPEND to {folder} failed ({self._said(err)})") from None
+            except imaplib.IMAP4.error as err:  # a BAD answer
+                what = f"{self.name}: the server refused APPEND to {folder} ({self._said(err)})"
+                raise AppendRefused(what) from None
             if typ != "OK":
                 first = data[0] if data else typ
                 said = first.decode("utf-8", "replace") if isinstance(first, bytes) else first
-                raise self._fail(f"APPEND to {folder} failed: {self._said(said)}")
+                what = f"{self.name}: the server refused APPEND to {folder} ({self._said(said)})"
+                raise AppendRefused(what)
 
     def check(self) -> dict[str, Any]:
         """The folder and whether the server lets this account APPEND there (its MYRIGHTS
