@@ -187,7 +187,10 @@ def test_two_days_say_exactly_what_changed(tmp_path: Path, store_target: Path | 
         ("Review contract draft", "2026-11-23", "2026-11-25", "Frank Li")
     ]
     assert moved[0]["evidence"] == "Good news: the deadline moved to Wednesday 25 November."
-    assert _section(three.out) == ["- Nothing changed since your brief of Thursday 19 November."]
+    # What it compares is said: tasks new since that brief are not "a change of it".
+    assert _section(three.out) == [
+        "- Nothing of your brief of Thursday 19 November changed (replies, waits, tasks, meetings)."
+    ]
 
 
 # Step 1 runs the reads (read_since the last of them): around its tool results' write, and
@@ -285,7 +288,7 @@ def test_on_claudes_wire_the_tools_and_the_section_are_the_same(tmp_path: Path) 
     assert _section(two.out) == DAY2_LINES
     # The page has both sections, after Today and after Waiting on others.
     html = page.out
-    assert "Since yesterday" in html and "Nothing changed since your brief of Thursday" in html
+    assert "Since yesterday" in html and "Nothing of your brief of Thursday" in html
     assert html.index("Today") < html.index("Since yesterday") < html.index("Needs action")
     assert html.index("Waiting on others") < html.index("You promised")
     assert "Let me check with legal and revert tomorrow" in html
@@ -453,3 +456,13 @@ def test_why_shows_the_due_date_a_later_message_moved(tmp_path: Path) -> None:
     assert (move["was"], move["now"], move["run_id"]) == ("2026-11-23", "2026-11-25",
                                                           two["run"]["id"])  # fmt: skip
     assert move["evidence"] == "Good news: the deadline moved to Wednesday 25 November."
+
+
+def test_claudes_prompt_says_the_same_one_line_when_nothing_changed() -> None:
+    """The empty section names what it compared, for Claude as for the offline model: a new
+    task since the last brief is not a change of that brief, so "Nothing changed" would lie."""
+    from dayflow.agent import SYSTEM_PROMPT
+
+    flat = " ".join(SYSTEM_PROMPT.split())
+    assert '"Nothing of your brief of <its day> changed (replies, waits, tasks, meetings)."' in flat
+    assert "Nothing changed" not in flat

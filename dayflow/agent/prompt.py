@@ -60,7 +60,9 @@ Work in this order:
    today's conflicts from read_calendar, one line each, starting "Conflict:"),
    "{h_since}" (read_since's changes, one line each, a moved meeting with its old and new
    times, and each due date moved with move_due for read_since's due_moved, its old and new
-   date and the message's words; left out when its previous is null), "{h_needs}" (what
+   date and the message's words; when its nothing is true, the one line "Nothing of your
+   brief of <its day> changed (replies, waits, tasks, meetings)." with previous's day, as
+   "Thursday 19 November"; left out when its previous is null), "{h_needs}" (what
    needs doing and by when; under each, an indented line with the quoted evidence, shortened
    to about 90 characters, and whether the due date was stated or implied), "{h_owe}" (who
    waits on a reply from the user, about what, for how many working days), "{h_waiting}"

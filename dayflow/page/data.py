@@ -193,7 +193,7 @@ def page_of(
 
 _EMPTY = {
     Section.TODAY: "Nothing on the calendar today.",
-    Section.SINCE: "Nothing changed.",
+    Section.SINCE: "Nothing of your last brief changed (replies, waits, tasks, meetings).",
     Section.NEEDS_ACTION: "Nothing in the inbox needs you right now.",
     Section.YOU_OWE: "No reply owed.",
     Section.WAITING_ON: "Nobody owes you a reply.",

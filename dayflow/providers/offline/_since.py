@@ -27,8 +27,9 @@ def since_lines(calls: list[Call]) -> list[str]:
     lines = ["", Section.heading(Section.SINCE)]
     if result.get("nothing"):
         day = _date(previous.get("brief_date"))
-        since = f" since your brief of {_day(day)}" if day else ""
-        return [*lines, f"- Nothing changed{since}."]
+        # What it compared, said: a task new since that brief is no change *of* it.
+        brief = f"your brief of {_day(day)}" if day else "your last brief"
+        return [*lines, f"- Nothing of {brief} changed (replies, waits, tasks, meetings)."]
     for kind, say in _SAYS:
         for item in _dicts(result.get(kind)):
             lines.append("- " + say(item))
