@@ -371,7 +371,12 @@ def test_a_corrected_day_one_shapes_day_two(tmp_path: Path, store_target: Path |
                              *DAY2_LINES[3:]]  # fmt: skip
     assert _promised(two) == DAY1_PROMISED[1:]  # Hana's report was sent: kept
     assert _needs(two) == ["Review contract draft", "Review attached invoice"]
-    assert "from Leo Grant" in two.split("## Needs action", 1)[1].split("\n## ", 1)[0]
+    needs = two.split("## Needs action", 1)[1].split("\n## ", 1)[0].strip().splitlines()
+    assert needs[:2] == [  # due on the day Frank's later message moved it to, with its words
+        "- Review contract draft (from Frank Li, due Wed 25 Nov)",
+        '  - "Good news: the deadline moved to Wednesday 25 November." (due stated)',
+    ]
+    assert needs[2] == "- Review attached invoice (from Leo Grant, no deadline given)"
     assert _owed(two) == [
         '- Reply to Kim Park (kim@vendor.example): "Invoice 113", waiting 1 working day '
         "(since Wed 18 Nov)",

@@ -225,6 +225,13 @@ def _mail(
             for a in no_tasks(calls).keep(snippet_actions(inbox))
             if a.key not in done
         ]
+    moved = _moved_dues(calls)
+    needs = [
+        replace(n, due=moved[base][0], evidence=moved[base][1], phrase=moved[base][1])
+        if (base := n.key.split("#", 1)[0]) in moved
+        else n
+        for n in needs
+    ]
     needs += _listed_and_due(calls, needs, today)
     forged = not_theirs(calls)
     needs = [
@@ -239,6 +246,23 @@ def _mail(
     # What the user marked important before all of it (dayflow important).
     needs.sort(key=lambda n: (n.unverified, not n.important, _urgency(n.due, today), not n.urgent))
     return _Mail(needs, creates, error, read, _unavailable(messages, calls, "read_inbox"))
+
+
+def _moved_dues(calls: list[Call]) -> dict[str, tuple[dt.date, str]]:
+    """The due dates this run moved (move_due's answers), by the task's item key (from the
+    tasks read): a request whose task a later message moved is due on its new day, with the
+    words that moved it, not the day its own mail named."""
+    tasks, _ = latest_list(calls, "read_tasks", "tasks")
+    key_of = {str(t.get("id")): str(t.get("idempotency_key") or "") for t in tasks}
+    out: dict[str, tuple[dt.date, str]] = {}
+    for call in named(calls, "move_due"):
+        made = call.result.get("moved") if isinstance(call.result, dict) else None
+        if call.error or not isinstance(made, dict):
+            continue
+        key, day = key_of.get(str(made.get("id")), "").split("#", 1)[0], date_of(made.get("now"))
+        if key and day is not None:
+            out[key] = (day, str(made.get("evidence") or ""))
+    return out
 
 
 def _listed_and_due(calls: list[Call], needs: list[_Need], today: dt.date | None) -> list[_Need]:
