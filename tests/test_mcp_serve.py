@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import Db, subprocess_env
+from tests.conftest import Db, dayflow_command, subprocess_env
 
 pytestmark = pytest.mark.slow  # a real server process
 
@@ -26,7 +26,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database with one finished brief (the offline model) and its tasks."""
     path = tmp_path_factory.mktemp("serve") / "dayflow.db"
     done = subprocess.run(
-        [sys.executable, "-m", "dayflow", "brief", "--date", DATE],
+        dayflow_command("brief", "--date", DATE),
         env=subprocess_env(path),
         capture_output=True,
         text=True,
@@ -108,7 +108,7 @@ def test_marking_a_task_done_twice_is_one_change_and_starts_no_run(
     before = dump(copy)
     task = json.loads(
         subprocess.run(
-            [sys.executable, "-m", "dayflow", "tasks", "--json"],
+            dayflow_command("tasks", "--json"),
             env=subprocess_env(copy), capture_output=True, text=True, timeout=60,
         ).stdout
     )[0]  # fmt: skip
@@ -149,7 +149,7 @@ def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     inbox.write_text(json.dumps(doc))
     path = tmp / "dayflow.db"
     done = subprocess.run(
-        [sys.executable, "-m", "dayflow", "brief", "--date", DATE, "--inbox", str(inbox)],
+        dayflow_command("brief", "--date", DATE, "--inbox", str(inbox)),
         env=subprocess_env(path), capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
