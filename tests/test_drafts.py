@@ -631,3 +631,36 @@ def test_a_drafts_folder_that_is_no_maildir_is_said_on_stderr(tmp_path: Path, wh
 def test_a_maildir_drafts_folder_that_is_ready_gives_no_warning(tmp_path: Path) -> None:
     got = _brief(tmp_path, _config(tmp_path))
     assert "drafts folder" not in got.err and "— draft in Drafts" in got.out
+
+
+MIXED = "Bob1.Q@Mail.Example.COM"  # a client may compare ids case-sensitively
+MIXED_REFS = "<Root.A@Example.COM> <Bob0@Mail.EXAMPLE.com>"
+
+
+def test_a_mixed_case_message_id_is_answered_as_it_was_written(tmp_path: Path) -> None:
+    """In-Reply-To and References name the ids as the mail wrote them (the domain's case
+    kept), not their normalised form (`...@mail.example.com`), so a client comparing ids
+    case-sensitively threads the draft; an id in a form that could not go back into a header
+    as written (a space in it) falls back to the normalised one."""
+    env = _config(tmp_path)
+    inbox = tmp_path / "mail" / "INBOX"
+    for sub in ("cur", "new"):
+        for p in (inbox / sub).iterdir():
+            if b"bob1@x" in p.read_bytes():
+                p.unlink()
+    deliver(inbox, thread_mail(MIXED, subject="Budget", when=at(13), refs=MIXED_REFS,
+                               reply_to="Bob0@Mail.EXAMPLE.com"), at(13))  # fmt: skip
+    got = _brief(tmp_path, env)
+    assert "— draft in Drafts" in got.out, got.out
+    [(_, draft)] = _drafts(tmp_path)
+    assert draft["In-Reply-To"] == f"<{MIXED}>"
+    assert " ".join(str(draft["References"]).split()) == f"{MIXED_REFS} <{MIXED}>"  # unfolded
+
+
+def test_raw_message_id_keeps_only_a_plain_angled_id() -> None:
+    from dayflow.sources.identity import raw_message_id
+
+    assert raw_message_id(" <A.b@Example.COM>\r\n") == "<A.b@Example.COM>"
+    for bad in ("A.b@Example.COM", "<a b@x>", "<a@x>\r\nBcc: eve@x", "<a@x> <b@x>", "<ä@x>",
+                "<no-at>", "", None):  # fmt: skip
+        assert raw_message_id(bad) is None, bad

@@ -328,3 +328,23 @@ def test_a_refused_append_is_said_and_never_tried_twice_in_the_run(
     third = _brief_any(tmp_path, config, "--new")
     assert len(_folder(conn)) == 1 and "APPEND" not in _verbs(server.plain)
     assert "— draft in Drafts" in third.out
+
+
+def test_a_mixed_case_message_id_is_answered_as_it_was_written(
+    server: ImapServer, tmp_path: Path
+) -> None:
+    """Over IMAP too: the draft's In-Reply-To is Bob's Message-ID with its case kept."""
+    mixed = "Bob1.Q@Mail.Example.COM"
+    direct = server.direct()
+    try:
+        for folder in ("Sent", FOLDER):
+            direct.create(folder)
+        ask = thread_mail(mixed, subject="Budget", when=at(13))
+        assert direct.append("INBOX", None, imaplib.Time2Internaldate(at(13).timestamp()),
+                             ask)[0] == "OK"  # fmt: skip
+        got = _brief(tmp_path, _config(tmp_path, server.plain.port))
+        assert "— draft in Drafts" in got.out
+        [(_, draft)] = _folder(direct)
+        assert draft["In-Reply-To"] == f"<{mixed}>" and draft["References"] == f"<{mixed}>"
+    finally:
+        direct.logout()

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,6 +37,7 @@ from dayflow.drafts.compose import Reply, compose, new_message_id, reply_subject
 from dayflow.errors import SourceError, SourceUnavailable
 from dayflow.followups.rules import FollowupItem
 from dayflow.sources.drafts import AppendRefused, DraftBox, MaildirDrafts
+from dayflow.sources.identity import normalise_message_id
 from dayflow.sources.mail import MailItem
 from dayflow.sources.me import Me
 
@@ -226,8 +227,10 @@ class Drafter:
             to_name=name,
             to_address=address,
             subject=latest.subject,
-            in_reply_to=f"<{env.message_id}>" if env.message_id else None,
-            references=tuple(f"<{r}>" for r in env.references),
+            in_reply_to=_as_written(env.message_id, [env.raw_message_id]),
+            references=tuple(
+                r for r in (_as_written(r, env.raw_references) for r in env.references) if r
+            ),
             body=body,
             quoted_from=name or address,
             quoted_at=latest.received_at,
@@ -235,6 +238,15 @@ class Drafter:
             from_address=own,
             date=self.now(),
         )
+
+
+def _as_written(normal: str | None, raw: Iterable[str | None]) -> str | None:
+    """The id `normal` (normalised) as the mail wrote it (`<Foo@Example.ORG>`: a client that
+    compares ids case-sensitively threads the draft), else `<normal>`; None for no id."""
+    if not normal:
+        return None
+    same = (r for r in raw if r and normalise_message_id(r) == normal)
+    return next(same, f"<{normal}>")
 
 
 def _shown(mark: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from email.message import Message
 from email.utils import getaddresses
 from typing import Any
 
-from dayflow.sources.identity import normalise_message_id
+from dayflow.sources.identity import normalise_message_id, raw_message_id
 
 MAX_REFERENCES = 100  # a References header is kept to its first id and the last 99
 MAX_RECIPIENTS = 200  # To and Cc, each
@@ -49,6 +49,11 @@ class Envelope:
     message_id: str | None = None
     in_reply_to: str | None = None
     references: tuple[str, ...] = ()
+    # The same ids as the header wrote them (`<Foo@Example.ORG>`, no CR/LF, see
+    # `identity.raw_message_id`): what a draft answering it names, for a client that compares
+    # ids case-sensitively. None (or ()) where the header's form is not a plain `<...>`.
+    raw_message_id: str | None = None
+    raw_references: tuple[str, ...] = ()
     listed: bool = False  # from a mailing list or bulk sender
     list_id: str = ""  # the List-Id's identifier (`news.example.org`), lower-cased; "" none
     automated: bool = False  # an auto-reply, bounce, or noreply sender
@@ -107,6 +112,8 @@ def envelope_of(msg: Message, header: Any) -> Envelope:
         message_id=normalise_message_id(header(msg, "Message-ID")),
         in_reply_to=_first_id(header(msg, "In-Reply-To")),
         references=_references(header(msg, "References")),
+        raw_message_id=raw_message_id(header(msg, "Message-ID")),
+        raw_references=_raw_references(header(msg, "References")),
         listed=listed,
         list_id=list_ident(header(msg, "List-Id")),
         automated=automated,
@@ -136,6 +143,8 @@ def envelope_from_json(message: dict[str, Any]) -> Envelope:
         message_id=normalise_message_id(str(message.get("message_id") or "")),
         in_reply_to=_first_id(str(message.get("in_reply_to") or "")),
         references=_references(joined(refs) if isinstance(refs, list) else str(refs or "")),
+        raw_message_id=raw_message_id(str(message.get("message_id") or "")),
+        raw_references=_raw_references(joined(refs) if isinstance(refs, list) else str(refs or "")),
         listed=bool(message.get("list_id")),
         list_id=list_ident(str(message.get("list_id") or "")),
         automated=(bool(auto) and auto != "no")
@@ -201,6 +210,14 @@ def _addresses(raw: str, limit: int) -> list[Address]:
 def _first_id(raw: str) -> str | None:
     found = _ID.findall(raw or "")
     return normalise_message_id(found[0] if found else raw)
+
+
+def _raw_references(raw: str) -> tuple[str, ...]:
+    """A References header's ids as written (`raw_message_id` each), capped as `_references`."""
+    kept = [i for i in (raw_message_id(i) for i in _ID.findall(raw or "")) if i]
+    if len(kept) > MAX_REFERENCES:
+        kept = [kept[0], *kept[-(MAX_REFERENCES - 1) :]]
+    return tuple(dict.fromkeys(kept))
 
 
 def _references(raw: str) -> tuple[str, ...]:

@@ -45,6 +45,19 @@ def normalise_message_id(raw: str | None) -> str | None:
     return f"{local}@{domain.lower()}" if at and local else value
 
 
+# `<left@right>` in printable ASCII, no space, no angle bracket inside: the form a raw id
+# must have to be written back into a header as it came (never a CR or LF).
+_RAW_ID = re.compile(r"<[!-;=?-~]{1,250}@[!-;=?-~]{1,250}>")
+
+
+def raw_message_id(raw: str | None) -> str | None:
+    """`raw`'s Message-ID as it was written, angle brackets and case kept (`<Foo@Example.ORG>`),
+    when the header holds one `<left@right>` of printable ASCII (surrounding folding
+    whitespace aside); else None, and the normalised id is what is used."""
+    value = (raw or "").strip()
+    return value if _RAW_ID.fullmatch(value) else None
+
+
 def message_stable_id(
     message_id: str | None, *, sender: str = "", date: str = "", subject: str = ""
 ) -> str:
