@@ -37,6 +37,9 @@ def test_patterns_are_made_canonical() -> None:
     assert parse_match("list:<News.Example.org>") == "list:news.example.org"
     assert parse_match("LIST:<news.example.org>") == "list:news.example.org"
     assert parse_match("thread:ab12cd34") == "thread:ab12cd34"
+    # The key as a brief's JSON gives it, written after `thread:` as the docs say: once.
+    assert parse_match("thread:thread:ab12cd34") == "thread:ab12cd34"
+    assert parse_match("THREAD:Thread:ab12cd34") == "thread:ab12cd34"
     with pytest.raises(UsageError):
         parse_match("list:news.example.org", lists=False)
 

@@ -97,7 +97,11 @@ def parse_match(text: str, *, lists: bool = True, threads: bool = True) -> str:
             f"{refused}: give an address, a domain (example.org), list:ID or thread:KEY"
         )
     if low.startswith(THREAD_PREFIX):
-        raw = THREAD_PREFIX + raw[len(THREAD_PREFIX) :]  # the prefix in any case, as list:
+        # The prefix in any case, as list:, and once: a brief's JSON gives a thread's key as
+        # `thread:…` already, so `thread:KEY` written from it says the prefix twice.
+        while raw[: len(THREAD_PREFIX)].lower() == THREAD_PREFIX:
+            raw = raw[len(THREAD_PREFIX) :]
+        raw = THREAD_PREFIX + raw
         if not threads or not _THREAD.fullmatch(raw):
             raise UsageError(f"{refused}: thread:KEY takes the key a brief's JSON gives a thread")
         return raw
