@@ -23,6 +23,8 @@ lost its "not read in full" line):
   yours), which decide every later filing.
 - read_prep: each event's threads and open tasks (not its attendees).
 - read_since and move_due: whole (what changed since the last brief, a due date moved).
+- draft_reply: whole (the draft's thread, folder and Message-ID: the owed reply's line says
+  "draft in Drafts" from it, and the model does not draft that thread again).
 - another server's tool (MCP), or any result of no known shape: its size and its opening
   (Dayflow cannot know what a later step needs of it); an error: its message.
 The calendar, followups and prep keep theirs as JSON that `summarised_calls` gives back (the
@@ -199,8 +201,9 @@ def _kept_prep(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _kept_whole(payload: dict[str, Any]) -> dict[str, Any]:
-    """read_since and move_due whole: the brief's Since yesterday is written from them, and
-    each is bounded by its tool (at most 30 items of each kind; one task)."""
+    """read_since, move_due and draft_reply whole: the brief's Since yesterday and its
+    "draft in Drafts" are written from them, and each is bounded by its tool (at most 30
+    items of each kind; one task; one draft's few fields)."""
     return dict(payload)
 
 
@@ -212,6 +215,7 @@ _KEPT = {
     "read_prep": _kept_prep,
     "read_since": _kept_whole,
     "move_due": _kept_whole,
+    "draft_reply": _kept_whole,
 }
 
 
@@ -294,6 +298,25 @@ def summarised_calls(message: Message) -> list[tuple[str, dict[str, Any], dict[s
                     if n
                 ]
             out.append((call.group("name"), args, result))
+    return out
+
+
+def summarised_arguments(message: Message, name: str) -> list[dict[str, Any]]:
+    """The arguments of every `name` call a summary records, whatever its outcome (an error
+    too): what was tried, so that it is not tried again (a refused draft_reply)."""
+    out: list[dict[str, Any]] = []
+    if not is_summary(message):
+        return out
+    for line in _summary_text(message).splitlines():
+        call = _SUMMARY_CALL.match(line)
+        if call is None or call.group("name") != name:
+            continue
+        try:
+            args, _ = json.JSONDecoder().raw_decode(line, call.end())
+        except ValueError:
+            continue
+        if isinstance(args, dict):
+            out.append(args)
     return out
 
 

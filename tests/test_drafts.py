@@ -664,3 +664,37 @@ def test_raw_message_id_keeps_only_a_plain_angled_id() -> None:
     for bad in ("A.b@Example.COM", "<a b@x>", "<a@x>\r\nBcc: eve@x", "<a@x> <b@x>", "<ä@x>",
                 "<no-at>", "", None):  # fmt: skip
         assert raw_message_id(bad) is None, bad
+
+
+def test_a_compacted_run_keeps_its_draft_on_the_line_and_in_json(tmp_path: Path) -> None:
+    """With the history compacted at every step (--compact-at 3000), the summary keeps
+    draft_reply's result whole: the owed reply's line still says "draft in Drafts", the JSON
+    carries the draft, and the offline model neither re-opens the message forever (it ran to
+    --max-steps: the read was compacted away each time) nor tries a second draft. One draft."""
+    from tests.conftest import log_kinds
+
+    env = _config(tmp_path)
+    got = _brief(tmp_path, env, "--compact-at", "3000")
+    assert "compacted" in log_kinds(tmp_path / "d.db")
+    assert "— draft in Drafts" in got.out
+    [(_, written)] = _drafts(tmp_path)
+    assert "> Could you send the figures?" in written.get_content()  # the ask, quoted
+    other = tmp_path / "json"
+    other.mkdir()
+    env2 = _config(other)
+    doc = json.loads(_brief(other, env2, "--compact-at", "3000", "--format", "json").out)
+    [draft] = doc["drafts"]
+    [(_, there)] = _drafts(other)
+    assert there["Message-ID"] == draft["message_id"]
+
+
+def test_a_refused_draft_is_not_tried_again_after_a_compaction(tmp_path: Path) -> None:
+    """A refused draft_reply (no Maildir there) is named by the compacted summary, so the
+    offline model does not try it again at every step until --max-steps: one call, exit 0."""
+    env = _config(tmp_path)
+    box = tmp_path / "mail" / "Drafts"
+    for sub in ("cur", "new", "tmp"):
+        (box / sub).rmdir()
+    got = _brief(tmp_path, env, "--compact-at", "3000", "-v")
+    assert got.err.count("-> draft_reply(") == 1, got.err
+    assert "draft in Drafts" not in got.out
