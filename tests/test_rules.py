@@ -62,6 +62,17 @@ def test_a_rejection_needs_its_sender_or_list_and_its_words() -> None:
     assert listed.bars(Facts(sender="x@y.example", list_id="news.example.org", text="Vote"), DAY)
 
 
+def test_a_rejected_tasks_message_is_no_reply_owed_either() -> None:
+    """`tasks reject`: not a task, and not mine, so the owed reply or wait that stands for
+    that message is left out too; another message of the same sender is not."""
+    rules = RuleSet((Rule("r1", "reject", match="kim@v.example", asking="review", key="mail:a1"),))
+    day = date(2026, 11, 19)
+    owed = Facts(sender="kim@v.example", thread="thread:t1", keys=("mail:a1",))
+    assert rules.leaves_out(owed, day) is rules.rules[0]
+    assert rules.leaves_out(Facts(sender="kim@v.example", keys=("mail:a1#2",)), day)
+    assert rules.leaves_out(Facts(sender="kim@v.example", keys=("mail:b2",)), day) is None
+
+
 def test_a_snooze_leaves_out_until_its_day_and_not_on_it() -> None:
     rules = RuleSet((Rule("r1", "snooze", key="mail:abc", until="2026-11-09"),))
     assert rules.forbids_key("mail:abc#2", date(2026, 11, 8)) is not None

@@ -125,7 +125,12 @@ def _item(item: dict[str, Any], said: str) -> tuple[Facts, str]:
     given = item.get("with")
     party: dict[str, Any] = given if isinstance(given, dict) else {}
     address = str(party.get("address") or "")
-    facts = Facts(sender=address.lower(), thread=str(item.get("key") or ""))
+    keys = item.get("keys")
+    facts = Facts(
+        sender=address.lower(),
+        thread=str(item.get("key") or ""),
+        keys=tuple(str(k) for k in keys) if isinstance(keys, list) else (),
+    )
     return facts, f'{said} {party.get("name") or address or "someone"}: "{item.get("subject", "")}"'
 
 

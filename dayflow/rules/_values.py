@@ -151,6 +151,7 @@ class Facts:
     thread: str = ""
     key: str = ""
     text: str = ""
+    keys: tuple[str, ...] = ()  # an owed reply's or a wait's: the mail keys it stands for
 
     @classmethod
     def of_json(cls, message: dict[str, Any], thread: str = "") -> Facts:
@@ -264,9 +265,14 @@ class RuleSet:
 
     def leaves_out(self, facts: Facts, day: date) -> Rule | None:
         """The rule that leaves a reply owed or awaited out: a mute of its person or thread,
-        or a snooze of its thread."""
+        a snooze of its thread, or the rejection of a task filed from one of its messages
+        (`tasks reject`: not a task, and not mine, so no reply owed for it either)."""
         for rule in self.of(MUTE):
             if matches(rule.match, facts):
+                return rule
+        bases = {k.split("#", 1)[0] for k in facts.keys}
+        for rule in self.of(REJECT):
+            if rule.key and rule.key.split("#", 1)[0] in bases:
                 return rule
         return self.snoozed(facts.thread, day)
 

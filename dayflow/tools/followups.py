@@ -58,7 +58,10 @@ def ruled(out: dict[str, Any], rules: RuleSet, day: Any) -> dict[str, Any]:
         kept, first = [], []
         for item in out.get(name, []):
             party = item.get("with") or {}
-            facts = Facts(sender=str(party.get("address") or ""), thread=str(item.get("key")))
+            keys = tuple(str(k) for k in item.get("keys") or ())
+            facts = Facts(
+                sender=str(party.get("address") or ""), thread=str(item.get("key")), keys=keys
+            )
             rule = rules.leaves_out(facts, day)
             if rule is not None:
                 gone = {k: item[k] for k in ("key", "with", "subject", "keys") if k in item}
