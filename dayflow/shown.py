@@ -191,11 +191,27 @@ def _results(messages: list[Message]) -> Iterator[tuple[str, Any]]:
     return ((name, payload) for name, _, payload in _calls(messages))
 
 
-def _calls(messages: list[Message]) -> Iterator[tuple[str, dict[str, Any], Any]]:
-    """(tool name, its arguments, parsed result) of each successful tool call in `messages`."""
-    names: dict[str, tuple[str, dict[str, Any]]] = {}
+@dataclass(frozen=True)
+class Call:
+    """One tool call of a conversation with its result: the step (the assistant turn, from 1)
+    that made it; `content` None when the result is not text."""
+
+    step: int
+    name: str
+    input: dict[str, Any]
+    content: str | None
+    is_error: bool
+
+
+def tool_calls(messages: list[Message]) -> Iterator[Call]:
+    """Each tool call of the conversation with its result, in order; a call no result answers
+    is left out, and a result answers the call of its id once."""
+    pending: dict[str, tuple[int, str, dict[str, Any]]] = {}
+    step = 0
     for message in messages:
         content = message.get("content")
+        if message.get("role") == "assistant":
+            step += 1
         if not isinstance(content, list):
             continue
         for block in content:
@@ -203,21 +219,31 @@ def _calls(messages: list[Message]) -> Iterator[tuple[str, dict[str, Any], Any]]
                 continue
             if block.get("type") == "tool_use":
                 given = block.get("input")
-                names[str(block.get("id"))] = (
+                pending[str(block.get("id"))] = (
+                    step,
                     str(block.get("name")),
                     given if isinstance(given, dict) else {},
                 )
-            elif block.get("type") == "tool_result" and not block.get("is_error"):
-                call = names.get(str(block.get("tool_use_id")))
-                text = block.get("content")
-                if isinstance(text, list):
-                    text = "".join(b.get("text", "") for b in text if isinstance(b, dict))
-                if call is None or not isinstance(text, str):
+            elif block.get("type") == "tool_result":
+                use = pending.pop(str(block.get("tool_use_id")), None)
+                if use is None:
                     continue
-                try:
-                    yield call[0], call[1], json.loads(text)
-                except (ValueError, RecursionError):  # an MCP server's text can be anything
-                    continue
+                body = block.get("content")
+                if isinstance(body, list):
+                    body = "".join(b.get("text", "") for b in body if isinstance(b, dict))
+                yield Call(use[0], use[1], use[2], body if isinstance(body, str) else None,
+                           bool(block.get("is_error")))  # fmt: skip
+
+
+def _calls(messages: list[Message]) -> Iterator[tuple[str, dict[str, Any], Any]]:
+    """(tool name, its arguments, parsed result) of each successful tool call in `messages`."""
+    for call in tool_calls(messages):
+        if call.is_error or call.content is None:
+            continue
+        try:
+            yield call.name, call.input, json.loads(call.content)
+        except (ValueError, RecursionError):  # an MCP server's text can be anything
+            continue
 
 
 def _items(name: str, payload: Any) -> Iterator[tuple[str | None, set[str]]]:

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from dayflow.errors import RunNotFound, UsageError
 from dayflow.models import Message, Run, Task
 from dayflow.printable import plain
-from dayflow.shown import shown_in
+from dayflow.shown import Call, shown_in, tool_calls
 from dayflow.store import Store
 from dayflow.tools.evidence import own_text
 
@@ -41,17 +40,6 @@ _AUTOMATED = re.compile(
     re.IGNORECASE,
 )
 _TASK_ID = re.compile(r"^t_[0-9a-f]{0,40}$", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Call:
-    """One tool call of the run with its result (None: the step's results were not saved)."""
-
-    step: int
-    name: str
-    input: dict[str, Any]
-    content: str | None
-    is_error: bool
 
 
 @dataclass(frozen=True)
@@ -137,7 +125,7 @@ def _for_task(store: Store, task: Task, run: Run | None) -> Why:
     if run_id is None:
         raise RunNotFound(f"task {task.id} names no run that filed it")
     messages = store.steps.conversation(run_id)
-    calls = list(_calls(messages))
+    calls = list(tool_calls(messages))
     made = [c for c in calls if c.name == "create_task" and _task_of(c) == task.id]
     call = made[0] if made else None
     source = task.source_id
@@ -165,7 +153,7 @@ def _for_item(
     run: Run, messages: list[Message], asked: str, store: Store, *, filed_elsewhere: bool = False
 ) -> Why | None:
     shown = shown_in(messages)
-    calls = list(_calls(messages))
+    calls = list(tool_calls(messages))
     base = re.sub(r"#[1-9][0-9]{0,2}$", "", asked)
     if asked in shown.texts_of or asked in shown.keys_of:
         item_id = asked
@@ -202,7 +190,7 @@ def due_moves(store: Store, task_id: str) -> list[dict[str, Any]]:
     seen: set[tuple[Any, Any, Any]] = set()
     for run in reversed(store.runs.list(limit=RUNS_SEARCHED)):
         messages = store.steps.conversation(run.id)
-        calls = list(_calls(messages))
+        calls = list(tool_calls(messages))
         for call in (c for c in calls if c.name == "move_due"):
             payload = _payload(call)
             moved = payload.get("moved") if isinstance(payload, dict) else None
@@ -371,37 +359,6 @@ def _payload(call: Call) -> Any:
         return json.loads(call.content)
     except (ValueError, RecursionError):
         return None
-
-
-def _calls(messages: list[Message]) -> Iterator[Call]:
-    """Each tool call of the conversation with its result, in order."""
-    pending: dict[str, tuple[int, str, dict[str, Any]]] = {}
-    step = 0
-    for message in messages:
-        content = message.get("content")
-        if message.get("role") == "assistant":
-            step += 1
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_use":
-                given = block.get("input")
-                pending[str(block.get("id"))] = (
-                    step,
-                    str(block.get("name")),
-                    given if isinstance(given, dict) else {},
-                )
-            elif block.get("type") == "tool_result":
-                use = pending.pop(str(block.get("tool_use_id")), None)
-                if use is None:
-                    continue
-                body = block.get("content")
-                if isinstance(body, list):
-                    body = "".join(b.get("text", "") for b in body if isinstance(b, dict))
-                yield Call(use[0], use[1], use[2], body if isinstance(body, str) else None,
-                           bool(block.get("is_error")))  # fmt: skip
 
 
 def render_text(why: Why) -> str:
