@@ -62,10 +62,7 @@ PROFILE_HELP = (
 )
 
 
-# The runtime's old CLI name, kept only for branches written before the rename (nothing in
-# dayflow/ or tests/ says it any more): `Runtime` is the name.
-Deps = Runtime
-__all__ = ["Deps", "Runtime", "default_model_factory"]
+__all__ = ["Runtime", "default_model_factory"]
 
 
 def get_deps(ctx: typer.Context) -> Runtime:

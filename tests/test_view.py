@@ -402,3 +402,36 @@ def test_open_starts_the_browser_and_host_elsewhere_warns(user: Profile, tmp_pat
     loopback = start_view(_env(user))
     _, quiet = loopback.stop()
     assert "warning" not in quiet
+
+
+def test_a_fault_that_is_no_dayflow_error_is_a_one_line_500_not_a_traceback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A store that cannot be opened (here: a disk error) answers a plain 500 naming it, and
+    the view's stderr gets one line; nothing like uvicorn's traceback reaches either."""
+    from contextlib import AbstractContextManager
+
+    from starlette.testclient import TestClient
+
+    from dayflow.view.guard import Guard
+    from dayflow.view.server import app
+    from dayflow.view.site import Site
+
+    def broken_disk() -> AbstractContextManager[object]:
+        raise OSError(5, "Input/output error")
+
+    guard = Guard("127.0.0.1", 8765)
+    site = Site(open_store=broken_disk, where=lambda command: None)  # type: ignore[arg-type,return-value]
+    client = TestClient(
+        app(site, guard), base_url="http://127.0.0.1:8765", raise_server_exceptions=False
+    )
+    answer = client.get(guard.link("/"))
+    assert answer.status_code == 500
+    assert answer.text == (
+        "Dayflow could not answer this (OSError: [Errno 5] Input/output error); nothing was "
+        "changed. The view's terminal has the same line.\n"
+    )
+    assert answer.headers["content-security-policy"].startswith("default-src 'none'")
+    err = capsys.readouterr().err
+    assert err == "dayflow view: GET / failed: OSError: [Errno 5] Input/output error\n"
+    assert "Traceback" not in err

@@ -147,9 +147,12 @@ step(s){% if run.reason %} · {{ plain(run.reason) }}{% endif %}</p>
 
 @cache
 def _template() -> Any:
-    from jinja2 import Environment
+    from jinja2 import Environment, StrictUndefined
 
-    env = Environment(autoescape=True, trim_blocks=False, lstrip_blocks=False)
+    # A name the page forgot to pass is an error in the tests, not an empty cell in a page.
+    env = Environment(
+        autoescape=True, undefined=StrictUndefined, trim_blocks=False, lstrip_blocks=False
+    )
     return env.from_string(_TEMPLATE)
 
 
@@ -218,9 +221,9 @@ stroke-width="2" fill="{{ m.colour if m.filled else 'none' }}"><title>{{ plain(m
 
 @cache
 def _svg() -> Any:
-    from jinja2 import Environment
+    from jinja2 import Environment, StrictUndefined
 
-    return Environment(autoescape=True).from_string(_SVG)
+    return Environment(autoescape=True, undefined=StrictUndefined).from_string(_SVG)
 
 
 def timeline(run_id: str, drawing: Any) -> str:

@@ -52,6 +52,24 @@ def _failed(error: DayflowError) -> Response:
     return PlainTextResponse(plain(str(error)) + "\n", status_code=code, headers=HEADERS)
 
 
+def _broken(request: Request, error: Exception) -> Response:
+    """A fault that is not Dayflow's kind of error (a bug, a full disk): one line on the
+    view's stderr and a plain 500 that names it, not uvicorn's traceback. A write's
+    transaction was rolled back by the store, so the page says nothing was changed."""
+    import sys
+
+    from dayflow.printable import plain
+
+    what = plain(f"{type(error).__name__}: {error}")[:300]
+    print(f"dayflow view: {request.method} {request.url.path} failed: {what}", file=sys.stderr)
+    return PlainTextResponse(
+        f"Dayflow could not answer this ({what}); nothing was changed. "
+        "The view's terminal has the same line.\n",
+        status_code=500,
+        headers=HEADERS,
+    )
+
+
 def _next(value: object) -> str:
     """Where a button comes back to: one of the view's own paths, never another site."""
     text = str(value or "/")
@@ -75,6 +93,8 @@ def app(site: Site, guard: Guard) -> Callable[[Any, Any, Any], Any]:
                 text = await run_in_threadpool(show, request, visit(request))
             except DayflowError as e:
                 return _failed(e)
+            except Exception as e:  # the web edge: a bug is one line, not a traceback
+                return _broken(request, e)
             return HTMLResponse(text, headers=HEADERS)
 
         return endpoint
@@ -96,6 +116,8 @@ def app(site: Site, guard: Guard) -> Callable[[Any, Any, Any], Any]:
                 said = await run_in_threadpool(do, request, fields)
             except DayflowError as e:
                 return _failed(e)
+            except Exception as e:  # the web edge: a bug is one line, not a traceback
+                return _broken(request, e)
             back = guard.link(_next(fields.get("next")))
             return RedirectResponse(
                 f"{back}&said={quote(said[:500], safe='')}", status_code=303, headers=HEADERS
