@@ -33,8 +33,8 @@ summary* rather than *never compacted*: they come in the same turn as the inbox 
 the bodies, and exchanges are replaced whole (a tool_use needs its tool_result right after
 it), so keeping them out would keep the turn's payloads too; and each is bounded by its tool.
 
-Rules, each tested:
-- Below the threshold the list is returned unchanged.
+Rules, each tested (the loop applies them, `agent.driver._maybe_compact`, from the step rows):
+- Below the threshold nothing is compacted.
 - The first user message (the job) and the last `keep_last` assistant/user pairs are never
   touched, so the model's own latest move stays verbatim.
 - Whole exchanges are replaced, so every tool_use still has its tool_result right after it.
@@ -56,14 +56,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dayflow.models import DEFAULT_COMPACT_AT, Message, estimate_tokens
+from dayflow.models import Message
 from dayflow.shown import THREAD_KEY_PREFIX
 
 LABEL = "Earlier in this run (compacted):"
 MAX_NOTE_CHARS = 600
 MAX_IDS_LISTED = 60
 MAX_LABEL_CHARS = 60
-_STEP_NUMBER = re.compile(r"^- step (\d+)", re.MULTILINE)
 
 
 def summarise_exchange(step: int, assistant: list[dict[str, Any]], results: list[Any]) -> str:
@@ -447,62 +446,6 @@ def summary_message(
         lines.insert(0, _summary_text(previous).removeprefix(LABEL).strip("\n"))
     body = "\n".join(lines)
     return {"role": "user", "content": [{"type": "text", "text": f"{LABEL}\n{body}"}]}
-
-
-def pairs(messages: list[Message]) -> list[tuple[Message, Message | None]]:
-    """The assistant turns after the job, each with the user turn that answers it (if any)."""
-    out: list[tuple[Message, Message | None]] = []
-    i = 1
-    while i < len(messages):
-        if messages[i]["role"] != "assistant":
-            i += 1
-            continue
-        nxt = messages[i + 1] if i + 1 < len(messages) else None
-        if nxt is not None and nxt["role"] == "user":
-            out.append((messages[i], nxt))
-            i += 2
-        else:
-            out.append((messages[i], None))
-            i += 1
-    return out
-
-
-def compact(
-    messages: list[Message], *, keep_last: int = 1, threshold_tokens: int = DEFAULT_COMPACT_AT
-) -> list[Message]:
-    """Replace the old exchanges of `messages` by a summary when it is over the threshold.
-
-    `messages` is [job, a1, u1, ..., aN, uN] (a turn may lack its user reply, e.g. pause_turn).
-    An already compacted list (job, summary, ...) is compacted again from its summary on.
-    """
-    if threshold_tokens <= 0 or estimate_tokens(messages) < threshold_tokens:
-        return messages
-    job, rest = messages[0], messages[1:]
-    previous: list[str] = []
-    offset = 0  # steps already summarised by an earlier compaction
-    if rest and rest[0]["role"] == "user" and is_summary(rest[0]):
-        earlier = _summary_text(rest[0]).removeprefix(LABEL).strip("\n")
-        previous = [earlier]
-        offset = max((int(m) for m in _STEP_NUMBER.findall(earlier)), default=0)
-        rest = rest[1:]
-    exchanges = pairs([job, *rest])
-    if len(exchanges) <= keep_last:
-        return messages
-    old, recent = exchanges[: len(exchanges) - keep_last], exchanges[len(exchanges) - keep_last :]
-    lines = previous + [
-        summarise_exchange(offset + i + 1, a["content"], (u or {}).get("content") or [])
-        for i, (a, u) in enumerate(old)
-    ]
-    summary: Message = {
-        "role": "user",
-        "content": [{"type": "text", "text": LABEL + "\n" + "\n".join(lines)}],
-    }
-    tail: list[Message] = []
-    for a, u in recent:
-        tail.append(a)
-        if u is not None:
-            tail.append(u)
-    return [job, summary, *tail]
 
 
 def is_summary(message: Message) -> bool:

@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from dayflow.agent import BriefOptions, Hooks, Loop, rebuild_messages, resume_run, start_run
-from dayflow.compaction import LABEL, compact, pairs, summarise_exchange
+from dayflow.compaction import LABEL, summarise_exchange, summary_message
 from dayflow.errors import SimulatedCrash
 from dayflow.models import DEFAULT_COMPACT_AT, Limits, Message, RunSettings, estimate_tokens
 from dayflow.providers.offline import OfflineModel
@@ -40,36 +40,28 @@ def _history(n: int, **kw: Any) -> list[Message]:
     return out
 
 
-def test_below_the_threshold_the_list_is_returned_unchanged() -> None:
-    history = _history(3)
-    assert compact(history, threshold_tokens=estimate_tokens(history) + 1) is history
-
-
-def test_zero_threshold_turns_compaction_off() -> None:
-    history = _history(30)
-    assert compact(history, threshold_tokens=0) is history
-
-
-def test_job_and_last_pair_are_untouched_and_the_summary_is_a_labelled_user_turn() -> None:
-    history = _history(10)
-    out = compact(history, keep_last=1, threshold_tokens=100)
-    assert out[0] is history[0]
-    assert out[-2:] == history[-2:]
-    summary = out[1]
-    assert summary["role"] == "user"
-    assert summary["content"][0]["text"].startswith(LABEL)
-    assert len(out) == 4
-    assert estimate_tokens(out) < estimate_tokens(history) / 3
+def _exchanges(messages: list[Message]) -> list[tuple[int, list[Any], list[Any]]]:
+    """The (step, assistant content, tool results) of [job, a1, u1, ...], as the loop reads
+    them from its step rows."""
+    out = []
+    for i, a in enumerate(messages[1::2], start=1):
+        u = messages[2 * i] if 2 * i < len(messages) else None
+        out.append((i, a["content"], (u or {}).get("content") or []))
+    return out
 
 
 def test_summary_keeps_shape_and_drops_payloads() -> None:
     history = _history(3, payload="SECRET BODY " * 50)
     history += _exchange(4, error=True) + _exchange(5)
-    text_ = compact(history, threshold_tokens=10)[1]["content"][0]["text"]
+    summary = summary_message(_exchanges(history))
+    assert summary["role"] == "user"
+    text_ = summary["content"][0]["text"]
+    assert text_.startswith(LABEL)
     assert 'read_message({"id": "m1"}) -> ok, message m1 read' in text_
     assert "- step 4: read_message" in text_ and "error: Error: no message with id" in text_
     assert "SECRET BODY" not in text_
     assert "- step 1, assistant: Reading m1." in text_
+    assert estimate_tokens([summary]) < estimate_tokens(history) / 3
 
 
 def test_created_task_ids_and_titles_survive() -> None:
@@ -86,11 +78,10 @@ def test_created_task_ids_and_titles_survive() -> None:
     )
 
 
-def test_compacting_a_compacted_list_keeps_earlier_lines_and_numbers() -> None:
-    once = compact(_history(5), threshold_tokens=10)
-    grown = once + _exchange(6) + _exchange(7)
-    twice = compact(grown, threshold_tokens=10)
-    body = twice[1]["content"][0]["text"]
+def test_extending_a_summary_keeps_one_label_and_every_step_number() -> None:
+    once = summary_message(_exchanges(_history(5)))
+    twice = summary_message(_exchanges(_history(7))[5:6], once)
+    body = twice["content"][0]["text"]
     assert body.count(LABEL) == 1
     assert [ln.split(":")[0] for ln in body.splitlines() if ": read_message" in ln] == [
         f"- step {i}" for i in range(1, 7)
@@ -98,80 +89,89 @@ def test_compacting_a_compacted_list_keeps_earlier_lines_and_numbers() -> None:
 
 
 def _valid_for_api(messages: list[Message]) -> bool:
-    """Every tool_use is answered by exactly its tool_results in the next user turn."""
-    if messages[0]["role"] != "user":
+    """The job's user turn first, and every tool_use answered by exactly its tool_results, in
+    order, in the next turn. (Two user turns in a row, the job and a summary, and a paused
+    assistant turn sent back are what the API accepts: it joins turns of one role.)"""
+    if not messages or messages[0]["role"] != "user":
         return False
-    for a, u in pairs(messages):
-        ids = [b["id"] for b in a["content"] if b.get("type") == "tool_use"]
+    for i, m in enumerate(messages):
+        if m["role"] != "assistant":
+            continue
+        ids = [b["id"] for b in m["content"] if b.get("type") == "tool_use"]
         if not ids:
             continue
-        if u is None:
+        if i + 1 >= len(messages):
             return False
-        got = [b.get("tool_use_id") for b in u["content"] if b.get("type") == "tool_result"]
+        if messages[i + 1]["role"] != "user":
+            return False
+        answer = messages[i + 1]["content"]
+        got = [b.get("tool_use_id") for b in answer if b.get("type") == "tool_result"]
         if got != ids:
             return False
     return True
 
 
+_TOOLS = ["read_inbox", "read_message", "read_tasks", "create_task", "no_such_tool"]
+
+
 @st.composite
-def histories(draw: st.DrawFn) -> list[Message]:
-    out = [JOB]
-    for i in range(draw(st.integers(0, 25))):
-        k = draw(st.integers(0, 3))
+def scripts(draw: st.DrawFn) -> list[Any]:
+    """A model's turns: up to 12 steps of 0-3 tool calls each (known tools, a made-up one,
+    arguments that fail), with text of any size, then a final answer."""
+    turns = []
+    for i in range(draw(st.integers(1, 12))):
         uses = [
-            {
-                "type": "tool_use",
-                "id": f"t{i}_{j}",
-                "name": draw(
-                    st.sampled_from(["read_inbox", "read_message", "create_task", "nope"])
-                ),
-                "input": {"id": f"m{j}"},
-            }
-            for j in range(k)
-        ]
-        blocks = [{"type": "text", "text": draw(st.text(max_size=40))}] + uses
-        out.append({"role": "assistant", "content": blocks})
-        if uses:
-            out.append(
-                {
-                    "role": "user",
-                    "content": [
-                        {
-                            "type": "tool_result",
-                            "tool_use_id": u["id"],
-                            "content": draw(
-                                st.sampled_from(['{"messages": []}', "Error: bad", "x" * 300])
-                            ),
-                            **({"is_error": True} if draw(st.booleans()) else {}),
-                        }
-                        for u in uses
-                    ],
-                }
+            tool_use(
+                draw(st.sampled_from(_TOOLS)),
+                draw(st.sampled_from([{}, {"id": "nope"}, {"limit": 50}, {"title": "x"}])),
+                f"tu_{i}_{j}",
             )
-    return out
+            for j in range(draw(st.integers(0, 3)))
+        ]
+        words = text(draw(st.text(max_size=40)) or ".")
+        turns.append(turn(words, *uses) if uses else turn(words, stop="pause_turn"))
+    turns.append(turn(text("## Today\nDone.")))
+    return turns
 
 
-@settings(max_examples=150, deadline=None)
-@given(histories(), st.integers(0, 3), st.integers(0, 4000))
-def test_compaction_rules_hold_for_any_history(
-    history: list[Message], keep_last: int, threshold: int
+@settings(max_examples=60, deadline=None)
+@given(scripts(), st.integers(1, 6_000))
+def test_every_request_of_a_compacting_loop_is_valid_for_the_api(
+    script: list[Any], compact_at: int
 ) -> None:
-    out = compact(history, keep_last=keep_last, threshold_tokens=threshold)
-    assert out[0] == history[0]
-    assert _valid_for_api(out)
-    if out is history:
-        return
-    assert out[1]["content"][0]["text"].startswith(LABEL)
-    kept = 2 * keep_last  # the tail is the last keep_last exchanges, verbatim
-    tail = (
-        [m for a, u in pairs(history)[-keep_last:] for m in (a, u) if m is not None]
-        if keep_last
-        else []
-    )
-    assert out[2:] == tail
-    assert len(out[2:]) <= kept
-    # Idempotent in shape: compacting again never breaks pairing either.
-    assert _valid_for_api(compact(out, keep_last=keep_last, threshold_tokens=threshold))
+    """The real loop, compacting at any threshold: every request it sends has the job first,
+    alternating roles and each tool_use answered; once compacted, the summary is the second
+    turn and the last exchange before the request is there verbatim."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(Path(tmp) / "p.db")
+        try:
+            model = ScriptedModel(script)
+            options = BriefOptions(
+                brief_date=date(2026, 11, 5),
+                limits=Limits(max_steps=30),
+                settings=RunSettings(compact_at=compact_at),
+            )
+            result = start_run(Loop(store, model), options)
+            steps = store.steps.of(result.run.id)
+            compacted = bool(store.steps.compactions(result.run.id))
+        finally:
+            store.close()
+    for n, request in enumerate(model.requests):
+        messages = request.messages
+        assert messages[0] == result.run.user_msg
+        assert _valid_for_api(messages), messages
+        if len(messages) > 1 and messages[1]["role"] == "user":
+            assert messages[1]["content"][0]["text"].startswith(LABEL)
+        if n:  # the step just before this request, verbatim
+            last = steps[n - 1]
+            tail = [{"role": "assistant", "content": last.assistant}]
+            if last.tool_results is not None:
+                tail.append({"role": "user", "content": last.tool_results})
+            assert messages[-len(tail) :] == tail
+    event("compacted" if compacted else "not compacted")
+    assert compacted or all(not str(m).count(LABEL) for r in model.requests for m in r.messages)
 
 
 # -------------------------------------------------------------------------- in the loop
@@ -366,13 +366,7 @@ def test_the_bundled_samples_brief_the_same_with_the_default_compaction_or_none(
 
 
 def test_extending_a_summary_gives_the_text_of_summarising_everything_again() -> None:
-    history = _history(6)
-    exchanges = [
-        (i + 1, a["content"], (u or {}).get("content") or [])
-        for i, (a, u) in enumerate(pairs(history))
-    ]
-    from dayflow.compaction import summary_message
-
+    exchanges = _exchanges(_history(6))
     whole = summary_message(exchanges)
     assert summary_message(exchanges[3:], summary_message(exchanges[:3])) == whole
 
