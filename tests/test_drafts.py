@@ -698,3 +698,27 @@ def test_a_refused_draft_is_not_tried_again_after_a_compaction(tmp_path: Path) -
     got = _brief(tmp_path, env, "--compact-at", "3000", "-v")
     assert got.err.count("-> draft_reply(") == 1, got.err
     assert "draft in Drafts" not in got.out
+
+
+@pytest.mark.parametrize(
+    ("said", "line"),
+    [
+        ("Could you send the figures by Friday?", "On Mon 2 Nov 2026 at 09:05, Ana wrote:"),
+        ("Kannst du mir bitte die Zahlen schicken?", "Am Mo., 2. Nov. 2026 um 09:05 schrieb Ana:"),
+        ("Pourriez-vous m'envoyer les chiffres ?", "Le lun. 2 nov. 2026 à 09:05, Ana a écrit :"),
+        (
+            "¿Podrías enviarme las cifras, por favor?",
+            "El lun, 2 nov 2026 a las 09:05, Ana escribió:",
+        ),
+    ],
+)
+def test_the_line_above_the_quote_is_in_the_mails_language(said: str, line: str) -> None:
+    """A German mail's draft quotes it under "Am … schrieb Ana:", not under English words,
+    whatever the machine's locale."""
+    when = dt.datetime(2026, 11, 2, 9, 5, tzinfo=dt.UTC)
+    reply = Reply(
+        "<d@x>", "Ana", "ana@example.org", "Zahlen", "<m@x>", (), "[your answer]", "Ana",
+        when, said,
+    )  # fmt: skip
+    body = email.message_from_bytes(compose(reply), policy=default).get_body().get_content()  # type: ignore[union-attr]
+    assert body.replace("\r\n", "\n") == f"[your answer]\n\n{line}\n> {said}\n"

@@ -19,6 +19,7 @@ from email.policy import SMTP
 from email.utils import format_datetime, formataddr
 
 from dayflow.clock import SystemClock
+from dayflow.drafts.words import attribution, language_of
 from dayflow.sources.identity import short_hash
 
 MAX_QUOTED_CHARS = 20_000  # of the latest message's text, quoted below the reply
@@ -102,8 +103,8 @@ def compose(reply: Reply) -> bytes:
             refs = refs[:1] + refs[-(MAX_REFERENCES - 2) :]
         msg["References"] = clean_header(" ".join([*refs, reply.in_reply_to]))
     msg["X-Dayflow"] = "draft (never sent by Dayflow)"
-    when = reply.quoted_at.strftime("%a %d %b %Y %H:%M")
-    who = clean_header(reply.quoted_from) or "they"
-    text = f"{reply.body.strip()}\n\nOn {when}, {who} wrote:\n{quote(reply.quoted_text)}\n"
+    who = clean_header(reply.quoted_from) or reply.to_address
+    said = attribution(reply.quoted_at, who, language_of(reply.quoted_text))
+    text = f"{reply.body.strip()}\n\n{said}\n{quote(reply.quoted_text)}\n"
     msg.set_content(text, charset="utf-8", cte="quoted-printable")
     return msg.as_bytes()

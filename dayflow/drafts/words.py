@@ -12,6 +12,7 @@ long they write and in which language. Never a sentence of what they wrote.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -35,6 +36,41 @@ _TEMPLATE = {
     "es": ("Hola {name}:", "gracias por tu mensaje. Preguntabas:", "Un saludo,"),
 }
 _NO_NAME = {"en": "Hi,", "de": "Hallo,", "fr": "Bonjour,", "es": "Hola:"}
+
+
+_DAYS = {
+    "en": "Mon Tue Wed Thu Fri Sat Sun",
+    "de": "Mo. Di. Mi. Do. Fr. Sa. So.",
+    "fr": "lun. mar. mer. jeu. ven. sam. dim.",
+    "es": "lun mar mié jue vie sáb dom",
+}
+_MONTHS = {
+    "en": "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec",
+    "de": "Jan. Feb. März Apr. Mai Juni Juli Aug. Sept. Okt. Nov. Dez.",
+    "fr": "janv. févr. mars avr. mai juin juil. août sept. oct. nov. déc.",
+    "es": "ene feb mar abr may jun jul ago sept oct nov dic",
+}
+# The line above a quote, as the mail programs of each language write it (Gmail's forms).
+_ATTRIBUTION = {
+    "en": "On {day} {d} {month} {y} at {hm}, {who} wrote:",
+    "de": "Am {day}, {d}. {month} {y} um {hm} schrieb {who}:",
+    "fr": "Le {day} {d} {month} {y} à {hm}, {who} a écrit :",
+    "es": "El {day}, {d} {month} {y} a las {hm}, {who} escribió:",
+}
+
+
+def attribution(when: dt.datetime, who: str, language: str) -> str:
+    """The line above the quoted message, in `language` (English outside LANGUAGES), with
+    day and month names of its own: never the machine's locale."""
+    lang = language if language in _ATTRIBUTION else "en"
+    return _ATTRIBUTION[lang].format(
+        day=_DAYS[lang].split()[when.weekday()],
+        d=when.day,
+        month=_MONTHS[lang].split()[when.month - 1],
+        y=when.year,
+        hm=when.strftime("%H:%M"),
+        who=who,
+    )
 
 
 def language_of(text: str) -> str:
