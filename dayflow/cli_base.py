@@ -316,7 +316,8 @@ def print_outcome(
 
     if fmt == "json":
         doc = {"run": listing.run_json(run, prices), "brief": text}
-        doc |= {"followups": None, "prep": None, "conflicts": None} | (data or {})
+        doc |= {"followups": None, "prep": None, "conflicts": None, "injections": None}
+        doc |= data or {}
         print_json(deps, doc)
     elif text is not None and fmt == "html":
         from dayflow.page import document, page_of

@@ -121,6 +121,15 @@ def _wrap(text: str, width: int) -> list[str]:
     return out
 
 
+def _cut(text: str, width: int | None) -> str:
+    """`text` cut to `width` terminal cells with "…" (None: whole)."""
+    if width is None or _cells(text) <= width:
+        return text
+    while text and _cells(text) > width - 1:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
 def table(
     cols: list[_Col],
     rows: list[list[str]],
@@ -128,8 +137,10 @@ def table(
     *,
     colour: bool = False,
     status_col: str | None = None,
+    under: list[str] | None = None,
 ) -> str:
-    """The rows as a text table that fits `width` (None: no limit); see the module docstring."""
+    """The rows as a text table that fits `width` (None: no limit); see the module docstring.
+    `under`: a line shown below each row ("" for none), indented, cut to the width."""
     rows = [[plain(c) for c in row] for row in rows]
     natural = [max([_cells(c.name)] + [_cells(r[i]) for r in rows]) for i, c in enumerate(cols)]
 
@@ -165,13 +176,16 @@ def table(
 
     out = [line([cols[i].name for i in shown], bold=True)]
     status_at = next((k for k, c in enumerate(cols) if c.name == status_col), None)
-    for row in rows:
+    for n, row in enumerate(rows):
         wrapped = {i: _wrap(row[i], widths[i]) if cols[i].flexible else [row[i]] for i in shown}
         height = max(len(v) for v in wrapped.values())
         status = row[status_at] if status_at is not None else None
         for k in range(height):
             cells = [wrapped[i][k] if k < len(wrapped[i]) else "" for i in shown]
             out.append(line(cells, status=status if k == 0 else None))
+        below = " ".join(plain(under[n]).split()) if under else ""
+        if below:
+            out.append(_cut(f"  {below}", width))
     hidden = [c.name for i, c in enumerate(cols) if i not in shown]
     if hidden:
         caption = (
@@ -294,9 +308,24 @@ _TASK_COLS = [
 ]
 
 
+QUOTE_SHOWN = 90  # a task's evidence under its row (`dayflow why ID` shows it whole)
+
+
 def tasks_table(tasks: list[Task], *, width: int | None = None, colour: bool = False) -> str:
-    """The task list; on a narrow terminal the title wraps and the key and run go first."""
+    """The task list; on a narrow terminal the title wraps and the key and run go first.
+    Under each task, its evidence (the ask in the sender's words, cut) and whether its due
+    date was stated or implied, as the brief's Needs action shows them."""
     rows = [
         [t.id, t.status, t.due or "-", t.title, t.idempotency_key, t.run_id or "-"] for t in tasks
     ]
-    return table(_TASK_COLS, rows, width, colour=colour)
+    return table(_TASK_COLS, rows, width, colour=colour, under=[_evidence(t) for t in tasks])
+
+
+def _evidence(task: Task) -> str:
+    """'"Could you send me the deck by Friday?" (due stated)', or "" for a task with none."""
+    said = " ".join((task.evidence or "").split())
+    if len(said) > QUOTE_SHOWN:
+        said = said[: QUOTE_SHOWN - 1].rsplit(" ", 1)[0] + "…"
+    kind = task.due_kind if task.due and task.due_kind in ("stated", "implied") else None
+    due = f"(due {kind})" if kind else ""
+    return " ".join(p for p in (f'"{said}"' if said else "", due) if p)

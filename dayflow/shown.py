@@ -12,7 +12,8 @@ checked against what the run actually read:
   or the sample's) and keep its real task from ever
   being filed;
 - a brief delivered to a file or by mail keeps a link only when its address appears in what the
-  run read (`dayflow.safe_text`).
+  run read (`dayflow.safe_text`), and never one that only a message marked `to_assistant` (a
+  prompt injection) holds: it may be what the injection asked the model to write.
 
 `key_for` is each item's own key, which a create_task that names its item by `source_id` alone
 is filed under (a model that kept only the ids across a compaction).
@@ -70,7 +71,8 @@ def shown_in(messages: list[Message]) -> Shown:
         for shown_id, kind, said in _texts(name, payload):
             texts.setdefault(shown_id, {})[(kind, said)] = None
         if name in _READS:
-            for text in _strings(payload):
+            # Not the links of a message that spoke to an assistant: it may have asked for them.
+            for text in _strings(payload, skip_injected=True):
                 urls.update(urls_in(text))
         for item_id, item_keys in _items(name, payload):
             keys.update(item_keys)
@@ -140,8 +142,9 @@ def run_lists(messages: list[Message]) -> dict[str, Any]:
     """The lists a run read, as data (`--format json`): `tasks` (those its create_task calls
     filed or found, each with its `evidence`, `due_kind` and `source_id`), `followups`
     (read_followups' result), `prep` (the events read_prep gave), `conflicts` (today's, from
-    read_calendar) and `since` (read_since's changes), each None when the run never read it,
-    and the `drafts` it wrote."""
+    read_calendar), `since` (read_since's changes) and `injections` (the messages that tried
+    to instruct an assistant), each None when the run never read it, and the `drafts` it
+    wrote."""
     prep = latest_result(messages, "read_prep")
     today = latest_result(messages, "read_calendar", range="today")
     since = latest_result(messages, "read_since")
@@ -158,6 +161,9 @@ def run_lists(messages: list[Message]) -> dict[str, Any]:
         "since": since
         if isinstance(since, dict) and isinstance(since.get("previous"), dict)
         else None,
+        # The messages that tried to instruct an assistant (a prompt injection): no task, no
+        # tool call; None when the run read no mail.
+        "injections": injections(messages),
     }
 
 
@@ -179,6 +185,39 @@ def run_tasks(messages: list[Message]) -> list[dict[str, Any]]:
             kept = {"evidence": task.get("evidence"), "due_kind": task.get("due_kind")}
             out[task["id"]] = task | kept | {"created": payload.get("created") is True}
     return list(out.values())
+
+
+INJECTED_NOTE = "it tried to instruct an assistant; nothing was done"
+INJECTED_BESIDE = "it tried to instruct an assistant; that part was ignored, its ask to you was not"
+
+
+def injections(messages: list[Message]) -> list[dict[str, Any]] | None:
+    """The messages the run's reads marked `to_assistant` (text in them written to an AI
+    assistant, a prompt injection: `sources/injected.py`), once each in reading order, as
+    data: id, key, sender, subject, date and `note`, the words the brief says of it. Never
+    their text: what it told the assistant is not repeated (`dayflow why` quotes it, escaped
+    and cut). None when the run read no mail."""
+    read = False
+    found: dict[str, dict[str, Any]] = {}
+    for name, _, payload in _calls(messages):
+        if name in ("read_inbox", "read_message") and isinstance(payload, dict):
+            read = True
+    if not read:
+        return None
+    filed = {t.get("source_id") for t in run_tasks(messages)}
+    for m in messages_read(messages):
+        item_id = _id(m)
+        if item_id is None or m.get("to_assistant") is not True or item_id in found:
+            continue
+        found[item_id] = {
+            "id": item_id,
+            "key": m.get("key"),
+            "from": m.get("from"),
+            "subject": m.get("subject"),
+            "received_at": m.get("received_at"),
+            "note": INJECTED_BESIDE if item_id in filed else INJECTED_NOTE,
+        }
+    return list(found.values())
 
 
 def urls_in(text: str) -> set[str]:
@@ -340,12 +379,14 @@ def _strs(value: Any, prefix: str = "") -> set[str]:
     return {prefix + value} if isinstance(value, str) and value else set()
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: Any, *, skip_injected: bool = False) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
+        if skip_injected and value.get("to_assistant") is True:
+            return
         for v in value.values():
-            yield from _strings(v)
+            yield from _strings(v, skip_injected=skip_injected)
     elif isinstance(value, list):
         for v in value:
-            yield from _strings(v)
+            yield from _strings(v, skip_injected=skip_injected)

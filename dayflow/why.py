@@ -8,9 +8,12 @@ parent's first steps, so the answer is the same for all three.
 For a task: the message it came from (sender, date, subject), the evidence create_task found
 in it, why it counted (the `reason` a create_task carries: the rule's name offline; without
 one, the model's quote), and the due date with whether the mail stated or implied it. For a
-message with no task, why not, in this order: a create_task for it was refused, it is list or
+message with no task, why not, in this order: a create_task for it was refused, a rule of the
+user's, it tried to instruct an assistant (`to_assistant`, a prompt injection), it is list or
 automated mail (`bulk`), it is the user's own, the user has answered it, it is an owed reply
-(under "You owe replies"), its only ask is in the quoted history, or no ask was found.
+(under "You owe replies"), it reads as spam or a scam (the offline rules' signs), its only
+ask is in the quoted history, or no ask was found. What a message told an assistant is quoted
+(escaped, cut to `INJECTED_SHOWN` characters), never followed.
 """
 
 from __future__ import annotations
@@ -23,11 +26,14 @@ from typing import Any
 from dayflow.errors import RunNotFound, UsageError
 from dayflow.models import Message, Run, Task
 from dayflow.printable import plain
+from dayflow.providers.offline import looks_like_scam
 from dayflow.shown import Call, shown_in, tool_calls
+from dayflow.sources.injected import injected_spans
 from dayflow.store import Store
 from dayflow.tools.evidence import own_text
 
 RUNS_SEARCHED = 50  # a message id is looked for in the newest runs of the profile
+INJECTED_SHOWN = 120  # characters of what a message told an assistant, quoted
 _ASKS = re.compile(
     r"\?|\b(?:please|pls|could you|can you|would you|will you|need you to|let me know|"
     r"bitte|könntest|pourriez|merci de|podrías|puedes)\b",
@@ -85,6 +91,11 @@ class Why:
     no_task: str | None = None
     item: str | None = None  # the key or id of an item that is no message (an event, a thread)
 
+    @property
+    def injected(self) -> str | None:
+        """What the message told an assistant (a prompt injection), cut; None for none."""
+        return injected_words(self.message) if self.message is not None else None
+
     def to_json(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
@@ -93,6 +104,7 @@ class Why:
             "message": self.message,
             "tasks": [t.to_json() for t in self.tasks],
             "no_task": self.no_task,
+            "to_assistant": self.injected,
         }
 
 
@@ -274,6 +286,11 @@ def _no_task(
         return "no task was filed for it"
     if isinstance(message.get("no_task"), str):  # the user's own rule (dayflow.rules)
         return f"your {message['no_task']} (`dayflow rules` lists it)"
+    if message.get("to_assistant"):
+        return (
+            "it tried to instruct an assistant (a prompt injection): what it asks is never a "
+            "task, and nothing was done"
+        )
     if message.get("bulk"):
         return "list mail or automated (it is marked bulk): never a task"
     followups = _latest(calls, "read_followups")
@@ -295,6 +312,11 @@ def _no_task(
     body = str(message.get("body") or message.get("snippet") or "")
     if _AUTOMATED.search(f"{message.get('from', '')} {body}"):
         return "list mail or automated (its sender or an unsubscribe line says so): never a task"
+    if looks_like_scam(str(message.get("subject") or ""), body, str(message.get("from") or "")):
+        return (
+            "spam or a scam: it dangles money, a prize or an account to verify, with pressure "
+            "or a spammer's signs; never a task"
+        )
     kind = "body" if message.get("body") else "snippet"
     own = own_text(kind, body)
     if not _ASKS.search(own) and not _ASKS.search(str(message.get("subject") or "")):
@@ -320,8 +342,25 @@ def _message(calls: list[Call], item_id: str) -> dict[str, Any] | None:
                 found = {**(found or {}), **item}
     if found is None:
         return None
-    keep = ("id", "key", "from", "subject", "received_at", "bulk", "no_task", "snippet", "body")
+    keep: tuple[str, ...] = ("id", "key", "from", "subject", "received_at", "bulk", "no_task")
+    keep += ("to_assistant", "snippet", "body")
     return {k: found[k] for k in keep if k in found}
+
+
+def injected_words(message: dict[str, Any]) -> str | None:
+    """What a message marked `to_assistant` told the assistant: the first such passage of its
+    text (else of its subject), on one line, cut to INJECTED_SHOWN characters."""
+    if message.get("to_assistant") is not True:
+        return None
+    for text in (str(message.get("body") or message.get("snippet") or ""),
+                 str(message.get("subject") or "")):  # fmt: skip
+        spans = injected_spans(text)
+        if spans:
+            said = " ".join(text[spans[0][0] : spans[0][1]].split())
+            if len(said) > INJECTED_SHOWN:
+                said = said[: INJECTED_SHOWN - 1] + "…"
+            return said
+    return None
 
 
 def _latest(calls: list[Call], name: str) -> dict[str, Any]:
@@ -371,6 +410,8 @@ def render_text(why: Why) -> str:
         lines.append(f"  from:     {m.get('from', '?')}")
         lines.append(f"  date:     {m.get('received_at', '?')}")
         lines.append(f"  subject:  {m.get('subject', '')}")
+        if why.injected is not None:
+            lines.append(f'  to the assistant: "{why.injected}" (quoted, not followed)')
     elif why.item is not None:
         lines.append(f"item {why.item} (not a message this run read)")
     for t in why.tasks:

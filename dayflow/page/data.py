@@ -22,7 +22,7 @@ from typing import Any
 
 from dayflow.models import BRIEF_SECTIONS, Message, Section, Task
 from dayflow.printable import plain
-from dayflow.shown import latest_result, messages_read, shown_in
+from dayflow.shown import injections, latest_result, messages_read, shown_in
 
 # One field of a page at most this long: a 1 MB subject is mail's, not the page's.
 MAX_FIELD = 500
@@ -370,6 +370,18 @@ class _Reads:
                     clip(t.get("title") or "(untitled)"), ", ".join(bits), ev, why=str(t.get("id"))
                 )
             )
+        return lines + self._injected()
+
+    def _injected(self) -> list[Line]:
+        """A line for each message that tried to instruct an assistant: its subject and
+        sender, and that nothing was done; never its text (`dayflow why` quotes it)."""
+        lines = []
+        for m in injections(self.conversation) or []:
+            ev = self.evidence(m["id"])
+            subject = ev.subject if ev else clip(m.get("subject") or "(no subject)", SUBJECT)
+            sender = _sender_name(ev.sender) if ev else clip(m.get("from") or "")
+            detail = f"from {sender} · {m['note']}" if sender else str(m["note"])
+            lines.append(Line(f"Not a task: “{subject}”", detail, ev, why=str(m["id"])))
         return lines
 
     def created(self) -> list[Line] | None:

@@ -29,6 +29,7 @@ from dayflow.providers.offline._followups import (
 )
 from dayflow.providers.offline._meetings import conflict_lines, event_mark, prep_lines
 from dayflow.providers.offline._promises import due_promise
+from dayflow.providers.offline._quoted import evidence_line, injected_lines
 from dayflow.providers.offline._reading import (
     DAYS,
     MONTHS,
@@ -44,7 +45,6 @@ from dayflow.providers.offline._since import since_lines
 from dayflow.providers.offline._titles import clean_subject
 from dayflow.sources.identity import SAMPLE_SOURCE
 from dayflow.tools import refused_by_cap
-from dayflow.tools.evidence import due_kind_of
 
 _URGENT_MARK = re.compile(r"^\s*(?:urgent|dringend|urgente?|asap)\s*[:!-]*\s*", re.IGNORECASE)
 _SAMPLE = f"{SAMPLE_SOURCE}:"  # the bundled sample's task keys
@@ -119,6 +119,7 @@ def write_brief(
     lines += _today_lines(cal, calls, today)
     lines += since_lines(calls)
     lines += ["", Section.heading(Section.NEEDS_ACTION), *_needs_lines(mail, today, limit)]
+    lines += injected_lines(messages)
     followups, owed = followup_sections(calls)
     lines += followups
     _, tasks_error = latest_list(calls, "read_tasks", "tasks")
@@ -299,7 +300,7 @@ def _needs_lines(mail: _Mail, today: dt.date | None, limit: int | None) -> list[
         if need.unverified:
             whence += ", sender not verified"
         lines.append(f"- {need.title} ({whence}, {_due_text(need.due, today)})")
-        lines += _evidence_line(need)
+        lines += evidence_line(need.evidence, need.due, need.phrase)
     if limit is not None and len(mail.needs) > limit:
         lines.append(
             f"- {len(mail.needs) - limit} more, due later or with no deadline: `dayflow tasks` "
@@ -307,26 +308,6 @@ def _needs_lines(mail: _Mail, today: dt.date | None, limit: int | None) -> list[
         )
     lines += _nothing(not mail.needs and not mail.error and mail.read, bool(mail.unread), _NO_NEEDS)
     return lines
-
-
-QUOTE_SHOWN = 90  # a quote's characters on a brief's line (`dayflow why` shows it whole)
-
-
-def _evidence_line(need: _Need) -> list[str]:
-    """The line under a request: the sender's words it was found in, shortened for the
-    terminal, and whether its due date was stated or implied, with the words it came from."""
-    if not need.evidence:
-        return []
-    said = " ".join(need.evidence.split())
-    if len(said) > QUOTE_SHOWN:
-        said = said[: QUOTE_SHOWN - 1].rsplit(" ", 1)[0] + "…"
-    line = f'  - "{said}"'
-    if need.due is not None:
-        kind = due_kind_of(need.phrase or None, need.due)
-        # The words the date came from, unless the quote shows them already.
-        shown = not need.phrase or need.phrase.casefold() in said.casefold()
-        line += f" (due {kind})" if shown else f' (due {kind}: "{need.phrase}")'
-    return [line]
 
 
 # What an empty section says: (when some of its sources could not be read, when all were).
