@@ -5,8 +5,9 @@ A promise is a sentence of the user's own words (quotes and signature left out) 
 of the window's threads, with whom (the message's first other recipient), what (the sentence
 from its promise on), the due date (stated: a date the sentence names; implied: "today",
 "tomorrow", "end of the week", "next week"; else none) and the sentence as its evidence. It is
-kept when a later message from the user in that thread delivers (an attachment named in the
-text, "here is", "attached", "as promised") or the other person says it is no longer needed.
+kept when a later message from the user in that thread delivers (it carries a file, as its
+MIME structure says: `Envelope.has_attachment`; or its words do: "here is", "attached", "as
+promised") or the other person says it is no longer needed.
 
 Pure over the threads (`followups.threads`): the same mail gives the same list.
 """
@@ -149,8 +150,11 @@ def _due(sentence: str, sent: dt.date) -> tuple[str | None, str]:
 
 
 def _kept(later: list[ThreadMessage]) -> bool:
-    """Whether a later message delivers (the user's) or calls it off (the other's)."""
+    """Whether a later message delivers (the user's: a file attached, or words that say so)
+    or calls it off (the other's)."""
     for m in later:
+        if m.from_me and m.has_attachment:
+            return True
         words = own_words(m.text)
         if m.from_me and _DELIVERED.search(words):
             return True

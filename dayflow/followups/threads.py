@@ -75,6 +75,8 @@ class ThreadMessage:
     # server failed its authentication, or the user's sent mail was read and holds no copy of
     # it. It is not the user's (`from_me` is False): never their note, never their reply.
     outside: bool = False
+    # It carries a file its sender attached (`Envelope.has_attachment`, in any copy of it).
+    has_attachment: bool = False
 
     @property
     def snippet(self) -> str:
@@ -280,4 +282,5 @@ def _message(node: _Node, me: Me, sent_read: bool = False) -> ThreadMessage:
         sources=tuple(dict.fromkeys(r.source for r in node.records)),
         in_inbox=in_inbox,
         outside=outside,
+        has_attachment=any(r.envelope.has_attachment for r in node.records),
     )

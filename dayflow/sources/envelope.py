@@ -6,8 +6,10 @@
 normalised, and whether the message came from a mailing list or a machine (`List-Id`,
 `List-Unsubscribe`, `Precedence: bulk|list|junk`, a server's `X-Spam-Flag: YES`;
 `Auto-Submitted` other than `no`, `noreply` and `mailer-daemon` senders, delivery reports,
-out-of-office subjects). Best-effort, never
-raising: a header that cannot be read is left empty.
+out-of-office subjects), and whether it carries a file (`has_attachment`, from its MIME
+structure: `mime.attached` for the bytes, IMAP's BODYSTRUCTURE, the JSON's `attachments`; one
+rule for all of them, `delivers_file`). Best-effort, never raising: a header that cannot be
+read is left empty.
 """
 
 from __future__ import annotations
@@ -63,6 +65,10 @@ class Envelope:
     # Whether a mail server handed it on (it has a `Received:` header): a copy the user's own
     # client filed (a Maildir or IMAP copy of a sent message) has none, mail from outside has.
     relayed: bool = False
+    # Whether it carries a file the sender attached (`delivers_file`): what keeps a promise
+    # to send one. From as much of the message as its listing read (a file whose part starts
+    # past the listing's bytes is not seen there; IMAP's BODYSTRUCTURE sees the whole).
+    has_attachment: bool = False
 
     @property
     def auth_failed(self) -> bool:
@@ -123,7 +129,8 @@ def envelope_of(msg: Message, header: Any) -> Envelope:
 def envelope_from_json(message: dict[str, Any]) -> Envelope:
     """The envelope of a message in Dayflow's JSON shape: `from`, `to` and `cc` as address
     strings (or lists of them), `message_id`, `in_reply_to`, `references`, `list_id`,
-    `auto_submitted` and `authentication_results` when the file gives them."""
+    `auto_submitted`, `authentication_results` and `attachments` (a non-empty list: it carries
+    a file) when the file gives them."""
 
     def joined(value: object) -> str:
         if isinstance(value, list):
@@ -147,10 +154,39 @@ def envelope_from_json(message: dict[str, Any]) -> Envelope:
         raw_references=_raw_references(joined(refs) if isinstance(refs, list) else str(refs or "")),
         listed=bool(message.get("list_id")),
         list_id=list_ident(str(message.get("list_id") or "")),
+        has_attachment=isinstance(message.get("attachments"), list)
+        and bool(message.get("attachments")),
         automated=(bool(auto) and auto != "no")
         or bool(_MACHINE.match(address))
         or bool(_AUTO_SUBJECT.match(str(message.get("subject") or ""))),
     )
+
+
+def delivers_file(
+    ctype: str, disposition: str, *, named: bool, embedded: bool, parent: str
+) -> bool:
+    """Whether one part of a message (not a multipart) is a file its sender attached: its
+    MIME type, its Content-Disposition's type (lower-cased, "" none), whether it names a file
+    (`filename` or `name`), whether it has a Content-ID, and the multipart it sits in ("" for
+    a message of one part).
+
+    - a forwarded message (message/rfc822, message/global) is one, but not a bounce's copy of
+      what bounced (in multipart/report);
+    - an image the HTML shows (a part with a Content-ID in multipart/related: a signature's
+      logo, a pasted screenshot) is not, whatever its disposition says (Outlook and Gmail
+      name it and call it inline, some mailers call it attachment);
+    - else a part whose disposition is `attachment` is one, and so is a named part that is
+      not text (Apple Mail sends a PDF as `inline; filename=deck.pdf`); the text of the
+      message (text/plain, text/html, an invitation's text/calendar) unnamed is not."""
+    if parent == "multipart/report":
+        return False
+    if ctype in ("message/rfc822", "message/global"):
+        return True
+    if embedded and parent == "multipart/related":
+        return False
+    if disposition == "attachment":
+        return True
+    return named and not ctype.startswith("text/")
 
 
 def list_ident(value: str) -> str:

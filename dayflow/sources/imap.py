@@ -7,7 +7,9 @@
   fetched with BODY.PEEK, which does not set \\Seen. Nothing is ever stored, expunged or moved.
 - The page costs what the page costs: `UID SEARCH` runs on the server (SINCE the window's day,
   UNSEEN when asked, below the cursor's UID), and one `UID FETCH` per folder asks for the
-  headers, INTERNALDATE, FLAGS and the first `SNIPPET_BYTES` of text of the page's UIDs only.
+  headers, INTERNALDATE, FLAGS, BODYSTRUCTURE (whether it carries a file: the server's word on
+  the whole message, which the first bytes cannot give) and the first `SNIPPET_BYTES` of text
+  of the page's UIDs only.
 - `received_at` is the server's INTERNALDATE.
 - Every value sent is checked where it is sent: a CR, LF or NUL in a folder or user name is
   refused (it would end the command and start another); folder names go in modified UTF-7
@@ -29,7 +31,7 @@ import json
 import socket
 import ssl
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dayflow.errors import SourceError
@@ -42,6 +44,7 @@ from dayflow.sources.imap_wire import (
     login,
     mailbox,
     responses,
+    structure_attached,
 )
 from dayflow.sources.mail import MailItem, MailSource, PageQuery
 from dayflow.sources.mime import parse_message
@@ -376,7 +379,10 @@ class ImapSource(MailSource):
         if not uids:
             return []
         self._examine(folder)
-        wanted = f"(UID FLAGS INTERNALDATE BODY.PEEK[HEADER] BODY.PEEK[TEXT]<0.{SNIPPET_BYTES}>)"
+        wanted = (
+            "(UID FLAGS INTERNALDATE BODYSTRUCTURE BODY.PEEK[HEADER] "
+            f"BODY.PEEK[TEXT]<0.{SNIPPET_BYTES}>)"
+        )
         data = self._cmd("FETCH", ",".join(map(str, uids)), wanted)
         out = []
         for uid, flags, internal, parts in responses(data):
@@ -384,6 +390,11 @@ class ImapSource(MailSource):
                 continue
             raw = parts.get("HEADER", b"") + parts.get("TEXT", b"")
             item = self._item(folder, uid, flags, internal, raw)
+            # The first bytes of text are not the whole message: its structure says whether
+            # it carries a file (when the server gave one that reads; else the bytes' word).
+            found = structure_attached(parts["BODYSTRUCTURE"]) if "BODYSTRUCTURE" in parts else None
+            if found is not None and found != item.envelope.has_attachment:
+                item = replace(item, envelope=replace(item.envelope, has_attachment=found))
             out.append((uid, item))
         return out
 

@@ -1,6 +1,7 @@
 """The IMAP wire under `dayflow.sources.imap`: imaplib's connections watched by the exchange's
 deadline, quoting, LOGIN and AUTHENTICATE (PLAIN in UTF-8, or an OAuth token with one retry),
-and the parsing of a FETCH answer. Nothing here opens a folder or fetches a body."""
+and the parsing of a FETCH answer (and of its BODYSTRUCTURE: whether the message carries a
+file). Nothing here opens a folder or fetches a body."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ import socket
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 from dayflow.errors import SourceError
 from dayflow.sources import oauth
+from dayflow.sources.envelope import delivers_file
 from dayflow.sources.wire import imap_utf7
 
 _UID = re.compile(rb"UID (\d+)")
@@ -143,10 +145,12 @@ def responses(
                 found.append(current)
             if current is None:
                 continue
-            current.meta += prefix
             section = re.search(rb"BODY\[([A-Z.]*)\](?:<\d+>)? \{\d+\}$", prefix)
             if section is not None:
+                current.meta += prefix
                 current.parts[section.group(1).decode()] = literal
+            else:  # a literal inside another item (a BODYSTRUCTURE's file name): inlined
+                current.meta += re.sub(rb"\{\d+\}$", b"", prefix) + _quoted(literal)
         elif isinstance(piece, bytes):
             if re.match(rb"^\d+ \(", piece):
                 current = _Fetched()
@@ -155,6 +159,7 @@ def responses(
                 current.meta += piece
     result = []
     for entry in found:
+        _take_structure(entry)
         uid = _UID.search(entry.meta)
         flags = _FLAGS.search(entry.meta)
         date = _DATE.search(entry.meta)
@@ -167,6 +172,144 @@ def responses(
         uid_value = int(uid.group(1)) if uid else None
         result.append((uid_value, flags.group(1) if flags else b"", internal, entry.parts))
     return result
+
+
+def _quoted(literal: bytes) -> bytes:
+    return b'"' + literal.replace(b"\\", b"\\\\").replace(b'"', b'\\"') + b'"'
+
+
+_STRUCTURE = re.compile(rb"(?:^|[ (])BODYSTRUCTURE ")
+MAX_STRUCTURE = 256 * 1024  # a BODYSTRUCTURE longer than this is not read (no file seen)
+MAX_DEPTH = 64
+
+
+def _take_structure(entry: _Fetched) -> None:
+    """Move the BODYSTRUCTURE out of the answer's other items into parts["BODYSTRUCTURE"]:
+    a file named "UID 7" must not be taken for the message's UID."""
+    found = _STRUCTURE.search(entry.meta)
+    if found is None:
+        return
+    start = found.end()
+    end = _sexp_end(entry.meta, start)
+    if end is None:  # unreadable: left where it is, and no structure given
+        return
+    entry.parts["BODYSTRUCTURE"] = entry.meta[start:end]
+    entry.meta = entry.meta[: found.start()] + b" " + entry.meta[end:]
+
+
+def _sexp_end(data: bytes, start: int) -> int | None:
+    """Where the parenthesised list at `start` ends, quoted strings skipped; None if it does
+    not end (or nests deeper than MAX_DEPTH, or runs past MAX_STRUCTURE)."""
+    if data[start : start + 1] != b"(":
+        return None
+    depth, i, limit = 0, start, min(len(data), start + MAX_STRUCTURE)
+    while i < limit:
+        c = data[i : i + 1]
+        if c == b'"':
+            i += 1
+            while i < limit and data[i : i + 1] != b'"':
+                i += 2 if data[i : i + 1] == b"\\" else 1
+        elif c == b"(":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return None
+        elif c == b")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+_SPACE = re.compile(rb"\s*")
+_TOKEN = re.compile(rb'(?:(\()|(\))|"((?:[^"\\]|\\.)*)"|([^\s()"]+))', re.DOTALL)
+Sexp: TypeAlias = "list[Sexp] | str | None"
+
+
+def parse_structure(raw: bytes) -> Sexp:
+    """A BODYSTRUCTURE's parenthesised list as nested lists of str (NIL is None); raises
+    ValueError when it is not one."""
+    stack: list[list[Sexp]] = [[]]
+    pos = 0
+    while True:
+        space = _SPACE.match(raw, pos)
+        pos = space.end() if space else pos
+        if pos >= len(raw):
+            break
+        token = _TOKEN.match(raw, pos)
+        if token is None:
+            raise ValueError("not a BODYSTRUCTURE")
+        pos = token.end()
+        opened, closed, quoted, atom = token.groups()
+        if opened:
+            stack.append([])
+        elif closed:
+            if len(stack) < 2:
+                raise ValueError("unbalanced")
+            done = stack.pop()
+            stack[-1].append(done)
+        elif quoted is not None:
+            text = re.sub(rb"\\(.)", rb"\1", quoted, flags=re.DOTALL)
+            stack[-1].append(text.decode("utf-8", "replace"))
+        else:
+            stack[-1].append(None if atom.upper() == b"NIL" else atom.decode("ascii", "replace"))
+    if len(stack) != 1 or len(stack[0]) != 1 or not isinstance(stack[0][0], list):
+        raise ValueError("not one list")
+    return stack[0][0]
+
+
+_NAMED = re.compile(r"^(?:file)?name(?:\*.*)?$", re.IGNORECASE)
+
+
+def _param_names(params: Sexp) -> list[str]:
+    if not isinstance(params, list):
+        return []
+    return [p.lower() for p in params[0::2] if isinstance(p, str)]
+
+
+def structure_attached(raw: bytes) -> bool | None:
+    """Whether a BODYSTRUCTURE (RFC 3501 7.4.2) shows a file its sender attached, by the
+    rule the bytes are read by (`envelope.delivers_file`); None when it cannot be read."""
+    try:
+        tree = parse_structure(raw)
+    except (ValueError, RecursionError):
+        return None
+    stack: list[tuple[Sexp, str]] = [(tree, "")]
+    seen = 0
+    while stack and seen < 1000:
+        node, parent = stack.pop()
+        seen += 1
+        if not isinstance(node, list) or not node:
+            continue
+        if isinstance(node[0], list):  # multipart: its parts, then its subtype
+            count = 0
+            while count < len(node) and isinstance(node[count], list):
+                count += 1
+            subtype = node[count] if count < len(node) else None
+            kind = "multipart/" + (subtype.lower() if isinstance(subtype, str) else "mixed")
+            stack += [(p, kind) for p in reversed(node[:count])]
+            continue
+        fields = [*node, *[None] * 12]
+        main = (fields[0] or "").lower() if isinstance(fields[0], str) else ""
+        sub = (fields[1] or "").lower() if isinstance(fields[1], str) else ""
+        ctype = f"{main}/{sub}"
+        # The disposition follows the basic fields (7), a text part's line count (1), a
+        # message's envelope, body and line count (3), and the MD5.
+        extra = 1 if main == "text" else 3 if ctype in ("message/rfc822", "message/global") else 0
+        disposition = fields[7 + extra + 1]
+        kind, dparams, header = "", None, ""
+        if isinstance(disposition, list) and disposition and isinstance(disposition[0], str):
+            kind = disposition[0].lower()
+            dparams = disposition[1] if len(disposition) > 1 else None
+        elif isinstance(disposition, str):  # the header's text as a string (pymap says so)
+            header = disposition.lower()
+            kind = header.split(";", 1)[0].strip()
+        names = _param_names(fields[2]) + _param_names(dparams)
+        named = any(_NAMED.match(n) for n in names) or "filename" in header
+        embedded = isinstance(fields[3], str) and bool(fields[3].strip())
+        if delivers_file(ctype, kind, named=named, embedded=embedded, parent=parent):
+            return True
+    return False
 
 
 # ------------------------------------------------------------------- logging in with a token

@@ -23,7 +23,9 @@ Required message fields: `id`, `from`, `subject`, `received_at`. `snippet` defau
 `body`, `body` to the snippet, `unread` to false, `thread_id` to null. A message may also give
 its envelope, which the followups read (who owes whom a reply): `to` and `cc` (an address
 string or a list of them), `message_id`, `in_reply_to`, `references`, `list_id` and
-`auto_submitted`. Required event fields:
+`auto_submitted`; and its `attachments`, a list of file names or of objects with a `name` (and
+`type` and `size` if known), which read_message shows and which keep a promise to send a file.
+Required event fields:
 `id`, `title`, `start`, `end`; `attendees` are strings ("Name <address>", an address or a name),
 and an event may name its `organizer` (the same way), the user's `response` (accepted,
 tentative, declined, needs-action) and `"free": true` (it takes no time). Timestamps are
@@ -293,7 +295,35 @@ class JsonInbox(_JsonFile, InboxSource):
             "unread": bool(self._field(n, obj, "unread", bool, required=False)),
             "thread_id": self._field(n, obj, "thread_id", str, required=False),
             **self._envelope(n, obj),
+            **self._attachments(n, obj),
         }
+
+    def _attachments(self, n: int, obj: dict[str, Any]) -> dict[str, Any]:
+        """`attachments` as [{name, type, size}], when the message gives any."""
+        given = self._field(n, obj, "attachments", list, required=False)
+        out = []
+        for entry in given or []:
+            if isinstance(entry, str):
+                entry = {"name": entry}
+            name = entry.get("name") if isinstance(entry, dict) else None
+            kind = entry.get("type", "application/octet-stream") if isinstance(entry, dict) else ""
+            size = entry.get("size", 0) if isinstance(entry, dict) else 0
+            if (
+                not isinstance(name, str)
+                or not name.strip()
+                or not _encodable(name)
+                or not isinstance(kind, str)
+                or not _encodable(kind)
+                or not isinstance(size, int)
+                or isinstance(size, bool)
+                or size < 0
+            ):
+                raise self._error(
+                    f"message {n} 'attachments' must list file names, or objects with a "
+                    "'name' (and a 'type' and a 'size' in bytes)"
+                )
+            out.append({"name": name, "type": kind, "size": size})
+        return {"attachments": out} if out else {}
 
     def _envelope(self, n: int, obj: dict[str, Any]) -> dict[str, Any]:
         """The envelope fields the message gives, each a string or a list of strings."""

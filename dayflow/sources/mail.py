@@ -23,6 +23,8 @@ from dayflow.sources.identity import (
 from dayflow.sources.injected import addresses_assistant
 from dayflow.sources.mime import HEADER_CHARS, Attachment, ParsedMail, clean_line, snippet
 
+MAX_ATTACHMENTS = 100  # of a JSON message's, the first shown
+
 BODY_CHARS = 20_000  # read_message's cap on one body
 # How much later than a task's filing a message may say it arrived and still be the message
 # that task was filed for (a sender's clock ahead of this machine's).
@@ -332,6 +334,7 @@ class DictMail(MailSource):
                         thread_id=m.get("thread_id"),
                         position=f"{n:08d}",
                         body=body,
+                        attachments=_json_attachments(m.get("attachments")),
                         envelope=envelope_from_json(m),
                         snippet_whole=is_whole(m.get("snippet") or snippet(body), body),
                         legacy_key=legacy,
@@ -350,3 +353,18 @@ class DictMail(MailSource):
     def status(self) -> tuple[int, MailItem | None]:
         items = self._all()
         return len(items), (max(items, key=lambda i: i.received_at) if items else None)
+
+
+def _json_attachments(given: object) -> tuple[Attachment, ...]:
+    """A JSON message's `attachments` (as `json_files` checked them: name, type, size)."""
+    if not isinstance(given, list):
+        return ()
+    return tuple(
+        Attachment(
+            clean_line(str(a.get("name") or "(unnamed)"), 200),
+            clean_line(str(a.get("type") or "application/octet-stream"), 100),
+            a["size"] if isinstance(a.get("size"), int) else 0,
+        )
+        for a in given[:MAX_ATTACHMENTS]
+        if isinstance(a, dict)
+    )

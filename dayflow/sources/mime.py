@@ -4,7 +4,9 @@
 - Body: quoted-printable and base64 undone, the declared charset honoured (an unknown or lying
   charset falls back to UTF-8, then Windows-1252, never an exception); in multipart/alternative
   text/plain is preferred; HTML-only mail becomes readable text (`html_to_text`).
-- Attachments: listed by name, type and decoded size; their content is never kept.
+- Attachments: listed by name, type and decoded size; their content is never kept. Whether
+  the message carries a file (`attached`, the envelope's `has_attachment`) is the stricter
+  `envelope.delivers_file` over its parts: an image its HTML shows is not one.
 - `received_at`: `Date:` when it parses and is sane (not before 1980, not more than two days
   ahead of the fallback), else the first `Received:` date, else the fallback the reader gives
   (IMAP's INTERNALDATE, a Maildir's delivery time, a file's mtime).
@@ -19,14 +21,14 @@ import email
 import email.policy
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.header import decode_header, make_header
 from email.message import Message
 from email.utils import getaddresses, parseaddr, parsedate_to_datetime
 from html.parser import HTMLParser
 from typing import Any
 
-from dayflow.sources.envelope import Envelope, envelope_of
+from dayflow.sources.envelope import Envelope, delivers_file, envelope_of
 from dayflow.sources.identity import (
     legacy_stable_id,
     message_stable_id,
@@ -141,7 +143,7 @@ def parse_message(raw: bytes, *, fallback_time: dt.datetime, whole: bool = True)
         attachments=tuple(attachments),
         html_only=html_only,
         defects=len(getattr(msg, "defects", []) or []),
-        envelope=_envelope(msg),
+        envelope=replace(_envelope(msg), has_attachment=body_read and attached(msg)),
         body_read=body_read,
         legacy_id=legacy_stable_id(message_id, sender),
     )
@@ -152,6 +154,35 @@ def _envelope(msg: Message) -> Envelope:
         return envelope_of(msg, header_text)
     except Exception:  # a header the library chokes on: the message is still listed
         return Envelope()
+
+
+MAX_PARTS = 1000  # `attached` looks at no more parts than this (a hostile nest of multiparts)
+
+
+def attached(msg: Message) -> bool:
+    """Whether the parsed message carries a file its sender attached (`delivers_file` on
+    each part, the multiparts walked without recursion, a forwarded message not looked into:
+    it is one file). Never raises: a part the library chokes on is not a file."""
+    stack: list[tuple[Message, str]] = [(msg, "")]
+    seen = 0
+    while stack and seen < MAX_PARTS:
+        part, parent = stack.pop()
+        seen += 1
+        ctype = _content_type(part)
+        try:
+            if ctype.startswith("multipart/"):
+                children = part.get_payload()
+                if isinstance(children, list):
+                    stack += [(c, ctype) for c in reversed(children) if isinstance(c, Message)]
+                continue
+            disposition = (part.get_content_disposition() or "").lower()
+        except Exception:
+            continue
+        named = _filename(part) is not None
+        embedded = bool(header_text(part, "Content-ID"))
+        if delivers_file(ctype, disposition, named=named, embedded=embedded, parent=parent):
+            return True
+    return False
 
 
 def header_text(msg: Message, name: str) -> str:
