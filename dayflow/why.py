@@ -171,6 +171,13 @@ def _for_item(
         item_id = asked
     else:
         ids = sorted(i for i, key in shown.key_for.items() if key == base)
+        if not ids:  # the id as the user's own file writes it: `m1` for `inbox:m1`
+            ids = sorted(i for i in {*shown.texts_of, *shown.keys_of} if i.endswith(":" + asked))
+            if len(ids) > 1:
+                raise UsageError(
+                    f"{asked[:80]!r} is the id of {len(ids)} messages of run {run.id}: give "
+                    f"one of {', '.join(ids[:5])}"
+                )
         if not ids:
             return None
         item_id = ids[0]

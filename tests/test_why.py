@@ -80,6 +80,8 @@ def test_why_a_task_names_its_message_evidence_rule_and_due(cli: Cli) -> None:
     # The message id and its key say the same.
     assert cli("why", "inbox:m1").out == res.out
     assert cli("why", task["idempotency_key"]).out == res.out
+    # The id as the user's own inbox file writes it, without the source's name.
+    assert cli("why", "m1").out == res.out
     doc = json.loads(cli("why", task["id"], "--json").out)
     assert doc["message"]["subject"] == "One-pager"
     assert doc["tasks"][0]["evidence"] == EDITS and doc["tasks"][0]["due_kind"] == "stated"
