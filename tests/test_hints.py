@@ -84,3 +84,25 @@ def test_the_default_profiles_hints_are_as_they_always_were(tmp_path: Path) -> N
     hints = _hints(*results)
     assert f"dayflow resume {run_id}" in hints
     assert not [h for h in hints if "--profile" in h], hints
+
+
+def test_a_bare_resume_while_another_process_drives_the_run_names_that_process(
+    tmp_path: Path,
+) -> None:
+    """A second `dayflow resume` (no id) while the first holds the run's lease: exit 5 and
+    the driver's pid, as `resume RUN` says, not "nothing to resume"."""
+    import os
+
+    from dayflow.store import open_store
+
+    db = tmp_path / "dayflow.db"
+    assert invoke(db, _offline, "brief", "--crash-after", "1").code == 70
+    store = open_store(db)
+    try:
+        (run,) = store.runs.list()
+        store.leases.claim(run.id)  # this test's process, alive, drives it now
+        busy = invoke(db, _offline, "resume")
+    finally:
+        store.close()
+    assert busy.code == 5, busy.err
+    assert f"run {run.id} is being driven by pid {os.getpid()} on host " in busy.err

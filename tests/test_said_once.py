@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from dayflow import compaction, trust
+from dayflow.agent import driver
 from dayflow.agent.prompt import SYSTEM_PROMPT
 from dayflow.config_files import ENV_VARS, PLATFORM_ENV_VARS
 from dayflow.delivery import one_thing
@@ -141,7 +142,7 @@ def test_a_scheduled_run_pins_only_variables_on_the_list() -> None:
 def test_the_loop_and_the_offline_model_estimate_tokens_alike() -> None:
     """One rule, a quarter of the compact JSON rounded up: the loop rounded down before."""
     for value in ("x" * 5, {"a": 1}, [{"role": "user", "content": "hi"}], "é" * 9):
-        assert compaction.estimate_tokens(value) == offline_model.estimate_tokens(value)
+        assert driver.estimate_tokens(value) == offline_model.estimate_tokens(value)
     assert estimate_tokens("x" * 5) == 2  # '"xxxxx"' is 7 characters
 
 

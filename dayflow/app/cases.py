@@ -114,6 +114,17 @@ def latest_unfinished(store: Store) -> Run:
     if not store.runs.list(limit=1):
         hint = command_hint(store.profile, "brief")
         raise NothingToResume(f"nothing to resume: no runs yet (`{hint}`)")
+    from dayflow.models import RUNNING
+
+    driven = store.runs.list(status=RUNNING, limit=1)
+    if driven:  # a second `resume` while the first drives the run: say who, as --run does
+        from dayflow.errors import RunBusy
+
+        run = driven[0]
+        raise RunBusy(
+            f"run {run.id} is being driven by pid {run.owner_pid} on host "
+            f"{run.owner_host}; wait for it to finish"
+        )
     raise NothingToResume(
         "nothing to resume: every run is done or driven by a live process "
         f"(see `{command_hint(store.profile, 'runs')}`)"
