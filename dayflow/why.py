@@ -437,7 +437,12 @@ def render_text(why: Why) -> str:
                          "from no message)")  # fmt: skip
         if t.counted:
             lines.append(f"  counted:  {t.counted}")
-        lines.append(f"  due:      {due_line(t.due, t.due_kind)}")
+        last = t.moves[-1] if t.moves else None
+        if last is not None and last.get("now") == t.due:  # a later message set it
+            sender = f" {last['from']}'s" if last.get("from") else " a later"
+            lines.append(f"  due:      {t.due}, moved by{sender} message (below)")
+        else:
+            lines.append(f"  due:      {due_line(t.due, t.due_kind)}")
         for move in t.moves:
             lines.append(f"  moved:    {move.get('was') or 'no date'} → {move.get('now')} "
                          f"(run {move.get('run_id')}, step {move.get('step')})")  # fmt: skip
