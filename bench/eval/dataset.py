@@ -17,8 +17,10 @@ third round: now a tuning split too, its first scoring kept in RESULTS.md) and `
 on in issue 23's fourth round, its first scoring kept in RESULTS.md), `blind4/` and
 `blind5/` (a fourth and a fifth author's, each scored once on the fourth round's frozen rules,
 then tuned on in the fifth), `blind6/` (a sixth author's, scored once on the fifth round's
-frozen rules) and `blind7/` (a seventh author's, with issue 34's precision classes mixed into a
-whole morning). `load()` never reads them; only `load_held(name)` does, and the scorer runs
+frozen rules), `blind7/` (a seventh author's, with issue 34's precision classes mixed into a
+whole morning) and `quiet8/` (helper `wq8`'s: mostly messages that ask nothing, for issue 34's
+false tasks per 100 of them, with a few real asks). `load()` never reads them; only
+`load_held(name)` does, and the scorer runs
 each as a morning of its own, so none is mixed into the set's figures.
 """
 
@@ -43,6 +45,7 @@ BLIND4_DIR = ROOT / "blind4"
 BLIND5_DIR = ROOT / "blind5"
 BLIND6_DIR = ROOT / "blind6"
 BLIND7_DIR = ROOT / "blind7"
+QUIET8_DIR = ROOT / "quiet8"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -73,7 +76,7 @@ INBOX_FIELDS = (
 )  # fmt: skip
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-    "precision",
+    "quiet8", "precision",
 )  # fmt: skip
 
 
@@ -167,6 +170,19 @@ HELD_OUT = (
         "the sender's own promise, asks to others with the reader in Cc, several asks, relative "
         "and body-only dates across the month end). A morning of its own (same date, timezone "
         "and calendar).",
+    ),
+    HeldOut(
+        "quiet8",
+        QUIET8_DIR,
+        "Quiet split (`bench/eval/quiet8/`, issue 34's false tasks, not yet scored)",
+        "Written by helper session `wq8`, who did not open the offline model's rules, the tools, "
+        "the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other split's "
+        "messages, from GUIDE.md, dataset.py and issue 34 alone (`quiet8/README.md`); 145 "
+        "messages, 123 asking Alex nothing (FYIs, broadcasts with polite imperatives, "
+        "confidentiality, the sender's own promise, asks to others with Alex in Cc, answers "
+        "with quoted asks, list posts with `list_id`, automated mail, in four languages) and "
+        "22 real asks. A morning of its own (same date, timezone and calendar).",
+        focused=True,
     ),
     HeldOut(
         "precision",
