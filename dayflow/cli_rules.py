@@ -83,7 +83,10 @@ def mute(
     deps = get_deps(ctx)
     with handle_errors(deps):
         at = where(deps, config, f"mute {pattern}", db)
-        _made(deps, rules.mute(at, pattern), at)
+        rule = rules.mute(at, pattern)
+        _made(deps, rule, at)
+        if pattern.strip().lower().startswith("thread:"):
+            _unseen_thread(deps, deps.settings(db=db), rule.match, "a thread")
 
 
 @commands.command()
@@ -122,7 +125,8 @@ def snooze(
             "--until",
             metavar="DATE|3d",
             callback=not_empty,
-            help="The day it comes back: YYYY-MM-DD, or days (3d) or weeks (2w) from today.",
+            help="The day it comes back: YYYY-MM-DD, tomorrow, or days (3d) or weeks (2w) "
+            "from today.",
         ),
     ],
     config: ConfigOpt = None,
@@ -139,25 +143,29 @@ def snooze(
         if item.strip().lower().startswith("thread:"):
             rule = rules.snooze(None, at, item, day)
             _made(deps, rule, at)
-            # Kept, since a right key from another database or an older brief is not refused;
-            # but a key no saved brief showed is most likely a typo, and it would snooze nothing.
-            missing = isinstance(settings.db_path, Path) and not settings.db_path.exists()
-            if missing or not _shown(deps, settings, rule.match):
-                deps.notice(
-                    f"note: no saved brief showed {rule.match} (a reply owed or awaited); the "
-                    "rule is kept: check the key in `dayflow brief --format json`"
-                )
+            _unseen_thread(deps, settings, rule.match, "a reply owed or awaited")
             return
         with deps.store(settings) as store:
             rule = rules.snooze(store, at, item, day)
         _made(deps, rule, at)
 
 
-def _shown(deps: Runtime, settings: Settings, match: str) -> bool:
+def _unseen_thread(deps: Runtime, settings: Settings, match: str, what: str) -> None:
+    """One line when no saved brief showed thread `match`. The rule is kept, since a right
+    key from another database or an older brief is not refused; but a key no brief showed is
+    most likely a typo, and the rule would match nothing."""
     from dayflow import rules
 
-    with deps.store(settings) as store:
-        return rules.thread_shown(store, match)
+    missing = isinstance(settings.db_path, Path) and not settings.db_path.exists()
+    if not missing:
+        with deps.store(settings) as store:
+            if rules.thread_shown(store, match):
+                return
+    brief = "dayflow brief --format json" + (f" --profile {deps.profile}" if deps.profile else "")
+    deps.notice(
+        f"note: no saved brief showed {match} ({what}); the rule is kept: check the key in "
+        f"`{brief}`"
+    )
 
 
 @commands.command("rules")

@@ -106,3 +106,22 @@ def test_a_bare_resume_while_another_process_drives_the_run_names_that_process(
         store.close()
     assert busy.code == 5, busy.err
     assert f"run {run.id} is being driven by pid {os.getpid()} on host " in busy.err
+
+
+def test_a_thread_no_brief_showed_is_noted_with_the_profiles_brief_command(
+    tmp_path: Path,
+) -> None:
+    """mute's and snooze's note for an unseen thread key names the brief of the profile the
+    rule was made for."""
+    db = tmp_path / "dayflow.db"
+    config = tmp_path / "ann.toml"
+    config.write_text("# ann's config: the sample inbox\n")
+    assert invoke(db, _offline, "brief").code == 0
+    assert invoke(db, _offline, "profiles", "add", "ann", "--config", str(config)).code == 0
+    for command in (("mute",), ("snooze", "--until", "3d")):
+        said = invoke(db, _offline, command[0], "thread:222222222222", *command[1:],
+                      "--profile", "ann")  # fmt: skip
+        assert said.code == 0, said.err
+        assert said.err.strip().endswith(
+            "check the key in `dayflow brief --format json --profile ann`"
+        ), said.err

@@ -221,3 +221,15 @@ def test_a_domain_in_another_script_is_refused_naming_its_ascii_form() -> None:
     assert "would match too much" not in str(refused.value)
     assert "xn--exmple-cua.org" in str(refused.value)
     assert parse_match("xn--exmple-cua.org") == "xn--exmple-cua.org"
+
+
+def test_until_takes_tomorrow_and_says_why_today_is_refused() -> None:
+    from dayflow.rules._corrections import parse_until
+
+    monday = date(2026, 11, 30)
+    assert parse_until("tomorrow", monday) == date(2026, 12, 1)
+    assert parse_until(" Tomorrow ", monday) == date(2026, 12, 1)
+    with pytest.raises(UsageError, match=r"--until today: the day must be after today"):
+        parse_until("today", monday)
+    with pytest.raises(UsageError, match=r"is not a date \(YYYY-MM-DD\), tomorrow, 3d or 2w"):
+        parse_until("next week", monday)

@@ -289,7 +289,18 @@ def test_a_thread_no_saved_brief_showed_is_snoozed_with_a_warning(user: Profile)
     lines = typo.err.strip().splitlines()
     assert lines[0].startswith("rule r1: thread:000000000000 snoozed") and len(lines) == 2
     assert lines[1].startswith("note: no saved brief showed thread:000000000000"), typo.err
+    assert lines[1].endswith("check the key in `dayflow brief --format json`")
     assert "thread:000000000000" in user.rules_file.read_text()
+    # mute says the same of a thread no brief showed, and nothing of one a brief showed.
+    muted = user.run("mute", "thread:111111111111")
+    assert muted.code == 0, muted.err
+    assert muted.err.strip().splitlines()[1] == (
+        "note: no saved brief showed thread:111111111111 (a thread); the rule is kept: check "
+        "the key in `dayflow brief --format json`"
+    )
+    owed = json.loads(user.run("brief", "--date", "2026-11-05", "--format", "json").out)
+    shown = user.run("mute", owed["followups"]["you_owe"][0]["key"])
+    assert shown.code == 0 and "no saved brief showed" not in shown.err, shown.err
 
 
 def _no_model(model: str, settings: Any) -> Any:

@@ -132,8 +132,13 @@ def important(where: Where, pattern: str) -> Rule:
 
 
 def parse_until(text: str, today: date) -> date:
-    """`--until`: a date YYYY-MM-DD or a number of days (`3d`) or weeks (`2w`) from today."""
+    """`--until`: a date YYYY-MM-DD, `tomorrow`, or a number of days (`3d`) or weeks (`2w`)
+    from today."""
     value = text.strip().lower()
+    if value == "tomorrow":
+        return today + timedelta(days=1)
+    if value == "today":  # it would come back at once: say why it is refused
+        raise UsageError(f"--until {text}: the day must be after today (tomorrow, 3d, a date)")
     if value[:-1].isdigit() and value[-1:] in ("d", "w") and len(value) <= 6:
         days = int(value[:-1]) * (7 if value.endswith("w") else 1)
         if days > MOST_SNOOZE_DAYS:
@@ -142,7 +147,9 @@ def parse_until(text: str, today: date) -> date:
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise UsageError(f"--until {text[:40]!r} is not a date (YYYY-MM-DD) nor 3d / 2w") from None
+        raise UsageError(
+            f"--until {text[:40]!r} is not a date (YYYY-MM-DD), tomorrow, 3d or 2w"
+        ) from None
 
 
 def snooze(store: Store | None, where: Where, ref: str, until: date) -> Rule:
