@@ -76,8 +76,8 @@ def mute(
 ) -> None:
     """Never a task, never a reply owed or awaited, from this sender, domain, list or thread.
 
-    Patterns that would match everything (`*`, `@`, an empty one, a bare top-level domain)
-    are refused."""
+    Patterns that would match everything (`*`, `@`, an empty one, a bare top-level domain,
+    a public suffix such as co.uk) are refused."""
     from dayflow import rules
 
     deps = get_deps(ctx)

@@ -461,3 +461,19 @@ def test_replay_since_a_day_after_today_says_it_is_in_the_future(user: Profile) 
     assert refused.code == 2, refused.err
     assert refused.err.strip() == "error: --since 2027-01-01 is after today (2026-11-05)"
     assert "a year at most" in user.run("replay", "--since", "400d").err
+
+
+def test_a_public_suffix_is_refused_as_matching_too_much(user: Profile) -> None:
+    """`mute co.uk` would silence every British company, `github.io` every project's pages:
+    the Public Suffix List says which names are such, and a domain under one is a rule."""
+    for command, pattern in (("mute", "co.uk"), ("mute", "@github.io"), ("important", "com.au")):
+        refused = user.run(command, pattern)
+        assert refused.code == 2, refused.err
+        suffix = pattern.lstrip("@")
+        assert refused.err == (
+            f"error: {suffix!r} is a public suffix: it names every site under it, not one "
+            f"sender's; give one domain under it (example.{suffix})\n"
+        )
+    assert not user.rules_file.exists()
+    kept = user.run("mute", "bbc.co.uk")
+    assert kept.code == 0 and "bbc.co.uk" in user.rules_file.read_text(), kept.err

@@ -112,9 +112,24 @@ def task_facts(store: Store, task: Task) -> Facts:
     return found or Facts(key=base)
 
 
+def _not_a_public_suffix(match: str) -> str:
+    """`match`, unless it is a whole public suffix (co.uk, github.io: every site under it),
+    which the Public Suffix List says; UsageError naming it then."""
+    if match.startswith((THREAD_PREFIX, LIST_PREFIX)) or "@" in match:
+        return match
+    from publicsuffixlist import PublicSuffixList
+
+    if PublicSuffixList().is_public(match):
+        raise UsageError(
+            f"{match!r} is a public suffix: it names every site under it, not one sender's; "
+            f"give one domain under it (example.{match})"
+        )
+    return match
+
+
 def mute(where: Where, pattern: str) -> Rule:
     """Mute a sender, a domain, a list or a thread."""
-    match = parse_match(pattern)
+    match = _not_a_public_suffix(parse_match(pattern))
     return where.add(Rule(id="", kind=MUTE, match=match))
 
 
@@ -127,7 +142,7 @@ def important(where: Where, pattern: str) -> Rule:
             f"{pattern.strip()[:60]!r} is {what}: important takes an address or a domain "
             "(example.org)"
         )
-    match = parse_match(pattern, lists=False, threads=False)
+    match = _not_a_public_suffix(parse_match(pattern, lists=False, threads=False))
     return where.add(Rule(id="", kind=IMPORTANT, match=match))
 
 
