@@ -413,7 +413,7 @@ def test_a_fault_that_is_no_dayflow_error_is_a_one_line_500_not_a_traceback(
 
     from starlette.testclient import TestClient
 
-    from dayflow.view.guard import Guard
+    from dayflow.view.guard import CSRF_FIELD, Guard
     from dayflow.view.server import app
     from dayflow.view.site import Site
 
@@ -435,3 +435,15 @@ def test_a_fault_that_is_no_dayflow_error_is_a_one_line_500_not_a_traceback(
     err = capsys.readouterr().err
     assert err == "dayflow view: GET / failed: OSError: [Errno 5] Input/output error\n"
     assert "Traceback" not in err
+    # A correction may have been kept before its fault: the answer says where to look.
+    wrote = client.post(
+        guard.link("/mute"),
+        data={CSRF_FIELD: guard.csrf, "pattern": "news.example.org"},
+        headers={"Origin": "http://127.0.0.1:8765"},
+    )
+    assert wrote.status_code == 500
+    assert wrote.text.endswith(
+        "; `dayflow rules` and `dayflow tasks` show whether the correction was kept. The "
+        "view's terminal has the same line.\n"
+    ), wrote.text
+    assert capsys.readouterr().err.startswith("dayflow view: POST /mute failed: ")

@@ -54,16 +54,21 @@ def _failed(error: DayflowError) -> Response:
 
 def _broken(request: Request, error: Exception) -> Response:
     """A fault that is not Dayflow's kind of error (a bug, a full disk): one line on the
-    view's stderr and a plain 500 that names it, not uvicorn's traceback. A write's
-    transaction was rolled back by the store, so the page says nothing was changed."""
+    view's stderr and a plain 500 that names it, not uvicorn's traceback."""
     import sys
 
     from dayflow.printable import plain
 
     what = plain(f"{type(error).__name__}: {error}")[:300]
     print(f"dayflow view: {request.method} {request.url.path} failed: {what}", file=sys.stderr)
+    # A page changes nothing; a correction may have been kept before the fault: say where to look.
+    changed = (
+        "nothing was changed"
+        if request.method in ("GET", "HEAD")
+        else "`dayflow rules` and `dayflow tasks` show whether the correction was kept"
+    )
     return PlainTextResponse(
-        f"Dayflow could not answer this ({what}); nothing was changed. "
+        f"Dayflow could not answer this ({what}); {changed}. "
         "The view's terminal has the same line.\n",
         status_code=500,
         headers=HEADERS,
