@@ -18,9 +18,10 @@ on in issue 23's fourth round, its first scoring kept in RESULTS.md), `blind4/` 
 `blind5/` (a fourth and a fifth author's, each scored once on the fourth round's frozen rules,
 then tuned on in the fifth), `blind6/` (a sixth author's, scored once on the fifth round's
 frozen rules), `blind7/` (a seventh author's, with issue 34's precision classes mixed into a
-whole morning) and `quiet8/` (helper `wq8`'s: mostly messages that ask nothing, for issue 34's
-false tasks per 100 of them, with a few real asks). `load()` never reads them; only
-`load_held(name)` does, and the scorer runs
+whole morning), `quiet8/` (helper `wq8`'s: mostly messages that ask nothing, for issue 34's
+false tasks per 100 of them, with a few real asks) and `blind8/` (an eighth author's, another
+life with the same classes). `load()` never reads them; only `load_held(name)` does, and the
+scorer runs
 each as a morning of its own, so none is mixed into the set's figures.
 """
 
@@ -46,6 +47,7 @@ BLIND5_DIR = ROOT / "blind5"
 BLIND6_DIR = ROOT / "blind6"
 BLIND7_DIR = ROOT / "blind7"
 QUIET8_DIR = ROOT / "quiet8"
+BLIND8_DIR = ROOT / "blind8"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -76,7 +78,7 @@ INBOX_FIELDS = (
 )  # fmt: skip
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-    "quiet8", "precision",
+    "blind8", "quiet8", "precision",
 )  # fmt: skip
 
 
@@ -183,6 +185,16 @@ HELD_OUT = (
         "with quoted asks, list posts with `list_id`, automated mail, in four languages) and "
         "22 real asks. A morning of its own (same date, timezone and calendar).",
         focused=True,
+    ),
+    HeldOut(
+        "blind8",
+        BLIND8_DIR,
+        "Eighth blind split (`bench/eval/blind8/`, issue 34, not yet scored)",
+        "Written by an eighth author (helper session `wb8`) who did not open the offline "
+        "model's rules, the tools, the followups, the tests, RESULTS.md or any other split's "
+        "messages, from GUIDE.md, dataset.py and issue 34 alone (`blind8/README.md`); a whole "
+        "morning of another life (a hospital operations director) with issue 34's hard classes "
+        "mixed in. A morning of its own (same date, timezone and calendar).",
     ),
     HeldOut(
         "precision",
