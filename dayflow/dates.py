@@ -10,8 +10,12 @@ without a lead ("the meeting is on Friday") sets no deadline, except in a commit
 
 `resolve` turns the time into a date, following bench/eval/GUIDE.md: a weekday is the next
 such day after the day received (a week later when sent on that weekday), "next <weekday>"
-is that day of the following week, "end of the week" its Friday, "end of the month" its last
-day, a date without a year the next such date give or take half a year.
+is that day of the following week (weeks start on Monday), "end of the week" its Friday (on a
+weekend, the coming one) and "end of next week" the following week's, "end of the month" its
+last day, "end of November" that month's, "the 19th" this month's or the next month's once it
+has passed, a date without a year the next such date give or take half a year (with one, that
+year's). A relative date (a weekday, "tomorrow", "the 19th", "end of ...", "in 3 days") is never
+before the day received; a day and month named outright may be (it is the date written).
 """
 
 from __future__ import annotations
@@ -70,25 +74,29 @@ def any_phrase(phrases: Iterable[str]) -> str:
 _WD = rf"(?:{alternation(WEEKDAY)})"
 _MO = rf"(?:{alternation(MONTH)})"
 _DAYNUM = r"\d{1,2}(?:st|nd|rd|th|er|\.)?"
+# A day and month's year, when it is written: "6 November 2026", "Nov 6, 2026", "04-Nov-2026",
+# "6 de noviembre de 2026" (never a time: "Nov 6, 5pm" is no year).
+_YEAR = r"(?:(?:,\s*|\s+de\s+|\s+|-)(?:19|20)\d{2}(?![\d:]))?"
 _TIME = r"(?:\d{1,2}(?::\d{2})?\s*(?:a\.?m\.?|p\.?m\.?|uhr|h)?|noon|midday|mittag|midi)"
 # One time expression; named groups say which kind it is.
 _WHEN = (
     r"(?P<when>"
     r"(?P<iso>\d{4}-\d{2}-\d{2})"
     rf"|(?P<eodday>(?:eod|cob|end\s+of\s+(?:the\s+)?(?:business\s+)?day)\s+(?:on\s+)?"
-    rf"(?:{_WD}\b|tomorrow|today|morgen|demain|mañana))"
+    rf"(?:{_WD}\b|tomorrow|tmrw?|tmw|today|morgen|demain|mañana))"
     rf"|(?P<end>(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(?P<end_next>next\s+)?(?P<end_unit>day|week|month))"
     r"|(?P<fin>(?:la\s+)?fin\s+(?:de\s+la\s+|du\s+|de\s+)?(?P<fin_next>prochain\w*\s+)?(?P<fin_unit>semaine|mois|mes|journée|día|dia)(?:\s+prochaine?|\s+que\s+viene)?)"
     r"|(?P<ende>ende\s+(?:des|der|dieses|diesen|nächsten|naechsten|nächster|naechster|nächste)?\s*"
-    r"(?P<ende_unit>monats|woche|tages))"
+    r"(?P<ende_unit>monats?|woche|tages))"
+    rf"|(?P<month_end>(?:the\s+)?(?:end\s+of\s+|fin\s+(?:de\s+|d')?|finales\s+de\s+|ende\s+){_MO}\b)"
     r"|(?P<eod>eod|cob|eow|eom)"
-    rf"|(?P<wdate>(?:(?:next|this|coming)\s+)?{_WD}\b'?s?,?\s+(?:the\s+)?(?:{_DAYNUM}\s*(?:of\s+|de\s+)?{_MO}\b\.?|{_MO}\b\.?\s+{_DAYNUM}|the\s+{_DAYNUM}|\d{{1,2}}/\d{{1,2}}))"
-    rf"|(?P<mdate>{_MO}\b\.?\s+{_DAYNUM}(?!\d)|(?:le\s+|el\s+)?{_DAYNUM}\s*(?:de\s+)?{_MO}\b)"
+    rf"|(?P<wdate>(?:(?:next|this|coming)\s+)?{_WD}\b'?s?,?\s+(?:the\s+)?(?:{_DAYNUM}\s*(?:of\s+|de\s+)?{_MO}\b\.?|{_MO}\b\.?\s+{_DAYNUM}|the\s+{_DAYNUM}|\d{{1,2}}/\d{{1,2}}){_YEAR})"
+    rf"|(?P<mdate>(?:{_MO}\b\.?\s+{_DAYNUM}(?!\d)|(?:le\s+|el\s+)?{_DAYNUM}\s*(?:de\s+)?{_MO}\b|\d{{1,2}}-{_MO}\b){_YEAR})"
     r"|(?P<slash>\d{1,2}/\d{1,2}(?:/\d{2,4})?)"
     r"|(?P<dotted>\d{1,2}\.\d{1,2}\.(?:\d{2,4})?)"
     r"|(?P<nth>the\s+\d{1,2}(?:st|nd|rd|th))"
     r"|(?P<clock>\d{1,2}:\d{2}\s*(?:am|pm|a\.m\.|p\.m\.)?|\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.))"
-    r"|(?P<rel>today|tonight|this\s+(?:morning|afternoon|evening)|tomorrow(?:\s+(?:morning|afternoon|evening|night))?"
+    r"|(?P<rel>today|tonight|this\s+(?:morning|afternoon|evening)|(?:tomorrow|tmrw?|tmw|2moro|2morrow)(?:\s+(?:morning|afternoon|evening|night|eod|cob))?"
     r"|the\s+day\s+after\s+tomorrow|heute(?:\s+(?:abend|noch))?|morgen(?:\s+früh)?|übermorgen"
     r"|aujourd'hui(?:\s+même)?|ce\s+soir|demain(?:\s+matin)?|après-demain|hoy(?:\s+mismo)?|esta\s+tarde"
     r"|mañana|pasado\s+mañana|noon|midday)"
@@ -96,7 +104,8 @@ _WHEN = (
     r")"
 )
 _LEADS = (
-    r"by|before|due(?:\s+(?:on|by))?|no\s+later\s+than|until|till|latest"
+    r"by|before|due(?:\s+(?:on|by))?|no\s+later\s+than|until|till|latest|ahead\s+of|prior\s+to"
+    r"|in\s+advance\s+of"
     r"|(?:deadline|due\s+date)(?:\s+is)?\s*:?"
     r"|bis(?:\s+(?:zum|zur|spätestens|am))?|spätestens(?:\s+(?:am|bis))?|vor(?:\s+dem)?"
     r"|avant(?:\s+(?:le|la))?|d'ici(?:\s+(?:le|la))?|au\s+plus\s+tard(?:\s+le)?|pour(?:\s+le)?"
@@ -104,7 +113,8 @@ _LEADS = (
     r"|como\s+(?:muy\s+)?tarde(?:\s+el)?|no\s+más\s+tarde\s+del?|on\s+or\s+before"
 )
 _SOON = (
-    r"asap|as\s+soon\s+as\s+(?:possible|you(?:'re|\s+are)\s+\w+|you\s+can)|right\s+away|immediately"
+    r"asap|as\s+soon\s+as\s+(?:possible|you(?:'re|\s+are)\s+\w+|you\s+can|you\s+(?:see|get|read)\s+th(?:is|at))"
+    r"|right\s+away|immediately"
     r"|within\s+the\s+hour|urgently|so\s+schnell\s+wie\s+möglich|sofort|umgehend|dès\s+que\s+possible"
     r"|au\s+plus\s+vite|lo\s+antes\s+posible|cuanto\s+antes|urgente"
     # "Can you join the bridge now?", "Need you on the bridge now to decide": now, of the ask
@@ -125,13 +135,22 @@ _BARE_RE = re.compile(
 )
 # "before our call on Tuesday", "before we start demolition on Monday": the day of the event
 _BEFORE_EVENT_RE = re.compile(
-    rf"\bbefore\s+(?:[\w']+\s+){{1,5}}?(?:on\s+)?(?:the\s+)?{_WHEN}(?!\w)", re.IGNORECASE
+    rf"\b(?:before|ahead\s+of|prior\s+to)\s+(?:[\w'][\w':/-]*\s+){{1,5}}?(?:on\s+)?(?:the\s+)?{_WHEN}(?!\w)",
+    re.IGNORECASE,
+)
+# "para el 19", "avant le 19", "bis zum 19.": a day of the month after a lead, in the three
+# other languages, whose article says it is a day ("by the 19th" is English's `nth`).
+_DAY_LEAD_RE = re.compile(
+    r"\b(?:para|antes|hasta|a\s+más\s+tardar|avant|d'ici|pour|au\s+plus\s+tard|bis|spätestens)"
+    rf"\s+(?P<when>(?:el|del|le|zum|am|den)\s+\d{{1,2}})(?:er|\.|º)?(?!\s*(?:de\s+)?{_MO}\b)"
+    r"(?![\w.:/-]|\s*(?:uhr|h\b|heures?|horas?))",
+    re.IGNORECASE,
 )
 _THEN = re.compile(r"\b(?:by|before|until)\s+then\b", re.IGNORECASE)
 # The bare forms that set a deadline without a lead word (a weekday only with "this"/"first
 # thing", or with a time of day: "Monday EOD", "Thursday morning").
 _BARE_OK = re.compile(
-    r"^(?:today|tonight|this\s+(?:morning|afternoon|evening)|tomorrow|the\s+day\s+after|heute"
+    r"^(?:today|tonight|this\s+(?:morning|afternoon|evening)|tomorrow|tmrw?\b|tmw\b|2moro|the\s+day\s+after|heute"
     r"|morgen|übermorgen|aujourd'hui|ce\s+soir|demain|après-demain|hoy|esta\s+tarde|mañana"
     r"|pasado|noon|midday|eod|cob|eow|eom|this\s+|first\s+thing|(?:the\s+)?end\s+of|(?:la\s+)?fin\s"
     # "send it next Monday": a weekday of the following week is a day of its own (GUIDE.md)
@@ -154,7 +173,7 @@ def find_deadline(
 ) -> Deadline | None:
     """The first deadline phrase in `text` (a lead word and a time first, then a time that is
     a deadline on its own unless `lead_only`), with the date it means from `received`."""
-    found = _LEAD_RE.search(text) or _BEFORE_EVENT_RE.search(text)
+    found = _LEAD_RE.search(text) or _BEFORE_EVENT_RE.search(text) or _DAY_LEAD_RE.search(text)
     if found is None and lead_on:
         found = _ON_RE.search(text) or _POSSESSIVE_DAY.search(text)
     if found is None and lead_only:
@@ -234,35 +253,47 @@ def resolve(when: str, received: dt.date) -> dt.date | None:
     text = re.sub(r"^(?:eod|cob|end of (?:the )?(?:business )?day)\s+(?:on\s+)?(?=\S)", "", text)
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return _date(*map(int, text.split("-")))
-    end = re.search(r"\b(?:end\s+of|fin|ende)\b", text)
+    text = re.sub(r"(?<=\d)-(?=[^\W\d_])|(?<=[^\W\d_])-(?=\d)", " ", text)  # "04-nov-2026"
+    year_at = re.search(r"\s((?:19|20)\d{2})$", text)
+    written = int(year_at.group(1)) if year_at else None
+    if year_at:  # "6 November 2026": that year's; the year is no day of the month
+        text = text[: year_at.start()].strip()
+    named = next((MONTH[w.strip(".")] for w in text.split() if w.strip(".") in MONTH), None)
+    end = re.search(r"\b(?:end\s+of|fin|finales|ende)\b", text)
+    if end and named and not re.search(r"\d", text):  # "end of November", "fin novembre"
+        first = _nearest(received, named, 1)
+        return _last_day(first.year, named) if first else None
     if end or text in {"eow", "eom"}:
         if re.search(r"\b(?:day|journée|día|dia|tages)\b", text):
             return received
         following = bool(
             re.search(r"\b(?:next|prochain\w*|nächste[nr]?|naechste[nr]?|que\s+viene)\b", text)
         )
-        if text == "eom" or re.search(r"\b(?:month|mois|mes|monats)\b", text):
+        if text == "eom" or re.search(r"\b(?:month|mois|mes|monats?)\b", text):
             year, month = received.year, received.month + following
             if month > 12:
                 year, month = year + 1, 1
             return _last_day(year, month)
-        friday = received + dt.timedelta(days=(4 - received.weekday()) % 7)
-        return friday + dt.timedelta(days=7 * following)
+        if following:  # the Friday of the following calendar week, as "next Friday" is
+            return received - dt.timedelta(days=received.weekday()) + dt.timedelta(days=11)
+        # this week's Friday; on a weekend, when it has passed, the coming one
+        return received + dt.timedelta(days=(4 - received.weekday()) % 7)
     if re.fullmatch(r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?", text):
         return received  # a time of day: today
     rel = _relative(text, received)
     if rel is not None:
         return rel
-    named = next((MONTH[w.strip(".")] for w in text.split() if w.strip(".") in MONTH), None)
     number = re.search(r"\b(\d{1,2})(?:st|nd|rd|th|er|\.)?\b", text)
     if named and number:
-        return _nearest(received, named, int(number.group(1)))
-    slash = re.fullmatch(r"(?:.*\s)?(\d{1,2})/(\d{1,2})(?:/\d{2,4})?", text)
+        return _nearest(received, named, int(number.group(1)), written)
+    slash = re.fullmatch(r"(?:.*\s)?(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?:/\d{2})?", text)
     if slash:  # US order, month first
-        return _nearest(received, int(slash.group(1)), int(slash.group(2)))
-    dotted = re.fullmatch(r"(\d{1,2})\.(\d{1,2})\.(?:\d{2,4})?", text)
+        written = int(slash.group(3)) if slash.group(3) else None
+        return _nearest(received, int(slash.group(1)), int(slash.group(2)), written)
+    dotted = re.fullmatch(r"(\d{1,2})\.(\d{1,2})\.(\d{4})?(?:\d{2})?", text)
     if dotted:  # day first
-        return _nearest(received, int(dotted.group(2)), int(dotted.group(1)))
+        written = int(dotted.group(3)) if dotted.group(3) else None
+        return _nearest(received, int(dotted.group(2)), int(dotted.group(1)), written)
     day = next((WEEKDAY[w.strip(".")] for w in text.split() if w.strip(".") in WEEKDAY), None)
     if number:  # "the 15th", "Monday the 9th" (the date wins)
         return _day_of_month(received, int(number.group(1)))
@@ -278,7 +309,7 @@ def resolve(when: str, received: dt.date) -> dt.date | None:
 def _relative(text: str, received: dt.date) -> dt.date | None:
     if re.match(r"(?:the day after tomorrow|übermorgen|après-demain|pasado mañana)", text):
         return received + dt.timedelta(days=2)
-    if re.match(r"(?:tomorrow|morgen|demain|mañana)\b", text):
+    if re.match(r"(?:tomorrow|tmrw?|tmw|2moro|2morrow|morgen|demain|mañana)\b", text):
         return received + dt.timedelta(days=1)
     if re.match(
         r"(?:today|tonight|this (?:morning|afternoon|evening)|heute|aujourd'hui|ce soir|hoy"
@@ -305,8 +336,11 @@ def _day_of_month(received: dt.date, n: int) -> dt.date | None:
     return None
 
 
-def _nearest(received: dt.date, month: int, day: int) -> dt.date | None:
-    # The next such date, give or take: "by Jan 3" sent on Dec 30 means next year's.
+def _nearest(received: dt.date, month: int, day: int, written: int | None = None) -> dt.date | None:
+    """The date of `day` and `month` in the `written` year; without one, the next such date,
+    give or take: "by Jan 3" sent on Dec 30 means next year's."""
+    if written:
+        return _date(written, month, day)
     year = received.year
     first = _date(year, month, 1)
     if first is not None and first < received - dt.timedelta(days=183):

@@ -119,3 +119,23 @@ def test_a_deadline_of_one_verb_is_not_another_things_unless_it_names_it_again()
         "2026-11-06",
         "2026-11-06",
     ]
+
+
+def test_the_19th_and_next_weeks_end_are_read_from_the_briefs_zone_across_both_dst_changes() -> (
+    None
+):
+    """A message's own day, in the brief's zone, is what a relative date counts from: 03:15
+    UTC on Monday 2 November 2026 is still Sunday in New York (EST since 02:00 on the 1st),
+    so "end of next week" is Friday 6 November there but the 13th in UTC; 22:30 UTC on
+    Saturday 24 October is already Sunday the 25th in Berlin (CET since 03:00 that night)."""
+    late = "Can you get me the forecast by end of next week?"
+    assert _due(late, "2026-11-02T03:15:00+00:00") == ["2026-11-06"]
+    assert _due(late, "2026-11-02T03:15:00+00:00", tz="UTC") == ["2026-11-13"]
+    german = "Kannst du mir die Zahlen bis morgen schicken?"
+    assert _due(german, "2026-10-24T22:30:00+00:00", tz="Europe/Berlin") == ["2026-10-26"]
+    assert _due(german, "2026-10-24T22:30:00+00:00", tz="UTC") == ["2026-10-25"]
+    # "para el 19": 22:30 UTC on the 19th is the 20th in Madrid (the 19th has passed, so
+    # November's), still the 19th in New York (today)
+    spanish = "¿Puedes revisar el borrador para el 19?"
+    assert _due(spanish, "2026-10-19T22:30:00+00:00", tz="Europe/Madrid") == ["2026-11-19"]
+    assert _due(spanish, "2026-10-19T22:30:00+00:00", tz="America/New_York") == ["2026-10-19"]
