@@ -78,6 +78,53 @@ def test_an_announcement_that_asks_everyone_for_a_thing_is_still_a_task() -> Non
     assert found(body, "Timesheets") == [("Submit timesheets", "2026-11-06")]
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Please join me in congratulating Priya on her promotion to head of design.",
+        "Please help me give Tomasz a warm welcome when he starts in support on Monday.",
+        "Please welcome our two summer interns, Ana and Felix, to the data team.",
+        "Do say hello to Ruth if you pass the front desk, it is her first week.",
+        "Heißt bitte unsere neue Kollegin Jana herzlich willkommen!",
+        "Merci de souhaiter la bienvenue à Léa, notre nouvelle comptable.",
+        "Por favor, den la bienvenida a Tomás, que se incorpora hoy a ventas.",
+    ],
+)
+def test_a_courtesy_asked_of_everyone_is_no_task(body: str) -> None:
+    assert found(body, "New faces") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Please remember to badge out every time you leave the lab after hours.",
+        "Please make sure to wipe the whiteboard each time you finish in the meeting room.",
+        "Please always cc the account owner on customer escalations.",
+    ],
+)
+def test_a_habit_is_no_task(body: str) -> None:
+    assert found(body, "Lab etiquette") == []
+
+
+def test_an_ask_to_remember_a_thing_once_is_still_a_task() -> None:
+    body = "Please remember to return the spare keys to the office manager by Friday."
+    [(title, due)] = found(body, "Keys")
+    assert "return spare keys to office manager" in title.lower() and due == "2026-11-06"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Hi all - please be tidy and put the projector remote back in its drawer after use.",
+        "Team,\n\nPlease be patient and wait for the badge reader to turn green before pushing.",
+    ],
+)
+def test_a_way_to_behave_in_an_announcement_covers_the_rest_of_its_sentence(body: str) -> None:
+    """To everyone, "please be considerate and do X" is still how to behave; said to the
+    reader alone, the "and do X" is a task (`test_a_way_to_behave_beside_a_real_ask...`)."""
+    assert found(body, "Office") == []
+
+
 def test_a_house_rule_said_to_the_reader_alone_is_left_to_the_other_rules() -> None:
     body = "Alex, please use the new template for the Q4 report by Friday."
     assert found(body, "Template")[0][1] == "2026-11-06"

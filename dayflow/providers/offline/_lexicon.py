@@ -123,21 +123,38 @@ def cues(lexicon: Lexicon) -> str:
     return "(?:" + "|".join(part for parts in lexicon.values() for part in parts) + ")"
 
 
+# What makes an ask a habit: it holds whenever its occasion comes ("whenever you step away").
+_HABITUAL = (
+    r"(?=[^.!?]*\b(?:whenever|every\s+time|each\s+time|at\s+all\s+times|jedes\s+mal|immer"
+    r"\s+wenn|(?:à\s+)?chaque\s+fois|cada\s+vez|siempre\s+que)\b)"
+)
 # A way to behave, not a thing to do: what a "please" asks in an announcement ("please be
 # careful with the wet floor", "bitte seid vorsichtig", "soyez prudents", "tengan cuidado").
 # Matched at the start of what follows the request cue.
 CONDUCT: Lexicon = {
     "en": (
         r"be\s+(?:extra\s+|very\s+|more\s+|especially\s+)?(?:careful|mindful|patient|considerate"
-        r"|respectful|cautious|vigilant|alert|quiet|courteous|polite|discreet|safe|kind)\b",
+        r"|respectful|cautious|vigilant|alert|quiet|courteous|polite|discreet|safe|kind|tidy"
+        r"|punctual)\b",
         r"bear\s+(?:with|in\s+mind)\b",
         r"(?:remember|note|be\s+reminded|keep\s+in\s+mind)\s+that\b",
         r"(?:stay|keep)\s+(?:safe|warm|tuned|alert|away|clear)\b",
         r"take\s+care\b",
         r"watch\s+(?:your|out)\b",
         r"refrain\s+from\b",
+        # a courtesy asked of everyone: "please join me in welcoming Nadia", "say hello"
+        r"join\s+(?:me|us)\s+in\s+(?:welcoming|congratulating|thanking|wishing|celebrating)\b",
+        r"(?:help\s+(?:me|us)\s+)?(?:give|extend)\s+\S+(?:\s+\S+)?\s+a\s+(?:\w+\s+)?welcome\b",
+        r"(?:warmly\s+)?welcome\s+(?!back\b)",
+        r"say\s+(?:hello|hi)\b",
+        r"make\s+\S+\s+feel\s+(?:at\s+home|welcome)\b",
+        # a habit, not a to-do: "always lock the door", "remember to lock your screen whenever"
+        r"(?:always|never)\s",
+        rf"(?:remember|make\s+sure|be\s+sure)\s+to\b{_HABITUAL}",
     ),
     "de": (
+        r"(?:heißt|heiß|heißen\s+sie)\s[^.!?]{0,60}?\bwillkommen\b",
+        rf"(?:denkt|denk|denken\s+sie)\s+(?:bitte\s+)?daran\b{_HABITUAL}",
         r"(?:seid|sei|seien\s+sie)\s+(?:bitte\s+)?(?:vorsichtig|geduldig|rücksichtsvoll|leise)\b",
         r"(?:habt|hab|haben\s+sie)\s+(?:bitte\s+)?(?:etwas\s+)?geduld\b",
         r"(?:passt|pass|passen\s+sie)\s+(?:bitte\s+)?(?:gut\s+)?auf\b",
@@ -145,10 +162,16 @@ CONDUCT: Lexicon = {
     "fr": (
         r"(?:soyez|sois|d'être)\s+(?:très\s+)?(?:prudents?|patients?|vigilants?|attentifs?|discrets?)\b",
         r"(?:faites|fais|faire|de\s+faire)\s+(?:bien\s+)?attention\b",
+        r"(?:souhaite[rz]|souhaitons)\s+(?:la\s+)?bienvenue\b",
+        r"(?:joignez-vous|joins-toi)\s+à\s+(?:moi|nous)\s+pour\s+(?:accueillir|féliciter)\b",
+        rf"(?:pensez|pense|penser)\s+à\b{_HABITUAL}",
     ),
     "es": (
         r"(?:tengan|tenga|ten|tened)\s+(?:mucho\s+)?(?:cuidado|paciencia)\b",
         r"(?:sean|sea|sed|sé)\s+(?:muy\s+)?(?:prudentes?|pacientes?|discretos?)\b",
+        r"(?:den|dé|da|demos|dar)\s+(?:la\s+)?bienvenida\b",
+        r"(?:únanse|únete)\s+a\s+(?:mí|nosotros)\s+para\s+(?:dar|felicitar)\b",
+        rf"(?:recuerden|recuerda|recuerde)\s+(?:que\s+)?\w+{_HABITUAL}",
     ),
 }
 

@@ -24,6 +24,7 @@ from dayflow.dates import (
     find_deadline,
     refers_back,
 )
+from dayflow.providers.offline._broadcast import for_everyone
 from dayflow.providers.offline._clauses import (
     Found,
     cue_of,
@@ -32,14 +33,12 @@ from dayflow.providers.offline._clauses import (
     is_imperative,
     spoken_rest,
 )
-from dayflow.providers.offline._lexicon import BROADCAST_CONDUCT, cues
 from dayflow.providers.offline._sentences import (
     Sentence,
     addressed_elsewhere,
     addressed_when_copied,
     sentences,
     spoken_to,
-    spoken_to_group,
     without_signoff,
 )
 from dayflow.providers.offline._titles import INVITE, VERBS, clean_subject, event, finish
@@ -149,8 +148,6 @@ _DECIDE_ON = re.compile(
     r"(?:\s+(?:they|he|she|you|we|i)\s+\w+(?:\s+(?:for|about))?)?$",
     re.IGNORECASE,
 )
-# A house rule in an announcement to a group, by its task's title ("Use side door on Elm St").
-_HOUSE_RULE = re.compile(rf"^{cues(BROADCAST_CONDUCT)}", re.IGNORECASE)
 _WITHIN = re.compile(r"^(?:within|in)\s", re.IGNORECASE)
 _SUITS = re.compile(
     r"^\s*(?:would\s+be|is|works?|should\s+be)\s+(?:\w+\s+)?"
@@ -321,8 +318,7 @@ def requests_in(
             asked.add(n)
     if any(not f.weak for f in found):  # "let me know what you think" after the question
         found = [f for f in found if not f.weak]
-    if spoken_to_group(found_sentences):  # "Hi all, please use the side door until Friday"
-        found = [f for f in found if not _HOUSE_RULE.match(f.title)]
+    found = for_everyone(found, found_sentences)  # "Hi all, please use the side door"
     if not found and not any(elsewhere) and not _BOILERPLATE.search(text):
         found = _terse(text, subject, sender, received, reply=bool(_REPLY.match(subject)))
         found = _evidenced(found, text, subject, "a terse request")

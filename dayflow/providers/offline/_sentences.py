@@ -167,10 +167,10 @@ def spoken_to(sentence: str, *, strict: bool = False) -> tuple[list[str], int]:
     return names, found.end()
 
 
-# A greeting to a group: "Hi all,", "Hello everyone!", "Team,", "Dear colleagues,".
+# A greeting to a group: "Hi all,", "Hello everyone!", "Team,", "Dear colleagues,", "Hi all -".
 _TO_GROUP = re.compile(
     rf"^(?:(?i:{cues(GREETINGS)})\s+)?(?i:(?:à\s+|a\s+|an\s+)?(?:{_GROUPS}|colleagues|staff"
-    r"|(?:all|every)\s+staff|tout\s+le\s+monde|ensemble|toutes?))\s*[,!:]"
+    r"|(?:all|every)\s+staff|tout\s+le\s+monde|ensemble|toutes?))\s*(?:[,!:]|\s[-–—]\s)"
 )
 
 
