@@ -130,6 +130,31 @@ def test_a_house_rule_said_to_the_reader_alone_is_left_to_the_other_rules() -> N
     assert found(body, "Template")[0][1] == "2026-11-06"
 
 
+# --- news to pass on, and an advert's call, are no task -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "From Monday, expense claims go through Ramp. Please cascade this to your managers.",
+        "The on-call rota moves to weekly shifts. Please align your team on the new schedule.",
+        "The office closes at 3 on Friday for the party. Please let your team know.",
+        "Our autumn range is in. Kindly visit us at the Elm Street store or online.",
+        "The conference proceedings are out. For more information, please visit our website.",
+        "Pour plus d'informations, merci de consulter notre site.",
+    ],
+)
+def test_news_to_pass_on_or_an_adverts_call_is_no_task(body: str) -> None:
+    assert found(body, "Update") == []
+
+
+def test_an_ask_beside_news_to_pass_on_stays_a_task() -> None:
+    body = (
+        "Please let your team know about the freeze, and could you send me the headcount by Friday?"
+    )
+    assert found(body, "Freeze") == [("Send headcount to Ilse", "2026-11-06")]
+
+
 # --- the sender's own promise is the sender's ----------------------------------------------------
 
 

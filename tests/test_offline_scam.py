@@ -44,6 +44,31 @@ SCAMS = [
         "cheap meds",
         "would you like pharmacy savings ? please visit http : / / www . pills . example /",
     ),
+    # a sales pitch's scarce seat, under pressure
+    (
+        "Jo Park <jo@summitstage.example>",
+        "Final hours: secure your VIP package",
+        "Following up on the expo. Two VIP packages remain and the offer is closing tonight. "
+        "Could you confirm by 5 PM so I can hold one for you?",
+    ),
+    (
+        "Events <hello@forumlive.example>",
+        "Only 3 hours left to claim your booth",
+        "Your reserved spot at the Growth Forum is waiting. Can you reply with your card number "
+        "before noon?",
+    ),
+    # a stock tout, and a pill pusher from a promotion's domain
+    (
+        "Tip Desk <desk@marketmovers.example>",
+        "this one is about to move",
+        "watch this stock on friday ! please buy before the news breaks . to be removed reply "
+        "with remove me .",
+    ),
+    (
+        "Vita <vita@vita-offers.example>",
+        "(no subject)",
+        "tired of low libido ? then please read this new report today .",
+    ),
 ]
 
 
@@ -69,6 +94,11 @@ def test_a_scam_is_no_task_and_is_not_opened(sender: str, subject: str, body: st
             "Offsite",
             "Last chance: please book your seat for the offsite by Friday.",
             ("Book seat for offsite", "2026-11-06"),
+        ),
+        (
+            "Sponsors",
+            "Could you confirm the gold sponsorship package for the meetup by Friday?",
+            ("Confirm gold sponsorship package for meetup", "2026-11-06"),
         ),
         (
             "Raffle",

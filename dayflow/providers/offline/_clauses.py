@@ -17,7 +17,14 @@ from dataclasses import dataclass
 
 from dayflow.dates import Deadline, any_phrase, any_word, find_deadline
 from dayflow.providers.offline._forms import Piece, whole_forms
-from dayflow.providers.offline._lexicon import CONDUCT, DISCRETION, REQUEST_CUES, cues
+from dayflow.providers.offline._lexicon import (
+    CONDUCT,
+    DISCRETION,
+    MORE_INFO,
+    PASSING_ON,
+    REQUEST_CUES,
+    cues,
+)
 from dayflow.providers.offline._sentences import spoken_to
 from dayflow.providers.offline._titles import AND_RETURN, VERBS, finish, make_title
 
@@ -30,9 +37,11 @@ _NOT_A_REQUEST = re.compile(
     r"|take care|have (?:a|fun)|get well|arrive|be (?:on time|early)|beachten)\b",
     re.IGNORECASE,
 )
-# A way to behave ("be careful with ...") or news to keep to oneself ("keep this confidential"):
-# a request's words, but nothing a person would put on a to-do list (`_lexicon`).
-_BEHAVE = re.compile(rf"^(?:{cues(CONDUCT)}|{cues(DISCRETION)})", re.IGNORECASE)
+# A way to behave ("be careful with ..."), news to keep to oneself ("keep this confidential") or
+# to pass on, an advert's call: a request's words, but nothing for a to-do list (`_lexicon`).
+_NO_TODO = (CONDUCT, DISCRETION, PASSING_ON)
+_BEHAVE = re.compile(rf"^(?:{'|'.join(cues(x) for x in _NO_TODO)})", re.IGNORECASE)
+_OFFER = re.compile(rf"\b{cues(MORE_INFO)}\W+(?:\w+\W+){{0,2}}$", re.IGNORECASE)
 # Asking to be told ("let me know", "tell me", "sag mir", "dis-moi"): at a sentence's start,
 # a request; anywhere, what opens a question back.
 _TELL_ME = ("let me know", "tell me")
@@ -357,6 +366,8 @@ def _clause_pieces(
     clause = _clause(rest)
     # "First thing Monday, could you send...": a deadline may open the sentence, before the cue
     head = sentence[: sentence.find(rest)] if rest and rest in sentence else ""
+    if _OFFER.search(head):
+        return []  # "For more information, please visit ...": an offer, not an ask
     around = [find_deadline(sentence, received, lead_only=True)]
     around.append(find_deadline(head, received) if head else None)
     # another ask's own deadline is not this one's

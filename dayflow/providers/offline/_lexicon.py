@@ -175,6 +175,27 @@ CONDUCT: Lexicon = {
     ),
 }
 
+# Passing an announcement on, or an advert's call to action: a request's words, but no to-do
+# ("please cascade this to your leads", "align your team on the new cadence", "visit us at").
+# Matched at the start of what follows the request cue.
+PASSING_ON: Lexicon = {
+    "en": (
+        r"cascade\b", r"(?:pass|spread)\s+(?:this|it|the\s+(?:word|news|update))\s+(?:on|along)\b",
+        r"align\s+(?:your|the)\s+(?:team|teams|org|group|leads|reports)\s+(?:on|with|around)\b",
+        r"let\s+your\s+(?:team|teams|reports|people)\s+know\b",
+        r"visit\s+us\b", r"(?:shop|order|buy|subscribe)\s+(?:now|today)\b",
+    ),
+}  # fmt: skip
+# An offer of more, before the cue: "for more information, please visit ...", "pour plus
+# d'informations, merci de contacter ...": what follows offers, it does not ask.
+MORE_INFO: Lexicon = {
+    "en": (r"for\s+(?:more|further|additional)\s+(?:information|info|details)",
+           r"to\s+(?:learn|find\s+out|read)\s+more"),
+    "de": (r"für\s+weitere\s+(?:informationen|infos|details)",),
+    "fr": (r"pour\s+(?:plus|davantage)\s+d'(?:informations|infos|détails)",),
+    "es": (r"para\s+más\s+(?:información|informes|detalles)",),
+}  # fmt: skip
+
 # Keeping news to oneself: a confidentiality request asks nothing to be done ("please keep this
 # confidential", "behandle das bitte vertraulich", "garde ça pour toi", "mantenlo en reserva").
 # Matched at the start of what follows the request cue, or anywhere in a sentence without one.
@@ -238,6 +259,12 @@ SCAM_BAIT: Lexicon = {
         r"(?:special|exclusive|limited)\s+(?:offer|deal)",
         r"offer\s+inside", r"free\s+(?:gift|trial|money)", r"claim\s+(?:it|your|now)",
         r"stock\s+(?:pick|select)\w*", r"(?:overdue|unpaid)\s+invoice\s+attached",
+        r"watch\s+this\s+stock", r"penny\s+stocks?", r"(?:future|forward)[-\s]looking\s+statements",
+        r"intercourse", r"erecti(?:le|on)", r"libido", r"enlarge(?:ment|r)\b",
+        # a sales pitch's scarce seat: "lock in your Platinum tier", "your reserved seat"
+        r"(?:sponsor(?:ship)?|premier|premium|platinum|vip)\s+(?:sponsor(?:ship)?\s+)?"
+        r"(?:tiers?|packages?|slots?)\b",
+        r"reserved\s+(?:seat|spot|place)\b",
     ),
     "de": (r"gewinn(?:spiel|er)?\b", r"erbschaft", r"konto\s+(?:bestätigen|verifizieren)"),
     "fr": (r"gagnant", r"héritage", r"vérifie[zr]\s+votre\s+compte"),
@@ -253,6 +280,9 @@ SCAM_PRESSURE: Lexicon = {
         r"limited\s+time", r"click\s+(?:here|fast|now|below|the\s+link)", r"do\s+not\s+delay",
         r"(?:reply|respond)\s+(?:immediately|at\s+once)", r"or\s+(?:lose|forfeit)",
         r"money\s+goes\s+back", r"urgent\s+(?:offer|reply|response)",
+        r"lock\s+in\s+your\b", r"(?:only|last)\s+\d+\s+hours?\s+(?:left|to)\b",
+        r"(?:window|offer|spot|slot|seat)\s+(?:is\s+)?(?:closing|closes|nearly\s+(?:shut|gone))",
+        r"stop\s+(?:throwing|wasting)\s+(?:your\s+)?money",
     ),
     "de": (r"nur\s+noch\s+heute", r"jetzt\s+klicken", r"sofort\s+handeln"),
     "fr": (r"dernière\s+chance", r"cliquez\s+ici", r"agissez\s+vite"),
