@@ -176,7 +176,7 @@ HELD_OUT = (
     HeldOut(
         "quiet8",
         QUIET8_DIR,
-        "Quiet split (`bench/eval/quiet8/`, issue 34's false tasks, not yet scored)",
+        "Quiet split (`bench/eval/quiet8/`, issue 34's false tasks, scored once, tuned on since)",
         "Written by helper session `wq8`, who did not open the offline model's rules, the tools, "
         "the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other split's "
         "messages, from GUIDE.md, dataset.py and issue 34 alone (`quiet8/README.md`); 145 "
@@ -189,7 +189,7 @@ HELD_OUT = (
     HeldOut(
         "blind8",
         BLIND8_DIR,
-        "Eighth blind split (`bench/eval/blind8/`, issue 34, not yet scored)",
+        "Eighth blind split (`bench/eval/blind8/`, issue 34, scored once, tuned on since)",
         "Written by an eighth author (helper session `wb8`) who did not open the offline "
         "model's rules, the tools, the followups, the tests, RESULTS.md or any other split's "
         "messages, from GUIDE.md, dataset.py and issue 34 alone (`blind8/README.md`); a whole "
