@@ -477,3 +477,24 @@ def test_a_public_suffix_is_refused_as_matching_too_much(user: Profile) -> None:
     assert not user.rules_file.exists()
     kept = user.run("mute", "bbc.co.uk")
     assert kept.code == 0 and "bbc.co.uk" in user.rules_file.read_text(), kept.err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("tasks", "reject", "t_x", "--why", "not mine"),
+        ("tasks", "done", "t_x"),
+        ("mute", "ops.example"),
+        ("important", "dana@acme.example"),
+        ("snooze", "t_x", "--until", "3d"),
+        ("rules",),
+    ],
+)
+def test_a_correction_for_a_missing_profile_names_it_in_one_line(
+    user: Profile, command: tuple[str, ...]
+) -> None:
+    """Not the default database, no traceback: the profile, and where profiles are listed."""
+    result = user.run(*command, "--profile", "nosuch")
+    assert result.code == 3
+    assert result.err.strip() == "error: no profile 'nosuch' (see `dayflow profiles list`)"
+    assert not (user.dir / "rules.toml").exists()
