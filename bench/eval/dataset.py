@@ -20,9 +20,9 @@ then tuned on in the fifth), `blind6/` (a sixth author's, scored once on the fif
 frozen rules), `blind7/` (a seventh author's, with issue 34's precision classes mixed into a
 whole morning), `quiet8/` (helper `wq8`'s: mostly messages that ask nothing, for issue 34's
 false tasks per 100 of them, with a few real asks) and `blind8/` (an eighth author's, another
-life with the same classes). `load()` never reads them; only `load_held(name)` does, and the
-scorer runs
-each as a morning of its own, so none is mixed into the set's figures.
+life with the same classes), and `blind9/` (a ninth author's, not yet scored). `load()`
+never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
+own, so none is mixed into the set's figures.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ BLIND6_DIR = ROOT / "blind6"
 BLIND7_DIR = ROOT / "blind7"
 QUIET8_DIR = ROOT / "quiet8"
 BLIND8_DIR = ROOT / "blind8"
+BLIND9_DIR = ROOT / "blind9"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -78,7 +79,7 @@ INBOX_FIELDS = (
 )  # fmt: skip
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-    "blind8", "quiet8", "precision",
+    "blind8", "quiet8", "blind9", "precision",
 )  # fmt: skip
 
 
@@ -195,6 +196,16 @@ HELD_OUT = (
         "messages, from GUIDE.md, dataset.py and issue 34 alone (`blind8/README.md`); a whole "
         "morning of another life (a hospital operations director) with issue 34's hard classes "
         "mixed in. A morning of its own (same date, timezone and calendar).",
+    ),
+    HeldOut(
+        "blind9",
+        BLIND9_DIR,
+        "Ninth blind split (`bench/eval/blind9/`, issue 34, not yet scored)",
+        "Written by a ninth author (helper session `wb9`) who did not open the offline "
+        "model's rules, the tools, the followups, the tests, RESULTS.md or any other split's "
+        "messages, from GUIDE.md, dataset.py and issues 34 and 35 alone (`blind9/README.md`); "
+        "a whole morning of another life (a restaurant group's finance director) with issue "
+        "34's hard classes mixed in. A morning of its own (same date, timezone and calendar).",
     ),
     HeldOut(
         "precision",
