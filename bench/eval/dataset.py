@@ -20,7 +20,7 @@ then tuned on in the fifth), `blind6/` (a sixth author's, scored once on the fif
 frozen rules), `blind7/` (a seventh author's, with issue 34's precision classes mixed into a
 whole morning), `quiet8/` (helper `wq8`'s: mostly messages that ask nothing, for issue 34's
 false tasks per 100 of them, with a few real asks) and `blind8/` (an eighth author's, another
-life with the same classes), and `blind9/` (a ninth author's, not yet scored). `load()`
+life with the same classes), and `blind9/` (a ninth author's, scored once). `load()`
 never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
 own, so none is mixed into the set's figures.
 """
@@ -200,7 +200,7 @@ HELD_OUT = (
     HeldOut(
         "blind9",
         BLIND9_DIR,
-        "Ninth blind split (`bench/eval/blind9/`, issue 34, not yet scored)",
+        "Ninth blind split (`bench/eval/blind9/`, issue 34, scored once)",
         "Written by a ninth author (helper session `wb9`) who did not open the offline "
         "model's rules, the tools, the followups, the tests, RESULTS.md or any other split's "
         "messages, from GUIDE.md, dataset.py and issues 34 and 35 alone (`blind9/README.md`); "
