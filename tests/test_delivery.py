@@ -328,6 +328,18 @@ def test_a_sink_that_cannot_work_is_refused_before_the_run(
     assert not is_pg(db_path) or runs(db_path) == []
 
 
+def test_a_bad_sink_in_the_config_file_names_the_file_and_its_deliver_key(
+    db_path: Path, tmp_path: Path
+) -> None:
+    """It said `--deliver 'nope:x'`: a flag the user never gave, with the file unnamed."""
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('deliver = ["nope:x"]\n')
+    result = run(db_path, "brief", env={"DAYFLOW_CONFIG": str(cfg)})
+    assert result.code == 2, result.err
+    assert f"{cfg}: deliver 'nope:x': use file:PATH" in result.err
+    assert "--deliver" not in result.err
+
+
 def test_an_unwritable_file_sink_fails_resumably(db_path: Path, tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x")

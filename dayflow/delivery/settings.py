@@ -22,24 +22,25 @@ class DeliveryFailed(DayflowError):
     exit_code = 6
 
 
-def parse_sink(value: str, base: Path | None = None) -> str:
+def parse_sink(value: str, base: Path | None = None, where: str = "--deliver") -> str:
     """A sink as the user wrote it, checked: `file:PATH`, `smtp`, `notify` or `stdout`. A
     file's path is made absolute (against `base`, else the current directory) now, so a
-    resume or a timer elsewhere writes the same file."""
+    resume or a timer elsewhere writes the same file. `where` names, in an error, where the
+    user wrote it: the flag, or the config file's `deliver` list."""
     text = (value or "").strip()
     kind, sep, rest = text.partition(":")
     if kind == "file" and sep and rest.strip():
         from dayflow.sources.spec import variable_in_path
 
         if why := variable_in_path(rest):
-            raise UsageError(f"--deliver {value!r}: the path {why}")
+            raise UsageError(f"{where} {value!r}: the path {why}")
         path = Path(rest.strip()).expanduser()
         if not path.is_absolute():
             path = (base or Path.cwd()) / path
         return f"file:{path}"
     if text in ("smtp", "notify", "stdout"):
         return text
-    raise UsageError(f"--deliver {value!r}: use file:PATH (with {{date}}), smtp, notify or stdout")
+    raise UsageError(f"{where} {value!r}: use file:PATH (with {{date}}), smtp, notify or stdout")
 
 
 def file_target(sink: str, brief_date: str) -> Path:
@@ -173,7 +174,7 @@ def from_document(
             f'{path}: deliver must be a list of sinks, e.g. ["file:~/notes/{{date}}.md"]'
         )
     smtp = smtp_config(data["smtp"], path) if "smtp" in data else None
-    return [parse_sink(s, path.parent) for s in sinks], Settings(
+    return [parse_sink(s, path.parent, f"{path}: deliver") for s in sinks], Settings(
         smtp=smtp, env=env, clock=clock, config=path
     )
 
