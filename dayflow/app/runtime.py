@@ -158,12 +158,13 @@ class Runtime:
         from dayflow.config import is_postgres_target
         from dayflow.errors import ProfileNotFound
 
-        path = base.settings(**db).db_path
+        settings = base.settings(**db)
+        path = settings.db_path
         missing = isinstance(path, Path) and not path.exists()
         if missing and str(path) != ":memory:" and not is_postgres_target(path):
             # No database yet holds no profile: name the profile, not the missing file.
             raise ProfileNotFound(f"no profile {self.profile!r} (see `dayflow profiles list`)")
-        with self.store(base.settings(**db), profile=DEFAULT_PROFILE) as store:
+        with self.store(settings, profile=DEFAULT_PROFILE) as store:
             row = store.profiles.get(self.profile)
         from dayflow import config
 
