@@ -26,7 +26,13 @@ def view(
     ctx: typer.Context,
     port: Annotated[
         int,
-        typer.Option("--port", min=0, max=65535, help="Listen on this port [default: a free one]."),
+        typer.Option(
+            "--port",
+            min=0,
+            max=65535,
+            show_default=False,
+            help="Listen on this port [default: a free one].",
+        ),
     ] = 0,
     host: Annotated[
         str,

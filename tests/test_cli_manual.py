@@ -255,3 +255,15 @@ def test_the_generated_reference_is_the_same_in_a_fresh_process(tmp_path: Path) 
     proc = python_process(env, "-m", "dayflow", "man", "--format", "markdown", timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == markdown(_top())
+
+
+def test_no_option_of_any_command_states_its_default_twice() -> None:
+    """An option whose help names its own default ("[default: a free one]") hides Click's, so
+    --help never reads "[default: a free one]. [default: 0]"."""
+    twice = []
+    for ctx in walk(_top()):
+        for param in ctx.command.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record and record[1].count("[default:") > 1:
+                twice.append(f"{ctx.command_path} {record[0]}: {record[1]}")
+    assert twice == []
