@@ -11,7 +11,11 @@ addressed, not by any one attack's wording:
 - a sentence that names its addressee as an assistant, model or agent, or the product
   ("to you, Dayflow"), or speaks of "the task the user gave you", "your instructions", "the
   system prompt": from that sentence's start to the end of the text, because what follows a
-  turn to the assistant is for the assistant.
+  turn to the assistant is for the assistant ("Ignore all previous instructions.", then the
+  payload in the next paragraph), until a paragraph that opens by greeting a person by name
+  ("Hi Alex,", "Dear Ms Ito,"): that is the writer turning to a person again (their own note
+  under a pasted passage), and what it asks is read. Not the end of the paragraph: a cue
+  paragraph and its payload paragraph are one turn to the assistant.
 
 The read tools mark such a message `to_assistant` (`MailItem.listing_json`), so that every model
 sees it flagged; the offline model reads the message without these spans (`without_injected`)
@@ -61,6 +65,14 @@ _ADDRESSED = re.compile(
 )
 # Where the sentence holding a cue starts: after the last sentence end or blank line before it.
 _SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n\s*\n)")
+# A paragraph that greets a person by name (one to three capitalised words, or "all", "team",
+# "everyone") where a turn to the assistant ends; never one that greets the software.
+_TO_A_PERSON = re.compile(
+    rf"\n[ \t]*\n\s*(?=(?i:hi|hello|hey|dear|good\s+(?:morning|afternoon|evening))\s+"
+    rf"(?!(?i:{_ASSISTANT})\b)(?:(?:[A-Z][\w'.-]*\s*){{1,3}}|(?i:all|team|everyone)\s*)[,!:]"
+    r"\s*$)",
+    re.MULTILINE,
+)
 # Every match of _BLOCK or _ADDRESSED holds one of these (lower-cased): text with none of them
 # addresses no assistant, and is passed without running the two patterns, whose alternations
 # cost about 5 ms on 17 KB of ordinary mail (each is tried at every position). The gate costs
@@ -80,14 +92,26 @@ def injected_spans(text: str) -> list[tuple[int, int]]:
     """The (start, end) spans of `text` addressed to an assistant, in order, not overlapping."""
     if not _may_address(text):
         return []
-    spans = [(m.start(), m.end()) for m in _BLOCK.finditer(text)]
-    rest = _ADDRESSED.search(text)
-    while rest is not None and any(a <= rest.start() < b for a, b in spans):
-        rest = _ADDRESSED.search(text, next(b for a, b in spans if a <= rest.start() < b))
-    if rest is not None:
-        ends = [m.end() for m in _SENTENCE_START.finditer(text, 0, rest.start())]
-        start = ends[-1] if ends else 0
-        spans = [(a, b) for a, b in spans if b <= start] + [(start, len(text))]
+    blocks = [(m.start(), m.end()) for m in _BLOCK.finditer(text)]
+    turns: list[tuple[int, int]] = []
+    at = 0
+    while (cue := _ADDRESSED.search(text, at)) is not None:
+        inside = next((b for a, b in blocks if a <= cue.start() < b), None)
+        if inside is not None:
+            at = inside
+            continue
+        ends = [m.end() for m in _SENTENCE_START.finditer(text, at, cue.start())]
+        start = ends[-1] if ends else at
+        back = _TO_A_PERSON.search(text, cue.end())
+        end = back.start() if back else len(text)
+        turns.append((start, end))
+        at = end
+    spans: list[tuple[int, int]] = []
+    for a, b in sorted(blocks + turns):
+        if spans and a < spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(b, spans[-1][1]))
+        else:
+            spans.append((a, b))
     return spans
 
 
