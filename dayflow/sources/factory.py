@@ -195,12 +195,17 @@ class _Checked(CalendarSource):
     def cut_short(self) -> list[Any]:  # type: ignore[override]  # read-only here: the inner's
         return list(as_calendar(self.inner).cut_short)
 
+    @property
+    def follows_brief_date(self) -> bool:  # type: ignore[override]  # the inner's
+        return as_calendar(self.inner).follows_brief_date
+
 
 class Calendar(CalendarSource):
     """Several calendars as one, by start time. A calendar that fails is listed in `failures`
     while the others answer; all failing is a SourceError; with `strict`, any failure is
     SourceUnavailable (the run fails, resumably). The recurring series a calendar did not
-    expand in full (`recurrence.CutShort`) are in `cut_short`."""
+    expand in full (`recurrence.CutShort`) are in `cut_short`, those whose dates follow the
+    brief's day (an anchored JSON file: the sample) in `anchored`."""
 
     def __init__(
         self, sources: list[tuple[str, Any]], *, strict: bool = False, remote: bool = False
@@ -210,6 +215,7 @@ class Calendar(CalendarSource):
         self.remote = remote  # a calendar is a server (CalDAV, a URL): reads saved at once
         self.failures: list[tuple[str, str]] = []
         self.cut_short: list[Any] = []
+        self.anchored: list[str] = []
         # A calendar that failed is down for the rest of this process's run: the week, today
         # and each meeting's prep do not wait for its timeout again (issue 32.14). A resumed
         # run, in a new process, tries it once more.
@@ -224,6 +230,7 @@ class Calendar(CalendarSource):
         out: list[dict[str, Any]] = []
         self.failures = []
         self.cut_short = []
+        self.anchored = []
         ok = 0
         for name, source in self.sources:
             if name in self._down:
@@ -241,6 +248,8 @@ class Calendar(CalendarSource):
                 continue
             ok += 1
             self.cut_short += source.cut_short
+            if source.follows_brief_date:
+                self.anchored.append(name)
             for event in got:
                 event = dict(event)
                 if not event.get("source"):

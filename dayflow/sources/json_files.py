@@ -368,6 +368,10 @@ class JsonCalendar(_JsonFile, CalendarSource):
         """All events, by start time, as fresh copies (a JSON file is small: no range needed)."""
         return self._load()
 
+    @property
+    def follows_brief_date(self) -> bool:  # type: ignore[override]  # known once read
+        return self._anchored
+
     def _parse(self, text: str) -> list[dict[str, Any]]:
         items = super()._parse(text)
         items.sort(key=lambda e: e["id"])

@@ -46,6 +46,12 @@ class CalendarSource(Protocol):
     cut_short: Sequence[CutShort] = ()
     # The calendars that did not answer the last `events()`, with why (a merged calendar).
     failures: Sequence[tuple[str, str]] = ()
+    # Its dates follow the brief's day (a JSON file with an `anchor_date`: the bundled sample):
+    # a brief of another day sees its events moved by whole days, which is no move.
+    follows_brief_date: bool = False
+    # The calendars (by their events' `source`) of the last `events()` that follow the brief's
+    # day (a merged calendar).
+    anchored: Sequence[str] = ()
 
     def events(self, *, first: dt.date, last: dt.date) -> list[dict[str, Any]]:
         """The events overlapping the user's dates first..last (inclusive), by start time, as

@@ -15,9 +15,9 @@ leaves it out (an unfinished brief showed the user nothing).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from dayflow import meetings
@@ -128,6 +128,37 @@ def shown_state(messages: list[Message], brief_date: date) -> State:
     return State(events, frozenset(days), conflicts, owe, waiting, tasks)
 
 
+def rebased(state: State, sources: Collection[str], days: int, tz: tzinfo) -> State:
+    """`state` with the events of the calendars named `sources` (whose dates follow the brief's
+    day: the bundled sample) `days` whole days later, at the same wall-clock time, in `tz`. Such
+    a calendar is made again for each day, so what it showed a brief of `days` days before is
+    compared where it stands now: its standup "tomorrow" is not "moved" to the day after."""
+    if not sources or not days:
+        return state
+    names = set(sources)
+    events = {
+        eid: _later(e, days, tz) if e.get("source") in names else e
+        for eid, e in state.events.items()
+    }
+    return replace(state, events=events)
+
+
+def _later(e: dict[str, Any], days: int, tz: tzinfo) -> dict[str, Any]:
+    out = dict(e)
+    for key in ("start", "end"):
+        try:
+            if e.get("all_day"):
+                out[key] = (date.fromisoformat(str(e[key])) + timedelta(days=days)).isoformat()
+            else:
+                # The wall-clock time that brief showed, in its zone: the sample's 09:30 is
+                # 09:30 in the user's zone of each day, even when the zone changed between.
+                wall = datetime.fromisoformat(str(e[key])).replace(tzinfo=None)
+                out[key] = (wall + timedelta(days=days)).replace(tzinfo=tz).isoformat()
+        except (KeyError, ValueError, OverflowError):
+            return e  # not a time this brief could have shown: compared as it was
+    return out
+
+
 def changes(before: State, now: State, feed: Followups | None, today: date) -> dict[str, Any]:
     """What changed from `before` (the previous brief) to `now`, by kind (see `KINDS`); `feed`
     tells a reply sent or a wait answered from an item that only left the window."""
@@ -177,8 +208,10 @@ def read_since(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     earlier = env.earlier()
     if earlier is None:
         return {"previous": None, "note": "no earlier finished brief: leave the section out"}
-    before = shown_state(earlier.messages, date.fromisoformat(earlier.brief_date))
+    then = date.fromisoformat(earlier.brief_date)
     week = read_calendar({"range": "week"}, env)
+    before = shown_state(earlier.messages, then)
+    before = rebased(before, env.calendars.anchored, (env.brief_date - then).days, env.tz)
     today = read_calendar({"range": "today"}, env)
     follow = read_followups({}, env)
     now = State(
@@ -315,7 +348,8 @@ def _thread_line(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _event(e: dict[str, Any]) -> dict[str, Any]:
-    kept = ("id", "title", "start", "end", "all_day", "status", "free", "response", "location")
+    kept = ("id", "title", "start", "end", "all_day", "status", "free", "response", "location",
+            "source")  # fmt: skip
     return {k: e[k] for k in kept if k in e}
 
 
