@@ -10,11 +10,25 @@ from typing import Annotated
 import typer
 
 from dayflow.cli_base import DbOpt, JsonOpt, get_deps, handle_errors, not_empty, print_json
+from dayflow.no_task import NoTask
 
 commands = typer.Typer()
 
+# The reasons are the core's own list (`dayflow.no_task`), so the help names each one it gives.
+_HELP = f"""Say why a task is on the list, or why a message got no task.
 
-@commands.command()
+For a task: the message it came from (sender, date, subject), the evidence (the ask in
+the sender's words create_task found in the message), why it counted (the offline
+rule's name, or the model's quote), and whether its due date was stated or implied.
+
+For a message with no task, why not, the first of: {"; ".join(r.value for r in NoTask)}.
+
+It reads only what the run saved in the database: resumed and forked runs answer the
+same, and no mail server or model is contacted. Exit code 3 when nothing matches ID, 2 when
+an id names more than one message of the run."""
+
+
+@commands.command(help=_HELP)
 def why(
     ctx: typer.Context,
     item: Annotated[
@@ -39,16 +53,7 @@ def why(
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Say why a task is on the list, or why a message got no task.
-
-    For a task: the message it came from (sender, date, subject), the evidence (the ask in
-    the sender's words create_task found in the message), why it counted (the offline
-    rule's name, or the model's quote), and whether its due date was stated or implied.
-    For a message with no task: why not (list or automated mail, your own, answered, an
-    owed reply, an ask only in the quoted history, no ask found, or a refused create_task).
-
-    It reads only what the run saved in the database: resumed and forked runs answer the
-    same, and no mail server or model is contacted. Exit code 3 when nothing matches ID."""
+    """Say why a task is on the list, or why a message got no task (`_HELP`)."""
     from dayflow.why import explain, render_text
 
     deps = get_deps(ctx)

@@ -25,6 +25,7 @@ from typing import Any
 
 from dayflow.errors import RunNotFound, UsageError
 from dayflow.models import Message, Run, Task
+from dayflow.no_task import NoTask, said
 from dayflow.printable import plain
 from dayflow.providers.offline import looks_like_scam
 from dayflow.shown import Call, shown_in, tool_calls
@@ -286,50 +287,59 @@ def _no_task(
     calls: list[Call], message: dict[str, Any] | None, keys: set[str], tasks: list[TaskWhy]
 ) -> str:
     """Why a message (or an item) got no task, from what the run read."""
+    reason, details = no_task_reason(calls, message, keys, tasks)
+    return said(reason, details)
+
+
+def no_task_reason(
+    calls: list[Call], message: dict[str, Any] | None, keys: set[str], tasks: list[TaskWhy]
+) -> tuple[NoTask, str]:
+    """Why `message` (under `keys`) got no task, the first reason that holds, and its details;
+    `tasks` are the create_task calls made for it (all refused)."""
     refused = [t.refused for t in tasks if t.refused]
     if refused:
-        return f"create_task was refused: {refused[-1]}"
+        return NoTask.REFUSED, f": {refused[-1]}"
     if message is None:
-        return "no task was filed for it"
-    if isinstance(message.get("no_task"), str):  # the user's own rule (dayflow.rules)
-        return f"your {message['no_task']} (`dayflow rules` lists it)"
+        return NoTask.NOT_READ, ""
+    rule = message.get("no_task")
+    if isinstance(rule, str):  # the user's own rule (dayflow.rules): "rule r3 (...)"
+        return NoTask.RULE, f" {rule.removeprefix('rule ')} (`dayflow rules` lists it)"
     if message.get("to_assistant"):
-        return (
-            "it tried to instruct an assistant (a prompt injection): what it asks is never a "
-            "task, and nothing was done"
+        return NoTask.INJECTION, (
+            " (a prompt injection): what it asks is never a task, and nothing was done"
         )
     if message.get("bulk"):
-        return "list mail or automated (it is marked bulk): never a task"
+        return NoTask.AUTOMATED, " (it is marked bulk): never a task"
     followups = _latest(calls, "read_followups")
     listed = {
         name: {str(k) for k in followups.get(name) or [] if isinstance(k, str)}
         for name in ("bulk", "answered", "yours")
     }
     if keys & listed["bulk"]:
-        return "list mail or automated (read_followups lists it as bulk): never a task"
+        return NoTask.AUTOMATED, " (read_followups lists it as bulk): never a task"
     if keys & listed["yours"]:
-        return "your own mail to others: what you asked is under Waiting on others"
+        return NoTask.YOURS, ": what you asked is under Waiting on others"
     if keys & listed["answered"]:
-        return "answered: you wrote in its thread after it, so it is no new request"
+        return NoTask.ANSWERED, ": you wrote in its thread after it, so it is no new request"
     for owed in followups.get("you_owe") or []:
         if isinstance(owed, dict) and (
             owed.get("id") == message.get("id") or keys & {str(k) for k in owed.get("keys") or []}
         ):
-            return "an owed reply: it asks only for an answer, under You owe replies"
+            return NoTask.OWED, ": it asks only for an answer, under You owe replies"
     body = str(message.get("body") or message.get("snippet") or "")
     if _AUTOMATED.search(f"{message.get('from', '')} {body}"):
-        return "list mail or automated (its sender or an unsubscribe line says so): never a task"
+        return NoTask.AUTOMATED, " (its sender or an unsubscribe line says so): never a task"
     if looks_like_scam(str(message.get("subject") or ""), body, str(message.get("from") or "")):
-        return (
-            "spam or a scam: it dangles money, a prize or an account to verify, with pressure "
-            "or a spammer's signs; never a task"
+        return NoTask.SCAM, (
+            ": it dangles money, a prize or an account to verify, with pressure or a spammer's "
+            "signs; never a task"
         )
     kind = "body" if message.get("body") else "snippet"
     own = own_text(kind, body)
     if not _ASKS.search(own) and not _ASKS.search(str(message.get("subject") or "")):
         if _ASKS.search(body):
-            return "quoted only: its one ask is in the quoted history, not the sender's words"
-    return "no ask found: nothing in the sender's own words asks something of you"
+            return NoTask.QUOTED, ": its one ask is in the quoted history, not the sender's words"
+    return NoTask.NO_ASK, ": nothing in the sender's own words asks something of you"
 
 
 def _message(calls: list[Call], item_id: str) -> dict[str, Any] | None:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from dayflow.no_task import NoTask
 from dayflow.providers.offline import OfflineModel
+from dayflow.shown import Call
 from tests.harness import Result, invoke
 
 REPLY = (
@@ -227,3 +229,52 @@ def test_why_an_ambiguous_task_prefix_says_so_as_tasks_done_does(tmp_path: Path)
     said, done = cli("why", "t_"), cli("tasks", "done", "t_")
     assert said.code == done.code == 3
     assert "matches several tasks" in said.err and said.err == done.err
+
+
+def _read(name: str, payload: dict) -> Call:
+    return Call(1, name, {}, json.dumps(payload), False)
+
+
+def test_why_help_lists_every_reason_the_core_gives(cli: Cli) -> None:
+    """Each reason `dayflow.why` can give for no task, reached here one by one, is one of
+    `NoTask`, and `dayflow why --help` names every one of them (one list, no drift)."""
+    from dayflow.why import TaskWhy, no_task_reason
+
+    mail = {"id": "m", "from": "Ana <ana@example.org>", "subject": "Hi", "body": "The notes."}
+    keys = {"mail:m"}
+    refused = TaskWhy("T", None, None, None, None, None, None, None, refused="not in it")
+    followups: dict[str, list[object]] = {n: [] for n in ("bulk", "answered", "yours", "you_owe")}
+
+    def listed(name: str, entry: object) -> list[Call]:
+        return [_read("read_followups", {**followups, name: [entry]})]
+
+    cases = {
+        NoTask.REFUSED: ([], mail, [refused]),
+        NoTask.NOT_READ: ([], None, []),
+        NoTask.RULE: ([], {**mail, "no_task": "rule r1 (mute x)"}, []),
+        NoTask.INJECTION: ([], {**mail, "to_assistant": True}, []),
+        NoTask.AUTOMATED: ([], {**mail, "bulk": True}, []),
+        NoTask.YOURS: (listed("yours", "mail:m"), mail, []),
+        NoTask.ANSWERED: (listed("answered", "mail:m"), mail, []),
+        NoTask.OWED: (listed("you_owe", {"id": "m", "keys": ["mail:m"]}), mail, []),
+        NoTask.SCAM: ([], {**mail, "subject": "You WON!! Claim now", "body": SCAM}, []),
+        NoTask.QUOTED: ([], {**mail, "body": REPLY}, []),
+        NoTask.NO_ASK: ([], mail, []),
+    }
+    assert set(cases) == set(NoTask)
+    for reason, (calls, message, tasks) in cases.items():
+        assert no_task_reason(calls, message, keys, tasks)[0] is reason
+    res = cli("why", "--help")
+    assert res.code == 0, res.err
+    flat = " ".join(res.out.split())
+    assert [r for r in NoTask if r.value not in flat] == []
+    # and what the CLI prints starts with the reason's own words
+    assert cli.brief().code == 0
+    for m, reason in (("inbox:m2", NoTask.QUOTED), ("inbox:m4", NoTask.NO_ASK)):
+        assert json.loads(cli("why", m, "--json").out)["no_task"].startswith(reason.value)
+
+
+SCAM = (
+    "Congratulations, you have won a $1,000 gift card. Click here to claim your prize before it "
+    "expires in 48 hours!"
+)
