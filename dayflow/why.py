@@ -176,8 +176,8 @@ def _for_item(
             ids = sorted(i for i in {*shown.texts_of, *shown.keys_of} if i.endswith(":" + asked))
             if len(ids) > 1:
                 raise UsageError(
-                    f"{asked[:80]!r} is the id of {len(ids)} messages of run {run.id}: give "
-                    f"one of {', '.join(ids[:5])}"
+                    f"{asked[:80]!r} is the id of {len(ids)} items (messages or events) of run "
+                    f"{run.id}: give one of {', '.join(ids[:5])}"
                 )
         if not ids:
             return None

@@ -278,3 +278,24 @@ SCAM = (
     "Congratulations, you have won a $1,000 gift card. Click here to claim your prize before it "
     "expires in 48 hours!"
 )
+
+
+def test_why_an_id_that_names_a_message_and_an_event_asks_which(cli: Cli, tmp_path: Path) -> None:
+    """`dayflow why m1` when the run read `inbox:m1` and the event `calendar:m1`: one usage
+    line naming both (exit 2), and either full id answers."""
+    calendar = tmp_path / "cal.json"
+    calendar.write_text(json.dumps({"events": [
+        {"id": "m1", "title": "Design review", "start": "2026-11-05T10:00:00+00:00",
+         "end": "2026-11-05T11:00:00+00:00", "description": "Bring the mockups"}]}))  # fmt: skip
+    assert cli.brief("--calendar", str(calendar)).code == 0
+    run_id = json.loads(cli("runs", "--json").out)[0]["id"]
+    res = cli("why", "m1")
+    assert (res.code, res.out) == (2, "")
+    assert res.err == (
+        f"error: 'm1' is the id of 2 items (messages or events) of run {run_id}: give one of "
+        "calendar:m1, inbox:m1\n"
+    )
+    doc = json.loads(cli("why", "inbox:m1", "--json").out)
+    assert doc["message"]["subject"] == "One-pager" and doc["tasks"][0]["evidence"] == EDITS
+    assert json.loads(cli("why", "calendar:m1", "--json").out)["message"] is None
+    assert cli("why", "m2").code == 0  # an id only one item has still answers
