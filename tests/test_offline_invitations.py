@@ -1,10 +1,12 @@
 """The offline model's invitations, each on mail written for the test: a calendar tool's join
 block is not quoted history and its answer buttons are an invitation, while its notices ask
 nothing; a relayed invitation asks for its RSVP but the service alone asks nothing; a person's
-invitation cut before its RSVP is opened."""
+invitation cut before its RSVP is opened; in a thread the reader owes a reply in, an
+invitation waiting for its answer is a task, a casual "are you free?" only the owed reply."""
 
 from __future__ import annotations
 
+from dayflow.providers.offline._followups import NoTasks
 from dayflow.providers.offline._reading import body_actions, triage_all
 from tests.offline_mail import RELAY, found, mail
 
@@ -63,3 +65,41 @@ def test_a_persons_invitation_cut_before_its_rsvp_is_opened() -> None:
     assert [(a.title, str(a.due)) for a in body_actions(person, "Alex")][0][1] == "2026-11-12"
     tool = person | {"from": "Calendar <calendar-noreply@cal.example>"}
     assert [a.title for a in triage_all(tool, "Alex")[0]] == ["RSVP to studio opening"]
+
+
+OWED = NoTasks(owed=frozenset({"mail:v1"}))  # mail() is in a thread the reader owes a reply in
+
+
+def _filed_when_owed(body: str, subject: str) -> list[tuple[str, str | None]]:
+    """What of a message in an owed thread is filed as a task (title, due)."""
+    actions = [a for a in body_actions(mail(body, subject), "Alex") if OWED.files(a)]
+    return [(a.title, a.due.isoformat() if a.due else None) for a in actions]
+
+
+def test_an_invitation_waiting_for_its_answer_is_a_task_in_an_owed_thread() -> None:
+    farewell = ("We're getting the team together for a farewell lunch for Odile on Friday. "
+                "Please let us know if you can make it.")  # fmt: skip
+    assert _filed_when_owed(farewell, "Farewell lunch") == [("RSVP to Farewell lunch", None)]
+    # a meeting's day and time proposed, in four languages
+    for body, subject in [
+        ("Would Wednesday at 3pm work for a quick planning call?", "Planning call"),
+        ("Passt dir Donnerstag um 15 Uhr für das Jahresgespräch?", "Jahresgespräch"),
+        ("Est-ce que jeudi à 14h te convient pour le point budget ?", "Point budget"),
+        ("¿Te viene bien el martes a las 10 para revisar el presupuesto?", "Presupuesto"),
+    ]:
+        assert _filed_when_owed(body, subject) == [(f"Reply to Ilse about {subject}", None)]
+    # a reply-by date in the sentence after the question is the answer's due date
+    coffee = "Are you around for a coffee on Thursday? Let me know by Tuesday so I can book."
+    assert _filed_when_owed(coffee, "Coffee") == [("Reply to Ilse about Coffee", "2026-11-03")]
+    french = "Merci de confirmer votre présence au séminaire de printemps."
+    assert [t for t, _ in _filed_when_owed(french, "Séminaire")] == ["RSVP to Séminaire"]
+
+
+def test_a_casual_are_you_free_in_an_owed_thread_is_only_the_owed_reply() -> None:
+    for body, subject in [
+        ("Are you free for a drink on Friday?", "Drinks"),
+        ("Are you around this weekend? We could take the kids to the zoo.", "Zoo"),
+    ]:
+        [action] = body_actions(mail(body, subject), "Alex")
+        assert action.title == f"Reply to Ilse about {subject}"
+        assert not OWED.files(action) and NoTasks().files(action)  # a task where none is owed

@@ -8,9 +8,13 @@ thing people forget), never over one due today, overdue or urgent.
 
 `NoTasks` is what the same read says is no task: a request whose only action is to answer
 (reply, respond, RSVP) in a thread of `you_owe` is that owed reply, shown under `## You owe
-replies` and not filed; a message the user has written after (`answered`), mailing-list,
-bulk or automated mail (`bulk`, or marked so on the message itself by read_inbox) and the
-user's own mail to others found in an inbox (`yours`) ask nothing new. Real work asked in an
+replies` and not filed, unless it is an invitation waiting for its answer (`awaits_answer`: a
+calendar system's, one asking for an RSVP or whether the reader can attend, one proposing a
+meeting's day and time, or one with a reply-by date), which is a task too; a casual "are you
+free for dinner on Saturday?" stays an owed reply; a message the user has written after
+(`answered`), mailing-list, bulk or automated mail (`bulk`, or marked so on the message
+itself by read_inbox) and the user's own mail to others found in an inbox (`yours`) ask
+nothing new. Real work asked in an
 owed thread (send the report, sign the form) is still a task, under its message's key.
 
 The user's rules (dayflow.rules) reach it as the reads mark them: a message marked `no_task`
@@ -25,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from dayflow.dates import WEEKDAY, alternation
 from dayflow.models import Section
 from dayflow.providers.offline._conversation import Call, named
 from dayflow.providers.offline._promises import promise_lines
@@ -38,6 +43,27 @@ NO_ADDRESS = (
 EMPTY_WAITING = "- You are not waiting on anyone."
 SHOWN = 10  # items per section; the rest counted
 _ANSWER_ONLY = re.compile(r"(?:reply|respond|answer|rsvp)\b", re.IGNORECASE)
+# An invitation's asking for its answer: "RSVP", "please confirm whether you can attend",
+# "let us know if you can make it", "bitte um Zusage", "merci de confirmer votre présence".
+_RSVP = re.compile(
+    r"\b(?:rsvp|r\.s\.v\.p|u\.\s?a\.\s?w\.\s?g|accept\s+or\s+decline|headcount|attendance"
+    r"|(?:can|could|will)\s+(?:make\s+it|attend|join\s+us|be\s+there)|confirm\w*\b.{0,40}\battend"
+    r"|zusage|zusagen|absagen|teilnahme|teilnehmen|dabei\s+sein"
+    r"|(?:ta|votre)\s+(?:présence|venue|participation)|pourr\w+\s+venir|participer"
+    r"|(?:tu|su)\s+asistencia|asistir|pued\w+\s+venir)\b",
+    re.IGNORECASE,
+)
+# A meeting's day and time proposed for the reader's answer: "does Thursday at 2 work for
+# you?", "passt dir Dienstag um 10?", "jeudi à 14h te convient ?", "¿te viene bien el martes?".
+_PROPOSES = re.compile(
+    r"\b(?:does|would|will|passt|convient|te\s+va|vous\s+va|viene\s+bien|parece\s+bien)\b",
+    re.IGNORECASE,
+)
+_WHEN = re.compile(
+    rf"\b(?:{alternation(WEEKDAY)})\b|\b\d{{1,2}}(?::\d\d)?\s*(?:am|pm|h|uhr)\b"
+    r"|\b(?:at|um|à|a\s+las)\s+\d|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -53,7 +79,7 @@ class NoTasks:
         if key in self.settled or listed_bulk(action.message) or ruled_out(action.message):
             return False
         owed = key in self.owed or str(action.message.get("id")) in self.owed
-        return not (owed and _ANSWER_ONLY.match(action.title))
+        return not (owed and _ANSWER_ONLY.match(action.title)) or awaits_answer(action)
 
     def opens(self, message: dict[str, Any]) -> bool:
         """Whether a listed message may ask anything new (bulk or answered mail does not)."""
@@ -65,6 +91,19 @@ class NoTasks:
 
     def keep(self, actions: list[Action]) -> list[Action]:
         return [a for a in actions if self.files(a)]
+
+
+def awaits_answer(action: Action) -> bool:
+    """Whether a request to answer is an invitation waiting for its answer, and so a task even
+    in a thread the user owes a reply in: a calendar system's (its subject or answer buttons),
+    one with a reply-by date, one asking for an RSVP or attendance, or one proposing a
+    meeting's day or time ("does Thursday at 2 work for you?")."""
+    if action.rule.startswith("an invitation") or action.due is not None:
+        return True
+    said = action.evidence
+    return bool(_RSVP.search(said)) or (
+        said.rstrip().endswith("?") and bool(_PROPOSES.search(said) and _WHEN.search(said))
+    )
 
 
 def listed_bulk(message: dict[str, Any]) -> bool:

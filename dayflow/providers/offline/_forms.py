@@ -123,9 +123,10 @@ _MEET = re.compile(
     r"\s+das\s*\?|^geht\s+das\s+(?:für\s+(?:dich|sie))?\s*\?)(?!\w)",
     re.IGNORECASE,
 )
-# "let me know by Wednesday if you three can make it": an answer to an invitation.
+# "let me know by Wednesday if you three can make it", "please let us know if you can
+# attend": an answer to an invitation.
 _CAN_MAKE_IT = re.compile(
-    r"\b(?:let\s+me\s+know|tell\s+me|confirm)\b.{0,40}?\b(?:if|whether)\s+(?:you|y'all|your)"
+    r"\b(?:let\s+(?:me|us)\s+know|tell\s+(?:me|us)|confirm)\b.{0,40}?\b(?:if|whether)\s+(?:you|y'all|your)"
     r"(?:\s+\w+)?\s+(?:can|could|will)\s+(?:make\s+it|join\s+us|attend|be\s+there)\b",
     re.IGNORECASE,
 )

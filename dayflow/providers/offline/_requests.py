@@ -126,6 +126,7 @@ _ANSWER = re.compile(
     r"|confirmer|répondre|confirmar|responder)\b",
     re.IGNORECASE,
 )
+_ANSWERS = re.compile(r"^(?:reply\s+to|rsvp\s+to)\b", re.IGNORECASE)  # an invitation's answer
 # "I need three things from you:", "necesito dos cosas:", "ich brauche zwei Dinge von dir:".
 _NEEDERS = (
     r"(?:i|we)(?:'ll|\s+will|'d)?\s+(?:need|want)|(?:i'm|i\s+am|we're)\s+asking(?:\s+you)?\s+for"
@@ -307,6 +308,9 @@ def requests_in(
         if sentence.listed and pointed is not None:
             pieces = pieces[:1]  # one to-do an item: "Take a look at X, suggest Y and add them"
         for title, deadline, weak in pieces:
+            if deadline is None and _ANSWERS.match(title):  # "Does the 10th work? Let me
+                next_two = " ".join(s.text for s in found_sentences[n + 1 : n + 3])
+                deadline = _reply_by(next_two, received)  # know by Thursday.": its reply-by
             if deadline is None:
                 deadline = (sentence.listed and list_due) or _carried(
                     found_sentences, n, received, subject, asked
