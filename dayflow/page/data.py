@@ -504,9 +504,12 @@ def _person(person: dict[str, Any], *, addresses: bool = True) -> str:
 
 
 def _sender_name(sender: str) -> str:
-    """ "Dana Whitfield <dana@x>" as "Dana Whitfield"; an address alone as itself."""
-    name = sender.split("<", 1)[0].strip().strip('"').strip()
-    return name or sender.strip("<>") or "someone"
+    """ "Dana Whitfield <dana@x>" as "Dana Whitfield"; an address alone, or one under an empty
+    name (`"" <dana@x>`), as itself."""
+    from email.utils import parseaddr  # only when a page is built
+
+    name, address = parseaddr(sender)
+    return " ".join(name.split()) or address or sender.strip() or "someone"
 
 
 def _time(iso: object) -> dt.datetime | None:

@@ -297,9 +297,11 @@ def thread_key(subject: str) -> str:
 
 
 def who(message: dict[str, Any]) -> str:
-    """The sender's display name (or address) for the brief."""
+    """The sender's display name for the brief, its address when the name is empty or blank
+    (`"" <q@x>`), the From as it is when it parses as neither."""
     sender = str(message.get("from", ""))
-    return parseaddr(sender)[0] or sender or "someone"
+    name, address = parseaddr(sender)
+    return " ".join(name.split()) or address or sender.strip() or "someone"
 
 
 def date_of(iso: object) -> dt.date | None:
