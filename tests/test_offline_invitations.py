@@ -103,3 +103,24 @@ def test_a_casual_are_you_free_in_an_owed_thread_is_only_the_owed_reply() -> Non
         [action] = body_actions(mail(body, subject), "Alex")
         assert action.title == f"Reply to Ilse about {subject}"
         assert not OWED.files(action) and NoTasks().files(action)  # a task where none is owed
+
+
+def test_a_meeting_systems_invitation_from_a_no_reply_address_is_a_task() -> None:
+    body = ("Henrik Dahl is inviting you to a scheduled video meeting.\n\nTopic: Vendor scorecard "
+            "review\nTime: Nov 12, 2026 09:30 AM\n\nHenrik's note: please confirm you can join "
+            "by Friday.\n\nJoin: https://meet.example/j/4455")  # fmt: skip
+    sender = {"from": "MeetNow <no-reply@meetnow.example>", "bulk": True}
+    invite = mail(body, "Henrik Dahl is inviting you to a scheduled video meeting", **sender)
+    [action] = body_actions(invite, "Alex")
+    assert (action.title, str(action.due)) == ("RSVP to Vendor scorecard review", "2026-11-06")
+    assert NoTasks().files(action) and NoTasks(bulk=frozenset({"mail:v1"})).files(action)
+    listed = invite | {"snippet": body[:70] + "…", "unread": True}
+    assert triage_all(listed, "Alex")[1] and NoTasks().opens(listed)
+    # an invitation that asks for no answer, a system's notice, and list mail ask nothing
+    webinar = mail("You are invited to our autumn product webinar. Seats are limited!",
+                   "Webinar", **sender)  # fmt: skip
+    assert body_actions(webinar, "Alex") == []
+    moved = invite | {"subject": "Updated invitation: Vendor scorecard review"}
+    assert body_actions(moved, "Alex") == []
+    club = invite | {"list_id": "<members.club.example>"}
+    assert not NoTasks().files(body_actions(club, "Alex")[0]) and not NoTasks().opens(club)

@@ -33,7 +33,13 @@ from dayflow.dates import WEEKDAY, alternation
 from dayflow.models import Section
 from dayflow.providers.offline._conversation import Call, named
 from dayflow.providers.offline._promises import promise_lines
-from dayflow.providers.offline._reading import DAYS, MONTHS, Action, parse_time
+from dayflow.providers.offline._reading import (
+    DAYS,
+    MONTHS,
+    Action,
+    parse_time,
+    system_invitation,
+)
 
 FOLLOWUPS = "read_followups"
 OWED_WEIGHS_DAYS = 3
@@ -71,21 +77,28 @@ class NoTasks:
     """What the run's read_followups says is no task (empty when it was never read)."""
 
     owed: frozenset[str] = field(default_factory=frozenset)  # owed messages' keys and ids
-    settled: frozenset[str] = field(default_factory=frozenset)  # answered, bulk, yours: keys
+    settled: frozenset[str] = field(default_factory=frozenset)  # answered, yours: keys
+    bulk: frozenset[str] = field(default_factory=frozenset)  # list, bulk, automated: keys
 
     def files(self, action: Action) -> bool:
-        """Whether `action` is a task: not bulk or answered mail, not an owed reply."""
+        """Whether `action` is a task: not bulk or answered mail, not an owed reply. A meeting
+        system's invitation is a task though its no-reply sender marks it bulk."""
         key = action.key.split("#", 1)[0]
-        if key in self.settled or listed_bulk(action.message) or ruled_out(action.message):
+        if key in self.settled or ruled_out(action.message):
+            return False
+        bulk = key in self.bulk or listed_bulk(action.message)
+        if bulk and not (_invitation(action) and not action.message.get("list_id")):
             return False
         owed = key in self.owed or str(action.message.get("id")) in self.owed
         return not (owed and _ANSWER_ONLY.match(action.title)) or awaits_answer(action)
 
     def opens(self, message: dict[str, Any]) -> bool:
         """Whether a listed message may ask anything new (bulk or answered mail does not)."""
+        key = str(message.get("key"))
+        bulk = key in self.bulk or listed_bulk(message)
         return (
-            str(message.get("key")) not in self.settled
-            and not listed_bulk(message)
+            key not in self.settled
+            and not (bulk and not system_invitation(message))
             and not ruled_out(message)
         )
 
@@ -98,12 +111,17 @@ def awaits_answer(action: Action) -> bool:
     in a thread the user owes a reply in: a calendar system's (its subject or answer buttons),
     one with a reply-by date, one asking for an RSVP or attendance, or one proposing a
     meeting's day or time ("does Thursday at 2 work for you?")."""
-    if action.rule.startswith("an invitation") or action.due is not None:
+    if _invitation(action) or action.due is not None:
         return True
     said = action.evidence
     return bool(_RSVP.search(said)) or (
         said.rstrip().endswith("?") and bool(_PROPOSES.search(said) and _WHEN.search(said))
     )
+
+
+def _invitation(action: Action) -> bool:
+    """Whether a rule for invitations found `action` (its subject, body, buttons, a relay)."""
+    return action.rule.startswith("an invitation")
 
 
 def listed_bulk(message: dict[str, Any]) -> bool:
@@ -124,10 +142,11 @@ def no_tasks(calls: list[Call]) -> NoTasks:
     owed: set[str] = set()
     for item in _items(result, "you_owe"):
         owed.update(_strings(item.get("keys")) + _strings([item.get("id")]))
-    settled = {k for name in ("answered", "bulk", "yours") for k in _strings(result.get(name))}
+    settled = {k for name in ("answered", "yours") for k in _strings(result.get(name))}
     for item in _items(result, "left_out"):  # muted or snoozed by the user's rules
         settled.update(_strings(item.get("keys")) + _strings([item.get("key")]))
-    return NoTasks(frozenset(owed), frozenset(settled))
+    bulk = frozenset(_strings(result.get("bulk")))
+    return NoTasks(frozenset(owed), frozenset(settled), bulk)
 
 
 def not_theirs(calls: list[Call]) -> frozenset[str]:

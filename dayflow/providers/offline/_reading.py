@@ -106,6 +106,13 @@ _INLINE_QUOTE = re.compile(
 )
 _INVITATIONS = ("invitation", "einladung", "invitación", "you're invited")
 _INVITATION = re.compile(rf"^\s*(?:{alternation(_INVITATIONS)})\s*:", re.I)
+# A meeting system's invitation, from its no-reply address: "X is inviting you to a scheduled
+# Zoom meeting", "You are invited to the kickoff meeting", "Invitation: Q4 review".
+_INVITES_YOU = re.compile(
+    r"\b(?:is\s+inviting\s+you\s+to|has\s+invited\s+you\s+to|you(?:'re|\s+are)\s+invited\s+to)\b"
+    rf"|^\s*(?:{alternation(_INVITATIONS)})\s*:",
+    re.IGNORECASE,
+)
 _GREETINGS = alternation(
     ("hi", "hello", "hey", "dear", "morning", "good morning", "hallo", "hej", "liebe", "lieber",
      "liebes", "bonjour", "salut", "hola", "estimado", "estimada", "guten tag")
@@ -191,7 +198,11 @@ def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[A
         # Text written to an assistant, not the reader (a prompt injection): what the
         # snippet asks outside it may still count, but nothing it says opens the message.
         return body_actions({**message, "body": without_injected(snippet)}, user), False
-    automated = _is_automated(local, subject) and not _relayed(name, f"{subject} {snippet}")
+    automated = (
+        _is_automated(local, subject)
+        and not _relayed(name, f"{subject} {snippet}")
+        and not system_invitation(message)
+    )
     if (
         automated
         or _AUTO_BODY.match(snippet)
@@ -209,6 +220,13 @@ def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[A
     greeted = bool(user) and _greets(snippet, str(user))
     wanted = bool(found) or message.get("unread") is True or bool(_CUE.search(subject)) or greeted
     return [], wanted
+
+
+def system_invitation(message: dict[str, Any]) -> bool:
+    """Whether a listed message is a meeting system's invitation (not list mail): what it asks
+    is read though its sender is a no-reply address, which marks it bulk."""
+    text = f"{message.get('subject', '')}\n{snippet_of(message)}"
+    return not message.get("list_id") and bool(_INVITES_YOU.search(text))
 
 
 def _greets(snippet: str, user: str) -> bool:

@@ -246,6 +246,12 @@ def requests_in(
         lead = _reply_by(text, received) or find_deadline(text, received)
         rsvp = Found(f"RSVP to {event_name}"[:80], lead if lead and lead.due else None)
         return [replace(rsvp, sentence=subject.strip(), rule="an invitation (its subject)")]
+    if automated and not _NOTICE.match(subject) and _ANSWER.search(text):
+        # A meeting system's invitation from its no-reply address ("Olivia Grant is inviting
+        # you to a scheduled Zoom meeting", "You are invited to ...") that asks for the answer.
+        invited = _body_invitation(text, subject, received)
+        if invited:
+            return _evidenced(invited, text, subject, "an invitation from a meeting system")
     if automated or _NEWSLETTER.search(text) or says_fyi(subject):
         return []
     text = without_signoff(text, sender)
