@@ -157,7 +157,14 @@ def fork(
         request = cases.ForkRequest(run_id, from_step, model, limits, timeout, crash_after, verbose)
         outcome = cases.fork(deps, settings, request)
         print_outcome(
-            deps, outcome.run, outcome.text, out_format, settings.prices, links=outcome.links
+            deps,
+            outcome.run,
+            outcome.text,
+            out_format,
+            settings.prices,
+            outcome.data,
+            outcome.links,
+            outcome.page,
         )
 
 

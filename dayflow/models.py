@@ -6,6 +6,7 @@ nine dataclasses cost more start-up time than the rest of it (see `dayflow.froze
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 from typing import Any
@@ -100,10 +101,28 @@ class Section:
     THIS_WEEK = "This week"
     ONE_THING = "One thing"
 
+    # "Since yesterday"'s one line when nothing of the brief it compares with changed (the
+    # prompt asks for it, the offline model and the page write it).
+    SINCE_NOTHING = "Nothing of it changed (replies, waits, tasks, meetings)."
+
     @staticmethod
     def heading(name: str) -> str:
         """The Markdown heading line of section `name`."""
         return f"## {name}"
+
+    @staticmethod
+    def compared_with(brief_date: object) -> str:
+        """ "Since yesterday"'s first line: the brief it compares with, by its day (an ISO
+        date), as "Compared with the brief of Wed 4 Nov."."""
+        try:
+            day = dt.date.fromisoformat(brief_date) if isinstance(brief_date, str) else None
+        except ValueError:
+            day = None
+        if day is None:
+            return "Compared with your last brief."
+        weekday = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")[day.weekday()]
+        month = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()[day.month - 1]
+        return f"Compared with the brief of {weekday} {day.day} {month}."  # never the locale's
 
 
 # The sections in the order a brief has them.

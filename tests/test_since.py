@@ -139,6 +139,7 @@ def _sequence(root: Path, db: Path | str) -> tuple[Any, Any, Any]:
 
 
 DAY2_LINES = [
+    "Compared with the brief of Wed 18 Nov.",
     '- You replied to Bob Stone about "Budget".',
     '- Dan Reyes answered "Contract signed?".',
     "- Done: Send slides to Erin.",
@@ -189,7 +190,8 @@ def test_two_days_say_exactly_what_changed(tmp_path: Path, store_target: Path | 
     assert moved[0]["evidence"] == "Good news: the deadline moved to Wednesday 25 November."
     # What it compares is said: tasks new since that brief are not "a change of it".
     assert _section(three.out) == [
-        "- Nothing of your brief of Thursday 19 November changed (replies, waits, tasks, meetings)."
+        "Compared with the brief of Thu 19 Nov.",
+        "- Nothing of it changed (replies, waits, tasks, meetings).",
     ]
 
 
@@ -238,7 +240,7 @@ def test_a_resume_compares_what_it_saved_not_the_calendar_of_now(tmp_path: Path)
     resumed = dayflow(db, "resume", api=None, **env)
     assert resumed.code == 0, resumed.err
     moved = [line for line in _section(resumed.out) if line.startswith("- Moved")]
-    assert moved == [DAY2_LINES[3]]
+    assert moved == [DAY2_LINES[4]]
 
 
 def test_a_promise_is_a_task_only_when_the_user_adds_it(tmp_path: Path) -> None:
@@ -288,7 +290,8 @@ def test_on_claudes_wire_the_tools_and_the_section_are_the_same(tmp_path: Path) 
     assert _section(two.out) == DAY2_LINES
     # The page has both sections, after Today and after Waiting on others.
     html = page.out
-    assert "Since yesterday" in html and "Nothing of your brief of Thursday" in html
+    assert "Since yesterday" in html and "Compared with the brief of Thu 19 Nov." in html
+    assert "Nothing of it changed" in html
     assert html.index("Today") < html.index("Since yesterday") < html.index("Needs action")
     assert html.index("Waiting on others") < html.index("You promised")
     assert "Let me check with legal and revert tomorrow" in html
@@ -367,8 +370,8 @@ def test_a_corrected_day_one_shapes_day_two(tmp_path: Path, store_target: Path |
         deliver(inbox, thread_mail(mid, sender=who, subject=subject, body=body, when=at(19, 6)),
                 at(19, 6))  # fmt: skip
     two = _brief(db, DAY2, env).out
-    assert _section(two) == [*DAY2_LINES[:3], "- No longer on your list: Review attached invoice.",
-                             *DAY2_LINES[3:]]  # fmt: skip
+    assert _section(two) == [*DAY2_LINES[:4], "- No longer on your list: Review attached invoice.",
+                             *DAY2_LINES[4:]]  # fmt: skip
     assert _promised(two) == DAY1_PROMISED[1:]  # Hana's report was sent: kept
     assert _needs(two) == ["Review contract draft", "Review attached invoice"]
     needs = two.split("## Needs action", 1)[1].split("\n## ", 1)[0].strip().splitlines()
@@ -465,10 +468,14 @@ def test_why_shows_the_due_date_a_later_message_moved(tmp_path: Path) -> None:
 
 
 def test_claudes_prompt_says_the_same_one_line_when_nothing_changed() -> None:
-    """The empty section names what it compared, for Claude as for the offline model: a new
-    task since the last brief is not a change of that brief, so "Nothing changed" would lie."""
+    """The section names what it compared, for Claude as for the offline model: its first line
+    the brief, and a new task since that brief is not a change of it, so "Nothing changed"
+    would lie."""
     from dayflow.agent import SYSTEM_PROMPT
+    from dayflow.models import Section
 
     flat = " ".join(SYSTEM_PROMPT.split())
-    assert '"Nothing of your brief of <its day> changed (replies, waits, tasks, meetings)."' in flat
+    assert Section.compared_with("2026-11-04") == "Compared with the brief of Wed 4 Nov."
+    assert '"Compared with the brief of <previous\'s day>.", the day as "Wed 4 Nov"' in flat
+    assert f'"- {Section.SINCE_NOTHING}"' in flat
     assert "Nothing changed" not in flat

@@ -4,7 +4,9 @@ bundled sample's days (made again for each brief's day) against a real calendar'
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 from tests.harness import home_calendar, invoke, offline_model
 
@@ -31,7 +33,8 @@ def test_the_samples_second_day_moves_nothing(tmp_path: Path) -> None:
     _brief(tmp_path, "2026-11-05")
     two = _brief(tmp_path, "2026-11-06")
     assert _section(two) == [
-        "- Nothing of your brief of Thursday 5 November changed (replies, waits, tasks, meetings)."
+        "Compared with the brief of Thu 5 Nov.",
+        "- Nothing of it changed (replies, waits, tasks, meetings).",
     ]
     # Three days later, in another zone: the sample's 09:30 is 09:30 wherever it is read.
     doc = json.loads(_brief(tmp_path, "2026-11-09", "--format", "json",
@@ -58,7 +61,9 @@ def test_a_real_meeting_moved_to_the_next_day_at_the_same_hour_is_moved(tmp_path
     home_calendar(tmp_path, _ics("20261120T100000", "20261120T110000"))
     doc = json.loads(_brief(tmp_path, "2026-11-19", "--format", "json", env=env))
     assert _section(doc["brief"]) == [
-        "- Moved: Design review, Thursday 19 November 10:00–11:00 → Friday 20 November 10:00–11:00."
+        "Compared with the brief of Wed 18 Nov.",
+        "- Moved: Design review, Thursday 19 November 10:00–11:00 → Friday 20 November"
+        " 10:00–11:00.",
     ]
     [moved] = doc["since"]["meetings_moved"]
     assert (moved["was"]["start"], moved["now"]["start"]) == (
@@ -82,9 +87,85 @@ def test_an_anchored_files_edited_meeting_is_moved_where_its_days_are_not(
     _anchored(cal, "2026-11-06T09:30:00+00:00", "2026-11-06T10:00:00+00:00")
     _brief(tmp_path, "2026-11-05", "--calendar", str(cal))
     two = _brief(tmp_path, "2026-11-06", "--calendar", str(cal))
-    assert [x for x in _section(two) if "Budget" in x] == []
+    assert _section(two) == [
+        "Compared with the brief of Thu 5 Nov.",
+        "- Nothing of it changed (replies, waits, tasks, meetings).",
+    ]
     _anchored(cal, "2026-11-06T11:00:00+00:00", "2026-11-06T11:30:00+00:00")
     three = _brief(tmp_path, "2026-11-07", "--calendar", str(cal))
     assert [x for x in _section(three) if "Budget" in x] == [
         "- Moved: Budget call, Sunday 8 November 09:30–10:00 → 11:00–11:30."
     ]
+
+
+def _json(tmp_path: Path, *args: str) -> dict[str, Any]:
+    home = {"HOME": str(tmp_path / "home")}
+    res = invoke(None, offline_model, *args, "--format", "json", env=home)
+    assert res.code == 0, res.err
+    doc: dict[str, Any] = json.loads(res.out)
+    return doc
+
+
+def test_a_second_brief_of_the_day_says_it_compares_with_yesterdays(tmp_path: Path) -> None:
+    """ "Since yesterday" is yesterday: a second brief of Friday compares with Thursday's (its
+    first line and `previous` say so), a brief made since for an older day does not take
+    Thursday's place, and a fork of the second brief compares with what that brief did."""
+    thu = _json(tmp_path, "brief", "--date", "2026-11-05")
+    fri = _json(tmp_path, "brief", "--date", "2026-11-06")
+    assert fri["since"]["previous"] == {"run_id": thu["run"]["id"], "brief_date": "2026-11-05"}
+    _json(tmp_path, "brief", "--date", "2026-11-03")  # a past day, briefed afterwards
+    again = _json(tmp_path, "brief", "--date", "2026-11-06")
+    assert again["run"]["id"] != fri["run"]["id"]
+    assert again["since"]["previous"] == {"run_id": thu["run"]["id"], "brief_date": "2026-11-05"}
+    assert _section(again["brief"])[0] == "Compared with the brief of Thu 5 Nov."
+    for step in ("0", "1"):  # read again, or the saved comparison copied
+        fork = _json(tmp_path, "fork", again["run"]["id"], "--from-step", step)
+        assert fork["since"]["previous"] == again["since"]["previous"]
+        assert _section(fork["brief"]) == _section(again["brief"])
+
+
+def _section_html(page: str) -> str:
+    return page.split("<h2>Since yesterday</h2>", 1)[1].split("</section>", 1)[0]
+
+
+def test_the_pages_since_yesterday_links_each_change_to_its_mail(tmp_path: Path) -> None:
+    """`--format html` of day 2 (tests/test_since.py's sequence): the lines are built from the
+    run's reads, as the other sections are, each change linked to the message it stands on
+    (the reply sent, Dan's answer, the done task's mail, Frank's moved deadline with his words
+    in the evidence list); an event's line is its own evidence, as under Today."""
+    from tests.test_since import DAY1, DAY2, SINCE, _day1, _day2
+
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    one = invoke(db, offline_model, "brief", "--date", DAY1, *SINCE, env=env,
+                 clock=f"{DAY1}T07:30:00+00:00")  # fmt: skip
+    assert one.code == 0, one.err
+    tasks = json.loads(invoke(db, offline_model, "tasks", "--json", env=env).out)
+    slides = next(t["id"] for t in tasks if "slides" in t["title"].lower())
+    assert invoke(db, offline_model, "tasks", "done", slides, env=env).code == 0
+    _day2(tmp_path)
+    two = invoke(db, offline_model, "brief", "--date", DAY2, *SINCE, "--format", "html",
+                 env=env, clock=f"{DAY2}T07:30:00+00:00")  # fmt: skip
+    assert two.code == 0, two.err
+    section = two.out.split("<h2>Since yesterday</h2>", 1)[1].split("</section>", 1)[0]
+    items = re.findall(r"<li[^>]*>(.*?)</li>", section, re.S)
+    lines = [" ".join(re.sub(r"<[^>]+>", " ", li).split()) for li in items]
+    links = [re.findall(r'<a class="ev" href="(#e-[^"]+)"', li) for li in items]
+    assert lines == [
+        "Compared with the brief of Wed 18 Nov.",
+        "You replied to Bob Stone (bob@example.com) “Budget” Mail “Budget” · Wed 18 Nov 18:00",
+        "Dan Reyes answered “Re: Contract signed?” Mail “Re: Contract signed?” · Thu 19 Nov 07:00",
+        "Done: Send slides to Erin Mail “Slides” · Wed 18 Nov 08:00",
+        "Moved: Standup Thu 19 Nov 11:00–11:30 → 15:00–15:30",
+        "Cancelled: 1:1 with Dan was Thu 19 Nov 09:00–09:30",
+        "New today: Client call 14:30–15:00",
+        "New conflict: Design review and Client call",
+        "Due date moved: Review contract draft Mon 23 Nov → Wed 25 Nov Mail “Re: Contract draft” "
+        "· Thu 19 Nov 06:00",
+    ]
+    assert [len(x) for x in links] == [0, 1, 1, 1, 0, 0, 0, 0, 1]
+    evidence = two.out.split("<h2>Evidence</h2>", 1)[1]
+    for (anchor,) in filter(None, links):  # each link lands on an entry of the list
+        assert f'<dt id="{anchor[1:]}">' in evidence
+    frank = evidence.split("Mail “Re: Contract draft”", 1)[1].split("</dd>", 1)[0]
+    assert "<q>Good news: the deadline moved to Wednesday 25 November.</q>" in frank

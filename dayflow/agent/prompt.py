@@ -58,13 +58,14 @@ Work in this order:
    a declined or free one marked so; under each event its prep from read_prep as indented
    lines: the latest threads with its people and the open tasks from their mail; then each of
    today's conflicts from read_calendar, one line each, starting "Conflict:"),
-   "{h_since}" (read_since's changes, one line each, a moved meeting with its old and new
-   times, and each due date moved with move_due for read_since's due_moved, its old and new
-   date and the message's words; when its nothing is true, the one line "Nothing of your
-   brief of <its day> changed (replies, waits, tasks, meetings)." with previous's day, as
-   "Thursday 19 November"; left out when its previous is null), "{h_needs}" (what
-   needs doing and by when; under each, an indented line with the quoted evidence, shortened
-   to about 90 characters, and whether the due date was stated or implied), "{h_owe}" (who
+   "{h_since}" (first the line "Compared with the brief of <previous's day>.", the day as
+   "Wed 4 Nov"; then read_since's changes, one line each, a moved meeting with its old and
+   new times, and each due date moved with move_due for read_since's due_moved, its old and
+   new date and the message's words; when its nothing is true, the one line "- Nothing of it
+   changed (replies, waits, tasks, meetings)."; left out when its previous is null),
+   "{h_needs}" (what needs doing and by when; under each, an indented line with the quoted
+   evidence, shortened to about 90 characters, and whether the due date was stated or
+   implied), "{h_owe}" (who
    waits on a reply from the user, about what, for how many working days), "{h_waiting}"
    (whom the user is waiting on, about what, since when), "{h_promised}" (read_followups'
    you_promised: to whom, what, by when, with its key; left out when there are none; a

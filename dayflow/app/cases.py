@@ -79,9 +79,8 @@ def fork(rt: Runtime, settings: Settings, request: ForkRequest) -> Outcome:
     """A new run from the parent's first steps (no model call spent on them), driven to its
     end with the parent's provider and the request's model."""
     from dayflow import history
-    from dayflow.briefing import Outcome
+    from dayflow.briefing import outcome_of
     from dayflow.briefing.flow import open_loop
-    from dayflow.shown import shown_in
 
     with rt.store(settings) as store:
         parent = store.runs.find(request.run_id)
@@ -99,8 +98,9 @@ def fork(rt: Runtime, settings: Settings, request: ForkRequest) -> Outcome:
                 model=chosen,
                 limits=request.limits,
             )
-        links = shown_in(store.steps.conversation(result.run.id)).urls
-        return Outcome(result.run, result.text, links=links)
+        # Its lists and page from its committed reads, as a brief's: `--format json` has its
+        # `since` (the comparison it copied or made), `--format html` its evidence.
+        return outcome_of(store, result.run, result.text)
 
 
 def latest_unfinished(store: Store) -> Run:

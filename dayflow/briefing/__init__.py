@@ -9,6 +9,6 @@ check`) import it: `--help`, `runs` and `tasks` never do (tests/test_startup.py)
 
 from __future__ import annotations
 
-from dayflow.briefing.flow import BriefRequest, Mode, Outcome, Room, brief, resume
+from dayflow.briefing.flow import BriefRequest, Mode, Outcome, Room, brief, outcome_of, resume
 
-__all__ = ["BriefRequest", "Mode", "Outcome", "Room", "brief", "resume"]
+__all__ = ["BriefRequest", "Mode", "Outcome", "Room", "brief", "outcome_of", "resume"]

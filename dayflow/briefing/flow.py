@@ -208,7 +208,7 @@ def _start(the: _Day, update_of: Run | None, sole: bool) -> Outcome:
         room.say(line)
     # With sinks, stdout is one of them; a brief not delivered is printed anyway.
     quiet = bool(the.sinks) and "stdout" not in the.sinks and result.run.status == DONE
-    return _outcome(store, result.run, result.text, quiet=quiet)
+    return outcome_of(store, result.run, result.text, quiet=quiet)
 
 
 def resume(
@@ -226,7 +226,7 @@ def resume(
 
     if run.status == DONE:
         room.say(f"run {run.id} is already done; showing its brief (no model call)")
-        return _outcome(store, run, run.final_text)
+        return outcome_of(store, run, run.final_text)
     if run.status == RUNNING:
         # Say who drives it before anything else (a missing key is not the problem here).
         raise RunBusy(
@@ -237,7 +237,7 @@ def resume(
         result = resume_run(loop, run, limits)
     if result.finished_elsewhere:
         room.say(f"run {run.id} was finished by another process meanwhile; it is already done")
-    return _outcome(store, result.run, result.text)
+    return outcome_of(store, result.run, result.text)
 
 
 @contextlib.contextmanager
@@ -540,7 +540,7 @@ def _closing_all(room: Room) -> Iterator[None]:
                 client.close()
 
 
-def _outcome(store: Store, run: Run, text: str | None, *, quiet: bool = False) -> Outcome:
+def outcome_of(store: Store, run: Run, text: str | None, *, quiet: bool = False) -> Outcome:
     """The outcome with what the run's committed reads showed: its lists and its links."""
     from dayflow.page import page_of_run
     from dayflow.shown import run_lists, shown_in

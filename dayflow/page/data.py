@@ -157,7 +157,7 @@ def page_of(
     reads = _Reads(conversation, proof or {})
     parts = {
         Section.TODAY: reads.today(day),
-        Section.SINCE: None,
+        Section.SINCE: reads.since(),
         Section.NEEDS_ACTION: reads.needs(day),
         Section.YOU_OWE: reads.followups("you_owe", day),
         Section.WAITING_ON: reads.followups("waiting_on", day),
@@ -193,7 +193,7 @@ def page_of(
 
 _EMPTY = {
     Section.TODAY: "Nothing on the calendar today.",
-    Section.SINCE: "Nothing of your last brief changed (replies, waits, tasks, meetings).",
+    Section.SINCE: Section.SINCE_NOTHING,
     Section.NEEDS_ACTION: "Nothing in the inbox needs you right now.",
     Section.YOU_OWE: "No reply owed.",
     Section.WAITING_ON: "Nobody owes you a reply.",
@@ -244,8 +244,9 @@ class _Reads:
                 self.mail.setdefault(str(found["id"]), found)
         self.inbox_unread = _unavailable(inbox)
         since = latest_result(conversation, "read_since")
-        # Compared with an earlier brief (read_since, issue 35): its lines are the model's.
+        # Compared with an earlier brief (read_since, issue 35).
         self.compared = isinstance(since, dict) and isinstance(since.get("previous"), dict)
+        self.since_read = since if self.compared else None
         follow = latest_result(conversation, "read_followups")
         self.promised = isinstance(follow, dict) and bool(follow.get("you_promised"))
         self.filed = self._filed()
@@ -430,6 +431,64 @@ class _Reads:
             lines.append(Line(text, detail, ev, why=ev.ref))
         return lines
 
+    def since(self) -> list[Line] | None:
+        """ "Since yesterday" from read_since's changes (and the moves move_due made): the brief
+        it compares with first, then each change with the message it stands on, as the other
+        sections have (a reply sent, an answer, a task's mail, a moved deadline's words)."""
+        result = self.since_read
+        if result is None:
+            return None
+        previous = result.get("previous") or {}
+        lines = [Line(Section.compared_with(previous.get("brief_date")))]
+        lines += _unread_lines(result)
+        for kind, line in _SINCE_LINES:
+            lines += [line(self, item) for item in _dicts(result, kind)]
+            more = result.get(kind + "_more")
+            if isinstance(more, int) and more > 0:
+                lines.append(Line(f"and {more} more"))
+        proposed = {(i.get("id"), i.get("now")): i for i in _dicts(result, "due_moved")}
+        for made in _results(self.conversation, "move_due"):
+            moved = made.get("moved")
+            if isinstance(moved, dict):
+                was = proposed.get((moved.get("id"), moved.get("now")), {}).get("was")
+                lines.append(self._due_moved(moved | ({"was": was} if was else {})))
+        if result.get("nothing"):
+            lines.append(Line(Section.SINCE_NOTHING))
+        return lines
+
+    def _mail_or_thread(self, item: dict[str, Any], sender: str) -> Evidence:
+        """The message a change stands on: as this run read it, else as read_since names it."""
+        return self.evidence(item.get("id")) or Evidence(
+            str(item.get("id") or item.get("key") or ""),
+            clip(item.get("subject") or "(no subject)", SUBJECT),
+            sender,
+            str(item.get("at") or ""),
+            kind="thread",
+        )
+
+    def _replied(self, item: dict[str, Any]) -> Line:
+        who = _person(item["with"]) if isinstance(item.get("with"), dict) else "someone"
+        ev = self._mail_or_thread(item, "you")
+        return Line(f"You replied to {who}", f"“{ev.subject}”", ev, why=ev.ref)
+
+    def _answered(self, item: dict[str, Any]) -> Line:
+        who = _person(item["by"], addresses=False) if isinstance(item.get("by"), dict) else ""
+        ev = self._mail_or_thread(item, who)
+        return Line(f"{who or 'someone'} answered", f"“{ev.subject}”", ev, why=ev.ref)
+
+    def _task_line(self, item: dict[str, Any], what: str) -> Line:
+        ev = self.evidence(item.get("source_id"))
+        why = str(item["id"]) if what == "Done" and item.get("id") else None
+        title = clip(item.get("title") or "(untitled)")
+        return Line(f"{what}: {title}", evidence=ev, why=why or (ev.ref if ev else None))
+
+    def _due_moved(self, item: dict[str, Any]) -> Line:
+        was, now = _date(item.get("was")), _date(item.get("now"))
+        ev = self.evidence(item.get("source_id"), item.get("evidence") or "")
+        detail = f"{_short(was)} → {_short(now)}" if was else f"now {_short(now)}"
+        title = clip(item.get("title") or "(untitled)")
+        return Line(f"Due date moved: {title}", detail, ev, why=str(item.get("id") or "") or None)
+
     def week(self, day: dt.date) -> list[Line] | None:
         result = latest_result(self.conversation, "read_calendar", range="week")
         if not isinstance(result, dict):
@@ -446,6 +505,49 @@ class _Reads:
         return _unread_lines(result) + [
             Line(_short(d), sub=tuple(ls)) for d, ls in sorted(days.items())
         ]
+
+
+def _span(when: dict[str, Any], *, day: bool = True) -> str:
+    if when.get("all_day"):
+        return f"{_short(_date(when.get('start')))} all day" if day else "all day"
+    hours = f"{_hm(when.get('start'))}–{_hm(when.get('end'))}"
+    return f"{_short(_date(when.get('start')))} {hours}" if day else hours
+
+
+def _moved(_: _Reads, item: dict[str, Any]) -> Line:
+    was, now = item.get("was") or {}, item.get("now") or {}
+    same = _date(was.get("start")) == _date(now.get("start"))
+    detail = f"{_span(was)} → {_span(now, day=not same)}"
+    return Line(f"Moved: {clip(item.get('title') or '(untitled)')}", detail, why=_event_id(item))
+
+
+def _cancelled(_: _Reads, item: dict[str, Any]) -> Line:
+    title = clip(item.get("title") or "(untitled)")
+    return Line(f"Cancelled: {title}", f"was {_span(item)}", why=_event_id(item))
+
+
+def _new(_: _Reads, item: dict[str, Any]) -> Line:
+    title = clip(item.get("title") or "(untitled)")
+    return Line(f"New today: {title}", _span(item, day=False), why=_event_id(item))
+
+
+def _conflict(_: _Reads, item: dict[str, Any]) -> Line:
+    titles = " and ".join(clip(t, 120) for t in item.get("titles") or [] if isinstance(t, str))
+    return Line(f"New conflict: {titles or 'two events'}", warn=True)
+
+
+# read_since's kinds in the section's order, each with its line (the due dates moved come
+# after, from move_due's answers: the moves made, not proposed).
+_SINCE_LINES = (
+    ("replies_sent", _Reads._replied),
+    ("answered", _Reads._answered),
+    ("tasks_done", lambda r, item: r._task_line(item, "Done")),
+    ("tasks_gone", lambda r, item: r._task_line(item, "No longer on your list")),
+    ("meetings_moved", _moved),
+    ("meetings_cancelled", _cancelled),
+    ("meetings_new", _new),
+    ("conflicts_new", _conflict),
+)
 
 
 def _results(conversation: list[Message], name: str) -> list[dict[str, Any]]:

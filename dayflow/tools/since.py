@@ -9,7 +9,9 @@ compared with the first time, whatever briefs finished since.
 Where a kill -9 lands: before the step's results are committed, the next process redoes the
 read (nothing of it was shown); after, it sends the saved result again. The previous brief is
 one whose status is `done` and whose day is before this one, so a kill while it was running
-leaves it out (an unfinished brief showed the user nothing).
+leaves it out (an unfinished brief showed the user nothing). The section's first line names the
+brief it compared with (`previous` in the result), so a second brief of the day says it is
+yesterday's.
 """
 
 from __future__ import annotations
@@ -77,15 +79,25 @@ class State:
 
 
 def earlier_brief(store: Store, run: Run) -> Earlier | None:
-    """The newest finished brief of this profile for a day before `run`'s (a sample or a
-    redacted run never counts), with its committed conversation; None on a first brief."""
-    for other in store.runs.list(status="done", limit=LOOK_BACK):
+    """The finished brief of this profile for the latest day before `run`'s (of that day, the
+    newest), with its committed conversation; None on a first brief. A second brief of the
+    day compares with a day before's, as "since yesterday" says; a run whose reads `gc`
+    blanked or removed never counts (it would show every event as new), nor does the bundled
+    sample for a user's own sources or the other way round."""
+    found: Run | None = None
+    for other in store.runs.list(status="done", limit=LOOK_BACK):  # newest first
         if other.id == run.id or other.brief_date >= run.brief_date:
+            continue
+        if other.redacted_at or other.pruned_at:
             continue
         if _sample(other) != _sample(run):  # the bundled sample is nobody's yesterday
             continue
-        return Earlier(other.id, other.brief_date, store.steps.conversation(other.id))
-    return None
+        # A brief for a past day (`--date`) made after yesterday's is not "yesterday".
+        if found is None or other.brief_date > found.brief_date:
+            found = other
+    if found is None:
+        return None
+    return Earlier(found.id, found.brief_date, store.steps.conversation(found.id))
 
 
 def _sample(run: Run) -> bool:
@@ -167,12 +179,14 @@ def changes(before: State, now: State, feed: Followups | None, today: date) -> d
     for key, item in before.you_owe.items():
         last = latest.get(key)
         if key not in now.you_owe and last is not None and last.from_me:
-            out["replies_sent"].append(_thread_line(item) | {"at": last.received_at.isoformat()})
+            sent = {"at": last.received_at.isoformat(), "id": last.id}
+            out["replies_sent"].append(_thread_line(item) | sent)
     for key, item in before.waiting_on.items():
         last = latest.get(key)
         if key not in now.waiting_on and last is not None and not last.from_me:
             by = {"name": last.sender_name, "address": last.sender_address}
-            out["answered"].append(_thread_line(item) | {"by": by, "id": last.id})
+            answer = {"by": by, "id": last.id, "at": last.received_at.isoformat()}
+            out["answered"].append(_thread_line(item) | answer)
     for tid, task in before.tasks.items():
         found = now.tasks.get(tid)
         if found is None:
@@ -354,7 +368,7 @@ def _event(e: dict[str, Any]) -> dict[str, Any]:
 
 
 def _task(t: dict[str, Any]) -> dict[str, Any]:
-    return {k: t.get(k) for k in ("id", "title", "due", "status")}
+    return {k: t.get(k) for k in ("id", "title", "due", "status", "source_id")}
 
 
 def _when(e: dict[str, Any]) -> dict[str, Any]:

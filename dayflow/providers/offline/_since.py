@@ -24,12 +24,12 @@ def since_lines(calls: list[Call]) -> list[str]:
     previous = result.get("previous")
     if not isinstance(previous, dict):
         return []
-    lines = ["", Section.heading(Section.SINCE)]
+    # Which brief it compares with, said first: a second brief of the day compares with the
+    # last one of a day before ("since yesterday"), not with this morning's.
+    lines = ["", Section.heading(Section.SINCE), Section.compared_with(previous.get("brief_date"))]
     if result.get("nothing"):
-        day = _date(previous.get("brief_date"))
         # What it compared, said: a task new since that brief is no change *of* it.
-        brief = f"your brief of {_day(day)}" if day else "your last brief"
-        return [*lines, f"- Nothing of {brief} changed (replies, waits, tasks, meetings)."]
+        return [*lines, f"- {Section.SINCE_NOTHING}"]
     for kind, say in _SAYS:
         for item in _dicts(result.get(kind)):
             lines.append("- " + say(item))
