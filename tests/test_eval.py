@@ -371,3 +371,34 @@ def test_a_local_model_is_scored_through_the_real_sdk_like_the_offline_one() -> 
     assert score.score(evalset.labels, local.predicted).overall.f1 == pytest.approx(
         score.score(evalset.labels, offline.predicted).overall.f1
     )
+
+
+def _promise_set(with_recipients: bool) -> dataset.EvalSet:
+    mail = {
+        "id": "p1",
+        "from": f"Alex Morgan <{dataset.ME}>",
+        "subject": "Re: board deck",
+        "received_at": "2026-10-30T09:00:00-04:00",
+        "unread": False,
+        "thread_id": "t1",
+        "body": "Sam - I'll send the board deck by Wednesday.\n\nAlex",
+    }
+    if with_recipients:
+        mail["to"] = "Sam Reyes <sam.reyes@lumen.example>"
+    label = _label("p1", "commitment", _gold("Send board deck to Sam", "2026-11-04"))
+    return dataset.EvalSet([mail], {"p1": label})
+
+
+def test_the_run_gives_alexs_own_promises_by_message_only_where_me_is_known() -> None:
+    """Mail with its recipients is read with `me`: the promise read_followups lists under
+    *You promised* comes back by the message's authored id and finds the commitment. Mail
+    without them has no `me`, so no promise, and the run says so."""
+    client, model = run.client_for("offline", {})
+    output = run.run(_promise_set(True), client, model)
+    assert output.me_known and output.status == "done"
+    assert [p.due for p in output.promised["p1"]] == ["2026-11-04"]
+    assert "board deck" in output.promised["p1"][0].title
+    t = score.score(_promise_set(True).labels, output.predicted, output.promised).overall
+    assert (t.tp, t.matched, t.due_right, t.promise_matched) == (1, 1, 1, 1)
+    bare = run.run(_promise_set(False), client, model)
+    assert not bare.me_known and bare.promised == {}

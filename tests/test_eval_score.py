@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from bench.eval import score
+from bench.eval import report, score
 from bench.eval.dataset import GoldAction, Label
 from bench.eval.score import PredictedAction as P
 
@@ -144,3 +144,59 @@ def test_matching_finds_as_many_pairs_as_there_can_be() -> None:
     pairs = score.match(tasks, gold)
     assert [(i, j) for i, j, _ in pairs] == [(1, 0), (0, 1)]
     assert [x for _, _, x in pairs] == [pytest.approx(f[1][0]), pytest.approx(f[0][1])]
+
+
+# --- commitments: Alex's own promises under *You promised* (issue 35 part 3) --------------------
+
+DECK = _gold("Send board deck to Sam", "2026-11-06")
+
+
+def _commitment(*promises: P, tasks: tuple[P, ...] = ()) -> score.Tally:
+    labels = {"c": _label("c", "commitment", DECK)}
+    return score.score(labels, {"c": list(tasks)}, {"c": list(promises)}).overall
+
+
+def test_a_promise_matching_a_commitment_finds_it_with_its_due_date() -> None:
+    t = _commitment(P("I'll send the board deck to Sam by Friday", "2026-11-06"))
+    assert (t.tp, t.fn, t.matched, t.due_right) == (1, 0, 1, 1)
+    assert (t.promises, t.promise_matched, t.stray_promises, t.false_tasks) == (1, 1, 0, 0)
+    assert t.action_precision == 1.0 and t.wrong_dues == []
+    assert score.score({"c": _label("c", "commitment", DECK)}, {}).overall.fn == 1  # none: missed
+
+
+def test_a_promise_about_something_else_does_not_match_the_commitment() -> None:
+    t = _commitment(P("I'll call the roofer about the gutters", "2026-11-06"))
+    assert (t.matched, t.promise_matched, t.action_recall, t.action_precision) == (0, 0, 0.0, 0.0)
+
+
+def test_a_promise_with_the_wrong_due_date_matches_but_its_due_is_wrong() -> None:
+    t = _commitment(P("I'll send the board deck to Sam next week", "2026-11-09"))
+    assert (t.matched, t.due_right, t.wrong_dues) == (1, 0, ["c"])
+
+
+def test_a_task_and_a_promise_are_paired_one_to_one_with_the_commitments() -> None:
+    labels = {"c": _label("c", "commitment", DECK, _gold("Book the projector", None))}
+    t = score.score(
+        labels,
+        {"c": [P("Book projector", None)]},
+        {"c": [P("I'll send Sam the board deck", "2026-11-06")]},
+    ).overall
+    assert (t.gold_actions, t.predicted_actions, t.matched, t.promise_matched) == (2, 2, 2, 1)
+
+
+def test_a_promise_on_a_message_not_labelled_commitment_is_no_task_and_no_action() -> None:
+    """On an FYI it is neither a false task nor a false alarm; on a request of another
+    category it never stands in for the task the request asked for."""
+    labels = {"f": _label("f", "fyi"), "d": _label("d", "deadline", DECK)}
+    promised = {"f": [P("I'll send the minutes", None)], "d": [P("Send board deck to Sam", None)]}
+    t = score.score(labels, {}, promised).overall
+    assert (t.stray_promises, t.stray_promise_ids) == (2, ["d", "f"])
+    assert (t.false_tasks, t.no_action_tasks, t.fp, t.predicted_actions) == (0, 0, 0, 0)
+    assert (t.tp, t.fn, t.matched, t.promises) == (0, 1, 0, 0)
+
+
+def test_the_report_says_when_commitments_were_scored_on_tasks_alone() -> None:
+    t = _commitment(P("I'll send the board deck to Sam by Friday", "2026-11-06"))
+    assert "tasks only" in report.promise_line(t, me_known=False)
+    line = report.promise_line(t, me_known=True)
+    assert "1 labelled action(s) found by a promise" in line and "labels" in line

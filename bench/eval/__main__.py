@@ -18,8 +18,8 @@ go to stdout only: a run leaves the clone as it was. With `--write` (on a run of
 splits) they also go into bench/RESULTS.md between the model's markers, with the date and the
 commit of `dayflow/`. `--no-write` is still accepted (it is the default now: scripts that pass
 it keep working); given with `--write` it is refused. `--failures` lists the ids of the
-messages missed, falsely flagged or given a wrong due date (of the chosen split, then of each
-blind one).
+messages missed, falsely flagged or given a wrong due date, and those whose promise (*You
+promised*) no label expects (of the chosen split, then of each blind one).
 """
 
 from __future__ import annotations
@@ -185,6 +185,7 @@ def _main(
             print(f"{prefix}missed:", " ".join(t.misses) or "-")
             print(f"{prefix}false alarms:", " ".join(t.false_alarms) or "-")
             print(f"{prefix}wrong due:", " ".join(t.wrong_dues) or "-")
+            print(f"{prefix}promises not in the labels:", " ".join(t.stray_promise_ids) or "-")
     stopped = [o for o in [output] + [b[0] for _, b in blinds] if o.status != "done"]
     if stopped:
         why = f"{stopped[0].status}" + (f": {stopped[0].note}" if stopped[0].note else "")
@@ -241,7 +242,10 @@ def _evaluate(
     if split != "all":
         labels = {k: v for k, v in labels.items() if v.split == split}
     predicted = {k: v for k, v in output.predicted.items() if k in labels}
-    scores = score.score(labels, predicted)
+    # Alex's own promises, listed under *You promised* rather than as tasks, find a commitment
+    # too (GUIDE.md, "How commitments are scored"); a split read without `me` has none.
+    promised = {k: v for k, v in output.promised.items() if k in labels}
+    scores = score.score(labels, predicted, promised)
     checks = score.check_brief(
         output.brief,
         output.created_titles,
@@ -267,7 +271,9 @@ def _render(
     agreement = score.agreement(evalset.labels, evalset.second) if evalset.second else None
     blind_text: list[str] = []
     for split, (b_output, b_scores, b_checks) in blinds:
-        blind_text += report.blind_lines(b_scores, b_checks, _run_line(b_output), split)
+        blind_text += report.blind_lines(
+            b_scores, b_checks, _run_line(b_output), split, me_known=b_output.me_known
+        )
     code = _commit()
     command = "python -m bench.eval" + (f" --model {args.model}" if args.model != "offline" else "")
     command += f" --split {args.split}" if args.split != "all" else ""
@@ -281,6 +287,7 @@ def _render(
         checks=checks,
         agreement=agreement,
         unattributed=len(output.unattributed),
+        me_known=output.me_known,
         blind=blind_text,
     )
 

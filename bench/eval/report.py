@@ -83,6 +83,21 @@ def reading(scores: Scores, checks: Sequence[Check], *, overall: bool = True) ->
     return out
 
 
+def promise_line(t: Tally, *, me_known: bool) -> str:
+    """How this table's commitments were scored: with the run's *You promised* list, or (a
+    split read without `me`) on tasks alone, said rather than left silent."""
+    if not me_known:
+        return (
+            "Commitments scored on tasks only: this split's mail carries no recipients, so the "
+            "run has no `me` and lists no promise under *You promised*."
+        )
+    return (
+        f"Commitments scored on tasks and *You promised*: {t.promises} promise(s) on commitment "
+        f"messages, {t.promise_matched} labelled action(s) found by a promise; promises not in "
+        f"the labels (on other messages, neither tasks nor actions): {t.stray_promises}."
+    )
+
+
 def _v(value: float | None, target: float, *, below: bool = False) -> str:
     if value is None:
         return "n/a"
@@ -101,6 +116,7 @@ def render(
     agreement: Agreement | None,
     unattributed: int,
     blind: Sequence[str] = (),
+    me_known: bool = False,
 ) -> str:
     """The section for one model, markers included; `blind` (from `blind_lines`) after it."""
     t = scores.overall
@@ -115,13 +131,17 @@ def render(
         "in the store are scored. TP/FP/FN count messages; actions are paired one-to-one by "
         "title token F1 >= 0.5; due accuracy is on the pairs (null is its own class); false "
         "tasks are tasks on messages that ask nothing. F1 is n/a where no message asks "
-        "anything (there, see false tasks).",
+        "anything (there, see false tasks). On a commitment message the promises the run "
+        "listed under *You promised* count beside its tasks (GUIDE.md); a promise elsewhere is "
+        "counted on its own line, never as a task.",
         "",
         *table(scores),
         "",
         f"False tasks per 100 FYI/automated messages: **{_f(t.false_per_100)}** "
         f"({t.no_action_tasks} tasks on {t.no_action_messages} messages). Tasks naming no "
         f"message of the set: {unattributed}.",
+        "",
+        promise_line(t, me_known=me_known),
         "",
         "Checklist on the brief:",
         "",
@@ -148,10 +168,16 @@ def render(
 
 
 def blind_lines(
-    scores: Scores, checks: Sequence[Check], run_line: str, split: HeldOut | None = None
+    scores: Scores,
+    checks: Sequence[Check],
+    run_line: str,
+    split: HeldOut | None = None,
+    *,
+    me_known: bool = False,
 ) -> list[str]:
     """A blind split's own table, checklist and reading: a separate morning, never mixed
-    into the rows above (`split` says which; the first blind split by default)."""
+    into the rows above (`split` says which; the first blind split by default; `me_known`,
+    whether its run could list promises)."""
     t = scores.overall
     split = split or HELD_OUT[0]
     return [
@@ -163,6 +189,8 @@ def blind_lines(
         "",
         f"False tasks per 100 FYI/automated messages: **{_f(t.false_per_100)}** "
         f"({t.no_action_tasks} tasks on {t.no_action_messages} messages).",
+        "",
+        promise_line(t, me_known=me_known),
         "",
         *[
             f"- [{'x' if c.ok else ' '}] {c.name}: {c.passed}/{c.total}"

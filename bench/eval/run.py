@@ -1,7 +1,10 @@
 """Running the real Dayflow loop on the set: the agent, its tools and a temporary store, with the
 chosen model, the set as the inbox and `calendar.json` as the calendar. What is scored is what
 the run left behind: the tasks in the store (mapped back to the message each came from by its
-`source_id`, or else its idempotency key) and the brief it wrote.
+`source_id`, or else its idempotency key), the brief it wrote, and the user's own promises its
+read_followups listed under *You promised* (issue 35 part 3; by the message each is in). Only a
+split whose mail carries its recipients is read with `me`, so only there can a promise be listed
+(`RunOutput.me_known`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from dayflow.agent import BriefOptions, Loop, start_run
 from dayflow.errors import DayflowError
 from dayflow.models import Limits, RunSettings
 from dayflow.providers import ModelClient
+from dayflow.shown import latest_result
 from dayflow.sources.identity import json_message_stable_id, mail_key
 from dayflow.store import open_store
 
@@ -50,6 +54,9 @@ class RunOutput:
     created_titles: list[str]
     unattributed: list[str] = field(default_factory=list)  # tasks naming no message of the set
     today_events: list[str] = field(default_factory=list)
+    # authored id -> the promises read_followups listed from it (what, due): *You promised*
+    promised: dict[str, list[PredictedAction]] = field(default_factory=dict)
+    me_known: bool = False  # the run was given `me`; without it no promise can be listed
 
 
 def client_for(
@@ -105,12 +112,15 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
         inbox = Path(tmp) / "inbox.json"
         inbox.write_text(json.dumps(evalset.inbox(), ensure_ascii=False), encoding="utf-8")
         settings = RunSettings(tz=TZ, inbox=str(inbox), calendar=str(CALENDAR))
-        if any("to" in m or "cc" in m for m in evalset.messages):
+        me_known = any("to" in m or "cc" in m for m in evalset.messages)
+        if me_known:
             # A split whose mail carries its recipients (the precision split) is read as a
             # config file's source with `me` (GUIDE.md's mailbox), as a user's config gives it:
             # that is what tells a message the reader is only copied on. The other splits
             # carry none, so `me` would tell them nothing, and would move a reply the reader
             # owes from Needs action to You owe replies, which their labels count as tasks.
+            # Without `me` no message is the user's own, so such a run lists no promise and
+            # its commitments are scored on tasks alone (GUIDE.md, "How commitments are scored").
             config = Path(tmp) / "config.toml"
             config.write_text(
                 f'me = [{json.dumps(ME)}]\n\n[[inbox]]\nname = "inbox"\nkind = "json"\n'
@@ -137,6 +147,7 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
                 raise EvalError(f"the model failed: {without_resume(str(exc))}") from None
             seconds = time.perf_counter() - started
             tasks = store.tasks.list(include_done=True)
+            followups = latest_result(store.steps.conversation(result.run.id), "read_followups")
     by_public = evalset.by_public_id()
     by_key = {
         mail_key(json_message_stable_id(m)): by_public[m["id"]] for m in evalset.inbox()["messages"]
@@ -152,6 +163,7 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
         predicted.setdefault(mid, []).append(PredictedAction(task.title, task.due))
     for found in predicted.values():  # the store's order of one message's tasks is not fixed
         found.sort(key=lambda p: (p.title, p.due or ""))
+    promised = _promised(followups, by_public)
     run_ = result.run
     return RunOutput(
         model=model,
@@ -166,7 +178,30 @@ def run(evalset: EvalSet, client: ModelClient, model: str) -> RunOutput:
         created_titles=[t.title for t in tasks],
         unattributed=unattributed,
         today_events=today_events(),
+        promised=promised,
+        me_known=me_known,
     )
+
+
+def _promised(followups: object, by_public: Mapping[str, str]) -> dict[str, list[PredictedAction]]:
+    """The promises of read_followups' `you_promised` (what the brief's *You promised* lists),
+    by the authored id of the message each is in; one naming no message of the set is left
+    out (it cannot be scored)."""
+    listed = followups.get("you_promised") if isinstance(followups, dict) else None
+    out: dict[str, list[PredictedAction]] = {}
+    for item in listed if isinstance(listed, list) else []:
+        if not isinstance(item, dict):
+            continue
+        mid = by_public.get(str(item.get("id") or "").rsplit(":", 1)[-1])
+        due = item.get("due")
+        if mid is not None:
+            what = str(item.get("what") or "")
+            out.setdefault(mid, []).append(
+                PredictedAction(what, due if isinstance(due, str) else None)
+            )
+    for found in out.values():
+        found.sort(key=lambda p: (p.title, p.due or ""))
+    return out
 
 
 def today_events(path: Path = CALENDAR) -> list[str]:

@@ -13,6 +13,13 @@ The figures, each per category and overall, with their counts:
   like any date;
 - false tasks: tasks made from messages that ask nothing, and per 100 FYI/automated messages.
 
+A `commitment` is Alex's own promise (GUIDE.md). With `me` known the product lists Alex's own
+promises under *You promised* (issue 35 part 3), not as tasks, so a run may also give, per
+message, the promises it listed (`promised`): on a message labelled `commitment`, its tasks and
+its promises together are what is matched against the labelled actions (the same title F1 and
+due rules), and either finds the message. A promise on any other message is counted on its own
+(`stray_promises`), never as a false task, and never toward another category's actions.
+
 `check_brief` scores the brief text itself (see its docstring).
 """
 
@@ -46,6 +53,7 @@ class PredictedAction:
 
 
 Prediction = Mapping[str, Sequence[PredictedAction]]  # authored id -> tasks made from it
+COMMITMENT = "commitment"  # the one category a promise under *You promised* can find
 
 
 def tokens(text: str) -> list[str]:
@@ -140,9 +148,13 @@ class Tally:
     quoted_messages: int = 0
     quoted_taken: int = 0  # tasks matching none of the message's own requests but a quoted one
     quoted_bad: int = 0  # messages with at least one such task
+    promises: int = 0  # promises listed on `commitment` messages (counted in predicted_actions)
+    promise_matched: int = 0  # labelled actions matched by a promise rather than a task
+    stray_promises: int = 0  # promises on messages not labelled `commitment`: no task, no action
     misses: list[str] = field(default_factory=list)  # ids, for reading the failures
     false_alarms: list[str] = field(default_factory=list)
     wrong_dues: list[str] = field(default_factory=list)
+    stray_promise_ids: list[str] = field(default_factory=list)
 
     @property
     def precision(self) -> float | None:
@@ -192,8 +204,11 @@ class Scores:
     overall: Tally
 
 
-def score(labels: Mapping[str, Label], predicted: Prediction) -> Scores:
-    """Every figure, per category, per split and overall."""
+def score(
+    labels: Mapping[str, Label], predicted: Prediction, promised: Prediction | None = None
+) -> Scores:
+    """Every figure, per category, per split and overall; `promised` (authored id -> the
+    promises the run listed from it, as title and due) is scored as the module says."""
     by_category: dict[str, Tally] = {}
     by_split: dict[str, Tally] = {}
     overall = Tally()
@@ -204,41 +219,58 @@ def score(labels: Mapping[str, Label], predicted: Prediction) -> Scores:
             by_split.setdefault(label.split, Tally()),
             overall,
         ]
-        _add(rows, label, list(predicted.get(mid, ())))
+        _add(rows, label, list(predicted.get(mid, ())), list((promised or {}).get(mid, ())))
     return Scores(by_category, by_split, overall)
 
 
-def _add(rows: Iterable[Tally], label: Label, tasks: list[PredictedAction]) -> None:
-    pairs = match(tasks, label.actions)
+def _add(
+    rows: Iterable[Tally],
+    label: Label,
+    tasks: list[PredictedAction],
+    promises: list[PredictedAction],
+) -> None:
+    expected = label.category == COMMITMENT
+    stray = [] if expected else promises
+    if expected:  # a promise stands beside the tasks: either may find the commitment
+        found, n_tasks = [*tasks, *promises], len(tasks)
+    else:
+        found, n_tasks = tasks, len(tasks)
+    pairs = match(found, label.actions)
     own_matched = {i for i, _, _ in pairs}
-    wrong_due = any(tasks[i].due != label.actions[j].due for i, j, _ in pairs)
+    wrong_due = any(found[i].due != label.actions[j].due for i, j, _ in pairs)
     for row in rows:
         row.messages += 1
-        if label.has_action and tasks:
+        if stray:
+            row.stray_promises += len(stray)
+            row.stray_promise_ids.append(label.id)
+        if expected:
+            row.promises += len(promises)
+            row.promise_matched += sum(i >= n_tasks for i, _, _ in pairs)
+        if label.has_action and found:
             row.tp += 1
-        elif tasks:
+        elif found:
             row.fp += 1
             row.false_alarms.append(label.id)
         elif label.has_action:
             row.fn += 1
             row.misses.append(label.id)
         row.gold_actions += len(label.actions)
-        row.predicted_actions += len(tasks)
+        row.predicted_actions += len(found)
         row.matched += len(pairs)
         row.title_f1_sum += sum(f for _, _, f in pairs)
-        row.due_right += sum(tasks[i].due == label.actions[j].due for i, j, _ in pairs)
+        row.due_right += sum(found[i].due == label.actions[j].due for i, j, _ in pairs)
         if wrong_due:
             row.wrong_dues.append(label.id)
         if not label.has_action:
-            row.false_tasks += len(tasks)
+            row.false_tasks += len(found)
         if label.category in NO_ACTION_CATEGORIES:
             row.no_action_messages += 1
-            row.no_action_tasks += len(tasks)
+            row.no_action_tasks += len(found)
         if label.quoted:
             row.quoted_messages += 1
             taken = sum(
                 i not in own_matched and max(token_f1(t.title, q) for q in label.quoted) >= MATCH_F1
-                for i, t in enumerate(tasks)
+                for i, t in enumerate(found)
             )
             row.quoted_taken += taken
             row.quoted_bad += taken > 0
