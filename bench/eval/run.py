@@ -28,6 +28,7 @@ from dayflow.providers import ModelClient
 from dayflow.shown import latest_result
 from dayflow.sources.identity import json_message_stable_id, mail_key
 from dayflow.store import open_store
+from dayflow.tools.promises import promise_title
 
 TASK_CAP = 1000  # the set is one morning of 227 messages: the cap must never be what stops it
 MAX_STEPS = 400
@@ -195,7 +196,7 @@ def _promised(followups: object, by_public: Mapping[str, str]) -> dict[str, list
         mid = by_public.get(str(item.get("id") or "").rsplit(":", 1)[-1])
         due = item.get("due")
         if mid is not None:
-            what = str(item.get("what") or "")
+            what = promise_title(item)  # as `tasks add --from promise:KEY` would file it
             out.setdefault(mid, []).append(
                 PredictedAction(what, due if isinstance(due, str) else None)
             )

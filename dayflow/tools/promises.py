@@ -41,12 +41,18 @@ def promise_of(store: Store, key: str) -> dict[str, Any]:
     raise RunNotFound(f"no promise {key!r} in the last {LOOK_BACK} briefs (see `dayflow brief`)")
 
 
+def promise_title(item: dict[str, Any]) -> str:
+    """The title a promise (one item of read_followups' you_promised) takes as a task: its
+    words and whom to, as the brief's *You promised* line names them."""
+    party = item.get("with") if isinstance(item.get("with"), dict) else {}
+    who = str((party or {}).get("name") or (party or {}).get("address") or "someone")
+    return f"{str(item.get('what') or 'Keep a promise')} (to {who})"[:MAX_TITLE]
+
+
 def task_from_promise(store: Store, key: str) -> tuple[Task, bool]:
     """File the promise `key` as a task (its due date and words kept); and whether it is new."""
     item = promise_of(store, key)
-    party = item.get("with") if isinstance(item.get("with"), dict) else {}
-    who = str((party or {}).get("name") or (party or {}).get("address") or "someone")
-    title = f"{str(item.get('what') or 'Keep a promise')} (to {who})"[:MAX_TITLE]
+    title = promise_title(item)
     due = item.get("due") if isinstance(item.get("due"), str) else None
     evidence = str(item.get("evidence") or "")[:MAX_CHARS] or None
     return store.tasks.create(
