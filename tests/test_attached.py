@@ -351,3 +351,112 @@ def test_day_twos_sent_file_removes_the_promise_from_the_brief(tmp_path: Path) -
     listed = json.loads(data.out)["followups"]["you_promised"]
     assert [p["with"]["address"] for p in listed] == ["ivan@example.net"]
     assert snapshot(tmp_path / "Sent") == before  # read-only
+
+
+# --- a file whose part starts past the listing's first 64 KB --------------------------------
+
+PAD = b"Notes on the quarter, line by line, for the record.\r\n" * 2000  # ~104 KB of text
+
+
+def _padded(raw: bytes) -> bytes:
+    """`raw` with a long text part first, so every later part starts past the 64 KB a local
+    listing reads (its structure and the other parts as they were)."""
+    msg = email.message_from_bytes(raw, policy=email.policy.compat32)
+    boundary = msg.get_boundary()
+    assert boundary, "a multipart fixture"
+    mark = b"\n--" + boundary.encode() + b"\r\n"
+    at = raw.find(mark) if mark in raw else raw.find(mark.replace(b"\r\n", b"\n"))
+    assert at != -1
+    part = b"\n--" + boundary.encode() + b"\r\nContent-Type: text/plain\r\n\r\n" + PAD
+    return raw[:at] + part + raw[at:]
+
+
+@pytest.mark.parametrize("kind", ["maildir", "mbox", "eml"])
+def test_a_file_part_past_the_first_64_kb_is_still_seen(tmp_path: Path, kind: str) -> None:
+    """Each fixture with ~104 KB of text before its other parts: every local source lists
+    the same answer as for the fixture itself (a PDF after the text is a file; a signature's
+    logo or a bounce's copy still is not), and listing it reads, never writes."""
+    raws = {name: _padded((FIXTURES / name).read_bytes()) for name in sorted(CARRIES)}
+    assert all(len(raw) > 100_000 for raw in raws.values())
+    root = tmp_path / "mail"
+    source: MailSource
+    if kind == "maildir":
+        for n, raw in enumerate(raws.values()):
+            deliver(root, raw, FALLBACK - dt.timedelta(minutes=n))
+        source = MaildirSource("work", root)
+    elif kind == "mbox":
+        root.mkdir()
+        source = MboxSource("work", write_mbox(root / "sent.mbox", list(raws.values())))
+    else:
+        root.mkdir()
+        for name, raw in raws.items():
+            (root / name).write_bytes(raw)
+        source = EmlFolderSource("work", root)
+    before = snapshot(root)
+    assert _by_id(_listed(source)) == _expected_by_id()
+    assert snapshot(root) == before
+
+
+def test_the_scan_past_the_head_is_bounded_and_reads_part_headers_only() -> None:
+    """`parts.attached_in` on hostile shapes: a binary part with no line end for megabytes,
+    a file named only in the body's text, a nest of multiparts, a message of one part, and
+    a file past `SCAN_BYTES` (not looked for)."""
+    from dayflow.sources import parts
+
+    head = b"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b0\r\n\r\n"
+    pdf = (
+        b"--b0\r\nContent-Type: application/pdf\r\n"
+        b'Content-Disposition: attachment; filename="r.pdf"\r\n\r\n%PDF\r\n--b0--\r\n'
+    )
+
+    def chunks(data: bytes, size: int = 4096) -> list[bytes]:
+        return [data[i : i + size] for i in range(0, len(data), size)]
+
+    blob = b"--b0\r\nContent-Type: application/octet-stream\r\n\r\n" + b"\x00" * 3_000_000
+    assert parts.attached_in(chunks(head + blob + b"\r\n" + pdf)) is True
+    # A delimiter-like line inside a part's content is no part (no such boundary declared).
+    words = b"--b0\r\nContent-Type: text/plain\r\n\r\n--b9\r\nContent-Disposition: attachment\r\n"
+    assert parts.attached_in(chunks(head + words + b"\r\n--b0--\r\n")) is False
+    nest = head
+    for n in range(parts.MAX_PARTS + 5):
+        nest += f"--b{n}\r\nContent-Type: multipart/mixed; boundary=b{n + 1}\r\n\r\n".encode()
+    assert parts.attached_in(chunks(nest + pdf.replace(b"b0", b"b1005"))) is False
+    one = b"Content-Type: text/plain\r\n\r\n" + b"x\r\n" * 100_000 + pdf
+    assert parts.attached_in(chunks(one)) is False  # one part: its own parse judged it
+    far = head + b"--b0\r\nContent-Type: text/plain\r\n\r\n" + b"y" * parts.SCAN_BYTES + pdf
+    assert parts.attached_in(chunks(far, parts.CHUNK)) is False
+    # An mbox's "From " separator before the headers is passed over.
+    assert parts.attached_in(chunks(b"From alex@x Wed Nov 18 12:00:00 2026\n" + head + pdf))
+
+
+def test_a_promise_kept_by_a_file_past_the_first_64_kb_leaves_the_brief(tmp_path: Path) -> None:
+    """Through the CLI (in-process): day 1 lists Alex's promise to Hana; overnight Alex's
+    reply carries the PDF after ~104 KB of text and no word of delivery; day 2 has none."""
+    from tests.harness import invoke, offline_model
+
+    inbox, sent = tmp_path / "INBOX", tmp_path / "Sent"
+    deliver(inbox, thread_mail("bob1@x", subject="Budget", when=at(13)), at(13))
+    deliver(sent, thread_mail("alex5@y", sender=ALEX, to=HANA, subject="Quarterly report",
+                              body="Thanks Hana. I'll send you the quarterly report by Friday.",
+                              when=at(17, 15)), at(17, 15))  # fmt: skip
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'me = ["alex@example.org"]\n[[inbox]]\nname = "work"\nkind = "maildir"\n'
+        f'path = "{inbox}"\nsent = "{sent}"\n'
+    )
+    env = {"DAYFLOW_CONFIG": str(config), "DAYFLOW_TZ": "UTC"}
+
+    def promised(day: str) -> list[str]:
+        res = invoke(tmp_path / "d.db", offline_model, "brief", "--date", day, "--since",
+                     "2026-11-11", "--format", "json", env=env,
+                     clock=f"{day}T07:30:00+00:00")  # fmt: skip
+        assert res.code == 0, res.err
+        followups = json.loads(res.out)["followups"]
+        assert isinstance(followups, dict)  # the followups were read
+        return [p["with"]["address"] for p in followups.get("you_promised") or []]
+
+    assert promised("2026-11-18") == ["hana@example.net"]
+    reply = _sent("gmail_pdf.eml", mid="alex10@y", to=HANA, subject="Re: Quarterly report",
+                  reply_to="alex5@y", when=at(18, 18))  # fmt: skip
+    deliver(sent, _padded(reply), at(18, 18))
+    assert promised("2026-11-19") == []

@@ -31,6 +31,7 @@ from dayflow.sources.identity import mail_key, short_hash
 from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing
 from dayflow.sources.maildir_index import Folder, NameIndex
 from dayflow.sources.mime import message_head, parse_message
+from dayflow.sources.parts import file_chunks, with_files_beyond
 
 LIST_BYTES = 64 * 1024  # how much of a message a listing reads (headers and the first text)
 READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message
@@ -160,6 +161,8 @@ class MaildirSource(LocalMailSource):
                 position=position,
             )
         parsed = parse_message(raw, fallback_time=_delivered(position), whole=whole)
+        path = self.path / sub / name.replace("\x00", ":")
+        parsed = with_files_beyond(parsed, whole, lambda: file_chunks(path))
         self._located[parsed.stable_id] = (sub, name)
         return MailItem.of(self.name, parsed, unread=_unread(sub, name), position=position)
 

@@ -18,6 +18,7 @@ from dayflow.errors import SourceError
 from dayflow.files import open_regular
 from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing, select_page
 from dayflow.sources.mime import ParsedMail, message_head, parse_message
+from dayflow.sources.parts import file_chunks, with_files_beyond
 
 LIST_BYTES = 64 * 1024
 READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message (as a Maildir)
@@ -41,11 +42,16 @@ class _ParsedFiles(LocalMailSource):
     def _raw(self, locator: object) -> bytes:
         raise NotImplementedError
 
+    def _chunks(self, locator: object) -> Iterator[bytes]:
+        """All of a message, in chunks (`parts.with_files_beyond` reads past its start)."""
+        raise NotImplementedError
+
     def _all(self) -> list[tuple[MailItem, object]]:
         if self._items is None:
             parsed = []
             for raw, whole, fallback, unread, locator in self._messages():
                 mail = parse_message(raw, fallback_time=fallback, whole=whole)
+                mail = with_files_beyond(mail, whole, functools.partial(self._chunks, locator))
                 parsed.append((self._item(mail, unread, ""), locator))
             parsed.sort(key=lambda p: (p[0].received_at, p[0].stable_id), reverse=True)
             self._items = [
@@ -108,6 +114,9 @@ class EmlFolderSource(_ParsedFiles):
             except OSError:
                 continue  # vanished or unreadable: the others still count
             yield raw, whole, mtime, False, file
+
+    def _chunks(self, locator: object) -> Iterator[bytes]:
+        return file_chunks(Path(str(locator)))
 
     def _raw(self, locator: object) -> bytes:
         path = Path(str(locator))

@@ -33,6 +33,7 @@ from dayflow.errors import SourceError
 from dayflow.files import NotRegular, open_regular
 from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing
 from dayflow.sources.mime import message_head, parse_message
+from dayflow.sources.parts import span_chunks, with_files_beyond
 
 LIST_BYTES = 64 * 1024  # how much of a message a listing reads
 READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message
@@ -140,6 +141,7 @@ class MboxSource(LocalMailSource):
         # No delivery time on the separator: the file's mtime bounds when it arrived.
         fallback = delivered or dt.datetime.fromtimestamp(self._mtime(), dt.UTC)
         parsed = parse_message(raw, fallback_time=fallback, whole=whole)
+        parsed = with_files_beyond(parsed, whole, lambda: span_chunks(fh.read, start, end))
         self._located[parsed.stable_id] = start
         return MailItem.of(self.name, parsed, unread=b"R" not in status, position=f"{start:015d}")
 
