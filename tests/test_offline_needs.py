@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from dayflow.providers.offline._reading import body_actions, triage_all
+from tests.offline_mail import found
 from tests.test_offline_requests import _mail as requests_mail
 
 FRI = "2026-10-30T10:00:00-04:00"  # a Friday
@@ -172,3 +173,27 @@ def test_a_french_meeting_ask_and_an_invitation_subject_without_its_time() -> No
     invite = "You have been invited to: Budget review\nPlease respond by Wednesday."
     subject = "Invitation: Budget review - Thu Nov 12, 2:00 PM-3:00 PM"
     assert _found(invite, subject) == [("RSVP to Budget review", "2026-11-04")]
+
+
+def test_a_word_between_your_and_the_sign_off_still_asks_for_it() -> None:
+    """'I need your final sign-off today': the adjective does not hide the need."""
+    assert found("I need your final sign-off today so the order can ship.", "Order 4471") == [
+        ("Sign off on Order 4471", "2026-11-02")
+    ]
+    assert found("Your final sign-off came through yesterday, thanks.", "Order 4471") == []
+
+
+def test_a_menu_path_is_no_quoted_reply_and_a_role_greeting_is_the_reader() -> None:
+    """'(Reports > Q3 > Draft)' is where a file is, not a quoted reply's '>'; 'Dear
+    Licensee,' and 'Dear Families,' greet the reader by their role, not another person."""
+    crumbs = ("The vendor list is on the wiki (Reports > Q3 > Draft). Could you check it by "
+              "Wednesday?")  # fmt: skip
+    assert [d for _, d in found(crumbs, "Vendor list")] == ["2026-11-04"]
+    path = "Please add Priya as an editor (Settings > Team > Roles) by Friday."
+    assert found(path, "Roles") == [("Add Priya as editor", "2026-11-06")]
+    quoted = "Thanks! > Could you check the vendor list by Wednesday?"
+    assert found(quoted, "Re: Vendor list") == []
+    for greeting in ("Dear Licensee,", "Dear Families,"):
+        body = f"{greeting}\n\nPlease return the signed permit form by Thursday."
+        assert found(body, "Permit") == [("Return signed permit form", "2026-11-05")]
+    assert found("Dear Marguerite,\n\nPlease return the signed permit form.", "Permit") == []

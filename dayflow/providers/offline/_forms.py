@@ -63,12 +63,14 @@ _NEED_YOU_ON = re.compile(
     r"(?=\s+(?:now|asap|today|right\s+away|immediately)\b|[.,;!?]|$)",
     re.IGNORECASE,
 )
-# "I need your sign-off on X": what the sender needs, and the verb that gives it.
+# "I need your sign-off on X", "your operational sign-off this morning": what the sender
+# needs, and the verb that gives it.
 _APPROVED_BY = {"approval": "Approve", "sign-off": "Sign off on", "signoff": "Sign off on",
                 "signature": "Sign", "ok": "Approve"}  # fmt: skip
 _APPROVAL = re.compile(
-    rf"\b(?:i|we)\s+need\s+your\s+(?P<what>{alternation(_APPROVED_BY)})"
-    r"(?:\s+(?:on|of|for)\s+(?P<obj>[\w' -]{3,60}?))?(?=\s+(?:by|before|so|to|until)\b|[.,;!?]|$)",
+    rf"\b(?:i|we)\s+need\s+your\s+(?:\w+\s+)?(?P<what>{alternation(_APPROVED_BY)})"
+    r"(?:\s+(?:on|of|for)\s+(?P<obj>[\w' -]{3,60}?))?"
+    r"(?=\s+(?:by|before|so|to|until|this|today|tonight|tomorrow|asap|now)\b|[.,;!?]|$)",
     re.IGNORECASE,
 )
 # "I'd love your feedback on the dashboard", "could I get your eyes on the plan?"

@@ -97,6 +97,11 @@ _URGENT = re.compile(
     re.IGNORECASE,
 )
 _NOW = re.compile(r"^(?:right\s+)?now$", re.IGNORECASE)
+# A menu path ("Finance > Ops > Oct", "(Settings > Billing)"): no quoted reply's mark.
+_CRUMBS = re.compile(
+    r"\((?:[^()>\n]{1,30}\s>\s)+[^()>\n]{1,30}\)"
+    r"|\b\w[\w&'-]*(?:\s\w[\w&'-]*){0,2}(?:\s>\s\w[\w&'-]*(?:\s\w[\w&'-]*){0,2}){2,}"
+)
 _INLINE_QUOTE = re.compile(
     r"\bOn\s[^.?!>]{0,160}\bwrote:|-{2,}\s*(?:original|forwarded) message|begin forwarded message:"
     r"|\s>\s|_{8,}|\b(?:From|Von|De)\s?:\s[^\n]{0,120}\b(?:Sent|Date|Gesendet|Datum|Envoyé|Enviado):"
@@ -446,7 +451,7 @@ def _own_words(message: dict[str, Any]) -> str:
     # A snippet has its lines run together: quoted sentences may open it ("> Can you...?
     # Nevermind...") and a quoted reply's header may sit mid-line.
     text = after_opening_quote(text)
-    inline = _INLINE_QUOTE.search(text)
+    inline = _INLINE_QUOTE.search(_CRUMBS.sub(lambda m: m.group(0).replace(">", "›"), text))
     text = text[: inline.start()] if inline else text
     footer = _DISCLAIMER.search(text)
     return text[: footer.start()] if footer else text
