@@ -88,7 +88,8 @@ def handle_errors(deps: Runtime) -> Iterator[None]:
         deps.err.print(str(exc), markup=False)
         raise typer.Exit(exc.exit_code) from None
     except DayflowError as exc:
-        deps.err.print(f"error: {exc}", markup=False, soft_wrap=True)
+        for line in str(exc).splitlines() or [""]:  # several problems: each its own error
+            deps.err.print(f"error: {line}", markup=False, soft_wrap=True)
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
         from dayflow.store.values import command_hint

@@ -195,6 +195,8 @@ def brief(
     with handle_errors(deps):
         mode = _mode(ensure_today, since_last, new, resume_latest, since_given=since is not None)
         out_format = brief_format(deps, fmt, as_json)
+        # A broken config file gives its problems, all of them, and nothing else first.
+        deps.config.validate(None if config_file is None else Path(config_file))
         settings = deps.model_settings(
             None if config_file is None else Path(config_file),
             db=db,

@@ -169,9 +169,10 @@ def check(
                 deps.out.print(_check_line(r), markup=False, soft_wrap=True)
             if delivery["sinks"] or not delivery["ok"]:
                 head = f"{'delivery':<16} {'':<8}"
-                line = ", ".join(delivery["sinks"]) if delivery["ok"] else delivery["error"]
-                line = line if delivery["ok"] else f"error: {line}"
-                deps.out.print(f"{head} {line}", markup=False, soft_wrap=True)
+                lines = [", ".join(delivery["sinks"])] if delivery["ok"] else []
+                lines += [f"error: {p}" for p in str(delivery.get("error", "")).splitlines()]
+                for line in lines:  # several problems: a line each
+                    deps.out.print(f"{head} {line}", markup=False, soft_wrap=True)
             if any(s.table == "inbox" for s in specs):
                 deps.err.print(
                     f"a brief for {day} reads mail since {since.isoformat(timespec='minutes')} "

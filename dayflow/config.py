@@ -207,6 +207,28 @@ class Config:
             return path, None
         return path, read_toml(raw, path)
 
+    def validate(self, flag: Path | str | None = None) -> None:
+        """Check the whole config file before anything is said or done: a ConfigFileError
+        (exit 4) listing every problem of every section, a line each (the top level, the
+        sources and MCP servers, then [model], then `deliver` and [smtp]); nothing when the
+        file is valid or there is none at the default place."""
+        path, data = self.document(flag)
+        if data is None:
+            return
+        lines: list[str] = []
+        checks: tuple[Callable[[], object], ...] = (
+            lambda: self.sources_file(path),
+            lambda: model_table(data, path),
+            lambda: self.delivery(flag),
+        )
+        for check in checks:
+            try:
+                check()
+            except ConfigFileError as err:
+                lines += [line for line in str(err).splitlines() if line not in lines]
+        if lines:
+            raise ConfigFileError("\n".join(lines))
+
     def sources(self, flag: Path | str | None = None) -> SourcesConfig | None:
         """The validated sources of the config file; None when there is none at the default
         place (see `document`)."""
@@ -373,7 +395,7 @@ MODEL_KEYS = ("provider", "name", "base_url", "timeout")
 
 def model_table(data: Mapping[str, Any] | None, path: Path) -> dict[str, Any]:
     """The config file's `[model]` table, checked: `provider` (anthropic or local), `name`,
-    `base_url`, `timeout` (seconds); every problem in one ConfigFileError naming the key."""
+    `base_url`, `timeout` (seconds); every problem in one ConfigFileError, a line each."""
     if not data or "model" not in data:
         return {}
     table = data["model"]
@@ -407,7 +429,7 @@ def model_table(data: Mapping[str, Any] | None, path: Path) -> dict[str, Any]:
     ):
         problems.append(f"[model]: timeout must be 1 to {MAX_TIMEOUT:g} seconds, not {timeout!r}")
     if problems:
-        raise ConfigFileError(f"{path}: " + "; ".join(problems))
+        raise ConfigFileError.of(path, problems)
     return dict(table)
 
 

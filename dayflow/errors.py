@@ -85,7 +85,15 @@ class FileProblem(DayflowError):
 
 
 class ConfigFileError(SourceError):
-    pass
+    """A config file (or `.env`-named setting file) that is missing, unreadable or invalid.
+
+    Several problems are one line each, each naming the file (`of`): the CLI prefixes every
+    line with `error:`, so each reads alone."""
+
+    @classmethod
+    def of(cls, path: object, problems: list[str]) -> ConfigFileError:
+        """One error for every problem found in the file at `path`, one line each."""
+        return cls("\n".join(f"{path}: {p}" for p in problems))
 
 
 class SourceUnavailable(SourceError):

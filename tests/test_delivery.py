@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from dayflow import delivery
-from dayflow.errors import UsageError
+from dayflow.errors import ConfigFileError
 from tests.conftest import dayflow_process, db_rows, is_pg
 from tests.harness import Result, invoke, offline_model
 
@@ -335,7 +335,7 @@ def test_a_bad_sink_in_the_config_file_names_the_file_and_its_deliver_key(
     cfg = tmp_path / "config.toml"
     cfg.write_text('deliver = ["nope:x"]\n')
     result = run(db_path, "brief", env={"DAYFLOW_CONFIG": str(cfg)})
-    assert result.code == 2, result.err
+    assert result.code == 4, result.err  # a config file's problem, as every other one
     assert f"{cfg}: deliver 'nope:x': use file:PATH" in result.err
     assert "--deliver" not in result.err
 
@@ -377,7 +377,7 @@ def test_smtp_config_problems_name_the_key(tmp_path: Path) -> None:
         ({"host": "h"}, "needs `to`"),
         ({"host": "h", "to": "a@b", "password": "x"}, r"unknown key\(s\) password"),
     ):
-        with pytest.raises(UsageError, match=message):
+        with pytest.raises(ConfigFileError, match=message):
             delivery.smtp_config(table, path)
 
 
@@ -677,7 +677,7 @@ def test_an_smtp_value_with_a_line_break_is_refused_in_the_config_naming_the_key
         ("user", "alex\x00"),
         ("host", "smtp.example.org\nEHLO x"),
     ):
-        with pytest.raises(UsageError) as caught:
+        with pytest.raises(ConfigFileError) as caught:
             delivery.smtp_config({**base, key: value}, path)
         line = str(caught.value)
         assert f"`{key}`" in line and "line break or NUL" in line and "\n" not in line

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dayflow import delivery
-from dayflow.errors import UsageError
+from dayflow.errors import ConfigFileError
 from tests.conftest import CONFIG_PATH
 from tests.conftest import config_problems as problems
 from tests.conftest import parse_sources as parse
@@ -105,11 +105,11 @@ def test_smtp_takes_a_token_with_the_same_rules() -> None:
         ('auth = "password"\ntoken_env = "T"\n', 'but auth = "password"'),
         ('auth = "sasl"\n', "'auth' must be one of"),
     ):
-        with pytest.raises(UsageError) as caught:
+        with pytest.raises(ConfigFileError) as caught:
             smtp(extra)
         line = str(caught.value)
         assert line.startswith(f"{PATH}: [smtp] ") and expected in line and "\n" not in line
-    with pytest.raises(UsageError, match=r"needs `user`"):
+    with pytest.raises(ConfigFileError, match=r"needs `user`"):
         delivery.smtp_config(
             {"host": "h", "to": "a@b.c", "auth": "xoauth2", "token_env": "T"}, PATH
         )

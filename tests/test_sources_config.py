@@ -533,10 +533,10 @@ def test_a_variable_in_a_path_is_refused_naming_it_since_only_tilde_is_expanded(
 
 def test_a_variable_in_a_file_sink_or_cafile_is_refused_too(tmp_path: Path) -> None:
     from dayflow import delivery
-    from dayflow.errors import UsageError
+    from dayflow.errors import ConfigFileError, UsageError
 
     with pytest.raises(UsageError, match=r"the path holds \$HOME, and variables are not"):
         delivery.parse_sink("file:$HOME/notes/{date}.md")
-    with pytest.raises(UsageError, match=r"cafile holds \$\{XDG\}"):
+    with pytest.raises(ConfigFileError, match=r"cafile holds \$\{XDG\}"):
         delivery.smtp_config({"host": "h", "to": "a@b", "cafile": "${XDG}/ca.pem"}, tmp_path)
     assert delivery.parse_sink("file:~/notes/{date}.md").endswith("/notes/{date}.md")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -358,7 +358,17 @@ def _route(settings: Settings) -> str | None:
 def _check_first(room: Room, request: BriefRequest, day: date, sinks: list[str]) -> Settings:
     """Before a new database is made: everything a first brief needs that can fail (the
     inputs, the model and its key, the config's sources, the local sources' files), so a
-    brief that cannot start leaves no empty database behind (issue 19.7)."""
+    brief that cannot start leaves no empty database behind (issue 19.7). Its notices (the
+    offline model, the key's file) are said once every check passed: a brief that cannot
+    start says only why."""
+    said: list[str] = []
+    settings = _checks_of_first(replace(room, say=said.append), request, day, sinks)
+    for line in said:
+        room.say(line)
+    return settings
+
+
+def _checks_of_first(room: Room, request: BriefRequest, day: date, sinks: list[str]) -> Settings:
     from dayflow.sources.factory import precheck
 
     settings = _new_run_inputs(room, room.settings, day)

@@ -88,7 +88,7 @@ def parse_servers(data: Mapping[str, Any] | None, path: Path) -> tuple[ServerSpe
     problems: list[str] = []
     specs = _servers(data, problems)
     if problems:
-        raise ConfigFileError("\n".join(f"{path}: {p}" for p in problems))
+        raise ConfigFileError.of(path, problems)
     return specs
 
 

@@ -151,7 +151,7 @@ def parse_config(raw: bytes, path: Path) -> SourcesConfig:
     days = {key: _days(data, key, problems) for key in _DAYS_LIMITS}
     me = _me(data, specs["inbox"], problems)
     if problems:
-        raise ConfigFileError("\n".join(f"{path}: {p}" for p in problems))
+        raise ConfigFileError.of(path, problems)
     return SourcesConfig(path, tuple(specs["inbox"]), tuple(specs["calendar"]), me, **days)
 
 

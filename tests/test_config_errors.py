@@ -1,0 +1,162 @@
+"""What a user sees of a broken config file or a misspelt setting, end to end through the CLI
+(an empty HOME, the offline model): every problem of the file, one `error: <file>: ...` line
+each, exit 4 whatever the section; nothing said before them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.harness import Result, invoke, offline_model
+
+
+def brief(tmp_path: Path, toml: str | bytes, *args: str, **env: str) -> Result:
+    """`dayflow brief` with `toml` as the config file (DAYFLOW_CONFIG), in an empty HOME."""
+    cfg = tmp_path / "config.toml"
+    cfg.write_bytes(toml if isinstance(toml, bytes) else toml.encode())
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env = {"HOME": str(home), "DAYFLOW_CONFIG": str(cfg), **env}
+    return invoke(tmp_path / "d.db", offline_model, "brief", *args, env=env)
+
+
+def error_lines(tmp_path: Path, res: Result) -> list[str]:
+    """The problems of the config file, checked to be every line of stderr, each one
+    `error: <the file>: ...`; returned without that prefix."""
+    prefix = f"error: {tmp_path / 'config.toml'}: "
+    lines = res.err.splitlines()
+    assert lines and all(line.startswith(prefix) for line in lines), res.err
+    return [line.removeprefix(prefix) for line in lines]
+
+
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        ('deliver = "file:/tmp/x.md"\n', "deliver must be a list of sinks"),
+        ('deliver = ["pigeon"]\n', "deliver 'pigeon': use file:PATH"),
+        ('deliver = ["file:$HOME/b.md"]\n', "the path holds $HOME"),
+        ('deliver = ["smtp"]\n', "deliver smtp needs an [smtp] table"),
+        ('smtp = "mail.example.org"\n', "[smtp] must be a table"),
+        ('[smtp]\nhost = "h"\nto = "a@b.c"\nnope = 1\n', "[smtp] has unknown key(s) nope"),
+        ('[smtp]\nhost = "h"\nto = "a@b.c"\nsecurity = "ssl"\n', "[smtp] security must be"),
+        ('[smtp]\nhost = "h"\nto = "a@b.c"\nport = 70000\n', "[smtp] port must be"),
+        ('[model]\nprovider = "cloud"\n', "[model]: provider must be one of"),
+        ('[[inbox]]\nname = "x"\nkind = "maildir"\n', "missing 'path'"),
+    ],
+)
+def test_every_config_file_problem_exits_4_on_one_error_line(
+    tmp_path: Path, toml: str, said: str
+) -> None:
+    """`deliver` and [smtp] exited 2, a usage error, where every other config problem is 4."""
+    res = brief(tmp_path, toml)
+    assert res.code == 4, res.err
+    (line,) = error_lines(tmp_path, res)
+    assert said in line
+    assert not (tmp_path / "d.db").exists()
+
+
+def test_a_bad_deliver_flag_is_still_a_usage_error(tmp_path: Path) -> None:
+    """The README's exit 2: a bad option value on the command line, not in the file."""
+    res = brief(tmp_path, "", "--deliver", "pigeon")
+    assert res.code == 2 and res.err == (
+        "error: --deliver 'pigeon': use file:PATH (with {date}), smtp, notify or stdout\n"
+    )
+    res = brief(tmp_path, "", "--deliver", "smtp")
+    assert res.code == 2 and "--deliver smtp needs an [smtp] table" in res.err
+
+
+def test_a_bad_smtp_port_is_named_before_what_the_table_lacks(tmp_path: Path) -> None:
+    """`port = "x"` said only "[smtp] needs host"."""
+    res = brief(tmp_path, '[smtp]\nport = "x"\n')
+    assert res.code == 4
+    assert error_lines(tmp_path, res) == [
+        "[smtp] port must be a number from 1 to 65535, not 'x'",
+        "[smtp] needs host",
+        "[smtp] needs `to` (or `user`) as an address",
+    ]
+
+
+def test_every_wrong_type_in_smtp_is_named_once(tmp_path: Path) -> None:
+    res = brief(tmp_path, '[smtp]\nhost = 3\nto = 4\ntimeout = "long"\nsecurity = 1\n')
+    assert res.code == 4
+    assert error_lines(tmp_path, res) == [
+        "[smtp] host must be a string, not 3",
+        "[smtp] security must be one of tls, starttls, plain, not 1",
+        "[smtp] to must be an address or a list of addresses, not 4",
+        "[smtp] timeout must be seconds, from 1 to 600, not 'long'",
+    ]
+
+
+def test_problems_in_several_sections_are_each_an_error_line(tmp_path: Path) -> None:
+    """Two problems ran to three lines, only the first with `error:`; and a brief stopped at
+    the first section with one, so fixing it only showed the next."""
+    toml = (
+        'deliver = "x"\ncolour = "blue"\n[model]\nname = ""\n'
+        '[[inbox]]\nname = "x"\nkind = "pigeon"\n[smtp]\nport = "x"\nhost = "h"\nto = "a@b.c"\n'
+    )
+    res = brief(tmp_path, toml)
+    assert res.code == 4 and res.out == ""
+    lines = error_lines(tmp_path, res)
+    assert [re.sub(r"[:( ].*", "", line) for line in lines] == [
+        "unknown",
+        "[[inbox]]",
+        "[model]",
+        "deliver",
+        "[smtp]",
+    ], lines
+    assert "'colour'" in lines[0] and "unknown kind 'pigeon'" in lines[1]
+    assert "port must be a number" in lines[4]
+
+
+def test_sources_check_gives_each_delivery_problem_its_line(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('deliver = ["pigeon"]\n[smtp]\nport = "x"\n')
+    env = {"HOME": str(home), "DAYFLOW_CONFIG": str(cfg)}
+    res = invoke(tmp_path / "d.db", offline_model, "sources", "check", env=env)
+    assert res.code == 4
+    delivery = [line for line in res.out.splitlines() if line.startswith("delivery")]
+    assert len(delivery) == 4 and all(f"error: {cfg}: " in line for line in delivery)
+
+
+def test_a_broken_config_says_nothing_before_its_error(tmp_path: Path) -> None:
+    """ "No ANTHROPIC_API_KEY set: using the built-in offline model" came first."""
+    for toml in ('[[inbox]]\nname = "x"\nkind = "maildir"\n', '[smtp]\nport = "x"\n'):
+        res = brief(tmp_path, toml)
+        assert res.code == 4 and res.err.startswith("error: "), res.err
+        assert "ANTHROPIC_API_KEY" not in res.err
+    # A source the config names that is not there: its error alone, too.
+    res = brief(tmp_path, f'[[inbox]]\nname = "x"\nkind = "maildir"\npath = "{tmp_path}/no"\n')
+    assert res.code == 4 and res.err.startswith("error: x: Maildir"), res.err
+    assert "ANTHROPIC_API_KEY" not in res.err
+    assert not (tmp_path / "d.db").exists()
+    fine = brief(tmp_path, "")
+    assert fine.code == 0 and "No ANTHROPIC_API_KEY set" in fine.err  # (said when it loads)
+
+
+@pytest.mark.parametrize(
+    "toml",
+    [
+        b"",
+        b"\x00\xff\xfe binary \x89PNG\r\n",
+        b"a = " + b"1" * 2_000_000,
+        b"[smtp\n",
+        b"deliver = 3\n",
+        b"inbox = 3\n",
+        b"[model]\ntimeout = true\n",
+        b"follow_up = 3\n",
+        b"[mcp_servers]\nx = 3\n",
+    ],
+    ids=["empty", "binary", "huge", "not-toml", "int", "inbox-int", "bool", "unknown", "mcp"],
+)
+def test_hostile_config_gives_clear_error_lines_and_exit_4(tmp_path: Path, toml: bytes) -> None:
+    res = brief(tmp_path, toml)
+    if not toml:  # an empty file is no settings: the sample, said so
+        assert res.code == 0 and "has no settings" in res.err
+        return
+    assert res.code == 4, res.err
+    lines = error_lines(tmp_path, res)
+    assert all(len(line) < 300 and "Traceback" not in line for line in lines)
