@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,7 @@ from dayflow.config_files import (
     default_db_path,
     environment,
     read_file,
+    unknown_settings,
 )
 from dayflow.errors import ConfigFileError, StoreError, UsageError
 from dayflow.frozen import Frozen
@@ -132,6 +134,7 @@ class Config:
         self._environ, self._cwd, self._read, self._notice = environ, cwd, read, notice
         self._files: dict[Path, bytes | None] = {}  # None: no such file
         self._sources: dict[Path, SourcesConfig] = {}
+        self._names_checked = False
 
     @property
     def env(self) -> Mapping[str, str]:
@@ -140,6 +143,12 @@ class Config:
             self._env = environment(
                 self._cwd, notice=self._notice, environ=self._environ or {}, read=self._read
             )
+        if not self._names_checked:  # once: a misspelt setting is not silently ignored
+            self._names_checked = True
+            if not self.profile:  # (a profile's environment is this process's, checked)
+                say = self._notice or (lambda text: print(text, file=sys.stderr))
+                for line in unknown_settings(self._env):
+                    say(line)
         return self._env
 
     @property

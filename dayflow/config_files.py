@@ -61,6 +61,68 @@ PLATFORM_ENV_VARS = (
 )
 
 
+# Names under Dayflow's prefix that are not its settings: its tests' and its bench's own
+# (DAYFLOW_TEST_PG, DAYFLOW_TEST_PG_CLUSTER, DAYFLOW_BENCH_PG...), never warned about.
+NOT_SETTINGS_PREFIXES = ("DAYFLOW_TEST_", "DAYFLOW_BENCH_")
+# What people write for a setting under another name; the rest is found by spelling.
+_MEANT = {
+    "TIMEZONE": "DAYFLOW_TZ",
+    "TIME_ZONE": "DAYFLOW_TZ",
+    "ZONE": "DAYFLOW_TZ",
+    "DATABASE": "DAYFLOW_DB",
+    "DATABASE_URL": "DAYFLOW_DB",
+    "DB_PATH": "DAYFLOW_DB",
+    "DB_URL": "DAYFLOW_DB",
+    "CONFIG_FILE": "DAYFLOW_CONFIG",
+    "CONF": "DAYFLOW_CONFIG",
+    "CFG": "DAYFLOW_CONFIG",
+    "ENV": "DAYFLOW_DOTENV",
+    "ENV_FILE": "DAYFLOW_DOTENV",
+    "DOT_ENV": "DAYFLOW_DOTENV",
+    "API_KEY": "ANTHROPIC_API_KEY",
+    "ANTHROPIC_API_KEY": "ANTHROPIC_API_KEY",
+    "KEY": "ANTHROPIC_API_KEY",
+    "BASE_URL": "ANTHROPIC_BASE_URL",
+    "HOSTNAME": "DAYFLOW_HOST",
+    "PRICE": "DAYFLOW_PRICES",
+    "PRICING": "DAYFLOW_PRICES",
+}
+
+
+def unknown_settings(env: Mapping[str, str]) -> list[str]:
+    """A warning line for each `DAYFLOW_*` variable of `env` that is not a Dayflow setting
+    (a misspelt one is otherwise silently ignored), naming the setting it most likely meant."""
+    lines = []
+    for name in sorted(env):
+        if not name.startswith("DAYFLOW_") or name in ENV_VARS:
+            continue
+        if name.startswith(NOT_SETTINGS_PREFIXES):
+            continue
+        from dayflow.printable import plain  # only for a name worth a warning
+
+        line = f"warning: {plain(name[:60])} is not a Dayflow setting"
+        meant = _meant(name)
+        lines.append(f"{line}; did you mean {meant}?" if meant else f"{line}; ignored")
+    return lines
+
+
+def _meant(name: str) -> str | None:
+    """The setting `name` (a `DAYFLOW_*` one that is not) most likely stands for, if any."""
+    import difflib
+
+    rest = name.removeprefix("DAYFLOW_").upper()
+    if rest in _MEANT:
+        return _MEANT[rest]
+    # Compared without the prefix every one shares (else any name is "close" to them all).
+    ours = {v.removeprefix("DAYFLOW_"): v for v in ENV_VARS if v.startswith("DAYFLOW_")}
+    close = difflib.get_close_matches(rest, list(ours), n=1, cutoff=0.7)
+    if close:
+        return ours[close[0]]
+    # Another form of a setting's word (DURABLE for DURABILITY): the one it starts like.
+    starts = [v for short, v in ours.items() if rest.startswith(short[:4])]
+    return starts[0] if len(starts) == 1 else None
+
+
 def _xdg(env: Mapping[str, str], name: str, fallback: Path) -> Path:
     """An XDG base directory; a relative one is ignored, as the XDG spec says."""
     value = env.get(name) or ""

@@ -1,6 +1,7 @@
 """What a user sees of a broken config file or a misspelt setting, end to end through the CLI
 (an empty HOME, the offline model): every problem of the file, one `error: <file>: ...` line
-each, exit 4 whatever the section; nothing said before them."""
+each, exit 4 whatever the section; nothing said before them; a `DAYFLOW_*` variable that is
+not a setting warned about once, naming the one it likely meant, and never an error."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from dayflow.config_files import ENV_VARS, NOT_SETTINGS_PREFIXES, unknown_settings
 from tests.harness import Result, invoke, offline_model
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def brief(tmp_path: Path, toml: str | bytes, *args: str, **env: str) -> Result:
@@ -160,3 +164,61 @@ def test_hostile_config_gives_clear_error_lines_and_exit_4(tmp_path: Path, toml:
     assert res.code == 4, res.err
     lines = error_lines(tmp_path, res)
     assert all(len(line) < 300 and "Traceback" not in line for line in lines)
+
+
+# --- misspelt settings -------------------------------------------------------------------
+
+
+def test_a_misspelt_setting_is_warned_about_naming_the_real_one(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    res = invoke(None, offline_model, "runs", env={"HOME": str(home), "DAYFLOW_TIMEZONE": "x"})
+    warning = "warning: DAYFLOW_TIMEZONE is not a Dayflow setting; did you mean DAYFLOW_TZ?"
+    assert res.err.splitlines()[0] == warning
+    assert res.err.count("DAYFLOW_TIMEZONE") == 1  # once
+    assert res.code == 4 and "no Dayflow database" in res.err  # the command goes on: `runs`'
+    ok = invoke(
+        tmp_path / "d.db", offline_model, "brief", env={"HOME": str(home), "DAYFLOW_DBB": "x"}
+    )
+    assert ok.code == 0
+    assert (
+        ok.err.count("warning: DAYFLOW_DBB is not a Dayflow setting; did you mean DAYFLOW_DB?") == 1
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "meant"),
+    [
+        ("DAYFLOW_TIMEZONE", "DAYFLOW_TZ"),
+        ("DAYFLOW_DATABASE", "DAYFLOW_DB"),
+        ("DAYFLOW_MODLE", "DAYFLOW_MODEL"),
+        ("DAYFLOW_CALENDER", "DAYFLOW_CALENDAR"),
+        ("DAYFLOW_KILLAT", "DAYFLOW_KILL_AT"),
+        ("DAYFLOW_PGBOUNCER", "DAYFLOW_PG_PGBOUNCER"),
+        ("DAYFLOW_DURABLE", "DAYFLOW_DURABILITY"),
+        ("DAYFLOW_API_KEY", "ANTHROPIC_API_KEY"),
+        ("DAYFLOW_tz", "DAYFLOW_TZ"),
+        ("DAYFLOW_FROBNICATE", None),
+    ],
+)
+def test_the_nearest_setting_is_named(name: str, meant: str | None) -> None:
+    (line,) = unknown_settings({name: "1", "DAYFLOW_TZ": "UTC", "PATH": "/bin"})
+    end = f"; did you mean {meant}?" if meant else "; ignored"
+    assert line == f"warning: {name} is not a Dayflow setting{end}"
+
+
+def test_no_variable_dayflow_its_tests_or_its_bench_use_is_warned_about() -> None:
+    """CI sets DAYFLOW_TEST_PG, DAYFLOW_TEST_PG_CLUSTER...: a warning on every command there
+    would teach everyone to ignore it."""
+    found: set[str] = set()
+    for folder in ("dayflow", "tests", "bench", "docs", ".github"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.is_file() and path.suffix in (".py", ".md", ".yml", ".yaml", ".toml", ".sh"):
+                if {"blind10", "quiet9"} & set(path.parts) or path.name == Path(__file__).name:
+                    continue  # (this file's misspellings are meant)
+                text = path.read_text(encoding="utf-8", errors="replace")
+                names = re.findall(r"(?<![A-Za-z_])DAYFLOW_[A-Z0-9_]*", text)
+                found |= {n for n in names if not n.endswith("_")}  # (not a prefix)
+    assert {"DAYFLOW_TEST_PG", "DAYFLOW_TEST_PG_CLUSTER", "DAYFLOW_TZ"} <= found
+    assert unknown_settings(dict.fromkeys(found, "1")) == []
+    assert all(n in ENV_VARS or n.startswith(NOT_SETTINGS_PREFIXES) for n in found)
