@@ -412,11 +412,13 @@ def model_table(data: Mapping[str, Any] | None, path: Path) -> dict[str, Any]:
         raise ConfigFileError(f"{path}: 'model' must be a table ([model])")
     if isinstance(table.get("provider"), str):  # "LOCAL", "Local " are local too
         table = {**table, "provider": table["provider"].strip().lower()}
-    problems = [
-        f"[model]: unknown key {k!r} (expected {', '.join(MODEL_KEYS)})"
-        for k in table
-        if k not in MODEL_KEYS
-    ]
+    from dayflow.sources.config import listed
+
+    problems: list[str] = []
+    unknown = [k for k in table if k not in MODEL_KEYS]
+    if unknown:
+        expected = ", ".join(MODEL_KEYS)
+        problems.append(f"[model]: unknown {listed(unknown, 'key', 'keys')} (expected {expected})")
     for key in ("provider", "name", "base_url"):
         if key in table and (not isinstance(table[key], str) or not table[key].strip()):
             problems.append(f"[model]: {key!r} must be a non-empty string")
@@ -426,7 +428,8 @@ def model_table(data: Mapping[str, Any] | None, path: Path) -> dict[str, Any]:
             "only where ANTHROPIC_BASE_URL (your environment) says, never where a config "
             "file does"
         )
-    if table.get("provider") not in (None, *PROVIDERS):
+    provider = table.get("provider")
+    if isinstance(provider, str) and provider and provider not in PROVIDERS:
         problems.append(
             f"[model]: provider must be one of {', '.join(PROVIDERS)}, not {table['provider']!r}"
         )

@@ -114,6 +114,18 @@ def test_problems_in_several_sections_are_each_an_error_line(tmp_path: Path) -> 
     assert "port must be a number" in lines[4]
 
 
+def test_a_thousand_unknown_keys_are_one_short_line(tmp_path: Path) -> None:
+    many = "".join(f"k{i} = {i}\n" for i in range(1000)) + "[model]\nfoo = 1\nbar = 2\n"
+    res = brief(tmp_path, many)
+    assert res.code == 4
+    top, model = error_lines(tmp_path, res)
+    assert top.startswith("unknown tables or keys 'k0', 'k1', ") and " and 992 more (" in top
+    assert len(top) < 300
+    assert model.startswith("[model]: unknown keys 'foo', 'bar' (expected provider, ")
+    (one,) = error_lines(tmp_path, brief(tmp_path, "colour = 1\n"))
+    assert one.startswith("unknown table or key 'colour' (expected [[inbox]]")
+
+
 def test_sources_check_gives_each_delivery_problem_its_line(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()

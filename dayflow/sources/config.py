@@ -117,14 +117,16 @@ def parse_config(raw: bytes, path: Path) -> SourcesConfig:
     """Validate the TOML text of a config file; raise ConfigFileError naming every problem."""
     data = read_toml(raw, path)
     problems: list[str] = []
-    for key in data:
-        # `deliver` and [smtp] belong to the brief's delivery (dayflow.delivery reads them),
-        # [model] to the settings (dayflow.config.model_table), [mcp_servers.*] to dayflow.mcp.
-        if key not in ("inbox", "calendar", "model", "mcp_servers", *DELIVERY_KEYS, *FOLLOWUP_KEYS):
-            problems.append(
-                f"unknown table or key {key!r} (expected [[inbox]], [[calendar]], deliver, "
-                "[smtp], [model], me, followup_days, waiting_after_days or [mcp_servers.NAME])"
-            )
+    # `deliver` and [smtp] belong to the brief's delivery (dayflow.delivery reads them),
+    # [model] to the settings (dayflow.config.model_table), [mcp_servers.*] to dayflow.mcp.
+    known = ("inbox", "calendar", "model", "mcp_servers", *DELIVERY_KEYS, *FOLLOWUP_KEYS)
+    unknown = [key for key in data if key not in known]
+    if unknown:
+        problems.append(
+            f"unknown {listed(unknown, 'table or key', 'tables or keys')} (expected [[inbox]], "
+            "[[calendar]], deliver, [smtp], [model], me, followup_days, waiting_after_days or "
+            "[mcp_servers.NAME])"
+        )
     if "mcp_servers" in data:
         from dayflow.mcp.config import server_problems
 
@@ -153,6 +155,16 @@ def parse_config(raw: bytes, path: Path) -> SourcesConfig:
     if problems:
         raise ConfigFileError.of(path, problems)
     return SourcesConfig(path, tuple(specs["inbox"]), tuple(specs["calendar"]), me, **days)
+
+
+def listed(names: list[str], one: str, several: str, most: int = 8) -> str:
+    """`one 'a'`, or `several 'a', 'b'` (the first `most` of them, then how many more): a line
+    a config file of a thousand unknown keys cannot make long."""
+    from dayflow.printable import plain
+
+    shown = ", ".join(repr(plain(str(n)[:40])) for n in names[:most])
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return f"{one if len(names) == 1 else several} {shown}{more}"
 
 
 def _me(data: dict[str, Any], inboxes: list[SourceSpec], problems: list[str]) -> Me:
