@@ -105,6 +105,7 @@ def check_profile_config(deps: "Runtime", profile: "Profile") -> str:
 
     configured = config.Config(profile_env(deps.config.env, profile), profile=True)
     path = Path(profile.config)
+    configured.validate(path)  # every section's problems at once, as a brief gives them
     configured.model_settings()
     sources = configured.sources_file(path)
     configured.delivery(path)

@@ -126,6 +126,25 @@ def test_a_thousand_unknown_keys_are_one_short_line(tmp_path: Path) -> None:
     assert one.startswith("unknown table or key 'colour' (expected [[inbox]]")
 
 
+def test_profiles_add_lists_every_problem_of_its_config_as_a_brief_does(tmp_path: Path) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('deliver = ["pigeon"]\n[model]\nname = ""\n')
+    cfg.chmod(0o600)
+    home = tmp_path / "home"
+    home.mkdir()
+    res = invoke(
+        tmp_path / "d.db",
+        offline_model,
+        *("profiles", "add", "ann", "--config", str(cfg)),
+        env={"HOME": str(home)},
+    )
+    assert res.code == 4
+    assert error_lines(tmp_path, res) == [
+        "[model]: 'name' must be a non-empty string",
+        "deliver 'pigeon': use file:PATH (with {date}), smtp, notify or stdout",
+    ]
+
+
 def test_sources_check_gives_each_delivery_problem_its_line(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
