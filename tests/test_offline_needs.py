@@ -197,3 +197,25 @@ def test_a_menu_path_is_no_quoted_reply_and_a_role_greeting_is_the_reader() -> N
         body = f"{greeting}\n\nPlease return the signed permit form by Thursday."
         assert found(body, "Permit") == [("Return signed permit form", "2026-11-05")]
     assert found("Dear Marguerite,\n\nPlease return the signed permit form.", "Permit") == []
+
+
+def test_an_obligation_on_everyone_in_the_readers_role_with_a_deadline_is_a_task() -> None:
+    """'Every team lead must submit ... by Friday' asks each reader in that role; without a
+    deadline ('every visitor must sign in') it is a house rule, no task."""
+    body = ("Hi team leads,\n\nEvery team lead who manages contractors must submit the Q4 "
+            "access review in Sailpoint by Friday. It takes ten minutes.")  # fmt: skip
+    assert found(body, "Access review") == [("Submit Q4 access review in Sailpoint", "2026-11-06")]
+    each = "Each cost-centre owner must approve their December accruals by Thursday."
+    assert found(each, "Accruals") == [("Approve December accruals", "2026-11-05")]
+    assert found("Every visitor must sign in at the front desk.", "Visitors") == []
+    assert found("Every desk must be cleared by Friday for the carpet crew.", "Carpets") == []
+
+
+def test_a_note_of_whom_an_internal_mail_went_to_is_no_newsletter() -> None:
+    """'This message was sent to all budget holders.' closes a colleague's mail; a
+    newsletter's 'This email was sent to you because ...' still marks it bulk."""
+    body = ("Please send your revised 2027 travel budget by Thursday.\n\n"
+            "This message was sent to all budget holders.")  # fmt: skip
+    assert found(body, "Travel budget") == [("Send revised 2027 travel budget", "2026-11-05")]
+    promo = body.replace("to all budget holders", "to ilse@kestrel.example because you opted in")
+    assert found(promo, "Travel budget") == []

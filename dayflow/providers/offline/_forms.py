@@ -139,6 +139,17 @@ _ACCEPT = re.compile(
     r"|\baceptar\s+o\s+rechazar|\bconfirm(?:ar|es|e)\s+(?:tu|su)\s+asistencia",
     re.IGNORECASE,
 )
+# "Every manager who approves timecards must complete the course by November 13", "each
+# budget owner must submit ...", "chaque manager doit ...", "todos los jefes deben ...": an
+# obligation on everyone in the reader's role, a task when it has a deadline.
+_EVERY_MUST = re.compile(
+    r"^(?:(?:hi|hello|hey|dear|to)\s+[^,.!?:]{1,40}[,!:]\s+)?"  # a snippet: "Hi all, Every"
+    r"(?:every|each|all|chaque|tous\s+les|toutes\s+les|todos\s+los|todas\s+las|cada)\s+"
+    r"(?P<who>[\w' -]{2,60}?)\s+(?:must|needs?\s+to|has\s+to|have\s+to|(?:is|are)\s+required\s+to"
+    r"|doi(?:t|vent)|deben?|tienen?\s+que)\s+(?P<verb>[^\W\d_]{3,})\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_THEIR = re.compile(r"^(?:their|his\s+or\s+her|his|her|leur|leurs|su|sus)\s+", re.IGNORECASE)
 # Where what follows a need's verb stops being part of the task.
 _CUT_REST = re.compile(r",|\s(?:so|because|since|as|and|which|before|by)\b", re.IGNORECASE)
 _PARTICIPLE = {"approved": "Approve", "signed": "Sign", "reviewed": "Review", "submitted": "Submit",
@@ -219,6 +230,14 @@ def _owed(sentence: str, sender: str, received: dt.date | None) -> list[Piece] |
     deadline = find_deadline(sentence[payment.end() :], received, lead_on=True) if payment else None
     if payment and deadline is not None:
         return [(finish(f"Pay {payment.group('obj')}", sender), deadline, False)]
+    every = _EVERY_MUST.match(sentence)
+    deadline = find_deadline(every.group("rest"), received) if every else None
+    if every and deadline is not None and every.group("verb").lower() not in {"be", "not"}:
+        rest = every.group("rest")
+        obj = rest[: rest.find(deadline.phrase)] if deadline.phrase in rest else rest
+        obj = _THEIR.sub("", obj.strip(" ,.;"))
+        title = finish(f"{every.group('verb').capitalize()} {strip_articles(obj)}", sender)
+        return [(title, deadline, False)]
     passive = _PASSIVE.search(sentence)
     deadline = find_deadline(sentence[passive.end() :], received) if passive else None
     if passive and deadline is not None:

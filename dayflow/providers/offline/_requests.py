@@ -69,8 +69,9 @@ _NEWSLETTER = re.compile(
     r"|notification preferences|this is an automated message|replies are not monitored"
     r"|abmelden|se désinscrire|darse de baja|view (?:it )?(?:online|in your browser)"
     r"|all rights reserved|privacy policy|terms of (?:service|use)|©|do not reply to this"
-    r"|track (?:your|the) (?:package|order|shipment)|this (?:e-?mail|message) was sent"
-    r"|thanks? (?:you )?for (?:your )?(?:order|purchase|shopping|registering|signing up)"
+    r"|track (?:your|the) (?:package|order|shipment)"
+    r"|this (?:e-?mail|message) was sent(?! to (?:all|every|each)\b)"  # not "to all leaders"
+    r"|thanks? (?:you )?for (?:your )?(?:order|purchase|shopping|signing up)"
     r"|mentioned you in|assigned (?:\S+ )?to you\b",
     re.IGNORECASE,
 )
