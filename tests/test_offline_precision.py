@@ -29,6 +29,19 @@ def test_a_way_to_behave_is_no_task(body: str) -> None:
     assert found(body, "This week") == []
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "The portal is slow this week. Please be understanding if tickets take longer.",
+        "Die Hotline ist am Freitag geschlossen. Bitte haben Sie Verständnis dafür.",
+        "Le chantier dure deux semaines. Merci de faire preuve de patience.",
+        "La obra termina el viernes. Por favor, tengan comprensión con los ruidos.",
+    ],
+)
+def test_a_plea_for_patience_or_understanding_is_no_task(body: str) -> None:
+    assert found(body, "Notice") == []
+
+
 def test_a_way_to_behave_beside_a_real_ask_keeps_the_ask() -> None:
     body = "Please be careful with the prototype and return the spare battery to the lab by Friday."
     assert found(body, "Lab loan") == [("Return spare battery to lab", "2026-11-06")]
@@ -52,6 +65,28 @@ def test_a_confidentiality_request_is_no_task(body: str) -> None:
     assert found(body, "News") == []
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "The pricing for Vega is final. Please keep the new rate card and the discounts private.",
+        "We are close with Orbis. Please treat the draft term sheet as strictly confidential.",
+        "Der Umzug steht fest. Bitte behandeln Sie das neue Datum noch vertraulich.",
+        "Die Gehaltsbänder sind neu. Bitte die Zahlen bis Montag vertraulich behandeln.",
+        "Merci de garder les chiffres du trimestre confidentiels, ils sortent jeudi.",
+        "Por favor, mantengan las cifras del piloto en secreto hasta el lunes.",
+    ],
+)
+def test_a_confidentiality_request_about_a_named_thing_is_no_task(body: str) -> None:
+    """What to keep quiet may be any noun phrase, not only "this" or "it"."""
+    assert found(body, "News") == []
+
+
+def test_keeping_a_thing_that_is_not_a_secret_is_still_a_task() -> None:
+    body = "Please keep the signed lease and the keys for the new tenant until Friday."
+    [(title, due)] = found(body, "Lease")
+    assert title.lower().startswith("keep signed lease") and due == "2026-11-06"
+
+
 def test_a_confidentiality_request_does_not_hide_the_ask_after_it() -> None:
     body = "Please keep this confidential. Could you draft the announcement by Thursday?"
     assert found(body, "News") == [("Draft announcement", "2026-11-05")]
@@ -70,6 +105,52 @@ def test_a_confidentiality_request_does_not_hide_the_ask_after_it() -> None:
 )
 def test_a_house_rule_in_an_announcement_to_everyone_is_no_task(body: str) -> None:
     assert found(body, "Building notice") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Hello 4C parents,\n\nThe gym is being painted. Please use the side gate at pickup.",
+        "All Harbor Road tenants and guests,\n\nPlease park in the rear lot until Friday.",
+        "PMs,\n\nThe wiki moves on Monday. Please use the new space for specs from then on.",
+        "To all volunteers,\n\nPlease wear your badge any time you are on the floor.",
+        "Liebe Nachbarinnen und Nachbarn,\n\nbitte nutzt ab Montag den Hintereingang.",
+        "Chers parents,\n\nmerci d'utiliser l'entrée de la rue Haute pendant les travaux.",
+        "Estimados vecinos:\n\npor favor, usen la escalera B mientras dure la obra.",
+    ],
+)
+def test_a_house_rule_to_a_group_named_by_its_people_is_no_task(body: str) -> None:
+    """A greeting line that names a group by who its people are ("Hello 4C parents,", "PMs,")
+    opens an announcement as "Hi all," does."""
+    assert found(body, "Notice") == []
+
+
+def test_a_greeting_to_one_person_whose_name_ends_in_s_is_no_group() -> None:
+    body = "Hi Charles,\n\nPlease use the new template for the Q4 report by Friday."
+    [action] = body_actions(mail(body, "Template"), "Charles")
+    assert action.due is not None and action.due.isoformat() == "2026-11-06"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Hi all,\n\nPlease wipe down the espresso machine every time you use it.",
+        "Team,\n\nPlease send your stand-up notes to the channel every morning.",
+        "Hi all,\n\nPlease don't book room 4 for interviews -- use room 2 instead, and please "
+        "leave room 4 for the auditors.",
+        "Hallo zusammen,\n\nbitte nicht im Hof parken, sondern auf dem Parkplatz hinten.",
+    ],
+)
+def test_a_standing_instruction_or_a_ban_in_an_announcement_is_no_task(body: str) -> None:
+    assert found(body, "Office") == []
+
+
+def test_a_ban_in_an_announcement_leaves_the_asks_of_the_next_sentence() -> None:
+    body = (
+        "Hi all,\n\nPlease don't park in bay 3 this week. Please send me your plate numbers "
+        "by Friday."
+    )
+    assert found(body, "Parking") == [("Send plate numbers to Ilse", "2026-11-06")]
 
 
 def test_an_announcement_that_asks_everyone_for_a_thing_is_still_a_task() -> None:
@@ -146,6 +227,16 @@ def test_a_house_rule_said_to_the_reader_alone_is_left_to_the_other_rules() -> N
 )
 def test_news_to_pass_on_or_an_adverts_call_is_no_task(body: str) -> None:
     assert found(body, "Update") == []
+
+
+def test_thanks_to_pass_on_to_ones_people_is_no_task() -> None:
+    body = "The migration went out without a hitch. Please thank your support folks for it."
+    assert found(body, "Migration") == []
+
+
+def test_a_welcome_visit_in_an_announcement_is_no_task() -> None:
+    body = "Team,\n\nOmar joins finance today. Please drop by the third floor and say hi!"
+    assert found(body, "Welcome Omar") == []
 
 
 def test_an_ask_beside_news_to_pass_on_stays_a_task() -> None:
@@ -298,3 +389,52 @@ def test_a_statement_among_the_asks_is_no_task() -> None:
     assert found("row 14 is yours, fill in the costs by EOW pls", "budget sheet") == [
         ("Fill in costs", "2026-11-06")
     ]
+
+
+# --- a shop's, a survey's and a carrier's mail; "no action" said in full -------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "subject"),
+    [
+        ("Your basket is waiting.\n\nYou left 2 items in your cart. Complete your order today "
+         "and save 10%.", "Still deciding?"),
+        ("Thanks for staying at the Harbor Inn.\n\nPlease take our short guest survey, it "
+         "takes two minutes.", "How was your stay?"),
+        ("Please take a moment to tell us about your visit to the Elm Street branch.",
+         "Your visit"),
+        ("Votre colis est en route.\n\nVous pouvez suivre votre colis dans votre espace client. "
+         "Merci de ne pas répondre à ce message.", "Expédition"),
+        ("Ihre Bestellung ist unterwegs. Sie können Ihre Sendung verfolgen unter Konto.",
+         "Versand"),
+    ],
+)  # fmt: skip
+def test_a_shops_survey_or_carriers_call_is_no_task(body: str, subject: str) -> None:
+    assert found(body, subject) == []
+
+
+def test_a_survey_a_colleague_asks_for_by_a_date_is_left_to_the_other_rules() -> None:
+    """Only a service's call to "take our survey" is boilerplate, not an ask about one."""
+    body = "Could you send me your comments on the survey results by Thursday?"
+    assert found(body, "Survey") == [("Send comments on survey results to Ilse", "2026-11-05")]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Vous trouverez le compte rendu en pièce jointe. Aucune action n'est demandée de votre "
+        "part ; veuillez trouver ci-joint les annexes.",
+        "Anbei das Protokoll. Es ist keine Aktion erforderlich, bitte legen Sie es nur ab.",
+        "Te adjunto el informe. No hace falta que hagas nada, por favor guárdalo.",
+    ],
+)
+def test_no_action_said_in_full_settles_the_message(body: str) -> None:
+    assert found(body, "Report") == []
+
+
+def test_a_list_of_tips_is_no_task() -> None:
+    body = (
+        "Your bill is up 12% this month. A few tips to save:\n"
+        "- Lower the heating at night.\n- Run the dishwasher full."
+    )
+    assert found(body, "Your usage") == []

@@ -10,7 +10,13 @@ from __future__ import annotations
 import re
 
 from dayflow.providers.offline._clauses import Found
-from dayflow.providers.offline._lexicon import BROADCAST_CONDUCT, CONDUCT, cues
+from dayflow.providers.offline._lexicon import (
+    BROADCAST_CONDUCT,
+    CONDUCT,
+    FORBIDDING,
+    STANDING,
+    cues,
+)
 from dayflow.providers.offline._sentences import Sentence, spoken_to_group
 
 # A house rule, by its task's title ("Use side door on Elm St", "Park on Mill Street").
@@ -20,11 +26,28 @@ _HOUSE_RULE = re.compile(rf"^{cues(BROADCAST_CONDUCT)}", re.IGNORECASE)
 # schließt die Tür").
 _PLEA = r"(?:please|pls|kindly|bitte|merci\s+(?:de|d')|por\s+favor)"
 _BEHAVING = re.compile(rf"\b{_PLEA}\s*,?\s*{cues(CONDUCT)}", re.IGNORECASE)
+# A standing instruction, by its title: "Wear vest any time you cross yard" holds every day.
+_STANDING = re.compile(rf"\b{cues(STANDING)}\b", re.IGNORECASE)
+# A sentence that opens on what not to do: "Please don't reply-all -- use #ops instead".
+_FORBIDS = re.compile(rf"^\W*(?:{_PLEA}\s*,?\s*)?{cues(FORBIDDING)}", re.IGNORECASE)
 
 
 def for_everyone(found: list[Found], said: list[Sentence]) -> list[Found]:
-    """`found` without the house rules and ways to behave of a message that opens by greeting
-    a group (`said`, its sentences); any other message's `found` as it is."""
+    """`found` without the house rules, standing instructions and ways to behave of a message
+    that opens by greeting a group (`said`, its sentences); any other message's `found` as
+    it is."""
     if not spoken_to_group(said):
         return found
-    return [f for f in found if not _HOUSE_RULE.match(f.title) and not _BEHAVING.search(f.sentence)]
+    return [f for f in found if not _for_everyone(f)]
+
+
+def _for_everyone(found: Found) -> bool:
+    """Whether an ask of an announcement is for everyone who reads it: a house rule, a
+    standing instruction, a way to behave, or the sentence forbids first and says what to
+    do instead."""
+    return bool(
+        _HOUSE_RULE.match(found.title)
+        or _STANDING.search(found.title)
+        or _BEHAVING.search(found.sentence)
+        or _FORBIDS.match(found.sentence)
+    )

@@ -34,7 +34,9 @@ _NOT_A_REQUEST = re.compile(
     r"(?:find|see|note|allow|ignore|disregard|do not|don't|feel free|excuse|forgive|keep in mind"
     r"|be (?:aware|advised)|believe|imagine|let (?:me|us) know if (?:you (?:have|need)|anything)"
     r"|contact us|reach out|rate|enjoy|welcome|join us|register now|save|book your spot"
-    r"|take care|have (?:a|fun)|get well|arrive|be (?:on time|early)|beachten)\b",
+    r"|take care|have (?:a|fun)|get well|arrive|be (?:on time|early)|beachten"
+    # "veuillez trouver ci-joint", "encuentre adjunto": what is attached, not asked
+    r"|trouver (?:ci-joint|ci-dessous|en pi[eè]ce jointe)|encontrar(?:á)? adjunt\w*)\b",
     re.IGNORECASE,
 )
 # A way to behave ("be careful with ..."), news to keep to oneself ("keep this confidential") or

@@ -107,6 +107,33 @@ GREETINGS: Lexicon = {
     "es": ("hola", r"buenos\s+días", "estimad[oa]"),
 }
 
+# Whom a greeting line names when it names a group by what its people are ("Hello 3B
+# families,", "To all staff,", "Sehr geehrte Kundinnen und Kunden,", "Chers parents,"): plural
+# nouns, matched as whole words after up to a few words that say which ones ("Newark depot").
+GROUP_NOUNS: Lexicon = {
+    "en": ("families", "parents", "staff", "visitors", "guests", "customers", "clients",
+           "members", "colleagues", "managers", "leads", "neighbou?rs", "residents", "tenants",
+           "volunteers", "students", "employees", "teams?", "friends", "partners", "players",
+           "coaches", "folks", "people", "crew", "engineers", "drivers", "owners", "subscribers",
+           "users", "attendees", "participants", "everyone", "everybody", "all"),
+    "de": ("kolleg(?:innen|en)", "kund(?:innen|en)", "eltern", "nachbar(?:innen|n)", "mitglieder",
+           "mitarbeiter(?:innen)?", "mitarbeitende", "teilnehmer(?:innen)?", "gäste", "damen",
+           "herren", "zusammen", "alle", "team"),
+    "fr": ("collègues", "client(?:e)?s", "parents", "voisin(?:e)?s", "membres", "résident(?:e)?s",
+           "participant(?:e)?s", "familles", "tous", "toutes", "équipes?"),
+    "es": ("clientes", "vecin(?:o|a)s", "padres", "familias", "compañer(?:o|a)s", "colegas",
+           "miembros", "socios", "todos", "todas", "equipos?"),
+}  # fmt: skip
+# What opens a greeting line to a group, besides the greetings to a person: "To all staff,",
+# "Attention all drivers:", "Sehr geehrte Damen und Herren,", "Chers parents,", "Estimados
+# clientes:".
+GROUP_GREETINGS: Lexicon = {
+    "en": ("to", "attention", "calling"),
+    "de": (r"sehr\s+geehrte[rn]?", "an"),
+    "fr": ("chers", "chères", "cher", "chère", "à"),
+    "es": ("queridos", "queridas", "estimados", "estimadas", "a"),
+}
+
 # What a sentence spoken to someone goes on with when it is a request ("Marcus, can you...").
 ASKING_OPENERS: Lexicon = {
     "en": ("can", "could", "would", "will", "please", "pls", "kindly", r"do\s+you", r"are\s+you",
@@ -135,7 +162,7 @@ CONDUCT: Lexicon = {
     "en": (
         r"be\s+(?:extra\s+|very\s+|more\s+|especially\s+)?(?:careful|mindful|patient|considerate"
         r"|respectful|cautious|vigilant|alert|quiet|courteous|polite|discreet|safe|kind|tidy"
-        r"|punctual)\b",
+        r"|punctual|understanding|flexible)\b",
         r"bear\s+(?:with|in\s+mind)\b",
         r"(?:remember|note|be\s+reminded|keep\s+in\s+mind)\s+that\b",
         r"(?:stay|keep)\s+(?:safe|warm|tuned|alert|away|clear)\b",
@@ -147,6 +174,9 @@ CONDUCT: Lexicon = {
         r"(?:help\s+(?:me|us)\s+)?(?:give|extend)\s+\S+(?:\s+\S+)?\s+a\s+(?:\w+\s+)?welcome\b",
         r"(?:warmly\s+)?welcome\s+(?!back\b)",
         r"say\s+(?:hello|hi)\b",
+        # a visit to greet a newcomer: "please stop by the office and say hello"
+        r"(?:stop|drop|swing|pop|come)\s+(?:by|in|over|round)\b[^.!?;]{0,40}?\b(?:and|to)\s+"
+        r"(?:say\s+(?:hello|hi)|welcome|greet)\b",
         r"make\s+\S+\s+feel\s+(?:at\s+home|welcome)\b",
         # a habit, not a to-do: "always lock the door", "remember to lock your screen whenever"
         r"(?:always|never)\s",
@@ -156,19 +186,24 @@ CONDUCT: Lexicon = {
         r"(?:heißt|heiß|heißen\s+sie)\s[^.!?]{0,60}?\bwillkommen\b",
         rf"(?:denkt|denk|denken\s+sie)\s+(?:bitte\s+)?daran\b{_HABITUAL}",
         r"(?:seid|sei|seien\s+sie)\s+(?:bitte\s+)?(?:vorsichtig|geduldig|rücksichtsvoll|leise)\b",
-        r"(?:habt|hab|haben\s+sie)\s+(?:bitte\s+)?(?:etwas\s+)?geduld\b",
+        # "bitte haben Sie Verständnis für die Wartezeiten": patience and understanding asked
+        r"(?:habt|hab|haben\s+sie)\s+(?:bitte\s+)?(?:etwas\s+|noch\s+)?(?:geduld|verständnis|nachsicht)\b",
         r"(?:passt|pass|passen\s+sie)\s+(?:bitte\s+)?(?:gut\s+)?auf\b",
     ),
     "fr": (
-        r"(?:soyez|sois|d'être)\s+(?:très\s+)?(?:prudents?|patients?|vigilants?|attentifs?|discrets?)\b",
+        r"(?:soyez|sois|d'être)\s+(?:très\s+)?(?:prudents?|patients?|vigilants?|attentifs?|discrets?"
+        r"|compréhensifs?|indulgents?)\b",
+        r"(?:faites|fais|faire|de\s+faire)\s+preuve\s+de\s+(?:patience|compréhension|prudence"
+        r"|vigilance|discrétion|indulgence)\b",
         r"(?:faites|fais|faire|de\s+faire)\s+(?:bien\s+)?attention\b",
         r"(?:souhaite[rz]|souhaitons)\s+(?:la\s+)?bienvenue\b",
         r"(?:joignez-vous|joins-toi)\s+à\s+(?:moi|nous)\s+pour\s+(?:accueillir|féliciter)\b",
         rf"(?:pensez|pense|penser)\s+à\b{_HABITUAL}",
     ),
     "es": (
-        r"(?:tengan|tenga|ten|tened)\s+(?:mucho\s+)?(?:cuidado|paciencia)\b",
-        r"(?:sean|sea|sed|sé)\s+(?:muy\s+)?(?:prudentes?|pacientes?|discretos?)\b",
+        r"(?:tengan|tenga|ten|tened)\s+(?:mucho\s+|un\s+poco\s+de\s+)?(?:cuidado|paciencia"
+        r"|comprensión)\b",
+        r"(?:sean|sea|sed|sé)\s+(?:muy\s+)?(?:prudentes?|pacientes?|discretos?|comprensivos?)\b",
         r"(?:den|dé|da|demos|dar)\s+(?:la\s+)?bienvenida\b",
         r"(?:únanse|únete)\s+a\s+(?:mí|nosotros)\s+para\s+(?:dar|felicitar)\b",
         rf"(?:recuerden|recuerda|recuerde)\s+(?:que\s+)?\w+{_HABITUAL}",
@@ -183,6 +218,8 @@ PASSING_ON: Lexicon = {
         r"cascade\b", r"(?:pass|spread)\s+(?:this|it|the\s+(?:word|news|update))\s+(?:on|along)\b",
         r"align\s+(?:your|the)\s+(?:team|teams|org|group|leads|reports)\s+(?:on|with|around)\b",
         r"let\s+your\s+(?:team|teams|reports|people)\s+know\b",
+        # thanks passed on to one's people: "please thank your on-call folks for covering"
+        r"thank\s+your\s+(?:\S+\s+)?(?:team|teams|reports|people|folks|staff|crew|engineers)\b",
         r"visit\s+us\b", r"(?:shop|order|buy|subscribe)\s+(?:now|today)\b",
     ),
 }  # fmt: skip
@@ -201,29 +238,69 @@ MORE_INFO: Lexicon = {
 # Matched at the start of what follows the request cue, or anywhere in a sentence without one.
 DISCRETION: Lexicon = {
     "en": (
-        r"(?:keep|treat)\s+(?:this|it|that|these|them|the\s+(?:news|details?|information|above))"
-        r"(?:\s+\w+){0,3}?\s+(?:as\s+)?(?:confidential|private|quiet|secret|internal|under\s+wraps"
-        r"|between\s+(?:us|ourselves|the\s+two\s+of\s+us)|to\s+yourself|in\s+confidence"
-        r"|on\s+the\s+down-?low)\b",
+        # "keep this quiet", "treat the Q3 numbers and the org chart as confidential": what to
+        # keep may be any noun phrase of a few words
+        r"(?:keep|treat|hold)\s+(?:this|it|that|these|them|the|our|my|his|her|their|any|all)\s+"
+        r"(?:[^\s.!?;]+\s+){0,7}?(?:as\s+)?(?:strictly\s+)?(?:confidential|private|quiet|secret"
+        r"|internal|under\s+wraps|between\s+(?:us|ourselves|the\s+two\s+of\s+us)|to\s+yourself"
+        r"|in\s+(?:strict\s+)?confidence|on\s+the\s+down-?low)\b",
         r"keep\s+(?:this|it)\s+(?:strictly\s+)?(?:confidential|private|quiet|secret)\b",
         r"(?:don't|do\s+not|not\s+to)\s+(?:share|mention|forward|tell|discuss|spread)\b",
     ),
     "de": (
-        r"(?:behandle|behandelt|behandeln\s+sie)\s+(?:das|dies|es)\s+(?:bitte\s+)?(?:streng\s+)?"
-        r"vertraulich\b",
-        r"(?:behalte|behaltet|behalten\s+sie)\s+(?:das|es)\s+(?:bitte\s+)?(?:noch\s+)?für\s+(?:dich|euch|sich)\b",
-        r"(?:das|dies|es)\s+(?:bitte\s+)?(?:noch\s+)?(?:vertraulich\s+behandeln|für\s+dich\s+behalten)\b",
+        # "behandeln Sie den Termin bitte vertraulich": the thing may be any noun phrase
+        r"(?:behandle|behandelt|behandeln\s+sie)\s+(?:[^\s.!?;]+\s+){0,7}?(?:bitte\s+)?(?:noch\s+)?"
+        r"(?:streng\s+)?vertraulich\b",
+        r"(?:behalte|behaltet|behalten\s+sie)\s+(?:[^\s.!?;]+\s+){0,6}?(?:bitte\s+)?(?:noch\s+)?"
+        r"für\s+(?:dich|euch|sich)\b",
+        # the verb last, as a plea puts it: "bitte die Zahlen noch vertraulich behandeln"
+        r"(?:[^\s.!?;,]+\s+){0,7}?(?:bitte\s+)?(?:noch\s+)?(?:streng\s+)?(?:vertraulich\s+"
+        r"(?:behandeln|halten)|für\s+(?:dich|euch|sich)\s+behalten)\b",
     ),
     "fr": (
         r"(?:garde[rz]?|gardes)\s+(?:cela|ça|ceci|cette\s+information|l'information|le\s+secret)"
         r"(?:\s+pour\s+(?:toi|vous)|\s+confidentiel\w*)",
+        # "garder les tarifs 2027 confidentiels", "traiter ce dossier de façon confidentielle"
+        r"(?:garde[rz]?|gardes|traite[rz]?|traites|considére[rz]?)\s+(?:[^\s.!?;]+\s+){1,8}?"
+        r"(?:de\s+(?:façon|manière)\s+|comme\s+|en\s+toute\s+)?(?:confidentiel(?:le)?s?"
+        r"|confidentialité|secrète?s?)\b",
+        r"(?:de\s+)?ne\s+(?:l'|le\s+|la\s+|les\s+)?(?:pas\s+)?(?:en\s+)?(?:ébruiter|divulguer)\b",
         r"(?:de\s+)?ne\s+pas\s+(?:en\s+)?(?:parler|diffuser|partager)\b",
     ),
     "es": (
-        r"(?:mant(?:én|en|enga|engan|ener)|guard(?:a|e|en|ar))(?:lo|la)?\s+(?:esto\s+|esta\s+"
-        r"información\s+)?(?:en\s+)?(?:confidencial|secreto|reserva)\b",
+        # "mantén esto en reserva", "mantengan las cifras del piloto en secreto"
+        r"(?:mant(?:én|en|enga|engan|ener)|guard(?:a|e|en|ar))(?:lo|la|los|las)?\s+"
+        r"(?:[^\s.!?;]+\s+){0,7}?(?:en\s+|como\s+)?(?:confidencial(?:es)?|secreto|reserva)\b",
+        r"(?:trat(?:a|e|en|ar))(?:lo|la|los|las)?\s+(?:[^\s.!?;]+\s+){0,7}?(?:con\s+"
+        r"(?:total\s+)?(?:confidencialidad|discreción)|como\s+confidencial(?:es)?)\b",
         r"(?:no\s+(?:lo\s+)?(?:compartas|comparta|compartan|comentes|comente|digas))\b",
     ),
+}
+
+# What makes an ask in an announcement a standing instruction, not a to-do: it holds every day
+# or whenever its occasion comes ("wear a vest any time you cross the yard", "send a warm
+# jacket every day", "jeden Tag", "à chaque passage", "todos los días"). Matched anywhere in a
+# task's title.
+STANDING: Lexicon = {
+    "en": (r"every\s+(?:\w+\s+)?(?:day|morning|evening|night|time|visit|shift|contact|trip|entry)",
+           r"each\s+(?:\w+\s+)?(?:day|morning|time|visit|shift)", r"any\s*time", r"whenever",
+           r"at\s+all\s+times", r"daily", r"always"),
+    "de": (r"jeden\s+(?:tag|morgen|abend)", r"jedes\s+mal", r"immer(?:\s+wenn)?", r"täglich",
+           r"stets", r"jederzeit"),
+    "fr": (r"chaque\s+(?:jour|matin|soir|fois|passage|visite)", r"tous\s+les\s+(?:jours|matins)",
+           r"à\s+tout\s+moment", r"toujours"),
+    "es": (r"cada\s+(?:día|mañana|vez|visita)", r"todos\s+los\s+días", r"siempre(?:\s+que)?",
+           r"en\s+todo\s+momento"),
+}  # fmt: skip
+# A house rule said as what not to do: "please don't reply-all", "bitte nicht im Hof parken",
+# "merci de ne pas utiliser", "por favor, no usen"; what follows it in the sentence is the
+# way to do instead ("use #ops instead"). Not a reminder ("don't forget to ..."). Matched at
+# the start of what follows the plea.
+FORBIDDING: Lexicon = {
+    "en": (r"(?:don't|do\s+not|never)\s+(?!forget\b|miss\b|hesitate\b)",),
+    "de": (r"(?:nicht|keine?[nr]?)\s+(?!vergessen\b)",),
+    "fr": (r"(?:de\s+)?ne\s+(?:pas|plus|jamais)\s+(?!oublier\b)", r"n'(?!oubli)\w+\s+pas\b"),
+    "es": (r"no\s+(?!olvid\w*\b)\w+",),
 }
 
 # What a request spoken to a group ("Hi all,", "Team,") asks when it is a house rule for everyone

@@ -55,13 +55,24 @@ _FYI = re.compile(
     r"|keeping you in the loop|cc'?(?:ing|ed)? (?:you|\w+) (?:for|so)\b",
     re.IGNORECASE,
 )
+# "No action is needed from you" said in full in each language: "Aucune action n'est requise de
+# votre côté", "Es ist keine Aktion erforderlich", "No es necesario que hagas nada".
+_NO_ACTION_SAID = (
+    r"\bno action is (?:needed|required)|aucune action n'est (?:requise|nécessaire|demandée)"
+    r"|(?:vous n'avez|tu n'as) rien à faire|rien n'est (?:requis|demandé) de (?:votre|ta) part"
+    r"|keine (?:aktion|handlung|reaktion) (?:ist )?(?:erforderlich|nötig|notwendig)"
+    r"|(?:sie müssen|du musst|ihr müsst) nichts (?:tun|unternehmen|machen)"
+    r"|no (?:es necesario|hace falta) que (?:hagas|haga|hagan) nada|no (?:tienes|tiene|tienen)"
+    r" que hacer nada"
+)
 # "Heads up: ..." warns; what follows may still ask ("Can you send it over?"), so it marks only
 # its own sentence, and a snippet that opens with it is still opened.
 _HEADS_UP = re.compile(r"\bheads[- ]up\b", re.IGNORECASE)
 _ALL_CLEAR = re.compile(
     rf"^(?:fyi|just (?:a note|so you know|to let you know)|{_JUST_INFO})\b"
     rf"|\bno action (?:needed|required)|nothing (?:is )?needed|{_NOTHING_TO_DO}"
-    r"|no need to do anything|no hace falta que hagas nada",
+    r"|no need to do anything|no hace falta que hagas nada"
+    rf"|{_NO_ACTION_SAID}",
     re.IGNORECASE,
 )
 _NEWSLETTER = re.compile(
@@ -72,7 +83,15 @@ _NEWSLETTER = re.compile(
     r"|track (?:your|the) (?:package|order|shipment)"
     r"|this (?:e-?mail|message) was sent(?! to (?:all|every|each)\b)"  # not "to all leaders"
     r"|thanks? (?:you )?for (?:your )?(?:order|purchase|shopping|signing up)"
-    r"|mentioned you in|assigned (?:\S+ )?to you\b",
+    r"|mentioned you in|assigned (?:\S+ )?to you\b"
+    # a shop's reminder of a cart left behind: "You left something in your cart"
+    r"|(?:left|still have) (?:something|\w+ items?|items?) in your (?:cart|basket|bag)"
+    r"|complete your (?:purchase|order|checkout)"
+    # the same notices in German, French and Spanish: a parcel to track, a no-reply sender
+    r"|sendung (?:verfolgen|nachverfolgen)|antworten sie (?:bitte )?nicht auf diese"
+    r"|suivre (?:votre|ton) (?:colis|commande)|ne (?:pas )?répon(?:dez|ds) pas à (?:ce|cet)"
+    r"|seguir (?:tu|su) (?:paquete|pedido|envío)|no (?:respondas|responda|conteste|contestes)"
+    r" a este (?:mensaje|correo)",
     re.IGNORECASE,
 )
 # A sentence that is a service's boilerplate, whoever sends it: "click the link below".
@@ -81,17 +100,31 @@ _BOILERPLATE = re.compile(
     r"|(?:confirm|verify) your (?:e-?mail|account)|satisfaction survey|we value your feedback"
     r"|how did we do|rate your (?:recent )?(?:stay|order|visit|experience)|register (?:now|today"
     r"|here)|sign up (?:now|today)|upgrade now|learn more|read more|get started|shop now|buy now"
-    r"|claim your|redeem|shared (?:a|the) (?:document|file|folder) with you",
+    r"|claim your|redeem|shared (?:a|the) (?:document|file|folder) with you"
+    # a service's call to its own survey: "take our 2-minute survey", "tell us about your stay"
+    # (not "please fill in the staff survey by Friday", a colleague's ask)
+    r"|\b(?:take|complete|fill (?:out|in)|start|answer) (?:our|this|a)(?: [\w-]+){0,3} survey"
+    r"|tell us (?:about|how) (?:your|was your) (?:experience|stay|visit|flight|trip|order|purchase)"
+    r"|(?:an|bei) (?:unserer|der) (?:kurzen )?umfrage teil|répondre à (?:notre|ce|un) (?:court )?"
+    r"(?:questionnaire|sondage)"
+    r"|(?:responder|completar|contestar) (?:nuestra|la) (?:breve )?encuesta",
     re.IGNORECASE,
 )
 _NO_DEADLINE: Deadline | None = None
 _NO_ACTION = re.compile(
     r"\bno (?:action|reply|response) (?:is )?(?:needed|required)\b|\bnothing (?:for you )?to do\b"
     r"|\bkein(?:e)? (?:handlungsbedarf|aktion nötig)\b|\baucune action (?:requise|nécessaire)\b"
-    r"|\bno (?:se )?requiere (?:ninguna )?acción\b",
+    r"|\bno (?:se )?requiere (?:ninguna )?acción\b"
+    rf"|{_NO_ACTION_SAID}",
     re.IGNORECASE,
 )
 # A heading over a list of what is done or decided, not asked ("Decisions", "Shipped:").
+# A heading over a list of tips ("Tips to save:", "Ein paar Tipps:", "Nos conseils :"): its
+# items advise, they do not ask.
+_TIPS_HEADING = re.compile(
+    r"^\s*(?:[\w'-]+\s+){0,3}?(?:tips|hints|tipps|conseils|astuces|consejos|trucos)\b[^:]{0,40}:\s*$",
+    re.IGNORECASE,
+)
 _DONE_HEADING = re.compile(
     r"^\s*(?:decisions?(?: made)?|decided|shipped(?: this week)?|done|completed|released|resolved"
     r"|beschlüsse|entscheidungen|erledigt|décisions|décidé|livré|decisiones|acuerdos|hecho)\s*:?\s*$",
@@ -284,7 +317,7 @@ def requests_in(
             continue
         plain = spoken_rest(sentence.text)
         if not sentence.listed:  # "Two things before our QBR on the 5th, please:" dates its list
-            done_list = bool(_DONE_HEADING.match(plain))
+            done_list = bool(_DONE_HEADING.match(plain) or _TIPS_HEADING.match(plain))
             list_due = (
                 find_deadline(plain, received, lead_only=True) if plain.endswith(":") else None
             )
@@ -329,8 +362,9 @@ def requests_in(
             asked.add(n)
     if any(not f.weak for f in found):  # "let me know what you think" after the question
         found = [f for f in found if not f.weak]
+    asked_everyone = bool(found)
     found = for_everyone(found, found_sentences)  # "Hi all, please use the side door"
-    if not found and not any(elsewhere) and not _BOILERPLATE.search(text):
+    if not asked_everyone and not any(elsewhere) and not _BOILERPLATE.search(text):
         found = _terse(text, subject, sender, received, reply=bool(_REPLY.match(subject)))
         found = _evidenced(found, text, subject, "a terse request")
     # Any request a rule above gave no sentence still carries one: the first of the sender's.

@@ -14,7 +14,13 @@ import re
 from dataclasses import dataclass
 
 from dayflow.dates import any_phrase
-from dayflow.providers.offline._lexicon import ASKING_OPENERS, GREETINGS, cues
+from dayflow.providers.offline._lexicon import (
+    ASKING_OPENERS,
+    GREETINGS,
+    GROUP_GREETINGS,
+    GROUP_NOUNS,
+    cues,
+)
 from dayflow.providers.offline._titles import VERBS
 
 # A list item's marker, or markers stacked ("- 1. Take a look...").
@@ -177,9 +183,26 @@ _TO_GROUP = re.compile(
 )
 
 
+# A greeting line, the whole sentence, that names a group by its people ("Hello 3B families,",
+# "All Newark depot staff and visitors,", "EMs,", "Sehr geehrte Kundinnen und Kunden,"): up to
+# four words say which ones, and an abbreviation's plural ("EMs", "PMs") is a group too.
+_GROUP_NOUN = rf"(?:(?i:{cues(GROUP_NOUNS)})|[A-Z]{{2,4}}s)"
+_WHICH = r"(?:[\w&'’.-]+\s+){0,4}?"
+_GROUP_LINE = re.compile(
+    rf"^(?i:(?:{cues(GREETINGS)}|{cues(GROUP_GREETINGS)})\s+)*(?i:(?:all|every|alle|tous|todos)\s+)?"
+    rf"(?i:(?:our|the|my|unsere|liebe|nos|mes|les|nuestros)\s+)?{_WHICH}{_GROUP_NOUN}"
+    rf"(?:\s+(?i:and|&|und|et|y)\s+{_WHICH}{_GROUP_NOUN})?\s*[,!:]?$"
+)
+
+
+def greets_group(text: str) -> bool:
+    """Whether a sentence greets a group ("Hi all,", "Team,", "To all staff,", "EMs,")."""
+    return bool(_TO_GROUP.match(text) or _GROUP_LINE.match(text.strip()))
+
+
 def spoken_to_group(found: list[Sentence]) -> bool:
     """Whether a message opens by greeting a group ("Hi all,", "Team,"): an announcement."""
-    return bool(found) and bool(_TO_GROUP.match(found[0].text))
+    return bool(found) and greets_group(found[0].text)
 
 
 def addressed_elsewhere(found: list[Sentence], reader: str | None) -> list[bool]:
@@ -225,7 +248,7 @@ def addressed_when_copied(
         names, _ = spoken_to(sentence.text, strict=True)
         if sentence.paragraph != paragraph:
             paragraph, current = sentence.paragraph, None
-        if _TO_GROUP.match(sentence.text) or any(_GROUP.match(x) for x in names):
+        if greets_group(sentence.text) or any(_GROUP.match(x) for x in names):
             current = False  # "Hi all," speaks to everyone it went to, the copied reader too
             if n == 0:
                 group = True
