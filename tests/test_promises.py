@@ -77,6 +77,68 @@ def test_a_question_a_request_and_others_words_are_no_promise() -> None:
     assert _open(_msg("Sure.\n> I'll send you the report by Friday.")) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "what", "due", "kind"),
+    [
+        # "I'll get you", "I will return", "I can bring", and no "I" after a greeting
+        ("Hana, will get you the signed copy tomorrow.", "will get you the signed copy tomorrow",
+         "2026-11-19", "implied"),
+        ("I will return the keys on Friday.", "I will return the keys on Friday", "2026-11-20",
+         "stated"),
+        ("I can bring the cake for Saturday's party.", "I can bring the cake for Saturday's party",
+         "2026-11-21", "stated"),
+        # the shared date reading: "end of next week" is the following week's Friday (GUIDE.md),
+        # "first thing tomorrow" is tomorrow, "next week" alone is vague
+        ("I'll get you the figures by end of next week.",
+         "I'll get you the figures by end of next week", "2026-11-27", "implied"),
+        ("I'll send the draft first thing tomorrow - the printer is down tonight.",
+         "I'll send the draft first thing tomorrow", "2026-11-19", "implied"),
+        ("I'll share the notes next week.", "I'll share the notes next week", None, "none"),
+        ("I'll check if Dana is free and get back to you tomorrow.",
+         "I'll check if Dana is free and get back to you tomorrow", "2026-11-19", "implied"),
+        ("Morgen schicke ich dir die Zahlen.", "Morgen schicke ich dir die Zahlen", "2026-11-19",
+         "implied"),
+        ("Ich bringe am Samstag den Kuchen mit.", "Ich bringe am Samstag den Kuchen mit",
+         "2026-11-21", "stated"),
+        ("Je vous apporterai les clés vendredi.", "Je vous apporterai les clés vendredi",
+         "2026-11-20", "stated"),
+        ("Le llamaré el lunes.", "Le llamaré el lunes", "2026-11-23", "stated"),
+        ("Me encargo de las sillas mañana.", "Me encargo de las sillas mañana", "2026-11-19",
+         "implied"),
+        ("Puedo traer las sillas el sábado.", "Puedo traer las sillas el sábado", "2026-11-21",
+         "stated"),
+    ],
+)  # fmt: skip
+def test_promises_of_each_form_with_the_shared_date_reading(
+    text: str, what: str, due: str | None, kind: str
+) -> None:
+    assert _open(_msg(f"Hi Hana. {text}")) == [(what, due, kind)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I can't send it before Monday.",
+        "I will not send the deck.",
+        "I'll be out of the office until Monday.",
+        "I'll have to cancel our call tomorrow.",
+        "I'll let you know if anything changes.",
+        "If you need it, I'll send the file tonight.",
+        "Can I bring a friend?",
+        "The vendor, who is late, will send the quote Friday.",
+        "Ich werde morgen nicht im Büro sein.",
+        "Wenn du willst, schicke ich dir das.",
+        "Je ne vais pas pouvoir venir.",
+        "Je vais être absent demain.",
+        "Je vous l'envoie si besoin.",
+        "No te envío nada hasta el lunes.",
+        "Te llamo si hay novedades.",
+    ],
+)
+def test_a_refusal_an_absence_a_condition_or_a_question_is_no_promise(text: str) -> None:
+    assert _open(_msg(f"Hi Hana. {text}")) == []
+
+
 def test_a_delivery_or_a_no_longer_needed_keeps_it() -> None:
     promise = _msg("I'll send you the report by Friday.")
     later = WED + dt.timedelta(hours=5)

@@ -19,33 +19,80 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dayflow.dates import SENTENCE, named_date
+from dayflow.dates import SENTENCE, find_deadline, named_date
 from dayflow.followups.rules import own_words
 from dayflow.followups.threads import Thread, ThreadMessage
 from dayflow.sources.identity import short_hash
 from dayflow.sources.me import Me
 
+_NAMED_DAY = re.compile(r"\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}/\d{1,2}", re.IGNORECASE)
 PROMISE_PREFIX = "promise:"
 MAX_PROMISES = 30
 MAX_WHAT = 200
 
-_CUES = (
-    # en
-    r"\bI(?:'ll|\s+will|\s+shall|'m\s+going\s+to|\s+am\s+going\s+to)\s+(?:\w+\s+){0,2}?"
-    r"(?:send|get\s+back|check|share|forward|follow\s+up|revert|prepare|look\s+into|circle"
-    r"\s+back|update|confirm|draft|write|have|call|review|finish|deliver|book)\b",
-    r"\blet\s+me\s+(?:check|look|find\s+out|confirm|get\s+back|revert)\b",
-    # de
-    r"\bich\s+(?:werde|schicke|sende|melde\s+mich|kümmere\s+mich|prüfe|schaue)\b",
-    # fr
-    r"\bje\s+(?:vous\s+|te\s+|t'|l'|les\s+)?(?:enverrai|envoie|reviens|reviendrai|vérifie"
-    r"|regarde|confirme|vais)\b",
-    # es
-    r"\b(?:te|le|les|os)\s+(?:enviaré|envío|mando|mandaré|confirmo|aviso|escribo)\b",
-    r"\b(?:voy\s+a|vamos\s+a)\s+(?:enviar|mandar|revisar|comprobar|preparar)\b",
-    r"\b(?:lo\s+)?(?:reviso|compruebo)\s+y\s+te\b",
+# What the user says they will do, as a class: a first person ("I'll", "I will", "I can", or
+# none after a greeting: "Tom, will get you ...") and a verb of doing something for someone.
+# Never a refusal or an absence ("I can't", "I won't", "I'll be out", "I'll have to cancel").
+_VERBS_EN = (
+    r"(?:send|get\s+back|get\s+(?:you|it\s+to|them\s+to|this\s+to|that\s+to)\b|check|share"
+    r"|forward|follow\s+up|revert|prepare|look\s+into|circle\s+back|update|confirm|draft|write"
+    r"|have(?!\s+to\b)|call|ring|review|finish|deliver|book|return|bring|give|drop\s+off"
+    r"|pick\s+up|set\s+up|sort\s+out|put\s+together|pull\s+together|take\s+care|handle"
+    r"|arrange|schedule|reach\s+out|email|e-mail|text|let\s+\w+\s+know|sign|submit|transfer"
+    r"|walk\s+(?:\w+\s+){1,3}?through|pay|fix|print|order|post|upload|present|ping|talk\s+to"
+    r"|speak\s+(?:to|with)|drop\s+by|come\s+by)\b"
 )
-_PROMISE = re.compile("|".join(f"(?:{c})" for c in _CUES), re.IGNORECASE)
+_CUES_EN = (
+    # "I'll", "I will", "I can" ...; or no "I" after a greeting ("Tom, will get you ...")
+    r"\bI(?:'ll|\s+will|\s+shall|'m\s+going\s+to|\s+am\s+going\s+to|\s+can)"
+    rf"(?!\s+(?:not|never)\b)\s+(?:\w+\s+){{0,2}}?{_VERBS_EN}",
+    rf"^(?:(?:[\w'.]+\s*){{1,3}}[,:-]\s*)?will\s+(?:\w+\s+)?{_VERBS_EN}",
+    r"\blet\s+me\s+(?:check|look|find\s+out|confirm|get\s+back|revert)\b",
+)
+_CUES_OTHER = (
+    # de ("ich schicke", and the verb second: "morgen schicke ich", its time kept)
+    r"\bich\s+(?:werde|schicke|sende|melde\s+mich|kümmere\s+mich|prüfe|schaue|bringe|rufe"
+    r"|gebe|bereite|kläre|erledige|liefere|übernehme|reiche)\b",
+    r"(?:^|[,;]\s*)(?:\w+\s+){0,3}?(?:schicke|sende|bringe|rufe|melde|gebe|kümmere|kläre"
+    r"|erledige)\s+ich\b",
+    r"\bich\s+kann\s+(?:\w+\s+){0,4}?(?:mitbringen|schicken|senden|vorbeibringen|übernehmen)\b",
+    # fr ("je vais" but not "je vais être absent")
+    r"\bje\s+(?:vous\s+|te\s+|t'|l'|les\s+|lui\s+|leur\s+|m'en\s+|m')?(?:enverrai|envoie"
+    r"|reviens|reviendrai|vérifie|regarde|confirme|vais(?!\s+être)|apporterai|apporte"
+    r"|rappellerai|rappelle|appellerai|appelle|transmettrai|transmets|ferai|prépare|préparerai"
+    r"|rendrai|occupe|charge)\b",
+    r"\bje\s+(?:vous\s+|te\s+)?peux\s+(?:vous\s+|te\s+|l'|les\s+)?(?:envoyer|apporter"
+    r"|transmettre|préparer)\b",
+    # es
+    r"\b(?:te|le|les|os|lo|la)\s+(?:enviaré|envío|mando|mandaré|confirmo|aviso|escribo|llamo"
+    r"|llamaré|paso|pasaré|traigo|traeré|llevo|llevaré|devuelvo|devolveré|comento|comentaré"
+    r"|digo|diré)\b",
+    r"\b(?:voy\s+a|vamos\s+a)\s+(?:enviar|mandar|revisar|comprobar|preparar|llamar|llevar"
+    r"|traer|devolver)\b",
+    r"\b(?:lo\s+)?(?:reviso|compruebo)\s+y\s+te\b",
+    r"\b(?:yo\s+)?me\s+(?:encargo|ocupo)\b",
+    r"\bpuedo\s+(?:llevar|traer|enviar|mandar)\b",
+)
+_PROMISE = re.compile("|".join(f"(?:{c})" for c in (*_CUES_EN, *_CUES_OTHER)), re.IGNORECASE)
+_PROMISE_EN = re.compile("|".join(f"(?:{c})" for c in _CUES_EN), re.IGNORECASE)
+# A promise on a condition is none yet ("I'll let you know if anything changes", "je vous
+# l'envoie si besoin"); "see if", "check whether" ask a question and keep the promise.
+_CONDITION = re.compile(
+    r"(?<!\bsee\s)(?<!\bcheck\s)(?<!\bask\s)(?<!\bout\s)(?<!\bconfirm\s)"
+    r"\b(?:if|unless|in\s+case|wenn|falls|sofern|si|au\s+cas\s+où|en\s+caso\s+de)\b",
+    re.IGNORECASE,
+)
+# A refusal in the three other languages ("ich werde morgen nicht da sein", "je ne vais pas",
+# "no te lo envío"): English says it in its cue ("I can't", "I won't", "I will not").
+_REFUSAL = re.compile(
+    r"\b(?:nicht|nie|niemals|kein\w*)\b|\bne\s|\bn'|(?<![\w'])no\s+(?:te|le|lo|la|les|os|me"
+    r"|puedo|podré|voy|vamos)\b",
+    re.IGNORECASE,
+)
+# The greeting before a promise without "I" ("Tom, will get you ..."): not the promise.
+_GREETING = re.compile(r"^(?:[\w'.]+\s*){1,3}[,:-]\s*(?=will\b)", re.IGNORECASE)
+# Where the promise's words end and a remark begins ("tomorrow - the export is broken").
+_CLAUSE_END = re.compile(r"\s+[-–—]+\s+|;\s*")
 _DELIVERED = re.compile(
     r"\b(?:here\s+is|here's|here\s+are|attached|attaching|please\s+find|as\s+promised|enclosed"
     r"|anbei|im\s+anhang|hier\s+ist|wie\s+versprochen|ci-joint|voici|comme\s+promis"
@@ -57,13 +104,6 @@ _NOT_NEEDED = re.compile(
     r"|don't\s+need\s+it|nicht\s+mehr\s+nötig|brauche\s+ich\s+nicht\s+mehr|plus\s+besoin"
     r"|pas\s+la\s+peine|ya\s+no\s+hace\s+falta|ya\s+no\s+lo\s+necesito)\b",
     re.IGNORECASE,
-)
-
-_NEXT_WEEK = r"\b(?:next\s+week|nächste\s+woche|semaine\s+prochaine|próxima\s+semana)\b"
-_IMPLIED = (
-    (re.compile(r"\b(?:today|end\s+of\s+(?:the\s+)?day|eod|heute|aujourd'hui|hoy)\b", re.I), 0),
-    (re.compile(r"\b(?:tomorrow|morgen|demain|mañana)\b", re.I), 1),
-    (re.compile(_NEXT_WEEK, re.I), 7),
 )
 
 
@@ -126,12 +166,15 @@ def _promise(thread: Thread, m: ThreadMessage, me: Me, tz: dt.tzinfo) -> Promise
     for found in SENTENCE.finditer(own_words(m.text)):
         sentence = " ".join(found.group(0).split())
         cue = _PROMISE.search(sentence)
-        if cue is None or "?" in sentence:
+        if cue is None or "?" in sentence or _CONDITION.search(sentence):
+            continue
+        if _REFUSAL.search(sentence) and not _PROMISE_EN.fullmatch(cue.group(0)):
             continue
         sent = m.received_at.astimezone(tz).date()
-        due, kind = _due(sentence, sent)
+        what = _CLAUSE_END.split(sentence[cue.start() :], maxsplit=1)[0].rstrip(".!")
+        what = _GREETING.sub("", what.lstrip(",;: "))[:MAX_WHAT]
+        due, kind = _due(what, sent)
         name, address = others[0]
-        what = sentence[cue.start() :].rstrip(".!")[:MAX_WHAT]
         key = PROMISE_PREFIX + short_hash(f"{m.key}\n{sentence}")
         return Promise(
             key, thread.key, name, address, what, due, kind, sentence[:300], m.id, m.received_at
@@ -139,14 +182,16 @@ def _promise(thread: Thread, m: ThreadMessage, me: Me, tz: dt.tzinfo) -> Promise
     return None
 
 
-def _due(sentence: str, sent: dt.date) -> tuple[str | None, str]:
-    day = date_in(sentence, sent)
-    if day is not None:
-        return day.isoformat(), "stated"
-    for pattern, days in _IMPLIED:
-        if pattern.search(sentence):
-            return (sent + dt.timedelta(days=days)).isoformat(), "implied"
-    return None, "none"
+def _due(what: str, sent: dt.date) -> tuple[str | None, str]:
+    """The due date of a promise's words, read as every deadline is (`dates.find_deadline`, a
+    bare weekday counted, as in "I'll send it Friday"), and whether a date or weekday is named
+    ("stated") or only a time ("implied": "tomorrow", "end of next week"). "Next week" alone
+    is vague, so none (GUIDE.md)."""
+    found = find_deadline(what, sent, lead_on=True)
+    if found is None or found.due is None:
+        return None, "none"
+    named = named_date(found.phrase, sent) is not None or _NAMED_DAY.search(found.phrase)
+    return found.due.isoformat(), "stated" if named else "implied"
 
 
 def _kept(later: list[ThreadMessage]) -> bool:
