@@ -36,11 +36,14 @@ def test_the_samples_second_day_moves_nothing(tmp_path: Path) -> None:
         "Compared with the brief of Thu 5 Nov.",
         "- Nothing of it changed (replies, waits, tasks, meetings).",
     ]
+    # Eleven days later (a holiday): its daily conflict is no new one, nor its meetings.
+    later = _brief(tmp_path, "2026-11-17", "--format", "json")
+    assert json.loads(later)["since"]["nothing"] is True
     # Three days later, in another zone: the sample's 09:30 is 09:30 wherever it is read.
-    doc = json.loads(_brief(tmp_path, "2026-11-09", "--format", "json",
+    doc = json.loads(_brief(tmp_path, "2026-11-20", "--format", "json",
                             env={"DAYFLOW_TZ": "Europe/Berlin"}))  # fmt: skip
     since = doc["since"]
-    assert since["previous"]["brief_date"] == "2026-11-06"
+    assert since["previous"]["brief_date"] == "2026-11-17"
     assert since["nothing"] is True
     assert not since["meetings_moved"] and not since["conflicts_new"]
 
@@ -169,3 +172,47 @@ def test_the_pages_since_yesterday_links_each_change_to_its_mail(tmp_path: Path)
         assert f'<dt id="{anchor[1:]}">' in evidence
     frank = evidence.split("Mail “Re: Contract draft”", 1)[1].split("</dd>", 1)[0]
     assert "<q>Good news: the deadline moved to Wednesday 25 November.</q>" in frank
+
+
+def test_a_deadline_moved_to_a_day_already_past_is_not_proposed(tmp_path: Path) -> None:
+    """Frank's later word moves his deadline to a day before the brief's: move_due would
+    refuse it, so read_since proposes no such move (its data and the section agree), and the
+    task keeps its date; a move to a later day, in the next message, is made."""
+    from tests.mailkit import deliver, thread_mail
+    from tests.test_sent_mail import at
+    from tests.test_since import DAY1, DAY2, DAY3, FRANK, SINCE, _day1
+
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+
+    def brief(day: str) -> dict[str, Any]:
+        res = invoke(db, offline_model, "brief", "--date", day, *SINCE, "--format", "json",
+                     env=env, clock=f"{day}T07:30:00+00:00")  # fmt: skip
+        assert res.code == 0, res.err
+        doc: dict[str, Any] = json.loads(res.out)
+        return doc
+
+    def contract_due() -> list[str]:
+        tasks = json.loads(invoke(db, offline_model, "tasks", "--json", env=env).out)
+        return [t["due"] for t in tasks if "contract" in t["title"].lower()]
+
+    brief(DAY1)
+    assert contract_due() == ["2026-11-23"]
+    past = thread_mail("frank2@x", sender=FRANK, subject="Re: Contract draft",
+                       body="Sorry: the deadline was moved to Monday 16 November.",
+                       when=at(19, 6), reply_to="frank1@x", refs="<frank1@x>")  # fmt: skip
+    deliver(tmp_path / "mail" / "INBOX", past, at(19, 6))
+    two = brief(DAY2)
+    assert two["since"]["due_moved"] == []
+    assert not [x for x in _section(two["brief"]) if x.startswith("- Due date moved")]
+    assert contract_due() == ["2026-11-23"]
+    later = thread_mail("frank3@x", sender=FRANK, subject="Re: Contract draft",
+                        body="Correction: the deadline moved to Thursday 26 November.",
+                        when=at(19, 18), reply_to="frank2@x",
+                        refs="<frank1@x> <frank2@x>")  # fmt: skip
+    deliver(tmp_path / "mail" / "INBOX", later, at(19, 18))
+    three = brief(DAY3)
+    assert [(m["was"], m["now"]) for m in three["since"]["due_moved"]] == [
+        ("2026-11-23", "2026-11-26")
+    ]
+    assert contract_due() == ["2026-11-26"]

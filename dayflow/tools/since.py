@@ -152,7 +152,14 @@ def rebased(state: State, sources: Collection[str], days: int, tz: tzinfo) -> St
         eid: _later(e, days, tz) if e.get("source") in names else e
         for eid, e in state.events.items()
     }
-    return replace(state, events=events)
+    # The days it read, moved alike: a brief a week or more before still read "today" of such
+    # a calendar (its conflicts then are not new). A user's calendar read beside one (a config
+    # with both) is compared on those days too; the sample never is.
+    try:
+        moved = {d + timedelta(days=days) for d in state.days}
+    except OverflowError:
+        moved = set()
+    return replace(state, events=events, days=state.days | moved)
 
 
 def _later(e: dict[str, Any], days: int, tz: tzinfo) -> dict[str, Any]:
@@ -304,7 +311,9 @@ def due_moves(env: ToolEnv, feed: Followups) -> list[dict[str, Any]]:
             if moved is None:
                 continue
             day, sentence = moved
-            if day.isoformat() != task.due:
+            # A day already past is no due date to move to (move_due refuses it): not proposed,
+            # so `due_moved` holds only moves the brief can make and say.
+            if day >= env.brief_date and day.isoformat() != task.due:
                 by = {"name": m.sender_name, "address": m.sender_address}
                 out.append(
                     {"id": task.id, "title": task.title, "was": task.due, "now": day.isoformat()}
