@@ -139,3 +139,14 @@ def test_the_19th_and_next_weeks_end_are_read_from_the_briefs_zone_across_both_d
     spanish = "¿Puedes revisar el borrador para el 19?"
     assert _due(spanish, "2026-10-19T22:30:00+00:00", tz="Europe/Madrid") == ["2026-11-19"]
     assert _due(spanish, "2026-10-19T22:30:00+00:00", tz="America/New_York") == ["2026-10-19"]
+
+
+def test_a_question_or_abbreviation_in_brackets_does_not_cut_the_ask_from_its_date() -> None:
+    """'(Slack? the old Jira board?)' and '(approx. 40 rows)' sit inside the sentence, so the
+    deadline after the brackets is still the ask's."""
+    body = "Please send me the apps you no longer use (Slack? the old Jira board?) by Wednesday."
+    assert [d for _, d in found(body, "Licences")] == ["2026-11-04"]
+    table = "Could you fill in the vendor sheet (approx. 40 rows, excl. tax) by Thursday?"
+    assert [d for _, d in found(table, "Vendor sheet")] == ["2026-11-05"]
+    two = "Can you check the rota? I think it's wrong. Send it back by Thursday."
+    assert len(found(two, "Rota")) == 2  # outside brackets a question still ends a sentence

@@ -100,6 +100,9 @@ _CLOSING = re.compile(
 )
 
 
+_BRACKETED = re.compile(r"\([^()\n]{1,120}\)")
+
+
 @dataclass(frozen=True)
 class Sentence:
     text: str
@@ -108,7 +111,8 @@ class Sentence:
 
 
 def sentences(text: str) -> list[Sentence]:
-    """The sentences of `text`, in order; a date such as 6.11. or a.m. does not end one."""
+    """The sentences of `text`, in order; a date such as 6.11. or a.m. does not end one, nor
+    does a question in brackets."""
     out: list[Sentence] = []
     for number, paragraph in enumerate(re.split(r"\n\s*\n", text)):
         paragraph = _inline_list(paragraph)
@@ -121,8 +125,13 @@ def sentences(text: str) -> list[Sentence]:
             protected = re.sub(r"(\d)\.(\d)", "\\1\x00\\2", protected)
             protected = _DAY_DOT.sub("\\1\x00", protected)  # "bis 13. November"
             protected = re.sub(r"(\d\x00\d{1,2})\.", "\\1\x00", protected)
+            # "(Miro? the second Figma org?)", "(incl. open reqs)": no sentence ends in brackets
+            protected = _BRACKETED.sub(
+                lambda m: m.group(0).replace(".", "\x00").replace("?", "\x01").replace("!", "\x02"),
+                protected,
+            )
             for part in _SENTENCE_END.split(protected):
-                part = part.replace("\x00", ".").strip()
+                part = part.replace("\x00", ".").replace("\x01", "?").replace("\x02", "!").strip()
                 if part:
                     out.append(Sentence(part, listed, number))
                     listed = False
