@@ -260,7 +260,13 @@ commands.add_typer(sources_app, name="sources")
 
 
 def _load(deps: Runtime, flag: str | None) -> SourcesConfig | None:
-    loaded = deps.config.sources(flag)
+    from dayflow.errors import ConfigFileError
+
+    try:
+        loaded = deps.config.sources(flag)
+    except ConfigFileError:
+        deps.config.validate(flag)  # every section's problems, as a brief says them
+        raise
     if loaded is None:
         path, _ = deps.config.config_path(flag)
         deps.err.print(

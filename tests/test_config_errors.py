@@ -157,6 +157,21 @@ def test_sources_check_gives_each_delivery_problem_its_line(tmp_path: Path) -> N
     assert len(delivery) == 4 and all(f"error: {cfg}: " in line for line in delivery)
 
 
+def test_sources_check_and_list_name_every_section_s_problems_too(tmp_path: Path) -> None:
+    """An invalid source stopped them before the delivery settings were looked at."""
+    home = tmp_path / "home"
+    home.mkdir()
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('deliver = 3\n[[inbox]]\nname = "x"\nkind = "pigeon"\n')
+    env = {"HOME": str(home), "DAYFLOW_CONFIG": str(cfg)}
+    for args in (("sources", "check"), ("sources",)):
+        res = invoke(tmp_path / "d.db", offline_model, *args, env=env)
+        assert res.code == 4
+        lines = error_lines(tmp_path, res)
+        assert len(lines) == 2 and "unknown kind 'pigeon'" in lines[0], lines
+        assert lines[1].startswith("deliver must be a list of sinks")
+
+
 def test_a_broken_config_says_nothing_before_its_error(tmp_path: Path) -> None:
     """ "No ANTHROPIC_API_KEY set: using the built-in offline model" came first."""
     for toml in ('[[inbox]]\nname = "x"\nkind = "maildir"\n', '[smtp]\nport = "x"\n'):
