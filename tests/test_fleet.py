@@ -225,6 +225,37 @@ def test_a_brief_that_fails_before_its_run_begins_is_not_queued_again_each_poll(
 
 
 @pytest.mark.postgres
+def test_each_problem_of_a_profiles_config_is_a_line_naming_its_job(fleet_db: str) -> None:
+    """A config file's problems are a line each: the second said no job and no retry."""
+    import asyncio
+    import os
+    import signal
+
+    from dayflow.errors import ConfigFileError
+    from dayflow.fleet.worker import WorkerOptions, run_worker
+
+    problems = ["[smtp] needs host", "deliver must be a list of sinks"]
+    tries, drive = _bob_cannot_start(ConfigFileError.of("/home/bob/dayflow.toml", problems))
+    said: list[str] = []
+
+    def say(line: str) -> None:
+        said.append(line)
+        if line.startswith("bob:") and "tried again" in line:
+            asyncio.get_running_loop().call_later(0.5, os.kill, os.getpid(), signal.SIGTERM)
+
+    options = WorkerOptions(poll_s=0.2, heartbeat_s=5)
+    run_worker(
+        fleet_db, drive, lambda p: "brief.test", options=options, clock=FixedClock(), say=say
+    )
+    assert tries["bob"] == 1
+    assert said == [
+        "bob:2026-11-05: /home/bob/dayflow.toml: [smtp] needs host",
+        "bob:2026-11-05: /home/bob/dayflow.toml: deliver must be a list of sinks; tried again "
+        "in 60 s",
+    ]
+
+
+@pytest.mark.postgres
 def test_a_brief_that_failed_before_its_run_began_is_tried_again_later_and_less_often(
     fleet_db: str,
 ) -> None:
@@ -429,14 +460,17 @@ def test_a_kept_connection_is_lent_to_one_store_at_a_time(fleet_db: str) -> None
         stores.close()
 
 
-def _bob_cannot_start() -> tuple[dict[str, int], Any]:
-    """(each profile's tries, a drive in which bob's brief fails before its run begins)."""
+def _bob_cannot_start(
+    error: Exception | None = None,
+) -> tuple[dict[str, int], Any]:
+    """(each profile's tries, a drive in which bob's brief fails before its run begins, with
+    `error` or a config file that is not UTF-8)."""
     tries: dict[str, int] = {}
 
     def drive(job: BriefJob) -> None:
         tries[job.profile] = tries.get(job.profile, 0) + 1
         if job.profile == "bob":
-            raise UsageError("/home/bob/dayflow.toml: is not UTF-8 text")
+            raise error or UsageError("/home/bob/dayflow.toml: is not UTF-8 text")
 
     return tries, drive
 

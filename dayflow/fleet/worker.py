@@ -248,7 +248,11 @@ class _Worker:
         _, failures = self.gave_up.get(job.key, (None, 0))
         wait = min(self.options.recheck_s * 2**failures, 3600.0)
         self.gave_up[job.key] = (self.now() + timedelta(seconds=wait), failures + 1)
-        self.say(f"{job.key}: {exc}; tried again in {_span(wait)}")
+        # Several problems (a config file's) are a line each, each naming the job.
+        *first, last = str(exc).splitlines() or [""]
+        for line in first:
+            self.say(f"{job.key}: {line}")
+        self.say(f"{job.key}: {last}; tried again in {_span(wait)}")
 
     async def _handle(self, job: BriefJob, attempts: int) -> None:
         """One brief, in a thread (the loop is synchronous); what its failure means for its
