@@ -3,13 +3,19 @@ date (`dayflow.tools.since.moved_to`): pure over threads and text."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import json
 import time
+from pathlib import Path
 
 import pytest
 
-from dayflow.followups.promises import date_in, promises
+from dayflow.followups import Window, read_followups
+from dayflow.followups.promises import MAX_READS, date_in, promises
 from dayflow.followups.threads import Thread, ThreadMessage
+from dayflow.sources import JsonInbox
+from dayflow.sources.mail import DictMail
 from dayflow.sources.me import parse_me
 from dayflow.tools.since import moved_to
 
@@ -137,6 +143,61 @@ def test_promises_of_each_form_with_the_shared_date_reading(
 )
 def test_a_refusal_an_absence_a_condition_or_a_question_is_no_promise(text: str) -> None:
     assert _open(_msg(f"Hi Hana. {text}")) == []
+
+
+def test_a_message_listed_cut_short_is_read_whole_for_its_promise() -> None:
+    """A snippet that stops before "by Thursday" (or before the promise) is read whole."""
+    cut = dataclasses.replace(_msg("Hi Hana. I'll send you the signed lease "), cut=True)
+    thread = Thread("thread:t", "Report", WED, (cut,), frozenset(), ("work",))
+    whole = {"m1": "Hi Hana. I'll send you the signed lease by Thursday.\n\nAlex"}
+    asked: list[str] = []
+
+    def read(m: ThreadMessage) -> str | None:
+        asked.append(m.id)
+        return whole.get(m.id)
+
+    (found,) = promises([thread], ME, UTC, read)
+    assert (found.what, found.due) == ("I'll send you the signed lease by Thursday", "2026-11-19")
+    assert asked == ["m1"]
+    # Gone or unreadable: the snippet is what there is. Listed whole: never read again.
+    (found,) = promises([thread], ME, UTC, lambda m: None)
+    assert (found.what, found.due) == ("I'll send you the signed lease", None)
+    listed_whole = Thread("thread:t", "Report", WED, (_msg("I'll call you."),), frozenset(), ())
+    assert len(promises([listed_whole], ME, UTC, read)) == 1 and asked == ["m1"]
+
+
+def test_at_most_max_reads_messages_are_read_whole_a_window() -> None:
+    threads = [
+        Thread(f"thread:{n}", "R", WED, (dataclasses.replace(_msg("Hi", n=n), cut=True),),
+               frozenset(), ("work",))
+        for n in range(MAX_READS + 20)
+    ]  # fmt: skip
+    asked: list[str] = []
+
+    def read(m: ThreadMessage) -> str | None:
+        asked.append(m.id)
+        return None
+
+    promises(threads, ME, UTC, read)
+    assert len(asked) == MAX_READS
+
+
+def test_read_followups_reads_the_sources_whole_text_of_a_cut_snippet(tmp_path: Path) -> None:
+    """Through the real JSON source: its listing gives the snippet, `read` the body."""
+    body = "Hi Hana,\n\nThe vendor is late again. I will return the signed form by Friday.\n\nAlex"
+    message = {
+        "id": "m1", "from": "Alex <alex@example.org>", "to": "Hana Sato <hana@example.net>",
+        "subject": "Form", "received_at": "2026-11-18T09:00:00+00:00",
+        "snippet": "Hi Hana, The vendor is late again. I...", "body": body,
+    }  # fmt: skip
+    path = tmp_path / "inbox.json"
+    path.write_text(json.dumps({"messages": [message]}))
+    source = DictMail("work", JsonInbox(path, dt.date(2026, 11, 18)))
+    window = Window(ME, WED + dt.timedelta(hours=1), UTC)
+    (found,) = read_followups([(source, True)], window).promised
+    assert (found.what, found.due, found.name) == (
+        "I will return the signed form by Friday", "2026-11-20", "Hana Sato",
+    )  # fmt: skip
 
 
 def test_a_delivery_or_a_no_longer_needed_keeps_it() -> None:

@@ -9,13 +9,18 @@ kept when a later message from the user in that thread delivers (it carries a fi
 MIME structure says: `Envelope.has_attachment`; or its words do: "here is", "attached", "as
 promised") or the other person says it is no longer needed.
 
-Pure over the threads (`followups.threads`): the same mail gives the same list.
+A message of the user's that its listing cut short (`ThreadMessage.cut`: a snippet stops
+before "... by Wednesday") is read whole through the caller's `read` (the source's
+`MailSource.read`), the newest threads first and at most MAX_READS of them a window.
+
+Pure over the threads (`followups.threads`) and `read`: the same mail gives the same list.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +34,9 @@ _NAMED_DAY = re.compile(r"\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}/\d{1,2}", re.IGNORECA
 PROMISE_PREFIX = "promise:"
 MAX_PROMISES = 30
 MAX_WHAT = 200
+MAX_READS = 50  # the user's cut-short messages read whole, per window
+# The whole text of a message whose listing cut it short, or None (gone, unreadable).
+Reader = Callable[[ThreadMessage], str | None]
 
 # What the user says they will do, as a class: a first person ("I'll", "I will", "I can", or
 # none after a greeting: "Tom, will get you ...") and a verb of doing something for someone.
@@ -144,26 +152,36 @@ class Promise:
         }
 
 
-def promises(threads: tuple[Thread, ...] | list[Thread], me: Me, tz: dt.tzinfo) -> list[Promise]:
-    """The user's open promises in `threads`, the oldest first."""
+def promises(
+    threads: tuple[Thread, ...] | list[Thread], me: Me, tz: dt.tzinfo, read: Reader | None = None
+) -> list[Promise]:
+    """The user's open promises in `threads`, the oldest first; a message of theirs that was
+    listed cut short is read whole with `read` (when given, up to MAX_READS of them)."""
     out: list[Promise] = []
+    reads = 0
     for thread in threads:
         ordered = list(reversed(thread.messages))  # oldest first
         for i, m in enumerate(ordered):
-            if not m.from_me:
-                continue
-            found = _promise(thread, m, me, tz)
+            if not m.from_me or not _others(m, me):
+                continue  # another's, or a note to self
+            text = m.text
+            if m.cut and read is not None and reads < MAX_READS:
+                reads += 1
+                text = read(m) or text
+            found = _promise(thread, m, text, me, tz)
             if found is not None and not _kept(ordered[i + 1 :]):
                 out.append(found)
     out.sort(key=lambda p: (p.at, p.key))
     return out[:MAX_PROMISES]
 
 
-def _promise(thread: Thread, m: ThreadMessage, me: Me, tz: dt.tzinfo) -> Promise | None:
-    others = [a for a in (*m.to, *m.cc) if not me.matches(a[1])]
-    if not others:
-        return None  # a note to self
-    for found in SENTENCE.finditer(own_words(m.text)):
+def _others(m: ThreadMessage, me: Me) -> list[tuple[str, str]]:
+    return [a for a in (*m.to, *m.cc) if not me.matches(a[1])]
+
+
+def _promise(thread: Thread, m: ThreadMessage, text: str, me: Me, tz: dt.tzinfo) -> Promise | None:
+    others = _others(m, me)
+    for found in SENTENCE.finditer(own_words(text)):
         sentence = " ".join(found.group(0).split())
         cue = _PROMISE.search(sentence)
         if cue is None or "?" in sentence or _CONDITION.search(sentence):

@@ -6,7 +6,8 @@ The work is the window's, not the mailbox's: every source is asked only for mail
 since the window's start (a Maildir finds that in its sorted names, IMAP with a SEARCH
 SINCE), and a page is parsed only as far as a listing parses it. A source that cannot be read
 (a sent folder that is gone, a server that refuses) is named in `failures` with its one-line
-reason, and the rest are still read.
+reason, and the rest are still read. A message of the user's whose listing was cut short is
+read whole (`MailSource.read`, at most `promises.MAX_READS` a window) for what it promised.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import datetime as dt
 from collections.abc import Iterable
 
 from dayflow.errors import SourceError
-from dayflow.followups.threads import Record
+from dayflow.followups.promises import Reader
+from dayflow.followups.threads import Record, ThreadMessage
 from dayflow.followups.view import Followups, Window, build_followups
 from dayflow.sources.mail import FiledAt, MailSource, with_legacy_keys
 
@@ -52,6 +54,7 @@ def read_followups(
 ) -> Followups:
     """The followups of the mail in `sources` ((source, is a sent folder) pairs) over
     `window`; `failures` are sources that could not even be opened, reported with the rest."""
+    sources = list(sources)
     until = window.now + dt.timedelta(microseconds=1)
     records: list[Record] = []
     failed = list(failures)
@@ -68,7 +71,27 @@ def read_followups(
             failed.append((source.name, _reason(source.name, str(exc))))
         except OSError as exc:  # a reader that let one through: still one line
             failed.append((source.name, exc.strerror or str(exc)))
-    return build_followups(records, window, failed)
+    return build_followups(records, window, failed, _whole_text(sources))
+
+
+def _whole_text(sources: list[tuple[MailSource, bool]]) -> Reader:
+    """Reads a message's whole text from the source its listing came from (`MailSource.read`,
+    as read_message does): None when it is gone, unreadable or has no body."""
+    by_name = {source.name: source for source, _ in sources}
+
+    def read(message: ThreadMessage) -> str | None:
+        for name in message.sources:
+            source, prefix = by_name.get(name), name + ":"
+            if source is None or not message.id.startswith(prefix):
+                continue
+            try:
+                item = source.read(message.id[len(prefix) :])
+            except (SourceError, OSError):
+                return None
+            return item.body if item is not None and item.body else None
+        return None
+
+    return read
 
 
 def _reason(name: str, message: str) -> str:

@@ -43,13 +43,17 @@ class Record:
     text: str  # the body as listed (else the snippet)
     envelope: Envelope
     in_sent: bool = False
+    # `text` is all of the message's words; False when it is a listing's snippet that may stop
+    # short of them (the source did not say it is whole).
+    whole: bool = True
 
     @classmethod
     def of(cls, item: MailItem, *, sent: bool = False) -> Record:
         text = item.body if item.body is not None else item.snippet
+        whole = item.body is not None or item.snippet_whole is True
         return cls(
             item.key, item.id, item.source, item.subject, item.received_at, text, item.envelope,
-            sent,
+            sent, whole,
         )  # fmt: skip
 
 
@@ -77,6 +81,8 @@ class ThreadMessage:
     outside: bool = False
     # It carries a file its sender attached (`Envelope.has_attachment`, in any copy of it).
     has_attachment: bool = False
+    # Its text is a snippet that may stop short (no copy of it was listed whole).
+    cut: bool = False
 
     @property
     def snippet(self) -> str:
@@ -283,4 +289,5 @@ def _message(node: _Node, me: Me, sent_read: bool = False) -> ThreadMessage:
         in_inbox=in_inbox,
         outside=outside,
         has_attachment=any(r.envelope.has_attachment for r in node.records),
+        cut=not any(r.whole for r in node.records),
     )

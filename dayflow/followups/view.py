@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from dayflow.followups.promises import Promise, promises
+from dayflow.followups.promises import Promise, Reader, promises
 from dayflow.followups.rules import FollowupItem, answered, bulk, decide
 from dayflow.followups.threads import Record, Thread, build_threads
 from dayflow.models import FOLLOWUP_DAYS, WAITING_AFTER_DAYS
@@ -106,9 +106,14 @@ class Window:
 
 
 def build_followups(
-    records: Iterable[Record], window: Window, failures: Iterable[tuple[str, str]] = ()
+    records: Iterable[Record],
+    window: Window,
+    failures: Iterable[tuple[str, str]] = (),
+    read: Reader | None = None,
 ) -> Followups:
-    """The threads of the window's days before its `now` and who owes whom a reply in them."""
+    """The threads of the window's days before its `now` and who owes whom a reply in them;
+    `read` gives the whole text of a message of the user's that its listing cut short (for
+    its promises), or None."""
     me, now, tz, since = window.me, window.now, window.tz, window.since
     kept = [r for r in records if since <= r.received_at <= now]
     threads = build_threads(kept, me)
@@ -124,7 +129,7 @@ def build_followups(
     waiting.sort(key=order)
     return Followups(
         tuple(threads), tuple(owed), tuple(waiting), since, me, tuple(failures),
-        **_no_requests(threads, me), promised=tuple(promises(threads, me, tz)),
+        **_no_requests(threads, me), promised=tuple(promises(threads, me, tz, read)),
     )  # fmt: skip
 
 
