@@ -219,3 +219,13 @@ def test_a_note_of_whom_an_internal_mail_went_to_is_no_newsletter() -> None:
     assert found(body, "Travel budget") == [("Send revised 2027 travel budget", "2026-11-05")]
     promo = body.replace("to all budget holders", "to ilse@kestrel.example because you opted in")
     assert found(promo, "Travel budget") == []
+
+
+def test_a_need_after_a_lead_in_or_with_dates_in_its_object_is_still_a_need() -> None:
+    """'A reminder that under clause 4.2(b) we need the signed waiver no later than 11/13'
+    and 'the 1/1/26-6/30/26 sales figures': the lead-in and the dates in the thing keep it."""
+    body = "A reminder that under clause 4.2(b) we need the signed waiver no later than 11/13."
+    assert found(body, "Waiver") == [("Send signed waiver to Ilse", "2026-11-13")]
+    figures = "I need the 1/1/26-6/30/26 sales figures by region by 11/10."
+    assert found(figures, "Sales") == [("Send 1/1/26-6/30/26 sales figures to Ilse", "2026-11-10")]
+    assert found("Do you need the signed waiver by Friday?", "Waiver") == []

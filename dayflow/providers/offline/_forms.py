@@ -33,10 +33,12 @@ _NEED_FROM_YOU = re.compile(
     r"\b(?:i|we)\s+need\s+(?:a|an|the|your)\s+(?P<obj>[\w' -]{3,60}?)\s+from\s+you\b",
     re.IGNORECASE,
 )
-# "need the revised budget by Thursday COB", "we need those numbers today": the thing, sent.
+# "need the revised budget by Thursday COB", "we need those numbers today", "a reminder that
+# under the agreement we need the signed certificate no later than 10/31": the thing, sent.
 _NEED_THING = re.compile(
-    r"^(?:(?:i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+|urgently\s+)?need\s+(?P<obj>(?:the"
-    r"|your|a|an|those|that|this|these)\s+[\w$#+' -]{2,60}?)\s+(?=(?:by|before|no\s+later\s+than"
+    r"^(?:(?:[^?]{0,100}?(?:\bthat\b[^?]{0,60}?|,)\s+)?(?:i|we)(?:'ll|\s+will)?\s+)?"
+    r"(?:really\s+|still\s+|urgently\s+)?need\s+(?P<obj>(?:the"
+    r"|your|a|an|those|that|this|these)\s+[\w$#+'/. -]{2,60}?)\s+(?=(?:by|before|no\s+later\s+than"
     r"|today|tonight|tomorrow|asap|eod|cob)\b)",
     re.IGNORECASE,
 )
