@@ -145,6 +145,32 @@ def test_a_standing_instruction_or_a_ban_in_an_announcement_is_no_task(body: str
     assert found(body, "Office") == []
 
 
+OFFICE = "Building Services <buildings@kestrel.example>"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "The east stairwell is closed on Thursday. Please use the west stairs and allow a few "
+        "extra minutes.",
+        "Die Tiefgarage wird gereinigt. Bitte parkt am Mittwoch auf dem Besucherparkplatz.",
+    ],
+)
+def test_a_house_rule_from_an_office_that_greets_no_one_is_no_task(body: str) -> None:
+    """Mail from an office ("Building Services") that greets no one by name is an
+    announcement, as one that opens "Hi all," is."""
+    assert found(body, "Notice", **{"from": OFFICE}) == []
+
+
+def test_an_offices_thing_to_do_and_its_mail_to_the_reader_by_name_stay_tasks() -> None:
+    body = "Please return your old parking permit to reception by Friday."
+    assert found(body, "Permits", **{"from": OFFICE}) == [
+        ("Return old parking permit to reception", "2026-11-06")
+    ]
+    body = "Hi Alex,\n\nPlease use the loading dock entrance for your delivery by Friday."
+    assert [due for _, due in found(body, "Delivery", **{"from": OFFICE})] == ["2026-11-06"]
+
+
 def test_a_ban_in_an_announcement_leaves_the_asks_of_the_next_sentence() -> None:
     body = (
         "Hi all,\n\nPlease don't park in bay 3 this week. Please send me your plate numbers "

@@ -14,10 +14,11 @@ from dayflow.providers.offline._lexicon import (
     BROADCAST_CONDUCT,
     CONDUCT,
     FORBIDDING,
+    ROLE_SENDERS,
     STANDING,
     cues,
 )
-from dayflow.providers.offline._sentences import Sentence, spoken_to_group
+from dayflow.providers.offline._sentences import Sentence, spoken_to, spoken_to_group
 
 # A house rule, by its task's title ("Use side door on Elm St", "Park on Mill Street").
 _HOUSE_RULE = re.compile(rf"^{cues(BROADCAST_CONDUCT)}", re.IGNORECASE)
@@ -32,11 +33,23 @@ _STANDING = re.compile(rf"\b{cues(STANDING)}\b", re.IGNORECASE)
 _FORBIDS = re.compile(rf"^\W*(?:{_PLEA}\s*,?\s*)?{cues(FORBIDDING)}", re.IGNORECASE)
 
 
-def for_everyone(found: list[Found], said: list[Sentence]) -> list[Found]:
-    """`found` without the house rules, standing instructions and ways to behave of a message
-    that opens by greeting a group (`said`, its sentences); any other message's `found` as
-    it is."""
-    if not spoken_to_group(said):
+# An office's name as a sender: "Facilities Services", "IT Help Desk".
+_ROLE = re.compile(rf"\b{cues(ROLE_SENDERS)}\b", re.IGNORECASE)
+
+
+def is_office(display: str) -> bool:
+    """Whether a sender's display name is an office's, not a person's ("Facilities Services",
+    "Kessler Kundendienst", "Service client")."""
+    return bool(_ROLE.search(display))
+
+
+def for_everyone(found: list[Found], said: list[Sentence], *, office: bool = False) -> list[Found]:
+    """`found` without the house rules, standing instructions and ways to behave of an
+    announcement: a message (`said`, its sentences) that opens by greeting a group, or one
+    from an office (`office`, "Facilities Services") that greets no one by name; any other
+    message's `found` as it is."""
+    from_office = office and not (said and spoken_to(said[0].text)[0])
+    if not spoken_to_group(said) and not from_office:
         return found
     return [f for f in found if not _for_everyone(f)]
 

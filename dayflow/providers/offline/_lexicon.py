@@ -303,6 +303,21 @@ FORBIDDING: Lexicon = {
     "es": (r"no\s+(?!olvid\w*\b)\w+",),
 }
 
+# A sender that is an office, not a person ("Facilities Services", "Infection Prevention",
+# "Kessler Kundendienst", "Service client", "Equipo de Recepción"): mail from it with no
+# greeting to a person is an announcement to whoever it went to. Whole words of the display name.
+ROLE_SENDERS: Lexicon = {
+    "en": ("services?", "team", "office", "department", "dept", "facilities", "operations", "ops",
+           "support", "safety", "security", "desk", "help\\s?desk", "cent(?:er|re)", "prevention",
+           "administration", "admin", "hr", "it", "communications", "comms", "committee",
+           "council", "reception", "payroll", "management", "human\\s+resources"),
+    "de": ("kundendienst", "verwaltung", "hausverwaltung", "personalabteilung", "abteilung",
+           "sekretariat", "kundenservice"),
+    "fr": ("service", "équipe", "direction", "secrétariat", "accueil"),
+    "es": ("equipo", "servicio", "departamento", "administración", "dirección", "recepción",
+           "secretaría"),
+}  # fmt: skip
+
 # What a request spoken to a group ("Hi all,", "Team,") asks when it is a house rule for everyone
 # ("please use the side door", "please avoid the lobby"), not the reader's to-do: the start of
 # the task's title (an imperative, or the infinitive titles use in German, French and Spanish).

@@ -29,6 +29,7 @@ from typing import Any
 
 from dayflow.dates import alternation, any_word
 from dayflow.followups.rules import after_opening_quote, opens_invitation, without_join_blocks
+from dayflow.providers.offline._broadcast import is_office
 from dayflow.providers.offline._clauses import has_cue
 from dayflow.providers.offline._lexicon import REPLY_PREFIXES, SUBJECT_CUES, cues
 from dayflow.providers.offline._requests import relayed_invitation, requests_in, says_fyi
@@ -292,6 +293,7 @@ def body_actions(message: dict[str, Any], user: str | None = None) -> list[Actio
         automated=automated,
         reader=user,
         copied_to=_copied_to(message),
+        office=is_office(name),
     )
     return [
         Action(message, f.title, f.deadline.due if f.deadline else None,

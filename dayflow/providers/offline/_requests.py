@@ -269,11 +269,13 @@ def requests_in(
     automated: bool = False,
     reader: str | None = None,
     copied_to: tuple[str, ...] | None = None,
+    office: bool = False,
 ) -> list[Found]:
     """Every request (or commitment) in `text`, the sender's own words; `sender` is the name
     titles use for "me", `from_user` whether the reader wrote it, `reader` the reader's first
     name (a sentence spoken to another name is not the reader's), `copied_to` the names the
-    message is to when the reader is only in Cc (then only what names the reader is theirs)."""
+    message is to when the reader is only in Cc (then only what names the reader is theirs),
+    `office` whether the sender is an office ("Facilities Services"), not a person."""
     invite = INVITE.match(subject.strip())
     if invite and not re.match(r"^(?:updated|cancel|accepted|declined)", subject, re.I):
         event_name = invite.group("event").strip()
@@ -363,7 +365,7 @@ def requests_in(
     if any(not f.weak for f in found):  # "let me know what you think" after the question
         found = [f for f in found if not f.weak]
     asked_everyone = bool(found)
-    found = for_everyone(found, found_sentences)  # "Hi all, please use the side door"
+    found = for_everyone(found, found_sentences, office=office)  # "Hi all, use the side door"
     if not asked_everyone and not any(elsewhere) and not _BOILERPLATE.search(text):
         found = _terse(text, subject, sender, received, reply=bool(_REPLY.match(subject)))
         found = _evidenced(found, text, subject, "a terse request")
