@@ -8,7 +8,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+from dayflow.frozen import replace
+from dayflow.models import RunSettings
+from dayflow.store import Store
+from dayflow.store.runs import EARLIER_PAGE
+from dayflow.tools.since import earlier_brief
 from tests.harness import home_calendar, invoke, offline_model
+from tests.scripted import text, turn
+from tests.test_agent import _new_run
 
 HEADING = "## Since yesterday"
 
@@ -216,3 +223,37 @@ def test_a_deadline_moved_to_a_day_already_past_is_not_proposed(tmp_path: Path) 
         ("2026-11-23", "2026-11-26")
     ]
     assert contract_due() == ["2026-11-26"]
+
+
+def _finished(store: Store, day: str, *, sample: bool = False) -> str:
+    """A finished run of `day`: of the bundled sample, or of the user's own inbox."""
+    settings = RunSettings(tz="UTC", inbox=None if sample else "/mail/inbox")
+    run, lease = store.runs.create(replace(_new_run(), brief_date=day, settings=settings))
+    store.steps.begin(lease, 1, turn(text("brief")), 1)
+    store.steps.complete(lease, 1, None, final_text="brief")
+    return run.id
+
+
+def test_the_previous_brief_is_found_however_many_runs_came_after(store: Store) -> None:
+    """Thursday's brief, then more finished runs than a page holds: Friday re-briefed in a
+    loop, sample runs of Thursday, a later Thursday brief that was pruned and one redacted, and
+    an unfinished one. Friday's brief still compares with Thursday's (the newest that counts),
+    and a sample run with the newest sample run of an earlier day."""
+    _finished(store, "2026-11-04")
+    thu = _finished(store, "2026-11-05")
+    for _ in range(EARLIER_PAGE + 5):
+        _finished(store, "2026-11-06")  # a test loop's same-day updates
+    sample_thu = [_finished(store, "2026-11-05", sample=True) for _ in range(EARLIER_PAGE + 5)]
+    pruned, redacted = _finished(store, "2026-11-05"), _finished(store, "2026-11-05")
+    assert store.archive.prune(pruned) and store.archive.redact(redacted, ["read_calendar"])
+    store.runs.create(replace(_new_run(), brief_date="2026-11-05",
+                              settings=RunSettings(tz="UTC", inbox="/mail/inbox")))  # fmt: skip
+    friday = store.runs.get(_finished(store, "2026-11-06"))
+    found = earlier_brief(store, friday)
+    assert found is not None and (found.run_id, found.brief_date) == (thu, "2026-11-05")
+    assert [m["role"] for m in found.messages] == ["assistant"]  # its committed step
+    sample = store.runs.get(_finished(store, "2026-11-06", sample=True))
+    found = earlier_brief(store, sample)
+    assert found is not None and found.run_id == sample_thu[-1]
+    monday = store.runs.get(_finished(store, "2026-11-04"))
+    assert earlier_brief(store, monday) is None  # nothing before its day: a first brief

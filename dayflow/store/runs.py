@@ -19,6 +19,8 @@ from dayflow.store.values import DEFAULT_PROFILE, Lease, NewRun, command_hint
 # A run for a day is created within a day or so of it in any timezone (`briefday.latest_for`
 # looks back as far).
 DAY_LOOKBACK_DAYS = 3
+# Rows read at a time while looking for the previous finished brief (`latest_done_before`).
+EARLIER_PAGE = 50
 
 
 class Runs:
@@ -168,6 +170,33 @@ class Runs:
 
     def _newest_first(self) -> str:
         return f" ORDER BY r.created_at DESC, r.{self._ctx.db.dialect.insertion_order} DESC"
+
+    def latest_done_before(self, brief_date: str, *, sample: bool) -> Run | None:
+        """The finished run, neither pruned nor redacted, of the latest day before `brief_date`
+        (of that day, the newest created) that reads the bundled sample if `sample`, else one
+        that reads the user's own sources; however many runs were made since. Read in pages
+        in that order, from the (profile, brief_date) index: the first that fits is the one,
+        and `sample` (a setting in JSON, read the same way on both engines) is checked here."""
+        db, order = self._ctx.db, self._ctx.db.dialect.insertion_order
+        sql = (
+            f"SELECT id, brief_date, created_at, {order}, settings_json FROM runs"
+            " WHERE profile = ? AND status = 'done' AND brief_date < ?"
+            " AND pruned_at IS NULL AND redacted_at IS NULL"
+        )
+        last: tuple[Any, ...] | None = None
+        while True:
+            page, args = sql, [self._ctx.profile, brief_date]
+            if last is not None:  # after the previous page's last row, in the same order
+                page += f" AND brief_date <= ? AND (brief_date, created_at, {order}) < (?, ?, ?)"
+                args += [last[0], *last]
+            page += f" ORDER BY brief_date DESC, created_at DESC, {order} DESC LIMIT ?"
+            rows = db.execute(page, [*args, EARLIER_PAGE]).fetchall()
+            for row in rows:
+                if RunSettings.from_json(json.loads(row[4])).reads_sample == sample:
+                    return self.get(row[0])
+            if len(rows) < EARLIER_PAGE:
+                return None
+            last = (rows[-1][1], rows[-1][2], rows[-1][3])
 
     def latest_unfinished(self, brief_date: str | None = None) -> Run | None:
         """The newest run that is not done and not being driven right now."""

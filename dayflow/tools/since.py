@@ -52,7 +52,6 @@ KINDS = (
     "due_moved",
 )
 MAX_EACH = 30  # items of one kind at most; the rest is counted in "<kind>_more"
-LOOK_BACK = 20  # finished runs of the profile looked at for the previous brief
 
 
 @dataclass(frozen=True)
@@ -84,25 +83,10 @@ def earlier_brief(store: Store, run: Run) -> Earlier | None:
     day compares with a day before's, as "since yesterday" says; a run whose reads `gc`
     blanked or removed never counts (it would show every event as new), nor does the bundled
     sample for a user's own sources or the other way round."""
-    found: Run | None = None
-    for other in store.runs.list(status="done", limit=LOOK_BACK):  # newest first
-        if other.id == run.id or other.brief_date >= run.brief_date:
-            continue
-        if other.redacted_at or other.pruned_at:
-            continue
-        if _sample(other) != _sample(run):  # the bundled sample is nobody's yesterday
-            continue
-        # A brief for a past day (`--date`) made after yesterday's is not "yesterday".
-        if found is None or other.brief_date > found.brief_date:
-            found = other
+    found = store.runs.latest_done_before(run.brief_date, sample=run.settings.reads_sample)
     if found is None:
         return None
     return Earlier(found.id, found.brief_date, store.steps.conversation(found.id))
-
-
-def _sample(run: Run) -> bool:
-    s = run.settings
-    return s.inbox is None and s.sources is None
 
 
 def shown_state(messages: list[Message], brief_date: date) -> State:
