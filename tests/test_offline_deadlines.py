@@ -150,3 +150,18 @@ def test_a_question_or_abbreviation_in_brackets_does_not_cut_the_ask_from_its_da
     assert [d for _, d in found(table, "Vendor sheet")] == ["2026-11-05"]
     two = "Can you check the rota? I think it's wrong. Send it back by Thursday."
     assert len(found(two, "Rota")) == 2  # outside brackets a question still ends a sentence
+
+
+def test_the_subjects_date_is_not_spread_over_asks_that_have_their_own_or_another_has_it() -> None:
+    """Under 'tonight + fri', the ask 'on Friday' is Friday's; under 'two things before
+    Thursday', only the ask that says 'by Thursday' is Thursday's; a lone ask keeps the
+    subject's date."""
+    body = ("hey, two things\n\ncan you collect the dry cleaning on Friday? I'm at the office."
+            "\nand please ring the vet about Biscuit's jab tonight\n\nS")  # fmt: skip
+    assert sorted(d or "" for _, d in found(body, "tonight + fri")) == ["2026-11-02", "2026-11-06"]
+    two = ("Hi Alex,\n\n1. Could you approve Omar's expense claim in Concur?\n"
+           "2. Please review the rota change by Thursday.\n\nThanks")  # fmt: skip
+    dues = dict(found(two, "two things before Thursday"))
+    assert list(dues.values()).count("2026-11-05") == 1 and None in dues.values()
+    alone = "Could you approve Omar's expense claim in Concur?"
+    assert [d for _, d in found(alone, "before Thursday")] == ["2026-11-05"]

@@ -516,7 +516,26 @@ def _carried(
         deadline = find_deadline(following, received, lead_only=True)
         if deadline is not None:
             return deadline
-    return find_deadline(clean_subject(subject), received)
+    return _subjects(found, n, received, subject)
+
+
+def _subjects(
+    found: list[Sentence], n: int, received: dt.date | None, subject: str
+) -> Deadline | None:
+    """The subject's deadline for the ask of sentence `n`, unless the sentence names its own
+    day ("pick up Noor on Wednesday" under "today + wed") or the subject only repeats the date
+    another ask states ("a few things before Thursday" over "sign off by Thursday")."""
+    said = find_deadline(clean_subject(subject), received)
+    if said is None:
+        return None
+    own = find_deadline(found[n].text, received, lead_on=True)
+    if own is not None:
+        return own
+    for k, other in enumerate(found):
+        stated = find_deadline(other.text, received) if k != n else None
+        if stated is not None and stated.due == said.due:
+            return None
+    return said
 
 
 def _unique(found: list[Found]) -> list[Found]:
