@@ -286,10 +286,30 @@ def test_asking_whether_the_reader_can_make_it_is_an_rsvp() -> None:
         ("Thanks for agreeing to host the dinner next Friday!", "Host dinner", "2026-11-06"),
         ("Great that you'll cover my shift on Saturday.", "Cover Dana's shift", "2026-10-31"),
         ("Thanks for offering to run Friday's retro!", "Run retro", "2026-10-30"),
+        # the reader named before "for", an agreement restated, and in French and Spanish
+        ("Thanks Maya for volunteering to bake the bread on Saturday!", "Bake bread",
+         "2026-10-31"),
+        ("As agreed, you'll send us the signed contract by the 6th.",
+         "Send signed contract to Dana", "2026-11-06"),
+        ("As discussed, you will book the venue by Friday.", "Book venue", "2026-10-30"),
+        ("Merci d'avoir proposé d'apporter les chaises samedi.", "Apporter chaises",
+         "2026-10-31"),
+        ("Merci de t'être proposé pour apporter les chaises samedi.", "Apporter chaises",
+         "2026-10-31"),
+        ("Gracias por ofrecerte a traer las sillas el sábado.", "Traer sillas", "2026-10-31"),
     ],
-)
+)  # fmt: skip
 def test_a_commitment_someone_thanks_the_reader_for(body: str, title: str, due: str) -> None:
     assert _found(body) == [(title, due)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["Thanks Maya for the update.", "Thanks everyone for coming.",
+     "As agreed, we'll send the invoice on Monday.", "Merci d'avoir proposé une date."],
+)  # fmt: skip
+def test_thanks_or_an_agreement_that_commits_the_reader_to_nothing_is_no_task(body: str) -> None:
+    assert _found(body) == []
 
 
 def test_what_has_to_be_done_by_a_deadline_in_mail_to_the_reader_is_a_task() -> None:

@@ -51,8 +51,10 @@ _TELL_ME_ANY = any_phrase((*_TELL_ME, "sag mir", "dis-moi", "dites-moi", "dime")
 _LET_KNOW = re.compile(rf"^(?:also,?\s+)?{_TELL_ME_ANY}\b\s*", re.IGNORECASE)
 _ASK_BACK = re.compile(rf"(?:^|\s){any_phrase(_TELL_ME)}\b(?:\s+(?:if|whether)\b)?", re.I)
 # "Thanks (a lot | again | so much) for offering to...", "(Really) appreciate you saying you'd..."
+# "Thanks Alex for volunteering to ...": the reader named between the thanks and its "for".
 _THANK = (
-    r"(?:(?:thanks|thank\s+(?:you|u)|thx|ty)(?:\s+(?:so\s+much|a\s+lot|again|very\s+much|a\s+ton))?"
+    r"(?:(?:thanks|thank\s+(?:you|u)|thx|ty)(?:,?\s+[\w'-]+,?)??"
+    r"(?:\s+(?:so\s+much|a\s+lot|again|very\s+much|a\s+ton))?"
     r"\s+for|(?:i\s+|we\s+)?(?:really\s+|truly\s+)?appreciate\s+(?:you|u))"
 )
 _YOU_COMMIT = re.compile(
@@ -62,7 +64,15 @@ _YOU_COMMIT = re.compile(
     r"|(?:noted\s+that|so)\s+you(?:'ll|\s+will)|you\s+said\s+you(?:'d|\s+would)"
     r"|(?:great|glad|good|nice|happy|relieved)\s+(?:that\s+)?you(?:'ll|\s+will|'re\s+going\s+to"
     r"|\s+can)"
-    r"|you\s+promised(?:\s+to)?)\s+",
+    r"|you\s+promised(?:\s+to)?"
+    # "As agreed, you'll send us ...", "per our call, you will ..."
+    r"|(?:as\s+(?:agreed|discussed|promised)|per\s+our\s+(?:call|conversation|chat)),?\s+"
+    r"you(?:'ll|\s+will)"
+    # "Merci d'avoir proposé d'apporter ...", "gracias por ofrecerte a traer ..."
+    r"|merci(?:\s+beaucoup)?\s+(?:d'avoir\s+proposé|de\s+(?:t'|vous\s+)être\s+proposée?s?)"
+    r"\s+(?:de|d'|pour)"
+    r"|gracias(?:\s+\w+)?\s+por\s+(?:ofrecerte|ofrecerse|haberte\s+ofrecido|comprometerte)"
+    r"\s+(?:a|para))(?:\s+|(?<=')(?=\w))",
     re.IGNORECASE,
 )
 _I_COMMIT = re.compile(
@@ -229,7 +239,8 @@ def _cue_clauses(sentence: str, from_user: bool) -> tuple[list[str], bool]:
         for cue in _I_COMMIT.finditer(sentence):
             cues.append(cue)
             commitment = True
-    cues.sort(key=lambda m: m.start())
+    # at the same place, the longer cue first: "merci de t'être proposé pour" over "merci de"
+    cues.sort(key=lambda m: (m.start(), -m.end()))
     # "kannst du mir bitte ...": a cue right after another, past only a pronoun, is the same ask
     kept = cues[:1]
     for cue in cues[1:]:
