@@ -138,6 +138,22 @@ BRIEF_SECTIONS = (
     Section.ONE_THING,
 )
 
+# "Since yesterday"'s lines, written once for the offline model's Markdown and the page:
+# read_since's kinds in the section's order, each with its line's words (the change's values in
+# braces) and the sentence the Markdown makes of them and the line's detail (the page shows the
+# detail beside the words). The due dates moved come after, from move_due's answers.
+SINCE_LINES: tuple[tuple[str, str, str], ...] = (
+    ("replies_sent", "You replied to {who}", "{line} about {detail}."),
+    ("answered", "{who} answered", "{line} {detail}."),
+    ("tasks_done", "Done: {title}", "{line}."),
+    ("tasks_gone", "No longer on your list: {title}", "{line}."),
+    ("meetings_moved", "Moved: {title}", "{line}, {detail}."),
+    ("meetings_cancelled", "Cancelled: {title}", "{line} ({detail})."),
+    ("meetings_new", "New today: {title}", "{line}, {detail}."),
+    ("conflicts_new", "New conflict: {titles}", "{line}."),
+)
+SINCE_DUE_MOVED = ("Due date moved: {title}", "{line}, {detail}{said}.")
+
 
 class Usage(Frozen):
     """Token usage of one model call, with the cache parts kept apart."""

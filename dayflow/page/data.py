@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dayflow.models import BRIEF_SECTIONS, Message, Section, Task
+from dayflow.models import BRIEF_SECTIONS, SINCE_DUE_MOVED, SINCE_LINES, Message, Section, Task
 from dayflow.printable import plain
 from dayflow.shown import injections, latest_result, messages_read, shown_in
 
@@ -441,8 +441,8 @@ class _Reads:
         previous = result.get("previous") or {}
         lines = [Line(Section.compared_with(previous.get("brief_date")))]
         lines += _unread_lines(result)
-        for kind, line in _SINCE_LINES:
-            lines += [line(self, item) for item in _dicts(result, kind)]
+        for kind, words, _ in SINCE_LINES:
+            lines += [_SINCE_LINES[kind](self, item, words) for item in _dicts(result, kind)]
             more = result.get(kind + "_more")
             if isinstance(more, int) and more > 0:
                 lines.append(Line(f"and {more} more"))
@@ -466,28 +466,28 @@ class _Reads:
             kind="thread",
         )
 
-    def _replied(self, item: dict[str, Any]) -> Line:
+    def _replied(self, item: dict[str, Any], words: str) -> Line:
         who = _person(item["with"]) if isinstance(item.get("with"), dict) else "someone"
         ev = self._mail_or_thread(item, "you")
-        return Line(f"You replied to {who}", f"“{ev.subject}”", ev, why=ev.ref)
+        return Line(words.format(who=who), f"“{ev.subject}”", ev, why=ev.ref)
 
-    def _answered(self, item: dict[str, Any]) -> Line:
+    def _answered(self, item: dict[str, Any], words: str) -> Line:
         who = _person(item["by"], addresses=False) if isinstance(item.get("by"), dict) else ""
         ev = self._mail_or_thread(item, who)
-        return Line(f"{who or 'someone'} answered", f"“{ev.subject}”", ev, why=ev.ref)
+        return Line(words.format(who=who or "someone"), f"“{ev.subject}”", ev, why=ev.ref)
 
-    def _task_line(self, item: dict[str, Any], what: str) -> Line:
+    def _task_line(self, item: dict[str, Any], words: str, *, done: bool = False) -> Line:
         ev = self.evidence(item.get("source_id"))
-        why = str(item["id"]) if what == "Done" and item.get("id") else None
+        why = str(item["id"]) if done and item.get("id") else None
         title = clip(item.get("title") or "(untitled)")
-        return Line(f"{what}: {title}", evidence=ev, why=why or (ev.ref if ev else None))
+        return Line(words.format(title=title), evidence=ev, why=why or (ev.ref if ev else None))
 
     def _due_moved(self, item: dict[str, Any]) -> Line:
         was, now = _date(item.get("was")), _date(item.get("now"))
         ev = self.evidence(item.get("source_id"), item.get("evidence") or "")
         detail = f"{_short(was)} → {_short(now)}" if was else f"now {_short(now)}"
-        title = clip(item.get("title") or "(untitled)")
-        return Line(f"Due date moved: {title}", detail, ev, why=str(item.get("id") or "") or None)
+        text = SINCE_DUE_MOVED[0].format(title=clip(item.get("title") or "(untitled)"))
+        return Line(text, detail, ev, why=str(item.get("id") or "") or None)
 
     def week(self, day: dt.date) -> list[Line] | None:
         result = latest_result(self.conversation, "read_calendar", range="week")
@@ -514,40 +514,41 @@ def _span(when: dict[str, Any], *, day: bool = True) -> str:
     return f"{_short(_date(when.get('start')))} {hours}" if day else hours
 
 
-def _moved(_: _Reads, item: dict[str, Any]) -> Line:
+def _moved(_: _Reads, item: dict[str, Any], words: str) -> Line:
     was, now = item.get("was") or {}, item.get("now") or {}
     same = _date(was.get("start")) == _date(now.get("start"))
     detail = f"{_span(was)} → {_span(now, day=not same)}"
-    return Line(f"Moved: {clip(item.get('title') or '(untitled)')}", detail, why=_event_id(item))
-
-
-def _cancelled(_: _Reads, item: dict[str, Any]) -> Line:
     title = clip(item.get("title") or "(untitled)")
-    return Line(f"Cancelled: {title}", f"was {_span(item)}", why=_event_id(item))
+    return Line(words.format(title=title), detail, why=_event_id(item))
 
 
-def _new(_: _Reads, item: dict[str, Any]) -> Line:
+def _cancelled(_: _Reads, item: dict[str, Any], words: str) -> Line:
     title = clip(item.get("title") or "(untitled)")
-    return Line(f"New today: {title}", _span(item, day=False), why=_event_id(item))
+    return Line(words.format(title=title), f"was {_span(item)}", why=_event_id(item))
 
 
-def _conflict(_: _Reads, item: dict[str, Any]) -> Line:
+def _new(_: _Reads, item: dict[str, Any], words: str) -> Line:
+    title = clip(item.get("title") or "(untitled)")
+    return Line(words.format(title=title), _span(item, day=False), why=_event_id(item))
+
+
+def _conflict(_: _Reads, item: dict[str, Any], words: str) -> Line:
     titles = " and ".join(clip(t, 120) for t in item.get("titles") or [] if isinstance(t, str))
-    return Line(f"New conflict: {titles or 'two events'}", warn=True)
+    return Line(words.format(titles=titles or "two events"), warn=True)
 
 
-# read_since's kinds in the section's order, each with its line (the due dates moved come
-# after, from move_due's answers: the moves made, not proposed).
-_SINCE_LINES = (
-    ("replies_sent", _Reads._replied),
-    ("answered", _Reads._answered),
-    ("tasks_done", lambda r, item: r._task_line(item, "Done")),
-    ("tasks_gone", lambda r, item: r._task_line(item, "No longer on your list")),
-    ("meetings_moved", _moved),
-    ("meetings_cancelled", _cancelled),
-    ("meetings_new", _new),
-    ("conflicts_new", _conflict),
-)
+# Each kind's line (its words, and the section's order, are `SINCE_LINES`'; the due dates
+# moved come after, from move_due's answers: the moves made, not proposed).
+_SINCE_LINES: dict[str, Callable[[_Reads, dict[str, Any], str], Line]] = {
+    "replies_sent": _Reads._replied,
+    "answered": _Reads._answered,
+    "tasks_done": lambda r, item, words: r._task_line(item, words, done=True),
+    "tasks_gone": _Reads._task_line,
+    "meetings_moved": _moved,
+    "meetings_cancelled": _cancelled,
+    "meetings_new": _new,
+    "conflicts_new": _conflict,
+}
 
 
 def _results(conversation: list[Message], name: str) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from dayflow.models import Section
+from dayflow.models import SINCE_DUE_MOVED, SINCE_LINES, Section
 from dayflow.providers.offline._conversation import Call, named
 from dayflow.providers.offline._reading import DAYS, MONTHS, parse_time
 
@@ -30,9 +30,9 @@ def since_lines(calls: list[Call]) -> list[str]:
     if result.get("nothing"):
         # What it compared, said: a task new since that brief is no change *of* it.
         return [*lines, f"- {Section.SINCE_NOTHING}"]
-    for kind, say in _SAYS:
+    for kind, words, sentence in SINCE_LINES:
         for item in _dicts(result.get(kind)):
-            lines.append("- " + say(item))
+            lines.append("- " + _said(words, sentence, _VALUES[kind](item)))
         more = result.get(kind + "_more")
         if isinstance(more, int) and more > 0:
             lines.append(f"- and {more} more")
@@ -72,59 +72,59 @@ _MOVE_ARGS = (
 )
 
 
+def _said(words: str, sentence: str, values: dict[str, str]) -> str:
+    return sentence.format(line=words.format(**values), **values)
+
+
 def _due_moved(item: dict[str, Any]) -> str:
     was, now = _date(item.get("was")), _date(item.get("now"))
-    then = f"{_day(was)} → " if was else "now "
+    detail = f"{_day(was)} → {_day(now)}" if was else f"now {_day(now)}"
     said = f' ("{item["evidence"]}")' if item.get("evidence") else ""
-    return f"Due date moved: {item.get('title') or '(untitled)'}, {then}{_day(now)}{said}."
+    return _said(*SINCE_DUE_MOVED, {"title": _title(item), "detail": detail, "said": said})
 
 
-def _replied(item: dict[str, Any]) -> str:
-    return f"You replied to {_name(item.get('with'))} about {_subject(item)}."
+def _replied(item: dict[str, Any]) -> dict[str, str]:
+    return {"who": _name(item.get("with")), "detail": _subject(item)}
 
 
-def _answered(item: dict[str, Any]) -> str:
-    return f"{_name(item.get('by'))} answered {_subject(item)}."
+def _answered(item: dict[str, Any]) -> dict[str, str]:
+    return {"who": _name(item.get("by")), "detail": _subject(item)}
 
 
-def _done(item: dict[str, Any]) -> str:
-    return f"Done: {item.get('title') or '(untitled)'}."
+def _task(item: dict[str, Any]) -> dict[str, str]:
+    return {"title": _title(item)}
 
 
-def _gone(item: dict[str, Any]) -> str:
-    return f"No longer on your list: {item.get('title') or '(untitled)'}."
-
-
-def _moved(item: dict[str, Any]) -> str:
+def _moved(item: dict[str, Any]) -> dict[str, str]:
     was, now = item.get("was") or {}, item.get("now") or {}
     same = _date(str(was.get("start"))[:10]) == _date(str(now.get("start"))[:10])
-    return f"Moved: {_title(item)}, {_span(was)} → {_span(now, day=not same)}."
+    return {"title": _title(item), "detail": f"{_span(was)} → {_span(now, day=not same)}"}
 
 
-def _cancelled(item: dict[str, Any]) -> str:
-    return f"Cancelled: {_title(item)} (was {_span(item)})."
+def _cancelled(item: dict[str, Any]) -> dict[str, str]:
+    return {"title": _title(item), "detail": f"was {_span(item)}"}
 
 
-def _new(item: dict[str, Any]) -> str:
-    return f"New today: {_title(item)}, {_span(item, day=False)}."
+def _new(item: dict[str, Any]) -> dict[str, str]:
+    return {"title": _title(item), "detail": _span(item, day=False)}
 
 
-def _conflict(item: dict[str, Any]) -> str:
+def _conflict(item: dict[str, Any]) -> dict[str, str]:
     titles = [str(t) for t in item.get("titles") or [] if t]
-    what = " and ".join(titles) if titles else "two events"
-    return f"New conflict: {what}."
+    return {"titles": " and ".join(titles) if titles else "two events"}
 
 
-_SAYS = (
-    ("replies_sent", _replied),
-    ("answered", _answered),
-    ("tasks_done", _done),
-    ("tasks_gone", _gone),
-    ("meetings_moved", _moved),
-    ("meetings_cancelled", _cancelled),
-    ("meetings_new", _new),
-    ("conflicts_new", _conflict),
-)
+# The values of each kind's line (its words are `SINCE_LINES`').
+_VALUES = {
+    "replies_sent": _replied,
+    "answered": _answered,
+    "tasks_done": _task,
+    "tasks_gone": _task,
+    "meetings_moved": _moved,
+    "meetings_cancelled": _cancelled,
+    "meetings_new": _new,
+    "conflicts_new": _conflict,
+}
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:
