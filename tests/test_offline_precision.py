@@ -171,6 +171,25 @@ def test_an_offices_thing_to_do_and_its_mail_to_the_reader_by_name_stay_tasks() 
     assert [due for _, due in found(body, "Delivery", **{"from": OFFICE})] == ["2026-11-06"]
 
 
+@pytest.mark.parametrize(
+    ("body", "task"),
+    [
+        ("Please don't forget to renew the van's insurance by Thursday.",
+         ("Renew van's insurance", "2026-11-05")),
+        ("Hi all,\n\nPlease don't forget to submit your expense reports by Friday.",
+         ("Submit expense reports", "2026-11-06")),
+        ("Don't forget to book the dentist tomorrow.", ("Book dentist", "2026-11-03")),
+    ],
+)  # fmt: skip
+def test_dont_forget_to_is_a_reminder_that_still_asks(body: str, task: tuple[str, str]) -> None:
+    """A reminder said as a negation is no ban: the verb after "don't forget to" is the ask."""
+    assert found(body, "Reminder") == [task]
+
+
+def test_dont_forget_to_without_a_thing_to_do_is_no_task() -> None:
+    assert found("Don't forget to relax a little this weekend!", "Weekend") == []
+
+
 def test_a_ban_in_an_announcement_leaves_the_asks_of_the_next_sentence() -> None:
     body = (
         "Hi all,\n\nPlease don't park in bay 3 this week. Please send me your plate numbers "

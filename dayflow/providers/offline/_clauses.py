@@ -317,6 +317,10 @@ def _bare_clauses(
     also = re.match(r"^(?:and\s+)?(?:also|plus)\s*,?\s+|^and\s+", sentence, re.I)
     if also and sentence[also.end() :].split(" ", 1)[0].lower() in VERBS:
         return [sentence[also.end() :]], False, subject  # "And also reserve the hotel?"
+    reminder = _DONT_FORGET.match(sentence)
+    if reminder and sentence[reminder.end() :].split(" ", 1)[0].lower() in VERBS:
+        if listed or find_deadline(sentence, received):  # "Don't forget to call Bo by 5."
+            return [sentence[reminder.end() :]], False, subject
     first = sentence.split(" ", 1)[0].lower().strip(",:")
     labelled = re.match(r"^([\w' -]{2,40}):\s+(\w+)", sentence)
     colon = re.search(r"\b(?:for you|to do|asks?|things?)\b[^:]{0,60}:\s+(?=(\w+))", sentence, re.I)
@@ -332,6 +336,10 @@ def _bare_clauses(
     if re.search(r"\b(?:pls|please)\s*[.!]?$", sentence, re.I) and len(sentence.split()) <= 12:
         return [re.sub(r"\s*\b(?:pls|please)\s*[.!]?$", "", sentence, flags=re.I)], False, subject
     return [], False, subject
+
+
+# A reminder said as a negation, which still asks: "don't forget to", "do not forget to".
+_DONT_FORGET = re.compile(r"^(?:don't|do\s+not|never)\s+forget\s+to\s+", re.I)
 
 
 def _after_negation(rest: str) -> str:
@@ -357,6 +365,7 @@ def _clause_pieces(
     `others` are the sentence's other asks, whose deadlines are theirs ("please renew the
     domain by Thursday, and could you add Noor?": Noor has none)."""
     rest = re.sub(r"^go\s+ahead\s+and\s+", "", rest, flags=re.I)  # "go ahead and book it"
+    rest = _DONT_FORGET.sub("", rest)  # "please don't forget to call the plumber": the call
     if re.match(r"(?:do\s+not|don't)\b", rest, re.I):  # "please don't use it and bring it in"
         rest = _after_negation(rest)
     if _NOT_A_REQUEST.match(rest) or re.match(r"^(?:go\s+ahead|proceed)\W*$", rest, re.I):
