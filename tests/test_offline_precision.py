@@ -125,6 +125,21 @@ def test_a_house_rule_to_a_group_named_by_its_people_is_no_task(body: str) -> No
     assert found(body, "Notice") == []
 
 
+@pytest.mark.parametrize(
+    ("body", "task"),
+    [
+        ("Hello 4C parents,\n\nPlease return the signed trip form by Friday.",
+         ("Return signed trip form", "2026-11-06")),
+        ("PMs,\n\nPlease send me your Q1 roadmap by Thursday.",
+         ("Send Q1 roadmap to Ilse", "2026-11-05")),
+    ],
+)  # fmt: skip
+def test_a_thing_to_do_asked_of_a_group_named_by_its_people_is_still_a_task(
+    body: str, task: tuple[str, str]
+) -> None:
+    assert found(body, "Ask") == [task]
+
+
 def test_a_greeting_to_one_person_whose_name_ends_in_s_is_no_group() -> None:
     body = "Hi Charles,\n\nPlease use the new template for the Q4 report by Friday."
     [action] = body_actions(mail(body, "Template"), "Charles")
