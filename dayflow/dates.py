@@ -168,6 +168,15 @@ class Deadline:
     end: int
 
 
+# A lead and a clock time alone ("before the 8am", "by 5pm"): the day is the one named
+# elsewhere in the sentence, if any.
+_CLOCK_ONLY = re.compile(
+    r"^(?:by|before|until|till|no\s+later\s+than)\s+(?:the\s+)?\d{1,2}(?:[:.]\d\d)?\s*"
+    r"(?:am|pm|a\.m\.|p\.m\.)?\.?$",
+    re.IGNORECASE,
+)
+
+
 def find_deadline(
     text: str, received: dt.date | None, *, lead_on: bool = False, lead_only: bool = False
 ) -> Deadline | None:
@@ -192,6 +201,12 @@ def find_deadline(
     if found is None:
         return None
     due = _resolve_match(found, received) if received else None
+    if _CLOCK_ONLY.match(found.group(0)):
+        # "tomorrow morning before the 8am huddle": the day named elsewhere is the date
+        blank = text[: found.start()] + " " * (found.end() - found.start()) + text[found.end() :]
+        day = find_deadline(blank, received, lead_on=True)
+        if day is not None and day.due is not None and not _CLOCK_ONLY.match(day.phrase):
+            return day
     return Deadline(found.group(0), due, found.start(), found.end())
 
 

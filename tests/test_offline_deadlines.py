@@ -165,3 +165,13 @@ def test_the_subjects_date_is_not_spread_over_asks_that_have_their_own_or_anothe
     assert list(dues.values()).count("2026-11-05") == 1 and None in dues.values()
     alone = "Could you approve Omar's expense claim in Concur?"
     assert [d for _, d in found(alone, "before Thursday")] == ["2026-11-05"]
+
+
+def test_a_clock_time_alone_takes_the_day_the_sentence_names_elsewhere() -> None:
+    """'tomorrow before the 9am stand-up' is due tomorrow, not today; 'by 4pm' alone is
+    today."""
+    ask = "Could you check the rota tomorrow before the 9am stand-up?"
+    assert [d for _, d in found(ask, "Rota")] == ["2026-11-03"]
+    assert [d for _, d in found("Could you check the rota by 4pm?", "Rota")] == ["2026-11-02"]
+    later = "Please send the floor plan on Thursday by 11am."
+    assert [d for _, d in found(later, "Floor plan")] == ["2026-11-05"]
