@@ -16,54 +16,29 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dayflow.models import BRIEF_SECTIONS, SINCE_DUE_MOVED, SINCE_LINES, Message, Section, Task
-from dayflow.printable import plain
+from dayflow.models import BRIEF_SECTIONS, Message, Section, Task
+from dayflow.page.lines import (
+    SUBJECT,
+    Evidence,
+    Line,
+    clip,
+    date_of,
+    dicts_in,
+    event_id,
+    hm,
+    person_text,
+    results_of,
+    short_day,
+    unavailable_in,
+    unread_lines,
+    when,
+)
+from dayflow.page.since import since_lines
 from dayflow.shown import injections, latest_result, messages_read, shown_in
-
-# One field of a page at most this long: a 1 MB subject is mail's, not the page's.
-MAX_FIELD = 500
-SUBJECT = 200
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_SPACE = re.compile(r"\s+")
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What a line stands on: a message (its subject, sender and date) or a thread's latest
-    message (a calendar event's line is its own evidence). `ref` is the id `dayflow why`
-    takes (a message or thread id); `quote` the ask in the sender's words, when the task
-    carries one (issue 34's `evidence`)."""
-
-    ref: str
-    subject: str
-    sender: str = ""
-    at: str = ""  # ISO time, as the read gave it (already in the reader's zone)
-    kind: str = "mail"  # mail (a message read) | thread (a thread's latest, as listed)
-    quote: str = ""
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """The message it is, whichever read gave it: its subject and time."""
-        return self.subject, self.at
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of a section: its text, a detail shown smaller, its evidence, the lines under
-    it (an event's prep), and `warn` for a source that could not be read."""
-
-    text: str
-    detail: str = ""
-    evidence: Evidence | None = None
-    why: str | None = None  # the id a `/why/ID` page explains (a task id, else the evidence's)
-    sub: tuple[Line, ...] = ()
-    warn: bool = False
-    strong: bool = False
 
 
 @dataclass(frozen=True)
@@ -220,12 +195,6 @@ def written_lines(text: str, name: str) -> list[str]:
     return out
 
 
-def clip(value: object, limit: int = MAX_FIELD) -> str:
-    """A field as a page shows it: one line, `plain`, at most `limit` characters."""
-    text = _SPACE.sub(" ", plain(str(value))).strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 class _Reads:
     """The run's reads, looked up by what each section needs."""
 
@@ -235,14 +204,14 @@ class _Reads:
         self.mail: dict[str, dict[str, Any]] = {}
         inbox = latest_result(conversation, "read_inbox")
         self.inbox_read = isinstance(inbox, dict)
-        for m in _dicts(inbox, "messages"):
+        for m in dicts_in(inbox, "messages"):
             self.mail[str(m.get("id"))] = m
         self.sample = any(str(k).startswith("sample:") for k in self.mail)
-        for opened in _results(conversation, "read_message"):
+        for opened in results_of(conversation, "read_message"):
             found = opened.get("message")
             if isinstance(found, dict) and found.get("id"):
                 self.mail.setdefault(str(found["id"]), found)
-        self.inbox_unread = _unavailable(inbox)
+        self.inbox_unread = unavailable_in(inbox)
         since = latest_result(conversation, "read_since")
         # Compared with an earlier brief (read_since, issue 35).
         self.compared = isinstance(since, dict) and isinstance(since.get("previous"), dict)
@@ -274,34 +243,34 @@ class _Reads:
             return None
         prep = {
             str(e.get("id")): e
-            for e in _dicts(latest_result(self.conversation, "read_prep"), "events")
+            for e in dicts_in(latest_result(self.conversation, "read_prep"), "events")
         }
-        lines = _unread_lines(result)
-        for event in sorted(_dicts(result, "events"), key=lambda e: str(e.get("start"))):
+        lines = unread_lines(result)
+        for event in sorted(dicts_in(result, "events"), key=lambda e: str(e.get("start"))):
             times = (
                 "All day"
                 if event.get("all_day")
-                else f"{_hm(event.get('start'))}–{_hm(event.get('end'))}"
+                else f"{hm(event.get('start'))}–{hm(event.get('end'))}"
             )
             detail = clip(event.get("location") or "")
             if event.get("status") == "cancelled":
                 detail = ", ".join(x for x in (detail, "cancelled") if x)
-            threads = _dicts(prep.get(str(event.get("id"))), "threads")
+            threads = dicts_in(prep.get(str(event.get("id"))), "threads")
             sub = tuple(self._thread_line(t) for t in threads)
             lines.append(
                 Line(
                     f"{times} {clip(event.get('title') or '(untitled)')}",
                     detail,
-                    why=_event_id(event),
+                    why=event_id(event),
                     sub=sub,
                 )
             )
-        for c in _dicts(result, "conflicts"):
+        for c in dicts_in(result, "conflicts"):
             titles = " and ".join(clip(t, 120) for t in c.get("titles") or [] if isinstance(t, str))
             lines.append(
                 Line(
                     f"Conflict: {titles} overlap",
-                    f"{_hm(c.get('start'))}–{_hm(c.get('end'))}",
+                    f"{hm(c.get('start'))}–{hm(c.get('end'))}",
                     warn=True,
                 )
             )
@@ -309,7 +278,7 @@ class _Reads:
 
     def _thread_line(self, thread: dict[str, Any]) -> Line:
         sender = thread.get("latest_from")
-        who = _person(sender, addresses=False) if isinstance(sender, dict) else ""
+        who = person_text(sender, addresses=False) if isinstance(sender, dict) else ""
         if thread.get("latest_from_me"):
             who = "you"
         ev = Evidence(
@@ -332,7 +301,7 @@ class _Reads:
     def _filed(self) -> list[dict[str, Any]]:
         """The tasks this run filed (or found already filed), once each, in filing order."""
         seen: dict[str, dict[str, Any]] = {}
-        for payload in _results(self.conversation, "create_task"):
+        for payload in results_of(self.conversation, "create_task"):
             task = payload.get("task")
             if isinstance(task, dict) and task.get("id"):
                 row = self.proof.get(str(task["id"]))
@@ -347,8 +316,8 @@ class _Reads:
         lines = [Line(f"Could not read {s}", why, warn=True) for s, why in self.inbox_unread]
         tasks = [t for t in self.filed if t.get("status", "open") == "open"]
         known = {str(t.get("id")) for t in tasks}
-        for t in _dicts(latest_result(self.conversation, "read_tasks"), "tasks"):
-            due = _date(t.get("due"))
+        for t in dicts_in(latest_result(self.conversation, "read_tasks"), "tasks"):
+            due = date_of(t.get("due"))
             if (
                 str(t.get("id")) not in known
                 and t.get("status", "open") == "open"
@@ -360,12 +329,12 @@ class _Reads:
         # A sender the user marked important first (dayflow important), then by due date.
         first = {m.get("id") for m in messages_read(self.conversation) if m.get("important")}
         tasks.sort(
-            key=lambda t: (t.get("source_id") not in first, _date(t.get("due")) or dt.date.max)
+            key=lambda t: (t.get("source_id") not in first, date_of(t.get("due")) or dt.date.max)
         )
         for t in tasks:
             ev = self.evidence(t.get("source_id"), t.get("evidence") or "")
             bits = [f"from {_sender_name(ev.sender)}" if ev else "on your task list"]
-            bits.append(_due_text(_date(t.get("due")), day, t.get("due_kind")))
+            bits.append(_due_text(date_of(t.get("due")), day, t.get("due_kind")))
             lines.append(
                 Line(
                     clip(t.get("title") or "(untitled)"), ", ".join(bits), ev, why=str(t.get("id"))
@@ -410,12 +379,12 @@ class _Reads:
         if not isinstance(result, dict):
             return None
         lines = []
-        for item in _dicts(result, which):
+        for item in dicts_in(result, which):
             person = item.get("with")
-            who = _person(person) if isinstance(person, dict) else "someone"
+            who = person_text(person) if isinstance(person, dict) else "someone"
             subject = clip(item.get("subject") or "(no subject)", SUBJECT)
             days = item.get("age_days")
-            since = _short(_date(item.get("latest_at")))
+            since = short_day(date_of(item.get("latest_at")))
             age = f"{days} working day{'' if days == 1 else 's'}" if isinstance(days, int) else ""
             if which == "you_owe":
                 text, detail = f"Reply to {who}", f"waiting {age} (since {since})"
@@ -432,178 +401,27 @@ class _Reads:
         return lines
 
     def since(self) -> list[Line] | None:
-        """ "Since yesterday" from read_since's changes (and the moves move_due made): the brief
-        it compares with first, then each change with the message it stands on, as the other
-        sections have (a reply sent, an answer, a task's mail, a moved deadline's words)."""
-        result = self.since_read
-        if result is None:
+        """ "Since yesterday" (`page/since.py`), when the run compared with an earlier brief."""
+        if self.since_read is None:
             return None
-        previous = result.get("previous") or {}
-        lines = [Line(Section.compared_with(previous.get("brief_date")))]
-        lines += _unread_lines(result)
-        for kind, words, _ in SINCE_LINES:
-            lines += [_SINCE_LINES[kind](self, item, words) for item in _dicts(result, kind)]
-            more = result.get(kind + "_more")
-            if isinstance(more, int) and more > 0:
-                lines.append(Line(f"and {more} more"))
-        proposed = {(i.get("id"), i.get("now")): i for i in _dicts(result, "due_moved")}
-        for made in _results(self.conversation, "move_due"):
-            moved = made.get("moved")
-            if isinstance(moved, dict):
-                was = proposed.get((moved.get("id"), moved.get("now")), {}).get("was")
-                lines.append(self._due_moved(moved | ({"was": was} if was else {})))
-        if result.get("nothing"):
-            lines.append(Line(Section.SINCE_NOTHING))
-        return lines
-
-    def _mail_or_thread(self, item: dict[str, Any], sender: str) -> Evidence:
-        """The message a change stands on: as this run read it, else as read_since names it."""
-        return self.evidence(item.get("id")) or Evidence(
-            str(item.get("id") or item.get("key") or ""),
-            clip(item.get("subject") or "(no subject)", SUBJECT),
-            sender,
-            str(item.get("at") or ""),
-            kind="thread",
-        )
-
-    def _replied(self, item: dict[str, Any], words: str) -> Line:
-        who = _person(item["with"]) if isinstance(item.get("with"), dict) else "someone"
-        ev = self._mail_or_thread(item, "you")
-        return Line(words.format(who=who), f"“{ev.subject}”", ev, why=ev.ref)
-
-    def _answered(self, item: dict[str, Any], words: str) -> Line:
-        who = _person(item["by"], addresses=False) if isinstance(item.get("by"), dict) else ""
-        ev = self._mail_or_thread(item, who)
-        return Line(words.format(who=who or "someone"), f"“{ev.subject}”", ev, why=ev.ref)
-
-    def _task_line(self, item: dict[str, Any], words: str, *, done: bool = False) -> Line:
-        ev = self.evidence(item.get("source_id"))
-        why = str(item["id"]) if done and item.get("id") else None
-        title = clip(item.get("title") or "(untitled)")
-        return Line(words.format(title=title), evidence=ev, why=why or (ev.ref if ev else None))
-
-    def _due_moved(self, item: dict[str, Any]) -> Line:
-        was, now = _date(item.get("was")), _date(item.get("now"))
-        ev = self.evidence(item.get("source_id"), item.get("evidence") or "")
-        detail = f"{_short(was)} → {_short(now)}" if was else f"now {_short(now)}"
-        text = SINCE_DUE_MOVED[0].format(title=clip(item.get("title") or "(untitled)"))
-        return Line(text, detail, ev, why=str(item.get("id") or "") or None)
+        return since_lines(self.since_read, self.conversation, self.evidence)
 
     def week(self, day: dt.date) -> list[Line] | None:
         result = latest_result(self.conversation, "read_calendar", range="week")
         if not isinstance(result, dict):
             return None
         days: dict[dt.date, list[Line]] = {}
-        for event in sorted(_dicts(result, "events"), key=lambda e: str(e.get("start"))):
-            on = _date(event.get("start"))
+        for event in sorted(dicts_in(result, "events"), key=lambda e: str(e.get("start"))):
+            on = date_of(event.get("start"))
             if on is None or on <= day:
                 continue
-            when = "all day" if event.get("all_day") else _hm(event.get("start"))
+            when = "all day" if event.get("all_day") else hm(event.get("start"))
             gone = " (cancelled)" if event.get("status") == "cancelled" else ""
             title = clip(event.get("title") or "(untitled)")
-            days.setdefault(on, []).append(Line(f"{when} {title}{gone}", why=_event_id(event)))
-        return _unread_lines(result) + [
-            Line(_short(d), sub=tuple(ls)) for d, ls in sorted(days.items())
+            days.setdefault(on, []).append(Line(f"{when} {title}{gone}", why=event_id(event)))
+        return unread_lines(result) + [
+            Line(short_day(d), sub=tuple(ls)) for d, ls in sorted(days.items())
         ]
-
-
-def _span(when: dict[str, Any], *, day: bool = True) -> str:
-    if when.get("all_day"):
-        return f"{_short(_date(when.get('start')))} all day" if day else "all day"
-    hours = f"{_hm(when.get('start'))}–{_hm(when.get('end'))}"
-    return f"{_short(_date(when.get('start')))} {hours}" if day else hours
-
-
-def _moved(_: _Reads, item: dict[str, Any], words: str) -> Line:
-    was, now = item.get("was") or {}, item.get("now") or {}
-    same = _date(was.get("start")) == _date(now.get("start"))
-    detail = f"{_span(was)} → {_span(now, day=not same)}"
-    title = clip(item.get("title") or "(untitled)")
-    return Line(words.format(title=title), detail, why=_event_id(item))
-
-
-def _cancelled(_: _Reads, item: dict[str, Any], words: str) -> Line:
-    title = clip(item.get("title") or "(untitled)")
-    return Line(words.format(title=title), f"was {_span(item)}", why=_event_id(item))
-
-
-def _new(_: _Reads, item: dict[str, Any], words: str) -> Line:
-    title = clip(item.get("title") or "(untitled)")
-    return Line(words.format(title=title), _span(item, day=False), why=_event_id(item))
-
-
-def _conflict(_: _Reads, item: dict[str, Any], words: str) -> Line:
-    titles = " and ".join(clip(t, 120) for t in item.get("titles") or [] if isinstance(t, str))
-    return Line(words.format(titles=titles or "two events"), warn=True)
-
-
-# Each kind's line (its words, and the section's order, are `SINCE_LINES`'; the due dates
-# moved come after, from move_due's answers: the moves made, not proposed).
-_SINCE_LINES: dict[str, Callable[[_Reads, dict[str, Any], str], Line]] = {
-    "replies_sent": _Reads._replied,
-    "answered": _Reads._answered,
-    "tasks_done": lambda r, item, words: r._task_line(item, words, done=True),
-    "tasks_gone": _Reads._task_line,
-    "meetings_moved": _moved,
-    "meetings_cancelled": _cancelled,
-    "meetings_new": _new,
-    "conflicts_new": _conflict,
-}
-
-
-def _results(conversation: list[Message], name: str) -> list[dict[str, Any]]:
-    """The parsed results of each successful call of tool `name`, in order."""
-    import json
-
-    calls: set[str] = set()
-    out = []
-    for message in conversation:
-        content = message.get("content")
-        for block in content if isinstance(content, list) else []:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_use" and block.get("name") == name:
-                calls.add(str(block.get("id")))
-            elif (
-                block.get("type") == "tool_result"
-                and not block.get("is_error")
-                and str(block.get("tool_use_id")) in calls
-            ):
-                raw = block.get("content")
-                if isinstance(raw, list):
-                    raw = "".join(b.get("text", "") for b in raw if isinstance(b, dict))
-                try:
-                    parsed = json.loads(raw) if isinstance(raw, str) else None
-                except (ValueError, RecursionError):
-                    continue
-                if isinstance(parsed, dict):
-                    out.append(parsed)
-    return out
-
-
-def _dicts(value: Any, key: str) -> list[dict[str, Any]]:
-    listed = value.get(key) if isinstance(value, dict) else None
-    return [v for v in listed if isinstance(v, dict)] if isinstance(listed, list) else []
-
-
-def _unavailable(result: Any) -> list[tuple[str, str]]:
-    return [(clip(u.get("source")), clip(u.get("reason"))) for u in _dicts(result, "unavailable")]
-
-
-def _unread_lines(result: Any) -> list[Line]:
-    return [Line(f"Could not read {s}", why, warn=True) for s, why in _unavailable(result)]
-
-
-def _event_id(event: dict[str, Any]) -> str | None:
-    """An event is its own evidence: its id is what a `/why/ID` page would show."""
-    return str(event["id"]) if event.get("id") else None
-
-
-def _person(person: dict[str, Any], *, addresses: bool = True) -> str:
-    name, address = clip(person.get("name") or "", 120), clip(person.get("address") or "", 120)
-    if name and address and addresses:
-        return f"{name} ({address})"
-    return name or address or "someone"
 
 
 def _sender_name(sender: str) -> str:
@@ -615,43 +433,6 @@ def _sender_name(sender: str) -> str:
     return " ".join(name.split()) or address or sender.strip() or "someone"
 
 
-def _time(iso: object) -> dt.datetime | None:
-    try:
-        return dt.datetime.fromisoformat(str(iso))
-    except ValueError:
-        return None
-
-
-def _date(iso: object) -> dt.date | None:
-    if not iso:
-        return None
-    value = _time(iso)
-    if value is not None:
-        return value.date()
-    try:
-        return dt.date.fromisoformat(str(iso)[:10])
-    except ValueError:
-        return None
-
-
-def _hm(iso: object) -> str:
-    value = _time(iso)
-    return f"{value:%H:%M}" if value else "?"
-
-
-def _short(day: dt.date | None) -> str:
-    return f"{_DAYS[day.weekday()]} {day.day} {_MONTHS[day.month - 1]}" if day else "?"
-
-
-def when(iso: str) -> str:
-    """An evidence's time as a page shows it: "Tue 1 Dec 09:40"."""
-    value = _time(iso)
-    if value is None:
-        day = _date(iso)
-        return _short(day) if day else ""
-    return f"{_short(value.date())} {value:%H:%M}"
-
-
 def _due_text(due: dt.date | None, today: dt.date, kind: object = None) -> str:
     implied = " (implied)" if kind == "implied" else ""
     if due is None:
@@ -661,8 +442,8 @@ def _due_text(due: dt.date | None, today: dt.date, kind: object = None) -> str:
     if due == today + dt.timedelta(days=1):
         return "due tomorrow" + implied
     if due < today:
-        return f"overdue since {_short(due)}"
-    return f"due {_short(due)}{implied}"
+        return f"overdue since {short_day(due)}"
+    return f"due {short_day(due)}{implied}"
 
 
 __all__ = ["Entry", "Evidence", "Line", "Page", "Part", "clip", "page_of", "when", "written_lines"]
