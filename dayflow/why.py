@@ -28,6 +28,7 @@ from dayflow.models import Message, Run, Task
 from dayflow.no_task import NoTask, said
 from dayflow.printable import plain
 from dayflow.providers.offline import looks_like_scam
+from dayflow.senders import from_line, sender_name
 from dayflow.shown import Call, shown_in, tool_calls
 from dayflow.sources.injected import injected_spans
 from dayflow.store import Store
@@ -424,7 +425,7 @@ def render_text(why: Why) -> str:
     if m is not None:
         lines.append(f"message {m.get('id')} ({m.get('key')})" if m.get("key") else
                      f"message {m.get('id')}")  # fmt: skip
-        lines.append(f"  from:     {m.get('from', '?')}")
+        lines.append(f"  from:     {from_line(m.get('from'), '?')}")
         lines.append(f"  date:     {m.get('received_at', '?')}")
         lines.append(f"  subject:  {m.get('subject', '')}")
         if why.injected is not None:
@@ -449,14 +450,14 @@ def render_text(why: Why) -> str:
             lines.append(f"  counted:  {t.counted}")
         last = t.moves[-1] if t.moves else None
         if last is not None and last.get("now") == t.due:  # a later message set it
-            sender = f" {last['from']}'s" if last.get("from") else " a later"
+            sender = f" {sender_name(last['from'])}'s" if last.get("from") else " a later"
             lines.append(f"  due:      {t.due}, moved by{sender} message (below)")
         else:
             lines.append(f"  due:      {due_line(t.due, t.due_kind)}")
         for move in t.moves:
             lines.append(f"  moved:    {move.get('was') or 'no date'} → {move.get('now')} "
                          f"(run {move.get('run_id')}, step {move.get('step')})")  # fmt: skip
-            sender = f" from {move['from']}" if move.get("from") else ""
+            sender = f" from {from_line(move['from'])}" if move.get("from") else ""
             when = f", {move['received_at']}" if move.get("received_at") else ""
             lines.append(f"    by:     message {move.get('source_id')}{sender}{when}")
             if move.get("subject"):

@@ -30,6 +30,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "clock",
             "files",
             "printable",
+            "senders",
             "no_task",
             "network",
             "shown",

@@ -304,13 +304,18 @@ def test_why_an_id_that_names_a_message_and_an_event_asks_which(cli: Cli, tmp_pa
 @pytest.mark.parametrize(
     ("sender", "shown"),
     [('Quote "" <q@q.example>', "Quote"), ('"" <q@q.example>', "q@q.example"),
-     ('"  " <q@q.example>', "q@q.example")],
+     ('"  " <q@q.example>', "q@q.example"),
+     ("=?utf-8?q?Ren=C3=A9e_Dubois?= <q@q.example>", "Renée Dubois"),
+     ('"ceo@bank.example" <q@q.example>', "q@q.example"),
+     ("Quote\x07\u202e Q <q@q.example>", "Quote Q")],
 )  # fmt: skip
 def test_a_sender_with_an_empty_or_blank_name_is_shown_by_name_or_address(
     tmp_path: Path, sender: str, shown: str
 ) -> None:
     """No "(from Quote , …)" nor a bare `""` in the brief, the task's notes or the page: the
-    name without its blank parts, or the address when no name is left."""
+    name without its blank parts, or the address when no name is left; an encoded word
+    decoded, a name that is an address and control characters out (`dayflow.senders`), the
+    same in all three and in `dayflow why`'s from line."""
     messages = [
         {"id": "m1", "from": sender, "subject": "Deck", "body": EDITS,
          "received_at": "2026-11-05T06:00:00+00:00"},
@@ -325,6 +330,9 @@ def test_a_sender_with_an_empty_or_blank_name_is_shown_by_name_or_address(
     line = next(n for n in res.out.splitlines() if n.startswith("- Send "))
     assert line.endswith(f"(from {shown}, due tomorrow)"), line
     assert "(`dayflow why inbox:m2`)" in res.out and '""' not in res.out
-    assert f'  notes:    {shown} asked in "Deck"' in cli("why", "inbox:m1").out
+    why = cli("why", "inbox:m1").out
+    assert f'  notes:    {shown} asked in "Deck"' in why
+    named = "" if shown == "q@q.example" else f"{shown} <q@q.example>"
+    assert f"  from:     {named or shown}\n" in why, why
     page = cli.brief("--format", "html", "--new").out
     assert f'<span class="detail">from {shown} · it tried to instruct' in page

@@ -38,6 +38,7 @@ from dayflow.page.lines import (
     when,
 )
 from dayflow.page.since import since_lines
+from dayflow.senders import from_line, sender_name
 from dayflow.shown import injections, latest_result, messages_read, shown_in
 
 
@@ -232,7 +233,7 @@ class _Reads:
         return Evidence(
             str(m.get("id")),
             clip(m.get("subject") or "(no subject)", SUBJECT),
-            clip(m.get("from") or ""),
+            clip(from_line(m.get("from"))),
             str(m.get("received_at") or ""),
             quote=clip(quote) if quote else "",
         )
@@ -349,7 +350,7 @@ class _Reads:
         for m in injections(self.conversation) or []:
             ev = self.evidence(m["id"])
             subject = ev.subject if ev else clip(m.get("subject") or "(no subject)", SUBJECT)
-            sender = _sender_name(ev.sender) if ev else clip(m.get("from") or "")
+            sender = _sender_name(ev.sender) if ev else clip(sender_name(m.get("from"), ""))
             detail = f"from {sender} · {m['note']}" if sender else str(m["note"])
             lines.append(Line(f"Not a task: “{subject}”", detail, ev, why=str(m["id"])))
         return lines
@@ -424,13 +425,9 @@ class _Reads:
         ]
 
 
-def _sender_name(sender: str) -> str:
-    """ "Dana Whitfield <dana@x>" as "Dana Whitfield"; an address alone, or one under an empty
-    name (`"" <dana@x>`), as itself."""
-    from email.utils import parseaddr  # only when a page is built
-
-    name, address = parseaddr(sender)
-    return " ".join(name.split()) or address or sender.strip() or "someone"
+def _sender_name(sender: object) -> str:
+    """ "Dana Whitfield <dana@x>" as "Dana Whitfield" (`dayflow.senders`)."""
+    return clip(sender_name(sender))
 
 
 def _due_text(due: dt.date | None, today: dt.date, kind: object = None) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 from dayflow.models import Message
 from dayflow.printable import plain
+from dayflow.senders import sender_name, with_address
 
 # One field of a page at most this long: a 1 MB subject is mail's, not the page's.
 MAX_FIELD = 500
@@ -109,10 +110,8 @@ def event_id(event: dict[str, Any]) -> str | None:
 
 
 def person_text(person: dict[str, Any], *, addresses: bool = True) -> str:
-    name, address = clip(person.get("name") or "", 120), clip(person.get("address") or "", 120)
-    if name and address and addresses:
-        return f"{name} ({address})"
-    return name or address or "someone"
+    """A party as "Name (address)", or by its name alone (`dayflow.senders`)."""
+    return clip(with_address(person) if addresses else sender_name(person), 240)
 
 
 def time_of(iso: object) -> dt.datetime | None:

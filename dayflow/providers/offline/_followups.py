@@ -40,6 +40,7 @@ from dayflow.providers.offline._reading import (
     parse_time,
     system_invitation,
 )
+from dayflow.senders import with_address
 
 FOLLOWUPS = "read_followups"
 OWED_WEIGHS_DAYS = 3
@@ -213,7 +214,7 @@ def followup_sections(calls: list[Call]) -> tuple[list[str], Owed | None]:
         age = owed[0].get("age_days")
         subject = str(owed[0].get("subject", ""))
         oldest = Owed(
-            _who(owed[0]),
+            with_address(owed[0].get("with")),
             subject,
             age if isinstance(age, int) else 0,
             owed[0].get("important") is True,
@@ -265,7 +266,8 @@ def _lines(
         since = _short(item.get("latest_at"))
         subject = item.get("subject", "")
         draft = " — draft in Drafts" if str(item.get("key")) in drafts else ""
-        out.append(f'- {lead}{_who(item)}: "{subject}", {waited} {days} (since {since}){draft}')
+        who = with_address(item.get("with"))
+        out.append(f'- {lead}{who}: "{subject}", {waited} {days} (since {since}){draft}')
         out += _asked_line(item)
     extra = (len(items) - SHOWN if len(items) > SHOWN else 0) + (
         more if isinstance(more, int) else 0
@@ -286,15 +288,6 @@ def _asked_line(item: dict[str, Any]) -> list[str]:
     if len(asked) > ASKED_SHOWN:
         asked = asked[: ASKED_SHOWN - 1].rsplit(" ", 1)[0] + "…"
     return [f'  - asked: "{asked}"']
-
-
-def _who(item: dict[str, Any]) -> str:
-    party = item.get("with") if isinstance(item.get("with"), dict) else {}
-    assert isinstance(party, dict)
-    name, address = str(party.get("name") or ""), str(party.get("address") or "")
-    if name and address:
-        return f"{name} ({address})"
-    return name or address or "someone"
 
 
 def _short(iso: object) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from dayflow.meetings import conflicts
 from dayflow.providers.offline._conversation import Call, latest_list, named
 from dayflow.providers.offline._reading import DAYS, MONTHS, date_of, parse_time
+from dayflow.senders import sender_name
 
 PREP = "read_prep"
 
@@ -97,9 +98,7 @@ def _thread_line(thread: dict[str, Any]) -> str:
     if thread.get("latest_from_me"):
         who = "you"
     else:
-        sender = thread.get("latest_from")
-        sender = sender if isinstance(sender, dict) else {}
-        who = _one_line(sender.get("name") or sender.get("address") or "them")
+        who = _one_line(sender_name(thread.get("latest_from"), "them"))
     when = parse_time(thread.get("latest_at"))
     on = f", {_short_date(when.date())}" if when else ""
     return f'  - Mail: "{_one_line(thread.get("subject"))}" (latest from {who}{on})'

@@ -8,6 +8,7 @@ from typing import Any
 
 from dayflow.models import Section
 from dayflow.providers.offline._reading import DAYS, MONTHS
+from dayflow.senders import sender_name
 
 
 def promise_lines(result: dict[str, Any]) -> list[str]:
@@ -17,7 +18,7 @@ def promise_lines(result: dict[str, Any]) -> list[str]:
         return []
     lines = ["", Section.heading(Section.PROMISED)]
     for p in items:
-        who = _who(p)
+        who = sender_name(p.get("with"))
         due = _due(p)
         lines.append(f"- To {who}: {p.get('what')}{due} (`{p.get('key')}`)")
     return lines
@@ -32,17 +33,10 @@ def due_promise(result: dict[str, Any], today: dt.date | None) -> str | None:
             continue
         day = _date(p.get("due"))
         if day is not None and day <= today:
-            who = _who(p)
+            who = sender_name(p.get("with"))
             late = "due today" if day == today else f"due {_day(day)}"
             return f"**Keep your promise to {who}: {p.get('what')}, {late}.**"
     return None
-
-
-def _who(p: dict[str, Any]) -> str:
-    party = p.get("with")
-    if not isinstance(party, dict):
-        return "someone"
-    return str(party.get("name") or party.get("address") or "someone")
 
 
 def _due(p: dict[str, Any]) -> str:

@@ -13,12 +13,12 @@ import datetime as dt
 import re
 
 from dayflow.models import Message
+from dayflow.senders import with_address
 from dayflow.shown import injections
 from dayflow.tools.evidence import due_kind_of
 
 QUOTE_SHOWN = 90  # a quote's characters on a brief's line (`dayflow why` shows it whole)
 SUBJECT_SHOWN = 80  # an injected message's subject on its line
-_NAMED = re.compile(r"^(.*?)<([^<>]*)>\s*$")
 _MARKS = re.compile(r"([\\`*_#!|~])")  # links, images and HTML: `inert_markdown` judges them
 
 
@@ -45,21 +45,11 @@ def injected_lines(messages: list[Message]) -> list[str]:
     lines = []
     for m in injections(messages) or []:
         subject = _inert(str(m.get("subject") or "(no subject)"), SUBJECT_SHOWN)
-        sender = _inert(_sender(str(m.get("from") or "")), SUBJECT_SHOWN)
+        sender = _inert(with_address(str(m.get("from") or "")), SUBJECT_SHOWN)
         lines.append(
             f"- Not a task: “{subject}” from {sender}: {m['note']} (`dayflow why {m['id']}`)"
         )
     return lines
-
-
-def _sender(sender: str) -> str:
-    """ "Dana <dana@x>" as "Dana (dana@x)": an address in angle brackets would be read as a
-    link (and dropped as one) by Markdown."""
-    found = _NAMED.match(sender)
-    if found is None:
-        return sender.strip() or "someone"
-    name, address = found.group(1).strip().strip('"'), found.group(2).strip()
-    return f"{name} ({address})" if name else address or "someone"
 
 
 def _inert(text: str, limit: int) -> str:

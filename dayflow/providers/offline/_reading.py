@@ -24,7 +24,6 @@ import datetime as dt
 import html
 import re
 from dataclasses import dataclass
-from email.utils import parseaddr
 from typing import Any
 
 from dayflow.dates import alternation, any_word
@@ -34,6 +33,7 @@ from dayflow.providers.offline._clauses import has_cue
 from dayflow.providers.offline._lexicon import REPLY_PREFIXES, SUBJECT_CUES, cues
 from dayflow.providers.offline._requests import relayed_invitation, requests_in, says_fyi
 from dayflow.providers.offline._scam import looks_like_scam
+from dayflow.senders import sender_name, sender_parts
 from dayflow.sources.injected import addresses_assistant, without_injected
 
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -322,11 +322,8 @@ def thread_key(subject: str) -> str:
 
 
 def who(message: dict[str, Any]) -> str:
-    """The sender's display name for the brief, its address when the name is empty or blank
-    (`"" <q@x>`), the From as it is when it parses as neither."""
-    sender = str(message.get("from", ""))
-    name, address = parseaddr(sender)
-    return " ".join(name.split()) or address or sender.strip() or "someone"
+    """The sender's display name for the brief (`dayflow.senders`)."""
+    return sender_name(str(message.get("from", "")))
 
 
 def date_of(iso: object) -> dt.date | None:
@@ -397,7 +394,7 @@ def _cut_short_actions(message: dict[str, Any], user: str | None) -> list[Action
 
 
 def _sender(message: dict[str, Any]) -> tuple[str, str]:
-    name, address = parseaddr(str(message.get("from", "")))
+    name, address = sender_parts(str(message.get("from", "")))
     return name, address.split("@")[0].lower()
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from dayflow.models import SINCE_DUE_MOVED, SINCE_LINES, Section
 from dayflow.providers.offline._conversation import Call, named
 from dayflow.providers.offline._reading import DAYS, MONTHS, parse_time
+from dayflow.senders import sender_name
 
 
 def since_lines(calls: list[Call]) -> list[str]:
@@ -84,11 +85,11 @@ def _due_moved(item: dict[str, Any]) -> str:
 
 
 def _replied(item: dict[str, Any]) -> dict[str, str]:
-    return {"who": _name(item.get("with")), "detail": _subject(item)}
+    return {"who": sender_name(item.get("with")), "detail": _subject(item)}
 
 
 def _answered(item: dict[str, Any]) -> dict[str, str]:
-    return {"who": _name(item.get("by")), "detail": _subject(item)}
+    return {"who": sender_name(item.get("by")), "detail": _subject(item)}
 
 
 def _task(item: dict[str, Any]) -> dict[str, str]:
@@ -129,12 +130,6 @@ _VALUES = {
 
 def _dicts(value: Any) -> list[dict[str, Any]]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
-
-
-def _name(party: Any) -> str:
-    if not isinstance(party, dict):
-        return "someone"
-    return str(party.get("name") or party.get("address") or "someone")
 
 
 def _subject(item: dict[str, Any]) -> str:
