@@ -20,9 +20,10 @@ then tuned on in the fifth), `blind6/` (a sixth author's, scored once on the fif
 frozen rules), `blind7/` (a seventh author's, with issue 34's precision classes mixed into a
 whole morning), `quiet8/` (helper `wq8`'s: mostly messages that ask nothing, for issue 34's
 false tasks per 100 of them, with a few real asks) and `blind8/` (an eighth author's, another
-life with the same classes), and `blind9/` (a ninth author's, scored once). `load()`
-never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
-own, so none is mixed into the set's figures.
+life with the same classes), `blind9/` (a ninth author's, scored once) and `quiet9/`
+(helper `wq9`'s: another quiet split, a veterinary practice owner's week, mostly messages that
+ask nothing). `load()` never reads them; only `load_held(name)` does, and the scorer runs
+each as a morning of its own, so none is mixed into the set's figures.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ BLIND7_DIR = ROOT / "blind7"
 QUIET8_DIR = ROOT / "quiet8"
 BLIND8_DIR = ROOT / "blind8"
 BLIND9_DIR = ROOT / "blind9"
+QUIET9_DIR = ROOT / "quiet9"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -79,7 +81,7 @@ INBOX_FIELDS = (
 )  # fmt: skip
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-    "blind8", "quiet8", "blind9", "precision",
+    "blind8", "quiet8", "blind9", "quiet9", "precision",
 )  # fmt: skip
 
 
@@ -206,6 +208,20 @@ HELD_OUT = (
         "messages, from GUIDE.md, dataset.py and issues 34 and 35 alone (`blind9/README.md`); "
         "a whole morning of another life (a restaurant group's finance director) with issue "
         "34's hard classes mixed in. A morning of its own (same date, timezone and calendar).",
+    ),
+    HeldOut(
+        "quiet9",
+        QUIET9_DIR,
+        "Second quiet split (`bench/eval/quiet9/`, issue 34's false tasks, not yet scored)",
+        "Written by helper session `wq9`, who did not open the offline model's rules, the tools, "
+        "the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other split's "
+        "messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
+        "(`quiet9/README.md`); another life (a veterinary practice owner), 150 messages, 129 "
+        "asking Alex nothing (broadcasts with polite imperatives, confidentiality, the sender's "
+        "own promise, asks to others with Alex in Cc, answers with quoted asks, list posts with "
+        "`list_id`, automated mail, in four languages) and 21 real asks. A morning of its own "
+        "(same date, timezone and calendar).",
+        focused=True,
     ),
     HeldOut(
         "precision",
