@@ -19,11 +19,12 @@ on in issue 23's fourth round, its first scoring kept in RESULTS.md), `blind4/` 
 then tuned on in the fifth), `blind6/` (a sixth author's, scored once on the fifth round's
 frozen rules), `blind7/` (a seventh author's, with issue 34's precision classes mixed into a
 whole morning), `quiet8/` (helper `wq8`'s: mostly messages that ask nothing, for issue 34's
-false tasks per 100 of them, with a few real asks) and `blind8/` (an eighth author's, another
-life with the same classes), `blind9/` (a ninth author's, scored once) and `quiet9/`
-(helper `wq9`'s: another quiet split, a veterinary practice owner's week, mostly messages that
-ask nothing). `load()` never reads them; only `load_held(name)` does, and the scorer runs
-each as a morning of its own, so none is mixed into the set's figures.
+false tasks per 100 of them, with a few real asks), `blind8/` (an eighth author's, another
+life with the same classes), `blind9/` (a ninth author's, scored once), `quiet9/` (helper
+`wq9`'s: another quiet split, a veterinary practice owner's week, mostly messages that ask
+nothing) and `blind10/` (a tenth author's, another life with the same classes). `load()`
+never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
+own, so none is mixed into the set's figures.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ QUIET8_DIR = ROOT / "quiet8"
 BLIND8_DIR = ROOT / "blind8"
 BLIND9_DIR = ROOT / "blind9"
 QUIET9_DIR = ROOT / "quiet9"
+BLIND10_DIR = ROOT / "blind10"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -81,7 +83,7 @@ INBOX_FIELDS = (
 )  # fmt: skip
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-    "blind8", "quiet8", "blind9", "quiet9", "precision",
+    "blind8", "quiet8", "blind9", "quiet9", "blind10", "precision",
 )  # fmt: skip
 
 
@@ -222,6 +224,17 @@ HELD_OUT = (
         "`list_id`, automated mail, in four languages) and 21 real asks. A morning of its own "
         "(same date, timezone and calendar).",
         focused=True,
+    ),
+    HeldOut(
+        "blind10",
+        BLIND10_DIR,
+        "Tenth blind split (`bench/eval/blind10/`, issue 34, not yet scored)",
+        "Written by a tenth author (helper session `wb10`) who did not open the offline "
+        "model's rules, the tools, the followups, the tests, RESULTS.md or any other split's "
+        "messages, from GUIDE.md, dataset.py and issues 34 and 35 alone (`blind10/README.md`); "
+        "a whole morning of another life (the principal of a small architecture practice) with "
+        "issue 34's hard classes mixed in. A morning of its own (same date, timezone and "
+        "calendar).",
     ),
     HeldOut(
         "precision",
