@@ -169,7 +169,7 @@ HELD_OUT = (
     HeldOut(
         "blind7",
         BLIND7_DIR,
-        "Seventh blind split (`bench/eval/blind7/`, issue 34, not yet scored)",
+        "Seventh blind split (`bench/eval/blind7/`, issue 34, scored once, tuned on since)",
         "Written by a seventh author (helper session `hblind`) who did not open the offline "
         "model's rules, the tools, the followups, the tests, RESULTS.md or any other split's "
         "messages, from GUIDE.md, dataset.py and issue 34 alone (`blind7/README.md`); a whole "
@@ -214,7 +214,7 @@ HELD_OUT = (
     HeldOut(
         "quiet9",
         QUIET9_DIR,
-        "Second quiet split (`bench/eval/quiet9/`, issue 34's false tasks, not yet scored)",
+        "Second quiet split (`bench/eval/quiet9/`, issue 34's false tasks, scored once)",
         "Written by helper session `wq9`, who did not open the offline model's rules, the tools, "
         "the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other split's "
         "messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
@@ -228,7 +228,7 @@ HELD_OUT = (
     HeldOut(
         "blind10",
         BLIND10_DIR,
-        "Tenth blind split (`bench/eval/blind10/`, issue 34, not yet scored)",
+        "Tenth blind split (`bench/eval/blind10/`, issue 34, scored once)",
         "Written by a tenth author (helper session `wb10`) who did not open the offline "
         "model's rules, the tools, the followups, the tests, RESULTS.md or any other split's "
         "messages, from GUIDE.md, dataset.py and issues 34 and 35 alone (`blind10/README.md`); "
