@@ -498,3 +498,19 @@ def test_a_correction_for_a_missing_profile_names_it_in_one_line(
     assert result.code == 3
     assert result.err.strip() == "error: no profile 'nosuch' (see `dayflow profiles list`)"
     assert not (user.dir / "rules.toml").exists()
+
+
+@pytest.mark.parametrize("pattern", ["", "*", "a b"])
+def test_a_refused_important_pattern_offers_only_what_important_takes(
+    user: Profile, pattern: str
+) -> None:
+    """`important ''` suggested "list:ID or thread:KEY", which `important` refuses: its hint
+    names an address or a domain only, where `mute`'s names all four."""
+    refused = user.run("important", pattern)
+    assert refused.code == 2 and len(refused.err.strip().splitlines()) == 1, refused.err
+    assert refused.err.rstrip().endswith("give an address or a domain (example.org)")
+    muted = user.run("mute", pattern)
+    assert muted.err.rstrip().endswith(
+        "give an address, a domain (example.org), list:ID or thread:KEY"
+    ), muted.err
+    assert not user.rules_file.exists()

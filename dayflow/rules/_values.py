@@ -92,10 +92,11 @@ def parse_match(text: str, *, lists: bool = True, threads: bool = True) -> str:
     raw = text.strip()
     low = raw.lower()
     refused = f"{raw[:60]!r} would match too much or nothing"
+    kinds = ["an address", "a domain (example.org)"]
+    kinds += ["list:ID"] * lists + ["thread:KEY"] * threads
+    give = f"give {', '.join(kinds[:-1])} or {kinds[-1]}"  # only what this command takes
     if not raw or any(c in raw for c in "*?[]%") or any(c.isspace() for c in raw):
-        raise UsageError(
-            f"{refused}: give an address, a domain (example.org), list:ID or thread:KEY"
-        )
+        raise UsageError(f"{refused}: {give}")
     if low.startswith(THREAD_PREFIX):
         # The prefix in any case, as list:, and once: a brief's JSON gives a thread's key as
         # `thread:…` already, so `thread:KEY` written from it says the prefix twice.
@@ -123,7 +124,7 @@ def parse_match(text: str, *, lists: bool = True, threads: bool = True) -> str:
         raise UsageError(
             f"{refused}: a domain has a name and a top level (example.org), not only {domain!r}"
             if domain
-            else f"{refused}: give an address, a domain (example.org), list:ID or thread:KEY"
+            else f"{refused}: {give}"
         )
     return domain
 
