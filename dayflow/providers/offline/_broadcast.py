@@ -13,7 +13,9 @@ from dayflow.providers.offline._clauses import Found
 from dayflow.providers.offline._lexicon import (
     BROADCAST_CONDUCT,
     CONDUCT,
+    ERRANDS,
     FORBIDDING,
+    REMINDING,
     ROLE_SENDERS,
     STANDING,
     cues,
@@ -31,6 +33,24 @@ _BEHAVING = re.compile(rf"\b{_PLEA}\s*,?\s*{cues(CONDUCT)}", re.IGNORECASE)
 _STANDING = re.compile(rf"\b{cues(STANDING)}\b", re.IGNORECASE)
 # A sentence that opens on what not to do: "Please don't reply-all -- use #ops instead".
 _FORBIDS = re.compile(rf"^\W*(?:{_PLEA}\s*,?\s*)?{cues(FORBIDDING)}", re.IGNORECASE)
+
+
+# A plea's cue, as a request's rule names it ('a request ("Please")'), or an imperative: what
+# an announcement asks of everyone in the same words ("Please keep the back door shut"). Not a
+# question ("can someone update the slide?"): that wants one person to take it on.
+_PLEADED = re.compile(
+    rf'^(?:a request \("(?:reminder:?\s*)?{_PLEA}"?\)|an imperative)|s\'il vous pla[iî]t|veuillez',
+    re.IGNORECASE,
+)
+_PLEA_AT = re.compile(rf"\b{_PLEA}", re.IGNORECASE)
+_ERRAND = re.compile(rf"\b{cues(ERRANDS)}\b", re.IGNORECASE)
+_REMINDS = re.compile(rf"\b{cues(REMINDING)}\b", re.IGNORECASE)
+# A date that is named but not given: "please handle yours by the date listed".
+_BY_THE_DATE = re.compile(
+    r"\b(?:by|before)\s+(?:the|your|their|its)\s+(?:\w+\s+)?(?:date|deadline|due\s+date)s?\b"
+    r"|\b(?:hit|meet)\s+(?:your|the|their)\s+(?:\w+\s+)?(?:dates?|deadlines?)\b",
+    re.IGNORECASE,
+)
 
 
 # An office's name as a sender: "Facilities Services", "IT Help Desk".
@@ -63,4 +83,26 @@ def _for_everyone(found: Found) -> bool:
         or _STANDING.search(found.title)
         or _BEHAVING.search(found.sentence)
         or _FORBIDS.match(found.sentence)
+        or _idle_plea(found)
     )
+
+
+def _idle_plea(found: Found) -> bool:
+    """Whether an announcement's plea asks everyone to behave a certain way, not the reader to
+    do a thing of their own: it names no errand (something to hand in, answer, sign, book or
+    pay, `ERRANDS`), and it has no deadline or only reminds ("please remember to set your
+    clocks back before bed on Saturday"). "Please rake leaves to the curb" is for the whole
+    street; "please return the signed slip" and "please book a slot by Friday" are the
+    reader's."""
+    if not _PLEADED.search(found.rule) or _ERRAND.search(found.title):
+        return False
+    # The title's verb is the plea's ("I'll circulate the doc Friday; please keep adding
+    # notes" promises first) or, without a plea, the sentence's first word.
+    plea = _PLEA_AT.search(found.sentence)
+    verb = found.title.split()[0] if found.title.split() else ""
+    after = found.sentence[plea.end() :] if plea else found.sentence.lstrip(" -*•")[: len(verb)]
+    if not verb or not re.search(rf"\b{re.escape(verb)}\b", after, re.IGNORECASE):
+        return False
+    if _BY_THE_DATE.search(found.sentence):
+        return False
+    return found.deadline is None or bool(_REMINDS.search(found.sentence))

@@ -59,7 +59,8 @@ REQUEST_CUES: Lexicon = {
     "fr": (
         r"\b(?:pourriez|pouvez)-vous",
         r"\b(?:peux|pourrais)-tu",
-        r"\bmerci\s+de",
+        # not thanks for what was given: "merci de votre compréhension", "merci d'avance"
+        r"\bmerci\s+de(?!\s*(?:votre|vos|ton|ta|tes|la|le|les|cette|ce|l')\b|\s+l'|\s+m'avoir)",
         r"\bveuillez",
         r"\b(?:est-ce\s+que\s+)?(?:tu\s+(?:peux|pourrais|veux\s+bien)|vous\s+(?:pouvez|pourriez))",
         r"\bn'oublie\s+pas\s+de",
@@ -225,12 +226,28 @@ PASSING_ON: Lexicon = {
 }  # fmt: skip
 # An offer of more, before the cue: "for more information, please visit ...", "pour plus
 # d'informations, merci de contacter ...": what follows offers, it does not ask.
+# So is whom to turn to if something comes up: "for anything urgent, please contact ...", "in
+# my absence", "pour toute urgence, merci de contacter", "in dringenden Fällen", "para
+# cualquier urgencia" (an out-of-office reply's offer).
 MORE_INFO: Lexicon = {
     "en": (r"for\s+(?:more|further|additional)\s+(?:information|info|details)",
-           r"to\s+(?:learn|find\s+out|read)\s+more"),
-    "de": (r"für\s+weitere\s+(?:informationen|infos|details)",),
-    "fr": (r"pour\s+(?:plus|davantage)\s+d'(?:informations|infos|détails)",),
-    "es": (r"para\s+más\s+(?:información|informes|detalles)",),
+           r"to\s+(?:learn|find\s+out|read)\s+more",
+           r"for\s+(?:anything|something|any(?:thing)?\s+(?:\w+\s+)?(?:matters?|issues?|questions?"
+           r"|queries|requests?)?)\s*(?:urgent|pressing|time-sensitive)",
+           r"for\s+(?:urgent|pressing|time-sensitive)\s+(?:matters?|issues?|questions?|queries"
+           r"|requests?|enquiries|inquiries|things?)",
+           r"(?:in\s+(?:the\s+)?(?:case|event)\s+of\s+(?:an?\s+)?|for\s+)emergenc(?:y|ies)",
+           r"if\s+(?:it(?:'s|\s+is)\s+|this\s+is\s+|your\s+\w+\s+is\s+)?(?:urgent|an\s+emergency)",
+           r"(?:in|during)\s+my\s+absence", r"while\s+i(?:'m|\s+am)\s+(?:away|out|off)"),
+    "de": (r"für\s+weitere\s+(?:informationen|infos|details)",
+           r"(?:in|bei)\s+(?:dringenden|eiligen)\s+(?:fällen|anliegen|fragen|angelegenheiten)",
+           r"in\s+notfällen", r"im\s+notfall", r"(?:in|während)\s+meiner\s+abwesenheit"),
+    "fr": (r"pour\s+(?:plus|davantage)\s+d'(?:informations|infos|détails)",
+           r"pour\s+toute\s+(?:urgence|demande\s+urgente|question\s+urgente)",
+           r"en\s+cas\s+d'urgence", r"(?:en|pendant)\s+mon\s+absence"),
+    "es": (r"para\s+más\s+(?:información|informes|detalles)",
+           r"para\s+(?:cualquier|toda)\s+urgencia", r"en\s+caso\s+de\s+urgencia",
+           r"para\s+(?:asuntos|temas|consultas)\s+urgentes", r"(?:en|durante)\s+mi\s+ausencia"),
 }  # fmt: skip
 
 # Keeping news to oneself: a confidentiality request asks nothing to be done ("please keep this
@@ -329,6 +346,48 @@ BROADCAST_CONDUCT: Lexicon = {
     "fr": (r"utilise[rz]\b", r"évite[rz]\b", r"respecte[rz]\b", r"(?:se\s+|vous\s+)?gare[rz]\b"),
     "es": (r"us(?:ar|en|e|a)\b", r"utili(?:zar|za|cen|ce)\b", r"evit(?:ar|en|e|a)\b",
            r"respet(?:ar|en|e|a)\b", r"estacion(?:ar|en|e|a)\b"),
+}  # fmt: skip
+
+# What an announcement asks each reader to do that is a to-do of their own: something to hand
+# in, answer, sign, book or pay ("please return the signed slip", "bitte bestätigen Sie",
+# "merci de nous retourner le formulaire", "favor de firmar"). An announcement's other pleas
+# without a date ("please rake leaves to the curb", "please keep the back door shut") say how
+# everyone is to behave (`_broadcast`). Matched anywhere in a task's title, as whole words.
+ERRANDS: Lexicon = {
+    "en": (r"return", r"send", r"submit", r"sign(?:\s+up)?", r"complete", r"fill", r"register",
+           r"enrol+", r"book", r"reserve", r"pay", r"confirm", r"reply", r"respond", r"rsvp",
+           r"answer", r"let\s+(?:me|us|\w+)\s+know", r"tell\s+(?:me|us)", r"approve", r"review",
+           r"renew", r"update", r"choose", r"select", r"vote", r"schedule", r"call", r"order",
+           r"upload", r"hand\s+in", r"turn\s+in", r"pick\s+(?:\w+\s+)?up", r"apply", r"cancel",
+           r"make\s+(?:\w+\s+)?(?:\d+\s+)?(?:elections?|payments?|appointments?|bookings?"
+           r"|choices?|selections?)",
+           r"claim", r"download", r"print", r"collect", r"check\s+in", r"volunteer"),
+    "de": (r"\w*send\w*", r"\w*schick\w*", r"einreich\w*", r"reich\w*\s+\w*\s*ein",
+           r"unterschreib\w*", r"unterzeichn\w*", r"ausfüll\w*", r"anmeld\w*", r"registrier\w*",
+           r"buch(?:en|t|e)", r"\w*zahl(?:en|t|e)", r"überweis\w*", r"bestätig\w*", r"antwort\w*",
+           r"zusag\w*", r"absag\w*", r"prüf\w*", r"freigeb\w*", r"\w*geben\s+sie\s+\w*",
+           r"genehmig\w*", r"erneuer\w*", r"aktualisier\w*", r"wähl\w*", r"abgeb\w*",
+           r"hochlad\w*", r"abhol\w*"),
+    "fr": (r"retourn\w*", r"renvoy\w*", r"envoy\w*", r"soumett\w*", r"sign\w*", r"rempli\w*",
+           r"complét\w*", r"inscri\w*", r"réserv\w*", r"pay\w*", r"régl\w*", r"confirm\w*",
+           r"répond\w*", r"valid\w*", r"approuv\w*", r"renouvel\w*", r"mettre\s+à\s+jour",
+           r"chois\w*", r"remett\w*", r"dépos\w*", r"téléchar\w*", r"récupér\w*"),
+    "es": (r"devolv\w*", r"devuelv\w*", r"envi\w*", r"mand\w*", r"entreg\w*", r"firm\w*",
+           r"rellen\w*", r"complet\w*", r"llen\w*", r"inscrib\w*", r"registr\w*", r"reserv\w*",
+           r"pag\w*", r"confirm\w*", r"respond\w*", r"contest\w*", r"aprob\w*", r"aprueb\w*",
+           r"revis\w*", r"renov\w*", r"actualiz\w*", r"elig\w*", r"eleg\w*", r"recog\w*"),
+}  # fmt: skip
+# A reminder of something to remember rather than a to-do ("please remember to set your
+# clocks back", "n'oubliez pas de", "denkt daran", "recuerden"): with an errand in it
+# ("remember to submit your timesheet") it is still a task (`ERRANDS`).
+REMINDING: Lexicon = {
+    "en": (r"remember\s+to", r"don't\s+forget\s+to", r"do\s+not\s+forget\s+to",
+           r"make\s+sure\s+(?:to|you)", r"be\s+sure\s+to",
+           r"a\s+(?:gentle\s+|friendly\s+|quick\s+)?reminder"),
+    "de": (r"denk(?:t|en\s+sie)?\s+(?:bitte\s+)?daran", r"vergess(?:t|en\s+sie)\s+nicht",
+           r"nicht\s+vergessen", r"erinnerung"),
+    "fr": (r"n'oubli(?:ez|e)\s+pas", r"pens(?:ez|e)\s+à", r"rappel"),
+    "es": (r"recuerd(?:en|e|a)", r"no\s+olvid(?:en|e|es)", r"record(?:ad|atorio)"),
 }  # fmt: skip
 
 # What a scam or spam mail dangles: money to claim, a prize, a deal too good, and what it fishes

@@ -76,7 +76,7 @@ _ALL_CLEAR = re.compile(
     re.IGNORECASE,
 )
 _NEWSLETTER = re.compile(
-    r"unsubscribe|you are receiving this|you're getting|manage (?:your )?(?:email )?preferences"
+    r"(?m)unsubscribe|you are receiving this|you're getting|manage (?:your )?(?:email )?preferences"
     r"|notification preferences|this is an automated message|replies are not monitored"
     r"|abmelden|se désinscrire|darse de baja|view (?:it )?(?:online|in your browser)"
     r"|all rights reserved|privacy policy|terms of (?:service|use)|©|do not reply to this"
@@ -84,6 +84,10 @@ _NEWSLETTER = re.compile(
     r"|this (?:e-?mail|message) was sent(?! to (?:all|every|each)\b)"  # not "to all leaders"
     r"|thanks? (?:you )?for (?:your )?(?:order|purchase|shopping|signing up)"
     r"|mentioned you in|assigned (?:\S+ )?to you\b"
+    # a chat or a neighbourhood app's digest of others' posts: "Open Slack | Notification
+    # settings", "See all posts near you"
+    r"|(?:^|\|)\s*(?:notification|email) settings\s*$|see all (?:posts|messages|replies|activity)"
+    r" (?:near you|in|on)\b"
     # a shop's reminder of a cart left behind: "You left something in your cart"
     r"|(?:left|still have) (?:something|\w+ items?|items?) in your (?:cart|basket|bag)"
     r"|complete your (?:purchase|order|checkout)"

@@ -1,0 +1,149 @@
+"""Quiet mail that asks the reader nothing though it says "please" (issue 34, the classes of
+quiet9's false alarms), each on sentences written for the test beside the near miss that must
+stay a task: an announcement's plea for how everyone is to behave, an out-of-office reply's
+"for anything urgent, contact ...", thanks said as "merci de votre ...", and a service's
+digest of what other people posted."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.offline_mail import found
+
+# --- an announcement's plea with no errand in it is how everyone is to behave ---------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Dear residents,\n\nThe snow plough is out this week. Please move bins off the "
+        "pavement and please clear the ice from your front steps.",
+        "Hi all,\n\nThe new autoclave is in. Please rinse instruments before loading them, "
+        "and please log out of the terminal when you finish.",
+        "Dear parents,\n\nOur pumpkin patch trip is next week. Please dress your child in "
+        "layers and pack a water bottle with their name on it.",
+        "Team,\n\nThe kitchen is being deep-cleaned. Please take your mugs home.",
+        "Hallo zusammen,\n\nbitte lasst die Fenster im Labor geschlossen.",
+        "Chers voisins,\n\nmerci de rentrer vos poubelles le soir même.",
+        "Estimadas familias:\n\npor favor, marquen la ropa de abrigo de los niños.",
+    ],
+)
+def test_an_announcements_plea_without_an_errand_is_no_task(body: str) -> None:
+    assert found(body, "Notice") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Dear friends,\n\nA gentle reminder that the clocks change this weekend. Please "
+        "remember to put your clocks forward before bed on Saturday.",
+        "Hi all,\n\nPlease remember to water the plants in reception on Friday.",
+    ],
+)
+def test_an_announcements_reminder_with_a_day_but_no_errand_is_no_task(body: str) -> None:
+    assert found(body, "Reminder") == []
+
+
+@pytest.mark.parametrize(
+    ("body", "task"),
+    [
+        ("Dear parents,\n\nPlease pay the $8 museum fee on the school portal.",
+         ("Pay $8 museum fee on school portal", None)),
+        ("Hi all,\n\nPlease remember to submit your mileage claims by Thursday.",
+         ("Submit mileage claims", "2026-11-05")),
+        ("Dear residents,\n\nPlease move your car from the north lot by Wednesday.",
+         ("Move car from north lot", "2026-11-04")),
+        ("Hallo zusammen,\n\nbitte unterschreibt den Ausflugszettel bis Freitag.",
+         ("Unterschreibt Ausflugszettel", "2026-11-06")),
+    ],
+)  # fmt: skip
+def test_an_announcements_errand_or_dated_ask_is_still_a_task(
+    body: str, task: tuple[str, str | None]
+) -> None:
+    [(title, due)] = found(body, "Ask")
+    assert due == task[1]
+    assert task[0].split()[0].lower() in title.lower()
+
+
+def test_the_readers_promise_beside_an_announcements_plea_is_kept() -> None:
+    body = "Team,\n\nI'll send the rota by Friday; please keep swapping shifts on the board."
+    titles = [t for t, _ in found(body, "Rota", **{"from": "Alex Morgan <alex@kestrel.example>"})]
+    assert "Send rota" in titles
+
+
+def test_a_plea_naming_its_date_elsewhere_is_still_a_task() -> None:
+    body = "Dear owners,\n\nPlease handle your renewals by the date listed in the portal."
+    assert len(found(body, "Renewals")) == 1
+
+
+def test_the_same_plea_said_to_the_reader_alone_is_still_a_task() -> None:
+    body = "Hi Alex,\n\nPlease move the bins off the pavement before Thursday."
+    assert [due for _, due in found(body, "Bins")] == ["2026-11-05"]
+
+
+# --- an out-of-office reply's "for anything urgent" is an offer -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "I am on leave until Monday 9 November. For urgent matters please contact "
+        "desk@harbourvets.example.",
+        "Thanks for your message. In my absence, please reach Tom Ruiz on 555-0199.",
+        "Ich bin bis 10. November nicht im Büro. In dringenden Fällen wenden Sie sich bitte "
+        "an empfang@praxis.example.",
+        "Je suis en congé. En cas d'urgence, merci d'appeler le standard.",
+        "Estoy de vacaciones. Para cualquier urgencia, por favor escriba a "
+        "soporte@clinica.example.",
+    ],
+)
+def test_whom_to_turn_to_if_urgent_is_no_task(body: str) -> None:
+    assert found(body, "Away") == []
+
+
+def test_an_urgent_ask_is_still_a_task() -> None:
+    body = "This is urgent: please call the lab about the Hughes biopsy by noon today."
+    assert len(found(body, "Biopsy")) == 1
+
+
+# --- thanks said as "merci de votre ..." ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "La salle d'attente sera fermée lundi. Merci de votre patience.",
+        "Le système est de nouveau en ligne. Merci de ta réactivité hier soir.",
+        "Le devis est arrivé, merci de l'avoir relancé.",
+    ],
+)
+def test_thanks_said_as_merci_de_is_no_task(body: str) -> None:
+    assert found(body, "Info") == []
+
+
+def test_merci_de_with_a_verb_is_still_a_task() -> None:
+    body = "Bonjour Alex, merci de renvoyer le contrat signé avant vendredi."
+    assert [due for _, due in found(body, "Contrat")] == ["2026-11-06"]
+
+
+# --- a service's digest of others' posts ---------------------------------------------------------
+
+CHAT = "Teamchat <notify@teamchat.example>"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Priya Shah: could someone restock the gauze in room 2?\nLeo Park: on it\n\n"
+        "Open Teamchat | Notification settings",
+        'Dan from Oak Street: "Please keep your dogs leashed in the park!"\n\n18 comments. '
+        "See all posts near you.",
+    ],
+)
+def test_a_digest_of_others_posts_is_no_task(body: str) -> None:
+    assert found(body, "Digest", **{"from": CHAT}) == []
+
+
+def test_a_persons_ask_to_change_notification_settings_is_still_a_task() -> None:
+    body = "Hi Alex, could you turn off the pager alerts in your notification settings today?"
+    assert len(found(body, "Pager")) == 1
