@@ -147,3 +147,47 @@ def test_a_digest_of_others_posts_is_no_task(body: str) -> None:
 def test_a_persons_ask_to_change_notification_settings_is_still_a_task() -> None:
     body = "Hi Alex, could you turn off the pager alerts in your notification settings today?"
     assert len(found(body, "Pager")) == 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'Marta from Birch Lane: "Please stop parking across the dropped kerb!" 7 replies.',
+        "Hugo wrote: “could everyone bring a chair to the street party?”",
+        "Jonas schreibt: „Bitte die Hoftür immer abschließen.“",
+    ],
+)
+def test_someone_elses_words_in_quotation_marks_are_no_task(body: str) -> None:
+    assert found(body, "New posts") == []
+
+
+def test_an_ask_that_only_quotes_a_word_is_still_a_task() -> None:
+    body = 'Hi Alex, could you reply "approved" to the vendor by Friday?'
+    assert [due for _, due in found(body, "Vendor")] == ["2026-11-06"]
+
+
+# --- an auto-reply's subject said in two languages --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "subject", ["Abwesenheit / Out of office", "Congés | Automatic reply", "Ausente / Auto-reply"]
+)
+def test_an_auto_reply_subject_after_another_language_is_no_task(subject: str) -> None:
+    body = "I am away until 9 November. Please send invoices to billing@harbourvets.example."
+    assert found(body, subject) == []
+
+
+def test_a_subject_that_only_mentions_being_out_of_office_is_read() -> None:
+    body = "Hi Alex, could you approve my leave request by Thursday?"
+    assert len(found(body, "Leave request / out of office next week")) == 1
+
+
+# --- an institution's mail that greets no one is an announcement ----------------------------------
+
+
+def test_an_institutions_plea_without_an_errand_is_no_task() -> None:
+    school = "Maple Grove School <office@maplegrove.example>"
+    body = "Picture day is next week. Please comb your child's hair."
+    assert found(body, "Picture day", **{"from": school}) == []
+    body = "Please return the picture order form by Friday."
+    assert [due for _, due in found(body, "Picture day", **{"from": school})] == ["2026-11-06"]

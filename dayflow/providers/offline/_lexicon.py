@@ -327,12 +327,18 @@ ROLE_SENDERS: Lexicon = {
     "en": ("services?", "team", "office", "department", "dept", "facilities", "operations", "ops",
            "support", "safety", "security", "desk", "help\\s?desk", "cent(?:er|re)", "prevention",
            "administration", "admin", "hr", "it", "communications", "comms", "committee",
-           "council", "reception", "payroll", "management", "human\\s+resources"),
+           "council", "reception", "payroll", "management", "human\\s+resources",
+           # an institution writing to its families, members or guests
+           "school", "academy", "library", "church", "parish", "association", "club", "league",
+           "society", "hotel", "township", "board", "pta", "hoa"),
     "de": ("kundendienst", "verwaltung", "hausverwaltung", "personalabteilung", "abteilung",
-           "sekretariat", "kundenservice"),
-    "fr": ("service", "équipe", "direction", "secrétariat", "accueil"),
+           "sekretariat", "kundenservice", "schule", "grundschule", "gymnasium", "verein",
+           "gemeinde", "bibliothek", "hotel", "kita"),
+    "fr": ("service", "équipe", "direction", "secrétariat", "accueil", "école", "collège",
+           "lycée", "mairie", "association", "club", "hôtel", "bibliothèque", "paroisse"),
     "es": ("equipo", "servicio", "departamento", "administración", "dirección", "recepción",
-           "secretaría"),
+           "secretaría", "colegio", "escuela", "asociación", "club", "ayuntamiento", "hotel",
+           "biblioteca", "parroquia"),
 }  # fmt: skip
 
 # What a request spoken to a group ("Hi all,", "Team,") asks when it is a house rule for everyone

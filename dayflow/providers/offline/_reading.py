@@ -51,7 +51,10 @@ _AUTOMATED = {"noreply", "donotreply", "no", "newsletter", "newsletters", "diges
 _AUTO_SUBJECT = re.compile(
     r"^\s*(?:undeliverable|undelivered|delivery status notification|mail delivery (?:failed|failure"
     r"|system)|returned mail|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|out of (?:the )?"
-    r"office|abwesenheit|réponse automatique|respuesta automática|\[(?:jira|github|confluence)\])",
+    r"office|abwesenheit|réponse automatique|respuesta automática|\[(?:jira|github|confluence)\])"
+    # the same said second, after the subject in another language: "Absence / Out of office"
+    r"|^[^/|]{1,40}[/|]\s*(?:out\s+of\s+(?:the\s+)?office|automatic\s+reply|auto-?reply"
+    r"|abwesenheit\w*|réponse\s+automatique|respuesta\s+automática|fuera\s+de\s+la\s+oficina)\s*$",
     re.IGNORECASE,
 )
 # An auto-reply that says so on its first line, under a person's subject ("Re: ..."): "Auto-Reply:

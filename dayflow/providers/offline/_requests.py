@@ -114,6 +114,14 @@ _BOILERPLATE = re.compile(
     r"|(?:responder|completar|contestar) (?:nuestra|la) (?:breve )?encuesta",
     re.IGNORECASE,
 )
+# Someone else's words reported in quotation marks: 'Linda from Elm Road: "Please slow down!"',
+# 'Priya wrote: "can someone restock the gauze?"', 'Jonas schreibt: „Bitte ...“': a post
+# relayed to the reader, not an ask of theirs.
+_REPORTED = re.compile(
+    r"^[^\"“”«»„:]{1,80}?(?::|\b(?:says?|said|wrote|writes|posted|posts|asks?|asked|commented"
+    r"|schreibt|schrieb|fragt|écrit|dit|demande|escribe|escribió|dice|pregunta)\s*:?)\s*[\"“«„]",
+    re.IGNORECASE,
+)
 _NO_DEADLINE: Deadline | None = None
 _NO_ACTION = re.compile(
     r"\bno (?:action|reply|response) (?:is )?(?:needed|required)\b|\bnothing (?:for you )?to do\b"
@@ -319,7 +327,12 @@ def requests_in(
     for n, sentence in enumerate(found_sentences):
         if len(found) >= _MAX_FOUND:  # a message asks a few things; the rest is not read
             break
-        if says_fyi(sentence.text) or _BOILERPLATE.search(sentence.text) or elsewhere[n]:
+        if (
+            says_fyi(sentence.text)
+            or _BOILERPLATE.search(sentence.text)
+            or elsewhere[n]
+            or _REPORTED.match(sentence.text)
+        ):
             continue
         plain = spoken_rest(sentence.text)
         if not sentence.listed:  # "Two things before our QBR on the 5th, please:" dates its list
