@@ -229,3 +229,44 @@ def test_a_need_after_a_lead_in_or_with_dates_in_its_object_is_still_a_need() ->
     figures = "I need the 1/1/26-6/30/26 sales figures by region by 11/10."
     assert found(figures, "Sales") == [("Send 1/1/26-6/30/26 sales figures to Ilse", "2026-11-10")]
     assert found("Do you need the signed waiver by Friday?", "Waiver") == []
+
+
+def test_a_thing_needed_within_hours_or_days_is_sent_by_then() -> None:
+    body = (
+        "Hi Alex,\n\nThe survey office rejected the plat. We need the stamped drawings within "
+        "72 hours to hold the permit slot.\n\nPriya"
+    )
+    assert _found(body) == [("Send stamped drawings to Priya", "2026-11-02")]
+    assert _found("I need your completed timesheet within two days.") == [
+        ("Send completed timesheet to Priya", "2026-11-01")
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a state needed of a place, told to everyone: no thing to send
+        "Hi all,\n\nWe need the conference room cleared within 2 hours for the fire inspection."
+        "\n\nPriya",
+        "Hi everyone,\n\nWe need the parking lot empty within 24 hours for the resurfacing crew."
+        "\n\nThanks,\nPriya",
+        # an approval is given, not sent
+        "Hi Alex,\n\nI need the director's approval on the new budget within 48 hours.\n\nPriya",
+        # a service's automated notice
+        "We received your claim. We need the supporting documents within 30 days. This is an "
+        "automated message, do not reply to this email.",
+    ],
+)
+def test_a_need_within_hours_that_is_no_thing_to_send_is_no_send_task(body: str) -> None:
+    assert not [t for t, _ in _found(body) if t.startswith("Send ")]
+
+
+def test_so_we_can_get_started_is_a_persons_words_not_a_services_button() -> None:
+    body = (
+        "Hi Alex,\n\nThe lease is attached. Please countersign and send it back by 20 November "
+        "so we can get started on the fit-out.\n\nPriya"
+    )
+    assert [due for _, due in _found(body)] == ["2026-11-20"]
+    assert _found("Welcome aboard! Get started with your free workspace today.\n\nThe Team") == []
+    fyi = "Hi Alex,\n\nThe contractor will get started on the roof next week.\n\nPriya"
+    assert _found(fyi) == []

@@ -42,6 +42,17 @@ _NEED_THING = re.compile(
     r"|today|tonight|tomorrow|asap|eod|cob)\b)",
     re.IGNORECASE,
 )
+# "We need the signed PW1 within 48 hours": the thing, sent in a number of hours or days (not
+# an approval or a decision, which is given: "I need the manager's approval within 48 hours").
+_NEED_WITHIN = re.compile(
+    r"^(?:(?:i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+|urgently\s+)?need\s+"
+    r"(?!(?:the|your|a|an)\s+(?:[\w'-]+\s+){0,3}(?:approval|sign-off|decision|ok|go-ahead)\b)"
+    r"(?P<obj>(?:the|your|those|these)\s+[\w$#+'/. -]{2,60}?)\s+(?=within\s+(?:the\s+next\s+)?"
+    r"(?:\d+|two|three|four|five)\s+(?:hours|days)\b)",
+    re.IGNORECASE,
+)
+# A state a place is needed in, not a thing to send: "we need the room cleared", "the lot empty".
+_STATE = re.compile(r"(?:\w+ed|empty|clear|ready|free|open|closed|quiet|done|vacant)$", re.I)
 # "we'll need your final slides uploaded to the portal by Friday": the thing, and what to do.
 _NEEDED_DONE = any_phrase(
     ("uploaded", "sent", "signed", "submitted", "returned", "filled in", "filled out", "reviewed",
@@ -203,7 +214,7 @@ def _needs(
         rest = rest.replace(deadline.phrase, " ") if deadline else rest
         obj = strip_articles(done.group("obj"))
         return [(finish(f"{verb} {obj} {_CUT_REST.split(rest)[0]}", sender), deadline, False)]
-    need = _NEED_FROM_YOU.search(sentence) or _NEED_THING.search(sentence)
+    need = _NEED_FROM_YOU.search(sentence) or _NEED_THING.search(sentence) or _need_within(sentence)
     if need:
         title = finish(f"Send {need.group('obj')} to {sender}", sender)
         return [(title, find_deadline(sentence[need.end() :], received), False)]
@@ -218,6 +229,12 @@ def _needs(
         title = f"Review {obj}" if kind in {"eyes", "review"} else f"Give {sender} {kind} on {obj}"
         return [(finish(title, sender), find_deadline(sentence, received, lead_only=True), False)]
     return None
+
+
+def _need_within(sentence: str) -> re.Match[str] | None:
+    """ "We need the signed PW1 within 48 hours": the thing needed, not a state needed."""
+    need = _NEED_WITHIN.search(sentence)
+    return None if need is None or _STATE.search(need.group("obj")) else need
 
 
 def _owed(sentence: str, sender: str, received: dt.date | None) -> list[Piece] | None:

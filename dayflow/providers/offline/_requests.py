@@ -103,7 +103,9 @@ _BOILERPLATE = re.compile(
     r"(?:log|sign) in to (?:view|see|read|respond)|click(?:ing)? (?:the link|here|below|the button)"
     r"|(?:confirm|verify) your (?:e-?mail|account)|satisfaction survey|we value your feedback"
     r"|how did we do|rate your (?:recent )?(?:stay|order|visit|experience)|register (?:now|today"
-    r"|here)|sign up (?:now|today)|upgrade now|learn more|read more|get started|shop now|buy now"
+    r"|here)|sign up (?:now|today)|upgrade now|learn more|read more|shop now|buy now"
+    # a service's button "Get started", not a person's "so we can get started on the plan"
+    r"|^get started\b|\bget started (?:now|today|for free|with (?:your|our|a free))\b"
     r"|claim your|redeem|shared (?:a|the) (?:document|file|folder) with you"
     # a service's call to its own survey: "take our 2-minute survey", "tell us about your stay"
     # (not "please fill in the staff survey by Friday", a colleague's ask)
