@@ -191,3 +191,11 @@ def test_an_institutions_plea_without_an_errand_is_no_task() -> None:
     assert found(body, "Picture day", **{"from": school}) == []
     body = "Please return the picture order form by Friday."
     assert [due for _, due in found(body, "Picture day", **{"from": school})] == ["2026-11-06"]
+
+
+def test_an_errand_word_used_as_a_noun_is_no_errand() -> None:
+    """"schedule" names the thing to look at here, not what to do."""
+    body = "Hi all,\n\nPlease look over the new schedule posted in the break room."
+    assert found(body, "Rota") == []
+    body = "Hi all,\n\nPlease schedule your flu jab with the nurse."
+    assert [t for t, _ in found(body, "Flu")] == ["Schedule flu jab with nurse"]
