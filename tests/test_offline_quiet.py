@@ -194,7 +194,7 @@ def test_an_institutions_plea_without_an_errand_is_no_task() -> None:
 
 
 def test_an_errand_word_used_as_a_noun_is_no_errand() -> None:
-    """"schedule" names the thing to look at here, not what to do."""
+    """ "schedule" names the thing to look at here, not what to do."""
     body = "Hi all,\n\nPlease look over the new schedule posted in the break room."
     assert found(body, "Rota") == []
     body = "Hi all,\n\nPlease schedule your flu jab with the nurse."

@@ -47,9 +47,7 @@ _PLEA_AT = re.compile(rf"\b{_PLEA}", re.IGNORECASE)
 # "Remember to submit claims", "Nous retourner le formulaire") or an infinitive last
 # ("Bestellmenge bestätigen"), not a noun in it ("Check new schedule in break room").
 _LEAD = r"(?:remember\s+to|don't\s+forget\s+to|nous|me|nos|uns|mir|lui|leur|le|la|les|se|sich)"
-_ERRAND = re.compile(
-    rf"^(?:{_LEAD}\s+)*{cues(ERRANDS)}\b|\b{cues(ERRANDS)}\W*$", re.IGNORECASE
-)
+_ERRAND = re.compile(rf"^(?:{_LEAD}\s+)*{cues(ERRANDS)}\b|\b{cues(ERRANDS)}\W*$", re.IGNORECASE)
 _REMINDS = re.compile(rf"\b{cues(REMINDING)}\b", re.IGNORECASE)
 # A date that is named but not given: "please handle yours by the date listed".
 _BY_THE_DATE = re.compile(
