@@ -124,3 +124,36 @@ def test_a_meeting_systems_invitation_from_a_no_reply_address_is_a_task() -> Non
     assert body_actions(moved, "Alex") == []
     club = invite | {"list_id": "<members.club.example>"}
     assert not NoTasks().files(body_actions(club, "Alex")[0]) and not NoTasks().opens(club)
+
+
+def test_a_person_inviting_you_through_a_relay_with_answer_buttons_asks_for_an_rsvp() -> None:
+    relay = {"from": "Omar Haddad via Zoom <no-reply@zoom.example>"}
+    body = ("Hi Alex,\n\nOmar Haddad is inviting you to a scheduled Zoom meeting.\n\nTopic: "
+            "Kiln vendor shortlist\nTime: Nov 10, 2026 3:00 PM\n\nPlease respond: Accept | "
+            "Decline\n\nJoin Zoom Meeting\nhttps://zoom.example/j/5521")  # fmt: skip
+    subject = "Omar Haddad has invited you to a Zoom meeting: Kiln vendor shortlist"
+    assert found(body, subject, **relay) == [("RSVP to Kiln vendor shortlist", None)]
+    # the same relay's notice that asks for no answer, and its reminder, ask nothing
+    notice = "Omar Haddad is inviting you to a scheduled Zoom meeting.\n\nTopic: Kiln vendor"
+    assert found(notice, subject, **relay) == []
+    reminder = "Reminder: Kiln vendor shortlist starts in 10 minutes.\n\nJoin Zoom Meeting"
+    assert found(reminder, "Meeting reminder: Kiln vendor shortlist", **relay) == []
+
+
+def test_a_day_and_time_proposed_as_a_question_in_french_or_spanish_asks_a_reply() -> None:
+    asks = [
+        "Bonjour Alex,\n\nEst-ce que mardi à 10h vous conviendrait pour revoir les devis ?\n\nLéa",
+        "Bonjour Alex,\n\nEst-ce que vendredi matin vous irait pour passer au chantier ?\n\nLéa",
+        "Hola Alex,\n\n¿Le vendría bien el lunes a las 9 para revisar los planos?\n\nMarta",
+    ]
+    for body in asks:
+        [(title, due)] = found(body, "Rendez-vous")
+        assert title.startswith("Reply to") and due is None
+    # the same words that say a time suits the sender, or that it is settled, ask nothing
+    for body in [
+        "Bonjour Alex,\n\nLe créneau de mardi à 10h nous conviendrait, je vous envoie "
+        "l'invitation.\n\nLéa",
+        "Bonjour à tous,\n\nLa visite de vendredi est confirmée. Rien à faire.\n\nLéa",
+        "Hola Alex,\n\nEl lunes nos viene bien a todos, ya está reservado.\n\nMarta",
+    ]:
+        assert found(body, "Rendez-vous") == []

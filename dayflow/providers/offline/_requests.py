@@ -252,10 +252,17 @@ _SHORT_THOUGHTS = re.compile(rf"^(?:{alternation(_THOUGHTS)})\b[^.!]{{0,25}}\??$
 # An invitation a service relays for a person ("Tessa Morgan via Paperless Post"): the
 # service's footer and no-reply address, but a person asks for the answer.
 _RELAYED = re.compile(
-    r"\b(?:has\s+sent\s+you\s+an\s+invitation|(?:has\s+)?invited\s+you\b|you(?:'re|\s+are)\s+invited)",
+    r"\b(?:has\s+sent\s+you\s+an\s+invitation|(?:has\s+)?invited\s+you\b|is\s+inviting\s+you\b"
+    r"|you(?:'re|\s+are)\s+invited)",
     re.IGNORECASE,
 )
-_YOU_INVITED = re.compile(r"^(?:you(?:'re|\s+are)\s+invited\s+(?:to\s+)?|invitation\s*:\s*)", re.I)
+# "Lena Brooks has invited you to a Zoom meeting: Thesis panel prep": the event's name is last.
+_YOU_INVITED = re.compile(
+    r"^(?:you(?:'re|\s+are)\s+invited\s+(?:to\s+)?|invitation\s*:\s*"
+    r"|[^:]{1,60}?\b(?:has\s+invited|is\s+inviting)\s+you\s+to\s+(?:a|an)\s+(?:scheduled\s+)?"
+    r"(?:\w+\s+)?(?:meeting|call|event)\s*:\s*)",
+    re.I,
+)
 
 
 def relayed_invitation(text: str, subject: str, received: dt.date | None) -> list[Found]:
