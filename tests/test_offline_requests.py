@@ -558,3 +558,25 @@ def test_a_hostile_run_of_spaces_is_read_in_linear_time() -> None:
     """A body of 5,000 spaces and one word (the sign-off rule once took minutes on it)."""
     assert _found(" " * 5000 + "x") == []
     assert without_signoff("sign today pls" + " " * 5000 + "-D", "Devon") == "sign today pls"
+
+
+def test_a_lead_deadline_dates_a_list_numbered_inline_after_it() -> None:
+    def inline(body: str) -> list[tuple[str, str | None]]:
+        monday = "2026-11-02T08:05:00-05:00"
+        actions = body_actions(_mail(body, "Site walk", received_at=monday), "Alex")
+        return [(a.title, a.due.isoformat() if a.due else None) for a in actions]
+
+    body = (
+        "Hi Alex,\n\nBy next Tuesday, could you (1) book the van and (2) confirm the crew?\n\nRosa"
+    )
+    assert inline(body) == [("Book van", "2026-11-10"), ("Confirm crew", "2026-11-10")]
+    # no lead deadline, no date; a list the sender will do themselves, no task
+    undated = (
+        "Hi Alex,\n\nWhen you get a chance, could you (1) book the van and (2) confirm the crew?"
+    )
+    assert [due for _, due in inline(undated)] == [None, None]
+    theirs = (
+        "Hi all,\n\nBefore Friday's site walk, we will (1) book the van and (2) confirm the crew."
+        " Nothing you need to do.\n\nRosa"
+    )
+    assert inline(theirs) == []

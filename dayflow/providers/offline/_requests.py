@@ -346,9 +346,10 @@ def requests_in(
         plain = spoken_rest(sentence.text)
         if not sentence.listed:  # "Two things before our QBR on the 5th, please:" dates its list
             done_list = bool(_DONE_HEADING.match(plain) or _TIPS_HEADING.match(plain))
-            list_due = (
-                find_deadline(plain, received, lead_only=True) if plain.endswith(":") else None
+            heads = plain.endswith(":") or _opens_inline_list(
+                plain, sentence, found_sentences[n + 1 :]
             )
+            list_due = find_deadline(plain, received, lead_only=True) if heads else None
         if (clear or (done_list and sentence.listed)) and not has_cue(plain):
             continue
         intro = _NEEDS_INTRO.search(plain)
@@ -397,6 +398,18 @@ def requests_in(
         found = _evidenced(found, text, subject, "a terse request")
     # Any request a rule above gave no sentence still carries one: the first of the sender's.
     return _unique(_evidenced(found, text, subject, "a request"))
+
+
+def _opens_inline_list(plain: str, sentence: Sentence, after: list[Sentence]) -> bool:
+    """Whether `sentence` is the unfinished opening of a list numbered inline in its paragraph
+    ("Before Thursday's meeting, could you (1) prepare ... and (2) send ..."): its lead
+    deadline dates the items."""
+    return (
+        bool(after)
+        and after[0].listed
+        and after[0].paragraph == sentence.paragraph
+        and not plain.rstrip().endswith((".", "?", "!"))
+    )
 
 
 def _points_ahead(plain: str, sentence: Sentence, after: list[Sentence]) -> bool:
