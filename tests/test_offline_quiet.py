@@ -199,3 +199,35 @@ def test_an_errand_word_used_as_a_noun_is_no_errand() -> None:
     assert found(body, "Rota") == []
     body = "Hi all,\n\nPlease schedule your flu jab with the nurse."
     assert [t for t, _ in found(body, "Flu")] == ["Schedule flu jab with nurse"]
+
+
+# --- a plea for how to be, in anyone's mail -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "The east car park shuts at 6 on Friday. Please plan accordingly.",
+        "Crews are resurfacing Park Lane all week. Please drive slowly near the school.",
+        "Mrs Okafor's cat was put to sleep today. Please keep her in your thoughts.",
+        "Quick note: please keep the prep room sink clean, it was a mess on Monday.",
+        "Bitte entschuldigen Sie die kurze Vorwarnung, der Aufzug ist morgen gesperrt.",
+        "Votre réservation est confirmée. Merci de conserver ce courriel.",
+        "Su pedido está en camino. Por favor, disculpe el retraso.",
+    ],
+)
+def test_a_plea_for_how_to_be_is_no_task(body: str) -> None:
+    assert found(body, "Note") == []
+
+
+@pytest.mark.parametrize(
+    ("body", "task"),
+    [
+        ("Hi Alex, please keep Friday the 13th free for the board dinner.", "Keep"),
+        ("Hallo Alex, fahren Sie bitte den Transporter bis Freitag in die Werkstatt.", "Den"),
+        ("Alex, please plan the Q1 rota and send it to me by Friday.", "Plan"),
+    ],
+)
+def test_a_real_ask_with_the_same_verbs_is_still_a_task(body: str, task: str) -> None:
+    titles = [t for t, _ in found(body, "Ask")]
+    assert titles and titles[0].startswith(task)

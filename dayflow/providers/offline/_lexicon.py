@@ -182,6 +182,15 @@ CONDUCT: Lexicon = {
         # a habit, not a to-do: "always lock the door", "remember to lock your screen whenever"
         r"(?:always|never)\s",
         rf"(?:remember|make\s+sure|be\s+sure)\s+to\b{_HABITUAL}",
+        # planning, driving and thinking of someone are how to be, not a to-do: "please plan
+        # accordingly", "drive carefully around the crews", "keep them in your thoughts"
+        r"plan\s+(?:accordingly|ahead|around\s+(?:it|this|that))\b",
+        r"(?:drive|ride|cycle|walk|go)\s+(?:(?:extra|very|more)\s+)?(?:carefully|safely|slowly)\b",
+        r"slow\s+down\b",
+        r"keep\s+(?:\S+\s+){1,3}?in\s+(?:your|our)\s+(?:thoughts|prayers|hearts)\b",
+        r"keep\s+(?:the|this|that|our|your|all)\s+(?:\S+\s+){0,3}?(?:tidy|clean|neat|shut|closed"
+        r"|locked|quiet|dry|low)\b",
+        r"keep\s+(?:this|the)\s+(?:e-?mail|message|receipt|confirmation|letter)\b",
     ),
     "de": (
         r"(?:heißt|heiß|heißen\s+sie)\s[^.!?]{0,60}?\bwillkommen\b",
@@ -190,6 +199,9 @@ CONDUCT: Lexicon = {
         # "bitte haben Sie Verständnis für die Wartezeiten": patience and understanding asked
         r"(?:habt|hab|haben\s+sie)\s+(?:bitte\s+)?(?:etwas\s+|noch\s+)?(?:geduld|verständnis|nachsicht)\b",
         r"(?:passt|pass|passen\s+sie)\s+(?:bitte\s+)?(?:gut\s+)?auf\b",
+        r"(?:entschuldig\w*|gedulde\w*|planen\s+sie\s+entsprechend)\b",
+        r"(?:fahrt|fahren\s+sie)\s+(?:bitte\s+)?(?:vorsichtig|langsam)\b",
+        r"(?:bewahr\w*|heb\w*)\s+(?:sie\s+)?(?:diese|die)\s+(?:e-?mail|nachricht|bestätigung)\b",
     ),
     "fr": (
         r"(?:soyez|sois|d'être)\s+(?:très\s+)?(?:prudents?|patients?|vigilants?|attentifs?|discrets?"
@@ -200,6 +212,11 @@ CONDUCT: Lexicon = {
         r"(?:souhaite[rz]|souhaitons)\s+(?:la\s+)?bienvenue\b",
         r"(?:joignez-vous|joins-toi)\s+à\s+(?:moi|nous)\s+pour\s+(?:accueillir|féliciter)\b",
         rf"(?:pensez|pense|penser)\s+à\b{_HABITUAL}",
+        r"(?:excusez|excuser|pardonnez|pardonner|patientez|patienter)\b",
+        r"prévoyez\s+en\s+conséquence\b",
+        r"(?:roulez|rouler)\s+(?:prudemment|lentement|doucement)\b",
+        r"(?:conservez|conserver|gardez|garder)\s+(?:ce|cet|cette)\s+(?:e-?mail|mail|courriel"
+        r"|message|confirmation|reçu)\b",
     ),
     "es": (
         r"(?:tengan|tenga|ten|tened)\s+(?:mucho\s+|un\s+poco\s+de\s+)?(?:cuidado|paciencia"
@@ -208,6 +225,9 @@ CONDUCT: Lexicon = {
         r"(?:den|dé|da|demos|dar)\s+(?:la\s+)?bienvenida\b",
         r"(?:únanse|únete)\s+a\s+(?:mí|nosotros)\s+para\s+(?:dar|felicitar)\b",
         rf"(?:recuerden|recuerda|recuerde)\s+(?:que\s+)?\w+{_HABITUAL}",
+        r"(?:disculpe\w*|perdone\w*|tenga\w*\s+paciencia|conduzcan?\s+con\s+(?:cuidado|precaución)"
+        r"|planifique\w*\s+en\s+consecuencia)\b",
+        r"(?:conserve\w*|guarde\w*)\s+(?:este|esta)\s+(?:correo|mensaje|confirmación|recibo)\b",
     ),
 }
 
