@@ -580,3 +580,47 @@ def test_a_lead_deadline_dates_a_list_numbered_inline_after_it() -> None:
         " Nothing you need to do.\n\nRosa"
     )
     assert inline(theirs) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "title"),
+    [
+        ("Ok to pay?", "Harbor Plumbing invoice 2231", "Approve Harbor Plumbing invoice 2231"),
+        ("OK to send it?", "Press release draft", "Approve Press release draft"),
+        ("Sign? (the lease renewal, page 3)\n\nM", "Lease", "Sign Lease"),
+    ],
+)
+def test_a_terse_leave_or_bare_verb_with_an_aside_asks_the_reader(
+    body: str, subject: str, title: str
+) -> None:
+    assert [a.title for a in body_actions(_mail(body, subject), "Alex")] == [title]
+
+
+@pytest.mark.parametrize(
+    ("body", "subject"),
+    [
+        ("Ok to ignore, it was a test.", "Alarm test"),  # no question: nothing asked
+        ("Fine to leave early today everyone.", "Friday"),
+        ("Paid? (yes, on Tuesday, all settled)", "Invoice 2231"),  # no verb of the reader's
+        ("Ok to pay? This is an automated message, do not reply to this email.", "Invoice"),
+    ],
+)
+def test_a_terse_line_that_asks_no_leave_is_no_task(body: str, subject: str) -> None:
+    assert body_actions(_mail(body, subject), "Alex") == []
+
+
+def test_are_you_in_asks_the_reader_to_answer_in_four_languages() -> None:
+    for body in [
+        "Hey, we're doing a pub quiz on Friday. Are you in? Need numbers at some point.",
+        "Wir grillen am Samstag bei uns. Bist du dabei?",
+        "On fait un pique-nique dimanche. T'es partant ?",
+        "Hacemos una cena el sábado. ¿Te apuntas?",
+    ]:
+        [action] = body_actions(_mail(body, "Weekend"), "Alex")
+        assert action.title == "Reply to Dana about Weekend"
+    # the sender saying who is in, or a question about a place, asks no answer
+    for body in [
+        "Great news, Priya and Tom are in for Friday's quiz. See you there.",
+        "Hi all, the quiz is on Friday. Everyone who signed up is in.",
+    ]:
+        assert body_actions(_mail(body, "Weekend"), "Alex") == []

@@ -175,6 +175,16 @@ _ANSWER = re.compile(
     re.IGNORECASE,
 )
 _ANSWERS = re.compile(r"^(?:reply\s+to|rsvp\s+to)\b", re.IGNORECASE)  # an invitation's answer
+# A request for an answer ("Confirm whether ...", "Confirmar a Rosa si ...", "... bestätigen"),
+# whose reply-by may come two sentences later: "Si puedes, dime antes del martes."
+_CONFIRMS = re.compile(
+    r"^(?:confirm|tell|confirmar|decir|confirmer|dire)\b|\b(?:bestätigen|sagen)$", re.IGNORECASE
+)
+_TELL_ME = re.compile(
+    r"\b(?:let\s+me\s+know|tell\s+me|dime|d[ií]game|av[ií]s[ae]me|dis-moi|dites-moi"
+    r"|sag\s+mir|sagen\s+sie\s+mir|gib\s+mir\s+bescheid)\b",
+    re.IGNORECASE,
+)
 # "I need three things from you:", "necesito dos cosas:", "ich brauche zwei Dinge von dir:".
 _NEEDERS = (
     r"(?:i|we)(?:'ll|\s+will|'d)?\s+(?:need|want)|(?:i'm|i\s+am|we're)\s+asking(?:\s+you)?\s+for"
@@ -380,6 +390,8 @@ def requests_in(
             if deadline is None and _ANSWERS.match(title):  # "Does the 10th work? Let me
                 next_two = " ".join(s.text for s in found_sentences[n + 1 : n + 3])
                 deadline = _reply_by(next_two, received)  # know by Thursday.": its reply-by
+            elif deadline is None and _CONFIRMS.search(title):
+                deadline = _tell_me_by(found_sentences[n + 1 : n + 3], received)
             if deadline is None:
                 deadline = (sentence.listed and list_due) or _carried(
                     found_sentences, n, received, subject, asked
@@ -517,6 +529,17 @@ def _reply_by(text: str, received: dt.date | None) -> Deadline | None:
     return None
 
 
+def _tell_me_by(after: list[Sentence], received: dt.date | None) -> Deadline | None:
+    """The reply-by of a request for an answer, in one of the next sentences that asks to be
+    told ("Let me know by Friday", "dime antes del martes"), its lead deadline."""
+    for sentence in after:
+        if _TELL_ME.search(sentence.text):
+            lead = find_deadline(sentence.text, received, lead_only=True)
+            if lead and lead.due:
+                return lead
+    return None
+
+
 def _carried(
     found: list[Sentence], n: int, received: dt.date | None, subject: str, asked: set[int]
 ) -> Deadline | None:
@@ -588,6 +611,16 @@ def _unique(found: list[Found]) -> list[Found]:
     return out
 
 
+# "Ok to pay?", "OK to send?", "Ok pour payer ?", "¿Ok para pagar?", "Ok zu zahlen?": leave asked.
+_OK_TO = re.compile(
+    r"^(?:ok|okay|good|fine)\s+(?:to|pour|para|zu)\s+[^\W\d_]+(?:\s+(?:it|this|them))?\s*\?$",
+    re.IGNORECASE,
+)
+# A bare verb asked, then an aside naming the thing: "Sign? (the lease, page 3)".
+# (an initial or a first name may sign it: "... list attached) K")
+_VERB_ASIDE = re.compile(r"^(?P<verb>[^\W\d_]+)\s*\?\s*\([^()]{2,80}\)(?:\s+[A-Z][a-z]{0,12}\.?)?$")
+
+
 def _terse(
     text: str, subject: str, sender: str, received: dt.date | None, *, reply: bool = False
 ) -> list[Found]:
@@ -625,6 +658,12 @@ def _terse(
     verb = words.split(" ", 1)[0].lower().strip(",:?!") if words else ""
     if _STATUS.match(words):
         return [_status(words, subj, sender, deadline)]
+    if _OK_TO.match(words):  # "Ok to pay?": leave to act, which the reader gives
+        return [Found(finish(f"Approve {subj}", sender), deadline)]
+    aside = _VERB_ASIDE.match(words)  # "Approve? (cleaning supplies, $412, list attached)"
+    if aside and aside.group("verb").lower() in VERBS:
+        verb = aside.group("verb").lower()
+        return _terse_verb(verb, aside.group("verb"), subj, sender, deadline)
     if _SHORT_THOUGHTS.match(_URL.sub("", words).strip(" .!")):  # a link, then "thoughts?"
         return [Found(f"Give {sender} thoughts on {subj}", deadline)]
     if _NEED_IT.match(words):
