@@ -231,3 +231,14 @@ def test_a_plea_for_how_to_be_is_no_task(body: str) -> None:
 def test_a_real_ask_with_the_same_verbs_is_still_a_task(body: str, task: str) -> None:
     titles = [t for t, _ in found(body, "Ask")]
     assert titles and titles[0].startswith(task)
+
+
+@pytest.mark.parametrize("subject", ["[Harbour Vets] You have 4 new messages", "2 unread mentions"])
+def test_a_chats_digest_by_its_subject_is_no_task(subject: str) -> None:
+    body = "Nina Cole: could someone move the x-ray cassettes?\nBen Ash: sure"
+    assert found(body, subject, **{"from": CHAT}) == []
+
+
+def test_a_person_naming_new_messages_in_a_subject_is_read() -> None:
+    body = "Hi Alex, could you answer the two new messages on the clinic line by noon today?"
+    assert len(found(body, "Two new messages on the clinic line")) == 1

@@ -52,6 +52,9 @@ _AUTO_SUBJECT = re.compile(
     r"^\s*(?:undeliverable|undelivered|delivery status notification|mail delivery (?:failed|failure"
     r"|system)|returned mail|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|out of (?:the )?"
     r"office|abwesenheit|réponse automatique|respuesta automática|\[(?:jira|github|confluence)\])"
+    # a chat's digest: "[Clinic] You have 6 new messages", "3 unread notifications"
+    r"|^(?:\[[^\]]{1,40}\]\s*)?(?:you\s+have\s+)?\d+\s+(?:new|unread)\s+(?:messages?"
+    r"|notifications?|mentions?|replies)\b"
     # the same said second, after the subject in another language: "Absence / Out of office"
     r"|^[^/|]{1,40}[/|]\s*(?:out\s+of\s+(?:the\s+)?office|automatic\s+reply|auto-?reply"
     r"|abwesenheit\w*|réponse\s+automatique|respuesta\s+automática|fuera\s+de\s+la\s+oficina)\s*$",
