@@ -624,3 +624,22 @@ def test_are_you_in_asks_the_reader_to_answer_in_four_languages() -> None:
         "Hi all, the quiz is on Friday. Everyone who signed up is in.",
     ]:
         assert body_actions(_mail(body, "Weekend"), "Alex") == []
+
+
+def test_a_thing_asked_for_on_the_way_home_is_an_errand_in_its_own_language() -> None:
+    def titles(body: str) -> list[str]:
+        return [a.title for a in body_actions(_mail(body, "Tonight"), "Alex")]
+
+    assert titles("Oat milk + bananas on your way home?") == [
+        "Pick up Oat milk + bananas on way home"
+    ]
+    assert titles("Zwiebeln auf dem Rückweg?") == ["Zwiebeln auf dem Rückweg mitbringen"]
+    assert titles("¿Tortillas de camino a casa?") == ["Traer Tortillas de camino a casa"]
+    # a question about the reader or the trip, and a note that says where the sender is
+    for body in [
+        "Are you on your way home yet?",
+        "Stuck in traffic on the way home?",
+        "Still on your way back?",
+        "Picked up the bread on my way home, no need.",
+    ]:
+        assert titles(body) == []

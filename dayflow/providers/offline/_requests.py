@@ -611,6 +611,20 @@ def _unique(found: list[Found]) -> list[Found]:
     return out
 
 
+# A thing to bring home asked in passing: "Milk + eggs on your way home tonight?", "Brot auf
+# dem Heimweg?", "Du pain en rentrant ?", "¿Pan de camino a casa?".
+_ON_THE_WAY = re.compile(
+    r"^¿?(?P<thing>[^?.!,]{2,40}?)\s+(?P<way>on\s+(?:your|the)\s+way\s+(?:home|back)|auf\s+dem"
+    r"\s+(?:heimweg|rückweg|nachhauseweg)|en\s+rentrant|de\s+camino\s+a\s+casa|al\s+volver)"
+    r"(?:\s+(?:tonight|today|heute(?:\s+abend)?|ce\s+soir|esta\s+noche|hoy))?\s*\?$",
+    re.IGNORECASE,
+)
+# ... but not a question about the reader or the trip: "Are you on your way home?"
+_NOT_A_THING = re.compile(
+    r"^(?:are|is|were|was|you|u|i|we|he|she|they|still|stuck|traffic|where|when|what|how|bist"
+    r"|sind|es-tu|êtes|tu|estás|está|sigues|ya|already|all\s+ok|everything)\b",
+    re.IGNORECASE,
+)
 # "Ok to pay?", "OK to send?", "Ok pour payer ?", "¿Ok para pagar?", "Ok zu zahlen?": leave asked.
 _OK_TO = re.compile(
     r"^(?:ok|okay|good|fine)\s+(?:to|pour|para|zu)\s+[^\W\d_]+(?:\s+(?:it|this|them))?\s*\?$",
@@ -658,6 +672,9 @@ def _terse(
     verb = words.split(" ", 1)[0].lower().strip(",:?!") if words else ""
     if _STATUS.match(words):
         return [_status(words, subj, sender, deadline)]
+    errand = _ON_THE_WAY.match(body)  # "Milk + eggs on your way home tonight?"
+    if errand and not _NOT_A_THING.match(errand.group("thing")):
+        return [Found(_errand_title(errand), find_deadline(body, received))]
     if _OK_TO.match(words):  # "Ok to pay?": leave to act, which the reader gives
         return [Found(finish(f"Approve {subj}", sender), deadline)]
     aside = _VERB_ASIDE.match(words)  # "Approve? (cleaning supplies, $412, list attached)"
@@ -695,6 +712,18 @@ def _terse(
         if thing:
             return [Found(f"Send {thing} to {sender}", lead)]
     return []
+
+
+def _errand_title(errand: re.Match[str]) -> str:
+    """ "Pick up milk + eggs on way home" in the language it was asked in."""
+    thing, way = errand.group("thing"), errand.group("way").lower()
+    if way.startswith("auf"):
+        return f"{thing} {errand.group('way')} mitbringen"
+    if way.startswith("en"):
+        return f"Rapporter {thing} en rentrant"
+    if way.startswith(("de", "al")):
+        return f"Traer {thing} de camino a casa"
+    return f"Pick up {thing} on way home"
 
 
 def _status(words: str, subj: str, sender: str, deadline: Deadline | None) -> Found:
