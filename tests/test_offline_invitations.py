@@ -157,3 +157,15 @@ def test_a_day_and_time_proposed_as_a_question_in_french_or_spanish_asks_a_reply
         "Hola Alex,\n\nEl lunes nos viene bien a todos, ya está reservado.\n\nMarta",
     ]:
         assert found(body, "Rendez-vous") == []
+
+
+def test_are_you_in_is_an_invitation_waiting_for_its_answer_in_an_owed_thread() -> None:
+    for body in [
+        "We're hosting a cheese and wine night on the 14th! Are you in? Numbers eventually.",
+        "Wir machen am Samstag eine Radtour. Bist du dabei?",
+        "On organise un brunch dimanche. T'es partante ?",
+        "Hacemos paella el domingo. ¿Te apuntas?",
+    ]:
+        assert [t for t, _ in _filed_when_owed(body, "Weekend")] == ["Reply to Ilse about Weekend"]
+    # a casual question with no event to join stays only the owed reply
+    assert _filed_when_owed("Are you free for a chat later?", "Chat") == []

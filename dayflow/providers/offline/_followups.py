@@ -55,6 +55,8 @@ _ANSWER_ONLY = re.compile(r"(?:reply|respond|answer|rsvp)\b", re.IGNORECASE)
 _RSVP = re.compile(
     r"\b(?:rsvp|r\.s\.v\.p|u\.\s?a\.\s?w\.\s?g|accept\s+or\s+decline|headcount|attendance"
     r"|(?:can|could|will)\s+(?:make\s+it|attend|join\s+us|be\s+there)|confirm\w*\b.{0,40}\battend"
+    r"|are\s+you\s+(?:two\s+|both\s+|guys\s+)?in(?=\s*\?)|(?:bist\s+du|seid\s+ihr)\s+dabei"
+    r"|partante?s?(?=\s*\?)|te\s+apuntas|os\s+apuntáis"  # "Are you in?": an invitation's answer
     r"|zusage|zusagen|absagen|teilnahme|teilnehmen|dabei\s+sein"
     r"|(?:ta|votre)\s+(?:présence|venue|participation)|pourr\w+\s+venir|participer"
     r"|(?:tu|su)\s+asistencia|asistir|pued\w+\s+venir)\b",
