@@ -22,7 +22,8 @@ whole morning), `quiet8/` (helper `wq8`'s: mostly messages that ask nothing, for
 false tasks per 100 of them, with a few real asks), `blind8/` (an eighth author's, another
 life with the same classes), `blind9/` (a ninth author's, scored once), `quiet9/` (helper
 `wq9`'s: another quiet split, a veterinary practice owner's week, mostly messages that ask
-nothing) and `blind10/` (a tenth author's, another life with the same classes). `load()`
+nothing), `blind10/` (a tenth author's, another life with the same classes) and `quiet10/`
+(helper `wq10`'s: a third quiet split, a theatre production manager's week). `load()`
 never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
 own, so none is mixed into the set's figures.
 """
@@ -53,6 +54,7 @@ BLIND8_DIR = ROOT / "blind8"
 BLIND9_DIR = ROOT / "blind9"
 QUIET9_DIR = ROOT / "quiet9"
 BLIND10_DIR = ROOT / "blind10"
+QUIET10_DIR = ROOT / "quiet10"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -83,7 +85,7 @@ INBOX_FIELDS = (
 )  # fmt: skip
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-    "blind8", "quiet8", "blind9", "quiet9", "blind10", "precision",
+    "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "precision",
 )  # fmt: skip
 
 
@@ -235,6 +237,21 @@ HELD_OUT = (
         "a whole morning of another life (the principal of a small architecture practice) with "
         "issue 34's hard classes mixed in. A morning of its own (same date, timezone and "
         "calendar).",
+    ),
+    HeldOut(
+        "quiet10",
+        QUIET10_DIR,
+        "Third quiet split (`bench/eval/quiet10/`, issue 34's false tasks, scored once)",
+        "Written by helper session `wq10`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
+        "(`quiet10/README.md`); another life (a regional theatre's production manager), 147 "
+        "messages, 126 asking Alex nothing (broadcasts with polite imperatives, "
+        "confidentiality, the sender's own promise, asks to others with Alex in Cc or beside "
+        "Alex in To, answers with quoted asks, list posts with `list_id`, automated mail, in "
+        "four languages) and 21 real asks. A morning of its own (same date, timezone and "
+        "calendar).",
+        focused=True,
     ),
     HeldOut(
         "precision",
