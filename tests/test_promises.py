@@ -14,6 +14,7 @@ import pytest
 from dayflow.followups import Window, read_followups
 from dayflow.followups.promises import MAX_READS, date_in, promises
 from dayflow.followups.threads import Thread, ThreadMessage
+from dayflow.providers.offline._promises import due_promise, promise_lines
 from dayflow.sources import JsonInbox
 from dayflow.sources.mail import DictMail
 from dayflow.sources.me import parse_me
@@ -254,3 +255,31 @@ def test_a_moved_deadline_and_its_date() -> None:
     assert moved_to("La date limite est vendredi.", sent) is None  # nothing moved
     assert date_in("by 3 January", sent) == dt.date(2027, 1, 3)  # past this year: next year
     assert date_in("by 31 February", sent) is None
+
+
+def test_a_promise_past_its_day_is_overdue_in_its_line_and_in_one_thing() -> None:
+    """On Friday a promise due Thursday reads "overdue since Thursday 3 December", as a task
+    past its day does, in the section and in One thing; on Thursday it is "due today"."""
+    result = {
+        "you_promised": [
+            {
+                "key": "promise:abc",
+                "with": "Carl Ode <carl@x.example>",
+                "what": "I'll send you the signed contract by Thursday",
+                "due": "2026-12-03",
+                "due_kind": "stated",
+            }
+        ]
+    }
+    friday, thursday = dt.date(2026, 12, 4), dt.date(2026, 12, 3)
+    assert promise_lines(result, friday)[-1] == (
+        "- To Carl Ode: I'll send you the signed contract by Thursday, overdue since Thursday "
+        "3 December (`promise:abc`)"
+    )
+    assert due_promise(result, friday) == (
+        "**Keep your promise to Carl Ode: I'll send you the signed contract by Thursday, "
+        "overdue since Thursday 3 December.**"
+    )
+    assert promise_lines(result, thursday)[-1].endswith(", due Thursday 3 December (`promise:abc`)")
+    assert due_promise(result, thursday) is not None
+    assert "due today" in str(due_promise(result, thursday))

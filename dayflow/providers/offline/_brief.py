@@ -120,7 +120,7 @@ def write_brief(
     lines += since_lines(calls)
     lines += ["", Section.heading(Section.NEEDS_ACTION), *_needs_lines(mail, today, limit)]
     lines += injected_lines(messages)
-    followups, owed = followup_sections(calls)
+    followups, owed = followup_sections(calls, today)
     lines += followups
     _, tasks_error = latest_list(calls, "read_tasks", "tasks")
     creates = mail.creates

@@ -25,6 +25,7 @@ comes first in its section and is the One thing's first choice.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -185,8 +186,11 @@ class Owed:
         return f'**Reply to {self.who} about "{self.subject}"{waited}.**'
 
 
-def followup_sections(calls: list[Call]) -> tuple[list[str], Owed | None]:
-    """The two sections' lines (none when followups were never read) and the oldest owed."""
+def followup_sections(
+    calls: list[Call], today: dt.date | None = None
+) -> tuple[list[str], Owed | None]:
+    """The sections' lines (none when followups were never read) and the oldest owed; `today`
+    dates the promises (one past its day is overdue)."""
     found = named(calls, FOLLOWUPS)
     if not found:
         return [], None
@@ -210,7 +214,7 @@ def followup_sections(calls: list[Call]) -> tuple[list[str], Owed | None]:
     if not waiting:
         lines.append("- _Not known either (see above)._" if blocked else EMPTY_WAITING)
     lines += _left_out(result, "waiting_on")
-    lines += promise_lines(result)
+    lines += promise_lines(result, today)
     oldest = None
     if owed:
         age = owed[0].get("age_days")
