@@ -7,13 +7,16 @@
     python -m bench.eval --split blind3       # only the third blind split
     python -m bench.eval --split blind4       # only the fourth blind split
     python -m bench.eval --split blind5       # only the fifth blind split
-    python -m bench.eval --split blind6       # only the sixth blind split
+    python -m bench.eval --split blind6       # only the sixth blind split (and so on: the
+                                              # blind7 ... blind10 and quiet8 ... quiet10
+                                              # splits, and precision)
     python -m bench.eval --split enron-asks   # public data from elsewhere (public/README.md)
     python -m bench.eval --model claude-haiku-5-5        # needs ANTHROPIC_API_KEY; costs tokens
     ANTHROPIC_BASE_URL=http://127.0.0.1:8080 python -m bench.eval --model local:qwen3
 
-Each blind split (`blind/` to `blind6/`) is a morning of its own: by default each one
-present is run after the set and reported in its own table, never in the set's rows. The tables
+Each held-out split (`blind/` to `blind10/`, `quiet8/` to `quiet10/`, `precision/`) is a morning
+of its own: by default each one present is run after the set and reported in its own table,
+never in the set's rows. The tables
 go to stdout only: a run leaves the clone as it was. With `--write` (on a run of all the
 splits) they also go into bench/RESULTS.md between the model's markers, with the date and the
 commit of `dayflow/`. `--no-write` is still accepted (it is the default now: scripts that pass
@@ -53,7 +56,8 @@ MODEL_HELP = (
 SPLIT_HELP = (
     "all (the default: the set, then each blind split present in a table of its own; the "
     "only choice written to RESULTS.md); tuning or held-out (the set's two parts, fixed by a "
-    "hash of each id); blind, blind2 ... blind6 (a folder of bench/eval/ each); public data "
+    "hash of each id); blind ... blind10, quiet8 ... quiet10, precision (a folder of "
+    "bench/eval/ each); public data "
     "from elsewhere, scored by its own loader (bench/eval/public/README.md): "
     + ", ".join(public.SPLITS)
     + ". Give it once."
