@@ -233,7 +233,7 @@ def _mail(
         else n
         for n in needs
     ]
-    needs += _listed_and_due(calls, needs, today)
+    needs += _listed_and_due(calls, needs, today, moved)
     forged = not_theirs(calls)
     needs = [
         replace(n, urgent=False, about="", unverified=True)
@@ -266,11 +266,18 @@ def _moved_dues(calls: list[Call]) -> dict[str, tuple[dt.date, str]]:
     return out
 
 
-def _listed_and_due(calls: list[Call], needs: list[_Need], today: dt.date | None) -> list[_Need]:
+def _listed_and_due(
+    calls: list[Call],
+    needs: list[_Need],
+    today: dt.date | None,
+    moved: dict[str, tuple[dt.date, str]],
+) -> list[_Need]:
     """Open tasks already on the list (read before this run filed any) that are due today or
     overdue and that none of this brief's requests stands for: their mail is older than the
-    window this brief read, and they need doing today all the same. The bundled sample's
-    tasks (`sample:` keys, left by a first brief) are not the user's: they are never listed."""
+    window this brief read, and they need doing today all the same. A due date this run moved
+    (`moved`, move_due's answers) is the task's: a task due today that a later message moved
+    to next week is not due today. The bundled sample's tasks (`sample:` keys, left by a first
+    brief) are not the user's: they are never listed."""
     if today is None:
         return []
     tasks, _ = latest_list(calls, "read_tasks", "tasks")
@@ -280,11 +287,12 @@ def _listed_and_due(calls: list[Call], needs: list[_Need], today: dt.date | None
     for task in tasks:
         due, title = date_of(task.get("due")), str(task.get("title") or "")
         key = str(task.get("idempotency_key") or "").split("#", 1)[0]
+        due, words = moved.get(key, (due, ""))
         if task.get("status", "open") != "open" or due is None or due > today or not title:
             continue
         if (key and key in keys) or title.casefold() in titles or key.startswith(_SAMPLE):
             continue
-        out.append(_Need(title, "", due, key=key))
+        out.append(_Need(title, "", due, key=key, evidence=words, phrase=words))
     return out
 
 
