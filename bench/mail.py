@@ -11,6 +11,10 @@
 - mbox: the newest 50 of a 10,000-message mbox file against a 100-message one, a fresh source
   each time (the separators are searched again: nothing is kept between processes). No
   target: the file has no index, so the search grows with the file; only the page is parsed.
+- Large messages: the same page of 50 from a Maildir whose every message is a newsletter of
+  about 1 MB (80 KB of HTML, then a picture shown inline: no file), against the page of the
+  100-message Maildir in the same round. A listing reads each message's first 64 KB; what it
+  costs beyond that is what the listing reads past them (`sources.parts`). No target.
 - IMAP (needs the test extra's pymap): a real server on 127.0.0.1 holding 100 and then 1,000
   messages; the commands one page of 50 sends, counted at the server, and its time.
 
@@ -22,6 +26,7 @@ bench/RESULTS.md (the rest of the file is left as it is).
 from __future__ import annotations
 
 import datetime as dt
+import email.utils
 import os
 import statistics
 import sys
@@ -111,6 +116,56 @@ def maildir(tmp: Path, rounds: int) -> dict[str, Any]:
     return out
 
 
+def _newsletter(n: int, when: dt.datetime) -> bytes:
+    """About 1 MB: 80 KB of HTML, then a picture it shows inline (a Content-ID, no name)."""
+    html = "<p>" + "This week in the project, item by item, with the figures. " * 20 + "</p>\n"
+    picture = "\n".join(["QUJD" * 19] * 13_000)  # 76-character base64 lines, ~1 MB
+    return (
+        f"From: News {n} <news@example.org>\nTo: me@example.org\nSubject: Issue {n}\n"
+        f"Date: {email.utils.format_datetime(when)}\nMessage-ID: <news{n}@example.org>\n"
+        'MIME-Version: 1.0\nContent-Type: multipart/related; boundary="rel"\n\n'
+        f"--rel\nContent-Type: text/html; charset=utf-8\n\n{html * 64}\n"
+        "--rel\nContent-Type: image/png\nContent-Transfer-Encoding: base64\n"
+        f"Content-ID: <pic{n}@example.org>\nContent-Disposition: inline\n\n{picture}\n"
+        "--rel--\n"
+    ).encode()
+
+
+def build_large(root: Path, count: int) -> Path:
+    """A Maildir of `count` newsletters of about 1 MB each (`_newsletter`)."""
+    for sub in ("cur", "new", "tmp"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    for n in range(count):
+        when = start + dt.timedelta(minutes=n)
+        name = f"{int(when.timestamp())}.M{n:06d}P1Q{n}.bench:2,S"
+        (root / "cur" / name).write_bytes(_newsletter(n, when))
+    return root
+
+
+def large(tmp: Path, rounds: int) -> dict[str, Any]:
+    """The page of 50 ~1 MB messages against the page of the 100-message Maildir, each
+    listing by a fresh source with no kept names, the two interleaved in every round."""
+    roots = {"small": build_maildir(tmp / "small", SMALL), "large": build_large(tmp / "big", PAGE)}
+    times: dict[str, list[float]] = {"small": [], "large": []}
+    for n in range(rounds + 1):
+        for case, root in roots.items():
+            started = time.perf_counter()
+            page = Inbox([MaildirSource("bench", root)]).listing(limit=PAGE)
+            elapsed = time.perf_counter() - started
+            assert len(page.items) == PAGE
+            if n:  # the first round warms the page cache
+                times[case].append(elapsed)
+    med = {case: statistics.median(v) for case, v in times.items()}
+    return {
+        "rounds": rounds,
+        "bytes": sum(p.stat().st_size for p in (roots["large"] / "cur").iterdir()),
+        "median_s": med,
+        "ratio": med["large"] / med["small"],
+        "per_round_ratios": [b / a for a, b in zip(times["small"], times["large"], strict=True)],
+    }
+
+
 def build_mbox(path: Path, count: int) -> Path:
     from tests.mailkit import message, write_mbox
 
@@ -194,6 +249,7 @@ def measure(tmp: Path, rounds: int = 15) -> dict[str, Any]:
     out = {
         "maildir": maildir(tmp, rounds * 4),
         "mbox": mbox(tmp, rounds),
+        "large": large(tmp, rounds),
         "imap": imap(tmp, max(3, rounds // 3)),
     }
     out["load"] = (load_before, os.getloadavg())
@@ -210,6 +266,8 @@ def render(data: dict[str, Any]) -> str:
     lines += _maildir(data)
     if data.get("mbox"):
         lines += _mbox(data["mbox"])
+    if data.get("large"):
+        lines += _large(data["large"])
     return "\n".join([*lines, *_imap(data["imap"]), END]) + "\n"
 
 
@@ -280,6 +338,26 @@ def _mbox(mb: dict[str, Any]) -> list[str]:
     ]
 
 
+def _large(lg: dict[str, Any]) -> list[str]:
+    r = sorted(lg["per_round_ratios"])
+    return [
+        f"Large messages: a page of {PAGE} newsletters of about 1 MB each "
+        f"({lg['bytes'] / 1e6:.0f} MB; 80 KB of HTML, then an inline picture: no file) against "
+        f"the page of the {SMALL}-message Maildir, a fresh source each time, interleaved "
+        f"({lg['rounds']} rounds):",
+        "",
+        "| page of | median | ratio to the 100-message page, same round |",
+        "|---|---|---|",
+        f"| {PAGE} of {SMALL} messages of 3 KB | {fmt_ms(lg['median_s']['small'])} | 1.00 |",
+        f"| {PAGE} messages of 1 MB each | {fmt_ms(lg['median_s']['large'])} | "
+        f"{statistics.median(r):.2f} (per round {r[0]:.2f}-{r[-1]:.2f}) |",
+        "",
+        "No target: a listing reads a message's first 64 KB; whether a part past them is a "
+        "file is read only when a promise asks it (`sources.parts`), never for the page.",
+        "",
+    ]
+
+
 def _imap(im: dict[str, Any] | str) -> list[str]:
     if isinstance(im, str):
         return [f"IMAP: {im}.", ""]
@@ -314,9 +392,26 @@ def write_section(path: Path, section: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse
     import subprocess
 
-    quick = bool(argv and "--quick" in argv)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.mail",
+        description="Mail sources: a page costs the page. Writes its section of "
+        "bench/RESULTS.md unless --quick or --large.",
+    )
+    parser.add_argument("--quick", action="store_true", help="3 rounds; print, write nothing")
+    parser.add_argument(
+        "--large",
+        action="store_true",
+        help="only the large-message case (15 rounds, or 3 with --quick); print, write nothing",
+    )
+    args = parser.parse_args(argv or [])
+    quick = args.quick
+    if args.large:
+        with tempfile.TemporaryDirectory(prefix="dayflow-bench-mail-") as tmp:
+            print("\n".join(_large(large(Path(tmp), 3 if quick else 15))))
+        return 0
     with tempfile.TemporaryDirectory(prefix="dayflow-bench-mail-") as tmp:
         data = measure(Path(tmp), 3 if quick else 15)
     root = Path(__file__).resolve().parent.parent

@@ -5,9 +5,11 @@ later sent message with a file attached keeps (`followups.promises`), through th
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import email
 import email.policy
+import functools
 import json
 import re
 from pathlib import Path
@@ -373,9 +375,10 @@ def _padded(raw: bytes) -> bytes:
 
 @pytest.mark.parametrize("kind", ["maildir", "mbox", "eml"])
 def test_a_file_part_past_the_first_64_kb_is_still_seen(tmp_path: Path, kind: str) -> None:
-    """Each fixture with ~104 KB of text before its other parts: every local source lists
-    the same answer as for the fixture itself (a PDF after the text is a file; a signature's
-    logo or a bounce's copy still is not), and listing it reads, never writes."""
+    """Each fixture with ~104 KB of text before its other parts: every local source answers
+    as for the fixture itself when asked (a PDF after the text is a file; a signature's logo
+    or a bounce's copy still is not), the listing itself reads no further than its 64 KB
+    (it sees no file there: the rest is read only when asked), and neither ever writes."""
     raws = {name: _padded((FIXTURES / name).read_bytes()) for name in sorted(CARRIES)}
     assert all(len(raw) > 100_000 for raw in raws.values())
     root = tmp_path / "mail"
@@ -393,8 +396,51 @@ def test_a_file_part_past_the_first_64_kb_is_still_seen(tmp_path: Path, kind: st
             (root / name).write_bytes(raw)
         source = EmlFolderSource("work", root)
     before = snapshot(root)
-    assert _by_id(_listed(source)) == _expected_by_id()
+    listed = _listed(source)
+    assert set(_by_id(listed).values()) == {False}  # the listing read the first 64 KB only
+    asked = {str(i.envelope.message_id): i.carries_file() for i in listed}
+    assert asked == _expected_by_id()
     assert snapshot(root) == before
+
+
+def test_a_changed_mbox_is_not_read_at_a_listings_offsets(tmp_path: Path) -> None:
+    """An mbox rewritten between a listing and the question (a client compacting it) is not
+    read at the old offsets: the file past the 64 KB is then not seen, never another's."""
+    raw = _padded((FIXTURES / "gmail_pdf.eml").read_bytes())
+    path = write_mbox(tmp_path / "sent.mbox", [raw])
+    (item,) = _listed(MboxSource("work", path))
+    path.write_bytes(path.read_bytes() + b"\n")
+    assert item.carries_file() is False
+    (again,) = _listed(MboxSource("work", path))
+    assert again.carries_file() is True
+
+
+def test_only_a_promise_asks_past_the_listing_and_asks_once() -> None:
+    """The parts past a listing's bytes are read for the user's later messages in a thread
+    with a promise, once each however often asked; never for another's message or a thread
+    without a promise."""
+    asked: list[str] = []
+
+    def beyond(name: str, found: bool) -> Any:
+        def read() -> bool:
+            asked.append(name)
+            return found
+
+        return functools.cache(read)
+
+    def late(m: ThreadMessage, name: str, found: bool) -> ThreadMessage:
+        return dataclasses.replace(m, files_beyond=(beyond(name, found),))
+
+    promise = _msg("I'll send you the report by Friday.", n=1)
+    theirs = late(_msg("Thanks, waiting.", n=2, mine=False), "theirs", True)
+    mine = late(_msg("Hi Hana,\n\nBest,\nAlex", n=3), "mine", True)
+    assert _open(promise, theirs, mine) == []
+    assert asked == ["mine"]
+    assert mine.carries_file() and asked == ["mine"]  # read once
+    asked.clear()
+    quiet = late(_msg("Hi Hana, see you Friday.", n=2), "quiet", True)
+    assert _open(_msg("Thanks for the notes.", n=1), quiet) == []
+    assert asked == []
 
 
 def test_the_scan_past_the_head_is_bounded_and_reads_part_headers_only() -> None:

@@ -6,14 +6,16 @@ of the window's threads, with whom (the message's first other recipient), what (
 from its promise on), the due date (stated: a date the sentence names; implied: "today",
 "tomorrow", "end of the week", "next week"; else none) and the sentence as its evidence. It is
 kept when a later message from the user in that thread delivers (it carries a file, as its
-MIME structure says: `Envelope.has_attachment`; or its words do: "here is", "attached", "as
+MIME structure says: `ThreadMessage.carries_file`, which reads on past a local listing's
+first 64 KB for these messages only; or its words do: "here is", "attached", "as
 promised") or the other person says it is no longer needed.
 
 A message of the user's that its listing cut short (`ThreadMessage.cut`: a snippet stops
 before "... by Wednesday") is read whole through the caller's `read` (the source's
 `MailSource.read`), the newest threads first and at most MAX_READS of them a window.
 
-Pure over the threads (`followups.threads`) and `read`: the same mail gives the same list.
+Pure over the threads (`followups.threads`), `read` and what `carries_file` reads: the same
+mail gives the same list.
 """
 
 from __future__ import annotations
@@ -216,7 +218,7 @@ def _kept(later: list[ThreadMessage]) -> bool:
     """Whether a later message delivers (the user's: a file attached, or words that say so)
     or calls it off (the other's)."""
     for m in later:
-        if m.from_me and m.has_attachment:
+        if m.from_me and m.carries_file():  # past a listing's bytes: read only now
             return True
         words = own_words(m.text)
         if m.from_me and _DELIVERED.search(words):

@@ -26,6 +26,7 @@ from dayflow.sources.envelope import FAIL, PASS, Address, Envelope, base_address
 from dayflow.sources.identity import short_hash
 from dayflow.sources.mail import MailItem
 from dayflow.sources.me import Me
+from dayflow.sources.parts import FilesBeyond
 
 SUBJECT_DAYS = 30  # how far apart two messages joined by subject alone may be
 THREAD_KEY_PREFIX = "thread:"
@@ -46,6 +47,8 @@ class Record:
     # `text` is all of the message's words; False when it is a listing's snippet that may stop
     # short of them (the source did not say it is whole).
     whole: bool = True
+    # Whether parts past what the listing read hold a file (`MailItem.files_beyond`).
+    files_beyond: FilesBeyond | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, item: MailItem, *, sent: bool = False) -> Record:
@@ -53,7 +56,7 @@ class Record:
         whole = item.body is not None or item.snippet_whole is True
         return cls(
             item.key, item.id, item.source, item.subject, item.received_at, text, item.envelope,
-            sent, whole,
+            sent, whole, item.files_beyond,
         )  # fmt: skip
 
 
@@ -83,10 +86,18 @@ class ThreadMessage:
     has_attachment: bool = False
     # Its text is a snippet that may stop short (no copy of it was listed whole).
     cut: bool = False
+    # Its copies' parts past what their listings read, when none was seen to carry a file:
+    # read only when asked (`carries_file`).
+    files_beyond: tuple[FilesBeyond, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def snippet(self) -> str:
         return " ".join(self.text.split())[:200]
+
+    def carries_file(self) -> bool:
+        """Whether a copy of it carries a file, reading past its listing's bytes if it must
+        (the read is done once, however often it is asked)."""
+        return self.has_attachment or any(found() for found in self.files_beyond)
 
 
 @dataclass(frozen=True)
@@ -256,6 +267,7 @@ def _message(node: _Node, me: Me, sent_read: bool = False) -> ThreadMessage:
     name, address = env.sender
     in_sent = any(r.in_sent for r in node.records)
     in_inbox = not all(r.in_sent for r in node.records)
+    attached = any(r.envelope.has_attachment for r in node.records)
     # A sent folder's message is the user's, unless an inbox holds it too and its sender is
     # known not to be: a sent folder that is the inbox itself (a config naming the same path
     # twice) must not make every message in it the user's.
@@ -288,6 +300,9 @@ def _message(node: _Node, me: Me, sent_read: bool = False) -> ThreadMessage:
         sources=tuple(dict.fromkeys(r.source for r in node.records)),
         in_inbox=in_inbox,
         outside=outside,
-        has_attachment=any(r.envelope.has_attachment for r in node.records),
+        has_attachment=attached,
         cut=not any(r.whole for r in node.records),
+        files_beyond=()
+        if attached
+        else tuple(r.files_beyond for r in node.records if r.files_beyond),
     )

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dayflow.errors import SourceError
 from dayflow.sources.envelope import Envelope, envelope_from_json
@@ -22,6 +22,9 @@ from dayflow.sources.identity import (
 )
 from dayflow.sources.injected import addresses_assistant
 from dayflow.sources.mime import HEADER_CHARS, Attachment, ParsedMail, clean_line, snippet
+
+if TYPE_CHECKING:
+    from dayflow.sources.parts import FilesBeyond
 
 MAX_ATTACHMENTS = 100  # of a JSON message's, the first shown
 
@@ -94,6 +97,9 @@ class MailItem:
     # Its key before the sender was part of it (`identity.legacy_stable_id`), when that differs:
     # `with_legacy_keys` gives it back when a task was filed under it then.
     legacy_key: str | None = None
+    # Whether its parts past what the listing read hold a file, read only when asked
+    # (`parts.files_beyond`); None: `envelope.has_attachment` is the whole answer.
+    files_beyond: FilesBeyond | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(
@@ -104,6 +110,7 @@ class MailItem:
         unread: bool,
         position: str,
         received_at: dt.datetime | None = None,
+        files_beyond: FilesBeyond | None = None,
     ) -> MailItem:
         """A parsed message of `source` (received when its headers say, unless given)."""
         return cls(
@@ -123,6 +130,13 @@ class MailItem:
             # Whole only when the body was read: headers past the listing's bytes hid it.
             snippet_whole=is_whole(parsed.snippet, parsed.body) if parsed.body_read else False,
             legacy_key=mail_key(parsed.legacy_id) if parsed.legacy_id else None,
+            files_beyond=files_beyond,
+        )
+
+    def carries_file(self) -> bool:
+        """Whether it carries a file, reading past the listing's bytes if it must."""
+        return self.envelope.has_attachment or (
+            self.files_beyond is not None and self.files_beyond()
         )
 
     @property

@@ -31,7 +31,7 @@ from dayflow.sources.identity import mail_key, short_hash
 from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing
 from dayflow.sources.maildir_index import Folder, NameIndex
 from dayflow.sources.mime import message_head, parse_message
-from dayflow.sources.parts import file_chunks, with_files_beyond
+from dayflow.sources.parts import file_chunks, files_beyond
 
 LIST_BYTES = 64 * 1024  # how much of a message a listing reads (headers and the first text)
 READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message
@@ -162,9 +162,14 @@ class MaildirSource(LocalMailSource):
             )
         parsed = parse_message(raw, fallback_time=_delivered(position), whole=whole)
         path = self.path / sub / name.replace("\x00", ":")
-        parsed = with_files_beyond(parsed, whole, lambda: file_chunks(path))
         self._located[parsed.stable_id] = (sub, name)
-        return MailItem.of(self.name, parsed, unread=_unread(sub, name), position=position)
+        return MailItem.of(
+            self.name,
+            parsed,
+            unread=_unread(sub, name),
+            position=position,
+            files_beyond=files_beyond(parsed, whole, lambda: file_chunks(path)),
+        )
 
     def _raw(self, sub: str, name: str, cap: int) -> tuple[str, str, bytes]:
         """(subdir, stored name, first `cap` bytes) of a message where it is now: a mail client

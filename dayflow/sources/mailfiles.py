@@ -18,7 +18,7 @@ from dayflow.errors import SourceError
 from dayflow.files import open_regular
 from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing, select_page
 from dayflow.sources.mime import ParsedMail, message_head, parse_message
-from dayflow.sources.parts import file_chunks, with_files_beyond
+from dayflow.sources.parts import FilesBeyond, file_chunks, files_beyond
 
 LIST_BYTES = 64 * 1024
 READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message (as a Maildir)
@@ -43,7 +43,7 @@ class _ParsedFiles(LocalMailSource):
         raise NotImplementedError
 
     def _chunks(self, locator: object) -> Iterator[bytes]:
-        """All of a message, in chunks (`parts.with_files_beyond` reads past its start)."""
+        """All of a message, in chunks (`parts.files_beyond` reads past its start)."""
         raise NotImplementedError
 
     def _all(self) -> list[tuple[MailItem, object]]:
@@ -51,16 +51,18 @@ class _ParsedFiles(LocalMailSource):
             parsed = []
             for raw, whole, fallback, unread, locator in self._messages():
                 mail = parse_message(raw, fallback_time=fallback, whole=whole)
-                mail = with_files_beyond(mail, whole, functools.partial(self._chunks, locator))
-                parsed.append((self._item(mail, unread, ""), locator))
+                beyond = files_beyond(mail, whole, functools.partial(self._chunks, locator))
+                parsed.append((self._item(mail, unread, "", beyond), locator))
             parsed.sort(key=lambda p: (p[0].received_at, p[0].stable_id), reverse=True)
             self._items = [
                 (_at(item, f"{n:08d}"), locator) for n, (item, locator) in enumerate(parsed)
             ]
         return self._items
 
-    def _item(self, mail: ParsedMail, unread: bool, position: str) -> MailItem:
-        return MailItem.of(self.name, mail, unread=unread, position=position)
+    def _item(
+        self, mail: ParsedMail, unread: bool, position: str, beyond: FilesBeyond | None = None
+    ) -> MailItem:
+        return MailItem.of(self.name, mail, unread=unread, position=position, files_beyond=beyond)
 
     def select(self, query: PageQuery) -> list[MailItem]:
         return select_page((item for item, _ in self._all()), query)

@@ -26,6 +26,7 @@ import datetime as dt
 import mmap
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -33,7 +34,7 @@ from dayflow.errors import SourceError
 from dayflow.files import NotRegular, open_regular
 from dayflow.sources.mail import LocalMailSource, MailItem, PageQuery, PathMissing
 from dayflow.sources.mime import message_head, parse_message
-from dayflow.sources.parts import span_chunks, with_files_beyond
+from dayflow.sources.parts import files_beyond, span_chunks
 
 LIST_BYTES = 64 * 1024  # how much of a message a listing reads
 READ_BYTES = 32 * 1024 * 1024  # read_message reads at most this much of one message
@@ -141,9 +142,24 @@ class MboxSource(LocalMailSource):
         # No delivery time on the separator: the file's mtime bounds when it arrived.
         fallback = delivered or dt.datetime.fromtimestamp(self._mtime(), dt.UTC)
         parsed = parse_message(raw, fallback_time=fallback, whole=whole)
-        parsed = with_files_beyond(parsed, whole, lambda: span_chunks(fh.read, start, end))
         self._located[parsed.stable_id] = start
-        return MailItem.of(self.name, parsed, unread=b"R" not in status, position=f"{start:015d}")
+        stamp = self._kept[0] if self._kept is not None else None
+        return MailItem.of(
+            self.name,
+            parsed,
+            unread=b"R" not in status,
+            position=f"{start:015d}",
+            files_beyond=files_beyond(parsed, whole, lambda: self._span(stamp, start, end)),
+        )
+
+    def _span(self, stamp: tuple[int, int, int] | None, start: int, end: int) -> Iterator[bytes]:
+        """The bytes `start`..`end` of the file, in chunks; none when it is no longer the file
+        they were found in (`stamp`: its inode, size and mtime then)."""
+        with open_regular(self.path) as fh:
+            st = os.fstat(fh.fileno())
+            if (st.st_ino, st.st_size, st.st_mtime_ns) != stamp:
+                return
+            yield from span_chunks(_File(fh).read, start, end)
 
     def _mtime(self) -> float:
         return self._kept[0][2] / 1e9 if self._kept is not None else 0.0

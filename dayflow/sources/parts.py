@@ -3,19 +3,22 @@
 A local listing reads a message's first `LIST_BYTES` (64 KB, `mime.message_head`): enough
 for its headers and text, not for a file sent after a long body or an inline picture. Whether
 a message delivers a file (a promise kept by "attached", `envelope.has_attachment`) must not
-depend on where the file's part starts, so `with_files_beyond` reads on: the message's bytes
-in chunks, one line at a time, looking only at the part headers its boundaries open, by the
-same rule as `mime.attached` (`envelope.delivers_file`). The parts' content is passed over,
-never held: memory stays at a chunk and one part's headers, however large the message. It
-reads no further than `SCAN_BYTES`, the reach of `read_message` itself.
+depend on where the file's part starts, so `files_beyond` gives a listing's message a way to
+read on, run only when asked (`MailItem.carries_file`): only a promise asks, of the user's
+later messages in its thread (`followups.promises`), so a listing, the inbox's or a sent
+folder's, never pays for the rest of a large message. It reads the message's bytes in chunks,
+one line at a time, looking only at the part headers its boundaries open, by the same rule as
+`mime.attached` (`envelope.delivers_file`). The parts' content is passed over, never held:
+memory stays at a chunk and one part's headers, however large the message. It reads no
+further than `SCAN_BYTES`, the reach of `read_message` itself.
 """
 
 from __future__ import annotations
 
 import email.parser
 import email.policy
+import functools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
 from email.message import Message
 from pathlib import Path
 
@@ -29,21 +32,28 @@ PART_HEADERS = 64 * 1024  # one part's header block at most (more: not a part's 
 _LINE = 1024  # a longer line is content (a delimiter is at most 76 bytes and padding)
 
 
-def with_files_beyond(
+# Whether a listed message's parts past its listing's bytes hold a file (read when called).
+FilesBeyond = Callable[[], bool]
+
+
+def files_beyond(
     parsed: ParsedMail, whole: bool, rest: Callable[[], Iterable[bytes]]
-) -> ParsedMail:
-    """`parsed` (from a message's first bytes; `whole`: they are all of it) with
-    `has_attachment` set when one of its parts further on is a file; `rest()` gives the
-    message's bytes from its first, in chunks. A read that fails leaves `parsed` as it is."""
+) -> FilesBeyond | None:
+    """None when `parsed` (from a message's first bytes; `whole`: they are all of it) already
+    says whether it carries a file; else a function that reads on, the first time it is
+    called, and says whether one of its parts further on is a file (False when the read
+    fails). `rest()` gives the message's bytes from its first, in chunks."""
     if whole or not parsed.body_read or parsed.envelope.has_attachment:
-        return parsed
-    try:
-        found = attached_in(rest())
-    except OSError:
-        return parsed
-    if not found:
-        return parsed
-    return replace(parsed, envelope=replace(parsed.envelope, has_attachment=True))
+        return None
+
+    @functools.cache
+    def found() -> bool:
+        try:
+            return attached_in(rest())
+        except OSError:
+            return False
+
+    return found
 
 
 def file_chunks(path: Path) -> Iterator[bytes]:
