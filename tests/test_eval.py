@@ -402,3 +402,52 @@ def test_the_run_gives_alexs_own_promises_by_message_only_where_me_is_known() ->
     assert (t.tp, t.matched, t.due_right, t.promise_matched) == (1, 1, 1, 1)
     bare = run.run(_promise_set(False), client, model)
     assert not bare.me_known and bare.promised == {}
+
+
+def _late_and_later_set() -> dataset.EvalSet:
+    """Two asks on the eval's morning (Monday 2 November): one due last Tuesday, one Thursday."""
+    base = {"to": dataset.ME, "unread": True}
+    mails = [
+        {
+            **base,
+            "id": "late",
+            "from": "Gail Hartwell <gail@hartwell.example>",
+            "subject": "Cyber policy renewal",
+            "received_at": "2026-10-23T10:00:00-04:00",
+            "thread_id": "t-late",
+            "body": "Alex,\n\nCould you call me about the cyber policy renewal by Tuesday 27 "
+            "October?\n\nGail",
+        },
+        {
+            **base,
+            "id": "later",
+            "from": "Dana Whitfield <dana@northwind.example>",
+            "subject": "Lease renewal",
+            "received_at": "2026-11-01T10:00:00-05:00",
+            "thread_id": "t-later",
+            "body": "Hi Alex,\n\nCould you sign the lease renewal page by Thursday?\n\nDana",
+        },
+    ]
+    labels = {
+        "late": _label("late", "deadline", _gold("Call Gail about cyber policy", "2026-10-27")),
+        "later": _label("later", "deadline", _gold("Sign lease renewal page", "2026-11-05")),
+    }
+    return dataset.EvalSet(mails, labels)
+
+
+def test_the_scorer_and_the_offline_brief_both_put_an_overdue_ask_first() -> None:
+    """With nothing due today, the brief's One thing is the overdue ask (Needs action's order:
+    today, overdue, then by date), and the scorer counts that as the most urgent; the
+    nearest later ask is not (the scorer once wanted it, against the brief)."""
+    evalset = _late_and_later_set()
+    output = run.run(evalset, *run.client_for("offline", {}))
+    assert output.status == "done"
+    one = score.sections(output.brief)["one thing"]
+    assert "cyber policy" in one and "overdue" in one, output.brief
+    checks = score.check_brief(
+        output.brief, output.created_titles, [], evalset.labels, dataset.BRIEF_DATE, score.Tally()
+    )
+    assert next(c for c in checks if c.name.startswith("One thing")).ok
+    later = output.brief.replace(one.strip(), "**Sign lease renewal page, due Thu 5 Nov.**")
+    checks = score.check_brief(later, [], [], evalset.labels, dataset.BRIEF_DATE, score.Tally())
+    assert not next(c for c in checks if c.name.startswith("One thing")).ok

@@ -83,7 +83,9 @@ def test_the_same_title_asked_twice_pairs_each_task_with_its_own_due_date() -> N
 TODAY = dt.date(2026, 11, 2)
 
 
-def test_most_urgent_is_today_else_the_earliest_later_day_else_the_overdue() -> None:
+def test_most_urgent_is_today_else_the_overdue_else_the_earliest_later_day() -> None:
+    """Overdue before the nearest later day, as the brief orders Needs action: a thing
+    already late is what a person needs first."""
     overdue, today = _gold("Book train", "2026-10-30"), _gold("Call Dana", "2026-11-02")
     soon, later = _gold("Sign lease", "2026-11-04"), _gold("File taxes", "2026-11-06")
     labels = {
@@ -92,8 +94,10 @@ def test_most_urgent_is_today_else_the_earliest_later_day_else_the_overdue() -> 
     }
     assert score.most_urgent(labels, TODAY) == [today]
     del labels["t"]
+    assert score.most_urgent(labels, TODAY) == [overdue]
+    del labels["o"]
     assert score.most_urgent(labels, TODAY) == [soon]
-    assert score.most_urgent({"o": labels["o"]}, TODAY) == [overdue]
+    assert score.most_urgent({"l": labels["l"]}, TODAY) == [later]
 
 
 def _one_thing(one: str) -> score.Check:

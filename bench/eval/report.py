@@ -76,7 +76,7 @@ def reading(scores: Scores, checks: Sequence[Check], *, overall: bool = True) ->
     one = next((c for c in checks if c.name.startswith(Section.ONE_THING)), None)
     if one is not None:
         out.append(
-            f"- {Section.ONE_THING} picks a same-day item: "
+            f"- {Section.ONE_THING} picks the most urgent item: "
             + ("met" if one.ok else "**missed**")
             + f" ({one.detail})"
         )

@@ -326,18 +326,20 @@ def _covers(text: str, title: str) -> float:
 
 
 def most_urgent(labels: Mapping[str, Label], today: dt.date) -> list[GoldAction]:
-    """The actions "One thing" should be among: those due today; if none, the earliest due
-    after today; if none, the overdue ones."""
+    """The actions "One thing" should be among: those due today; if none, the overdue ones
+    (a thing already late is what a person needs first, as the brief orders Needs action:
+    today, then overdue, then by date); if none, the earliest due after today."""
     dated = [
         (dt.date.fromisoformat(a.due), a) for lab in labels.values() for a in lab.actions if a.due
     ]
     same_day = [a for d, a in dated if d == today]
     if same_day:
         return same_day
-    later = sorted((d, i) for i, (d, _) in enumerate(dated) if d > today)
-    if later:
-        return [a for d, a in dated if d == later[0][0]]
-    return [a for d, a in dated if d < today]
+    overdue = [a for d, a in dated if d < today]
+    if overdue:
+        return overdue
+    later = min((d for d, _ in dated if d > today), default=None)
+    return [a for d, a in dated if d == later]
 
 
 def check_brief(
