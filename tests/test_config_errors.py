@@ -114,6 +114,29 @@ def test_problems_in_several_sections_are_each_an_error_line(tmp_path: Path) -> 
     assert "port must be a number" in lines[4]
 
 
+def test_a_bad_kind_is_one_line_among_its_entry_s_other_problems(tmp_path: Path) -> None:
+    """An unknown or missing kind hid every other problem of its entry: fixing it showed the
+    next. Its keys are still checked, against what any kind of its table takes."""
+    toml = (
+        '[[inbox]]\nname = "x"\nkind = "pop3"\nport = "x"\npassword = "hunter2"\ncolour = 1\n'
+        '[[calendar]]\nname = "c"\ntimeout = 0\npath = "$HOME/c.ics"\n'
+    )
+    res = brief(tmp_path, toml)
+    assert res.code == 4 and res.out == ""
+    lines = error_lines(tmp_path, res)
+    assert [re.sub(r"^[^:]*: ", "", line)[:40] for line in lines] == [
+        "unknown kind 'pop3' (one of: maildir, mb",
+        "unknown key 'colour' for any [[inbox]] (",
+        "'port' must be a number from 1 to 65535",
+        "passwords are never written in the confi",
+        "missing 'kind' (one of: ics, caldav, jso",
+        "'timeout' must be seconds, more than 0 a",
+        "'path' holds $HOME, and variables are no",
+    ], lines
+    assert all(line.startswith('[[inbox]] #1 "x": ') for line in lines[:4])
+    assert all(line.startswith('[[calendar]] #1 "c": ') for line in lines[4:])
+
+
 def test_a_thousand_unknown_keys_are_one_short_line(tmp_path: Path) -> None:
     many = "".join(f"k{i} = {i}\n" for i in range(1000)) + "[model]\nfoo = 1\nbar = 2\n"
     res = brief(tmp_path, many)

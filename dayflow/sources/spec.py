@@ -121,11 +121,15 @@ def entry(table: str, n: int, entry: object, base: Path, problems: list[str]) ->
         where = f'{where} "{name}"'
     kind = entry.get("kind")
     kinds = INBOX_KINDS if table == "inbox" else CALENDAR_KINDS
-    if kind not in kinds:
+    known_kind = kind in kinds
+    if known_kind:
+        allowed, required = _KEYS[(table, str(kind))]
+    else:
+        # One line among the entry's others, not the only one: its other keys are checked
+        # against every key a kind of the table takes (what a kind needs is not known).
         what = "missing 'kind'" if kind is None else f"unknown kind {kind!r}"
         problems.append(f"{where}: {what} (one of: {', '.join(kinds)})")
-        return None
-    allowed, required = _KEYS[(table, str(kind))]
+        allowed, required = _table_keys(table), ()
     for key in entry:
         if key == "drafts" and table == "inbox" and key not in allowed:
             problems.append(
@@ -133,9 +137,9 @@ def entry(table: str, n: int, entry: object, base: Path, problems: list[str]) ->
                 "drafts)"
             )
         elif key not in ("name", "kind", "password", "token", *allowed):
+            of = f" for kind {kind!r}" if known_kind else f" for any [[{table}]]"
             problems.append(
-                f"{where}: unknown key {key!r} for kind {kind!r} "
-                f"(known: name, kind, {', '.join(allowed)})"
+                f"{where}: unknown key {key!r}{of} (known: name, kind, {', '.join(allowed)})"
             )
     for key in required:
         if entry.get(key) in (None, ""):
@@ -144,7 +148,8 @@ def entry(table: str, n: int, entry: object, base: Path, problems: list[str]) ->
     if sent_off:  # `sent = false`: no sent folder, not even the one the server flags
         entry = {k: v for k, v in entry.items() if k != "sent"}
     values = _values(entry, allowed, where, problems)
-    _drafts(str(kind), entry, allowed, values, base, where, problems)
+    if known_kind:  # a path or a folder name: as the kind says
+        _drafts(str(kind), entry, allowed, values, base, where, problems)
     if sent_off:
         values["read_sent"] = False
     _credentials(table, str(kind), entry, allowed, values, where, problems)
@@ -160,6 +165,13 @@ def entry(table: str, n: int, entry: object, base: Path, problems: list[str]) ->
     if len(problems) > before or name is None:
         return None
     return SourceSpec(table=table, name=name, kind=str(kind), **values)
+
+
+def _table_keys(table: str) -> tuple[str, ...]:
+    """Every key some kind of `table` takes, in the order the kinds list them."""
+    return tuple(
+        dict.fromkeys(k for (t, _), (keys, _) in _KEYS.items() if t == table for k in keys)
+    )
 
 
 def _values(
