@@ -42,10 +42,10 @@ def error_lines(tmp_path: Path, res: Result) -> list[str]:
         ('deliver = ["pigeon"]\n', "deliver 'pigeon': use file:PATH"),
         ('deliver = ["file:$HOME/b.md"]\n', "the path holds $HOME"),
         ('deliver = ["smtp"]\n', "deliver smtp needs an [smtp] table"),
-        ('smtp = "mail.example.org"\n', "[smtp] must be a table"),
-        ('[smtp]\nhost = "h"\nto = "a@b.c"\nnope = 1\n', "[smtp] has unknown key(s) nope"),
-        ('[smtp]\nhost = "h"\nto = "a@b.c"\nsecurity = "ssl"\n', "[smtp] security must be"),
-        ('[smtp]\nhost = "h"\nto = "a@b.c"\nport = 70000\n', "[smtp] port must be"),
+        ('smtp = "mail.example.org"\n', "[smtp]: must be a table"),
+        ('[smtp]\nhost = "h"\nto = "a@b.c"\nnope = 1\n', "[smtp]: unknown key(s) nope"),
+        ('[smtp]\nhost = "h"\nto = "a@b.c"\nsecurity = "ssl"\n', "[smtp]: security must be"),
+        ('[smtp]\nhost = "h"\nto = "a@b.c"\nport = 70000\n', "[smtp]: port must be"),
         ('[model]\nprovider = "cloud"\n', "[model]: provider must be one of"),
         ('[[inbox]]\nname = "x"\nkind = "maildir"\n', "missing 'path'"),
     ],
@@ -72,13 +72,13 @@ def test_a_bad_deliver_flag_is_still_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_a_bad_smtp_port_is_named_before_what_the_table_lacks(tmp_path: Path) -> None:
-    """`port = "x"` said only "[smtp] needs host"."""
+    """`port = "x"` said only "[smtp]: needs host"."""
     res = brief(tmp_path, '[smtp]\nport = "x"\n')
     assert res.code == 4
     assert error_lines(tmp_path, res) == [
-        "[smtp] port must be a number from 1 to 65535, not 'x'",
-        "[smtp] needs host",
-        "[smtp] needs `to` (or `user`) as an address",
+        "[smtp]: port must be a number from 1 to 65535, not 'x'",
+        "[smtp]: needs host",
+        "[smtp]: needs `to` (or `user`) as an address",
     ]
 
 
@@ -86,10 +86,10 @@ def test_every_wrong_type_in_smtp_is_named_once(tmp_path: Path) -> None:
     res = brief(tmp_path, '[smtp]\nhost = 3\nto = 4\ntimeout = "long"\nsecurity = 1\n')
     assert res.code == 4
     assert error_lines(tmp_path, res) == [
-        "[smtp] host must be a string, not 3",
-        "[smtp] security must be one of tls, starttls, plain, not 1",
-        "[smtp] to must be an address or a list of addresses, not 4",
-        "[smtp] timeout must be seconds, from 1 to 600, not 'long'",
+        "[smtp]: host must be a string, not 3",
+        "[smtp]: security must be one of tls, starttls, plain, not 1",
+        "[smtp]: to must be an address or a list of addresses, not 4",
+        "[smtp]: timeout must be seconds, from 1 to 600, not 'long'",
     ]
 
 
@@ -135,6 +135,25 @@ def test_a_bad_kind_is_one_line_among_its_entry_s_other_problems(tmp_path: Path)
     ], lines
     assert all(line.startswith('[[inbox]] #1 "x": ') for line in lines[:4])
     assert all(line.startswith('[[calendar]] #1 "c": ') for line in lines[4:])
+
+
+def test_every_section_names_itself_the_same_way(tmp_path: Path) -> None:
+    """A section's problem is `[section]: ...` (an entry's `[[table]] #n "name": ...`), the
+    same in every section: [smtp]'s said `[smtp] ...` where [model]'s said `[model]: ...`."""
+    toml = (
+        '[model]\nprovider = "cloud"\n[smtp]\nport = "x"\nhost = "h"\nto = "a@b.c"\n'
+        '[mcp_servers.gh]\ncolour = 1\ncommand = "gh"\n'
+        '[[inbox]]\nname = "x"\nkind = "maildir"\n[[calendar]]\nkind = "ics"\nurl = "x"\n'
+    )
+    lines = error_lines(tmp_path, brief(tmp_path, toml))
+    sections = {line.partition(": ")[0] for line in lines}
+    assert sections == {
+        "[model]",
+        "[smtp]",
+        "[mcp_servers.gh]",
+        '[[inbox]] #1 "x"',
+        "[[calendar]] #1",
+    }, lines
 
 
 def test_a_thousand_unknown_keys_are_one_short_line(tmp_path: Path) -> None:

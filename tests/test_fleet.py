@@ -234,7 +234,7 @@ def test_each_problem_of_a_profiles_config_is_a_line_naming_its_job(fleet_db: st
     from dayflow.errors import ConfigFileError
     from dayflow.fleet.worker import WorkerOptions, run_worker
 
-    problems = ["[smtp] needs host", "deliver must be a list of sinks"]
+    problems = ["[smtp]: needs host", "deliver must be a list of sinks"]
     tries, drive = _bob_cannot_start(ConfigFileError.of("/home/bob/dayflow.toml", problems))
     said: list[str] = []
 
@@ -249,7 +249,7 @@ def test_each_problem_of_a_profiles_config_is_a_line_naming_its_job(fleet_db: st
     )
     assert tries["bob"] == 1
     assert said == [
-        "bob:2026-11-05: /home/bob/dayflow.toml: [smtp] needs host",
+        "bob:2026-11-05: /home/bob/dayflow.toml: [smtp]: needs host",
         "bob:2026-11-05: /home/bob/dayflow.toml: deliver must be a list of sinks; tried again "
         "in 60 s",
     ]

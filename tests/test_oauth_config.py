@@ -108,7 +108,7 @@ def test_smtp_takes_a_token_with_the_same_rules() -> None:
         with pytest.raises(ConfigFileError) as caught:
             smtp(extra)
         line = str(caught.value)
-        assert line.startswith(f"{PATH}: [smtp] ") and expected in line and "\n" not in line
+        assert line.startswith(f"{PATH}: [smtp]: ") and expected in line and "\n" not in line
     with pytest.raises(ConfigFileError, match=r"needs `user`"):
         delivery.smtp_config(
             {"host": "h", "to": "a@b.c", "auth": "xoauth2", "token_env": "T"}, PATH

@@ -281,7 +281,7 @@ def test_the_mail_window_follows_the_brief_date_not_the_clock(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("delivery", "said"),
     [
-        ('[smtp]\nport = 587\nuser = "me@example.org"\n', "[smtp] needs host"),
+        ('[smtp]\nport = 587\nuser = "me@example.org"\n', "[smtp]: needs host"),
         ('[smtp]\nhost = "h"\nport = "x"\nuser = "me@example.org"\n', "port must be a number"),
         ('[smtp]\nhost = "h"\nuser = "me@example.org"\nsecurity = "ssl"\n', "security must be"),
         ('[smtp]\nhost = "h"\nuser = "me"\n', "needs `to` (or `user`) as an address"),

@@ -84,7 +84,7 @@ def smtp_config(table: object, path: Path) -> SmtpConfig:
     each, every problem of the table: values of the wrong type first, then what is missing."""
     problems = smtp_problems(table)
     if problems:
-        raise ConfigFileError.of(path, [f"[smtp] {p}" for p in problems])
+        raise ConfigFileError.of(path, [f"[smtp]: {p}" for p in problems])
     assert isinstance(table, dict)  # (smtp_problems said so)
     security = table.get("security", "starttls")
     user = table.get("user")
@@ -128,7 +128,7 @@ def smtp_problems(table: object) -> list[str]:
     problems: list[str] = []
     unknown = sorted(set(table) - set(_SMTP_KEYS))
     if unknown:
-        problems.append(f"has unknown key(s) {', '.join(unknown)}")
+        problems.append(f"unknown key(s) {', '.join(unknown)}")
     typed = _smtp_types(table)
     problems += typed.values()
     host = table.get("host")
@@ -236,7 +236,7 @@ def from_document(
             else:
                 sinks.append(sink)
     if "smtp" in data:
-        problems += [f"[smtp] {p}" for p in smtp_problems(data["smtp"])]
+        problems += [f"[smtp]: {p}" for p in smtp_problems(data["smtp"])]
     elif "smtp" in sinks:
         problems.append(
             "deliver smtp needs an [smtp] table (host, user, password_command or password_env)"
