@@ -601,3 +601,32 @@ def test_a_worker_refuses_a_profile_config_others_can_write_and_briefs_the_rest(
     assert "eve:2026-11-05: profile config" in got.err and "can be written by others" in got.err
     runs = _runs_by_profile(url)
     assert sorted(runs) == ["ann", "bob", "cat"]
+
+
+@pytest.mark.postgres
+def test_a_profiles_broken_config_fails_its_job_as_a_brief_would_fail(
+    fleet_db: str, tmp_path: Path
+) -> None:
+    """The worker validates a profile's config file whole before its brief begins, as
+    `dayflow brief` does: every problem one line naming the job (a bad [smtp] that no sink
+    uses, a calendar's unknown kind), no run to show for it, no traceback; the others are
+    written."""
+    url = fleet_db
+    config = tmp_path / "dan.toml"
+    config.write_text("")
+    assert _run(url, "profiles", "add", "dan", "--config", str(config), "--at", "00:00").code == 0
+    config.write_text(
+        '[smtp]\nport = "x"\nhost = "h"\nto = "a@b.c"\n[[calendar]]\nname = "c"\nkind = "pigeon"\n'
+    )
+    got = _run(url, "worker", "--until-idle", "--poll", "0.2")
+    assert got.code == 0, got.err
+    assert "Traceback" not in got.err
+    dan = [line for line in got.err.splitlines() if line.startswith("dan:")]
+    assert dan == [
+        f"dan:2026-11-05: {config}: [[calendar]] #1 \"c\": unknown kind 'pigeon' (one of: ics, "
+        "caldav, json)",
+        f"dan:2026-11-05: {config}: [smtp]: port must be a number from 1 to 65535, not 'x'; "
+        "tried again in 60 s",
+    ], got.err
+    runs = _runs_by_profile(url)
+    assert sorted(runs) == ["ann", "bob", "cat"]  # dan's day has no run: it is tried again

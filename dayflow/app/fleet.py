@@ -95,7 +95,8 @@ class JobDriver:
 
 def drive_job(driver: JobDriver, job: BriefJob) -> Outcome:
     """One job of the queue: `brief --ensure-today` as its profile on its day (the row read
-    afresh, on the connection the thread keeps), each line said naming whose it is."""
+    afresh, on the connection the thread keeps, its config file validated whole first, as
+    the CLI's brief does), each line said naming whose it is."""
     from dataclasses import replace
 
     from dayflow.app.cases import room
@@ -107,6 +108,9 @@ def drive_job(driver: JobDriver, job: BriefJob) -> Outcome:
     with stores.open(url, durability=driver.durability, profile=DEFAULT_PROFILE) as store:
         profile = store.profiles.get(job.profile)
     as_them = rt.for_profile(profile, url)
+    # A broken config file fails the job with every problem of it, before anything is said
+    # or done, as `dayflow brief` fails (its job is tried again later: no run settles it).
+    as_them.config.validate()
     settings = as_them.model_settings(None, db=url)
     request = BriefRequest(day=job.day, mode=Mode.ENSURE_TODAY)
     made = replace(
