@@ -1,13 +1,20 @@
 """A task on the list whose due date this run moved (move_due) is listed by its new date: due
 today before the move and due next week after it, it is not "due today" under Needs action,
-nor the One thing (found by a two-day run by hand: Bob's "the deadline is now Tuesday")."""
+nor the One thing (found by a two-day run by hand: Bob's "the deadline is now Tuesday").
+Its line still quotes the ask in its sender's words; the move is shown as its due's source."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
+from pathlib import Path
 
 from dayflow.providers.offline._brief import _listed_and_due, _moved_dues
 from dayflow.providers.offline._conversation import Call
+from dayflow.providers.offline._quoted import evidence_line
+from dayflow.shown import tool_calls
+from dayflow.store import open_store
+from tests.harness import invoke, offline_model
 
 FRIDAY = dt.date(2026, 12, 4)
 TASK = {
@@ -18,6 +25,7 @@ TASK = {
     "idempotency_key": "mail:abc",
 }
 WORDS = "Small change: the deadline is now Tuesday 8 December."
+ASKED = "Could you send me the budget figures by Wednesday 9 December?"
 
 
 def _calls(*moves: dict[str, str]) -> list[Call]:
@@ -32,18 +40,63 @@ def test_a_task_due_today_that_this_run_moved_to_next_week_is_not_listed_as_due(
     assert _listed_and_due(calls, [], FRIDAY, _moved_dues(calls)) == []
 
 
-def test_a_task_moved_to_today_is_listed_with_the_words_that_moved_it() -> None:
+def test_a_task_moved_to_today_is_listed_with_its_ask_and_the_words_that_moved_it() -> None:
     later = dict(TASK, due="2026-12-09")
     calls = [
         Call("read_tasks", {}, {"tasks": [later]}, None),
         Call("move_due", {"id": "t_1"}, {"moved": {"id": "t_1", "now": "2026-12-04",
-                                                    "evidence": WORDS}}, None),
+                                                    "evidence": WORDS, "asked": ASKED}}, None),
     ]  # fmt: skip
     (need,) = _listed_and_due(calls, [], FRIDAY, _moved_dues(calls))
-    assert (need.title, need.due, need.evidence) == (TASK["title"], FRIDAY, WORDS)
+    assert (need.title, need.due, need.evidence, need.moved) == (
+        TASK["title"],
+        FRIDAY,
+        ASKED,
+        WORDS,
+    )
+    assert evidence_line(need.evidence, need.due, need.phrase, moved=need.moved) == [
+        f'  - "{ASKED}" (due stated, moved: "{WORDS}")'
+    ]
+
+
+def test_a_move_saved_without_the_ask_shows_the_move_alone_not_as_the_ask() -> None:
+    """A move_due record saved before it carried `asked`: no quote is passed off as the ask."""
+    assert evidence_line("", FRIDAY, "", moved=WORDS) == [f'  - due stated, moved: "{WORDS}"']
 
 
 def test_without_a_move_a_task_due_today_is_listed() -> None:
     calls = _calls()
     (need,) = _listed_and_due(calls, [], FRIDAY, _moved_dues(calls))
     assert (need.due, need.evidence) == (FRIDAY, "")
+
+
+def test_a_moved_requests_line_quotes_the_ask_and_shows_the_move_as_its_source(
+    tmp_path: Path,
+) -> None:
+    """Day 2 of tests/test_since.py: Frank's later "the deadline moved to Wednesday 25
+    November" moves his ask's task. Its Needs action line is due on the new day, its quote
+    still his ask (not the move's words), the move named as the due date's source; and
+    move_due's saved answer carries that ask."""
+    from tests.test_since import DAY1, DAY2, SINCE, _day1, _day2
+
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    for day in (DAY1, DAY2):
+        if day == DAY2:
+            _day2(tmp_path)
+        res = invoke(db, offline_model, "brief", "--date", day, *SINCE, "--format", "json",
+                     env=env, clock=f"{day}T07:30:00+00:00")  # fmt: skip
+        assert res.code == 0, res.err
+    doc = json.loads(res.out)
+    needs = doc["brief"].split("## Needs action\n", 1)[1].split("\n## ", 1)[0].splitlines()
+    at = next(i for i, x in enumerate(needs) if x.startswith("- Review contract draft"))
+    assert needs[at : at + 2] == [
+        "- Review contract draft (from Frank Li, due Wed 25 Nov)",
+        '  - "Please review the contract draft by Monday 23 November." (due stated, moved: '
+        '"Good news: the deadline moved to Wednesday 25 November.")',
+    ]
+    with open_store(db) as store:
+        newest = store.runs.list(limit=1)[0]  # day 2's
+        calls = tool_calls(store.steps.conversation(newest.id))
+    (made,) = [json.loads(c.content or "{}")["moved"] for c in calls if c.name == "move_due"]
+    assert made["asked"] == "Please review the contract draft by Monday 23 November."

@@ -375,9 +375,11 @@ def test_a_corrected_day_one_shapes_day_two(tmp_path: Path, store_target: Path |
     assert _promised(two) == DAY1_PROMISED[1:]  # Hana's report was sent: kept
     assert _needs(two) == ["Review contract draft", "Review attached invoice"]
     needs = two.split("## Needs action", 1)[1].split("\n## ", 1)[0].strip().splitlines()
-    assert needs[:2] == [  # due on the day Frank's later message moved it to, with its words
+    assert needs[:2] == [  # due on the day Frank's later message moved it to; his ask quoted,
+        # the move's words as the due date's source
         "- Review contract draft (from Frank Li, due Wed 25 Nov)",
-        '  - "Good news: the deadline moved to Wednesday 25 November." (due stated)',
+        '  - "Please review the contract draft by Monday 23 November." (due stated, moved: '
+        '"Good news: the deadline moved to Wednesday 25 November.")',
     ]
     assert needs[2] == "- Review attached invoice (from Leo Grant, no deadline given)"
     assert _owed(two) == [  # Invoice 113's task was rejected, "not mine": no reply owed

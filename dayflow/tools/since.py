@@ -329,7 +329,9 @@ def move_due(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     if task is None or before is None:
         raise ToolError(f"no open task {args['task_id'][:80]!r}; nothing moved")
     moved = {"id": task.id, "title": task.title, "was": before.due, "now": task.due}
-    return {"moved": moved | {"evidence": quote, "source_id": source}}
+    # `asked`: the task's own ask in its sender's words, which a brief still quotes for it.
+    asked = {"asked": task.evidence} if task.evidence else {}
+    return {"moved": moved | {"evidence": quote, "source_id": source} | asked}
 
 
 def _feed(env: ToolEnv) -> Followups | None:

@@ -64,6 +64,7 @@ class _Need:
     important: bool = False  # its sender is one the user marked important: listed first
     evidence: str = ""  # the sender's sentence the request was found in
     phrase: str = ""  # the words its due date came from ("by Friday")
+    moved: str = ""  # the later message's words that moved its due date this run (move_due)
 
 
 def snippet_actions(inbox: list[dict[str, Any]]) -> list[Action]:
@@ -227,8 +228,9 @@ def _mail(
             if a.key not in done
         ]
     moved = _moved_dues(calls)
+    # A moved due date's source is the move; the line's evidence stays the ask.
     needs = [
-        replace(n, due=moved[base][0], evidence=moved[base][1], phrase=moved[base][1])
+        replace(n, due=moved[base].due, moved=moved[base].words)
         if (base := n.key.split("#", 1)[0]) in moved
         else n
         for n in needs
@@ -249,20 +251,32 @@ def _mail(
     return _Mail(needs, creates, error, read, _unavailable(messages, calls, "read_inbox"))
 
 
-def _moved_dues(calls: list[Call]) -> dict[str, tuple[dt.date, str]]:
+@dataclass(frozen=True)
+class _Move:
+    """A due date this run moved: the new day, the later message's words that moved it, and
+    the task's own ask in its sender's words (move_due's `asked`; "" from a record saved
+    before it carried one)."""
+
+    due: dt.date
+    words: str
+    asked: str
+
+
+def _moved_dues(calls: list[Call]) -> dict[str, _Move]:
     """The due dates this run moved (move_due's answers), by the task's item key (from the
     tasks read): a request whose task a later message moved is due on its new day, with the
     words that moved it, not the day its own mail named."""
     tasks, _ = latest_list(calls, "read_tasks", "tasks")
     key_of = {str(t.get("id")): str(t.get("idempotency_key") or "") for t in tasks}
-    out: dict[str, tuple[dt.date, str]] = {}
+    out: dict[str, _Move] = {}
     for call in named(calls, "move_due"):
         made = call.result.get("moved") if isinstance(call.result, dict) else None
         if call.error or not isinstance(made, dict):
             continue
         key, day = key_of.get(str(made.get("id")), "").split("#", 1)[0], date_of(made.get("now"))
         if key and day is not None:
-            out[key] = (day, str(made.get("evidence") or ""))
+            words, asked = str(made.get("evidence") or ""), str(made.get("asked") or "")
+            out[key] = _Move(day, words, asked)
     return out
 
 
@@ -270,7 +284,7 @@ def _listed_and_due(
     calls: list[Call],
     needs: list[_Need],
     today: dt.date | None,
-    moved: dict[str, tuple[dt.date, str]],
+    moved: dict[str, _Move],
 ) -> list[_Need]:
     """Open tasks already on the list (read before this run filed any) that are due today or
     overdue and that none of this brief's requests stands for: their mail is older than the
@@ -287,12 +301,16 @@ def _listed_and_due(
     for task in tasks:
         due, title = date_of(task.get("due")), str(task.get("title") or "")
         key = str(task.get("idempotency_key") or "").split("#", 1)[0]
-        due, words = moved.get(key, (due, ""))
+        move = moved.get(key)
+        due = move.due if move else due
         if task.get("status", "open") != "open" or due is None or due > today or not title:
             continue
         if (key and key in keys) or title.casefold() in titles or key.startswith(_SAMPLE):
             continue
-        out.append(_Need(title, "", due, key=key, evidence=words, phrase=words))
+        if move:  # its ask in its sender's words, the move as its due date's source
+            out.append(_Need(title, "", due, key=key, evidence=move.asked, moved=move.words))
+        else:
+            out.append(_Need(title, "", due, key=key))
     return out
 
 
@@ -308,7 +326,7 @@ def _needs_lines(mail: _Mail, today: dt.date | None, limit: int | None) -> list[
         if need.unverified:
             whence += ", sender not verified"
         lines.append(f"- {need.title} ({whence}, {_due_text(need.due, today)})")
-        lines += evidence_line(need.evidence, need.due, need.phrase)
+        lines += evidence_line(need.evidence, need.due, need.phrase, moved=need.moved)
     if limit is not None and len(mail.needs) > limit:
         lines.append(
             f"- {len(mail.needs) - limit} more, due later or with no deadline: `dayflow tasks` "

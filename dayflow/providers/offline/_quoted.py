@@ -22,14 +22,17 @@ SUBJECT_SHOWN = 80  # an injected message's subject on its line
 _MARKS = re.compile(r"([\\`*_#!|~])")  # links, images and HTML: `inert_markdown` judges them
 
 
-def evidence_line(evidence: str, due: dt.date | None, phrase: str) -> list[str]:
+def evidence_line(evidence: str, due: dt.date | None, phrase: str, *, moved: str = "") -> list[str]:
     """The line under a request: the sender's words it was found in, shortened for the
-    terminal, and whether its due date was stated or implied, with the words it came from."""
+    terminal, and whether its due date was stated or implied, with the words it came from;
+    a due date a later message `moved` has those words as its source (a moved date is
+    stated, as the task list keeps it), the ask still the quote."""
+    if moved:
+        source = f'(due stated, moved: "{_shown(moved)}")'
+        return [f'  - "{_shown(evidence)}" {source}' if evidence else f"  - {source[1:-1]}"]
     if not evidence:
         return []
-    said = " ".join(evidence.split())
-    if len(said) > QUOTE_SHOWN:
-        said = said[: QUOTE_SHOWN - 1].rsplit(" ", 1)[0] + "…"
+    said = _shown(evidence)
     line = f'  - "{said}"'
     if due is not None:
         kind = due_kind_of(phrase or None, due)
@@ -37,6 +40,14 @@ def evidence_line(evidence: str, due: dt.date | None, phrase: str) -> list[str]:
         shown = not phrase or phrase.casefold() in said.casefold()
         line += f" (due {kind})" if shown else f' (due {kind}: "{phrase}")'
     return [line]
+
+
+def _shown(words: str) -> str:
+    """`words` on one line, cut at a word for the terminal (`dayflow why` shows them whole)."""
+    said = " ".join(words.split())
+    if len(said) > QUOTE_SHOWN:
+        said = said[: QUOTE_SHOWN - 1].rsplit(" ", 1)[0] + "…"
+    return said
 
 
 def injected_lines(messages: list[Message]) -> list[str]:
