@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import ast
 import contextlib
+import gc
 import json
 import os
 import secrets
@@ -33,6 +35,21 @@ PG_HOWTO = (
     "PostgreSQL tests left out: run them with "
     "DAYFLOW_TEST_PG=postgresql://postgres@127.0.0.1:5432/test python -m pytest"
 )
+
+
+def parse_python(source: str) -> ast.Module:
+    """`ast.parse(source)` with the garbage collector paused. On CPython 3.11 a finalizer that
+    raises while the tree is being built (an earlier test's object collected just then) calls
+    the unraisable hook, whose traceback formatting parses again, and the shared depth counter
+    comes back wrong: `SystemError: AST constructor recursion depth mismatch` (python/cpython
+    #106905; seen once in CI). Every test that reads our source parses through here."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return ast.parse(source)
+    finally:
+        if was_on:
+            gc.enable()
 
 
 @pytest.fixture(autouse=True)

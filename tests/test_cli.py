@@ -12,7 +12,15 @@ from typer.testing import CliRunner
 from dayflow.cli import app
 from dayflow.providers.offline import OfflineModel
 from dayflow.store import open_store
-from tests.conftest import Db, db_rows, foreign_sqlite, is_pg, python_process, subprocess_env
+from tests.conftest import (
+    Db,
+    db_rows,
+    foreign_sqlite,
+    is_pg,
+    parse_python,
+    python_process,
+    subprocess_env,
+)
 from tests.harness import Result, invoke
 from tests.scripted import ScriptedModel, seed_turns
 
@@ -365,7 +373,7 @@ def test_command_modules_import_the_shared_base_never_cli_py() -> None:
     modules = sorted(package.glob("cli_*.py"))
     assert any(m.name == "cli_history.py" for m in modules)
     for module in modules:
-        tree = ast.parse(module.read_text(encoding="utf-8"))
+        tree = parse_python(module.read_text(encoding="utf-8"))
         imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)} | {
             a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names
         }

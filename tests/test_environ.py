@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.conftest import parse_python
+
 PACKAGE = Path(__file__).resolve().parent.parent / "dayflow"
 # What reads (or writes) the process environment, by name in `os`.
 READERS = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
@@ -39,7 +41,7 @@ def env_readers(tree: ast.AST) -> list[tuple[int, str]]:
 def test_only_the_app_layer_reads_the_process_environment() -> None:
     readers = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        found = env_readers(ast.parse(path.read_text(encoding="utf-8")))
+        found = env_readers(parse_python(path.read_text(encoding="utf-8")))
         if found:
             readers[path.relative_to(PACKAGE).as_posix()] = found
     assert list(readers) == ["app/environ.py"], readers
@@ -52,7 +54,7 @@ def test_the_walk_finds_every_spelling_of_a_read() -> None:
         "a = os.environ.get('X')\nb = o.getenv('Y')\nos.putenv('Z', '1')\nc = os.path.sep\n"
         "d = dict(os.environ)\n"
     )
-    assert env_readers(ast.parse(source)) == [
+    assert env_readers(parse_python(source)) == [
         (3, "from os import getenv"),
         (4, "os.environ"),
         (5, "o.getenv"),

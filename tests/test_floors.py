@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.conftest import parse_python
 from tests.floors import ALLOWED, FLOORS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +54,7 @@ def _absolute(module: str, level: int, name: str | None) -> str:
 
 def _command_modules() -> list[str]:
     """`cli.COMMAND_MODULES`' keys, read from the source: `cli` imports them by name."""
-    for node in ast.walk(ast.parse(MODULES["cli"].read_text(encoding="utf-8"))):
+    for node in ast.walk(parse_python(MODULES["cli"].read_text(encoding="utf-8"))):
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "COMMAND_MODULES" for t in node.targets
         ):
@@ -65,7 +66,7 @@ def _command_modules() -> list[str]:
 def _imports(module: str) -> Iterator[tuple[str, int]]:
     """Every module of ours that `module` imports, with the line: at the top, in a function,
     under TYPE_CHECKING, or by `importlib.import_module` of a literal name."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    tree = parse_python(MODULES[module].read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if not isinstance(node, ast.Import | ast.ImportFrom | ast.Call):
             continue

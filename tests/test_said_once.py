@@ -19,6 +19,7 @@ from dayflow.models import BRIEF_SECTIONS, Section, estimate_tokens, is_postgres
 from dayflow.providers.offline import _model as offline_model
 from dayflow.schedule import PINNED
 from tests import conftest
+from tests.conftest import parse_python
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,7 +31,7 @@ def _modules(*packages: str) -> Iterator[Path]:
 
 def _strings(path: Path) -> Iterator[tuple[int, str]]:
     """The module's string constants other than docstrings (prose may name a section)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse_python(path.read_text(encoding="utf-8"))
     docs = {
         id(node.body[0].value)
         for node in ast.walk(tree)
@@ -91,7 +92,7 @@ _NAME = re.compile(r"_?[A-Z][A-Z0-9_]+")
 def _names_read(path: Path) -> Iterator[tuple[int, str]]:
     """The variable names `path` reads of an environment: `env.get("X")`, `env["X"]`,
     `"X" in env`, `os.getenv("X")`, and a helper given an environment and a name."""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parse_python(path.read_text(encoding="utf-8"))):
         names: list[ast.expr] = []
         if isinstance(node, ast.Call):
             func = node.func
@@ -151,7 +152,7 @@ def test_only_the_values_module_defines_a_token_estimate() -> None:
         f"{path.relative_to(ROOT)}:{node.lineno}: {node.name}"
         for path in _modules("dayflow")
         if path != ROOT / "dayflow" / "models.py"
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in ast.walk(parse_python(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.FunctionDef) and "estimate" in node.name and "token" in node.name
     ]
     assert found == []
@@ -177,7 +178,7 @@ def test_one_predicate_says_whether_a_target_is_a_server() -> None:
     for path in _modules("dayflow"):
         if path == ROOT / "dayflow" / "models.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse_python(path.read_text(encoding="utf-8"))):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
                 continue
             if node.func.attr not in ("startswith", "match", "compile", "fullmatch"):
@@ -216,3 +217,15 @@ def test_the_manual_names_every_variable_dayflow_reads() -> None:
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     text = "\n".join(p.read_text(encoding="utf-8") for p in pages)
     assert [n for n in ENV_VARS if n not in text] == ["ANTHROPIC_AUTH_TOKEN"]
+
+
+def test_the_tests_parse_our_source_only_through_the_collector_safe_parse() -> None:
+    """`ast.parse` called with the collector on failed CI once (`conftest.parse_python`)."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sorted((ROOT / "tests").glob("*.py"))
+        if path.name != "conftest.py"
+        for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "ast" + ".parse(" in text
+    ]
+    assert found == []
