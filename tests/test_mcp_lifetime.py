@@ -227,3 +227,31 @@ def test_ctrl_c_during_a_call_stops_the_server_at_once_not_after_the_call(
     assert proc.returncode == 0, err
     assert out.startswith("closed in ") and float(out.split()[2]) < 4.0, out
     assert left(reap) == []
+
+
+def test_a_stop_that_outlasts_the_close_wait_leaves_no_transport_for_the_collector(
+    tmp_path: Path, reap: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server slow to stop (it ignores its stdin and SIGTERM: ~3 s) past `_CLOSE_WAIT`: the
+    loop is not closed under its task. Before, its process transport was left open and a
+    later test's collection raised "unclosed transport" and "Event loop is closed" (a failed
+    CI run)."""
+    import asyncio.base_subprocess
+    import gc
+
+    from dayflow.mcp import runtime
+
+    monkeypatch.setattr(runtime, "_CLOSE_WAIT", 1.0)
+    pids = tmp_path / "pids"
+    servers = Servers({}, specs_of=lambda _: (raw_spec(pids, STUBBORN),))
+    assert servers.call(None, "raw", "ok", {}) == ("ok: fine", False)
+    reap += started(pids, 2)
+    servers.close()
+    assert left(reap) == []
+    gc.collect()
+    transports = [
+        o
+        for o in gc.get_objects()
+        if isinstance(o, asyncio.base_subprocess.BaseSubprocessTransport) and not o.is_closing()
+    ]
+    assert transports == []

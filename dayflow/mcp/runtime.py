@@ -45,6 +45,7 @@ from dayflow.mcp.offer import ListedTool
 _HANDLER = "dayflow-mcp"  # the name of the handler quiet_sdk_logs puts on the SDK's logger
 _MARGIN = 2.0  # seconds a caller waits beyond the server's own timeout for its answer
 _CLOSE_WAIT = 8.0  # seconds close() waits for the servers' own stops (each takes at most ~3)
+_DRAIN_WAIT = 2.0  # seconds the stopped loop gives the stops still running, once killed
 _STOP = object()
 
 
@@ -151,9 +152,11 @@ class Hub:
         except BaseException:  # noqa: S110 - a stop that hung, or a second Ctrl-C: kill below
             pass
         finally:
+            # Whatever is still alive goes first (SIGTERM, then SIGKILL), while the loop runs:
+            # it sees each exit, and the tasks still stopping a server end with it.
+            self._groups.close()
             loop.call_soon_threadsafe(loop.stop)
-            thread.join(2)
-            self._groups.close()  # whatever is still alive: SIGTERM, then SIGKILL
+            thread.join(_DRAIN_WAIT + 2)
             if self._errlog is not None:
                 self._errlog.close()
 
@@ -428,7 +431,21 @@ def _run_forever(loop: asyncio.AbstractEventLoop) -> None:
     try:
         loop.run_forever()
     finally:
+        _drain(loop)
         loop.close()
+
+
+def _drain(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel the tasks a stopped loop still holds (a server whose stop outlasted
+    `_CLOSE_WAIT`) and run them to their end, within `_DRAIN_WAIT`: each one's process is then
+    reaped and its pipes closed in the loop, not left to a collector that finds the loop
+    closed ("unclosed transport", "Event loop is closed", once a failed CI run)."""
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.wait(pending, timeout=_DRAIN_WAIT))
+    loop.run_until_complete(loop.shutdown_asyncgens())
 
 
 def _fail_waiting(server: _Server, down: ServerDown) -> None:

@@ -154,21 +154,24 @@ async def stdio(
 
 
 async def _stop(process: Any, groups: Groups) -> None:
-    """Close stdin, wait GRACE; SIGTERM the group, wait TERM_WAIT; SIGKILL it; reap."""
+    """Close stdin, wait GRACE; SIGTERM the group, wait TERM_WAIT; SIGKILL it; reap. A group
+    already gone (killed by `Groups.kill_all`) is only reaped: its pipes closed and its exit
+    seen by the loop, so its transport closes here and not in a collector later."""
     pgid = process.pid
-    if pgid not in groups.alive():
-        return
-    with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-        await process.stdin.aclose()
-    await _wait(lambda: process.returncode is not None, GRACE)
-    if _signal(pgid, 0):  # the server itself, or a helper it left in its group
-        _signal(pgid, signal.SIGTERM)
-        if not await _wait(lambda: not _signal(pgid, 0), TERM_WAIT):
-            _signal(pgid, signal.SIGKILL)
-        await _wait(lambda: not _signal(pgid, 0), TERM_WAIT)  # until reaped: a zombie counts
-    groups.discard(pgid)
-    with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-        await process.stdout.aclose()
+    if pgid in groups.alive():
+        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdin.aclose()
+        await _wait(lambda: process.returncode is not None, GRACE)
+        if _signal(pgid, 0):  # the server itself, or a helper it left in its group
+            _signal(pgid, signal.SIGTERM)
+            if not await _wait(lambda: not _signal(pgid, 0), TERM_WAIT):
+                _signal(pgid, signal.SIGKILL)
+            await _wait(lambda: not _signal(pgid, 0), TERM_WAIT)  # until reaped: a zombie counts
+        groups.discard(pgid)
+    for pipe in (process.stdin, process.stdout):
+        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await pipe.aclose()
+    await _wait(lambda: process.returncode is not None, TERM_WAIT)  # the loop saw it end
 
 
 async def _wait(done: Any, seconds: float) -> bool:
