@@ -1,6 +1,8 @@
 """The mail tools through the loop: a message the user is only copied on says so (`copied`,
 with whom it is `to`) when `me` is known, and the offline model files no task from a request
-in it that names someone else, but does from one that names the user."""
+in it that names someone else, but does from one that names the user; one that reached the
+user through a group address says so (`to_group`), and the offline model files from it only
+what is the user's own (an errand with a deadline), not what everyone is asked."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dayflow.agent import BriefOptions, Loop, start_run
+from dayflow.agent import SYSTEM_PROMPT, BriefOptions, Loop, start_run
 from dayflow.followups import Feed
 from dayflow.providers.offline import OfflineModel
 from dayflow.sources.inbox import Inbox
@@ -17,6 +19,7 @@ from dayflow.sources.json_files import JsonCalendar, JsonInbox
 from dayflow.sources.mail import DictMail
 from dayflow.sources.me import Me, parse_me
 from dayflow.store import Store
+from dayflow.tools.mail import READ_INBOX
 from tests.scripted import ScriptedModel, text, tool_use, turn
 
 DAY = dt.date(2026, 11, 4)
@@ -48,9 +51,11 @@ def _sources(root: Path, me: Me, mail: list[dict[str, Any]] = MAIL) -> Any:
     return sources
 
 
-def _listing(store: Store, root: Path, me: Me) -> dict[str, dict[str, Any]]:
+def _listing(
+    store: Store, root: Path, me: Me, mail: list[dict[str, Any]] = MAIL
+) -> dict[str, dict[str, Any]]:
     model = ScriptedModel([turn(tool_use("read_inbox", {"limit": 10})), turn(text("done"))])
-    start_run(Loop(store, model, sources=_sources(root, me)), BriefOptions(brief_date=DAY))
+    start_run(Loop(store, model, sources=_sources(root, me, mail)), BriefOptions(brief_date=DAY))
     (result,) = list(model.requests[1].messages[-1]["content"])
     return {m["subject"]: m for m in json.loads(result["content"])["messages"]}
 
@@ -97,3 +102,63 @@ def test_a_mailing_lists_post_is_no_task_whatever_its_imperatives(
     sources = _sources(tmp_path, parse_me(["alex@example.org"]), [post])
     done = start_run(Loop(store, OfflineModel(), sources=sources), BriefOptions(brief_date=DAY))
     assert done.run.status == "done" and store.tasks.list() == []
+
+
+GROUP_MAIL: list[dict[str, Any]] = [
+    {"id": "g1", "from": "Coach Reyes <coach@rowing.example>",
+     "to": "Squad Families <squad-families@rowing.example>", "subject": "Regatta Saturday",
+     "received_at": "2026-11-03T09:00:00-05:00",
+     "body": "The bus leaves at 6:30 sharp. Please pack a spare kit and a water bottle."},
+    {"id": "g2", "from": "Coach Reyes <coach@rowing.example>",
+     "to": "Squad Families <squad-families@rowing.example>", "subject": "Regatta forms",
+     "received_at": "2026-11-03T09:30:00-05:00",
+     "body": "Please return the signed travel consent by Friday.\n\nCoach Reyes"},
+    {"id": "g3", "from": "Coach Reyes <coach@rowing.example>", "to": ME,
+     "subject": "Oars", "received_at": "2026-11-03T10:00:00-05:00",
+     "body": "Please pack the spare oars by Friday."},
+    {"id": "g4", "from": "Coach Reyes <coach@rowing.example>", "to": "Sam Lee <sam@example.org>",
+     "cc": ME, "subject": "Cox", "received_at": "2026-11-03T10:10:00-05:00",
+     "body": "Sam, could you cox on Saturday?"},
+    {"id": "g5", "from": "Rowing News <news@rowing.example>", "to": "members@rowing.example",
+     "list_id": "<members.rowing.example>", "subject": "Newsletter",
+     "received_at": "2026-11-03T10:20:00-05:00", "body": "Please renew by December."},
+    {"id": "g6", "from": ME, "to": "squad-families@rowing.example", "subject": "Lifts",
+     "received_at": "2026-11-03T10:30:00-05:00", "body": "I can drive two rowers on Saturday."},
+]  # fmt: skip
+
+
+def test_a_message_to_a_group_address_says_so_with_whom_it_is_to(
+    store: Store, tmp_path: Path
+) -> None:
+    """`to_group` when the user is in neither To nor Cc; not on mail to the user, mail the
+    user is copied on (`copied`), list mail (`bulk` says more) or the user's own mail."""
+    listed = _listing(store, tmp_path, parse_me(["alex@example.org"]), GROUP_MAIL)
+    assert listed["Regatta Saturday"]["to_group"] is True
+    assert listed["Regatta Saturday"]["to"] == ["Squad Families"]
+    assert listed["Regatta forms"]["to_group"] is True
+    assert "to_group" not in listed["Oars"] and "to" not in listed["Oars"]
+    assert listed["Cox"]["copied"] is True and "to_group" not in listed["Cox"]
+    assert listed["Newsletter"]["bulk"] is True and "to_group" not in listed["Newsletter"]
+    assert "to_group" not in listed["Lifts"]
+
+
+def test_without_me_no_message_says_it_went_to_a_group(store: Store, tmp_path: Path) -> None:
+    """The user's address unknown, a group's cannot be told from theirs: no mark at all."""
+    listed = _listing(store, tmp_path, Me(), GROUP_MAIL)
+    assert not any("to_group" in m or "to" in m for m in listed.values())
+
+
+def test_the_claude_path_is_told_what_to_group_means() -> None:
+    """The model sees the field in read_inbox's description and the system prompt."""
+    assert "`to_group` true" in READ_INBOX.description
+    assert "`to_group`" in SYSTEM_PROMPT and "group address" in SYSTEM_PROMPT
+
+
+def test_the_offline_model_files_from_group_mail_only_the_users_own_errand(
+    store: Store, tmp_path: Path
+) -> None:
+    sources = _sources(tmp_path, parse_me(["alex@example.org"]), GROUP_MAIL[:3])
+    done = start_run(Loop(store, OfflineModel(), sources=sources), BriefOptions(brief_date=DAY))
+    assert done.run.status == "done"
+    titles = sorted(t.title for t in store.tasks.list())
+    assert titles == ["Pack spare oars", "Return signed travel consent"]

@@ -406,6 +406,84 @@ def test_a_copied_readers_task_is_only_the_ask_that_names_them(reader: str | Non
     assert [a.title for a in body_actions(mail("Can you please review the copy?", "Q4"), reader)]
 
 
+# --- mail to a group address: only the reader's own asks ----------------------------------------
+
+GROUP = {"to_group": True, "to": ["crew@harbourworks.example"]}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Swim practice is at 6 on Thursday. Please bring a towel and your goggles.",
+        "The canteen is being painted this week. Please take lunch in the break tent.",
+        "Night shift -- please switch off the compressor when you leave and please stack the "
+        "pallets by the wall.",
+        "Payday moves to the 12th because of the holiday. Please log your hours as normal.",
+        "Bitte räumt den Kühlschrank bis Freitagabend leer.",
+    ],
+)
+def test_a_plea_or_a_routine_in_mail_to_a_group_address_is_no_task(body: str) -> None:
+    """Mail the reader got through a group address (`to_group`) asks everyone on it: a way to
+    behave, a routine ("log your hours as normal") or a chore with no errand in it is no
+    one's to-do, with no greeting to say so; sent to the reader, each is a task."""
+    assert found(body, "Yard notice", **GROUP) == []
+    assert found(body, "Yard notice") != []
+
+
+def test_the_same_plea_to_the_reader_by_address_is_still_a_task() -> None:
+    """What `to_group` changes: the same words sent to the reader's own address ask them."""
+    body = "Please bring your own gloves by Thursday."
+    assert found(body, "Yard") == [("Bring own gloves", "2026-11-05")]
+    assert found(body, "Yard", **GROUP) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "task"),
+    [
+        # an errand with a stated deadline
+        ("Dear families,\n\nPlease return the signed photo order form by Wednesday, "
+         "November 4.", ("Return signed photo order form", "2026-11-04")),
+        # an obligation on each of them
+        ("Every supervisor must complete the forklift refresher in the portal by November 13.",
+         ("Complete forklift refresher in portal", "2026-11-13")),
+        # a form, no date
+        ("Please fill out the attached medical form for the nurse.",
+         ("Fill out attached medical form for nurse", None)),
+        # a question that wants one of them to take it on
+        ("Can someone update the rota on the noticeboard? I'm off sick.",
+         ("Update rota on noticeboard", None)),
+        # an ask spoken to the reader by name
+        ("The dinghy goes in the water at 7.\n\nAlex -- you're on keys this week. Please "
+         "lock the boathouse after the last sail.", ("Lock boathouse after last sail", None)),
+    ],
+)  # fmt: skip
+def test_the_readers_own_asks_in_mail_to_a_group_address_stay_tasks(
+    body: str, task: tuple[str, str | None]
+) -> None:
+    assert found(body, "Crew", **GROUP) == [task]
+
+
+def test_mail_to_a_group_address_that_greets_the_reader_by_name_is_theirs() -> None:
+    """A Bcc or an alias that reached the reader alone: "Hi Alex," makes it personal mail."""
+    body = "Hi Alex,\n\nPlease bring your own gloves by Thursday."
+    assert found(body, "Yard", **GROUP) == [("Bring own gloves", "2026-11-05")]
+
+
+def test_an_announcements_ask_spoken_to_the_reader_by_name_is_theirs() -> None:
+    """A greeting to a group makes a chore everyone's, not the one said to the reader by name."""
+    body = (
+        "Hi crew,\n\nThe dinghy goes in the water at 7.\n\nAlex -- you're on keys this week. "
+        "Please lock the boathouse after the last sail."
+    )
+    assert found(body, "Crew") == [("Lock boathouse after last sail", None)]
+    assert found(body.replace("Alex --", "Sam --"), "Crew") == []
+
+
+def test_a_denied_obligation_in_mail_to_a_group_address_is_no_task() -> None:
+    body = "No booking required -- please bring a friend to the open evening."
+    assert found(body, "Open evening", **GROUP) == []
+
+
 # --- a title is the imperative a person would write ---------------------------------------------
 
 

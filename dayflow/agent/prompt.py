@@ -46,7 +46,14 @@ Work in this order:
    already covered by an open task (same idempotency key). Never create a task for newsletters
    or FYIs, nor for a message read_inbox marks `bulk` or whose key read_followups lists under
    `answered` (the user wrote after it: not a new request), `bulk` (mailing-list, bulk or
-   automated mail) or `yours` (the user's own mail to others). If a source
+   automated mail) or `yours` (the user's own mail to others). Mail read_inbox marks
+   `copied` (the user only in Cc) asks those it is `to`: a task only for an ask that names
+   the user. Mail it marks `to_group` (the user in neither To nor Cc: sent to a group address
+   such as all-staff@ or a class's families, or Bcc) asks everyone on it: no task for a way
+   to behave, a routine or a reminder to all ("please arrive early", "keep the kitchen
+   tidy", "send your reports as usual"); a task for an errand with a stated deadline, an
+   obligation ("every employee must"), a form to sign or complete, "can someone ..." or an
+   ask that names the user. If a source
    is listed as unavailable (or none is configured), say in the brief which one could not be
    read.
    An owed reply is not a task: a request whose only action is to answer (a question to the

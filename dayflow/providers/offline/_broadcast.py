@@ -2,19 +2,27 @@
 (issue 34): a house rule ("please use the side door") or a way to behave ("please be
 considerate and take your containers home") is for everyone who reads it, not a to-do of the
 reader's. A thing to do asked of everyone ("please submit your timesheets by Friday") stays
-a task. Nothing here knows any message; the rules are about how announcements are written.
+a task. Mail to a group address (the listing's `to_group`: the reader in neither To nor Cc,
+"all-staff@", "swim-families@") is an announcement whatever its greeting, and asks less of the
+reader still: only an errand with a stated deadline, an obligation ("every employee must"), a
+form to return, a "can someone...?" or an ask spoken to the reader by name is theirs.
+Nothing here knows any message; the rules are about how announcements are written.
 """
 
 from __future__ import annotations
 
 import re
 
-from dayflow.providers.offline._clauses import Found
+from dayflow.providers.offline._clauses import Found, spoken_rest
 from dayflow.providers.offline._lexicon import (
+    ASKING_ANYONE,
     BROADCAST_CONDUCT,
     CONDUCT,
     ERRANDS,
     FORBIDDING,
+    FORMS,
+    GREETINGS,
+    OBLIGING,
     REMINDING,
     ROLE_SENDERS,
     STANDING,
@@ -57,6 +65,16 @@ _BY_THE_DATE = re.compile(
 )
 
 
+# What makes an ask of a group the reader's (`OBLIGING`, `FORMS`, `ASKING_ANYONE`); an
+# obligation not denied ("no RSVP required", "you don't have to", "nicht verpflichtend").
+_OBLIGES = re.compile(
+    rf"(?<!\bno\s)(?<!\bnot\s)(?<!n't\s)(?<!\bnicht\s)(?<!\bpas\s)\b{cues(OBLIGING)}\b",
+    re.IGNORECASE,
+)
+_FORM = re.compile(rf"\b{cues(FORMS)}", re.IGNORECASE)
+_ANYONE = re.compile(rf"\b{cues(ASKING_ANYONE)}\b", re.IGNORECASE)
+
+
 # An office's name as a sender: "Facilities Services", "IT Help Desk".
 _ROLE = re.compile(rf"\b{cues(ROLE_SENDERS)}\b", re.IGNORECASE)
 
@@ -67,15 +85,74 @@ def is_office(display: str) -> bool:
     return bool(_ROLE.search(display))
 
 
-def for_everyone(found: list[Found], said: list[Sentence], *, office: bool = False) -> list[Found]:
+def for_everyone(
+    found: list[Found],
+    said: list[Sentence],
+    *,
+    office: bool = False,
+    group: bool = False,
+    reader: str | None = None,
+) -> list[Found]:
     """`found` without the house rules, standing instructions and ways to behave of an
     announcement: a message (`said`, its sentences) that opens by greeting a group, or one
     from an office (`office`, "Facilities Services") that greets no one by name; any other
-    message's `found` as it is."""
+    message's `found` as it is. Mail to a group address (`group`) keeps only what is the
+    reader's own (`_the_readers`), unless it opens by greeting the reader by name. Either
+    way an ask spoken to the reader by name (`reader`, their first name, when known) stays
+    ("Alex -- you're on keys this week. Please lock up after the last sail.")."""
+    named = _spoken_to_reader(said, reader)
+    if group and not (reader and said and reader in spoken_to(said[0].text)[0]):
+        return [f for f in found if f.sentence in named or _the_readers(f)]
     from_office = office and not (said and spoken_to(said[0].text)[0])
     if not spoken_to_group(said) and not from_office:
         return found
-    return [f for f in found if not _for_everyone(f)]
+    return [f for f in found if f.sentence in named or not _for_everyone(f)]
+
+
+def _the_readers(found: Found) -> bool:
+    """Whether an ask of mail to a group is the reader's own to-do: not one for everyone
+    (`_for_everyone`), and an errand with a stated deadline ("please return the slip by
+    Friday"), an obligation ("every manager must complete the course"), a form to sign or
+    complete, or a question that wants one of them to take it on ("can someone update the
+    slide?"). Not a way to behave or a routine asked of all ("please bring a water bottle",
+    "please submit timesheets as usual")."""
+    if _for_everyone(found):
+        return False
+    errand = bool(_ERRAND.search(found.title))
+    dated = found.deadline is not None and found.deadline.due is not None
+    return bool(
+        (errand and (dated or _BY_THE_DATE.search(found.sentence)))
+        or _FORM.search(found.sentence)
+        or _OBLIGES.search(found.sentence)
+        or _ANYONE.search(found.sentence)
+    )
+
+
+# The reader named where a sentence starts, as a greeting or a call ("Alex --", "Alex:",
+# "@Alex", "Hi Alex,") that `spoken_to` may not take for one.
+_CALLED = r"^[\s\"'(]*(?:(?i:{greetings})\s+)?@?{name}(?:\s*[,:!]|\s*[-–—]+\s)"
+
+
+def _spoken_to_reader(said: list[Sentence], reader: str | None) -> set[str]:
+    """The sentences of `said` spoken to the reader by name ("Alex -- you're down for the
+    carpool. Please confirm by Thursday."): from the one that names them to the end of its
+    paragraph or the next sentence that speaks to someone else, as requests quote them."""
+    if not reader:
+        return set()
+    called = re.compile(_CALLED.format(greetings=cues(GREETINGS), name=re.escape(reader)))
+    out: set[str] = set()
+    current, paragraph = False, None
+    for sentence in said:
+        if sentence.paragraph != paragraph:
+            current, paragraph = False, sentence.paragraph
+        names = spoken_to(sentence.text)[0]
+        if called.match(sentence.text) or reader in names:
+            current = True
+        elif names:
+            current = False
+        if current:
+            out.add(spoken_rest(sentence.text))
+    return out
 
 
 def _for_everyone(found: Found) -> bool:

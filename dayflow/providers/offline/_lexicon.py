@@ -416,6 +416,34 @@ REMINDING: Lexicon = {
     "es": (r"recuerd(?:en|e|a)", r"no\s+olvid(?:en|e|es)", r"record(?:ad|atorio)"),
 }  # fmt: skip
 
+# What makes an ask of a group the reader's own (`_broadcast`, mail `to_group`: the reader in
+# neither To nor Cc): an obligation on each of them ("every employee must", "is required",
+# "müssen", "obligatoire", "deben"), a form to hand back ("sign and return", "complete the
+# attached form", "Formular", "formulaire") or a question that wants one of them to take it
+# on ("can someone update the slide?", "kann jemand", "quelqu'un peut", "¿alguien puede?").
+OBLIGING: Lexicon = {
+    "en": (r"must", r"required", r"mandatory", r"compulsory", r"obligatory"),
+    "de": (r"müss(?:en|t)", r"muss", r"verpflichtend", r"pflicht\w*"),
+    "fr": (r"doi(?:t|vent|vez)", r"obligatoires?", r"(?:est|sont)\s+tenu(?:e|s|es)?"),
+    "es": (r"deb(?:e|en|éis)", r"obligatori[oa]s?", r"tien(?:e|en)\s+que"),
+}
+FORMS: Lexicon = {
+    "en": (r"sign\s+and\s+return", r"(?:complete|fill\s+(?:in|out))\s+(?:the|this|your|our)\s+",
+           r"(?:attached|enclosed|linked)\s+(?:\w+\s+)?(?:form|slip|waiver|survey|questionnaire)",
+           r"(?:permission|consent|registration)\s+(?:slip|form)"),
+    "de": (r"\w*formular\w*", r"unterschrieben\w*\s+zurück", r"ausfüllen"),
+    "fr": (r"formulaire", r"sign\w*\s+et\s+(?:nous\s+)?retourn\w*", r"autorisation"),
+    "es": (r"formulario", r"firm\w*\s+y\s+devol\w*", r"autorización"),
+}  # fmt: skip
+ASKING_ANYONE: Lexicon = {
+    "en": (r"(?:can|could|would|will)\s+(?:someone|somebody|anyone|anybody|one\s+of\s+you)",
+           r"(?:does|do|is)\s+(?:anyone|anybody)", r"who\s+(?:can|could|would|wants\s+to)",
+           r"any\s+(?:volunteers|takers)"),
+    "de": (r"(?:kann|könnte)\s+(?:jemand|einer|eine)", r"wer\s+(?:kann|könnte|hat\s+zeit)"),
+    "fr": (r"quelqu'un\s+(?:peut|pourrait)", r"qui\s+(?:peut|pourrait)"),
+    "es": (r"(?:alguien|alguno)\s+(?:puede|podría)", r"(?:puede|podría)\s+alguien",
+           r"quién\s+(?:puede|podría)"),
+}  # fmt: skip
 # What a scam or spam mail dangles: money to claim, a prize, a deal too good, and what it fishes
 # for (an account to "verify", banking details, a fee to release funds). Matched anywhere in
 # the subject and text; `_scam` counts a message a scam only with a second sign beside it

@@ -300,6 +300,7 @@ def body_actions(message: dict[str, Any], user: str | None = None) -> list[Actio
         reader=user,
         copied_to=_copied_to(message),
         office=is_office(name),
+        to_group=message.get("to_group") is True,
     )
     return [
         Action(message, f.title, f.deadline.due if f.deadline else None,

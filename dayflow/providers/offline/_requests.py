@@ -301,12 +301,15 @@ def requests_in(
     reader: str | None = None,
     copied_to: tuple[str, ...] | None = None,
     office: bool = False,
+    to_group: bool = False,
 ) -> list[Found]:
     """Every request (or commitment) in `text`, the sender's own words; `sender` is the name
     titles use for "me", `from_user` whether the reader wrote it, `reader` the reader's first
     name (a sentence spoken to another name is not the reader's), `copied_to` the names the
     message is to when the reader is only in Cc (then only what names the reader is theirs),
-    `office` whether the sender is an office ("Facilities Services"), not a person."""
+    `office` whether the sender is an office ("Facilities Services"), not a person, `to_group`
+    whether it reached the reader through a group address (then only the reader's own asks
+    are tasks, `for_everyone`)."""
     invite = INVITE.match(subject.strip())
     if invite and not re.match(r"^(?:updated|cancel|accepted|declined)", subject, re.I):
         event_name = invite.group("event").strip()
@@ -404,7 +407,9 @@ def requests_in(
     if any(not f.weak for f in found):  # "let me know what you think" after the question
         found = [f for f in found if not f.weak]
     asked_everyone = bool(found)
-    found = for_everyone(found, found_sentences, office=office)  # "Hi all, use the side door"
+    # "Hi all, use the side door"; to all-staff@, "please bring a water bottle"
+    group = to_group and not from_user
+    found = for_everyone(found, found_sentences, office=office, group=group, reader=reader)
     if not asked_everyone and not any(elsewhere) and not _BOILERPLATE.search(text):
         found = _terse(text, subject, sender, received, reply=bool(_REPLY.match(subject)))
         found = _evidenced(found, text, subject, "a terse request")
