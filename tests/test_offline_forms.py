@@ -162,6 +162,29 @@ def test_in_a_list_of_owners_only_the_readers_items_are_the_readers() -> None:
     assert _found(body, "Fit-out owners") == [("Sign supplier contract", "2026-11-03")]
 
 
+NOTES = (
+    "Notes, kiln review 29/10\n\nAction items:\n- Bea: order the cones and the shelf posts by "
+    "Fri.\n- Tom: book the van for the market.\n- Ines: send the glaze recipes to Ruth.\n\n"
+    "Next review Wed, 2pm."
+)
+
+
+def test_action_items_that_name_only_others_give_the_reader_nothing() -> None:
+    """Meeting notes under an action items heading, each item an owner's, none the reader's:
+    the reader has nothing to do (an item for the reader, or for all, is theirs)."""
+    assert _found(NOTES, "Kiln review notes") == []
+    mine = NOTES.replace("- Tom: book the van", "- Alex: book the van by Tue")
+    assert _found(mine, "Kiln review notes") == [("Book van for market", "2026-11-03")]
+    everyone = NOTES.replace("\n\nNext", "\n- All: please send me your stall hours by Tue.\n\n")
+    assert _found(everyone, "Kiln review notes") == [("Send stall hours to Inés", "2026-11-03")]
+
+
+def test_owners_without_an_action_items_heading_are_left_as_they_are() -> None:
+    """Without the heading a label may be a topic ("- Budget: ..."), so the list stays."""
+    body = NOTES.replace("Action items:\n", "")
+    assert _found(body, "Kiln review notes") != []
+
+
 def test_labels_that_are_things_still_ask_the_reader() -> None:
     body = "Hi Alex,\n\n- Budget: please send the numbers by Friday.\n- Slides: review by Monday."
     assert [d for _, d in _found(body)] == ["2026-11-06", "2026-11-02"]

@@ -444,6 +444,16 @@ ASKING_ANYONE: Lexicon = {
     "es": (r"(?:alguien|alguno)\s+(?:puede|podría)", r"(?:puede|podría)\s+alguien",
            r"quién\s+(?:puede|podría)"),
 }  # fmt: skip
+# A list of owners' items ("- Marcus: fix the door") is meeting notes' action items under a
+# heading that names them so ("Action items:", "Next steps", "Aufgaben", "Prochaines étapes").
+ACTION_HEADINGS: Lexicon = {
+    "en": (r"action\s+items?", r"actions?", r"next\s+steps", r"to-?dos?", r"follow-?ups?",
+           r"owners?", r"ais", r"tasks?", r"assignments?", r"who\s+does\s+what"),
+    "de": (r"aufgaben", r"to-?dos?", r"nächste\s+schritte", r"maßnahmen"),
+    "fr": (r"actions?", r"prochaines\s+étapes", r"à\s+faire", r"tâches"),
+    "es": (r"tareas", r"acciones", r"próximos\s+pasos", r"pendientes"),
+}  # fmt: skip
+
 # What a scam or spam mail dangles: money to claim, a prize, a deal too good, and what it fishes
 # for (an account to "verify", banking details, a fee to release funds). Matched anywhere in
 # the subject and text; `_scam` counts a message a scam only with a second sign beside it

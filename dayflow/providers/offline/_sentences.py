@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from dayflow.dates import any_phrase
 from dayflow.providers.offline._lexicon import (
+    ACTION_HEADINGS,
     ASKING_OPENERS,
     GREETINGS,
     GROUP_GREETINGS,
@@ -269,18 +270,40 @@ def addressed_when_copied(
 
 
 _OWNER = re.compile(rf"^\s*({_NAME})\s*:\s")
+# A heading over meeting notes' list of owners ("Action items:", "Next steps", "Aufgaben").
+_ACTIONS_HEADING = re.compile(
+    rf"^(?:\w+\s+){{0,3}}?{cues(ACTION_HEADINGS)}\b[^.!?]{{0,40}}:?$", re.IGNORECASE
+)
+# Who an owner's label names that is not someone else: the sender or the reader themselves.
+_SELVES = frozenset(("me", "you", "us", "we", "myself"))
 
 
 def _owners(found: list[Sentence], me: str, out: list[bool]) -> list[bool]:
     """A list of owners ("- Rafael: please finalise the copy", "- Alex: can you confirm..."),
-    when one of them is the reader: each item is its owner's, the reader's only theirs."""
+    when one of them is the reader: each item is its owner's, the reader's only theirs. Under
+    an action items heading, with two owners or more and the reader not among them, each
+    item is its owner's too ("Action items: - Marcus: fix the door - Colette: hem the robe"):
+    meeting notes that give the reader nothing to do; an item for "All" stays everyone's."""
     labels = [_OWNER.match(s.text) if s.listed else None for s in found]
-    names = [m.group(1) if m and m.group(1).lower() not in _NOT_NAMES else None for m in labels]
-    if me not in {n.lower() for n in names if n}:
-        return out
+    names = [
+        m.group(1) if m and m.group(1).lower() not in _NOT_NAMES | _SELVES else None for m in labels
+    ]
+    owners = {n.lower() for n in names if n}
+    if me not in owners:
+        if len(owners) < 2 or not _under_actions_heading(found, names):
+            return out
+        return [was or name is not None for was, name in zip(out, names, strict=True)]
     return [
         was if name is None else name.lower() != me for was, name in zip(out, names, strict=True)
     ]
+
+
+def _under_actions_heading(found: list[Sentence], names: list[str | None]) -> bool:
+    """Whether the first owner's item follows a heading that names action items, the last
+    sentence before it that is no list item."""
+    first = next(n for n, name in enumerate(names) if name)
+    heading = next((s.text for s in reversed(found[:first]) if not s.listed), "")
+    return bool(_ACTIONS_HEADING.match(heading.strip()))
 
 
 def without_signoff(text: str, sender: str) -> str:
