@@ -81,8 +81,12 @@ def get_deps(ctx: typer.Context) -> Runtime:
 
 @contextlib.contextmanager
 def handle_errors(deps: Runtime) -> Iterator[None]:
-    """Turn every expected failure into one line on stderr and an exit code."""
+    """Say the environment's warnings first (a misspelt `DAYFLOW_*` setting: the core
+    returns them, the CLI shows them), then turn every expected failure into one line on
+    stderr and an exit code."""
     try:
+        for line in deps.warnings():
+            deps.notice(line)
         yield
     except SimulatedCrash as exc:
         deps.err.print(str(exc), markup=False)

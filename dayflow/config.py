@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -123,7 +122,6 @@ class Config:
         environ: Mapping[str, str] | None = None,
         cwd: Path | None = None,
         read: Reader = read_file,
-        notice: Callable[[str], None] | None = None,
         profile: bool = False,
     ) -> None:
         # A profile's (a worker's, or --profile's): its config file is trusted only as
@@ -131,25 +129,36 @@ class Config:
         # process's secrets (`file_env`).
         self.profile = profile
         self._env = env
-        self._environ, self._cwd, self._read, self._notice = environ, cwd, read, notice
+        self._environ, self._cwd, self._read = environ, cwd, read
         self._files: dict[Path, bytes | None] = {}  # None: no such file
         self._sources: dict[Path, SourcesConfig] = {}
         self._names_checked = False
+        self._warnings: list[str] = []  # found, not yet taken (`warnings`)
 
     @property
     def env(self) -> Mapping[str, str]:
-        """The environment over the `.env` files (read on first use, then kept)."""
+        """The environment over the `.env` files (read on first use, then kept); what is
+        wrong with it is kept for `warnings`, never said here."""
         if self._env is None:
             self._env = environment(
-                self._cwd, notice=self._notice, environ=self._environ or {}, read=self._read
+                self._cwd,
+                notice=self._warnings.append,
+                environ=self._environ or {},
+                read=self._read,
             )
         if not self._names_checked:  # once: a misspelt setting is not silently ignored
             self._names_checked = True
             if not self.profile:  # (a profile's environment is this process's, checked)
-                say = self._notice or (lambda text: print(text, file=sys.stderr))
-                for line in unknown_settings(self._env):
-                    say(line)
+                self._warnings += unknown_settings(self._env)
         return self._env
+
+    def warnings(self) -> list[str]:
+        """The lines a user should see about the environment (a `.env` file or line that was
+        skipped, a `DAYFLOW_*` variable that is no setting), each given once: the caller
+        shows them. Reads the environment if it was not yet."""
+        self.env  # noqa: B018 - resolving it is what finds them
+        taken, self._warnings = self._warnings, []
+        return taken
 
     @property
     def file_env(self) -> Mapping[str, str]:

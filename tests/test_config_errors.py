@@ -274,6 +274,30 @@ def test_a_misspelt_setting_is_warned_about_naming_the_real_one(tmp_path: Path) 
     )
 
 
+def test_the_config_returns_its_warnings_and_never_prints_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The core says nothing (house style: only the CLI renders): `Config.env` printed the
+    warning to stderr itself when it had no one to tell. It keeps them for `warnings`, each
+    once, a skipped `.env` line among them; a profile's environment is not checked again."""
+    from dayflow.config import Config
+
+    home = tmp_path / "home"
+    (home / ".config" / "dayflow").mkdir(parents=True)
+    (home / ".config" / "dayflow" / ".env").write_text("not a line\n")
+    found = Config(environ={"HOME": str(home), "DAYFLOW_TIMEZONE": "x"})
+    assert found.env["DAYFLOW_TIMEZONE"] == "x"
+    assert capsys.readouterr() == ("", "")
+    skipped, misspelt = found.warnings()
+    assert ".env" in skipped
+    assert (
+        misspelt == "warning: DAYFLOW_TIMEZONE is not a Dayflow setting; did you mean DAYFLOW_TZ?"
+    )
+    assert found.warnings() == []
+    assert Config({"DAYFLOW_TIMEZONE": "x"}, profile=True).warnings() == []
+    assert capsys.readouterr() == ("", "")
+
+
 @pytest.mark.parametrize(
     ("name", "meant"),
     [

@@ -116,7 +116,7 @@ class Runtime:
         if self._config is None:
             from dayflow import config
 
-            self._config = config.Config(self.env, environ=self.environ, notice=self.notice)
+            self._config = config.Config(self.env, environ=self.environ)
         return self._config
 
     def for_profile(self, profile: Profile, db: str) -> Runtime:
@@ -128,7 +128,7 @@ class Runtime:
         env = {**profile_env(self.config.env, profile), "DAYFLOW_DB": db}
         twin = Runtime(
             env=env,
-            config=config.Config(env, notice=self.notice, profile=True),
+            config=config.Config(env, profile=True),
             clock=self.clock,
             model_factory=self.model_factory,
             sources=self.sources,
@@ -168,7 +168,7 @@ class Runtime:
             row = store.profiles.get(self.profile)
         from dayflow import config
 
-        self._config = config.Config(profile_env(base.env, row), notice=self.notice, profile=True)
+        self._config = config.Config(profile_env(base.env, row), profile=True)
 
     def model_settings(
         self, config_file: Path | None = None, **flags: Any
@@ -214,6 +214,11 @@ class Runtime:
         if made is not None:
             self._mcp = None
             made.close()
+
+    def warnings(self) -> list[str]:
+        """What this process's environment should warn about, not yet shown
+        (`Config.warnings`: each line once); the CLI shows them as a command starts."""
+        return self._environment_config().warnings()
 
     def notice(self, text: str) -> None:
         """One line on stderr (written as is: no Rich needed for a line of text)."""
