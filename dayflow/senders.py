@@ -60,6 +60,13 @@ def with_address(sender: object, default: str = "someone") -> str:
     return sender_name(sender, default)
 
 
+def sender_address(sender: object) -> str:
+    """The address of a sender, lower-cased, "" without one: `Doe, Jane <Jane@X.example>` is
+    jane@x.example (parseaddr reads an unquoted comma as two addresses and gives "Doe", the
+    form a MIME From with a quoted `"Doe, Jane"` is rebuilt in)."""
+    return sender_parts(sender)[1].lower()
+
+
 def from_line(sender: object, default: str = "") -> str:
     """ "Dana <dana@x>": the sender as a From line shows it (`dayflow why`, the page's
     evidence), cleaned as `sender_parts` cleans it."""

@@ -514,3 +514,18 @@ def test_a_refused_important_pattern_offers_only_what_important_takes(
         "give an address, a domain (example.org), list:ID or thread:KEY"
     ), muted.err
     assert not user.rules_file.exists()
+
+
+def test_a_rejection_of_mail_from_a_last_first_name_keys_on_its_address(user: Profile) -> None:
+    """Outlook's "Last, First" names come unquoted in a From value (and a MIME From's quoted
+    one is rebuilt so): parseaddr read `Bot, Ops <reports@ops.example>` as the address
+    "bot", so the rule said "no task from bot" and silenced nothing of that sender's."""
+    listed = "Bot, Ops <reports@ops.example>"
+    day1 = [_mail("a1", listed, INBOX1[0]["subject"], INBOX1[0]["body"], "2026-11-05"), INBOX1[1]]
+    assert user.brief("2026-11-05", day1).code == 0
+    rejected = user.run("tasks", "reject", user.tasks()["Review capacity report 2026-11-06"])
+    assert rejected.code == 0, rejected.err
+    assert "no task from reports@ops.example asking to 'review'" in rejected.err
+    day2 = [_mail("a2", listed, INBOX2[0]["subject"], INBOX2[0]["body"], "2026-11-06")]
+    assert user.brief("2026-11-06", day2).code == 0
+    assert sorted(user.tasks()) == ["Review budget sheet 2026-11-06"]

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from dayflow.senders import MAX_NAME, from_line, sender_name, sender_parts, with_address
+from dayflow.senders import (
+    MAX_NAME,
+    from_line,
+    sender_address,
+    sender_name,
+    sender_parts,
+    with_address,
+)
 
 
 @pytest.mark.parametrize(
@@ -75,3 +82,20 @@ def test_with_address_and_from_line_show_the_same_cleaned_name() -> None:
     assert sender_name(from_line(hostile)) == sender_name(hostile)  # a From line reparses
     assert with_address('"" <q@q.example>') == from_line('"" <q@q.example>') == "q@q.example"
     assert with_address("") == "someone" and from_line("", "?") == "?"
+
+
+@pytest.mark.parametrize(
+    ("value", "address"),
+    [
+        ("Doe, Jane <Jane@X.example>", "jane@x.example"),
+        ('"Doe, Jane" <jane@x.example>', "jane@x.example"),
+        ("jane@x.example", "jane@x.example"),
+        (("Jane", "Jane@X.example"), "jane@x.example"),
+        ("Jane Doe", ""),
+        ("", ""),
+    ],
+)
+def test_a_senders_address_survives_an_unquoted_comma_in_its_name(
+    value: object, address: str
+) -> None:
+    assert sender_address(value) == address

@@ -18,11 +18,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from email.utils import parseaddr
 from typing import Any
 
 from dayflow.errors import UsageError
 from dayflow.frozen import Frozen, fields_of
+from dayflow.senders import sender_address
 
 REJECT, MUTE, IMPORTANT, SNOOZE = "reject", "mute", "important", "snooze"
 KINDS = (REJECT, MUTE, IMPORTANT, SNOOZE)
@@ -159,7 +159,7 @@ class Facts:
         """The facts of a message as read_inbox or read_message gives it."""
         text = " ".join(str(message.get(k) or "") for k in ("subject", "snippet", "body"))
         return cls(
-            sender=parseaddr(str(message.get("from") or ""))[1].lower(),
+            sender=sender_address(str(message.get("from") or "")),
             list_id=str(message.get("list_id") or "").lower(),
             thread=thread,
             key=str(message.get("key") or "").split("#", 1)[0],

@@ -87,7 +87,9 @@ def legacy_stable_id(message_id: str | None, sender: str = "") -> str | None:
 
 def sender_address(sender: str) -> str:
     """The address of a From value ("Ann <Ann@X.org>" -> "ann@x.org"), lower-cased: the same
-    sender whatever display name a copy carries."""
+    sender whatever display name a copy carries. It stays parseaddr's reading (an unquoted
+    `Doe, Jane <j@x>` gives "doe", where `senders.sender_address` gives j@x): a stable id made
+    of it is a task's key, and a key that changed would file that task a second time."""
     from email.utils import parseaddr
 
     address = parseaddr(sender)[1] if sender else ""

@@ -7,6 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from dayflow.rules import Facts
+from dayflow.senders import sender_address
 from dayflow.sources.envelope import MAX_RECIPIENTS
 from dayflow.sources.inbox import CursorError
 from dayflow.sources.mail import MailItem
@@ -83,9 +84,7 @@ def ruled(item: MailItem, shown: dict[str, Any], env: ToolEnv) -> dict[str, Any]
 
 def facts_of(item: MailItem) -> Facts:
     """What the rules read of a message: its sender, List-Id, key and words."""
-    from email.utils import parseaddr
-
-    sender = item.envelope.sender[1] or parseaddr(item.sender)[1]
+    sender = item.envelope.sender[1] or sender_address(item.sender)
     text = " ".join((item.subject, item.snippet, item.body or ""))
     return Facts(sender=sender.lower(), list_id=item.envelope.list_id, key=item.key, text=text)
 
