@@ -20,8 +20,11 @@ from dayflow.providers.offline._forms import Piece, whole_forms
 from dayflow.providers.offline._lexicon import (
     CONDUCT,
     DISCRETION,
+    FORBIDDING,
     MORE_INFO,
     PASSING_ON,
+    REGARDS,
+    RELEASES,
     REQUEST_CUES,
     cues,
 )
@@ -40,9 +43,22 @@ _NOT_A_REQUEST = re.compile(
     re.IGNORECASE,
 )
 # A way to behave ("be careful with ..."), news to keep to oneself ("keep this confidential") or
-# to pass on, an advert's call: a request's words, but nothing for a to-do list (`_lexicon`).
-_NO_TODO = (CONDUCT, DISCRETION, PASSING_ON)
+# to pass on, an advert's call, greetings to pass on ("grüß Sam von mir"): a request's words,
+# but nothing for a to-do list (`_lexicon`).
+_NO_TODO = (CONDUCT, DISCRETION, PASSING_ON, REGARDS)
 _BEHAVE = re.compile(rf"^(?:{'|'.join(cues(x) for x in _NO_TODO)})", re.IGNORECASE)
+# A negated ask: what not to do ("please don't reply", "bitte nicht antworten", "merci de ne
+# pas répondre", "por favor, no respondas"), what need not be done ("no need to bring anything",
+# "bitte keine Rückmeldung nötig", "pas besoin de répondre", "no hace falta") or not yet ("bitte
+# erst zu Weihnachten öffnen"). Only an ask after it ("... and bring it to IT") is one.
+_NEGATED = re.compile(
+    rf"^(?:{cues(FORBIDDING)}|{cues(RELEASES)}|(?:do\s+not|don't)\b(?!\s+forget\b))", re.I
+)
+# Being glad the reader can come is an answer already given: "so glad you can make it!"
+_GLAD = re.compile(r"^\W*(?:great|glad|good|nice|happy|relieved)\b", re.IGNORECASE)
+_ATTENDING = re.compile(
+    r"^(?:come|make\s+it|be\s+there|join(?:\s+us)?|attend)\b(?![^.!?;]*\band\s)", re.IGNORECASE
+)
 _OFFER = re.compile(rf"\b{cues(MORE_INFO)}\W+(?:\w+\W+){{0,2}}$", re.IGNORECASE)
 # Asking to be told ("let me know", "tell me", "sag mir", "dis-moi"): at a sentence's start,
 # a request; anywhere, what opens a question back.
@@ -167,6 +183,12 @@ def cue_of(sentence: str) -> str | None:
     return " ".join(found.group(0).split()).strip(" ,¿?") or None if found else None
 
 
+def asks_nothing(rest: str) -> bool:
+    """Whether what follows a request's cue is no to-do: a way to behave, news to keep or pass
+    on, greetings to pass on, or a negated ask ("give Sam my best", "keine Rückmeldung nötig")."""
+    return bool(_BEHAVE.match(rest.strip()) or _NEGATED.match(rest.strip()))
+
+
 def spoken_rest(sentence: str) -> str:
     """The sentence after the name it speaks to: "Alex, can you..." -> "can you..."."""
     names, end = spoken_to(sentence)
@@ -233,6 +255,8 @@ def _cue_clauses(sentence: str, from_user: bool) -> tuple[list[str], bool]:
     cues = list(_CUE.finditer(sentence))
     commitment = False
     for cue in _YOU_COMMIT.finditer(sentence):
+        if _GLAD.match(cue.group(0)) and _ATTENDING.match(sentence[cue.end() :]):
+            continue  # "so glad you can come!": the reader's yes, nothing to do
         cues.append(cue)
         commitment = True
     if from_user:
@@ -245,6 +269,8 @@ def _cue_clauses(sentence: str, from_user: bool) -> tuple[list[str], bool]:
     kept = cues[:1]
     for cue in cues[1:]:
         gap = sentence[kept[-1].end() : cue.start()].split()
+        if _NEGATED.match(" ".join(gap)) and not re.search(r"[,;]", " ".join(gap)):
+            continue  # "please don't feel you need to reply": one negated ask
         if not gap and cue.group(0).lower().lstrip().startswith(("can", "could", "would")):
             kept[-1] = cue  # "Please can you send them?": the question is the ask
         elif not all(w.lower() in _PRONOUNS for w in gap):
@@ -366,8 +392,10 @@ def _clause_pieces(
     domain by Thursday, and could you add Noor?": Noor has none)."""
     rest = re.sub(r"^go\s+ahead\s+and\s+", "", rest, flags=re.I)  # "go ahead and book it"
     rest = _DONT_FORGET.sub("", rest)  # "please don't forget to call the plumber": the call
-    if re.match(r"(?:do\s+not|don't)\b", rest, re.I):  # "please don't use it and bring it in"
+    if _NEGATED.match(rest):  # "please don't use it and bring it in": only what follows asks
         rest = _after_negation(rest)
+        if _NEGATED.match(rest):
+            return []
     if _NOT_A_REQUEST.match(rest) or re.match(r"^(?:go\s+ahead|proceed)\W*$", rest, re.I):
         return []  # "yes, please go ahead": a permission, nothing to do
     open_to = _OPEN_TO.match(rest)

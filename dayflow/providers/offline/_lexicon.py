@@ -244,6 +244,86 @@ PASSING_ON: Lexicon = {
         r"visit\s+us\b", r"(?:shop|order|buy|subscribe)\s+(?:now|today)\b",
     ),
 }  # fmt: skip
+# Greetings passed on through the reader: "say hi to Sam", "give my love to the kids", "give
+# Sam my best", "grüß Sam (von mir)", "embrasse Sam", "salue-le", "saluda a Sam", "dale un beso
+# a Sam". A kindness to relay, not a to-do. Matched at the start of what follows the cue.
+REGARDS: Lexicon = {
+    "en": (r"(?:say|send)\s+(?:a\s+)?(?:hello|hi|hey)\b",
+           r"(?:give|send|pass\s+on)\s+(?:my|our)\s+(?:\w+\s+)?(?:love|best|regards|greetings"
+           r"|wishes|hugs?|kisses)\b",
+           r"give\s+\S+(?:\s+\S+)?\s+(?:my|our|a)\s+(?:\w+\s+)?(?:love|best|regards|hugs?|kisses"
+           r"|kiss|squeeze)\b",
+           r"tell\s+\S+(?:\s+\S+)?\s+(?:i|we)\s+(?:said\s+hi|say\s+hi|miss|love)\b",
+           r"hug\s+\S+\s+(?:for|from)\s+(?:me|us)\b"),
+    "de": (r"(?:grüß|grüss)(?:e|t|en\s+sie)?\b", r"(?:viele\s+|liebe\s+|herzliche\s+)?grüße\s+an\b",
+           r"(?:drück|knuddel)(?:e|t)?\s+\S+(?:\s+\S+)?\s+von\s+(?:mir|uns)\b"),
+    "fr": (r"(?:embrasse|embrassez|salue|saluez)\b", r"(?:dis|dites)\s+bonjour\b",
+           r"(?:fais|faites)\s+(?:la\s+)?(?:bise|un\s+bisou|des\s+bisous)\b",
+           r"(?:transmets|transmettez)\s+(?:mes|nos)\s+(?:amitiés|salutations|bises|pensées)\b"),
+    "es": (r"salud(?:a|e|en|ad)\b", r"(?:dale|denle|dales|mándale|manda|envíale)\s+(?:un\s+)?"
+           r"(?:beso|besos|abrazo|abrazos|saludos|recuerdos|cariños)\b"),
+}  # fmt: skip
+# What a negated ask says: nothing to do ("no need to reply", "don't feel you have to", "bitte
+# keine Rückmeldung nötig", "pas besoin de répondre", "no hace falta"), or to wait ("bitte erst
+# zu Weihnachten öffnen": not before Christmas). Matched at the start of what follows the cue;
+# a house rule's "don't ..." is `FORBIDDING`.
+RELEASES: Lexicon = {
+    "en": (r"no\s+need\s+(?:to|for)\b", r"(?:you\s+)?(?:don't|do\s+not|needn't|need\s+not)\s+"
+           r"(?:feel\s+(?:like\s+)?(?:you\s+)?)?(?:need|have|must)\b",
+           r"(?:don't|do\s+not)\s+(?:bother|worry)\b"),
+    "de": (r"erst\s+(?:zu|an|am|ab|nach|im|in|wenn|nachdem|nächste\w*)\b",
+           r"(?:das\s+)?(?:ist\s+)?nicht\s+(?:nötig|notwendig|erforderlich)\b"),
+    "fr": (r"(?:pas|nul|aucun)\s+besoin\b", r"inutile\s+de\b",
+           r"(?:ne\s+)?(?:te|vous)\s+(?:sens|sentez)\s+pas\s+obligée?s?\b"),
+    "es": (r"no\s+(?:hace\s+falta|es\s+necesario|hay\s+(?:que|necesidad))\b",
+           r"(?:no\s+)?(?:te|se)\s+(?:sientas|sienta)\s+obligad[oa]s?\b"),
+}  # fmt: skip
+# A service's notice that an order, a booking or an appointment is ready or confirmed ("your
+# order W4827 is ready for pickup", "Ihre Buchung ist bestätigt", "votre réservation n° 88213
+# est confirmée", "su reserva está confirmada"), or its buttons ("Manage my booking"). Matched
+# anywhere in the subject or text (`_service`).
+SERVICE_NOTICES: Lexicon = {
+    "en": (r"your\s+(?:order|booking|reservation|appointment|table|room|pick-?up|delivery|rental"
+           r"|tickets?|prescription|repair|stay)\b[^.!?]{0,80}?\b(?:is|are|has\s+been|have\s+been)"
+           r"\s+(?:now\s+)?(?:ready|confirmed|booked|scheduled|reserved|available)\b",
+           r"ready\s+for\s+(?:pick-?up|collection)\b",
+           r"(?:booking|reservation|order|appointment)\s+(?:confirmation|confirmed)\b",
+           r"manage\s+(?:my|your)\s+(?:booking|reservation|order|appointment)\b",
+           r"your\s+(?:cart|basket)\s+(?:has|is\s+waiting|contains)\b"),
+    "de": (r"(?:ihre?|deine?)\s+(?:bestellung|buchung|reservierung|termin)\b[^.!?]{0,80}?"
+           r"\b(?:ist|wurde)\s+(?:\w+\s+)?(?:bestätigt|abholbereit|bereit|gebucht|reserviert)\b",
+           r"abholbereit\b", r"(?:buchungs|reservierungs|bestell|termin)bestätigung\b",
+           r"(?:buchung|reservierung|bestellung)\s+verwalten\b"),
+    "fr": (r"(?:votre|ta)\s+(?:commande|réservation|rendez-vous)\b[^.!?]{0,80}?\b(?:est|a\s+été)"
+           r"\s+(?:\w+\s+)?(?:confirmée?|prête?|disponible|réservée?)",
+           r"confirmation\s+de\s+(?:réservation|commande|rendez-vous)\b",
+           r"gérer\s+(?:ma|votre)\s+(?:réservation|commande)\b"),
+    "es": (r"(?:tu|su)\s+(?:pedido|reserva|cita)\b[^.!?]{0,80}?\b(?:está|ha\s+sido)"
+           r"\s+(?:\w+\s+)?(?:confirmad[oa]|list[oa]|disponible|reservad[oa])",
+           r"confirmación\s+de\s+(?:(?:la|su|tu)\s+)?(?:reserva|pedido|cita)\b",
+           r"gestionar\s+(?:mi|su|tu)\s+(?:reserva|pedido)\b"),
+}  # fmt: skip
+# What a service asks the reader to have with them when they turn up, or the turning up
+# itself: "photo ID", "your order number", "at check-in", "bei der Abholung", "une pièce
+# d'identité à l'arrivée", "su DNI a la llegada" (`_service`). Matched anywhere in a task's
+# sentence, only in a service's notice.
+TURNING_UP: Lexicon = {
+    "en": (r"(?:photo\s+|valid\s+|government[- ]issued\s+)?id\b", r"identification\b",
+           r"passport\b", r"driver'?s\s+licen[cs]e\b", r"insurance\s+card\b",
+           r"(?:order|confirmation|booking|reservation|reference|pickup|ticket)\s+(?:number|code"
+           r"|reference|email|e-mail)\b", r"booking\s+confirmation\b", r"boarding\s+pass\b",
+           r"proof\s+of\s+(?:purchase|identity|id|address|booking)\b",
+           r"(?:at|on|upon)\s+(?:arrival|check-?in|pick-?up|collection)\b",
+           r"when\s+you\s+(?:arrive|pick\s+up|collect|check\s+in|come\s+in|get\s+here)\b"),
+    "de": (r"(?:personal)?ausweis\w*", r"reisepass\b", r"lichtbildausweis\b", r"bestellnummer\b",
+           r"(?:buchungs|reservierungs|auftrags)(?:nummer|bestätigung)\b", r"abholschein\b",
+           r"bei\s+(?:der\s+|ihrer\s+|deiner\s+)?(?:ankunft|anreise|abholung)\b"),
+    "fr": (r"pièce\s+d'identité\b", r"passeport\b", r"numéro\s+de\s+(?:commande|réservation)\b",
+           r"(?:à|lors\s+de)\s+(?:l'|votre\s+|ton\s+)arrivée\b", r"lors\s+du\s+retrait\b",
+           r"au\s+(?:retrait|comptoir)\b"),
+    "es": (r"identificación\b", r"dni\b", r"pasaporte\b", r"número\s+de\s+(?:pedido|reserva)\b",
+           r"a\s+(?:la|su|tu)\s+llegada\b", r"al\s+recoger\b"),
+}  # fmt: skip
 # An offer of more, before the cue: "for more information, please visit ...", "pour plus
 # d'informations, merci de contacter ...": what follows offers, it does not ask.
 # So is whom to turn to if something comes up: "for anything urgent, please contact ...", "in

@@ -27,6 +27,7 @@ from dayflow.dates import (
 from dayflow.providers.offline._broadcast import for_everyone
 from dayflow.providers.offline._clauses import (
     Found,
+    asks_nothing,
     cue_of,
     has_cue,
     in_sentence,
@@ -41,6 +42,7 @@ from dayflow.providers.offline._sentences import (
     spoken_to,
     without_signoff,
 )
+from dayflow.providers.offline._service import for_the_visit
 from dayflow.providers.offline._titles import INVITE, VERBS, clean_subject, event, finish
 
 # What a note for information and a sentence that all is clear both say, in four languages.
@@ -286,8 +288,16 @@ def relayed_invitation(text: str, subject: str, received: dt.date | None) -> lis
 
 def says_fyi(text: str, *, warning: bool = True) -> bool:
     """Whether `text` says it asks nothing ("FYI", "no action needed", "zur Info"); with
-    `warning`, a "heads up" counts too."""
-    return bool(_FYI.search(text) or (warning and _HEADS_UP.search(text)))
+    `warning`, a "heads up" counts too. A release that goes on to ask ("no need to reply, but
+    please send the invoice") is none."""
+    fyi = _FYI.search(text)
+    if fyi and (but := _BUT.search(text, fyi.end())) and has_cue(text[but.end() :]):
+        fyi = None
+    return bool(fyi or (warning and _HEADS_UP.search(text)))
+
+
+# What turns a release into an ask: "no need to reply, but please send ...", "..., aber bitte".
+_BUT = re.compile(r"[,;]?\s+(?:but|though|aber|mais|pero)\b", re.IGNORECASE)
 
 
 def requests_in(
@@ -410,6 +420,7 @@ def requests_in(
     # "Hi all, use the side door"; to all-staff@, "please bring a water bottle"
     group = to_group and not from_user
     found = for_everyone(found, found_sentences, office=office, group=group, reader=reader)
+    found = for_the_visit(found, text, subject)  # "Please bring your order number and photo ID"
     if not asked_everyone and not any(elsewhere) and not _BOILERPLATE.search(text):
         found = _terse(text, subject, sender, received, reply=bool(_REPLY.match(subject)))
         found = _evidenced(found, text, subject, "a terse request")
@@ -705,7 +716,11 @@ def _terse(
     if head == "rsvp":
         return [Found(f"RSVP to {obj.split(',')[0] or subj}", deadline)]
     reminder = re.search(r"(?:reminder|please|pls)\s*:?\s*(\w+)", body, re.I)
-    if reminder and reminder.group(1).lower() in VERBS:
+    if (
+        reminder
+        and reminder.group(1).lower() in VERBS
+        and not asks_nothing(body[reminder.start(1) :])
+    ):
         return [Found(f"{reminder.group(1).capitalize()} {subj}", deadline)]
     if verb in VERBS and (len(words.split()) <= 3 or is_imperative(words)):
         return _terse_verb(verb, words, subj, sender, deadline)
