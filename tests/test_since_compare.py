@@ -3,6 +3,7 @@ bundled sample's days (made again for each brief's day) against a real calendar'
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from pathlib import Path
@@ -257,3 +258,56 @@ def test_the_previous_brief_is_found_however_many_runs_came_after(store: Store) 
     assert found is not None and found.run_id == sample_thu[-1]
     monday = store.runs.get(_finished(store, "2026-11-04"))
     assert earlier_brief(store, monday) is None  # nothing before its day: a first brief
+
+
+def test_a_second_brief_of_the_day_still_says_the_due_date_moved_since_yesterday(
+    tmp_path: Path,
+) -> None:
+    """Day 2's first brief moves Frank's deadline (move_due) and says so; a second full brief
+    of day 2 (`--new`) compares with day 1's brief too, so it says the same move, not a
+    silent nothing because the task already carries its new date. Day 3 compares with day
+    2's last brief, which showed the new date: nothing moved."""
+    from tests.test_since import DAY1, DAY2, DAY2_LINES, DAY3, SINCE, _day1, _day2
+
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+
+    def brief(day: str, *more: str) -> list[str]:
+        res = invoke(db, offline_model, "brief", "--date", day, *SINCE, *more, env=env,
+                     clock=f"{day}T07:30:00+00:00")  # fmt: skip
+        assert res.code == 0, res.err
+        return _section(res.out)
+
+    brief(DAY1)
+    _day2(tmp_path)
+    moved = [x for x in DAY2_LINES if x.startswith("- Due date moved")]
+    assert [x for x in brief(DAY2) if x.startswith("- Due date moved")] == moved
+    again = brief(DAY2, "--new")
+    assert again[0] == "Compared with the brief of Wed 18 Nov."
+    assert [x for x in again if x.startswith("- Due date moved")] == moved
+    tasks = json.loads(invoke(db, offline_model, "tasks", "--json", env=env).out)
+    assert [t["due"] for t in tasks if "contract" in t["title"].lower()] == ["2026-11-25"]
+    third = brief(DAY3)
+    assert third[0] == "Compared with the brief of Thu 19 Nov."
+    assert not [x for x in third if x.startswith("- Due date moved")]
+
+
+def test_the_state_a_brief_showed_has_the_due_date_it_moved() -> None:
+    """A brief that read its tasks and then moved one's due date (move_due) showed the new
+    date: that is what the next brief compares with, so it says no move again."""
+    from dayflow.tools.since import shown_state
+
+    task = {"id": "t_1", "title": "Review contract draft", "due": "2026-11-23", "status": "open"}
+    moved = {"id": "t_1", "title": task["title"], "was": "2026-11-23", "now": "2026-11-25"}
+    messages: list[dict[str, Any]] = [
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "a", "name": "read_tasks", "input": {}},
+            {"type": "tool_use", "id": "b", "name": "move_due", "input": {"task_id": "t_1"}},
+        ]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": json.dumps({"tasks": [task]})},
+            {"type": "tool_result", "tool_use_id": "b", "content": json.dumps({"moved": moved})},
+        ]},
+    ]  # fmt: skip
+    state = shown_state(messages, dt.date(2026, 11, 19))
+    assert state.tasks["t_1"]["due"] == "2026-11-25"

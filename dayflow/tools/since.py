@@ -121,6 +121,11 @@ def shown_state(messages: list[Message], brief_date: date) -> State:
             t = payload["task"]
             if t.get("status", "open") != "done":
                 tasks[str(t.get("id"))] = _task(t)
+        elif name == "move_due" and isinstance(payload.get("moved"), dict):
+            # The brief said the new date (its Since line and Needs action): that is shown.
+            moved = payload["moved"]
+            if str(moved.get("id")) in tasks and moved.get("now"):
+                tasks[str(moved["id"])] = tasks[str(moved["id"])] | {"due": moved["now"]}
     return State(events, frozenset(days), conflicts, owe, waiting, tasks)
 
 
@@ -229,7 +234,7 @@ def read_since(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     )
     feed = _feed(env)
     found = changes(before, now, feed, env.brief_date)
-    moves = due_moves(env, feed) if feed is not None else []
+    moves = due_moves(env, feed, before.tasks) if feed is not None else []
     found["due_moved"] = moves[:MAX_EACH]
     out: dict[str, Any] = {
         "previous": {"run_id": earlier.run_id, "brief_date": earlier.brief_date},
@@ -271,10 +276,16 @@ def moved_to(text: str, sent: date) -> tuple[date, str] | None:
     return None
 
 
-def due_moves(env: ToolEnv, feed: Followups) -> list[dict[str, Any]]:
+def due_moves(
+    env: ToolEnv, feed: Followups, shown: dict[str, dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """The open tasks whose deadline a later message in their thread moved (someone else's,
     after the one the task came from): the task, its due date then and now, the sentence that
-    moved it and the message it is in (`move_due` makes the change)."""
+    moved it and the message it is in (`move_due` makes the change). A task already on its
+    new date is proposed still when the brief compared with (`shown`, its tasks by id) showed
+    it on another: a brief earlier today made the move, and this one says it all the same
+    (its `was` is the date that brief showed; `move_due` made again changes nothing)."""
+    shown = shown or {}
     by_key: dict[str, tuple[Thread, ThreadMessage]] = {}
     for thread in feed.threads:
         for m in thread.messages:
@@ -297,10 +308,12 @@ def due_moves(env: ToolEnv, feed: Followups) -> list[dict[str, Any]]:
             day, sentence = moved
             # A day already past is no due date to move to (move_due refuses it): not proposed,
             # so `due_moved` holds only moves the brief can make and say.
-            if day >= env.brief_date and day.isoformat() != task.due:
+            now = day.isoformat()
+            then = shown[task.id].get("due") if task.id in shown else task.due
+            if day >= env.brief_date and now != then:
                 by = {"name": m.sender_name, "address": m.sender_address}
                 out.append(
-                    {"id": task.id, "title": task.title, "was": task.due, "now": day.isoformat()}
+                    {"id": task.id, "title": task.title, "was": then, "now": now}
                     | {"evidence": sentence[: proof.MAX_CHARS], "source_id": m.id, "by": by}
                 )
             break
