@@ -175,3 +175,48 @@ def test_a_clock_time_alone_takes_the_day_the_sentence_names_elsewhere() -> None
     assert [d for _, d in found("Could you check the rota by 4pm?", "Rota")] == ["2026-11-02"]
     later = "Please send the floor plan on Thursday by 11am."
     assert [d for _, d in found(later, "Floor plan")] == ["2026-11-05"]
+
+
+# --- an errand's day, and a question's reply-by (quiet10's wrong dues) -------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "task"),
+    [
+        ("Can you pick up Theo from swim on Friday? I'm in Hartford till late.",
+         ("Pick up Theo from swim", "2026-11-06")),
+        ("Could you drop the kids off Friday at 8?", ("Drop kids off", "2026-11-06")),
+        ("Could you bring the interim financials to Thursday's meeting?",
+         ("Bring interim financials to meeting", "2026-11-05")),
+    ],
+)  # fmt: skip
+def test_an_errand_done_at_a_time_is_due_on_its_day(body: str, task: tuple[str, str]) -> None:
+    assert found(body, "Friday") == [task]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Could you book a room for the workshop on Nov 10?",
+        "Can you share the photos from Saturday's hike?",
+    ],
+)
+def test_the_day_of_the_thing_an_ask_is_about_is_no_deadline(body: str) -> None:
+    [(_, due)] = found(body, "Hello")
+    assert due is None
+
+
+def test_a_question_takes_the_reply_by_of_the_let_us_know_after_it() -> None:
+    body = (
+        "We're having a party on Sunday Nov 8. Can you and Sam come? "
+        "Let us know by Wednesday so I can sort the food."
+    )
+    assert [due for _, due in found(body, "Party!")] == ["2026-11-04"]
+
+
+def test_a_later_question_of_its_own_does_not_date_the_one_before() -> None:
+    body = (
+        "Can you send me the flight number? "
+        "Let me know by Thursday if you're staying for Christmas."
+    )
+    assert found(body, "Christmas")[0] == ("Send flight number to Ilse", None)

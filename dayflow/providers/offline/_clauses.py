@@ -364,6 +364,22 @@ def _bare_clauses(
     return [], False, subject
 
 
+# An errand done at a time, whose day is when it is due: "pick up Theo from swim on Friday",
+# "bring the financials to Thursday's meeting", "drop the kids off Friday at 8". Other asks
+# take their day from a lead ("by Friday"): "book a room for the workshop on Nov 10" names the
+# workshop's day.
+_AT_A_TIME = re.compile(
+    r"^\s*(?:pick\s+(?:\S+\s+){0,3}?up|drop\s+(?:\S+\s+){0,3}?off|collect|fetch|bring|take"
+    r"|walk|feed|cover)\b",
+    re.IGNORECASE,
+)
+
+
+def _at_a_time(part: str) -> bool:
+    """Whether an ask is an errand done at a time, so "on Friday" or "Friday at 5" dates it."""
+    return bool(_AT_A_TIME.match(part))
+
+
 # A reminder said as a negation, which still asks: "don't forget to", "do not forget to".
 _DONT_FORGET = re.compile(r"^(?:don't|do\s+not|never)\s+forget\s+to\s+", re.I)
 
@@ -423,7 +439,7 @@ def _clause_pieces(
     # another ask's own deadline is not this one's
     around = [d if d and not any(d.phrase in o for o in others) else None for d in around]
     deadline = (
-        find_deadline(clause, received, lead_on=commitment)
+        find_deadline(clause, received, lead_on=commitment or _at_a_time(clause))
         or find_deadline(rest, received, lead_only=True)
         or around[0]
         or around[1]
@@ -449,7 +465,8 @@ def _clause_pieces(
         if i:  # "update the pricing sheet and send it to finance": "it" is the sheet
             part = _named_back(part, parts[i - 1])
         carried = deadline if owner is None or i == owner or (i < owner and shared) else None
-        part_deadline = find_deadline(part, received, lead_on=commitment) or carried
+        lead_on = commitment or _at_a_time(part)
+        part_deadline = find_deadline(part, received, lead_on=lead_on) or carried
         made = make_title(_from_verb(part), part_deadline, topic, sender)
         if made and (made.split()[0].lower() in _NOT_A_VERB or _is_statement(made)):
             made = None  # "Packed lunch, please - no nuts", "Row 14 is yours": no action

@@ -182,8 +182,10 @@ _ANSWERS = re.compile(r"^(?:reply\s+to|rsvp\s+to)\b", re.IGNORECASE)  # an invit
 _CONFIRMS = re.compile(
     r"^(?:confirm|tell|confirmar|decir|confirmer|dire)\b|\b(?:bestätigen|sagen)$", re.IGNORECASE
 )
+# An ask that is only for the answer: "Let Anjali know", "Tell Priya", "Reply to Sam".
+_ONLY_ANSWER = re.compile(r"^(?:let\s+\S+\s+know|tell\s+\S+|reply\s+to\s+\S+)$", re.IGNORECASE)
 _TELL_ME = re.compile(
-    r"\b(?:let\s+me\s+know|tell\s+me|dime|d[ií]game|av[ií]s[ae]me|dis-moi|dites-moi"
+    r"\b(?:let\s+(?:me|us)\s+know|tell\s+(?:me|us)|dime|d[ií]game|av[ií]s[ae]me|dis-moi|dites-moi"
     r"|sag\s+mir|sagen\s+sie\s+mir|gib\s+mir\s+bescheid)\b",
     re.IGNORECASE,
 )
@@ -356,6 +358,7 @@ def requests_in(
     asked: set[int] = set()  # the sentences that asked something themselves
     needed: set[str] = set()  # the words of the needed things listed so far
     pointed: int | None = None  # the paragraph of a "do the following:" over its to-do list
+    answering: set[int] = set()  # the sentences that may only ask to answer a question before
     for n, sentence in enumerate(found_sentences):
         if len(found) >= _MAX_FOUND:  # a message asks a few things; the rest is not read
             break
@@ -397,6 +400,8 @@ def requests_in(
         if not sentence.listed and sentence.paragraph != pointed:
             pointed = None
         pieces = in_sentence(plain, sentence.listed, subject, sender, received, from_user)
+        if n in answering:  # "Let us know by Wednesday" after the question it dates
+            pieces = [p for p in pieces if not _ONLY_ANSWER.match(p[0])]
         if sentence.listed and pointed is not None:
             pieces = pieces[:1]  # one to-do an item: "Take a look at X, suggest Y and add them"
         for title, deadline, weak in pieces:
@@ -405,6 +410,11 @@ def requests_in(
                 deadline = _reply_by(next_two, received)  # know by Thursday.": its reply-by
             elif deadline is None and _CONFIRMS.search(title):
                 deadline = _tell_me_by(found_sentences[n + 1 : n + 3], received)
+            elif deadline is None and plain.rstrip().endswith("?"):
+                # "Can you and Sam come? Let us know by Wednesday.": the question's reply-by,
+                # and the "let us know" is the same ask
+                deadline = _answer_by(found_sentences[n + 1 : n + 3], received)
+                answering |= {n + 1, n + 2} if deadline else set()
             if deadline is None:
                 deadline = (sentence.listed and list_due) or _carried(
                     found_sentences, n, received, subject, asked
@@ -554,6 +564,28 @@ def _tell_me_by(after: list[Sentence], received: dt.date | None) -> Deadline | N
             if lead and lead.due:
                 return lead
     return None
+
+
+def _answer_by(after: list[Sentence], received: dt.date | None) -> Deadline | None:
+    """The reply-by a question leaves to one of the next sentences that only asks for the
+    answer by a day ("Let us know by Wednesday so I can sort the food"), not one that asks a
+    question of its own ("dime antes del jueves si os quedáis")."""
+    for sentence in after:
+        told = _TELL_ME.search(sentence.text)
+        lead = find_deadline(sentence.text, received, lead_only=True) if told else None
+        if told is None or lead is None or lead.due is None:
+            continue
+        between, rest = sentence.text[told.end() : lead.start], sentence.text[lead.end :]
+        if not between.strip() and not _WHAT_TO_TELL.match(rest):
+            return lead
+    return None
+
+
+# What to be told, after "let me know by Friday": "if", "whether", "si", "ob", "which" ...
+_WHAT_TO_TELL = re.compile(
+    r"\s*,?\s*(?:if|whether|which|what|when|who|how|si|ob|welche\w*|was|wann|quel\w*|qué|cuál)\b",
+    re.IGNORECASE,
+)
 
 
 def _carried(
