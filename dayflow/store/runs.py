@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -19,7 +20,7 @@ from dayflow.store.values import DEFAULT_PROFILE, Lease, NewRun, command_hint
 # A run for a day is created within a day or so of it in any timezone (`briefday.latest_for`
 # looks back as far).
 DAY_LOOKBACK_DAYS = 3
-# Rows read at a time while looking for the previous finished brief (`latest_done_before`).
+# Rows read at a time while looking back through runs (`latest_done_before`, `ids_newest_first`).
 EARLIER_PAGE = 50
 
 
@@ -197,6 +198,30 @@ class Runs:
             if len(rows) < EARLIER_PAGE:
                 return None
             last = (rows[-1][1], rows[-1][2], rows[-1][3])
+
+    def ids_newest_first(self) -> Iterator[str]:
+        """The ids of the profile's runs whose steps are whole (neither pruned nor redacted),
+        newest first as `list` orders them, however many there are: read in pages from the
+        (profile, created_at) index, each after the previous page's last row, so a caller that
+        stops at the first that fits reads no further."""
+        db, order = self._ctx.db, self._ctx.db.dialect.insertion_order
+        sql = (
+            f"SELECT id, created_at, {order} FROM runs"
+            " WHERE profile = ? AND pruned_at IS NULL AND redacted_at IS NULL"
+        )
+        last: tuple[Any, ...] | None = None
+        while True:
+            page, args = sql, [self._ctx.profile]
+            if last is not None:  # after the previous page's last row, in the same order
+                page += f" AND created_at <= ? AND (created_at, {order}) < (?, ?)"
+                args += [last[0], *last]
+            page += f" ORDER BY created_at DESC, {order} DESC LIMIT ?"
+            rows = db.execute(page, [*args, EARLIER_PAGE]).fetchall()
+            for row in rows:
+                yield str(row[0])
+            if len(rows) < EARLIER_PAGE:
+                return
+            last = (rows[-1][1], rows[-1][2])
 
     def latest_unfinished(self, brief_date: str | None = None) -> Run | None:
         """The newest run that is not done and not being driven right now."""

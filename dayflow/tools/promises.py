@@ -1,9 +1,10 @@
 """`dayflow tasks add --from promise:KEY`: one of the user's promises (read_followups'
 you_promised, issue 35 part 3) made a task at their word, never by the model.
 
-The promise is found in the saved reads of the profile's newest briefs (the list the user
-saw), not in the mail now; the task is filed under the promise's key, so a second `add` finds
-it and files nothing (the store's UNIQUE key decides, as for create_task)."""
+The promise is found in the saved reads of the profile's briefs, newest first and however far
+back (the list the user saw), not in the mail now; the task is filed under the promise's key,
+so a second `add` finds it and files nothing (the store's UNIQUE key decides, as for
+create_task)."""
 
 from __future__ import annotations
 
@@ -18,19 +19,19 @@ if TYPE_CHECKING:
     from dayflow.models import Task
     from dayflow.store import Store
 
-LOOK_BACK = 20  # the newest runs of the profile a promise is looked for in
 MAX_TITLE = 200
 
 
 def promise_of(store: Store, key: str) -> dict[str, Any]:
-    """The promise `key` as the newest brief that listed it showed it; RunNotFound if none."""
+    """The promise `key` as the newest brief that listed it showed it, from any earlier run
+    (read newest first, in pages, stopping at the first that lists it); RunNotFound if none."""
     if not key.startswith(PROMISE_PREFIX) or len(key) > 80:
         raise UsageError(
             f"--from takes promise:KEY (the key the brief shows beside each promise), not {key!r}"
         )
-    for run in store.runs.list(limit=LOOK_BACK):
+    for run_id in store.runs.ids_newest_first():
         found = None
-        for name, _, payload in calls_in(store.steps.conversation(run.id)):
+        for name, _, payload in calls_in(store.steps.conversation(run_id)):
             if name == "read_followups" and isinstance(payload, dict):
                 listed = payload.get("you_promised")
                 for item in listed if isinstance(listed, list) else []:
@@ -38,7 +39,7 @@ def promise_of(store: Store, key: str) -> dict[str, Any]:
                         found = item
         if found is not None:
             return found
-    raise RunNotFound(f"no promise {key!r} in the last {LOOK_BACK} briefs (see `dayflow brief`)")
+    raise RunNotFound(f"no promise {key!r} in any brief of this profile (see `dayflow brief`)")
 
 
 def promise_title(item: dict[str, Any]) -> str:

@@ -1,0 +1,83 @@
+"""`dayflow tasks add --from promise:KEY` (dayflow/tools/promises.py): the promise is found in
+the saved reads of any earlier brief, however many runs came after it, on both engines."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from dayflow.errors import RunNotFound
+from dayflow.frozen import replace
+from dayflow.models import RunSettings
+from dayflow.store import Store
+from dayflow.store.runs import EARLIER_PAGE
+from dayflow.tools.promises import promise_of, task_from_promise
+from tests.scripted import text, tool_use, turn
+from tests.test_agent import _new_run
+
+KEY = "promise:0123456789ab"
+PROMISE: dict[str, Any] = {
+    "key": KEY,
+    "with": {"name": "Ivan Petrov", "address": "ivan@example.net"},
+    "what": "Let me check with legal and revert tomorrow",
+    "due": "2026-11-19",
+    "due_kind": "implied",
+    "evidence": "Let me check with legal and revert tomorrow.",
+    "id": "work:abc",
+}
+
+
+def _brief(store: Store, day: str, promised: list[dict[str, Any]]) -> str:
+    """A finished brief of `day` whose read_followups listed `promised` under you_promised."""
+    settings = RunSettings(tz="UTC", inbox="/mail/inbox")
+    run, lease = store.runs.create(replace(_new_run(), brief_date=day, settings=settings))
+    store.steps.begin(lease, 1, turn(tool_use("read_followups", {}, "tu_f")), 1)
+    result = json.dumps({"you_owe": [], "waiting_on": [], "you_promised": promised})
+    store.steps.complete(
+        lease, 1, [{"type": "tool_result", "tool_use_id": "tu_f", "content": result}]
+    )
+    store.steps.begin(lease, 2, turn(text("brief")), 1)
+    store.steps.complete(lease, 2, None, final_text="brief")
+    return run.id
+
+
+def test_a_promise_of_a_brief_older_than_two_pages_of_runs_is_found(store: Store) -> None:
+    """The promise's brief, then more runs than two pages (and the old cap of 20) hold, none
+    listing it, one of them pruned: `--from` still finds it, and files it once."""
+    _brief(store, "2026-11-18", [PROMISE])
+    later = [_brief(store, "2026-11-19", []) for _ in range(2 * EARLIER_PAGE + 3)]
+    assert store.archive.prune(later[0])
+    assert promise_of(store, KEY) == PROMISE
+    task, created = task_from_promise(store, KEY)
+    assert created and (task.title, task.due) == (
+        "Let me check with legal and revert tomorrow (to Ivan Petrov)",
+        "2026-11-19",
+    )
+    assert task_from_promise(store, KEY) == (task, False)
+
+
+def test_the_newest_brief_that_listed_a_promise_gives_it(store: Store) -> None:
+    """Listed by an old brief and again, reworded, by a newer one beyond a page: the newer's."""
+    _brief(store, "2026-11-18", [PROMISE])
+    for _ in range(EARLIER_PAGE + 1):
+        _brief(store, "2026-11-19", [])
+    newer = PROMISE | {"due": "2026-11-20"}
+    _brief(store, "2026-11-19", [newer])
+    for _ in range(EARLIER_PAGE + 1):
+        _brief(store, "2026-11-20", [])
+    assert promise_of(store, KEY) == newer
+
+
+def test_a_promise_no_brief_listed_is_run_not_found_after_every_page(store: Store) -> None:
+    for _ in range(EARLIER_PAGE + 2):
+        _brief(store, "2026-11-19", [PROMISE | {"key": "promise:ffffffffffff"}])
+    with pytest.raises(RunNotFound, match="in any brief of this profile"):
+        promise_of(store, KEY)
+
+
+def test_every_run_is_listed_once_newest_first_across_pages(store: Store) -> None:
+    """Runs created at one instant (the test clock stands still) page by insertion order."""
+    made = [_brief(store, "2026-11-19", []) for _ in range(2 * EARLIER_PAGE)]
+    assert list(store.runs.ids_newest_first()) == made[::-1]
