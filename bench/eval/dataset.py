@@ -23,7 +23,8 @@ false tasks per 100 of them, with a few real asks), `blind8/` (an eighth author'
 life with the same classes), `blind9/` (a ninth author's, scored once), `quiet9/` (helper
 `wq9`'s: another quiet split, a veterinary practice owner's week, mostly messages that ask
 nothing), `blind10/` (a tenth author's, another life with the same classes) and `quiet10/`
-(helper `wq10`'s: a third quiet split, a theatre production manager's week). `load()`
+(helper `wq10`'s: a third quiet split, a theatre production manager's week) and `quiet12/`
+(helper `wq12`'s: another quiet split, a university research lab manager's week). `load()`
 never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
 own, so none is mixed into the set's figures.
 """
@@ -55,6 +56,7 @@ BLIND9_DIR = ROOT / "blind9"
 QUIET9_DIR = ROOT / "quiet9"
 BLIND10_DIR = ROOT / "blind10"
 QUIET10_DIR = ROOT / "quiet10"
+QUIET12_DIR = ROOT / "quiet12"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -85,7 +87,7 @@ INBOX_FIELDS = (
 )  # fmt: skip
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-    "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "precision",
+    "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "quiet12", "precision",
 )  # fmt: skip
 
 
@@ -251,6 +253,20 @@ HELD_OUT = (
         "Alex in To, answers with quoted asks, list posts with `list_id`, automated mail, in "
         "four languages) and 21 real asks. A morning of its own (same date, timezone and "
         "calendar).",
+        focused=True,
+    ),
+    HeldOut(
+        "quiet12",
+        QUIET12_DIR,
+        "Fourth quiet split (`bench/eval/quiet12/`, issue 34's false tasks, scored once)",
+        "Written by helper session `wq12`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
+        "(`quiet12/README.md`); another life (a university research lab's manager), 151 "
+        "messages, 130 asking Alex nothing (lab and department broadcasts, the sender's own "
+        "promise, asks to others with Alex in Cc, answers with quoted asks, list posts with "
+        "`list_id`, automated mail, in four languages) and 21 real asks. A morning of its own "
+        "(same date, timezone and calendar).",
         focused=True,
     ),
     HeldOut(
