@@ -22,9 +22,10 @@ whole morning), `quiet8/` (helper `wq8`'s: mostly messages that ask nothing, for
 false tasks per 100 of them, with a few real asks), `blind8/` (an eighth author's, another
 life with the same classes), `blind9/` (a ninth author's, scored once), `quiet9/` (helper
 `wq9`'s: another quiet split, a veterinary practice owner's week, mostly messages that ask
-nothing), `blind10/` (a tenth author's, another life with the same classes) and `quiet10/`
-(helper `wq10`'s: a third quiet split, a theatre production manager's week) and `quiet12/`
-(helper `wq12`'s: another quiet split, a university research lab manager's week). `load()`
+nothing), `blind10/` (a tenth author's, another life with the same classes), `quiet10/`
+(helper `wq10`'s: a third quiet split, a theatre production manager's week), `quiet12/`
+(helper `wq12`'s: another quiet split, a university research lab manager's week) and
+`quiet13/` (helper `wq13`'s: another, a town parks and recreation director's week). `load()`
 never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
 own, so none is mixed into the set's figures.
 """
@@ -57,6 +58,7 @@ QUIET9_DIR = ROOT / "quiet9"
 BLIND10_DIR = ROOT / "blind10"
 QUIET10_DIR = ROOT / "quiet10"
 QUIET12_DIR = ROOT / "quiet12"
+QUIET13_DIR = ROOT / "quiet13"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -87,7 +89,8 @@ INBOX_FIELDS = (
 )  # fmt: skip
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-    "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "quiet12", "precision",
+    "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "quiet12", "quiet13",
+    "precision",
 )  # fmt: skip
 
 
@@ -258,7 +261,7 @@ HELD_OUT = (
     HeldOut(
         "quiet12",
         QUIET12_DIR,
-        "Fourth quiet split (`bench/eval/quiet12/`, issue 34's false tasks, scored once)",
+        "Quiet split quiet12 (`bench/eval/quiet12/`, issue 34's false tasks, tuned on)",
         "Written by helper session `wq12`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
@@ -267,6 +270,20 @@ HELD_OUT = (
         "promise, asks to others with Alex in Cc, answers with quoted asks, list posts with "
         "`list_id`, automated mail, in four languages) and 21 real asks. A morning of its own "
         "(same date, timezone and calendar).",
+        focused=True,
+    ),
+    HeldOut(
+        "quiet13",
+        QUIET13_DIR,
+        "Quiet split quiet13 (`bench/eval/quiet13/`, issue 34's false tasks, tuned on)",
+        "Written by helper session `wq13`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
+        "(`quiet13/README.md`); another life (a town's parks and recreation director), 149 "
+        "messages, 127 asking Alex nothing (broadcasts, confidentiality, the sender's own "
+        "promise, asks to others with Alex in Cc, answers with quoted asks, list posts with "
+        "`list_id`, alerts and automated mail, in four languages) and 22 real asks. A morning "
+        "of its own (same date, timezone and calendar).",
         focused=True,
     ),
     HeldOut(
