@@ -330,3 +330,20 @@ def test_a_scripted_model_talked_into_an_injected_task_is_refused(
     assert [bool(r.get("is_error")) for r in results] == [True, False]
     assert "addressed to an AI assistant (a prompt injection)" in results[0]["content"]
     assert [t.evidence for t in store.tasks.list()] == [LEASE]
+
+
+def test_a_paths_arrows_in_a_snippet_are_no_quote_marks() -> None:
+    """ "Rota > 2026 > NovDec_v3" names a folder: the ask after it is the sender's own (quiet9
+    r1732); a lone "> " after a sentence still starts a quote."""
+    snippet = (
+        "Alex, I've put the on-call rota in the shared drive (Rota > 2026 > NovDec_v3). "
+        "Can you approve it by 10/30? Thanks, Priya"
+    )
+    shown = _shown(("read_inbox", {"messages": [
+        {"id": "p1", "key": "mail:ppp", "subject": "On-call rota", "snippet": snippet},
+    ]}))  # fmt: skip
+    ask = "Can you approve it by 10/30?"
+    assert task_evidence(ask, "p1", "mail:ppp", shown) == ask
+    assert own_text("snippet", "Loaded into Vetstaff. P > Can you approve it?") == (
+        "Loaded into Vetstaff. P"
+    )

@@ -65,9 +65,32 @@ def own_text(kind: str, text: str) -> str:
         return own_words(text)
     if kind == "snippet":
         text = after_opening_quote(text)
-        cut = _INLINE_QUOTE.search(text)
-        return own_words(text[: cut.start()] if cut else text)
+        cut = _quote_start(text)
+        return own_words(text[:cut] if cut is not None else text)
     return text
+
+
+# The arrows of a path or a menu ("Rota > 2026 > NovDec_v3", "Settings > Privacy > Data"): two
+# " > " within a few words of each other, no sentence's end between them.
+_ARROW = re.compile(r"\s>\s")
+_PATH_SPAN = 30
+
+
+def _quote_start(snippet: str) -> int | None:
+    """Where a snippet (its lines run together) starts quoting, if it does; a path's arrows
+    are no quote marks ("the rota is in the drive (Rota > 2026 > v3). Can you approve it?")."""
+    arrows = [m.start() for m in _ARROW.finditer(snippet)]
+    for found in _INLINE_QUOTE.finditer(snippet):
+        at = found.start()
+        in_path = ">" in found.group(0) and any(
+            other != at
+            and abs(other - at) <= _PATH_SPAN
+            and not re.search(r"[.!?]", snippet[min(other, at) : max(other, at)])
+            for other in arrows
+        )
+        if not in_path:
+            return at
+    return None
 
 
 def _found(parts: list[str], texts: Iterable[str]) -> bool:
