@@ -122,3 +122,23 @@ def test_a_two_digit_year_of_old_mail_is_still_read() -> None:
     raw = b"Date: Wed, 04 Nov 26 08:00:00 +0000\r\nSubject: s\r\n\r\nbody\r\n"
     mail = parse_message(raw, fallback_time=FALLBACK)
     assert (mail.date_source, mail.received_at.year) == ("date", 2026)
+
+
+def test_an_encoded_last_first_name_keeps_its_address_and_its_key() -> None:
+    """Outlook encodes "Müller, Jürgen" as one encoded word with its comma inside (`=2C`):
+    decoded before the address was parsed, the comma split the From in two and the message
+    was "from Müller", with no address (no rule, no reply owed could find its sender). The
+    stable id is the one the message had when it was read as "Müller"."""
+    raw = (
+        b"From: =?utf-8?q?M=C3=BCller=2C_J=C3=BCrgen?= <JM@z.example>\r\n"
+        b"To: =?utf-8?q?Lin=2C_Amy?= <amy@z.example>, bo@z.example\r\n"
+        b"Date: Wed, 04 Nov 2026 08:00:00 +0000\r\nSubject: s\r\n"
+        b"Message-ID: <e@z.example>\r\n\r\nbody\r\n"
+    )
+    mail = parse_message(raw, fallback_time=FALLBACK)
+    assert mail.sender == "Müller, Jürgen <JM@z.example>"
+    assert mail.envelope.sender == ("Müller, Jürgen", "jm@z.example")
+    assert mail.envelope.to == (("Lin, Amy", "amy@z.example"), ("", "bo@z.example"))
+    assert mail.stable_id == message_stable_id("<e@z.example>", sender="Müller")
+    quoted = raw.replace(b"=?utf-8?q?M=C3=BCller=2C_J=C3=BCrgen?=", b'"Doe, Jane"')
+    assert parse_message(quoted, fallback_time=FALLBACK).sender == "Doe, Jane <JM@z.example>"

@@ -120,10 +120,13 @@ def parse_message(raw: bytes, *, fallback_time: dt.datetime, whole: bool = True)
         msg = Message()
     message_id = normalise_message_id(header_text(msg, "Message-ID"))
     raw_date = header_text(msg, "Date")
-    sender = _sender(msg)
+    sender = _sender(msg, address_text)
+    # The key keeps the reading of the From before encoded names were parsed whole (an
+    # encoded "Müller, Jürgen" read as "Müller"): a key that changed would file a task again.
+    keyed = _sender(msg, header_text)
     subject = clean_line(header_text(msg, "Subject"), HEADER_CHARS)
     received_at, date_source = _received_at(msg, raw_date, fallback_time)
-    stable = message_stable_id(message_id, sender=sender, date=raw_date, subject=subject)
+    stable = message_stable_id(message_id, sender=keyed, date=raw_date, subject=subject)
     body_read = whole or _HEADERS_END.search(raw) is not None
     try:
         # Bytes that stop inside the headers have no body: the parser would take the cut
@@ -145,13 +148,13 @@ def parse_message(raw: bytes, *, fallback_time: dt.datetime, whole: bool = True)
         defects=len(getattr(msg, "defects", []) or []),
         envelope=replace(_envelope(msg), has_attachment=body_read and attached(msg)),
         body_read=body_read,
-        legacy_id=legacy_stable_id(message_id, sender),
+        legacy_id=legacy_stable_id(message_id, keyed),
     )
 
 
 def _envelope(msg: Message) -> Envelope:
     try:
-        return envelope_of(msg, header_text)
+        return envelope_of(msg, _envelope_header)
     except Exception:  # a header the library chokes on: the message is still listed
         return Envelope()
 
@@ -204,6 +207,45 @@ def header_text(msg: Message, name: str) -> str:
     except Exception:  # a broken encoded word: keep the raw text
         decoded = value
     return " ".join(_undo_surrogates(decoded).split())
+
+
+# Headers that hold addresses, whose encoded display names are decoded one by one.
+_ADDRESS_HEADERS = frozenset({"from", "sender", "to", "cc", "reply-to"})
+_SPECIALS = re.compile(r'[()<>\[\]:;@\\,."]')
+
+
+def address_text(msg: Message, name: str) -> str:
+    """An address header as text, each display name decoded on its own and quoted when it
+    needs it: an encoded word may hold a comma (Outlook's `=?utf-8?q?M=C3=BCller=2C_J...?=`
+    for "Müller, Jürgen"), which decoded first would split one address in two."""
+    text = header_text(msg, name)
+    try:
+        value = next((v for k, v in msg.raw_items() if k.lower() == name.lower()), None)
+    except Exception:
+        return text
+    if not isinstance(value, str) or "=?" not in value:
+        return text
+    try:
+        pairs = getaddresses([" ".join(_undo_surrogates(value).split())])
+    except Exception:
+        return text
+    parts = []
+    for display, address in pairs:
+        if not address:
+            return text  # not a list of addresses: the plain reading
+        try:
+            display = str(make_header(decode_header(display))) if "=?" in display else display
+        except Exception:  # a broken encoded word: its raw text
+            pass
+        display = " ".join(_undo_surrogates(display).split())
+        if _SPECIALS.search(display):
+            display = '"' + display.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        parts.append(f"{display} <{address}>" if display else address)
+    return ", ".join(parts)
+
+
+def _envelope_header(msg: Message, name: str) -> str:
+    return address_text(msg, name) if name.lower() in _ADDRESS_HEADERS else header_text(msg, name)
 
 
 def without_escapes(text: str) -> str:
@@ -264,8 +306,8 @@ def _charset_alias(charset: str) -> str:
     return name
 
 
-def _sender(msg: Message) -> str:
-    raw = header_text(msg, "From") or header_text(msg, "Sender")
+def _sender(msg: Message, header: Callable[[Message, str], str]) -> str:
+    raw = header(msg, "From") or header(msg, "Sender")
     if not raw:
         return ""
     try:
