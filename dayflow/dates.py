@@ -90,7 +90,9 @@ _WHEN = (
     r"(?P<ende_unit>monats?|woche|tages))"
     rf"|(?P<month_end>(?:the\s+)?(?:end\s+of\s+|fin\s+(?:de\s+|d')?|finales\s+de\s+|ende\s+){_MO}\b)"
     r"|(?P<eod>eod|cob|eow|eom)"
-    rf"|(?P<wdate>(?:(?:next|this|coming)\s+)?{_WD}\b'?s?,?\s+(?:the\s+)?(?:{_DAYNUM}\s*(?:of\s+|de\s+)?{_MO}\b\.?|{_MO}\b\.?\s+{_DAYNUM}|the\s+{_DAYNUM}|\d{{1,2}}/\d{{1,2}}){_YEAR})"
+    # "Wednesday, November 4", "Mittwoch, den 4. November", "mercredi le 4", "Mi., 4.11.": the
+    # date written beside its weekday is one expression, and the date wins
+    rf"|(?P<wdate>(?:(?:next|this|coming)\s+)?{_WD}\b'?s?,?\s+(?:the\s+|den\s+|le\s+|el\s+)?(?:{_DAYNUM}\s*(?:of\s+|de\s+)?{_MO}\b\.?|{_MO}\b\.?\s+{_DAYNUM}|the\s+{_DAYNUM}|\d{{1,2}}/\d{{1,2}}|\d{{1,2}}\.\d{{1,2}}\.){_YEAR})"
     rf"|(?P<mdate>(?:{_MO}\b\.?\s+{_DAYNUM}(?!\d)|(?:le\s+|el\s+)?{_DAYNUM}\s*(?:de\s+)?{_MO}\b|\d{{1,2}}-{_MO}\b){_YEAR})"
     r"|(?P<slash>\d{1,2}/\d{1,2}(?:/\d{2,4})?)"
     r"|(?P<dotted>\d{1,2}\.\d{1,2}\.(?:\d{2,4})?)"
@@ -177,12 +179,25 @@ _CLOCK_ONLY = re.compile(
 )
 
 
+# "the lights can stay on until 8 pm", "open till 6": a time of day after until is how long a
+# thing lasts, not when it is due ("until Friday" still is a deadline).
+_UNTIL_CLOCK = re.compile(
+    r"^(?:until|till)\s+(?:the\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h)?\.?$",
+    re.IGNORECASE,
+)
+
+
+def _lead(text: str) -> re.Match[str] | None:
+    """The first lead word and time in `text` that is a deadline."""
+    return next((m for m in _LEAD_RE.finditer(text) if not _UNTIL_CLOCK.match(m.group(0))), None)
+
+
 def find_deadline(
     text: str, received: dt.date | None, *, lead_on: bool = False, lead_only: bool = False
 ) -> Deadline | None:
     """The first deadline phrase in `text` (a lead word and a time first, then a time that is
     a deadline on its own unless `lead_only`), with the date it means from `received`."""
-    found = _LEAD_RE.search(text) or _BEFORE_EVENT_RE.search(text) or _DAY_LEAD_RE.search(text)
+    found = _lead(text) or _BEFORE_EVENT_RE.search(text) or _DAY_LEAD_RE.search(text)
     if found is None and lead_on:
         found = _ON_RE.search(text) or _POSSESSIVE_DAY.search(text)
     if found is None and lead_only:
@@ -305,7 +320,7 @@ def resolve(when: str, received: dt.date) -> dt.date | None:
     if slash:  # US order, month first
         written = int(slash.group(3)) if slash.group(3) else None
         return _nearest(received, int(slash.group(1)), int(slash.group(2)), written)
-    dotted = re.fullmatch(r"(\d{1,2})\.(\d{1,2})\.(\d{4})?(?:\d{2})?", text)
+    dotted = re.fullmatch(r"(?:.*\s)?(\d{1,2})\.(\d{1,2})\.(\d{4})?(?:\d{2})?", text)
     if dotted:  # day first
         written = int(dotted.group(3)) if dotted.group(3) else None
         return _nearest(received, int(dotted.group(2)), int(dotted.group(1)), written)

@@ -244,3 +244,25 @@ def test_the_nth_is_a_day_numbered_n_on_or_after_the_day_received(
     assert due is not None
     assert due.day == day
     assert received <= due <= received + dt.timedelta(days=92)
+
+
+# --- a weekday with its date ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Könnten Sie uns diese bitte bis Mittwoch, den 4. November, zusenden?",
+        "bis Mittwoch, den 4.11.",
+        "avant mercredi le 4 novembre",
+        "antes del miércoles, el 4 de noviembre",
+        "by Wednesday, November 4",
+    ],
+)
+def test_a_weekday_written_with_its_date_is_that_date(text: str) -> None:
+    """Sent on a Tuesday, 'Wednesday, the 4th of November' is the 4th, not the next day."""
+    assert _due(text, dt.date(2026, 10, 27)) == dt.date(2026, 11, 4)
+
+
+def test_a_weekday_followed_by_other_words_is_still_the_weekday() -> None:
+    assert _due("bis Mittwoch, den Bericht bitte", dt.date(2026, 10, 27)) == dt.date(2026, 10, 28)

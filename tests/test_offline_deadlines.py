@@ -220,3 +220,55 @@ def test_a_later_question_of_its_own_does_not_date_the_one_before() -> None:
         "Let me know by Thursday if you're staying for Christmas."
     )
     assert found(body, "Christmas")[0] == ("Send flight number to Ilse", None)
+
+
+# --- what a neighbouring sentence's day says (quiet12 and quiet13's wrong dues) ---------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Jun passed the microscope training today. Can you add him to the booking account?",
+        "Both pipettes failed calibration this morning. Could you order a replacement set?",
+    ],
+)
+def test_a_day_the_sentence_before_says_something_happened_is_no_deadline(body: str) -> None:
+    [(_, due)] = found(body, "Hello")
+    assert due is None
+
+
+@pytest.mark.parametrize(
+    ("body", "due"),
+    [
+        # an obligation, an urgency or a lead in the sentence before still dates the ask
+        ("The payment we discussed must be scheduled today. Please schedule it in bill pay.",
+         "2026-11-02"),
+        ("The server crashed overnight and I need an answer within the hour. Please call me.",
+         "2026-11-02"),
+        ("The vendor called and wants the form by Friday. Can you sign it?", "2026-11-06"),
+        # a day of its own in the sentence before, with no past verb, carries as it did
+        ("The board packet goes out tomorrow. Can you send me your two slides?", "2026-11-03"),
+    ],
+)  # fmt: skip
+def test_a_day_before_the_ask_still_dates_it_when_it_is_not_a_past_event(
+    body: str, due: str
+) -> None:
+    assert [d for _, d in found(body, "Hello")] == [due]
+
+
+def test_a_time_of_day_after_until_is_how_long_not_when_due() -> None:
+    """'can stay on until 8 pm' is no deadline; 'until Friday' and 'by 8 pm' still are."""
+    lights = "Could you confirm the field lights can stay on until 8 pm for the makeup games?"
+    assert [d for _, d in found(lights, "Lights")] == [None]
+    assert [d for _, d in found("Could you keep the form until Friday?", "Form")] == ["2026-11-06"]
+    assert [d for _, d in found("Could you confirm the lights by 8 pm?", "Lights")] == [
+        "2026-11-02"
+    ]
+
+
+def test_a_title_before_a_name_does_not_end_the_sentence() -> None:
+    """'la Dra. Okafor', 'Mme. Roux': the deadline after the name is still the ask's."""
+    spanish = "¿Podrías mandarme la carta firmada por la Dra. Okafor antes del jueves?"
+    assert [d for _, d in found(spanish, "Carta")] == ["2026-11-05"]
+    french = "Pourriez-vous envoyer le dossier à Mme. Roux avant vendredi ?"
+    assert [d for _, d in found(french, "Dossier")] == ["2026-11-06"]

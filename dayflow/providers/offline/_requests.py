@@ -212,6 +212,18 @@ _DECIDE_ON = re.compile(
     re.IGNORECASE,
 )
 _WITHIN = re.compile(r"^(?:within|in)\s", re.IGNORECASE)
+# A verb in the simple past ("passed", "failed", "broke"), not a passive's participle after
+# its auxiliary ("must be scheduled") nor a word that only ends so ("need", "Wed").
+_PAST = re.compile(
+    r"\b(?<!\bbe\s)(?<!\bbeen\s)(?<!\bis\s)(?<!\bare\s)(?<!\bget\s)(?<!\bgot\s)"
+    r"(?:(?!\w*eed\b)[a-z]{3,}ed|went|came|broke|left|ran|took|found|saw|told|said|fell"
+    r"|blew|froze|hit|forgot)\b",
+    re.IGNORECASE,
+)
+_OBLIGED = re.compile(
+    r"\b(?:must|need(?:s|ed)?|has\s+to|have\s+to|had\s+to|should|required|due|deadline)\b", re.I
+)
+_SOON_WORD = re.compile(r"^(?:asap|as\s+soon|right\s+away|immediately|within|urgent)", re.I)
 _SUITS = re.compile(
     r"^\s*(?:would\s+be|is|works?|should\s+be)\s+(?:\w+\s+)?"
     r"(?:ideal|perfect|great|best|fine|good|enough|plenty)\b",
@@ -619,7 +631,7 @@ def _carried(
     previous = found[n - 1].text if n else ""
     if previous and not sentence.listed and not has_cue(previous) and n - 1 not in asked:
         deadline = find_deadline(previous, received)
-        if deadline is not None:
+        if deadline is not None and not _happened(previous, deadline):
             return deadline
     following = next((s.text for s in found if s.paragraph > sentence.paragraph), "")
     if following and not has_cue(following):
@@ -627,6 +639,18 @@ def _carried(
         if deadline is not None:
             return deadline
     return _subjects(found, n, received, subject)
+
+
+def _happened(sentence: str, deadline: Deadline) -> bool:
+    """Whether `sentence` dates what happened, not what is due: "Jun passed the training
+    today", "both pipettes failed calibration this morning". A bare day word in such a
+    statement is no deadline of the ask after it; one with a lead ("by Friday"), an urgency
+    ("within the hour") or an obligation ("must be scheduled today") still is."""
+    if find_deadline(sentence, None, lead_only=True) is not None or _SOON_WORD.match(
+        deadline.phrase
+    ):
+        return False
+    return bool(_PAST.search(sentence)) and not _OBLIGED.search(sentence)
 
 
 def _subjects(

@@ -26,8 +26,11 @@ from dayflow.providers.offline._titles import VERBS
 
 # A list item's marker, or markers stacked ("- 1. Take a look...").
 _LIST_ITEM = re.compile(r"^\s*(?:(?:\d+[.)]|\(?[a-e1-9]\)|[-*•])\s+)+")
+# Titles before a name in four languages ("la Dra. Okafor", "Sr. Ruiz", "Mme. Roux"), a street's
+# "St.", and the Latin and clock abbreviations: none ends a sentence.
 _ABBREVIATIONS = re.compile(
-    r"\b(?:Dr|Mr|Mrs|Ms|St|Prof|e\.g|i\.e|a\.m|p\.m|vs|approx|no)\.", re.IGNORECASE
+    r"\b(?:Dr|Dra|Mr|Mrs|Ms|Sr|Sra|Srta|Jr|Mme|Mlle|Hr|St|Prof|e\.g|i\.e|a\.m|p\.m|vs|approx|no)\.",
+    re.IGNORECASE,
 )
 # "1) ... 2) ..." or "(a) ... (b) ..." inside a line: markers after a space or at the start.
 _INLINE_MARK = re.compile(r"(?:(?<=\s)|^)(?:\(?([1-9]|[a-e])\)|([1-9])\.(?=\s+[^\W\d]))\s+")
