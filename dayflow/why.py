@@ -21,8 +21,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
+from dayflow.clock import iso
 from dayflow.errors import RunNotFound, UsageError
 from dayflow.models import Message, Run, Task
 from dayflow.no_task import NoTask, said
@@ -35,6 +37,9 @@ from dayflow.store import Store
 from dayflow.tools.evidence import own_text
 
 RUNS_SEARCHED = 50  # a message id is looked for in the newest runs of the profile
+# How far the clocks of the hosts that share a store may disagree: a run written up to this long
+# before a task was filed is still read for its moves.
+CLOCK_SKEW = timedelta(hours=1)
 INJECTED_SHOWN = 120  # characters of what a message told an assistant, quoted
 _ASKS = re.compile(
     r"\?|\b(?:please|pls|could you|can you|would you|will you|need you to|let me know|"
@@ -156,7 +161,7 @@ def _for_task(store: Store, task: Task, run: Run | None) -> Why:
         due_kind=task.due_kind,
         notes=task.notes,
         step=call.step if call else None,
-        moves=tuple(due_moves(store, task.id)),
+        moves=tuple(due_moves(store, task)),
     )
     if source and message is None and source in shown.texts_of:
         item = source
@@ -202,20 +207,26 @@ def _for_item(
     return Why(why.run_id, asked, message, tasks, _no_task(calls, message, keys, tasks), why.item)
 
 
-def due_moves(store: Store, task_id: str) -> list[dict[str, Any]]:
-    """The due-date moves made on task `task_id`, oldest first: each saved move_due effect of
-    the newest runs (its date then and now, the message that moved it with its sender, date and
-    subject as that run read it, and its words). A fork that made a move again on a task
-    already moved (then and now the same) adds nothing; nor does the same move seen twice."""
+def due_moves(store: Store, task: Task) -> list[dict[str, Any]]:
+    """The due-date moves made on `task`, oldest first: each saved move_due effect of any run
+    written since the task was filed (its date then and now, the message that moved it with
+    its sender, date and subject as that run read it, and its words). A fork that made a move
+    again on a task already moved (then and now the same) adds nothing; nor does the same move
+    seen twice."""
+    # A move is a write of its run made after the task was filed, so a run last written before
+    # (less the hosts' clocks' disagreement) holds none: those are not read, however many.
+    # Not "stop at the run that filed it": an older run resumed later can move it.
+    since = iso(datetime.fromisoformat(task.created_at) - CLOCK_SKEW)
+    ids = list(store.runs.ids_newest_first(written_since=since))
     out: list[dict[str, Any]] = []
     seen: set[tuple[Any, Any, Any]] = set()
-    for run in reversed(store.runs.list(limit=RUNS_SEARCHED)):
-        messages = store.steps.conversation(run.id)
+    for run_id in reversed(ids):
+        messages = store.steps.conversation(run_id)
         calls = list(tool_calls(messages))
         for call in (c for c in calls if c.name == "move_due"):
             payload = _payload(call)
             moved = payload.get("moved") if isinstance(payload, dict) else None
-            if not isinstance(moved, dict) or moved.get("id") != task_id:
+            if not isinstance(moved, dict) or moved.get("id") != task.id:
                 continue
             was, now, source = moved.get("was"), moved.get("now"), moved.get("source_id")
             if was == now or (was, now, source) in seen:
@@ -224,7 +235,7 @@ def due_moves(store: Store, task_id: str) -> list[dict[str, Any]]:
             message = _message(calls, str(source)) or {}
             out.append(
                 {"was": was, "now": now, "source_id": source, "evidence": moved.get("evidence")}
-                | {"run_id": run.id, "step": call.step}
+                | {"run_id": run_id, "step": call.step}
                 | {k: message[k] for k in ("from", "subject", "received_at") if k in message}
             )
     return out

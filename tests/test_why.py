@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from dayflow.no_task import NoTask
 from dayflow.providers.offline import OfflineModel
 from dayflow.shown import Call
+from dayflow.store.runs import EARLIER_PAGE
+from dayflow.why import RUNS_SEARCHED, explain
 from tests.harness import Result, invoke
+from tests.scripted import text, tool_use, turn
+from tests.test_agent import _new_run
 
 REPLY = (
     "Thanks, that works for me.\n\nOn Tue, 3 Nov 2026 at 09:00, Dana <dana@example.org> wrote:\n"
@@ -336,3 +341,91 @@ def test_a_sender_with_an_empty_or_blank_name_is_shown_by_name_or_address(
     assert f"  from:     {named or shown}\n" in why, why
     page = cli.brief("--format", "html", "--new").out
     assert f'<span class="detail">from {shown} · it tried to instruct' in page
+
+
+def _run(store: Any, *moves: dict[str, Any]) -> str:
+    """A finished run whose step 1 made `moves` (move_due's saved answers), or none."""
+    run, lease = store.runs.create(_new_run())
+    uses = [tool_use("move_due", {"task_id": m["id"], "due": m["now"]}) for m in moves]
+    store.steps.begin(lease, 1, turn(*uses) if uses else turn(text("nothing moved")), 1)
+    results = [
+        {"type": "tool_result", "tool_use_id": u["id"], "content": json.dumps({"moved": m})}
+        for u, m in zip(uses, moves, strict=True)
+    ]
+    store.steps.complete(lease, 1, results or None, final_text=None if uses else "brief")
+    if uses:
+        store.steps.begin(lease, 2, turn(text("brief")), 1)
+        store.steps.complete(lease, 2, None, final_text="brief")
+    return str(run.id)
+
+
+def _move(task_id: str, was: str | None, now: str) -> dict[str, Any]:
+    return {"id": task_id, "title": "Review contract draft", "was": was, "now": now,
+            "evidence": f"The deadline moved to {now}.", "source_id": f"work:{now}"}  # fmt: skip
+
+
+def _file(store: Any, run_id: str | None) -> Any:
+    task, _ = store.tasks.create(
+        title="Review contract draft", idempotency_key="mail:contract", run_id=run_id,
+        due="2026-11-23", due_kind="stated",
+    )  # fmt: skip
+    return task
+
+
+def test_why_finds_due_date_moves_behind_more_runs_than_it_once_searched(store: Any) -> None:
+    """Two moves, the older behind more runs than RUNS_SEARCHED (and two pages), one of them
+    pruned, the newer behind one page: both, oldest first, on both engines."""
+    task = _file(store, _run(store))
+    first = _run(store, _move(task.id, "2026-11-23", "2026-11-25"))
+    later = [_run(store) for _ in range(2 * EARLIER_PAGE + 3)]
+    assert len(later) > RUNS_SEARCHED and store.archive.prune(later[0])
+    second = _run(store, _move(task.id, "2026-11-25", "2026-11-27"))
+    for _ in range(EARLIER_PAGE + 1):
+        _run(store)
+    (entry,) = explain(store, task.id).tasks
+    assert [(m["was"], m["now"], m["run_id"]) for m in entry.moves] == [
+        ("2026-11-23", "2026-11-25", first),
+        ("2026-11-25", "2026-11-27", second),
+    ]
+
+
+def test_why_finds_a_move_an_older_run_made_when_resumed_after_the_task_was_filed(
+    store: Any, clock: Any
+) -> None:
+    """A run created before the one that filed the task, driven again later, moves it: the
+    runs are told apart by when they were written, not by which came first."""
+    old, lease = store.runs.create(_new_run())
+    clock.advance(86400)
+    task = _file(store, _run(store))
+    for _ in range(EARLIER_PAGE + 1):
+        _run(store)
+    clock.advance(86400)
+    move = _move(task.id, "2026-11-23", "2026-11-25")
+    use = tool_use("move_due", {"task_id": task.id, "due": move["now"]})
+    store.steps.begin(lease, 1, turn(use), 1)
+    result = {
+        "type": "tool_result",
+        "tool_use_id": use["id"],
+        "content": json.dumps({"moved": move}),
+    }
+    store.steps.complete(lease, 1, [result], final_text="brief")
+    (entry,) = explain(store, task.id).tasks
+    assert [(m["was"], m["now"], m["run_id"]) for m in entry.moves] == [
+        ("2026-11-23", "2026-11-25", old.id)
+    ]
+
+
+def test_why_reads_no_run_last_written_before_the_task_was_filed(store: Any, clock: Any) -> None:
+    """A run written days before the task was filed cannot have moved it: a move it holds on
+    the same id is an earlier task's of the same key (deleted, then filed again), not shown."""
+    gone = _file(store, None)
+    _run(store, _move(gone.id, "2026-11-20", "2026-11-21"))
+    assert store.tasks.delete(gone.id)
+    clock.advance(2 * 86400)
+    task = _file(store, _run(store))
+    assert task.id == gone.id
+    moved = _run(store, _move(task.id, "2026-11-23", "2026-11-25"))
+    (entry,) = explain(store, task.id).tasks
+    assert [(m["was"], m["now"], m["run_id"]) for m in entry.moves] == [
+        ("2026-11-23", "2026-11-25", moved)
+    ]

@@ -199,19 +199,24 @@ class Runs:
                 return None
             last = (rows[-1][1], rows[-1][2], rows[-1][3])
 
-    def ids_newest_first(self) -> Iterator[str]:
+    def ids_newest_first(self, *, written_since: str | None = None) -> Iterator[str]:
         """The ids of the profile's runs whose steps are whole (neither pruned nor redacted),
         newest first as `list` orders them, however many there are: read in pages from the
         (profile, created_at) index, each after the previous page's last row, so a caller that
-        stops at the first that fits reads no further."""
+        stops at the first that fits reads no further. `written_since` (ISO-8601): only the
+        runs written to (a step, a lease renewed: `updated_at`) at or after it."""
         db, order = self._ctx.db, self._ctx.db.dialect.insertion_order
         sql = (
             f"SELECT id, created_at, {order} FROM runs"
             " WHERE profile = ? AND pruned_at IS NULL AND redacted_at IS NULL"
         )
+        first: list[Any] = [self._ctx.profile]
+        if written_since is not None:
+            sql += " AND updated_at >= ?"
+            first.append(written_since)
         last: tuple[Any, ...] | None = None
         while True:
-            page, args = sql, [self._ctx.profile]
+            page, args = sql, list(first)
             if last is not None:  # after the previous page's last row, in the same order
                 page += f" AND created_at <= ? AND (created_at, {order}) < (?, ?)"
                 args += [last[0], *last]
