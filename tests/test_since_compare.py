@@ -292,6 +292,40 @@ def test_a_second_brief_of_the_day_still_says_the_due_date_moved_since_yesterday
     assert not [x for x in third if x.startswith("- Due date moved")]
 
 
+def test_a_second_brief_of_the_day_gets_the_old_date_from_read_since_not_move_due(
+    tmp_path: Path,
+) -> None:
+    """In day 2's second brief the task is on its new date already, so move_due answers the
+    same date then and now; read_since's `was` is the date yesterday's brief showed. The
+    offline model and the page take that one, and Claude's prompt says so."""
+    from dayflow.agent import SYSTEM_PROMPT
+    from dayflow.shown import calls_in
+    from dayflow.store import open_store
+    from tests.test_since import DAY1, DAY2, SINCE, _day1, _day2
+
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    for day, *more in ((DAY1,), (DAY2,), (DAY2, "--new")):
+        if day == DAY2 and not more:
+            _day2(tmp_path)  # Frank's later word moves the deadline
+        res = invoke(db, offline_model, "brief", "--date", day, *SINCE, *more, env=env,
+                     clock=f"{day}T07:30:00+00:00")  # fmt: skip
+        assert res.code == 0, res.err
+    with open_store(db) as store:
+        second = store.runs.list(limit=1)[0]
+        calls = list(calls_in(store.steps.conversation(second.id)))
+    (proposed,) = next(p for n, _, p in calls if n == "read_since")["due_moved"]
+    (made,) = [p["moved"] for n, _, p in calls if n == "move_due"]
+    assert (proposed["was"], proposed["now"]) == ("2026-11-23", "2026-11-25")
+    assert (made["id"], made["was"], made["now"]) == (proposed["id"], "2026-11-25", "2026-11-25")
+    flat = " ".join(SYSTEM_PROMPT.split())
+    assert (
+        "as its old date that item's `was` (the date the brief compared with showed), not "
+        "move_due's: move_due answers the date the task had just before the call, already the "
+        "new one when a brief earlier today moved it, and the line is said all the same"
+    ) in flat
+
+
 def test_the_state_a_brief_showed_has_the_due_date_it_moved() -> None:
     """A brief that read its tasks and then moved one's due date (move_due) showed the new
     date: that is what the next brief compares with, so it says no move again."""

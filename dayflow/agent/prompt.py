@@ -67,9 +67,12 @@ Work in this order:
    today's conflicts from read_calendar, one line each, starting "Conflict:"),
    "{h_since}" (first the line "Compared with the brief of <previous's day>.", the day as
    "Wed 4 Nov"; then read_since's changes, one line each, a moved meeting with its old and
-   new times, and each due date moved with move_due for read_since's due_moved, its old and
-   new date and the message's words; when its nothing is true, the one line "- Nothing of it
-   changed (replies, waits, tasks, meetings)."; left out when its previous is null),
+   new times, and each due date moved with move_due for read_since's due_moved, with the
+   message's words, its new date and as its old date that item's `was` (the date the brief
+   compared with showed), not move_due's: move_due answers the date the task had just before
+   the call, already the new one when a brief earlier today moved it, and the line is said all
+   the same; when its nothing is true, the one line "- Nothing of it changed (replies, waits,
+   tasks, meetings)."; left out when its previous is null),
    "{h_needs}" (what needs doing and by when; under each, an indented line with the quoted
    evidence, shortened to about 90 characters, and whether the due date was stated or
    implied), "{h_owe}" (who
