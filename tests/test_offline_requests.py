@@ -31,6 +31,24 @@ def _found(body: str, subject: str = "Hello", user: str | None = "Alex", **field
     return [(a.title, a.due.isoformat() if a.due else None) for a in actions]
 
 
+@pytest.mark.parametrize(
+    ("sender", "name"),
+    [
+        ("Doe, Jane <jane@x.example>", "Jane"),
+        ("Müller, Jürgen <jm@z.example>", "Jürgen"),
+        ("van der Berg, Anna M. <anna@z.example>", "Anna"),
+        ("Amy Lin, RN <nurse@z.example>", "Amy Lin, RN"),  # no "Last, First": as before
+        ("Stone, Jr. <js@z.example>", "Stone"),
+    ],
+)
+def test_a_last_first_sender_goes_by_the_first_name(sender: str, name: str) -> None:
+    """Outlook's "Doe, Jane": the title said "to Doe" (and "Müller,'s" for a possessive)."""
+    body = "Could you send me the guest list by Friday? Thanks"
+    assert _found(body, **{"from": sender}) == [(f"Send guest list to {name}", "2026-10-30")]
+    mine = _found("Can you approve my expense report by Friday?", **{"from": sender})
+    assert mine == [(f"Approve {name}'s expense report", "2026-10-30")]
+
+
 # --- whom a request is spoken to ---------------------------------------------------------------
 
 

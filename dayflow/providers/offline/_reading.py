@@ -280,7 +280,8 @@ def body_actions(message: dict[str, Any], user: str | None = None) -> list[Actio
     name, local = _sender(message)
     subject = str(message.get("subject", ""))
     sender = _sender_name(name, local)
-    from_user = bool(user) and (name.split() or [""])[0].lower() == str(user).lower()
+    first = _last_first(name) or (name.split() or [""])[0]
+    from_user = bool(user) and first.lower() == str(user).lower()
     received = date_of(message.get("received_at"))
     automated = _is_automated(local, subject) or bool(_AUTO_BODY.match(_own_words(message)))
     if automated and _relayed(name, f"{subject} {message.get('body') or ''}"):
@@ -463,11 +464,38 @@ def _own_words(message: dict[str, Any]) -> str:
     return text[: footer.start()] if footer else text
 
 
+# Words after a comma that are not a first name: "Lin, RN", "Smith, Jr.", "Acme, Inc."
+_NOT_GIVEN = frozenset(
+    "jr jr. sr sr. ii iii iv esq esq. inc inc. llc ltd ltd. gmbh ag co co. corp corp. plc".split()
+)
+_PARTICLES = frozenset("van von der den de la le du da di del della dos ten ter".split())
+
+
+def _last_first(display: str) -> str | None:
+    """The first name of a "Last, First" display name, Outlook's way ("Doe, Jane" is Jane,
+    "van der Berg, Anna M." is Anna); None for any other name ("Amy Lin, RN", "Acme, Inc.")."""
+    last, comma, given = display.partition(",")
+    if not comma or "," in given:
+        return None
+    before, after = last.split(), given.split()
+    if not before or not 1 <= len(after) <= 2:
+        return None
+    if not before[-1].istitle() or any(w.lower() not in _PARTICLES for w in before[:-1]):
+        return None
+    word = after[0]
+    if not word.istitle() or len(word) < 2 or word.lower() in _NOT_GIVEN or "@" in word:
+        return None
+    return word
+
+
 def _sender_name(display: str, local: str) -> str:
+    given = _last_first(display)
+    if given:
+        return given  # "Doe, Jane" goes by Jane
     words = display.split()
     while len(words) > 1 and words[0].lower().rstrip(".") in {"dr", "prof", "mr", "mrs", "ms"}:
         words = words[1:]  # "Dr. Ulrike Brandt" goes by Ulrike
     if not words:
         return local.split(".")[0].capitalize() or "the sender"
     # A person goes by their first name; "Maple Grove Elementary" keeps its whole name.
-    return words[0] if len(words) <= 2 else " ".join(words)
+    return words[0].rstrip(",") if len(words) <= 2 else " ".join(words)
