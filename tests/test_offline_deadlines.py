@@ -272,3 +272,14 @@ def test_a_title_before_a_name_does_not_end_the_sentence() -> None:
     assert [d for _, d in found(spanish, "Carta")] == ["2026-11-05"]
     french = "Pourriez-vous envoyer le dossier à Mme. Roux avant vendredi ?"
     assert [d for _, d in found(french, "Dossier")] == ["2026-11-06"]
+
+
+def test_an_ask_after_the_let_us_know_that_dates_a_question_stays_its_own() -> None:
+    """Only the sentence that gave the question its reply-by is the same ask, not the next."""
+    body = (
+        "Can you and Sam come to dinner on Saturday? Let us know by Wednesday. "
+        "Also, please tell Priya."
+    )
+    tasks = found(body, "Dinner")
+    assert tasks[0] == ("Come to dinner on Saturday", "2026-11-04")
+    assert [title for title, _ in tasks] == ["Come to dinner on Saturday", "Tell Priya"]

@@ -425,8 +425,10 @@ def requests_in(
             elif deadline is None and plain.rstrip().endswith("?"):
                 # "Can you and Sam come? Let us know by Wednesday.": the question's reply-by,
                 # and the "let us know" is the same ask
-                deadline = _answer_by(found_sentences[n + 1 : n + 3], received)
-                answering |= {n + 1, n + 2} if deadline else set()
+                answer = _answer_by(found_sentences[n + 1 : n + 3], received)
+                if answer is not None:  # only the sentence that dates it, not its neighbour
+                    deadline, after = answer
+                    answering.add(n + 1 + after)
             if deadline is None:
                 deadline = (sentence.listed and list_due) or _carried(
                     found_sentences, n, received, subject, asked
@@ -578,18 +580,19 @@ def _tell_me_by(after: list[Sentence], received: dt.date | None) -> Deadline | N
     return None
 
 
-def _answer_by(after: list[Sentence], received: dt.date | None) -> Deadline | None:
+def _answer_by(after: list[Sentence], received: dt.date | None) -> tuple[Deadline, int] | None:
     """The reply-by a question leaves to one of the next sentences that only asks for the
     answer by a day ("Let us know by Wednesday so I can sort the food"), not one that asks a
-    question of its own ("dime antes del jueves si os quedáis")."""
-    for sentence in after:
+    question of its own ("dime antes del jueves si os quedáis"), with that sentence's place
+    in `after`."""
+    for at, sentence in enumerate(after):
         told = _TELL_ME.search(sentence.text)
         lead = find_deadline(sentence.text, received, lead_only=True) if told else None
         if told is None or lead is None or lead.due is None:
             continue
         between, rest = sentence.text[told.end() : lead.start], sentence.text[lead.end :]
         if not between.strip() and not _WHAT_TO_TELL.match(rest):
-            return lead
+            return lead, at
     return None
 
 
