@@ -127,8 +127,12 @@ _SOON = (
 _TIMED = rf"(?:{_TIME}\s+(?:on\s+|am\s+|le\s+|el\s+)?)?"
 _LEAD_RE = re.compile(rf"\b(?:{_LEADS})\s+(?:the\s+)?{_TIMED}{_WHEN}(?!\w)", re.IGNORECASE)
 _ON_RE = re.compile(rf"\b(?:on|am|le|el)\s+(?:the\s+)?{_WHEN}(?!\w)", re.IGNORECASE)
-# In a commitment, "run Thursday's demo": the day of the thing promised.
-_POSSESSIVE_DAY = re.compile(rf"(?<![\w-])(?P<when>{_WD})'s\b", re.IGNORECASE)
+# In a commitment, "run Thursday's demo": the day of the thing promised; not the day of
+# what a thing comes from ("the notes from Monday's meeting", "the photos of Saturday's hike").
+_POSSESSIVE_DAY = re.compile(
+    rf"(?<![\w-])(?<!\bfrom\s)(?<!\bof\s)(?<!\bsince\s)(?P<when>{_WD})'s\b", re.IGNORECASE
+)
+_ORIGIN = re.compile(r"\b(?:from|of|since)\s+$", re.IGNORECASE)
 # "move our 1:1 to Thursday afternoon": where a thing goes, not when it is due.
 _TARGET = re.compile(r"\b(?:to|into|until)\s+$", re.IGNORECASE)
 _BARE_RE = re.compile(
@@ -210,6 +214,8 @@ def find_deadline(
             when = bare.group("when")
             if _TARGET.search(text[: bare.start()]):
                 continue
+            if when.lower().endswith("'s") and _ORIGIN.search(text[: bare.start()]):
+                continue  # "the notes from Monday's meeting": that day is past, not due
             if _BARE_OK.match(when) or _DAYPART.search(when) or (lead_on and bare.group("wday")):
                 found = bare
                 break

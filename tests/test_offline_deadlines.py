@@ -199,6 +199,9 @@ def test_an_errand_done_at_a_time_is_due_on_its_day(body: str, task: tuple[str, 
     [
         "Could you book a room for the workshop on Nov 10?",
         "Can you share the photos from Saturday's hike?",
+        # an errand's own day is its due, not the day of what its thing comes from
+        "Please take a look at the notes from Monday's meeting.",
+        "Could you bring the slides from Thursday's workshop to the review?",
     ],
 )
 def test_the_day_of_the_thing_an_ask_is_about_is_no_deadline(body: str) -> None:
