@@ -67,7 +67,8 @@ def mute(
         str,
         typer.Argument(
             metavar="SENDER|DOMAIN|LIST-ID|thread:KEY",
-            help="An address, a domain (example.org), a list (list:ID or <ID>, its List-Id) "
+            help="An address (or a From line: 'Doe, Jane <jane@x.example>'), a domain "
+            "(example.org), a list (list:ID or <ID>, its List-Id) "
             "or a thread's key (thread:KEY, from a brief's --format json).",
         ),
     ],
@@ -94,7 +95,11 @@ def important(
     ctx: typer.Context,
     pattern: Annotated[
         str,
-        typer.Argument(metavar="SENDER|DOMAIN", help="An address or a domain (example.org)."),
+        typer.Argument(
+            metavar="SENDER|DOMAIN",
+            help="An address (or a From line: 'Doe, Jane <jane@x.example>') or a domain "
+            "(example.org).",
+        ),
     ],
     config: ConfigOpt = None,
     db: DbOpt = None,

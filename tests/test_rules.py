@@ -44,6 +44,17 @@ def test_patterns_are_made_canonical() -> None:
         parse_match("list:news.example.org", lists=False)
 
 
+@pytest.mark.parametrize(
+    "line", ['"Doe, Jane" <Jane@X.example>', "Doe, Jane <jane@x.example>", "<jane@x.example>"]
+)
+def test_a_from_line_as_why_shows_it_is_its_address(line: str) -> None:
+    """`dayflow why` shows `from: Doe, Jane <jane@x.example>`: pasted into mute or important it
+    was refused as "would match too much or nothing", though it names one sender."""
+    assert parse_match(line) == parse_match(line, lists=False) == "jane@x.example"
+    with pytest.raises(UsageError, match="would match too much or nothing"):
+        parse_match("Jane <jane@x.example> <b@y.example>")  # two: neither
+
+
 def test_a_domain_matches_its_subdomains_and_nothing_that_merely_ends_like_it() -> None:
     rules = RuleSet((Rule("r1", "mute", match="acme.example"),))
     assert rules.bars(Facts(sender="a@acme.example"), DAY) is not None

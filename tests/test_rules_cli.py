@@ -169,6 +169,13 @@ def test_mute_patterns_that_would_match_everything_are_refused(user: Profile, pa
     assert not user.rules_file.exists()
 
 
+def test_mute_and_important_take_a_from_line_as_why_shows_it(user: Profile) -> None:
+    muted = user.run("mute", '"Doe, Jane" <Jane@X.example>')
+    assert muted.code == 0 and "mute jane@x.example" in muted.err, muted.err
+    kept = user.run("important", "Doe, Jane <jane@y.example>")
+    assert kept.code == 0 and "jane@y.example is important" in kept.err, kept.err
+
+
 def test_a_hand_edited_file_with_a_bad_entry_still_applies_the_rest_and_is_not_overwritten(
     user: Profile,
 ) -> None:

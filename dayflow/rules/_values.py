@@ -32,6 +32,8 @@ PROMPT_RULES = 40  # rules named in the system prompt; the rest are applied all 
 _DOMAIN = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}")
 _LIST_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,200}\.[a-z0-9-]{2,63}")
 _THREAD = re.compile(r"thread:[A-Za-z0-9._:@+-]{4,200}")
+# A From line as `dayflow why` and mail show it: `Jane Doe <jane@x>`, `"Doe, Jane" <jane@x>`.
+_FROM_LINE = re.compile(r"[^<>]*<\s*([^<>\s]+@[^<>\s]+)\s*>", re.DOTALL)
 _WORDS = re.compile(r"\w+")
 
 
@@ -88,8 +90,12 @@ def parse_match(text: str, *, lists: bool = True, threads: bool = True) -> str:
     """A mute or important pattern made canonical: an address (`dana@example.org`), a domain
     (`example.org`, `@example.org`), `list:ID` (or `<ID>` or `list:<ID>`, as a List-Id header
     writes it), `thread:KEY`. UsageError for what would match everything or nothing (`*`, `@`,
-    empty, a bare TLD, a wildcard)."""
+    empty, a bare TLD, a wildcard). A From line (`"Doe, Jane" <jane@x.example>`) is its
+    address."""
     raw = text.strip()
+    from_line = _FROM_LINE.fullmatch(raw)
+    if from_line is not None:
+        raw = from_line.group(1)
     low = raw.lower()
     refused = f"{raw[:60]!r} would match too much or nothing"
     kinds = ["an address", "a domain (example.org)"]
