@@ -101,7 +101,8 @@ def test_a_sample_run_of_yesterday_does_not_start_todays_mail_window(tmp_path: P
     assert res.code == 0, res.err
     assert _settings(db)[0].mail_since == "2026-11-04T07:30:00+00:00"  # 24 hours, not the sample
     assert (
-        "note: no earlier brief read these inboxes, so this one read the last 24 hours of mail "
+        "note: no brief of an earlier day read these inboxes, so this one read the last 24 hours "
+        "of mail "
         "(since 2026-11-04 07:30); `dayflow brief --since 3d` (or --since YYYY-MM-DD) reaches "
         "further back"
     ) in res.err
@@ -119,6 +120,21 @@ def test_a_same_day_update_says_nothing_of_the_last_24_hours(tmp_path: Path) -> 
     assert "writing an update with only what arrived since" in again.err
     assert "no earlier brief" not in again.err and "last 24 hours" not in again.err
     assert _settings(db)[0].update_of is not None
+
+
+def test_a_second_full_brief_of_the_day_does_not_say_no_earlier_brief_read_the_inboxes(
+    tmp_path: Path,
+) -> None:
+    """`brief --new` after the day's brief reads the last 24 hours again (the window starts
+    at a brief of an earlier day), but its note said "no earlier brief read these inboxes",
+    which the day's first brief had just done."""
+    db = tmp_path / "d.db"
+    env = _maildir_config(tmp_path)
+    assert _brief(db, env=env).code == 0
+    again = _brief(db, "--new", env=env)
+    assert again.code == 0, again.err
+    assert "no earlier brief" not in again.err
+    assert "note: no brief of an earlier day read these inboxes" in again.err
 
 
 @pytest.mark.parametrize(

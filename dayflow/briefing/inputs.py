@@ -169,8 +169,8 @@ def new_run_sources(
             at = mail_since()
             if at == moment - briefday.MAIL_WINDOW and not update:
                 notices.append(
-                    "note: no earlier brief read these inboxes, so this one read the last 24 "
-                    f"hours of mail (since {at.astimezone(tz):%Y-%m-%d %H:%M}); "
+                    "note: no brief of an earlier day read these inboxes, so this one read the "
+                    f"last 24 hours of mail (since {at.astimezone(tz):%Y-%m-%d %H:%M}); "
                     f"`{command_hint(profile, 'brief', '--since', '3d')}` (or --since "
                     "YYYY-MM-DD) reaches further back"
                 )
