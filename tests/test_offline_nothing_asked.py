@@ -77,6 +77,8 @@ def test_a_reminder_or_first_do_this_is_still_a_task(body: str, task: tuple[str,
         "Please give Sam my best.",
         "Give my love to Sam and the kids!",
         "Say hi to Sam for me.",
+        "Tell Sam we miss him!",
+        "Please tell Grandma I love her.",
         "Embrasse Sam pour moi.",
         "Transmets mes amitiés à Sam.",
         "Saluda a Sam de mi parte.",
@@ -90,6 +92,12 @@ def test_greetings_to_pass_on_are_no_task(body: str) -> None:
 def test_greetings_beside_a_real_ask_keep_the_ask() -> None:
     body = "Please say hi to Sam and ask him to send me the photos by Friday."
     assert found(body, "Photos") == [("Ask him to send Ilse photos", "2026-11-06")]
+
+
+def test_telling_someone_what_we_think_of_a_thing_is_still_a_task() -> None:
+    """Feedback to relay is work: "we love" a proposal is not "we love you"."""
+    body = "Please tell the client we love the proposal."
+    assert found(body, "Proposal") == [("Tell client we love proposal", None)]
 
 
 def test_giving_a_person_a_thing_is_still_a_task() -> None:

@@ -253,7 +253,9 @@ REGARDS: Lexicon = {
            r"|wishes|hugs?|kisses)\b",
            r"give\s+\S+(?:\s+\S+)?\s+(?:my|our|a)\s+(?:\w+\s+)?(?:love|best|regards|hugs?|kisses"
            r"|kiss|squeeze)\b",
-           r"tell\s+\S+(?:\s+\S+)?\s+(?:i|we)\s+(?:said\s+hi|say\s+hi|miss|love)\b",
+           # "tell Sam we miss him", not "tell the client we love the proposal" (feedback)
+           r"tell\s+\S+(?:\s+\S+)?\s+(?:i|we)\s+(?:said\s+hi|say\s+hi"
+           r"|(?:miss|love)(?:\s+(?:him|her|them|you|y'all|you\s+all))?\s*(?:[.!,;]|$))",
            r"hug\s+\S+\s+(?:for|from)\s+(?:me|us)\b"),
     "de": (r"(?:grüß|grüss)(?:e|t|en\s+sie)?\b", r"(?:viele\s+|liebe\s+|herzliche\s+)?grüße\s+an\b",
            r"(?:drück|knuddel)(?:e|t)?\s+\S+(?:\s+\S+)?\s+von\s+(?:mir|uns)\b"),
