@@ -286,3 +286,14 @@ def test_an_ask_after_the_let_us_know_that_dates_a_question_stays_its_own() -> N
     tasks = found(body, "Dinner")
     assert tasks[0] == ("Come to dinner on Saturday", "2026-11-04")
     assert [title for title, _ in tasks] == ["Come to dinner on Saturday", "Tell Priya"]
+
+
+def test_a_date_in_a_clause_of_its_own_before_and_is_not_the_next_asks() -> None:
+    """'we need to book the vet by the 15th, and pls call your sister back': the 15th is the
+    vet's; an ask whose cue comes first keeps the sentence's date."""
+    body = "also we need to book the vet by the 15th (booster shots), and pls call your sister back"
+    assert found(body, "Stuff") == [("Call sister back", None)]
+    first = "Please renew the domain by Thursday, and could you add Noor?"
+    assert found(first, "Domain") == [("Renew domain", "2026-11-05"), ("Add Noor", None)]
+    opening = "First thing Monday, could you send the deck?"
+    assert found(opening, "Deck") == [("Send deck", "2026-11-09")]

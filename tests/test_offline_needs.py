@@ -270,3 +270,17 @@ def test_so_we_can_get_started_is_a_persons_words_not_a_services_button() -> Non
     assert _found("Welcome aboard! Get started with your free workspace today.\n\nThe Team") == []
     fyi = "Hi Alex,\n\nThe contractor will get started on the roof next week.\n\nPriya"
     assert _found(fyi) == []
+
+
+def test_a_need_after_but_is_still_a_need_and_after_and_context_stays_context() -> None:
+    """'I have placeholders for the liner, but I need your request for it by November 13':
+    what follows "but" is the need. The near miss: a statement joined by "and" ("our system
+    shows it changed, and we need your card before the visit") gives no second task beside
+    the ask that follows it."""
+    body = "I have a placeholder for the pool liner, but I need your request for it by November 13."
+    assert found(body, "Capital requests") == [("Send request for it to Ilse", "2026-11-13")]
+    told = (
+        "Our system shows your insurance changed, and we need your updated card on file before "
+        "your visit on November 10th. Could you email us a photo of the card by Friday?"
+    )
+    assert [t for t, _ in found(told, "Insurance card")] == ["Email photo of card to Ilse"]

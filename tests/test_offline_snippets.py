@@ -178,3 +178,30 @@ def test_a_snippet_cut_inside_the_asking_sentence_is_opened_not_dated_by_what_ca
     shown = mail(body, "grant", snippet=body[:95] + "…", unread=True)  # the ask and its day
     [action] = triage_all(shown, "Alex")[0]
     assert action.due == dt.date(2026, 11, 3)
+
+
+@pytest.mark.parametrize(
+    ("subject", "snippet"),
+    [
+        # the subject joins two things: the second may be past the cut
+        ("thurs + water heater", "can you pick up Ava's costume from the tailor on Thursday? They"),
+        ("badge & parking", "can you pick up Ava's costume from the tailor on Thursday? They"),
+        # words after the first ask add one ("also pl", "One more thing")
+        ("thurs", "can you pick Maya up from swim on Thursday? I have a late call. also pl"),
+        ("thurs", "can you pick Maya up from swim on Thursday? One more thing: the"),
+    ],
+)
+def test_a_cut_snippet_that_says_another_ask_follows_is_opened(subject: str, snippet: str) -> None:
+    """A dated ask in a cut snippet settles the message only when nothing says a second ask
+    may follow it; here something does, so the message is opened."""
+    cut = mail(snippet + " and more", subject, snippet=snippet, snippet_is_whole=False, unread=True)
+    assert triage_all(cut, "Alex") == ([], True)
+
+
+def test_a_cut_snippet_with_one_dated_ask_and_nothing_more_is_settled() -> None:
+    """The near miss: a subject of one thing, and what follows the ask adds nothing ("I have
+    the late shift"): the snippet's ask is taken, the message is not opened."""
+    snippet = "can you pick up Ava's costume from the tailor on Thursday? I have the late sh"
+    cut = mail(snippet + "ift.", "thursday", snippet=snippet, snippet_is_whole=False, unread=True)
+    actions, wanted = triage_all(cut, "Alex")
+    assert [a.title for a in actions] == ["Pick up Ava's costume from tailor"] and not wanted

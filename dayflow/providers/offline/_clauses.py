@@ -183,6 +183,17 @@ def cue_of(sentence: str) -> str | None:
     return " ".join(found.group(0).split()).strip(" ,¿?") or None if found else None
 
 
+def own_part(sentence: str) -> str:
+    """The part of `sentence` its ask is in: after a clause of its own joined by "and" or
+    "but" before the cue ("we need to book the vet by the 15th, and pls call your sister
+    back" -> "pls call your sister back"); else the whole sentence."""
+    cue = _CUE.search(sentence)
+    if cue is None or not _CLAUSE_BEFORE.search(sentence[: cue.end()]):
+        return sentence
+    joined = list(re.finditer(r"[,;]\s+(?:and|but|also|then)\b", sentence[: cue.end()], re.I))
+    return sentence[joined[-1].end() :].strip() if joined else sentence
+
+
 def asks_nothing(rest: str) -> bool:
     """Whether what follows a request's cue is no to-do: a way to behave, news to keep or pass
     on, greetings to pass on, or a negated ask ("give Sam my best", "keine Rückmeldung nötig")."""
@@ -393,6 +404,11 @@ def _after_negation(rest: str) -> str:
     return rest
 
 
+# A head that is a clause of its own, joined to the ask by "and" or "but" (", and pls call").
+# The cue that follows ("pls", "could you") is short and has no comma.
+_CLAUSE_BEFORE = re.compile(r"\w\W*[,;]\s+(?:and|but|also|then)\b[^,;]{0,25}$", re.IGNORECASE)
+
+
 def _clause_pieces(
     rest: str,
     sentence: str,
@@ -438,6 +454,10 @@ def _clause_pieces(
     around.append(find_deadline(head, received) if head else None)
     # another ask's own deadline is not this one's
     around = [d if d and not any(d.phrase in o for o in others) else None for d in around]
+    if _CLAUSE_BEFORE.search(head):
+        # "we need to book the vet by the 15th, and pls call your sister back": the date is
+        # the clause's before the "and", not the ask's after it
+        around = [d if d and d.phrase not in head else None for d in around]
     deadline = (
         find_deadline(clause, received, lead_on=commitment or _at_a_time(clause))
         or find_deadline(rest, received, lead_only=True)

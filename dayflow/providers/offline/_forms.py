@@ -34,9 +34,11 @@ _NEED_FROM_YOU = re.compile(
     re.IGNORECASE,
 )
 # "need the revised budget by Thursday COB", "we need those numbers today", "a reminder that
-# under the agreement we need the signed certificate no later than 10/31": the thing, sent.
+# under the agreement we need the signed certificate no later than 10/31", "I have a
+# placeholder for it, but I need your request by the 13th": the thing, sent.
 _NEED_THING = re.compile(
-    r"^(?:(?:[^?]{0,100}?(?:\bthat\b[^?]{0,60}?|,)\s+)?(?:i|we)(?:'ll|\s+will)?\s+)?"
+    r"^(?:(?:[^?]{0,100}?(?:\bthat\b[^?]{0,60}?|,(?:\s+but)?)\s+)?"
+    r"(?:i|we)(?:'ll|\s+will)?\s+)?"
     r"(?:really\s+|still\s+|urgently\s+)?need\s+(?P<obj>(?:the"
     r"|your|a|an|those|that|this|these)\s+[\w$#+'/. -]{2,60}?)\s+(?=(?:by|before|no\s+later\s+than"
     r"|today|tonight|tomorrow|asap|eod|cob)\b)",

@@ -152,6 +152,14 @@ _ASKS = any_word(
 _SEVERAL = re.compile(
     rf"\b{_COUNTS}(?:\s+of)?\s+(?:\w+\s+)?{_ASKS}\b|(?:^|\s)\(?(?:1|a)[.)]\s", re.IGNORECASE
 )
+# A subject naming two things ("thurs + water heater"), and words that add an ask ("also",
+# "one more thing", "P.S.", "außerdem", "aussi", "también").
+_JOINED = re.compile(r"\w\s*[+&]\s*\w")
+_ADDS = re.compile(
+    r"(?:^|[\s.?!,;-])(?:also|plus|oh\s+and|one\s+more(?:\s+thing)?|another\s+thing"
+    r"|p\.\s?s\.?|ps:|außerdem|ausserdem|aussi|également|también|además)(?![\w])",
+    re.IGNORECASE,
+)
 _REPLY_PREFIX = re.compile(r"^(?:(?:re|fwd?|fw|aw|sv)\s*:\s*)+", re.IGNORECASE)
 _BLOCK_TAG = re.compile(r"<\s*/?\s*(?:p|div|br|tr|table|ul|ol|h\d)\b[^>]*>", re.IGNORECASE)
 
@@ -225,7 +233,13 @@ def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[A
     if looks_like_scam(subject, snippet, str(message.get("from", ""))):
         return [], False  # a prize notice's "click here to claim" is no one's task
     found = _cut_short_actions(message, user)
-    if found and found[0].due and not _SEVERAL.search(snippet) and not _ask_runs_off(snippet):
+    if (
+        found
+        and found[0].due
+        and not _SEVERAL.search(snippet)
+        and not _ask_runs_off(snippet)
+        and not _more_to_come(subject, snippet)
+    ):
         return found[:1], False
     # A read message is opened when it speaks to the reader by name ("Hi Alex, ..."): its ask
     # often comes after what the snippet shows.
@@ -380,6 +394,14 @@ def _whole(message: dict[str, Any]) -> bool:
             snippet_of(message)
         ))  # fmt: skip
     return snippet_whole(message) and not _is_automated(local)
+
+
+def _more_to_come(subject: str, snippet: str) -> bool:
+    """Whether a cut snippet says another ask may follow what it shows: a subject that joins
+    two things ("thurs + water heater", "badge & parking"), or words after the first
+    sentence that add one ("... I have the late shift. also pl", "One more thing:")."""
+    rest = re.split(r"(?<=[.?!])\s+", snippet.strip(), maxsplit=1)[1:]
+    return bool(_JOINED.search(subject) or (rest and _ADDS.search(rest[0])))
 
 
 def _ask_runs_off(snippet: str) -> bool:

@@ -32,6 +32,7 @@ from dayflow.providers.offline._clauses import (
     has_cue,
     in_sentence,
     is_imperative,
+    own_part,
     spoken_rest,
 )
 from dayflow.providers.offline._sentences import (
@@ -665,7 +666,7 @@ def _subjects(
     said = find_deadline(clean_subject(subject), received)
     if said is None:
         return None
-    own = find_deadline(found[n].text, received, lead_on=True)
+    own = find_deadline(own_part(found[n].text), received, lead_on=True)
     if own is not None:
         return own
     for k, other in enumerate(found):
