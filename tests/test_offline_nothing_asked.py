@@ -158,6 +158,12 @@ def test_a_services_notice_with_an_errand_keeps_the_errand() -> None:
     assert found(body, subject, **{"from": sender}) == [("Complete intake form", "2026-11-06")]
 
 
+def test_an_errand_beside_what_to_bring_in_one_sentence_stays_a_task() -> None:
+    """What to have on arrival goes; the errand the same sentence asks does not go with it."""
+    body = "Your laptop is ready for pickup. Please bring your ID and sign the asset form."
+    assert found(body, "Laptop ready") == [("Sign asset form", None)]
+
+
 # --- a shop's call to buy ----------------------------------------------------------------------
 
 

@@ -43,5 +43,15 @@ def for_the_visit(found: list[Found], text: str, subject: str) -> list[Found]:
         for f in found
         if not _CALL_TO_BUY.search(f.sentence)
         # a thing to have on arrival; one to hand in by a date is an errand ("... by Friday")
-        and not (notice and f.deadline is None and _TURNING_UP.search(f.sentence))
+        and not (notice and f.deadline is None and _for_arrival(f, found))
     ]
+
+
+def _for_arrival(task: Found, found: list[Found]) -> bool:
+    """Whether a task is what to have or do on turning up: its own words say so ("Bring photo
+    ID"), or its sentence does and asks nothing else ("Please show this email at check-in");
+    an errand beside it in the sentence stays ("... bring your ID and sign the asset form")."""
+    if _TURNING_UP.search(task.title):
+        return True
+    alone = sum(f.sentence == task.sentence for f in found) == 1
+    return alone and bool(_TURNING_UP.search(task.sentence))
