@@ -40,6 +40,8 @@ RUNS_SEARCHED = 50  # a message id is looked for in the newest runs of the profi
 # How far the clocks of the hosts that share a store may disagree: a run written up to this long
 # before a task was filed is still read for its moves.
 CLOCK_SKEW = timedelta(hours=1)
+# Why a task no brief filed is on the list (its run_id is None).
+ADDED_BY_HAND = "your promise, made a task by `dayflow tasks add`"
 INJECTED_SHOWN = 120  # characters of what a message told an assistant, quoted
 _ASKS = re.compile(
     r"\?|\b(?:please|pls|could you|can you|would you|will you|need you to|let me know|"
@@ -91,7 +93,7 @@ class TaskWhy:
 class Why:
     """What `dayflow why ID` prints: the run it read, the message, its tasks, or why none."""
 
-    run_id: str
+    run_id: str  # "" for a task no brief filed (`dayflow tasks add`)
     asked: str
     message: dict[str, Any] | None
     tasks: list[TaskWhy] = field(default_factory=list)
@@ -105,7 +107,7 @@ class Why:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "run_id": self.run_id,
+            "run_id": self.run_id or None,
             "asked": self.asked,
             "item": self.item,
             "message": self.message,
@@ -142,7 +144,19 @@ def explain(store: Store, asked: str, *, run_id: str | None = None) -> Why:
 def _for_task(store: Store, task: Task, run: Run | None) -> Why:
     run_id = run.id if run is not None else task.run_id
     if run_id is None:
-        raise RunNotFound(f"task {task.id} names no run that filed it")
+        # Filed by no brief (`dayflow tasks add --from promise:KEY`): what the task row keeps.
+        entry = TaskWhy(
+            title=task.title,
+            task_id=task.id,
+            status=task.status,
+            evidence=task.evidence,
+            counted=ADDED_BY_HAND if task.idempotency_key.startswith("promise:") else None,
+            due=task.due,
+            due_kind=task.due_kind,
+            notes=task.notes,
+            moves=tuple(due_moves(store, task)),
+        )
+        return Why("", task.id, None, [entry], item=task.source_id or task.idempotency_key)
     messages = store.steps.conversation(run_id)
     calls = list(tool_calls(messages))
     made = [c for c in calls if c.name == "create_task" and _task_of(c) == task.id]
@@ -431,7 +445,7 @@ def _payload(call: Call) -> Any:
 
 def render_text(why: Why) -> str:
     """`dayflow why` as plain lines (the CLI prints them; the terminal's width aside)."""
-    lines = [f"run {why.run_id}"]
+    lines = [f"run {why.run_id}" if why.run_id else "run: none (no brief filed this task)"]
     m = why.message
     if m is not None:
         lines.append(f"message {m.get('id')} ({m.get('key')})" if m.get("key") else
@@ -442,7 +456,7 @@ def render_text(why: Why) -> str:
         if why.injected is not None:
             lines.append(f'  to the assistant: "{why.injected}" (quoted, not followed)')
     elif why.item is not None:
-        lines.append(f"item {why.item} (not a message this run read)")
+        lines.append(f"item {why.item}" + (" (not a message this run read)" * bool(why.run_id)))
     for t in why.tasks:
         if t.refused:
             lines.append(f"create_task refused at step {t.step}: {t.title}")

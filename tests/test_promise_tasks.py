@@ -14,6 +14,7 @@ from dayflow.models import RunSettings
 from dayflow.store import Store
 from dayflow.store.runs import EARLIER_PAGE
 from dayflow.tools.promises import promise_of, task_from_promise
+from dayflow.why import explain, render_text
 from tests.scripted import text, tool_use, turn
 from tests.test_agent import _new_run
 
@@ -81,3 +82,20 @@ def test_every_run_is_listed_once_newest_first_across_pages(store: Store) -> Non
     """Runs created at one instant (the test clock stands still) page by insertion order."""
     made = [_brief(store, "2026-11-19", []) for _ in range(2 * EARLIER_PAGE)]
     assert list(store.runs.ids_newest_first()) == made[::-1]
+
+
+def test_why_a_promise_made_a_task_says_what_the_task_keeps(store: Store) -> None:
+    """`dayflow why` on a task `tasks add --from promise:KEY` made was "task t_... names no
+    run that filed it" (exit 3, "no such task") though the task is on the list."""
+    _brief(store, "2026-11-18", [PROMISE])
+    task, _ = task_from_promise(store, KEY)
+    why = explain(store, task.id[:6])
+    assert why.to_json()["run_id"] is None and why.item == "work:abc"
+    assert render_text(why).splitlines() == [
+        "run: none (no brief filed this task)",
+        "item work:abc",
+        f"task {task.id}: Let me check with legal and revert tomorrow (to Ivan Petrov) (open)",
+        '  evidence: "Let me check with legal and revert tomorrow."',
+        "  counted:  your promise, made a task by `dayflow tasks add`",
+        "  due:      2026-11-19, implied by the message (no date named)",
+    ]

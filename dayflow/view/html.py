@@ -136,7 +136,9 @@ step(s){% if run.reason %} · {{ plain(run.reason) }}{% endif %}</p>
 {%- elif kind == "why" %}
 <h1>Why {{ plain(item) }}</h1>
 <pre>{{ plain(text) }}</pre>
+{% if why.run_id %}
 <p class="meta">Run <a href="{{ href('/runs/' ~ quote(why.run_id)) }}">{{ why.run_id }}</a></p>
+{% endif %}
 {{ task_rows(rows) if rows else "" }}
 {%- endif %}
 </main>
