@@ -284,3 +284,33 @@ def test_a_need_after_but_is_still_a_need_and_after_and_context_stays_context() 
         "your visit on November 10th. Could you email us a photo of the card by Friday?"
     )
     assert [t for t, _ in found(told, "Insurance card")] == ["Email photo of card to Ilse"]
+
+
+@pytest.mark.parametrize(
+    ("body", "title"),
+    [
+        ("Need a yes or no from you on the repair tomorrow morning.", "Decide on repair"),
+        ("We need a decision on the vendor by Friday.", "Decide on vendor"),
+        # the near miss: a thing needed is still sent
+        ("We need the signed waiver by Friday.", "Send signed waiver to Ilse"),
+    ],
+)
+def test_a_decision_needed_is_made_not_sent(body: str, title: str) -> None:
+    assert [t for t, _ in found(body, "Hello")] == [title]
+
+
+@pytest.mark.parametrize(
+    ("body", "title"),
+    [
+        ("Can you get our spreadsheet updated by end of next week?", "Update spreadsheet"),
+        ("Could you get the form signed by Friday?", "Sign form"),
+        ("Can you get me the revised schedule by Friday?", "Send revised schedule to Ilse"),
+        ("Could you get the forms to me by Friday?", "Send forms to Ilse"),
+        # near misses: a place to get to, and a signed thing to return, stay as they were
+        ("Could you get the car to the garage?", "Get car to garage"),
+        ("Can you get it back to me signed by Friday?", "Return Lease signed to Ilse"),
+    ],
+)
+def test_get_a_thing_done_or_get_me_a_thing_is_its_verb(body: str, title: str) -> None:
+    """'get X updated' is updating X; 'get me X' and 'get X to me' are sending X."""
+    assert [t for t, _ in found(body, "Lease")] == [title]

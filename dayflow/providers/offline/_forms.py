@@ -20,7 +20,13 @@ from dayflow.dates import (
     any_word,
     find_deadline,
 )
-from dayflow.providers.offline._titles import clean_subject, event, finish, strip_articles
+from dayflow.providers.offline._titles import (
+    PARTICIPLES,
+    clean_subject,
+    event,
+    finish,
+    strip_articles,
+)
 
 Piece = tuple[str, Deadline | None, bool]
 
@@ -51,6 +57,13 @@ _NEED_WITHIN = re.compile(
     r"(?!(?:the|your|a|an)\s+(?:[\w'-]+\s+){0,3}(?:approval|sign-off|decision|ok|go-ahead)\b)"
     r"(?P<obj>(?:the|your|those|these)\s+[\w$#+'/. -]{2,60}?)\s+(?=within\s+(?:the\s+next\s+)?"
     r"(?:\d+|two|three|four|five)\s+(?:hours|days)\b)",
+    re.IGNORECASE,
+)
+# "a yes or no from you on the repair", "a decision on the vendor": a decision to make, not a
+# thing to send.
+_DECISION = re.compile(
+    r"^(?:a|an|the|your)\s+(?:yes\s+or\s+no|yes/no|decision|go/no[- ]go|go-ahead|call)"
+    r"(?:\s+from\s+you)?\s+(?:on|about)\s+(?:the\s+)?(?P<on>.+)$",
     re.IGNORECASE,
 )
 # A state a place is needed in, not a thing to send: "we need the room cleared", "the lot empty".
@@ -169,13 +182,7 @@ _EVERY_MUST = re.compile(
 _THEIR = re.compile(r"^(?:their|his\s+or\s+her|his|her|leur|leurs|su|sus)\s+", re.IGNORECASE)
 # Where what follows a need's verb stops being part of the task.
 _CUT_REST = re.compile(r",|\s(?:so|because|since|as|and|which|before|by)\b", re.IGNORECASE)
-_PARTICIPLE = {"approved": "Approve", "signed": "Sign", "reviewed": "Review", "submitted": "Submit",
-               "paid": "Pay", "returned": "Return", "completed": "Complete", "renewed": "Renew",
-               "confirmed": "Confirm", "filed": "File", "countersigned": "Countersign",
-               "uploaded": "Upload", "sent": "Send", "filled in": "Fill in",
-               "filled out": "Fill out", "updated": "Update", "finished": "Finish",
-               "booked": "Book", "shared": "Share", "posted": "Post", "added": "Add",
-               "done": "Finish"}  # fmt: skip
+_PARTICIPLE = PARTICIPLES
 
 
 def whole_forms(
@@ -220,7 +227,9 @@ def _needs(
         return [(finish(f"{verb} {obj} {_CUT_REST.split(rest)[0]}", sender), deadline, False)]
     need = _NEED_FROM_YOU.search(sentence) or _NEED_THING.search(sentence) or _need_within(sentence)
     if need:
-        title = finish(f"Send {need.group('obj')} to {sender}", sender)
+        decide = _DECISION.match(need.group("obj"))
+        thing = f"Decide on {decide.group('on')}" if decide else f"Send {need.group('obj')}"
+        title = finish(thing if decide else f"{thing} to {sender}", sender)
         return [(title, find_deadline(sentence[need.end() :], received), False)]
     present = _NEED_YOU_ON.search(sentence)
     if present:

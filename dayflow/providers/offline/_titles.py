@@ -107,6 +107,18 @@ _ZU_INFINITIVE = re.compile(
 _DE_PRONOUNS = {"du", "sie", "ihr", "mir", "mich", "uns", "dir", "bitte"}
 
 
+# Where "get me ..." puts the reader's sender, not a thing to send ("get me on the list").
+_PLACES = frozenset("on in into onto off out up through over back there here started".split())
+# A thing's state after its verb ("signed", "filled out"), and the verb that brings it about.
+PARTICIPLES = {"approved": "Approve", "signed": "Sign", "reviewed": "Review", "submitted": "Submit",
+               "paid": "Pay", "returned": "Return", "completed": "Complete", "renewed": "Renew",
+               "confirmed": "Confirm", "filed": "File", "countersigned": "Countersign",
+               "uploaded": "Upload", "sent": "Send", "filled in": "Fill in",
+               "filled out": "Fill out", "updated": "Update", "finished": "Finish",
+               "booked": "Book", "shared": "Share", "posted": "Post", "added": "Add",
+               "done": "Finish"}  # fmt: skip
+
+
 def make_title(clause: str, deadline: Deadline | None, subject: str, sender: str) -> str | None:
     """A to-do title for a request's clause: a verb and its object, the sender for "me"."""
     words = _scrub(clause, deadline).split()
@@ -185,10 +197,15 @@ def _scrub(clause: str, deadline: Deadline | None) -> str:
 
 
 def _idiom(words: list[str]) -> list[str]:
-    """ "have X ready" -> "prepare X"; "take a look at X" -> "review X"."""
+    """ "have X ready" -> "prepare X"; "get X updated" -> "update X"; "get me X" -> "send X to
+    me"; "take a look at X" -> "review X"."""
     low = [w.lower().strip(",.!?") for w in words]
     if low[0] in {"have", "get"} and len(low) > 2 and low[-1] in {"ready", "done", "finished"}:
         return ["prepare" if low[-1] == "ready" else "finish", *words[1:-1]]
+    if low[0] == "get" and len(low) > 2 and low[1] in {"me", "us"} and low[2] not in _PLACES:
+        return ["send", *words[2:], "to", words[1]]
+    if low[0] == "get" and len(low) > 3 and low[-2:] in (["to", "me"], ["to", "us"]):
+        return ["send", *words[1:]]  # "get the forms to me"
     if low[0] in {"jump", "hop", "get"} and len(low) > 1 and low[1] == "on":
         return ["join", *words[2:]]
     if low[0] == "send" and len(low) > 1 and low[1] == "over":
@@ -200,6 +217,8 @@ def _idiom(words: list[str]) -> list[str]:
     back = _BACK_SIGNED.match(" ".join(words))
     if back:  # "get it back to me signed": return it signed
         return ["return", back.group(1), "signed", *back.group(2).split()]
+    if low[0] in {"have", "get"} and len(low) > 2 and low[-1] in PARTICIPLES:
+        return [PARTICIPLES[low[-1]].lower(), *words[1:-1]]  # "get our spreadsheet updated"
     if low[:3] in (["take", "a", "look"], ["have", "a", "look"]):
         rest = words[4:] if len(low) > 3 and low[3] == "at" else words[3:]
         return ["review", *rest] if rest else ["review"]
