@@ -179,6 +179,12 @@ def test_action_items_that_name_only_others_give_the_reader_nothing() -> None:
     assert _found(everyone, "Kiln review notes") == [("Send stall hours to Inés", "2026-11-03")]
 
 
+def test_an_action_item_for_the_reader_by_a_longer_name_is_still_theirs() -> None:
+    """ "Alexander:" may be the reader Alex (a colleague's full name for them): not another's."""
+    longer = NOTES.replace("- Tom: book the van", "- Alexander: book the van by Tue")
+    assert _found(longer, "Kiln review notes") == [("Book van for market", "2026-11-03")]
+
+
 def test_owners_without_an_action_items_heading_are_left_as_they_are() -> None:
     """Without the heading a label may be a topic ("- Budget: ..."), so the list stays."""
     body = NOTES.replace("Action items:\n", "")

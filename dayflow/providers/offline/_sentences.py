@@ -295,10 +295,20 @@ def _owners(found: list[Sentence], me: str, out: list[bool]) -> list[bool]:
     if me not in owners:
         if len(owners) < 2 or not _under_actions_heading(found, names):
             return out
-        return [was or name is not None for was, name in zip(out, names, strict=True)]
+        # the reader by a longer or a shorter name ("Alexander:", "Sam:" for Samantha) may be
+        # one of them: that item is not someone else's
+        return [
+            was or (name is not None and not _may_be(name.lower(), me))
+            for was, name in zip(out, names, strict=True)
+        ]
     return [
         was if name is None else name.lower() != me for was, name in zip(out, names, strict=True)
     ]
+
+
+def _may_be(name: str, me: str) -> bool:
+    """Whether an owner's label may name the reader by a longer or shorter form of theirs."""
+    return min(len(name), len(me)) >= 3 and (name.startswith(me) or me.startswith(name))
 
 
 def _under_actions_heading(found: list[Sentence], names: list[str | None]) -> bool:
