@@ -91,7 +91,9 @@ _MEANT = {
 
 def unknown_settings(env: Mapping[str, str]) -> list[str]:
     """A warning line for each `DAYFLOW_*` variable of `env` that is not a Dayflow setting
-    (a misspelt one is otherwise silently ignored), naming the setting it most likely meant."""
+    (a misspelt one is otherwise silently ignored), naming the setting it most likely meant
+    and the `.env` file that set it, if one did."""
+    files = env.files if isinstance(env, Environment) else {}
     lines = []
     for name in sorted(env):
         if not name.startswith("DAYFLOW_") or name in ENV_VARS:
@@ -100,7 +102,8 @@ def unknown_settings(env: Mapping[str, str]) -> list[str]:
             continue
         from dayflow.printable import plain  # only for a name worth a warning
 
-        line = f"warning: {plain(name[:60])} is not a Dayflow setting"
+        where = f"{plain(files[name])}: " if name in files else ""
+        line = f"warning: {where}{plain(name[:60])} is not a Dayflow setting"
         meant = _meant(name)
         lines.append(f"{line}; did you mean {meant}?" if meant else f"{line}; ignored")
     return lines

@@ -274,6 +274,22 @@ def test_a_misspelt_setting_is_warned_about_naming_the_real_one(tmp_path: Path) 
     )
 
 
+def test_a_misspelt_setting_of_a_dotenv_file_names_the_file(tmp_path: Path) -> None:
+    """Set in ~/.config/dayflow/.env, the warning named only the variable: a user looking for
+    it in the environment did not find it."""
+    home = tmp_path / "home"
+    (home / ".config" / "dayflow").mkdir(parents=True)
+    dotenv = home / ".config" / "dayflow" / ".env"
+    dotenv.write_text("DAYFLOW_MODLE=offline\n")
+    from dayflow.config import Config
+
+    found = Config(environ={"HOME": str(home), "DAYFLOW_TIMEZONE": "x"})
+    assert found.warnings() == [
+        f"warning: {dotenv}: DAYFLOW_MODLE is not a Dayflow setting; did you mean DAYFLOW_MODEL?",
+        "warning: DAYFLOW_TIMEZONE is not a Dayflow setting; did you mean DAYFLOW_TZ?",
+    ]
+
+
 def test_the_config_returns_its_warnings_and_never_prints_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
