@@ -26,7 +26,18 @@ from dayflow.history import (
     gc_candidates,
     recompute_totals,
 )
-from dayflow.models import DONE, INTERRUPTED, STOPPED, Event, Limits, Run, Usage
+from dayflow.models import (
+    DONE,
+    INTERRUPTED,
+    STOPPED,
+    Event,
+    Limits,
+    ModelRequest,
+    ModelResponse,
+    Run,
+    Usage,
+    estimate_tokens,
+)
 from dayflow.store import PRUNED_MARK, REDACTED_MARK, Owner, Store, open_store
 from dayflow.timeline import label_levels, restart_indexes, spread_times
 from tests.conftest import is_pg
@@ -127,10 +138,23 @@ def test_fork_after_a_compaction_sends_what_the_parent_sent(store: Store) -> Non
 
 
 def test_a_fork_budget_counts_only_what_the_fork_spends(store: Store) -> None:
-    parent, _ = _seed_run(store)
-    # A budget the parent has spent whole: counting the parent's tokens, the fork could make
-    # no call; the fork's one call (its share of the parent's, estimated) fits in it alone.
-    budget = parent.usage.total
+    # The parent's calls are charged what they would cost (each request's own estimate in,
+    # the seed's tokens out), so the figures below hold however big the prompt grows (fixed
+    # figures broke twice when the prompt and the sample grew).
+    turns = seed_turns()
+
+    def charged(request: ModelRequest) -> ModelResponse:
+        turn = turns.pop(0)
+        spent = estimate_tokens([request.system, request.tools, request.messages])
+        return replace(turn, usage=replace(turn.usage, input_tokens=spent))
+
+    parent = start_run(Loop(store, ScriptedModel(fn=charged)), OPTIONS).run
+    assert parent.status == DONE
+    last = seed_turns()[2].usage.output_tokens
+    # Less than the parent spent: the fork's one call (the parent's last, estimated the
+    # same) fits in it alone, but counting what the parent spent on the two steps the fork
+    # copies, it would have fewer tokens left than its answer needs.
+    budget = parent.usage.total - last // 2
     model = ScriptedModel(seed_turns()[2:])
     result = fork_run(Loop(store, model), parent, 2, limits=Limits(budget=budget))
     assert result.run.status == DONE and result.run.budget == budget, result.run.reason
