@@ -142,3 +142,12 @@ def test_an_encoded_last_first_name_keeps_its_address_and_its_key() -> None:
     assert mail.stable_id == message_stable_id("<e@z.example>", sender="Müller")
     quoted = raw.replace(b"=?utf-8?q?M=C3=BCller=2C_J=C3=BCrgen?=", b'"Doe, Jane"')
     assert parse_message(quoted, fallback_time=FALLBACK).sender == "Doe, Jane <JM@z.example>"
+
+
+def test_a_terminal_escape_in_a_name_leaves_no_trace_in_the_envelope() -> None:
+    """The From showed "Evil, Name" but the envelope (You owe replies) "Evil [31m, Name": its
+    ESC made a space and the rest of the sequence stayed."""
+    raw = b'From: "Evil\x1b[31m, Name" <evil@z.example>\r\nSubject: s\r\n\r\nbody\r\n'
+    mail = parse_message(raw, fallback_time=FALLBACK)
+    assert mail.sender == "Evil, Name <evil@z.example>"
+    assert mail.envelope.sender == ("Evil, Name", "evil@z.example")

@@ -245,7 +245,9 @@ def address_text(msg: Message, name: str) -> str:
 
 
 def _envelope_header(msg: Message, name: str) -> str:
-    return address_text(msg, name) if name.lower() in _ADDRESS_HEADERS else header_text(msg, name)
+    if name.lower() in _ADDRESS_HEADERS:  # a name's terminal escape out whole, as the From's
+        return without_escapes(address_text(msg, name))
+    return header_text(msg, name)
 
 
 def without_escapes(text: str) -> str:
