@@ -242,3 +242,26 @@ def test_a_chats_digest_by_its_subject_is_no_task(subject: str) -> None:
 def test_a_person_naming_new_messages_in_a_subject_is_read() -> None:
     body = "Hi Alex, could you answer the two new messages on the clinic line by noon today?"
     assert len(found(body, "Two new messages on the clinic line")) == 1
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "Volunteers please wear your orange vests and check in at the staging table by 3:15.",
+        "Drivers, please park behind the gym and check in with Dana by 7:30.",
+        "Coaches should collect the bibs from the shed by Friday.",
+    ],
+)
+def test_an_announcements_ask_spoken_to_some_of_its_readers_is_no_task(ask: str) -> None:
+    """An announcement's sentence that opens by naming some of its readers (volunteers,
+    drivers, coaches) asks them, not the reader who got it."""
+    assert found(f"Parks team,\n\nWe have 22 volunteers for Saturday. {ask}\n\nKeisha") == []
+
+
+def test_the_same_ask_without_the_group_or_to_the_reader_is_still_a_task() -> None:
+    """Near misses: the same dated errand asked of everyone stays a task, and so does one
+    said to the reader alone ("Hi Alex, volunteers please...")."""
+    everyone = "Parks team,\n\nPlease check in at the staging table by 3:15.\n\nKeisha"
+    assert [t for t, _ in found(everyone)] == ["Check in at staging table"]
+    alone = "Hi Alex,\n\nVolunteers please check in at the staging table by 3:15.\n\nKeisha"
+    assert [t for t, _ in found(alone)] == ["Check in at staging table"]

@@ -661,3 +661,20 @@ def test_a_thing_asked_for_on_the_way_home_is_an_errand_in_its_own_language() ->
         "Picked up the bread on my way home, no need.",
     ]:
         assert titles(body) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "title"),
+    [
+        ("The lifeguard schedule for November is attached. Can you approve it by Wednesday?",
+         "Approve lifeguard schedule for November"),
+        ("Attached is the draft budget. Could you review it?", "Review draft budget"),
+        # near misses: a sentence before that names no thing set out, and no pronoun
+        ("The weather is nice today. Can you approve it?", "Approve budget for Q3"),
+        ("The lifeguard schedule is attached. Can you approve the pool order?",
+         "Approve pool order"),
+    ],
+)  # fmt: skip
+def test_an_ask_for_it_means_the_thing_the_sentence_before_sets_out(body: str, title: str) -> None:
+    """'X is attached. Can you approve it?': "it" is X, not the subject's words."""
+    assert [t for t, _ in _found(body, "budget for Q3")] == [title]

@@ -155,12 +155,25 @@ def _spoken_to_reader(said: list[Sentence], reader: str | None) -> set[str]:
     return out
 
 
+# An announcement's sentence that opens by naming some of its readers ("Volunteers please wear
+# your vests", "Drivers, please...", "Coaches should..."): it asks those people, not the reader
+# who got it; not the groups a reader of the mail is one of (parents, members, employees).
+_SOME_OF_US = re.compile(
+    r"^\W*(?:all\s+|our\s+|the\s+)?(?:volunteers|drivers|coaches|players|visitors|guests"
+    r"|attendees|participants|students|lifeguards|counsell?ors|chaperones|marshals|vendors"
+    r"|contractors|crews?)\s*[,:]?\s+(?:please|pls|kindly|should|must|need\s+to"
+    r"|are\s+(?:asked|reminded)\s+to)\b",
+    re.IGNORECASE,
+)
+
+
 def _for_everyone(found: Found) -> bool:
     """Whether an ask of an announcement is for everyone who reads it: a house rule, a
-    standing instruction, a way to behave, or the sentence forbids first and says what to
-    do instead."""
+    standing instruction, a way to behave, the sentence forbids first and says what to do
+    instead, or it is spoken to some of the readers by what they are."""
     return bool(
-        _HOUSE_RULE.match(found.title)
+        _SOME_OF_US.match(found.sentence)
+        or _HOUSE_RULE.match(found.title)
         or _STANDING.search(found.title)
         or _BEHAVING.search(found.sentence)
         or _FORBIDS.match(found.sentence)

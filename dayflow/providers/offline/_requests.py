@@ -213,6 +213,19 @@ _DECIDE_ON = re.compile(
     re.IGNORECASE,
 )
 _WITHIN = re.compile(r"^(?:within|in)\s", re.IGNORECASE)
+# An ask whose thing is a pronoun ("Can you approve it by Wednesday?"), and a sentence before
+# it that names the thing it means.
+_IT = re.compile(r"\b[a-z]+\s+(?:it|them)\b(?!\s+(?:is|was|will|would|'s))", re.IGNORECASE)
+_SET_BEFORE = re.compile(
+    r"^(?:the|our|your|my|this|a)\s+(?P<thing>[\w' -]{3,60}?)\s+(?:is|are)\s+"
+    r"(?:attached|enclosed|below|ready|in\s+(?:the|your)\s+\w+(?:\s+\w+)?)[.!]?$",
+    re.IGNORECASE,
+)
+_ATTACHED_IS = re.compile(
+    r"^(?:attached|enclosed|below)\s+(?:is|are)\s+(?:the|our|my|a)\s+(?P<thing>[\w' -]{3,60}?)"
+    r"[.!]?$",
+    re.IGNORECASE,
+)
 # A verb in the simple past ("passed", "failed", "broke"), not a passive's participle after
 # its auxiliary ("must be scheduled") nor a word that only ends so ("need", "Wed").
 _PAST = re.compile(
@@ -412,7 +425,8 @@ def requests_in(
             continue
         if not sentence.listed and sentence.paragraph != pointed:
             pointed = None
-        pieces = in_sentence(plain, sentence.listed, subject, sender, received, from_user)
+        named = _named_before(found_sentences[n - 1].text) if n and _IT.search(plain) else None
+        pieces = in_sentence(plain, sentence.listed, named or subject, sender, received, from_user)
         if n in answering:  # "Let us know by Wednesday" after the question it dates
             pieces = [p for p in pieces if not _ONLY_ANSWER.match(p[0])]
         if sentence.listed and pointed is not None:
@@ -643,6 +657,14 @@ def _carried(
         if deadline is not None:
             return deadline
     return _subjects(found, n, received, subject)
+
+
+def _named_before(sentence: str) -> str | None:
+    """The thing a sentence sets before the reader ("The lifeguard schedule for November is
+    attached.", "Attached is the draft flyer."), which an "it" in the ask after it means."""
+    shown = _SET_BEFORE.match(sentence.strip()) or _ATTACHED_IS.match(sentence.strip())
+    thing = shown.group("thing") if shown else ""
+    return thing if thing and len(thing.split()) <= 6 else None
 
 
 def _happened(sentence: str, deadline: Deadline) -> bool:
