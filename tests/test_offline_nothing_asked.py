@@ -179,6 +179,12 @@ def test_a_shops_call_to_buy_is_no_task(body: str) -> None:
     assert found(body, "Your slots", **{"from": "Grocer <slots@grocer.example>"}) == []
 
 
+def test_a_dated_ask_to_do_a_thing_now_is_still_a_task() -> None:
+    """A call to buy has no day but its "now"; an ask with one of its own is an errand."""
+    body = "Renew your badge now at the front desk, it expires tomorrow."
+    assert found(body, "Hello") == [("Renew badge at front desk, it expires", "2026-11-03")]
+
+
 def test_a_persons_reason_to_book_now_is_still_a_task() -> None:
     body = "Prices went up again. Please book the flights by Friday, before they go up more."
     assert found(body, "Lisbon") == [("Book flights", "2026-11-06")]

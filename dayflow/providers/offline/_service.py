@@ -36,12 +36,13 @@ _CALL_TO_BUY = re.compile(
 def for_the_visit(found: list[Found], text: str, subject: str) -> list[Found]:
     """`found` without a service's instructions for turning up (in a notice that an order or
     a booking is ready or confirmed, with no date of their own) and without a shop's calls to
-    buy."""
+    buy (with no day but "now" either)."""
     notice = bool(_NOTICE.search(subject) or _NOTICE.search(text))
     return [
         f
         for f in found
-        if not _CALL_TO_BUY.search(f.sentence)
+        # a call to buy has no day but its "now"; "renew your badge now, it expires tomorrow"
+        if (_dated(f) or not _CALL_TO_BUY.search(f.sentence))
         # a thing to have on arrival; one to hand in by a date is an errand ("... by Friday")
         and not (notice and f.deadline is None and _for_arrival(f, found))
     ]
@@ -55,3 +56,8 @@ def _for_arrival(task: Found, found: list[Found]) -> bool:
         return True
     alone = sum(f.sentence == task.sentence for f in found) == 1
     return alone and bool(_TURNING_UP.search(task.sentence))
+
+
+def _dated(task: Found) -> bool:
+    """Whether a task has a day of its own beside a call's "now" ("it expires tomorrow")."""
+    return task.deadline is not None and task.deadline.phrase.strip().lower() != "now"
