@@ -40,6 +40,8 @@ def error_lines(tmp_path: Path, res: Result) -> list[str]:
     [
         ('deliver = "file:/tmp/x.md"\n', "deliver must be a list of sinks"),
         ('deliver = ["pigeon"]\n', "deliver 'pigeon': use file:PATH"),
+        # A list with a non-string said "must be a list of sinks", which it is.
+        ('deliver = ["stdout", 3]\n', 'deliver entry 2 must be a sink such as "stdout", not 3'),
         ('deliver = ["file:$HOME/b.md"]\n', "the path holds $HOME"),
         ('deliver = ["smtp"]\n', "deliver smtp needs an [smtp] table"),
         ('smtp = "mail.example.org"\n', "[smtp]: must be a table"),

@@ -226,10 +226,14 @@ def from_document(
     problems: list[str] = []
     listed = data.get("deliver", [])
     sinks: list[str] = []
-    if not isinstance(listed, list) or not all(isinstance(s, str) for s in listed):
+    if not isinstance(listed, list):
         problems.append('deliver must be a list of sinks, e.g. ["file:~/notes/{date}.md"]')
     else:
-        for value in listed:
+        for n, value in enumerate(listed, 1):
+            if not isinstance(value, str):
+                shown = repr(value)[:40]
+                problems.append(f'deliver entry {n} must be a sink such as "stdout", not {shown}')
+                continue
             sink, problem = _sink(value, path.parent)
             if sink is None:
                 problems.append(f"deliver {value!r}: {problem}")
