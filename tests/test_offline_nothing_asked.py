@@ -188,3 +188,16 @@ def test_a_dated_ask_to_do_a_thing_now_is_still_a_task() -> None:
 def test_a_persons_reason_to_book_now_is_still_a_task() -> None:
     body = "Prices went up again. Please book the flights by Friday, before they go up more."
     assert found(body, "Lisbon") == [("Book flights", "2026-11-06")]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Bitte erst am Montag den Vertrag unterschreiben.",
+        "Bitte erst nach der Sitzung die Unterlagen an Frau Weber schicken.",
+    ],
+)
+def test_german_erst_before_a_day_and_a_thing_to_do_is_a_timed_ask(body: str) -> None:
+    """ "erst am Montag ... unterschreiben" says when to do it, not to wait: only opening or
+    looking is waited for ("bitte erst zu Weihnachten öffnen")."""
+    assert found(body, "Vertrag") != []

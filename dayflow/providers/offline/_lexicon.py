@@ -266,14 +266,16 @@ REGARDS: Lexicon = {
            r"(?:beso|besos|abrazo|abrazos|saludos|recuerdos|cariños)\b"),
 }  # fmt: skip
 # What a negated ask says: nothing to do ("no need to reply", "don't feel you have to", "bitte
-# keine Rückmeldung nötig", "pas besoin de répondre", "no hace falta"), or to wait ("bitte erst
-# zu Weihnachten öffnen": not before Christmas). Matched at the start of what follows the cue;
-# a house rule's "don't ..." is `FORBIDDING`.
+# keine Rückmeldung nötig", "pas besoin de répondre", "no hace falta"), or to wait before
+# opening or looking ("bitte erst zu Weihnachten öffnen": not before Christmas; "bitte erst am
+# Montag den Vertrag unterschreiben" is a timed ask, not a wait). Matched at the start of what
+# follows the cue; a house rule's "don't ..." is `FORBIDDING`.
 RELEASES: Lexicon = {
     "en": (r"no\s+need\s+(?:to|for)\b", r"(?:you\s+)?(?:don't|do\s+not|needn't|need\s+not)\s+"
            r"(?:feel\s+(?:like\s+)?(?:you\s+)?)?(?:need|have|must)\b",
            r"(?:don't|do\s+not)\s+(?:bother|worry)\b"),
-    "de": (r"erst\s+(?:zu|an|am|ab|nach|im|in|wenn|nachdem|nächste\w*)\b",
+    "de": (r"erst\s+(?:zu|an|am|ab|nach|im|in|wenn|nachdem|nächste\w*)\b[^.!?;]{0,60}?"
+           r"\b(?:öffnen|aufmachen|auspacken|anschauen|ansehen|lesen)\b",
            r"(?:das\s+)?(?:ist\s+)?nicht\s+(?:nötig|notwendig|erforderlich)\b"),
     "fr": (r"(?:pas|nul|aucun)\s+besoin\b", r"inutile\s+de\b",
            r"(?:ne\s+)?(?:te|vous)\s+(?:sens|sentez)\s+pas\s+obligée?s?\b"),
