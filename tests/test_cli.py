@@ -328,6 +328,19 @@ def test_help_explains_every_command_and_exit_codes() -> None:
         assert flag in res.stdout
 
 
+def test_an_unknown_profile_exits_with_the_code_help_and_the_readme_give_it(
+    tmp_path: Path,
+) -> None:
+    """`--profile ghost` exits 3, which --help called "no such run/task" and the README's table
+    did not list at all."""
+    res = invoke(tmp_path / "d.db", lambda *_: OfflineModel(), "rules", "--profile", "ghost")
+    assert res.code == 3 and "no profile 'ghost'" in res.err
+    assert "3 no such run/task/profile" in runner.invoke(app, ["--help"]).stdout
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    (row,) = [line for line in readme.splitlines() if line.startswith("| 3 |")]
+    assert "profile" in row and "promise" in row
+
+
 @pytest.mark.slow  # spawns a process
 def test_help_runs_and_tasks_do_not_import_the_sdk(db_path: Path) -> None:
     code = (
