@@ -678,3 +678,35 @@ def test_a_thing_asked_for_on_the_way_home_is_an_errand_in_its_own_language() ->
 def test_an_ask_for_it_means_the_thing_the_sentence_before_sets_out(body: str, title: str) -> None:
     """'X is attached. Can you approve it?': "it" is X, not the subject's words."""
     assert [t for t, _ in _found(body, "budget for Q3")] == [title]
+
+
+def test_a_signature_with_its_title_run_into_the_last_line_is_not_the_ask() -> None:
+    """A snippet joins 'Monica' and 'Human Resources' to 'sign by Friday pls'; a name that is
+    the ask's object ("call Monica Human Resources") or follows no closing word stays."""
+    joined = "Payroll correction sheet - sign by Friday pls Monica Human Resources"
+    assert without_signoff(joined, "Monica Fell") == "Payroll correction sheet - sign by Friday pls"
+    assert without_signoff("Please call Monica Human Resources", "Monica Fell") == (
+        "Please call Monica Human Resources"
+    )
+    assert without_signoff("Send it to Monica Human Resources", "Monica Fell") == (
+        "Send it to Monica Human Resources"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "title"),
+    [
+        ("Seasonal payroll correction sheet - sign by Friday pls",
+         "Sign Seasonal payroll correction sheet"),
+        ("Timesheet: sign by Friday pls", "Sign Timesheet"),
+    ],
+)  # fmt: skip
+def test_a_thing_then_a_dash_or_colon_and_a_dated_verb_is_that_verb_on_the_thing(
+    body: str, title: str
+) -> None:
+    assert [t for t, _ in _found(body, "payroll")] == [title]
+
+
+def test_a_dash_before_a_word_that_is_no_verb_makes_no_task() -> None:
+    """The near miss: 'Budget review - done by Friday' names no verb after the dash."""
+    assert _found("Budget review - done by Friday, thanks", "budget") == []

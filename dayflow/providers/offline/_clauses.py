@@ -359,7 +359,8 @@ def _bare_clauses(
         if listed or find_deadline(sentence, received):  # "Don't forget to call Bo by 5."
             return [sentence[reminder.end() :]], False, subject
     first = sentence.split(" ", 1)[0].lower().strip(",:")
-    labelled = re.match(r"^([\w' -]{2,40}):\s+(\w+)", sentence)
+    # "Timesheets: submit by Friday", "Payroll correction sheet - sign by Friday pls"
+    labelled = re.match(r"^([\w' -]{2,40}?)(?::|\s+[-–—]+)\s+(\w+)", sentence)
     colon = re.search(r"\b(?:for you|to do|asks?|things?)\b[^:]{0,60}:\s+(?=(\w+))", sentence, re.I)
     if colon and colon.group(1).lower() in VERBS:
         return [sentence[colon.end() :]], False, subject

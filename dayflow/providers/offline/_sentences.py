@@ -327,6 +327,12 @@ def without_signoff(text: str, sender: str) -> str:
     first = sender.split()[0] if sender.split() else ""
     if len(parts) < 2 or not first:
         return text
+    # "sign by Friday pls Monica Human Resources": the name, then the signature's title line
+    last = text.rstrip().rsplit(None, 5)
+    for i in range(1, len(last) - 1):
+        titled = all(word[:1].isupper() for word in last[i + 1 :])
+        if last[i] == first and titled and _CLOSING.search(" ".join(last[:i])):
+            return " ".join(last[:i])
     before, tail = parts[0].rstrip(), parts[1]
     dashed = tail[:1] in "-–—" or before.endswith(("-", "–", "—"))
     if before.endswith(("-", "–", "—")):
