@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from dayflow.sources.envelope import envelope_from_json
 from dayflow.sources.identity import message_stable_id, normalise_message_id, short_hash
 from dayflow.sources.mime import html_to_text, parse_message, snippet
 
@@ -151,3 +152,14 @@ def test_a_terminal_escape_in_a_name_leaves_no_trace_in_the_envelope() -> None:
     mail = parse_message(raw, fallback_time=FALLBACK)
     assert mail.sender == "Evil, Name <evil@z.example>"
     assert mail.envelope.sender == ("Evil, Name", "evil@z.example")
+
+
+def test_a_json_inbox_last_first_sender_keeps_its_whole_name_in_the_envelope() -> None:
+    """A JSON `from` of `Doe, Jane <jane@x.example>` (unquoted, as an export writes it) was
+    "Jane" under You owe replies, while Needs action said "Doe, Jane"."""
+    assert envelope_from_json({"from": "Doe, Jane <Jane@X.example>"}).sender == (
+        "Doe, Jane",
+        "jane@x.example",
+    )
+    assert envelope_from_json({"from": "dana@x.example"}).sender == ("", "dana@x.example")
+    assert envelope_from_json({"from": "Doe, Jane"}).sender == ("", "")

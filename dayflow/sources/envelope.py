@@ -137,7 +137,7 @@ def envelope_from_json(message: dict[str, Any]) -> Envelope:
             return ", ".join(str(v) for v in value)
         return str(value) if isinstance(value, str) else ""
 
-    sender = _addresses(joined(message.get("from")), 1)
+    sender = _json_sender(joined(message.get("from")))
     refs = message.get("references")
     auto = str(message.get("auto_submitted") or "").lower()
     address = sender[0][1] if sender else ""
@@ -224,6 +224,17 @@ def base_address(address: str) -> str:
     if not at:
         return address.strip().lower()
     return f"{local.split('+', 1)[0] or local}@{domain}"
+
+
+def _json_sender(raw: str) -> list[Address]:
+    """A JSON file's `from`: an Outlook export writes `Doe, Jane <jane@x>` unquoted, which
+    getaddresses reads as two addresses (the name then "Jane"); read as the brief shows it."""
+    from dayflow.senders import sender_parts
+
+    name, address = sender_parts(raw)
+    if "@" in address and not any(c.isspace() for c in address) and "," not in address:
+        return [(name[:100], address.lower()[:254])]
+    return _addresses(raw, 1)
 
 
 def _addresses(raw: str, limit: int) -> list[Address]:
