@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from dayflow.errors import RunNotFound
+from dayflow.errors import RunNotFound, UsageError
 from dayflow.frozen import replace
 from dayflow.models import RunSettings
 from dayflow.store import Store
@@ -99,3 +99,17 @@ def test_why_a_promise_made_a_task_says_what_the_task_keeps(store: Store) -> Non
         "  counted:  your promise, made a task by `dayflow tasks add`",
         "  due:      2026-11-19, implied by the message (no date named)",
     ]
+
+
+def test_a_promise_key_is_read_as_typed_and_a_bad_one_is_refused_in_a_short_line(
+    store: Store,
+) -> None:
+    """`promise:` alone was "no promise 'promise:'" (exit 3, as if looked for), a key in capitals
+    was refused, and a 5,000-character one was echoed whole in the error."""
+    _brief(store, "2026-11-18", [PROMISE])
+    assert promise_of(store, " PROMISE:0123456789AB ") == PROMISE
+    with pytest.raises(UsageError, match="not 'promise:'"):
+        promise_of(store, "promise:")
+    with pytest.raises(UsageError) as refused:
+        promise_of(store, "promise:" + "x" * 5000)
+    assert len(str(refused.value)) < 200

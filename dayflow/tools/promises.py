@@ -25,9 +25,13 @@ MAX_TITLE = 200
 def promise_of(store: Store, key: str) -> dict[str, Any]:
     """The promise `key` as the newest brief that listed it showed it, from any earlier run
     (read newest first, in pages, stopping at the first that lists it); RunNotFound if none."""
-    if not key.startswith(PROMISE_PREFIX) or len(key) > 80:
+    key = key.strip()
+    if key[: len(PROMISE_PREFIX)].lower() == PROMISE_PREFIX:  # `Promise:…` as typed
+        key = PROMISE_PREFIX + key[len(PROMISE_PREFIX) :].lower()
+    if not key.startswith(PROMISE_PREFIX) or key == PROMISE_PREFIX or len(key) > 80:
+        shown = repr(key[:80]) + ("…" if len(key) > 80 else "")
         raise UsageError(
-            f"--from takes promise:KEY (the key the brief shows beside each promise), not {key!r}"
+            f"--from takes promise:KEY (the key the brief shows beside each promise), not {shown}"
         )
     for run_id in store.runs.ids_newest_first():
         found = None
