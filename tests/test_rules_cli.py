@@ -176,6 +176,18 @@ def test_mute_and_important_take_a_from_line_as_why_shows_it(user: Profile) -> N
     assert kept.code == 0 and "jane@y.example is important" in kept.err, kept.err
 
 
+def test_a_pattern_too_long_for_any_address_is_refused_before_the_file_is_written(
+    user: Profile,
+) -> None:
+    """`mute` took a 100,000-character address and wrote it; the reader refuses a match over
+    500 characters, so the rule applied nothing and every later mute was refused ("fix
+    rules.toml first"): the command broke its own file."""
+    refused = user.run("mute", "a" * 100_000 + "@x.example")
+    assert refused.code == 2 and len(refused.err) < 300, refused.err[:300]
+    assert not user.rules_file.exists()
+    assert user.run("mute", "ok.example").code == 0
+
+
 def test_a_hand_edited_file_with_a_bad_entry_still_applies_the_rest_and_is_not_overwritten(
     user: Profile,
 ) -> None:

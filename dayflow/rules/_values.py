@@ -27,6 +27,7 @@ from dayflow.senders import sender_address
 REJECT, MUTE, IMPORTANT, SNOOZE = "reject", "mute", "important", "snooze"
 KINDS = (REJECT, MUTE, IMPORTANT, SNOOZE)
 LIST_PREFIX, THREAD_PREFIX = "list:", "thread:"
+MAX_PATTERN = 300  # characters of a mute/important match: an address is 254 at most
 MAX_FIELD_CHARS = 500  # no field a command writes is longer; a hand-written one is refused
 PROMPT_RULES = 40  # rules named in the system prompt; the rest are applied all the same
 _DOMAIN = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}")
@@ -96,6 +97,11 @@ def parse_match(text: str, *, lists: bool = True, threads: bool = True) -> str:
     from_line = _FROM_LINE.fullmatch(raw)
     if from_line is not None:
         raw = from_line.group(1)
+    if len(raw) > MAX_PATTERN:  # an address is 254 at most; rules.toml refuses a longer match
+        raise UsageError(
+            f"{raw[:60]!r}… is {len(raw)} characters: no address, domain, list or thread key "
+            f"is longer than {MAX_PATTERN}"
+        )
     low = raw.lower()
     refused = f"{raw[:60]!r} would match too much or nothing"
     kinds = ["an address", "a domain (example.org)"]
