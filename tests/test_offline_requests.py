@@ -710,3 +710,16 @@ def test_a_thing_then_a_dash_or_colon_and_a_dated_verb_is_that_verb_on_the_thing
 def test_a_dash_before_a_word_that_is_no_verb_makes_no_task() -> None:
     """The near miss: 'Budget review - done by Friday' names no verb after the dash."""
     assert _found("Budget review - done by Friday, thanks", "budget") == []
+
+
+def test_a_command_a_dash_and_a_clause_of_its_own_are_two_sentences() -> None:
+    """'Call me ASAP - I need your OK to move staging': the call is asked, due today, not
+    swallowed by the need after the dash; a dash after a statement joins nothing new."""
+    body = "The lot is flooding. Call me ASAP - I need your OK to move staging to the school lot."
+    assert _found(body, "URGENT main break")[0] == ("Call Dana about main break", "2026-10-28")
+    assert [s.text for s in sentences("Call me ASAP - I need your OK.")] == [
+        "Call me ASAP",
+        "I need your OK.",
+    ]
+    assert len(sentences("The lot is flooded - I need your OK.")) == 1
+    assert len(sentences("Call me ASAP - about the lot.")) == 1

@@ -134,12 +134,28 @@ def sentences(text: str) -> list[Sentence]:
                 lambda m: m.group(0).replace(".", "\x00").replace("?", "\x01").replace("!", "\x02"),
                 protected,
             )
-            for part in _SENTENCE_END.split(protected):
-                part = part.replace("\x00", ".").replace("\x01", "?").replace("\x02", "!").strip()
-                if part:
+            for whole in _SENTENCE_END.split(protected):
+                whole = whole.replace("\x00", ".").replace("\x01", "?").replace("\x02", "!")
+                for part in _dashed(whole.strip()):
                     out.append(Sentence(part, listed, number))
                     listed = False
     return out
+
+
+# "Call me ASAP - I need your OK to move staging": a command, a dash, then a clause with a
+# subject of its own is two sentences.
+_DASH_CLAUSE = re.compile(
+    r"\s+[-–—]{1,2}\s+(?=(?:I|I'm|I've|I'll|we|we're|we've|it|it's|this|that|they)\b)"
+)
+
+
+def _dashed(part: str) -> list[str]:
+    """`part` split after a short command that a dash joins to a clause of its own."""
+    dash = _DASH_CLAUSE.search(part)
+    head = part[: dash.start()] if dash else ""
+    if dash is None or len(head.split()) > 6 or head.split()[0].lower() not in VERBS:
+        return [part] if part else []
+    return [head, part[dash.end() :]]
 
 
 def _inline_list(paragraph: str) -> str:
