@@ -188,6 +188,21 @@ def test_a_pattern_too_long_for_any_address_is_refused_before_the_file_is_writte
     assert user.run("mute", "ok.example").code == 0
 
 
+def test_a_rejection_of_mail_from_a_monstrous_address_keys_on_the_task_not_the_sender(
+    user: Profile,
+) -> None:
+    """`tasks reject` wrote a 600-character sender as the rule's match, which the file's reader
+    refuses: the rule did nothing and every later mute was refused ("fix rules.toml first")."""
+    huge = "Bob <" + "b" * 600 + "@x.example>"
+    day1 = [_mail("a1", huge, "Capacity", INBOX1[0]["body"], "2026-11-05"), INBOX1[1]]
+    assert user.brief("2026-11-05", day1).code == 0
+    rejected = user.run("tasks", "reject", user.tasks()["Review capacity report 2026-11-06"])
+    assert rejected.code == 0, rejected.err
+    listed = user.run("rules")
+    assert listed.code == 0 and "warning" not in listed.err, listed.err[:300]
+    assert user.run("mute", "ok.example").code == 0
+
+
 def test_a_hand_edited_file_with_a_bad_entry_still_applies_the_rest_and_is_not_overwritten(
     user: Profile,
 ) -> None:

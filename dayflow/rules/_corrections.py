@@ -83,6 +83,11 @@ def reject(
         match = LIST_PREFIX + facts.list_id
     elif facts.sender:
         match = facts.sender
+    if match:
+        try:  # what the file's reader would refuse (a hostile 600-character address)
+            match = parse_match(match, threads=False)
+        except UsageError:
+            match = ""  # the rule stands on the task's key alone
     words = asking_of(task.title) if asking is None else " ".join(asking.split())[:200]
     rule = Rule(
         id="",
