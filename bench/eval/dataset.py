@@ -23,9 +23,10 @@ false tasks per 100 of them, with a few real asks), `blind8/` (an eighth author'
 life with the same classes), `blind9/` (a ninth author's, scored once), `quiet9/` (helper
 `wq9`'s: another quiet split, a veterinary practice owner's week, mostly messages that ask
 nothing), `blind10/` (a tenth author's, another life with the same classes), `quiet10/`
-(helper `wq10`'s: a third quiet split, a theatre production manager's week), `quiet12/`
-(helper `wq12`'s: another quiet split, a university research lab manager's week) and
-`quiet13/` (helper `wq13`'s: another, a town parks and recreation director's week). `load()`
+(helper `wq10`'s: a third quiet split, a theatre production manager's week), `quiet11/`
+(helper `wq11`'s: a fourth quiet split, a food bank operations director's week, scored
+once), `quiet12/` (helper `wq12`'s: a university research lab manager's week) and
+`quiet13/` (helper `wq13`'s: a town parks and recreation director's week). `load()`
 never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
 own, so none is mixed into the set's figures.
 """
@@ -57,6 +58,7 @@ BLIND9_DIR = ROOT / "blind9"
 QUIET9_DIR = ROOT / "quiet9"
 BLIND10_DIR = ROOT / "blind10"
 QUIET10_DIR = ROOT / "quiet10"
+QUIET11_DIR = ROOT / "quiet11"
 QUIET12_DIR = ROOT / "quiet12"
 QUIET13_DIR = ROOT / "quiet13"
 PRECISION_DIR = ROOT / "precision"
@@ -89,7 +91,7 @@ INBOX_FIELDS = (
 )  # fmt: skip
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
-    "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "quiet12", "quiet13",
+    "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "quiet11", "quiet12", "quiet13",
     "precision",
 )  # fmt: skip
 
@@ -256,6 +258,20 @@ HELD_OUT = (
         "Alex in To, answers with quoted asks, list posts with `list_id`, automated mail, in "
         "four languages) and 21 real asks. A morning of its own (same date, timezone and "
         "calendar).",
+        focused=True,
+    ),
+    HeldOut(
+        "quiet11",
+        QUIET11_DIR,
+        "Fourth quiet split (`bench/eval/quiet11/`, issue 34's false tasks, scored once)",
+        "Written by helper session `wq11`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
+        "(`quiet11/README.md`); another life (a regional food bank's operations director), 156 "
+        "messages, 135 asking Alex nothing (broadcasts with polite imperatives, "
+        "confidentiality, the sender's own promise, asks to others with Alex in Cc, answers "
+        "with quoted asks, forwards, list posts with `list_id`, automated mail, in four "
+        "languages) and 21 real asks. A morning of its own (same date, timezone and calendar).",
         focused=True,
     ),
     HeldOut(
