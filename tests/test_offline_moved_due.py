@@ -100,3 +100,83 @@ def test_a_moved_requests_line_quotes_the_ask_and_shows_the_move_as_its_source(
         calls = tool_calls(store.steps.conversation(newest.id))
     (made,) = [json.loads(c.content or "{}")["moved"] for c in calls if c.name == "move_due"]
     assert made["asked"] == "Please review the contract draft by Monday 23 November."
+
+
+# --- an ask and the later message that moved its deadline, both new this morning -----------
+
+ASK = {
+    "id": "a1",
+    "from": "Dana Ruiz <dana@acme.example>",
+    "to": "alex@example.org",
+    "subject": "Contract draft",
+    "received_at": "2026-12-01T14:00:00+00:00",
+    "body": "Hi Alex, please review the contract draft by Thursday 3 December. Dana",
+    "unread": True,
+    "message_id": "<a1@acme.example>",
+}
+MOVE = {
+    "id": "a2",
+    "from": "Dana Ruiz <dana@acme.example>",
+    "to": "alex@example.org",
+    "subject": "Re: Contract draft",
+    "received_at": "2026-12-01T18:00:00+00:00",
+    "body": "Good news: legal gave us more time, the deadline moved to Wednesday 9 December.",
+    "unread": True,
+    "message_id": "<a2@acme.example>",
+    "in_reply_to": "<a1@acme.example>",
+    "references": "<a1@acme.example>",
+}
+
+
+def _first_brief(tmp_path: Path, *messages: dict[str, object]) -> tuple[list[str], Path]:
+    (tmp_path / "inbox.json").write_text(json.dumps({"messages": list(messages)}))
+    (tmp_path / "config.toml").write_text('me = ["alex@example.org"]\n')
+    db = tmp_path / "d.db"
+    res = invoke(db, offline_model, "brief", "--date", "2026-12-02", "--inbox",
+                 str(tmp_path / "inbox.json"), "--format", "json",
+                 env={"DAYFLOW_CONFIG": str(tmp_path / "config.toml")},
+                 clock="2026-12-02T07:30:00+00:00")  # fmt: skip
+    assert res.code == 0, res.err
+    brief = json.loads(res.out)["brief"]
+    return brief.split("## Needs action\n", 1)[1].split("\n## ", 1)[0].splitlines(), db
+
+
+def test_an_ask_and_its_moved_deadline_both_new_on_a_first_brief_take_the_new_date(
+    tmp_path: Path,
+) -> None:
+    """Found by a new user's hand: the first brief read Dana's ask and her later "the
+    deadline moved to Wednesday 9 December" and still said "due tomorrow". read_since
+    proposed only tasks that existed when it was read, before this run filed any."""
+    needs, db = _first_brief(tmp_path, ASK, MOVE)
+    assert needs[:2] == [
+        "- Review contract draft (from Dana Ruiz, due Wed 9 Dec)",
+        '  - "please review the contract draft by Thursday 3 December." (due stated, moved: '
+        '"Good news: legal gave us more time, the deadline moved to Wednesday 9 December.")',
+    ]
+    with open_store(db) as store:
+        (task,) = store.tasks.list()
+        assert task.due == "2026-12-09"
+        run = store.runs.list(limit=1)[0]
+        names = [c.name for c in tool_calls(store.steps.conversation(run.id))]
+    assert names.count("read_since") == 2 and names.count("move_due") == 1
+
+
+def test_without_a_later_move_read_since_is_read_once() -> None:
+    """The second read_since is for a read message that moves a deadline, not every brief."""
+    from dayflow.providers.offline._since import since_again
+
+    offered = {"read_since", "move_due", "create_task"}
+    read = Call("read_inbox", {}, {"messages": [ASK, MOVE]}, None)
+    filed = Call("create_task", {"source_id": "a1"}, {"task": {"id": "t_1"}}, None)
+    since = Call("read_since", {}, {"previous": None}, None)
+    assert since_again([read, since, filed], offered) == [("read_since", {})]
+    assert since_again([read, since, filed, since], offered) == []  # read after the filing
+    quiet = Call("read_inbox", {}, {"messages": [ASK, dict(MOVE, body="Thanks!")]}, None)
+    assert since_again([quiet, since, filed], offered) == []
+    earlier = dict(MOVE, received_at="2026-12-01T10:00:00+00:00")  # before the ask: not later
+    assert since_again([Call("read_inbox", {}, {"messages": [ASK, earlier]}, None), since,
+                        filed], offered) == []  # fmt: skip
+    assert since_again([read, since, filed], offered - {"move_due"}) == []
+    other = dict(MOVE, subject="Re: Budget")  # a deadline of another thread moved
+    assert since_again([Call("read_inbox", {}, {"messages": [ASK, other]}, None), since,
+                        filed], offered) == []  # fmt: skip

@@ -217,7 +217,17 @@ def changes(before: State, now: State, feed: Followups | None, today: date) -> d
 def read_since(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     earlier = env.earlier()
     if earlier is None:
-        return {"previous": None, "note": "no earlier finished brief: leave the section out"}
+        first: dict[str, Any] = {
+            "previous": None,
+            "note": "no earlier finished brief: leave the section out",
+        }
+        # Nothing to compare with, but a deadline a later message moved is the task's all the
+        # same (an ask and its move both new this morning): move_due makes it.
+        feed = _feed(env)
+        moves = due_moves(env, feed) if feed is not None else []
+        if moves:
+            first["due_moved"] = moves[:MAX_EACH]
+        return first
     then = date.fromisoformat(earlier.brief_date)
     week = read_calendar({"range": "week"}, env)
     before = shown_state(earlier.messages, then)
@@ -406,7 +416,9 @@ READ_SINCE = Tool(
     "read_since",
     "What changed since the user's previous brief: replies_sent, answered ('by' whom), "
     "tasks_done, tasks_gone, meetings_moved ('was', 'now'), meetings_cancelled, meetings_new, "
-    "conflicts_new, due_moved (call move_due for each). previous null: a first brief.",
+    "conflicts_new, due_moved (call move_due for each). previous null: a first brief (no "
+    "section; due_moved may still come). Call it again after filing a task when a later "
+    "message you read moves that task's deadline: the task is then proposed too.",
     {"type": "object", "properties": {}, "additionalProperties": False},
     read_since,
 )

@@ -268,6 +268,9 @@ def _moved_dues(calls: list[Call]) -> dict[str, _Move]:
     words that moved it, not the day its own mail named."""
     tasks, _ = latest_list(calls, "read_tasks", "tasks")
     key_of = {str(t.get("id")): str(t.get("idempotency_key") or "") for t in tasks}
+    # And the tasks this run filed: an ask and the later message that moved its deadline may
+    # both be new this morning (read_since, read again after the filing, proposed the move).
+    key_of |= {c.task_id: str(c.key or "") for c in visible_creates(calls) if c.task_id}
     out: dict[str, _Move] = {}
     for call in named(calls, "move_due"):
         made = call.result.get("moved") if isinstance(call.result, dict) else None

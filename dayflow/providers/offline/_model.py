@@ -94,7 +94,7 @@ from dayflow.providers.offline._conversation import (
 )
 from dayflow.providers.offline._drafts import drafting_turn
 from dayflow.providers.offline._plan import FULL_LISTING, OPENS_PER_TURN, reading_turn
-from dayflow.providers.offline._since import move_calls
+from dayflow.providers.offline._since import move_calls, since_again
 from dayflow.tools import MAX_TOOL_CALLS_PER_TURN
 
 GATHER: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -231,6 +231,9 @@ def _answer(
             intro = f"{needs} something from you; adding them as tasks."
             plan = [("create_task", task_input(a, messages)) for a in pending]
             return with_tools(messages, [intro], plan), "tool_use"
+    again = since_again(calls, offered) if last_is_results else []
+    if again:  # a task filed this run whose deadline a later message may have moved
+        return with_tools(messages, ["Checking whether a deadline moved since."], again), "tool_use"
     uses, why = rereads(calls, offered)
     if memory.compacted and uses and last_is_results:
         # The calendar or the followups were compacted away (a long inbox): read them again.

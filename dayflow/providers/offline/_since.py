@@ -7,10 +7,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from dayflow.followups.threads import normalise_subject
 from dayflow.models import SINCE_DUE_MOVED, SINCE_LINES, Section
 from dayflow.providers.offline._conversation import Call, named
 from dayflow.providers.offline._reading import DAYS, MONTHS, parse_time
 from dayflow.senders import sender_name
+from dayflow.tools.since import moved_to
 
 
 def since_lines(calls: list[Call]) -> list[str]:
@@ -18,7 +20,9 @@ def since_lines(calls: list[Call]) -> list[str]:
     found = named(calls, "read_since")
     if not found:
         return []
-    call = found[-1]
+    # The run's first read is what this brief compares (a fork that copies it shows it whole);
+    # a second one, after a filing (`since_again`), only adds deadlines to move.
+    call = found[0]
     if call.error:
         return ["", Section.heading(Section.SINCE), f"- _Could not compare: {call.error}_"]
     result = call.result if isinstance(call.result, dict) else {}
@@ -28,7 +32,12 @@ def since_lines(calls: list[Call]) -> list[str]:
     # Which brief it compares with, said first: a second brief of the day compares with the
     # last one of a day before ("since yesterday"), not with this morning's.
     lines = ["", Section.heading(Section.SINCE), Section.compared_with(previous.get("brief_date"))]
-    if result.get("nothing"):
+    made = [
+        m.result["moved"]
+        for m in named(calls, "move_due")
+        if not m.error and isinstance(m.result, dict) and isinstance(m.result.get("moved"), dict)
+    ]
+    if result.get("nothing") and not made:
         # What it compared, said: a task new since that brief is no change *of* it.
         return [*lines, f"- {Section.SINCE_NOTHING}"]
     for kind, words, sentence in SINCE_LINES:
@@ -40,13 +49,15 @@ def since_lines(calls: list[Call]) -> list[str]:
     # A deadline a later message moved: the moves made (move_due's answers), not proposed.
     # Its date then is the one the compared state showed (read_since's), when it has one: a
     # fork that makes the move again finds the task already moved by the run it forked from.
-    proposed = {(i.get("id"), i.get("now")): i for i in _dicts(result.get("due_moved"))}
-    for moved in named(calls, "move_due"):
-        if not moved.error and isinstance(moved.result, dict):
-            made = moved.result.get("moved")
-            if isinstance(made, dict):
-                was = proposed.get((made.get("id"), made.get("now")), {}).get("was")
-                lines.append("- " + _due_moved(made | ({"was": was} if was else {})))
+    proposed = {
+        (i.get("id"), i.get("now")): i
+        for c in found
+        if isinstance(c.result, dict)
+        for i in _dicts(c.result.get("due_moved"))
+    }
+    for move in made:
+        was = proposed.get((move.get("id"), move.get("now")), {}).get("was")
+        lines.append("- " + _due_moved(move | ({"was": was} if was else {})))
     return lines
 
 
@@ -62,6 +73,59 @@ def move_calls(calls: list[Call], offered: set[Any]) -> list[tuple[str, dict[str
         if all(isinstance(v, str) and v for v in args.values()):
             if (args["task_id"], args["due"]) not in made:
                 out.append(("move_due", args))
+    return out
+
+
+def since_again(calls: list[Call], offered: set[Any]) -> list[tuple[str, dict[str, Any]]]:
+    """read_since once more when this run filed a task after its last read_since and a message
+    it read in that task's thread (by subject), received after the task's own, says a
+    deadline moved: read_since proposes
+    only tasks that exist, and the ask and its move may both be new this morning (the move
+    is then made by `move_calls`). Nothing when no read message moves a deadline."""
+    if not {"read_since", "move_due"} <= offered:
+        return []
+    last_since = max((i for i, c in enumerate(calls) if c.name == "read_since"), default=None)
+    if last_since is None:
+        return []
+    filed = [
+        c for c in calls[last_since + 1 :] if c.name == "create_task" and isinstance(c.result, dict)
+    ]
+    sources = {str(c.input.get("source_id") or "") for c in filed}
+    read = _mail_read(calls)
+    # Their threads, by subject ("Re: Contract draft" answers "Contract draft"): read_since
+    # knows the threads, and proposes only a move in the task's own.
+    first: dict[str, str] = {}
+    for m in read:
+        if str(m.get("id")) in sources:
+            subject, when = (
+                normalise_subject(str(m.get("subject") or "")),
+                str(m.get("received_at") or ""),
+            )
+            first[subject] = min(first.get(subject, when), when)
+    for m in read:
+        when = str(m.get("received_at") or "")
+        since = first.get(normalise_subject(str(m.get("subject") or "")))
+        if since is None or when <= since or str(m.get("id")) in sources:
+            continue
+        text = " ".join(str(m.get(k) or "") for k in ("subject", "snippet", "body"))
+        try:
+            sent = dt.datetime.fromisoformat(when).date()
+        except ValueError:
+            continue
+        if moved_to(text, sent) is not None:
+            return [("read_since", {})]
+    return []
+
+
+def _mail_read(calls: list[Call]) -> list[dict[str, Any]]:
+    """The messages the run's read_inbox and read_message calls gave."""
+    out: list[dict[str, Any]] = []
+    for c in calls:
+        result = c.result if isinstance(c.result, dict) else {}
+        if c.name == "read_inbox":
+            out += _dicts(result.get("messages"))
+        elif c.name == "read_message" and isinstance(result.get("message"), dict):
+            out.append(result["message"])
     return out
 
 
