@@ -95,3 +95,29 @@ def test_an_owed_reply_is_filed_once_under_its_thread_key(store: Store, tmp_path
     (filed,) = _results(model, 2)
     assert json.loads(filed["content"])["created"] is False
     assert [t.idempotency_key for t in store.tasks.list()] == [key]
+
+
+def test_a_config_that_only_says_who_me_is_is_read_with_mail_from_inbox(tmp_path: Path) -> None:
+    """`me = [...]` in a config file that names no source, the mail given with --inbox: the
+    run stored no sources, so its `me` was dropped and every brief said "Your own address is
+    not known" (found by hand). It is the user's all the same."""
+    from tests.harness import invoke, offline_model
+
+    mail = {
+        "id": "q1",
+        "from": "Lee Park <lee@other.example>",
+        "to": "alex@example.org",
+        "subject": "Offsite",
+        "received_at": "2026-12-01T14:00:00+00:00",
+        "body": "Hi Alex, what did you think of the offsite agenda?",
+        "unread": True,
+    }
+    (tmp_path / "inbox.json").write_text(json.dumps({"messages": [mail]}))
+    (tmp_path / "config.toml").write_text('me = ["alex@example.org"]\n')
+    res = invoke(tmp_path / "d.db", offline_model, "brief", "--date", "2026-12-02", "--inbox",
+                 str(tmp_path / "inbox.json"), "--format", "markdown",
+                 env={"DAYFLOW_CONFIG": str(tmp_path / "config.toml")},
+                 clock="2026-12-02T07:30:00+00:00")  # fmt: skip
+    assert res.code == 0, res.err
+    owed = res.out.split("## You owe replies\n", 1)[1].split("\n## ", 1)[0]
+    assert "not known" not in owed and "Lee Park" in owed, owed

@@ -319,9 +319,17 @@ def build_sources(
     mail: list[MailSource] = []
     cals: list[tuple[str, Any]] = []
     remote = False
+    config: SourcesConfig | None = None
     if declared:
         config = _reload(declared["config"], env, configs)
         ctx = replace(ctx, me=config.me)
+    elif settings.config and inbox_path:
+        # A config file that names no source but says who `me` is (and the followups'
+        # window), with the mail from --inbox: its `me` is the user's all the same (it was
+        # dropped, so owed replies "could not be told").
+        config = _reload(settings.config, env, configs)
+        ctx = replace(ctx, me=config.me)
+    if declared and config is not None:
         for spec in config.named("inbox", list(declared.get("inbox") or [])):
             mail.append(MAIL_READERS[spec.kind](spec, ctx))
         for spec in config.named("calendar", list(declared.get("calendar") or [])):
@@ -357,13 +365,13 @@ def build_sources(
             cals.append(("calendar", _Checked(spec, inner_cal)))
     calendar = Calendar(cals, strict=strict, remote=remote)
     inbox = Inbox(mail, default_since=default_since, until=until, strict=strict)
-    if declared and settings.drafts:
+    if declared and config is not None and settings.drafts:
         names = list(declared.get("inbox") or [])
         inbox.drafts = drafts_boxes(list(config.named("inbox", names)), mail, ctx)
     if sampled:
         inbox.followups = _sample_followups(mail, brief_date, ctx)
     else:
-        inbox.followups = _followups(config if declared else None, mail, brief_date, ctx)
+        inbox.followups = _followups(config, mail, brief_date, ctx)
     return inbox, calendar
 
 
