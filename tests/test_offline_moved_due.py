@@ -177,6 +177,11 @@ def test_without_a_later_move_read_since_is_read_once() -> None:
     assert since_again([Call("read_inbox", {}, {"messages": [ASK, earlier]}, None), since,
                         filed], offered) == []  # fmt: skip
     assert since_again([read, since, filed], offered - {"move_due"}) == []
+    # Across the end of DST (-04:00, then -05:00): compared as times, not as strings.
+    dst_ask = dict(ASK, received_at="2026-11-01T01:50:00-04:00")
+    dst_move = dict(MOVE, received_at="2026-11-01T01:10:00-05:00")  # 20 minutes later
+    dst = Call("read_inbox", {}, {"messages": [dst_ask, dst_move]}, None)
+    assert since_again([dst, since, filed], offered) == [("read_since", {})]
     other = dict(MOVE, subject="Re: Budget")  # a deadline of another thread moved
     assert since_again([Call("read_inbox", {}, {"messages": [ASK, other]}, None), since,
                         filed], offered) == []  # fmt: skip

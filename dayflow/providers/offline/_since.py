@@ -77,11 +77,11 @@ def move_calls(calls: list[Call], offered: set[Any]) -> list[tuple[str, dict[str
 
 
 def since_again(calls: list[Call], offered: set[Any]) -> list[tuple[str, dict[str, Any]]]:
-    """read_since once more when this run filed a task after its last read_since and a message
-    it read in that task's thread (by subject), received after the task's own, says a
-    deadline moved: read_since proposes
-    only tasks that exist, and the ask and its move may both be new this morning (the move
-    is then made by `move_calls`). Nothing when no read message moves a deadline."""
+    """read_since once more when this run filed a task after its last read_since and a
+    message it read in that task's thread (by subject), received after the task's own, says
+    a deadline moved: read_since proposes only tasks that exist, and the ask and its move
+    may both be new this morning (the move is then made by `move_calls`). Nothing when no
+    read message moves a deadline."""
     if not {"read_since", "move_due"} <= offered:
         return []
     last_since = max((i for i, c in enumerate(calls) if c.name == "read_since"), default=None)
@@ -91,30 +91,32 @@ def since_again(calls: list[Call], offered: set[Any]) -> list[tuple[str, dict[st
         c for c in calls[last_since + 1 :] if c.name == "create_task" and isinstance(c.result, dict)
     ]
     sources = {str(c.input.get("source_id") or "") for c in filed}
-    read = _mail_read(calls)
+    read = [(m, _received(m)) for m in _mail_read(calls)]
     # Their threads, by subject ("Re: Contract draft" answers "Contract draft"): read_since
     # knows the threads, and proposes only a move in the task's own.
-    first: dict[str, str] = {}
-    for m in read:
-        if str(m.get("id")) in sources:
-            subject, when = (
-                normalise_subject(str(m.get("subject") or "")),
-                str(m.get("received_at") or ""),
-            )
+    first: dict[str, dt.datetime] = {}
+    for m, when in read:
+        if when is not None and str(m.get("id")) in sources:
+            subject = normalise_subject(str(m.get("subject") or ""))
             first[subject] = min(first.get(subject, when), when)
-    for m in read:
-        when = str(m.get("received_at") or "")
+    for m, when in read:
         since = first.get(normalise_subject(str(m.get("subject") or "")))
-        if since is None or when <= since or str(m.get("id")) in sources:
+        if when is None or since is None or when <= since or str(m.get("id")) in sources:
             continue
         text = " ".join(str(m.get(k) or "") for k in ("subject", "snippet", "body"))
-        try:
-            sent = dt.datetime.fromisoformat(when).date()
-        except ValueError:
-            continue
-        if moved_to(text, sent) is not None:
+        if moved_to(text, when.date()) is not None:
             return [("read_since", {})]
     return []
+
+
+def _received(message: dict[str, Any]) -> dt.datetime | None:
+    """When a listed message was received (aware; in the brief's zone, as the tools list it),
+    or None when its time is missing or naive."""
+    try:
+        when = dt.datetime.fromisoformat(str(message.get("received_at") or ""))
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else None
 
 
 def _mail_read(calls: list[Call]) -> list[dict[str, Any]]:
