@@ -45,7 +45,8 @@ from dayflow.mcp.offer import ListedTool
 _HANDLER = "dayflow-mcp"  # the name of the handler quiet_sdk_logs puts on the SDK's logger
 _MARGIN = 2.0  # seconds a caller waits beyond the server's own timeout for its answer
 _CLOSE_WAIT = 8.0  # seconds close() waits for the servers' own stops (each takes at most ~3)
-_DRAIN_WAIT = 2.0  # seconds the stopped loop gives the stops still running, once killed
+_DRAIN_WAIT = 3.0  # seconds the stopped loop gives the stops still running, once killed
+_CANCEL_WAIT = 1.0  # and then what it gives those it had to cancel
 _STOP = object()
 
 
@@ -156,7 +157,7 @@ class Hub:
             # it sees each exit, and the tasks still stopping a server end with it.
             self._groups.close()
             loop.call_soon_threadsafe(loop.stop)
-            thread.join(_DRAIN_WAIT + 2)
+            thread.join(_DRAIN_WAIT + _CANCEL_WAIT + 2)
             if self._errlog is not None:
                 self._errlog.close()
 
@@ -436,15 +437,20 @@ def _run_forever(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def _drain(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel the tasks a stopped loop still holds (a server whose stop outlasted
-    `_CLOSE_WAIT`) and run them to their end, within `_DRAIN_WAIT`: each one's process is then
-    reaped and its pipes closed in the loop, not left to a collector that finds the loop
-    closed ("unclosed transport", "Event loop is closed", once a failed CI run)."""
+    """Run the tasks a stopped loop still holds (a server whose stop outlasted `_CLOSE_WAIT`,
+    its group killed since) to their end, within `_DRAIN_WAIT`, and only then cancel what is
+    left: each stop then closes its pipes and sees its process end in the loop, not leaving
+    them to a collector that finds the loop closed ("unclosed transport", "Event loop is
+    closed", once a failed CI run). Cancelling first cut a stop short before its pipes were
+    closed (seen under load)."""
     pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-    for task in pending:
-        task.cancel()
     if pending:
         loop.run_until_complete(asyncio.wait(pending, timeout=_DRAIN_WAIT))
+    left = [t for t in pending if not t.done()]
+    for task in left:
+        task.cancel()
+    if left:
+        loop.run_until_complete(asyncio.wait(left, timeout=_CANCEL_WAIT))
     loop.run_until_complete(loop.shutdown_asyncgens())
 
 
