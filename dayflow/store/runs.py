@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -178,26 +178,19 @@ class Runs:
         that reads the user's own sources; however many runs were made since. Read in pages
         in that order, from the (profile, brief_date) index: the first that fits is the one,
         and `sample` (a setting in JSON, read the same way on both engines) is checked here."""
-        db, order = self._ctx.db, self._ctx.db.dialect.insertion_order
+        order = self._ctx.db.dialect.insertion_order
         sql = (
             f"SELECT id, brief_date, created_at, {order}, settings_json FROM runs"
             " WHERE profile = ? AND status = 'done' AND brief_date < ?"
             " AND pruned_at IS NULL AND redacted_at IS NULL"
         )
-        last: tuple[Any, ...] | None = None
-        while True:
-            page, args = sql, [self._ctx.profile, brief_date]
-            if last is not None:  # after the previous page's last row, in the same order
-                page += f" AND brief_date <= ? AND (brief_date, created_at, {order}) < (?, ?, ?)"
-                args += [last[0], *last]
-            page += f" ORDER BY brief_date DESC, created_at DESC, {order} DESC LIMIT ?"
-            rows = db.execute(page, [*args, EARLIER_PAGE]).fetchall()
-            for row in rows:
-                if RunSettings.from_json(json.loads(row[4])).reads_sample == sample:
-                    return self.get(row[0])
-            if len(rows) < EARLIER_PAGE:
-                return None
-            last = (rows[-1][1], rows[-1][2], rows[-1][3])
+        rows = self._keyset(
+            sql, [self._ctx.profile, brief_date], ("brief_date", "created_at", order)
+        )
+        for row in rows:
+            if RunSettings.from_json(json.loads(row[4])).reads_sample == sample:
+                return self.get(row[0])
+        return None
 
     def ids_newest_first(self, *, written_since: str | None = None) -> Iterator[str]:
         """The ids of the profile's runs whose steps are whole (neither pruned nor redacted),
@@ -205,7 +198,7 @@ class Runs:
         (profile, created_at) index, each after the previous page's last row, so a caller that
         stops at the first that fits reads no further. `written_since` (ISO-8601): only the
         runs written to (a step, a lease renewed: `updated_at`) at or after it."""
-        db, order = self._ctx.db, self._ctx.db.dialect.insertion_order
+        order = self._ctx.db.dialect.insertion_order
         sql = (
             f"SELECT id, created_at, {order} FROM runs"
             " WHERE profile = ? AND pruned_at IS NULL AND redacted_at IS NULL"
@@ -214,19 +207,28 @@ class Runs:
         if written_since is not None:
             sql += " AND updated_at >= ?"
             first.append(written_since)
+        for row in self._keyset(sql, first, ("created_at", order)):
+            yield str(row[0])
+
+    def _keyset(self, sql: str, args: Sequence[Any], keys: tuple[str, ...]) -> Iterator[Any]:
+        """The rows of `sql` (which selects id, then `keys`, first) newest first by `keys`, in
+        pages of EARLIER_PAGE, each after the previous page's last row in the same order: a
+        caller that stops at the first row that fits reads no further."""
+        columns = ", ".join(keys)
+        after = ", ".join("?" for _ in keys)
+        order = ", ".join(f"{k} DESC" for k in keys)
         last: tuple[Any, ...] | None = None
         while True:
-            page, args = sql, list(first)
+            page, values = sql, list(args)
             if last is not None:  # after the previous page's last row, in the same order
-                page += f" AND created_at <= ? AND (created_at, {order}) < (?, ?)"
-                args += [last[0], *last]
-            page += f" ORDER BY created_at DESC, {order} DESC LIMIT ?"
-            rows = db.execute(page, [*args, EARLIER_PAGE]).fetchall()
-            for row in rows:
-                yield str(row[0])
+                page += f" AND {keys[0]} <= ? AND ({columns}) < ({after})"
+                values += [last[0], *last]
+            page += f" ORDER BY {order} LIMIT ?"
+            rows = self._ctx.db.execute(page, [*values, EARLIER_PAGE]).fetchall()
+            yield from rows
             if len(rows) < EARLIER_PAGE:
                 return
-            last = (rows[-1][1], rows[-1][2])
+            last = tuple(rows[-1][1 : 1 + len(keys)])
 
     def latest_unfinished(self, brief_date: str | None = None) -> Run | None:
         """The newest run that is not done and not being driven right now."""
