@@ -12,7 +12,7 @@ import pytest
 from dayflow.providers.offline._reading import snippet_whole, triage_all
 from dayflow.sources.envelope import Envelope
 from dayflow.sources.mail import MailItem, is_whole
-from tests.offline_mail import mail
+from tests.offline_mail import found, mail
 
 UTC = dt.UTC
 
@@ -205,3 +205,20 @@ def test_a_cut_snippet_with_one_dated_ask_and_nothing_more_is_settled() -> None:
     cut = mail(snippet + "ift.", "thursday", snippet=snippet, snippet_is_whole=False, unread=True)
     actions, wanted = triage_all(cut, "Alex")
     assert [a.title for a in actions] == ["Pick up Ava's costume from tailor"] and not wanted
+
+
+def test_a_cut_snippet_showing_an_inline_list_of_asks_is_opened() -> None:
+    """A snippet runs a list's lines together ("Handoff from today: - can you ... - need you
+    to ..."): its first ask dated by the heading's day does not settle the message, which is
+    opened, and each ask is dated by its own line."""
+    body = (
+        "Handoff from today:\n\n- can you order more filters? we're down to two boxes\n"
+        "- need you to check the pressure on tank 2 before you leave today\n"
+    )
+    snippet = " ".join(body.split())[:80] + "…"  # "... two boxes - need you to…"
+    cut = mail(body, "handoff notes", snippet=snippet, snippet_is_whole=False, unread=False)
+    assert triage_all(cut, "Alex") == ([], True)
+    assert found(body, "handoff notes") == [
+        ("Order more filters", None),
+        ("Check pressure on tank 2", "2026-11-02"),
+    ]

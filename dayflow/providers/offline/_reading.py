@@ -149,8 +149,13 @@ _ASKS = any_word(
     "things items asks requests questions favors favours sachen dinge bitten fragen choses"
     " points cosas puntos preguntas"
 )
+# A snippet runs a message's lines together, so a list shows as inline items: "1.", "(a)",
+# or two bullets, the first at the start or after a heading's colon ("Handoff: - can you
+# order ... - need you to ..."): each item may be an ask of its own, dated in its own line.
 _SEVERAL = re.compile(
-    rf"\b{_COUNTS}(?:\s+of)?\s+(?:\w+\s+)?{_ASKS}\b|(?:^|\s)\(?(?:1|a)[.)]\s", re.IGNORECASE
+    rf"\b{_COUNTS}(?:\s+of)?\s+(?:\w+\s+)?{_ASKS}\b|(?:^|\s)\(?(?:1|a)[.)]\s"
+    r"|(?:^|:)\s*[-•*]\s+\S.*?\s[-•*]\s+\S",
+    re.IGNORECASE,
 )
 # A subject naming two things ("thurs + water heater"), and words that add an ask ("also",
 # "one more thing", "P.S.", "außerdem", "aussi", "también").
