@@ -154,6 +154,29 @@ def test_a_cut_snippet_from_a_read_message_with_a_needy_subject_is_opened() -> N
     assert triage_all(message, "Alex")[1] is True
 
 
+@pytest.mark.parametrize(
+    ("subject", "opened"),
+    [
+        ("Choir permission slip - Harbour Museum, Nov 19", True),  # a form to return
+        ("Trip money due Nov 13", True),  # a thing falling due
+        ("Class photos back by Friday", True),  # its deadline's lead
+        ("Choir trip - Harbour Museum, Nov 19", False),  # only the event's date: a notice
+    ],
+)
+def test_a_read_message_whose_subject_names_a_form_or_a_thing_due_is_opened(
+    subject: str, opened: bool
+) -> None:
+    """A group's letter opens with a greeting and a description ("Dear Year 4 Families, Our
+    class will visit ..."): the ask to return the form comes past the snippet."""
+    snippet = (
+        "Dear Year 4 Families, Our class will visit the Harbour Museum on Thursday, November 19"
+        " for our river unit. We will leave at 9:00 and be back by 2:15. Students should..."
+    )
+    message = requests_mail(snippet, subject, **{"from": INES, "received_at": FRI, "unread": False})
+    message["snippet"], message["snippet_is_whole"] = snippet, False
+    assert triage_all(message, "Alex") == ([], opened)
+
+
 def test_in_a_list_of_owners_only_the_readers_items_are_the_readers() -> None:
     body = (
         "Hi all,\n\nFor Monday's fit-out review, owners:\n\n- Bea: please order the hinges.\n"
