@@ -177,8 +177,8 @@ class Deadline:
 # A lead and a clock time alone ("before the 8am", "by 5pm"): the day is the one named
 # elsewhere in the sentence, if any.
 _CLOCK_ONLY = re.compile(
-    r"^(?:by|before|until|till|no\s+later\s+than)\s+(?:the\s+)?\d{1,2}(?:[:.]\d\d)?\s*"
-    r"(?:am|pm|a\.m\.|p\.m\.)?\.?$",
+    r"^(?:by|before|until|till|no\s+later\s+than)\s+(?:the\s+)?(?:\d{1,2}(?:[:.]\d\d)?\s*"
+    r"(?:am|pm|a\.m\.|p\.m\.)?|noon|midday|midnight|lunch(?:time)?)\.?$",
     re.IGNORECASE,
 )
 
@@ -228,6 +228,14 @@ def find_deadline(
         day = find_deadline(blank, received, lead_on=True)
         if day is not None and day.due is not None and not _CLOCK_ONLY.match(day.phrase):
             return day
+        # "Wednesday Nov 4 by noon": the date right before the hour is its day
+        before = any_date(text[: found.start()], received)
+        if (
+            before is not None
+            and before.due is not None
+            and not text[before.end : found.start()].strip(" ,")
+        ):
+            return Deadline(text[before.start : found.end()], before.due, before.start, found.end())
     return Deadline(found.group(0), due, found.start(), found.end())
 
 

@@ -266,3 +266,17 @@ def test_a_weekday_written_with_its_date_is_that_date(text: str) -> None:
 
 def test_a_weekday_followed_by_other_words_is_still_the_weekday() -> None:
     assert _due("bis Mittwoch, den Bericht bitte", dt.date(2026, 10, 27)) == dt.date(2026, 10, 28)
+
+
+@pytest.mark.parametrize(
+    ("text", "due"),
+    [
+        ("final copy Wednesday Nov 4 by noon", "2026-11-04"),  # the date before the hour
+        ("send it Friday by noon", "2026-10-30"),  # the weekday named beside it
+        ("Nov 6, by 5pm", "2026-11-06"),
+        ("please call by noon", "2026-10-28"),  # an hour alone is today
+    ],
+)
+def test_an_hour_as_the_deadline_takes_the_day_named_beside_it(text: str, due: str) -> None:
+    found = find_deadline(text, dt.date(2026, 10, 28))  # a Wednesday
+    assert found is not None and found.due == dt.date.fromisoformat(due)

@@ -314,3 +314,87 @@ def test_a_decision_needed_is_made_not_sent(body: str, title: str) -> None:
 def test_get_a_thing_done_or_get_me_a_thing_is_its_verb(body: str, title: str) -> None:
     """'get X updated' is updating X; 'get me X' and 'get X to me' are sending X."""
     assert [t for t, _ in found(body, "Lease")] == [title]
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "title", "due"),
+    [
+        # a need whose deadline is "by then": the date the sentence named before it
+        ("Printer needs final copy Wednesday Nov 4 by noon, so I need the tasting notes + "
+         "ABV/IBU for the three winter releases (Ember Lane, Hollow Oak) from you by then.",
+         "menu boards", "Send tasting notes + ABV/IBU for three winter releases to Priya",
+         "2026-11-04"),
+        # a sign-off wished for, on the thing the subject names
+        ("It's due on the 15th but I'd really like your sign-off by Thursday, Nov 5.",
+         "Brewer's Report", "Sign off on Brewer's Report", "2026-11-05"),
+        # "it", needed done: the subject's thing
+        ("We'll need it signed by end of next week to lock in the pricing.",
+         "Contract addendum", "Sign Contract addendum to lock in pricing", "2026-11-06"),
+        # being somewhere is the way to the task after "to"
+        ("I need you on the floor this afternoon to decide whether we dump or rework.",
+         "Line on hold", "Decide whether we dump or rework", "2026-10-30"),
+        # a need in German, Spanish and French
+        ("Außerdem brauchen wir bis zum 13.11. Ihre aktualisierte Lieferadresse für das "
+         "neue Lager.", "Malz", "Aktualisierte Lieferadresse an Priya senden", "2026-11-13"),
+        ("Necesitamos el certificado de análisis antes del 6 de noviembre.", "Pedido",
+         "Enviar el certificado de análisis a Priya", "2026-11-06"),
+        ("Lo necesitamos antes del 6 de noviembre para la declaración.", "Certificado",
+         "Enviar Certificado a Priya", "2026-11-06"),
+        ("J'ai besoin du devis signé avant jeudi.", "Devis", "Envoyer devis signé à Priya",
+         "2026-11-05"),
+    ],
+)  # fmt: skip
+def test_a_need_stated_is_the_readers_task(body: str, subject: str, title: str, due: str) -> None:
+    assert _found(body, subject) == [(title, due)]
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "title"),
+    [
+        # a request put as a wish, in three languages
+        ("If you could book me a hotel near the brewery for the night of the 9th, that would "
+         "be great.", "hotel", "Book Priya hotel near brewery for night of 9th"),
+        ("Et si tu pouvais me réserver un hôtel près de la gare, ce serait top.", "hôtel",
+         "Réserver hôtel près de gare à Priya"),
+        # whether a thing is possible, or a choice to make: the reader answers
+        ("Would a tour of the brewery be possible on the afternoon of November 14?", "Tour",
+         "Reply to Priya about Tour"),
+        ("Wäre am 14. November nachmittags eine Führung durch Ihre Brauerei möglich?",
+         "Führung", "Reply to Priya about Führung"),
+        ("Möchten Sie das Wiener Malz wieder in Säcken oder lieber im Big Bag?", "Malz",
+         "Reply to Priya about Malz"),
+        ("Tu préfères mardi ou jeudi pour la visite ?", "Visite", "Reply to Priya about Visite"),
+        # "you guys in?" answers an invitation; the event's Saturday is no deadline
+        ("We're having a bonfire Saturday night, 7ish. You guys in?", "bonfire",
+         "Reply to Priya about bonfire"),
+    ],
+)  # fmt: skip
+def test_a_wish_a_possibility_or_a_choice_asks_the_reader(
+    body: str, subject: str, title: str
+) -> None:
+    assert _found(body, subject) == [(title, None)]
+
+
+def test_a_wish_is_not_every_condition() -> None:
+    """Only a wish that calls the ask good is one: a real condition still asks nothing."""
+    assert _found("If you could see the river from the hotel, that was luck.") == []
+    assert _found("If you can't make it, that's fine.") == []
+
+
+def test_the_senders_own_doing_before_an_ask_does_not_date_it() -> None:
+    body = "Je t'envoie la recette finale demain. Peux-tu me réserver un hôtel pour le groupe ?"
+    assert _found(body, "Brassin") == [("Réserver hôtel pour groupe à Priya", None)]
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "title"),
+    [
+        ("OK to apply the $1,140 credit to the Nov invoice?", "credit memo",
+         "Approve applying $1,140 credit to Nov invoice"),
+        ("Okay if we move the tasting to 40 people?", "tasting",
+         "Approve moving tasting to 40 people"),
+        ("Taste before racking? Sample's in the lab fridge.", "FV6", "Taste FV6 before racking"),
+    ],
+)  # fmt: skip
+def test_a_terse_leave_or_verb_question_is_a_request(body: str, subject: str, title: str) -> None:
+    assert _found(body, subject) == [(title, None)]

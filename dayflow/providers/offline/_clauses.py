@@ -234,6 +234,7 @@ def in_sentence(
         r"^(?:you|u)(?:'ll|\s+will)\s+(?!be\b|get\b|receive\b|see\b)", sentence, re.I
     ):
         sentence = "so " + sentence  # an item of a recap: "- you'll send the quote by Nov 4"
+    sentence = _courteous(sentence)
     if (
         re.match(r"^(?:if|si|wenn|falls)\s", sentence, re.I)
         and not _POLITE_IF.match(sentence)
@@ -252,6 +253,41 @@ def in_sentence(
         others = tuple(c for i, c in enumerate(clauses) if i != n)
         out += _clause_pieces(rest, sentence, topic, sender, received, commitment, weak, others)
     return out
+
+
+# "If you could book me a hotel for the 9th, that would be great", "Et si tu pouvais me
+# réserver un hôtel, ce serait top", "Si pudieras mandarme el PDF, sería genial": a request
+# put as a wish, which `_courteous` reads as the question it means.
+_GOOD = (
+    r"(?:great|good|helpful|ideal|perfect|amazing|awesome|wonderful|lovely|brilliant|fantastic"
+    r"|a\s+(?:big\s+|huge\s+)?help|top|super|génial|genial|parfait|idéal|formidable|perfecto"
+    r"|estupendo|ideal|fenomenal|una\s+(?:gran\s+)?ayuda)"
+)
+_COURTEOUS = re.compile(
+    r"^(?:and\s+|also\s+|et\s+|y\s+)?(?P<lead>if\s+(?:you|u)\s+(?:could|can|would)"
+    r"|si\s+(?:tu\s+pouvais|vous\s+pouviez|tu\s+peux|vous\s+pouvez)"
+    r"|si\s+(?:pudieras|pudiera|pudierais|pudieran|puedes|puede))\s+"
+    r"(?P<ask>[^.?!;]{3,200}?)\s*,\s*(?:then\s+)?"
+    r"(?:(?:that|it|this)(?:'d|\s+would)\s+be|(?:ce|ça|cela)\s+(?:serait|me\s+rendrait)"
+    r"|(?:me\s+)?(?:sería|seria|vendría|vendria))\s+(?:really\s+|so\s+|very\s+|vraiment\s+"
+    r"|très\s+|muy\s+|de\s+)?"
+    rf"{_GOOD}\b",
+    re.IGNORECASE,
+)
+_ASKED_AS = {"if": "could you", "si tu": "pourrais-tu", "si vous": "pourriez-vous"}
+
+
+def _courteous(sentence: str) -> str:
+    """A wish that is a request ("if you could send it Friday, that would be great") as the
+    question it means ("could you send it Friday?"); any other sentence as it is."""
+    found = _COURTEOUS.match(sentence)
+    if found is None:
+        return sentence
+    lead = " ".join(found.group("lead").lower().split()[:2])
+    cue = _ASKED_AS.get(lead) or _ASKED_AS.get(lead.split()[0]) or "¿podrías"
+    if lead.startswith("si") and not lead.startswith(("si tu", "si vous")):
+        cue = "¿podrías"
+    return f"{cue} {found.group('ask')}?"
 
 
 def _aside(aside: str, received: dt.date | None) -> str:

@@ -16,6 +16,7 @@ import re
 from dayflow.dates import (
     Deadline,
     alternation,
+    any_date,
     any_phrase,
     any_word,
     find_deadline,
@@ -36,9 +37,12 @@ _OBJECT_PROMISED = re.compile(
     re.IGNORECASE,
 )
 _NEED_FROM_YOU = re.compile(
-    r"\b(?:i|we)\s+need\s+(?:a|an|the|your)\s+(?P<obj>[\w' -]{3,60}?)\s+from\s+you\b",
+    r"\b(?:i|we)\s+(?:really\s+|still\s+)?need\s+(?:a|an|the|your)\s+"
+    r"(?P<obj>[\w$#+'/&,. -]{3,80}?)\s+from\s+you\b",
     re.IGNORECASE,
 )
+# "I need the notes from you by then": the deadline the sentence named before it.
+_BY_THEN = re.compile(r"\b(?:by|before)\s+then\b", re.IGNORECASE)
 # "need the revised budget by Thursday COB", "we need those numbers today", "a reminder that
 # under the agreement we need the signed certificate no later than 10/31", "I have a
 # placeholder for it, but I need your request by the 13th": the thing, sent.
@@ -46,8 +50,8 @@ _NEED_THING = re.compile(
     r"^(?:(?:[^?]{0,100}?(?:\bthat\b[^?]{0,60}?|,(?:\s+but)?)\s+)?"
     r"(?:i|we)(?:'ll|\s+will)?\s+)?"
     r"(?:really\s+|still\s+|urgently\s+)?need\s+(?P<obj>(?:the"
-    r"|your|a|an|those|that|this|these)\s+[\w$#+'/. -]{2,60}?)\s+(?=(?:by|before|no\s+later\s+than"
-    r"|today|tonight|tomorrow|asap|eod|cob)\b)",
+    r"|your|a|an|those|that|this|these)\s+[\w$#+'/. -]{2,60}?|it|them)\s+"
+    r"(?=(?:by|before|no\s+later\s+than|today|tonight|tomorrow|asap|eod|cob)\b)",
     re.IGNORECASE,
 )
 # "We need the signed PW1 within 48 hours": the thing, sent in a number of hours or days (not
@@ -75,8 +79,8 @@ _NEEDED_DONE = any_phrase(
      "done")
 )  # fmt: skip
 _NEED_DONE = re.compile(
-    r"\b(?:(?:i|we)(?:'ll|\s+will)?\s+)?need\s+(?P<obj>(?:the|your|a|an|those|these)\s+"
-    rf"[\w$#+' -]{{2,60}}?)\s+(?P<verb>{_NEEDED_DONE})\b(?P<rest>[^.;!?]{{0,80}})",
+    r"\b(?:(?:i|we)(?:'ll|\s+will)?\s+)?need\s+(?P<obj>(?:(?:the|your|a|an|those|these)\s+"
+    rf"[\w$#+' -]{{2,60}}?|it|them))\s+(?P<verb>{_NEEDED_DONE})\b(?P<rest>[^.;!?]{{0,80}})",
     re.IGNORECASE,
 )
 # "The Q4 assessment of $285 is due by 11/15": a payment that falls due.
@@ -84,6 +88,36 @@ _DUE_PAYMENT = re.compile(
     r"^(?:the\s+|your\s+|this\s+|our\s+)?(?P<obj>(?:[\w$#'&/-]+\s+){0,4}?(?:assessment|invoice"
     r"|payment|fee|fees|dues|rent|balance|bill|premium|tuition|deposit|installment|instalment)"
     r"(?:\s+of\s+[$€£]?[\d,.]+)?)\s+(?:is|are)\s+(?:now\s+)?due\b",
+    re.IGNORECASE,
+)
+# "I need you on the floor this afternoon to decide whether we dump or rework": being there is
+# the way to the task, which is what follows "to".
+_NEED_YOU_TO = re.compile(
+    r"\b(?:i|we)\s+(?:really\s+|still\s+)?need\s+(?:you|u)\s+(?:on|in|at|here|there|down|over|up)"
+    r"\b[^.,;!?]{0,50}?\s+to\s+(?P<verb>[a-z]+)\s+(?P<rest>[^.;!?]{3,120})",
+    re.IGNORECASE,
+)
+# A need in German, Spanish or French: "außerdem brauchen wir bis zum 13.11. Ihre neue
+# Lieferadresse", "necesitamos el certificado antes del 6 de noviembre", "j'ai besoin du
+# devis avant vendredi"; the thing, to send. "Lo necesitamos antes del 6": the subject's.
+_NEED_DE = re.compile(
+    r"\b(?:(?:brauchen|benötigen|bräuchten|brauche|benötige|bräuchte)\s+(?:wir|ich)"
+    r"|(?:wir|ich)\s+(?:brauchen|benötigen|bräuchten|brauche|benötige|bräuchte))\s+"
+    r"(?:noch\s+|dringend\s+|unbedingt\s+)*(?P<pre>[^;!?]{0,40}?)\s*"
+    r"(?P<obj>(?:ihre|ihren|ihr|deine|deinen|dein|eure|euren|euer)\s+[^\W\d][\w-]*"
+    r"(?:\s+[^\W\d][\w-]*){0,3}?)(?=\s+(?:für|bis|zum|damit|spätestens|von|vor)\b|[.,;!?]|$)",
+    re.IGNORECASE,
+)
+_NEED_ES = re.compile(
+    r"\b(?P<it>(?:lo|la|los|las)\s+)?necesit(?:o|amos|aríamos|aríamos|aría|amos\s+recibir)"
+    r"(?!\s+que\b)\s*(?P<obj>(?:(?:el|la|los|las|su|sus|tu|tus)\s+[^.,;!?]{2,60}?)?)\s*"
+    r"(?=(?:antes\s+del?|a\s+más\s+tardar|para\s+el|hoy|mañana|el\s+\d)\b)",
+    re.IGNORECASE,
+)
+_NEED_FR = re.compile(
+    r"\b(?:j'ai|j'aurais|on\s+a|nous\s+avons|nous\s+aurions)\s+besoin\s+"
+    r"(?P<obj>(?:de\s+(?:la|l'|votre|ta|ton|tes|vos)|du|des|de\s+vos)\s*[^.,;!?]{2,60}?)\s+"
+    r"(?=(?:avant|d'ici|pour\s+le|au\s+plus\s+tard|demain|aujourd'hui)\b)",
     re.IGNORECASE,
 )
 _NEED_YOU_ON = re.compile(
@@ -96,7 +130,9 @@ _NEED_YOU_ON = re.compile(
 _APPROVED_BY = {"approval": "Approve", "sign-off": "Sign off on", "signoff": "Sign off on",
                 "signature": "Sign", "ok": "Approve"}  # fmt: skip
 _APPROVAL = re.compile(
-    rf"\b(?:i|we)\s+need\s+your\s+(?:\w+\s+)?(?P<what>{alternation(_APPROVED_BY)})"
+    r"\b(?:(?:i|we)\s+(?:still\s+)?need|(?:i'd|i\s+would|we'd|we\s+would)\s+(?:really\s+)?"
+    r"(?:like|love|appreciate|want))\s+your\s+"
+    rf"(?:\w+\s+)?(?P<what>{alternation(_APPROVED_BY)})"
     r"(?:\s+(?:on|of|for)\s+(?P<obj>[\w' -]{3,60}?))?"
     r"(?=\s+(?:by|before|so|to|until|this|today|tonight|tomorrow|asap|now)\b|[.,;!?]|$)",
     re.IGNORECASE,
@@ -141,7 +177,7 @@ _MEET = re.compile(
     r"(?:(?:can|could|shall)\s+we\s+(?:do|meet|move|have|talk|grab|catch|find|set\s+up|schedule"
     r"|book|get|hop|jump|sync|chat)|does\s+.{1,40}\s+work"
     r"|would\s+.{1,60}?\s+work\s+for\b|would\s+you\s+have\s+(?:\d+\s+minutes|time|a\s+moment)"
-    r"|are\s+you\s+(?:free|around|available)|are\s+you\s+(?:two\s+|both\s+|guys\s+)?in\s*\?"
+    r"|are\s+you\s+(?:free|around|available)|(?:are\s+)?you\s+(?:two\s+|both\s+|guys\s+|all\s+)?in\s*\?"
     r"|(?:bist\s+du|seid\s+ihr)\s+dabei\s*\?|(?:t'es|tu\s+es|vous\s+êtes)\s+partante?s?\s*\?"
     r"|¿?(?:te|os)\s+(?:apuntas|apuntáis|sumas|sumáis)\s*\?|do\s+you\s+have\s+(?:time|a\s+few\s+minutes)"
     r"|passt\s+(?:dir|ihnen)|hast\s+du\s+.{1,30}\s+zeit|(?:hätten|haben)\s+sie\s+.{1,30}\s+zeit"
@@ -153,6 +189,25 @@ _MEET = re.compile(
     r"\s+work(?:\s+for\s+you)?\s*\?|^(?:that|this)\s+works?\s+for\s+you\s*\?"
     r"|^¿?\s*(?:te|le|les)\s+(?:parece|conviene)(?:\s+bien)?\s*\?|^passt\s+(?:dir|ihnen|euch)"
     r"\s+das\s*\?|^geht\s+das\s+(?:für\s+(?:dich|sie))?\s*\?)(?!\w)",
+    re.IGNORECASE,
+)
+# "Would a tour on the 14th be possible?", "Wäre am 14. eine Führung möglich?", "Serait-il
+# possible de passer jeudi ?", "¿Sería posible una visita?": a question the reader answers.
+# (With "to" and a verb, "would it be possible to send...", it is a request cue.)
+_POSSIBLE = re.compile(
+    r"^(?:(?:hi|hello|hey|so|also|and)\s*[,!]?\s+)?(?:would|could|will|is)\s+"
+    r"(?!it\s+be\s+possible\s+(?:for\s+(?:you|u)\s+)?to\b).{2,80}?\s+(?:be\s+)?possible\b[^?]*\?"
+    r"|^(?:außerdem\s+|und\s+)?(?:wäre|waere|ist)\s+.{2,100}?\s+möglich\b[^?]*\?"
+    r"|^(?:et\s+)?(?:serait-il|est-il|est-ce\s+qu'il\s+serait|ce\s+serait)\s+possible\b[^?]*\?"
+    r"|^¿?\s*(?:y\s+)?(?:sería|seria|es)\s+posible\b[^?]*\?"
+    # a choice to make: "Möchten Sie das Malz in Säcken oder im Big Bag?", "Do you want the
+    # blue or the green one?", "Tu préfères mardi ou jeudi ?", "¿Prefieres el lunes o el martes?"
+    r"|^(?:außerdem\s+|und\s+)?(?:möchten|wollen|hätten|möchtest|willst|hättest)\s+(?:sie|du|ihr)"
+    r"\b[^?]*\s(?:oder|lieber)\s[^?]*\?"
+    r"|^(?:so\s+|also\s+)?do\s+you\s+(?:want|prefer)\b[^?]*\sor\s[^?]*\?"
+    r"|^(?:et\s+)?(?:est-ce\s+que\s+)?(?:tu\s+préfères|vous\s+préférez|préférez-vous|préfères-tu"
+    r"|tu\s+veux|vous\s+voulez|voulez-vous|veux-tu)\b[^?]*\sou\s[^?]*\?"
+    r"|^¿?\s*(?:y\s+)?(?:prefieres|prefiere|preferís|quieres|quiere|queréis)\b[^?]*\so\s[^?]*\?",
     re.IGNORECASE,
 )
 # "let me know by Wednesday if you three can make it", "please let us know if you can
@@ -193,6 +248,9 @@ def whole_forms(
     if meet:
         title = f"Reply to {sender} about {clean_subject(subject)}"
         return [(title, find_deadline(sentence[meet.end() :], received, lead_only=True), False)]
+    if _POSSIBLE.match(sentence):
+        title = f"Reply to {sender} about {clean_subject(subject)}"
+        return [(title, None, False)]
     if _CAN_MAKE_IT.search(sentence) or _ACCEPT.search(sentence):
         lead = find_deadline(sentence, received, lead_only=True)
         return [(f"RSVP to {event(subject)}", lead, False)]
@@ -223,14 +281,28 @@ def _needs(
         deadline = find_deadline(done.group("rest"), received)
         rest = done.group("rest")
         rest = rest.replace(deadline.phrase, " ") if deadline else rest
-        obj = strip_articles(done.group("obj"))
+        obj = _named(done.group("obj"), subject)
         return [(finish(f"{verb} {obj} {_CUT_REST.split(rest)[0]}", sender), deadline, False)]
     need = _NEED_FROM_YOU.search(sentence) or _NEED_THING.search(sentence) or _need_within(sentence)
     if need:
         decide = _DECISION.match(need.group("obj"))
-        thing = f"Decide on {decide.group('on')}" if decide else f"Send {need.group('obj')}"
+        obj = _named(need.group("obj"), subject)
+        thing = f"Decide on {decide.group('on')}" if decide else f"Send {obj}"
         title = finish(thing if decide else f"{thing} to {sender}", sender)
-        return [(title, find_deadline(sentence[need.end() :], received), False)]
+        rest = sentence[need.end() :]
+        deadline = find_deadline(rest, received)
+        if deadline is None and _BY_THEN.match(rest.strip()):
+            before = sentence[: need.start()]
+            deadline = find_deadline(before, received) or any_date(before, received)
+        return [(title, deadline, False)]
+    elsewhere = _foreign_need(sentence, subject, sender, received)
+    if elsewhere:
+        return elsewhere
+    there = _NEED_YOU_TO.search(sentence)
+    if there and there.group("verb").lower() not in {"be", "have", "get", "come"}:
+        rest = _CUT_REST.split(there.group("rest"))[0]
+        title = finish(f"{there.group('verb').capitalize()} {rest}", sender)
+        return [(title, find_deadline(sentence, received), False)]
     present = _NEED_YOU_ON.search(sentence)
     if present:
         title = finish(f"Join {present.group('obj')}", sender)
@@ -241,6 +313,34 @@ def _needs(
         kind, obj = what.group("what").lower(), strip_articles(what.group("obj"))
         title = f"Review {obj}" if kind in {"eyes", "review"} else f"Give {sender} {kind} on {obj}"
         return [(finish(title, sender), find_deadline(sentence, received, lead_only=True), False)]
+    return None
+
+
+def _named(obj: str, subject: str) -> str:
+    """A need's object: "it" or "them" is what the subject names."""
+    if obj.lower() in {"it", "them"}:
+        return clean_subject(subject)
+    return strip_articles(obj)
+
+
+def _foreign_need(
+    sentence: str, subject: str, sender: str, received: dt.date | None
+) -> list[Piece] | None:
+    """A need in German, Spanish or French (`_NEED_DE`, `_NEED_ES`, `_NEED_FR`): the thing,
+    to send, titled in the message's language, with the sentence's deadline."""
+    german = _NEED_DE.search(sentence)
+    if german:
+        obj = re.sub(r"^\w+\s+", "", german.group("obj"))
+        title = f"{obj[:1].upper()}{obj[1:]} an {sender} senden"
+        return [(title, find_deadline(sentence, received), False)]
+    spanish = _NEED_ES.search(sentence)
+    if spanish and (spanish.group("obj").strip() or spanish.group("it")):
+        obj = spanish.group("obj").strip() or clean_subject(subject)
+        return [(f"Enviar {obj} a {sender}", find_deadline(sentence, received), False)]
+    french = _NEED_FR.search(sentence)
+    if french:
+        obj = re.sub(r"^(?:de\s+|du\s+|des\s+)", "", french.group("obj"), flags=re.I)
+        return [(f"Envoyer {obj.strip()} à {sender}", find_deadline(sentence, received), False)]
     return None
 
 

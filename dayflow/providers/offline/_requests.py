@@ -444,7 +444,10 @@ def requests_in(
                 if answer is not None:  # only the sentence that dates it, not its neighbour
                     deadline, after = answer
                     answering.add(n + 1 + after)
-            if deadline is None:
+            if deadline is None and _ANSWERS.match(title):
+                # an answer to an invitation is due when it says so, not when the event is
+                deadline = sentence.listed and list_due or None
+            elif deadline is None:
                 deadline = (sentence.listed and list_due) or _carried(
                     found_sentences, n, received, subject, asked
                 )
@@ -618,6 +621,18 @@ _WHAT_TO_TELL = re.compile(
 )
 
 
+# The sender's own doing ("I'll send the recipe tomorrow", "Je t'envoie la recette demain",
+# "Te mando el PDF mañana", "Ich schicke dir morgen die Liste"): its day is theirs, not the
+# deadline of the reader's ask after it.
+_SENDER_DOES = re.compile(
+    r"^\W*(?:and\s+|also\s+|et\s+|y\s+|und\s+)?(?:i(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to)"
+    r"|je\s+(?:t'|vous\s+|te\s+)?(?:envoie|enverrai|passe|passerai|appelle|rappelle|fais|ferai)"
+    r"|(?:te|le|os|les)\s+(?:mando|envío|envio|enviaré|enviare|llamo|llamaré|paso)"
+    r"|ich\s+(?:schicke|sende|schick|melde|rufe|bringe))\b",
+    re.IGNORECASE,
+)
+
+
 def _carried(
     found: list[Sentence], n: int, received: dt.date | None, subject: str, asked: set[int]
 ) -> Deadline | None:
@@ -647,7 +662,13 @@ def _carried(
         if carried and _SUITS.match(after[carried.end :]):
             return carried
     previous = found[n - 1].text if n else ""
-    if previous and not sentence.listed and not has_cue(previous) and n - 1 not in asked:
+    if (
+        previous
+        and not sentence.listed
+        and not has_cue(previous)
+        and n - 1 not in asked
+        and not _SENDER_DOES.match(previous)
+    ):
         deadline = find_deadline(previous, received)
         if deadline is not None and not _happened(previous, deadline):
             return deadline
@@ -728,6 +749,31 @@ _OK_TO = re.compile(
     r"^(?:ok|okay|good|fine)\s+(?:to|pour|para|zu)\s+[^\W\d_]+(?:\s+(?:it|this|them))?\s*\?$",
     re.IGNORECASE,
 )
+# "OK to apply the credit to the Nov invoice?", "Okay if we bump the order to 40?": leave to
+# do one thing, which the reader gives.
+_OK_TO_DO = re.compile(
+    r"^(?:ok|okay|good|fine|alright|all\s+right)\s+(?:to|if\s+(?:i|we))\s+(?P<verb>[a-z]{2,})\s+"
+    r"(?P<obj>[^?.!]{2,80}?)\s*\?",
+    re.IGNORECASE,
+)
+# Verbs of a terse question that are no to-do list's verbs elsewhere: "Taste before racking?"
+_TERSE_VERBS = frozenset("taste try test sample measure weigh inspect".split())
+# What may follow a terse verb to say when: "Sign before you leave?", "Check after lunch?"
+_WHEN_WORDS = frozenset("before after by when once first today tonight tomorrow".split())
+
+
+def _gerund(verb: str) -> str:
+    """ "apply" -> "applying", "move" -> "moving", "ship" -> "shipping" (English, roughly)."""
+    verb = verb.lower()
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
+        return verb[:-1] + "ing"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb):
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
+
+
 # A bare verb asked, then an aside naming the thing: "Sign? (the lease, page 3)".
 # (an initial or a first name may sign it: "... list attached) K")
 _VERB_ASIDE = re.compile(r"^(?P<verb>[^\W\d_]+)\s*\?\s*\([^()]{2,80}\)(?:\s+[A-Z][a-z]{0,12}\.?)?$")
@@ -775,6 +821,10 @@ def _terse(
         return [Found(_errand_title(errand), find_deadline(body, received))]
     if _OK_TO.match(words):  # "Ok to pay?": leave to act, which the reader gives
         return [Found(finish(f"Approve {subj}", sender), deadline)]
+    leave = _OK_TO_DO.match(words)  # "OK to apply the $1,140 credit to the Nov invoice?"
+    if leave:
+        doing = f"{_gerund(leave.group('verb'))} {leave.group('obj')}"
+        return [Found(finish(f"Approve {doing}", sender), deadline)]
     aside = _VERB_ASIDE.match(words)  # "Approve? (cleaning supplies, $412, list attached)"
     if aside and aside.group("verb").lower() in VERBS:
         verb = aside.group("verb").lower()
@@ -806,6 +856,9 @@ def _terse(
         return [Found(f"{reminder.group(1).capitalize()} {subj}", deadline)]
     if verb in VERBS and (len(words.split()) <= 3 or is_imperative(words)):
         return _terse_verb(verb, words, subj, sender, deadline)
+    first = re.split(r"(?<=[?.!])\s", words, maxsplit=1)[0]
+    if verb in _TERSE_VERBS and first.endswith("?") and len(first.split()) <= 5:
+        return _terse_verb(verb, first, subj, sender, deadline)  # "Taste before racking?"
     if subject.strip().endswith("?") and len(subj.split()) <= 2:
         return [Found(f"Send {subj.rstrip('?')} to {sender}", deadline)]
     lead = find_deadline(subj, received)
@@ -841,6 +894,9 @@ def _terse_verb(
 ) -> list[Found]:
     """ "Approve?" (the subject is its object), "call me when free" (the sender is)."""
     rest = words.split()[1:]
+    if rest and rest[0].lower() in _WHEN_WORDS:  # "Taste before racking?": the subject's, then
+        when = re.split(r"[?.!]", " ".join(rest), maxsplit=1)[0]
+        return [Found(finish(f"{verb.capitalize()} {subj} {when}", sender), deadline)]
     if verb in {"call", "ping", "text", "phone"} and (not rest or rest[0].lower() in {"me", "us"}):
         return [Found(f"{verb.capitalize()} {sender}", deadline)]
     if not rest or rest[0].lower().strip("?") in {"it", "this", "pls", "please", "asap"}:
