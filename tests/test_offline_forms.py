@@ -290,3 +290,22 @@ def test_an_items_deadline_is_not_left_in_its_title() -> None:
         ("Send venue list to Inés", None),
         ("Send budget to Inés", "2026-11-06"),
     ]
+
+
+def test_an_ask_to_sign_and_one_to_return_the_signed_thing_are_one_task() -> None:
+    """One ask said twice ("I need the lease addendum signed by you. Please return the
+    signed addendum by Nov 9."): one task, named by the fuller phrase, due by its date;
+    a different thing to return stays a task of its own."""
+    body = (
+        "To close the file I still need the Lease Addendum (attached) signed by you as tenant. "
+        "Please return the signed addendum by November 9."
+    )
+    assert _found(body, "Lease addendum", MON) == [("Return signed Lease Addendum", "2026-11-09")]
+    two = (
+        "To close the file I still need the Lease Addendum (attached) signed by you as tenant. "
+        "Please return the signed parking form by November 9."
+    )
+    assert [t for t, _ in _found(two, "Lease addendum", MON)] == [
+        "Sign Lease Addendum",
+        "Return signed parking form",
+    ]

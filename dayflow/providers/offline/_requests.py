@@ -719,10 +719,43 @@ def _subjects(
     return said
 
 
+# "I need the certificate signed by you" then "Please return the signed certificate by the
+# 10th": one ask said twice, to sign a thing and to send the signed thing back.
+_TO_SIGN = re.compile(r"^(?:sign|countersign)\s+(?P<thing>.+)$", re.IGNORECASE)
+_SIGNED_BACK = re.compile(
+    r"^(?P<verb>(?:return|send|bring|mail|e-?mail|upload)(?:\s+back)?)\s+signed\s+(?P<thing>.+?)"
+    r"(?P<to>\s+to\s+\S+)?$",
+    re.IGNORECASE,
+)
+
+
+def _signed_once(found: list[Found]) -> list[Found]:
+    """`found` with an ask to sign a thing and one to return the signed thing (the same head
+    noun: "Compliance Certificate", "certificate") as one task: returning it signed, named
+    by the fuller of the two, due by the deadline either gives."""
+    out = list(found)
+    for i, first in enumerate(found):
+        for j in range(i + 1, len(found)):
+            second = found[j]
+            pair = (first, second) if _TO_SIGN.match(first.title) else (second, first)
+            sign, back = _TO_SIGN.match(pair[0].title), _SIGNED_BACK.match(pair[1].title)
+            if sign is None or back is None or first not in out or second not in out:
+                continue
+            thing, other = sign.group("thing"), back.group("thing")
+            if thing.split()[-1].lower() != other.split()[-1].lower():
+                continue  # "sign the lease", "return the signed form": two things
+            named = thing if len(thing.split()) > len(other.split()) else other
+            title = f"{back.group('verb')} signed {named}{back.group('to') or ''}"
+            kept = pair[1] if pair[1].deadline or not pair[0].deadline else pair[0]
+            out[out.index(first)] = replace(kept, title=title)
+            out.remove(second)
+    return out
+
+
 def _unique(found: list[Found]) -> list[Found]:
     seen: set[str] = set()
     out = []
-    for f in found:
+    for f in _signed_once(found):
         key = f.title.lower()
         if key not in seen:
             seen.add(key)
