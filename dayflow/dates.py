@@ -28,7 +28,7 @@ from dataclasses import dataclass
 _WEEKDAYS = {
     0: "monday mon montag lundi lunes",
     1: "tuesday tues tue dienstag mardi martes",
-    2: "wednesday wed mittwoch mercredi miércoles miercoles",
+    2: "wednesday weds wed mittwoch mercredi miércoles miercoles",
     3: "thursday thurs thur thu donnerstag jeudi jueves",
     4: "friday fri freitag vendredi viernes",
     5: "saturday sat samstag sonnabend samedi sábado sabado",
@@ -82,14 +82,15 @@ _TIME = r"(?:\d{1,2}(?::\d{2})?\s*(?:a\.?m\.?|p\.?m\.?|uhr|h)?|noon|midday|mitta
 _WHEN = (
     r"(?P<when>"
     r"(?P<iso>\d{4}-\d{2}-\d{2})"
-    rf"|(?P<eodday>(?:eod|cob|end\s+of\s+(?:the\s+)?(?:business\s+)?day)\s+(?:on\s+)?"
+    rf"|(?P<eodday>(?:eod|cob|end\s+of\s+(?:the\s+)?(?:business\s+)?day|close\s+of\s+business)\s+(?:on\s+)?"
     rf"(?:{_WD}\b|tomorrow|tmrw?|tmw|today|morgen|demain|mañana))"
     rf"|(?P<end>(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(?P<end_next>next\s+)?(?P<end_unit>day|week|month))"
     r"|(?P<fin>(?:la\s+)?fin\s+(?:de\s+la\s+|du\s+|de\s+)?(?P<fin_next>prochain\w*\s+)?(?P<fin_unit>semaine|mois|mes|journée|día|dia)(?:\s+prochaine?|\s+que\s+viene)?)"
     r"|(?P<ende>ende\s+(?:des|der|dieses|diesen|nächsten|naechsten|nächster|naechster|nächste)?\s*"
     r"(?P<ende_unit>monats?|woche|tages))"
     rf"|(?P<month_end>(?:the\s+)?(?:end\s+of\s+|fin\s+(?:de\s+|d')?|finales\s+de\s+|ende\s+){_MO}\b)"
-    r"|(?P<eod>eod|cob|eow|eom)"
+    r"|(?P<eod>eod|cob|eow|eom|close\s+of\s+business)"
+    r"|(?P<weekend>(?:the\s+|this\s+)?weekend)"
     # "Wednesday, November 4", "Mittwoch, den 4. November", "mercredi le 4", "Mi., 4.11.": the
     # date written beside its weekday is one expression, and the date wins
     rf"|(?P<wdate>(?:(?:next|this|coming)\s+)?{_WD}\b'?s?,?\s+(?:the\s+|den\s+|le\s+|el\s+)?(?:{_DAYNUM}\s*(?:of\s+|de\s+)?{_MO}\b\.?|{_MO}\b\.?\s+{_DAYNUM}|the\s+{_DAYNUM}|\d{{1,2}}/\d{{1,2}}|\d{{1,2}}\.\d{{1,2}}\.){_YEAR})"
@@ -102,7 +103,7 @@ _WHEN = (
     r"|the\s+day\s+after\s+tomorrow|heute(?:\s+(?:abend|noch))?|morgen(?:\s+früh)?|übermorgen"
     r"|aujourd'hui(?:\s+même)?|ce\s+soir|demain(?:\s+matin)?|après-demain|hoy(?:\s+mismo)?|esta\s+tarde"
     r"|mañana|pasado\s+mañana|noon|midday)"
-    rf"|(?P<wday>(?:(?P<wd_next>next|coming|nächsten|naechsten|próximo|proximo)\s+|this\s+|first\s+thing\s+)?{_WD}\b(?:'s)?(?:\s+(?:prochain|próximo|morning|afternoon|evening|night|eod|cob))?)"
+    rf"|(?P<wday>(?:(?P<wd_next>next|coming|nächsten|naechsten|próximo|proximo)\s+|this\s+(?:coming\s+)?|first\s+thing\s+)?{_WD}\b(?:'s)?(?:\s+(?:prochain|próximo|morning|afternoon|evening|night|eod|cob|(?:of\s+)?next\s+week))?)"
     r")"
 )
 _LEADS = (
@@ -136,7 +137,7 @@ _ORIGIN = re.compile(r"\b(?:from|of|since)\s+$", re.IGNORECASE)
 # "move our 1:1 to Thursday afternoon": where a thing goes, not when it is due.
 _TARGET = re.compile(r"\b(?:to|into|until)\s+$", re.IGNORECASE)
 _BARE_RE = re.compile(
-    rf"(?<![\w-])(?:{_WHEN}|(?P<soon>{_SOON})|(?P<within>(?:within|in)\s+(?:the\s+next\s+)?(?P<n>\d+|\w+)\s+(?P<unit>hours?|days?)))(?!\w)",
+    rf"(?<![\w-])(?:{_WHEN}|(?P<soon>{_SOON})|(?P<within>(?:within|in)\s+(?:the\s+next\s+)?(?P<n>\d+|\w+)\s+(?P<unit>hours?|days?|weeks?)))(?!\w)",
     re.IGNORECASE,
 )
 # "before our call on Tuesday", "before we start demolition on Monday": the day of the event
@@ -158,7 +159,7 @@ _THEN = re.compile(r"\b(?:by|before|until)\s+then\b", re.IGNORECASE)
 _BARE_OK = re.compile(
     r"^(?:today|tonight|this\s+(?:morning|afternoon|evening)|tomorrow|tmrw?\b|tmw\b|2moro|the\s+day\s+after|heute"
     r"|morgen|übermorgen|aujourd'hui|ce\s+soir|demain|après-demain|hoy|esta\s+tarde|mañana"
-    r"|pasado|noon|midday|eod|cob|eow|eom|this\s+|first\s+thing|(?:the\s+)?end\s+of|(?:la\s+)?fin\s"
+    r"|pasado|noon|midday|eod|cob|eow|eom|this\s+(?!weekend)|first\s+thing|(?:the\s+)?end\s+of|(?:la\s+)?fin\s"
     # "send it next Monday": a weekday of the following week is a day of its own (GUIDE.md)
     r"|ende\s|next\s+(?=\w+day\b))",
     re.IGNORECASE,
@@ -283,7 +284,8 @@ def _resolve_match(found: re.Match[str], received: dt.date) -> dt.date | None:
         n = int(raw) if raw.isdigit() else _NUMBERS.get(raw)
         if n is None:
             return None
-        days = -(-n // 24) if groups["unit"].lower().startswith("hour") else n
+        unit = groups["unit"].lower()
+        days = -(-n // 24) if unit.startswith("hour") else n * 7 if unit.startswith("week") else n
         return received + dt.timedelta(days=days)
     return resolve(groups["when"], received)
 
@@ -294,7 +296,13 @@ def resolve(when: str, received: dt.date) -> dt.date | None:
     text = " ".join(when.lower().replace(",", " ").split())
     text = re.sub(r"'s\b", "", text)
     # "EOD Monday", "COB tomorrow": that day
-    text = re.sub(r"^(?:eod|cob|end of (?:the )?(?:business )?day)\s+(?:on\s+)?(?=\S)", "", text)
+    text = re.sub(
+        r"^(?:eod|cob|end of (?:the )?(?:business )?day|close of business)\s+(?:on\s+)?(?=\S)",
+        "",
+        text,
+    )
+    if re.fullmatch(r"(?:the |this )?weekend", text):  # "before the weekend": its Friday
+        return received + dt.timedelta(days=(4 - received.weekday()) % 7)
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return _date(*map(int, text.split("-")))
     text = re.sub(r"(?<=\d)-(?=[^\W\d_])|(?<=[^\W\d_])-(?=\d)", " ", text)  # "04-nov-2026"
@@ -357,7 +365,7 @@ def _relative(text: str, received: dt.date) -> dt.date | None:
         return received + dt.timedelta(days=1)
     if re.match(
         r"(?:today|tonight|this (?:morning|afternoon|evening)|heute|aujourd'hui|ce soir|hoy"
-        r"|esta tarde|noon|midday|eod|cob)\b",
+        r"|esta tarde|noon|midday|eod|cob|close of business)\b",
         text,
     ):
         return received

@@ -280,3 +280,27 @@ def test_a_weekday_followed_by_other_words_is_still_the_weekday() -> None:
 def test_an_hour_as_the_deadline_takes_the_day_named_beside_it(text: str, due: str) -> None:
     found = find_deadline(text, dt.date(2026, 10, 28))  # a Wednesday
     assert found is not None and found.due == dt.date.fromisoformat(due)
+
+
+@pytest.mark.parametrize(
+    ("text", "due"),
+    [
+        ("by Weds", "2026-11-04"),
+        ("this coming Monday", "2026-11-02"),
+        ("by Monday next week", "2026-11-02"),
+        ("by Friday next week", "2026-11-06"),  # the following week's, as "next Friday"
+        ("within a week", "2026-11-04"),
+        ("in two weeks", "2026-11-11"),
+        ("by close of business Friday", "2026-10-30"),
+        ("by close of business", "2026-10-28"),
+        ("before the weekend", "2026-10-30"),  # its Friday
+    ],
+)
+def test_more_ways_of_naming_a_day_resolve_as_guide_says(text: str, due: str) -> None:
+    found = find_deadline(text, dt.date(2026, 10, 28))  # a Wednesday
+    assert found is not None and found.due == dt.date.fromisoformat(due)
+
+
+def test_a_weekend_named_without_a_lead_is_no_deadline() -> None:
+    assert find_deadline("can you feed the cat this weekend?", dt.date(2026, 10, 28)) is None
+    assert find_deadline("we were away over the weekend", dt.date(2026, 10, 28)) is None
