@@ -398,3 +398,15 @@ def test_the_senders_own_doing_before_an_ask_does_not_date_it() -> None:
 )  # fmt: skip
 def test_a_terse_leave_or_verb_question_is_a_request(body: str, subject: str, title: str) -> None:
     assert _found(body, subject) == [(title, None)]
+
+
+def test_a_purpose_after_an_asks_deadline_does_not_share_it_with_the_ask_before() -> None:
+    """ "...so legal has them" names the redlines, not the memo: the 15th is theirs only."""
+    body = (
+        "please add a section on pricing risks to the board memo, and send Nadia the contract "
+        "redlines by the 15th so legal has them before the renewal."
+    )
+    assert _found(body, "Board memo") == [
+        ("Add section on pricing risks to board memo", None),
+        ("Send Nadia contract redlines", "2026-11-15"),
+    ]

@@ -110,6 +110,8 @@ _CLAUSE_END = re.compile(
     r"|,\s+(?:he|she|it|they|we|i|that|this)(?:'s|'re|'m|'ll|'d|'ve|\s+(?:is|are|was|has|have|will)\b)"
     r"|,\s+(?:i|he|she|they|we)\s+(?!and\b)\w+"
     r"|\s(?:using|so\s+(?:the|you|they))\b"
+    # a purpose: "send the redlines by the 15th so legal has them"
+    r"|\sso\s+(?=[\w']+\s+(?:has|have|can|could|will|gets?|knows?|is|are)\b)"
     r"|,\s+(?=(?:can|could|would|will)\s+you)|\swhile\s+(?=(?:you|i|we|they|he|she)\b)"
     r"|\s(?:so\s+(?:that|i|we)|because|since|if|when|whenever|once"
     r"|quand|lorsque|cuando|wenn|sobald|damit|afin|pour\s+que|para\s+que|je\s+dois|otherwise"
@@ -514,7 +516,10 @@ def _clause_pieces(
     owner = next((i for i, p in enumerate(parts) if deadline and deadline.phrase in p), None)
     # ... but only when its own part names the same thing again ("it", "both"): "add a
     # section to the memo, and send Nadia the redlines by the 15th" dates the redlines only
-    shared = owner is not None and bool(_SAME_THING.search(parts[owner]))
+    # (before its deadline: "send the redlines by the 15th so legal has them" names no other)
+    shared = owner is not None and bool(
+        _SAME_THING.search(parts[owner].split(deadline.phrase)[0] if deadline else parts[owner])
+    )
     out: list[Piece] = []
     for i, part in enumerate(parts):
         if _BEHAVE.match(part.strip()):  # "please be careful ... and use the side door"
