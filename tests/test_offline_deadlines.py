@@ -29,6 +29,30 @@ def test_a_sentence_opening_with_a_deadline_dates_the_ask_before_it() -> None:
     assert found(later, "Gala")[0][1] == "2026-11-04"
 
 
+@pytest.mark.parametrize(
+    ("after", "due"),
+    [
+        ("By Nov 9 would be ideal so I can put it in the packet.", "2026-11-09"),
+        ("Friday would be great.", "2026-11-06"),
+        ("Ideally by Wednesday.", "2026-11-04"),
+        ("Thursday at the latest.", "2026-11-05"),
+        ("The packet goes out a week before.", "2026-11-12"),  # no deadline of its own
+    ],
+)
+def test_a_sentence_stating_the_asks_deadline_wins_over_the_meeting_it_precedes(
+    after: str, due: str
+) -> None:
+    """ "Ahead of the board on the 12th, could you ...?": the meeting's date dates the ask
+    only when no following sentence states the ask's own deadline."""
+    body = f"Ahead of the board meeting on the 12th, could you send me the Q3 cost summary? {after}"
+    assert found(body, "Q3 costs") == [("Send Q3 cost summary to Ilse", due)]
+
+
+def test_a_bare_day_said_to_suit_dates_the_undated_ask_before_it() -> None:
+    body = "Could you send the venue the final guest list? Friday would be great."
+    assert found(body, "Gala") == [("Send venue final guest list", "2026-11-06")]
+
+
 # --- relative dates from the message's own day, in the brief's zone (issue 34) -----------------
 
 

@@ -243,6 +243,19 @@ _SUITS = re.compile(
     r"(?:ideal|perfect|great|best|fine|good|enough|plenty)\b",
     re.IGNORECASE,
 )
+# A sentence after an ask that only states its deadline: "By Nov 9 would be ideal", "Ideally
+# by Monday", "Friday would be great", "Monday at the latest".
+_IDEALLY = re.compile(
+    r"^(?:ideally|preferably|if\s+(?:at\s+all\s+)?possible|at\s+the\s+latest)\s*,?\s+", re.I
+)
+_LATEST = re.compile(
+    r"^\s*,?\s*(?:(?:at\s+the\s+(?:very\s+)?latest|latest|if\s+(?:at\s+all\s+)?possible|ideally"
+    r"|please|pls|thanks?|thank\s+you)\s*[,.!]*\s*)*[.!]*\s*$",
+    re.IGNORECASE,
+)
+# A deadline the ask takes from a meeting it comes before ("Ahead of the finance committee on
+# the 12th, could you ..."): a sentence stating the ask's own deadline wins over it.
+_AHEAD_OF = re.compile(r"^(?:before|ahead\s+of|prior\s+to)\s", re.IGNORECASE)
 # What points at a list below instead of naming a thing: "the following", "these", "below".
 _AHEAD = re.compile(
     r"\b(?:the\s+following(?:\s+(?:things?|items?|tasks?|steps?|points?|to-?dos?))?"
@@ -444,6 +457,10 @@ def requests_in(
                 if answer is not None:  # only the sentence that dates it, not its neighbour
                     deadline, after = answer
                     answering.add(n + 1 + after)
+            if deadline is not None and _AHEAD_OF.match(deadline.phrase) and not sentence.listed:
+                # "Ahead of the committee on the 12th, could you ...? By Nov 9 would be ideal."
+                following = found_sentences[n + 1].text if n + 1 < len(found_sentences) else ""
+                deadline = _only_deadline(following, received) or deadline
             if deadline is None and _ANSWERS.match(title):
                 # an answer to an invitation is due when it says so, not when the event is
                 deadline = sentence.listed and list_due or None
@@ -633,6 +650,25 @@ _SENDER_DOES = re.compile(
 )
 
 
+def _only_deadline(text: str, received: dt.date | None) -> Deadline | None:
+    """The deadline of a sentence that states only that ("By Nov 9 would be ideal", "Ideally
+    by Monday", "Friday would be great", "Monday at the latest"), else None."""
+    if has_cue(text):
+        return None
+    body = _IDEALLY.sub("", text.strip())
+    said, led = find_deadline(body, received, lead_only=True), 0
+    if said is None or said.start != 0:  # "Friday would be great": a bare day, led
+        said, led = find_deadline(f"by {body}", received, lead_only=True), 3
+        if said is not None and (said.start != 0 or said.end <= led):
+            said = None
+    if said is None or said.due is None:
+        return None
+    rest = body[said.end - led :]
+    if not (_SUITS.match(rest) or _LATEST.match(rest)):
+        return None
+    return replace(said, phrase=said.phrase[led:], end=said.end - led) if led else said
+
+
 def _carried(
     found: list[Sentence], n: int, received: dt.date | None, subject: str, asked: set[int]
 ) -> Deadline | None:
@@ -661,6 +697,8 @@ def _carried(
             return carried
         if carried and _SUITS.match(after[carried.end :]):
             return carried
+        if (said := _only_deadline(after, received)) is not None:  # "Friday would be great"
+            return said
     previous = found[n - 1].text if n else ""
     if (
         previous
