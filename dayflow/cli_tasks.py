@@ -74,9 +74,13 @@ def add(
     deps = get_deps(ctx)
     with handle_errors(deps):
         with deps.store(deps.settings(db=db)) as store:
-            task, created = task_from_promise(store, source)
-        how = "added" if created else "already on your list"
-        deps.notice(f"{how}: {task.id} {plain(task.title)}")
+            filed = task_from_promise(store, source)
+        if filed.task is None:
+            kept = "not added, a later brief found it kept or called off"
+            deps.notice(f"{kept}: {plain(filed.title)}")
+            return
+        how = "added" if filed.created else "already on your list"
+        deps.notice(f"{how}: {filed.task.id} {plain(filed.task.title)}")
 
 
 @tasks_app.command("reject")

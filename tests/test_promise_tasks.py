@@ -30,12 +30,16 @@ PROMISE: dict[str, Any] = {
 }
 
 
-def _brief(store: Store, day: str, promised: list[dict[str, Any]]) -> str:
-    """A finished brief of `day` whose read_followups listed `promised` under you_promised."""
+def _brief(
+    store: Store, day: str, promised: list[dict[str, Any]], kept: list[str] | None = None
+) -> str:
+    """A finished brief of `day` whose read_followups listed `promised` under you_promised
+    (and `kept` under promises_kept)."""
     settings = RunSettings(tz="UTC", inbox="/mail/inbox")
     run, lease = store.runs.create(replace(_new_run(), brief_date=day, settings=settings))
     store.steps.begin(lease, 1, turn(tool_use("read_followups", {}, "tu_f")), 1)
-    result = json.dumps({"you_owe": [], "waiting_on": [], "you_promised": promised})
+    listed: dict[str, Any] = {"you_owe": [], "waiting_on": [], "you_promised": promised}
+    result = json.dumps(listed | ({"promises_kept": kept} if kept else {}))
     store.steps.complete(
         lease, 1, [{"type": "tool_result", "tool_use_id": "tu_f", "content": result}]
     )
@@ -51,12 +55,17 @@ def test_a_promise_of_a_brief_older_than_two_pages_of_runs_is_found(store: Store
     later = [_brief(store, "2026-11-19", []) for _ in range(2 * EARLIER_PAGE + 3)]
     assert store.archive.prune(later[0])
     assert promise_of(store, KEY) == PROMISE
-    task, created = task_from_promise(store, KEY)
-    assert created and (task.title, task.due) == (
-        "Let me check with legal and revert tomorrow (to Ivan Petrov)",
-        "2026-11-19",
+    filed = task_from_promise(store, KEY)
+    assert (
+        filed.created
+        and filed.task
+        and (filed.task.title, filed.task.due)
+        == (
+            "Let me check with legal and revert tomorrow (to Ivan Petrov)",
+            "2026-11-19",
+        )
     )
-    assert task_from_promise(store, KEY) == (task, False)
+    assert task_from_promise(store, KEY) == replace(filed, created=False)
 
 
 def test_the_newest_brief_that_listed_a_promise_gives_it(store: Store) -> None:
@@ -88,7 +97,8 @@ def test_why_a_promise_made_a_task_says_what_the_task_keeps(store: Store) -> Non
     """`dayflow why` on a task `tasks add --from promise:KEY` made was "task t_... names no
     run that filed it" (exit 3, "no such task") though the task is on the list."""
     _brief(store, "2026-11-18", [PROMISE])
-    task, _ = task_from_promise(store, KEY)
+    task = task_from_promise(store, KEY).task
+    assert task is not None
     why = explain(store, task.id[:6])
     assert why.to_json()["run_id"] is None and why.item == "work:abc"
     assert render_text(why).splitlines() == [
@@ -113,3 +123,39 @@ def test_a_promise_key_is_read_as_typed_and_a_bad_one_is_refused_in_a_short_line
     with pytest.raises(UsageError) as refused:
         promise_of(store, "promise:" + "x" * 5000)
     assert len(str(refused.value)) < 200
+
+
+def test_a_key_typed_in_capitals_with_spaces_or_its_prefix_so_is_the_same_one_task(
+    store: Store,
+) -> None:
+    """The lookup read the key whatever its case, but the task was filed under the key as
+    typed: `PROMISE:…`, capitals, a trailing space or tab were each a second task."""
+    _brief(store, "2026-11-18", [PROMISE])
+    first = task_from_promise(store, KEY)
+    assert first.created
+    hexdigits = KEY.split(":", 1)[1]
+    for typed in (
+        KEY.upper(),
+        KEY + " ",
+        KEY + "\t",
+        "PROMISE:" + hexdigits,
+        "promise: " + hexdigits,
+    ):
+        again = task_from_promise(store, typed)
+        assert (again.task, again.created) == (first.task, False), typed
+    assert [t.idempotency_key for t in store.tasks.list()] == [KEY]
+
+
+def test_a_promise_a_later_brief_found_kept_files_no_task(store: Store) -> None:
+    """Day 1 listed it; day 2 found it kept (its read_followups' promises_kept): no task, and
+    one filed before it was kept is still found on the list."""
+    _brief(store, "2026-11-18", [PROMISE, PROMISE | {"key": "promise:ffffffffffff"}])
+    before = task_from_promise(store, "promise:ffffffffffff")
+    _brief(store, "2026-11-19", [], kept=[KEY, "promise:ffffffffffff"])
+    kept = task_from_promise(store, KEY)
+    assert kept.kept and kept.title.startswith("Let me check with legal")
+    assert [t.idempotency_key for t in store.tasks.list()] == ["promise:ffffffffffff"]
+    assert task_from_promise(store, "promise:ffffffffffff") == replace(before, created=False)
+    # Listed again by a newer brief (the thread's promise open once more): filed as usual.
+    _brief(store, "2026-11-20", [PROMISE])
+    assert task_from_promise(store, KEY).created

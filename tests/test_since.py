@@ -269,6 +269,36 @@ def test_a_promise_is_a_task_only_when_the_user_adds_it(tmp_path: Path) -> None:
     assert wrong.code != 0 and "no promise" in wrong.err
 
 
+def test_a_promise_key_typed_another_way_or_kept_since_files_no_second_task(
+    tmp_path: Path,
+) -> None:
+    """`tasks add --from` found the promise whatever the case, a trailing space or tab or a
+    `PROMISE:`, but filed the task under the key as typed: each was a second task. And Hana's
+    promise, kept by day 2 ("Here is the quarterly report, as promised."), was still filed."""
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    res = _brief(db, DAY1, env, "--format", "json")
+    promised = {p["with"]["address"]: p["key"] for p in
+                json.loads(res.out)["followups"]["you_promised"]}  # fmt: skip
+    key = promised["ivan@example.net"]
+    assert dayflow(db, "tasks", "add", "--from", key, api=None, **env).code == 0
+    for typed in (key.upper(), key + " ", key + "\t", "PROMISE:" + key.split(":", 1)[1]):
+        again = dayflow(db, "tasks", "add", "--from", typed, api=None, **env)
+        assert (again.code, again.err.startswith("already on your list: ")) == (0, True), typed
+    _day2(tmp_path)
+    _brief(db, DAY2, env)
+    kept = dayflow(db, "tasks", "add", "--from", promised["hana@example.net"], api=None, **env)
+    assert kept.code == 0, kept.err
+    assert kept.err.strip() == (
+        "not added, a later brief found it kept or called off: I'll send you the quarterly "
+        "report by Friday (to Hana Sato)"
+    )
+    tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    assert [t["idempotency_key"] for t in tasks if t["idempotency_key"].startswith("promise:")] == [
+        key
+    ]
+
+
 def test_on_claudes_wire_the_tools_and_the_section_are_the_same(tmp_path: Path) -> None:
     """The real SDK against the loopback API (which checks each request's tools and blocks):
     read_since and move_due as Claude is offered them, the same lines on day 2."""

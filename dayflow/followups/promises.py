@@ -159,7 +159,16 @@ def promises(
 ) -> list[Promise]:
     """The user's open promises in `threads`, the oldest first; a message of theirs that was
     listed cut short is read whole with `read` (when given, up to MAX_READS of them)."""
+    return promises_and_kept(threads, me, tz, read)[0]
+
+
+def promises_and_kept(
+    threads: tuple[Thread, ...] | list[Thread], me: Me, tz: dt.tzinfo, read: Reader | None = None
+) -> tuple[list[Promise], list[str]]:
+    """The user's open promises in `threads` (as `promises`), and the keys of those kept (the
+    newest first, at most MAX_PROMISES): `tasks add --from` files no task for one of them."""
     out: list[Promise] = []
+    kept: list[Promise] = []
     reads = 0
     for thread in threads:
         ordered = list(reversed(thread.messages))  # oldest first
@@ -171,10 +180,11 @@ def promises(
                 reads += 1
                 text = read(m) or text
             found = _promise(thread, m, text, me, tz)
-            if found is not None and not _kept(ordered[i + 1 :]):
-                out.append(found)
+            if found is not None:
+                (kept if _kept(ordered[i + 1 :]) else out).append(found)
     out.sort(key=lambda p: (p.at, p.key))
-    return out[:MAX_PROMISES]
+    kept.sort(key=lambda p: (p.at, p.key), reverse=True)
+    return out[:MAX_PROMISES], [p.key for p in kept[:MAX_PROMISES]]
 
 
 def _others(m: ThreadMessage, me: Me) -> list[tuple[str, str]]:

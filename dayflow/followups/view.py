@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from dayflow.followups.promises import Promise, Reader, promises
+from dayflow.followups.promises import Promise, Reader, promises_and_kept
 from dayflow.followups.rules import FollowupItem, answered, bulk, decide
 from dayflow.followups.threads import Record, Thread, build_threads
 from dayflow.models import FOLLOWUP_DAYS, WAITING_AFTER_DAYS
@@ -43,8 +43,10 @@ class Followups:
     # The mail keys of messages that say they are from the user but came from outside
     # (`ThreadMessage.outside`): not the user's note, never ranked above real requests.
     not_yours: tuple[str, ...] = ()
-    # What the user promised in their sent mail and has not delivered (issue 35 part 3).
+    # What the user promised in their sent mail and has not delivered (issue 35 part 3), and
+    # the keys of the promises delivered or called off (`tasks add --from` files none).
     promised: tuple[Promise, ...] = ()
+    promises_kept: tuple[str, ...] = ()
 
     def threads_with(self, addresses: Iterable[str]) -> list[Thread]:
         """The threads any of `addresses` took part in, newest first."""
@@ -84,6 +86,8 @@ class Followups:
                 out[name + "_more"] = len(keys) - MAX_KEYS
         if self.promised:
             out["you_promised"] = [p.to_json(tz) for p in self.promised]
+        if self.promises_kept:
+            out["promises_kept"] = list(self.promises_kept)
         if self.failures:
             out["unavailable"] = [{"source": n, "reason": why} for n, why in self.failures]
         return out
@@ -127,9 +131,10 @@ def build_followups(
     order = lambda i: (i.latest_at, i.thread)  # noqa: E731 - the oldest first
     owed.sort(key=order)
     waiting.sort(key=order)
+    promised, promises_kept = promises_and_kept(threads, me, tz, read)
     return Followups(
         tuple(threads), tuple(owed), tuple(waiting), since, me, tuple(failures),
-        **_no_requests(threads, me), promised=tuple(promises(threads, me, tz, read)),
+        **_no_requests(threads, me), promised=tuple(promised), promises_kept=tuple(promises_kept),
     )  # fmt: skip
 
 
