@@ -146,6 +146,29 @@ def test_a_refusal_an_absence_a_condition_or_a_question_is_no_promise(text: str)
     assert _open(_msg(f"Hi Hana. {text}")) == []
 
 
+def test_a_promise_hard_wrapped_over_two_lines_is_read_whole_with_its_date() -> None:
+    """Plain-text mail breaks a sentence at about 72 characters: the promise runs on past the
+    break ("... the updated price list\nfor the spring range by Friday"), to its date."""
+    text = (
+        "Hana,\n\nGood to hear. While I have you: I'll send you the updated price list\n"
+        "for the spring range by Friday, with the new rates.\n- the old list is withdrawn\n"
+    )
+    assert _open(_msg(text)) == [
+        ("I'll send you the updated price list for the spring range by Friday, with the new rates",
+         "2026-11-20", "stated"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("visit", ["swing by", "stop by", "pop in at"])
+def test_a_promise_to_call_by_and_do_something_there_is_a_promise(visit: str) -> None:
+    """ "I'll swing by the lab this afternoon and sign the log": a visit and what is done."""
+    text = f"Hana, I'll {visit} the lab this afternoon and sign the calibration log. Sorry."
+    assert _open(_msg(text)) == [
+        (f"I'll {visit} the lab this afternoon and sign the calibration log", "2026-11-18",
+         "implied"),
+    ]  # fmt: skip
+
+
 def test_a_message_listed_cut_short_is_read_whole_for_its_promise() -> None:
     """A snippet that stops before "by Thursday" (or before the promise) is read whole."""
     cut = dataclasses.replace(_msg("Hi Hana. I'll send you the signed lease "), cut=True)

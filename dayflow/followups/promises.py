@@ -50,7 +50,7 @@ _VERBS_EN = (
     r"|pick\s+up|set\s+up|sort\s+out|put\s+together|pull\s+together|take\s+care|handle"
     r"|arrange|schedule|reach\s+out|email|e-mail|text|let\s+\w+\s+know|sign|submit|transfer"
     r"|walk\s+(?:\w+\s+){1,3}?through|pay|fix|print|order|post|upload|present|ping|talk\s+to"
-    r"|speak\s+(?:to|with)|drop\s+by|come\s+by)\b"
+    r"|speak\s+(?:to|with)|drop\s+by|come\s+by|swing\s+by|stop\s+by|pop\s+(?:by|in|over))\b"
 )
 _CUES_EN = (
     # "I'll", "I will", "I can" ...; or no "I" after a greeting ("Tom, will get you ...")
@@ -191,9 +191,26 @@ def _others(m: ThreadMessage, me: Me) -> list[tuple[str, str]]:
     return [a for a in (*m.to, *m.cc) if not me.matches(a[1])]
 
 
+# A line that starts a list's item ("- ", "1. ", "(a) "): never the rest of the line before.
+_ITEM = re.compile(r"^\s*(?:\d+[.)]|\(?[a-e1-9]\)|[-*•])\s")
+
+
+def _unwrapped(text: str) -> str:
+    """`text` with each paragraph's hard-wrapped lines joined (plain-text mail breaks a
+    sentence at about 72 characters: "... the updated sell sheets\nfor the winter lineup by
+    Thursday"), so that a sentence is read whole; a blank line or a list's item still breaks."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if lines and lines[-1].strip() and line.strip() and not _ITEM.match(line):
+            lines[-1] = f"{lines[-1].rstrip()} {line.strip()}"
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 def _promise(thread: Thread, m: ThreadMessage, text: str, me: Me, tz: dt.tzinfo) -> Promise | None:
     others = _others(m, me)
-    for found in SENTENCE.finditer(own_words(text)):
+    for found in SENTENCE.finditer(_unwrapped(own_words(text))):
         sentence = " ".join(found.group(0).split())
         cue = _PROMISE.search(sentence)
         if cue is None or "?" in sentence or _CONDITION.search(sentence):
