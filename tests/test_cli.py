@@ -141,8 +141,8 @@ def test_the_sample_brief_shows_every_section_with_content(cli: Harness, date: s
         "Approve Dana's expense report for Denver offsite",
         "Confirm vendor comparison for Priya",
         "RSVP for team dinner",
-        "Return signed field trip permission form",
         "Send edits on partnership one-pager to Sam",
+        "Sign and return field trip permission form",
     ]
 
 

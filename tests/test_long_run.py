@@ -489,7 +489,7 @@ def test_standard_sample_with_read_message_offered_keeps_its_three_turns() -> No
     got = [(c["idempotency_key"], c["title"], c.get("due")) for c in _creates(responses)]
     assert got == [
         ("sample:m12", "Send edits on partnership one-pager to Sam", "2026-11-05"),
-        ("sample:m02", "Return signed field trip permission form", "2026-11-06"),
+        ("sample:m02", "Sign and return field trip permission form", "2026-11-06"),
         ("sample:m07", "Approve Dana's expense report for Denver offsite", "2026-11-06"),
         ("sample:m08", "Confirm vendor comparison for Priya", "2026-11-09"),
         ("sample:m13", "RSVP for team dinner", "2026-11-10"),

@@ -30,7 +30,7 @@ GATHER = [
 ]
 FIXTURE_TASKS = [
     ("Send edits on partnership one-pager to Sam", "email:m12", "2026-11-05"),
-    ("Return signed field trip permission form", "email:m02", "2026-11-06"),
+    ("Sign and return field trip permission form", "email:m02", "2026-11-06"),
     ("Approve Dana's expense report for Denver offsite", "email:m07", "2026-11-06"),
     ("Confirm vendor comparison for Priya", "email:m08", "2026-11-09"),
     ("RSVP for team dinner", "email:m13", "2026-11-10"),
@@ -316,7 +316,7 @@ def test_create_task_reporting_existing_and_failed_tasks() -> None:
     results[1] = {**results[1], "content": "database is locked", "is_error": True}
     brief = _brief(OfflineModel().create(_request(messages[:-1])))
     assert "- Send edits on partnership one-pager to Sam: already on your list (`t42`)" in brief
-    assert '- Could not create "Return signed field trip permission form": database is locked' in (
+    assert '- Could not create "Sign and return field trip permission form": database is locked' in (
         brief
     )
 

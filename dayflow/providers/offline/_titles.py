@@ -252,14 +252,12 @@ def _about_call(title: str, sender: str, subject: str) -> str:
 def finish(title: str, sender: str) -> str:
     """Articles out, me/my as the sender, sign-and-return as one thing, at most 80 chars."""
     words = title.split()
-    if [w.lower() for w in words[:3]] == ["sign", "and", "return"]:
-        words = ["Return", "signed", *words[3:]]
     joined = " ".join(words)
     signed = re.match(
         r"^sign\s+(?:the\s+)?(.+?)\s+and\s+(?:send|bring|return)\s+it\s+back\b.*$", joined, re.I
     )
     if signed:
-        words = ["Return", "signed", *signed.group(1).split()]
+        words = ["Sign", "and", "return", *signed.group(1).split()]
     out: list[str] = []
     suffix = ""
     if (
