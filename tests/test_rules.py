@@ -144,6 +144,15 @@ def test_a_hostile_file_applies_no_rule_and_says_why_in_one_line(
     assert not reading.rules and len(reading.problems) == 1 and why in reading.problems[0]
 
 
+def test_a_rules_file_saved_with_a_byte_order_mark_still_applies(tmp_path: Path) -> None:
+    """An editor that writes a UTF-8 BOM (Notepad): config.toml is read with one, and so is
+    rules.toml, rather than refused whole as "not TOML"."""
+    bom = b'\xef\xbb\xbfprofile = "default"\n[[rule]]\nkind = "mute"\nmatch = "acme.example"\n'
+    reading = read_rules(_write(tmp_path, bom), "default")
+    assert [r.match for r in reading.rules.rules] == ["acme.example"], reading.problems
+    assert reading.whole and not reading.problems
+
+
 def test_an_entry_naming_another_profile_is_refused_alone(tmp_path: Path) -> None:
     doc = {"rule": [{"kind": "mute", "match": "a.example", "profile": "bob"},
                     {"kind": "mute", "match": "b.example"}]}  # fmt: skip

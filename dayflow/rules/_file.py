@@ -84,7 +84,7 @@ def read_rules(path: Path, profile: str) -> Reading:
     if len(raw) > MAX_RULES_BYTES:
         return _refused(path, "is larger than 1 MB, not a rules file")
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Notepad's) is fine, as in config.toml
     except UnicodeDecodeError:
         return _refused(path, "is not UTF-8 text")
     if "\x00" in text:
