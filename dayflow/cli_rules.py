@@ -181,7 +181,9 @@ def list_rules(
     as_json: JsonOpt = False,
 ) -> None:
     """List the rules in force and where each came from (the command, the date, the item it
-    was made on); each entry of rules.toml that is wrong is one line on stderr."""
+    was made on), and the file they were read from; each entry of rules.toml that is wrong is
+    one line on stderr, and the others still apply. Exit 4 when the file as a whole applies no
+    rule (not a rules file, or another profile's): one line says why."""
     from dayflow import rules
     from dayflow.cli_base import print_json, today
     from dayflow.listing import plain
@@ -191,6 +193,8 @@ def list_rules(
         at = where(deps, config, "rules", db)
         reading = rules.read_rules(at.path, at.profile)
         for line in reading.problems:
+            if reading.refused:  # the whole file: an error here (a brief only warns and goes on)
+                line = "error: " + line.removeprefix("warning: ")
             deps.notice(plain(line))
         day = today(deps, deps.settings(db=db))
         if as_json:
@@ -198,24 +202,32 @@ def list_rules(
                 r.to_json() | {"says": r.says(), "in_force": _in_force(r, day)}
                 for r in reading.rules.rules
             ]
-            print_json(deps, {"path": str(at.path), "profile": at.profile, "rules": doc})
-            return
-        if not reading.rules:
+            print_json(deps, {"path": str(reading.path), "profile": at.profile, "rules": doc})
+        elif reading.refused:
+            pass  # its line said it all
+        elif not reading.rules:
             none = "no rules" if reading.exists else "no rules yet"
             deps.notice(f"{none} for profile {at.profile} ({at.path})")
-            return
-        lines = [f"rules of profile {at.profile} ({at.path}):"]
-        for rule in reading.rules.rules:
-            state = "" if _in_force(rule, day) else " [over]"
-            lines.append(f"{rule.id:<5} {rule.kind:<9} {rule.says()}{state}")
-            whence = [rule.made or "?", rule.by or "written by hand"]
-            if rule.item:
-                whence.append(f"on {rule.item}")
-            if rule.why:
-                whence.append(f"why: {rule.why}")
-            lines.append("      " + "; ".join(whence))
-        deps.out.file.write(plain("\n".join(lines)) + "\n")
-        deps.out.file.flush()
+        else:
+            deps.out.file.write(plain(_listed(reading, at.profile, day)) + "\n")
+            deps.out.file.flush()
+        if reading.refused:
+            raise typer.Exit(4)
+
+
+def _listed(reading: rules_.Reading, profile: str, day: date) -> str:
+    """The rules as `dayflow rules` lists them: a rule a line, then whence it came."""
+    lines = [f"rules of profile {profile} ({reading.path}):"]
+    for rule in reading.rules.rules:
+        state = "" if _in_force(rule, day) else " [over]"
+        lines.append(f"{rule.id:<5} {rule.kind:<9} {rule.says()}{state}")
+        whence = [rule.made or "?", rule.by or "written by hand"]
+        if rule.item:
+            whence.append(f"on {rule.item}")
+        if rule.why:
+            whence.append(f"why: {rule.why}")
+        lines.append("      " + "; ".join(whence))
+    return "\n".join(lines)
 
 
 def _in_force(rule: rules_.Rule, day: object) -> bool:

@@ -356,7 +356,7 @@ def test_replay_reads_the_saved_mornings_with_todays_rules_and_changes_nothing(
                       clock=DAY2)  # fmt: skip
     assert replayed.code == 0, replayed.err
     r1 = "rule r1 (mute acme.example: never a task, never a reply owed or awaited)"
-    r2 = "rule r2 (other.example is important: first in its section, and the One thing)"
+    r2 = "rule r2 (other.example is important: first in its section, and One thing prefers it)"
     lines = replayed.out.splitlines()
     assert lines[0].startswith("2026-11-05 (run ") and lines[4].startswith("2026-11-06 (run ")
     assert lines[1:4] + lines[5:] == [
@@ -459,7 +459,35 @@ def test_a_huge_or_binary_rules_file_is_one_line_and_the_brief_goes_on(
     ]
     assert "Review capacity report 2026-11-09" in user.tasks()
     listed = user.run("rules")
-    assert listed.code == 0 and "no rule of it applies" in listed.err
+    assert listed.code == 4 and "no rule of it applies" in listed.err
+
+
+@pytest.mark.parametrize(
+    "content",
+    ['[[rule]\nkind = "mute"\n', 'profile = "alice"\n[[rule]]\nkind = "mute"\nmatch = "x.org"\n'],
+)
+def test_rules_exits_4_with_one_error_line_when_the_whole_file_applies_no_rule(
+    user: Profile, content: str
+) -> None:
+    """`dayflow rules` is how a person checks a hand edit: a file none of which applies (not
+    TOML, another profile's) is an error (exit 4, as its --help says), not a listing of none."""
+    user.rules_file.write_text(content)
+    for args in ((), ("--json",)):
+        listed = user.run("rules", *args)
+        assert listed.code == 4, (args, listed.err)
+        assert listed.err.splitlines() == [
+            next(line for line in listed.err.splitlines() if "no rule of it applies" in line)
+        ]
+        assert listed.err.startswith(f"error: {user.rules_file}")
+    assert "Exit 4" in user.run("rules", "--help").out
+
+
+def test_rules_exits_0_when_only_an_entry_is_wrong_and_lists_the_rest(user: Profile) -> None:
+    user.rules_file.write_text('[[rule]]\nkind = "mute"\nmatch = "*"\n'
+                               '[[rule]]\nkind = "important"\nmatch = "x.example"\n')  # fmt: skip
+    listed = user.run("rules")
+    assert listed.code == 0 and listed.err.startswith(f"warning: {user.rules_file}: rule 1:")
+    assert "x.example is important: first in its section, and One thing prefers it" in listed.out
 
 
 def test_the_same_correction_twice_says_it_is_a_rule_already(user: Profile) -> None:

@@ -56,13 +56,15 @@ def rules_path(config_path: Path) -> Path:
 @dataclass(frozen=True)
 class Reading:
     """What one read of `rules.toml` found: the rules in force and a line per problem.
-    `whole`: no entry was refused (a command may rewrite the file)."""
+    `whole`: no entry was refused (a command may rewrite the file); `refused`: the file as a
+    whole was (not a rules file, another profile's), so none of it applies."""
 
     path: Path
     rules: RuleSet
     problems: tuple[str, ...] = ()
     whole: bool = True
     exists: bool = True
+    refused: bool = False
 
 
 def read_rules(path: Path, profile: str) -> Reading:
@@ -100,7 +102,7 @@ def read_rules(path: Path, profile: str) -> Reading:
 
 def _refused(path: Path, why: str) -> Reading:
     line = f"warning: {path} {why}; no rule of it applies"
-    return Reading(path, RuleSet(), (line,), whole=False)
+    return Reading(path, RuleSet(), (line,), whole=False, refused=True)
 
 
 def parse_document(doc: dict[str, Any], path: Path, profile: str) -> Reading:

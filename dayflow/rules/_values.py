@@ -63,7 +63,7 @@ class Rule(Frozen):
         if self.kind == MUTE:
             return f"mute {whose}: never a task, never a reply owed or awaited"
         if self.kind == IMPORTANT:
-            return f"{whose} is important: first in its section, and the One thing"
+            return f"{whose} is important: first in its section, and One thing prefers it"
         what = f"task {self.title!r}" if self.key and self.title else self.key or whose
         return f"{what} snoozed until {self.until}"
 
