@@ -98,7 +98,8 @@ def reject(
             metavar="WORDS",
             callback=not_empty,
             help="The words of the request the rule refuses [default: the task's verb]; "
-            "--asking '' is not allowed: `dayflow mute` silences a sender altogether.",
+            "words that name no word of a request ('', '*') are refused: `dayflow mute` "
+            "silences a sender altogether.",
         ),
     ] = None,
     config: ConfigOpt = None,

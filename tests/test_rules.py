@@ -144,6 +144,20 @@ def test_a_hostile_file_applies_no_rule_and_says_why_in_one_line(
     assert not reading.rules and len(reading.problems) == 1 and why in reading.problems[0]
 
 
+@pytest.mark.parametrize("asking", ["*", ".*", " ?? ", ""])
+def test_a_hand_written_reject_asking_no_word_is_refused_as_the_command_refuses_it(
+    tmp_path: Path, asking: str
+) -> None:
+    """`asks` reads only words, so `asking = "*"` (or `.*`) matched every request from the
+    sender: a mute by the back door. It is one line naming the entry, and the others apply."""
+    text = (f'[[rule]]\nkind = "reject"\nmatch = "ops.example"\nasking = "{asking}"\n'
+            '[[rule]]\nkind = "reject"\nmatch = "ops.example"\nasking = "review"\n')  # fmt: skip
+    reading = read_rules(_write(tmp_path, text), "default")
+    assert [r.asking for r in reading.rules.rules] == ["review"]
+    assert len(reading.problems) == 1 and ": rule 1: asking " in reading.problems[0]
+    assert "dayflow mute" in reading.problems[0] and not reading.whole
+
+
 def test_a_rules_file_saved_with_a_byte_order_mark_still_applies(tmp_path: Path) -> None:
     """An editor that writes a UTF-8 BOM (Notepad): config.toml is read with one, and so is
     rules.toml, rather than refused whole as "not TOML"."""

@@ -109,6 +109,19 @@ def test_a_rejected_task_leaves_a_rule_and_the_next_like_mail_from_its_sender_is
     assert "capacity" not in day2.out.split("## Needs action")[1].split("##")[0]
 
 
+@pytest.mark.parametrize("asking", ["*", ".*", "?"])
+def test_a_reject_asking_no_word_is_refused_pointing_to_mute(user: Profile, asking: str) -> None:
+    """`--asking '*'` named no word, and `asks` takes no word for any request: every task from
+    that sender refused, a full mute made by `tasks reject`. Refused, exit 2, nothing written."""
+    assert user.brief("2026-11-05", INBOX1).code == 0
+    task = user.tasks()["Review capacity report 2026-11-06"]
+    refused = user.run("tasks", "reject", task, "--asking", asking)
+    assert refused.code == 2, refused.err
+    assert refused.err.startswith(f"error: --asking {asking!r} names no word of a request")
+    assert "`dayflow mute reports@ops.example`" in refused.err
+    assert not user.rules_file.exists() and task in user.tasks().values()
+
+
 def test_a_resumed_run_obeys_the_rules_it_started_with(user: Profile) -> None:
     _reject_the_bots_task(user)
     crashed = user.brief("2026-11-06", INBOX2, "--crash-after", "1")

@@ -26,6 +26,7 @@ from dayflow.rules._values import (
     Rule,
     RuleSet,
     asking_of,
+    check_asking,
     check_until,
     parse_match,
 )
@@ -88,7 +89,7 @@ def reject(
             match = parse_match(match, threads=False)
         except UsageError:
             match = ""  # the rule stands on the task's key alone
-    words = asking_of(task.title) if asking is None else " ".join(asking.split())[:200]
+    words = asking_of(task.title) if asking is None else check_asking(asking, sender=match)[:200]
     rule = Rule(
         id="",
         kind=REJECT,

@@ -25,7 +25,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from dayflow.errors import ConfigFileError
+from dayflow.errors import ConfigFileError, UsageError
 from dayflow.models import RULES_KILL_POINTS
 from dayflow.rules._values import (
     IMPORTANT,
@@ -37,6 +37,7 @@ from dayflow.rules._values import (
     THREAD_PREFIX,
     Rule,
     RuleSet,
+    check_asking,
     parse_match,
 )
 
@@ -175,6 +176,11 @@ def check_entry(entry: object, n: int, profile: str) -> Rule:
         raise ValueError(str(exc) or "until must be a date YYYY-MM-DD") from None
     except Exception as exc:  # a UsageError from parse_match: its words, one line
         raise ValueError(str(exc)) from None
+    if kind == REJECT and "asking" in doc:
+        try:
+            check_asking(doc["asking"], "asking")
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
     if kind in (REJECT, SNOOZE) and not (doc.get("match") or doc.get("key")):
         raise ValueError(f"a {kind} needs match or key")
     return Rule.from_json(doc)

@@ -209,6 +209,20 @@ def asks(asking: str, text: str) -> bool:
     return re.search(pattern, text.casefold()) is not None
 
 
+def check_asking(asking: str, what: str = "--asking", sender: str = "") -> str:
+    """A reject's words, one space apart; UsageError for words that would match every request
+    (`*`, `.*`, none at all: `asks` reads only words, and no word is any request), which is a
+    mute of the sender in all but name."""
+    words = " ".join(asking.split())
+    if not _WORDS.search(words):
+        raise UsageError(
+            f"{what} {words[:40]!r} names no word of a request, so it would refuse every task "
+            "from that sender: give a word the request uses (review), or `dayflow mute "
+            f"{sender or 'SENDER'}` to silence the sender altogether"
+        )
+    return words
+
+
 def asking_of(title: str) -> str:
     """The words a rejected task's request is known by: its title's verb ("Review the Q3
     deck" -> "review"); "" when it has none worth matching (then any request)."""
