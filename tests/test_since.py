@@ -462,6 +462,75 @@ def test_a_fork_of_day_two_shows_the_same_since_yesterday(
     assert [t["due"] for t in tasks if "contract" in t["title"].lower()] == ["2026-11-25"]
 
 
+def _needs_lines(text: str) -> list[str]:
+    """Every line under Needs action (each task's and its evidence's)."""
+    return text.split("## Needs action", 1)[1].split("\n## ", 1)[0].strip().splitlines()
+
+
+MOVED_NEED = "- Review contract draft (from Frank Li, due Wed 25 Nov)"
+
+
+def test_day_two_in_its_own_mail_window_lists_the_moved_task_on_its_new_day(
+    tmp_path: Path,
+) -> None:
+    """Without --since, day 2 reads only the mail since day 1: Frank's ask is not in it, his
+    move is. The moved task was missing from Needs action, though Since yesterday said so."""
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    _brief(db, DAY1, env)
+    _day2(tmp_path)
+    two = dayflow(db, "brief", "--date", DAY2, "--model", "offline", api=None, **env)
+    assert two.code == 0, two.err
+    assert DAY2_LINES[-1] in _section(two.out)
+    needs = _needs_lines(two.out)
+    at = needs.index(MOVED_NEED)
+    assert needs[at + 1] == (
+        '  - "Please review the contract draft by Monday 23 November." (due stated, moved: '
+        '"Good news: the deadline moved to Wednesday 25 November.")'
+    )
+
+
+def test_an_update_of_the_day_says_again_the_deadline_its_first_brief_moved(
+    tmp_path: Path,
+) -> None:
+    """A plain second brief of day 2 (an update: only the mail since the first) compares with
+    day 1 too, but could not make the move again (move_due checks the words against the mail
+    the run read) and dropped the line; it is said again, and the task is listed on its day."""
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    _brief(db, DAY1, env)
+    _day2(tmp_path)
+    first = _brief(db, DAY2, env)
+    assert DAY2_LINES[-1] in _section(first.out)
+    update = dayflow(db, "brief", "--date", DAY2, "--model", "offline", api=None, **env)
+    assert update.code == 0, update.err
+    assert [x for x in _section(update.out) if x.startswith("- Due date moved")] == [DAY2_LINES[-1]]
+    assert MOVED_NEED in _needs_lines(update.out)
+    tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    assert [t["due"] for t in tasks if t["title"] == "Review contract draft"] == ["2026-11-25"]
+
+
+def test_a_later_brief_reading_the_ask_again_shows_the_moved_due_date(tmp_path: Path) -> None:
+    """Day 3, reading Frank's ask again (--since), listed the task due on the ask's day, Mon
+    23 Nov, though `dayflow tasks` says 2026-11-25: the task's date, and where its move is."""
+    db = tmp_path / "d.db"
+    env = _day1(tmp_path)
+    _brief(db, DAY1, env)
+    _day2(tmp_path)
+    _brief(db, DAY2, env)
+    tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    [contract] = [t for t in tasks if t["title"] == "Review contract draft"]
+    assert contract["due"] == "2026-11-25"
+    needs = _needs_lines(_brief(db, DAY3, env).out)
+    at = needs.index(MOVED_NEED)
+    assert needs[at + 1] == (
+        '  - "Please review the contract draft by Monday 23 November." (due as on your '
+        f"list: `dayflow why {contract['id']}`)"
+    )
+    tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
+    assert [t["due"] for t in tasks if t["title"] == "Review contract draft"] == ["2026-11-25"]
+
+
 def test_why_shows_the_due_date_a_later_message_moved(tmp_path: Path) -> None:
     """`dayflow why` on the contract task after day 2: the move from move_due's saved effect,
     with the message that made it and its words (once, though a fork made it again)."""

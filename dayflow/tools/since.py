@@ -291,10 +291,11 @@ def due_moves(
 ) -> list[dict[str, Any]]:
     """The open tasks whose deadline a later message in their thread moved (someone else's,
     after the one the task came from): the task, its due date then and now, the sentence that
-    moved it and the message it is in (`move_due` makes the change). A task already on its
-    new date is proposed still when the brief compared with (`shown`, its tasks by id) showed
-    it on another: a brief earlier today made the move, and this one says it all the same
-    (its `was` is the date that brief showed; `move_due` made again changes nothing)."""
+    moved it, the message it is in and who sent the ask (`move_due` makes the change). A task
+    already on its new date is proposed still when the brief compared with (`shown`, its tasks
+    by id) showed it on another: a brief earlier today made the move, and this one says it all
+    the same (its `was` is the date that brief showed; `move_due` made again changes
+    nothing)."""
     shown = shown or {}
     by_key: dict[str, tuple[Thread, ThreadMessage]] = {}
     for thread in feed.threads:
@@ -322,9 +323,13 @@ def due_moves(
             then = shown[task.id].get("due") if task.id in shown else task.due
             if day >= env.brief_date and now != then:
                 by = {"name": m.sender_name, "address": m.sender_address}
+                # Who asked: a brief whose window no longer holds the ask names them all
+                # the same, as the task's line under Needs action does.
+                asked = {"name": origin.sender_name, "address": origin.sender_address}
                 out.append(
                     {"id": task.id, "title": task.title, "was": then, "now": now}
                     | {"evidence": sentence[: proof.MAX_CHARS], "source_id": m.id, "by": by}
+                    | {"asked_by": asked}
                 )
             break
     return out

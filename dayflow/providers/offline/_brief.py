@@ -41,8 +41,9 @@ from dayflow.providers.offline._reading import (
     urgent_action,
     who,
 )
-from dayflow.providers.offline._since import since_lines
+from dayflow.providers.offline._since import moves_made, since_lines
 from dayflow.providers.offline._titles import clean_subject
+from dayflow.senders import sender_name
 from dayflow.sources.identity import SAMPLE_SOURCE
 from dayflow.tools import refused_by_cap
 
@@ -65,6 +66,8 @@ class _Need:
     evidence: str = ""  # the sender's sentence the request was found in
     phrase: str = ""  # the words its due date came from ("by Friday")
     moved: str = ""  # the later message's words that moved its due date this run (move_due)
+    # The id of the task on the list whose due date (an earlier brief's move) it takes.
+    listed: str = ""
 
 
 def snippet_actions(inbox: list[dict[str, Any]]) -> list[Action]:
@@ -235,6 +238,7 @@ def _mail(
         else n
         for n in needs
     ]
+    needs = _listed_dues(calls, needs)
     needs += _listed_and_due(calls, needs, today, moved)
     forged = not_theirs(calls)
     needs = [
@@ -260,26 +264,51 @@ class _Move:
     due: dt.date
     words: str
     asked: str
+    who: str = ""  # who asked (read_since's `asked_by`), for a task whose mail is not read
 
 
 def _moved_dues(calls: list[Call]) -> dict[str, _Move]:
-    """The due dates this run moved (move_due's answers), by the task's item key (from the
-    tasks read): a request whose task a later message moved is due on its new day, with the
-    words that moved it, not the day its own mail named."""
+    """The due dates this run moved (move_due's answers, or said again: `moves_made`), by the
+    task's item key (from the tasks read): a request whose task a later message moved is due
+    on its new day, with the words that moved it, not the day its own mail named."""
     tasks, _ = latest_list(calls, "read_tasks", "tasks")
     key_of = {str(t.get("id")): str(t.get("idempotency_key") or "") for t in tasks}
     # And the tasks this run filed: an ask and the later message that moved its deadline may
     # both be new this morning (read_since, read again after the filing, proposed the move).
     key_of |= {c.task_id: str(c.key or "") for c in visible_creates(calls) if c.task_id}
+    asker = {
+        str(item.get("id")): sender_name(item.get("asked_by"), "")
+        for c in named(calls, "read_since")
+        if isinstance(c.result, dict)
+        for item in c.result.get("due_moved") or []
+        if isinstance(item, dict) and isinstance(item.get("asked_by"), dict)
+    }
     out: dict[str, _Move] = {}
-    for call in named(calls, "move_due"):
-        made = call.result.get("moved") if isinstance(call.result, dict) else None
-        if call.error or not isinstance(made, dict):
-            continue
+    for made in moves_made(calls):
         key, day = key_of.get(str(made.get("id")), "").split("#", 1)[0], date_of(made.get("now"))
         if key and day is not None:
             words, asked = str(made.get("evidence") or ""), str(made.get("asked") or "")
-            out[key] = _Move(day, words, asked)
+            out[key] = _Move(day, words, asked, asker.get(str(made.get("id")), ""))
+    return out
+
+
+def _listed_dues(calls: list[Call], needs: list[_Need]) -> list[_Need]:
+    """Each request already on the list as an open task is due on the task's date when the
+    task has one and its mail names another: an earlier brief moved it (a later message said
+    so), and `dayflow tasks` and `why` show the task's date. The line says whose date it is;
+    a date this run moved says its words instead."""
+    tasks, _ = latest_list(calls, "read_tasks", "tasks")
+    due_of = {
+        str(t.get("idempotency_key") or ""): (day, str(t.get("id") or ""))
+        for t in tasks
+        if t.get("status", "open") == "open" and (day := date_of(t.get("due"))) is not None
+    }
+    out = []
+    for need in needs:
+        listed = due_of.get(need.key) if need.key and not need.moved else None
+        if listed is not None and listed[0] != need.due:
+            need = replace(need, due=listed[0], listed=listed[1])
+        out.append(need)
     return out
 
 
@@ -306,12 +335,17 @@ def _listed_and_due(
         key = str(task.get("idempotency_key") or "").split("#", 1)[0]
         move = moved.get(key)
         due = move.due if move else due
-        if task.get("status", "open") != "open" or due is None or due > today or not title:
+        # A task this run moved is listed on its new day, however far ahead: the Since
+        # yesterday line says it moved, and its mail may be older than this brief's window.
+        if task.get("status", "open") != "open" or due is None or not title:
+            continue
+        if due > today and move is None:
             continue
         if (key and key in keys) or title.casefold() in titles or key.startswith(_SAMPLE):
             continue
         if move:  # its ask in its sender's words, the move as its due date's source
-            out.append(_Need(title, "", due, key=key, evidence=move.asked, moved=move.words))
+            need = _Need(title, move.who, due, key=key, evidence=move.asked, moved=move.words)
+            out.append(need)
         else:
             out.append(_Need(title, "", due, key=key))
     return out
@@ -329,7 +363,9 @@ def _needs_lines(mail: _Mail, today: dt.date | None, limit: int | None) -> list[
         if need.unverified:
             whence += ", sender not verified"
         lines.append(f"- {need.title} ({whence}, {_due_text(need.due, today)})")
-        lines += evidence_line(need.evidence, need.due, need.phrase, moved=need.moved)
+        lines += evidence_line(
+            need.evidence, need.due, need.phrase, moved=need.moved, listed=need.listed
+        )
     if limit is not None and len(mail.needs) > limit:
         lines.append(
             f"- {len(mail.needs) - limit} more, due later or with no deadline: `dayflow tasks` "

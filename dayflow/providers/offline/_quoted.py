@@ -22,13 +22,21 @@ SUBJECT_SHOWN = 80  # an injected message's subject on its line
 _MARKS = re.compile(r"([\\`*_#!|~])")  # links, images and HTML: `inert_markdown` judges them
 
 
-def evidence_line(evidence: str, due: dt.date | None, phrase: str, *, moved: str = "") -> list[str]:
+def evidence_line(
+    evidence: str, due: dt.date | None, phrase: str, *, moved: str = "", listed: str = ""
+) -> list[str]:
     """The line under a request: the sender's words it was found in, shortened for the
     terminal, and whether its due date was stated or implied, with the words it came from;
     a due date a later message `moved` has those words as its source (a moved date is
-    stated, as the task list keeps it), the ask still the quote."""
-    if moved:
-        source = f'(due stated, moved: "{_shown(moved)}")'
+    stated, as the task list keeps it), the ask still the quote; a date the `listed` task
+    has (an earlier brief moved it) says so, and where to see why."""
+    if moved or listed:
+        how = (
+            f'stated, moved: "{_shown(moved)}"'
+            if moved
+            else f"as on your list: `dayflow why {listed}`"
+        )
+        source = f"(due {how})"
         return [f'  - "{_shown(evidence)}" {source}' if evidence else f"  - {source[1:-1]}"]
     if not evidence:
         return []

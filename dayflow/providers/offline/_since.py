@@ -9,7 +9,7 @@ from typing import Any
 
 from dayflow.followups.threads import normalise_subject
 from dayflow.models import SINCE_DUE_MOVED, SINCE_LINES, Section
-from dayflow.providers.offline._conversation import Call, named
+from dayflow.providers.offline._conversation import Call, latest_list, named
 from dayflow.providers.offline._reading import DAYS, MONTHS, parse_time
 from dayflow.senders import sender_name
 from dayflow.tools.since import moved_to
@@ -32,11 +32,7 @@ def since_lines(calls: list[Call]) -> list[str]:
     # Which brief it compares with, said first: a second brief of the day compares with the
     # last one of a day before ("since yesterday"), not with this morning's.
     lines = ["", Section.heading(Section.SINCE), Section.compared_with(previous.get("brief_date"))]
-    made = [
-        m.result["moved"]
-        for m in named(calls, "move_due")
-        if not m.error and isinstance(m.result, dict) and isinstance(m.result.get("moved"), dict)
-    ]
+    made = moves_made(calls)
     if result.get("nothing") and not made:
         # What it compared, said: a task new since that brief is no change *of* it.
         return [*lines, f"- {Section.SINCE_NOTHING}"]
@@ -61,17 +57,54 @@ def since_lines(calls: list[Call]) -> list[str]:
     return lines
 
 
+def moves_made(calls: list[Call]) -> list[dict[str, Any]]:
+    """The due dates moved that the brief says: move_due's answers, and read_since's proposals
+    whose task the list already has on its new date (a brief earlier today moved it; an update
+    of that brief, which reads only the mail since, has no message to make the move with
+    again, and says it all the same)."""
+    made = [
+        m.result["moved"]
+        for m in named(calls, "move_due")
+        if not m.error and isinstance(m.result, dict) and isinstance(m.result.get("moved"), dict)
+    ]
+    said = {(m.get("id"), m.get("now")) for m in made}
+    for item in _already_moved(calls):
+        if (item.get("id"), item.get("now")) not in said:
+            said.add((item.get("id"), item.get("now")))
+            made.append(item)
+    return made
+
+
+def _already_moved(calls: list[Call]) -> list[dict[str, Any]]:
+    """read_since's proposed moves whose task the run's latest read_tasks has on its new date."""
+    tasks, _ = latest_list(calls, "read_tasks", "tasks")
+    due_of = {str(t.get("id")): t.get("due") for t in tasks}
+    return [
+        item
+        for c in named(calls, "read_since")
+        if isinstance(c.result, dict)
+        for item in _dicts(c.result.get("due_moved"))
+        if item.get("now") and due_of.get(str(item.get("id"))) == item.get("now")
+    ]
+
+
 def move_calls(calls: list[Call], offered: set[Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The move_due calls read_since's due_moved asks for that the run has not made yet."""
+    """The move_due calls read_since's due_moved asks for that the run has not made yet; none
+    for a task already on its new date whose message the run did not read (move_due checks
+    the words against what the run read, and the move would change nothing)."""
     found = named(calls, "read_since")
     if "move_due" not in offered or not found or not isinstance(found[-1].result, dict):
         return []
     made = {(c.input.get("task_id"), c.input.get("due")) for c in named(calls, "move_due")}
+    read = {str(m.get("id")) for m in _mail_read(calls)}
+    already = {
+        (i.get("id"), i.get("now")) for i in _already_moved(calls) if i.get("source_id") not in read
+    }
     out = []
     for item in _dicts(found[-1].result.get("due_moved")):
         args = {k: item.get(f) for k, f in _MOVE_ARGS}
         if all(isinstance(v, str) and v for v in args.values()):
-            if (args["task_id"], args["due"]) not in made:
+            if (args["task_id"], args["due"]) not in made | already:
                 out.append(("move_due", args))
     return out
 
