@@ -162,3 +162,45 @@ def test_the_offline_model_files_from_group_mail_only_the_users_own_errand(
     assert done.run.status == "done"
     titles = sorted(t.title for t in store.tasks.list())
     assert titles == ["Pack spare oars", "Return signed travel consent"]
+
+
+LIST = {"to": "pack9-parents@groups.example", "list_id": "<pack9-parents.groups.example>"}
+LIST_MAIL: list[dict[str, Any]] = [
+    {"id": "p1", "from": "Tom Brennan <tbrennan.pack9@gmail.example>", **LIST,
+     "subject": "Popcorn money due Nov 13!", "received_at": "2026-11-03T09:00:00-05:00",
+     "body": "Hi Pack 9 families,\n\nPlease turn in your scout's order forms and money to me "
+     "by November 13th. Thanks for a great weekend!\n\nTom"},
+    {"id": "p2", "from": "Pack 9 News <news@pack9.example>", **LIST,
+     "subject": "Pack newsletter", "received_at": "2026-11-03T09:10:00-05:00",
+     "body": "Please renew your membership by December."},
+    {"id": "p3", "from": "Tom Brennan via Pack 9 <pack9-parents@groups.example>", **LIST,
+     "subject": "Camping trip", "received_at": "2026-11-03T09:20:00-05:00",
+     "body": "Please send the camping form by Friday."},
+    {"id": "p4", "from": "Ana Ruiz <ana@example.net>", **LIST,
+     "subject": "Re: [pack9] Camping trip", "received_at": "2026-11-03T09:30:00-05:00",
+     "body": "Please bring a spare tent by Friday."},
+    {"id": "p5", "from": "Ana Ruiz <ana@example.net>", **LIST, "subject": "Pack 9 Digest",
+     "received_at": "2026-11-03T09:40:00-05:00", "body": "Please send photos by Friday."},
+]  # fmt: skip
+
+
+def test_a_persons_post_to_a_groups_list_address_is_group_mail_not_bulk(
+    store: Store, tmp_path: Path
+) -> None:
+    """A cubmaster's mail to pack9-parents@ (its List-Id) asks each family what group mail
+    asks: `to_group`, not `bulk`; the list's newsletter, its relay of a post, a thread and a
+    digest stay `bulk`, and without `me` so does the post."""
+    me = parse_me(["alex@example.org"])
+    listed = _listing(store, tmp_path, me, LIST_MAIL)
+    post = listed["Popcorn money due Nov 13!"]
+    assert post["to_group"] is True and "bulk" not in post
+    for subject in ("Pack newsletter", "Camping trip", "Re: [pack9] Camping trip", "Pack 9 Digest"):
+        assert listed[subject]["bulk"] is True and "to_group" not in listed[subject]
+    unknown = _listing(store, tmp_path / "no-me", Me(), LIST_MAIL)
+    assert unknown["Popcorn money due Nov 13!"]["bulk"] is True
+    done = start_run(
+        Loop(store, OfflineModel(), sources=_sources(tmp_path / "run", me, LIST_MAIL)),
+        BriefOptions(brief_date=DAY),
+    )
+    assert [t.title for t in store.tasks.list()] == ["Turn in scout's order forms and money to Tom"]
+    assert done.run.status == "done"

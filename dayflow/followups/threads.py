@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from dayflow.sources.envelope import FAIL, PASS, Address, Envelope, base_address
+from dayflow.sources.envelope import FAIL, PASS, Address, Envelope, base_address, group_post
 from dayflow.sources.identity import short_hash
 from dayflow.sources.mail import MailItem
 from dayflow.sources.me import Me
@@ -295,7 +295,8 @@ def _message(node: _Node, me: Me, sent_read: bool = False) -> ThreadMessage:
         cc=env.cc,
         from_me=(claims_me and not outside) or (in_sent and not theirs),
         automated=env.automated,
-        listed=env.listed,
+        # a person's post to a group's list address is group mail, as read_inbox marks it
+        listed=env.listed and not (bool(me.addresses) and group_post(env, first.subject)),
         text=max((r.text for r in node.records), key=len),
         sources=tuple(dict.fromkeys(r.source for r in node.records)),
         in_inbox=in_inbox,

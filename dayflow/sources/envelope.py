@@ -58,6 +58,9 @@ class Envelope:
     raw_references: tuple[str, ...] = ()
     listed: bool = False  # from a mailing list or bulk sender
     list_id: str = ""  # the List-Id's identifier (`news.example.org`), lower-cased; "" none
+    # Sent in bulk or marked spam (`Precedence: bulk|junk`, a server's spam verdict): a
+    # newsletter or junk, never a person's post to a group (`group_post`).
+    junk: bool = False
     automated: bool = False  # an auto-reply, bounce, or noreply sender
     # What the receiving server's Authentication-Results say of the sender (`auth_verdict`):
     # "fail" (forged: the From address is not who sent it), "pass", or "" (none, or unclear).
@@ -123,6 +126,7 @@ def envelope_of(msg: Message, header: Any) -> Envelope:
         listed=listed,
         list_id=list_ident(header(msg, "List-Id")),
         automated=automated,
+        junk=precedence in ("bulk", "junk") or spam,
     )
 
 
@@ -187,6 +191,45 @@ def delivers_file(
     if disposition == "attachment":
         return True
     return named and not ctype.startswith("text/")
+
+
+# A discussion's subject: a reply or a forward, or a list's `[tag]` ("Re: [pg-users] ...").
+_THREAD_SUBJECT = re.compile(
+    r"^\s*(?:(?:re|aw|sv|fwd?|fw|wg|tr|rv)\s*:|(?:(?:re|aw|sv|fwd?|fw)\s*:\s*)*\[[^\]]{1,80}\])",
+    re.IGNORECASE,
+)
+
+
+# A list's own or a sender's role address, not a person's: "news@", "alerts@", and the list's
+# "-request" / "-owner" / "-bounces" addresses that send its digests and notices.
+_ROLE = re.compile(
+    r"^(?:news(?:letters?)?|info|alerts?|announce(?:ments?)?|digests?|notifications?|updates?"
+    r"|events|marketing|hello|team|members|admin|lists?|community|promo(?:tions)?)$"
+    r"|-(?:request|owner|bounces?|admin)$",
+    re.IGNORECASE,
+)
+_DIGEST = re.compile(r"\bdigest\b", re.IGNORECASE)
+
+
+def group_post(envelope: Envelope, subject: str) -> bool:
+    """Whether a list's message is a person's post to a group address that its List-Id names
+    (a pack's parents, a class's families: `pack112-parents@googlegroups.com` in To), which
+    may ask each reader something (a form to return, money due), unlike the rest of list
+    mail: a newsletter or junk (`junk`, automated), a role's or the list's own address
+    (news@, alerts@, members-request@), a digest, the list's relay of a post (From is the
+    list's address, or "Name via List"), or a discussion (a reply, a `[tag]` subject)."""
+    if not envelope.list_id or envelope.automated or envelope.junk:
+        return False
+    local, dot, domain = envelope.list_id.partition(".")
+    posted_to = f"{local}@{domain}" if dot and "." in domain else ""
+    name, address = envelope.sender
+    if not posted_to or address == posted_to or " via " in f" {name.lower()} ":
+        return False
+    if _ROLE.search(address.partition("@")[0]) or _THREAD_SUBJECT.match(subject):
+        return False
+    if _DIGEST.search(subject) or _DIGEST.search(name):
+        return False
+    return any(a == posted_to for _, a in (*envelope.to, *envelope.cc))
 
 
 def list_ident(value: str) -> str:

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from dayflow.rules import Facts
 from dayflow.senders import sender_address
-from dayflow.sources.envelope import MAX_RECIPIENTS
+from dayflow.sources.envelope import MAX_RECIPIENTS, group_post
 from dayflow.sources.inbox import CursorError
 from dayflow.sources.mail import MailItem
 from dayflow.tools.spec import Tool, ToolEnv, ToolError, reading, string_schema
@@ -99,8 +99,9 @@ def _addressed(item: MailItem, shown: dict[str, Any], env: ToolEnv) -> dict[str,
     when in neither To nor Cc, so it came through a group address or a Bcc (all-staff@,
     swim-families@: what it asks is asked of everyone on it). Neither without `me` (the
     user's address unknown, a group's cannot be told from theirs, and a wrong mark would hide
-    a request), nor on the user's own mail, on mail `bulk` already marks, or when a header
-    named more recipients than were read (the user may be past the cut)."""
+    a request), nor on the user's own mail, on mail `bulk` already marks (but a person's
+    post to a group's list address, `group_post`, is group mail: `to_group`, not `bulk`), or
+    when a header named more recipients than were read (the user may be past the cut)."""
     feed = env.mail.followups
     me = feed.me if feed is not None else None
     envelope = item.envelope
@@ -111,10 +112,15 @@ def _addressed(item: MailItem, shown: dict[str, Any], env: ToolEnv) -> dict[str,
     in_cc = any(me.matches(a) for _, a in envelope.cc)
     if envelope.to and in_cc and not in_to:
         return {**shown, "copied": True, "to": names}
-    if in_to or in_cc or me.matches(envelope.sender[1]) or shown.get("bulk"):
+    if in_to or in_cc or me.matches(envelope.sender[1]):
         return shown
     if MAX_RECIPIENTS in (len(envelope.to), len(envelope.cc)):
         return shown
+    if shown.get("bulk"):
+        if not group_post(envelope, item.subject):
+            return shown
+        # A person's post to a group's list address asks what group mail asks, not nothing
+        shown = {k: v for k, v in shown.items() if k != "bulk"}
     return {**shown, "to_group": True, "to": names}
 
 
@@ -131,7 +137,8 @@ READ_INBOX = Tool(
     "`copied` true, the user only in Cc, with the names it is `to` (a request there is "
     "theirs unless it names the user); "
     "`to_group` true, the user in neither To nor Cc: it came through a group address or "
-    "Bcc, named in `to` (all-staff@, a class's families): what it asks of everyone (a way to "
+    "Bcc, named in `to` (all-staff@, a class's families; a person's post to a group's list "
+    "address too, then not `bulk`): what it asks of everyone (a way to "
     'behave, a routine) is no task; an errand with a deadline, an obligation ("every '
     'employee must"), a form to return, "can someone" or an ask that names the user is. '
     "Without `since` it "
