@@ -26,8 +26,9 @@ nothing), `blind10/` (a tenth author's, another life with the same classes), `qu
 (helper `wq10`'s: a third quiet split, a theatre production manager's week), `quiet11/`
 (helper `wq11`'s: a fourth quiet split, a food bank operations director's week, scored
 once), `quiet12/` (helper `wq12`'s: a university research lab manager's week) and
-`quiet13/` (helper `wq13`'s: a town parks and recreation director's week), and
-`blind11/` (an eleventh author's, a craft brewery's week, scored once). `load()`
+`quiet13/` (helper `wq13`'s: a town parks and recreation director's week),
+`blind11/` (an eleventh author's, a craft brewery's week, scored once) and `blind12/` (a
+twelfth author's, a boutique hotel general manager's week, to be scored once). `load()`
 never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
 own, so none is mixed into the set's figures.
 """
@@ -60,6 +61,7 @@ QUIET9_DIR = ROOT / "quiet9"
 BLIND10_DIR = ROOT / "blind10"
 QUIET10_DIR = ROOT / "quiet10"
 BLIND11_DIR = ROOT / "blind11"
+BLIND12_DIR = ROOT / "blind12"
 QUIET11_DIR = ROOT / "quiet11"
 QUIET12_DIR = ROOT / "quiet12"
 QUIET13_DIR = ROOT / "quiet13"
@@ -94,7 +96,7 @@ INBOX_FIELDS = (
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
-    "quiet13",
+    "quiet13", "blind12",
     "precision",
 )  # fmt: skip
 
@@ -273,6 +275,17 @@ HELD_OUT = (
         "(`blind11/README.md`); a whole morning of another life (the co-owner and head brewer "
         "of a craft brewery with a taproom) with issue 34's hard classes mixed in. A morning "
         "of its own (same date, timezone and calendar).",
+    ),
+    HeldOut(
+        "blind12",
+        BLIND12_DIR,
+        "Twelfth blind split (`bench/eval/blind12/`, issue 34, to be scored once)",
+        "Written by a twelfth author (helper session `wb12`) who did not open the offline "
+        "model's rules, the tools, the followups, dates.py, the tests, RESULTS.md, score.py, "
+        "run.py or any other split's messages, from GUIDE.md, dataset.py and issue 34 alone "
+        "(`blind12/README.md`); a whole morning of another life (the general manager of a "
+        "150-room boutique hotel run by a management company for an owner) with issue 34's "
+        "hard classes mixed in. A morning of its own (same date, timezone and calendar).",
     ),
     HeldOut(
         "quiet11",
