@@ -25,8 +25,9 @@ life with the same classes), `blind9/` (a ninth author's, scored once), `quiet9/
 nothing), `blind10/` (a tenth author's, another life with the same classes), `quiet10/`
 (helper `wq10`'s: a third quiet split, a theatre production manager's week), `quiet11/`
 (helper `wq11`'s: a fourth quiet split, a food bank operations director's week, scored
-once), `quiet12/` (helper `wq12`'s: a university research lab manager's week) and
-`quiet13/` (helper `wq13`'s: a town parks and recreation director's week),
+once), `quiet12/` (helper `wq12`'s: a university research lab manager's week),
+`quiet13/` (helper `wq13`'s: a town parks and recreation director's week), `quiet14/`
+(helper `wq14`'s: an island ferry line's director of operations' week),
 `blind11/` (an eleventh author's, a craft brewery's week, scored once) and `blind12/` (a
 twelfth author's, a boutique hotel general manager's week, to be scored once). `load()`
 never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
@@ -65,6 +66,7 @@ BLIND12_DIR = ROOT / "blind12"
 QUIET11_DIR = ROOT / "quiet11"
 QUIET12_DIR = ROOT / "quiet12"
 QUIET13_DIR = ROOT / "quiet13"
+QUIET14_DIR = ROOT / "quiet14"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -96,7 +98,7 @@ INBOX_FIELDS = (
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
-    "quiet13", "blind12",
+    "quiet13", "blind12", "quiet14",
     "precision",
 )  # fmt: skip
 
@@ -327,6 +329,21 @@ HELD_OUT = (
         "promise, asks to others with Alex in Cc, answers with quoted asks, list posts with "
         "`list_id`, alerts and automated mail, in four languages) and 22 real asks. A morning "
         "of its own (same date, timezone and calendar).",
+        focused=True,
+    ),
+    HeldOut(
+        "quiet14",
+        QUIET14_DIR,
+        "Quiet split quiet14 (`bench/eval/quiet14/`, issue 34's false tasks, to be scored once)",
+        "Written by helper session `wq14`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
+        "(`quiet14/README.md`); another life (the director of operations of a small island "
+        "ferry line), 152 messages, 130 asking Alex nothing (broadcasts with polite "
+        "imperatives, confidentiality, the sender's own promise, asks to others with Alex in Cc "
+        "or beside Alex in To, answers with quoted asks, forwards, list posts with `list_id`, "
+        "alerts and automated mail, in four languages) and 22 real asks. A morning of its own "
+        "(same date, timezone and calendar).",
         focused=True,
     ),
     HeldOut(
