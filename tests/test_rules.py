@@ -84,6 +84,18 @@ def test_a_rejected_tasks_message_is_no_reply_owed_either() -> None:
     assert rules.leaves_out(Facts(sender="kim@v.example", keys=("mail:b2",)), day) is None
 
 
+def test_a_snoozed_tasks_message_is_no_reply_owed_until_the_snooze_ends() -> None:
+    """`dayflow snooze TASK` left the task out but its ask still in the brief, as a reply
+    owed from the same message; as a rejection does, its snooze leaves that out too, until
+    its day; another message of the same sender is not."""
+    rules = RuleSet((Rule("r1", "snooze", key="mail:a1", until="2026-11-21", item="t_1"),))
+    owed = Facts(sender="kim@v.example", thread="thread:t1", keys=("mail:a1#2",))
+    assert rules.leaves_out(owed, date(2026, 11, 20)) is rules.rules[0]
+    assert rules.leaves_out(owed, date(2026, 11, 21)) is None
+    other = Facts(sender="kim@v.example", thread="thread:t2", keys=("mail:b2",))
+    assert rules.leaves_out(other, date(2026, 11, 20)) is None
+
+
 def test_a_snooze_leaves_out_until_its_day_and_not_on_it() -> None:
     rules = RuleSet((Rule("r1", "snooze", key="mail:abc", until="2026-11-09"),))
     assert rules.forbids_key("mail:abc#2", date(2026, 11, 8)) is not None

@@ -325,6 +325,29 @@ def test_an_owed_reply_snoozed_by_its_thread_key_is_left_out_until_its_day(
     assert _owed(back.out)[0].startswith('- Reply to Dana Ruiz (dana@acme.example): "Offsite')
 
 
+def test_a_snoozed_tasks_ask_is_no_reply_owed_until_the_snooze_ends(user: Profile) -> None:
+    """`dayflow snooze TASK` left the task out, but its message stayed in the brief as a reply
+    owed; as for a rejection, the reply owed for that message is left out until the day."""
+    ask = _mail("q2", DANA, "Budget sheet", "Could you review the budget sheet by Monday "
+                "2026-11-09?", "2026-11-05")  # fmt: skip
+    _owing(user, [ask])
+    first = user.run("brief", "--date", "2026-11-05", "--format", "markdown")
+    assert first.code == 0, first.err
+    assert _owed(first.out)[0].startswith('- Reply to Dana Ruiz (dana@acme.example): "Budget')
+    (task,) = user.tasks().values()
+    assert user.run("snooze", task, "--until", "2026-11-07").code == 0
+    later = user.run("brief", "--date", "2026-11-06", "--format", "markdown", clock=DAY2)
+    assert later.code == 0, later.err
+    assert _owed(later.out) == [
+        "- Nobody is waiting on a reply from you.",
+        "- _1 left out by your rules (`dayflow rules` lists them)._",
+    ]
+    assert "budget" not in later.out.split("## Needs action")[1].split("## One thing")[0]
+    back = user.run("brief", "--date", "2026-11-07", "--format", "markdown",
+                    clock="2026-11-07T07:30:00+00:00")  # fmt: skip
+    assert _owed(back.out)[0].startswith('- Reply to Dana Ruiz (dana@acme.example): "Budget')
+
+
 def test_a_thread_no_saved_brief_showed_is_snoozed_with_a_warning(user: Profile) -> None:
     """A thread key no saved brief showed (a typo, or one from another database) is still
     snoozed, so a correct key is never refused, but one line on stderr says no brief showed it

@@ -293,7 +293,8 @@ class RuleSet:
     def leaves_out(self, facts: Facts, day: date) -> Rule | None:
         """The rule that leaves a reply owed or awaited out: a mute of its person or thread,
         a snooze of its thread, or the rejection of a task filed from one of its messages
-        (`tasks reject`: not a task, and not mine, so no reply owed for it either)."""
+        (`tasks reject`: not a task, and not mine, so no reply owed for it either) or its
+        snooze until then (the ask is the task's, and comes back with it)."""
         for rule in self.of(MUTE):
             if matches(rule.match, facts):
                 return rule
@@ -301,6 +302,10 @@ class RuleSet:
         for rule in self.of(REJECT):
             if rule.key and rule.key.split("#", 1)[0] in bases:
                 return rule
+        for base in sorted(bases):
+            found = self.snoozed(base, day)
+            if found is not None:
+                return found
         return self.snoozed(facts.thread, day)
 
     def important(self, facts: Facts) -> Rule | None:
