@@ -281,7 +281,7 @@ HELD_OUT = (
     HeldOut(
         "blind12",
         BLIND12_DIR,
-        "Twelfth blind split (`bench/eval/blind12/`, issue 34, to be scored once)",
+        "Twelfth blind split (`bench/eval/blind12/`, issue 34, scored once)",
         "Written by a twelfth author (helper session `wb12`) who did not open the offline "
         "model's rules, the tools, the followups, dates.py, the tests, RESULTS.md, score.py, "
         "run.py or any other split's messages, from GUIDE.md, dataset.py and issue 34 alone "
@@ -334,7 +334,7 @@ HELD_OUT = (
     HeldOut(
         "quiet14",
         QUIET14_DIR,
-        "Quiet split quiet14 (`bench/eval/quiet14/`, issue 34's false tasks, to be scored once)",
+        "Quiet split quiet14 (`bench/eval/quiet14/`, issue 34's false tasks, scored once)",
         "Written by helper session `wq14`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
