@@ -4,7 +4,7 @@ entry (hostile files included) and written back byte for byte."""
 from __future__ import annotations
 
 import tomllib
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -133,7 +133,7 @@ kind = "important"
 mach = "dana@acme.example"
 """,
     )
-    reading = read_rules(path, "default")
+    reading = read_rules(path, "default", today=DAY)
     assert [r.match for r in reading.rules.rules] == ["acme.example"]
     assert [p.split(": rule ")[1].split(":")[0] for p in reading.problems] == ["1", "3", "4"]
     assert all(str(path) in p for p in reading.problems) and not reading.whole
@@ -152,7 +152,7 @@ mach = "dana@acme.example"
 def test_a_hostile_file_applies_no_rule_and_says_why_in_one_line(
     tmp_path: Path, content: bytes, why: str
 ) -> None:
-    reading = read_rules(_write(tmp_path, content), "default")
+    reading = read_rules(_write(tmp_path, content), "default", today=DAY)
     assert not reading.rules and len(reading.problems) == 1 and why in reading.problems[0]
 
 
@@ -164,17 +164,60 @@ def test_a_hand_written_reject_asking_no_word_is_refused_as_the_command_refuses_
     sender: a mute by the back door. It is one line naming the entry, and the others apply."""
     text = (f'[[rule]]\nkind = "reject"\nmatch = "ops.example"\nasking = "{asking}"\n'
             '[[rule]]\nkind = "reject"\nmatch = "ops.example"\nasking = "review"\n')  # fmt: skip
-    reading = read_rules(_write(tmp_path, text), "default")
+    reading = read_rules(_write(tmp_path, text), "default", today=DAY)
     assert [r.asking for r in reading.rules.rules] == ["review"]
     assert len(reading.problems) == 1 and ": rule 1: asking " in reading.problems[0]
     assert "dayflow mute" in reading.problems[0] and not reading.whole
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        'kind = "mute"\nmatch = "co.uk"',
+        'kind = "mute"\nmatch = "@github.io"',
+        'kind = "important"\nmatch = "co.uk"',
+        'kind = "reject"\nmatch = "github.io"\nasking = "review"',
+        'kind = "snooze"\nkey = "mail:x1"\nuntil = "9999-12-31"',
+        f'kind = "snooze"\nkey = "mail:x1"\nuntil = "{DAY + timedelta(days=367)}"',
+        'kind = "snooze"\nkey = "*"\nuntil = "2026-11-09"',
+        'kind = "snooze"\nkey = "mail:*"\nuntil = "2026-11-09"',
+        'kind = "reject"\nkey = "*"',
+    ],
+)
+def test_a_hand_written_entry_a_command_would_refuse_is_one_line_and_not_in_force(
+    tmp_path: Path, entry: str
+) -> None:
+    """`mute co.uk` and `snooze --until 9999-12-31` are refused (exit 2); the same entry written
+    in rules.toml was in force, silently: a mute of a whole public suffix, a snooze for ever.
+    The file's reader checks what the commands check; the other rules still apply."""
+    text = f'[[rule]]\n{entry}\n[[rule]]\nkind = "mute"\nmatch = "acme.example"\n'
+    reading = read_rules(_write(tmp_path, text), "default", today=DAY)
+    assert [r.match for r in reading.rules.rules] == ["acme.example"]
+    assert len(reading.problems) == 1, reading.problems
+    assert f"{tmp_path / 'rules.toml'}: rule 1: " in reading.problems[0] and not reading.whole
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        'kind = "mute"\nmatch = "example.co.uk"',
+        'kind = "important"\nmatch = "someone.github.io"',
+        f'kind = "snooze"\nkey = "mail:x1"\nuntil = "{DAY + timedelta(days=366)}"',
+        'kind = "snooze"\nkey = "mail:x1"\nuntil = "2020-01-01"',  # over: listed, harmless
+        'kind = "snooze"\nkey = "promise:ab12#2"\nuntil = "2026-11-09"',
+        'kind = "reject"\nkey = "model:review the deck"',
+    ],
+)
+def test_what_the_commands_take_the_file_takes(tmp_path: Path, entry: str) -> None:
+    reading = read_rules(_write(tmp_path, f"[[rule]]\n{entry}\n"), "default", today=DAY)
+    assert len(reading.rules.rules) == 1 and reading.whole, reading.problems
 
 
 def test_a_rules_file_saved_with_a_byte_order_mark_still_applies(tmp_path: Path) -> None:
     """An editor that writes a UTF-8 BOM (Notepad): config.toml is read with one, and so is
     rules.toml, rather than refused whole as "not TOML"."""
     bom = b'\xef\xbb\xbfprofile = "default"\n[[rule]]\nkind = "mute"\nmatch = "acme.example"\n'
-    reading = read_rules(_write(tmp_path, bom), "default")
+    reading = read_rules(_write(tmp_path, bom), "default", today=DAY)
     assert [r.match for r in reading.rules.rules] == ["acme.example"], reading.problems
     assert reading.whole and not reading.problems
 
@@ -182,7 +225,7 @@ def test_a_rules_file_saved_with_a_byte_order_mark_still_applies(tmp_path: Path)
 def test_an_entry_naming_another_profile_is_refused_alone(tmp_path: Path) -> None:
     doc = {"rule": [{"kind": "mute", "match": "a.example", "profile": "bob"},
                     {"kind": "mute", "match": "b.example"}]}  # fmt: skip
-    reading = parse_document(doc, tmp_path / "rules.toml", "default")
+    reading = parse_document(doc, tmp_path / "rules.toml", "default", DAY)
     assert [r.match for r in reading.rules.rules] == ["b.example"]
     assert "names profile 'bob'" in reading.problems[0]
 
@@ -191,9 +234,9 @@ def test_a_directory_or_fifo_in_its_place_is_refused(tmp_path: Path) -> None:
     import os
 
     (tmp_path / "rules.toml").mkdir()
-    assert "regular" in read_rules(tmp_path / "rules.toml", "p").problems[0]
+    assert "regular" in read_rules(tmp_path / "rules.toml", "p", today=DAY).problems[0]
     os.mkfifo(tmp_path / "fifo")
-    assert "regular" in read_rules(tmp_path / "fifo", "p").problems[0]
+    assert "regular" in read_rules(tmp_path / "fifo", "p", today=DAY).problems[0]
 
 
 _text = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
@@ -212,7 +255,7 @@ def test_a_write_replaces_the_file_whole_and_leaves_no_temporary(tmp_path: Path)
     path = tmp_path / "cfg" / "rules.toml"
     write_rules(path, RuleSet((Rule("r1", "mute", match="a.example"),)), "default")
     write_rules(path, RuleSet((Rule("r2", "mute", match="b.example"),)), "default")
-    assert [r.match for r in read_rules(path, "default").rules.rules] == ["b.example"]
+    assert [r.match for r in read_rules(path, "default", today=DAY).rules.rules] == ["b.example"]
     assert sorted(p.name for p in path.parent.iterdir()) == ["rules.toml"]
 
 
@@ -228,7 +271,7 @@ def test_a_snooze_with_a_bad_day_names_until_and_its_value(tmp_path: Path, until
     """A hand-written until that is no date names the field and what it holds (it said "day is
     out of range for month" for 2026-02-30, naming neither)."""
     text = f'profile = "default"\n[[rule]]\nkind = "snooze"\nkey = "mail:x"\nuntil = "{until}"\n'
-    reading = read_rules(_write(tmp_path, text.encode()), "default")
+    reading = read_rules(_write(tmp_path, text.encode()), "default", today=DAY)
     (problem,) = reading.problems
     assert f"rule 1: until {until!r} is not a date (YYYY-MM-DD)" in problem, problem
 
@@ -255,7 +298,7 @@ def test_a_rules_file_that_is_a_symlink_is_written_through_it(tmp_path: Path) ->
     write_rules(link, RuleSet((Rule("r1", "mute", match="acme.example"),)), "default")
     assert link.is_symlink() and link.resolve() == target
     assert 'match = "acme.example"' in target.read_text()
-    assert [r.match for r in read_rules(link, "default").rules.rules] == ["acme.example"]
+    assert [r.match for r in read_rules(link, "default", today=DAY).rules.rules] == ["acme.example"]
     assert not [p for p in link.parent.iterdir() if p.name.endswith(".tmp")]
 
 

@@ -328,12 +328,14 @@ def with_rules(
     options: BriefOptions, room: Room, config_file: Path | None, profile: str
 ) -> BriefOptions:
     """The new run's options with the user's rules (`rules.toml` beside the config file), kept
-    in its settings; each problem with the file is one line."""
+    in its settings; each problem with the file is one line. The file is checked on the
+    clock's today (a snooze of more than a year from it is refused), whatever day is briefed."""
     from dayflow import rules
     from dayflow.frozen import replace
 
     path, _ = room.config.config_path(config_file)
-    reading = rules.read_rules(rules.rules_path(path), profile)
+    today = room.clock.now().astimezone(zone(room.settings.tz)).date()
+    reading = rules.read_rules(rules.rules_path(path), profile, today=today)
     for line in reading.problems:
         room.say(line)
     if not reading.rules:

@@ -8,6 +8,7 @@ second) and deletes the task. Every other correction is one write of the file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -18,6 +19,7 @@ from dayflow.rules._file import Kill, change, next_id
 from dayflow.rules._values import (
     IMPORTANT,
     LIST_PREFIX,
+    MOST_SNOOZE_DAYS,
     MUTE,
     REJECT,
     SNOOZE,
@@ -28,12 +30,12 @@ from dayflow.rules._values import (
     asking_of,
     check_asking,
     check_until,
+    not_a_public_suffix,
     parse_match,
 )
 from dayflow.shown import calls_in, messages_read
 from dayflow.store import Store
 
-MOST_SNOOZE_DAYS = 366
 SHOWN_LOOK_BACK = 60  # finished briefs looked at for a snoozed thread: two months of mornings
 
 
@@ -68,8 +70,12 @@ class Where:
             self.written.append(made.id)
             return RuleSet((*rules.rules, made))
 
-        change(self.path, self.profile, edit, self.kill)
+        self.change(edit)
         return kept[0]
+
+    def change(self, edit: Callable[[RuleSet], RuleSet]) -> RuleSet:
+        """`edit` applied to this profile's file, under its lock (`_file.change`)."""
+        return change(self.path, self.profile, edit, today=self.today, kill=self.kill)
 
 
 def reject(
@@ -118,24 +124,9 @@ def task_facts(store: Store, task: Task) -> Facts:
     return found or Facts(key=base)
 
 
-def _not_a_public_suffix(match: str) -> str:
-    """`match`, unless it is a whole public suffix (co.uk, github.io: every site under it),
-    which the Public Suffix List says; UsageError naming it then."""
-    if match.startswith((THREAD_PREFIX, LIST_PREFIX)) or "@" in match:
-        return match
-    from publicsuffixlist import PublicSuffixList
-
-    if PublicSuffixList().is_public(match):
-        raise UsageError(
-            f"{match!r} is a public suffix: it names every site under it, not one sender's; "
-            f"give one domain under it (example.{match})"
-        )
-    return match
-
-
 def mute(where: Where, pattern: str) -> Rule:
     """Mute a sender, a domain, a list or a thread."""
-    match = _not_a_public_suffix(parse_match(pattern))
+    match = not_a_public_suffix(parse_match(pattern))
     return where.add(Rule(id="", kind=MUTE, match=match))
 
 
@@ -148,7 +139,7 @@ def important(where: Where, pattern: str) -> Rule:
             f"{pattern.strip()[:60]!r} is {what}: important takes an address or a domain "
             "(example.org)"
         )
-    match = _not_a_public_suffix(parse_match(pattern, lists=False, threads=False))
+    match = not_a_public_suffix(parse_match(pattern, lists=False, threads=False))
     return where.add(Rule(id="", kind=IMPORTANT, match=match))
 
 
@@ -205,7 +196,7 @@ def snooze(store: Store | None, where: Where, ref: str, until: date) -> Rule:
         where.written.append(new.id)
         return RuleSet(tuple(new if r is same[0] else r for r in rules.rules))
 
-    change(where.path, where.profile, edit, where.kill)
+    where.change(edit)
     return moved[0] if moved else where.add(rule)
 
 

@@ -31,6 +31,7 @@ from dayflow.rules._values import (
     IMPORTANT,
     KINDS,
     MAX_FIELD_CHARS,
+    MOST_SNOOZE_DAYS,
     MUTE,
     REJECT,
     SNOOZE,
@@ -38,6 +39,8 @@ from dayflow.rules._values import (
     Rule,
     RuleSet,
     check_asking,
+    check_key,
+    not_a_public_suffix,
     parse_match,
 )
 
@@ -68,8 +71,9 @@ class Reading:
     refused: bool = False
 
 
-def read_rules(path: Path, profile: str) -> Reading:
-    """The rules of `profile` in the file at `path` (none, when it does not exist)."""
+def read_rules(path: Path, profile: str, *, today: date) -> Reading:
+    """The rules of `profile` in the file at `path` (none, when it does not exist), each entry
+    checked as the command that makes its kind checks it on `today`."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -98,7 +102,7 @@ def read_rules(path: Path, profile: str) -> Reading:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return _refused(path, f"is not TOML ({exc})")
-    return parse_document(doc, path, profile)
+    return parse_document(doc, path, profile, today)
 
 
 def _refused(path: Path, why: str) -> Reading:
@@ -106,7 +110,7 @@ def _refused(path: Path, why: str) -> Reading:
     return Reading(path, RuleSet(), (line,), whole=False, refused=True)
 
 
-def parse_document(doc: dict[str, Any], path: Path, profile: str) -> Reading:
+def parse_document(doc: dict[str, Any], path: Path, profile: str, today: date) -> Reading:
     """The rules of a parsed document, each entry checked on its own."""
     owner = doc.get("profile")
     if owner is not None and owner != profile:
@@ -125,7 +129,7 @@ def parse_document(doc: dict[str, Any], path: Path, profile: str) -> Reading:
         entries, whole = entries[:MAX_RULES], False
     for n, entry in enumerate(entries, 1):
         try:
-            rule = check_entry(entry, n, profile)
+            rule = check_entry(entry, n, profile, today)
         except ValueError as exc:
             problems.append(f"warning: {path}: rule {n}: {exc}; that rule is ignored")
             whole = False
@@ -139,8 +143,10 @@ def parse_document(doc: dict[str, Any], path: Path, profile: str) -> Reading:
     return Reading(path, RuleSet(tuple(rules)), tuple(problems), whole)
 
 
-def check_entry(entry: object, n: int, profile: str) -> Rule:
-    """One `[[rule]]` table as a Rule; ValueError saying what is wrong with it."""
+def check_entry(entry: object, n: int, profile: str, today: date) -> Rule:
+    """One `[[rule]]` table as a Rule; ValueError saying what is wrong with it. What the
+    commands refuse is refused here too: a pattern that matches everything (`*`, a public
+    suffix), a reject asking no word, a key no task has, a snooze of more than a year."""
     if not isinstance(entry, dict):
         raise ValueError("is not a table")
     fields = set(Rule._fields) | {"profile"}
@@ -161,29 +167,38 @@ def check_entry(entry: object, n: int, profile: str) -> Rule:
     doc.setdefault("id", f"e{n}")
     try:
         if kind in (MUTE, IMPORTANT) or (kind == REJECT and doc.get("match")):
-            doc["match"] = parse_match(
-                doc.get("match", ""), lists=kind != IMPORTANT, threads=kind == MUTE
+            doc["match"] = not_a_public_suffix(
+                parse_match(doc.get("match", ""), lists=kind != IMPORTANT, threads=kind == MUTE)
             )
         if kind == SNOOZE:
-            until = doc.get("until", "")
-            try:
-                date.fromisoformat(until)
-            except ValueError:
-                raise ValueError(f"until {until[:40]!r} is not a date (YYYY-MM-DD)") from None
+            _check_until(doc.get("until", ""), today)
             if doc.get("match") and not doc["match"].startswith(THREAD_PREFIX):
                 raise ValueError("a snooze's match is a thread:KEY")
+        if kind == REJECT and "asking" in doc:
+            check_asking(doc["asking"], "asking")
+        if kind in (REJECT, SNOOZE) and "key" in doc:
+            check_key(doc["key"])
     except ValueError as exc:
         raise ValueError(str(exc) or "until must be a date YYYY-MM-DD") from None
-    except Exception as exc:  # a UsageError from parse_match: its words, one line
+    except UsageError as exc:  # the words a command refuses it with, one line
         raise ValueError(str(exc)) from None
-    if kind == REJECT and "asking" in doc:
-        try:
-            check_asking(doc["asking"], "asking")
-        except UsageError as exc:
-            raise ValueError(str(exc)) from None
     if kind in (REJECT, SNOOZE) and not (doc.get("match") or doc.get("key")):
         raise ValueError(f"a {kind} needs match or key")
     return Rule.from_json(doc)
+
+
+def _check_until(until: str, today: date) -> None:
+    """A snooze's day: a date, and no more than a year after `today`, as `snooze --until`
+    takes it (one already past is a snooze that is over, listed so)."""
+    try:
+        day = date.fromisoformat(until)
+    except ValueError:
+        raise ValueError(f"until {until[:40]!r} is not a date (YYYY-MM-DD)") from None
+    if (day - today).days > MOST_SNOOZE_DAYS:
+        raise ValueError(
+            f"until {until} is more than {MOST_SNOOZE_DAYS} days after today ({today}); a "
+            "snooze is for a year at most (or mute it)"
+        )
 
 
 def dumps(rules: RuleSet, profile: str) -> str:
@@ -268,12 +283,17 @@ def locked(path: Path) -> Iterator[None]:
 
 
 def change(
-    path: Path, profile: str, edit: Callable[[RuleSet], RuleSet], kill: Kill | None = None
+    path: Path,
+    profile: str,
+    edit: Callable[[RuleSet], RuleSet],
+    *,
+    today: date,
+    kill: Kill | None = None,
 ) -> RuleSet:
     """Read the file, apply `edit`, write the result, under the lock; the new rules. A file
     that did not read whole is refused (ConfigFileError, exit 4) and left as it is."""
     with locked(path):
-        reading = read_rules(path, profile)
+        reading = read_rules(path, profile, today=today)
         if not reading.whole:
             first = reading.problems[0].removeprefix("warning: ") if reading.problems else ""
             raise ConfigFileError(

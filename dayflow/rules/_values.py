@@ -15,6 +15,7 @@ Four kinds, each made by a command and kept in `rules.toml` (`_file.py`):
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -30,12 +31,16 @@ LIST_PREFIX, THREAD_PREFIX = "list:", "thread:"
 MAX_PATTERN = 300  # characters of a mute/important match: an address is 254 at most
 MAX_FIELD_CHARS = 500  # no field a command writes is longer; a hand-written one is refused
 PROMPT_RULES = 40  # rules named in the system prompt; the rest are applied all the same
+MOST_SNOOZE_DAYS = 366
 _DOMAIN = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}")
 _LIST_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,200}\.[a-z0-9-]{2,63}")
 _THREAD = re.compile(r"thread:[A-Za-z0-9._:@+-]{4,200}")
 # A From line as `dayflow why` and mail show it: `Jane Doe <jane@x>`, `"Doe, Jane" <jane@x>`.
 _FROM_LINE = re.compile(r"[^<>]*<\s*([^<>\s]+@[^<>\s]+)\s*>", re.DOTALL)
 _WORDS = re.compile(r"\w+")
+# A task's item key as `dayflow tasks --json` gives it (mail:…, event:…, promise:…, model:…):
+# a scheme, then something with a word in it. `*` is none (keys are never patterns).
+_ITEM_KEY = re.compile(r"[a-z][a-z0-9_-]{0,30}:[^\s#].*", re.DOTALL)
 
 
 class Rule(Frozen):
@@ -139,6 +144,40 @@ def parse_match(text: str, *, lists: bool = True, threads: bool = True) -> str:
             else f"{refused}: {give}"
         )
     return domain
+
+
+def not_a_public_suffix(match: str) -> str:
+    """`match`, unless it is a whole public suffix (co.uk, github.io: every site under it),
+    which the Public Suffix List says; UsageError naming it then."""
+    if match.startswith((THREAD_PREFIX, LIST_PREFIX)) or "@" in match:
+        return match
+    if _public_suffixes().is_public(match):
+        raise UsageError(
+            f"{match!r} is a public suffix: it names every site under it, not one sender's; "
+            f"give one domain under it (example.{match})"
+        )
+    return match
+
+
+@functools.cache
+def _public_suffixes() -> Any:
+    """The Public Suffix List, parsed once per process (a file of a thousand domain rules is
+    read without parsing it a thousand times)."""
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList()
+
+
+def check_key(key: str) -> str:
+    """A rule's `key`: a task's item key (`mail:0d34b8eba894`), its `#n` aside; UsageError
+    for one no task has (`*`: a key is matched as it is, never as a pattern)."""
+    base = key.strip().split("#", 1)[0]
+    if not _ITEM_KEY.fullmatch(base) or not _WORDS.search(base.partition(":")[2]):
+        raise UsageError(
+            f"key {key[:40]!r} is no task's key: give the key `dayflow tasks --json` shows "
+            "(mail:…), one task's, not a pattern"
+        )
+    return base
 
 
 def _ascii_domain(raw: str, local: str, domain: str) -> None:
