@@ -45,6 +45,7 @@ def where(deps: Runtime, config: str | None, command: str, db: str | None = None
         today(deps, settings),
         said,
         rules.kill_hook(settings.kill_at),
+        guarded=deps.config.profile,
     )
 
 
@@ -191,7 +192,7 @@ def list_rules(
     deps = get_deps(ctx)
     with handle_errors(deps):
         at = where(deps, config, "rules", db)
-        reading = rules.read_rules(at.path, at.profile, today=at.today)
+        reading = rules.read_rules(at.path, at.profile, today=at.today, guarded=at.guarded)
         for line in reading.problems:
             if reading.refused:  # the whole file: an error here (a brief only warns and goes on)
                 line = "error: " + line.removeprefix("warning: ")
@@ -263,7 +264,7 @@ def replay(
     with handle_errors(deps):
         at = where(deps, config, "replay", db)
         first = _since(since, at.today)
-        reading = rules.read_rules(at.path, at.profile, today=at.today)
+        reading = rules.read_rules(at.path, at.profile, today=at.today, guarded=at.guarded)
         for line in reading.problems:
             deps.notice(plain(line))
         with deps.store(deps.settings(db=db)) as store:

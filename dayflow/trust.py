@@ -7,7 +7,8 @@ and all of it runs with the rights of the process that reads it. For one user th
 own file. For a fleet it is the operator's worker reading a file per person, so:
 
 - a profile's config file is trusted only when this process's user (or root) owns it, and
-  neither it nor its directory can be written by anyone else (`check_config`);
+  neither it nor its directory can be written by anyone else (`check_config`); so is its
+  `rules.toml`, which decides what its brief leaves out (`check_rules`);
 - a profile's paths (sources, `file:` sinks, `[smtp] cafile`, MCP `cwd`) stay under its
   config file's directory, symlinks resolved (`confine`);
 - what a profile's file may read of the environment (`password_env`, `token_env`, `${VAR}`
@@ -67,6 +68,19 @@ def check_config(path: Path, *, euid: int | None = None) -> None:
     trusted), or one that others can change (group- or world-writable, or in a directory
     that is, unless the directory is sticky, as /tmp is). The file's real path is checked,
     and the directory of the path as given (a symlink there can be pointed elsewhere)."""
+    fix = "the worker runs each profile's file as its own code: the operator owns them"
+    _check_owned(path, "profile config", fix, euid)
+
+
+def check_rules(path: Path, *, euid: int | None = None) -> None:
+    """Refuse (ConfigFileError) a profile's `rules.toml` as `check_config` refuses its config
+    file: whoever can write it decides what the profile's brief leaves out (a mute of
+    everyone, a snooze of every task)."""
+    fix = "a profile's rules decide what its brief leaves out: the operator owns them"
+    _check_owned(path, "profile rules", fix, euid)
+
+
+def _check_owned(path: Path, what: str, fix: str, euid: int | None) -> None:
     me = os.geteuid() if euid is None else euid
     real = Path(os.path.realpath(path))
     try:
@@ -75,17 +89,16 @@ def check_config(path: Path, *, euid: int | None = None) -> None:
             checks.append((real.parent, os.stat(real.parent)))
     except OSError:
         return  # reading it says what is wrong, in the words every config error uses
-    fix = "the worker runs each profile's file as its own code: the operator owns them"
     for where, st in checks:
         if st.st_uid not in (me, 0):
             raise ConfigFileError(
-                f"profile config {path}: {where} is owned by uid {st.st_uid}, not by this "
+                f"{what} {path}: {where} is owned by uid {st.st_uid}, not by this "
                 f"user (uid {me}) or root; refused ({fix}: copy it somewhere of yours)"
             )
         sticky_dir = stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX
         if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not sticky_dir:
             raise ConfigFileError(
-                f"profile config {path}: {where} can be written by others (mode "
+                f"{what} {path}: {where} can be written by others (mode "
                 f"{stat.S_IMODE(st.st_mode):o}); refused ({fix}: chmod go-w {where})"
             )
 

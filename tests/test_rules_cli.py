@@ -464,6 +464,45 @@ def test_a_profiles_rules_live_beside_its_own_config_and_apply_to_it_alone(
     assert "no rules" in user.run("rules").err
 
 
+def _alice(user: Profile) -> Path:
+    """A profile `alice` with its own directory and config file (the database made first)."""
+    theirs = user.dir / "alice"
+    theirs.mkdir(mode=0o755)
+    (theirs / "config.toml").write_text("")
+    assert user.brief("2026-11-05", INBOX1).code == 0
+    added = user.run("profiles", "add", "alice", "--config", str(theirs / "config.toml"))
+    assert added.code == 0, added.err
+    return theirs
+
+
+def test_a_profiles_rules_that_others_can_write_apply_no_rule_as_its_config_would_be_refused(
+    user: Profile,
+) -> None:
+    """Under the fleet's trust model a profile's world-writable config.toml is refused; its
+    rules.toml (mode 666: anyone may mute the person's mail) was read and applied."""
+    theirs = _alice(user)
+    assert user.run("mute", "ops.example", "--profile", "alice").code == 0
+    rules = theirs / "rules.toml"
+    rules.chmod(0o666)
+    day2 = user.run("brief", "--date", "2026-11-06", "--inbox", user.inbox("a2", INBOX2),
+                    "--profile", "alice", clock=DAY2)  # fmt: skip
+    assert day2.code == 0, day2.err
+    said = [line for line in day2.err.splitlines() if "rules.toml" in line]
+    assert said == [
+        f"warning: profile rules {rules}: {rules} can be written by others (mode 666); refused "
+        "(a profile's rules decide what its brief leaves out: the operator owns them: chmod "
+        f"go-w {rules}); no rule of it applies"
+    ]
+    tasks = json.loads(user.run("tasks", "--json", "--profile", "alice").out)
+    assert "Review capacity report 2026-11-09" in [t["title"] for t in tasks]  # not muted
+    before = rules.read_bytes()
+    assert user.run("mute", "acme.example", "--profile", "alice").code == 4
+    assert rules.read_bytes() == before
+    assert user.run("rules", "--profile", "alice").code == 4
+    rules.chmod(0o600)
+    assert user.run("rules", "--profile", "alice").code == 0
+
+
 def test_why_names_the_rule_that_kept_a_message_from_being_a_task(user: Profile) -> None:
     _reject_the_bots_task(user)
     assert user.brief("2026-11-06", INBOX2).code == 0

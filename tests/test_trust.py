@@ -125,6 +125,23 @@ def test_a_profile_config_someone_else_owns_or_can_write_is_refused(tmp_path: Pa
         trust.check_config(path, euid=4243) if os.geteuid() != 0 else _as_other(path)
 
 
+def test_a_profiles_rules_file_is_held_to_its_config_files_owner_and_mode(
+    tmp_path: Path,
+) -> None:
+    rules = _owned_config(tmp_path).parent / "rules.toml"
+    rules.write_text("")
+    rules.chmod(0o600)
+    trust.check_rules(rules)
+    trust.check_rules(rules.parent / "none.rules.toml")  # none yet: nothing to refuse
+    rules.chmod(0o666)
+    with pytest.raises(ConfigFileError, match="^profile rules .* can be written by others"):
+        trust.check_rules(rules)
+    rules.chmod(0o600)
+    os.chown(rules, OTHER_UID, -1)
+    with pytest.raises(ConfigFileError, match="owned by uid 4242, not by this user"):
+        trust.check_rules(rules)
+
+
 def _as_other(path: Path) -> None:
     os.chown(path, 4244, -1)
     trust.check_config(path, euid=4243)

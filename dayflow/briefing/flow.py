@@ -335,7 +335,8 @@ def with_rules(
 
     path, _ = room.config.config_path(config_file)
     today = room.clock.now().astimezone(zone(room.settings.tz)).date()
-    reading = rules.read_rules(rules.rules_path(path), profile, today=today)
+    guarded = room.config.profile  # a profile's file is trusted only as its config is
+    reading = rules.read_rules(rules.rules_path(path), profile, today=today, guarded=guarded)
     for line in reading.problems:
         room.say(line)
     if not reading.rules:

@@ -41,13 +41,15 @@ SHOWN_LOOK_BACK = 60  # finished briefs looked at for a snoozed thread: two mont
 
 @dataclass(frozen=True)
 class Where:
-    """Whose rules, in which file, made on which day by which command."""
+    """Whose rules, in which file, made on which day by which command; `guarded`: a
+    profile's file, trusted only as its config file is (`read_rules`)."""
 
     path: Path
     profile: str
     today: date
     command: str
     kill: Kill | None = None
+    guarded: bool = False
     written: list[str] = field(default_factory=list, compare=False)
     """The ids of the rules this command wrote (added, or a snooze moved): the others it
     found already there."""
@@ -75,7 +77,9 @@ class Where:
 
     def change(self, edit: Callable[[RuleSet], RuleSet]) -> RuleSet:
         """`edit` applied to this profile's file, under its lock (`_file.change`)."""
-        return change(self.path, self.profile, edit, today=self.today, kill=self.kill)
+        return change(
+            self.path, self.profile, edit, today=self.today, guarded=self.guarded, kill=self.kill
+        )
 
 
 def reject(

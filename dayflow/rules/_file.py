@@ -71,9 +71,18 @@ class Reading:
     refused: bool = False
 
 
-def read_rules(path: Path, profile: str, *, today: date) -> Reading:
+def read_rules(path: Path, profile: str, *, today: date, guarded: bool = False) -> Reading:
     """The rules of `profile` in the file at `path` (none, when it does not exist), each entry
-    checked as the command that makes its kind checks it on `today`."""
+    checked as the command that makes its kind checks it on `today`. `guarded`: a profile's
+    file, trusted only as its config file is (`dayflow.trust`), else none of it applies."""
+    if guarded:
+        from dayflow.trust import check_rules
+
+        try:
+            check_rules(path)
+        except ConfigFileError as exc:
+            line = f"warning: {exc}; no rule of it applies"
+            return Reading(path, RuleSet(), (line,), whole=False, refused=True)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -288,12 +297,13 @@ def change(
     edit: Callable[[RuleSet], RuleSet],
     *,
     today: date,
+    guarded: bool = False,
     kill: Kill | None = None,
 ) -> RuleSet:
     """Read the file, apply `edit`, write the result, under the lock; the new rules. A file
     that did not read whole is refused (ConfigFileError, exit 4) and left as it is."""
     with locked(path):
-        reading = read_rules(path, profile, today=today)
+        reading = read_rules(path, profile, today=today, guarded=guarded)
         if not reading.whole:
             first = reading.problems[0].removeprefix("warning: ") if reading.problems else ""
             raise ConfigFileError(
