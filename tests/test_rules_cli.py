@@ -348,6 +348,26 @@ def test_a_snoozed_tasks_ask_is_no_reply_owed_until_the_snooze_ends(user: Profil
     assert _owed(back.out)[0].startswith('- Reply to Dana Ruiz (dana@acme.example): "Budget')
 
 
+def test_an_important_senders_task_from_older_mail_is_first_though_overdue(user: Profile) -> None:
+    """`dayflow important` is "first in its section": Lee's task, filed on day 1 and overdue
+    on Monday, whose mail that brief's window no longer holds, came after Dana's due today."""
+    lee = _mail("l1", LEE, "Slides", "Please review my slides by Friday 2026-11-06.", "2026-11-05")
+    dana = _mail("d9", DANA, "Budget sheet", "Please review the budget sheet by Monday "
+                 "2026-11-09.", "2026-11-08")  # fmt: skip
+    _owing(user, [lee, dana])
+    assert user.run("brief", "--date", "2026-11-05").code == 0
+    assert user.run("important", "lee@other.example").code == 0
+    monday = user.run("brief", "--date", "2026-11-09", "--format", "markdown",
+                      clock="2026-11-09T07:30:00+00:00")  # fmt: skip
+    assert monday.code == 0, monday.err
+    needs = monday.out.split("## Needs action\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [line for line in needs if line.startswith("- ")] == [
+        "- Review Lee's slides 2026-11-06 (on your task list, overdue since Fri 6 Nov)",
+        "- Review budget sheet 2026-11-09 (from Dana Ruiz, due today)",
+    ]
+    assert "**Review Lee's slides 2026-11-06, overdue since Fri 6 Nov.**" in monday.out
+
+
 def test_a_thread_no_saved_brief_showed_is_snoozed_with_a_warning(user: Profile) -> None:
     """A thread key no saved brief showed (a typo, or one from another database) is still
     snoozed, so a correct key is never refused, but one line on stderr says no brief showed it

@@ -13,6 +13,7 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
+from dayflow.rules import IMPORTANT, Facts
 from dayflow.shown import MODEL_KEY_PREFIX, Shown
 from dayflow.sources.mime import title_text
 from dayflow.tools import evidence as proof
@@ -52,15 +53,40 @@ def read_tasks(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     tasks = env.tasks.list(include_done=args["include_done"])
     keys = ("id", "title", "due", "status", "source_id", "idempotency_key")
     out: dict[str, Any] = {"tasks": []}
+    important = _from_important_senders(env) if tasks else frozenset()
     for task in tasks:
         snoozed = env.rules.snoozed(task.idempotency_key.split("#", 1)[0], env.brief_date)
         if snoozed is None:
-            out["tasks"].append({k: task.to_json()[k] for k in keys})
+            shown = {k: task.to_json()[k] for k in keys}
+            if important & {task.idempotency_key.split("#", 1)[0], task.source_id}:
+                shown["important"] = True  # first in its section, as its mail would be
+            out["tasks"].append(shown)
         else:  # left out of the brief until its day: named, so it is not filed again
             out.setdefault("snoozed", []).append(
                 {"id": task.id, "idempotency_key": task.idempotency_key, "until": snoozed.until}
             )
     return out
+
+
+def _from_important_senders(env: ToolEnv) -> frozenset[str | None]:
+    """The mail keys and ids of the followups window's messages whose sender the user marked
+    important (`dayflow important`): a task filed from one is marked so, though this brief
+    does not read its mail again. Nothing without such a rule, or when the mail is not read."""
+    if not env.rules.of(IMPORTANT):
+        return frozenset()
+    feed = env.mail.followups
+    if feed is None or not (feed.inbox or feed.sent):
+        return frozenset()
+    try:
+        view = feed()
+    except Exception:  # noqa: BLE001 - read_followups says what failed; the list stands
+        return frozenset()
+    found: set[str | None] = set()
+    for thread in view.threads:
+        for m in thread.messages:
+            if not m.from_me and env.rules.important(Facts(sender=m.sender_address)) is not None:
+                found.update((m.key, m.id))
+    return frozenset(found)
 
 
 DUE_BEFORE_DAYS = 14  # how far before the brief's day a due date may be (overdue requests)

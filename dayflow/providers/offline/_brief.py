@@ -343,11 +343,13 @@ def _listed_and_due(
             continue
         if (key and key in keys) or title.casefold() in titles or key.startswith(_SAMPLE):
             continue
+        # Its sender one the user marked important (read_tasks says so): first in Needs action.
+        important = task.get("important") is True
         if move:  # its ask in its sender's words, the move as its due date's source
             need = _Need(title, move.who, due, key=key, evidence=move.asked, moved=move.words)
-            out.append(need)
+            out.append(replace(need, important=important))
         else:
-            out.append(_Need(title, "", due, key=key))
+            out.append(_Need(title, "", due, key=key, important=important))
     return out
 
 
