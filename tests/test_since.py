@@ -183,6 +183,10 @@ def test_two_days_say_exactly_what_changed(tmp_path: Path, store_target: Path | 
     assert [i["title"] for i in since["meetings_moved"]] == ["Standup"]
     assert since["meetings_moved"][0]["was"]["start"] == "2026-11-19T11:00:00+00:00"
     assert since["meetings_moved"][0]["now"]["start"] == "2026-11-19T15:00:00+00:00"
+    assert since["meetings_moved"][0]["start"] == "2026-11-19T15:00:00+00:00"  # its time now
+    assert [(t["title"], t["status"]) for t in since["tasks_done"]] == [
+        ("Send slides to Erin", "done")
+    ]
     moved = since["due_moved"]
     assert [(m["title"], m["was"], m["now"], m["by"]["name"]) for m in moved] == [
         ("Review contract draft", "2026-11-23", "2026-11-25", "Frank Li")

@@ -345,3 +345,26 @@ def test_the_state_a_brief_showed_has_the_due_date_it_moved() -> None:
     ]  # fmt: skip
     state = shown_state(messages, dt.date(2026, 11, 19))
     assert state.tasks["t_1"]["due"] == "2026-11-25"
+
+
+def test_a_task_done_or_gone_carries_its_status_now_and_a_moved_meeting_its_new_times() -> None:
+    """`--format json`'s since had `"status": "open"` for a task done or gone (the previous
+    brief's), and a moved meeting's `start` and `end` were its old times, beside `now`."""
+    from dayflow.tools.since import State, changes
+
+    task = {"title": "Send slides", "due": "2026-11-20", "status": "open"}
+    old = {"id": "e1", "title": "Standup", "start": "2026-11-19T11:00:00+00:00",
+           "end": "2026-11-19T11:30:00+00:00"}  # fmt: skip
+    new = old | {"start": "2026-11-19T15:00:00+00:00", "end": "2026-11-19T15:30:00+00:00"}
+    day = dt.date(2026, 11, 19)
+    before = State({"e1": old}, frozenset({day}), {}, {}, {},
+                   {"t_1": task | {"id": "t_1"}, "t_2": task | {"id": "t_2"}})  # fmt: skip
+    now = State({"e1": new}, frozenset({day}), {}, {}, {},
+                {"t_1": task | {"id": "t_1", "status": "done"}})  # fmt: skip
+    found = changes(before, now, None, day)
+    assert [(t["id"], t["status"]) for t in found["tasks_done"]] == [("t_1", "done")]
+    assert [(t["id"], t["status"]) for t in found["tasks_gone"]] == [("t_2", "gone")]
+    [moved] = found["meetings_moved"]
+    assert (moved["start"], moved["end"]) == (new["start"], new["end"])
+    assert moved["was"] == {"start": old["start"], "end": old["end"]}
+    assert moved["now"] == {"start": new["start"], "end": new["end"]}

@@ -183,12 +183,13 @@ def changes(before: State, now: State, feed: Followups | None, today: date) -> d
             by = {"name": last.sender_name, "address": last.sender_address}
             answer = {"by": by, "id": last.id, "at": last.received_at.isoformat()}
             out["answered"].append(_thread_line(item) | answer)
+    # Each as the previous brief showed it, with its status now (`gone`: deleted, rejected).
     for tid, task in before.tasks.items():
         found = now.tasks.get(tid)
         if found is None:
-            out["tasks_gone"].append(task)
+            out["tasks_gone"].append(task | {"status": "gone"})
         elif found.get("status") == "done":
-            out["tasks_done"].append(task)
+            out["tasks_done"].append(task | {"status": "done"})
     for eid, was in before.events.items():
         day = _day(was)
         if day is None or day < today or (day not in now.days and eid not in now.events):
@@ -197,8 +198,9 @@ def changes(before: State, now: State, feed: Followups | None, today: date) -> d
         if found is None or (found.get("status") == "cancelled" != was.get("status")):
             out["meetings_cancelled"].append(was)
         elif (found["start"], found["end"]) != (was["start"], was["end"]):
+            # Its times now at the top, as every other event's are; the old ones in `was`.
             when = {"start": found["start"], "end": found["end"]}
-            out["meetings_moved"].append(was | {"was": _when(was), "now": when})
+            out["meetings_moved"].append(was | when | {"was": _when(was), "now": when})
     if today in before.days:
         for eid, e in now.events.items():
             if _day(e) == today and eid not in before.events and e.get("status") != "cancelled":
