@@ -36,7 +36,8 @@ if TYPE_CHECKING:  # imported where used: see the module docstring
 
 EXIT_CODES = """\
 Exit codes: 0 ok · 1 error · 2 bad usage · 3 no such run/task/profile · 4 database or file problem
-(an input unreadable, an output unwritable) · 5 run busy in another process · 6 the model
+(an input unreadable, an output unwritable) · 5 a run or rules.toml busy in another process
+· 6 the model
 failed: API error after retries or a refusal (resumable) · 7 run stopped by a guard or a
 cut-short answer (resumable) · 70 simulated crash · 130 interrupted."""
 

@@ -46,6 +46,7 @@ def where(deps: Runtime, config: str | None, command: str, db: str | None = None
         said,
         rules.kill_hook(settings.kill_at),
         guarded=deps.config.profile,
+        say=deps.notice,
     )
 
 

@@ -15,6 +15,7 @@
     │                                          resume, or any failure with --strict-sources)
     ├── FileProblem                   exit 4   a file to write cannot be, or one to read is not ours
     ├── RunBusy                       exit 5   another live process drives the run
+    │   └── RulesBusy                 exit 5   another process holds rules.toml's lock
     ├── LeaseLost                     exit 5   our claim on the run was taken over
     ├── ModelError                    exit 6   the model API failed (after retries)
     │   └── ConfigError               exit 6   a Claude model asked for with no key, etc.
@@ -115,6 +116,11 @@ class DayTaken(RunBusy):
     def __init__(self, message: str, run_id: str) -> None:
         super().__init__(message)
         self.run_id = run_id
+
+
+class RulesBusy(RunBusy):
+    """Another process held `rules.toml.lock` for longer than a correction waits (a write
+    takes milliseconds: that one is stuck, or paused): nothing was changed."""
 
 
 class LeaseLost(DayflowError):

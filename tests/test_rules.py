@@ -3,6 +3,10 @@ entry (hostile files included) and written back byte for byte."""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import threading
+import time
 import tomllib
 from datetime import date, timedelta
 from pathlib import Path
@@ -11,9 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dayflow.errors import UsageError
+from dayflow.errors import RulesBusy, UsageError
 from dayflow.rules import Facts, Rule, RuleSet, dumps, parse_match, read_rules
-from dayflow.rules._file import parse_document, write_rules
+from dayflow.rules._file import locked, parse_document, write_rules
 
 DAY = date(2026, 11, 6)
 
@@ -322,3 +326,37 @@ def test_until_takes_tomorrow_and_says_why_today_is_refused() -> None:
         parse_until("today", monday)
     with pytest.raises(UsageError, match=r"is not a date \(YYYY-MM-DD\), tomorrow, 3d or 2w"):
         parse_until("next week", monday)
+
+
+def _hold(path: Path) -> int:
+    """Take `rules.toml.lock` as another process would (flock: per open file, so this open
+    conflicts with the command's own in this process too); close the descriptor to let go."""
+    fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def test_a_held_lock_is_waited_for_a_bounded_time_saying_so_after_a_second(
+    tmp_path: Path,
+) -> None:
+    """A command waited for ever, silently, on a lock another process held."""
+    path, said = tmp_path / "rules.toml", list[str]()
+    fd = _hold(path)
+    try:
+        start = time.monotonic()
+        with pytest.raises(RulesBusy, match=f"{path}.lock is still held by another process"):
+            with locked(path, said.append, limit_s=1.5):
+                raise AssertionError("the lock was taken while another held it")
+        assert 1.5 <= time.monotonic() - start < 5
+        assert said == [f"waiting for {path}.lock: another dayflow is changing rules.toml"]
+    finally:
+        os.close(fd)
+
+
+def test_a_lock_let_go_while_waiting_is_taken_and_the_change_goes_on(tmp_path: Path) -> None:
+    path, said, done = tmp_path / "rules.toml", list[str](), list[bool]()
+    fd = _hold(path)
+    threading.Timer(0.3, os.close, (fd,)).start()
+    with locked(path, said.append, limit_s=5):
+        done.append(True)
+    assert done == [True] and said == []  # taken before a second: nothing to say

@@ -4,7 +4,10 @@ snooze as the briefs obey them, `dayflow rules`, and a resume that keeps its run
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -521,6 +524,31 @@ def test_a_profiles_rules_that_others_can_write_apply_no_rule_as_its_config_woul
     assert user.run("rules", "--profile", "alice").code == 4
     rules.chmod(0o600)
     assert user.run("rules", "--profile", "alice").code == 0
+
+
+def test_a_correction_waits_a_few_seconds_for_a_held_lock_then_fails_changing_nothing(
+    user: Profile,
+) -> None:
+    """`mute` waited for ever, silently, on `rules.toml.lock` that another process held."""
+    assert user.run("mute", "ops.example").code == 0
+    before = user.rules_file.read_bytes()
+    lock = user.dir / "rules.toml.lock"
+    fd = os.open(lock, os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # as another process would (flock: per open file)
+    try:
+        start = time.monotonic()
+        busy = user.run("mute", "acme.example")
+        assert 5 <= time.monotonic() - start < 15
+    finally:
+        os.close(fd)
+    assert busy.code == 5, busy.err
+    assert busy.err.splitlines() == [
+        f"waiting for {lock}: another dayflow is changing rules.toml",
+        f"error: {lock} is still held by another process after 5 s (another dayflow changing "
+        "rules.toml, stuck or paused); nothing changed: try again when it is done",
+    ]
+    assert user.rules_file.read_bytes() == before
+    assert user.run("mute", "acme.example").code == 0
 
 
 def test_why_names_the_rule_that_kept_a_message_from_being_a_task(user: Profile) -> None:

@@ -50,6 +50,7 @@ class Where:
     command: str
     kill: Kill | None = None
     guarded: bool = False
+    say: Callable[[str], None] | None = None  # a line on stderr (waiting for the lock)
     written: list[str] = field(default_factory=list, compare=False)
     """The ids of the rules this command wrote (added, or a snooze moved): the others it
     found already there."""
@@ -78,7 +79,13 @@ class Where:
     def change(self, edit: Callable[[RuleSet], RuleSet]) -> RuleSet:
         """`edit` applied to this profile's file, under its lock (`_file.change`)."""
         return change(
-            self.path, self.profile, edit, today=self.today, guarded=self.guarded, kill=self.kill
+            self.path,
+            self.profile,
+            edit,
+            today=self.today,
+            guarded=self.guarded,
+            kill=self.kill,
+            say=self.say,
         )
 
 

@@ -11,7 +11,8 @@ library is needed for), crash-safely: the new text goes to a temporary file in t
 directory, is flushed and fsync'ed, renamed over the old one, and the directory fsync'ed.
 A kill -9 before the rename leaves the old file (and a stray `.rules.toml.*.tmp`, which no
 reader reads); after it, the new one. Never a torn file. A lock (`rules.toml.lock`) keeps two
-commands from losing each other's rule.
+commands from losing each other's rule; a command waits for it a few seconds at most (a write
+takes milliseconds), says so after one, and then gives up having changed nothing.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from dayflow.errors import ConfigFileError, UsageError
+from dayflow.errors import ConfigFileError, RulesBusy, UsageError
 from dayflow.models import RULES_KILL_POINTS
 from dayflow.rules._values import (
     IMPORTANT,
@@ -50,6 +52,9 @@ MAX_RULES = 2000
 # Where a kill -9 can land in a write (the crash tests' DAYFLOW_KILL_AT=POINT:1).
 KILL_POINTS = RULES_KILL_POINTS
 Kill = Callable[[str], None]
+LOCK_WAIT_S = 5.0  # how long a command waits for another's write (which takes milliseconds)
+LOCK_SAY_S = 1.0  # when it says it is waiting
+_POLL_S = 0.05
 
 
 def rules_path(config_path: Path) -> Path:
@@ -278,14 +283,37 @@ def _sync_dir(directory: Path) -> None:
 
 
 @contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """Hold `rules.toml.lock` beside the file for one read-change-write."""
+def locked(
+    path: Path, say: Callable[[str], None] | None = None, limit_s: float = LOCK_WAIT_S
+) -> Iterator[None]:
+    """Hold `rules.toml.lock` beside the file for one read-change-write. Held by another
+    process: `say` one line after LOCK_SAY_S, and RulesBusy (exit 5) after `limit_s`."""
     import fcntl
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    lock = path.with_name(path.name + ".lock")
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as exc:
+        raise ConfigFileError(f"cannot open the lock {lock}: {exc.strerror or exc}") from None
+    try:
+        start, said = time.monotonic(), False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                waited = time.monotonic() - start
+                if waited >= limit_s:
+                    raise RulesBusy(
+                        f"{lock} is still held by another process after {limit_s:.0f} s "
+                        f"(another dayflow changing {path.name}, stuck or paused); nothing "
+                        "changed: try again when it is done"
+                    ) from None
+                if say is not None and not said and waited >= LOCK_SAY_S:
+                    say(f"waiting for {lock}: another dayflow is changing {path.name}")
+                    said = True
+                time.sleep(_POLL_S)
         yield
     finally:
         os.close(fd)
@@ -299,10 +327,12 @@ def change(
     today: date,
     guarded: bool = False,
     kill: Kill | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> RuleSet:
     """Read the file, apply `edit`, write the result, under the lock; the new rules. A file
-    that did not read whole is refused (ConfigFileError, exit 4) and left as it is."""
-    with locked(path):
+    that did not read whole is refused (ConfigFileError, exit 4) and left as it is; a lock
+    another process holds is waited for, a few seconds at most (`locked`)."""
+    with locked(path, say):
         reading = read_rules(path, profile, today=today, guarded=guarded)
         if not reading.whole:
             first = reading.problems[0].removeprefix("warning: ") if reading.problems else ""
