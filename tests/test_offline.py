@@ -316,9 +316,8 @@ def test_create_task_reporting_existing_and_failed_tasks() -> None:
     results[1] = {**results[1], "content": "database is locked", "is_error": True}
     brief = _brief(OfflineModel().create(_request(messages[:-1])))
     assert "- Send edits on partnership one-pager to Sam: already on your list (`t42`)" in brief
-    assert '- Could not create "Sign and return field trip permission form": database is locked' in (
-        brief
-    )
+    refused = "Sign and return field trip permission form"
+    assert f'- Could not create "{refused}": database is locked' in brief
 
 
 # --- errors and odd histories -------------------------------------------------------------------
@@ -592,7 +591,7 @@ def _full(body: str, **fields: Any) -> dict[str, Any]:
     [
         ({"snippet": "Could you sign the form by Friday? Thanks!"}, "settled"),
         ({"snippet": _LONG[:150] + "..."}, "open"),  # unread, cut short
-        ({"snippet": _LONG[:150] + "...", "unread": False}, "skip"),  # read, no cue
+        ({"snippet": _LONG[:150] + "...", "unread": False}, "open"),  # read: still opened
         ({"snippet": _LONG[:150] + "...", "unread": False, "subject": "Re: Update"}, "open"),
         ({"snippet": "Could you review the plan? " + _LONG[:150] + "...", "unread": False}, "open"),
         ({"snippet": "Could you sign the form by Friday? " + _LONG[:120] + "..."}, "settled"),

@@ -160,14 +160,15 @@ def test_a_cut_snippet_from_a_read_message_with_a_needy_subject_is_opened() -> N
         ("Choir permission slip - Harbour Museum, Nov 19", True),  # a form to return
         ("Trip money due Nov 13", True),  # a thing falling due
         ("Class photos back by Friday", True),  # its deadline's lead
-        ("Choir trip - Harbour Museum, Nov 19", False),  # only the event's date: a notice
+        ("Choir trip - Harbour Museum, Nov 19", True),  # only the event's date: still opened
     ],
 )
-def test_a_read_message_whose_subject_names_a_form_or_a_thing_due_is_opened(
+def test_a_read_message_cut_short_is_opened_whatever_its_subject(
     subject: str, opened: bool
 ) -> None:
     """A group's letter opens with a greeting and a description ("Dear Year 4 Families, Our
-    class will visit ..."): the ask to return the form comes past the snippet."""
+    class will visit ..."): the ask to return the form comes past the snippet, so a person's
+    message cut short is opened, read or not, whatever its subject names."""
     snippet = (
         "Dear Year 4 Families, Our class will visit the Harbour Museum on Thursday, November 19"
         " for our river unit. We will leave at 9:00 and be back by 2:15. Students should..."

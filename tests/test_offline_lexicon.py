@@ -7,21 +7,17 @@ import re
 
 import pytest
 
-from dayflow.providers.offline import _clauses, _reading, _sentences
+from dayflow.providers.offline import _clauses, _sentences
 from dayflow.providers.offline._lexicon import (
     ASKING_OPENERS,
     GREETINGS,
-    REPLY_PREFIXES,
     REQUEST_CUES,
-    SUBJECT_CUES,
     cues,
 )
 
 LANGUAGES = ("en", "de", "fr", "es")
 TABLES = {
     "request": REQUEST_CUES,
-    "reply": REPLY_PREFIXES,
-    "subject": SUBJECT_CUES,
     "greeting": GREETINGS,
     "asking": ASKING_OPENERS,
 }
@@ -39,8 +35,6 @@ def test_every_table_has_the_four_languages_and_fragments_that_compile(name: str
 
 def test_the_regexes_are_built_from_the_tables() -> None:
     assert _clauses._CUE.pattern == cues(REQUEST_CUES) + r"\s+"
-    assert cues(REPLY_PREFIXES) in _reading._CUE.pattern
-    assert cues(SUBJECT_CUES) in _reading._CUE.pattern
     assert cues(GREETINGS) in _sentences.VOCATIVE.pattern  # said once for both
     assert cues(GREETINGS) in _sentences._GREETING_WORD.pattern
     assert _sentences._ASKING.pattern == "^" + cues(ASKING_OPENERS)
@@ -70,8 +64,3 @@ def test_each_languages_request_cue_is_found(language: str, sentence: str, cue: 
     assert found is not None and found.group(0) == cue
     alone = re.compile(rf"{cues({language: REQUEST_CUES[language]})}\s+", re.IGNORECASE)
     assert alone.search(sentence) is not None  # the language's own table has it
-
-
-@pytest.mark.parametrize("subject", ["Re: budget", "AW: Budget", "TR: devis", "RV: contrato"])
-def test_each_languages_reply_prefix_is_a_subject_cue(subject: str) -> None:
-    assert _reading._CUE.search(subject) is not None

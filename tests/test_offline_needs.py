@@ -105,11 +105,15 @@ def test_a_heads_up_warns_but_what_follows_may_ask() -> None:
     assert _found("Heads up: the office is closed Monday. Nothing you need to do.") == []
 
 
-def test_a_read_message_that_greets_the_reader_is_opened() -> None:
+def test_a_read_message_is_opened_whoever_it_greets() -> None:
+    """Its ask may come after the snippet ("Hey both, ... Can you send me your share by Nov
+    4?"): a person's message cut short is opened, read or not, greeting the reader or not."""
     snippet = "Hi Alex, The committee met on Tuesday and talked through the plan for the..."
     assert triage_all(_mail("", snippet=snippet, unread=False), "Alex") == ([], True)
-    other = "Hi Sam, The committee met on Tuesday and talked through the plan for the..."
-    assert triage_all(_mail("", snippet=other, unread=False), "Alex") == ([], False)
+    other = "Hey both, The committee met on Tuesday and talked through the plan for the..."
+    assert triage_all(_mail("", snippet=other, unread=False), "Alex") == ([], True)
+    fyi = "FYI: the committee met on Tuesday and talked through the plan for the..."
+    assert triage_all(_mail("", snippet=fyi, unread=False), "Alex") == ([], False)
 
 
 def test_a_snippet_that_announces_several_asks_is_opened_even_with_a_deadline() -> None:

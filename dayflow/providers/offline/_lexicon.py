@@ -2,7 +2,7 @@
 
 Each table maps a language code to a tuple of regex fragments (not literal words: a fragment
 may say "could|can you", an optional "please" after it, or a word's endings). The regexes
-that read with them are built once, at import, by `cues` (`_clauses._CUE`, `_reading._CUE`,
+that read with them are built once, at import, by `cues` (`_clauses._CUE`,
 `_sentences.VOCATIVE`, `_sentences._GREETING_WORD`, `_sentences._ASKING`). A new language or
 a new way of asking is one more entry here, not one more line in a regex.
 
@@ -77,28 +77,6 @@ REQUEST_CUES: Lexicon = {
         r"\bpor\s+favor,?",
     ),
 }
-
-# A reply's or a forward's subject prefix: "Re:", "Fwd:", "AW:" (Antwort), "TR:" (transféré),
-# "RV:" (reenviado).
-REPLY_PREFIXES: Lexicon = {
-    "en": ("re", "fwd?", "fw"),
-    "de": ("aw",),
-    "fr": ("tr",),
-    "es": ("rv",),
-}
-
-# Words in a subject that a cut-short message from a person may want something.
-SUBJECT_CUES: Lexicon = {
-    "en": (
-        "question", "request", "help", "review", "input", "feedback", "follow[- ]?up",
-        "reminder", "action", "urgent", "asap", "deadline", "sign", "sign[- ]?off", r"approv\w*",
-        "decision", "please", "pls", "need", "needed", "needs", "today", "tonight", "tomorrow",
-        "rsvp", "confirm",
-    ),
-    "de": ("bitte", "dringend", "heute", "morgen"),
-    "fr": ("s'il (?:te|vous) pla[iî]t", "urgente?", "aujourd'hui", "demain"),
-    "es": ("por favor", "hoy", "mañana"),
-}  # fmt: skip
 
 # A greeting before the names a message speaks to ("Hi Marcus,", "Liebe Anna,", "Hola Tomás,").
 GREETINGS: Lexicon = {

@@ -26,11 +26,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dayflow.dates import alternation, any_word, find_deadline
+from dayflow.dates import alternation, any_word
 from dayflow.followups.rules import after_opening_quote, opens_invitation, without_join_blocks
 from dayflow.providers.offline._broadcast import is_office
 from dayflow.providers.offline._clauses import has_cue
-from dayflow.providers.offline._lexicon import FORMS, REPLY_PREFIXES, SUBJECT_CUES, cues
 from dayflow.providers.offline._requests import relayed_invitation, requests_in, says_fyi
 from dayflow.providers.offline._scam import looks_like_scam
 from dayflow.senders import sender_name, sender_parts
@@ -69,15 +68,6 @@ _AUTO_BODY = re.compile(
     re.IGNORECASE,
 )
 # Subject cues that a cut-short message from a person may want something.
-_CUE = re.compile(rf"\?|\b{cues(REPLY_PREFIXES)}\s*:|\b{cues(SUBJECT_CUES)}\b", re.IGNORECASE)
-# A subject that names a form to return or a thing falling due ("Field trip permission slip",
-# "Popcorn money due Nov 8", "Waiver by Friday"): a read message under it is opened, for the
-# ask is often past what a snippet of greeting and description shows.
-_DUE_SUBJECT = re.compile(
-    rf"\b{cues(FORMS)}|\b(?:forms?|slips?|waivers?|due|fällig\w*|à\s+rendre|échéance|vence\w*"
-    r"|plazo)\b",
-    re.IGNORECASE,
-)
 _TRUNCATED = ("...", "…")
 _RSVP_SHOWN = re.compile(r"\b(?:rsvp|reply|respond|let\s+(?:me|us)\s+know)\b", re.IGNORECASE)
 # A snippet without the listing's word on it is whole only when it is shorter than sources'
@@ -254,24 +244,10 @@ def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[A
         and not _more_to_come(subject, snippet)
     ):
         return found[:1], False
-    # A read message is opened when it speaks to the reader by name ("Hi Alex, ..."): its ask
-    # often comes after what the snippet shows.
-    greeted = bool(user) and _greets(snippet, str(user))
-    wanted = (
-        bool(found)
-        or message.get("unread") is True
-        or bool(_CUE.search(subject))
-        or greeted
-        or _names_due(subject, date_of(message.get("received_at")))
-    )
-    return [], wanted
-
-
-def _names_due(subject: str, received: dt.date | None) -> bool:
-    """Whether a subject names a form to return or a thing due ("permission slip", "due Nov
-    8", "by Friday"): its deadline's lead, not a date alone ("Mohonk Preserve, Nov 12")."""
-    subject = _REPLY_PREFIX.sub("", subject)
-    return bool(_DUE_SUBJECT.search(subject) or find_deadline(subject, received, lead_only=True))
+    # A person's message the snippet does not settle is opened, read or not: its ask often
+    # comes after what the snippet shows ("Hi all, the framer can do it for $450 ... Can you
+    # send me your share by Nov 4?"), and a message read last week may still want something.
+    return [], True
 
 
 def system_invitation(message: dict[str, Any]) -> bool:
@@ -279,12 +255,6 @@ def system_invitation(message: dict[str, Any]) -> bool:
     is read though its sender is a no-reply address, which marks it bulk."""
     text = f"{message.get('subject', '')}\n{snippet_of(message)}"
     return not message.get("list_id") and bool(_INVITES_YOU.search(text))
-
-
-def _greets(snippet: str, user: str) -> bool:
-    """Whether a snippet opens by speaking to `user` ("Hi Alex,", "Alex -")."""
-    found = _GREETING.match(snippet) or re.match(r"^([A-Z][a-z]+)\s+[-–—]\s", snippet)
-    return found is not None and found.group(1).lower() == user.lower()
 
 
 def is_urgent(message: dict[str, Any]) -> bool:
