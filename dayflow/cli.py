@@ -292,7 +292,8 @@ SUMMARIES = {
     ),
     "rules": (
         "List the rules in force and where each came from (the command, the date, the item it was"
-        " made on); each entry of rules.toml that is wrong is one line on stderr."
+        " made on), and the file they were read from; each entry of rules.toml that is wrong is"
+        " one line on stderr, and the others still apply."
     ),
     "replay": (
         "Read the saved mornings again with today's rules and print what would change: try a rule"
