@@ -88,10 +88,34 @@ def add(
         added = Profile(name, str(path), zone, at, WEEKDAYS if weekdays else EVERY_DAY)
         checked = check_profile_config(deps, added)
         with deps.store(settings, create=True) as store:
+            others = store.profiles.list()
             store.profiles.add(added)
         days = "Monday to Friday" if weekdays else "every day"
         deps.notice(f"profile {name}: its brief at {at} {zone}, {days} ({path})")
         deps.notice(checked)
+        shared = rules_shared(deps, added, others)
+        if shared is not None:
+            deps.notice(shared)
+
+
+def rules_shared(deps: "Runtime", profile: "Profile", others: "list[Profile]") -> str | None:
+    """The line saying `profile`'s rules file is another profile's too (they share one config
+    file: a rules file is one profile's, so the second one's corrections would be refused);
+    None when it is its own."""
+    from dayflow import rules
+    from dayflow.store import DEFAULT_PROFILE
+
+    mine = rules.rules_path(Path(profile.config), profile.name)
+    whose = [(DEFAULT_PROFILE, deps.config.config_path()[0])]
+    whose += [(p.name, Path(p.config)) for p in others if p.name != profile.name]
+    for other, config in whose:
+        if rules.rules_path(config, other) == mine:
+            return (
+                f"note: profile {other}'s rules are {mine} too (the same config file): a rules "
+                f"file is one profile's, so {profile.name}'s corrections would be refused; give "
+                f"{profile.name} a config file of its own for rules of its own"
+            )
+    return None
 
 
 def check_profile_config(deps: "Runtime", profile: "Profile") -> str:

@@ -40,7 +40,7 @@ def where(deps: Runtime, config: str | None, command: str, db: str | None = None
     profile = deps.profile or DEFAULT_PROFILE
     said = f"dayflow {command}" + (f" --profile {profile}" if deps.profile else "")
     return rules.Where(
-        rules.rules_path(path),
+        rules.rules_path(path, profile),
         profile,
         today(deps, settings),
         said,

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dayflow.errors import RulesBusy, UsageError
-from dayflow.rules import Facts, Rule, RuleSet, dumps, parse_match, read_rules
+from dayflow.rules import Facts, Rule, RuleSet, dumps, parse_match, read_rules, rules_path
 from dayflow.rules._file import locked, parse_document, write_rules
 
 DAY = date(2026, 11, 6)
@@ -360,3 +360,26 @@ def test_a_lock_let_go_while_waiting_is_taken_and_the_change_goes_on(tmp_path: P
     with locked(path, said.append, limit_s=5):
         done.append(True)
     assert done == [True] and said == []  # taken before a second: nothing to say
+
+
+def test_a_config_files_rules_are_named_after_it_unless_it_is_config_toml(tmp_path: Path) -> None:
+    """Profiles whose config files share a directory (config.toml, home.toml) shared one
+    rules.toml, which is one profile's. A config file called rules.toml was its own rules."""
+    assert rules_path(tmp_path / "config.toml", "default") == tmp_path / "rules.toml"
+    assert rules_path(tmp_path / "home.toml", "home") == tmp_path / "home.rules.toml"
+    assert rules_path(tmp_path / "rules.toml", "x") == tmp_path / "rules.rules.toml"
+    assert rules_path(tmp_path / "dayflow.conf", "x") == tmp_path / "dayflow.conf.rules.toml"
+
+
+def test_a_rules_toml_written_for_this_profile_before_its_own_name_is_still_its_own(
+    tmp_path: Path,
+) -> None:
+    """A default profile whose config is work.toml (DAYFLOW_CONFIG) kept its rules in
+    rules.toml: that file is still read and written, until a work.rules.toml exists; another
+    profile's rules.toml there is not taken for it."""
+    shared, own = tmp_path / "rules.toml", tmp_path / "work.rules.toml"
+    write_rules(shared, RuleSet((Rule("r1", "mute", match="a.example"),)), "default")
+    assert rules_path(tmp_path / "work.toml", "default") == shared
+    assert rules_path(tmp_path / "work.toml", "work") == own
+    own.write_text("")
+    assert rules_path(tmp_path / "work.toml", "default") == own

@@ -498,6 +498,49 @@ def _alice(user: Profile) -> Path:
     return theirs
 
 
+def test_profiles_whose_config_files_share_a_directory_each_have_their_own_rules(
+    user: Profile,
+) -> None:
+    """`profiles add home --config home.toml` beside the default's config.toml was accepted,
+    then every `mute ... --profile home` exited 4: the one rules.toml there was 'default's.
+    home's rules are home.rules.toml; the default's rules.toml is as it was."""
+    assert user.run("mute", "acme.example").code == 0
+    mine = user.rules_file.read_bytes()
+    (user.dir / "home.toml").write_text("")
+    assert user.brief("2026-11-05", INBOX1).code == 0
+    added = user.run("profiles", "add", "home", "--config", str(user.dir / "home.toml"))
+    assert added.code == 0 and "note:" not in added.err, added.err
+    muted = user.run("mute", "ops.example", "--profile", "home")
+    assert muted.code == 0, muted.err
+    home = user.dir / "home.rules.toml"
+    assert muted.err.endswith(f"({home})\n") and 'profile = "home"' in home.read_text()
+    assert user.rules_file.read_bytes() == mine
+    listed = user.run("rules", "--profile", "home")
+    assert listed.out.startswith(f"rules of profile home ({home}):") and "ops.example" in listed.out
+    assert "acme.example" not in listed.out
+    assert json.loads(user.run("rules", "--json").out)["path"] == str(user.rules_file)
+    day2 = user.run("brief", "--date", "2026-11-06", "--inbox", user.inbox("h2", INBOX2),
+                    "--profile", "home", clock=DAY2)  # fmt: skip
+    assert day2.code == 0 and "rules.toml" not in day2.err, day2.err
+    tasks = json.loads(user.run("tasks", "--json", "--profile", "home").out)
+    assert [t["title"] for t in tasks] == ["Review Lee's slides 2026-11-09"]  # ops muted
+
+
+def test_profiles_add_notes_a_config_file_whose_rules_another_profile_has(user: Profile) -> None:
+    """Two profiles of one config file share its rules file, which is one profile's: said when
+    the second is added, with what to do."""
+    theirs = _alice(user)
+    added = user.run("profiles", "add", "bob", "--config", str(theirs / "config.toml"))
+    assert added.code == 0, added.err
+    assert added.err.splitlines()[-1] == (
+        f"note: profile alice's rules are {theirs / 'rules.toml'} too (the same config file): "
+        "a rules file is one profile's, so bob's corrections would be refused; give bob a "
+        "config file of its own for rules of its own"
+    )
+    own = user.run("profiles", "add", "carol", "--config", user.env["DAYFLOW_CONFIG"])
+    assert "note: profile default's rules are" in own.err
+
+
 def test_a_profiles_rules_that_others_can_write_apply_no_rule_as_its_config_would_be_refused(
     user: Profile,
 ) -> None:

@@ -375,7 +375,7 @@ def test_a_profiles_view_shows_and_corrects_its_own_and_never_reads_mail(
     finally:
         code, err = view.stop()
     assert code == 0, err
-    rules_text = (ann_dir / "rules.toml").read_text()
+    rules_text = (ann_dir / "ann.rules.toml").read_text()  # ann.toml's (docs/rules.md)
     assert "lee@other.example" in rules_text and "--profile ann" in rules_text
     assert not user.rules_file.exists()  # the default profile's rules are untouched
     with pytest.raises(TimeoutError):

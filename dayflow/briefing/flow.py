@@ -327,7 +327,7 @@ def _options(
 def with_rules(
     options: BriefOptions, room: Room, config_file: Path | None, profile: str
 ) -> BriefOptions:
-    """The new run's options with the user's rules (`rules.toml` beside the config file), kept
+    """The new run's options with the user's rules (`rules_path`: beside the config file), kept
     in its settings; each problem with the file is one line. The file is checked on the
     clock's today (a snooze of more than a year from it is refused), whatever day is briefed."""
     from dayflow import rules
@@ -336,7 +336,8 @@ def with_rules(
     path, _ = room.config.config_path(config_file)
     today = room.clock.now().astimezone(zone(room.settings.tz)).date()
     guarded = room.config.profile  # a profile's file is trusted only as its config is
-    reading = rules.read_rules(rules.rules_path(path), profile, today=today, guarded=guarded)
+    at = rules.rules_path(path, profile)
+    reading = rules.read_rules(at, profile, today=today, guarded=guarded)
     for line in reading.problems:
         room.say(line)
     if not reading.rules:

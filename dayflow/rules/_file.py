@@ -1,4 +1,5 @@
-"""`rules.toml`: one file per profile, beside its config file, that a person can read and edit.
+"""`rules.toml`: one file per profile, beside its config file, that a person can read and edit
+(`NAME.rules.toml` beside a config file `NAME.toml` that is not `config.toml`: `rules_path`).
 
 Read with `tomllib`; each entry checked on its own, so a malformed one is one line naming it
 (`rule 3: ...`) and the rest still apply. A file that is not a rules file at all (too large,
@@ -47,6 +48,7 @@ from dayflow.rules._values import (
 )
 
 FILE_NAME = "rules.toml"
+CONFIG_NAME = "config.toml"  # the config file (`dayflow init`'s) whose rules are `rules.toml`
 MAX_RULES_BYTES = 1024 * 1024  # a file of a thousand rules is a tenth of this
 MAX_RULES = 2000
 # Where a kill -9 can land in a write (the crash tests' DAYFLOW_KILL_AT=POINT:1).
@@ -57,9 +59,21 @@ LOCK_SAY_S = 1.0  # when it says it is waiting
 _POLL_S = 0.05
 
 
-def rules_path(config_path: Path) -> Path:
-    """Where a profile's rules live: beside its config file."""
-    return config_path.parent / FILE_NAME
+def rules_path(config_path: Path, profile: str) -> Path:
+    """Where `profile`'s rules live, beside its config file: `rules.toml` beside a
+    `config.toml`, `NAME.rules.toml` beside any other (`home.toml`: `home.rules.toml`), so
+    profiles whose config files share a directory each have their own. A `rules.toml` there
+    that names this profile (written before its rules had a name of their own) is still its
+    file, until a `NAME.rules.toml` exists."""
+    if config_path.name == CONFIG_NAME:
+        return config_path.parent / FILE_NAME
+    own = config_path.parent / f"{config_path.name.removesuffix('.toml')}.{FILE_NAME}"
+    shared = config_path.parent / FILE_NAME
+    if not os.path.lexists(own) and shared != config_path:
+        found = _load(shared)
+        if isinstance(found, dict) and found.get("profile") == profile:
+            return shared
+    return own
 
 
 @dataclass(frozen=True)
@@ -88,35 +102,44 @@ def read_rules(path: Path, profile: str, *, today: date, guarded: bool = False) 
         except ConfigFileError as exc:
             line = f"warning: {exc}; no rule of it applies"
             return Reading(path, RuleSet(), (line,), whole=False, refused=True)
+    loaded = _load(path)
+    if loaded is None:
+        return Reading(path, RuleSet(), exists=False)
+    if isinstance(loaded, str):
+        return _refused(path, loaded)
+    return parse_document(loaded, path, profile, today)
+
+
+def _load(path: Path) -> dict[str, Any] | str | None:
+    """The file's TOML document; None when there is no file; or why it is no rules file."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        return Reading(path, RuleSet(), exists=False)
+        return None
     except OSError as exc:
-        return _refused(path, f"cannot be read ({exc.strerror or exc})")
+        return f"cannot be read ({exc.strerror or exc})"
     try:
         import stat
 
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return _refused(path, "is not a regular file")
+            return "is not a regular file"
         raw = os.read(fd, MAX_RULES_BYTES + 1)
     finally:
         os.close(fd)
     if len(raw) > MAX_RULES_BYTES:
-        return _refused(path, "is larger than 1 MB, not a rules file")
+        return "is larger than 1 MB, not a rules file"
     try:
         text = raw.decode("utf-8-sig")  # a byte-order mark (Notepad's) is fine, as in config.toml
     except UnicodeDecodeError:
-        return _refused(path, "is not UTF-8 text")
+        return "is not UTF-8 text"
     if "\x00" in text:
-        return _refused(path, "holds binary data, not TOML")
+        return "holds binary data, not TOML"
     import tomllib
 
     try:
-        doc = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return _refused(path, f"is not TOML ({exc})")
-    return parse_document(doc, path, profile, today)
+        return f"is not TOML ({exc})"
 
 
 def _refused(path: Path, why: str) -> Reading:
