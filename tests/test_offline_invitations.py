@@ -1,8 +1,9 @@
 """The offline model's invitations, each on mail written for the test: a calendar tool's join
 block is not quoted history and its answer buttons are an invitation, while its notices ask
-nothing; a relayed invitation asks for its RSVP but the service alone asks nothing; a person's
-invitation cut before its RSVP is opened; in a thread the reader owes a reply in, an
-invitation waiting for its answer is a task, a casual "are you free?" only the owed reply."""
+nothing; a relayed invitation asks for its RSVP but the service alone asks nothing; an
+invitation cut before its RSVP is opened, whoever sent it; in a thread the reader owes a reply
+in, an invitation waiting for its answer is a task, a casual "are you free?" only the owed
+reply."""
 
 from __future__ import annotations
 
@@ -56,15 +57,24 @@ def test_a_relayed_invitation_asks_for_its_rsvp_but_the_service_alone_asks_nothi
     assert body_actions(no_ask, "Alex") == []
 
 
-def test_a_persons_invitation_cut_before_its_rsvp_is_opened() -> None:
+def test_an_invitation_cut_before_its_rsvp_is_opened_from_a_person_or_an_office() -> None:
+    """The reply-by follows what the listing shows ("Kindly RSVP by November 6"), whether a
+    person or an office's address ("events@", an Evite) sent it; a snippet that shows the
+    RSVP settles it."""
     body = ("Dear Alex, you are warmly invited to our studio opening on Friday 20 November at "
-            "6 pm. Please RSVP by November 12.")  # fmt: skip
+            "6 pm. Kindly RSVP by November 12 so we can finalize seating.")  # fmt: skip
     person = mail(body, "Invitation: studio opening", snippet=body[:60] + "…", unread=True)
-    actions, wanted = triage_all(person, "Alex")
-    assert wanted and actions == []
-    assert [(a.title, str(a.due)) for a in body_actions(person, "Alex")][0][1] == "2026-11-12"
-    tool = person | {"from": "Calendar <calendar-noreply@cal.example>"}
-    assert [a.title for a in triage_all(tool, "Alex")[0]] == ["RSVP to studio opening"]
+    for sender in (None, "Events <events@studio.example>", "Evite <info@evite.example>"):
+        listed = person | ({"from": sender} if sender else {})
+        actions, wanted = triage_all(listed, "Alex")
+        assert wanted and actions == []
+        assert [(a.title, str(a.due)) for a in body_actions(listed, "Alex")] == [
+            ("RSVP to studio opening", "2026-11-12")
+        ]
+    shown = person | {"from": "Calendar <calendar-noreply@cal.example>", "snippet": body}
+    assert [(a.title, str(a.due)) for a in triage_all(shown, "Alex")[0]] == [
+        ("RSVP to studio opening", "2026-11-12")
+    ]
 
 
 OWED = NoTasks(owed=frozenset({"mail:v1"}))  # mail() is in a thread the reader owes a reply in

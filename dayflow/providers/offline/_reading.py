@@ -385,10 +385,9 @@ def _whole(message: dict[str, Any]) -> bool:
     invitation, whose subject says what it is)."""
     _, local = _sender(message)
     if _INVITATION.match(str(message.get("subject", ""))):
-        # a person's invitation cut before its RSVP is opened: the reply-by date follows
-        return snippet_whole(message) or _is_automated(local) or bool(_RSVP_SHOWN.search(
-            snippet_of(message)
-        ))  # fmt: skip
+        # an invitation cut before its RSVP is opened, a person's or an office's ("events@",
+        # an Evite): the reply-by date follows what the snippet shows
+        return snippet_whole(message) or bool(_RSVP_SHOWN.search(snippet_of(message)))
     return snippet_whole(message) and not _is_automated(local)
 
 
