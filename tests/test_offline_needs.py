@@ -414,3 +414,66 @@ def test_a_purpose_after_an_asks_deadline_does_not_share_it_with_the_ask_before(
         ("Add section on pricing risks to board memo", None),
         ("Send Nadia contract redlines", "2026-11-15"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "found"),
+    [
+        # leave asked without a subject, its object a doing
+        ("We're oversold by 4 tonight. Need your OK to walk 4 guests — brand policy needs GM "
+         "approval. Today please, arrivals start at 3.", "Oversold",
+         [("Approve walking 4 guests", "2026-10-30")]),
+        # a need with an aside before its deadline
+        ("I need the hotel's 2027 capital plan, with the PIP items split out from the "
+         "discretionary projects, by 11/9 at the latest.", "Capital plan",
+         [("Send hotel's 2027 capital plan to Priya", "2026-11-09")]),
+        # a third person's need of the reader's doing; "it" is the thing named before it
+        ("The addendum is in your DocuSign queue. Julia needs it countersigned by Nov 3 so "
+         "she can get it through their board.", "SCEA addendum",
+         [("Countersign addendum", "2026-11-03")]),
+        # "would you and Jamie ...": the reader and another, asked together
+        ("His price is $2,100, so roughly $1,050 each. Would you and Jamie be OK splitting it "
+         "50/50?", "fence", [("Tell Priya whether you'll split it 50/50", None)]),
+        # items announced as requests, dated by "both" after them
+        ("Two requests ahead of the investment committee:\n\n(a) a one-page explanation of "
+         "the September variance, and\n(b) the status of the bathroom renovations.\n\nI'd like "
+         "both by Friday.", "IC prep",
+         [("Send one-page explanation of September variance to Priya", "2026-11-06"),
+          ("Send status of bathroom renovations to Priya", "2026-11-06")]),
+        # a bullet's thing "needs your signature"; a bare yes-or-no on the statement before it
+        ("Three quick ones:\n\n• Mercer BEO — needs your signature, it goes back to their "
+         "planner by Tuesday.\n• SCEA is asking us to comp the AV for the reception ($1,850). "
+         "Yes or no?\n• The linen overage for the gala came in $1,240 over the quote. OK to "
+         "approve?", "Three quick ones",
+         [("Sign Mercer BEO", "2026-11-03"),
+          ("Decide whether to comp AV for reception", None),
+          ("Approve linen overage for gala", None)]),
+    ],
+)  # fmt: skip
+def test_needs_leave_and_bare_decisions_asked_of_the_reader(
+    body: str, subject: str, found: list[tuple[str, str | None]]
+) -> None:
+    assert _found(body, subject) == found
+
+
+def test_a_deadline_and_a_plea_after_an_ask_is_its_deadline_not_a_task() -> None:
+    body = "Could you send me the rooming list? Thursday at the latest, please."
+    assert _found(body, "Rooming list") == [("Send rooming list to Priya", "2026-11-05")]
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "title"),
+    [
+        ("Approve?\n\nLaurel Finch | Director of Finance\nThe Lumen Savannah", "Check run",
+         "Approve Check run"),
+        ("Close them out? We're at 92% with the wedding.", "Nov 14 - close out discounts?",
+         "Approve closing out Nov 14 - discounts"),
+        ("milk + eggs tonight pls, we're out", "milk", "Pick up milk + eggs"),
+    ],
+)  # fmt: skip
+def test_terse_asks_under_a_signature_or_of_a_thing_wanted(
+    body: str, subject: str, title: str
+) -> None:
+    assert [t for t, _ in _found(body, subject, **{"from": "Laurel Finch <l@x.example>"})] == [
+        title
+    ]

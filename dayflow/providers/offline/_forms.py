@@ -26,6 +26,7 @@ from dayflow.providers.offline._titles import (
     clean_subject,
     event,
     finish,
+    gerund,
     strip_articles,
 )
 
@@ -50,7 +51,8 @@ _NEED_THING = re.compile(
     r"^(?:(?:[^?]{0,100}?(?:\bthat\b[^?]{0,60}?|,(?:\s+but)?)\s+)?"
     r"(?:i|we)(?:'ll|\s+will)?\s+)?"
     r"(?:really\s+|still\s+|urgently\s+)?need\s+(?P<obj>(?:the"
-    r"|your|a|an|those|that|this|these)\s+[\w$#+'/. -]{2,60}?|it|them)\s+"
+    r"|your|a|an|those|that|this|these)\s+[\w$#+'/. -]{2,60}?|it|them)"
+    r"(?:,\s+(?:with|including|plus|and)\b[^,;.?!]{3,100},)?\s+"  # an aside: ", with X split out,"
     r"(?=(?:by|before|no\s+later\s+than|today|tonight|tomorrow|asap|eod|cob)\b)",
     re.IGNORECASE,
 )
@@ -74,12 +76,12 @@ _DECISION = re.compile(
 _STATE = re.compile(r"(?:\w+ed|empty|clear|ready|free|open|closed|quiet|done|vacant)$", re.I)
 # "we'll need your final slides uploaded to the portal by Friday": the thing, and what to do.
 _NEEDED_DONE = any_phrase(
-    ("uploaded", "sent", "signed", "submitted", "returned", "filled in", "filled out", "reviewed",
-     "approved", "completed", "updated", "finished", "booked", "paid", "shared", "posted", "added",
-     "done")
+    ("uploaded", "sent", "signed", "countersigned", "submitted", "returned", "filled in",
+     "filled out", "reviewed", "approved", "completed", "updated", "finished", "booked", "paid",
+     "shared", "posted", "added", "done")
 )  # fmt: skip
 _NEED_DONE = re.compile(
-    r"\b(?:(?:i|we)(?:'ll|\s+will)?\s+)?need\s+(?P<obj>(?:(?:the|your|a|an|those|these)\s+"
+    r"\b(?:(?:i|we)(?:'ll|\s+will)?\s+)?needs?\s+(?P<obj>(?:(?:the|your|a|an|those|these)\s+"
     rf"[\w$#+' -]{{2,60}}?|it|them))\s+(?P<verb>{_NEEDED_DONE})\b(?P<rest>[^.;!?]{{0,80}})",
     re.IGNORECASE,
 )
@@ -130,11 +132,11 @@ _NEED_YOU_ON = re.compile(
 _APPROVED_BY = {"approval": "Approve", "sign-off": "Sign off on", "signoff": "Sign off on",
                 "signature": "Sign", "ok": "Approve"}  # fmt: skip
 _APPROVAL = re.compile(
-    r"\b(?:(?:i|we)\s+(?:still\s+)?need|(?:i'd|i\s+would|we'd|we\s+would)\s+(?:really\s+)?"
-    r"(?:like|love|appreciate|want))\s+your\s+"
+    r"(?:\b(?:i|we)\s+(?:still\s+)?need|^\W*(?:still\s+)?need|(?:i'd|i\s+would|we'd|we\s+would)"
+    r"\s+(?:really\s+)?(?:like|love|appreciate|want))\s+your\s+"
     rf"(?:\w+\s+)?(?P<what>{alternation(_APPROVED_BY)})"
-    r"(?:\s+(?:on|of|for)\s+(?P<obj>[\w' -]{3,60}?))?"
-    r"(?=\s+(?:by|before|so|to|until|this|today|tonight|tomorrow|asap|now)\b|[.,;!?]|$)",
+    r"(?:\s+(?:on|of|for)\s+(?P<obj>[\w' -]{3,60}?)|\s+to\s+(?P<doing>[a-z]+\s+[\w' -]{2,60}?))?"
+    r"(?=\s+(?:by|before|so|to|until|this|today|tonight|tomorrow|asap|now)\b|\s*[.,;!?—–]|$)",
     re.IGNORECASE,
 )
 # "I'd love your feedback on the dashboard", "could I get your eyes on the plan?"
@@ -168,7 +170,8 @@ _IT_PASSIVE = re.compile(
 )
 # "The order form needs your signature before 5pm": the thing, and the verb that gives it.
 _NEEDS_YOUR = re.compile(
-    r"^(?:the\s+|this\s+|our\s+|your\s+)?(?P<obj>[\w#$'&/ -]{3,60}?)\s+(?:still\s+)?needs\s+"
+    r"^(?:the\s+|this\s+|our\s+|your\s+)?(?P<obj>[\w#$'&/ -]{3,60}?)\s*(?:[—–-]\s*|,\s*)?"
+    r"(?:still\s+|also\s+)?needs\s+"
     rf"your\s+(?P<what>{alternation(_APPROVED_BY)})\b",
     re.IGNORECASE,
 )
@@ -272,7 +275,11 @@ def _needs(
     approval = _APPROVAL.search(sentence)
     if approval:
         verb = _APPROVED_BY[approval.group("what").lower()]
-        obj = approval.group("obj") or clean_subject(subject)
+        doing = approval.group("doing")
+        if doing:  # "need your OK to walk 4 guests": approve walking them
+            head, _, rest = doing.partition(" ")
+            doing = f"{gerund(head)} {rest}"
+        obj = doing or approval.group("obj") or clean_subject(subject)
         title = finish(f"{verb} {strip_articles(obj)}", sender)
         return [(title, find_deadline(sentence[approval.end() :], received), False)]
     done = _NEED_DONE.search(sentence)

@@ -23,7 +23,8 @@ Lexicon = Mapping[str, tuple[str, ...]]
 REQUEST_CUES: Lexicon = {
     "en": (
         r"\b(?:could|can|would|will)\s+(?:you|u|ya|someone|anyone|somebody)"
-        r"(?:\s+(?:please|pls|also|maybe|both|all|two|guys))*",
+        # "would you and Jamie be OK splitting it?": the reader and another, asked together
+        r"(?:\s+and\s+(?-i:[A-Z])[a-z]+)?(?:\s+(?:please|pls|also|maybe|both|all|two|guys))*",
         r"\b(?:i|we)\s+need\s+(?:you|u)\s+to",
         r"\bneeds?\s+(?:someone|somebody|you)\s+to",
         r"\bplease",

@@ -44,7 +44,15 @@ from dayflow.providers.offline._sentences import (
     without_signoff,
 )
 from dayflow.providers.offline._service import for_the_visit
-from dayflow.providers.offline._titles import INVITE, VERBS, clean_subject, event, finish
+from dayflow.providers.offline._titles import (
+    INVITE,
+    VERBS,
+    clean_subject,
+    event,
+    finish,
+    gerund,
+    strip_articles,
+)
 
 # What a note for information and a sentence that all is clear both say, in four languages.
 _JUST_INFO = alternation(("zur info", "pour info", "para tu información", "solo para informarte"))
@@ -200,7 +208,10 @@ _NEEDED = ("thing", "things", "item", "items", "cosa", "cosas", "dinge", "sachen
            "from you", "de ti", "von dir", "de toi")  # fmt: skip
 _NEEDS_INTRO = re.compile(
     rf"(?P<need>\b(?:{_NEEDERS}|j'ai\s+besoin))\b[^:]{{0,80}}\b(?:{alternation(_NEEDED)})\b[^:.?!]{{0,40}}:"
-    r"(?P<items>.*)$",
+    r"(?P<items>.*)$"
+    # "Two requests ahead of the committee:", "A couple of asks for you:": what follows is asked
+    r"|^\W*(?P<asks>(?:two|three|four|five|a\s+few|a\s+couple\s+of|several|\d)\s+"
+    r"(?:(?:quick|small|more)\s+)?(?:requests|asks|favou?rs))\b[^:.?!]{0,80}:(?P<listed>.*)$",
     re.IGNORECASE,
 )
 # Where the items of "I need two things from you: X, and Y" part.
@@ -427,8 +438,11 @@ def requests_in(
             continue
         if not sentence.listed and needed & _content(plain) and not has_cue(plain):
             continue  # "Summary and plan by Friday, please": the needed things' deadline
-        needs = intro.group("need") if intro else needs if sentence.listed else None
-        if intro and intro.group("items").strip():  # "I need two things from you: X, and Y."
+        if intro:
+            needs = intro.group("need") or intro.group("asks")
+        elif not sentence.listed:
+            needs = None
+        if intro and (intro.group("items") or "").strip():  # "I need two things from you: X, Y."
             needs = None
             for item in _ITEMS.split(intro.group("items").strip(" .")):
                 items = _needed_item(item, intro.group("need"), [], sender, received)
@@ -438,8 +452,16 @@ def requests_in(
             continue
         if not sentence.listed and sentence.paragraph != pointed:
             pointed = None
+        if n - 1 in asked and pleaded_deadline(plain, received) is not None:
+            continue  # "Thursday at the latest, please.": the ask before it, dated
         named = _named_before(found_sentences[n - 1].text) if n and _IT.search(plain) else None
         pieces = in_sentence(plain, sentence.listed, named or subject, sender, received, from_user)
+        if not pieces and n and n - 1 not in asked and _BARE_DECISION.match(plain):
+            # "SCEA is asking us to comp the AV ($1,850). Yes or no?": the sentence before it
+            previous = found_sentences[n - 1]
+            if previous.paragraph == sentence.paragraph or sentence.listed is False:
+                decided = _decision_on(previous.text, plain, sender)
+                pieces = [(decided, None, False)] if decided else []
         if n in answering:  # "Let us know by Wednesday" after the question it dates
             pieces = [p for p in pieces if not _ONLY_ANSWER.match(p[0])]
         if sentence.listed and pointed is not None:
@@ -560,6 +582,42 @@ def _all_clear(found: list[Sentence], elsewhere: list[bool], reader: str | None)
     return any(cleared)
 
 
+# A question that only asks for the reader's yes on what the sentence before it says: "Yes or
+# no?", "Y/N?", "OK to approve?", "Approve?", "Your call?", "Go ahead?"
+_BARE_DECISION = re.compile(
+    r"^\W*(?:(?:so,?\s+)?(?:yes\s+or\s+no|y/n|yay\s+or\s+nay|your\s+call|go\s+ahead|ok(?:ay)?"
+    r"(?:\s+(?:to\s+(?:approve|proceed|go\s+ahead|sign|pay)|with\s+(?:you|that)))?"
+    r"|approve(?:\s+(?:it|this))?|(?:can|shall|should)\s+(?:we|i)\s+(?:approve|proceed|go\s+ahead))"
+    r"|ja\s+oder\s+nein|oui\s+ou\s+non|¿?s[ií]\s+o\s+no)\s*\?\s*$",
+    re.IGNORECASE,
+)
+_ASKED_TO = re.compile(
+    r"\b(?:is|are|was)\s+asking\s+(?:us|you|me)\s+to\s+(?P<do>[^.;!?()]{3,80})", re.I
+)
+_STATED = re.compile(
+    r"^(?P<np>(?:the\s+|our\s+|their\s+|this\s+)?[^.;!?]{3,80}?)\s+(?:is|are|was|were|came|comes"
+    r"|come|costs?|ran|runs|needs?|went|goes)\b",
+    re.IGNORECASE,
+)
+
+
+def _decision_on(statement: str, question: str, sender: str) -> str | None:
+    """The to-do of a bare yes-or-no on a statement: "Decide whether to comp the AV for the
+    reception" (asked to do), "Approve linen rental overage for the gala" (a thing stated)."""
+    approve = re.search(r"\b(?:approve|ok|okay|proceed|go\s+ahead|sign|pay)\b", question, re.I)
+    asked = _ASKED_TO.search(statement)
+    if asked:
+        return finish(f"Decide whether to {asked.group('do').strip()}", sender)
+    stated = _STATED.match(statement.strip(" -*•"))
+    if stated is None:
+        return None
+    thing = strip_articles(stated.group("np"))
+    return finish(f"Approve {thing}" if approve else f"Decide on {thing}", sender)
+
+
+_ALL_OF_THEM = re.compile(r"\b(?:both|all\s+(?:three|four|of\s+(?:them|these|it))|each)\b", re.I)
+
+
 def _needed_item(
     item: str, need: str, after: list[Sentence], sender: str, received: dt.date | None
 ) -> list[Found]:
@@ -583,7 +641,8 @@ def _needed_item(
     words = _content(thing)
     for sentence in after:
         if deadline is None and not sentence.listed:
-            named = words & _content(sentence.text)
+            # "Bio and headshot by Friday", "I'd like both by Friday": the thing, or all of them
+            named = words & _content(sentence.text) or _ALL_OF_THEM.search(sentence.text)
             deadline = find_deadline(sentence.text, received, lead_only=True) if named else None
     return [Found(title, deadline)] if thing else []
 
@@ -650,6 +709,31 @@ _SENDER_DOES = re.compile(
 )
 
 
+# A deadline and a plea, nothing else asked: "Today please, arrivals start at 3.", "Thursday at
+# the latest, please.", "Bis Freitag bitte.", "Por favor, antes del lunes."
+_PLEA_WORD = r"(?:please|pls|plz|kindly|bitte|svp|s'il\s+(?:te|vous)\s+pla[iî]t|por\s+favor)"
+_PLEADED_WHEN = re.compile(
+    rf"^\W*(?:(?P<when>[^,.!?;]{{2,40}}?)[,\s]+{_PLEA_WORD}|{_PLEA_WORD}[,\s]+(?P<after>[^,.!?;]{{2,40}}?))"
+    r"\s*(?:[.!]\s*$|,\s+(?!(?:and|can|could|would|will)\b).*$|$)",
+    re.IGNORECASE,
+)
+
+
+def pleaded_deadline(text: str, received: dt.date | None) -> Deadline | None:
+    """The deadline of a sentence that is only a deadline and a plea ("Today please", "by
+    Friday, please"), else None."""
+    found = _PLEADED_WHEN.match(text.strip())
+    if found is None:
+        return None
+    when = (found.group("when") or found.group("after") or "").strip()
+    when = re.sub(r"\s+at\s+the\s+latest$", "", when, flags=re.IGNORECASE)
+    for led in ("", "by "):
+        said = find_deadline(led + when, received, lead_only=True)
+        if said is not None and said.due and said.start == 0 and said.end == len(led + when):
+            return Deadline(when, said.due, 0, len(when))
+    return None
+
+
 def _only_deadline(text: str, received: dt.date | None) -> Deadline | None:
     """The deadline of a sentence that states only that ("By Nov 9 would be ideal", "Ideally
     by Monday", "Friday would be great", "Monday at the latest"), else None."""
@@ -681,6 +765,8 @@ def _carried(
         if earlier is not None:
             return earlier
     after = found[n + 1].text if n + 1 < len(found) else ""
+    if after and (pleaded := pleaded_deadline(after, received)) is not None:
+        return pleaded  # "Today please, arrivals start at 3."
     if after and not has_cue(after):
         carried = find_deadline(after, received, lead_only=True)
         if carried is None:  # "They want it back within 3 days.": a span of days is a lead
@@ -820,6 +906,39 @@ _OK_TO = re.compile(
     r"^(?:ok|okay|good|fine)\s+(?:to|pour|para|zu)\s+[^\W\d_]+(?:\s+(?:it|this|them))?\s*\?$",
     re.IGNORECASE,
 )
+# A thing wanted, said in a few words: "milk + eggs tonight pls", "bread today please".
+_WANTED = re.compile(
+    r"^(?P<thing>[a-z][\w'&+ -]{1,40}?)\s+"
+    r"(?:tonight|today|tomorrow|on\s+(?:your|the)\s+way(?:\s+home)?)\s*,?\s*(?:pls|please|plz)\b",
+    re.IGNORECASE,
+)
+# A yes-or-no on the subject's thing, by a verb and a pronoun: "Close them out?", "Send it?",
+# "Move it to Friday?" (not "Is it done?", "Did you see it?").
+_YES_NO_THING = re.compile(
+    r"^(?!(?:is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|shall|may"
+    r"|what|who|why|when|where|how|any|ok|okay)\b)(?P<verb>[a-z]{3,12})\s+(?:it|them|this|that|these)"
+    r"(?:\s+(?P<particle>out|up|down|off|over|back|in|through|forward))?(?:\s+(?:now|today|tonight|too))?\s*\?$",
+    re.IGNORECASE,
+)
+# A signature under a few words ("Approve?" / "Laurel Finch | Director of Finance"): from the
+# line that opens with the sender's name, or that joins a title with "|", on.
+_TITLE_LINE = re.compile(r"\S\s+\|\s+\S")
+
+
+def _unsigned(text: str, sender: str) -> str:
+    """A terse message's words without the signature block under them."""
+    lines = text.strip().splitlines()
+    first = sender.split()[0].lower() if sender.split() else ""
+    if len(lines) == 1 and first:  # a snippet runs the lines together: "Approve? Laurel Finch |"
+        signed = re.search(rf"(?<=[.?!])\s+{re.escape(first)}\s+[A-Z]\w*(?:\s*\||\s*$)", text, re.I)
+        return text[: signed.start()] if signed else text
+    for n, line in enumerate(lines[1:], start=1):
+        words = line.split()
+        if (words and words[0].lower().strip(",") == first) or _TITLE_LINE.search(line):
+            return "\n".join(lines[:n])
+    return text
+
+
 # "OK to apply the credit to the Nov invoice?", "Okay if we bump the order to 40?": leave to
 # do one thing, which the reader gives.
 _OK_TO_DO = re.compile(
@@ -831,18 +950,6 @@ _OK_TO_DO = re.compile(
 _TERSE_VERBS = frozenset("taste try test sample measure weigh inspect".split())
 # What may follow a terse verb to say when: "Sign before you leave?", "Check after lunch?"
 _WHEN_WORDS = frozenset("before after by when once first today tonight tomorrow".split())
-
-
-def _gerund(verb: str) -> str:
-    """ "apply" -> "applying", "move" -> "moving", "ship" -> "shipping" (English, roughly)."""
-    verb = verb.lower()
-    if verb.endswith("ie"):
-        return verb[:-2] + "ying"
-    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
-        return verb[:-1] + "ing"
-    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb):
-        return verb + verb[-1] + "ing"
-    return verb + "ing"
 
 
 # A bare verb asked, then an aside naming the thing: "Sign? (the lease, page 3)".
@@ -857,7 +964,7 @@ def _terse(
     "RSVP by Wednesday", or a subject naming the thing and a body saying what to do with it
     ("Timesheet": "submit by Friday"). In a reply, whose subject is the old thread's, only
     the body's own command counts ("call me", "Approve?")."""
-    body = " ".join(text.split())
+    body = " ".join(_unsigned(text, sender).split())
     if len(body.split()) > 12 or not subject.strip():
         return []
     if reply:
@@ -890,11 +997,16 @@ def _terse(
     errand = _ON_THE_WAY.match(body)  # "Milk + eggs on your way home tonight?"
     if errand and not _NOT_A_THING.match(errand.group("thing")):
         return [Found(_errand_title(errand), find_deadline(body, received))]
+    wanted = _WANTED.match(body)  # "milk + eggs tonight pls, we're out"
+    if wanted and not _NOT_A_THING.match(wanted.group("thing")):
+        thing = wanted.group("thing")
+        if thing.split()[0].lower() not in VERBS:
+            return [Found(f"Pick up {thing}", find_deadline(body, received))]
     if _OK_TO.match(words):  # "Ok to pay?": leave to act, which the reader gives
         return [Found(finish(f"Approve {subj}", sender), deadline)]
     leave = _OK_TO_DO.match(words)  # "OK to apply the $1,140 credit to the Nov invoice?"
     if leave:
-        doing = f"{_gerund(leave.group('verb'))} {leave.group('obj')}"
+        doing = f"{gerund(leave.group('verb'))} {leave.group('obj')}"
         return [Found(finish(f"Approve {doing}", sender), deadline)]
     aside = _VERB_ASIDE.match(words)  # "Approve? (cleaning supplies, $412, list attached)"
     if aside and aside.group("verb").lower() in VERBS:
@@ -930,6 +1042,12 @@ def _terse(
     first = re.split(r"(?<=[?.!])\s", words, maxsplit=1)[0]
     if verb in _TERSE_VERBS and first.endswith("?") and len(first.split()) <= 5:
         return _terse_verb(verb, first, subj, sender, deadline)  # "Taste before racking?"
+    yes_no = _YES_NO_THING.match(first)  # "Close them out?" under "Nov 14 - close out discounts?"
+    if yes_no:
+        doing = " ".join(w for w in (gerund(yes_no.group("verb")), yes_no.group("particle")) if w)
+        said = " ".join(w for w in (yes_no.group("verb"), yes_no.group("particle")) if w)
+        thing = re.sub(rf"\s*\b{re.escape(said)}\b\s*", " ", subj, flags=re.I).strip(" -—–")
+        return [Found(finish(f"Approve {doing} {thing}", sender), deadline)]
     if subject.strip().endswith("?") and len(subj.split()) <= 2:
         return [Found(f"Send {subj.rstrip('?')} to {sender}", deadline)]
     lead = find_deadline(subj, received)

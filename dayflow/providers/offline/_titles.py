@@ -283,6 +283,18 @@ def finish(title: str, sender: str) -> str:
     return title if len(title) <= 80 else title[:77].rsplit(" ", 1)[0] + "..."
 
 
+def gerund(verb: str) -> str:
+    """ "apply" -> "applying", "move" -> "moving", "ship" -> "shipping" (English, roughly)."""
+    verb = verb.lower()
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
+        return verb[:-1] + "ing"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb):
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
+
+
 def strip_articles(text: str) -> str:
     return " ".join(w for w in text.split() if w.lower() not in _ARTICLES)
 
