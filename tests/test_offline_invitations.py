@@ -41,6 +41,27 @@ def test_answer_buttons_make_an_invitation_and_a_notice_asks_nothing() -> None:
     ]
 
 
+def test_answer_buttons_spaced_apart_in_plain_text_make_an_invitation() -> None:
+    """Outlook's plain-text invitation, forwarded or sent by a colleague: the buttons are
+    words with wide gaps, and the meeting's own time is no deadline."""
+    body = ("When: Monday, November 9, 2026 1:00 PM-3:00 PM (UTC-05:00) Eastern Time.\n"
+            "Where: Magnolia Room\n\n*~*~*~*~*~*~*~*~*~*\n\nKickoff for the new cohort: "
+            "introductions and mentor pairings.\n\n{}")  # fmt: skip
+    for buttons in (
+        "Accept    Tentative    Decline",
+        "Accept Tentative Decline",
+        "Zusagen    Mit Vorbehalt    Absagen",
+        "Aceptar\tQuizás\tRechazar",
+    ):
+        assert found(body.format(buttons), "Academy kickoff") == [
+            ("RSVP to Academy kickoff", None)
+        ], buttons
+    # the words in a sentence are no buttons
+    assert found("We accept the quote. Please decline the other two.", "Quotes") != [
+        ("RSVP to Quotes", None)
+    ]
+
+
 def test_a_relayed_invitation_asks_for_its_rsvp_but_the_service_alone_asks_nothing() -> None:
     body = ("Bram Peeters has sent you an invitation.\n\nBoard games night\nFriday 13 Nov, 7 PM\n\n"
             "Please RSVP by November 9.\n\nPartyful · Unsubscribe")  # fmt: skip

@@ -161,12 +161,24 @@ _INVITED = any_phrase(
     ("is inviting you to", "has invited you to", "invited you to", "you're invited to",
      "you are invited to", "vous invite à", "te invita a")
 )  # fmt: skip
-# A calendar tool's answer buttons: Outlook's "Accept | Tentative | Decline", Google's
-# "Going? Yes - Maybe - No", Teams' "Accept · Decline".
-_BUTTONS = (
-    r"accept\s*[|·•]\s*(?:tentative\s*[|·•]\s*)?decline|going\s*\??\s*yes\s*[-|·•]\s*maybe"
-    r"\s*[-|·•]\s*no|zusagen\s*[|·•]\s*(?:mit\s+vorbehalt\s*[|·•]\s*)?absagen"
-    r"|accepter\s*[|·•]\s*(?:provisoire\s*[|·•]\s*)?refuser|aceptar\s*[|·•]\s*(?:quizás\s*[|·•]\s*)?rechazar"
+# A calendar tool's answer buttons: Outlook's "Accept | Tentative | Decline" (in plain text
+# "Accept    Tentative    Decline", spaced apart), Google's "Going? Yes - Maybe - No", Teams'
+# "Accept · Decline"; the same three in German, French and Spanish.
+_APART = r"(?:\s*[|·•]\s*|[ \t]{2,})"  # a bar or a dot between two buttons, or a wide gap
+
+
+def _buttons(accept: str, maybe: str, decline: str) -> str:
+    return rf"{accept}(?:{_APART}(?:{maybe}{_APART})?|[ \t]+{maybe}[ \t]+){decline}"
+
+
+_BUTTONS = "|".join(
+    (
+        _buttons("accept", "tentative", "decline"),
+        r"going\s*\??\s*yes\s*[-|·•]\s*maybe\s*[-|·•]\s*no",
+        _buttons("zusagen", r"mit\s+vorbehalt", "absagen"),
+        _buttons("accepter", "provisoire", "refuser"),
+        _buttons("aceptar", "quizás", "rechazar"),
+    )
 )
 _BODY_INVITE = re.compile(
     rf"\b(?:{_INVITED}|(?:lädt|lade|laden)\s+(?:dich|sie|euch)\s+(?:\w+\s+)?(?:zu|ein)|{_BUTTONS})\b",
