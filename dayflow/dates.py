@@ -215,8 +215,10 @@ def find_deadline(
             when = bare.group("when")
             if _TARGET.search(text[: bare.start()]):
                 continue
-            if when.lower().endswith("'s") and _ORIGIN.search(text[: bare.start()]):
-                continue  # "the notes from Monday's meeting": that day is past, not due
+            if when.lower().endswith("'s"):
+                # "the notes from Monday's meeting": that day is past, not due; "tell the coach
+                # Theo will miss next Tuesday's practice": the day of the thing, not the ask's
+                continue
             if _BARE_OK.match(when) or _DAYPART.search(when) or (lead_on and bare.group("wday")):
                 found = bare
                 break

@@ -477,3 +477,30 @@ def test_terse_asks_under_a_signature_or_of_a_thing_wanted(
     assert [t for t, _ in _found(body, subject, **{"from": "Laurel Finch <l@x.example>"})] == [
         title
     ]
+
+
+def test_an_ask_of_verbs_only_is_the_ask_before_it_that_names_its_object() -> None:
+    body = (
+        "I need your approval on the October reforecast before I submit it. Can you review "
+        "and approve by Oct 29?"
+    )
+    assert _found(body, "Reforecast") == [("Approve October reforecast", "2026-10-29")]
+
+
+def test_a_weekday_in_a_possessive_is_the_day_of_the_thing_not_the_asks() -> None:
+    body = "Can you text Coach Ray that Theo will miss next Tuesday's practice (dentist)?"
+    assert _found(body, "stuff") == [
+        ("Text Coach Ray that Theo will miss next Tuesday's practice", None)
+    ]
+
+
+def test_a_terse_ask_above_a_rule_line_and_its_details_is_terse() -> None:
+    body = "Approve?\n\n-----\nCasco invoice 88213: $41,906.10 vs PO $39,870.00 (index up 4.9%)."
+    assert _found(body, "Casco fuel invoice variance") == [
+        ("Approve Casco fuel invoice variance", None)
+    ]
+
+
+def test_a_german_ask_with_two_cues_around_a_pronoun_is_one_ask() -> None:
+    body = "Könnten Sie uns diese bitte bis Freitag mitteilen?"
+    assert len(_found(body, "Betriebsstunden")) == 1

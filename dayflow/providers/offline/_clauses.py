@@ -140,7 +140,9 @@ _WISH_IF = re.compile(
     r"(?:please|pls|kindly|could\s+you|can\s+you)\b",
     re.IGNORECASE,
 )
-_PRONOUNS = {"mir", "mich", "uns", "me", "moi", "nous", "nos"}
+# What may stand between two cues of one ask: "Könnten Sie uns diese bitte ... mitteilen?"
+_PRONOUNS = {"mir", "mich", "uns", "me", "moi", "nous", "nos", "diese", "dieses", "diesen", "das",
+             "es", "ihn", "ihm", "ihnen", "dir", "dich", "euch"}  # fmt: skip
 # French and Spanish infinitives that open a list item: "valider le budget", "m'envoyer".
 _INFINITIVE = re.compile(
     r"^(?:m'|me\s+|nous\s+)?[a-zà-ÿ]{2,}(?:er|ir|re)\s+(?:le|la|les|l'|un|une|des|du|au|à|mon|ma|mes"

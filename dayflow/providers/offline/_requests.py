@@ -888,10 +888,39 @@ def _signed_once(found: list[Found]) -> list[Found]:
     return out
 
 
+# A title that is verbs only, no object: "Review and approve", "Approve", "Sign it".
+_BARE_VERBS = re.compile(
+    r"^(?P<verbs>[a-z]+(?:\s+(?:and|&)\s+[a-z]+)?)(?:\s+(?:it|this|them))?$", re.IGNORECASE
+)
+
+
+def _bare_once(found: list[Found]) -> list[Found]:
+    """ "I need your approval on the reforecast. Can you review and approve by Oct 29?": the
+    second ask, verbs only, is the first one's, whose object it names; one task, with the
+    deadline either gives."""
+    out = list(found)
+    for bare in found:
+        verbs = _BARE_VERBS.match(bare.title)
+        if verbs is None:
+            continue
+        said = {w.lower() for w in verbs.group("verbs").split() if w.lower() not in {"and", "&"}}
+        twin = next(
+            (i for i, f in enumerate(out) if f is not bare and f.title.split()[0].lower() in said),
+            None,
+        )
+        if twin is None or not all(w.lower() in VERBS for w in said):
+            continue
+        kept = out[twin]
+        deadline = kept.deadline or bare.deadline
+        out[twin] = Found(kept.title, deadline, kept.weak, kept.sentence, kept.rule)
+        out = [f for f in out if f is not bare]
+    return out
+
+
 def _unique(found: list[Found]) -> list[Found]:
     seen: set[str] = set()
     out = []
-    for f in _signed_once(found):
+    for f in _bare_once(_signed_once(found)):
         key = f.title.lower()
         if key not in seen:
             seen.add(key)
@@ -946,7 +975,11 @@ def _unsigned(text: str, sender: str) -> str:
         return text[: signed.start()] if signed else text
     for n, line in enumerate(lines[1:], start=1):
         words = line.split()
-        if (words and words[0].lower().strip(",") == first) or _TITLE_LINE.search(line):
+        if (
+            (words and words[0].lower().strip(",") == first)
+            or _TITLE_LINE.search(line)
+            or re.fullmatch(r"\s*[-_=*]{3,}\s*", line)  # "Approve?" / "-----" / the details
+        ):
             return "\n".join(lines[:n])
     return text
 
