@@ -504,3 +504,23 @@ def test_a_terse_ask_above_a_rule_line_and_its_details_is_terse() -> None:
 def test_a_german_ask_with_two_cues_around_a_pronoun_is_one_ask() -> None:
     body = "Könnten Sie uns diese bitte bis Freitag mitteilen?"
     assert len(_found(body, "Betriebsstunden")) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "title", "due"),
+    [
+        ("Nous vous prions de bien vouloir procéder au règlement de la facture avant le 15 "
+         "novembre.", "Procéder au règlement de facture", "2026-11-15"),
+        ("J'aurais besoin que tu relises le dossier avant lundi.", "Relire dossier", "2026-11-02"),
+        ("Necesito que me digas si vienes el sábado.", "Decir a Priya si vienes el sábado", None),
+    ],
+)  # fmt: skip
+def test_formal_french_pleas_and_irregular_subjunctives(
+    body: str, title: str, due: str | None
+) -> None:
+    assert _found(body) == [(title, due)]
+
+
+def test_a_formal_german_plea_for_a_thing_is_a_request() -> None:
+    found = _found("Anbei unser Angebot. Wir bitten um Ihre Rückmeldung bis zum 6. November.")
+    assert [due for _, due in found] == ["2026-11-06"]

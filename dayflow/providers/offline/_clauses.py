@@ -352,7 +352,13 @@ def _infinitive_of(cue: str, rest: str) -> str:
     if low.endswith(" to") and re.match(r"^have\s", rest, re.I):
         return "send me " + rest[5:]
     if "besoin que" in low:
+        irregular = _FRENCH_IRREGULAR.match(rest)
+        if irregular:
+            return _FRENCH_IRREGULAR_TO[irregular.group(1).lower()] + rest[irregular.end() :]
         return re.sub(r"^(\w+?)(?:es|e|iez|ez)\b", r"\1er", rest, count=1)
+    if re.search(r"\bbitten?\s+(?:sie\s+)?um$", low):  # "bitten um Ihre Rückmeldung": give it
+        owned = r"^(?:ihre|ihren|deine|deinen|eure|euren|eine|einen|die|den|das)\s+"
+        return re.sub(owned, "", rest, flags=re.IGNORECASE) + " geben"
     if re.search(r"\b(?:necesit|agradec|pido|pedimos|ruego|rogamos)\w*\s+que$", low):
         return _spanish_infinitive(rest)
     gerund = re.match(r"^(\w+?)ing\b", rest)
@@ -361,9 +367,34 @@ def _infinitive_of(cue: str, rest: str) -> str:
     return rest
 
 
+# Subjunctives whose infinitive no ending gives: "que tu relises" (relire), "que me digas"
+# (decir), "que hagas" (hacer).
+_FRENCH_IRREGULAR_TO = {"relises": "relire", "lises": "lire", "fasses": "faire", "fassiez": "faire",
+                        "ailles": "aller", "ailliez": "aller", "écrives": "écrire",
+                        "envoies": "envoyer", "envoyiez": "envoyer", "prennes": "prendre",
+                        "preniez": "prendre", "viennes": "venir", "veniez": "venir",
+                        "mettes": "mettre", "mettiez": "mettre", "dises": "dire", "disiez": "dire",
+                        "relisiez": "relire", "lisiez": "lire", "écriviez": "écrire"}  # fmt: skip
+_FRENCH_IRREGULAR = re.compile(rf"^({'|'.join(_FRENCH_IRREGULAR_TO)})\b", re.IGNORECASE)
+_SPANISH_IRREGULAR_TO = {"dig": "decir", "hag": "hacer", "veng": "venir", "pong": "poner",
+                         "traig": "traer", "teng": "tener", "sep": "saber", "vay": "ir",
+                         "salg": "salir", "oig": "oír", "conduzc": "conducir",
+                         "traduzc": "traducir", "conozc": "conocer"}  # fmt: skip
+_SPANISH_IRREGULAR = re.compile(
+    rf"^((?:me|nos|lo|la|los|las|le|les)\s+)?({'|'.join(_SPANISH_IRREGULAR_TO)})(?:as|a|an|amos|áis)\b",
+    re.IGNORECASE,
+)
+
+
 def _spanish_infinitive(rest: str) -> str:
     """A subjunctive after "necesito que", "le agradecería que", "te pido que" as the
-    infinitive titles use: "me envíes" / "nos enviara" -> "enviar", "lo revises" -> "revisar"."""
+    infinitive titles use: "me envíes" / "nos enviara" -> "enviar", "lo revises" -> "revisar",
+    "me digas" -> "decir"."""
+    irregular = _SPANISH_IRREGULAR.match(rest)
+    if irregular:
+        to_sender = (irregular.group(1) or "").strip().lower() in {"me", "nos"}
+        verb = _SPANISH_IRREGULAR_TO[irregular.group(2).lower()]
+        return ("me " if to_sender else "") + verb + rest[irregular.end() :]
     found = re.match(
         r"^((?:me|nos|lo|la|los|las|le|les)\s+)?(\w+?)(ara|iera|ase|iese|[ae])(s|n|mos)?\b",
         rest,

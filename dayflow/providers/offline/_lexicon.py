@@ -56,17 +56,22 @@ REQUEST_CUES: Lexicon = {
         r"\b(?:können|könnten|koennten|würden)\s+sie(?:\s+(?:bitte))*",
         r"\bbitte",
         r"\b(?:magst|möchtest)\s+du(?:\s+bitte)?",
+        # "Wir bitten um Ihre Rückmeldung bis zum 6. November": a formal plea for a thing
+        r"\b(?:wir|ich)\s+(?:bitten|bitte)\s+(?:sie\s+)?um(?=\s+(?:ihre|deine|eure|eine|einen|die|den|das)\b)",
     ),
     "fr": (
         r"\b(?:pourriez|pouvez)-vous",
         r"\b(?:peux|pourrais)-tu",
         # not thanks for what was given: "merci de votre compréhension", "merci d'avance"
-        r"\bmerci\s+de(?!\s*(?:votre|vos|ton|ta|tes|la|le|les|cette|ce|l')\b|\s+l'|\s+m'avoir)",
+        r"\bmerci\s+de(?:\s+bien\s+vouloir)?(?!\s*(?:votre|vos|ton|ta|tes|la|le|les|cette|ce|l')\b"
+        r"|\s+l'|\s+m'avoir)",
         r"\bveuillez",
         r"\b(?:est-ce\s+que\s+)?(?:tu\s+(?:peux|pourrais|veux\s+bien)|vous\s+(?:pouvez|pourriez))",
         r"\bn'oublie\s+pas\s+de",
         r"\bpense\s+à",
         r"\b(?:j'ai|j'aurais|on\s+a|nous\s+avons)\s+besoin\s+que\s+(?:tu|vous)",
+        # formal: "Nous vous prions de bien vouloir régler la facture", "merci de bien vouloir"
+        r"\b(?:je|nous)\s+vous\s+prions\s+de(?:\s+bien\s+vouloir)?",
     ),
     "es": (
         r"\bnecesit(?:o|amos|aría|aria)\s+que",

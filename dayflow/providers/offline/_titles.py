@@ -370,6 +370,12 @@ def _german(words: list[str], sender: str, subject: str) -> str:
     return title[0].upper() + title[1:]
 
 
+# Words of one of the two languages only, to tell "Decir a Sam si vienes el sábado" (Spanish,
+# though "decir" could pass for French by its ending) from "Envoyer le devis à Sam".
+_SPANISH_WORDS = frozenset("el los las del al una mi mis tus su sus y para con".split())
+_FRENCH_WORDS = frozenset("le les du des au aux mon ma mes ton ta tes son sa ses et pour".split())
+
+
 def _romance(words: list[str], sender: str) -> list[str]:
     """French and Spanish: "me donner X" / "m'envoyer X" / "mándame X" send X to the sender."""
     first = words[0]
@@ -392,15 +398,21 @@ def _romance(words: list[str], sender: str) -> list[str]:
         words, to_sender = [french.group(1) + "er", *words[1:]], True
     if to_sender:
         if len(words) == 1:  # "m'appeler": Appeler Dana; "llamarme": Llamar a Dana
-            if re.search(r"ar$|[áéíóú]", words[0].lower()) or spanish:
+            if re.search(r"(?:ar|ir)$|[áéíóú]", words[0].lower()) or spanish:
                 return [words[0], "a", sender]
             direct = words[0].lower() in {"appeler", "rappeler", "contacter", "joindre", "aider"}
             return [words[0], sender] if direct else [words[0], "à", sender]
-        joiner = (
-            "a"
-            if re.search(r"(?:ar|er|ir)$", words[0].lower())
-            and not re.search(r"(?:er)$", words[0].lower())
-            else "à"
-        )
+        rest = {w.lower() for w in words[1:]}
+        if rest & _SPANISH_WORDS:
+            joiner = "a"
+        elif rest & _FRENCH_WORDS:
+            joiner = "à"
+        else:
+            joiner = (
+                "a"
+                if re.search(r"(?:ar|er|ir)$", words[0].lower())
+                and not re.search(r"(?:er)$", words[0].lower())
+                else "à"
+            )
         return [*words, joiner, sender]
     return words
