@@ -153,9 +153,8 @@ DAY2_LINES = [
 
 
 DAY1_PROMISED = [
-    "- To Hana Sato: I'll send you the quarterly report by Friday, due Friday 20 November",
-    "- To Ivan Petrov: Let me check with legal and revert tomorrow, due Thursday 19 November "
-    "(implied)",
+    "- To Hana Sato: Send quarterly report, due Friday 20 November",
+    "- To Ivan Petrov: Check with legal and revert, due Thursday 19 November (implied)",
 ]
 
 
@@ -166,8 +165,7 @@ def test_two_days_say_exactly_what_changed(tmp_path: Path, store_target: Path | 
     assert _promised(two["brief"]) == DAY1_PROMISED[1:]  # Hana's report was sent
     one_thing = two["brief"].split("## One thing", 1)[1].strip()
     assert one_thing == (
-        "**Keep your promise to Ivan Petrov: Let me check with legal and revert tomorrow, "
-        "due today.**"
+        "**Keep your promise to Ivan Petrov: Check with legal and revert, due today.**"
     )
     promised = two["followups"]["you_promised"]
     assert [(p["with"]["address"], p["due"], p["due_kind"]) for p in promised] == [
@@ -263,7 +261,7 @@ def test_a_promise_is_a_task_only_when_the_user_adds_it(tmp_path: Path) -> None:
     made = [t for t in after if t["idempotency_key"] == ivan["key"]]
     assert [(t["title"], t["due"], t["due_kind"], t["evidence"]) for t in made] == [
         (
-            "Let me check with legal and revert tomorrow (to Ivan Petrov)",
+            "Check with legal and revert (to Ivan Petrov)",
             "2026-11-19",
             "implied",
             "Let me check with legal and revert tomorrow.",
@@ -294,8 +292,7 @@ def test_a_promise_key_typed_another_way_or_kept_since_files_no_second_task(
     kept = dayflow(db, "tasks", "add", "--from", promised["hana@example.net"], api=None, **env)
     assert kept.code == 0, kept.err
     assert kept.err.strip() == (
-        "not added, a later brief found it kept or called off: I'll send you the quarterly "
-        "report by Friday (to Hana Sato)"
+        "not added, a later brief found it kept or called off: Send quarterly report (to Hana Sato)"
     )
     tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
     assert [t["idempotency_key"] for t in tasks if t["idempotency_key"].startswith("promise:")] == [
@@ -328,7 +325,7 @@ def test_on_claudes_wire_the_tools_and_the_section_are_the_same(tmp_path: Path) 
     assert "Nothing of it changed" in html
     assert html.index("Today") < html.index("Since yesterday") < html.index("Needs action")
     assert html.index("Waiting on others") < html.index("You promised")
-    assert "Let me check with legal and revert tomorrow" in html
+    assert "Check with legal and revert" in html
 
 
 def test_a_compacted_morning_keeps_the_section(tmp_path: Path) -> None:

@@ -2,8 +2,9 @@
 back to you by", "let me check and revert", in English, German, French and Spanish.
 
 A promise is a sentence of the user's own words (quotes and signature left out) in a message
-of the window's threads, with whom (the message's first other recipient), what (the sentence
-from its promise on), the due date (stated: a date the sentence names; implied: "today",
+of the window's threads, or one of the promises a sentence joins ("..., and I'll check with
+Marcus"), with whom (the message's first other recipient), what (its words as a to-do,
+`followups.todo`), the due date (stated: a date the words name; implied: "today",
 "tomorrow", "end of the week", "next week"; else none) and the sentence as its evidence. It is
 kept when a later message from the user in that thread delivers (it carries a file, as its
 MIME structure says: `ThreadMessage.carries_file`, which reads on past a local listing's
@@ -29,6 +30,7 @@ from typing import Any
 from dayflow.dates import SENTENCE, find_deadline, named_date
 from dayflow.followups.rules import own_words
 from dayflow.followups.threads import Thread, ThreadMessage
+from dayflow.followups.todo import imperative
 from dayflow.sources.identity import short_hash
 from dayflow.sources.me import Me
 
@@ -52,8 +54,26 @@ _VERBS_EN = (
     r"|walk\s+(?:\w+\s+){1,3}?through|pay|fix|print|order|post|upload|present|ping|talk\s+to"
     r"|speak\s+(?:to|with)|drop\s+by|come\s+by|swing\s+by|stop\s+by|pop\s+(?:by|in|over))\b"
 )
+# What "I'll <verb>" says when it is no doing: a state, a perception, a wish or a hedge ("I'll
+# be out", "I'll see you there", "I'll need your signature", "I'll probably ..."), a refusal or
+# a deferral ("I'll pass", "I'll leave it to you"); any other verb after "I'll" is a promise
+# ("I'll grab the candy", "I'll cover MOD Saturday").
+_NO_DOING = (
+    r"(?:be|see|think|need|want|wish|hope|wait|miss|assume|guess|bet|admit|say|try|keep|stay"
+    r"|leave|let(?!\s+\w+\s+know\b)|remember|know|feel|pass|defer|skip|sit|stick|owe|love|like"
+    r"|have\s+to|only|rather|get\s+(?:back\s+)?(?:in|home|there)|go\s+(?:home|back|away))\b"
+)
+_HEDGE = r"(?:probably|likely|maybe|possibly|perhaps|hopefully|never|not|always)\b"
+# "I'll gladly send", "we'll both be": an adverb before the verb
+_ADVERB = (
+    r"(?:also|just|then|first|both|all|now|gladly|happily|personally|quickly|definitely"
+    r"|certainly|really|actually|immediately|right\s+away)"
+)
 _CUES_EN = (
-    # "I'll", "I will", "I can" ...; or no "I" after a greeting ("Tom, will get you ...")
+    # "I'll", "I will", "I'm going to" and any verb of doing
+    r"\bI(?:'ll|\s+will|\s+shall|'m\s+going\s+to|\s+am\s+going\s+to)"
+    rf"(?!\s+(?:not|never)\b)\s+(?!{_HEDGE})(?:{_ADVERB}\s+)?+(?!{_NO_DOING})[a-z]+\b",
+    # "I can" and a verb of the list; or no "I" after a greeting ("Tom, will get you ...")
     r"\bI(?:'ll|\s+will|\s+shall|'m\s+going\s+to|\s+am\s+going\s+to|\s+can)"
     rf"(?!\s+(?:not|never)\b)\s+(?:\w+\s+){{0,2}}?{_VERBS_EN}",
     rf"^(?:(?:[\w'.]+\s*){{1,3}}[,:-]\s*)?will\s+(?:\w+\s+)?{_VERBS_EN}",
@@ -81,6 +101,11 @@ _CUES_OTHER = (
     r"|traer|devolver)\b",
     r"\b(?:lo\s+)?(?:reviso|compruebo)\s+y\s+te\b",
     r"\b(?:yo\s+)?me\s+(?:encargo|ocupo)\b",
+    # the present with its time first: "Mañana hablo con Gwen", "el lunes llamo al banco"
+    r"(?:^|[,;]\s*|\by\s+)(?:mañana|hoy|esta\s+(?:tarde|noche|semana)|(?:el\s+)?(?:lunes|martes"
+    r"|miércoles|jueves|viernes|sábado))(?:\s+(?:mismo|temprano|por\s+la\s+(?:mañana|tarde)))?"
+    r"\s+(?!(?:tengo|estoy|puedo|quiero|necesito|salgo|vuelvo|trabajo|todo|como|pero|libro"
+    r"|llego|sigo|próximo|mismo|no|lo)\b)[a-záéíóúñ]{2,}o\b",
     r"\bpuedo\s+(?:llevar|traer|enviar|mandar)\b",
 )
 _PROMISE = re.compile("|".join(f"(?:{c})" for c in (*_CUES_EN, *_CUES_OTHER)), re.IGNORECASE)
@@ -103,6 +128,10 @@ _REFUSAL = re.compile(
 _GREETING = re.compile(r"^(?:[\w'.]+\s*){1,3}[,:-]\s*(?=will\b)", re.IGNORECASE)
 # Where the promise's words end and a remark begins ("tomorrow - the export is broken").
 _CLAUSE_END = re.compile(r"\s+[-–—]+\s+|;\s*")
+# Where a second promise begins in the same sentence: ", and I'll check with Marcus", "y te
+# aviso", "und ich rufe": a joining word, then a promise's cue of its own.
+_JOIN = re.compile(r",?\s+(?:and|und|et|y)\s+|,\s+", re.IGNORECASE)
+MAX_PER_MESSAGE = 5
 _DELIVERED = re.compile(
     r"\b(?:here\s+is|here's|here\s+are|attached|attaching|please\s+find|as\s+promised|enclosed"
     r"|anbei|im\s+anhang|hier\s+ist|wie\s+versprochen|ci-joint|voici|comme\s+promis"
@@ -180,9 +209,8 @@ def promises_and_kept(
                 reads += 1
                 text = read(m) or text
             found = _promise(thread, m, text, me, tz)
-            if found is not None:
-                (kept if _kept(ordered[i + 1 :]) else out).append(found)
-    out.sort(key=lambda p: (p.at, p.key))
+            (kept if found and _kept(ordered[i + 1 :]) else out).extend(found)
+    out.sort(key=lambda p: (p.at, p.message_id))  # stable: a message's in reading order
     kept.sort(key=lambda p: (p.at, p.key), reverse=True)
     return out[:MAX_PROMISES], [p.key for p in kept[:MAX_PROMISES]]
 
@@ -208,8 +236,13 @@ def _unwrapped(text: str) -> str:
     return "\n".join(lines)
 
 
-def _promise(thread: Thread, m: ThreadMessage, text: str, me: Me, tz: dt.tzinfo) -> Promise | None:
-    others = _others(m, me)
+def _promise(thread: Thread, m: ThreadMessage, text: str, me: Me, tz: dt.tzinfo) -> list[Promise]:
+    """Each promise of the user's own words in `m`, in reading order: every sentence that
+    makes one, and each promise of a sentence that joins two ("I'll send the invoice
+    tomorrow, and I'll check with Marcus"), each with its own due date."""
+    name, address = _others(m, me)[0]
+    sent = m.received_at.astimezone(tz).date()
+    out: list[Promise] = []
     for found in SENTENCE.finditer(_unwrapped(own_words(text))):
         sentence = " ".join(found.group(0).split())
         cue = _PROMISE.search(sentence)
@@ -217,28 +250,44 @@ def _promise(thread: Thread, m: ThreadMessage, text: str, me: Me, tz: dt.tzinfo)
             continue
         if _REFUSAL.search(sentence) and not _PROMISE_EN.fullmatch(cue.group(0)):
             continue
-        sent = m.received_at.astimezone(tz).date()
-        what = _CLAUSE_END.split(sentence[cue.start() :], maxsplit=1)[0].rstrip(".!")
-        what = _GREETING.sub("", what.lstrip(",;: "))[:MAX_WHAT]
-        due, kind = _due(what, sent)
-        name, address = others[0]
-        key = PROMISE_PREFIX + short_hash(f"{m.key}\n{sentence}")
-        return Promise(
-            key, thread.key, name, address, what, due, kind, sentence[:300], m.id, m.received_at
-        )
-    return None
+        words = _CLAUSE_END.split(sentence[cue.start() :], maxsplit=1)[0].rstrip(".!")
+        for n, clause in enumerate(_clauses(_GREETING.sub("", words.lstrip(",;: ")))):
+            due, kind, phrase = _due(clause, sent)
+            what = imperative(clause, phrase, name)[:MAX_WHAT]
+            said = f"{m.key}\n{sentence}" + (f"\n{n}" if n else "")  # the first: its old key
+            key = PROMISE_PREFIX + short_hash(said)
+            out.append(
+                Promise(key, thread.key, name, address, what, due, kind, sentence[:300], m.id,
+                        m.received_at)
+            )  # fmt: skip
+    return out[:MAX_PER_MESSAGE]
 
 
-def _due(what: str, sent: dt.date) -> tuple[str | None, str]:
+def _clauses(words: str) -> list[str]:
+    """A promise's words cut where a second promise begins (`_JOIN` then a cue of its own)."""
+    cuts = [
+        (join.start(), join.end())
+        for join in _JOIN.finditer(words)
+        if _PROMISE.match(words, join.end()) and join.start() > 0
+    ]
+    pieces, start = [], 0
+    for begin, end in cuts:
+        pieces.append(words[start:begin])
+        start = end
+    pieces.append(words[start:])
+    return [p.strip(" ,") for p in pieces if p.strip(" ,")]
+
+
+def _due(what: str, sent: dt.date) -> tuple[str | None, str, str | None]:
     """The due date of a promise's words, read as every deadline is (`dates.find_deadline`, a
-    bare weekday counted, as in "I'll send it Friday"), and whether a date or weekday is named
-    ("stated") or only a time ("implied": "tomorrow", "end of next week"). "Next week" alone
-    is vague, so none (GUIDE.md)."""
+    bare weekday counted, as in "I'll send it Friday"), whether a date or weekday is named
+    ("stated") or only a time ("implied": "tomorrow", "end of next week"), and the phrase it
+    was read from. "Next week" alone is vague, so none (GUIDE.md)."""
     found = find_deadline(what, sent, lead_on=True)
     if found is None or found.due is None:
-        return None, "none"
+        return None, "none", None
     named = named_date(found.phrase, sent) is not None or _NAMED_DAY.search(found.phrase)
-    return found.due.isoformat(), "stated" if named else "implied"
+    return found.due.isoformat(), "stated" if named else "implied", found.phrase
 
 
 def _kept(later: list[ThreadMessage]) -> bool:
