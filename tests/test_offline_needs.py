@@ -524,3 +524,38 @@ def test_formal_french_pleas_and_irregular_subjunctives(
 def test_a_formal_german_plea_for_a_thing_is_a_request() -> None:
     found = _found("Anbei unser Angebot. Wir bitten um Ihre Rückmeldung bis zum 6. November.")
     assert [due for _, due in found] == ["2026-11-06"]
+
+
+@pytest.mark.parametrize(
+    ("body", "title", "due"),
+    [
+        ("I was hoping you could cover my shift on Saturday.", "Cover Priya's shift",
+         "2026-10-31"),
+        ("Just a reminder to submit your expense report by the 5th.", "Submit expense report",
+         "2026-11-05"),
+        ("Gentle reminder: your timesheet is due Monday.", "Submit timesheet", "2026-11-02"),
+        ("Can I get your sign-off on the launch plan today?", "Sign off on launch plan",
+         "2026-10-30"),
+        ("You'll need to renew the parking permit before November 15.", "Renew parking permit",
+         "2026-11-15"),
+        ("Could I ask you to review the contract by Monday?", "Review contract", "2026-11-02"),
+        ("Still need your W-9 to process the payment.", "Send W-9 to Priya", None),
+        ("I'm still waiting on the revised quote from you.", "Send revised quote to Priya", None),
+        ("Can we get the final headcount by Wednesday?", "Send final headcount to Priya",
+         "2026-11-04"),
+        ("It'd be great if you could send me the photos.", "Send photos to Priya", None),
+        ("The board needs your decision on the lease by the 10th.", "Decide on lease",
+         "2026-11-10"),
+        ("I'll need the final numbers from you by next Tuesday.", "Send final numbers to Priya",
+         "2026-11-03"),
+    ],
+)  # fmt: skip
+def test_everyday_english_asks_the_rules_read(body: str, title: str, due: str | None) -> None:
+    assert _found(body) == [(title, due)]
+
+
+def test_time_to_meet_is_an_invitation_and_time_to_look_is_a_request() -> None:
+    assert _found("Do you have time to look at the proposal this week?") != []
+    assert [t for t, _ in _found("Do you have time to meet on Thursday?", "Sync")] == [
+        "Reply to Priya about Sync"
+    ]

@@ -122,6 +122,40 @@ _NEED_FR = re.compile(
     r"(?=(?:avant|d'ici|pour\s+le|au\s+plus\s+tard|demain|aujourd'hui)\b)",
     re.IGNORECASE,
 )
+# "Still need your W-9 to process the payment", "I need your badge number": the reader's thing,
+# to send (not help, patience or attention, which are no thing).
+_NEED_YOURS = re.compile(
+    r"^\W*(?:(?:i|we)(?:'ll|\s+will)?\s+)?(?:still\s+|really\s+)?need\s+your\s+"
+    r"(?!(?:help|support|patience|understanding|attention|cooperation|advice|input|thoughts"
+    r"|feedback|eyes|opinion|take|views|ok|okay|go-ahead|approval|sign-off|signoff|signature"
+    r"|decision)\b)(?P<obj>[\w$#+'/.-]+(?:\s+[\w$#+'/.-]+){0,5}?)"
+    r"(?=\s+(?:to|for|so|before|by|asap|today|tomorrow|when)\b|\s*[.,;!?]|$)",
+    re.IGNORECASE,
+)
+# "I'm still waiting on the revised quote from you": what the sender waits for, to send.
+_WAITING_ON = re.compile(
+    r"\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:still\s+)?waiting\s+(?:on|for)\s+"
+    r"(?P<obj>(?:the|your|a|an)\s+[\w$#+'/. -]{2,60}?)\s+from\s+you\b",
+    re.IGNORECASE,
+)
+# "Can we get the final headcount by Wednesday?": a thing asked for, to send.
+_CAN_WE_GET = re.compile(
+    r"^\W*(?:(?:hi|hey|so|also|and)\s*[,!]?\s+)?(?:can|could|may)\s+(?:we|i)\s+(?:get|have)\s+"
+    r"(?P<obj>(?:the|your|a|an|those|these|that|this)\s+[^?.!]{2,60}?)"
+    r"(?=\s+(?:by|before|today|tomorrow|asap|eod|this|from\s+you)\b|\s*\?)",
+    re.IGNORECASE,
+)
+# "Gentle reminder: your timesheet is due Friday": a thing of the reader's to hand in, due.
+_HANDED_IN = ("timesheet", "timesheets", "time sheet", "report", "expense report", "expenses",
+              "form", "forms", "paperwork", "application", "assignment", "homework", "survey",
+              "evaluation", "self-review", "review", "essay", "entry", "submission", "rsvp",
+              "slides", "deck", "proposal", "abstract", "badge request")  # fmt: skip
+_YOURS_DUE = re.compile(
+    r"^\W*(?:(?:just\s+)?(?:a\s+)?(?:quick\s+|friendly\s+|gentle\s+)?reminder\s*[:,-]?\s*)?"
+    rf"your\s+(?P<obj>(?:[\w'-]+\s+){{0,3}}?(?:{alternation(_HANDED_IN)}))\s+(?:is|are)\s+"
+    r"(?:now\s+|still\s+)?due\b",
+    re.IGNORECASE,
+)
 _NEED_YOU_ON = re.compile(
     r"\b(?:i|we)?\s*need\s+you\s+(?:on|in|at)\s+(?P<obj>(?:the|a|this|our)\s+[\w' -]{2,40}?)"
     r"(?=\s+(?:now|asap|today|right\s+away|immediately)\b|[.,;!?]|$)",
@@ -130,9 +164,11 @@ _NEED_YOU_ON = re.compile(
 # "I need your sign-off on X", "your operational sign-off this morning": what the sender
 # needs, and the verb that gives it.
 _APPROVED_BY = {"approval": "Approve", "sign-off": "Sign off on", "signoff": "Sign off on",
+                "decision": "Decide on",
                 "signature": "Sign", "ok": "Approve"}  # fmt: skip
 _APPROVAL = re.compile(
-    r"(?:\b(?:i|we)\s+(?:still\s+)?need|^\W*(?:still\s+)?need|(?:i'd|i\s+would|we'd|we\s+would)"
+    r"(?:\b(?:i|we)\s+(?:still\s+)?need|^\W*(?:still\s+)?need|\b(?:can|could|may)\s+(?:i|we)\s+"
+    r"(?:get|have)|(?:i'd|i\s+would|we'd|we\s+would)"
     r"\s+(?:really\s+)?(?:like|love|appreciate|want))\s+your\s+"
     rf"(?:\w+\s+)?(?P<what>{alternation(_APPROVED_BY)})"
     r"(?:\s+(?:on|of|for)\s+(?P<obj>[\w' -]{3,60}?)|\s+to\s+(?P<doing>[a-z]+\s+[\w' -]{2,60}?))?"
@@ -172,17 +208,21 @@ _IT_PASSIVE = re.compile(
 _NEEDS_YOUR = re.compile(
     r"^(?:the\s+|this\s+|our\s+|your\s+)?(?P<obj>[\w#$'&/ -]{3,60}?)\s*(?:[—–-]\s*|,\s*)?"
     r"(?:still\s+|also\s+)?needs\s+"
-    rf"your\s+(?P<what>{alternation(_APPROVED_BY)})\b",
+    rf"your\s+(?P<what>{alternation(_APPROVED_BY)})\b(?:\s+on\s+(?P<on>[\w' -]{{3,60}}?)"
+    r"(?=\s+(?:by|before|so|until|today|tomorrow)\b|[.,;!?]|$))?",
     re.IGNORECASE,
 )
 _MEET = re.compile(
     r"^(?:(?:hey|hi|hello|so|also|ok|okay)\s*[,!]?\s+)?"  # "Hey, does Thursday work...?"
     r"(?:(?:can|could|shall)\s+we\s+(?:do|meet|move|have|talk|grab|catch|find|set\s+up|schedule"
-    r"|book|get|hop|jump|sync|chat)|does\s+.{1,40}\s+work"
+    r"|book|get(?=\s+(?:together|on\s+a\s+call|\d+\s+min|some\s+time|a\s+(?:call|slot|meeting)))"
+    r"|hop|jump|sync|chat)|does\s+.{1,40}\s+work"
     r"|would\s+.{1,60}?\s+work\s+for\b|would\s+you\s+have\s+(?:\d+\s+minutes|time|a\s+moment)"
     r"|are\s+you\s+(?:free|around|available)|(?:are\s+)?you\s+(?:two\s+|both\s+|guys\s+|all\s+)?in\s*\?"
     r"|(?:bist\s+du|seid\s+ihr)\s+dabei\s*\?|(?:t'es|tu\s+es|vous\s+êtes)\s+partante?s?\s*\?"
-    r"|¿?(?:te|os)\s+(?:apuntas|apuntáis|sumas|sumáis)\s*\?|do\s+you\s+have\s+(?:time|a\s+few\s+minutes)"
+    r"|¿?(?:te|os)\s+(?:apuntas|apuntáis|sumas|sumáis)\s*\?"
+    # "do you have time" to meet, not "to look at the proposal" (a request with its verb)
+    r"|do\s+you\s+have\s+(?:time|a\s+few\s+minutes)(?!\s+to\s+(?!meet|talk|chat|catch|connect|sync)\w)"
     r"|passt\s+(?:dir|ihnen)|hast\s+du\s+.{1,30}\s+zeit|(?:hätten|haben)\s+sie\s+.{1,30}\s+zeit"
     r"|würde\s+(?:ihnen|dir)\s+.{1,60}?\s+passen|est-ce\s+que\s+.{1,40}\s+(?:te|vous)\s+(?:va|convient|conviendrait|irait)"
     r"|tu\s+es\s+dispo|(?:serais|es)-tu\s+dispo|(?:seriez|êtes)-vous\s+disponible"
@@ -270,7 +310,8 @@ def _needs(
     yours = _NEEDS_YOUR.search(sentence)
     if yours:
         verb = _APPROVED_BY[yours.group("what").lower()]
-        title = finish(f"{verb} {strip_articles(yours.group('obj'))}", sender)
+        thing = yours.group("on") or yours.group("obj")
+        title = finish(f"{verb} {strip_articles(thing)}", sender)
         return [(title, find_deadline(sentence[yours.end() :], received), False)]
     approval = _APPROVAL.search(sentence)
     if approval:
@@ -293,7 +334,7 @@ def _needs(
     need = _NEED_FROM_YOU.search(sentence) or _NEED_THING.search(sentence) or _need_within(sentence)
     if need:
         decide = _DECISION.match(need.group("obj"))
-        obj = _named(need.group("obj"), subject)
+        obj = re.sub(r"\s+from\s+you$", "", _named(need.group("obj"), subject), flags=re.I)
         thing = f"Decide on {decide.group('on')}" if decide else f"Send {obj}"
         title = finish(thing if decide else f"{thing} to {sender}", sender)
         rest = sentence[need.end() :]
@@ -302,6 +343,10 @@ def _needs(
             before = sentence[: need.start()]
             deadline = find_deadline(before, received) or any_date(before, received)
         return [(title, deadline, False)]
+    yours = _NEED_YOURS.search(sentence) or _WAITING_ON.search(sentence)
+    if yours:
+        title = finish(f"Send {strip_articles(yours.group('obj'))} to {sender}", sender)
+        return [(title, find_deadline(sentence[yours.end() :], received), False)]
     elsewhere = _foreign_need(sentence, subject, sender, received)
     if elsewhere:
         return elsewhere
@@ -320,6 +365,14 @@ def _needs(
         kind, obj = what.group("what").lower(), strip_articles(what.group("obj"))
         title = f"Review {obj}" if kind in {"eyes", "review"} else f"Give {sender} {kind} on {obj}"
         return [(finish(title, sender), find_deadline(sentence, received, lead_only=True), False)]
+    got = _CAN_WE_GET.search(sentence)
+    if got:
+        title = finish(f"Send {strip_articles(got.group('obj'))} to {sender}", sender)
+        return [(title, find_deadline(sentence[got.end() :], received), False)]
+    due = _YOURS_DUE.search(sentence)
+    deadline = find_deadline(sentence[due.end() :], received, lead_on=True) if due else None
+    if due and deadline is not None:
+        return [(finish(f"Submit {due.group('obj')}", sender), deadline, False)]
     return None
 
 

@@ -31,12 +31,23 @@ REQUEST_CUES: Lexicon = {
         r"\bkindly",
         r"\b(?:pls|plz)\b",
         # "You need to re-approve it", "Everyone needs to make their elections": an obligation
-        r"\b(?:you|u|everyone|everybody|each\s+of\s+you|all\s+of\s+you)\s+"
+        r"\b(?:you|u|everyone|everybody|each\s+of\s+you|all\s+of\s+you)(?:'ll)?\s+"
         r"(?:will\s+|also\s+|still\s+)?(?:need(?:s)?|ha(?:ve|s))\s+to",
-        r"\b(?:it\s+)?would\s+be\s+(?:great|good|helpful|ideal|nice|amazing|awesome)\s+"
+        r"\b(?:it'd|(?:it\s+)?would)\s+be\s+(?:great|good|helpful|ideal|nice|amazing|awesome)\s+"
         r"(?:if\s+you\s+(?:could|can)|to)",
+        # "I was hoping you could cover Saturday", "we're hoping you can present on the 12th"
+        r"\b(?:i|we)(?:\s+was|\s+were|'m|'re|\s+am|\s+are)\s+hoping\s+(?:that\s+)?(?:you|u)"
+        r"\s+(?:could|can|would|might)",
+        # "Could I ask you to review it?", "Would love it if you could join the panel"
+        r"\b(?:could|can|may)\s+i\s+ask\s+(?:you\s+)?to",
+        r"\b(?:(?:i|we)(?:'d|\s+would)\s+|would\s+)love\s+(?:it\s+)?if\s+you\s+(?:could|can|would)",
+        # "Just a reminder to submit your report by the 5th"
+        r"\b(?:just\s+)?a\s+(?:quick\s+|friendly\s+|gentle\s+|kind\s+)?reminder\s+to",
         r"\b(?:any\s+chance|is\s+there\s+any\s+way|do\s+you\s+think)\s+you\s+(?:could|can|would)",
         r"^(?:do\s+you\s+)?mind",
+        # "Do you have time to look at the proposal this week?" (to meet: an invitation)
+        r"^\W*do\s+you\s+have\s+(?:(?:the\s+)?time|a\s+(?:minute|moment|sec|second))\s+to"
+        r"(?!\s+(?:meet|talk|chat|catch|connect|sync)\b)",
         r"\b(?:i'd|i\s+would)\s+(?:like|love)\s+(?:for\s+)?you\s+to",
         r"\b(?:i|we)(?:'d|\s+would)\s+(?:really\s+)?appreciate\s+(?:it\s+)?if\s+you"
         r"(?:\s+(?:could|can|would))?",
