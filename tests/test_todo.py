@@ -28,6 +28,10 @@ from dayflow.followups.todo import imperative
          "Send revised capex numbers"),
         ("I'll get you the staffing matrix first thing tomorrow", "tomorrow",
          "Send staffing matrix"),
+        ("I'll write up a reference and get it to you by end of next week",
+         "by end of next week", "Send a reference"),
+        ("I'll draft the tap list descriptions and send them to you", None,
+         "Send tap list descriptions"),
         # another "you" is the person's first name
         ("Let me check with Renée and get back to you on the bonus pool by Tuesday",
          "by Tuesday", "Check with Renée and get back to Priya on bonus pool"),

@@ -7,10 +7,11 @@ greeting) and a hedge-free adverb after it ("also", "just"); the date the due da
 carries; an aside in brackets; a clause that says when or why rather than what ("once ...",
 "so we can ...", ", with the new rates"); "you" or "over" after a verb of sending ("send you
 the", "send over the") and "the"; "I'll have it to you" and "I'll get you the figures" are
-"Send". Another "you" is the
-person's first name ("get back to you" is "Get back to Hana"). In German, French and Spanish
-the first person and the date go, and a verb of the promise's list is made its infinitive
-("te envío el informe" is "Enviar el informe", "je vous enverrai" is "Envoyer"). Pure text."""
+"Send", and so is a thing made and sent ("write up a reference and get it to you"). Another
+"you" is the person's first name ("get back to you" is "Get back to Hana"). In German, French
+and Spanish the first person and the date go, and a verb of the promise's list is made its
+infinitive ("te envío el informe" is "Enviar el informe", "je vous enverrai" is "Envoyer").
+Pure text."""
 
 from __future__ import annotations
 
@@ -26,6 +27,13 @@ _FIRST = re.compile(
 # "I'll have the analysis to you tomorrow", "get it to you": a delivery.
 _HAVE_TO_YOU = re.compile(
     r"^(?:have|get)\s+(?!back\b)(.+?)\s+(?:over\s+)?to\s+you\b", re.IGNORECASE
+)
+# A thing made to be sent: "write up a reference and get it to you" is "Send a reference".
+_MADE_TO_SEND = re.compile(
+    r"^(?:write(?:\s+up)?|draft|put\s+together|pull\s+together|prepare|type\s+up|scan|finish)"
+    r"\s+(.+?)\s+and\s+(?:get|send|email|forward)\s+(?:it|them|that|this)\s+(?:over\s+|back\s+)?"
+    r"to\s+you\b",
+    re.IGNORECASE,
 )
 # A verb of sending and the "you" or "over" after it: "send you the", "send over the".
 _SEND_YOU = re.compile(
@@ -95,6 +103,7 @@ def imperative(words: str, deadline: str | None, whom: str) -> str:
 
 def _english(text: str, whom: str) -> str:
     text = _FIRST.sub("", text)
+    text = _MADE_TO_SEND.sub(r"send \1", text)
     text = _HAVE_TO_YOU.sub(r"send \1", text)
     text = re.sub(r"^get\s+you\b", "send", text, flags=re.IGNORECASE)  # "get you the figures"
     text = _SEND_YOU.sub(r"\1", text)
