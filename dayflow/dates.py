@@ -137,12 +137,16 @@ _ORIGIN = re.compile(r"\b(?:from|of|since)\s+$", re.IGNORECASE)
 # "move our 1:1 to Thursday afternoon": where a thing goes, not when it is due.
 _TARGET = re.compile(r"\b(?:to|into|until)\s+$", re.IGNORECASE)
 _BARE_RE = re.compile(
-    rf"(?<![\w-])(?:{_WHEN}|(?P<soon>{_SOON})|(?P<within>(?:within|in)\s+(?:the\s+next\s+)?(?P<n>\d+|\w+)\s+(?P<unit>hours?|days?|weeks?)))(?!\w)",
+    rf"(?<![\w-])(?:{_WHEN}|(?P<soon>{_SOON})|(?P<within>(?:within|in)\s+(?:the\s+next\s+)?(?P<n>\d+|\w+)\s+(?P<business>(?:business|working)\s+)?(?P<unit>hours?|days?|weeks?)))(?!\w)",
     re.IGNORECASE,
 )
 # "before our call on Tuesday", "before we start demolition on Monday": the day of the event
 _BEFORE_EVENT_RE = re.compile(
-    rf"\b(?:before|ahead\s+of|prior\s+to)\s+(?:[\w'][\w':/-]*\s+){{1,5}}?(?:on\s+)?(?:the\s+)?{_WHEN}(?!\w)",
+    rf"\b(?:before|ahead\s+of|prior\s+to)\s+(?:[\w'][\w':/-]*\s+){{1,5}}?(?:on\s+)?(?:the\s+)?{_WHEN}(?!\w)"
+    # "have the draft ready for Monday's meeting": in time for the thing of that day
+    rf"|\bfor\s+(?:the\s+)?(?P<event_day>{_WD})'s\s+(?:\w+\s+)?"
+    r"(?:meeting|call|review|session|presentation|offsite|board|visit|interview|demo|class|game"
+    r"|practice|trip|event|dinner|party)\b",
     re.IGNORECASE,
 )
 # "para el 19", "avant le 19", "bis zum 19.": a day of the month after a lead, in the three
@@ -281,11 +285,19 @@ def _resolve_match(found: re.Match[str], received: dt.date) -> dt.date | None:
     groups = found.groupdict()
     if groups.get("soon"):
         return received
+    if groups.get("event_day"):
+        return resolve(groups["event_day"], received)
     if groups.get("within"):
         raw = groups["n"].lower()
         n = int(raw) if raw.isdigit() else _NUMBERS.get(raw)
         if n is None:
             return None
+        if groups.get("business") and groups["unit"].lower().startswith("day"):
+            day = received
+            while n:  # "within 5 business days": weekdays only
+                day += dt.timedelta(days=1)
+                n -= day.weekday() < 5
+            return day
         unit = groups["unit"].lower()
         days = -(-n // 24) if unit.startswith("hour") else n * 7 if unit.startswith("week") else n
         return received + dt.timedelta(days=days)

@@ -304,3 +304,16 @@ def test_more_ways_of_naming_a_day_resolve_as_guide_says(text: str, due: str) ->
 def test_a_weekend_named_without_a_lead_is_no_deadline() -> None:
     assert find_deadline("can you feed the cat this weekend?", dt.date(2026, 10, 28)) is None
     assert find_deadline("we were away over the weekend", dt.date(2026, 10, 28)) is None
+
+
+def test_business_days_count_weekdays_only() -> None:
+    found = find_deadline("within 5 business days", dt.date(2026, 10, 28))  # a Wednesday
+    assert found is not None and found.due == dt.date(2026, 11, 4)
+    friday = find_deadline("in 2 working days", dt.date(2026, 10, 30))
+    assert friday is not None and friday.due == dt.date(2026, 11, 3)
+
+
+def test_ready_for_a_days_meeting_is_due_that_day() -> None:
+    found = find_deadline("have the draft ready for Monday's meeting", dt.date(2026, 10, 28))
+    assert found is not None and found.due == dt.date(2026, 11, 2)
+    assert find_deadline("the notes from Monday's meeting", dt.date(2026, 10, 28)) is None
