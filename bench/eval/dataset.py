@@ -28,8 +28,9 @@ nothing), `blind10/` (a tenth author's, another life with the same classes), `qu
 once), `quiet12/` (helper `wq12`'s: a university research lab manager's week),
 `quiet13/` (helper `wq13`'s: a town parks and recreation director's week), `quiet14/`
 (helper `wq14`'s: an island ferry line's director of operations' week),
-`blind11/` (an eleventh author's, a craft brewery's week, scored once) and `blind12/` (a
-twelfth author's, a boutique hotel general manager's week, to be scored once). `load()`
+`blind11/` (an eleventh author's, a craft brewery's week, scored once), `blind12/` (a
+twelfth author's, a boutique hotel general manager's week, scored once) and `blind13/`
+(helper `wb13`'s, a dairy farm and creamery owner's week, to be scored once). `load()`
 never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
 own, so none is mixed into the set's figures.
 """
@@ -67,6 +68,7 @@ QUIET11_DIR = ROOT / "quiet11"
 QUIET12_DIR = ROOT / "quiet12"
 QUIET13_DIR = ROOT / "quiet13"
 QUIET14_DIR = ROOT / "quiet14"
+BLIND13_DIR = ROOT / "blind13"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -98,7 +100,7 @@ INBOX_FIELDS = (
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
-    "quiet13", "blind12", "quiet14",
+    "quiet13", "blind12", "quiet14", "blind13",
     "precision",
 )  # fmt: skip
 
@@ -345,6 +347,18 @@ HELD_OUT = (
         "alerts and automated mail, in four languages) and 22 real asks. A morning of its own "
         "(same date, timezone and calendar).",
         focused=True,
+    ),
+    HeldOut(
+        "blind13",
+        BLIND13_DIR,
+        "Thirteenth blind split (`bench/eval/blind13/`, issue 34, to be scored once)",
+        "Written by helper session `wb13`, who did not open the offline model's rules, the "
+        "tools, the followups, the rules, dates.py, the tests, RESULTS.md, score.py, run.py or "
+        "any other split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 "
+        "alone (`blind13/README.md`); a whole morning of another life (the co-owner of a "
+        "family dairy farm with an on-farm creamery: the herd, the co-op, the milk hauler, the "
+        "vet, the state dairy inspector, the lender, the family) with issue 34's hard classes "
+        "mixed in. A morning of its own (same date, timezone and calendar).",
     ),
     HeldOut(
         "precision",
