@@ -27,7 +27,8 @@ nothing), `blind10/` (a tenth author's, another life with the same classes), `qu
 (helper `wq11`'s: a fourth quiet split, a food bank operations director's week, scored
 once), `quiet12/` (helper `wq12`'s: a university research lab manager's week),
 `quiet13/` (helper `wq13`'s: a town parks and recreation director's week), `quiet14/`
-(helper `wq14`'s: an island ferry line's director of operations' week),
+(helper `wq14`'s: an island ferry line's director of operations' week), `quiet15/`
+(helper `wq15`'s: a museum's head of collections' week, to be scored once),
 `blind11/` (an eleventh author's, a craft brewery's week, scored once), `blind12/` (a
 twelfth author's, a boutique hotel general manager's week, scored once) and `blind13/`
 (helper `wb13`'s, a dairy farm and creamery owner's week, to be scored once). `load()`
@@ -69,6 +70,7 @@ QUIET12_DIR = ROOT / "quiet12"
 QUIET13_DIR = ROOT / "quiet13"
 QUIET14_DIR = ROOT / "quiet14"
 BLIND13_DIR = ROOT / "blind13"
+QUIET15_DIR = ROOT / "quiet15"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -100,7 +102,7 @@ INBOX_FIELDS = (
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
-    "quiet13", "blind12", "quiet14", "blind13",
+    "quiet13", "blind12", "quiet14", "blind13", "quiet15",
     "precision",
 )  # fmt: skip
 
@@ -359,6 +361,20 @@ HELD_OUT = (
         "family dairy farm with an on-farm creamery: the herd, the co-op, the milk hauler, the "
         "vet, the state dairy inspector, the lender, the family) with issue 34's hard classes "
         "mixed in. A morning of its own (same date, timezone and calendar).",
+    ),
+    HeldOut(
+        "quiet15",
+        QUIET15_DIR,
+        "Quiet split quiet15 (`bench/eval/quiet15/`, issue 34's false tasks, not yet scored)",
+        "Written by helper session `wq15`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
+        "(`quiet15/README.md`); another life (a museum's head of collections), 157 messages, "
+        "135 asking Alex nothing (staff broadcasts, confidentiality, the sender's own promise, "
+        "asks to others with Alex in Cc, answers with quoted asks, forwards, list posts with "
+        "`list_id`, alerts and automated mail, in four languages) and 22 real asks. A morning "
+        "of its own (same date, timezone and calendar).",
+        focused=True,
     ),
     HeldOut(
         "precision",
