@@ -28,10 +28,10 @@ nothing), `blind10/` (a tenth author's, another life with the same classes), `qu
 once), `quiet12/` (helper `wq12`'s: a university research lab manager's week),
 `quiet13/` (helper `wq13`'s: a town parks and recreation director's week), `quiet14/`
 (helper `wq14`'s: an island ferry line's director of operations' week), `quiet15/`
-(helper `wq15`'s: a museum's head of collections' week, to be scored once),
+(helper `wq15`'s: a museum's head of collections' week, scored once),
 `blind11/` (an eleventh author's, a craft brewery's week, scored once), `blind12/` (a
 twelfth author's, a boutique hotel general manager's week, scored once) and `blind13/`
-(helper `wb13`'s, a dairy farm and creamery owner's week, to be scored once). `load()`
+(helper `wb13`'s, a dairy farm and creamery owner's week, scored once). `load()`
 never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
 own, so none is mixed into the set's figures.
 """
@@ -353,7 +353,7 @@ HELD_OUT = (
     HeldOut(
         "blind13",
         BLIND13_DIR,
-        "Thirteenth blind split (`bench/eval/blind13/`, issue 34, to be scored once)",
+        "Thirteenth blind split (`bench/eval/blind13/`, issue 34, scored once)",
         "Written by helper session `wb13`, who did not open the offline model's rules, the "
         "tools, the followups, the rules, dates.py, the tests, RESULTS.md, score.py, run.py or "
         "any other split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 "
@@ -365,7 +365,7 @@ HELD_OUT = (
     HeldOut(
         "quiet15",
         QUIET15_DIR,
-        "Quiet split quiet15 (`bench/eval/quiet15/`, issue 34's false tasks, not yet scored)",
+        "Quiet split quiet15 (`bench/eval/quiet15/`, issue 34's false tasks, scored once)",
         "Written by helper session `wq15`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
