@@ -559,3 +559,61 @@ def test_time_to_meet_is_an_invitation_and_time_to_look_is_a_request() -> None:
     assert [t for t, _ in _found("Do you have time to meet on Thursday?", "Sync")] == [
         "Reply to Priya about Sync"
     ]
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "found"),
+    [
+        # a name, then the need, no comma; a need after a colon or a phrase, "back"
+        ("Alex need the VIN and purchase price on the new feed truck before 10/31 so I can "
+         "get it on the policy.", "feed truck",
+         [("Send VIN and purchase price on new feed truck to Priya", "2026-10-31")]),
+        ("To keep it in this cycle I need the signed CPA-1200 back by Friday, November 13.",
+         "EQIP", [("Sign and return CPA-1200", "2026-11-13")]),
+        ("Quick one: I need the spreading records for October by the end of the month.",
+         "Records", [("Send spreading records for October to Priya", "2026-10-31")]),
+        # "they need" is someone else's need, not the sender's of the reader
+        ("They need a PO number from you before they'll book it. Can you send me the PO by "
+         "Friday?", "Service visit", [("Send PO to Priya", "2026-11-06")]),
+        ("any chance we could borrow your round bale spear for a day or two?", "bale spear",
+         [("Lend Priya round bale spear", None)]),
+        # "la necesito para el jueves": the ask before it, dated
+        ("¿Me puede firmar una carta de empleo? La necesito para el jueves.", "carta",
+         [("Firmar una carta de empleo a Priya", "2026-11-05")]),
+        # a date set off by commas beside its weekday stays in the deadline
+        ("Könnten Sie uns bitte bis Freitag, den 6. November, den unterschriebenen Vertrag "
+         "zurücksenden?", "Vertrag",
+         [("Unterschriebenen Vertrag an Priya zurücksenden", "2026-11-06")]),
+    ],
+)  # fmt: skip
+def test_needs_named_borrowed_and_dated_by_a_pronoun(
+    body: str, subject: str, found: list[tuple[str, str | None]]
+) -> None:
+    assert _found(body, subject) == found
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "title"),
+    [
+        ("bins out before 7!! truck comes early on Mondays now", "trash", "Put bins out"),
+        ("OK to order? Quote attached.", "Auger parts quote", "Approve Auger parts quote"),
+        ("Approve? $8,420 from Climatech, attached.", "Dehumidifier quote",
+         "Approve Dehumidifier quote"),
+    ],
+)  # fmt: skip
+def test_terse_asks_with_details_after_them(body: str, subject: str, title: str) -> None:
+    assert [t for t, _ in _found(body, subject)] == [title]
+
+
+def test_a_group_mail_turning_to_the_reader_part_way_is_theirs() -> None:
+    body = (
+        "Hi all,\n\nSaturday's meeting is at the Grange hall at 10. Sara is doing the sign-in "
+        "table, and Alex, thanks so much for offering to bring the cider and donuts on Saturday!"
+    )
+    found = _found(body, "Saturday meeting", to_group=True)
+    assert found == [("Bring cider and donuts", "2026-10-31")]
+
+
+def test_a_shops_shipping_notice_in_spanish_is_automated() -> None:
+    body = "¡Hola Alex! Tu pedido ha sido enviado. Puedes seguir el envío con el número ES77."
+    assert _found(body, "Tu pedido", **{"from": "Tienda Ocre <pedidos@tiendaocre.example>"}) == []

@@ -146,13 +146,21 @@ def _spoken_to_reader(said: list[Sentence], reader: str | None) -> set[str]:
         if sentence.paragraph != paragraph:
             current, paragraph = False, sentence.paragraph
         names = spoken_to(sentence.text)[0]
-        if called.match(sentence.text) or reader in names:
+        if called.match(sentence.text) or reader in names or _named_within(sentence.text, reader):
             current = True
         elif names:
             current = False
         if current:
             out.add(spoken_rest(sentence.text))
     return out
+
+
+def _named_within(sentence: str, reader: str) -> bool:
+    """Whether a sentence turns to the reader by name part way ("Sara is doing the sign-in
+    table, and Alex, thanks so much for offering to bring the cider"): ", and Alex,", "; Alex,"."""
+    return bool(
+        re.search(rf"(?:,\s+(?:and|but|also|oh)\s+|;\s*|[-–—]\s+){re.escape(reader)}\s*,", sentence)
+    )
 
 
 # An announcement's sentence that opens by naming some of its readers ("Volunteers please wear

@@ -15,7 +15,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from dayflow.dates import Deadline, any_phrase, any_word, find_deadline
+from dayflow.dates import MONTH, Deadline, alternation, any_phrase, any_word, find_deadline
 from dayflow.providers.offline._forms import Piece, whole_forms
 from dayflow.providers.offline._lexicon import (
     CONDUCT,
@@ -162,6 +162,12 @@ _LOOK = re.compile(
 )
 
 
+_MONTHS = f"(?:{alternation(MONTH)})"
+_DATE_APPOSITION = re.compile(
+    rf",\s*((?:den\s+|am\s+|le\s+|el\s+)?(?:\d{{1,2}}\.?\s*(?:de\s+)?{_MONTHS}\.?"
+    rf"|{_MONTHS}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?)(?:,?\s+(?:19|20)\d\d)?)\s*,",
+    re.IGNORECASE,
+)
 _MAX_CUES = 8
 _ASIDE = re.compile(r"\s*\([^()\n]{0,200}\)")
 
@@ -234,6 +240,9 @@ def in_sentence(
         flags=re.IGNORECASE,
     )
     sentence = _ASIDE.sub(lambda m: _aside(m.group(0), received), sentence)
+    # "bis Freitag, den 6. November, den Vertrag zurücksenden": a date set off by commas beside
+    # its weekday is part of the deadline, not a clause of its own
+    sentence = _DATE_APPOSITION.sub(lambda m: f" {m.group(1)} ", sentence)
     if listed and re.match(
         r"^(?:you|u)(?:'ll|\s+will)\s+(?!be\b|get\b|receive\b|see\b)", sentence, re.I
     ):

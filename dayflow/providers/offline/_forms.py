@@ -48,11 +48,16 @@ _BY_THEN = re.compile(r"\b(?:by|before)\s+then\b", re.IGNORECASE)
 # under the agreement we need the signed certificate no later than 10/31", "I have a
 # placeholder for it, but I need your request by the 13th": the thing, sent.
 _NEED_THING = re.compile(
-    r"^(?:(?:[^?]{0,100}?(?:\bthat\b[^?]{0,60}?|,(?:\s+but)?)\s+)?"
-    r"(?:i|we)(?:'ll|\s+will)?\s+)?"
-    r"(?:really\s+|still\s+|urgently\s+)?need\s+(?P<obj>(?:the"
+    # what leads to "I need": "Quick one: I need", "To keep it in this cycle I need", ", so I
+    # need", "Alex need the VIN ..." (a name, then the need), not a question's "do we need"
+    r"^(?:(?:[^?]{0,100}?(?<!\bdo\s)(?<!\bdon't\s)(?<!\bif\s)(?<!\bwhether\s)(?<!\bwhat\s)"
+    r"(?<!\band\s))?"  # ", and we need your card before the visit": context joined by "and"
+    r"(?:i|we)(?:'ll|\s+will)?\s+"
+    r"|(?!(?:they|you|he|she|it|who|people|everyone|everybody|someone|clients?|customers?)\s)"
+    r"(?-i:[A-Z])[a-z]+\s+)?"
+    r"(?:really\s+|still\s+|urgently\s+|also\s+)?need\s+(?P<obj>(?:the"
     r"|your|a|an|those|that|this|these)\s+[\w$#+'/. -]{2,60}?|it|them)"
-    r"(?:,\s+(?:with|including|plus|and)\b[^,;.?!]{3,100},)?\s+"  # an aside: ", with X split out,"
+    r"(?:,\s+(?:with|including|plus|and)\b[^,;.?!]{3,100},)?(?P<back>\s+back)?\s+"  # ", with X,"
     r"(?=(?:by|before|no\s+later\s+than|today|tonight|tomorrow|asap|eod|cob)\b)",
     re.IGNORECASE,
 )
@@ -154,6 +159,13 @@ _YOURS_DUE = re.compile(
     r"^\W*(?:(?:just\s+)?(?:a\s+)?(?:quick\s+|friendly\s+|gentle\s+)?reminder\s*[:,-]?\s*)?"
     rf"your\s+(?P<obj>(?:[\w'-]+\s+){{0,3}}?(?:{alternation(_HANDED_IN)}))\s+(?:is|are)\s+"
     r"(?:now\s+|still\s+)?due\b",
+    re.IGNORECASE,
+)
+# "Any chance we could borrow your round bale spear?", "Could I borrow your ladder Saturday?"
+_BORROW = re.compile(
+    r"\b(?:(?:any\s+chance|is\s+there\s+any\s+way)\s+(?:we|i)\s+(?:could|can|might)"
+    r"|(?:could|can|may|might)\s+(?:we|i))\s+borrow\s+(?:your|the)\s+(?P<obj>[^?.!,;]{2,50}?)"
+    r"(?=\s+(?:for|on|this|next|tomorrow|today|over|until|till)\b|\s*[?.!,;]|$)",
     re.IGNORECASE,
 )
 _NEED_YOU_ON = re.compile(
@@ -337,6 +349,9 @@ def _needs(
         obj = re.sub(r"\s+from\s+you$", "", _named(need.group("obj"), subject), flags=re.I)
         thing = f"Decide on {decide.group('on')}" if decide else f"Send {obj}"
         title = finish(thing if decide else f"{thing} to {sender}", sender)
+        signed = re.match(r"^signed\s+(.+)$", obj, re.IGNORECASE)
+        if signed and "back" in need.groupdict() and need.groupdict().get("back"):
+            title = finish(f"Sign and return {signed.group(1)}", sender)  # "the signed X back"
         rest = sentence[need.end() :]
         deadline = find_deadline(rest, received)
         if deadline is None and _BY_THEN.match(rest.strip()):
@@ -365,6 +380,10 @@ def _needs(
         kind, obj = what.group("what").lower(), strip_articles(what.group("obj"))
         title = f"Review {obj}" if kind in {"eyes", "review"} else f"Give {sender} {kind} on {obj}"
         return [(finish(title, sender), find_deadline(sentence, received, lead_only=True), False)]
+    borrow = _BORROW.search(sentence)
+    if borrow:
+        title = finish(f"Lend {sender} {borrow.group('obj')}", sender)
+        return [(title, find_deadline(sentence[borrow.end() :], received), False)]
     got = _CAN_WE_GET.search(sentence)
     if got:
         title = finish(f"Send {strip_articles(got.group('obj'))} to {sender}", sender)

@@ -45,7 +45,11 @@ _AUTOMATED = {"noreply", "donotreply", "no", "newsletter", "newsletters", "diges
               "membership", "events", "tracking", "shipping", "postmaster", "daemon", "jira",
               "github", "gitlab", "confluence", "slack", "guest", "survey", "surveys", "promo",
               "promotions", "offers", "deals", "bot", "statements", "invoices", "payments",
-              "rewards", "loyalty", "security", "verify", "verification"}  # fmt: skip
+              "rewards", "loyalty", "security", "verify", "verification",
+              # the same offices in the other three languages
+              "pedidos", "pedido", "tienda", "envios", "facturas", "commandes", "commande",
+              "boutique", "factures", "bestellung", "bestellungen", "versand", "rechnung",
+              "rechnungen"}  # fmt: skip
 # What an automated message's subject says (a bounce, an auto-reply, a digest).
 _AUTO_SUBJECT = re.compile(
     r"^\s*(?:undeliverable|undelivered|delivery status notification|mail delivery (?:failed|failure"

@@ -466,6 +466,13 @@ def requests_in(
             pointed = None
         if n - 1 in asked and pleaded_deadline(plain, received) is not None:
             continue  # "Thursday at the latest, please.": the ask before it, dated
+        if found and _PRONOUN_NEED.match(plain):
+            # "¿me puede firmar una carta? ... la necesito para el jueves": the ask before it
+            dated = find_deadline(plain, received)
+            if dated is not None and found[-1].deadline is None:
+                last = found[-1]
+                found[-1] = Found(last.title, dated, last.weak, last.sentence, last.rule)
+            continue
         named = _named_before(found_sentences[n - 1].text) if n and _IT.search(plain) else None
         pieces = in_sentence(plain, sentence.listed, named or subject, sender, received, from_user)
         if not pieces and n and n - 1 not in asked and _BARE_DECISION.match(plain):
@@ -627,6 +634,15 @@ def _decision_on(statement: str, question: str, sender: str) -> str | None:
     return finish(f"Approve {thing}" if approve else f"Decide on {thing}", sender)
 
 
+# A need of "it", the thing asked for before: "I need it by Friday", "la necesito para el
+# jueves", "ich brauche es bis Montag", "j'en ai besoin pour lundi".
+_PRONOUN_NEED = re.compile(
+    r"^\W*(?:(?:and\s+|but\s+|y\s+|pero\s+|und\s+|et\s+)?(?:(?:i|we)(?:'ll|\s+will|'d)?\s+"
+    r"(?:really\s+|still\s+)?need\s+(?:it|them|this|that)|(?:lo|la|los|las)\s+necesit\w+"
+    r"|(?:ich|wir)\s+(?:brauche|brauchen|benötige|benötigen)\s+(?:es|sie|ihn|das)"
+    r"|(?:j'en\s+ai|nous\s+en\s+avons|on\s+en\s+a)\s+besoin))\b",
+    re.IGNORECASE,
+)
 _ALL_OF_THEM = re.compile(r"\b(?:both|all\s+(?:three|four|of\s+(?:them|these|it))|each)\b", re.I)
 
 
@@ -947,6 +963,12 @@ _OK_TO = re.compile(
     r"^(?:ok|okay|good|fine)\s+(?:to|pour|para|zu)\s+[^\W\d_]+(?:\s+(?:it|this|them))?\s*\?$",
     re.IGNORECASE,
 )
+# A thing to put out or in by a time: "bins out before 7", "recycling out tonight pls".
+_OUT_BY = re.compile(
+    r"^(?P<thing>[a-z][\w' ]{1,30}?)\s+(?P<way>out|in|away|back)\s+(?:before|by|tonight|today"
+    r"|tomorrow|this\s+(?:morning|evening))\b",
+    re.IGNORECASE,
+)
 # A thing wanted, said in a few words: "milk + eggs tonight pls", "bread today please".
 _WANTED = re.compile(
     r"^(?P<thing>[a-z][\w'&+ -]{1,40}?)\s+"
@@ -1047,8 +1069,16 @@ def _terse(
         thing = wanted.group("thing")
         if thing.split()[0].lower() not in VERBS:
             return [Found(f"Pick up {thing}", find_deadline(body, received))]
-    if _OK_TO.match(words):  # "Ok to pay?": leave to act, which the reader gives
+    opening = re.split(r"(?<=[?.!])\s", words, maxsplit=1)[0]
+    if _OK_TO.match(words) or _OK_TO.match(opening):  # "Ok to pay?", "OK to order? Quote attached."
         return [Found(finish(f"Approve {subj}", sender), deadline)]
+    asked = re.fullmatch(r"(\w+)\?", opening)  # "Approve? $8,420 from Climatech, attached."
+    if asked and asked.group(1).lower() in VERBS:
+        return _terse_verb(asked.group(1).lower(), opening, subj, sender, deadline)
+    out_by = _OUT_BY.match(words)  # "bins out before 7!! truck comes early on Mondays now"
+    if out_by:
+        title = f"Put {out_by.group('thing')} {out_by.group('way').lower()}"
+        return [Found(finish(title, sender), find_deadline(opening, received) or deadline)]
     leave = _OK_TO_DO.match(words)  # "OK to apply the $1,140 credit to the Nov invoice?"
     if leave:
         doing = f"{gerund(leave.group('verb'))} {leave.group('obj')}"
@@ -1128,6 +1158,8 @@ def _terse_verb(
 ) -> list[Found]:
     """ "Approve?" (the subject is its object), "call me when free" (the sender is)."""
     rest = words.split()[1:]
+    if words.split() and words.split()[0].endswith("?") and rest:
+        rest = []  # "Approve? $8,420 from Climatech, attached.": the verb asked, then its details
     if rest and rest[0].lower() in _WHEN_WORDS:  # "Taste before racking?": the subject's, then
         when = re.split(r"[?.!]", " ".join(rest), maxsplit=1)[0]
         return [Found(finish(f"{verb.capitalize()} {subj} {when}", sender), deadline)]
