@@ -31,9 +31,11 @@ once), `quiet12/` (helper `wq12`'s: a university research lab manager's week),
 (helper `wq15`'s: a museum's head of collections' week, scored once),
 `blind11/` (an eleventh author's, a craft brewery's week, scored once), `blind12/` (a
 twelfth author's, a boutique hotel general manager's week, scored once) and `blind13/`
-(helper `wb13`'s, a dairy farm and creamery owner's week, scored once). `load()`
-never reads them; only `load_held(name)` does, and the scorer runs each as a morning of its
-own, so none is mixed into the set's figures.
+(helper `wb13`'s, a dairy farm and creamery owner's week, scored once), `blind14/` (a
+fourteenth author's, a public radio station general manager's week, to be scored once) and
+`quiet16/` (helper `wq16`'s, another public radio station general manager's quiet week, to be
+scored once). `load()` never reads them; only `load_held(name)` does, and the scorer runs
+each as a morning of its own, so none is mixed into the set's figures.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ BLIND10_DIR = ROOT / "blind10"
 QUIET10_DIR = ROOT / "quiet10"
 BLIND11_DIR = ROOT / "blind11"
 BLIND12_DIR = ROOT / "blind12"
+BLIND14_DIR = ROOT / "blind14"
 QUIET11_DIR = ROOT / "quiet11"
 QUIET12_DIR = ROOT / "quiet12"
 QUIET13_DIR = ROOT / "quiet13"
@@ -102,7 +105,7 @@ INBOX_FIELDS = (
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
-    "quiet13", "blind12", "quiet14", "blind13", "quiet15",
+    "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14",
     "precision",
 )  # fmt: skip
 
@@ -375,6 +378,18 @@ HELD_OUT = (
         "`list_id`, alerts and automated mail, in four languages) and 22 real asks. A morning "
         "of its own (same date, timezone and calendar).",
         focused=True,
+    ),
+    HeldOut(
+        "blind14",
+        BLIND14_DIR,
+        "Fourteenth blind split (`bench/eval/blind14/`, issue 34, to be scored once)",
+        "Written by a fourteenth author (helper session `wb14`) who did not open the offline "
+        "model's rules, the tools, the followups, dates.py, the tests, RESULTS.md, score.py, "
+        "run.py or any other split's messages, from GUIDE.md, dataset.py and issue 34 alone "
+        "(`blind14/README.md`); a whole morning of another life (the general manager of a "
+        "regional public radio station, in an election week, with a transmitter outage) with "
+        "issue 34's hard classes mixed in. A morning of its own (same date, timezone and "
+        "calendar).",
     ),
     HeldOut(
         "precision",
