@@ -74,6 +74,7 @@ QUIET13_DIR = ROOT / "quiet13"
 QUIET14_DIR = ROOT / "quiet14"
 BLIND13_DIR = ROOT / "blind13"
 QUIET15_DIR = ROOT / "quiet15"
+QUIET16_DIR = ROOT / "quiet16"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -105,7 +106,7 @@ INBOX_FIELDS = (
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
-    "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14",
+    "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16",
     "precision",
 )  # fmt: skip
 
@@ -390,6 +391,21 @@ HELD_OUT = (
         "regional public radio station, in an election week, with a transmitter outage) with "
         "issue 34's hard classes mixed in. A morning of its own (same date, timezone and "
         "calendar).",
+    ),
+    HeldOut(
+        "quiet16",
+        QUIET16_DIR,
+        "Quiet split quiet16 (`bench/eval/quiet16/`, issue 34's false tasks, to be scored once)",
+        "Written by helper session `wq16`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
+        "(`quiet16/README.md`); another life (the general manager of a public radio station), "
+        "154 messages, 131 asking Alex nothing (broadcasts with polite imperatives, "
+        "confidentiality, the sender's own promise, asks to others with Alex in Cc, answers "
+        "with quoted asks, forwards, list posts with `list_id`, alerts and automated mail, in "
+        "four languages) and 23 real asks. A morning of its own (same date, timezone and "
+        "calendar).",
+        focused=True,
     ),
     HeldOut(
         "precision",
