@@ -32,9 +32,9 @@ once), `quiet12/` (helper `wq12`'s: a university research lab manager's week),
 `blind11/` (an eleventh author's, a craft brewery's week, scored once), `blind12/` (a
 twelfth author's, a boutique hotel general manager's week, scored once) and `blind13/`
 (helper `wb13`'s, a dairy farm and creamery owner's week, scored once), `blind14/` (a
-fourteenth author's, a public radio station general manager's week, to be scored once) and
-`quiet16/` (helper `wq16`'s, another public radio station general manager's quiet week, to be
-scored once). `load()` never reads them; only `load_held(name)` does, and the scorer runs
+fourteenth author's, a public radio station general manager's week, scored once) and
+`quiet16/` (helper `wq16`'s, another public radio station general manager's quiet week, scored
+once). `load()` never reads them; only `load_held(name)` does, and the scorer runs
 each as a morning of its own, so none is mixed into the set's figures.
 """
 
@@ -278,7 +278,7 @@ HELD_OUT = (
     HeldOut(
         "blind11",
         BLIND11_DIR,
-        "Eleventh blind split (`bench/eval/blind11/`, issue 34, to be scored once)",
+        "Eleventh blind split (`bench/eval/blind11/`, issue 34, scored once)",
         "Written by an eleventh author (helper session `wb11`) who did not open the offline "
         "model's rules, the tools, the followups, dates.py, the tests, RESULTS.md, score.py, "
         "run.py or any other split's messages, from GUIDE.md, dataset.py and issue 34 alone "
@@ -383,7 +383,7 @@ HELD_OUT = (
     HeldOut(
         "blind14",
         BLIND14_DIR,
-        "Fourteenth blind split (`bench/eval/blind14/`, issue 34, to be scored once)",
+        "Fourteenth blind split (`bench/eval/blind14/`, issue 34, scored once)",
         "Written by a fourteenth author (helper session `wb14`) who did not open the offline "
         "model's rules, the tools, the followups, dates.py, the tests, RESULTS.md, score.py, "
         "run.py or any other split's messages, from GUIDE.md, dataset.py and issue 34 alone "
@@ -395,7 +395,7 @@ HELD_OUT = (
     HeldOut(
         "quiet16",
         QUIET16_DIR,
-        "Quiet split quiet16 (`bench/eval/quiet16/`, issue 34's false tasks, to be scored once)",
+        "Quiet split quiet16 (`bench/eval/quiet16/`, issue 34's false tasks, scored once)",
         "Written by helper session `wq16`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, quiet8's README and issue 34 alone "
