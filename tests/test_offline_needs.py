@@ -617,3 +617,61 @@ def test_a_group_mail_turning_to_the_reader_part_way_is_theirs() -> None:
 def test_a_shops_shipping_notice_in_spanish_is_automated() -> None:
     body = "¡Hola Alex! Tu pedido ha sido enviado. Puedes seguir el envío con el número ES77."
     assert _found(body, "Tu pedido", **{"from": "Tienda Ocre <pedidos@tiendaocre.example>"}) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Eddie told me he'll retire in January. He wants to announce it himself on the 12th, so "
+        "please keep it under your hat until then.",
+        "Te cuento en confianza: me ofrecieron un puesto. Por favor, que quede entre nosotros.",
+        "Je pars en mars. Que cela reste entre nous pour l'instant.",
+        "Ich höre im März auf. Das bleibt bitte erst mal unter uns.",
+    ],
+)
+def test_news_to_keep_to_oneself_is_no_task(body: str) -> None:
+    assert _found(body, "In confidence") == []
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "found"),
+    [
+        # a deadline an earlier sentence gave the thing the ask names again
+        ("The last thing they need is the signed rep letter, and they need it by November 4 to "
+         "hold the board date.\n\nIt's in the shared drive. Can you sign it and send it back to "
+         "me?", "Rep letter", [("Sign Rep letter", "2026-11-04")]),
+        # a dash, then when; a question of which the reader wants
+        ("Three for month-end:\n\n1. Please approve the card statement in Ramp - ideally today, "
+         "the books close Monday.\n2. What GL code do you want the inspection on - engineering "
+         "or capital? Let me know.", "month-end",
+         [("Approve card statement in Ramp", "2026-10-30"),
+          ("Tell Priya what GL code you want inspection on", None)]),
+        # an item that says no deadline takes none from the lead-in
+        ("Two things before the livestream tomorrow:\n\n- can you record the intro video "
+         "today?\n- and approve the homepage design whenever you get a sec", "Livestream",
+         [("Record intro video", "2026-10-30"), ("Approve homepage design", None)]),
+        ("I'd like your take before I bring it to the committee.", "Hour - 7 or 8?",
+         [("Give Priya take on Hour - 7 or 8", None)]),
+        ("I have called twice. I would appreciate a call back from you personally.", "Pledge",
+         [("Call Priya back", None)]),
+        ("Nuestro departamento jurídico necesita la autorización firmada para el 5 de "
+         "noviembre.", "Autorización", [("Enviar la autorización firmada a Priya", "2026-11-05")]),
+        ("Thoughts?\n\nDraft: \"Tuesday night, WLMN is your home for results from the Capitol to "
+         "the county line, all night long.\"", "Draft promo copy",
+         [("Give Priya thoughts on Draft promo copy", None)]),
+    ],
+)  # fmt: skip
+def test_deadlines_stated_before_and_asks_of_choice_take_and_calls(
+    body: str, subject: str, found: list[tuple[str, str | None]]
+) -> None:
+    assert _found(body, subject) == found
+
+
+def test_a_lower_case_subject_with_a_dash_is_no_spammers_named_opening() -> None:
+    body = (
+        "The stream is down. StreamPath says the account is suspended for nonpayment. Can you "
+        "call their billing line right away?"
+    )
+    assert [t for t, _ in _found(body, "stream down - CDN account suspended??")] == [
+        "Call their billing line"
+    ]

@@ -168,6 +168,11 @@ _DATE_APPOSITION = re.compile(
     rf"|{_MONTHS}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?)(?:,?\s+(?:19|20)\d\d)?)\s*,",
     re.IGNORECASE,
 )
+_DASHED_WHEN = re.compile(
+    r"^\s*[-–—]\s+(?:ideally|preferably|hopefully|if\s+possible|at\s+the\s+latest)?\s*,?\s*"
+    r"(?P<when>(?:by\s+|before\s+)?[^,.;!?]{2,30})",
+    re.IGNORECASE,
+)
 _MAX_CUES = 8
 _ASIDE = re.compile(r"\s*\([^()\n]{0,200}\)")
 
@@ -539,8 +544,13 @@ def _clause_pieces(
         # "we need to book the vet by the 15th, and pls call your sister back": the date is
         # the clause's before the "and", not the ask's after it
         around = [d if d and d.phrase not in head else None for d in around]
+    # "approve the statement in Ramp - ideally today, the books close Monday": a dash, then when
+    ideally = (
+        _DASHED_WHEN.match(rest[len(clause) :]) if clause and rest.startswith(clause) else None
+    )
     deadline = (
         find_deadline(clause, received, lead_on=commitment or _at_a_time(clause))
+        or (find_deadline(ideally.group("when"), received) if ideally else None)
         or find_deadline(rest, received, lead_only=True)
         or around[0]
         or around[1]

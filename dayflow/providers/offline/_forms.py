@@ -116,7 +116,7 @@ _NEED_DE = re.compile(
     re.IGNORECASE,
 )
 _NEED_ES = re.compile(
-    r"\b(?P<it>(?:lo|la|los|las)\s+)?necesit(?:o|amos|aríamos|aríamos|aría|amos\s+recibir)"
+    r"\b(?P<it>(?:lo|la|los|las)\s+)?necesit(?:o|amos|aríamos|aría|amos\s+recibir|an?)"
     r"(?!\s+que\b)\s*(?P<obj>(?:(?:el|la|los|las|su|sus|tu|tus)\s+[^.,;!?]{2,60}?)?)\s*"
     r"(?=(?:antes\s+del?|a\s+más\s+tardar|para\s+el|hoy|mañana|el\s+\d)\b)",
     re.IGNORECASE,
@@ -168,6 +168,19 @@ _BORROW = re.compile(
     r"(?=\s+(?:for|on|this|next|tomorrow|today|over|until|till)\b|\s*[?.!,;]|$)",
     re.IGNORECASE,
 )
+# "I would appreciate a call back from you personally", "we'd appreciate a quick call": call them.
+_CALL_WANTED = re.compile(
+    r"\b(?:i|we)(?:'d|\s+would)\s+(?:really\s+|very\s+much\s+|greatly\s+)?appreciate\s+(?:a|an|your)"
+    r"\s+(?:quick\s+|personal\s+|phone\s+)?(?:call(?:\s*back)?|callback|phone\s+call|ring)\b",
+    re.IGNORECASE,
+)
+# "What GL code do you want the inspection on?", "Which venue would you prefer?": the reader's
+# choice, to tell the sender.
+_WHICH_DO_YOU = re.compile(
+    r"^\W*(?:so\s+|and\s+|also\s+)?(?P<wh>what|which)\s+(?P<thing>[\w' -]{1,40}?)\s+(?:do|would)\s+"
+    r"you\s+(?P<verb>want|prefer|like|suggest|recommend)\b(?P<rest>[^?]*)\?",
+    re.IGNORECASE,
+)
 _NEED_YOU_ON = re.compile(
     r"\b(?:i|we)?\s*need\s+you\s+(?:on|in|at)\s+(?P<obj>(?:the|a|this|our)\s+[\w' -]{2,40}?)"
     r"(?=\s+(?:now|asap|today|right\s+away|immediately)\b|[.,;!?]|$)",
@@ -199,7 +212,7 @@ _LOOKS = any_phrase(
      "views")
 )  # fmt: skip
 _FEEDBACK_WHAT = re.compile(
-    rf"^(?P<what>{_LOOKS})\s+on\s+(?P<obj>.+?)(?=\s+(?:when|if|before|by|so|as)\b|[.,;!?]|$)",
+    rf"^(?P<what>{_LOOKS})(?:\s+on\s+(?P<obj>.+?))?(?=\s+(?:when|if|before|by|so|as)\b|[.,;!?]|$)",
     re.IGNORECASE,
 )
 # "the Kestrel PO has to be approved by COB": what must be done, by a deadline.
@@ -377,9 +390,20 @@ def _needs(
     wish = _FEEDBACK.search(sentence)
     what = _FEEDBACK_WHAT.match(sentence[wish.end() :]) if wish else None
     if wish and what:
-        kind, obj = what.group("what").lower(), strip_articles(what.group("obj"))
+        kind = what.group("what").lower()
+        obj = strip_articles(what.group("obj") or clean_subject(subject))  # "your take": on it
         title = f"Review {obj}" if kind in {"eyes", "review"} else f"Give {sender} {kind} on {obj}"
         return [(finish(title, sender), find_deadline(sentence, received, lead_only=True), False)]
+    call = _CALL_WANTED.search(sentence)
+    if call:
+        return [(f"Call {sender} back", find_deadline(sentence[call.end() :], received), False)]
+    which = _WHICH_DO_YOU.match(sentence)
+    if which:
+        rest = re.split(r"\s+[-–—]\s+|,", which.group("rest"))[0].strip()
+        asked = (
+            f"{which.group('wh').lower()} {which.group('thing')} you {which.group('verb')} {rest}"
+        )
+        return [(finish(f"Tell {sender} {asked}", sender), None, False)]
     borrow = _BORROW.search(sentence)
     if borrow:
         title = finish(f"Lend {sender} {borrow.group('obj')}", sender)

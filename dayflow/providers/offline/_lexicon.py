@@ -362,11 +362,16 @@ DISCRETION: Lexicon = {
         r"|in\s+(?:strict\s+)?confidence|on\s+the\s+down-?low)\b",
         r"keep\s+(?:this|it)\s+(?:strictly\s+)?(?:confidential|private|quiet|secret)\b",
         r"(?:don't|do\s+not|not\s+to)\s+(?:share|mention|forward|tell|discuss|spread)\b",
+        # "please keep it under your hat", "keep it to yourself for now", "mum's the word"
+        r"keep\s+(?:this|it|that|them|the\s+news)\s+(?:[^\s.!?;]+\s+){0,3}?(?:under\s+your\s+hat"
+        r"|to\s+yourself|under\s+wraps|hush-?hush|on\s+the\s+q\.?t\.?)\b",
+        r"(?:this\s+is\s+)?mum'?s\s+the\s+word\b",
     ),
     "de": (
         # "behandeln Sie den Termin bitte vertraulich": the thing may be any noun phrase
         r"(?:behandle|behandelt|behandeln\s+sie)\s+(?:[^\s.!?;]+\s+){0,7}?(?:bitte\s+)?(?:noch\s+)?"
         r"(?:streng\s+)?vertraulich\b",
+        r"(?:das\s+)?(?:bleibt|bleibe)\s+(?:bitte\s+)?(?:erst\s+mal\s+|vorerst\s+)?unter\s+uns\b",
         r"(?:behalte|behaltet|behalten\s+sie)\s+(?:[^\s.!?;]+\s+){0,6}?(?:bitte\s+)?(?:noch\s+)?"
         r"für\s+(?:dich|euch|sich)\b",
         # the verb last, as a plea puts it: "bitte die Zahlen noch vertraulich behandeln"
@@ -382,6 +387,7 @@ DISCRETION: Lexicon = {
         r"|confidentialité|secrète?s?)\b",
         r"(?:de\s+)?ne\s+(?:l'|le\s+|la\s+|les\s+)?(?:pas\s+)?(?:en\s+)?(?:ébruiter|divulguer)\b",
         r"(?:de\s+)?ne\s+pas\s+(?:en\s+)?(?:parler|diffuser|partager)\b",
+        r"(?:que\s+)?(?:cela|ça|ceci)\s+reste\s+entre\s+nous\b",
     ),
     "es": (
         # "mantén esto en reserva", "mantengan las cifras del piloto en secreto"
@@ -390,6 +396,8 @@ DISCRETION: Lexicon = {
         r"(?:trat(?:a|e|en|ar))(?:lo|la|los|las)?\s+(?:[^\s.!?;]+\s+){0,7}?(?:con\s+"
         r"(?:total\s+)?(?:confidencialidad|discreción)|como\s+confidencial(?:es)?)\b",
         r"(?:no\s+(?:lo\s+)?(?:compartas|comparta|compartan|comentes|comente|digas))\b",
+        # "que quede entre nosotros": let it stay between us
+        r"(?:que\s+)?(?:quede|quedé|quedará|queda)\s+entre\s+(?:nosotros|nosotras|tú\s+y\s+yo)\b",
     ),
 }
 

@@ -502,7 +502,9 @@ def requests_in(
                 # "Ahead of the committee on the 12th, could you ...? By Nov 9 would be ideal."
                 following = found_sentences[n + 1].text if n + 1 < len(found_sentences) else ""
                 deadline = _only_deadline(following, received) or deadline
-            if deadline is None and _ANSWERS.match(title):
+            if deadline is None and sentence.listed and _WHENEVER.search(plain):
+                pass  # "- approve the design whenever you get a sec": not the lead-in's date
+            elif deadline is None and _ANSWERS.match(title):
                 # an answer to an invitation is due when it says so, not when the event is
                 deadline = sentence.listed and list_due or None
             elif deadline is None:
@@ -641,6 +643,19 @@ _PRONOUN_NEED = re.compile(
     r"(?:really\s+|still\s+)?need\s+(?:it|them|this|that)|(?:lo|la|los|las)\s+necesit\w+"
     r"|(?:ich|wir)\s+(?:brauche|brauchen|benötige|benötigen)\s+(?:es|sie|ihn|das)"
     r"|(?:j'en\s+ai|nous\s+en\s+avons|on\s+en\s+a)\s+besoin))\b",
+    re.IGNORECASE,
+)
+# What says no deadline: "whenever you get a sec", "when you have a minute", "no rush".
+_WHENEVER = re.compile(
+    r"\b(?:whenever\s+you\s+(?:get|have|can)|when\s+you\s+(?:get|have)\s+a\s+(?:sec|second|minute"
+    r"|moment|chance)|no\s+rush|no\s+hurry|in\s+your\s+own\s+time)\b",
+    re.IGNORECASE,
+)
+# A sentence stating a thing's deadline, not asking: "they need it by November 4", "it's due
+# Friday", "the deadline is the 9th".
+_DUE_STATED = re.compile(
+    r"\b(?:needs?\s+(?:it|them|this|that)|(?:it's|it\s+is|they're|they\s+are)\s+due|deadline\s+is"
+    r"|(?:has|have)\s+to\s+be\s+(?:in|back|done|signed|returned))\b",
     re.IGNORECASE,
 )
 _ALL_OF_THEM = re.compile(r"\b(?:both|all\s+(?:three|four|of\s+(?:them|these|it))|each)\b", re.I)
@@ -824,6 +839,14 @@ def _carried(
         deadline = find_deadline(previous, received)
         if deadline is not None and not _happened(previous, deadline):
             return deadline
+    # "... the signed rep letter, and they need it by November 4. [...] Can you sign it and send
+    # it back?": a deadline an earlier sentence gave the thing the ask names again ("it")
+    if _IT.search(sentence.text):
+        for told in reversed(found[max(0, n - 4) : max(0, n - 1)]):
+            if _DUE_STATED.search(told.text) and not has_cue(told.text):
+                stated = find_deadline(told.text, received, lead_only=True)
+                if stated is not None and stated.due is not None:
+                    return stated
     following = next((s.text for s in found if s.paragraph > sentence.paragraph), "")
     if following and not has_cue(following):
         deadline = find_deadline(following, received, lead_only=True)
@@ -1032,6 +1055,10 @@ def _terse(
     ("Timesheet": "submit by Friday"). In a reply, whose subject is the old thread's, only
     the body's own command counts ("call me", "Approve?")."""
     body = " ".join(_unsigned(text, sender).split())
+    first_line = _unsigned(text, sender).strip().split("\n", 1)[0].strip()
+    if len(body.split()) > 12 and len(first_line.split()) <= 4 and first_line.endswith("?"):
+        # "Thoughts?" over the draft it is about: the ask is the first line
+        body = first_line
     if len(body.split()) > 12 or not subject.strip():
         return []
     if reply:

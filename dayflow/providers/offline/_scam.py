@@ -25,7 +25,8 @@ from dayflow.providers.offline._lexicon import SCAM_BAIT, SCAM_PRESSURE, cues
 _BAIT = re.compile(rf"\b{cues(SCAM_BAIT)}", re.IGNORECASE)
 _PRESSURE = re.compile(rf"\b{cues(SCAM_PRESSURE)}", re.IGNORECASE)
 _SHOUTING = re.compile(r"!{2,}|\?!|!1")
-_NAMED_OPENING = re.compile(r"^[a-z]+(?:\s+[a-z]+\.?)?\s+-\s")  # "sofia m. - ur prize..."
+# "sofia m. - ur prize...", "sofia - ...": a first name, maybe an initial (not "stream down - ")
+_NAMED_OPENING = re.compile(r"^[a-z]+(?:\s+[a-z]\.)?\s+-\s")
 _TEXTSPEAK = re.compile(r"\bur\b|\bu\s+(?:have|are|won)\b", re.IGNORECASE)
 # Spam's tricks against filters and the law: a link spaced out ("http : / / www . x . com"), an
 # opt-out line ("to be removed, reply with no thanks in the subject").
