@@ -93,7 +93,7 @@ _WHEN = (
     r"|(?P<weekend>(?:the\s+|this\s+)?weekend)"
     # "Wednesday, November 4", "Mittwoch, den 4. November", "mercredi le 4", "Mi., 4.11.": the
     # date written beside its weekday is one expression, and the date wins
-    rf"|(?P<wdate>(?:(?:next|this|coming)\s+)?{_WD}\b'?s?,?\s+(?:the\s+|den\s+|le\s+|el\s+)?(?:{_DAYNUM}\s*(?:of\s+|de\s+)?{_MO}\b\.?|{_MO}\b\.?\s+{_DAYNUM}|the\s+{_DAYNUM}|\d{{1,2}}/\d{{1,2}}|\d{{1,2}}\.\d{{1,2}}\.){_YEAR})"
+    rf"|(?P<wdate>(?:(?:next|this|coming)\s+)?{_WD}\b'?s?,?\s+(?:the\s+|den\s+|le\s+|el\s+)?(?:{_DAYNUM}\s*(?:of\s+|de\s+)?{_MO}\b\.?|{_MO}\b\.?\s+{_DAYNUM}|the\s+{_DAYNUM}|\(?\d{{4}}-\d{{2}}-\d{{2}}\)?|\d{{1,2}}/\d{{1,2}}(?:/\d{{4}}|/\d{{2}}(?!\d))?|\d{{1,2}}\.\d{{1,2}}\.){_YEAR})"
     rf"|(?P<mdate>(?:{_MO}\b\.?\s+{_DAYNUM}(?!\d)|(?:le\s+|el\s+)?{_DAYNUM}\s*(?:de\s+)?{_MO}\b|\d{{1,2}}-{_MO}\b){_YEAR})"
     r"|(?P<slash>\d{1,2}/\d{1,2}(?:/\d{2,4})?)"
     r"|(?P<dotted>\d{1,2}\.\d{1,2}\.(?:\d{2,4})?)"
@@ -144,7 +144,7 @@ _BARE_RE = re.compile(
 _BEFORE_EVENT_RE = re.compile(
     rf"\b(?:before|ahead\s+of|prior\s+to)\s+(?:[\w'][\w':/-]*\s+){{1,5}}?(?:on\s+)?(?:the\s+)?{_WHEN}(?!\w)"
     # "have the draft ready for Monday's meeting": in time for the thing of that day
-    rf"|\bfor\s+(?:the\s+)?(?P<event_day>{_WD})'s\s+(?:\w+\s+)?"
+    rf"|(?<=\bready\s)(?<!\w)for\s+(?:the\s+)?(?P<event_day>{_WD})'s\s+(?:\w+\s+)?"
     r"(?:meeting|call|review|session|presentation|offsite|board|visit|interview|demo|class|game"
     r"|practice|trip|event|dinner|party)\b",
     re.IGNORECASE,
@@ -319,6 +319,9 @@ def resolve(when: str, received: dt.date) -> dt.date | None:
         return received + dt.timedelta(days=(4 - received.weekday()) % 7)
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return _date(*map(int, text.split("-")))
+    iso = re.search(r"\b(\d{4})-(\d{2})-(\d{2})\b", text)
+    if iso:  # "Friday 2026-12-11", "Fri (2026-12-11)": the date written wins
+        return _date(*map(int, iso.groups()))
     text = re.sub(r"(?<=\d)-(?=[^\W\d_])|(?<=[^\W\d_])-(?=\d)", " ", text)  # "04-nov-2026"
     year_at = re.search(r"\s((?:19|20)\d{2})$", text)
     written = int(year_at.group(1)) if year_at else None
@@ -355,7 +358,15 @@ def resolve(when: str, received: dt.date) -> dt.date | None:
     slash = re.fullmatch(r"(?:.*\s)?(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?:/\d{2})?", text)
     if slash:  # US order, month first
         written = int(slash.group(3)) if slash.group(3) else None
-        return _nearest(received, int(slash.group(1)), int(slash.group(2)), written)
+        month, day_of = int(slash.group(1)), int(slash.group(2))
+        us = _nearest(received, month, day_of, written)
+        said = next((WEEKDAY[w.strip(".")] for w in text.split() if w.strip(".") in WEEKDAY), None)
+        if said is not None and (us is None or us.weekday() != said):
+            # "Fri 11/12/2026" from a day-first writer: the weekday says which order it is
+            day_first = _nearest(received, day_of, month, written)
+            if day_first is not None and day_first.weekday() == said:
+                return day_first
+        return us
     dotted = re.fullmatch(r"(?:.*\s)?(\d{1,2})\.(\d{1,2})\.(\d{4})?(?:\d{2})?", text)
     if dotted:  # day first
         written = int(dotted.group(3)) if dotted.group(3) else None

@@ -317,3 +317,19 @@ def test_ready_for_a_days_meeting_is_due_that_day() -> None:
     found = find_deadline("have the draft ready for Monday's meeting", dt.date(2026, 10, 28))
     assert found is not None and found.due == dt.date(2026, 11, 2)
     assert find_deadline("the notes from Monday's meeting", dt.date(2026, 10, 28)) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "due"),
+    [
+        ("by Friday 2026-12-11", "2026-12-11"),  # an ISO date beside its weekday
+        ("by Friday (2026-12-11)", "2026-12-11"),
+        ("by Fri 11/12/2026", "2026-12-11"),  # the weekday says the writer puts the day first
+        ("by Friday 12/11/2026", "2026-12-11"),
+        ("by Thursday 11/12", "2026-11-12"),  # month first, as the weekday agrees
+    ],
+)
+def test_a_weekday_beside_its_date_takes_the_date_and_tells_its_order(text: str, due: str) -> None:
+    found = find_deadline(text, dt.date(2026, 12, 3))
+    assert found is not None and found.due == dt.date.fromisoformat(due)
+    assert found.phrase == text  # the whole date is the deadline's, none of it left in a title
