@@ -89,6 +89,7 @@ def add(
         checked = check_profile_config(deps, added)
         with deps.store(settings, create=True) as store:
             others = store.profiles.list()
+            refuse_rules_clash(deps, added, others)
             store.profiles.add(added)
         days = "Monday to Friday" if weekdays else "every day"
         deps.notice(f"profile {name}: its brief at {at} {zone}, {days} ({path})")
@@ -96,6 +97,34 @@ def add(
         shared = rules_shared(deps, added, others)
         if shared is not None:
             deps.notice(shared)
+
+
+def refuse_rules_clash(deps: "Runtime", profile: "Profile", others: "list[Profile]") -> None:
+    """UsageError when `profile`'s config file is another profile's rules file, or its rules
+    file is another profile's config file: a correction would write rules over that config."""
+    from dayflow import rules
+    from dayflow.errors import UsageError
+    from dayflow.store import DEFAULT_PROFILE
+
+    config = Path(profile.config)
+    mine = rules.rules_path(config, profile.name)
+    whose = [(DEFAULT_PROFILE, deps.config.config_path()[0])]
+    whose += [(p.name, Path(p.config)) for p in others if p.name != profile.name]
+    for other, theirs in whose:
+        if _same(config, rules.rules_path(theirs, other)):
+            clash = f"--config {config} is profile {other}'s rules file"
+        elif _same(mine, theirs):
+            clash = f"profile {profile.name}'s rules file would be {mine}, profile {other}'s config"
+        else:
+            continue
+        raise UsageError(
+            f"{clash}: a correction would write rules over a config file; give "
+            f"{profile.name} a config file of another name (nothing changed)"
+        )
+
+
+def _same(a: Path, b: Path) -> bool:
+    return os.path.abspath(os.path.realpath(a)) == os.path.abspath(os.path.realpath(b))
 
 
 def rules_shared(deps: "Runtime", profile: "Profile", others: "list[Profile]") -> str | None:

@@ -234,6 +234,20 @@ def test_a_hand_edited_file_with_a_bad_entry_still_applies_the_rest_and_is_not_o
     assert user.rules_file.read_text() == bad + good
 
 
+def test_a_file_with_keys_no_rules_file_has_is_never_written_over(user: Profile) -> None:
+    """A rules.toml that is a config file (another profile's, named rules.toml or
+    NAME.rules.toml) got a warning per key from `dayflow rules`, and then `mute` wrote over
+    it: that config was gone. A file a command could not read whole is refused, exit 4."""
+    other = '\nme = ["me@me.example"]\n\n[[inbox]]\nname = "home"\nkind = "json"\npath = "x.json"\n'
+    user.rules_file.write_text(other)
+    listed = user.run("rules")
+    assert "unknown key 'inbox' ignored" in listed.err
+    refused = user.run("mute", "acme.example")
+    assert refused.code == 4 and "nothing changed" in refused.err, (refused.code, refused.err)
+    assert len(refused.err.splitlines()) == 1, refused.err
+    assert user.rules_file.read_text() == other
+
+
 def test_another_profiles_rules_are_not_applied_nor_written_over(user: Profile) -> None:
     theirs = 'profile = "alice"\n[[rule]]\nkind = "mute"\nmatch = "other.example"\n'
     user.rules_file.write_text(theirs)
@@ -539,6 +553,31 @@ def test_profiles_add_notes_a_config_file_whose_rules_another_profile_has(user: 
     )
     own = user.run("profiles", "add", "carol", "--config", user.env["DAYFLOW_CONFIG"])
     assert "note: profile default's rules are" in own.err
+
+
+@pytest.mark.parametrize("order", ["config first", "rules first"])
+def test_profiles_add_refuses_a_config_file_that_is_another_profiles_rules_file(
+    user: Profile, order: str
+) -> None:
+    """`profiles add dee --config dee.toml` and `profiles add deer --config dee.rules.toml`
+    were both accepted, and then `mute --profile dee` wrote dee's rules over deer's config.
+    Whichever comes second is refused (exit 2) and is not added."""
+    theirs = _alice(user)
+    (theirs / "dee.toml").write_text("")
+    (theirs / "dee.rules.toml").write_text("")
+    first, second = ("dee", "dee.toml"), ("deer", "dee.rules.toml")
+    if order == "rules first":
+        first, second = second, first
+    assert user.run("profiles", "add", first[0], "--config", str(theirs / first[1])).code == 0
+    refused = user.run("profiles", "add", second[0], "--config", str(theirs / second[1]))
+    assert refused.code == 2 and "a correction would write rules over a config file" in (
+        refused.err
+    ), (refused.code, refused.err)
+    listed = json.loads(user.run("profiles", "list", "--json").out)
+    assert [p["name"] for p in listed] == ["alice", first[0]]
+    (theirs / "rules.toml").write_text("")  # a config file beside alice's config.toml
+    clash = user.run("profiles", "add", "bob", "--config", str(theirs / "rules.toml"))
+    assert clash.code == 2 and "is profile alice's rules file" in clash.err, clash.err
 
 
 def test_a_profiles_rules_that_others_can_write_apply_no_rule_as_its_config_would_be_refused(

@@ -4,8 +4,9 @@
 Read with `tomllib`; each entry checked on its own, so a malformed one is one line naming it
 (`rule 3: ...`) and the rest still apply. A file that is not a rules file at all (too large,
 not UTF-8, not TOML, or made for another profile) applies no rule and says so in one line;
-a command refuses to write over it (or over one with a malformed entry: the rewrite would
-lose it), so a person's hand edit is never thrown away.
+a command refuses to write over it (or over one with a malformed entry or a key no rules
+file has, such as a config file's: the rewrite would lose it), so a person's hand edit is
+never thrown away.
 
 Written by our own serialiser (`dumps`: our schema is one string per field, nothing a
 library is needed for), crash-safely: the new text goes to a temporary file in the same
@@ -160,7 +161,9 @@ def parse_document(doc: dict[str, Any], path: Path, profile: str, today: date) -
         return _refused(path, "has `rule` that is not a list of [[rule]] tables")
     rules: list[Rule] = []
     seen: set[str] = set()
-    whole = True
+    # A key no rules file has (another profile's config file, named like a rules file): a
+    # rewrite would lose it, so the file is not whole and no command writes over it.
+    whole = not extra
     if len(entries) > MAX_RULES:
         problems.append(f"warning: {path}: only the first {MAX_RULES} rules apply")
         entries, whole = entries[:MAX_RULES], False
