@@ -86,10 +86,10 @@ def _reject_the_bots_task(user: Profile) -> Result:
     assert user.brief("2026-11-05", INBOX1).code == 0
     tasks = user.tasks()
     assert sorted(tasks) == [
-        "Review budget sheet 2026-11-06",
-        "Review capacity report 2026-11-06",
+        "Review budget sheet",
+        "Review capacity report",
     ]
-    return user.run("tasks", "reject", tasks["Review capacity report 2026-11-06"], "--why",
+    return user.run("tasks", "reject", tasks["Review capacity report"], "--why",
                     "a bot's report, not mine")  # fmt: skip
 
 
@@ -99,15 +99,15 @@ def test_a_rejected_task_leaves_a_rule_and_the_next_like_mail_from_its_sender_is
     rejected = _reject_the_bots_task(user)
     assert rejected.code == 0, rejected.err
     assert "rule r1: no task from reports@ops.example asking to 'review'" in rejected.err
-    assert sorted(user.tasks()) == ["Review budget sheet 2026-11-06"]
+    assert sorted(user.tasks()) == ["Review budget sheet"]
     listed = user.run("rules")
     assert "r1    reject    no task from reports@ops.example asking to 'review'" in listed.out
     assert "dayflow tasks reject t_" in listed.out and "why: a bot's report" in listed.out
     day2 = user.brief("2026-11-06", INBOX2)
     assert day2.code == 0, day2.err
     assert sorted(user.tasks()) == [
-        "Review Lee's slides 2026-11-09",
-        "Review budget sheet 2026-11-06",
+        "Review Lee's slides",
+        "Review budget sheet",
     ]
     assert "capacity" not in day2.out.split("## Needs action")[1].split("##")[0]
 
@@ -117,7 +117,7 @@ def test_a_reject_asking_no_word_is_refused_pointing_to_mute(user: Profile, aski
     """`--asking '*'` named no word, and `asks` takes no word for any request: every task from
     that sender refused, a full mute made by `tasks reject`. Refused, exit 2, nothing written."""
     assert user.brief("2026-11-05", INBOX1).code == 0
-    task = user.tasks()["Review capacity report 2026-11-06"]
+    task = user.tasks()["Review capacity report"]
     refused = user.run("tasks", "reject", task, "--asking", asking)
     assert refused.code == 2, refused.err
     assert refused.err.startswith(f"error: --asking {asking!r} names no word of a request")
@@ -132,8 +132,8 @@ def test_a_resumed_run_obeys_the_rules_it_started_with(user: Profile) -> None:
     user.rules_file.unlink()  # the file changed meanwhile: the run keeps its own rules
     resumed = user.run("resume", clock=DAY2)
     assert resumed.code == 0, resumed.err
-    assert "Review capacity report 2026-11-09" not in user.tasks()
-    assert "Review Lee's slides 2026-11-09" in user.tasks()
+    assert "Review capacity report" not in user.tasks()
+    assert "Review Lee's slides" in user.tasks()
 
 
 def test_mute_is_never_a_task_and_important_comes_first_and_is_the_one_thing(
@@ -147,23 +147,23 @@ def test_mute_is_never_a_task_and_important_comes_first_and_is_the_one_thing(
     # Lee's is due later than Dana's, yet first: the user marked Lee important (under each
     # request, the sender's words it was found in: tests/test_why.py).
     assert [line for line in needs if not line.startswith("  - ")] == [
-        "- Review Lee's slides 2026-11-09 (from Lee Park, due Mon 9 Nov)",
-        "- Review budget sheet 2026-11-06 (from Dana Ruiz, due today)",
+        "- Review Lee's slides (from Lee Park, due Mon 9 Nov)",
+        "- Review budget sheet (from Dana Ruiz, due today)",
     ]
-    assert "**Review Lee's slides 2026-11-09, due Mon 9 Nov.**" in day2.out
-    assert "Review capacity report 2026-11-09" not in user.tasks()
+    assert "**Review Lee's slides, due Mon 9 Nov.**" in day2.out
+    assert "Review capacity report" not in user.tasks()
 
 
 def test_a_snoozed_task_is_left_out_until_its_day_and_back_on_it(user: Profile) -> None:
     assert user.brief("2026-11-05", INBOX1).code == 0
-    budget = user.tasks()["Review budget sheet 2026-11-06"]
+    budget = user.tasks()["Review budget sheet"]
     snoozed = user.run("snooze", budget, "--until", "2d")
     assert snoozed.code == 0 and "snoozed until 2026-11-07" in snoozed.err
     day2 = user.brief("2026-11-06", [INBOX1[1]])
     assert "budget" not in day2.out.split("## Needs action")[1].split("## One thing")[0]
     back = user.run("brief", "--date", "2026-11-07", "--inbox", user.inbox("d3", []),
                     "--format", "markdown", clock="2026-11-07T07:30:00+00:00")  # fmt: skip
-    assert "Review budget sheet 2026-11-06 (on your task list, overdue" in back.out
+    assert "Review budget sheet (on your task list, overdue" in back.out
 
 
 @pytest.mark.parametrize("until", ["2020-01-01", "2026-11-05", "0d", "400d", "9999-12-31",
@@ -212,7 +212,7 @@ def test_a_rejection_of_mail_from_a_monstrous_address_keys_on_the_task_not_the_s
     huge = "Bob <" + "b" * 600 + "@x.example>"
     day1 = [_mail("a1", huge, "Capacity", INBOX1[0]["body"], "2026-11-05"), INBOX1[1]]
     assert user.brief("2026-11-05", day1).code == 0
-    rejected = user.run("tasks", "reject", user.tasks()["Review capacity report 2026-11-06"])
+    rejected = user.run("tasks", "reject", user.tasks()["Review capacity report"])
     assert rejected.code == 0, rejected.err
     listed = user.run("rules")
     assert listed.code == 0 and "warning" not in listed.err, listed.err[:300]
@@ -228,7 +228,7 @@ def test_a_hand_edited_file_with_a_bad_entry_still_applies_the_rest_and_is_not_o
     day2 = user.brief("2026-11-06", INBOX2)
     assert day2.code == 0
     assert f"warning: {user.rules_file}: rule 1:" in day2.err
-    assert "Review capacity report 2026-11-09" not in user.tasks()
+    assert "Review capacity report" not in user.tasks()
     refused = user.run("mute", "acme.example")
     assert refused.code == 4 and "nothing changed" in refused.err
     assert user.rules_file.read_text() == bad + good
@@ -253,7 +253,7 @@ def test_another_profiles_rules_are_not_applied_nor_written_over(user: Profile) 
     user.rules_file.write_text(theirs)
     day2 = user.brief("2026-11-06", INBOX2)
     assert "is the rules of profile 'alice', not of 'default'" in day2.err
-    assert "Review Lee's slides 2026-11-09" in user.tasks()
+    assert "Review Lee's slides" in user.tasks()
     assert user.run("mute", "ops.example").code == 4
     assert user.rules_file.read_text() == theirs
 
@@ -299,10 +299,10 @@ def test_a_model_that_ignores_the_rules_is_refused_by_create_task_naming_the_rul
 
 def test_tasks_done_marks_it_done_once(user: Profile) -> None:
     assert user.brief("2026-11-05", INBOX1).code == 0
-    task = user.tasks()["Review budget sheet 2026-11-06"]
+    task = user.tasks()["Review budget sheet"]
     assert "done: " in user.run("tasks", "done", task).err
     assert "already done: " in user.run("tasks", "done", task).err
-    assert "Review budget sheet 2026-11-06" not in user.tasks()
+    assert "Review budget sheet" not in user.tasks()
     assert user.run("tasks", "done", "t_nosuch").code == 3
 
 
@@ -379,10 +379,10 @@ def test_an_important_senders_task_from_older_mail_is_first_though_overdue(user:
     assert monday.code == 0, monday.err
     needs = monday.out.split("## Needs action\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert [line for line in needs if line.startswith("- ")] == [
-        "- Review Lee's slides 2026-11-06 (on your task list, overdue since Fri 6 Nov)",
-        "- Review budget sheet 2026-11-09 (from Dana Ruiz, due today)",
+        "- Review Lee's slides (on your task list, overdue since Fri 6 Nov)",
+        "- Review budget sheet (from Dana Ruiz, due today)",
     ]
-    assert "**Review Lee's slides 2026-11-06, overdue since Fri 6 Nov.**" in monday.out
+    assert "**Review Lee's slides, overdue since Fri 6 Nov.**" in monday.out
 
 
 def test_a_thread_no_saved_brief_showed_is_snoozed_with_a_warning(user: Profile) -> None:
@@ -433,10 +433,10 @@ def test_replay_reads_the_saved_mornings_with_todays_rules_and_changes_nothing(
     lines = replayed.out.splitlines()
     assert lines[0].startswith("2026-11-05 (run ") and lines[4].startswith("2026-11-06 (run ")
     assert lines[1:4] + lines[5:] == [
-        f'  - no task: "Review budget sheet 2026-11-06" from dana@acme.example ({r1})',
+        f'  - no task: "Review budget sheet" from dana@acme.example ({r1})',
         f'  - left out: reply owed to Dana Ruiz: "Offsite venue" ({r1})',
         f'  - left out: reply owed to Dana Ruiz: "Budget sheet" ({r1})',
-        f'  - first: "Review Lee\'s slides 2026-11-09" from lee@other.example ({r2})',
+        f'  - first: "Review Lee\'s slides" from lee@other.example ({r2})',
         f'  - left out: reply owed to Dana Ruiz: "Offsite venue" ({r1})',
         f'  - left out: reply owed to Dana Ruiz: "Budget sheet" ({r1})',
         f'  - first: reply owed to Lee Park: "Slides" ({r2})',
@@ -537,7 +537,7 @@ def test_profiles_whose_config_files_share_a_directory_each_have_their_own_rules
                     "--profile", "home", clock=DAY2)  # fmt: skip
     assert day2.code == 0 and "rules.toml" not in day2.err, day2.err
     tasks = json.loads(user.run("tasks", "--json", "--profile", "home").out)
-    assert [t["title"] for t in tasks] == ["Review Lee's slides 2026-11-09"]  # ops muted
+    assert [t["title"] for t in tasks] == ["Review Lee's slides"]  # ops muted
 
 
 def test_profiles_add_notes_a_config_file_whose_rules_another_profile_has(user: Profile) -> None:
@@ -599,7 +599,7 @@ def test_a_profiles_rules_that_others_can_write_apply_no_rule_as_its_config_woul
         f"go-w {rules}); no rule of it applies"
     ]
     tasks = json.loads(user.run("tasks", "--json", "--profile", "alice").out)
-    assert "Review capacity report 2026-11-09" in [t["title"] for t in tasks]  # not muted
+    assert "Review capacity report" in [t["title"] for t in tasks]  # not muted
     before = rules.read_bytes()
     assert user.run("mute", "acme.example", "--profile", "alice").code == 4
     assert rules.read_bytes() == before
@@ -662,7 +662,7 @@ def test_a_huge_or_binary_rules_file_is_one_line_and_the_brief_goes_on(
     assert [line for line in day2.err.splitlines() if "rules.toml" in line] == [
         next(line for line in day2.err.splitlines() if "no rule of it applies" in line)
     ]
-    assert "Review capacity report 2026-11-09" in user.tasks()
+    assert "Review capacity report" in user.tasks()
     listed = user.run("rules")
     assert listed.code == 4 and "no rule of it applies" in listed.err
 
@@ -790,9 +790,9 @@ def test_a_rejection_of_mail_from_a_last_first_name_keys_on_its_address(user: Pr
     listed = "Bot, Ops <reports@ops.example>"
     day1 = [_mail("a1", listed, INBOX1[0]["subject"], INBOX1[0]["body"], "2026-11-05"), INBOX1[1]]
     assert user.brief("2026-11-05", day1).code == 0
-    rejected = user.run("tasks", "reject", user.tasks()["Review capacity report 2026-11-06"])
+    rejected = user.run("tasks", "reject", user.tasks()["Review capacity report"])
     assert rejected.code == 0, rejected.err
     assert "no task from reports@ops.example asking to 'review'" in rejected.err
     day2 = [_mail("a2", listed, INBOX2[0]["subject"], INBOX2[0]["body"], "2026-11-06")]
     assert user.brief("2026-11-06", day2).code == 0
-    assert sorted(user.tasks()) == ["Review budget sheet 2026-11-06"]
+    assert sorted(user.tasks()) == ["Review budget sheet"]

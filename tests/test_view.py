@@ -138,7 +138,7 @@ def _csrf(page: str) -> str:
 
 
 def _bots_task(user: Profile) -> str:
-    return user.tasks()["Review capacity report 2026-11-06"]
+    return user.tasks()["Review capacity report"]
 
 
 def test_every_request_without_the_token_or_for_another_host_is_refused(
@@ -152,7 +152,7 @@ def test_every_request_without_the_token_or_for_another_host_is_refused(
     rebound = view.ask("GET", f"/?token={view.token}", headers={"Host": "evil.example:80"})
     assert rebound[0] == 403
     status, page, headers = view.ask("GET", f"/?token={view.token}")
-    assert status == 200 and "Review capacity report 2026-11-06" in page
+    assert status == 200 and "Review capacity report" in page
     assert headers["referrer-policy"] == "same-origin"  # never sent to another site
     assert headers["content-security-policy"].startswith("default-src 'none'")
     assert "frame-ancestors 'none'" in headers["content-security-policy"]
@@ -192,8 +192,8 @@ def test_done_snooze_and_mute_are_the_clis_corrections(view: View, user: Profile
     own = {"Origin": f"http://127.0.0.1:{view.port}"}
     csrf = _csrf(view.get("/tasks"))
     budget, bot = (
-        tasks["Review budget sheet 2026-11-06"],
-        tasks["Review capacity report 2026-11-06"],
+        tasks["Review budget sheet"],
+        tasks["Review capacity report"],
     )
 
     def post(path: str, fields: str) -> int:
@@ -296,7 +296,7 @@ def test_past_days_and_why_pages(view: View, user: Profile) -> None:
     days = view.get("/days")
     assert 'href="/days/2026-11-05?token=' in days
     day = view.get("/days/2026-11-05")
-    assert "Review budget sheet 2026-11-06" in day
+    assert "Review budget sheet" in day
     task = _bots_task(user)
     assert f'href="/why/{task}?token=' in day  # the brief's lines link to their evidence
     why = view.get(f"/why/{task}")
@@ -363,7 +363,7 @@ def test_a_profiles_view_shows_and_corrects_its_own_and_never_reads_mail(
     view = start_view({"DAYFLOW_DB": str(user.db)} | home, "--profile", "ann")
     try:
         home_page, tasks_page = view.get("/"), view.get("/tasks")
-        assert "Review Lee&#39;s slides 2026-11-09" in tasks_page and "profile ann" in home_page
+        assert "Review Lee&#39;s slides" in tasks_page and "profile ann" in home_page
         assert "budget sheet" not in home_page + tasks_page  # the default profile's
         anns = invoke(user.db, offline, "tasks", "--json", "--profile", "ann", env=home).out
         (lee,) = [t["id"] for t in json.loads(anns) if t["title"].startswith("Review Lee")]

@@ -41,11 +41,11 @@ def test_not_a_task_clicked_in_the_browser_is_the_clis_rejection(
     try:
         tab.goto(view.url)
         card = tab.locator(f'[data-task="{task}"]')
-        assert "Review capacity report 2026-11-06" in card.inner_text()
+        assert "Review capacity report" in card.inner_text()
         with tab.expect_navigation():
             card.get_by_role("button", name="Not a task").click()
         said = tab.get_by_role("status").inner_text(timeout=10_000)
-        assert said.startswith("not a task: Review capacity report 2026-11-06; rule r1")
+        assert said.startswith("not a task: Review capacity report; rule r1")
         assert tab.locator(f'[data-task="{task}"]').count() == 0
         assert tab.url.startswith(f"http://127.0.0.1:{view.port}/?token=")
     finally:
@@ -57,8 +57,8 @@ def test_not_a_task_clicked_in_the_browser_is_the_clis_rejection(
     day2 = user.brief("2026-11-06", INBOX2)
     assert day2.code == 0, day2.err
     assert sorted(user.tasks()) == [
-        "Review Lee's slides 2026-11-09",
-        "Review budget sheet 2026-11-06",
+        "Review Lee's slides",
+        "Review budget sheet",
     ]
 
 
