@@ -318,6 +318,15 @@ class RuleSet:
                 return rule
         return None
 
+    def snooze_ends(self, key: str, day: date) -> Rule | None:
+        """The snooze of the task under `key` that ends on `day`: the task is back that day."""
+        if not key:
+            return None
+        for rule in self.of(SNOOZE):
+            if key in (rule.key.split("#", 1)[0], rule.match) and day.isoformat() == rule.until:
+                return rule
+        return None
+
     def forbids_key(self, key: str, day: date) -> Rule | None:
         """The rule that refuses a task under `key` whatever the mail says: a rejected
         task's own key, a snoozed one, a muted thread."""
@@ -361,8 +370,9 @@ class RuleSet:
             "The user's own rules, from their corrections. Obey them: no task for a message "
             "read_inbox or read_message marks `no_task` (it names the rule; create_task "
             "refuses it), nothing in your brief of what read_followups lists under "
-            "`left_out`, and what is marked `important` first in its section and preferred "
-            "for the One thing:",
+            "`left_out`, what is marked `important` first in its section and preferred "
+            "for the One thing, and a task read_tasks marks `snooze_ended` in Needs action "
+            "today (its snooze is over), though due later:",
         ]
         # The tools enforce every rule; the prompt names the first PROMPT_RULES, so that a
         # file of a thousand rules does not cost a thousand lines on every call.

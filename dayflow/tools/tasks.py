@@ -55,11 +55,16 @@ def read_tasks(args: dict[str, Any], env: ToolEnv) -> dict[str, Any]:
     out: dict[str, Any] = {"tasks": []}
     important = _from_important_senders(env) if tasks else frozenset()
     for task in tasks:
-        snoozed = env.rules.snoozed(task.idempotency_key.split("#", 1)[0], env.brief_date)
+        base = task.idempotency_key.split("#", 1)[0]
+        snoozed = env.rules.snoozed(base, env.brief_date)
         if snoozed is None:
             shown = {k: task.to_json()[k] for k in keys}
-            if important & {task.idempotency_key.split("#", 1)[0], task.source_id}:
+            if important & {base, task.source_id}:
                 shown["important"] = True  # first in its section, as its mail would be
+            if env.rules.snooze_ends(base, env.brief_date) is not None:
+                # Back today (`dayflow snooze --until` this day): in Needs action today though
+                # due later, as the snooze promised, and its mail older than the window.
+                shown["snooze_ended"] = True
             out["tasks"].append(shown)
         else:  # left out of the brief until its day: named, so it is not filed again
             out.setdefault("snoozed", []).append(
