@@ -469,6 +469,10 @@ def _needs_lines(text: str) -> list[str]:
 
 
 MOVED_NEED = "- Review contract draft (from Frank Li, due Wed 25 Nov)"
+MOVED_QUOTE = (
+    '  - "Please review the contract draft by Monday 23 November." (due stated, moved: '
+    '"Good news: the deadline moved to Wednesday 25 November.")'
+)
 
 
 def test_day_two_in_its_own_mail_window_lists_the_moved_task_on_its_new_day(
@@ -485,10 +489,7 @@ def test_day_two_in_its_own_mail_window_lists_the_moved_task_on_its_new_day(
     assert DAY2_LINES[-1] in _section(two.out)
     needs = _needs_lines(two.out)
     at = needs.index(MOVED_NEED)
-    assert needs[at + 1] == (
-        '  - "Please review the contract draft by Monday 23 November." (due stated, moved: '
-        '"Good news: the deadline moved to Wednesday 25 November.")'
-    )
+    assert needs[at + 1] == MOVED_QUOTE
 
 
 def test_an_update_of_the_day_says_again_the_deadline_its_first_brief_moved(
@@ -496,7 +497,9 @@ def test_an_update_of_the_day_says_again_the_deadline_its_first_brief_moved(
 ) -> None:
     """A plain second brief of day 2 (an update: only the mail since the first) compares with
     day 1 too, but could not make the move again (move_due checks the words against the mail
-    the run read) and dropped the line; it is said again, and the task is listed on its day."""
+    the run read) and dropped the line; it is said again, and the task is listed on its day,
+    its ask quoted (it was a source line with no words of the ask: read_since's proposal now
+    carries the task's `asked`, as move_due's answer does)."""
     db = tmp_path / "d.db"
     env = _day1(tmp_path)
     _brief(db, DAY1, env)
@@ -506,7 +509,8 @@ def test_an_update_of_the_day_says_again_the_deadline_its_first_brief_moved(
     update = dayflow(db, "brief", "--date", DAY2, "--model", "offline", api=None, **env)
     assert update.code == 0, update.err
     assert [x for x in _section(update.out) if x.startswith("- Due date moved")] == [DAY2_LINES[-1]]
-    assert MOVED_NEED in _needs_lines(update.out)
+    needs = _needs_lines(update.out)
+    assert needs[needs.index(MOVED_NEED) + 1] == MOVED_QUOTE
     tasks = json.loads(dayflow(db, "tasks", "--json", api=None, **env).out)
     assert [t["due"] for t in tasks if t["title"] == "Review contract draft"] == ["2026-11-25"]
 

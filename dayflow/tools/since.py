@@ -328,10 +328,14 @@ def due_moves(
                 # Who asked: a brief whose window no longer holds the ask names them all
                 # the same, as the task's line under Needs action does.
                 asked = {"name": origin.sender_name, "address": origin.sender_address}
+                # And the ask in its sender's words (move_due's `asked`): an update of a brief
+                # that moved it has no move_due answer to quote it from.
+                words = {"asked": task.evidence} if task.evidence else {}
                 out.append(
                     {"id": task.id, "title": task.title, "was": then, "now": now}
                     | {"evidence": sentence[: proof.MAX_CHARS], "source_id": m.id, "by": by}
                     | {"asked_by": asked}
+                    | words
                 )
             break
     return out
