@@ -98,8 +98,9 @@ def reject(
             metavar="WORDS",
             callback=not_empty,
             help="The words of the request the rule refuses [default: the task's verb]; "
-            "words that name no word of a request ('', '*') are refused: `dayflow mute` "
-            "silences a sender altogether.",
+            "words that name no word of a request ('', '*', only common words such as "
+            "'the' or 'by', your own name) are refused: `dayflow mute` silences a sender "
+            "altogether.",
         ),
     ] = None,
     config: ConfigOpt = None,
@@ -114,8 +115,12 @@ def reject(
     deps = get_deps(ctx)
     with handle_errors(deps):
         at = where(deps, config, f"tasks reject {task_id}", db)
+        names: frozenset[str] = frozenset()
+        if asking is not None:  # the user's own name is no word of a request: refused
+            sources = deps.config.sources(config)
+            names = rules.own_names(sources.me.addresses if sources is not None else ())
         with deps.store(deps.settings(db=db)) as store:
-            rule, task = rules.reject(store, at, task_id, why or "", asking)
+            rule, task = rules.reject(store, at, task_id, why or "", asking, names)
         deps.notice(f"rejected {task.id} {plain(task.title)}")
         deps.notice(f"rule {rule.id}: {plain(rule.says())} ({at.path})")
 

@@ -160,12 +160,13 @@ def test_a_hostile_file_applies_no_rule_and_says_why_in_one_line(
     assert not reading.rules and len(reading.problems) == 1 and why in reading.problems[0]
 
 
-@pytest.mark.parametrize("asking", ["*", ".*", " ?? ", ""])
+@pytest.mark.parametrize("asking", ["*", ".*", " ?? ", "", "the", "By the"])
 def test_a_hand_written_reject_asking_no_word_is_refused_as_the_command_refuses_it(
     tmp_path: Path, asking: str
 ) -> None:
     """`asks` reads only words, so `asking = "*"` (or `.*`) matched every request from the
-    sender: a mute by the back door. It is one line naming the entry, and the others apply."""
+    sender: a mute by the back door; so did `the` or `by`, in nearly every request. It is one
+    line naming the entry, and the others apply."""
     text = (f'[[rule]]\nkind = "reject"\nmatch = "ops.example"\nasking = "{asking}"\n'
             '[[rule]]\nkind = "reject"\nmatch = "ops.example"\nasking = "review"\n')  # fmt: skip
     reading = read_rules(_write(tmp_path, text), "default", today=DAY)

@@ -125,6 +125,25 @@ def test_a_reject_asking_no_word_is_refused_pointing_to_mute(user: Profile, aski
     assert not user.rules_file.exists() and task in user.tasks().values()
 
 
+@pytest.mark.parametrize("asking", ["the", "by", "by the", "sam"])
+def test_a_reject_asking_only_common_words_or_the_users_name_is_refused(
+    user: Profile, asking: str
+) -> None:
+    """`--asking the` (or `by`, or the user's own first name, which every greeting says)
+    matched nearly every request from the sender: a mute by another name. Refused, exit 2,
+    pointing to `dayflow mute`, nothing written."""
+    (user.dir / "config.toml").write_text('me = ["sam.lee@me.example"]\n')
+    assert user.brief("2026-11-05", INBOX1).code == 0
+    task = user.tasks()["Review capacity report"]
+    refused = user.run("tasks", "reject", task, "--asking", asking)
+    assert refused.code == 2, refused.err
+    assert refused.err.startswith(f"error: --asking {asking!r} has only words nearly every")
+    assert "`dayflow mute reports@ops.example`" in refused.err
+    assert not user.rules_file.exists() and task in user.tasks().values()
+    taken = user.run("tasks", "reject", task, "--asking", "review the")
+    assert taken.code == 0, taken.err
+
+
 def test_a_resumed_run_obeys_the_rules_it_started_with(user: Profile) -> None:
     _reject_the_bots_task(user)
     crashed = user.brief("2026-11-06", INBOX2, "--crash-after", "1")

@@ -48,6 +48,7 @@ from dayflow.rules._values import (
     RuleSet,
     asks,
     matches,
+    own_names,
     parse_match,
 )
 
@@ -76,6 +77,7 @@ __all__ = [
     "kill_hook",
     "matches",
     "mute",
+    "own_names",
     "parse_match",
     "parse_until",
     "read_rules",

@@ -90,10 +90,16 @@ class Where:
 
 
 def reject(
-    store: Store, where: Where, task_ref: str, why: str = "", asking: str | None = None
+    store: Store,
+    where: Where,
+    task_ref: str,
+    why: str = "",
+    asking: str | None = None,
+    names: frozenset[str] = frozenset(),
 ) -> tuple[Rule, Task]:
     """Reject a task: a rule that no such task comes again from its sender or list, then the
-    task gone from the list. The same reject again finds the rule it made."""
+    task gone from the list. The same reject again finds the rule it made. `names`: the
+    user's own (`own_names`), which an `asking` of nothing else would match in every greeting."""
     task = store.tasks.find(task_ref)
     facts = task_facts(store, task)
     match = ""
@@ -106,7 +112,10 @@ def reject(
             match = parse_match(match, threads=False)
         except UsageError:
             match = ""  # the rule stands on the task's key alone
-    words = asking_of(task.title) if asking is None else check_asking(asking, sender=match)[:200]
+    if asking is None:
+        words = asking_of(task.title)
+    else:
+        words = check_asking(asking, sender=match, names=names)[:200]
     rule = Rule(
         id="",
         kind=REJECT,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -248,16 +249,44 @@ def asks(asking: str, text: str) -> bool:
     return re.search(pattern, text.casefold()) is not None
 
 
-def check_asking(asking: str, what: str = "--asking", sender: str = "") -> str:
+# Words nearly every request from a sender uses: a reject asking only these (or the user's own
+# name, which the greeting says) refuses every task from that sender, a mute in all but name.
+# Short and English on purpose: a word of the request itself is what `--asking` is for.
+STOP_WORDS = frozenset(
+    "a an and are as at be by can could do for from have hi hello i if in is it me my of on "
+    "or our please re so that the this to us we will with would you your".split()
+)
+
+
+def own_names(addresses: Iterable[str]) -> frozenset[str]:
+    """The user's name as their own addresses spell it (`sam.lee@...`: sam, lee), the words a
+    greeting to them uses ("Hi Sam")."""
+    found: set[str] = set()
+    for address in addresses:
+        local = address.partition("@")[0].casefold()
+        found.update(w for w in re.findall(r"[^\W\d_]+", local) if len(w) >= 2)
+    return frozenset(found)
+
+
+def check_asking(
+    asking: str, what: str = "--asking", sender: str = "", names: frozenset[str] = frozenset()
+) -> str:
     """A reject's words, one space apart; UsageError for words that would match every request
-    (`*`, `.*`, none at all: `asks` reads only words, and no word is any request), which is a
-    mute of the sender in all but name."""
+    (`*`, `.*`, none at all: `asks` reads only words, and no word is any request; or only
+    STOP_WORDS and the user's own `names`), which is a mute of the sender in all but name."""
     words = " ".join(asking.split())
+    mute = f"`dayflow mute {sender or 'SENDER'}` to silence the sender altogether"
     if not _WORDS.search(words):
         raise UsageError(
             f"{what} {words[:40]!r} names no word of a request, so it would refuse every task "
-            "from that sender: give a word the request uses (review), or `dayflow mute "
-            f"{sender or 'SENDER'}` to silence the sender altogether"
+            f"from that sender: give a word the request uses (review), or {mute}"
+        )
+    common = STOP_WORDS | {n.casefold() for n in names}
+    if all(w in common or w.isdigit() for w in _WORDS.findall(words.casefold())):
+        raise UsageError(
+            f"{what} {words[:40]!r} has only words nearly every request uses (or your own "
+            f"name), so it would refuse every task from that sender: give a word of the "
+            f"request itself (review), or {mute}"
         )
     return words
 
