@@ -123,6 +123,12 @@ class RulesBusy(RunBusy):
     takes milliseconds: that one is stuck, or paused): nothing was changed."""
 
 
+class RejectUnfinished(RunBusy):
+    """`tasks reject` wrote its rule but could not delete the task: another process held the
+    database (locked) past the busy timeout. The line says the rule is in force and that the
+    same command again finishes the removal."""
+
+
 class LeaseLost(DayflowError):
     exit_code = 5
 

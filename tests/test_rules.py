@@ -15,9 +15,22 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dayflow.errors import RulesBusy, UsageError
-from dayflow.rules import Facts, Rule, RuleSet, dumps, parse_match, read_rules, rules_path
+from dayflow.clock import FixedClock
+from dayflow.errors import RejectUnfinished, RulesBusy, UsageError
+from dayflow.rules import (
+    Facts,
+    Rule,
+    RuleSet,
+    Where,
+    dumps,
+    parse_match,
+    read_rules,
+    reject,
+    rules_path,
+)
 from dayflow.rules._file import locked, parse_document, write_rules
+from dayflow.store import DatabaseError, open_store
+from dayflow.store.tasks import Tasks
 
 DAY = date(2026, 11, 6)
 
@@ -384,3 +397,31 @@ def test_a_rules_toml_written_for_this_profile_before_its_own_name_is_still_its_
     assert rules_path(tmp_path / "work.toml", "work") == own
     own.write_text("")
     assert rules_path(tmp_path / "work.toml", "default") == own
+
+
+class _LockedTasks(Tasks):
+    """The task list of a database another process holds locked past the busy timeout."""
+
+    def delete(self, task_id: str) -> bool:
+        raise DatabaseError("database is locked")
+
+
+def test_a_reject_whose_task_cannot_be_deleted_says_its_rule_is_in_force(tmp_path: Path) -> None:
+    """`tasks reject` on a locked database waited out the busy timeout and exited 4 'database
+    problem: database is locked', its rule already written and nothing said of it. The line
+    says the rule is in force and that the same command again finishes; exit 5 (busy)."""
+    path = tmp_path / "rules.toml"
+    where = Where(path, "default", DAY, "dayflow tasks reject t_1")
+    with open_store(tmp_path / "d.db", clock=FixedClock()) as store:
+        task, _ = store.tasks.create(
+            title="Review the deck", idempotency_key="mail:a1", run_id=None
+        )
+        store.tasks = _LockedTasks(store._ctx)
+        with pytest.raises(RejectUnfinished) as raised:
+            reject(store, where, task.id, asking="review")
+    assert raised.value.exit_code == 5
+    assert str(raised.value) == (
+        "database problem: database is locked; rule r1 is in force, the task still listed: "
+        "`dayflow tasks reject t_1` again finishes its removal"
+    )
+    assert [r.asking for r in read_rules(path, "default", today=DAY).rules.rules] == ["review"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
-from dayflow.errors import RunNotFound, UsageError
+from dayflow.errors import RejectUnfinished, RunNotFound, UsageError
 from dayflow.models import Task
 from dayflow.rules._file import Kill, change, next_id
 from dayflow.rules._values import (
@@ -34,7 +34,7 @@ from dayflow.rules._values import (
     parse_match,
 )
 from dayflow.shown import calls_in, messages_read
-from dayflow.store import Store
+from dayflow.store import DatabaseError, Store
 
 SHOWN_LOOK_BACK = 60  # finished briefs looked at for a snoozed thread: two months of mornings
 
@@ -127,7 +127,16 @@ def reject(
         title=task.title[:200],
     )
     made = where.add(rule, same=lambda r: (r.kind, r.key))
-    store.tasks.delete(task.id)
+    try:
+        store.tasks.delete(task.id)
+    except DatabaseError as exc:  # the rule is written: say so, and how to finish
+        again = (
+            f"rule {made.id} is in force, the task still listed: `{where.command}` again "
+            "finishes its removal"
+        )
+        if "locked" in exc.detail or "busy" in exc.detail:
+            raise RejectUnfinished(f"{exc}; {again}") from None
+        raise DatabaseError(f"{exc.detail}; {again}") from None
     return made, task
 
 
