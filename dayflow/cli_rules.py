@@ -204,7 +204,13 @@ def list_rules(
                 r.to_json() | {"says": r.says(), "in_force": _in_force(r, day)}
                 for r in reading.rules.rules
             ]
-            print_json(deps, {"path": str(reading.path), "profile": at.profile, "rules": doc})
+            # Each line stderr has, as data too: a script reads what is wrong from one place.
+            problems = [p.removeprefix("warning: ") for p in reading.problems]
+            print_json(
+                deps,
+                {"path": str(reading.path), "profile": at.profile, "rules": doc}
+                | {"problems": problems},
+            )
         elif reading.refused:
             pass  # its line said it all
         elif not reading.rules:

@@ -759,6 +759,21 @@ def test_rules_exits_0_when_only_an_entry_is_wrong_and_lists_the_rest(user: Prof
     assert "x.example is important: first in its section, and One thing prefers it" in listed.out
 
 
+def test_rules_json_lists_the_problems_stderr_says(user: Profile) -> None:
+    """`dayflow rules --json` had the rules in force and no word of the entries ignored (those
+    were on stderr alone): a script could not tell a file with a broken entry from a clean one."""
+    user.rules_file.write_text('[[rule]]\nkind = "mute"\nmatch = "*"\n'
+                               '[[rule]]\nkind = "important"\nmatch = "x.example"\n')  # fmt: skip
+    listed = user.run("rules", "--json")
+    assert listed.code == 0, listed.err
+    doc = json.loads(listed.out)
+    assert [r["match"] for r in doc["rules"]] == ["x.example"]
+    assert [f"warning: {p}" for p in doc["problems"]] == listed.err.splitlines()
+    assert doc["problems"][0].startswith(f"{user.rules_file}: rule 1: ")
+    user.rules_file.write_text("")
+    assert json.loads(user.run("rules", "--json").out)["problems"] == []
+
+
 def test_the_same_correction_twice_says_it_is_a_rule_already(user: Profile) -> None:
     """The second `mute` of the same pattern (the very same command, the same day) adds no rule
     and says so, as a differently spelled one did; a moved snooze is news, not "already"."""
