@@ -363,7 +363,7 @@ def _needs(
         thing = f"Decide on {decide.group('on')}" if decide else f"Send {obj}"
         title = finish(thing if decide else f"{thing} to {sender}", sender)
         signed = re.match(r"^signed\s+(.+)$", obj, re.IGNORECASE)
-        if signed and "back" in need.groupdict() and need.groupdict().get("back"):
+        if signed and need.groupdict().get("back"):
             title = finish(f"Sign and return {signed.group(1)}", sender)  # "the signed X back"
         rest = sentence[need.end() :]
         deadline = find_deadline(rest, received)
