@@ -5,12 +5,19 @@ Options, wiring and output only; it reads what the run saved and never contacts 
 
 # No `from __future__ import annotations` here: Typer would compile and eval every option's
 # annotation string at start-up (issue 13).
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from dayflow.cli_base import DbOpt, JsonOpt, get_deps, handle_errors, not_empty, print_json
 from dayflow.no_task import NoTask
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from dayflow.app import Runtime
+    from dayflow.config import Settings
+    from dayflow.rules import Rule
 
 commands = typer.Typer()
 
@@ -59,10 +66,25 @@ def why(
     deps = get_deps(ctx)
     with handle_errors(deps):
         settings = deps.settings(db=db)
+        snoozes = _snoozes(deps, settings)
         with deps.store(settings) as store:
-            found = explain(store, item, run_id=run)
+            found = explain(store, item, run_id=run, snoozed=snoozes)
         if as_json:
             print_json(deps, found.to_json())
             return
         deps.out.file.write(render_text(found))
         deps.out.file.flush()
+
+
+def _snoozes(deps: "Runtime", settings: "Settings") -> "Callable[[str], Rule | None]":
+    """The user's snooze of a task's key today, from the rules a brief would read (a file
+    that cannot be read is said by `dayflow rules`, not here: none of it is a snooze)."""
+    from dayflow import rules
+    from dayflow.cli_base import today
+    from dayflow.store import DEFAULT_PROFILE
+
+    profile = deps.profile or DEFAULT_PROFILE
+    path = rules.rules_path(deps.config.config_path()[0], profile)
+    day = today(deps, settings)
+    found = rules.read_rules(path, profile, today=day, guarded=deps.config.profile).rules
+    return lambda key: found.snoozed(key, day)

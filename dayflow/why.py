@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -30,6 +31,7 @@ from dayflow.models import Message, Run, Task
 from dayflow.no_task import NoTask, said
 from dayflow.printable import plain
 from dayflow.providers.offline import looks_like_scam
+from dayflow.rules import Rule
 from dayflow.senders import from_line, sender_name
 from dayflow.shown import Call, shown_in, tool_calls
 from dayflow.sources.injected import injected_spans
@@ -72,6 +74,7 @@ class TaskWhy:
     refused: str | None = None
     step: int | None = None
     moves: tuple[dict[str, Any], ...] = ()  # the due-date moves made on it (move_due), oldest first
+    snoozed: dict[str, str] | None = None  # the snooze that leaves it out today: until, rule
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +89,7 @@ class TaskWhy:
             "refused": self.refused,
             "step": self.step,
             "due_moves": list(self.moves),
+            "snoozed": self.snoozed,
         }
 
 
@@ -117,17 +121,29 @@ class Why:
         }
 
 
-def explain(store: Store, asked: str, *, run_id: str | None = None) -> Why:
+def explain(
+    store: Store,
+    asked: str,
+    *,
+    run_id: str | None = None,
+    snoozed: Callable[[str], Rule | None] | None = None,
+) -> Why:
     """Why for `asked`: a task id (t_…), a message id, or an item's key (mail:…, with #n),
     read from run `run_id` (a prefix), else from the task's own run or the newest run that
-    read the message. Raises RunNotFound (one line) when nothing matches."""
+    read the message. `snoozed`: the user's snooze of a task's key today, if any (said with
+    the task). Raises RunNotFound (one line) when nothing matches."""
     asked = asked.strip()
     if not asked:
         raise UsageError("give a task id, a message id or an item's key")
     run = store.runs.find(run_id) if run_id is not None else None
     if _TASK_ID.match(asked):
         task = store.tasks.find(asked)
-        return _for_task(store, task, run)
+        why = _for_task(store, task, run)
+        rule = snoozed(task.idempotency_key.split("#", 1)[0]) if snoozed else None
+        if rule is None:
+            return why
+        said = {"until": rule.until, "rule": rule.id}
+        return replace(why, tasks=[replace(t, snoozed=said) for t in why.tasks])
     runs = [run] if run is not None else store.runs.list(limit=RUNS_SEARCHED)
     for candidate in runs:
         messages = store.steps.conversation(candidate.id)
@@ -488,6 +504,9 @@ def render_text(why: Why) -> str:
             if move.get("subject"):
                 lines.append(f"    subject: {move['subject']}")
             lines.append(f'    words:  "{move.get("evidence") or ""}"')
+        if t.snoozed:
+            lines.append(f"  snoozed until {t.snoozed['until']} (rule {t.snoozed['rule']}): left "
+                         "out of the brief until that day")  # fmt: skip
         if t.notes:
             lines.append(f"  notes:    {t.notes}")
     if why.no_task:

@@ -708,6 +708,21 @@ def test_why_names_the_rule_that_kept_a_message_from_being_a_task(user: Profile)
     )
 
 
+def test_why_says_a_task_is_snoozed_and_by_which_rule(user: Profile) -> None:
+    """`dayflow why t_...` on a snoozed task said nothing of the snooze: the task is on the
+    list, in no brief, and why did not say why. It names the day and the rule, until then."""
+    assert user.brief("2026-11-05", INBOX1).code == 0
+    task = user.tasks()["Review budget sheet"]
+    assert user.run("snooze", task, "--until", "2026-11-09").code == 0
+    said = user.run("why", task, clock=DAY2)
+    assert said.code == 0, said.err
+    assert "  snoozed until 2026-11-09 (rule r1): left out of the brief until that day" in said.out
+    as_json = json.loads(user.run("why", task, "--json", clock=DAY2).out)
+    assert as_json["tasks"][0]["snoozed"] == {"until": "2026-11-09", "rule": "r1"}
+    over = user.run("why", task, clock="2026-11-09T07:30:00+00:00")
+    assert over.code == 0 and "snoozed" not in over.out, over.out
+
+
 def test_the_html_page_puts_an_important_senders_task_first_too(user: Profile) -> None:
     assert user.run("important", "other.example").code == 0
     page = user.brief("2026-11-06", [*INBOX2, INBOX1[1]], "--format", "html")
