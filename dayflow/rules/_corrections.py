@@ -134,7 +134,8 @@ def reject(
             f"rule {made.id} is in force, the task still listed: `{where.command}` again "
             "finishes its removal"
         )
-        if "locked" in exc.detail or "busy" in exc.detail:
+        # SQLite's "database is locked" (or busy), PostgreSQL's lock timeout: another process.
+        if "lock" in exc.detail.casefold() or "busy" in exc.detail.casefold():
             raise RejectUnfinished(f"{exc}; {again}") from None
         raise DatabaseError(f"{exc.detail}; {again}") from None
     return made, task
