@@ -211,9 +211,6 @@ def test_a_snoozed_task_is_marked_back_on_its_day_though_due_later(user: Profile
     assert listed["id"] == task and listed["snooze_ended"] is True, listed
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the offline brief does not yet list a task read_tasks marks snooze_ended"
-)
 def test_a_snoozed_task_is_back_in_needs_action_on_its_day_though_due_later(
     user: Profile,
 ) -> None:

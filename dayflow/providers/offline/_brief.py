@@ -337,9 +337,11 @@ def _listed_and_due(
         due = move.due if move else due
         # A task this run moved is listed on its new day, however far ahead: the Since
         # yesterday line says it moved, and its mail may be older than this brief's window.
-        if task.get("status", "open") != "open" or due is None or not title:
+        # A task whose snooze ends today (read_tasks marks it) is back today, though due later.
+        back = task.get("snooze_ended") is True
+        if task.get("status", "open") != "open" or (due is None and not back) or not title:
             continue
-        if due > today and move is None:
+        if due is not None and due > today and move is None and not back:
             continue
         if (key and key in keys) or title.casefold() in titles or key.startswith(_SAMPLE):
             continue
