@@ -445,6 +445,7 @@ class Label:
     has_action: bool
     actions: tuple[GoldAction, ...]
     quoted: tuple[str, ...] = ()  # requests in the quoted history, which must not be taken
+    answered: tuple[str, ...] = ()  # its asks Alex answered in a later message: no task either
     fixed_split: str | None = None  # a blind split's name (`load_held`); else the hash decides
 
     @property
@@ -578,7 +579,8 @@ def _parse_label(mid: str, raw: Any, where: str, *, requester_needed: bool = Tru
     if has_action != bool(actions):
         raise LabelError(f"{where}: {mid}: has_action is {has_action} with {len(actions)} actions")
     quoted = _strings(raw.get("quoted", []), f"{where}: {mid}: quoted")
-    return Label(mid, category, has_action, tuple(actions), quoted)
+    answered = _strings(raw.get("answered", []), f"{where}: {mid}: answered")
+    return Label(mid, category, has_action, tuple(actions), quoted, answered)
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
