@@ -152,6 +152,35 @@ def test_subject_fallback_joins_a_reply_without_headers_within_30_days_only() ->
     assert len(far.threads) == 2
 
 
+def test_one_sources_thread_id_joins_a_reply_to_fewer_people_than_the_ask() -> None:
+    """A teacher's mail to the class list, answered to the teacher alone, from a source with
+    no Message-ID (a JSON export's `thread_id`): the subject fallback (same participants)
+    cannot join them, the source's thread id does, and only within that source."""
+    from dataclasses import replace
+
+    def headerless(data: bytes, source: str, thread: str | None) -> Record:
+        item = MailItem.of(source, parse_message(data, fallback_time=NOW), unread=False,
+                           position="")  # fmt: skip
+        bare = replace(item.envelope, message_id=None, in_reply_to=None, references=())
+        return Record.of(replace(item, envelope=bare, thread_id=thread))
+
+    ask = raw("q1@x", to="Room 12 <room12@school.example>", subject="Trip slip",
+              body="Please return the slip by Friday.", when=days_ago(3))  # fmt: skip
+    reply = raw("r1@y", sender=ALEX, to=BOB, subject="Re: Trip slip",
+                body="The slip is in her folder.", when=days_ago(2))  # fmt: skip
+    apart = follow(headerless(ask, "inbox", None), headerless(reply, "inbox", None))
+    assert len(apart.threads) == 2 and apart.answered == ()  # type: ignore[attr-defined]
+    asked = headerless(ask, "inbox", "t-1")
+    one = follow(asked, headerless(reply, "inbox", "t-1"))
+    assert len(one.threads) == 1  # type: ignore[attr-defined]
+    assert one.answered == (asked.key,)  # type: ignore[attr-defined]
+    other = follow(asked, headerless(reply, "b", "t-1"))
+    assert len(other.threads) == 2  # type: ignore[attr-defined]
+    # Mail with a Message-ID is threaded by its headers: its `thread_id` is not read.
+    assert Record.of(MailItem.of("inbox", parse_message(ask, fallback_time=NOW), unread=False,
+                                 position="")).thread_id is None  # fmt: skip
+
+
 def test_normalised_subject_strips_prefixes_and_list_tags() -> None:
     assert normalise_subject("Re: AW: SV: Fwd: [team]  Budget Draft") == "budget draft"
     assert normalise_subject("RE[2]: Fw: x") == "x"

@@ -49,6 +49,11 @@ class Record:
     whole: bool = True
     # Whether parts past what the listing read hold a file (`MailItem.files_beyond`).
     files_beyond: FilesBeyond | None = field(default=None, compare=False, repr=False)
+    # The source's own thread id, for mail with no Message-ID to thread by (a JSON export's
+    # `thread_id`, as Gmail's or JMAP's threadId): messages one such source puts in one thread
+    # are one thread here too. Mail with headers is threaded by them alone (its `thread_id`
+    # is only their hash, and a reused Message-ID must not join two threads).
+    thread_id: str | None = None
 
     @classmethod
     def of(cls, item: MailItem, *, sent: bool = False) -> Record:
@@ -57,6 +62,7 @@ class Record:
         return cls(
             item.key, item.id, item.source, item.subject, item.received_at, text, item.envelope,
             sent, whole, item.files_beyond,
+            None if item.envelope.message_id or item.envelope.links else item.thread_id,
         )  # fmt: skip
 
 
@@ -171,6 +177,13 @@ def build_threads(records: Iterable[Record], me: Me) -> list[Thread]:
                 j = by_id[ref] = len(parent)
                 parent.append(j)  # a placeholder: named, not in the window
             union(i, j)
+    # A source's thread holds a reply sent to fewer people than its question (the subject
+    # fallback below needs the same participants): "Re:" to the teacher alone, not the list.
+    by_thread: dict[tuple[str, str], int] = {}
+    for i, node in enumerate(nodes[:real]):
+        for record in node.records:
+            if record.thread_id:
+                union(i, by_thread.setdefault((record.source, record.thread_id), i))
     size: dict[int, int] = {}
     for i in range(real):
         size[find(i)] = size.get(find(i), 0) + 1
