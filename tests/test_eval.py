@@ -127,6 +127,26 @@ def test_a_task_from_quoted_history_is_counted_against_the_brief() -> None:
     assert (quoted.passed, quoted.total) == (1, 2)
 
 
+def test_a_task_from_an_ask_answered_later_is_a_false_task_and_fails_its_check() -> None:
+    answered = ("Send the signed slip to Ms. Benton",)
+    labels = {
+        "s": Label("s", "deadline", False, (), answered=answered),
+        "t": Label("t", "multiple", True, (_gold("Approve Maria's overtime"),), answered=answered),
+    }
+    predicted = {
+        "s": [P("Send signed slip to Ms. Benton", None)],
+        "t": [P("Approve overtime", None)],
+    }
+    t = score.score(labels, predicted).overall
+    assert t.false_tasks == 1 and t.answered_taken == 1 and t.matched == 1
+    checks = score.check_brief("", [], [], labels, dt.date(2026, 11, 2), t)
+    check = next(c for c in checks if c.name == "nothing taken from asks answered later")
+    assert (check.passed, check.total) == (1, 2)
+    # A set with no such label has no such check.
+    plain = score.check_brief("", [], [], LABELS, dt.date(2026, 11, 2), score.Tally())
+    assert all("answered" not in c.name for c in plain)
+
+
 BRIEF = """# Daily brief: Monday 2 November 2026
 
 ## Today

@@ -148,6 +148,9 @@ class Tally:
     quoted_messages: int = 0
     quoted_taken: int = 0  # tasks matching none of the message's own requests but a quoted one
     quoted_bad: int = 0  # messages with at least one such task
+    answered_messages: int = 0  # messages with asks Alex answered later (`answered`)
+    answered_taken: int = 0  # tasks matching none of the open requests but an answered one
+    answered_bad: int = 0
     promises: int = 0  # promises listed on `commitment` messages (counted in predicted_actions)
     promise_matched: int = 0  # labelled actions matched by a promise rather than a task
     stray_promises: int = 0  # promises on messages not labelled `commitment`: no task, no action
@@ -268,12 +271,23 @@ def _add(
             row.no_action_tasks += len(found)
         if label.quoted:
             row.quoted_messages += 1
-            taken = sum(
-                i not in own_matched and max(token_f1(t.title, q) for q in label.quoted) >= MATCH_F1
-                for i, t in enumerate(found)
-            )
+            taken = _taken(found, own_matched, label.quoted)
             row.quoted_taken += taken
             row.quoted_bad += taken > 0
+        if label.answered:
+            row.answered_messages += 1
+            taken = _taken(found, own_matched, label.answered)
+            row.answered_taken += taken
+            row.answered_bad += taken > 0
+
+
+def _taken(found: Sequence[PredictedAction], own: set[int], titles: Sequence[str]) -> int:
+    """How many of `found` match none of the message's open requests (`own`, their indexes)
+    but one of `titles` (its quoted or already answered asks)."""
+    return sum(
+        i not in own and max(token_f1(t.title, q) for q in titles) >= MATCH_F1
+        for i, t in enumerate(found)
+    )
 
 
 # --- the brief ----------------------------------------------------------------------------------
@@ -353,7 +367,8 @@ def check_brief(
     """The checklist on the brief: every created task under "Needs action" (a bullet with
     title F1 >= 0.5, or the title inside it), every event of today under "Today" (its title
     inside a bullet), "One thing" among the most urgent (`most_urgent`: at least half of such
-    an action's content words in it), nothing taken from quoted text (from `quoted`)."""
+    an action's content words in it), nothing taken from quoted text (from `quoted`), and
+    where a label lists asks Alex answered later (`answered`), nothing taken from those."""
     parts = sections(brief)
     needs = _bullets(parts.get(Section.NEEDS_ACTION.lower(), ""))
     listed = sum(
@@ -367,7 +382,7 @@ def check_brief(
     hit = max((max(_covers(one, t) for t in a.titles) for a in urgent), default=0.0)
     picked = one.strip("*").strip()[:90]
     detail = f"picked: {picked!r}" if one else f"no {Section.ONE_THING} section"
-    return [
+    checks = [
         Check(f"every created task under {Section.NEEDS_ACTION}", listed, len(created_titles)),
         Check(f"every event of today under {Section.TODAY}", shown, len(today_events)),
         Check(f"{Section.ONE_THING} is among the most urgent", int(hit >= MATCH_F1), 1, detail),
@@ -378,6 +393,16 @@ def check_brief(
             f"{quoted.quoted_taken} task(s) matching a quoted request",
         ),
     ]
+    if quoted.answered_messages:
+        checks.append(
+            Check(
+                "nothing taken from asks answered later",
+                quoted.answered_messages - quoted.answered_bad,
+                quoted.answered_messages,
+                f"{quoted.answered_taken} task(s) matching an answered ask",
+            )
+        )
+    return checks
 
 
 # --- agreement between the two labelling passes ---------------------------------------------------
