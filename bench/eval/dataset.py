@@ -34,7 +34,8 @@ twelfth author's, a boutique hotel general manager's week, scored once) and `bli
 (helper `wb13`'s, a dairy farm and creamery owner's week, scored once), `blind14/` (a
 fourteenth author's, a public radio station general manager's week, scored once) and
 `quiet16/` (helper `wq16`'s, another public radio station general manager's quiet week, scored
-once). `load()` never reads them; only `load_held(name)` does, and the scorer runs
+once) and `blind15/` (helper `wb15`'s, a Vermont ski area general manager's week before opening
+day, not yet scored). `load()` never reads them; only `load_held(name)` does, and the scorer runs
 each as a morning of its own, so none is mixed into the set's figures.
 """
 
@@ -75,6 +76,7 @@ QUIET14_DIR = ROOT / "quiet14"
 BLIND13_DIR = ROOT / "blind13"
 QUIET15_DIR = ROOT / "quiet15"
 QUIET16_DIR = ROOT / "quiet16"
+BLIND15_DIR = ROOT / "blind15"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -106,7 +108,7 @@ INBOX_FIELDS = (
 SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
-    "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16",
+    "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
     "precision",
 )  # fmt: skip
 
@@ -406,6 +408,20 @@ HELD_OUT = (
         "four languages) and 23 real asks. A morning of its own (same date, timezone and "
         "calendar).",
         focused=True,
+    ),
+    HeldOut(
+        "blind15",
+        BLIND15_DIR,
+        "Fifteenth blind split (`bench/eval/blind15/`, issue 34, not yet scored)",
+        "Written by a fifteenth author (helper session `wb15`) who did not open the offline "
+        "model's rules, the tools, the followups, dates.py, the tests, RESULTS.md, score.py, "
+        "run.py or any other split's messages, from GUIDE.md, dataset.py, blind8's README and "
+        "issue 34 alone (`blind15/README.md`); a whole morning of another life (the general "
+        "manager of a Vermont ski area in the week before opening day: snowmaking, lift "
+        "inspections, seasonal hiring, pass sales, the ski school, an Austrian lift maker's "
+        "technician, a Québec tour operator, a Chilean crew lead, the family and the house), "
+        "154 messages with issue 34's hard classes and four threads Alex answered later "
+        "(`answered`) mixed in. A morning of its own (same date, timezone and calendar).",
     ),
     HeldOut(
         "precision",
