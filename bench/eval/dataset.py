@@ -34,9 +34,10 @@ twelfth author's, a boutique hotel general manager's week, scored once) and `bli
 (helper `wb13`'s, a dairy farm and creamery owner's week, scored once), `blind14/` (a
 fourteenth author's, a public radio station general manager's week, scored once) and
 `quiet16/` (helper `wq16`'s, another public radio station general manager's quiet week, scored
-once) and `blind15/` (helper `wb15`'s, a Vermont ski area general manager's week before opening
-day, not yet scored). `load()` never reads them; only `load_held(name)` does, and the scorer runs
-each as a morning of its own, so none is mixed into the set's figures.
+once), `blind15/` (helper `wb15`'s, a Vermont ski area general manager's week before opening
+day, not yet scored) and `quiet17/` (helper `wq17`'s, an independent bookshop-and-café owner's
+quiet week, not yet scored). `load()` never reads them; only `load_held(name)` does, and the
+scorer runs each as a morning of its own, so none is mixed into the set's figures.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ BLIND13_DIR = ROOT / "blind13"
 QUIET15_DIR = ROOT / "quiet15"
 QUIET16_DIR = ROOT / "quiet16"
 BLIND15_DIR = ROOT / "blind15"
+QUIET17_DIR = ROOT / "quiet17"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -109,6 +111,7 @@ SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
+    "quiet17",
     "precision",
 )  # fmt: skip
 
@@ -422,6 +425,21 @@ HELD_OUT = (
         "technician, a Québec tour operator, a Chilean crew lead, the family and the house), "
         "154 messages with issue 34's hard classes and four threads Alex answered later "
         "(`answered`) mixed in. A morning of its own (same date, timezone and calendar).",
+    ),
+    HeldOut(
+        "quiet17",
+        QUIET17_DIR,
+        "Quiet split quiet17 (`bench/eval/quiet17/`, issue 34's false tasks, not yet scored)",
+        "Written by helper session `wq17`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`quiet17/README.md`); another life (the owner of an independent bookshop with a café "
+        "in a Maine college town), 161 messages, 134 in fyi and automated asking Alex nothing "
+        "(staff broadcasts with polite imperatives, confidentiality, the sender's own promise, "
+        "asks to others with Alex in Cc, calendar updates, forwards, list posts with "
+        "`list_id`, automated mail, in four languages), three asks Alex answered later, and 22 "
+        "messages with real asks. A morning of its own (same date, timezone and calendar).",
+        focused=True,
     ),
     HeldOut(
         "precision",
