@@ -35,8 +35,8 @@ twelfth author's, a boutique hotel general manager's week, scored once) and `bli
 fourteenth author's, a public radio station general manager's week, scored once) and
 `quiet16/` (helper `wq16`'s, another public radio station general manager's quiet week, scored
 once), `blind15/` (helper `wb15`'s, a Vermont ski area general manager's week before opening
-day, not yet scored) and `quiet17/` (helper `wq17`'s, an independent bookshop-and-café owner's
-quiet week, not yet scored). `load()` never reads them; only `load_held(name)` does, and the
+day, scored once) and `quiet17/` (helper `wq17`'s, an independent bookshop-and-café owner's
+quiet week, scored once). `load()` never reads them; only `load_held(name)` does, and the
 scorer runs each as a morning of its own, so none is mixed into the set's figures.
 """
 
@@ -415,7 +415,7 @@ HELD_OUT = (
     HeldOut(
         "blind15",
         BLIND15_DIR,
-        "Fifteenth blind split (`bench/eval/blind15/`, issue 34, not yet scored)",
+        "Fifteenth blind split (`bench/eval/blind15/`, issue 34, scored once)",
         "Written by a fifteenth author (helper session `wb15`) who did not open the offline "
         "model's rules, the tools, the followups, dates.py, the tests, RESULTS.md, score.py, "
         "run.py or any other split's messages, from GUIDE.md, dataset.py, blind8's README and "
@@ -429,7 +429,7 @@ HELD_OUT = (
     HeldOut(
         "quiet17",
         QUIET17_DIR,
-        "Quiet split quiet17 (`bench/eval/quiet17/`, issue 34's false tasks, not yet scored)",
+        "Quiet split quiet17 (`bench/eval/quiet17/`, issue 34's false tasks, scored once)",
         "Written by helper session `wq17`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
