@@ -181,6 +181,56 @@ def test_one_sources_thread_id_joins_a_reply_to_fewer_people_than_the_ask() -> N
                                  position="")).thread_id is None  # fmt: skip
 
 
+def test_a_later_message_quoting_my_reply_settles_what_came_before_it() -> None:
+    """My reply is not in the window (sent from a phone), but Bob's next message quotes it:
+    his first ask was answered; what he asks anew is not, and a quote of someone else's, or
+    of mine only deeper in the chain, settles nothing."""
+    ask = record(raw("q1@x", body="Can you confirm Thursday at 7?", when=days_ago(4)))
+
+    def later(quoted_from: str, *, deeper: bool = False) -> Record:
+        chain = f"On Tue, Nov 17, 2026, {quoted_from} wrote:\n> Yes, Thursday at 7 works.\n"
+        if deeper:
+            chain = "On Tue, Nov 17, 2026, Carol <carol@example.net> wrote:\n> Fine.\n>\n> " + chain
+        body = "Thanks! One more: could you send the hotel booking by Friday?\n\n" + chain
+        return record(raw("q2@x", subject="Re: Budget", body=body, when=days_ago(2),
+                          reply_to="q1@x", refs="<q1@x>"))  # fmt: skip
+
+    mine = later("Alex Doe <alex@example.org>")
+    out = follow(ask, mine)
+    assert out.answered == (ask.key,)  # type: ignore[attr-defined]
+    assert [i.subject for i in out.owed] == ["Re: Budget"]  # type: ignore[attr-defined]
+    for other in (
+        later("Carol <carol@example.net>"),
+        later("Alex <alex@example.org>", deeper=True),
+    ):
+        assert follow(ask, other).answered == ()  # type: ignore[attr-defined]
+
+
+def test_a_cut_short_reply_is_read_whole_for_the_quote_it_holds() -> None:
+    from dataclasses import replace
+
+    ask = record(raw("q1@x", body="Can you confirm Thursday at 7?", when=days_ago(4)))
+    body = ("Great, see you then.\n\nOn Tue, Nov 17, 2026, Alex Doe <alex@example.org> wrote:\n"
+            "> Yes, Thursday at 7 works.\n")  # fmt: skip
+    whole = record(raw("q2@x", subject="Re: Budget", body=body, when=days_ago(2),
+                       reply_to="q1@x", refs="<q1@x>"))  # fmt: skip
+    cut = replace(whole, text="Great, see you then.", whole=False)
+    asked: list[str] = []
+
+    def read(message: object) -> str:
+        asked.append(message.key)  # type: ignore[attr-defined]
+        return body
+
+    window = Window(ME, NOW, dt.UTC)
+    assert build_followups([ask, cut], window).answered == ()
+    assert build_followups([ask, cut], window, read=read).answered == (ask.key,)
+    assert asked == [whole.key]
+    # Nothing older of others' to settle: the lone reply is not read.
+    asked.clear()
+    build_followups([cut], window, read=read)
+    assert asked == []
+
+
 def test_normalised_subject_strips_prefixes_and_list_tags() -> None:
     assert normalise_subject("Re: AW: SV: Fwd: [team]  Budget Draft") == "budget draft"
     assert normalise_subject("RE[2]: Fw: x") == "x"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -202,15 +203,59 @@ def unanswered(thread: Thread) -> list[str]:
     return out
 
 
-def answered(thread: Thread) -> list[str]:
-    """The mail keys of the messages others wrote that a later message of the user's follows:
-    what they asked is not a new request (newest first)."""
+def answered(
+    thread: Thread,
+    me: Me | None = None,
+    read: Callable[[ThreadMessage], str | None] | None = None,
+    reads: list[int] | None = None,
+) -> list[str]:
+    """The mail keys of the messages others wrote that a later message of the user's follows
+    (in the window, or quoted by a later message: `quotes_my_reply`): what they asked is not
+    a new request (newest first). A later message listed cut short is read whole with `read`
+    to see what it quotes, only where that can settle an older one, while `reads` (a one-item
+    counter shared over the window) stays under MAX_QUOTE_READS."""
     out, later_mine = [], False
-    for message in thread.messages:
+    messages = thread.messages
+    for n, message in enumerate(messages):
         later_mine = later_mine or message.from_me
         if later_mine and not message.from_me and not bulk(message):
             out.append(message.key)
+        if me is None or later_mine or message.from_me:
+            continue
+        if not any(not m.from_me and not bulk(m) for m in messages[n + 1 :]):
+            continue  # nothing older of others' for a quoted reply to settle
+        text = message.text
+        if message.cut and read is not None and reads is not None and reads[0] < MAX_QUOTE_READS:
+            reads[0] += 1
+            text = read(message) or text
+        if quotes_my_reply(text, me):
+            later_mine = True  # what came before the reply it quotes was answered
     return out
+
+
+MAX_QUOTE_READS = 50  # others' cut-short replies read whole, per window, for what they quote
+_ADDRESS_IN = re.compile(r"[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
+_HEADER_ROWS = 5  # an Outlook block's From/Sent/To lines under its "Original Message" rule
+
+
+def quotes_my_reply(text: str, me: Me) -> bool:
+    """Whether a message's `text` answers one of the user's: the first quoted message under its own
+    words is introduced by one of the user's addresses ("Am 27.10. schrieb Alex Morgan
+    <alex@...>:", "-----Original Message----- / From: Alex <alex@...>"), so the user replied
+    to the thread before it, though that reply is not in the window (sent from a phone, or no
+    sent folder read). Only the first quote counts: an older message of the user's deeper in
+    the chain says nothing of what came after it."""
+    rows = without_join_blocks(text.splitlines())
+    for n, line in enumerate(rows):
+        if opens_invitation(rows, n) or not _QUOTE_START.match(line.strip()):
+            continue
+        head: list[str] = []
+        for row in rows[n : n + _HEADER_ROWS + 1]:
+            if head and (not row.strip() or row.lstrip().startswith(">")):
+                break
+            head.append(row)
+        return any(me.matches(a) for a in _ADDRESS_IN.findall(" ".join(head)))
+    return False
 
 
 def bulk(message: ThreadMessage) -> bool:

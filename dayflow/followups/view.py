@@ -134,19 +134,23 @@ def build_followups(
     promised, promises_kept = promises_and_kept(threads, me, tz, read)
     return Followups(
         tuple(threads), tuple(owed), tuple(waiting), since, me, tuple(failures),
-        **_no_requests(threads, me), promised=tuple(promised), promises_kept=tuple(promises_kept),
+        **_no_requests(threads, me, read), promised=tuple(promised),
+        promises_kept=tuple(promises_kept),
     )  # fmt: skip
 
 
-def _no_requests(threads: list[Thread], me: Me) -> dict[str, tuple[str, ...]]:
+def _no_requests(
+    threads: list[Thread], me: Me, read: Reader | None = None
+) -> dict[str, tuple[str, ...]]:
     """The mail keys of what asks nothing new of the user, newest first: others' messages the
     user wrote after, the window's bulk mail (list, bulk or automated) and the user's own mail
     to others found in an inbox (a note to self may well be a task)."""
     when: dict[str, dt.datetime] = {}
     found: dict[str, list[str]] = {name: [] for name in (*NO_REQUESTS, "not_yours")}
+    reads = [0]  # others' cut-short replies read whole for what they quote (`answered`)
     for thread in threads:
         when.update((m.key, m.received_at) for m in thread.messages)
-        found["answered"] += answered(thread)
+        found["answered"] += answered(thread, me, read, reads)
         found["bulk"] += [m.key for m in thread.messages if bulk(m) and not m.from_me]
         found["not_yours"] += [m.key for m in thread.messages if m.outside]
         found["yours"] += [m.key for m in thread.messages if m.from_me and m.in_inbox
