@@ -576,3 +576,40 @@ def test_a_list_of_tips_is_no_task() -> None:
         "- Lower the heating at night.\n- Run the dishwasher full."
     )
     assert found(body, "Your usage") == []
+
+
+# --- a notice to bear in mind, and how to use what is sent, are no task -------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Please take note that the office closes at noon on Friday.",
+        "Our warehouse moves on the 1st. Please take this into account for January orders.",
+        "Photos attached for the announcement. Please credit the photographer (Maren Ott).",
+        "anbei die Pressefotos. Das Copyright liegt bei Maren Ott, bitte den Fotonachweis angeben.",
+        "Veuillez noter que nos bureaux seront fermés du 24 décembre au 4 janvier.",
+        "Merci de tenir compte de ces dates pour vos commandes des fêtes.",
+        "Les rogamos que tengan en cuenta este cambio al hacer sus pedidos de enero.",
+        "Estimados clientes: tomen nota de que el almacén cierra el 24.",
+        "Pub date moved to April 14. I'll update the form on my end, nothing you need to change.",
+    ],
+)
+def test_a_notice_to_bear_in_mind_is_no_task(body: str) -> None:
+    assert found(body, "Notice") == []
+
+
+def test_a_notice_beside_a_real_ask_keeps_the_ask() -> None:
+    body = (
+        "Veuillez noter que l'entrepôt ferme le 24 décembre. "
+        "Merci de m'envoyer le bon de commande signé avant vendredi."
+    )
+    assert [t for t, _ in found(body, "Commande")] == ["Envoyer bon de commande signé à Ilse"]
+
+
+def test_the_noun_bitte_is_no_request_cue_and_the_ask_after_it_is_one() -> None:
+    body = (
+        "danke für die Bestätigung.\n\nEine Bitte noch: Könnten Sie mir bis Freitag die "
+        "Hotelreservierung in Stowe schicken?"
+    )
+    assert [t for t, _ in found(body, "Termin")] == ["Hotelreservierung in Stowe an Ilse schicken"]

@@ -65,7 +65,8 @@ REQUEST_CUES: Lexicon = {
         r"\s*,?",
         r"\b(?:kannst|könntest|koenntest|würdest|wuerdest)\s+du(?:\s+(?:bitte))*",
         r"\b(?:können|könnten|koennten|würden)\s+sie(?:\s+(?:bitte))*",
-        r"\bbitte",
+        # not the noun: "eine Bitte noch:", "meine letzte Bitte", "eine weitere Bitte"
+        r"\b(?<!eine\s)(?<!tzte\s)(?<!tere\s)(?<!sere\s)(?<!roße\s)(?<!weite\s)bitte",
         r"\b(?:magst|möchtest)\s+du(?:\s+bitte)?",
         # "Wir bitten um Ihre Rückmeldung bis zum 6. November": a formal plea for a thing
         r"\b(?:wir|ich)\s+(?:bitten|bitte)\s+(?:sie\s+)?um(?=\s+(?:ihre|deine|eure|eine|einen|die|den|das)\b)",
@@ -186,6 +187,11 @@ CONDUCT: Lexicon = {
         r"keep\s+(?:the|this|that|our|your|all)\s+(?:\S+\s+){0,3}?(?:tidy|clean|neat|shut|closed"
         r"|locked|quiet|dry|low)\b",
         r"keep\s+(?:this|the)\s+(?:e-?mail|message|receipt|confirmation|letter)\b",
+        # a notice to bear in mind, and how to use what is sent: "please take note that the
+        # office closes at noon", "please credit the photographer"
+        r"take\s+(?:careful\s+|good\s+)?note\s+(?:that|of)\b",
+        r"take\s+(?:this|these|it|that|them)\s+into\s+account\b",
+        r"credit\s+(?:the\s+)?(?:photographers?|artists?|illustrators?|authors?|source)\b",
     ),
     "de": (
         r"(?:heißt|heiß|heißen\s+sie)\s[^.!?]{0,60}?\bwillkommen\b",
@@ -197,6 +203,9 @@ CONDUCT: Lexicon = {
         r"(?:entschuldig\w*|gedulde\w*|planen\s+sie\s+entsprechend)\b",
         r"(?:fahrt|fahren\s+sie)\s+(?:bitte\s+)?(?:vorsichtig|langsam)\b",
         r"(?:bewahr\w*|heb\w*)\s+(?:sie\s+)?(?:diese|die)\s+(?:e-?mail|nachricht|bestätigung)\b",
+        # "bitte den Fotonachweis angeben", "bitte die Quelle nennen": how to use what is sent
+        r"(?:den\s+|die\s+)?(?:(?:foto|bild)(?:nachweis|credit)\w*|quelle|urheber\w*)\s+"
+        r"(?:angeben|nennen|beachten|vermerken)\b",
     ),
     "fr": (
         r"(?:soyez|sois|d'être)\s+(?:très\s+)?(?:prudents?|patients?|vigilants?|attentifs?|discrets?"
@@ -212,6 +221,13 @@ CONDUCT: Lexicon = {
         r"(?:roulez|rouler)\s+(?:prudemment|lentement|doucement)\b",
         r"(?:conservez|conserver|gardez|garder)\s+(?:ce|cet|cette)\s+(?:e-?mail|mail|courriel"
         r"|message|confirmation|reçu)\b",
+        # a notice: "veuillez noter que nos bureaux seront fermés", "merci de tenir compte de
+        # ces dates", "prenez bonne note"; and "merci de citer le photographe"
+        r"not(?:er|ez|e)\s+(?:bien\s+)?que\b",
+        r"(?:tenir|tenez|tiens)\s+compte\b",
+        r"(?:prendre|prenez|prends)\s+(?:bonne\s+)?note\b",
+        r"(?:mentionner|mentionnez|citer|citez|indiquer|indiquez)\s+(?:le\s+|la\s+)?(?:crédit"
+        r"|photographe|source)\b",
     ),
     "es": (
         r"(?:tengan|tenga|ten|tened)\s+(?:mucho\s+|un\s+poco\s+de\s+)?(?:cuidado|paciencia"
@@ -223,6 +239,11 @@ CONDUCT: Lexicon = {
         r"(?:disculpe\w*|perdone\w*|tenga\w*\s+paciencia|conduzcan?\s+con\s+(?:cuidado|precaución)"
         r"|planifique\w*\s+en\s+consecuencia)\b",
         r"(?:conserve\w*|guarde\w*)\s+(?:este|esta)\s+(?:correo|mensaje|confirmación|recibo)\b",
+        # a notice: "les rogamos que tengan en cuenta este cambio", "tomen nota de que ..."
+        r"(?:tengan|tenga|ten|tener|tened)\s+(?:muy\s+)?(?:en\s+cuenta|presente)\b",
+        r"(?:tomen|tome|toma|tomar|tomad)\s+(?:buena\s+)?nota\b",
+        r"(?:citar|citen|cite|mencionar|mencionen|indicar|indiquen)\s+(?:el\s+)?(?:crédito"
+        r"|la\s+fuente|al\s+fotógrafo)\b",
     ),
 }
 

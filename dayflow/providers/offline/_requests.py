@@ -56,8 +56,10 @@ from dayflow.providers.offline._titles import (
 
 # What a note for information and a sentence that all is clear both say, in four languages.
 _JUST_INFO = alternation(("zur info", "pour info", "para tu información", "solo para informarte"))
-_NOTHING_TO_DO = alternation(
-    ("nothing you need to do", "you don't need to do anything", "ihr müsst nichts", "rien à faire")
+_NOTHING_TO_DO = (
+    alternation(("you don't need to do anything", "ihr müsst nichts", "rien à faire"))
+    # "nothing you need to do", "nothing you have to change on your end"
+    + r"|nothing\s+(?:(?:else|more)\s+)?(?:that\s+)?(?:you|u)\s+(?:need|have)\s+to\s+\w+"
 )
 _FYI = re.compile(
     rf"\bfyi\b|\bno action\b|nothing (?:is )?needed|{_NOTHING_TO_DO}|{_JUST_INFO}"
