@@ -206,6 +206,26 @@ def test_a_later_message_quoting_my_reply_settles_what_came_before_it() -> None:
         assert follow(ask, other).answered == ()  # type: ignore[attr-defined]
 
 
+def test_a_reply_that_only_asks_a_question_back_answers_nothing() -> None:
+    """ "Which two - Devin and Marisol, or Pete too?": the user's reply, in the window or
+    quoted in the next message, asks back; the ask it replies to is still open."""
+    ask = record(raw("q1@x", body="Please send me your notes on the two candidates.",
+                     when=days_ago(4)))  # fmt: skip
+    back = raw("r1@y", sender=ALEX, to=BOB, subject="Re: Budget", when=days_ago(3),
+               body="Hi Bob,\n\nWhich two - Devin and Marisol, or Pete too?\n\nAlex",
+               reply_to="q1@x", refs="<q1@x>")  # fmt: skip
+    assert follow(ask, record(back, sent=True)).answered == ()  # type: ignore[attr-defined]
+    quoting = raw("q2@x", subject="Re: Budget", when=days_ago(2), reply_to="r1@y",
+                  refs="<q1@x> <r1@y>",
+                  body="Devin and Marisol.\n\nOn Mon, Alex Doe <alex@example.org> wrote:\n"
+                       "> Which two - Devin and Marisol, or Pete too?\n")  # fmt: skip
+    assert follow(ask, record(quoting)).answered == ()  # type: ignore[attr-defined]
+    done = raw("r2@y", sender=ALEX, to=BOB, subject="Re: Budget", when=days_ago(3),
+               body="Hi Bob,\n\nNotes attached. Any questions?\n\nAlex", reply_to="q1@x",
+               refs="<q1@x>")  # fmt: skip
+    assert follow(ask, record(done, sent=True)).answered == (ask.key,)  # type: ignore[attr-defined]
+
+
 def test_a_cut_short_reply_is_read_whole_for_the_quote_it_holds() -> None:
     from dataclasses import replace
 

@@ -217,7 +217,7 @@ def answered(
     out, later_mine = [], False
     messages = thread.messages
     for n, message in enumerate(messages):
-        later_mine = later_mine or message.from_me
+        later_mine = later_mine or (message.from_me and not asks_back_only(message.text))
         if later_mine and not message.from_me and not bulk(message):
             out.append(message.key)
         if me is None or later_mine or message.from_me:
@@ -233,18 +233,37 @@ def answered(
     return out
 
 
+_SENTENCES = re.compile(r"[^.?!]+[.?!]*")
+_GREETING_OR_NAME = re.compile(r"^\s*(?:[\w'.-]+\s*){0,3},\s*$|^\s*[-–—]?\s*(?:[\w'.-]+\s*){1,3}$")
+# Where a reply's own words end in a listing that runs its lines together.
+_OWN_END = re.compile(r"\s>\s|\bOn\s[^\n]{0,120}?wrote:|\bsent from my\b", re.IGNORECASE)
+
+
+def asks_back_only(text: str) -> bool:
+    """Whether the user's message only asks a question back ("Which two - Devin and Marisol,
+    or Pete too?"): every sentence of its own words a question. It answers nothing, so what
+    it replies to is still asked."""
+    words = _OWN_END.split(own_words(text), maxsplit=1)[0]
+    # its greeting ("Hi Becca,") and its signature ("Alex", "- A") say nothing
+    rows = [r for r in words.splitlines() if r.strip() and not _GREETING_OR_NAME.match(r)]
+    words = " ".join(rows)
+    sentences = [m.group(0).strip() for m in _SENTENCES.finditer(words) if m.group(0).strip()]
+    return bool(sentences) and all(s.endswith("?") for s in sentences)
+
+
 MAX_QUOTE_READS = 50  # others' cut-short replies read whole, per window, for what they quote
 _ADDRESS_IN = re.compile(r"[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
 _HEADER_ROWS = 5  # an Outlook block's From/Sent/To lines under its "Original Message" rule
 
 
 def quotes_my_reply(text: str, me: Me) -> bool:
-    """Whether a message's `text` answers one of the user's: the first quoted message under its own
-    words is introduced by one of the user's addresses ("Am 27.10. schrieb Alex Morgan
+    """Whether a message's `text` answers one of the user's: the first quoted message under
+    its own words is introduced by one of the user's addresses ("Am 27.10. schrieb Alex Morgan
     <alex@...>:", "-----Original Message----- / From: Alex <alex@...>"), so the user replied
     to the thread before it, though that reply is not in the window (sent from a phone, or no
     sent folder read). Only the first quote counts: an older message of the user's deeper in
-    the chain says nothing of what came after it."""
+    the chain says nothing of what came after it, and a reply that only asks a question back
+    (`asks_back_only`) answers nothing."""
     rows = without_join_blocks(text.splitlines())
     for n, line in enumerate(rows):
         if opens_invitation(rows, n) or not _QUOTE_START.match(line.strip()):
@@ -254,7 +273,15 @@ def quotes_my_reply(text: str, me: Me) -> bool:
             if head and (not row.strip() or row.lstrip().startswith(">")):
                 break
             head.append(row)
-        return any(me.matches(a) for a in _ADDRESS_IN.findall(" ".join(head)))
+        if not any(me.matches(a) for a in _ADDRESS_IN.findall(" ".join(head))):
+            return False
+        said = []  # the quoted reply's own words: up to the next quote it holds
+        for row in rows[n + len(head) :]:
+            plain = row.lstrip("> ").strip()
+            if _QUOTE_START.match(plain):
+                break
+            said.append(plain)
+        return not asks_back_only("\n".join(said))
     return False
 
 
