@@ -132,6 +132,9 @@ def test_promises_of_each_form_with_the_shared_date_reading(
         "I'll let you know if anything changes.",
         "If you need it, I'll send the file tonight.",
         "Can I bring a friend?",
+        "I'll send it tomorrow?",
+        "Should I send it, or will you?",
+        "Will you send the deck tomorrow?",
         "The vendor, who is late, will send the quote Friday.",
         "Ich werde morgen nicht im Büro sein.",
         "Wenn du willst, schicke ich dir das.",
@@ -144,6 +147,19 @@ def test_promises_of_each_form_with_the_shared_date_reading(
 )
 def test_a_refusal_an_absence_a_condition_or_a_question_is_no_promise(text: str) -> None:
     assert _open(_msg(f"Hi Hana. {text}")) == []
+
+
+def test_a_promise_then_a_question_and_one_without_i_are_promises() -> None:
+    """ "I'll pick up Lily at 3 tomorrow, you do dinner?": the promise opens it, only its
+    last clause asks; "Will go through X tonight and send you my comments": no "I", the verb
+    of doing after what is gone through first."""
+    assert _open(_msg("I'll pick up Lily at 3 tomorrow, you do dinner?")) == [
+        ("Pick up Lily at 3", "2026-11-19", "implied")
+    ]
+    ((what, due, _),) = _open(
+        _msg("Hana,\n\nWill go through the price list variance tonight and send you my notes.")
+    )
+    assert what.startswith("Go through price list variance") and due == "2026-11-18"
 
 
 def test_a_promise_hard_wrapped_over_two_lines_is_read_whole_with_its_date() -> None:

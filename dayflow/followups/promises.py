@@ -76,7 +76,10 @@ _CUES_EN = (
     # "I can" and a verb of the list; or no "I" after a greeting ("Tom, will get you ...")
     r"\bI(?:'ll|\s+will|\s+shall|'m\s+going\s+to|\s+am\s+going\s+to|\s+can)"
     rf"(?!\s+(?:not|never)\b)\s+(?:\w+\s+){{0,2}}?{_VERBS_EN}",
-    rf"^(?:(?:[\w'.]+\s*){{1,3}}[,:-]\s*)?will\s+(?:\w+\s+)?{_VERBS_EN}",
+    # ... and its verb after what it goes through first: "Will go through the variance
+    # tonight and send you my comments first thing tomorrow"
+    rf"^(?:(?:[\w'.]+\s*){{1,3}}[,:-]\s*)?will\s+(?!you\b|u\b|it\b|that\b|this\b)"
+    rf"(?:[^\s.!?]+\s+){{0,8}}?(?:and\s+)?{_VERBS_EN}",
     r"\blet\s+me\s+(?:check|look|find\s+out|confirm|get\s+back|revert)\b",
 )
 _CUES_OTHER = (
@@ -246,11 +249,13 @@ def _promise(thread: Thread, m: ThreadMessage, text: str, me: Me, tz: dt.tzinfo)
     for found in SENTENCE.finditer(_unwrapped(own_words(text))):
         sentence = " ".join(found.group(0).split())
         cue = _PROMISE.search(sentence)
-        if cue is None or "?" in sentence or _CONDITION.search(sentence):
+        if cue is None or _CONDITION.search(sentence) or _asked(sentence, cue.start()):
             continue
         if _REFUSAL.search(sentence) and not _PROMISE_EN.fullmatch(cue.group(0)):
             continue
         words = _CLAUSE_END.split(sentence[cue.start() :], maxsplit=1)[0].rstrip(".!")
+        if "?" in words:  # "I'll pick up Lily at 3 tomorrow, you do dinner?": not the question
+            words = re.split(r",\s|;\s|\s[-–—]\s", words, maxsplit=1)[0]
         for n, clause in enumerate(_clauses(_GREETING.sub("", words.lstrip(",;: ")))):
             due, kind, phrase = _due(clause, sent)
             what = imperative(clause, phrase, name)[:MAX_WHAT]
@@ -261,6 +266,15 @@ def _promise(thread: Thread, m: ThreadMessage, text: str, me: Me, tz: dt.tzinfo)
                         m.received_at)
             )  # fmt: skip
     return out[:MAX_PER_MESSAGE]
+
+
+def _asked(sentence: str, cue: int) -> bool:
+    """Whether a sentence with a promise's cue is a question: but "I'll pick up Lily at 3
+    tomorrow, you do dinner?" opens with the promise, and only its last clause asks."""
+    if "?" not in sentence:
+        return False
+    head = re.split(r",\s|;\s|\s[-–—]\s", sentence[cue:], maxsplit=1)
+    return cue > 0 or len(head) == 1 or "?" in head[0]
 
 
 def _clauses(words: str) -> list[str]:
