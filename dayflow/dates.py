@@ -122,7 +122,7 @@ _SOON = (
     r"|au\s+plus\s+vite|lo\s+antes\s+posible|cuanto\s+antes|urgente"
     # "Can you join the bridge now?", "Need you on the bridge now to decide": now, of the ask
     # (not "for now", "by now", "until now", nor a statement's "The kiln is fixed now.")
-    r"|(?<!\bfor\s)(?<!\bby\s)(?<!\buntil\s)(?<!\bfrom\s)(?:right\s+)?now(?=\s*(?:[?!]|$)|\s+to\s)"
+    r"|(?<!\bfor\s)(?<!\bby\s)(?<!\buntil\s)(?<!\bfrom\s)(?:right\s+)?now(?=\s*(?:[?!]|$)|\s+to\s|,?\s+(?:please|pls)\b)"
     r"|(?:jetzt|maintenant|ahora)(?=\s*(?:\?|$))"
 )
 _TIMED = rf"(?:{_TIME}\s+(?:on\s+|am\s+|le\s+|el\s+)?)?"

@@ -10,6 +10,7 @@ import pytest
 
 from dayflow.providers.offline._reading import body_actions, listed_actions
 from dayflow.providers.offline._sentences import sentences, spoken_to, without_signoff
+from tests.offline_mail import found
 
 WED = "2026-10-28T10:00:00-04:00"
 
@@ -723,3 +724,69 @@ def test_a_command_a_dash_and_a_clause_of_its_own_are_two_sentences() -> None:
     ]
     assert len(sentences("The lot is flooded - I need your OK.")) == 1
     assert len(sentences("Call me ASAP - about the lot.")) == 1
+
+
+# --- issue 34, blind15/quiet17: forms a scored split found ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "subject", "want"),
+    [
+        # a yes asked on a thing, its deadline in the question
+        ("ok to fire up Lower Bvd tonight?", "Lower Bvd",
+         [("Approve firing up Lower Bvd", "2026-11-02")]),
+        ("Mockup for the November window attached. OK to go?", "window",
+         [("Approve Mockup for November window", None)]),
+        ("Final sign-off? https://share.example/lumen/pass-landing-v4", "Pass landing page v4",
+         [("Sign off on Pass landing page v4", None)]),
+        # "now" before a please is the ask's own time
+        ("A contractor fell off the deck roof. Call me now please, I need to know who calls "
+         "his employer.", "injury", [("Call Ilse about injury", "2026-11-02")]),
+        # an obligation said to the reader in Spanish, a clause between
+        ("Le recordamos que, conforme al contrato firmado el 14 de agosto, debe enviarnos el "
+         "pago de la segunda cuota antes del 6 de noviembre.", "Segunda cuota",
+         [("Enviar pago de segunda cuota a Ilse", "2026-11-06")]),
+        ("Hola Alex, tienes que mandarme el contrato firmado antes del viernes.", "Contrato",
+         [("Mandar contrato firmado a Ilse", "2026-11-06")]),
+        # someone else needing "them" by a date dates the ask before it
+        ("¿Podrías enviarme las cartas de oferta firmadas? La embajada las pide antes del "
+         "jueves para la entrevista de la visa.", "Cartas",
+         [("Enviar cartas de oferta firmadas a Ilse", "2026-11-05")]),
+        # a German question clause after the verb: its nouns are the object
+        ("Könnten Sie mir bitte bis Montag bestätigen, welcher Termin bei Ihnen passt?",
+         "Lesung", [("Termin an Ilse bestätigen", "2026-11-09")]),
+        # what a call is for is the same task
+        ("The furnace did the clicking thing again this morning. Can you call Ridgeway "
+         "Heating and get them out for the annual service?", "furnace",
+         [("Call Ridgeway Heating and get them out for annual service", None)]),
+    ],
+)  # fmt: skip
+def test_forms_found_on_a_scored_split(
+    body: str, subject: str, want: list[tuple[str, str | None]]
+) -> None:
+    assert found(body, subject) == want
+
+
+def test_a_list_of_needs_is_dated_by_its_lead_in_and_signs_and_approves() -> None:
+    body = (
+        "Alex,\n\nBefore the state inspection on 11/4 I need from you:\n"
+        "- signature on the annual maintenance certification\n"
+        "- the insurance binder (Glenn has it, I just need a copy)\n"
+        "- OK to bring in two contract mechanics from Stowe for the week\n\nKristin"
+    )
+    assert found(body, "For the state inspection") == [
+        ("Sign annual maintenance certification", "2026-11-04"),
+        ("Send insurance binder to Ilse", "2026-11-04"),
+        ("Approve bringing in two contract mechanics from Stowe for week", "2026-11-04"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Wir kommen am 20. an. No tienes que hacer nada, Lucía ya nos reservó el hotel.",
+        "El informe debe incluir las cifras de octubre.",
+    ],
+)
+def test_no_obligation_of_the_readers_in_spanish(body: str) -> None:
+    assert found(body, "Noviembre") == []

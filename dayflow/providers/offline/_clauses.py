@@ -662,6 +662,9 @@ def _clause(text: str) -> str:
     return clause
 
 
+_CALL_FIRST = re.compile(r"^\W*(?:call|phone|ring|contact|email|e-mail|text|ask)\b", re.IGNORECASE)
+
+
 def _split_and(clause: str) -> list[str]:
     """`update X, and ping Y` or `order X, add Y and set up Z`: one part per verb; not when
     the verb after "and" only takes a pronoun (`sign it and send it back`)."""
@@ -680,6 +683,10 @@ def _split_and(clause: str) -> list[str]:
             )
             and not AND_RETURN.match(" and " + text)
             and not re.match(r"^(?:get|report|circle|come)\s+back|^follow\s+up", text, re.I)
+            # "call Ridgeway Heating and get them out for the service": what the call is for
+            and not (
+                _CALL_FIRST.match(out[-1]) and re.match(r"^\w+\s+(?:them|him|her)\b", text, re.I)
+            )
         ):
             out.append(text)
         else:

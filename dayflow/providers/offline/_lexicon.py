@@ -93,6 +93,12 @@ REQUEST_CUES: Lexicon = {
         r"¿?\s*(?:me\s+)?(?:puedes|podrías|podrias|podría|podria|puede|pueden|podés|podes|podéis"
         r"|podríais)",
         r"\bpor\s+favor,?",
+        # an obligation said to the reader: "tienes que mandarme", "le recordamos que debe
+        # enviarnos el pago" (not "el informe debe incluir": a thing's, in the third person)
+        r"\b(?:(?:le|les|te|os)\s+(?:recordamos|recuerdo)\s+que,?\s+(?:[^,.;]{1,80},\s+)?"
+        r"(?:usted(?:es)?\s+)?(?:debe|deben|tiene\s+que|tienen\s+que)|(?<!\bno\s)usted(?:es)?\s+"
+        r"(?:debe|deben|tiene\s+que|tienen\s+que)|(?<!\bno\s)(?:debes|deberás|tienes\s+que"
+        r"|tendrás\s+que))(?=\s+[a-záéíóú]+(?:ar|er|ir)(?:me|nos|le|les|lo|la|los|las)?\b)",
     ),
 }
 

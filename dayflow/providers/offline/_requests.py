@@ -256,7 +256,8 @@ _ATTACHED_IS = re.compile(
 _PAST = re.compile(
     r"\b(?<!\bbe\s)(?<!\bbeen\s)(?<!\bis\s)(?<!\bare\s)(?<!\bget\s)(?<!\bgot\s)"
     r"(?:(?!\w*eed\b)[a-z]{3,}ed|went|came|broke|left|ran|took|found|saw|told|said|fell"
-    r"|blew|froze|hit|forgot)\b",
+    r"|blew|froze|hit|forgot|did|had|made|caught|began|lost|sent|brought|bought|threw|woke"
+    r"|rang|drove|flew|gave|wrote|spoke|stood|shook|sank|burst|tore|wore|stole|struck|slid)\b",
     re.IGNORECASE,
 )
 _OBLIGED = re.compile(
@@ -299,6 +300,15 @@ _TOPIC = re.compile(r"^\s*(?:topic|subject|sujet|thema|asunto|tema)\s*:\s*(.+)$"
 _POINTER = re.compile(
     r"^(?:both|all|each|these|everything|i'd\s+like|ideally)|\b(?:it|them|these|those)\b", re.I
 )
+# Someone else needing the thing asked for, by its pronoun: "La embajada las pide antes del
+# jueves", "le consulat les demande avant jeudi", "the bank needs them by the 5th": the
+# deadline is the ask's, however long the sentence.
+_THEY_NEED_IT = re.compile(
+    r"\b(?:lo|la|los|las)\s+(?:pide|piden|necesita|necesitan|quiere|quieren|exige|exigen)\b"
+    r"|\b(?:le|la|les)\s+(?:demande|demandent|veut|veulent|exige|exigent)\b"
+    r"|\b(?:needs?|wants?|asks?\s+for|requires?)\s+(?:it|them)\b",
+    re.I,
+)
 # A terse ask for news ("any updates?", "¿novedades?"), and one for a decision ("y/n?").
 _NEWS = any_phrase(
     ("eta", "status", "update", "any update", "any updates", "any news", "progress", "news",
@@ -320,10 +330,12 @@ _THOUGHTS = ("thoughts", "feedback", "comments", "opinion", "opinions", "wdyt", 
              "ton avis", "votre avis", "meinung",
              "was meinst du", "qué opinas", "¿qué opinas", "opiniones")  # fmt: skip
 _SIGN_OFF = re.compile(
-    r"^(?:(?:your|any)\s+)?(?:sign[- ]?off|approval|ok|okay|go[- ]ahead|green\s+light|freigabe"
-    r"|validation|visto\s+bueno)\s*\?$",
+    r"^(?:(?:your|any)\s+)?(?:final\s+)?(?:sign[- ]?off|approval|ok|okay|go[- ]ahead"
+    r"|green\s+light|freigabe|validation|visto\s+bueno)\s*\?$",
     re.IGNORECASE,
 )
+# "Sign-off?", "Final sign-off?" on its own (not a bare "Ok?", which may only answer)
+_SIGN_OFF_ASKED = re.compile(r"^(?:(?:your|any|final)\s+)*sign[- ]?off\s*\?$", re.IGNORECASE)
 _SHORT_THOUGHTS = re.compile(rf"^(?:{alternation(_THOUGHTS)})\b[^.!]{{0,25}}\??$", re.IGNORECASE)
 
 
@@ -447,6 +459,8 @@ def requests_in(
         if sentence.listed and needs is not None:
             later = found_sentences[n + 1 : n + 1 + _LOOK_AHEAD]
             items = _needed_item(plain, needs, later, sender, received)
+            if list_due is not None:  # "Before the inspection on 11/4 I need from you: - ..."
+                items = [i if i.deadline else replace(i, deadline=list_due) for i in items]
             found += _quoting(items, said[n], "an item of a list of needs")
             needed |= _content(plain)
             continue
@@ -609,7 +623,7 @@ def _all_clear(found: list[Sentence], elsewhere: list[bool], reader: str | None)
 # no?", "Y/N?", "OK to approve?", "Approve?", "Your call?", "Go ahead?"
 _BARE_DECISION = re.compile(
     r"^\W*(?:(?:so,?\s+)?(?:yes\s+or\s+no|y/n|yay\s+or\s+nay|your\s+call|go\s+ahead|ok(?:ay)?"
-    r"(?:\s+(?:to\s+(?:approve|proceed|go\s+ahead|sign|pay)|with\s+(?:you|that)))?"
+    r"(?:\s+(?:to\s+(?:approve|proceed|go(?:\s+ahead)?|sign|pay)|with\s+(?:you|that)))?"
     r"|approve(?:\s+(?:it|this))?|(?:can|shall|should)\s+(?:we|i)\s+(?:approve|proceed|go\s+ahead))"
     r"|ja\s+oder\s+nein|oui\s+ou\s+non|¿?s[ií]\s+o\s+no)\s*\?\s*$",
     re.IGNORECASE,
@@ -619,7 +633,7 @@ _ASKED_TO = re.compile(
 )
 _STATED = re.compile(
     r"^(?P<np>(?:the\s+|our\s+|their\s+|this\s+)?[^.;!?]{3,80}?)\s+(?:is|are|was|were|came|comes"
-    r"|come|costs?|ran|runs|needs?|went|goes)\b",
+    r"|come|costs?|ran|runs|needs?|went|goes|attached|enclosed)\b",
     re.IGNORECASE,
 )
 
@@ -663,6 +677,12 @@ _DUE_STATED = re.compile(
 _ALL_OF_THEM = re.compile(r"\b(?:both|all\s+(?:three|four|of\s+(?:them|these|it))|each)\b", re.I)
 
 
+_SIGNATURE_ON = re.compile(
+    r"^(?:your\s+|a\s+|the\s+)?(?P<kind>signature|sign-?off|approval)\s+(?:on|of|for)\s+(?P<what>.{3,80})$",
+    re.IGNORECASE,
+)
+
+
 def _needed_item(
     item: str, need: str, after: list[Sentence], sender: str, received: dt.date | None
 ) -> list[Found]:
@@ -676,6 +696,19 @@ def _needed_item(
         return [Found(title, deadline, weak) for title, deadline, weak in pieces]
     thing = re.split(r"\s*[(:;]|,\s", item.rstrip(" .!?"))[0]
     decide = _DECIDE_ON.match(thing)
+    # "signature on the annual certification", "OK to bring in two mechanics", "approval
+    # of the budget": a thing to sign or approve, not to send
+    signed, allowed = _SIGNATURE_ON.match(thing), _OK_TO_DO.match(thing + "?")
+    if signed or allowed:
+        if signed:
+            what = strip_articles(signed.group("what"))
+            verb = {"signature": "Sign", "approval": "Approve"}.get(signed.group("kind").lower())
+            title = finish(f"{verb or 'Sign off on'} {what}", sender)
+        else:
+            assert allowed is not None
+            doing = f"{gerund(allowed.group('verb'))} {allowed.group('obj')}"
+            title = finish(f"Approve {doing}", sender)
+        return [Found(title, find_deadline(item, received, lead_only=True))]
     title = finish(
         f"Decide on {decide.group('on')}" if decide else f"Send {thing} to {sender}", sender
     )
@@ -821,6 +854,8 @@ def _carried(
         # it ("the form is on the counter, we have to mail it by the 15th") has its own task
         pointer = _POINTER.search(after)
         if carried and pointer and (pointer.start() == 0 or len(after.split()) <= 12):
+            return carried
+        if carried and _THEY_NEED_IT.search(after[: carried.start]):
             return carried
         # "By tomorrow would be ideal.": a sentence that opens with the deadline is the ask's,
         # and so is one that calls it what suits ("anytime before the 10th would be perfect")
@@ -1108,14 +1143,21 @@ def _terse(
     if out_by:
         title = f"Put {out_by.group('thing')} {out_by.group('way').lower()}"
         return [Found(finish(title, sender), find_deadline(opening, received) or deadline)]
-    leave = _OK_TO_DO.match(words)  # "OK to apply the $1,140 credit to the Nov invoice?"
+    # "OK to apply the $1,140 credit to the Nov invoice?", "ok to fire up Lower Bvd tonight?"
+    # (its deadline taken out of `words` took the question mark with it)
+    leave = _OK_TO_DO.match(words) or _OK_TO_DO.match(body)
     if leave:
-        doing = f"{gerund(leave.group('verb'))} {leave.group('obj')}"
+        obj = leave.group("obj")
+        if deadline is not None:
+            obj = obj.replace(deadline.phrase, "").strip(" ,")
+        doing = f"{gerund(leave.group('verb'))} {obj}"
         return [Found(finish(f"Approve {doing}", sender), deadline)]
     aside = _VERB_ASIDE.match(words)  # "Approve? (cleaning supplies, $412, list attached)"
     if aside and aside.group("verb").lower() in VERBS:
         verb = aside.group("verb").lower()
         return _terse_verb(verb, aside.group("verb"), subj, sender, deadline)
+    if _SIGN_OFF_ASKED.match(_URL.sub("", opening).strip(" .!")):  # "Final sign-off? <link>"
+        return [Found(finish(f"Sign off on {subj}", sender), deadline)]
     if _SHORT_THOUGHTS.match(_URL.sub("", words).strip(" .!")):  # a link, then "thoughts?"
         return [Found(f"Give {sender} thoughts on {subj}", deadline)]
     if _NEED_IT.match(words):

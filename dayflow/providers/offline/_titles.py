@@ -328,6 +328,14 @@ def _looks_german(words: list[str]) -> bool:
     )
 
 
+# An infinitive, then the question it asks to settle: "bestätigen, welcher Termin passt",
+# "mitteilen, ob Sie kommen", "sagen, wann es geht".
+_DE_ASKED = re.compile(
+    r"(?P<verb>[a-zäöü]+en),\s+(?:welche[rsnm]?|ob|wann|wie|was|wer|wo|wohin|wie\s+viele)\b"
+)
+_DE_YOU = frozenset("sie ihnen ihr ihre ihrer ihren euch".split())
+
+
 def _german(words: list[str], sender: str, subject: str) -> str:
     """German word order: the infinitive goes last ("das Budget bis Freitag freigeben")."""
     low = [w.lower().strip(",.") for w in words]
@@ -340,6 +348,10 @@ def _german(words: list[str], sender: str, subject: str) -> str:
     ]
     if not kept:
         return ""
+    asked = _DE_ASKED.match(" ".join(kept[:2]))
+    if asked:  # "bestätigen, welcher Termin bei Ihnen passt": the clause's nouns, the verb last
+        nouns = [w.strip(",.?") for w in kept[2:] if w[:1].isupper() and w.lower() not in _DE_YOU]
+        kept = [*(nouns or [clean_subject(subject)]), asked.group("verb")]
     particle = ""
     if len(kept) > 1 and kept[-1].lower() in _DE_PARTICLES:
         particle = kept.pop().lower()
@@ -381,13 +393,14 @@ def _romance(words: list[str], sender: str) -> list[str]:
     first = words[0]
     low = first.lower()
     to_sender = False
-    if low in {"me", "moi"} and len(words) > 1:
+    if low in {"me", "moi", "nous"} and len(words) > 1:
         words, first, low, to_sender = words[1:], words[1], words[1].lower(), True
     if low.startswith("m'"):
         first, low, to_sender = first[2:], low[2:], True
         words = [first, *words[1:]]
-    spanish = re.fullmatch(r"(\w+?)(?:me|melo|mela)$", low)
-    if spanish and (low.endswith(("arme", "erme", "irme")) or re.search(r"[áéí]", low)):
+    spanish = re.fullmatch(r"(\w+?)(?:me|melo|mela|nos|noslo|nosla)$", low)
+    ending = ("arme", "erme", "irme", "arnos", "ernos", "irnos")
+    if spanish and (low.endswith(ending) or re.search(r"[áéí]", low)):
         base = spanish.group(1)
         base = base.translate(str.maketrans("áéíóú", "aeiou"))
         if not base.endswith(("ar", "er", "ir")):
