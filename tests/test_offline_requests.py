@@ -790,3 +790,37 @@ def test_a_list_of_needs_is_dated_by_its_lead_in_and_signs_and_approves() -> Non
 )
 def test_no_obligation_of_the_readers_in_spanish(body: str) -> None:
     assert found(body, "Noviembre") == []
+
+
+@pytest.mark.parametrize(
+    ("body", "want"),
+    [
+        ("Can we hop on a call today at 2? It's urgent.", [("Call Ilse at 2 today", "2026-11-02")]),
+        ("Können wir heute um 10 Uhr kurz telefonieren? Es ist dringend.",
+         [("Heute um 10 Uhr mit Ilse telefonieren", "2026-11-02")]),
+        ("Pouvons-nous nous appeler aujourd'hui à 10h ? C'est urgent.",
+         [("Appeler Ilse aujourd'hui à 10h", "2026-11-02")]),
+        ("¿Podemos hablar hoy a las 10? Es urgente.",
+         [("Llamar a Ilse hoy a las 10", "2026-11-02")]),
+        # another day: the proposal's answer, its meeting time no deadline
+        ("Can we talk on Thursday at 10?", [("Reply to Ilse about Gearbox", None)]),
+    ],
+)  # fmt: skip
+def test_a_call_proposed_for_today_is_a_call_due_today(
+    body: str, want: list[tuple[str, str | None]]
+) -> None:
+    assert found(body, "Gearbox") == want
+
+
+def test_the_reader_named_by_their_role_is_asked() -> None:
+    body = (
+        "For the rules to go live, the account owner needs to review and approve the rate "
+        "calendar in the portal by 5 pm ET on November 4."
+    )
+    assert found(body, "Rate calendar") == [
+        ("Review and approve rate calendar in portal", "2026-11-04")
+    ]
+    assert [d for _, d in found("They need the owner to call them ASAP.", "Alarm")] == [
+        "2026-11-02"
+    ]
+    assert found("The owner needs to sign the lease, so I've sent it to my landlord.") == []

@@ -312,6 +312,12 @@ def whole_forms(
     sentence: str, subject: str, sender: str, received: dt.date | None
 ) -> list[Piece] | None:
     """A sentence whose whole shape is the request, or None."""
+    call = _TALK.search(sentence)
+    if call and _TODAY.search(sentence):  # "Können wir heute um 10 Uhr telefonieren?"
+        today = find_deadline(_TODAY.search(sentence).group(0), received)  # type: ignore[union-attr]
+        return [(_call_title(call, sentence, sender), today, False)]
+    if call:  # another day: a meeting's time, to answer
+        return [(f"Reply to {sender} about {clean_subject(subject)}", None, False)]
     meet = _MEET.search(sentence)
     if meet:
         title = f"Reply to {sender} about {clean_subject(subject)}"
@@ -325,6 +331,38 @@ def whole_forms(
     if _IT_PASSIVE.match(sentence) and clean_subject(subject) != "this":
         sentence = _IT_PASSIVE.sub(clean_subject(subject) + " ", sentence)
     return _needs(sentence, subject, sender, received) or _owed(sentence, sender, received)
+
+
+# A proposal to talk on the phone, in four languages: "can we hop on a call", "können wir
+# kurz telefonieren", "pouvons-nous nous appeler", "¿podemos hablar?".
+_TALK = re.compile(
+    r"^(?:(?:hey|hi|hello|so|also|ok|okay)\s*[,!]?\s+)?(?:"
+    r"(?P<en>(?:can|could|shall)\s+we\s+(?:talk|chat|speak|(?:hop|jump|get)\s+on\s+a\s+(?:quick\s+)?"
+    r"(?:call|phone\s+call)|do\s+a\s+(?:quick\s+)?call))"
+    r"|(?P<de>(?:können|könnten)\s+wir\s+(?:[^\s?.!]+\s+){0,6}?(?:telefonieren|sprechen|reden))"
+    r"|(?P<fr>(?:pouvons-nous|pourrions-nous|(?:est-ce\s+qu')?on\s+(?:peut|pourrait))\s+"
+    r"(?:nous\s+|s')?(?:appeler|parler|téléphoner))"
+    r"|(?P<es>¿?\s*(?:podemos|podríamos)\s+(?:hablar|llamarnos)))\b",
+    re.IGNORECASE,
+)
+_TODAY = re.compile(r"\b(?:today|this\s+(?:morning|afternoon)|heute|aujourd'hui|hoy)\b", re.I)
+_AT_TIME = re.compile(
+    r"\b(?:at|um|à|a\s+las?)\s+\d{1,2}(?:[:.h]\d\d)?\s*(?:am|pm|uhr|h)?(?!\w)", re.IGNORECASE
+)
+
+
+def _call_title(call: re.Match[str], sentence: str, sender: str) -> str:
+    """ "Call Stefan at 10 today", "Heute um 10 Uhr mit Stefan telefonieren", "Appeler
+    Stefan aujourd'hui à 10h", "Llamar a Stefan hoy a las 10"."""
+    at = _AT_TIME.search(sentence)
+    time = f" {at.group(0).strip()}" if at else ""
+    if call.group("de"):
+        return f"Heute{time} mit {sender} telefonieren"
+    if call.group("fr"):
+        return f"Appeler {sender} aujourd'hui{time}"
+    if call.group("es"):
+        return f"Llamar a {sender} hoy{time}"
+    return f"Call {sender}{time} today"
 
 
 def _needs(

@@ -41,6 +41,10 @@ REQUEST_CUES: Lexicon = {
         # "Could I ask you to review it?", "Would love it if you could join the panel"
         r"\b(?:could|can|may)\s+i\s+ask\s+(?:you\s+)?to",
         r"\b(?:(?:i|we)(?:'d|\s+would)\s+|would\s+)love\s+(?:it\s+)?if\s+you\s+(?:could|can|would)",
+        # the reader by the role a service or a caller knows them by: "the account owner
+        # needs to approve the rate calendar", "they need the owner to call them ASAP"
+        r"\bthe\s+account\s+(?:owner|holder|admin(?:istrator)?)\s+(?:needs\s+to|has\s+to|must)",
+        r"\b(?:they|we)\s+need\s+the\s+(?:account\s+)?owner\s+to",
         # "Just a reminder to submit your report by the 5th"
         r"\b(?:just\s+)?a\s+(?:quick\s+|friendly\s+|gentle\s+|kind\s+)?reminder\s+to",
         r"\b(?:any\s+chance|is\s+there\s+any\s+way|do\s+you\s+think)\s+you\s+(?:could|can|would)",
