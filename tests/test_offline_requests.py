@@ -824,3 +824,22 @@ def test_the_reader_named_by_their_role_is_asked() -> None:
         "2026-11-02"
     ]
     assert found("The owner needs to sign the lease, so I've sent it to my landlord.") == []
+
+
+@pytest.mark.parametrize(
+    ("body", "want"),
+    [
+        ("Hola Alex, mándame el informe antes del viernes.",
+         [("Mandar informe a Ilse", "2026-11-06")]),
+        ("¿Cuido a Noor el sábado? Confírmame antes del jueves, porque si no me apunto a un "
+         "turno extra.", [("Confirmar a Ilse", "2026-11-05")]),
+        ("Bonjour Alex, envoie-moi le devis avant vendredi.",
+         [("Envoyer devis à Ilse", "2026-11-06")]),
+        ("Envoyez-moi le devis avant vendredi.", [("Envoyer devis à Ilse", "2026-11-06")]),
+        ("Confirme-moi avant jeudi si tu viens.", [("Confirmer à Ilse si tu viens", "2026-11-05")]),
+    ],
+)  # fmt: skip
+def test_an_imperative_with_its_pronoun_in_spanish_and_french(
+    body: str, want: list[tuple[str, str | None]]
+) -> None:
+    assert found(body, "Hola") == want

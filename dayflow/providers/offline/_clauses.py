@@ -424,16 +424,34 @@ def _spanish_infinitive(rest: str) -> str:
     return ("me " if to_sender else "") + infinitive + rest[found.end() :]
 
 
+# The Spanish imperative with its pronoun on the end: "mándame", "envíanos", "llámeme".
+_ENCLITIC = re.compile(r"^[a-zñ]*[áéíó][a-zñ]*(?:me|nos)$")
+# French familiar imperatives whose infinitive is not the stem and -er.
+_FAMILIAR = {"envoie": "envoyer", "appelle": "appeler", "rappelle": "rappeler",
+             "transmets": "transmettre", "fais": "faire", "dis": "dire"}  # fmt: skip
+
+
 def _bare_clauses(
     sentence: str, listed: bool, subject: str, received: dt.date | None
 ) -> tuple[list[str], bool, str]:
     """A sentence with no cue that asks by its shape: (clauses, weak, topic)."""
+    first = sentence.split(" ", 1)[0].lower().strip(",:")
     let_know = _LET_KNOW.match(sentence)
     if let_know and not _NOT_A_REQUEST.search(sentence):
         return ["tell me " + sentence[let_know.end() :]], True, subject
-    french = re.search(r"\b(\w+)ez-moi\s+", sentence, re.I)
+    french = re.search(r"\b(\w+)ez-(?:moi|nous)\s+", sentence, re.I)
     if french:
         return [french.group(1) + "er moi " + sentence[french.end() :]], False, subject
+    # "envoie-moi le devis", "rappelle-moi": the familiar imperative with its pronoun
+    familiar = re.match(r"^(?P<verb>\w+?)(?:e|s)-(?:moi|nous)\b\s*", sentence, re.I)
+    if familiar and not _NOT_A_REQUEST.match(sentence):
+        verb = _FAMILIAR.get(familiar.group(0).split("-")[0].lower(), familiar.group("verb") + "er")
+        return [f"{verb} moi {sentence[familiar.end() :]}".strip()], False, subject
+    # "Mándame el informe antes del viernes", "Confírmame antes del jueves": the imperative
+    # with its pronoun on the end, accented
+    if _ENCLITIC.match(first) and (listed or find_deadline(sentence, received) or len(
+            sentence.split()) <= 12):  # fmt: skip
+        return [sentence], False, subject
     if let_know:
         return [], False, subject
     also = re.match(r"^(?:and\s+)?(?:also|plus)\s*,?\s+|^and\s+", sentence, re.I)
@@ -443,7 +461,6 @@ def _bare_clauses(
     if reminder and sentence[reminder.end() :].split(" ", 1)[0].lower() in VERBS:
         if listed or find_deadline(sentence, received):  # "Don't forget to call Bo by 5."
             return [sentence[reminder.end() :]], False, subject
-    first = sentence.split(" ", 1)[0].lower().strip(",:")
     # "Timesheets: submit by Friday", "Payroll correction sheet - sign by Friday pls"
     labelled = re.match(r"^([\w' -]{2,40}?)(?::|\s+[-–—]+)\s+(\w+)", sentence)
     colon = re.search(r"\b(?:for you|to do|asks?|things?)\b[^:]{0,60}:\s+(?=(\w+))", sentence, re.I)

@@ -395,6 +395,8 @@ def _romance(words: list[str], sender: str) -> list[str]:
     to_sender = False
     if low in {"me", "moi", "nous"} and len(words) > 1:
         words, first, low, to_sender = words[1:], words[1], words[1].lower(), True
+    elif len(words) > 1 and words[1].lower() in {"moi", "nous"}:  # "envoyer moi le devis"
+        words, to_sender = [words[0], *words[2:]], True
     if low.startswith("m'"):
         first, low, to_sender = first[2:], low[2:], True
         words = [first, *words[1:]]
