@@ -32,12 +32,14 @@ once), `quiet12/` (helper `wq12`'s: a university research lab manager's week),
 `blind11/` (an eleventh author's, a craft brewery's week, scored once), `blind12/` (a
 twelfth author's, a boutique hotel general manager's week, scored once) and `blind13/`
 (helper `wb13`'s, a dairy farm and creamery owner's week, scored once), `blind14/` (a
-fourteenth author's, a public radio station general manager's week, scored once) and
+fourteenth author's, a public radio station general manager's week, scored once),
 `quiet16/` (helper `wq16`'s, another public radio station general manager's quiet week, scored
 once), `blind15/` (helper `wb15`'s, a Vermont ski area general manager's week before opening
-day, scored once) and `quiet17/` (helper `wq17`'s, an independent bookshop-and-café owner's
-quiet week, scored once). `load()` never reads them; only `load_held(name)` does, and the
-scorer runs each as a morning of its own, so none is mixed into the set's figures.
+day, scored once), `quiet17/` (helper `wq17`'s, an independent bookshop-and-café owner's
+quiet week, scored once) and `blind16/` (helper `wb16`'s, a fishing and seafood-processing
+co-operative's operations manager's week, not yet scored). `load()` never reads them; only
+`load_held(name)` does, and the scorer runs each as a morning of its own, so none is mixed into
+the set's figures.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ QUIET15_DIR = ROOT / "quiet15"
 QUIET16_DIR = ROOT / "quiet16"
 BLIND15_DIR = ROOT / "blind15"
 QUIET17_DIR = ROOT / "quiet17"
+BLIND16_DIR = ROOT / "blind16"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -111,7 +114,7 @@ SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
-    "quiet17",
+    "quiet17", "blind16",
     "precision",
 )  # fmt: skip
 
@@ -440,6 +443,21 @@ HELD_OUT = (
         "`list_id`, automated mail, in four languages), three asks Alex answered later, and 22 "
         "messages with real asks. A morning of its own (same date, timezone and calendar).",
         focused=True,
+    ),
+    HeldOut(
+        "blind16",
+        BLIND16_DIR,
+        "Sixteenth blind split (`bench/eval/blind16/`, issue 34, not yet scored)",
+        "Written by helper session `wb16`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`blind16/README.md`); a whole morning of another life (the operations manager of a "
+        "commercial fishing and seafood-processing co-operative on the Oregon coast: boat "
+        "captains, the plant, cold storage, state inspectors, a Spanish-speaking plant crew, a "
+        "French importer, a German buyer, the union steward, the family and the house), 157 "
+        "messages with at least ten in every category that holds asks, issue 34's hard classes "
+        "and four threads Alex answered later. A morning of its own (same date, timezone and "
+        "calendar).",
     ),
     HeldOut(
         "precision",
