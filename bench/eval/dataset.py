@@ -36,10 +36,11 @@ fourteenth author's, a public radio station general manager's week, scored once)
 `quiet16/` (helper `wq16`'s, another public radio station general manager's quiet week, scored
 once), `blind15/` (helper `wb15`'s, a Vermont ski area general manager's week before opening
 day, scored once), `quiet17/` (helper `wq17`'s, an independent bookshop-and-café owner's
-quiet week, scored once) and `blind16/` (helper `wb16`'s, a fishing and seafood-processing
-co-operative's operations manager's week, not yet scored). `load()` never reads them; only
-`load_held(name)` does, and the scorer runs each as a morning of its own, so none is mixed into
-the set's figures.
+quiet week, scored once), `blind16/` (helper `wb16`'s, a fishing and seafood-processing
+co-operative's operations manager's week, not yet scored) and `quiet18/` (helper `wq18`'s, an
+independent game studio executive producer's quiet week, not yet scored). `load()` never reads
+them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
+mixed into the set's figures.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ QUIET16_DIR = ROOT / "quiet16"
 BLIND15_DIR = ROOT / "blind15"
 QUIET17_DIR = ROOT / "quiet17"
 BLIND16_DIR = ROOT / "blind16"
+QUIET18_DIR = ROOT / "quiet18"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -114,7 +116,7 @@ SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
-    "quiet17", "blind16",
+    "quiet17", "blind16", "quiet18",
     "precision",
 )  # fmt: skip
 
@@ -458,6 +460,26 @@ HELD_OUT = (
         "messages with at least ten in every category that holds asks, issue 34's hard classes "
         "and four threads Alex answered later. A morning of its own (same date, timezone and "
         "calendar).",
+    ),
+    HeldOut(
+        "quiet18",
+        QUIET18_DIR,
+        "Quiet split quiet18 (`bench/eval/quiet18/`, issue 34's false tasks, not yet scored)",
+        "Written by helper session `wq18`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`quiet18/README.md`); another life (the executive producer of a 40-person "
+        "independent game studio in Providence in its certification month, with a Québec "
+        "co-developer, a Hamburg publisher, a Madrid QA vendor, a voice agency, a platform's "
+        "developer relations, a family and a house), 157 messages: 132 FYIs and automated "
+        "mail asking Alex nothing (broadcasts with polite imperatives, confidentiality and "
+        "embargoes, the sender's own promise, asks to others with Alex in Cc, forwards, CI and "
+        "crash-report mail, store and platform notices, list posts and digests with "
+        "`list_id`, calendar notices, receipts, in four languages), 3 asks left with nothing "
+        "open (two answered by Alex later in the thread, one only quoted) and 22 real asks "
+        "(one with a second ask Alex answered). A morning of its own (same date, timezone "
+        "and calendar).",
+        focused=True,
     ),
     HeldOut(
         "precision",
