@@ -37,8 +37,8 @@ fourteenth author's, a public radio station general manager's week, scored once)
 once), `blind15/` (helper `wb15`'s, a Vermont ski area general manager's week before opening
 day, scored once), `quiet17/` (helper `wq17`'s, an independent bookshop-and-café owner's
 quiet week, scored once), `blind16/` (helper `wb16`'s, a fishing and seafood-processing
-co-operative's operations manager's week, not yet scored) and `quiet18/` (helper `wq18`'s, an
-independent game studio executive producer's quiet week, not yet scored). `load()` never reads
+co-operative's operations manager's week, scored once) and `quiet18/` (helper `wq18`'s, an
+independent game studio executive producer's quiet week, scored once). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -449,7 +449,7 @@ HELD_OUT = (
     HeldOut(
         "blind16",
         BLIND16_DIR,
-        "Sixteenth blind split (`bench/eval/blind16/`, issue 34, not yet scored)",
+        "Sixteenth blind split (`bench/eval/blind16/`, issue 34, scored once)",
         "Written by helper session `wb16`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
@@ -464,7 +464,7 @@ HELD_OUT = (
     HeldOut(
         "quiet18",
         QUIET18_DIR,
-        "Quiet split quiet18 (`bench/eval/quiet18/`, issue 34's false tasks, not yet scored)",
+        "Quiet split quiet18 (`bench/eval/quiet18/`, issue 34's false tasks, scored once)",
         "Written by helper session `wq18`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
