@@ -613,3 +613,29 @@ def test_the_noun_bitte_is_no_request_cue_and_the_ask_after_it_is_one() -> None:
         "Hotelreservierung in Stowe schicken?"
     )
     assert [t for t, _ in found(body, "Termin")] == ["Hotelreservierung in Stowe an Ilse schicken"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Se ha actualizado la solicitud #4471. Puedes consultar la solicitud en el portal de "
+        "soporte. Este mensaje se ha generado automáticamente; por favor, no respondas.",
+        "Votre demande a été traitée. Vous pouvez consulter votre demande en ligne.",
+        "Je voulais que tu l'apprennes de moi. Merci de garder ça entre nous pour l'instant.",
+        "Perforce will be down Saturday night. Please submit or shelve your work before you "
+        "leave on Friday.",
+        "Tenemos 14 en trámite, pero su coordinadora mencionó que podrían ser 16.",
+    ],
+)
+def test_a_notice_a_permission_and_a_secret_in_three_languages_are_no_task(body: str) -> None:
+    assert found(body, "Notice") == []
+
+
+def test_a_reader_copied_for_visibility_is_asked_nothing() -> None:
+    body = (
+        "Team,\n\nFrom today please log every certification finding under the CERT- project "
+        "in Jira. Lucía, the same applies to your testers.\n\nAlex cc'd for visibility.\n\nLuis"
+    )
+    assert found(body, "CERT- project") == []
+    asked = "Team,\n\nFrom today please log every finding under the CERT- project.\n\nLuis"
+    assert found(asked, "CERT- project") != []

@@ -843,3 +843,30 @@ def test_an_imperative_with_its_pronoun_in_spanish_and_french(
     body: str, want: list[tuple[str, str | None]]
 ) -> None:
     assert found(body, "Hola") == want
+
+
+@pytest.mark.parametrize(
+    ("body", "want"),
+    [
+        ("I need two things from you:\n\n1) Confirm the values on the equipment schedule.\n"
+         "2) Sign the TRIA rejection form.\n\nPlease return both by Nov 13.",
+         [("Confirm values on equipment schedule", "2026-11-13"),
+          ("Sign TRIA rejection form", "2026-11-13")]),
+        ("Three things:\n- forward the price list to Camille\n- OK the 3% volume discount for "
+         "Pike Place Fish, they want an answer by Wednesday",
+         [("Forward price list to Camille", None),
+          ("Approve 3% volume discount for Pike Place Fish", "2026-11-04")]),
+        ("I need you to sign and email the BOL within the hour or he has to leave for his next "
+         "pickup.", [("Sign and email BOL", "2026-11-02")]),
+        ("Alex, can you find out from Camille when they plan to pay?",
+         [("Find out from Camille when they plan to pay", None)]),
+        ("Nos interesaría recibir una oferta. ¿Podrían enviárnosla antes del 13 de noviembre?",
+         [("Enviar Oferta merluza a Ilse", "2026-11-13")]),
+        ("Le agradecería nos confirme antes del 6 de noviembre la orden de compra de las cajas.",
+         [("Confirmar orden de compra de cajas a Ilse", "2026-11-06")]),
+        ("Hola Alex! porfa confírmame si puedes la reunión del jueves.",
+         [("Confirmar a Ilse si puedes la reunión del jueves", None)]),
+    ],
+)  # fmt: skip
+def test_forms_found_on_blind16(body: str, want: list[tuple[str, str | None]]) -> None:
+    assert found(body, "Oferta merluza") == want

@@ -34,7 +34,8 @@ from dayflow.providers.offline._titles import AND_RETURN, VERBS, finish, make_ti
 # The request cues of every language (`_lexicon.REQUEST_CUES`), then the request's words.
 _CUE = re.compile(rf"{cues(REQUEST_CUES)}\s+", re.IGNORECASE)
 _NOT_A_REQUEST = re.compile(
-    r"(?:find|see|note|allow|ignore|disregard|do not|don't|feel free|excuse|forgive|keep in mind"
+    r"(?:find(?!\s+out\b)|see|note|allow|ignore|disregard|do not|don't|feel free|excuse|forgive"
+    r"|keep in mind"
     r"|be (?:aware|advised)|believe|imagine|let (?:me|us) know if (?:you (?:have|need)|anything)"
     r"|contact us|reach out|rate|enjoy|welcome|join us|register now|save|book your spot"
     r"|take care|have (?:a|fun)|get well|arrive|be (?:on time|early)|beachten"
@@ -116,7 +117,8 @@ _CLAUSE_END = re.compile(
     r"|\s(?:so\s+(?:that|i|we)|because|since|if|when|whenever|once"
     r"|quand|lorsque|cuando|wenn|sobald|damit|afin|pour\s+que|para\s+que|je\s+dois|otherwise"
     r"|dès\s+que\s+(?:tu|vous|t')|en\s+cuanto\s+(?:puedas|pueda|tengas|tenga|estés|esté)"
-    r"|or\s+you)\b|\s\(|\)|,\s*(?=[a-z]+\s+(?:is|are|was)\b)|\s[-–—]\s",
+    r"|or\s+you|or\s+(?:else\s+)?(?:he|she|they|we|it|i)(?=\s+\w))\b|\s\(|\)"
+    r"|,\s*(?=[a-z]+\s+(?:is|are|was)\b)|\s[-–—]\s",
     re.IGNORECASE,
 )
 # "tell me if it's a bug": for a question back, "if" opens what to answer, not a condition.
@@ -253,6 +255,8 @@ def in_sentence(
     ):
         sentence = "so " + sentence  # an item of a recap: "- you'll send the quote by Nov 4"
     sentence = _courteous(sentence)
+    if listed:  # "- OK the 3% volume discount for Pike Place": approve it
+        sentence = _OK_THING.sub("approve ", sentence)
     if (
         re.match(r"^(?:if|si|wenn|falls)\s", sentence, re.I)
         and not _POLITE_IF.match(sentence)
@@ -659,6 +663,10 @@ def _base(stem: str) -> str:
     return stem
 
 
+_FIND_OUT = re.compile(r"^(?:find\s+out|check(?:\s+with\s+\S+)?|ask\s+\S+|confirm)\b", re.I)
+_WH = re.compile(r"when|if|whether", re.IGNORECASE)
+
+
 def _clause(text: str) -> str:
     colon = re.match(
         r"^(?:do\s+)?(?:these|this|the following|two things|three things)[^:]{0,40}:\s+", text, re.I
@@ -670,6 +678,9 @@ def _clause(text: str) -> str:
         end = _ASK_END.search(text, ask.end())
     else:
         end = _CLAUSE_END.search(text)
+        # "find out from Camille when they plan to pay": the question is what to find out
+        while end and _FIND_OUT.match(text) and _WH.fullmatch(end.group(0).strip()):
+            end = _CLAUSE_END.search(text, end.end())
     clause = text[: end.start()] if end else text
     # "renew the seats by Friday, the current invoice lapses...": the deadline closes it
     due = find_deadline(clause, None, lead_only=True)
@@ -679,6 +690,9 @@ def _clause(text: str) -> str:
     return clause
 
 
+_OK_THING = re.compile(
+    r"^(?:ok|okay)\s+(?=(?:the|this|that|these|our|a|an|his|her|their|my)\s)", re.IGNORECASE
+)
 _CALL_FIRST = re.compile(r"^\W*(?:call|phone|ring|contact|email|e-mail|text|ask)\b", re.IGNORECASE)
 
 

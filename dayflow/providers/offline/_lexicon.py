@@ -82,7 +82,9 @@ REQUEST_CUES: Lexicon = {
         r"\bmerci\s+de(?:\s+bien\s+vouloir)?(?!\s*(?:votre|vos|ton|ta|tes|la|le|les|cette|ce|l')\b"
         r"|\s+l'|\s+m'avoir)",
         r"\bveuillez",
-        r"\b(?:est-ce\s+que\s+)?(?:tu\s+(?:peux|pourrais|veux\s+bien)|vous\s+(?:pouvez|pourriez))",
+        # not "vous pouvez consulter votre demande en ligne" (you may look it up)
+        r"\b(?:est-ce\s+que\s+)?(?:tu\s+(?:pourrais|veux\s+bien)|vous\s+pourriez)",
+        r"\b(?:est-ce\s+que\s+)?(?:tu\s+peux|vous\s+pouvez)(?=[^.!?]*\?)",
         r"\bn'oublie\s+pas\s+de",
         r"\bpense\s+à",
         r"\b(?:j'ai|j'aurais|on\s+a|nous\s+avons)\s+besoin\s+que\s+(?:tu|vous)",
@@ -92,11 +94,16 @@ REQUEST_CUES: Lexicon = {
     "es": (
         r"\bnecesit(?:o|amos|aría|aria)\s+que",
         r"\b(?:(?:le|te|les|os)\s+)?(?:agradecer(?:í|i)a(?:mos)?|pido|pedimos|ruego|rogamos)\s+que",
+        # "le agradecería nos confirme la orden": the formal plea without its "que"
+        r"\b(?:le|les)\s+agradecer(?:í|i)a(?:mos)?(?=\s+(?:nos|me)\s+[a-záéíóú]+[ae]n?\b)",
         r"\bfavor\s+de",
         # "¿podés revisar...?": the voseo of Argentina and Uruguay, and the plural "podéis"
-        r"¿?\s*(?:me\s+)?(?:puedes|podrías|podrias|podría|podria|puede|pueden|podés|podes|podéis"
-        r"|podríais)",
-        r"\bpor\s+favor,?",
+        # a question, not "Puedes consultar la solicitud en el portal" (you may look it up)
+        r"¿\s*(?:me\s+|nos\s+)?(?:puedes|puede|pueden|podés|podes|podéis|podrían|podrian)"
+        r"|(?:me\s+|nos\s+)?(?:puedes|puede|pueden|podés|podes|podéis|podrían|podrian)"
+        r"(?=[^.!?¡]*\?)",
+        r"¿?\s*(?:me\s+)?(?:podrías|podrias|podría|podria|podríais)",
+        r"\b(?:por\s+favor|porfa|porfis|porfavor),?",
         # an obligation said to the reader: "tienes que mandarme", "le recordamos que debe
         # enviarnos el pago" (not "el informe debe incluir": a thing's, in the third person)
         r"\b(?:(?:le|les|te|os)\s+(?:recordamos|recuerdo)\s+que,?\s+(?:[^,.;]{1,80},\s+)?"
@@ -197,6 +204,10 @@ CONDUCT: Lexicon = {
         r"keep\s+(?:the|this|that|our|your|all)\s+(?:\S+\s+){0,3}?(?:tidy|clean|neat|shut|closed"
         r"|locked|quiet|dry|low)\b",
         r"keep\s+(?:this|the)\s+(?:e-?mail|message|receipt|confirmation|letter)\b",
+        # housekeeping before downtime: "please submit or shelve your work before you leave"
+        r"(?:save|submit|shelve|commit|push|check\s+in|back\s+up|close|log\s+out\s+of"
+        r"|sign\s+out\s+of)(?:\s+or\s+\w+)?\s+(?:all\s+)?(?:your|any)\s+(?:open\s+|unsaved\s+"
+        r"|local\s+|pending\s+)?(?:work|changes|files|documents|sessions?)\b",
         # a notice to bear in mind, and how to use what is sent: "please take note that the
         # office closes at noon", "please credit the photographer"
         r"take\s+(?:careful\s+|good\s+)?note\s+(?:that|of)\b",
@@ -419,6 +430,7 @@ DISCRETION: Lexicon = {
         r"(?:de\s+)?ne\s+(?:l'|le\s+|la\s+|les\s+)?(?:pas\s+)?(?:en\s+)?(?:ébruiter|divulguer)\b",
         r"(?:de\s+)?ne\s+pas\s+(?:en\s+)?(?:parler|diffuser|partager)\b",
         r"(?:que\s+)?(?:cela|ça|ceci)\s+reste\s+entre\s+nous\b",
+        r"(?:garde[rz]?|gardes)\s+(?:cela|ça|ceci|l'info(?:rmation)?|la\s+nouvelle)\s+entre\s+nous\b",
     ),
     "es": (
         # "mantén esto en reserva", "mantengan las cifras del piloto en secreto"

@@ -243,6 +243,7 @@ def triage_all(message: dict[str, Any], user: str | None = None) -> tuple[list[A
     if (
         found
         and found[0].due
+        and message.get("copied") is not True  # only copied: the rest may say whose ask it is
         and not _SEVERAL.search(snippet)
         and not _ask_runs_off(snippet)
         and not _more_to_come(subject, snippet)

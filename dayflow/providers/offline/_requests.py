@@ -65,7 +65,8 @@ _FYI = re.compile(
     rf"\bfyi\b|\bno action\b|nothing (?:is )?needed|{_NOTHING_TO_DO}|{_JUST_INFO}"
     r"|for your information|no (?:need to|reply needed)|no hace falta"
     r"|for (?:visibility|your awareness|your records)|looping you in"
-    r"|keeping you in the loop|cc'?(?:ing|ed)? (?:you|\w+) (?:for|so)\b",
+    r"|keeping you in the loop|cc'?(?:ing|ed)? (?:you|\w+) (?:for|so)\b"
+    r"|\bcc(?:'d|'ed|ed) (?:here )?(?:for|so)\b",  # "Alex cc'd for visibility"
     re.IGNORECASE,
 )
 # "No action is needed from you" said in full in each language: "Aucune action n'est requise de
@@ -90,6 +91,10 @@ _ALL_CLEAR = re.compile(
 )
 _NEWSLETTER = re.compile(
     r"(?m)unsubscribe|you are receiving this|you're getting|manage (?:your )?(?:email )?preferences"
+    # "Este mensaje se ha generado automáticamente", "message généré automatiquement"
+    r"|(?:automatically|auto-)generated|generated automatically|generado automáticamente"
+    r"|mensaje automático|(?:généré|envoyé) automatiquement|message automatique"
+    r"|automatisch (?:generiert|erstellt|versendet|versandt)"
     r"|notification preferences|this is an automated message|replies are not monitored"
     r"|abmelden|se désinscrire|darse de baja|view (?:it )?(?:online|in your browser)"
     r"|all rights reserved|privacy policy|terms of (?:service|use)|©|do not reply to this"
@@ -426,6 +431,8 @@ def requests_in(
     if copied_to is not None and not from_user:  # the reader only in Cc: theirs when named
         copied = addressed_when_copied(found_sentences, copied_to, reader)
         elsewhere = [a or b for a, b in zip(elsewhere, copied, strict=True)]
+    if reader and any(_copied_for_info(x.text, reader) for x in found_sentences):
+        return []  # "Alex cc'd for visibility": the reader is told it is for their information
     if (clear := _all_clear(found_sentences, elsewhere, reader)) is None:
         return []
     done_list, list_due = False, _NO_DEADLINE  # under a "Decisions" heading; a list's date
@@ -435,9 +442,21 @@ def requests_in(
     needed: set[str] = set()  # the words of the needed things listed so far
     pointed: int | None = None  # the paragraph of a "do the following:" over its to-do list
     answering: set[int] = set()  # the sentences that may only ask to answer a question before
+    list_start = 0  # where the tasks of the latest list begin in `found`
     for n, sentence in enumerate(found_sentences):
         if len(found) >= _MAX_FOUND:  # a message asks a few things; the rest is not read
             break
+        if sentence.listed and (n == 0 or not found_sentences[n - 1].listed):
+            list_start = len(found)
+        both = _BOTH_BY.match(spoken_rest(sentence.text)) if n and not sentence.listed else None
+        if both and found_sentences[n - 1].listed and len(found) > list_start:
+            # "1) Confirm the values ... 2) Sign the form ... Please return both by Nov 13.":
+            # the list's deadline, not a task of its own
+            due = find_deadline(both.group("rest"), received, lead_only=True)
+            if due is not None:
+                found[list_start:] = [f if f.deadline else replace(f, deadline=due)
+                                      for f in found[list_start:]]  # fmt: skip
+                continue
         if (
             says_fyi(sentence.text)
             or _BOILERPLATE.search(sentence.text)
@@ -617,6 +636,34 @@ def _all_clear(found: list[Sentence], elsewhere: list[bool], reader: str | None)
     if any(cleared[n] and _ALL_CLEAR.search(s.text) for n, s in enumerate(found[:3])):
         return None
     return any(cleared)
+
+
+# A sentence after a list that dates its items: "Please return both by Nov 13", "send them
+# all back to me before Friday", "I need everything by the 5th".
+_BOTH_BY = re.compile(
+    r"^(?:please\s+|pls\s+|and\s+)?(?:(?:return|send|submit|get)\s+(?:me\s+)?(?:both|all\s+"
+    r"(?:three|four|of\s+them|of\s+these)|them(?:\s+all)?|these|everything)(?:\s+back)?"
+    r"(?:\s+to\s+me)?|(?:i|we)\s+need\s+(?:both|them|all\s+of\s+them|everything))\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_FOR_INFO = (
+    r"(?:for\s+(?:visibility|(?:your\s+)?info(?:rmation)?|awareness|reference|the\s+record)"
+    r"|fyi|so\s+(?:you|he|she|they)(?:'re|\s+are|\s+is)?\s+(?:know|knows|aware|in\s+the\s+loop))"
+)
+
+
+def _copied_for_info(sentence: str, reader: str) -> bool:
+    """Whether a sentence tells that the reader is copied only to know: "Alex cc'd for
+    visibility", "cc'ing Alex so she's aware", "Alex in cc for info"."""
+    name = re.escape(reader)
+    return bool(
+        re.search(
+            rf"\b{name}\b\s+(?:is\s+)?(?:cc(?:'d|'ed|ed)|in\s+cc|copied)\s+(?:here\s+)?{_FOR_INFO}"
+            rf"|\bcc(?:'?ing|'d|ed)?\s+{name}\b\s+(?:here\s+)?{_FOR_INFO}",
+            sentence,
+            re.IGNORECASE,
+        )
+    )
 
 
 # A question that only asks for the reader's yes on what the sentence before it says: "Yes or

@@ -148,6 +148,8 @@ def make_title(clause: str, deadline: Deadline | None, subject: str, sender: str
         return finish(f"{clitic.group('verb').capitalize()} {rest}", sender)
     if _looks_german(words):
         return _about_call(_german(words, sender, subject), sender, subject)
+    if _ENCLITIC_OBJECT.fullmatch(first) and len(words) <= 4:
+        words = [words[0], clean_subject(subject), *words[1:]]  # "enviárnosla": the subject's
     words = _romance(_idiom(words), sender)
     pronoun = len(words) > 1 and _PRONOUN_OBJECT.match(words[1].strip(",."))
     thing = clean_subject(subject)
@@ -388,13 +390,25 @@ _SPANISH_WORDS = frozenset("el los las del al una mi mis tus su sus y para con".
 _FRENCH_WORDS = frozenset("le les du des au aux mon ma mes ton ta tes son sa ses et pour".split())
 
 
+# A Spanish verb with its pronouns on the end, an object among them: "enviárnosla",
+# "mándamelo"; and the present subjunctive of an -ar verb after "nos": "confirme", "indique".
+_ENCLITIC_OBJECT = re.compile(r"[a-záéíóúñ]+?(?:me|nos|se|te)(?:lo|la|los|las)")
+_SUBJUNCTIVE_AR = re.compile(r"([a-záéíóúñ]{3,})e")
+
+
 def _romance(words: list[str], sender: str) -> list[str]:
     """French and Spanish: "me donner X" / "m'envoyer X" / "mándame X" send X to the sender."""
     first = words[0]
     low = first.lower()
     to_sender = False
-    if low in {"me", "moi", "nous"} and len(words) > 1:
+    if low in {"me", "moi", "nous", "nos"} and len(words) > 1:
+        spanish_after = low == "nos" or {w.lower() for w in words[2:]} & _SPANISH_WORDS
         words, first, low, to_sender = words[1:], words[1], words[1].lower(), True
+        subjunctive = _SUBJUNCTIVE_AR.fullmatch(low) if spanish_after else None
+        if subjunctive:  # "(le agradecería) nos confirme la orden": confirmar
+            stem = subjunctive.group(1).translate(str.maketrans("áéíóú", "aeiou"))
+            stem = re.sub(r"qu$", "c", re.sub(r"gu$", "g", stem))
+            words, first, low = [stem + "ar", *words[1:]], stem + "ar", stem + "ar"
     elif len(words) > 1 and words[1].lower() in {"moi", "nous"}:  # "envoyer moi le devis"
         words, to_sender = [words[0], *words[2:]], True
     if low.startswith("m'"):
