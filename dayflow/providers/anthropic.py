@@ -297,7 +297,11 @@ def _deadline_client(
         def send(self, request: Any, *, stream: bool = False, **kw: Any) -> Any:
             deadline = time.monotonic() + seconds
             response = super().send(request, stream=True, **kw)
-            cap_body(response, per_line=stream or None, limit=cap)  # streamed: batch results
+            # A batch's results are JSON lines, capped per line; any other answer is capped
+            # whole (or by its Content-Type). Told by the path, not by `stream`: SDKs from
+            # 2.17 on ask every answer as a stream and read it themselves.
+            results = str(getattr(request.url, "path", "")).endswith("/results")
+            cap_body(response, per_line=True if results else None, limit=cap)
             response.stream = Deadline(response.stream, deadline, request)
             if not stream:
                 try:
