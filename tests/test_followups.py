@@ -226,6 +226,26 @@ def test_a_reply_that_only_asks_a_question_back_answers_nothing() -> None:
     assert follow(ask, record(done, sent=True)).answered == (ask.key,)  # type: ignore[attr-defined]
 
 
+def test_an_answered_message_carries_the_words_of_the_reply_that_answered_it() -> None:
+    """read_followups gives, beside the answered keys, what the user replied (more than a few
+    words), so a reader can tell an ask the reply left open; "Done, thanks!" is not given."""
+    ask = record(raw("q1@x", body="1) Order chart paper. 2) Call Gary about the date.",
+                     when=days_ago(4)))  # fmt: skip
+    reply = raw("r1@y", sender=ALEX, to=BOB, subject="Re: Budget", when=days_ago(3),
+                body="Chart paper ordered, two boxes for Monday delivery, all good here.",
+                reply_to="q1@x", refs="<q1@x>")  # fmt: skip
+    out = follow(ask, record(reply, sent=True))
+    assert out.answered == (ask.key,)  # type: ignore[attr-defined]
+    replies = out.to_json(dt.UTC)["answered_replies"]  # type: ignore[attr-defined]
+    assert replies == {
+        ask.key: "Chart paper ordered, two boxes for Monday delivery, all good here."
+    }
+    short = raw("r2@y", sender=ALEX, to=BOB, subject="Re: Budget", when=days_ago(3),
+                body="Done, thanks!", reply_to="q1@x", refs="<q1@x>")  # fmt: skip
+    done = follow(ask, record(short, sent=True))
+    assert "answered_replies" not in done.to_json(dt.UTC)  # type: ignore[attr-defined]
+
+
 def test_a_cut_short_reply_is_read_whole_for_the_quote_it_holds() -> None:
     from dataclasses import replace
 

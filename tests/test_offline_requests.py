@@ -10,7 +10,7 @@ import pytest
 
 from dayflow.providers.offline._reading import body_actions, listed_actions
 from dayflow.providers.offline._sentences import sentences, spoken_to, without_signoff
-from tests.offline_mail import found
+from tests.offline_mail import found, mail
 
 WED = "2026-10-28T10:00:00-04:00"
 
@@ -870,3 +870,20 @@ def test_an_imperative_with_its_pronoun_in_spanish_and_french(
 )  # fmt: skip
 def test_forms_found_on_blind16(body: str, want: list[tuple[str, str | None]]) -> None:
     assert found(body, "Oferta merluza") == want
+
+
+def test_an_ask_an_answer_left_open_is_still_a_task() -> None:
+    from dayflow.providers.offline._followups import left_open
+
+    message = mail(
+        "1) please order chart paper for the recorder\n2) approve Maria's overtime\n"
+        "3) call Gary and confirm the re-inspection date",
+        "before the state comes back",
+    )
+    actions = body_actions(message, "Alex")  # the third item is two asks of one sentence
+    assert len(actions) == 4
+    reply = "Chart paper ordered (2 boxes) and Maria's OT is fine. Back Monday."
+    assert [left_open(a, actions, reply) for a in actions] == [False, False, True, True]
+    # a reply that speaks of none of them answered the message; one ask was answered
+    assert not any(left_open(a, actions, "Thanks, on it this afternoon.") for a in actions)
+    assert not left_open(actions[2], actions[2:], reply)

@@ -214,13 +214,31 @@ def answered(
     a new request (newest first). A later message listed cut short is read whole with `read`
     to see what it quotes, only where that can settle an older one, while `reads` (a one-item
     counter shared over the window) stays under MAX_QUOTE_READS."""
-    out, later_mine = [], False
+    return [key for key, _ in answered_with(thread, me, read, reads)]
+
+
+REPLY_CHARS = 600  # of the user's reply words kept beside an answered message's key
+
+
+def answered_with(
+    thread: Thread,
+    me: Me | None = None,
+    read: Callable[[ThreadMessage], str | None] | None = None,
+    reads: list[int] | None = None,
+) -> list[tuple[str, str]]:
+    """`answered`, each key with the own words of the user's replies after it (the nearest
+    first, at most REPLY_CHARS): what a reader can check an ask against, to tell one the
+    reply left open ("Chart paper ordered and Maria's OT is fine" says nothing of the
+    third ask)."""
+    out: list[tuple[str, str]] = []
+    later_mine, said = False, ""
     messages = thread.messages
     for n, message in enumerate(messages):
-        later_mine = later_mine or (message.from_me and not asks_back_only(message.text))
+        if message.from_me and not asks_back_only(message.text):
+            later_mine, said = True, _joined(own_words(message.text), said)
         if later_mine and not message.from_me and not bulk(message):
-            out.append(message.key)
-        if me is None or later_mine or message.from_me:
+            out.append((message.key, said))
+        if me is None or message.from_me:
             continue
         if not any(not m.from_me and not bulk(m) for m in messages[n + 1 :]):
             continue  # nothing older of others' for a quoted reply to settle
@@ -228,9 +246,14 @@ def answered(
         if message.cut and read is not None and reads is not None and reads[0] < MAX_QUOTE_READS:
             reads[0] += 1
             text = read(message) or text
-        if quotes_my_reply(text, me):
-            later_mine = True  # what came before the reply it quotes was answered
+        quoted = quoted_reply(text, me)
+        if quoted is not None:  # what came before the reply it quotes was answered
+            later_mine, said = True, _joined(quoted, said)
     return out
+
+
+def _joined(nearer: str, later: str) -> str:
+    return " ".join(f"{nearer} {later}".split())[:REPLY_CHARS]
 
 
 _SENTENCES = re.compile(r"[^.?!]+[.?!]*")
@@ -256,8 +279,9 @@ _ADDRESS_IN = re.compile(r"[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
 _HEADER_ROWS = 5  # an Outlook block's From/Sent/To lines under its "Original Message" rule
 
 
-def quotes_my_reply(text: str, me: Me) -> bool:
-    """Whether a message's `text` answers one of the user's: the first quoted message under
+def quoted_reply(text: str, me: Me) -> str | None:
+    """The words of the user's reply that a message's `text` quotes, if it answers one of the
+    user's (else None): the first quoted message under
     its own words is introduced by one of the user's addresses ("Am 27.10. schrieb Alex Morgan
     <alex@...>:", "-----Original Message----- / From: Alex <alex@...>"), so the user replied
     to the thread before it, though that reply is not in the window (sent from a phone, or no
@@ -274,15 +298,21 @@ def quotes_my_reply(text: str, me: Me) -> bool:
                 break
             head.append(row)
         if not any(me.matches(a) for a in _ADDRESS_IN.findall(" ".join(head))):
-            return False
+            return None
         said = []  # the quoted reply's own words: up to the next quote it holds
         for row in rows[n + len(head) :]:
             plain = row.lstrip("> ").strip()
             if _QUOTE_START.match(plain):
                 break
             said.append(plain)
-        return not asks_back_only("\n".join(said))
-    return False
+        reply = "\n".join(said)
+        return None if asks_back_only(reply) else own_words(reply)
+    return None
+
+
+def quotes_my_reply(text: str, me: Me) -> bool:
+    """Whether a message's `text` answers one of the user's (`quoted_reply`)."""
+    return quoted_reply(text, me) is not None
 
 
 def bulk(message: ThreadMessage) -> bool:

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from dayflow.followups.promises import Promise, Reader, promises_and_kept
-from dayflow.followups.rules import FollowupItem, answered, bulk, decide
+from dayflow.followups.rules import FollowupItem, answered_with, bulk, decide
 from dayflow.followups.threads import Record, Thread, build_threads
 from dayflow.models import FOLLOWUP_DAYS, WAITING_AFTER_DAYS
 from dayflow.sources.envelope import base_address
 from dayflow.sources.me import Me
 
 MAX_ITEMS = 50  # per list in what the model is given; the rest are counted
+SHORT_REPLY = 8  # words: a reply this short ("Done, thanks!") settles all it answers
 MAX_KEYS = 100  # per list of mail keys (`NO_REQUESTS`), the newest; the rest are counted
 NO_REQUESTS = ("answered", "bulk", "yours")
 
@@ -47,6 +48,10 @@ class Followups:
     # the keys of the promises delivered or called off (`tasks add --from` files none).
     promised: tuple[Promise, ...] = ()
     promises_kept: tuple[str, ...] = ()
+    # For an answered message, the words of the user's replies after it, where they are more
+    # than a short "Done." (`rules.answered_with`): so that an ask of several the reply left
+    # open can be told from those it settled.
+    answered_replies: tuple[tuple[str, str], ...] = ()
 
     def threads_with(self, addresses: Iterable[str]) -> list[Thread]:
         """The threads any of `addresses` took part in, newest first."""
@@ -84,6 +89,8 @@ class Followups:
                 out[name] = list(keys[:MAX_KEYS])
             if len(keys) > MAX_KEYS:
                 out[name + "_more"] = len(keys) - MAX_KEYS
+        if self.answered_replies:
+            out["answered_replies"] = dict(self.answered_replies)
         if self.promised:
             out["you_promised"] = [p.to_json(tz) for p in self.promised]
         if self.promises_kept:
@@ -139,23 +146,27 @@ def build_followups(
     )  # fmt: skip
 
 
-def _no_requests(
-    threads: list[Thread], me: Me, read: Reader | None = None
-) -> dict[str, tuple[str, ...]]:
+def _no_requests(threads: list[Thread], me: Me, read: Reader | None = None) -> dict[str, Any]:
     """The mail keys of what asks nothing new of the user, newest first: others' messages the
     user wrote after, the window's bulk mail (list, bulk or automated) and the user's own mail
     to others found in an inbox (a note to self may well be a task)."""
     when: dict[str, dt.datetime] = {}
     found: dict[str, list[str]] = {name: [] for name in (*NO_REQUESTS, "not_yours")}
     reads = [0]  # others' cut-short replies read whole for what they quote (`answered`)
+    replies: dict[str, str] = {}
     for thread in threads:
         when.update((m.key, m.received_at) for m in thread.messages)
-        found["answered"] += answered(thread, me, read, reads)
+        settled = answered_with(thread, me, read, reads)
+        found["answered"] += [key for key, _ in settled]
+        replies.update((key, said) for key, said in settled if len(said.split()) > SHORT_REPLY)
         found["bulk"] += [m.key for m in thread.messages if bulk(m) and not m.from_me]
         found["not_yours"] += [m.key for m in thread.messages if m.outside]
         found["yours"] += [m.key for m in thread.messages if m.from_me and m.in_inbox
                            and any(not me.matches(a) for _, a in (*m.to, *m.cc))]  # fmt: skip
     newest = lambda k: (when[k], k)  # noqa: E731
-    return {
+    out: dict[str, Any] = {
         name: tuple(sorted(set(keys), key=newest, reverse=True)) for name, keys in found.items()
     }
+    shown = set(out["answered"][:MAX_KEYS])
+    out["answered_replies"] = tuple((k, said) for k, said in replies.items() if k in shown)
+    return out

@@ -83,6 +83,8 @@ class NoTasks:
     owed: frozenset[str] = field(default_factory=frozenset)  # owed messages' keys and ids
     settled: frozenset[str] = field(default_factory=frozenset)  # answered, yours: keys
     bulk: frozenset[str] = field(default_factory=frozenset)  # list, bulk, automated: keys
+    # an answered message's key -> the words of the user's replies after it (`answered_replies`)
+    replies: dict[str, str] = field(default_factory=dict)
 
     def files(self, action: Action) -> bool:
         """Whether `action` is a task: not bulk or answered mail, not an owed reply. A meeting
@@ -97,17 +99,29 @@ class NoTasks:
         return not (owed and _ANSWER_ONLY.match(action.title)) or awaits_answer(action)
 
     def opens(self, message: dict[str, Any]) -> bool:
-        """Whether a listed message may ask anything new (bulk or answered mail does not)."""
+        """Whether a listed message may ask anything new (bulk or answered mail does not, but
+        an answered one whose reply says something may still hold an ask it left open)."""
         key = str(message.get("key"))
         bulk = key in self.bulk or listed_bulk(message)
         return (
-            key not in self.settled
+            (key not in self.settled or key in self.replies)
             and not (bulk and not system_invitation(message))
             and not ruled_out(message)
         )
 
     def keep(self, actions: list[Action]) -> list[Action]:
-        return [a for a in actions if self.files(a)]
+        """The actions that are tasks (`files`), and of a message the user answered with more
+        than a word, the asks of several that the reply left open (`left_open`)."""
+        out = []
+        for action in actions:
+            key = action.key.split("#", 1)[0]
+            if key in self.settled and key in self.replies and not ruled_out(action.message):
+                siblings = [a for a in actions if a.key.split("#", 1)[0] == key]
+                if left_open(action, siblings, self.replies[key]):
+                    out.append(action)
+            elif self.files(action):
+                out.append(action)
+        return out
 
 
 def awaits_answer(action: Action) -> bool:
@@ -139,6 +153,39 @@ def ruled_out(message: dict[str, Any]) -> bool:
     return isinstance(message.get("no_task"), str)
 
 
+# Words of an ask that say nothing of its thing: its verb, its courtesy, a date's words.
+_PLAIN = frozenset(
+    "send call sign confirm check review please thanks could would will need your with from that "
+    "this have about them they there when what which also just before after today tomorrow "
+    "week monday tuesday wednesday thursday friday saturday sunday reply back give make take "
+    "schicken senden bitte danke könnten können envoyer merci pourriez avant enviar favor "
+    "podrías antes gracias".split()
+)
+
+
+def _things(text: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[^\W\d_]{4,}", text.lower()) if w not in _PLAIN}
+
+
+def left_open(action: Action, siblings: list[Action], reply: str) -> bool:
+    """Whether the user's reply left this ask of an answered message open: the message asks
+    several things, the reply speaks of some of them (a word of their thing: "Chart paper
+    ordered and Maria's OT is fine"), and not of this one. A reply that speaks of none of
+    them answered the message as a whole; a message of one ask was answered."""
+    if len(siblings) < 2:
+        return False
+    names = _things(str(action.message.get("from", "")).split("<", 1)[0])  # "Hi Stefan,"
+    said = _things(reply) - names
+    # asks of one sentence ("call them and get our account unfrozen") stand or fall together
+    by_sentence: dict[str, bool] = {}
+    for a in siblings:
+        hit = bool(_things(f"{a.title} {a.evidence}") & said)
+        by_sentence[a.evidence] = by_sentence.get(a.evidence, False) or hit
+    touched = [by_sentence[a.evidence] for a in siblings]
+    mine = by_sentence.get(action.evidence, True)
+    return any(touched) and not mine
+
+
 def no_tasks(calls: list[Call]) -> NoTasks:
     """What the latest read_followups result says is no task."""
     found = named(calls, FOLLOWUPS)
@@ -150,7 +197,13 @@ def no_tasks(calls: list[Call]) -> NoTasks:
     for item in _items(result, "left_out"):  # muted or snoozed by the user's rules
         settled.update(_strings(item.get("keys")) + _strings([item.get("key")]))
     bulk = frozenset(_strings(result.get("bulk")))
-    return NoTasks(frozenset(owed), frozenset(settled), bulk)
+    raw = result.get("answered_replies")
+    replies = (
+        {str(k): str(v) for k, v in raw.items() if isinstance(v, str)}
+        if isinstance(raw, dict)
+        else {}
+    )
+    return NoTasks(frozenset(owed), frozenset(settled), bulk, replies)
 
 
 def not_theirs(calls: list[Call]) -> frozenset[str]:

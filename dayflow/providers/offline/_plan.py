@@ -204,6 +204,8 @@ def _triage(
         if mid in seen:
             continue
         actions, wanted = triage_all(message, reader)
+        if str(message.get("key")) in skip.replies:  # answered: its asks are read whole
+            actions, wanted = [], True
         actions, wanted = skip.keep(actions), wanted and skip.opens(message)
         if room is not None and settled and len(settled) + len(actions) > room:
             settled.sort(key=action_order)
