@@ -38,7 +38,9 @@ once), `blind15/` (helper `wb15`'s, a Vermont ski area general manager's week be
 day, scored once), `quiet17/` (helper `wq17`'s, an independent bookshop-and-café owner's
 quiet week, scored once), `blind16/` (helper `wb16`'s, a fishing and seafood-processing
 co-operative's operations manager's week, scored once) and `quiet18/` (helper `wq18`'s, an
-independent game studio executive producer's quiet week, scored once). `load()` never reads
+independent game studio executive producer's quiet week, scored once) and `blind17/` (helper
+`wb17`'s, a Finger Lakes family vineyard and winery owner's harvest week, not yet scored).
+`load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -84,6 +86,7 @@ BLIND15_DIR = ROOT / "blind15"
 QUIET17_DIR = ROOT / "quiet17"
 BLIND16_DIR = ROOT / "blind16"
 QUIET18_DIR = ROOT / "quiet18"
+BLIND17_DIR = ROOT / "blind17"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -116,7 +119,7 @@ SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
-    "quiet17", "blind16", "quiet18",
+    "quiet17", "blind16", "quiet18", "blind17",
     "precision",
 )  # fmt: skip
 
@@ -480,6 +483,22 @@ HELD_OUT = (
         "(one with a second ask Alex answered). A morning of its own (same date, timezone "
         "and calendar).",
         focused=True,
+    ),
+    HeldOut(
+        "blind17",
+        BLIND17_DIR,
+        "Seventeenth blind split (`bench/eval/blind17/`, issue 34, not yet scored)",
+        "Written by helper session `wb17`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`blind17/README.md`); a whole morning of another life (the owner of a family "
+        "vineyard and winery in New York's Finger Lakes during harvest and crush: the vineyard "
+        "manager, the cellar master, the tasting room, distributors and buyers, the state "
+        "liquor authority, a French cooperage, a German importer, a Spanish-speaking picking "
+        "crew from Mexico and Guatemala, a Spanish cork maker, the family and the house), 157 "
+        "messages with at least ten in every category that holds asks, issue 34's hard classes "
+        "and four threads Alex answered later. Not yet scored. A morning of its own (same "
+        "date, timezone and calendar).",
     ),
     HeldOut(
         "precision",
