@@ -37,10 +37,11 @@ fourteenth author's, a public radio station general manager's week, scored once)
 once), `blind15/` (helper `wb15`'s, a Vermont ski area general manager's week before opening
 day, scored once), `quiet17/` (helper `wq17`'s, an independent bookshop-and-café owner's
 quiet week, scored once), `blind16/` (helper `wb16`'s, a fishing and seafood-processing
-co-operative's operations manager's week, scored once) and `quiet18/` (helper `wq18`'s, an
-independent game studio executive producer's quiet week, scored once) and `blind17/` (helper
-`wb17`'s, a Finger Lakes family vineyard and winery owner's harvest week, not yet scored).
-`load()` never reads
+co-operative's operations manager's week, scored once), `quiet18/` (helper `wq18`'s, an
+independent game studio executive producer's quiet week, scored once), `blind17/` (helper
+`wb17`'s, a Finger Lakes family vineyard and winery owner's harvest week, not yet scored) and
+`quiet19/` (helper `wq19`'s, a small-town weekly newspaper managing editor's quiet week, not yet
+scored). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -87,6 +88,7 @@ QUIET17_DIR = ROOT / "quiet17"
 BLIND16_DIR = ROOT / "blind16"
 QUIET18_DIR = ROOT / "quiet18"
 BLIND17_DIR = ROOT / "blind17"
+QUIET19_DIR = ROOT / "quiet19"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -119,7 +121,7 @@ SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
-    "quiet17", "blind16", "quiet18", "blind17",
+    "quiet17", "blind16", "quiet18", "blind17", "quiet19",
     "precision",
 )  # fmt: skip
 
@@ -499,6 +501,25 @@ HELD_OUT = (
         "messages with at least ten in every category that holds asks, issue 34's hard classes "
         "and four threads Alex answered later. Not yet scored. A morning of its own (same "
         "date, timezone and calendar).",
+    ),
+    HeldOut(
+        "quiet19",
+        QUIET19_DIR,
+        "Quiet split quiet19 (`bench/eval/quiet19/`, issue 34's false tasks, not yet scored)",
+        "Written by helper session `wq19`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`quiet19/README.md`); another life (the managing editor of a small-town weekly "
+        "newspaper in western Massachusetts in election week: reporters, a web press, "
+        "advertisers, the town hall, a German sister-city committee, a Québec tourism board, a "
+        "Spanish-language community page, a family and a house), 157 messages: 131 FYIs and "
+        "automated mail asking Alex nothing (staff broadcasts with polite imperatives, "
+        "confidentiality and embargoes, the sender's own promise, press releases, wire and CMS "
+        "notices, reader complaints, list posts with `list_id`, one-line forwards, calendar "
+        "notices, receipts, in four languages), 3 asks left with nothing open (two answered by "
+        "Alex later in the thread, one only quoted) and 23 real asks (one with a second ask "
+        "Alex answered). A morning of its own (same date, timezone and calendar).",
+        focused=True,
     ),
     HeldOut(
         "precision",
