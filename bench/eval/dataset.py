@@ -39,9 +39,9 @@ day, scored once), `quiet17/` (helper `wq17`'s, an independent bookshop-and-caf√
 quiet week, scored once), `blind16/` (helper `wb16`'s, a fishing and seafood-processing
 co-operative's operations manager's week, scored once), `quiet18/` (helper `wq18`'s, an
 independent game studio executive producer's quiet week, scored once), `blind17/` (helper
-`wb17`'s, a Finger Lakes family vineyard and winery owner's harvest week, not yet scored) and
-`quiet19/` (helper `wq19`'s, a small-town weekly newspaper managing editor's quiet week, not yet
-scored). `load()` never reads
+`wb17`'s, a Finger Lakes family vineyard and winery owner's harvest week, scored once) and
+`quiet19/` (helper `wq19`'s, a small-town weekly newspaper managing editor's quiet week, scored
+once). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -489,7 +489,7 @@ HELD_OUT = (
     HeldOut(
         "blind17",
         BLIND17_DIR,
-        "Seventeenth blind split (`bench/eval/blind17/`, issue 34, not yet scored)",
+        "Seventeenth blind split (`bench/eval/blind17/`, issue 34, scored once)",
         "Written by helper session `wb17`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
@@ -505,7 +505,7 @@ HELD_OUT = (
     HeldOut(
         "quiet19",
         QUIET19_DIR,
-        "Quiet split quiet19 (`bench/eval/quiet19/`, issue 34's false tasks, not yet scored)",
+        "Quiet split quiet19 (`bench/eval/quiet19/`, issue 34's false tasks, scored once)",
         "Written by helper session `wq19`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
