@@ -227,8 +227,8 @@ def test_a_reply_that_only_asks_a_question_back_answers_nothing() -> None:
 
 
 def test_an_answered_message_carries_the_words_of_the_reply_that_answered_it() -> None:
-    """read_followups gives, beside the answered keys, what the user replied (more than a few
-    words), so a reader can tell an ask the reply left open; "Done, thanks!" is not given."""
+    """read_followups gives, beside the answered keys, what the user replied, so a reader can
+    tell an ask the reply left open; a quote of the asking message is not the reply's."""
     ask = record(raw("q1@x", body="1) Order chart paper. 2) Call Gary about the date.",
                      when=days_ago(4)))  # fmt: skip
     reply = raw("r1@y", sender=ALEX, to=BOB, subject="Re: Budget", when=days_ago(3),
@@ -243,7 +243,12 @@ def test_an_answered_message_carries_the_words_of_the_reply_that_answered_it() -
     short = raw("r2@y", sender=ALEX, to=BOB, subject="Re: Budget", when=days_ago(3),
                 body="Done, thanks!", reply_to="q1@x", refs="<q1@x>")  # fmt: skip
     done = follow(ask, record(short, sent=True))
-    assert "answered_replies" not in done.to_json(dt.UTC)  # type: ignore[attr-defined]
+    assert done.to_json(dt.UTC)["answered_replies"] == {ask.key: "Done, thanks!"}  # type: ignore[attr-defined]
+    inline = raw("r3@y", sender=ALEX, to=BOB, subject="Re: Budget", when=days_ago(3),
+                 body="Take the car. Sent from my iPhone > On Oct 28 Bob wrote: > order paper",
+                 reply_to="q1@x", refs="<q1@x>")  # fmt: skip
+    quoted = follow(ask, record(inline, sent=True)).to_json(dt.UTC)["answered_replies"]  # type: ignore[attr-defined]
+    assert quoted == {ask.key: "Take the car."}
 
 
 def test_a_cut_short_reply_is_read_whole_for_the_quote_it_holds() -> None:

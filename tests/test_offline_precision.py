@@ -639,3 +639,17 @@ def test_a_reader_copied_for_visibility_is_asked_nothing() -> None:
     assert found(body, "CERT- project") == []
     asked = "Team,\n\nFrom today please log every finding under the CERT- project.\n\nLuis"
     assert found(asked, "CERT- project") != []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Giving you this early so you can prepare, but please hold it until 7 p.m. Thursday "
+        "the 5th when the Select Board votes.",
+        "ganz im Vertrauen, bitte noch nicht veröffentlichen: der Bürgermeister tritt nicht an.",
+        "Merci de ne pas le publier avant lundi : le maire se retire.",
+        "Por favor, no lo publiques todavía: el alcalde no se presenta.",
+    ],
+)
+def test_an_embargo_is_no_task(body: str) -> None:
+    assert found(body, "Embargo") == []

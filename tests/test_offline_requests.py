@@ -884,6 +884,14 @@ def test_an_ask_an_answer_left_open_is_still_a_task() -> None:
     assert len(actions) == 4
     reply = "Chart paper ordered (2 boxes) and Maria's OT is fine. Back Monday."
     assert [left_open(a, actions, reply) for a in actions] == [False, False, True, True]
-    # a reply that speaks of none of them answered the message; one ask was answered
+    # a reply that speaks of none of them answered the message
     assert not any(left_open(a, actions, "Thanks, on it this afternoon.") for a in actions)
-    assert not left_open(actions[2], actions[2:], reply)
+    # another ask that is no task ("Can I take the car?") is spoken of: the task stays open
+    two = mail("- Can I take the company car Saturday?\n- Could you sign my mileage sheet by "
+               "Friday?", "car + mileage")  # fmt: skip
+    (sign,) = body_actions(two, "Alex")
+    assert left_open(sign, [sign], "Take the car. Keys are in Carol's desk.")
+    # a message of one ask, a reply about something else and signed: answered
+    one = mail("Alex, could you cover the front desk Friday from 2 to 4? Jim's out.", "Friday")
+    (cover,) = body_actions(one, "Alex")
+    assert not left_open(cover, [cover], "Can't Friday, sorry. Try Jim, he's in. Alex")

@@ -235,7 +235,7 @@ def answered_with(
     messages = thread.messages
     for n, message in enumerate(messages):
         if message.from_me and not asks_back_only(message.text):
-            later_mine, said = True, _joined(own_words(message.text), said)
+            later_mine, said = True, _joined(_reply_words(message.text), said)
         if later_mine and not message.from_me and not bulk(message):
             out.append((message.key, said))
         if me is None or message.from_me:
@@ -250,6 +250,11 @@ def answered_with(
         if quoted is not None:  # what came before the reply it quotes was answered
             later_mine, said = True, _joined(quoted, said)
     return out
+
+
+def _reply_words(text: str) -> str:
+    """A reply's own words, also where a listing ran its lines and its quote together."""
+    return _OWN_END.split(own_words(text), maxsplit=1)[0]
 
 
 def _joined(nearer: str, later: str) -> str:

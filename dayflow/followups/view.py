@@ -22,7 +22,6 @@ from dayflow.sources.envelope import base_address
 from dayflow.sources.me import Me
 
 MAX_ITEMS = 50  # per list in what the model is given; the rest are counted
-SHORT_REPLY = 8  # words: a reply this short ("Done, thanks!") settles all it answers
 MAX_KEYS = 100  # per list of mail keys (`NO_REQUESTS`), the newest; the rest are counted
 NO_REQUESTS = ("answered", "bulk", "yours")
 
@@ -48,9 +47,8 @@ class Followups:
     # the keys of the promises delivered or called off (`tasks add --from` files none).
     promised: tuple[Promise, ...] = ()
     promises_kept: tuple[str, ...] = ()
-    # For an answered message, the words of the user's replies after it, where they are more
-    # than a short "Done." (`rules.answered_with`): so that an ask of several the reply left
-    # open can be told from those it settled.
+    # For an answered message, the words of the user's replies after it (`rules.answered_with`):
+    # so that an ask of several the reply left open can be told from those it settled.
     answered_replies: tuple[tuple[str, str], ...] = ()
 
     def threads_with(self, addresses: Iterable[str]) -> list[Thread]:
@@ -158,7 +156,7 @@ def _no_requests(threads: list[Thread], me: Me, read: Reader | None = None) -> d
         when.update((m.key, m.received_at) for m in thread.messages)
         settled = answered_with(thread, me, read, reads)
         found["answered"] += [key for key, _ in settled]
-        replies.update((key, said) for key, said in settled if len(said.split()) > SHORT_REPLY)
+        replies.update((key, said) for key, said in settled if said.strip())
         found["bulk"] += [m.key for m in thread.messages if bulk(m) and not m.from_me]
         found["not_yours"] += [m.key for m in thread.messages if m.outside]
         found["yours"] += [m.key for m in thread.messages if m.from_me and m.in_inbox

@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dayflow.dates import WEEKDAY, alternation
+from dayflow.followups.rules import own_words
 from dayflow.models import Section
+from dayflow.providers.offline._clauses import has_cue
 from dayflow.providers.offline._conversation import Call, named
 from dayflow.providers.offline._promises import promise_lines
 from dayflow.providers.offline._reading import (
@@ -41,6 +43,7 @@ from dayflow.providers.offline._reading import (
     parse_time,
     system_invitation,
 )
+from dayflow.providers.offline._sentences import sentences
 from dayflow.senders import with_address
 
 FOLLOWUPS = "read_followups"
@@ -159,31 +162,41 @@ _PLAIN = frozenset(
     "this have about them they there when what which also just before after today tomorrow "
     "week monday tuesday wednesday thursday friday saturday sunday reply back give make take "
     "schicken senden bitte danke könnten können envoyer merci pourriez avant enviar favor "
-    "podrías antes gracias".split()
+    "podrías antes gracias "
+    "the and for you but not are can was has had get got all any our out one two see now yes its "
+    "his her who how why way day let put use new too did off per via mon tue wed thu fri sat sun "
+    "oct nov dec und der die das den dem ich sie wir mit von für les des une est pas par que qui "
+    "con por las los una del sus muy hey".split()
 )
 
 
 def _things(text: str) -> set[str]:
-    return {w[:5] for w in re.findall(r"[^\W\d_]{4,}", text.lower()) if w not in _PLAIN}
+    return {w[:5] for w in re.findall(r"[^\W\d_]{3,}", text.lower()) if w not in _PLAIN}
 
 
 def left_open(action: Action, siblings: list[Action], reply: str) -> bool:
-    """Whether the user's reply left this ask of an answered message open: the message asks
-    several things, the reply speaks of some of them (a word of their thing: "Chart paper
-    ordered and Maria's OT is fine"), and not of this one. A reply that speaks of none of
-    them answered the message as a whole; a message of one ask was answered."""
-    if len(siblings) < 2:
+    """Whether the user's reply left this ask of an answered message open: the reply speaks
+    of another ask of the message (a word of its thing: "Chart paper ordered and Maria's OT
+    is fine"; "Take the car" to "Can I take the car? Could you sign my mileage sheet?") and
+    not of this one. Asks of one sentence ("call them and get our account unfrozen") stand
+    or fall together; the sender's name is no thing spoken of; a reply that speaks of none
+    of the message's asks answered it as a whole."""
+    # the sender's and the reader's names are no thing spoken of ("Hi Stefan,", "- Alex")
+    people = " ".join(str(action.message.get(f) or "") for f in ("from", "to", "cc"))
+    said = _things(reply) - _things(people.replace("@", " ").replace(".", " "))
+    mine_words = _things(f"{action.title} {action.evidence}") | {
+        w for a in siblings if a.evidence == action.evidence for w in _things(a.title)
+    }
+    if mine_words & said:
         return False
-    names = _things(str(action.message.get("from", "")).split("<", 1)[0])  # "Hi Stefan,"
-    said = _things(reply) - names
-    # asks of one sentence ("call them and get our account unfrozen") stand or fall together
-    by_sentence: dict[str, bool] = {}
-    for a in siblings:
-        hit = bool(_things(f"{a.title} {a.evidence}") & said)
-        by_sentence[a.evidence] = by_sentence.get(a.evidence, False) or hit
-    touched = [by_sentence[a.evidence] for a in siblings]
-    mine = by_sentence.get(action.evidence, True)
-    return any(touched) and not mine
+    others = [f"{a.title} {a.evidence}" for a in siblings if a.evidence != action.evidence]
+    body = str(action.message.get("body") or "")
+    others += [  # the message's other questions and asks, tasks or not ("Can I take ...?")
+        x.text for x in sentences(own_words(body))
+        if action.evidence not in x.text and x.text not in action.evidence
+        and (x.text.rstrip().endswith("?") or has_cue(x.text))
+    ]  # fmt: skip
+    return bool((_things(" ".join(others)) - mine_words) & said)
 
 
 def no_tasks(calls: list[Call]) -> NoTasks:

@@ -408,6 +408,10 @@ DISCRETION: Lexicon = {
         r"keep\s+(?:this|it|that|them|the\s+news)\s+(?:[^\s.!?;]+\s+){0,3}?(?:under\s+your\s+hat"
         r"|to\s+yourself|under\s+wraps|hush-?hush|on\s+the\s+q\.?t\.?)\b",
         r"(?:this\s+is\s+)?mum'?s\s+the\s+word\b",
+        # an embargo: "please hold it until 7 p.m. Thursday", "don't publish before Monday"
+        r"hold\s+(?:it|this|that|the\s+(?:story|news|item|release|announcement))\s+"
+        r"(?:until|till|for)\b",
+        r"(?:don't|do\s+not|not\s+to)\s+(?:publish|print|run|post)\s+(?:it|this|that|anything)\b",
     ),
     "de": (
         # "behandeln Sie den Termin bitte vertraulich": the thing may be any noun phrase
@@ -419,6 +423,9 @@ DISCRETION: Lexicon = {
         # the verb last, as a plea puts it: "bitte die Zahlen noch vertraulich behandeln"
         r"(?:[^\s.!?;,]+\s+){0,7}?(?:bitte\s+)?(?:noch\s+)?(?:streng\s+)?(?:vertraulich\s+"
         r"(?:behandeln|halten)|für\s+(?:dich|euch|sich)\s+behalten)\b",
+        # "bitte noch nicht veröffentlichen", "nicht weitergeben"
+        r"(?:noch\s+)?nicht\s+(?:veröffentlichen|weitergeben|weitersagen|weitererzählen"
+        r"|verbreiten|drucken)\b",
     ),
     "fr": (
         r"(?:garde[rz]?|gardes)\s+(?:cela|ça|ceci|cette\s+information|l'information|le\s+secret)"
@@ -430,6 +437,7 @@ DISCRETION: Lexicon = {
         r"(?:de\s+)?ne\s+(?:l'|le\s+|la\s+|les\s+)?(?:pas\s+)?(?:en\s+)?(?:ébruiter|divulguer)\b",
         r"(?:de\s+)?ne\s+pas\s+(?:en\s+)?(?:parler|diffuser|partager)\b",
         r"(?:que\s+)?(?:cela|ça|ceci)\s+reste\s+entre\s+nous\b",
+        r"(?:de\s+)?ne\s+(?:rien\s+|pas\s+(?:encore\s+)?)(?:le\s+|la\s+|les\s+)?publier\b",
         r"(?:garde[rz]?|gardes)\s+(?:cela|ça|ceci|l'info(?:rmation)?|la\s+nouvelle)\s+entre\s+nous\b",
     ),
     "es": (
@@ -441,6 +449,7 @@ DISCRETION: Lexicon = {
         r"(?:no\s+(?:lo\s+)?(?:compartas|comparta|compartan|comentes|comente|digas))\b",
         # "que quede entre nosotros": let it stay between us
         r"(?:que\s+)?(?:quede|quedé|quedará|queda)\s+entre\s+(?:nosotros|nosotras|tú\s+y\s+yo)\b",
+        r"no\s+(?:lo\s+|la\s+)?(?:publiques|publique|publiquen|publicar)\b",
     ),
 }
 
