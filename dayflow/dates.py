@@ -107,7 +107,7 @@ _WHEN = (
     r")"
 )
 _LEADS = (
-    r"by|before|due(?:\s+(?:on|by))?|no\s+later\s+than|until|till|latest|ahead\s+of|prior\s+to"
+    r"by|before|due(?:\s+back)?(?:\s+(?:on|by))?|no\s+later\s+than|until|till|latest|ahead\s+of|prior\s+to"
     r"|in\s+advance\s+of"
     r"|(?:deadline|due\s+date)(?:\s+is)?\s*:?"
     r"|bis(?:\s+(?:zum|zur|spätestens|am))?|spätestens(?:\s+(?:am|bis))?|vor(?:\s+dem)?"

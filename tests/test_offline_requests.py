@@ -895,3 +895,24 @@ def test_an_ask_an_answer_left_open_is_still_a_task() -> None:
     one = mail("Alex, could you cover the front desk Friday from 2 to 4? Jim's out.", "Friday")
     (cover,) = body_actions(one, "Alex")
     assert not left_open(cover, [cover], "Can't Friday, sorry. Try Jim, he's in. Alex")
+
+
+@pytest.mark.parametrize(
+    ("body", "want"),
+    [
+        ("Can you call Bill Voss and find out if he still wants us to pick his Cab Franc?",
+         [("Call Bill Voss and find out if he still wants Ilse to pick his Cab Franc", None)]),
+        ("I need to know by end of the month if you're taking it.",
+         [("Tell Ilse if you're taking it", "2026-11-30")]),
+        ("Checks to sign. Today pls.", [("Sign Checks", "2026-11-02")]),
+        ("The carrier asked for a new application. Signed application due back Nov 5 -- the "
+         "DocuSign link is in a separate email.", [("Sign and return application", "2026-11-05")]),
+        ("Need a few things from you:\n1) updated price sheet by Thursday\n2) shelf talkers",
+         [("Send updated price sheet to Ilse", "2026-11-05"),
+          ("Send shelf talkers to Ilse", None)]),
+        ("Le agradeceré enviárnosla antes del 15 de noviembre, ya que el consulado tiene las "
+         "citas saturadas.", [("Enviar Cartas a Ilse", "2026-11-15")]),
+    ],
+)  # fmt: skip
+def test_forms_found_on_blind17(body: str, want: list[tuple[str, str | None]]) -> None:
+    assert found(body, "Cartas") == want

@@ -406,3 +406,9 @@ def test_the_first_person_present_with_its_time_is_a_promise(text: str, what: st
 )
 def test_the_spanish_present_of_a_state_or_an_absence_is_no_promise(text: str) -> None:
     assert _open(_msg(f"Hola Rosa. {text}")) == []
+
+
+def test_a_spanish_promise_with_its_day_first_and_a_pronoun() -> None:
+    assert _open(_msg("Sí, Hana, no hay problema. El jueves les pago a todos.")) == [
+        ("Les pago a todos", "2026-11-19", "stated")
+    ]

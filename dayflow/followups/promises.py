@@ -107,6 +107,7 @@ _CUES_OTHER = (
     # the present with its time first: "Mañana hablo con Gwen", "el lunes llamo al banco"
     r"(?:^|[,;]\s*|\by\s+)(?:mañana|hoy|esta\s+(?:tarde|noche|semana)|(?:el\s+)?(?:lunes|martes"
     r"|miércoles|jueves|viernes|sábado))(?:\s+(?:mismo|temprano|por\s+la\s+(?:mañana|tarde)))?"
+    r"(?:\s+(?:les|le|te|os|lo|la|los|las|se\s+lo|se\s+la))?"  # "El jueves les pago a todos"
     r"\s+(?!(?:tengo|estoy|puedo|quiero|necesito|salgo|vuelvo|trabajo|todo|como|pero|libro"
     r"|llego|sigo|próximo|mismo|no|lo)\b)[a-záéíóúñ]{2,}o\b",
     r"\bpuedo\s+(?:llevar|traer|enviar|mandar)\b",

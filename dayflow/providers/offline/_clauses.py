@@ -65,7 +65,9 @@ _OFFER = re.compile(rf"\b{cues(MORE_INFO)}\W+(?:\w+\W+){{0,2}}$", re.IGNORECASE)
 # a request; anywhere, what opens a question back.
 _TELL_ME = ("let me know", "tell me")
 _TELL_ME_ANY = any_phrase((*_TELL_ME, "sag mir", "dis-moi", "dites-moi", "dime"))
-_LET_KNOW = re.compile(rf"^(?:also,?\s+)?{_TELL_ME_ANY}\b\s*", re.IGNORECASE)
+# "I need to know by Friday if you're taking it": asking to be told, its question after it
+_NEED_TO_KNOW = r"(?:i|we)\s+(?:really\s+)?(?:need|have)\s+to\s+know(?=[^.!?]*\b(?:if|whether)\b)"
+_LET_KNOW = re.compile(rf"^(?:also,?\s+)?(?:{_TELL_ME_ANY}\b|{_NEED_TO_KNOW})\s*", re.IGNORECASE)
 _ASK_BACK = re.compile(rf"(?:^|\s){any_phrase(_TELL_ME)}\b(?:\s+(?:if|whether)\b)?", re.I)
 # "Thanks (a lot | again | so much) for offering to...", "(Really) appreciate you saying you'd..."
 # "Thanks Alex for volunteering to ...": the reader named between the thanks and its "for".
@@ -428,6 +430,22 @@ def _spanish_infinitive(rest: str) -> str:
     return ("me " if to_sender else "") + infinitive + rest[found.end() :]
 
 
+_TO_SIGN = re.compile(
+    r"^(?P<thing>(?:the\s+|a\s+|some\s+|\d+\s+|two\s+|three\s+)?[\w'’-]+(?:\s+[\w'’-]+){0,3}?)\s+"
+    r"(?:for\s+you\s+)?to\s+(?P<verb>sign|approve|review|initial|countersign)\s*[.!]*$",
+    re.IGNORECASE,
+)
+
+
+def _before_dash(found: re.Match[str]) -> str:
+    return re.split(r"\s[-–—]{1,2}\s", found.group("when"), maxsplit=1)[0]
+
+
+_SIGNED_DUE = re.compile(
+    r"^(?:the\s+|your\s+)?signed\s+(?P<thing>[\w'’ -]{3,50}?)\s+(?:is\s+|are\s+)?due"
+    r"(?:\s+back)?\s+(?P<when>.+)$",
+    re.IGNORECASE,
+)
 # The Spanish imperative with its pronoun on the end: "mándame", "envíanos", "llámeme".
 _ENCLITIC = re.compile(r"^[a-zñ]*[áéíó][a-zñ]*(?:me|nos)$")
 # French familiar imperatives whose infinitive is not the stem and -er.
@@ -440,6 +458,18 @@ def _bare_clauses(
 ) -> tuple[list[str], bool, str]:
     """A sentence with no cue that asks by its shape: (clauses, weak, topic)."""
     first = sentence.split(" ", 1)[0].lower().strip(",:")
+    # "Checks to sign.", "Two invoices for you to approve": the thing, then what to do with it
+    waiting = _TO_SIGN.match(sentence)
+    if waiting:
+        return [f"{waiting.group('verb')} {waiting.group('thing')}"], False, subject
+    # "Signed application due back Nov 5": a form to sign and return by its date
+    due_back = _SIGNED_DUE.match(sentence)
+    if due_back and find_deadline(sentence, received):
+        return (
+            [f"sign and return {due_back.group('thing')} due back {_before_dash(due_back)}"],
+            False,
+            subject,
+        )
     let_know = _LET_KNOW.match(sentence)
     if let_know and not _NOT_A_REQUEST.search(sentence):
         return ["tell me " + sentence[let_know.end() :]], True, subject
@@ -663,7 +693,9 @@ def _base(stem: str) -> str:
     return stem
 
 
-_FIND_OUT = re.compile(r"^(?:find\s+out|check(?:\s+with\s+\S+)?|ask\s+\S+|confirm)\b", re.I)
+_FIND_OUT_FIRST = re.compile(r"^(?:find\s+out|check(?:\s+with\s+\S+)?|ask\s+\S+|confirm)\b", re.I)
+# what asks a question of its own, the wh-clause after it its object ("... and find out if")
+_FIND_OUT = re.compile(r"\b(?:find\s+out|check(?:\s+with\s+\S+)?|ask\s+\S+|confirm)\s*$", re.I)
 _WH = re.compile(r"when|if|whether", re.IGNORECASE)
 
 
@@ -679,8 +711,12 @@ def _clause(text: str) -> str:
     else:
         end = _CLAUSE_END.search(text)
         # "find out from Camille when they plan to pay": the question is what to find out
-        while end and _FIND_OUT.match(text) and _WH.fullmatch(end.group(0).strip()):
-            end = _CLAUSE_END.search(text, end.end())
+        asking, asking_or = bool(_FIND_OUT_FIRST.match(text)), False
+        while end and _WH.fullmatch(end.group(0).strip()):
+            before = text[: end.start()]
+            if not (asking or _FIND_OUT.search(before) or (asking_or and before.endswith(" or"))):
+                break
+            asking_or, end = True, _CLAUSE_END.search(text, end.end())
     clause = text[: end.start()] if end else text
     # "renew the seats by Friday, the current invoice lapses...": the deadline closes it
     due = find_deadline(clause, None, lead_only=True)

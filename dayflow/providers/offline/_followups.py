@@ -69,7 +69,8 @@ _RSVP = re.compile(
 # A meeting's day and time proposed for the reader's answer: "does Thursday at 2 work for
 # you?", "passt dir Dienstag um 10?", "jeudi à 14h te convient ?", "¿te viene bien el martes?".
 _PROPOSES = re.compile(
-    r"\b(?:does|would|will|passt|convient|te\s+va|vous\s+va|viene\s+bien|parece\s+bien)\b",
+    r"\b(?:does|would|will|passt|convient|te\s+va|vous\s+va|viene\s+bien|parece\s+bien"
+    r"|(?:can|could|shall)\s+we\s+meet)\b",
     re.IGNORECASE,
 )
 _WHEN = re.compile(
@@ -191,10 +192,10 @@ def left_open(action: Action, siblings: list[Action], reply: str) -> bool:
         return False
     others = [f"{a.title} {a.evidence}" for a in siblings if a.evidence != action.evidence]
     body = str(action.message.get("body") or "")
-    others += [  # the message's other questions and asks, tasks or not ("Can I take ...?")
+    others += [  # its other questions, asks and list items, tasks or not ("Can I take ...?")
         x.text for x in sentences(own_words(body))
         if action.evidence not in x.text and x.text not in action.evidence
-        and (x.text.rstrip().endswith("?") or has_cue(x.text))
+        and (x.listed or x.text.rstrip().endswith("?") or has_cue(x.text))
     ]  # fmt: skip
     return bool((_things(" ".join(others)) - mine_words) & said)
 

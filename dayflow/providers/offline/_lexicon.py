@@ -94,6 +94,9 @@ REQUEST_CUES: Lexicon = {
     "es": (
         r"\bnecesit(?:o|amos|aría|aria)\s+que",
         r"\b(?:(?:le|te|les|os)\s+)?(?:agradecer(?:í|i)a(?:mos)?|pido|pedimos|ruego|rogamos)\s+que",
+        # "Le agradeceré enviárnosla antes del 15": the plea in the future, its infinitive after
+        r"\b(?:le|les|te|os)\s+agradecer(?:é|emos|ía|íamos)(?=\s+[a-záéíóú]+(?:[aá]r|[eé]r|[ií]r)"
+        r"(?:me|nos|le|les|lo|la|los|las|melo|mela|noslo|nosla|noslos|noslas)?\b)",
         # "le agradecería nos confirme la orden": the formal plea without its "que"
         r"\b(?:le|les)\s+agradecer(?:í|i)a(?:mos)?(?=\s+(?:nos|me)\s+[a-záéíóú]+[ae]n?\b)",
         r"\bfavor\s+de",

@@ -219,7 +219,7 @@ _TELL_ME = re.compile(
 )
 # "I need three things from you:", "necesito dos cosas:", "ich brauche zwei Dinge von dir:".
 _NEEDERS = (
-    r"(?:i|we)(?:'ll|\s+will|'d)?\s+(?:need|want)|(?:i'm|i\s+am|we're)\s+asking(?:\s+you)?\s+for"
+    r"(?:i|we)(?:'ll|\s+will|'d)?\s+(?:need|want)|^\W*(?:need|want)(?=\s+(?:a|two|three|four|some)\b)|(?:i'm|i\s+am|we're)\s+asking(?:\s+you)?\s+for"
     r"|necesit[oa]\w*|(?:te|le|les|os)\s+(?:pido|pedimos)|brauche\w*|benötige\w*|bräuchte\w*"
     r"|(?:je|nous)\s+(?:te|vous)\s+demand\w*"
 )
