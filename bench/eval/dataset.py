@@ -41,7 +41,8 @@ co-operative's operations manager's week, scored once), `quiet18/` (helper `wq18
 independent game studio executive producer's quiet week, scored once), `blind17/` (helper
 `wb17`'s, a Finger Lakes family vineyard and winery owner's harvest week, scored once) and
 `quiet19/` (helper `wq19`'s, a small-town weekly newspaper managing editor's quiet week, scored
-once). `load()` never reads
+once) and `blind18/` (helper `wb18`'s, a minor-league baseball general manager's off-season
+week, not yet scored). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -89,6 +90,7 @@ BLIND16_DIR = ROOT / "blind16"
 QUIET18_DIR = ROOT / "quiet18"
 BLIND17_DIR = ROOT / "blind17"
 QUIET19_DIR = ROOT / "quiet19"
+BLIND18_DIR = ROOT / "blind18"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -121,7 +123,7 @@ SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
-    "quiet17", "blind16", "quiet18", "blind17", "quiet19",
+    "quiet17", "blind16", "quiet18", "blind17", "quiet19", "blind18",
     "precision",
 )  # fmt: skip
 
@@ -520,6 +522,22 @@ HELD_OUT = (
         "Alex later in the thread, one only quoted) and 23 real asks (one with a second ask "
         "Alex answered). A morning of its own (same date, timezone and calendar).",
         focused=True,
+    ),
+    HeldOut(
+        "blind18",
+        BLIND18_DIR,
+        "Eighteenth blind split (`bench/eval/blind18/`, issue 34, not yet scored)",
+        "Written by helper session `wb18`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`blind18/README.md`); a whole morning of another life (the general manager of a "
+        "minor-league baseball club in Ohio in the off-season: ballpark renovation "
+        "contractors and the architect, season-ticket sales, sponsors, the city that owns the "
+        "stadium, the parent club, a Dominican and Venezuelan players' host-family program in "
+        "Spanish, a German turf supplier, a Québec scoreboard vendor, the family and the "
+        "house), 160 messages with at least ten in every category that holds asks, issue 34's "
+        "hard classes and four threads Alex answered later. A morning of its own (same date, "
+        "timezone and calendar).",
     ),
     HeldOut(
         "precision",
