@@ -41,8 +41,9 @@ co-operative's operations manager's week, scored once), `quiet18/` (helper `wq18
 independent game studio executive producer's quiet week, scored once), `blind17/` (helper
 `wb17`'s, a Finger Lakes family vineyard and winery owner's harvest week, scored once) and
 `quiet19/` (helper `wq19`'s, a small-town weekly newspaper managing editor's quiet week, scored
-once) and `blind18/` (helper `wb18`'s, a minor-league baseball general manager's off-season
-week, not yet scored). `load()` never reads
+once), `blind18/` (helper `wb18`'s, a minor-league baseball general manager's off-season
+week, not yet scored) and `quiet20/` (helper `wq20`'s, a dog-training and boarding kennel
+owner's quiet week, not yet scored). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -91,6 +92,7 @@ QUIET18_DIR = ROOT / "quiet18"
 BLIND17_DIR = ROOT / "blind17"
 QUIET19_DIR = ROOT / "quiet19"
 BLIND18_DIR = ROOT / "blind18"
+QUIET20_DIR = ROOT / "quiet20"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -123,7 +125,7 @@ SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
-    "quiet17", "blind16", "quiet18", "blind17", "quiet19", "blind18",
+    "quiet17", "blind16", "quiet18", "blind17", "quiet19", "blind18", "quiet20",
     "precision",
 )  # fmt: skip
 
@@ -538,6 +540,26 @@ HELD_OUT = (
         "house), 160 messages with at least ten in every category that holds asks, issue 34's "
         "hard classes and four threads Alex answered later. A morning of its own (same date, "
         "timezone and calendar).",
+    ),
+    HeldOut(
+        "quiet20",
+        QUIET20_DIR,
+        "Quiet split quiet20 (`bench/eval/quiet20/`, issue 34's false tasks, not yet scored)",
+        "Written by helper session `wq20`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`quiet20/README.md`); another life (the owner of a dog-training and boarding kennel "
+        "outside Asheville, North Carolina, with trainers, kennel staff, a vet clinic, a "
+        "pet-food supplier, a Bavarian German shepherd breeder, a Montréal client family, a "
+        "Spanish-speaking kennel assistant, a family and a house), 159 messages: 132 FYIs and "
+        "automated mail asking Alex nothing (staff broadcasts with polite imperatives, "
+        "confidentiality, the sender's own promise, asks to others with Alex in Cc, booking, "
+        "payment, marketplace, review and app notices, customer thank-yous, list posts and a "
+        "digest with `list_id`, calendar notices, forwards, receipts, in four languages), 4 "
+        "messages left with nothing open (three asks Alex answered later in the thread, one "
+        "ask only quoted) and 23 messages with real asks. A morning of its own (same date, "
+        "timezone and calendar).",
+        focused=True,
     ),
     HeldOut(
         "precision",
