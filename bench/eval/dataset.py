@@ -42,8 +42,8 @@ independent game studio executive producer's quiet week, scored once), `blind17/
 `wb17`'s, a Finger Lakes family vineyard and winery owner's harvest week, scored once) and
 `quiet19/` (helper `wq19`'s, a small-town weekly newspaper managing editor's quiet week, scored
 once), `blind18/` (helper `wb18`'s, a minor-league baseball general manager's off-season
-week, not yet scored) and `quiet20/` (helper `wq20`'s, a dog-training and boarding kennel
-owner's quiet week, not yet scored). `load()` never reads
+week, scored once) and `quiet20/` (helper `wq20`'s, a dog-training and boarding kennel
+owner's quiet week, scored once). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -528,7 +528,7 @@ HELD_OUT = (
     HeldOut(
         "blind18",
         BLIND18_DIR,
-        "Eighteenth blind split (`bench/eval/blind18/`, issue 34, not yet scored)",
+        "Eighteenth blind split (`bench/eval/blind18/`, issue 34, scored once)",
         "Written by helper session `wb18`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
@@ -544,7 +544,7 @@ HELD_OUT = (
     HeldOut(
         "quiet20",
         QUIET20_DIR,
-        "Quiet split quiet20 (`bench/eval/quiet20/`, issue 34's false tasks, not yet scored)",
+        "Quiet split quiet20 (`bench/eval/quiet20/`, issue 34's false tasks, scored once)",
         "Written by helper session `wq20`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
