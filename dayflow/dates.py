@@ -102,7 +102,7 @@ _WHEN = (
     r"|(?P<rel>today|tonight|this\s+(?:morning|afternoon|evening)|(?:tomorrow|tmrw?|tmw|2moro|2morrow)(?:\s+(?:morning|afternoon|evening|night|eod|cob))?"
     r"|the\s+day\s+after\s+tomorrow|heute(?:\s+(?:abend|noch))?|morgen(?:\s+früh)?|übermorgen"
     r"|aujourd'hui(?:\s+même)?|ce\s+soir|demain(?:\s+matin)?|après-demain|hoy(?:\s+mismo)?|esta\s+tarde"
-    r"|mañana|pasado\s+mañana|noon|midday)"
+    r"|mañana|pasado\s+mañana|(?<!day\s)(?<!day\sat\s)(?:noon|midday))"
     rf"|(?P<wday>(?:(?P<wd_next>next|coming|nächsten|naechsten|próximo|proximo)\s+|this\s+(?:coming\s+)?|first\s+thing\s+)?{_WD}\b(?:'s)?(?:\s+(?:prochain|próximo|morning|afternoon|evening|night|eod|cob|(?:of\s+)?next\s+week))?)"
     r")"
 )

@@ -916,3 +916,36 @@ def test_an_ask_an_answer_left_open_is_still_a_task() -> None:
 )  # fmt: skip
 def test_forms_found_on_blind17(body: str, want: list[tuple[str, str | None]]) -> None:
     assert found(body, "Cartas") == want
+
+
+@pytest.mark.parametrize(
+    ("body", "want"),
+    [
+        ("Can you put together a one-pager on the extra $400k? And find out from Linda whether "
+         "the city will split it. Want both before I talk to the mayor Thursday.",
+         [("Put together one-pager on extra $400k", "2026-11-05"),
+          ("Find out from Linda whether the city will split it", "2026-11-05")]),
+        ("Three things:\n- sign change order #17\n- Tell Brightline if you want the old box seats "
+         "salvaged or scrapped.",
+         [("Sign change order #17", None),
+          ("Tell Brightline if you want old box seats salvaged or scrapped", None)]),
+        ("Can you do lunch with me and Mark Sutter Thursday at noon at the Canal House?",
+         [("Reply to Ilse about Lunch", None)]),
+        ("¿Me puedes mandar mañana los formularios de salud? El médico los necesita para el "
+         "expediente.", [("Mandar formularios de salud a Ilse", "2026-11-03")]),
+    ],
+)  # fmt: skip
+def test_forms_found_on_blind18(body: str, want: list[tuple[str, str | None]]) -> None:
+    assert found(body, "Lunch") == want
+
+
+def test_a_weekday_at_noon_is_that_day() -> None:
+    import datetime as dt
+
+    from dayflow.dates import find_deadline
+
+    monday = dt.date(2026, 10, 26)
+    said = find_deadline("lunch Thursday at noon", monday)  # the day's time, not today's noon
+    assert said is None or said.due == dt.date(2026, 10, 29)
+    today = find_deadline("call me by noon", monday)
+    assert today is not None and today.due == monday

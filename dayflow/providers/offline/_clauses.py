@@ -489,7 +489,8 @@ def _bare_clauses(
     if let_know:
         return [], False, subject
     also = re.match(r"^(?:and\s+)?(?:also|plus)\s*,?\s+|^and\s+", sentence, re.I)
-    if also and sentence[also.end() :].split(" ", 1)[0].lower() in VERBS:
+    rest = sentence[also.end() :] if also else ""
+    if also and (rest.split(" ", 1)[0].lower() in VERBS or rest.lower().startswith("find out")):
         return [sentence[also.end() :]], False, subject  # "And also reserve the hotel?"
     reminder = _DONT_FORGET.match(sentence)
     if reminder and sentence[reminder.end() :].split(" ", 1)[0].lower() in VERBS:
@@ -693,7 +694,9 @@ def _base(stem: str) -> str:
     return stem
 
 
-_FIND_OUT_FIRST = re.compile(r"^(?:find\s+out|check(?:\s+with\s+\S+)?|ask\s+\S+|confirm)\b", re.I)
+_FIND_OUT_FIRST = re.compile(
+    r"^(?:find\s+out|check(?:\s+with\s+\S+)?|ask\s+\S+|tell\s+(?!me\b)\S+|confirm)\b", re.I
+)
 # what asks a question of its own, the wh-clause after it its object ("... and find out if")
 _FIND_OUT = re.compile(r"\b(?:find\s+out|check(?:\s+with\s+\S+)?|ask\s+\S+|confirm)\s*$", re.I)
 _WH = re.compile(r"when|if|whether", re.IGNORECASE)

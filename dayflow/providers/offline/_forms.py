@@ -116,7 +116,10 @@ _NEED_DE = re.compile(
     re.IGNORECASE,
 )
 _NEED_ES = re.compile(
-    r"\b(?P<it>(?:lo|la|los|las)\s+)?necesit(?:o|amos|aríamos|aría|amos\s+recibir|an?)"
+    # "(lo) necesito para el jueves", "RR. HH. necesita el formulario antes del viernes"; not
+    # "el médico los necesita para el expediente" (a third's need of what was asked before)
+    r"\b(?:(?P<it>(?:lo|la|los|las)\s+)?necesit(?:o|amos|aríamos|aría|amos\s+recibir)"
+    r"|(?<!\blo\s)(?<!\bla\s)(?<!\blos\s)(?<!\blas\s)necesitan?)"
     r"(?!\s+que\b)\s*(?P<obj>(?:(?:el|la|los|las|su|sus|tu|tus)\s+[^.,;!?]{2,60}?)?)\s*"
     r"(?=(?:antes\s+del?|a\s+más\s+tardar|para\s+el|hoy|mañana|el\s+\d)\b)",
     re.IGNORECASE,
@@ -242,6 +245,9 @@ _MEET = re.compile(
     r"(?:(?:can|could|shall)\s+we\s+(?:do|meet|move|have|talk|grab|catch|find|set\s+up|schedule"
     r"|book|get(?=\s+(?:together|on\s+a\s+call|\d+\s+min|some\s+time|a\s+(?:call|slot|meeting)))"
     r"|hop|jump|sync|chat)|does\s+.{1,40}\s+work"
+    # "Can you do lunch with me and Mark Thursday?": a meal or a drink to say yes to
+    r"|(?:can|could|would)\s+you\s+(?:do|make|join\s+(?:me|us)\s+for)\s+(?:lunch|dinner"
+    r"|breakfast|coffee|drinks|a\s+drink|a\s+beer)\b"
     r"|would\s+.{1,60}?\s+work\s+for\b|would\s+you\s+have\s+(?:\d+\s+minutes|time|a\s+moment)"
     r"|are\s+you\s+(?:free|around|available)|(?:are\s+)?you\s+(?:two\s+|both\s+|guys\s+|all\s+)?in\s*\?"
     r"|(?:bist\s+du|seid\s+ihr)\s+dabei\s*\?|(?:t'es|tu\s+es|vous\s+êtes)\s+partante?s?\s*\?"

@@ -303,7 +303,9 @@ _PLAIN_WORDS = frozenset(
 )
 _TOPIC = re.compile(r"^\s*(?:topic|subject|sujet|thema|asunto|tema)\s*:\s*(.+)$", re.I | re.M)
 _POINTER = re.compile(
-    r"^(?:both|all|each|these|everything|i'd\s+like|ideally)|\b(?:it|them|these|those)\b", re.I
+    r"^(?:(?:i\s+|we\s+)?(?:want|need)\s+)?(?:both|all|each|these|everything|i'd\s+like|ideally)"
+    r"|\b(?:it|them|these|those)\b",
+    re.I,
 )
 # Someone else needing the thing asked for, by its pronoun: "La embajada las pide antes del
 # jueves", "le consulat les demande avant jeudi", "the bank needs them by the 5th": the
@@ -449,10 +451,18 @@ def requests_in(
         if sentence.listed and (n == 0 or not found_sentences[n - 1].listed):
             list_start = len(found)
         both = _BOTH_BY.match(spoken_rest(sentence.text)) if n and not sentence.listed else None
-        if both and found_sentences[n - 1].listed and len(found) > list_start:
+        if both is None and n and not sentence.listed and len(found) >= 2:
+            # "Can you ...? And find out ...? Want both before I talk to the mayor Thursday."
+            both = _WANT_BOTH.match(spoken_rest(sentence.text))
+            if both is not None:
+                list_start = 0
+        if both and (found_sentences[n - 1].listed or both.re is _WANT_BOTH) and len(
+                found) > list_start:  # fmt: skip
             # "1) Confirm the values ... 2) Sign the form ... Please return both by Nov 13.":
             # the list's deadline, not a task of its own
-            due = find_deadline(both.group("rest"), received, lead_only=True)
+            parts = both.groupdict()
+            due = find_deadline(parts.get("rest") or parts.get("rest2") or "", received,
+                                lead_only=True)  # fmt: skip
             if due is not None:
                 found[list_start:] = [f if f.deadline else replace(f, deadline=due)
                                       for f in found[list_start:]]  # fmt: skip
@@ -644,6 +654,11 @@ _BOTH_BY = re.compile(
     r"^(?:please\s+|pls\s+|and\s+)?(?:(?:return|send|submit|get)\s+(?:me\s+)?(?:both|all\s+"
     r"(?:three|four|of\s+them|of\s+these)|them(?:\s+all)?|these|everything)(?:\s+back)?"
     r"(?:\s+to\s+me)?|(?:i|we)\s+need\s+(?:both|them|all\s+of\s+them|everything))\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_WANT_BOTH = re.compile(
+    r"^(?:i\s+|we\s+)?(?:want|need|would\s+like)\s+(?:both|them\s+both|all\s+of\s+(?:them|it))"
+    r"\s+(?P<rest>.+)$|^both\s+(?P<rest2>(?:by|before|ahead\s+of)\b.+)$",
     re.IGNORECASE,
 )
 _FOR_INFO = (
