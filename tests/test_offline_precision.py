@@ -653,3 +653,8 @@ def test_a_reader_copied_for_visibility_is_asked_nothing() -> None:
 )
 def test_an_embargo_is_no_task(body: str) -> None:
     assert found(body, "Embargo") == []
+
+
+def test_keeping_news_between_us_is_no_task() -> None:
+    body = "Alex, keeping this between us for now please. A place in Charlotte offered me a job."
+    assert found(body, "between us") == []

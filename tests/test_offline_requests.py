@@ -949,3 +949,9 @@ def test_a_weekday_at_noon_is_that_day() -> None:
     assert said is None or said.due == dt.date(2026, 10, 29)
     today = find_deadline("call me by noon", monday)
     assert today is not None and today.due == monday
+
+
+def test_a_bare_approve_after_a_price_approves_the_subjects_thing() -> None:
+    assert found("$640 with the case discount. Approve?", "Bleach + peroxide restock") == [
+        ("Approve Bleach + peroxide restock", None)
+    ]

@@ -401,7 +401,7 @@ DISCRETION: Lexicon = {
     "en": (
         # "keep this quiet", "treat the Q3 numbers and the org chart as confidential": what to
         # keep may be any noun phrase of a few words
-        r"(?:keep|treat|hold)\s+(?:this|it|that|these|them|the|our|my|his|her|their|any|all)\s+"
+        r"(?:keep(?:ing)?|treat|hold)\s+(?:this|it|that|these|them|the|our|my|his|her|their|any|all)\s+"
         r"(?:[^\s.!?;]+\s+){0,7}?(?:as\s+)?(?:strictly\s+)?(?:confidential|private|quiet|secret"
         r"|internal|under\s+wraps|between\s+(?:us|ourselves|the\s+two\s+of\s+us)|to\s+yourself"
         r"|in\s+(?:strict\s+)?confidence|on\s+the\s+down-?low)\b",

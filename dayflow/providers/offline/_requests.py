@@ -525,6 +525,9 @@ def requests_in(
             previous = found_sentences[n - 1]
             if previous.paragraph == sentence.paragraph or sentence.listed is False:
                 decided = _decision_on(previous.text, plain, sender)
+                if decided is None and _APPROVE_ASKED.match(plain):
+                    # "$640 with the case discount. Approve?": what the subject names
+                    decided = finish(f"Approve {clean_subject(subject)}", sender)
                 pieces = [(decided, None, False)] if decided else []
         if n in answering:  # "Let us know by Wednesday" after the question it dates
             pieces = [p for p in pieces if not _ONLY_ANSWER.match(p[0])]
@@ -690,6 +693,7 @@ _BARE_DECISION = re.compile(
     r"|ja\s+oder\s+nein|oui\s+ou\s+non|¿?s[ií]\s+o\s+no)\s*\?\s*$",
     re.IGNORECASE,
 )
+_APPROVE_ASKED = re.compile(r"^\W*(?:ok(?:ay)?\s+to\s+)?approve(?:\s+(?:it|this))?\s*\?\s*$", re.I)
 _ASKED_TO = re.compile(
     r"\b(?:is|are|was)\s+asking\s+(?:us|you|me)\s+to\s+(?P<do>[^.;!?()]{3,80})", re.I
 )
