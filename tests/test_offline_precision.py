@@ -658,3 +658,8 @@ def test_an_embargo_is_no_task(body: str) -> None:
 def test_keeping_news_between_us_is_no_task() -> None:
     body = "Alex, keeping this between us for now please. A place in Charlotte offered me a job."
     assert found(body, "between us") == []
+
+
+def test_a_wish_is_no_task_but_a_great_to_still_asks() -> None:
+    assert found("The weather looks great and it'd be nice to get out of the city.") == []
+    assert found("It would be great to get your notes by Friday.", "Notes") != []

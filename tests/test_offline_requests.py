@@ -891,6 +891,10 @@ def test_an_ask_an_answer_left_open_is_still_a_task() -> None:
                "Friday?", "car + mileage")  # fmt: skip
     (sign,) = body_actions(two, "Alex")
     assert left_open(sign, [sign], "Take the car. Keys are in Carol's desk.")
+    # "Let me know!" names no thing: it goes with the question the reply answered
+    hike = mail("Are you up for a hiking trip this weekend? Let me know!", "Hiking Trip")
+    (tell,) = body_actions(hike, "Alex")
+    assert not left_open(tell, [tell], "Sounds great, count me in for the hiking trip!")
     # a message of one ask, a reply about something else and signed: answered
     one = mail("Alex, could you cover the front desk Friday from 2 to 4? Jim's out.", "Friday")
     (cover,) = body_actions(one, "Alex")

@@ -162,6 +162,7 @@ _PLAIN = frozenset(
     "send call sign confirm check review please thanks could would will need your with from that "
     "this have about them they there when what which also just before after today tomorrow "
     "week monday tuesday wednesday thursday friday saturday sunday reply back give make take "
+    "tell know let "
     "schicken senden bitte danke könnten können envoyer merci pourriez avant enviar favor "
     "podrías antes gracias "
     "the and for you but not are can was has had get got all any our out one two see now yes its "
@@ -184,12 +185,14 @@ def left_open(action: Action, siblings: list[Action], reply: str) -> bool:
     of the message's asks answered it as a whole."""
     # the sender's and the reader's names are no thing spoken of ("Hi Stefan,", "- Alex")
     people = " ".join(str(action.message.get(f) or "") for f in ("from", "to", "cc"))
-    said = _things(reply) - _things(people.replace("@", " ").replace(".", " "))
-    mine_words = _things(f"{action.title} {action.evidence}") | {
-        w for a in siblings if a.evidence == action.evidence for w in _things(a.title)
-    }
-    if mine_words & said:
-        return False
+    names = _things(people.replace("@", " ").replace(".", " "))
+    said = _things(reply) - names
+    mine_words = (
+        _things(f"{action.title} {action.evidence}")
+        | {w for a in siblings if a.evidence == action.evidence for w in _things(a.title)}
+    ) - names
+    if not mine_words or mine_words & said:
+        return False  # "Let me know!" names no thing of its own: it goes with the question
     others = [f"{a.title} {a.evidence}" for a in siblings if a.evidence != action.evidence]
     body = str(action.message.get("body") or "")
     others += [  # its other questions, asks and list items, tasks or not ("Can I take ...?")

@@ -34,7 +34,10 @@ REQUEST_CUES: Lexicon = {
         r"\b(?:you|u|everyone|everybody|each\s+of\s+you|all\s+of\s+you)(?:'ll)?\s+"
         r"(?:will\s+|also\s+|still\s+)?(?:need(?:s)?|ha(?:ve|s))\s+to",
         r"\b(?:it'd|(?:it\s+)?would)\s+be\s+(?:great|good|helpful|ideal|nice|amazing|awesome)\s+"
-        r"(?:if\s+you\s+(?:could|can)|to)",
+        r"if\s+you\s+(?:could|can)",
+        # "it would be great to get your notes by Friday"; not a wish: "it'd be nice to get out
+        # of the city" (nice, and nothing of the reader's)
+        r"\b(?:it'd|(?:it\s+)?would)\s+be\s+(?:great|good|helpful|ideal|amazing|awesome)\s+to",
         # "I was hoping you could cover Saturday", "we're hoping you can present on the 12th"
         r"\b(?:i|we)(?:\s+was|\s+were|'m|'re|\s+am|\s+are)\s+hoping\s+(?:that\s+)?(?:you|u)"
         r"\s+(?:could|can|would|might)",
