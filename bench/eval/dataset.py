@@ -42,8 +42,9 @@ independent game studio executive producer's quiet week, scored once), `blind17/
 `wb17`'s, a Finger Lakes family vineyard and winery owner's harvest week, scored once) and
 `quiet19/` (helper `wq19`'s, a small-town weekly newspaper managing editor's quiet week, scored
 once), `blind18/` (helper `wb18`'s, a minor-league baseball general manager's off-season
-week, scored once) and `quiet20/` (helper `wq20`'s, a dog-training and boarding kennel
-owner's quiet week, scored once). `load()` never reads
+week, scored once), `quiet20/` (helper `wq20`'s, a dog-training and boarding kennel
+owner's quiet week, scored once) and `blind19/` (helper `wb19`'s, a county fairgrounds general
+manager's week before a harvest festival and horse show, not yet scored). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -93,6 +94,7 @@ BLIND17_DIR = ROOT / "blind17"
 QUIET19_DIR = ROOT / "quiet19"
 BLIND18_DIR = ROOT / "blind18"
 QUIET20_DIR = ROOT / "quiet20"
+BLIND19_DIR = ROOT / "blind19"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -125,7 +127,7 @@ SPLITS = (
     "tuning", "held-out", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7",
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
-    "quiet17", "blind16", "quiet18", "blind17", "quiet19", "blind18", "quiet20",
+    "quiet17", "blind16", "quiet18", "blind17", "quiet19", "blind18", "quiet20", "blind19",
     "precision",
 )  # fmt: skip
 
@@ -560,6 +562,23 @@ HELD_OUT = (
         "ask only quoted) and 23 messages with real asks. A morning of its own (same date, "
         "timezone and calendar).",
         focused=True,
+    ),
+    HeldOut(
+        "blind19",
+        BLIND19_DIR,
+        "Nineteenth blind split (`bench/eval/blind19/`, issue 34, not yet scored)",
+        "Written by helper session `wb19`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`blind19/README.md`); a whole morning of another life (the general manager of a "
+        "county fairgrounds and events center in Pennsylvania in the week before a harvest "
+        "festival and a horse show: staff, vendors, 4-H clubs, the county commissioners, the "
+        "insurance broker, a carnival ride operator, the state ride inspector, a Swabian "
+        "sausage maker and a Swiss ride inspector in German, a Québec equestrian team and its "
+        "customs broker in French, a Spanish-speaking grounds crew and taco vendor, the family "
+        "and the house), 165 messages with at least ten in every category that holds asks, "
+        "issue 34's hard classes and four threads Alex answered later. A morning of its own "
+        "(same date, timezone and calendar).",
     ),
     HeldOut(
         "precision",
