@@ -43,8 +43,9 @@ independent game studio executive producer's quiet week, scored once), `blind17/
 `quiet19/` (helper `wq19`'s, a small-town weekly newspaper managing editor's quiet week, scored
 once), `blind18/` (helper `wb18`'s, a minor-league baseball general manager's off-season
 week, scored once), `quiet20/` (helper `wq20`'s, a dog-training and boarding kennel
-owner's quiet week, scored once) and `blind19/` (helper `wb19`'s, a county fairgrounds general
-manager's week before a harvest festival and horse show, not yet scored). `load()` never reads
+owner's quiet week, scored once), `blind19/` (helper `wb19`'s, a county fairgrounds general
+manager's week before a harvest festival and horse show, not yet scored) and `quiet21/` (helper
+`wq21`'s, a payments startup CTO's quiet week, not yet scored). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -95,6 +96,7 @@ QUIET19_DIR = ROOT / "quiet19"
 BLIND18_DIR = ROOT / "blind18"
 QUIET20_DIR = ROOT / "quiet20"
 BLIND19_DIR = ROOT / "blind19"
+QUIET21_DIR = ROOT / "quiet21"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -128,6 +130,7 @@ SPLITS = (
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
     "quiet17", "blind16", "quiet18", "blind17", "quiet19", "blind18", "quiet20", "blind19",
+    "quiet21",
     "precision",
 )  # fmt: skip
 
@@ -579,6 +582,28 @@ HELD_OUT = (
         "and the house), 165 messages with at least ten in every category that holds asks, "
         "issue 34's hard classes and four threads Alex answered later. A morning of its own "
         "(same date, timezone and calendar).",
+    ),
+    HeldOut(
+        "quiet21",
+        QUIET21_DIR,
+        "Quiet split quiet21 (`bench/eval/quiet21/`, issue 34's false tasks, not yet scored)",
+        "Written by helper session `wq21`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`quiet21/README.md`); another life (the CTO of a 25-person payments startup in "
+        "Austin, Texas, with engineers, an outsourced SOC, a sponsor bank, SOC 2 auditors, a "
+        "Berlin contractor team, a Montréal designer, a Buenos Aires QA contractor, a family "
+        "and a house), 194 messages: 131 FYIs and automated mail asking Alex nothing (staff "
+        "broadcasts with polite imperatives, confidentiality and an embargo, the sender's own "
+        "promise, asks to others with Alex in Cc, status-page, CI, on-call, monitoring and SOC "
+        "notices, vendor and SaaS notices, list posts and a digest with `list_id`, newsletters, "
+        "calendar notices, one-line forwards, thank-yous, receipts, a bounce, Alex's own "
+        "replies, in four languages) and 63 in the other twelve categories (at least five "
+        "each; 55 with real asks): three threads Alex answered later (two asks left with "
+        "nothing open, one leaving a second ask open), three messages whose only asks are "
+        "quoted or forwarded, and a German, a French and a Spanish message that ask nothing. "
+        "A morning of its own (same date, timezone and calendar).",
+        focused=True,
     ),
     HeldOut(
         "precision",
