@@ -44,8 +44,8 @@ independent game studio executive producer's quiet week, scored once), `blind17/
 once), `blind18/` (helper `wb18`'s, a minor-league baseball general manager's off-season
 week, scored once), `quiet20/` (helper `wq20`'s, a dog-training and boarding kennel
 owner's quiet week, scored once), `blind19/` (helper `wb19`'s, a county fairgrounds general
-manager's week before a harvest festival and horse show, not yet scored) and `quiet21/` (helper
-`wq21`'s, a payments startup CTO's quiet week, not yet scored). `load()` never reads
+manager's week before a harvest festival and horse show, scored once) and `quiet21/` (helper
+`wq21`'s, a payments startup CTO's quiet week, scored once). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -569,7 +569,7 @@ HELD_OUT = (
     HeldOut(
         "blind19",
         BLIND19_DIR,
-        "Nineteenth blind split (`bench/eval/blind19/`, issue 34, not yet scored)",
+        "Nineteenth blind split (`bench/eval/blind19/`, issue 34, scored once)",
         "Written by helper session `wb19`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
@@ -586,7 +586,7 @@ HELD_OUT = (
     HeldOut(
         "quiet21",
         QUIET21_DIR,
-        "Quiet split quiet21 (`bench/eval/quiet21/`, issue 34's false tasks, not yet scored)",
+        "Quiet split quiet21 (`bench/eval/quiet21/`, issue 34's false tasks, scored once)",
         "Written by helper session `wq21`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
