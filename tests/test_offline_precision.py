@@ -663,3 +663,14 @@ def test_keeping_news_between_us_is_no_task() -> None:
 def test_a_wish_is_no_task_but_a_great_to_still_asks() -> None:
     assert found("The weather looks great and it'd be nice to get out of the city.") == []
     assert found("It would be great to get your notes by Friday.", "Notes") != []
+
+
+def test_a_plea_to_those_who_want_it_in_an_announcement_is_no_task() -> None:
+    body = (
+        "Hi team,\n\nOpen enrollment runs November 2 through November 20.\n\nIf you want to "
+        "change your plan, please log in and make your elections before the 20th. If you're "
+        "happy with your current plan, no action needed.\n\nHannah"
+    )
+    assert found(body, "Open enrollment") == []
+    assert found("Alex, Marcus,\n\nSam has given notice. Please keep it to yourselves until "
+                 "Wednesday.\n\nGrace", "Confidential") == []  # fmt: skip

@@ -175,12 +175,22 @@ _SOME_OF_US = re.compile(
 )
 
 
+# A plea to those of the readers who want it: "If you want to change your plan, please log in
+# and make your elections before the 20th." To everyone, it is theirs if they wish.
+_IF_YOU_WANT = re.compile(
+    r"^\W*if\s+(?:you|u|anyone|anybody)(?:'d|\s+would)?\s+(?:still\s+)?(?:want|wish|like|plan"
+    r"|need|are\s+interested|'re\s+interested)\b",
+    re.IGNORECASE,
+)
+
+
 def _for_everyone(found: Found) -> bool:
     """Whether an ask of an announcement is for everyone who reads it: a house rule, a
     standing instruction, a way to behave, the sentence forbids first and says what to do
     instead, or it is spoken to some of the readers by what they are."""
     return bool(
         _SOME_OF_US.match(found.sentence)
+        or _IF_YOU_WANT.match(found.sentence)
         or _HOUSE_RULE.match(found.title)
         or _STANDING.search(found.title)
         or _BEHAVING.search(found.sentence)

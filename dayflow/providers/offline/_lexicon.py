@@ -406,13 +406,13 @@ DISCRETION: Lexicon = {
         # keep may be any noun phrase of a few words
         r"(?:keep(?:ing)?|treat|hold)\s+(?:this|it|that|these|them|the|our|my|his|her|their|any|all)\s+"
         r"(?:[^\s.!?;]+\s+){0,7}?(?:as\s+)?(?:strictly\s+)?(?:confidential|private|quiet|secret"
-        r"|internal|under\s+wraps|between\s+(?:us|ourselves|the\s+two\s+of\s+us)|to\s+yourself"
+        r"|internal|under\s+wraps|between\s+(?:us|ourselves|the\s+two\s+of\s+us)|to\s+yoursel(?:f|ves)"
         r"|in\s+(?:strict\s+)?confidence|on\s+the\s+down-?low)\b",
         r"keep\s+(?:this|it)\s+(?:strictly\s+)?(?:confidential|private|quiet|secret)\b",
         r"(?:don't|do\s+not|not\s+to)\s+(?:share|mention|forward|tell|discuss|spread)\b",
         # "please keep it under your hat", "keep it to yourself for now", "mum's the word"
         r"keep\s+(?:this|it|that|them|the\s+news)\s+(?:[^\s.!?;]+\s+){0,3}?(?:under\s+your\s+hat"
-        r"|to\s+yourself|under\s+wraps|hush-?hush|on\s+the\s+q\.?t\.?)\b",
+        r"|to\s+yoursel(?:f|ves)|under\s+wraps|hush-?hush|on\s+the\s+q\.?t\.?)\b",
         r"(?:this\s+is\s+)?mum'?s\s+the\s+word\b",
         # an embargo: "please hold it until 7 p.m. Thursday", "don't publish before Monday"
         r"hold\s+(?:it|this|that|the\s+(?:story|news|item|release|announcement))\s+"
