@@ -45,7 +45,8 @@ once), `blind18/` (helper `wb18`'s, a minor-league baseball general manager's of
 week, scored once), `quiet20/` (helper `wq20`'s, a dog-training and boarding kennel
 owner's quiet week, scored once), `blind19/` (helper `wb19`'s, a county fairgrounds general
 manager's week before a harvest festival and horse show, scored once) and `quiet21/` (helper
-`wq21`'s, a payments startup CTO's quiet week, scored once). `load()` never reads
+`wq21`'s, a payments startup CTO's quiet week, scored once) and `blind20/` (helper `wb20`'s, a
+Minneapolis bicycle-shop owner's week, not yet scored). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -97,6 +98,7 @@ BLIND18_DIR = ROOT / "blind18"
 QUIET20_DIR = ROOT / "quiet20"
 BLIND19_DIR = ROOT / "blind19"
 QUIET21_DIR = ROOT / "quiet21"
+BLIND20_DIR = ROOT / "blind20"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -130,7 +132,7 @@ SPLITS = (
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
     "quiet17", "blind16", "quiet18", "blind17", "quiet19", "blind18", "quiet20", "blind19",
-    "quiet21",
+    "quiet21", "blind20",
     "precision",
 )  # fmt: skip
 
@@ -604,6 +606,24 @@ HELD_OUT = (
         "quoted or forwarded, and a German, a French and a Spanish message that ask nothing. "
         "A morning of its own (same date, timezone and calendar).",
         focused=True,
+    ),
+    HeldOut(
+        "blind20",
+        BLIND20_DIR,
+        "Twentieth blind split (`bench/eval/blind20/`, issue 34, not yet scored)",
+        "Written by helper session `wb20`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`blind20/README.md`); a whole morning of another life (the owner of a chain of three "
+        "bicycle shops in Minneapolis with a repair workshop and a rental fleet: store "
+        "managers, mechanics, the rental coordinator, a CPA, a credit union, an insurance "
+        "agent, a customs broker, a landlord, a Taiwanese frame supplier writing in English, "
+        "a Stuttgart e-bike motor maker in German, a Québec winter-tire distributor in French, "
+        "a Spanish-speaking mechanic and his family, the city's bike-share contract, the "
+        "family and the house), 160 messages with at least ten in every category that holds "
+        "asks, issue 34's hard classes and four threads Alex answered later (three asks left "
+        "with nothing open, one of them declined, and one leaving a second ask open). A "
+        "morning of its own (same date, timezone and calendar).",
     ),
     HeldOut(
         "precision",
