@@ -44,9 +44,10 @@ independent game studio executive producer's quiet week, scored once), `blind17/
 once), `blind18/` (helper `wb18`'s, a minor-league baseball general manager's off-season
 week, scored once), `quiet20/` (helper `wq20`'s, a dog-training and boarding kennel
 owner's quiet week, scored once), `blind19/` (helper `wb19`'s, a county fairgrounds general
-manager's week before a harvest festival and horse show, scored once) and `quiet21/` (helper
-`wq21`'s, a payments startup CTO's quiet week, scored once) and `blind20/` (helper `wb20`'s, a
-Minneapolis bicycle-shop owner's week, not yet scored). `load()` never reads
+manager's week before a harvest festival and horse show, scored once), `quiet21/` (helper
+`wq21`'s, a payments startup CTO's quiet week, scored once), `blind20/` (helper `wb20`'s, a
+Minneapolis bicycle-shop owner's week, not yet scored) and `quiet22/` (helper `wq22`'s, a
+hospital pharmacy director's quiet week, not yet scored). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -99,6 +100,7 @@ QUIET20_DIR = ROOT / "quiet20"
 BLIND19_DIR = ROOT / "blind19"
 QUIET21_DIR = ROOT / "quiet21"
 BLIND20_DIR = ROOT / "blind20"
+QUIET22_DIR = ROOT / "quiet22"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -132,7 +134,7 @@ SPLITS = (
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
     "quiet17", "blind16", "quiet18", "blind17", "quiet19", "blind18", "quiet20", "blind19",
-    "quiet21", "blind20",
+    "quiet21", "blind20", "quiet22",
     "precision",
 )  # fmt: skip
 
@@ -624,6 +626,28 @@ HELD_OUT = (
         "asks, issue 34's hard classes and four threads Alex answered later (three asks left "
         "with nothing open, one of them declined, and one leaving a second ask open). A "
         "morning of its own (same date, timezone and calendar).",
+    ),
+    HeldOut(
+        "quiet22",
+        QUIET22_DIR,
+        "Quiet split quiet22 (`bench/eval/quiet22/`, issue 34's false tasks, not yet scored)",
+        "Written by helper session `wq22`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`quiet22/README.md`); another life (the director of pharmacy of a Rhode Island "
+        "hospital, with pharmacists, technicians, a drug wholesaler, the nursing and IT teams, "
+        "a German IV-robot maker, a Québec pharmacist exchange program, Spanish-speaking "
+        "technicians, a family and a house), 196 messages: 132 FYIs and automated mail asking "
+        "Alex nothing (staff broadcasts with polite imperatives, confidentiality, the sender's "
+        "own promise, asks to others with Alex in Cc, shift-scheduling, cabinet, service-desk "
+        "and downtime notices, wholesaler shortage and recall notices, list posts and a digest "
+        "with `list_id`, newsletters, calendar notices, one-line forwards, thank-yous, "
+        "receipts, a bounce, Alex's own replies, in four languages) and 64 in the other twelve "
+        "categories (at least five each; 56 with real asks): three threads Alex answered later "
+        "(two asks left with nothing open, one leaving its third ask open), three messages whose "
+        "only asks are quoted, and a German, a French and a Spanish message that ask nothing. "
+        "A morning of its own (same date, timezone and calendar).",
+        focused=True,
     ),
     HeldOut(
         "precision",
