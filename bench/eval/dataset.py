@@ -46,8 +46,8 @@ week, scored once), `quiet20/` (helper `wq20`'s, a dog-training and boarding ken
 owner's quiet week, scored once), `blind19/` (helper `wb19`'s, a county fairgrounds general
 manager's week before a harvest festival and horse show, scored once), `quiet21/` (helper
 `wq21`'s, a payments startup CTO's quiet week, scored once), `blind20/` (helper `wb20`'s, a
-Minneapolis bicycle-shop owner's week, not yet scored) and `quiet22/` (helper `wq22`'s, a
-hospital pharmacy director's quiet week, not yet scored). `load()` never reads
+Minneapolis bicycle-shop owner's week, scored once) and `quiet22/` (helper `wq22`'s, a
+hospital pharmacy director's quiet week, scored once). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -612,7 +612,7 @@ HELD_OUT = (
     HeldOut(
         "blind20",
         BLIND20_DIR,
-        "Twentieth blind split (`bench/eval/blind20/`, issue 34, not yet scored)",
+        "Twentieth blind split (`bench/eval/blind20/`, issue 34, scored once)",
         "Written by helper session `wb20`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
@@ -630,7 +630,7 @@ HELD_OUT = (
     HeldOut(
         "quiet22",
         QUIET22_DIR,
-        "Quiet split quiet22 (`bench/eval/quiet22/`, issue 34's false tasks, not yet scored)",
+        "Quiet split quiet22 (`bench/eval/quiet22/`, issue 34's false tasks, scored once)",
         "Written by helper session `wq22`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
