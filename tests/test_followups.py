@@ -390,3 +390,12 @@ def test_a_reply_dated_the_same_second_as_the_question_settles_it() -> None:
                 reply_to="q1@x")  # fmt: skip
     out = follow(ask, record(reply, sent=True))
     assert out.owed == () and out.threads[0].messages[0].from_me  # type: ignore[attr-defined]
+
+
+def test_a_spanish_quote_header_ends_the_own_words_and_names_my_reply() -> None:
+    from dayflow.followups.rules import own_words, quotes_my_reply
+
+    text = ("¡Perfecto, gracias!\n\nEl mié, 28 oct 2026 a las 18:22, Alex Doe "
+            "(<alex@example.org>) escribió:\n> Sí, pueden retransmitir.\n")  # fmt: skip
+    assert own_words(text) == "¡Perfecto, gracias!\n"
+    assert quotes_my_reply(text, ME)

@@ -959,3 +959,9 @@ def test_a_bare_approve_after_a_price_approves_the_subjects_thing() -> None:
     assert found("$640 with the case discount. Approve?", "Bleach + peroxide restock") == [
         ("Approve Bleach + peroxide restock", None)
     ]
+
+
+def test_a_terse_errand_question_and_the_us_of_a_place() -> None:
+    assert found("pick up milk?", "milk") == [("Pick up milk", None)]
+    body = "Can you call Steriq's US hotline this morning? They move faster for the director."
+    assert [t for t, _ in found(body, "IV robot down")] == ["Call Steriq's US hotline"]

@@ -25,6 +25,7 @@ from dayflow.sources.me import Me
 
 _QUOTE_START = re.compile(
     r"^(?:On .{0,200}wrote:|Am .{0,200}schrieb .{0,100}:|Le .{0,200}a écrit ?:|"
+    r"El .{0,200}escribió ?:|"
     r"-{2,}\s*Original Message\s*-{2,}|-{2,}\s*Ursprüngliche Nachricht\s*-{2,}|"
     r"From: .+|Von: .+|_{10,})\s*$",
     re.IGNORECASE,

@@ -70,7 +70,8 @@ _RSVP = re.compile(
 # you?", "passt dir Dienstag um 10?", "jeudi à 14h te convient ?", "¿te viene bien el martes?".
 _PROPOSES = re.compile(
     r"\b(?:does|would|will|passt|convient|te\s+va|vous\s+va|viene\s+bien|parece\s+bien"
-    r"|(?:can|could|shall)\s+we\s+meet|(?:can|could)\s+you\s+(?:do|make))\b",
+    r"|(?:can|could|shall)\s+we\s+meet|(?:can|could)\s+you\s+(?:do|make)"
+    r"|seriez-vous|serais-tu|hätten\s+sie|hättest\s+du|geht\s+das|estarías|estaría)\b",
     re.IGNORECASE,
 )
 _WHEN = re.compile(

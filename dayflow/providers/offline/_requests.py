@@ -1304,4 +1304,7 @@ def _terse_verb(
         return [Found(f"{verb.capitalize()} {sender}", deadline)]
     if not rest or rest[0].lower().strip("?") in {"it", "this", "pls", "please", "asap"}:
         return [Found(finish(f"{verb.capitalize()} {subj}", sender), deadline)]
+    if words.rstrip().endswith("?") and len(rest) <= 4:  # "pick up milk?"
+        title = " ".join([verb.capitalize(), *rest]).rstrip("?!. ")
+        return [Found(finish(title, sender), deadline)]
     return []

@@ -275,6 +275,9 @@ def finish(title: str, sender: str) -> str:
         personal = low == "a" and n == len(words) - 2 and words[-1][:1].isupper()
         if low in _ARTICLES and out and not personal:
             continue
+        if word.strip(",") == "US":  # the United States ("Steriq's US hotline"), not "us"
+            out.append(word)
+            continue
         out.append({"me": sender, "us": sender, "my": f"{sender}'s"}.get(low, word))
     title = " ".join(w for w in out if w) + suffix
     title = re.sub(r"\s+([,.?!])", r"\1", title).strip(" ,.;:?!")
