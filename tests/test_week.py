@@ -223,13 +223,16 @@ def test_a_brief_killed_after_its_reads_resumes_without_reading_again(
 ) -> None:
     config = week.build(tmp_path, server)
     with FakeAPI(responder=responder_from_client(OfflineModel())) as api:
+        server.clear()
         base = _child(tmp_path / "base.db", config, api, "brief", "--date", week.DAY)
         assert base.returncode == 0, base.stderr
         bodies = [r.body for r in api.message_requests]
+        base_reads = _reads(server.plain.commands)
         server.clear()
         killed = _child(tmp_path / "run.db", config, api, "brief", "--date", week.DAY,
                         DAYFLOW_KILL_AT="after_tools:1")  # fmt: skip
         assert killed.returncode == -signal.SIGKILL, killed.stderr
+        before_kill = _reads(server.plain.commands)
         server.clear()
         resumed = _child(tmp_path / "run.db", config, api, "resume")
         assert resumed.returncode == 0, resumed.stderr
@@ -237,7 +240,21 @@ def test_a_brief_killed_after_its_reads_resumes_without_reading_again(
         # The killed process's first call and the resumed calls, byte for byte the uncrashed
         # run's.
         assert [r.body for r in api.message_requests][len(bodies) :] == bodies
-    assert server.plain.commands == []  # the saved reads were not made again
+    # The saved reads were not made again: the killed process read what the uncrashed run read
+    # first, and the resumed one read in full only what the uncrashed run read after that (a
+    # fresh process finds a message to open by listing its folder's headers again: no body).
+    after = _reads(server.plain.commands)
+    assert before_kill and base_reads[: len(before_kill)] == before_kill
+    whole = lambda reads: [c for c in reads if "BODY.PEEK[]" in c]  # noqa: E731
+    assert whole(after) == whole(base_reads[len(before_kill) :])
+    assert not set(whole(after)) & set(whole(before_kill))
+    # nor was the window listed again (read_inbox's, read_followups' searches)
+    assert not [c for c in after if c.startswith("UID SEARCH") and c in before_kill]
+
+
+def _reads(commands: list[str]) -> list[str]:
+    """The commands that read mail (a session's CAPABILITY, LOGIN and LOGOUT left out)."""
+    return [c for c in commands if c.split(" ", 1)[0] in {"EXAMINE", "SELECT", "UID", "FETCH"}]
 
 
 def _child(db: Path, config: Path, api: FakeAPI, *args: str, **extra: str) -> Any:
