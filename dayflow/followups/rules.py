@@ -218,7 +218,7 @@ def answered(
     return [key for key, _ in answered_with(thread, me, read, reads)]
 
 
-REPLY_CHARS = 600  # of the user's reply words kept beside an answered message's key
+REPLY_CHARS = 300  # of the user's reply words kept beside an answered message's key
 
 
 def answered_with(
@@ -287,9 +287,9 @@ _HEADER_ROWS = 5  # an Outlook block's From/Sent/To lines under its "Original Me
 
 def quoted_reply(text: str, me: Me) -> str | None:
     """The words of the user's reply that a message's `text` quotes, if it answers one of the
-    user's (else None): the first quoted message under
-    its own words is introduced by one of the user's addresses ("Am 27.10. schrieb Alex Morgan
-    <alex@...>:", "-----Original Message----- / From: Alex <alex@...>"), so the user replied
+    user's (else None): the first quoted message under its own words is introduced by one of
+    the user's addresses ("Am 27.10. schrieb Alex Morgan <alex@...>:", "-----Original
+    Message----- / From: Alex <alex@...>"), so the user replied
     to the thread before it, though that reply is not in the window (sent from a phone, or no
     sent folder read). Only the first quote counts: an older message of the user's deeper in
     the chain says nothing of what came after it, and a reply that only asks a question back

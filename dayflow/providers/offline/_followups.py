@@ -115,8 +115,8 @@ class NoTasks:
         )
 
     def keep(self, actions: list[Action]) -> list[Action]:
-        """The actions that are tasks (`files`), and of a message the user answered with more
-        than a word, the asks of several that the reply left open (`left_open`)."""
+        """The actions that are tasks (`files`), and of a message the user has answered, the
+        asks the reply left open (`left_open`)."""
         out = []
         for action in actions:
             key = action.key.split("#", 1)[0]
@@ -163,7 +163,7 @@ _PLAIN = frozenset(
     "send call sign confirm check review please thanks could would will need your with from that "
     "this have about them they there when what which also just before after today tomorrow "
     "week monday tuesday wednesday thursday friday saturday sunday reply back give make take "
-    "tell know let "
+    "tell know "
     "schicken senden bitte danke könnten können envoyer merci pourriez avant enviar favor "
     "podrías antes gracias "
     "the and for you but not are can was has had get got all any our out one two see now yes its "
