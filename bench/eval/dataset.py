@@ -46,8 +46,9 @@ week, scored once), `quiet20/` (helper `wq20`'s, a dog-training and boarding ken
 owner's quiet week, scored once), `blind19/` (helper `wb19`'s, a county fairgrounds general
 manager's week before a harvest festival and horse show, scored once), `quiet21/` (helper
 `wq21`'s, a payments startup CTO's quiet week, scored once), `blind20/` (helper `wb20`'s, a
-Minneapolis bicycle-shop owner's week, scored once) and `quiet22/` (helper `wq22`'s, a
-hospital pharmacy director's quiet week, scored once). `load()` never reads
+Minneapolis bicycle-shop owner's week, scored once), `quiet22/` (helper `wq22`'s, a
+hospital pharmacy director's quiet week, scored once) and `blind21/` (helper `wb21`'s, a Lake
+Champlain marina and boatyard harbormaster's haul-out week, not yet scored). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -101,6 +102,7 @@ BLIND19_DIR = ROOT / "blind19"
 QUIET21_DIR = ROOT / "quiet21"
 BLIND20_DIR = ROOT / "blind20"
 QUIET22_DIR = ROOT / "quiet22"
+BLIND21_DIR = ROOT / "blind21"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -134,7 +136,7 @@ SPLITS = (
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
     "quiet17", "blind16", "quiet18", "blind17", "quiet19", "blind18", "quiet20", "blind19",
-    "quiet21", "blind20", "quiet22",
+    "quiet21", "blind20", "quiet22", "blind21",
     "precision",
 )  # fmt: skip
 
@@ -648,6 +650,24 @@ HELD_OUT = (
         "only asks are quoted, and a German, a French and a Spanish message that ask nothing. "
         "A morning of its own (same date, timezone and calendar).",
         focused=True,
+    ),
+    HeldOut(
+        "blind21",
+        BLIND21_DIR,
+        "Twenty-first blind split (`bench/eval/blind21/`, issue 34, not yet scored)",
+        "Written by helper session `wb21`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`blind21/README.md`); a whole morning of another life (the harbormaster and general "
+        "manager of a marina and boatyard on Lake Champlain in Vermont during haul-out season: "
+        "slip holders, the yard foreman, service manager and office manager, a travel-lift "
+        "supplier, the state stormwater program, an insurance agent, a CPA, a Greifswald "
+        "sailboat maker's dealer rep and German owners, a Québec yacht club and customers in "
+        "French, a Spanish-speaking yard worker and his family, the family and the house), 155 "
+        "messages with at least ten in every category that holds asks, issue 34's hard classes "
+        "and four threads Alex answered later (two asks settled by Alex's sent mail, one of "
+        "them declined, one by Alex's reply quoted in the other side's next message, and one "
+        "leaving a second ask open). A morning of its own (same date, timezone and calendar).",
     ),
     HeldOut(
         "precision",
