@@ -8,13 +8,13 @@
     python -m bench.eval --split blind4       # only the fourth blind split
     python -m bench.eval --split blind5       # only the fifth blind split
     python -m bench.eval --split blind6       # only the sixth blind split (and so on: the
-                                              # blind7 ... blind21 and quiet8 ... quiet22
+                                              # blind7 ... blind21 and quiet8 ... quiet23
                                               # splits, and precision)
     python -m bench.eval --split enron-asks   # public data from elsewhere (public/README.md)
     python -m bench.eval --model claude-haiku-5-5        # needs ANTHROPIC_API_KEY; costs tokens
     ANTHROPIC_BASE_URL=http://127.0.0.1:8080 python -m bench.eval --model local:qwen3
 
-Each held-out split (`blind/` to `blind21/`, `quiet8/` to `quiet22/`, `precision/`) is a morning
+Each held-out split (`blind/` to `blind21/`, `quiet8/` to `quiet23/`, `precision/`) is a morning
 of its own: by default each one present is run after the set and reported in its own table,
 never in the set's rows. The tables
 go to stdout only: a run leaves the clone as it was. With `--write` (on a run of all the
@@ -56,7 +56,7 @@ MODEL_HELP = (
 SPLIT_HELP = (
     "all (the default: the set, then each blind split present in a table of its own; the "
     "only choice written to RESULTS.md); tuning or held-out (the set's two parts, fixed by a "
-    "hash of each id); blind ... blind21, quiet8 ... quiet22, precision (a folder of "
+    "hash of each id); blind ... blind21, quiet8 ... quiet23, precision (a folder of "
     "bench/eval/ each); public data "
     "from elsewhere, scored by its own loader (bench/eval/public/README.md): "
     + ", ".join(public.SPLITS)

@@ -47,8 +47,10 @@ owner's quiet week, scored once), `blind19/` (helper `wb19`'s, a county fairgrou
 manager's week before a harvest festival and horse show, scored once), `quiet21/` (helper
 `wq21`'s, a payments startup CTO's quiet week, scored once), `blind20/` (helper `wb20`'s, a
 Minneapolis bicycle-shop owner's week, scored once), `quiet22/` (helper `wq22`'s, a
-hospital pharmacy director's quiet week, scored once) and `blind21/` (helper `wb21`'s, a Lake
-Champlain marina and boatyard harbormaster's haul-out week, not yet scored). `load()` never reads
+hospital pharmacy director's quiet week, scored once), `blind21/` (helper `wb21`'s, a Lake
+Champlain marina and boatyard harbormaster's haul-out week, not yet scored) and `quiet23/`
+(helper `wq23`'s, an Albuquerque family print-and-sign shop owner's quiet week, not yet
+scored). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -103,6 +105,7 @@ QUIET21_DIR = ROOT / "quiet21"
 BLIND20_DIR = ROOT / "blind20"
 QUIET22_DIR = ROOT / "quiet22"
 BLIND21_DIR = ROOT / "blind21"
+QUIET23_DIR = ROOT / "quiet23"
 PRECISION_DIR = ROOT / "precision"
 SECOND_PASS = ROOT / "second_pass.json"
 CALENDAR = ROOT / "calendar.json"
@@ -136,7 +139,7 @@ SPLITS = (
     "blind8", "quiet8", "blind9", "quiet9", "blind10", "quiet10", "blind11", "quiet11", "quiet12",
     "quiet13", "blind12", "quiet14", "blind13", "quiet15", "blind14", "quiet16", "blind15",
     "quiet17", "blind16", "quiet18", "blind17", "quiet19", "blind18", "quiet20", "blind19",
-    "quiet21", "blind20", "quiet22", "blind21",
+    "quiet21", "blind20", "quiet22", "blind21", "quiet23",
     "precision",
 )  # fmt: skip
 
@@ -668,6 +671,25 @@ HELD_OUT = (
         "and four threads Alex answered later (two asks settled by Alex's sent mail, one of "
         "them declined, one by Alex's reply quoted in the other side's next message, and one "
         "leaving a second ask open). A morning of its own (same date, timezone and calendar).",
+    ),
+    HeldOut(
+        "quiet23",
+        QUIET23_DIR,
+        "Quiet split quiet23 (`bench/eval/quiet23/`, issue 34's false tasks, not yet scored)",
+        "Written by helper session `wq23`, who did not open the offline model's rules, the "
+        "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
+        "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
+        "(`quiet23/README.md`); another life (the owner of a family commercial printing and "
+        "sign shop in Albuquerque, with press operators, prepress, a sign installer, a paper "
+        "supplier, a German press maker's service team, a Montréal agency writing in French, "
+        "Spanish-speaking staff and customers, a family and a house), 197 messages: 135 FYIs "
+        "and automated mail asking Alex nothing (staff broadcasts with polite imperatives, "
+        "confidentiality, the sender's own promise, asks to others with Alex in Cc, list posts "
+        "with `list_id`, shipping, payment, calendar and platform notices, newsletters, "
+        "one-line forwards, thank-yous, Alex's own replies, in four languages) and 62 in the "
+        "other twelve categories (at least five each): three threads Alex answered later. "
+        "Not yet scored. A morning of its own (same date, timezone and calendar).",
+        focused=True,
     ),
     HeldOut(
         "precision",
