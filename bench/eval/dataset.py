@@ -48,9 +48,9 @@ manager's week before a harvest festival and horse show, scored once), `quiet21/
 `wq21`'s, a payments startup CTO's quiet week, scored once), `blind20/` (helper `wb20`'s, a
 Minneapolis bicycle-shop owner's week, scored once), `quiet22/` (helper `wq22`'s, a
 hospital pharmacy director's quiet week, scored once), `blind21/` (helper `wb21`'s, a Lake
-Champlain marina and boatyard harbormaster's haul-out week, not yet scored) and `quiet23/`
-(helper `wq23`'s, an Albuquerque family print-and-sign shop owner's quiet week, not yet
-scored). `load()` never reads
+Champlain marina and boatyard harbormaster's haul-out week, scored once) and `quiet23/`
+(helper `wq23`'s, an Albuquerque family print-and-sign shop owner's quiet week, scored
+once). `load()` never reads
 them; only `load_held(name)` does, and the scorer runs each as a morning of its own, so none is
 mixed into the set's figures.
 """
@@ -657,7 +657,7 @@ HELD_OUT = (
     HeldOut(
         "blind21",
         BLIND21_DIR,
-        "Twenty-first blind split (`bench/eval/blind21/`, issue 34, not yet scored)",
+        "Twenty-first blind split (`bench/eval/blind21/`, issue 34, scored once)",
         "Written by helper session `wb21`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
@@ -675,7 +675,7 @@ HELD_OUT = (
     HeldOut(
         "quiet23",
         QUIET23_DIR,
-        "Quiet split quiet23 (`bench/eval/quiet23/`, issue 34's false tasks, not yet scored)",
+        "Quiet split quiet23 (`bench/eval/quiet23/`, issue 34's false tasks, scored once)",
         "Written by helper session `wq23`, who did not open the offline model's rules, the "
         "tools, the followups, dates.py, the tests, RESULTS.md, score.py, run.py or any other "
         "split's messages, from GUIDE.md, dataset.py, blind8's README and issue 34 alone "
