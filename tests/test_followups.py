@@ -274,6 +274,12 @@ def test_a_cut_short_reply_is_read_whole_for_the_quote_it_holds() -> None:
     asked.clear()
     build_followups([cut], window, read=read)
     assert asked == []
+    # Nor one older than a reply of the user's in the window: that reply settled them already.
+    done = raw("r9@y", sender=ALEX, to=BOB, subject="Re: Budget", body="Done, thanks.",
+               when=days_ago(1), reply_to="q2@x", refs="<q1@x> <q2@x>")  # fmt: skip
+    mine = record(done, sent=True)
+    settled = build_followups([ask, cut, mine], window, read=read)
+    assert asked == [] and ask.key in settled.answered
 
 
 def test_normalised_subject_strips_prefixes_and_list_tags() -> None:

@@ -244,7 +244,9 @@ def answered_with(
         if not any(not m.from_me and not bulk(m) for m in messages[n + 1 :]):
             continue  # nothing older of others' for a quoted reply to settle
         text = message.text
-        if message.cut and read is not None and reads is not None and reads[0] < MAX_QUOTE_READS:
+        # read whole only where that can settle an older message: after a reply of the user's
+        # is known, the listing's text is all that is read
+        if message.cut and not later_mine and read and reads and reads[0] < MAX_QUOTE_READS:
             reads[0] += 1
             text = read(message) or text
         quoted = quoted_reply(text, me)
