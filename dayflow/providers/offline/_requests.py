@@ -219,7 +219,9 @@ _TELL_ME = re.compile(
 )
 # "I need three things from you:", "necesito dos cosas:", "ich brauche zwei Dinge von dir:".
 _NEEDERS = (
-    r"(?:i|we)(?:'ll|\s+will|'d)?\s+(?:need|want)|^\W*(?:need|want)(?=\s+(?:a|two|three|four|some)\b)|(?:i'm|i\s+am|we're)\s+asking(?:\s+you)?\s+for"
+    r"(?:i|we)(?:'ll|\s+will|'d)?\s+(?:need|want)"
+    r"|^\W*(?:need|want)(?=\s+(?:a|two|three|four|some)\b)"  # "Need a few things from you:"
+    r"|(?:i'm|i\s+am|we're)\s+asking(?:\s+you)?\s+for"
     r"|necesit[oa]\w*|(?:te|le|les|os)\s+(?:pido|pedimos)|brauche\w*|benötige\w*|bräuchte\w*"
     r"|(?:je|nous)\s+(?:te|vous)\s+demand\w*"
 )
@@ -450,23 +452,11 @@ def requests_in(
             break
         if sentence.listed and (n == 0 or not found_sentences[n - 1].listed):
             list_start = len(found)
-        both = _BOTH_BY.match(spoken_rest(sentence.text)) if n and not sentence.listed else None
-        if both is None and n and not sentence.listed and len(found) >= 2:
-            # "Can you ...? And find out ...? Want both before I talk to the mayor Thursday."
-            both = _WANT_BOTH.match(spoken_rest(sentence.text))
-            if both is not None:
-                list_start = 0
-        if both and (found_sentences[n - 1].listed or both.re is _WANT_BOTH) and len(
-                found) > list_start:  # fmt: skip
-            # "1) Confirm the values ... 2) Sign the form ... Please return both by Nov 13.":
-            # the list's deadline, not a task of its own
-            parts = both.groupdict()
-            due = find_deadline(parts.get("rest") or parts.get("rest2") or "", received,
-                                lead_only=True)  # fmt: skip
-            if due is not None:
-                found[list_start:] = [f if f.deadline else replace(f, deadline=due)
-                                      for f in found[list_start:]]  # fmt: skip
-                continue
+        ahead = _dates_before(found_sentences, n, len(found), list_start, received)
+        if ahead is not None:  # a deadline of the asks before it, not a task of its own
+            start, due = ahead
+            found[start:] = [f if f.deadline else replace(f, deadline=due) for f in found[start:]]
+            continue
         if (
             says_fyi(sentence.text)
             or _BOILERPLATE.search(sentence.text)
@@ -649,6 +639,32 @@ def _all_clear(found: list[Sentence], elsewhere: list[bool], reader: str | None)
     if any(cleared[n] and _ALL_CLEAR.search(s.text) for n, s in enumerate(found[:3])):
         return None
     return any(cleared)
+
+
+def _dates_before(
+    said: list[Sentence], n: int, found: int, list_start: int, received: dt.date | None
+) -> tuple[int, Deadline] | None:
+    """(where in the tasks found so far they start, the deadline) when sentence `n` dates the
+    asks before it and asks nothing itself: "Please return both by Nov 13" right after a list
+    (its items, from `list_start`), "Want both before I talk to the mayor Thursday" after two
+    asks or more (all of them); else None."""
+    if not n or said[n].listed:
+        return None
+    plain = spoken_rest(said[n].text)
+    both = _BOTH_BY.match(plain)
+    if both is not None:
+        if not said[n - 1].listed:
+            return None
+        start = list_start
+    elif found >= 2 and (both := _WANT_BOTH.match(plain)) is not None:
+        start = 0
+    else:
+        return None
+    if found <= start:
+        return None
+    parts = both.groupdict()
+    due = find_deadline(parts.get("rest") or parts.get("rest2") or "", received, lead_only=True)
+    return (start, due) if due is not None else None
 
 
 # A sentence after a list that dates its items: "Please return both by Nov 13", "send them
